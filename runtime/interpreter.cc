@@ -1,0 +1,641 @@
+#include "runtime/interpreter.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/arena_planner.h"
+#include "runtime/builtin_options.h"
+#include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/kernel_util.h"
+
+namespace touchstone {
+namespace {
+
+TfLiteIntArray* IntArrayFrom(const flatbuffers::Vector<int32_t>* values) {
+  const int size = values != nullptr ? static_cast<int>(values->size()) : 0;
+  TfLiteIntArray* array = TfLiteIntArrayCreate(size);
+  for (int i = 0; i < size; ++i) array->data[i] = values->Get(i);
+  return array;
+}
+
+TfLiteIntArray* IntArrayFrom(const std::vector<int>& values) {
+  TfLiteIntArray* array = TfLiteIntArrayCreate(static_cast<int>(values.size()));
+  for (size_t i = 0; i < values.size(); ++i) array->data[i] = values[i];
+  return array;
+}
+
+// Bytes a tensor of this type and shape needs; false on overflow past `limit`.
+bool TensorBytes(TfLiteType type, const TfLiteIntArray* dims, uint64_t limit, size_t* bytes) {
+  uint64_t count = tflite::TfLiteTypeGetSize(type);
+  if (type == kTfLiteInt4) count = 1;  // stored one value per byte when unpacked
+  for (int i = 0; i < dims->size; ++i) {
+    const int64_t dim = dims->data[i];
+    if (dim < 0) return false;
+    if (dim != 0 && count > limit / static_cast<uint64_t>(dim)) return false;
+    count *= static_cast<uint64_t>(dim);
+  }
+  if (count > limit) return false;
+  *bytes = static_cast<size_t>(count);
+  return true;
+}
+
+std::string ShapeString(const TfLiteIntArray* dims) {
+  std::string s = "[";
+  for (int i = 0; i < dims->size; ++i) s += (i ? "," : "") + std::to_string(dims->data[i]);
+  return s + "]";
+}
+
+Subgraph* SubgraphOf(const TfLiteContext* context) {
+  return static_cast<Subgraph*>(context->impl_);
+}
+
+}  // namespace
+
+Subgraph::Subgraph(Interpreter* interpreter, int index) : interpreter_(interpreter), index_(index) {
+  std::memset(&context_, 0, sizeof(context_));
+  context_.impl_ = this;
+  context_.ResizeTensor = ResizeTensorCallback;
+  context_.ReportError = ReportErrorCallback;
+  context_.AddTensors = AddTensorsCallback;
+  context_.GetExecutionPlan = GetExecutionPlanCallback;
+  context_.GetNodeAndRegistration = GetNodeAndRegistrationCallback;
+  context_.GetTensor = GetTensorCallback;
+  context_.AllocatePersistentBuffer = AllocatePersistentBufferCallback;
+  context_.GetExternalContext = GetExternalContextStub;
+  context_.SetExternalContext = SetExternalContextStub;
+  context_.recommended_num_threads = interpreter->options().num_threads;
+}
+
+Subgraph::~Subgraph() {
+  for (NodeEntry& entry : nodes_) {
+    if (entry.initialized && entry.registration.free != nullptr) {
+      entry.registration.free(&context_, entry.node.user_data);
+    }
+    TfLiteIntArrayFree(entry.node.inputs);
+    TfLiteIntArrayFree(entry.node.outputs);
+    TfLiteIntArrayFree(entry.node.intermediates);
+    TfLiteIntArrayFree(entry.node.temporaries);
+    free(entry.builtin_data_owned);
+  }
+  for (TfLiteTensor& tensor : tensors_) {
+    // Constant and arena data are not the tensor's to free.
+    if (tensor.allocation_type == kTfLiteMmapRo || tensor.allocation_type == kTfLiteArenaRw ||
+        tensor.allocation_type == kTfLiteArenaRwPersistent) {
+      tensor.data.raw = nullptr;
+    }
+    TfLiteTensorFree(&tensor);
+  }
+  for (void* buffer : persistent_buffers_) free(buffer);
+  TfLiteIntArrayFree(plan_array_);
+}
+
+Status Subgraph::Build(const Model& model, const OpResolver& resolver) {
+  const fb::SubGraph* subgraph = model.fb()->subgraphs()->Get(index_);
+  if (subgraph->name() != nullptr) name_ = subgraph->name()->str();
+  TS_RETURN_IF_ERROR(BuildTensors(model, subgraph));
+  TS_RETURN_IF_ERROR(BuildNodes(model, subgraph, resolver));
+  return Status::Ok();
+}
+
+Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) {
+  const size_t count = subgraph->tensors() != nullptr ? subgraph->tensors()->size() : 0;
+  tensors_.resize(count);
+  std::memset(tensors_.data(), 0, count * sizeof(TfLiteTensor));
+  in_arena_.assign(count, false);
+  context_.tensors = tensors_.data();
+  context_.tensors_size = count;
+  const uint64_t limit = interpreter_->options().max_tensor_bytes
+                             ? interpreter_->options().max_tensor_bytes
+                             : UINT64_MAX;
+  for (size_t i = 0; i < count; ++i) {
+    const fb::Tensor* src = subgraph->tensors()->Get(i);
+    TfLiteTensor& t = tensors_[i];
+    ConvertTensorType(src->type(), &t.type);  // the loader refused unknown types
+    t.dims = IntArrayFrom(src->shape());
+    t.dims_signature =
+        src->shape_signature() != nullptr ? IntArrayFrom(src->shape_signature()) : IntArrayFrom(src->shape());
+    t.name = src->name() != nullptr ? src->name()->c_str() : "";
+    t.buffer_handle = -1;
+    t.is_variable = src->is_variable();
+    const std::string label = "tensor " + std::to_string(i) + " '" + t.name + "'";
+
+    const fb::QuantizationParameters* q = src->quantization();
+    if (q != nullptr && q->scale() != nullptr && q->scale()->size() > 0) {
+      const int channels = static_cast<int>(q->scale()->size());
+      auto* affine = static_cast<TfLiteAffineQuantization*>(malloc(sizeof(TfLiteAffineQuantization)));
+      affine->scale = TfLiteFloatArrayCreate(channels);
+      affine->zero_point = TfLiteIntArrayCreate(channels);
+      for (int c = 0; c < channels; ++c) {
+        affine->scale->data[c] = q->scale()->Get(c);
+        const bool has_zp = q->zero_point() != nullptr && q->zero_point()->size() > static_cast<flatbuffers::uoffset_t>(c);
+        affine->zero_point->data[c] = has_zp ? static_cast<int>(q->zero_point()->Get(c)) : 0;
+      }
+      // With one scale the dimension is irrelevant; TFLite refuses an out-of-range one even then
+      // (person_detect.tflite); Touchstone reads it as per-tensor (docs/runtime.md).
+      affine->quantized_dimension = channels > 1 ? q->quantized_dimension() : 0;
+      t.quantization.type = kTfLiteAffineQuantization;
+      t.quantization.params = affine;
+      t.params.scale = affine->scale->data[0];
+      t.params.zero_point = affine->zero_point->data[0];
+    }
+
+    const bool sized = t.type != kTfLiteString && t.type != kTfLiteResource && t.type != kTfLiteVariant;
+    if (sized && !TensorBytes(t.type, t.dims, limit, &t.bytes)) {
+      return InvalidInputError(label + " of shape " + ShapeString(t.dims) + " needs more than " +
+                               std::to_string(limit) + " bytes (the tensor memory limit)");
+    }
+    size_t buffer_bytes = 0;
+    const uint8_t* buffer = model.BufferData(src->buffer(), &buffer_bytes);
+    if (buffer != nullptr) {
+      if (src->sparsity() != nullptr) {
+        return InvalidInputError(label + " is sparse; sparse constant tensors are not supported yet");
+      }
+      if (sized && buffer_bytes != t.bytes) {
+        return InvalidInputError(label + " has " + std::to_string(buffer_bytes) +
+                                 " bytes of data but its shape " + ShapeString(t.dims) + " and type " +
+                                 TfLiteTypeGetName(t.type) + " need " + std::to_string(t.bytes));
+      }
+      if (!sized) t.bytes = buffer_bytes;
+      if (t.is_variable) {
+        t.allocation_type = kTfLiteArenaRwPersistent;  // initialised from the buffer at allocation
+      } else {
+        t.allocation_type = kTfLiteMmapRo;
+        t.data.raw = const_cast<char*>(reinterpret_cast<const char*>(buffer));
+      }
+    } else {
+      t.allocation_type = t.is_variable ? kTfLiteArenaRwPersistent : kTfLiteArenaRw;
+    }
+  }
+
+  if (subgraph->inputs() != nullptr) inputs_.assign(subgraph->inputs()->begin(), subgraph->inputs()->end());
+  if (subgraph->outputs() != nullptr) outputs_.assign(subgraph->outputs()->begin(), subgraph->outputs()->end());
+  return Status::Ok();
+}
+
+Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
+                            const OpResolver& resolver) {
+  const size_t count = subgraph->operators() != nullptr ? subgraph->operators()->size() : 0;
+  nodes_.resize(count);
+  for (NodeEntry& entry : nodes_) std::memset(&entry.node, 0, sizeof(entry.node));
+  for (size_t i = 0; i < count; ++i) {
+    const fb::Operator* op = subgraph->operators()->Get(i);
+    NodeEntry& entry = nodes_[i];
+    entry.node.inputs = IntArrayFrom(op->inputs());
+    entry.node.outputs = IntArrayFrom(op->outputs());
+    entry.node.intermediates = IntArrayFrom(op->intermediates());
+    entry.node.temporaries = TfLiteIntArrayCreate(0);
+    const std::string where = "subgraph " + std::to_string(index_) + " op " + std::to_string(i);
+
+    for (int k = 0; k < entry.node.outputs->size; ++k) {
+      const int t = entry.node.outputs->data[k];
+      if (t >= 0 && tensors_[t].allocation_type == kTfLiteMmapRo) {
+        return InvalidInputError(where + ": output " + std::to_string(k) + " is constant tensor " +
+                                 std::to_string(t));
+      }
+    }
+
+    const fb::OperatorCode* code = model.fb()->operator_codes()->Get(op->opcode_index());
+    const int builtin = model.BuiltinCode(op->opcode_index());
+    const int version = code->version();
+    const TfLiteRegistration* registration = nullptr;
+    if (builtin == kTfLiteBuiltinCustom) {
+      entry.op_name = code->custom_code()->str();
+      registration = resolver.FindOp(entry.op_name.c_str(), version);
+      if (registration == nullptr) {
+        return InvalidInputError(where + ": unresolved custom op '" + entry.op_name + "'");
+      }
+    } else {
+      entry.op_name = BuiltinOperatorName(builtin);
+      registration = resolver.FindOp(builtin, version);
+      if (registration == nullptr) {
+        return InvalidInputError(where + " (" + entry.op_name + "): op not supported yet");
+      }
+      Status parsed = ParseBuiltinOptions(op, builtin, &entry.builtin_data_owned);
+      if (!parsed.ok()) return parsed.WithContext(where + " (" + entry.op_name + ")");
+    }
+    entry.registration = *registration;
+    entry.node.builtin_data = entry.builtin_data_owned;
+    const char* init_data = reinterpret_cast<const char*>(entry.builtin_data_owned);
+    size_t init_length = 0;
+    if (builtin == kTfLiteBuiltinCustom) {
+      if (op->custom_options() != nullptr) {
+        entry.node.custom_initial_data = op->custom_options()->data();
+        entry.node.custom_initial_data_size = static_cast<int>(op->custom_options()->size());
+      } else if (op->large_custom_options_size() > 0) {
+        entry.node.custom_initial_data = model.file_data() + op->large_custom_options_offset();
+        entry.node.custom_initial_data_size = static_cast<int>(op->large_custom_options_size());
+      }
+      init_data = static_cast<const char*>(entry.node.custom_initial_data);
+      init_length = static_cast<size_t>(entry.node.custom_initial_data_size);
+    }
+    if (entry.registration.init != nullptr) {
+      error_.clear();
+      entry.node.user_data = entry.registration.init(&context_, init_data, init_length);
+    }
+    entry.initialized = true;
+    execution_plan_.push_back(static_cast<int>(i));
+  }
+  return Status::Ok();
+}
+
+Status Subgraph::NodeError(int node_index, const std::string& stage) {
+  std::string message = "subgraph " + std::to_string(index_) + " op " + std::to_string(node_index) +
+                        " (" + nodes_[node_index].op_name + "): " + stage + " failed";
+  if (!error_.empty()) message += ": " + error_;
+  error_.clear();
+  return Status(stage == "prepare" ? StatusCode::kInvalidInput : StatusCode::kExecution, message);
+}
+
+Status Subgraph::ResizeInputTensor(int tensor_index, const std::vector<int>& dims) {
+  if (std::find(inputs_.begin(), inputs_.end(), tensor_index) == inputs_.end()) {
+    return UsageError("tensor " + std::to_string(tensor_index) + " is not an input of subgraph " +
+                      std::to_string(index_));
+  }
+  TfLiteTensor& t = tensors_[tensor_index];
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] < 0) {
+      return UsageError(std::string("input '") + t.name + "' cannot take a negative dimension");
+    }
+    // A fixed dimension of the signature may not change (TFLite's ResizeInputTensorStrict rule is
+    // looser; we follow TFLite's ResizeInputTensor, which allows any shape).
+  }
+  size_t bytes = 0;
+  TfLiteIntArray* new_dims = IntArrayFrom(dims);
+  const uint64_t limit = interpreter_->options().max_tensor_bytes ? interpreter_->options().max_tensor_bytes : UINT64_MAX;
+  if (!TensorBytes(t.type, new_dims, limit, &bytes)) {
+    TfLiteIntArrayFree(new_dims);
+    return UsageError(std::string("input '") + t.name + "' of shape " + ShapeString(new_dims) +
+                      " exceeds the tensor memory limit");
+  }
+  TfLiteIntArrayFree(t.dims);
+  t.dims = new_dims;
+  t.bytes = bytes;
+  allocated_ = false;
+  return Status::Ok();
+}
+
+Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
+  for (size_t step = first_step; step < execution_plan_.size(); ++step) {
+    const int node_index = execution_plan_[step];
+    NodeEntry& entry = nodes_[node_index];
+    if (entry.registration.prepare != nullptr) {
+      error_.clear();
+      if (entry.registration.prepare(&context_, &entry.node) != kTfLiteOk) {
+        return NodeError(node_index, "prepare");
+      }
+    }
+    bool has_dynamic_output = false;
+    for (int k = 0; k < entry.node.outputs->size; ++k) {
+      const int t = entry.node.outputs->data[k];
+      if (t >= 0 && tensors_[t].allocation_type == kTfLiteDynamic) has_dynamic_output = true;
+    }
+    if (invoking_) {
+      // Prepared during Invoke: give its outputs and temporaries storage of their own.
+      for (const TfLiteIntArray* list : {entry.node.outputs, entry.node.temporaries}) {
+        for (int k = 0; k < list->size; ++k) {
+          const int t = list->data[k];
+          if (t >= 0) TS_RETURN_IF_ERROR(AllocateIndividually(&tensors_[t]));
+        }
+      }
+    }
+    if (has_dynamic_output) {
+      *next_unprepared_step = step + 1;
+      return Status::Ok();
+    }
+  }
+  *next_unprepared_step = execution_plan_.size();
+  return Status::Ok();
+}
+
+Status Subgraph::AllocateIndividually(TfLiteTensor* tensor) {
+  if (tensor->allocation_type != kTfLiteArenaRw && tensor->allocation_type != kTfLiteArenaRwPersistent) {
+    return Status::Ok();
+  }
+  const int index = static_cast<int>(tensor - tensors_.data());
+  if (in_arena_[index]) return Status::Ok();
+  std::vector<uint8_t>& storage = individual_[index];
+  // Slack so vectorised kernels and delegates may read a little past the end.
+  if (storage.size() < tensor->bytes + 16) storage.resize(tensor->bytes + 16);
+  tensor->data.raw = reinterpret_cast<char*>(storage.data());
+  return Status::Ok();
+}
+
+void Subgraph::ReleaseIndividualAllocations() {
+  for (auto it = individual_.begin(); it != individual_.end();) {
+    if (tensors_[it->first].allocation_type == kTfLiteArenaRwPersistent) {
+      ++it;
+    } else {
+      tensors_[it->first].data.raw = nullptr;
+      it = individual_.erase(it);
+    }
+  }
+}
+
+Status Subgraph::PlanArena(size_t prepared_steps) {
+  const int num_steps = static_cast<int>(execution_plan_.size());
+  const int kUnset = -2;
+  std::vector<int> first(tensors_.size(), kUnset);
+  std::vector<int> last(tensors_.size(), kUnset);
+  for (int t : inputs_) {
+    if (t >= 0) first[t] = -1, last[t] = std::max(last[t], -1);
+  }
+  for (int step = 0; step < num_steps; ++step) {
+    const TfLiteNode& node = nodes_[execution_plan_[step]].node;
+    for (int k = 0; k < node.inputs->size; ++k) {
+      const int t = node.inputs->data[k];
+      if (t < 0) continue;
+      if (first[t] == kUnset) first[t] = -1;  // read before written: live from the start
+      last[t] = std::max(last[t], step);
+    }
+    for (const TfLiteIntArray* list : {node.outputs, node.temporaries, node.intermediates}) {
+      for (int k = 0; k < list->size; ++k) {
+        const int t = list->data[k];
+        if (t < 0) continue;
+        if (first[t] == kUnset) first[t] = step;
+        last[t] = std::max(last[t], step);
+      }
+    }
+  }
+  for (int t : outputs_) {
+    if (t >= 0) last[t] = num_steps;
+  }
+
+  std::vector<ArenaRequest> requests;
+  std::vector<int> request_tensor;
+  in_arena_.assign(tensors_.size(), false);
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    const TfLiteTensor& tensor = tensors_[t];
+    if (tensor.allocation_type != kTfLiteArenaRw) continue;
+    const bool produced_early = first[t] != kUnset && first[t] < static_cast<int>(prepared_steps);
+    const bool is_input = first[t] == -1;
+    if (!produced_early && !is_input) continue;
+    requests.push_back({tensor.bytes, first[t], last[t]});
+    request_tensor.push_back(static_cast<int>(t));
+  }
+  const touchstone::ArenaPlan plan = touchstone::PlanArena(requests);
+  const uint64_t limit = interpreter_->options().max_tensor_bytes;
+  if (limit != 0 && plan.arena_bytes > limit) {
+    return InvalidInputError("the tensor arena would need " + std::to_string(plan.arena_bytes) +
+                             " bytes, more than the limit of " + std::to_string(limit));
+  }
+  arena_.assign(plan.arena_bytes + kArenaAlignmentBytes + 16, 0);
+  const uintptr_t raw = reinterpret_cast<uintptr_t>(arena_.data());
+  arena_base_ = reinterpret_cast<uint8_t*>((raw + kArenaAlignmentBytes - 1) /
+                                           kArenaAlignmentBytes * kArenaAlignmentBytes);
+  for (size_t r = 0; r < requests.size(); ++r) {
+    TfLiteTensor& tensor = tensors_[request_tensor[r]];
+    tensor.data.raw = reinterpret_cast<char*>(arena_base_ + plan.offsets[r]);
+    in_arena_[request_tensor[r]] = true;
+  }
+  return Status::Ok();
+}
+
+Status Subgraph::AllocateTensors() {
+  invoking_ = false;
+  ReleaseIndividualAllocations();
+  // Variables: persistent storage, reset to their initial value as TFLite does on allocation.
+  const Model& model = interpreter_->model();
+  const fb::SubGraph* subgraph = model.fb()->subgraphs()->Get(index_);
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    TfLiteTensor& tensor = tensors_[t];
+    if (tensor.allocation_type != kTfLiteArenaRwPersistent) continue;
+    std::vector<uint8_t>& storage = individual_[static_cast<int>(t)];
+    storage.assign(tensor.bytes + 16, 0);
+    tensor.data.raw = reinterpret_cast<char*>(storage.data());
+    size_t buffer_bytes = 0;
+    const uint8_t* initial = model.BufferData(subgraph->tensors()->Get(t)->buffer(), &buffer_bytes);
+    if (initial != nullptr && buffer_bytes == tensor.bytes) std::memcpy(storage.data(), initial, buffer_bytes);
+  }
+  TS_RETURN_IF_ERROR(PrepareNodes(0, &arena_prepared_steps_));
+  TS_RETURN_IF_ERROR(PlanArena(arena_prepared_steps_));
+  allocated_ = true;
+  return Status::Ok();
+}
+
+Status Subgraph::Invoke() {
+  if (!allocated_) {
+    return ExecutionError("Invoke called before AllocateTensors (or after an input was resized)");
+  }
+  invoking_ = true;
+  size_t next_to_prepare = arena_prepared_steps_;
+  Status status;
+  for (size_t step = 0; step < execution_plan_.size() && status.ok(); ++step) {
+    if (step == next_to_prepare) {
+      status = PrepareNodes(step, &next_to_prepare);
+      if (!status.ok()) break;
+    }
+    const int node_index = execution_plan_[step];
+    NodeEntry& entry = nodes_[node_index];
+    for (int k = 0; k < entry.node.inputs->size; ++k) {
+      const int t = entry.node.inputs->data[k];
+      if (t >= 0 && tensors_[t].data.raw == nullptr && tensors_[t].bytes > 0 &&
+          tensors_[t].type != kTfLiteResource) {
+        status = ExecutionError("subgraph " + std::to_string(index_) + " op " +
+                                std::to_string(node_index) + " (" + entry.op_name + "): input " +
+                                std::to_string(k) + " (tensor " + std::to_string(t) + ") lacks data");
+        break;
+      }
+    }
+    if (!status.ok()) break;
+    error_.clear();
+    if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
+      status = NodeError(node_index, "invoke");
+    }
+  }
+  invoking_ = false;
+  return status;
+}
+
+size_t Subgraph::dynamic_bytes() const {
+  size_t bytes = 0;
+  for (const TfLiteTensor& t : tensors_) {
+    if (t.allocation_type == kTfLiteDynamic && t.data.raw != nullptr) bytes += t.bytes;
+  }
+  for (const auto& entry : individual_) bytes += entry.second.size();
+  return bytes;
+}
+
+TfLiteStatus Subgraph::ResizeTensorCallback(TfLiteContext* context, TfLiteTensor* tensor,
+                                            TfLiteIntArray* new_size) {
+  Subgraph* self = SubgraphOf(context);
+  const uint64_t limit = self->interpreter_->options().max_tensor_bytes
+                             ? self->interpreter_->options().max_tensor_bytes
+                             : UINT64_MAX;
+  size_t bytes = 0;
+  const bool sized = tensor->type != kTfLiteString && tensor->type != kTfLiteResource &&
+                     tensor->type != kTfLiteVariant;
+  if (sized && !TensorBytes(tensor->type, new_size, limit, &bytes)) {
+    context->ReportError(context, "tensor '%s' of shape %s exceeds the tensor memory limit",
+                         tensor->name ? tensor->name : "", ShapeString(new_size).c_str());
+    TfLiteIntArrayFree(new_size);
+    return kTfLiteError;
+  }
+  const int index = static_cast<int>(tensor - self->tensors_.data());
+  switch (tensor->allocation_type) {
+    case kTfLiteDynamic:
+    case kTfLitePersistentRo:
+      TfLiteTensorRealloc(bytes, tensor);
+      break;
+    case kTfLiteArenaRw:
+    case kTfLiteArenaRwPersistent:
+      if (index >= 0 && static_cast<size_t>(index) < self->tensors_.size() && self->in_arena_[index] &&
+          self->invoking_ && bytes != tensor->bytes) {
+        context->ReportError(context, "tensor '%s' was planned in the arena and cannot change size during Invoke",
+                             tensor->name ? tensor->name : "");
+        TfLiteIntArrayFree(new_size);
+        return kTfLiteError;
+      }
+      break;
+    default:
+      if (bytes != tensor->bytes) {
+        context->ReportError(context, "constant tensor '%s' cannot be resized",
+                             tensor->name ? tensor->name : "");
+        TfLiteIntArrayFree(new_size);
+        return kTfLiteError;
+      }
+      break;
+  }
+  if (tensor->dims != new_size) TfLiteIntArrayFree(tensor->dims);
+  tensor->dims = new_size;
+  tensor->bytes = bytes;
+  if (self->invoking_ && (tensor->allocation_type == kTfLiteArenaRw)) {
+    if (!self->AllocateIndividually(tensor).ok()) return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+void Subgraph::ReportErrorCallback(TfLiteContext* context, const char* format, ...) {
+  Subgraph* self = SubgraphOf(context);
+  char buffer[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  // One line: newlines inside kernel messages become spaces.
+  for (char* c = buffer; *c; ++c) {
+    if (*c == '\n') *c = ' ';
+  }
+  if (!self->error_.empty()) self->error_ += "; ";
+  self->error_ += buffer;
+}
+
+TfLiteStatus Subgraph::AddTensorsCallback(TfLiteContext* context, int tensors_to_add,
+                                          int* first_new_tensor_index) {
+  Subgraph* self = SubgraphOf(context);
+  if (tensors_to_add < 0) return kTfLiteError;
+  const size_t base = self->tensors_.size();
+  self->tensors_.resize(base + tensors_to_add);
+  std::memset(self->tensors_.data() + base, 0, tensors_to_add * sizeof(TfLiteTensor));
+  for (size_t t = base; t < self->tensors_.size(); ++t) {
+    self->tensors_[t].dims = TfLiteIntArrayCreate(0);
+    self->tensors_[t].allocation_type = kTfLiteArenaRw;
+    self->tensors_[t].buffer_handle = -1;
+    self->tensors_[t].name = "";
+  }
+  self->in_arena_.resize(self->tensors_.size(), false);
+  self->context_.tensors = self->tensors_.data();
+  self->context_.tensors_size = self->tensors_.size();
+  if (first_new_tensor_index != nullptr) *first_new_tensor_index = static_cast<int>(base);
+  return kTfLiteOk;
+}
+
+TfLiteStatus Subgraph::GetExecutionPlanCallback(TfLiteContext* context, TfLiteIntArray** plan) {
+  Subgraph* self = SubgraphOf(context);
+  TfLiteIntArrayFree(self->plan_array_);
+  self->plan_array_ = IntArrayFrom(self->execution_plan_);
+  *plan = self->plan_array_;
+  return kTfLiteOk;
+}
+
+TfLiteStatus Subgraph::GetNodeAndRegistrationCallback(TfLiteContext* context, int node_index,
+                                                      TfLiteNode** node,
+                                                      TfLiteRegistration** registration) {
+  Subgraph* self = SubgraphOf(context);
+  if (node_index < 0 || static_cast<size_t>(node_index) >= self->nodes_.size()) return kTfLiteError;
+  *node = &self->nodes_[node_index].node;
+  *registration = &self->nodes_[node_index].registration;
+  return kTfLiteOk;
+}
+
+TfLiteTensor* Subgraph::GetTensorCallback(const TfLiteContext* context, int tensor_index) {
+  Subgraph* self = SubgraphOf(context);
+  if (tensor_index < 0 || static_cast<size_t>(tensor_index) >= self->tensors_.size()) return nullptr;
+  return &self->tensors_[tensor_index];
+}
+
+void* Subgraph::AllocatePersistentBufferCallback(TfLiteContext* context, size_t bytes) {
+  Subgraph* self = SubgraphOf(context);
+  void* buffer = calloc(1, bytes == 0 ? 1 : bytes);
+  if (buffer != nullptr) self->persistent_buffers_.push_back(buffer);
+  return buffer;
+}
+
+TfLiteExternalContext* Subgraph::GetExternalContextStub(TfLiteContext*, TfLiteExternalContextType) {
+  return nullptr;
+}
+
+void Subgraph::SetExternalContextStub(TfLiteContext*, TfLiteExternalContextType,
+                                      TfLiteExternalContext*) {}
+
+StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const Model> model,
+                                                           const InterpreterOptions& options,
+                                                           const OpResolver* resolver) {
+  std::unique_ptr<Interpreter> interpreter(new Interpreter());
+  interpreter->model_ = std::move(model);
+  interpreter->options_ = options;
+  if (resolver == nullptr) {
+    interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
+    resolver = interpreter->owned_resolver_.get();
+  }
+  const fb::Model* fb_model = interpreter->model_->fb();
+  const int num_subgraphs = static_cast<int>(fb_model->subgraphs()->size());
+  for (int s = 0; s < num_subgraphs; ++s) {
+    interpreter->subgraphs_.emplace_back(new Subgraph(interpreter.get(), s));
+  }
+  for (int s = 0; s < num_subgraphs; ++s) {
+    Status status = interpreter->subgraphs_[s]->Build(*interpreter->model_, *resolver);
+    if (!status.ok()) return status.WithContext(interpreter->model_->name());
+  }
+  if (fb_model->signature_defs() != nullptr) {
+    for (const fb::SignatureDef* def : *fb_model->signature_defs()) {
+      SignatureInfo info;
+      info.key = def->signature_key() != nullptr ? def->signature_key()->str() : "";
+      info.subgraph_index = static_cast<int>(def->subgraph_index());
+      for (int pass = 0; pass < 2; ++pass) {
+        const auto* list = pass == 0 ? def->inputs() : def->outputs();
+        auto& dest = pass == 0 ? info.inputs : info.outputs;
+        if (list == nullptr) continue;
+        for (const fb::TensorMap* map : *list) {
+          dest.emplace_back(map->name() != nullptr ? map->name()->str() : "",
+                            static_cast<int>(map->tensor_index()));
+        }
+      }
+      interpreter->signatures_.push_back(std::move(info));
+    }
+  }
+  return interpreter;
+}
+
+const SignatureInfo* Interpreter::FindSignature(const std::string& key) const {
+  for (const SignatureInfo& info : signatures_) {
+    if (info.key == key) return &info;
+  }
+  return nullptr;
+}
+
+size_t Interpreter::arena_bytes() const {
+  size_t bytes = 0;
+  for (const auto& s : subgraphs_) bytes += s->arena_bytes();
+  return bytes;
+}
+
+size_t Interpreter::dynamic_bytes() const {
+  size_t bytes = 0;
+  for (const auto& s : subgraphs_) bytes += s->dynamic_bytes();
+  return bytes;
+}
+
+}  // namespace touchstone

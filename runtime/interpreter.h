@@ -1,0 +1,175 @@
+// Runs a verified Model: builds each subgraph's tensors and nodes (kernels are TfLiteRegistrations,
+// exactly as in TFLite, so delegates later see the graph as TFLite shows it), prepares them, plans
+// the memory arena, and invokes. Shapes that depend on data (dynamic tensors) are handled the way
+// TFLite handles them: nodes after a dynamic output are prepared again during Invoke.
+#ifndef TOUCHSTONE_RUNTIME_INTERPRETER_H_
+#define TOUCHSTONE_RUNTIME_INTERPRETER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/c/common.h"
+#include "runtime/model.h"
+#include "runtime/op_resolver.h"
+#include "runtime/status.h"
+
+namespace touchstone {
+
+class Interpreter;
+
+struct InterpreterOptions {
+  KernelSet kernel_set = KernelSet::kOptimized;
+  int num_threads = 1;
+  // Bound on the iterations of one WHILE op, so a model that loops forever ends with an error.
+  int64_t max_loop_iterations = 10'000'000;
+  // Refuse plans whose arena and dynamic tensors together would exceed this (0 = no bound).
+  uint64_t max_tensor_bytes = uint64_t{16} << 30;
+};
+
+// One subgraph: its tensors, nodes and execution plan, behind a TfLiteContext.
+class Subgraph {
+ public:
+  Subgraph(Interpreter* interpreter, int index);
+  ~Subgraph();
+  Subgraph(const Subgraph&) = delete;
+  Subgraph& operator=(const Subgraph&) = delete;
+
+  Status Build(const Model& model, const OpResolver& resolver);
+  Status ResizeInputTensor(int tensor_index, const std::vector<int>& dims);
+  Status AllocateTensors();
+  Status Invoke();
+
+  int index() const { return index_; }
+  const std::string& name() const { return name_; }
+  TfLiteContext* context() { return &context_; }
+  Interpreter* interpreter() { return interpreter_; }
+  size_t tensors_size() const { return tensors_.size(); }
+  TfLiteTensor* tensor(int index) { return &tensors_[index]; }
+  const std::vector<int>& inputs() const { return inputs_; }
+  const std::vector<int>& outputs() const { return outputs_; }
+  const std::vector<int>& execution_plan() const { return execution_plan_; }
+  size_t nodes_size() const { return nodes_.size(); }
+  const TfLiteNode& node(int index) const { return nodes_[index].node; }
+  const TfLiteRegistration& registration(int index) const { return nodes_[index].registration; }
+  // "CONV_2D", or the custom op's name.
+  const std::string& op_name(int node_index) const { return nodes_[node_index].op_name; }
+  size_t arena_bytes() const { return arena_.size(); }
+  size_t dynamic_bytes() const;
+  bool tensors_allocated() const { return allocated_; }
+
+ private:
+  struct NodeEntry {
+    TfLiteNode node;
+    TfLiteRegistration registration;
+    std::string op_name;
+    void* builtin_data_owned = nullptr;  // freed with free()
+    bool initialized = false;
+  };
+
+  // TfLiteContext callbacks.
+  static TfLiteStatus ResizeTensorCallback(TfLiteContext* context, TfLiteTensor* tensor,
+                                           TfLiteIntArray* new_size);
+  static void ReportErrorCallback(TfLiteContext* context, const char* format, ...);
+  static TfLiteStatus AddTensorsCallback(TfLiteContext* context, int tensors_to_add,
+                                         int* first_new_tensor_index);
+  static TfLiteStatus GetExecutionPlanCallback(TfLiteContext* context, TfLiteIntArray** plan);
+  static TfLiteStatus GetNodeAndRegistrationCallback(TfLiteContext* context, int node_index,
+                                                     TfLiteNode** node,
+                                                     TfLiteRegistration** registration);
+  static TfLiteTensor* GetTensorCallback(const TfLiteContext* context, int tensor_index);
+  static void* AllocatePersistentBufferCallback(TfLiteContext* context, size_t bytes);
+  static TfLiteExternalContext* GetExternalContextStub(TfLiteContext*, TfLiteExternalContextType);
+  static void SetExternalContextStub(TfLiteContext*, TfLiteExternalContextType,
+                                     TfLiteExternalContext*);
+
+  Status BuildTensors(const Model& model, const fb::SubGraph* subgraph);
+  Status BuildNodes(const Model& model, const fb::SubGraph* subgraph, const OpResolver& resolver);
+  Status PrepareNodes(size_t first_step, size_t* next_unprepared_step);
+  Status PlanArena(size_t prepared_steps);
+  Status AllocateIndividually(TfLiteTensor* tensor);
+  Status NodeError(int node_index, const std::string& stage);
+  void ReleaseIndividualAllocations();
+
+  Interpreter* interpreter_;
+  int index_;
+  std::string name_;
+  TfLiteContext context_;
+  std::vector<TfLiteTensor> tensors_;
+  std::vector<NodeEntry> nodes_;
+  std::vector<int> execution_plan_;
+  std::vector<int> inputs_;
+  std::vector<int> outputs_;
+  TfLiteIntArray* plan_array_ = nullptr;
+  std::vector<void*> persistent_buffers_;
+  std::vector<uint8_t, std::allocator<uint8_t>> arena_;
+  uint8_t* arena_base_ = nullptr;
+  // Tensors allocated one by one: variables, and arena tensors of nodes prepared during Invoke.
+  std::map<int, std::vector<uint8_t>> individual_;
+  std::vector<bool> in_arena_;
+  std::string error_;
+  bool allocated_ = false;
+  // Steps [0, arena_prepared_steps_) were prepared before Invoke and live in the arena; the rest
+  // are prepared during Invoke after a node produced a dynamic output.
+  size_t arena_prepared_steps_ = 0;
+  bool invoking_ = false;
+};
+
+struct SignatureInfo {
+  std::string key;
+  int subgraph_index = 0;
+  std::vector<std::pair<std::string, int>> inputs;   // (signature name, tensor index)
+  std::vector<std::pair<std::string, int>> outputs;
+};
+
+class Interpreter {
+ public:
+  // Builds the interpreter; resolver defaults to the built-in ops of options.kernel_set.
+  static StatusOr<std::unique_ptr<Interpreter>> Create(std::shared_ptr<const Model> model,
+                                                       const InterpreterOptions& options,
+                                                       const OpResolver* resolver = nullptr);
+
+  // Errors name the model file first.
+  Status ResizeInputTensor(int tensor_index, const std::vector<int>& dims) {
+    return WithModelName(primary()->ResizeInputTensor(tensor_index, dims));
+  }
+  Status AllocateTensors() { return WithModelName(primary()->AllocateTensors()); }
+  Status Invoke() { return WithModelName(primary()->Invoke()); }
+
+  const std::vector<int>& inputs() const { return subgraphs_[0]->inputs(); }
+  const std::vector<int>& outputs() const { return subgraphs_[0]->outputs(); }
+  TfLiteTensor* tensor(int index) { return primary()->tensor(index); }
+  TfLiteTensor* input_tensor(size_t position) { return tensor(inputs()[position]); }
+  TfLiteTensor* output_tensor(size_t position) { return tensor(outputs()[position]); }
+  size_t tensors_size() const { return subgraphs_[0]->tensors_size(); }
+
+  size_t subgraphs_size() const { return subgraphs_.size(); }
+  Subgraph* subgraph(int index) { return subgraphs_[index].get(); }
+  Subgraph* primary() { return subgraphs_[0].get(); }
+
+  const std::vector<SignatureInfo>& signatures() const { return signatures_; }
+  const SignatureInfo* FindSignature(const std::string& key) const;
+
+  const Model& model() const { return *model_; }
+  const InterpreterOptions& options() const { return options_; }
+  // Arena bytes of all subgraphs, and bytes held by dynamic tensors.
+  size_t arena_bytes() const;
+  size_t dynamic_bytes() const;
+
+ private:
+  Interpreter() = default;
+  Status WithModelName(Status status) const { return status.WithContext(model_->name()); }
+
+  std::shared_ptr<const Model> model_;
+  InterpreterOptions options_;
+  std::unique_ptr<OpResolver> owned_resolver_;
+  std::vector<std::unique_ptr<Subgraph>> subgraphs_;
+  std::vector<SignatureInfo> signatures_;
+};
+
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_INTERPRETER_H_

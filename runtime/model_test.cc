@@ -1,0 +1,87 @@
+// Loader refusals on hand-made broken files: each must give a one-line error naming the defect.
+#include "runtime/model.h"
+
+#include <gtest/gtest.h>
+
+#include "runtime/c/builtin_ops.h"
+#include "runtime/model_builder.h"
+
+namespace touchstone {
+namespace {
+
+// A model with one subgraph and one tensor whose fields the test chooses.
+std::vector<uint8_t> OneTensorModel(std::vector<int> shape, uint32_t buffer, int num_buffers,
+                                    int opcode_index = -1, int input_index = 0,
+                                    uint32_t version = 3) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<fb::Buffer>> buffers;
+  for (int i = 0; i < num_buffers; ++i) buffers.push_back(fb::CreateBuffer(fbb));
+  auto tensor = fb::CreateTensor(fbb, fbb.CreateVector(shape), fb::TensorType::FLOAT32, buffer,
+                                 fbb.CreateString("t"));
+  std::vector<flatbuffers::Offset<fb::Operator>> ops;
+  std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
+  if (opcode_index >= 0) {
+    codes.push_back(fb::CreateOperatorCode(fbb, 0, 0, 1, fb::BuiltinOperator::ADD));
+    std::vector<int32_t> ins = {input_index, 0};
+    std::vector<int32_t> outs = {0};
+    ops.push_back(fb::CreateOperator(fbb, static_cast<uint32_t>(opcode_index), fbb.CreateVector(ins),
+                                     fbb.CreateVector(outs)));
+  }
+  std::vector<int32_t> io = {0};
+  auto subgraph = fb::CreateSubGraph(fbb, fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Tensor>>{tensor}),
+                                     fbb.CreateVector(io), fbb.CreateVector(io), fbb.CreateVector(ops));
+  auto model = fb::CreateModel(fbb, version, fbb.CreateVector(codes),
+                               fbb.CreateVector(std::vector<flatbuffers::Offset<fb::SubGraph>>{subgraph}),
+                               fbb.CreateString("test"), fbb.CreateVector(buffers));
+  fbb.Finish(model, fb::ModelIdentifier());
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+std::string LoadError(std::vector<uint8_t> bytes) {
+  auto model = Model::FromBuffer(std::move(bytes), "broken.tflite");
+  if (model.ok()) return "";
+  EXPECT_EQ(model.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(model.status().message().find('\n'), std::string::npos);
+  EXPECT_EQ(model.status().message().rfind("broken.tflite: ", 0), 0u) << model.status().message();
+  return model.status().message();
+}
+
+TEST(ModelTest, AcceptsAWellFormedModel) {
+  EXPECT_EQ(LoadError(OneTensorModel({1, 2}, 0, 1)), "");
+}
+
+TEST(ModelTest, RefusesTruncatedAndForeignFiles) {
+  std::vector<uint8_t> good = OneTensorModel({1, 2}, 0, 1);
+  EXPECT_NE(LoadError({1, 2, 3}).find("file is 3 bytes"), std::string::npos);
+  std::vector<uint8_t> truncated(good.begin(), good.begin() + good.size() / 2);
+  EXPECT_NE(LoadError(truncated), "");
+  std::vector<uint8_t> wrong_id = good;
+  wrong_id[4] = 'X';
+  EXPECT_NE(LoadError(wrong_id).find("identifier"), std::string::npos);
+}
+
+TEST(ModelTest, RefusesOutOfRangeIndices) {
+  EXPECT_NE(LoadError(OneTensorModel({1, 2}, 7, 1)).find("refers to buffer 7"), std::string::npos);
+  EXPECT_NE(LoadError(OneTensorModel({1, 2}, 0, 1, /*opcode_index=*/3)).find("opcode index 3"),
+            std::string::npos);
+  EXPECT_NE(LoadError(OneTensorModel({1, 2}, 0, 1, 0, /*input_index=*/9)).find("refers to tensor 9"),
+            std::string::npos);
+}
+
+TEST(ModelTest, RefusesBadShapesAndVersions) {
+  EXPECT_NE(LoadError(OneTensorModel({1, -3}, 0, 1)).find("negative dimension"), std::string::npos);
+  EXPECT_NE(LoadError(OneTensorModel({1 << 30, 1 << 30, 1 << 30}, 0, 1)).find("overflows"),
+            std::string::npos);
+  EXPECT_NE(LoadError(OneTensorModel({1}, 0, 1, -1, 0, /*version=*/2)).find("schema version 2"),
+            std::string::npos);
+}
+
+TEST(ModelTest, RefusesMissingFile) {
+  auto model = Model::FromFile("/nonexistent/model.tflite");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(model.status().message().find("/nonexistent/model.tflite"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace touchstone

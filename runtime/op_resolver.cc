@@ -1,0 +1,156 @@
+#include "runtime/op_resolver.h"
+
+#include <algorithm>
+
+#include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/reference/reference_ops.h"
+
+namespace touchstone {
+namespace {
+
+struct BuiltinEntry {
+  int code;
+  TfLiteRegistration* (*reference)();
+};
+
+// The one table of builtin ops. Versions: every version of an op is served by the same kernel,
+// which checks in Prepare what it supports.
+#define TS_OP(code, name) {code, reference::Register_##name}
+const BuiltinEntry kBuiltinOps[] = {
+    TS_OP(kTfLiteBuiltinAdd, ADD),
+    TS_OP(kTfLiteBuiltinSub, SUB),
+    TS_OP(kTfLiteBuiltinMul, MUL),
+    TS_OP(kTfLiteBuiltinDiv, DIV),
+    TS_OP(kTfLiteBuiltinSquaredDifference, SQUARED_DIFFERENCE),
+    TS_OP(kTfLiteBuiltinMaximum, MAXIMUM),
+    TS_OP(kTfLiteBuiltinMinimum, MINIMUM),
+    TS_OP(kTfLiteBuiltinPow, POW),
+    TS_OP(kTfLiteBuiltinFloorDiv, FLOOR_DIV),
+    TS_OP(kTfLiteBuiltinFloorMod, FLOOR_MOD),
+    TS_OP(kTfLiteBuiltinAbs, ABS),
+    TS_OP(kTfLiteBuiltinNeg, NEG),
+    TS_OP(kTfLiteBuiltinSqrt, SQRT),
+    TS_OP(kTfLiteBuiltinRsqrt, RSQRT),
+    TS_OP(kTfLiteBuiltinSquare, SQUARE),
+    TS_OP(kTfLiteBuiltinExp, EXP),
+    TS_OP(kTfLiteBuiltinLog, LOG),
+    TS_OP(kTfLiteBuiltinSin, SIN),
+    TS_OP(kTfLiteBuiltinCos, COS),
+    TS_OP(kTfLiteBuiltinFloor, FLOOR),
+    TS_OP(kTfLiteBuiltinCeil, CEIL),
+    TS_OP(kTfLiteBuiltinRound, ROUND),
+    TS_OP(kTfLiteBuiltinTanh, TANH),
+    TS_OP(kTfLiteBuiltinLogistic, LOGISTIC),
+    TS_OP(kTfLiteBuiltinRelu, RELU),
+    TS_OP(kTfLiteBuiltinRelu6, RELU6),
+    TS_OP(kTfLiteBuiltinReluN1To1, RELU_N1_TO_1),
+    TS_OP(kTfLiteBuiltinRelu0To1, RELU_0_TO_1),
+    TS_OP(kTfLiteBuiltinLeakyRelu, LEAKY_RELU),
+    TS_OP(kTfLiteBuiltinPrelu, PRELU),
+    TS_OP(kTfLiteBuiltinHardSwish, HARD_SWISH),
+    TS_OP(kTfLiteBuiltinElu, ELU),
+    TS_OP(kTfLiteBuiltinGelu, GELU),
+    TS_OP(kTfLiteBuiltinCast, CAST),
+    TS_OP(kTfLiteBuiltinSelect, SELECT),
+    TS_OP(kTfLiteBuiltinSelectV2, SELECT_V2),
+    TS_OP(kTfLiteBuiltinLess, LESS),
+    TS_OP(kTfLiteBuiltinLessEqual, LESS_EQUAL),
+    TS_OP(kTfLiteBuiltinGreater, GREATER),
+    TS_OP(kTfLiteBuiltinGreaterEqual, GREATER_EQUAL),
+    TS_OP(kTfLiteBuiltinEqual, EQUAL),
+    TS_OP(kTfLiteBuiltinNotEqual, NOT_EQUAL),
+    TS_OP(kTfLiteBuiltinLogicalAnd, LOGICAL_AND),
+    TS_OP(kTfLiteBuiltinLogicalOr, LOGICAL_OR),
+    TS_OP(kTfLiteBuiltinLogicalNot, LOGICAL_NOT),
+    TS_OP(kTfLiteBuiltinReshape, RESHAPE),
+    TS_OP(kTfLiteBuiltinSqueeze, SQUEEZE),
+    TS_OP(kTfLiteBuiltinExpandDims, EXPAND_DIMS),
+    TS_OP(kTfLiteBuiltinShape, SHAPE),
+    TS_OP(kTfLiteBuiltinRank, RANK),
+    TS_OP(kTfLiteBuiltinTile, TILE),
+    TS_OP(kTfLiteBuiltinTranspose, TRANSPOSE),
+    TS_OP(kTfLiteBuiltinPack, PACK),
+    TS_OP(kTfLiteBuiltinUnpack, UNPACK),
+    TS_OP(kTfLiteBuiltinGather, GATHER),
+    TS_OP(kTfLiteBuiltinGatherNd, GATHER_ND),
+    TS_OP(kTfLiteBuiltinSlice, SLICE),
+    TS_OP(kTfLiteBuiltinStridedSlice, STRIDED_SLICE),
+    TS_OP(kTfLiteBuiltinConcatenation, CONCATENATION),
+    TS_OP(kTfLiteBuiltinSplit, SPLIT),
+    TS_OP(kTfLiteBuiltinSplitV, SPLIT_V),
+    TS_OP(kTfLiteBuiltinPad, PAD),
+    TS_OP(kTfLiteBuiltinPadv2, PADV2),
+    TS_OP(kTfLiteBuiltinMirrorPad, MIRROR_PAD),
+    TS_OP(kTfLiteBuiltinMean, MEAN),
+    TS_OP(kTfLiteBuiltinSum, SUM),
+    TS_OP(kTfLiteBuiltinReduceProd, REDUCE_PROD),
+    TS_OP(kTfLiteBuiltinReduceMax, REDUCE_MAX),
+    TS_OP(kTfLiteBuiltinReduceMin, REDUCE_MIN),
+    TS_OP(kTfLiteBuiltinReduceAny, REDUCE_ANY),
+    TS_OP(kTfLiteBuiltinArgMax, ARG_MAX),
+    TS_OP(kTfLiteBuiltinArgMin, ARG_MIN),
+    TS_OP(kTfLiteBuiltinTopkV2, TOPK_V2),
+    TS_OP(kTfLiteBuiltinFill, FILL),
+    TS_OP(kTfLiteBuiltinZerosLike, ZEROS_LIKE),
+    TS_OP(kTfLiteBuiltinRange, RANGE),
+    TS_OP(kTfLiteBuiltinBroadcastTo, BROADCAST_TO),
+    TS_OP(kTfLiteBuiltinDepthToSpace, DEPTH_TO_SPACE),
+    TS_OP(kTfLiteBuiltinSpaceToDepth, SPACE_TO_DEPTH),
+    TS_OP(kTfLiteBuiltinReverseV2, REVERSE_V2),
+    TS_OP(kTfLiteBuiltinCumsum, CUMSUM),
+    TS_OP(kTfLiteBuiltinConv2d, CONV_2D),
+    TS_OP(kTfLiteBuiltinDepthwiseConv2d, DEPTHWISE_CONV_2D),
+    TS_OP(kTfLiteBuiltinTransposeConv, TRANSPOSE_CONV),
+    TS_OP(kTfLiteBuiltinFullyConnected, FULLY_CONNECTED),
+    TS_OP(kTfLiteBuiltinBatchMatmul, BATCH_MATMUL),
+    TS_OP(kTfLiteBuiltinAveragePool2d, AVERAGE_POOL_2D),
+    TS_OP(kTfLiteBuiltinMaxPool2d, MAX_POOL_2D),
+    TS_OP(kTfLiteBuiltinL2Pool2d, L2_POOL_2D),
+    TS_OP(kTfLiteBuiltinSoftmax, SOFTMAX),
+    TS_OP(kTfLiteBuiltinLogSoftmax, LOG_SOFTMAX),
+    TS_OP(kTfLiteBuiltinL2Normalization, L2_NORMALIZATION),
+    TS_OP(kTfLiteBuiltinLocalResponseNormalization, LOCAL_RESPONSE_NORMALIZATION),
+    TS_OP(kTfLiteBuiltinResizeBilinear, RESIZE_BILINEAR),
+    TS_OP(kTfLiteBuiltinResizeNearestNeighbor, RESIZE_NEAREST_NEIGHBOR),
+    TS_OP(kTfLiteBuiltinLstm, LSTM),
+    TS_OP(kTfLiteBuiltinUnidirectionalSequenceLstm, UNIDIRECTIONAL_SEQUENCE_LSTM),
+};
+#undef TS_OP
+
+}  // namespace
+
+BuiltinOpResolver::BuiltinOpResolver(KernelSet kernel_set) {
+  // The optimized set starts as the reference set; the CPU performance work specialises entries.
+  (void)kernel_set;
+  for (const BuiltinEntry& entry : kBuiltinOps) {
+    TfLiteRegistration registration = *entry.reference();
+    registration.builtin_code = entry.code;
+    builtins_[entry.code] = registration;
+  }
+}
+
+const TfLiteRegistration* BuiltinOpResolver::FindOp(int builtin_code, int /*version*/) const {
+  auto it = builtins_.find(builtin_code);
+  return it == builtins_.end() ? nullptr : &it->second;
+}
+
+const TfLiteRegistration* BuiltinOpResolver::FindOp(const char* custom_name, int /*version*/) const {
+  auto it = customs_.find(custom_name);
+  return it == customs_.end() ? nullptr : &it->second;
+}
+
+void BuiltinOpResolver::AddCustom(const std::string& name, const TfLiteRegistration* registration) {
+  TfLiteRegistration copy = *registration;
+  copy.builtin_code = kTfLiteBuiltinCustom;
+  customs_[name] = copy;
+  customs_[name].custom_name = customs_.find(name)->first.c_str();
+}
+
+std::vector<int> BuiltinOpResolver::SupportedBuiltins() {
+  std::vector<int> codes;
+  for (const BuiltinEntry& entry : kBuiltinOps) codes.push_back(entry.code);
+  std::sort(codes.begin(), codes.end());
+  return codes;
+}
+
+}  // namespace touchstone

@@ -1,0 +1,43 @@
+// Maps (builtin code or custom name, version) to a kernel registration. Two built-in kernel sets:
+// reference (single-threaded, the golden reference) and optimized (faster; falls back to reference
+// for ops it does not specialise). The table in op_resolver.cc is the one list of supported ops.
+#ifndef TOUCHSTONE_RUNTIME_OP_RESOLVER_H_
+#define TOUCHSTONE_RUNTIME_OP_RESOLVER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/c/common.h"
+
+namespace touchstone {
+
+enum class KernelSet { kReference, kOptimized };
+
+class OpResolver {
+ public:
+  virtual ~OpResolver() = default;
+  virtual const TfLiteRegistration* FindOp(int builtin_code, int version) const = 0;
+  virtual const TfLiteRegistration* FindOp(const char* custom_name, int version) const = 0;
+};
+
+class BuiltinOpResolver : public OpResolver {
+ public:
+  explicit BuiltinOpResolver(KernelSet kernel_set);
+  const TfLiteRegistration* FindOp(int builtin_code, int version) const override;
+  const TfLiteRegistration* FindOp(const char* custom_name, int version) const override;
+
+  // Adds or replaces a custom op (e.g. a test's, or a tool's).
+  void AddCustom(const std::string& name, const TfLiteRegistration* registration);
+
+  // The builtin codes this kernel set implements, ascending (for tests, docs and --help).
+  static std::vector<int> SupportedBuiltins();
+
+ private:
+  std::map<int, TfLiteRegistration> builtins_;
+  std::map<std::string, TfLiteRegistration> customs_;
+};
+
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_OP_RESOLVER_H_

@@ -1,0 +1,105 @@
+// A one-op (or few-op) model built in memory, loaded and run through the real loader and interpreter,
+// so kernel tests exercise exactly the path a .tflite file takes. Used by every kernel set's tests.
+#ifndef TOUCHSTONE_RUNTIME_TESTING_OP_TEST_H_
+#define TOUCHSTONE_RUNTIME_TESTING_OP_TEST_H_
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/interpreter.h"
+#include "runtime/model.h"
+#include "runtime/model_builder.h"
+#include "runtime/status.h"
+
+namespace touchstone {
+namespace testing {
+
+class OpTest {
+ public:
+  explicit OpTest(KernelSet kernel_set = KernelSet::kReference) : kernel_set_(kernel_set) {}
+
+  ModelBuilder& builder() { return builder_; }
+  flatbuffers::FlatBufferBuilder& fbb() { return builder_.fbb(); }
+
+  // A graph input, in the order they are added.
+  int AddInput(TfLiteType type, const std::vector<int>& shape, const std::string& name = "") {
+    const int t = builder_.AddTensor(type, shape, name.empty() ? "in" + std::to_string(inputs_.size()) : name);
+    inputs_.push_back(t);
+    return t;
+  }
+  // A graph output; its shape in the file may be anything, Prepare sets the real one.
+  int AddOutput(TfLiteType type, const std::vector<int>& shape = {}, const std::string& name = "") {
+    const int t = builder_.AddTensor(type, shape, name.empty() ? "out" + std::to_string(outputs_.size()) : name);
+    outputs_.push_back(t);
+    return t;
+  }
+  template <typename T>
+  int AddConst(TfLiteType type, const std::vector<int>& shape, const std::vector<T>& values) {
+    return builder_.AddConstTensor(type, shape, values);
+  }
+  int AddIntermediate(TfLiteType type, const std::vector<int>& shape = {}) {
+    return builder_.AddTensor(type, shape, "t" + std::to_string(next_tmp_++));
+  }
+  int AddOp(int builtin_code, const std::vector<int>& inputs, const std::vector<int>& outputs,
+            fb::BuiltinOptions options_type = fb::BuiltinOptions::NONE,
+            flatbuffers::Offset<void> options = 0) {
+    return builder_.AddOperator(builtin_code, inputs, outputs, options_type, options);
+  }
+
+  // Serializes, loads, creates the interpreter and allocates tensors. An error is returned as is
+  // (tests of refusals check it).
+  Status Build() {
+    builder_.SetInputs(inputs_);
+    builder_.SetOutputs(outputs_);
+    StatusOr<std::shared_ptr<const Model>> model = Model::FromBuffer(builder_.Finish(), "op_test");
+    if (!model.ok()) return model.status();
+    model_ = model.value();
+    InterpreterOptions options;
+    options.kernel_set = kernel_set_;
+    StatusOr<std::unique_ptr<Interpreter>> interpreter = Interpreter::Create(model_, options);
+    if (!interpreter.ok()) return interpreter.status();
+    interpreter_ = std::move(interpreter.value());
+    return interpreter_->AllocateTensors();
+  }
+
+  // Changes input `position`'s shape; call AllocateTensors() afterwards.
+  Status ResizeInput(int position, const std::vector<int>& shape) {
+    return interpreter_->ResizeInputTensor(interpreter_->inputs()[position], shape);
+  }
+  Status AllocateTensors() { return interpreter_->AllocateTensors(); }
+
+  template <typename T>
+  void SetInput(int position, const std::vector<T>& values) {
+    TfLiteTensor* t = interpreter_->input_tensor(position);
+    std::memcpy(t->data.raw, values.data(), values.size() * sizeof(T));
+  }
+  Status Invoke() { return interpreter_->Invoke(); }
+
+  template <typename T>
+  std::vector<T> GetOutput(int position) {
+    const TfLiteTensor* t = interpreter_->output_tensor(position);
+    const T* data = reinterpret_cast<const T*>(t->data.raw);
+    return std::vector<T>(data, data + t->bytes / sizeof(T));
+  }
+  std::vector<int> GetOutputShape(int position) {
+    const TfLiteTensor* t = interpreter_->output_tensor(position);
+    return std::vector<int>(t->dims->data, t->dims->data + t->dims->size);
+  }
+  Interpreter* interpreter() { return interpreter_.get(); }
+
+ private:
+  KernelSet kernel_set_;
+  ModelBuilder builder_;
+  std::vector<int> inputs_;
+  std::vector<int> outputs_;
+  int next_tmp_ = 0;
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<Interpreter> interpreter_;
+};
+
+}  // namespace testing
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_TESTING_OP_TEST_H_

@@ -1,0 +1,86 @@
+// Every file in ../shared/models either runs (zero inputs, reference kernels) or is refused with a
+// one-line message naming the file; none may crash or hang. Prints a table of what happened.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "runtime/interpreter.h"
+#include "runtime/model.h"
+#include "tests/common/shared_dir.h"
+
+namespace touchstone {
+namespace {
+
+void ListModels(const std::string& dir, std::vector<std::string>* out) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      ListModels(path, out);
+    } else if (name.size() > 4 && (name.substr(name.size() - 4) == ".bin" ||
+                                   (name.size() > 7 && name.substr(name.size() - 7) == ".tflite"))) {
+      out->push_back(path);
+    }
+  }
+  closedir(d);
+}
+
+// Runs one model; returns "ran" or the refusal message.
+std::string RunModel(const std::string& path, bool* refused_cleanly) {
+  *refused_cleanly = true;
+  auto model = Model::FromFile(path);
+  if (!model.ok()) return model.status().message();
+  InterpreterOptions options;
+  options.kernel_set = KernelSet::kReference;
+  options.max_tensor_bytes = uint64_t{256} << 20;  // conv_huge_im2col asks for far more
+  options.max_loop_iterations = 100000;
+  auto interpreter = Interpreter::Create(model.value(), options);
+  if (!interpreter.ok()) return interpreter.status().message();
+  Status status = interpreter.value()->AllocateTensors();
+  if (!status.ok()) return status.message();
+  for (size_t i = 0; i < interpreter.value()->inputs().size(); ++i) {
+    TfLiteTensor* t = interpreter.value()->input_tensor(i);
+    if (t->data.raw != nullptr) std::memset(t->data.raw, 0, t->bytes);
+  }
+  status = interpreter.value()->Invoke();
+  if (!status.ok()) return status.message();
+  return "ran";
+}
+
+TEST(ModelsWalkTest, EveryModelRunsOrIsRefusedCleanly) {
+  TOUCHSTONE_REQUIRE_SHARED(shared);
+  std::vector<std::string> models;
+  ListModels(shared + "/models", &models);
+  std::sort(models.begin(), models.end());
+  ASSERT_FALSE(models.empty());
+  int ran = 0;
+  for (const std::string& path : models) {
+    bool clean = true;
+    const std::string outcome = RunModel(path, &clean);
+    const std::string name = path.substr(shared.size() + 1);
+    std::printf("%-70s %s\n", name.c_str(), outcome.c_str());
+    if (outcome == "ran") {
+      ++ran;
+    } else {
+      EXPECT_EQ(outcome.find('\n'), std::string::npos) << "multi-line error for " << name;
+      EXPECT_NE(outcome.find(path), std::string::npos) << "error does not name the file: " << outcome;
+    }
+  }
+  std::printf("%d of %zu models ran; the rest were refused with a message\n", ran, models.size());
+  testing::ReportCases("models", static_cast<int>(models.size()), static_cast<int>(models.size()));
+}
+
+}  // namespace
+}  // namespace touchstone
