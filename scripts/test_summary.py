@@ -8,7 +8,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-REQUIRED_SUITES = ["golden", "models"]
+REQUIRED_SUITES = ["golden", "hostile", "models", "opsuite"]
 
 
 def main():

@@ -18,6 +18,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/model.h"
 #include "tests/common/shared_dir.h"
+#include "tests/common/tensor_compare.h"
 
 namespace touchstone {
 namespace {
@@ -36,57 +37,6 @@ int FindByName(Interpreter* interpreter, const std::vector<int>& tensors, const 
     if (name == interpreter->tensor(tensors[i])->name) return static_cast<int>(i);
   }
   return -1;
-}
-
-// Compares one output. Returns "" on a match, else what differs.
-std::string CompareOutput(const TfLiteTensor* actual, const json& spec,
-                          const std::vector<uint8_t>& expected, double float_tolerance_abs,
-                          double* worst_relative) {
-  std::vector<int> shape = spec["shape"].get<std::vector<int>>();
-  std::vector<int> got(actual->dims->data, actual->dims->data + actual->dims->size);
-  if (got != shape) {
-    std::string s = "shape [";
-    for (size_t i = 0; i < got.size(); ++i) s += (i ? "," : "") + std::to_string(got[i]);
-    return s + "] differs from TFLite's";
-  }
-  if (actual->bytes != expected.size()) {
-    return std::to_string(actual->bytes) + " bytes, TFLite wrote " + std::to_string(expected.size());
-  }
-  if (expected.empty()) return "";
-  const std::string dtype = spec["dtype"];
-  if (dtype == "float32") {
-    const float* a = reinterpret_cast<const float*>(actual->data.raw);
-    const float* e = reinterpret_cast<const float*>(expected.data());
-    const size_t n = expected.size() / sizeof(float);
-    double max_magnitude = 0.0, max_diff = 0.0;
-    size_t worst = 0;
-    for (size_t i = 0; i < n; ++i) {
-      max_magnitude = std::max(max_magnitude, std::fabs(static_cast<double>(e[i])));
-      const double diff = std::fabs(static_cast<double>(a[i]) - e[i]);
-      if (!(diff <= max_diff)) {  // NaN-aware: a NaN difference is always the worst
-        max_diff = std::isnan(diff) ? INFINITY : diff;
-        worst = i;
-      }
-    }
-    const double tolerance = float_tolerance_abs > 0 ? float_tolerance_abs : 1e-5 * max_magnitude;
-    *worst_relative = max_magnitude > 0 ? max_diff / max_magnitude : max_diff;
-    if (max_diff > tolerance) {
-      char buffer[200];
-      std::snprintf(buffer, sizeof(buffer), "element %zu is %.9g, TFLite %.9g (max diff %.3g > %.3g)",
-                    worst, a[worst], e[worst], max_diff, tolerance);
-      return buffer;
-    }
-    return "";
-  }
-  if (std::memcmp(actual->data.raw, expected.data(), expected.size()) != 0) {
-    const size_t element = tflite::TfLiteTypeGetSize(actual->type);
-    for (size_t i = 0; i < expected.size(); ++i) {
-      if (static_cast<uint8_t>(actual->data.raw[i]) != expected[i]) {
-        return dtype + " element " + std::to_string(element ? i / element : i) + " differs";
-      }
-    }
-  }
-  return "";
 }
 
 CaseResult RunCase(const std::string& shared, const std::string& folder, int tier) {
@@ -155,8 +105,12 @@ CaseResult RunCase(const std::string& shared, const std::string& folder, int tie
   }
   const json& outputs = meta["outputs"];
   double worst_relative = 0.0;
-  // Tier 3: one int8 step of the dequantized output (golden/README.md).
-  const double tolerance_abs = tier == 3 ? 0.00390625 : 0.0;
+  testing::FloatTolerance tolerance;
+  if (tier == 3) {
+    tolerance.atol = 0.00390625;  // one int8 step of the dequantized output (golden/README.md)
+  } else {
+    tolerance.atol_of_max = 1e-5;
+  }
   for (size_t k = 0; k < outputs.size(); ++k) {
     int position = FindByName(interpreter, interpreter->outputs(), outputs[k]["name"]);
     if (position < 0) position = static_cast<int>(k);
@@ -166,12 +120,14 @@ CaseResult RunCase(const std::string& shared, const std::string& folder, int tie
     }
     std::vector<uint8_t> expected;
     testing::ReadFileBytes(dir + "/" + outputs[k]["file"].get<std::string>(), &expected);
-    double relative = 0.0;
-    const std::string diff = CompareOutput(interpreter->output_tensor(position), outputs[k], expected,
-                                           tolerance_abs, &relative);
-    worst_relative = std::max(worst_relative, relative);
-    if (!diff.empty()) {
-      result.detail = "output " + std::to_string(k) + ": " + diff;
+    const testing::CompareResult compared =
+        testing::CompareTensor(interpreter->output_tensor(position),
+                               outputs[k]["shape"].get<std::vector<int>>(), expected, tolerance);
+    if (compared.max_magnitude > 0) {
+      worst_relative = std::max(worst_relative, compared.max_abs_diff / compared.max_magnitude);
+    }
+    if (!compared.match) {
+      result.detail = "output " + std::to_string(k) + ": " + compared.detail;
       return result;
     }
   }

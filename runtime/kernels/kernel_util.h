@@ -1,0 +1,102 @@
+// Helpers kernels and delegates use, with TensorFlow Lite's names and meaning (kernel_util.h), so code
+// written for TFLite compiles against Touchstone with only its include lines changed.
+#ifndef TOUCHSTONE_RUNTIME_KERNELS_KERNEL_UTIL_H_
+#define TOUCHSTONE_RUNTIME_KERNELS_KERNEL_UTIL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/c/common.h"
+
+namespace tflite {
+
+inline int NumDimensions(const TfLiteTensor* t) { return t->dims->size; }
+inline int SizeOfDimension(const TfLiteTensor* t, int dim) { return t->dims->data[dim]; }
+inline int NumInputs(const TfLiteNode* node) { return node->inputs->size; }
+inline int NumOutputs(const TfLiteNode* node) { return node->outputs->size; }
+inline int NumIntermediates(const TfLiteNode* node) { return node->intermediates->size; }
+
+inline int64_t NumElements(const TfLiteIntArray* dims) {
+  int64_t count = 1;
+  for (int i = 0; i < dims->size; ++i) count *= dims->data[i];
+  return count;
+}
+inline int64_t NumElements(const TfLiteTensor* t) { return NumElements(t->dims); }
+inline int64_t NumElements(const int* dims, int num_dims) {
+  int64_t count = 1;
+  for (int i = 0; i < num_dims; ++i) count *= dims[i];
+  return count;
+}
+
+template <typename T>
+inline T* GetTensorData(TfLiteTensor* tensor) {
+  return tensor != nullptr ? reinterpret_cast<T*>(tensor->data.raw) : nullptr;
+}
+template <typename T>
+inline const T* GetTensorData(const TfLiteTensor* tensor) {
+  return tensor != nullptr ? reinterpret_cast<const T*>(tensor->data.raw) : nullptr;
+}
+
+// Tensor access by the node's input/output position. The *Safe forms report an error instead of
+// returning null when the index is out of range or the tensor is optional and absent.
+const TfLiteTensor* GetInput(const TfLiteContext* context, const TfLiteNode* node, int index);
+TfLiteStatus GetInputSafe(const TfLiteContext* context, const TfLiteNode* node, int index,
+                          const TfLiteTensor** tensor);
+TfLiteTensor* GetVariableInput(TfLiteContext* context, const TfLiteNode* node, int index);
+TfLiteTensor* GetOutput(TfLiteContext* context, const TfLiteNode* node, int index);
+TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node, int index,
+                           TfLiteTensor** tensor);
+const TfLiteTensor* GetOptionalInputTensor(const TfLiteContext* context, const TfLiteNode* node,
+                                           int index);
+TfLiteTensor* GetTemporary(TfLiteContext* context, const TfLiteNode* node, int index);
+TfLiteStatus GetTemporarySafe(const TfLiteContext* context, const TfLiteNode* node, int index,
+                              TfLiteTensor** tensor);
+const TfLiteTensor* GetIntermediates(TfLiteContext* context, const TfLiteNode* node, int index);
+
+inline bool IsConstantTensor(const TfLiteTensor* t) { return t->allocation_type == kTfLiteMmapRo; }
+inline bool IsConstantOrPersistentTensor(const TfLiteTensor* t) {
+  return t->allocation_type == kTfLiteMmapRo || t->allocation_type == kTfLitePersistentRo;
+}
+inline bool IsDynamicTensor(const TfLiteTensor* t) { return t->allocation_type == kTfLiteDynamic; }
+inline void SetTensorToDynamic(TfLiteTensor* t) {
+  if (t->allocation_type != kTfLiteDynamic) {
+    t->allocation_type = kTfLiteDynamic;
+    t->data.raw = nullptr;
+  }
+}
+inline void SetTensorToPersistentRo(TfLiteTensor* t) {
+  if (t->allocation_type != kTfLitePersistentRo) {
+    t->allocation_type = kTfLitePersistentRo;
+    t->data.raw = nullptr;
+  }
+}
+inline bool IsHybridOp(const TfLiteTensor* input, const TfLiteTensor* weight) {
+  return (weight->type == kTfLiteUInt8 || weight->type == kTfLiteInt8) &&
+         input->type == kTfLiteFloat32;
+}
+
+bool HaveSameShapes(const TfLiteTensor* a, const TfLiteTensor* b);
+
+// Numpy-style broadcast of two or three shapes; *output_shape is a new array owned by the caller
+// (pass it to ResizeTensor, which takes ownership).
+TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a,
+                                        const TfLiteTensor* b, TfLiteIntArray** output_shape);
+TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a,
+                                        const TfLiteTensor* b, const TfLiteTensor* c,
+                                        TfLiteIntArray** output_shape);
+
+// The float range a fused activation clamps to.
+void CalculateActivationRange(TfLiteFusedActivation activation, float* min, float* max);
+
+// Bytes of one element of a type; 0 for types without a fixed size (string, resource, variant).
+size_t TfLiteTypeGetSize(TfLiteType type);
+TfLiteStatus GetSizeOfType(TfLiteContext* context, TfLiteType type, size_t* bytes);
+
+// A new TfLiteIntArray from a list of dimensions.
+TfLiteIntArray* CreateIntArray(std::initializer_list<int> values);
+
+}  // namespace tflite
+
+#endif  // TOUCHSTONE_RUNTIME_KERNELS_KERNEL_UTIL_H_

@@ -1,0 +1,122 @@
+// >>> KERNEL AUTHORS (helpers): BEFORE WRITING ANY CODE read /tmp/kernel_common.md: it is the part of your task
+// >>> statement that was left out of your prompt (interpreter contract, tests, do not run bazel, do not commit). <<<
+// The reference kernel set: single-threaded, simple, the golden reference every other kernel set and
+// delegate is checked against. Each function returns a registration with static storage; the op
+// resolver (runtime/op_resolver.cc) is the one table that maps builtin codes to these.
+#ifndef TOUCHSTONE_RUNTIME_KERNELS_REFERENCE_REFERENCE_OPS_H_
+#define TOUCHSTONE_RUNTIME_KERNELS_REFERENCE_REFERENCE_OPS_H_
+
+#include "runtime/c/common.h"
+
+namespace touchstone {
+namespace reference {
+
+// elementwise.cc: arithmetic, unary math, activations, comparisons, casts, selection.
+TfLiteRegistration* Register_ADD();
+TfLiteRegistration* Register_SUB();
+TfLiteRegistration* Register_MUL();
+TfLiteRegistration* Register_DIV();
+TfLiteRegistration* Register_SQUARED_DIFFERENCE();
+TfLiteRegistration* Register_MAXIMUM();
+TfLiteRegistration* Register_MINIMUM();
+TfLiteRegistration* Register_POW();
+TfLiteRegistration* Register_FLOOR_DIV();
+TfLiteRegistration* Register_FLOOR_MOD();
+TfLiteRegistration* Register_ABS();
+TfLiteRegistration* Register_NEG();
+TfLiteRegistration* Register_SQRT();
+TfLiteRegistration* Register_RSQRT();
+TfLiteRegistration* Register_SQUARE();
+TfLiteRegistration* Register_EXP();
+TfLiteRegistration* Register_LOG();
+TfLiteRegistration* Register_SIN();
+TfLiteRegistration* Register_COS();
+TfLiteRegistration* Register_FLOOR();
+TfLiteRegistration* Register_CEIL();
+TfLiteRegistration* Register_ROUND();
+TfLiteRegistration* Register_TANH();
+TfLiteRegistration* Register_LOGISTIC();
+TfLiteRegistration* Register_RELU();
+TfLiteRegistration* Register_RELU6();
+TfLiteRegistration* Register_RELU_N1_TO_1();
+TfLiteRegistration* Register_RELU_0_TO_1();
+TfLiteRegistration* Register_LEAKY_RELU();
+TfLiteRegistration* Register_PRELU();
+TfLiteRegistration* Register_HARD_SWISH();
+TfLiteRegistration* Register_ELU();
+TfLiteRegistration* Register_GELU();
+TfLiteRegistration* Register_CAST();
+TfLiteRegistration* Register_SELECT();
+TfLiteRegistration* Register_SELECT_V2();
+TfLiteRegistration* Register_LESS();
+TfLiteRegistration* Register_LESS_EQUAL();
+TfLiteRegistration* Register_GREATER();
+TfLiteRegistration* Register_GREATER_EQUAL();
+TfLiteRegistration* Register_EQUAL();
+TfLiteRegistration* Register_NOT_EQUAL();
+TfLiteRegistration* Register_LOGICAL_AND();
+TfLiteRegistration* Register_LOGICAL_OR();
+TfLiteRegistration* Register_LOGICAL_NOT();
+
+// shape_ops.cc: reshaping, data movement, reductions, sorting.
+TfLiteRegistration* Register_RESHAPE();
+TfLiteRegistration* Register_SQUEEZE();
+TfLiteRegistration* Register_EXPAND_DIMS();
+TfLiteRegistration* Register_SHAPE();
+TfLiteRegistration* Register_RANK();
+TfLiteRegistration* Register_TILE();
+TfLiteRegistration* Register_TRANSPOSE();
+TfLiteRegistration* Register_PACK();
+TfLiteRegistration* Register_UNPACK();
+TfLiteRegistration* Register_GATHER();
+TfLiteRegistration* Register_GATHER_ND();
+TfLiteRegistration* Register_SLICE();
+TfLiteRegistration* Register_STRIDED_SLICE();
+TfLiteRegistration* Register_CONCATENATION();
+TfLiteRegistration* Register_SPLIT();
+TfLiteRegistration* Register_SPLIT_V();
+TfLiteRegistration* Register_PAD();
+TfLiteRegistration* Register_PADV2();
+TfLiteRegistration* Register_MIRROR_PAD();
+TfLiteRegistration* Register_MEAN();
+TfLiteRegistration* Register_SUM();
+TfLiteRegistration* Register_REDUCE_PROD();
+TfLiteRegistration* Register_REDUCE_MAX();
+TfLiteRegistration* Register_REDUCE_MIN();
+TfLiteRegistration* Register_REDUCE_ANY();
+TfLiteRegistration* Register_ARG_MAX();
+TfLiteRegistration* Register_ARG_MIN();
+TfLiteRegistration* Register_TOPK_V2();
+TfLiteRegistration* Register_FILL();
+TfLiteRegistration* Register_ZEROS_LIKE();
+TfLiteRegistration* Register_RANGE();
+TfLiteRegistration* Register_BROADCAST_TO();
+TfLiteRegistration* Register_DEPTH_TO_SPACE();
+TfLiteRegistration* Register_SPACE_TO_DEPTH();
+TfLiteRegistration* Register_REVERSE_V2();
+TfLiteRegistration* Register_CUMSUM();
+
+// nn_ops.cc: convolution, pooling, dense layers, normalization, resizing.
+TfLiteRegistration* Register_CONV_2D();
+TfLiteRegistration* Register_DEPTHWISE_CONV_2D();
+TfLiteRegistration* Register_TRANSPOSE_CONV();
+TfLiteRegistration* Register_FULLY_CONNECTED();
+TfLiteRegistration* Register_BATCH_MATMUL();
+TfLiteRegistration* Register_AVERAGE_POOL_2D();
+TfLiteRegistration* Register_MAX_POOL_2D();
+TfLiteRegistration* Register_L2_POOL_2D();
+TfLiteRegistration* Register_SOFTMAX();
+TfLiteRegistration* Register_LOG_SOFTMAX();
+TfLiteRegistration* Register_L2_NORMALIZATION();
+TfLiteRegistration* Register_LOCAL_RESPONSE_NORMALIZATION();
+TfLiteRegistration* Register_RESIZE_BILINEAR();
+TfLiteRegistration* Register_RESIZE_NEAREST_NEIGHBOR();
+
+// recurrent.cc: LSTM cells and sequences.
+TfLiteRegistration* Register_LSTM();
+TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM();
+
+}  // namespace reference
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_KERNELS_REFERENCE_REFERENCE_OPS_H_

@@ -1,0 +1,195 @@
+// The op suite: single-op models of ../shared/opsuite with the outputs TensorFlow Lite 2.14.1
+// computed, run with the reference kernels and compared under opsuite/README.md's rules (integers
+// exactly; float32 within rtol 1e-5 plus an absolute term that depends on the op's kind). Cases TFLite
+// refused must be refused. Cases whose op or type Touchstone does not run yet are reported as
+// "not yet" with the reason. Prints a table per op and the counts .ci/run reads.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "runtime/interpreter.h"
+#include "runtime/model.h"
+#include "tests/common/shared_dir.h"
+#include "tests/common/tensor_compare.h"
+
+namespace touchstone {
+namespace {
+
+using nlohmann::json;
+
+enum class Outcome { kMatch, kMismatch, kNotYet, kRefusedAsTflite, kComputedRefused };
+
+const std::set<std::string>& AccumulatingOps() {
+  static const std::set<std::string> ops = {
+      "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "FULLY_CONNECTED", "BATCH_MATMUL",
+      "AVERAGE_POOL_2D", "L2_POOL_2D", "MEAN", "SUM", "REDUCE_PROD", "CUMSUM", "SOFTMAX",
+      "LOG_SOFTMAX", "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "RESIZE_BILINEAR",
+      "SEGMENT_SUM", "UNSORTED_SEGMENT_SUM", "ADD_N", "GRAPH"};
+  return ops;
+}
+
+const std::set<std::string>& DataMovementOps() {
+  static const std::set<std::string> ops = {
+      "RESHAPE", "TRANSPOSE", "PAD", "PADV2", "MIRROR_PAD", "SLICE", "STRIDED_SLICE", "GATHER",
+      "GATHER_ND", "CONCATENATION", "SPLIT", "SPLIT_V", "PACK", "UNPACK", "TILE", "DEPTH_TO_SPACE",
+      "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "MAX_POOL_2D", "REDUCE_MAX", "REDUCE_MIN",
+      "SQUEEZE", "EXPAND_DIMS", "BROADCAST_TO", "REVERSE_V2", "BATCH_TO_SPACE_ND",
+      "SPACE_TO_BATCH_ND", "TOPK_V2", "ZEROS_LIKE", "FILL", "SHAPE", "RANK", "SELECT", "SELECT_V2"};
+  return ops;
+}
+
+testing::FloatTolerance ToleranceFor(const std::string& op) {
+  testing::FloatTolerance tolerance;
+  if (AccumulatingOps().count(op)) {
+    tolerance.rtol = 1e-5;
+    tolerance.atol_of_max = 1e-5;
+  } else if (!DataMovementOps().count(op)) {
+    tolerance.rtol = 1e-5;
+    tolerance.atol = 1e-6;
+  }
+  return tolerance;
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st;
+    if (stat((dir + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) names.push_back(name);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Runs a case; *detail says why it is not a match.
+Outcome RunCase(const std::string& dir, const json& meta, std::string* detail) {
+  const bool tflite_refused = meta["status"] == "refused";
+  auto refuse = [&](const Status& status) {
+    *detail = status.message();
+    return tflite_refused ? Outcome::kRefusedAsTflite : Outcome::kNotYet;
+  };
+  auto model = Model::FromFile(dir + "/model.tflite");
+  if (!model.ok()) return refuse(model.status());
+  InterpreterOptions options;
+  options.kernel_set = KernelSet::kReference;
+  options.max_tensor_bytes = uint64_t{1} << 30;
+  options.max_loop_iterations = 100000;
+  auto created = Interpreter::Create(model.value(), options);
+  if (!created.ok()) return refuse(created.status());
+  Interpreter* interpreter = created.value().get();
+  const json& inputs = meta["inputs"];
+  if (inputs.size() != interpreter->inputs().size()) {
+    *detail = "model has " + std::to_string(interpreter->inputs().size()) + " inputs, meta.json " +
+              std::to_string(inputs.size());
+    return Outcome::kMismatch;
+  }
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    Status s = interpreter->ResizeInputTensor(interpreter->inputs()[k], inputs[k]["shape"].get<std::vector<int>>());
+    if (!s.ok()) return refuse(s);
+  }
+  Status s = interpreter->AllocateTensors();
+  if (!s.ok()) return refuse(s);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    std::vector<uint8_t> bytes;
+    testing::ReadFileBytes(dir + "/" + inputs[k]["file"].get<std::string>(), &bytes);
+    TfLiteTensor* t = interpreter->input_tensor(k);
+    if (bytes.size() != t->bytes) {
+      *detail = "input " + std::to_string(k) + " file has " + std::to_string(bytes.size()) + " bytes, tensor " +
+                std::to_string(t->bytes);
+      return Outcome::kMismatch;
+    }
+    if (!bytes.empty()) std::memcpy(t->data.raw, bytes.data(), bytes.size());
+  }
+  s = interpreter->Invoke();
+  if (!s.ok()) return refuse(s);
+  if (tflite_refused) {
+    *detail = "computed a case TFLite refuses (" + meta["refused"]["stage"].get<std::string>() + "): " +
+              meta["refused"]["message"].dump().substr(0, 120);
+    return Outcome::kComputedRefused;
+  }
+  const json& outputs = meta["outputs"];
+  const testing::FloatTolerance tolerance = ToleranceFor(meta["op"]);
+  for (size_t k = 0; k < outputs.size() && k < interpreter->outputs().size(); ++k) {
+    std::vector<uint8_t> expected;
+    testing::ReadFileBytes(dir + "/" + outputs[k]["file"].get<std::string>(), &expected);
+    const testing::CompareResult compared = testing::CompareTensor(
+        interpreter->output_tensor(k), outputs[k]["shape"].get<std::vector<int>>(), expected, tolerance);
+    if (!compared.match) {
+      *detail = "output " + std::to_string(k) + ": " + compared.detail;
+      return Outcome::kMismatch;
+    }
+  }
+  return Outcome::kMatch;
+}
+
+TEST(OpSuiteTest, EveryCaseMatchesIsRefusedOrSaysWhyNot) {
+  TOUCHSTONE_REQUIRE_SHARED(shared);
+  const std::string root = shared + "/opsuite";
+  struct Counts {
+    int match = 0, mismatch = 0, not_yet = 0, refused = 0, computed_refused = 0;
+  };
+  std::map<std::string, Counts> per_op;
+  int total = 0;
+  std::vector<std::string> mismatches;
+  for (const std::string& op : ListDir(root)) {
+    for (const std::string& name : ListDir(root + "/" + op)) {
+      const std::string dir = root + "/" + op + "/" + name;
+      std::ifstream meta_file(dir + "/meta.json");
+      if (!meta_file) continue;
+      const json meta = json::parse(meta_file);
+      ++total;
+      std::string detail;
+      const Outcome outcome = RunCase(dir, meta, &detail);
+      Counts& c = per_op[op];
+      switch (outcome) {
+        case Outcome::kMatch: c.match++; break;
+        case Outcome::kMismatch:
+          c.mismatch++;
+          mismatches.push_back(op + "/" + name + ": " + detail);
+          break;
+        case Outcome::kNotYet: c.not_yet++; break;
+        case Outcome::kRefusedAsTflite: c.refused++; break;
+        case Outcome::kComputedRefused: c.computed_refused++; break;
+      }
+      if (outcome != Outcome::kMatch) {
+        std::printf("  %-60s %s\n", (op + "/" + name).c_str(), detail.substr(0, 200).c_str());
+      }
+    }
+  }
+  Counts sum;
+  std::printf("%-30s %6s %8s %7s %8s %9s\n", "op", "match", "mismatch", "not-yet", "refused", "computed*");
+  for (const auto& entry : per_op) {
+    const Counts& c = entry.second;
+    std::printf("%-30s %6d %8d %7d %8d %9d\n", entry.first.c_str(), c.match, c.mismatch, c.not_yet,
+                c.refused, c.computed_refused);
+    sum.match += c.match;
+    sum.mismatch += c.mismatch;
+    sum.not_yet += c.not_yet;
+    sum.refused += c.refused;
+    sum.computed_refused += c.computed_refused;
+  }
+  std::printf("op suite: %d cases: %d match, %d mismatch, %d not yet, %d refused as TFLite, "
+              "%d computed where TFLite refused (*)\n",
+              total, sum.match, sum.mismatch, sum.not_yet, sum.refused, sum.computed_refused);
+  testing::ReportCases("opsuite", total, total);
+  // A wrong number is worse than none: any case that runs must agree with TFLite.
+  EXPECT_TRUE(mismatches.empty()) << mismatches.size() << " mismatches, first: " << mismatches.front();
+}
+
+}  // namespace
+}  // namespace touchstone

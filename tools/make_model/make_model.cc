@@ -1,0 +1,60 @@
+// make_model: writes a model Touchstone makes itself (a MobileNet v1-shaped float network with
+// seeded random weights), so the demo and tests need no downloaded model. It measures nothing.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "datasets/sample_models.h"
+#include "tools/common/flags.h"
+
+namespace touchstone {
+namespace {
+
+int Main(int argc, char** argv) {
+  std::string output;
+  MobileNetLikeOptions options;
+  int32_t input_size = options.input_size;
+  int32_t num_classes = options.num_classes;
+  float width = options.width_multiplier;
+  int32_t seed = static_cast<int32_t>(options.seed);
+  FlagTable table;
+  table.AddString("output", &output, "where to write the .tflite file");
+  table.AddInt("input_size", &input_size, "input height and width (3 channels)");
+  table.AddFloat("width_multiplier", &width, "MobileNet's depth multiplier");
+  table.AddInt("num_classes", &num_classes, "classifier outputs");
+  table.AddInt("seed", &seed, "seed of the weights");
+  bool help = false;
+  Status parsed = table.Parse(argc, argv, &help, nullptr);
+  if (help) {
+    std::cout << table.Usage("make_model");
+    return 0;
+  }
+  if (!parsed.ok()) return ReportFailure(parsed);
+  if (output.empty()) return ReportFailure(UsageError("--output is required"));
+  if (input_size < 32 || input_size > 1024 || num_classes < 1 || width <= 0.0f || width > 4.0f) {
+    return ReportFailure(UsageError("--input_size must be in [32, 1024], --num_classes >= 1, "
+                                    "--width_multiplier in (0, 4]"));
+  }
+  options.input_size = input_size;
+  options.num_classes = num_classes;
+  options.width_multiplier = width;
+  options.seed = static_cast<uint32_t>(seed);
+  const std::vector<uint8_t> bytes = MakeMobileNetLike(options);
+  const std::string temp = output + ".tmp";
+  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out || std::rename(temp.c_str(), output.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return ReportFailure(InvalidInputError(output + ": cannot write"));
+  }
+  std::cout << "Wrote " << output << " (" << bytes.size() << " bytes)" << std::endl;
+  return 0;
+}
+
+}  // namespace
+}  // namespace touchstone
+
+int main(int argc, char** argv) { return touchstone::Main(argc, argv); }
