@@ -142,7 +142,7 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
       t.params.zero_point = affine->zero_point->data[0];
     }
 
-    const bool sized = t.type != kTfLiteString && t.type != kTfLiteResource && t.type != kTfLiteVariant;
+    const bool sized = t.type != kTfLiteString && t.type != kTfLiteVariant;
     if (sized && !TensorBytes(t.type, t.dims, limit, &t.bytes)) {
       return InvalidInputError(label + " of shape " + ShapeString(t.dims) + " needs more than " +
                                std::to_string(limit) + " bytes (the tensor memory limit)");
@@ -431,8 +431,7 @@ Status Subgraph::Invoke() {
     NodeEntry& entry = nodes_[node_index];
     for (int k = 0; k < entry.node.inputs->size; ++k) {
       const int t = entry.node.inputs->data[k];
-      if (t >= 0 && tensors_[t].data.raw == nullptr && tensors_[t].bytes > 0 &&
-          tensors_[t].type != kTfLiteResource) {
+      if (t >= 0 && tensors_[t].data.raw == nullptr && tensors_[t].bytes > 0) {
         status = ExecutionError("subgraph " + std::to_string(index_) + " op " +
                                 std::to_string(node_index) + " (" + entry.op_name + "): input " +
                                 std::to_string(k) + " (tensor " + std::to_string(t) + ") lacks data");
@@ -465,8 +464,7 @@ TfLiteStatus Subgraph::ResizeTensorCallback(TfLiteContext* context, TfLiteTensor
                              ? self->interpreter_->options().max_tensor_bytes
                              : UINT64_MAX;
   size_t bytes = 0;
-  const bool sized = tensor->type != kTfLiteString && tensor->type != kTfLiteResource &&
-                     tensor->type != kTfLiteVariant;
+  const bool sized = tensor->type != kTfLiteString && tensor->type != kTfLiteVariant;
   if (sized && !TensorBytes(tensor->type, new_size, limit, &bytes)) {
     context->ReportError(context, "tensor '%s' of shape %s exceeds the tensor memory limit",
                          tensor->name ? tensor->name : "", ShapeString(new_size).c_str());
@@ -626,6 +624,20 @@ const SignatureInfo* Interpreter::FindSignature(const std::string& key) const {
   return nullptr;
 }
 
+int Interpreter::ResourceId(const std::string& container, const std::string& shared_name) {
+  auto key = std::make_pair(container, shared_name);
+  auto it = resource_ids_.find(key);
+  if (it != resource_ids_.end()) return it->second;
+  const int id = static_cast<int>(resource_ids_.size());
+  resource_ids_[key] = id;
+  return id;
+}
+
+ResourceVariable* Interpreter::resource(int id) {
+  if (id < 0 || id >= static_cast<int>(resource_ids_.size())) return nullptr;
+  return &resources_[id];
+}
+
 size_t Interpreter::arena_bytes() const {
   size_t bytes = 0;
   for (const auto& s : subgraphs_) bytes += s->arena_bytes();
@@ -636,6 +648,40 @@ size_t Interpreter::dynamic_bytes() const {
   size_t bytes = 0;
   for (const auto& s : subgraphs_) bytes += s->dynamic_bytes();
   return bytes;
+}
+
+StatusOr<SignatureRunner> SignatureRunner::Create(Interpreter* interpreter, const std::string& key) {
+  const SignatureInfo* info = interpreter->FindSignature(key);
+  if (info == nullptr) {
+    std::string known;
+    for (const SignatureInfo& s : interpreter->signatures()) known += (known.empty() ? "" : ", ") + s.key;
+    return UsageError("the model has no signature '" + key + "' (it has: " + (known.empty() ? "none" : known) + ")");
+  }
+  SignatureRunner runner;
+  runner.info_ = info;
+  runner.subgraph_ = interpreter->subgraph(info->subgraph_index);
+  return runner;
+}
+
+TfLiteTensor* SignatureRunner::input_tensor(const std::string& name) {
+  for (const auto& entry : info_->inputs) {
+    if (entry.first == name) return subgraph_->tensor(entry.second);
+  }
+  return nullptr;
+}
+
+TfLiteTensor* SignatureRunner::output_tensor(const std::string& name) {
+  for (const auto& entry : info_->outputs) {
+    if (entry.first == name) return subgraph_->tensor(entry.second);
+  }
+  return nullptr;
+}
+
+Status SignatureRunner::ResizeInputTensor(const std::string& name, const std::vector<int>& dims) {
+  for (const auto& entry : info_->inputs) {
+    if (entry.first == name) return subgraph_->ResizeInputTensor(entry.second, dims);
+  }
+  return UsageError("signature '" + info_->key + "' has no input '" + name + "'");
 }
 
 }  // namespace touchstone

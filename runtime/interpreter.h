@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +26,7 @@ struct InterpreterOptions {
   KernelSet kernel_set = KernelSet::kOptimized;
   int num_threads = 1;
   // Bound on the iterations of one WHILE op, so a model that loops forever ends with an error.
-  int64_t max_loop_iterations = 10'000'000;
+  int64_t max_loop_iterations = 1000000;
   // Refuse plans whose arena and dynamic tensors together would exceed this (0 = no bound).
   uint64_t max_tensor_bytes = uint64_t{16} << 30;
 };
@@ -60,6 +61,8 @@ class Subgraph {
   size_t arena_bytes() const { return arena_.size(); }
   size_t dynamic_bytes() const;
   bool tensors_allocated() const { return allocated_; }
+  // True while this subgraph's Invoke runs (control-flow ops refuse to re-enter it).
+  bool invoking() const { return invoking_; }
 
  private:
   struct NodeEntry {
@@ -118,6 +121,15 @@ class Subgraph {
   bool invoking_ = false;
 };
 
+// A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE), shared by every subgraph of
+// an interpreter, as in TFLite.
+struct ResourceVariable {
+  TfLiteType type = kTfLiteNoType;
+  std::vector<int> dims;
+  std::vector<uint8_t> data;
+  bool assigned = false;
+};
+
 struct SignatureInfo {
   std::string key;
   int subgraph_index = 0;
@@ -153,6 +165,12 @@ class Interpreter {
   const std::vector<SignatureInfo>& signatures() const { return signatures_; }
   const SignatureInfo* FindSignature(const std::string& key) const;
 
+  // Resource variables: one id per (container, shared_name), created on first use.
+  int ResourceId(const std::string& container, const std::string& shared_name);
+  ResourceVariable* resource(int id);
+  // CALL_ONCE bookkeeping: true the first time it is asked for `subgraph_index`.
+  bool MarkInitialized(int subgraph_index) { return initialized_subgraphs_.insert(subgraph_index).second; }
+
   const Model& model() const { return *model_; }
   const InterpreterOptions& options() const { return options_; }
   // Arena bytes of all subgraphs, and bytes held by dynamic tensors.
@@ -168,6 +186,29 @@ class Interpreter {
   std::unique_ptr<OpResolver> owned_resolver_;
   std::vector<std::unique_ptr<Subgraph>> subgraphs_;
   std::vector<SignatureInfo> signatures_;
+  std::map<std::pair<std::string, std::string>, int> resource_ids_;
+  std::map<int, ResourceVariable> resources_;
+  std::set<int> initialized_subgraphs_;
+};
+
+// Runs one signature of the model: its inputs and outputs by their signature names, on the
+// signature's subgraph.
+class SignatureRunner {
+ public:
+  SignatureRunner() = default;
+  static StatusOr<SignatureRunner> Create(Interpreter* interpreter, const std::string& key);
+
+  const SignatureInfo& info() const { return *info_; }
+  // Null when the signature has no input/output of that name.
+  TfLiteTensor* input_tensor(const std::string& name);
+  TfLiteTensor* output_tensor(const std::string& name);
+  Status ResizeInputTensor(const std::string& name, const std::vector<int>& dims);
+  Status AllocateTensors() { return subgraph_->AllocateTensors(); }
+  Status Invoke() { return subgraph_->Invoke(); }
+
+ private:
+  const SignatureInfo* info_ = nullptr;
+  Subgraph* subgraph_ = nullptr;
 };
 
 }  // namespace touchstone

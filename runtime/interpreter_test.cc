@@ -96,3 +96,89 @@ TEST(InterpreterTest, KernelErrorsNameTheOp) {
 
 }  // namespace
 }  // namespace touchstone
+
+namespace touchstone {
+namespace {
+
+TEST(InterpreterTest, SignaturesRunByKeyOnTheirSubgraph) {
+  // Two subgraphs: "add" doubles its input, "sub" subtracts it from itself.
+  ModelBuilder b;
+  for (int s = 0; s < 2; ++s) {
+    if (s == 1) b.AddSubgraph("second");
+    const int in = b.AddTensor(kTfLiteFloat32, {2}, "x");
+    const int out = b.AddTensor(kTfLiteFloat32, {2}, "y");
+    b.AddOperator(s == 0 ? kTfLiteBuiltinAdd : kTfLiteBuiltinSub, {in, in}, {out},
+                  s == 0 ? fb::BuiltinOptions::AddOptions : fb::BuiltinOptions::SubOptions,
+                  s == 0 ? fb::CreateAddOptions(b.fbb()).Union() : fb::CreateSubOptions(b.fbb()).Union());
+    b.SetInputs({in});
+    b.SetOutputs({out});
+    b.AddSignature(s == 0 ? "add" : "sub", s, {{"in", in}}, {{"out", out}});
+  }
+  auto model = Model::FromBuffer(b.Finish(), "signatures");
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  InterpreterOptions options;
+  options.kernel_set = KernelSet::kReference;
+  auto interpreter = Interpreter::Create(model.value(), options);
+  ASSERT_TRUE(interpreter.ok()) << interpreter.status().message();
+  ASSERT_EQ(interpreter.value()->signatures().size(), 2u);
+  auto runner = SignatureRunner::Create(interpreter.value().get(), "sub");
+  ASSERT_TRUE(runner.ok());
+  ASSERT_TRUE(runner.value().AllocateTensors().ok());
+  float* in = reinterpret_cast<float*>(runner.value().input_tensor("in")->data.raw);
+  in[0] = 3.0f;
+  in[1] = -1.0f;
+  ASSERT_TRUE(runner.value().Invoke().ok());
+  const float* out = reinterpret_cast<const float*>(runner.value().output_tensor("out")->data.raw);
+  EXPECT_EQ(out[0], 0.0f);
+  EXPECT_EQ(out[1], 0.0f);
+  EXPECT_EQ(runner.value().input_tensor("nope"), nullptr);
+  EXPECT_EQ(SignatureRunner::Create(interpreter.value().get(), "mul").status().code(), StatusCode::kUsage);
+}
+
+TEST(InterpreterTest, WhileLoopRunsAndIsBounded) {
+  // cond: x < 10; body: x = x + 1 (int32 scalar). Then the same loop with a bound of 3 iterations.
+  for (int64_t bound : {int64_t{1000}, int64_t{3}}) {
+    ModelBuilder b;
+    const int x = b.AddTensor(kTfLiteInt32, {}, "x");
+    const int y = b.AddTensor(kTfLiteInt32, {}, "y");
+    b.AddOperator(kTfLiteBuiltinWhile, {x}, {y}, fb::BuiltinOptions::WhileOptions,
+                  fb::CreateWhileOptions(b.fbb(), 1, 2).Union());
+    b.SetInputs({x});
+    b.SetOutputs({y});
+    b.AddSubgraph("cond");
+    const int cx = b.AddTensor(kTfLiteInt32, {}, "cx");
+    const int ten = b.AddConstTensor(kTfLiteInt32, {}, std::vector<int32_t>{10}, "ten");
+    const int less = b.AddTensor(kTfLiteBool, {}, "less");
+    b.AddOperator(kTfLiteBuiltinLess, {cx, ten}, {less});
+    b.SetInputs({cx});
+    b.SetOutputs({less});
+    b.AddSubgraph("body");
+    const int bx = b.AddTensor(kTfLiteInt32, {}, "bx");
+    const int one = b.AddConstTensor(kTfLiteInt32, {}, std::vector<int32_t>{1}, "one");
+    const int next = b.AddTensor(kTfLiteInt32, {}, "next");
+    b.AddOperator(kTfLiteBuiltinAdd, {bx, one}, {next}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(b.fbb()).Union());
+    b.SetInputs({bx});
+    b.SetOutputs({next});
+    auto model = Model::FromBuffer(b.Finish(), "while");
+    ASSERT_TRUE(model.ok()) << model.status().message();
+    InterpreterOptions options;
+    options.kernel_set = KernelSet::kReference;
+    options.max_loop_iterations = bound;
+    auto interpreter = Interpreter::Create(model.value(), options);
+    ASSERT_TRUE(interpreter.ok()) << interpreter.status().message();
+    ASSERT_TRUE(interpreter.value()->AllocateTensors().ok());
+    *reinterpret_cast<int32_t*>(interpreter.value()->input_tensor(0)->data.raw) = 2;
+    Status s = interpreter.value()->Invoke();
+    if (bound == 1000) {
+      ASSERT_TRUE(s.ok()) << s.message();
+      EXPECT_EQ(*reinterpret_cast<int32_t*>(interpreter.value()->output_tensor(0)->data.raw), 10);
+    } else {
+      ASSERT_FALSE(s.ok());
+      EXPECT_NE(s.message().find("WHILE loop ran 3 iterations"), std::string::npos) << s.message();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace touchstone

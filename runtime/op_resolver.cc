@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/c/builtin_ops.h"
+#include "runtime/control_flow.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -12,6 +13,9 @@ struct BuiltinEntry {
   int code;
   TfLiteRegistration* (*reference)();
 };
+
+// Ops implemented in runtime/ itself (they need the interpreter).
+#define TS_RUNTIME_OP(code, name) {code, Register_##name}
 
 // The one table of builtin ops. Versions: every version of an op is served by the same kernel,
 // which checks in Prepare what it supports.
@@ -114,7 +118,14 @@ const BuiltinEntry kBuiltinOps[] = {
     TS_OP(kTfLiteBuiltinResizeNearestNeighbor, RESIZE_NEAREST_NEIGHBOR),
     TS_OP(kTfLiteBuiltinLstm, LSTM),
     TS_OP(kTfLiteBuiltinUnidirectionalSequenceLstm, UNIDIRECTIONAL_SEQUENCE_LSTM),
+    TS_RUNTIME_OP(kTfLiteBuiltinWhile, WHILE),
+    TS_RUNTIME_OP(kTfLiteBuiltinIf, IF),
+    TS_RUNTIME_OP(kTfLiteBuiltinCallOnce, CALL_ONCE),
+    TS_RUNTIME_OP(kTfLiteBuiltinVarHandle, VAR_HANDLE),
+    TS_RUNTIME_OP(kTfLiteBuiltinAssignVariable, ASSIGN_VARIABLE),
+    TS_RUNTIME_OP(kTfLiteBuiltinReadVariable, READ_VARIABLE),
 };
+#undef TS_RUNTIME_OP
 #undef TS_OP
 
 }  // namespace

@@ -29,7 +29,10 @@ bazel test "${TARGETS[@]}" \
   --test_output=errors
 BAZEL_RC=$?
 
-python3 scripts/test_summary.py bazel-testlogs "${CI:-}"
+# Read the logs through `bazel info`, not the bazel-testlogs symlink, which another Bazel output base
+# (e.g. a sanitizer build) may have repointed.
+TESTLOGS="$(bazel info bazel-testlogs 2>/dev/null)"
+python3 scripts/test_summary.py "${TESTLOGS:-bazel-testlogs}" "${CI:-}"
 SUMMARY_RC=$?
 
 if [ $BAZEL_RC -ne 0 ] || [ $SUMMARY_RC -ne 0 ]; then exit 1; fi

@@ -153,6 +153,7 @@ size_t TfLiteTypeGetSize(TfLiteType type) {
     case kTfLiteFloat64: return 8;
     case kTfLiteComplex64: return 8;
     case kTfLiteComplex128: return 16;
+    case kTfLiteResource: return 4;  // a resource id, as TFLite stores it
     default: return 0;
   }
 }

@@ -3,8 +3,9 @@
 //
 // Shapes align on their last dimension; a missing leading dimension counts as 1, and a dimension of
 // 1 stretches to the other operands' size. The output shape is what
-// tflite::CalculateShapeForBroadcast computes (or the shared shape when no broadcast is needed); the
-// walk below reads each input through strides that are 0 along the dimensions it is stretched on.
+// tflite::CalculateShapeForBroadcast computes (or the shared shape when no broadcast is needed);
+// the walk below reads each input through strides that are 0 along the dimensions it is stretched
+// on.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_ELEMENTWISE_BROADCAST_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_ELEMENTWISE_BROADCAST_H_
 
@@ -99,7 +100,8 @@ bool BroadcastBinary(const TfLiteIntArray* a_dims, const A* a, const TfLiteIntAr
   const TfLiteIntArray* shapes[] = {a_dims, b_dims};
   BroadcastWalk walk;
   if (!MakeBroadcastWalk(shapes, 2, out_dims, &walk)) return false;
-  ForEachBroadcastIndex(walk, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = f(a[i], b[j]); });
+  ForEachBroadcastIndex(walk,
+                        [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = f(a[i], b[j]); });
   return true;
 }
 
@@ -111,9 +113,8 @@ bool BroadcastTernary(const TfLiteIntArray* a_dims, const A* a, const TfLiteIntA
   const TfLiteIntArray* shapes[] = {a_dims, b_dims, c_dims};
   BroadcastWalk walk;
   if (!MakeBroadcastWalk(shapes, 3, out_dims, &walk)) return false;
-  ForEachBroadcastIndex(walk, [&](int64_t o, int64_t i, int64_t j, int64_t k) {
-    out[o] = f(a[i], b[j], c[k]);
-  });
+  ForEachBroadcastIndex(
+      walk, [&](int64_t o, int64_t i, int64_t j, int64_t k) { out[o] = f(a[i], b[j], c[k]); });
   return true;
 }
 

@@ -26,19 +26,22 @@ template <typename T>
 inline T WrapAdd(T a, T b) {
   using U = typename std::make_unsigned<T>::type;
   using W = typename std::common_type<U, unsigned int>::type;
-  return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) + static_cast<W>(static_cast<U>(b))));
+  return static_cast<T>(
+      static_cast<U>(static_cast<W>(static_cast<U>(a)) + static_cast<W>(static_cast<U>(b))));
 }
 template <typename T>
 inline T WrapSub(T a, T b) {
   using U = typename std::make_unsigned<T>::type;
   using W = typename std::common_type<U, unsigned int>::type;
-  return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) - static_cast<W>(static_cast<U>(b))));
+  return static_cast<T>(
+      static_cast<U>(static_cast<W>(static_cast<U>(a)) - static_cast<W>(static_cast<U>(b))));
 }
 template <typename T>
 inline T WrapMul(T a, T b) {
   using U = typename std::make_unsigned<T>::type;
   using W = typename std::common_type<U, unsigned int>::type;
-  return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
+  return static_cast<T>(
+      static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
 }
 template <typename T>
 inline T WrapNeg(T a) {
@@ -76,13 +79,15 @@ inline void QuantizeMultiplier(double real, int32_t* quantized, int* shift) {
 
 // Round(a * b / 2^31) with ties away from zero; the single overflowing case (-1 * -1) saturates.
 inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
-  if (a == b && a == std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::max();
+  if (a == b && a == std::numeric_limits<int32_t>::min())
+    return std::numeric_limits<int32_t>::max();
   const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
   const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
   return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
 }
 inline int16_t SaturatingRoundingDoublingHighMul(int16_t a, int16_t b) {
-  if (a == b && a == std::numeric_limits<int16_t>::min()) return std::numeric_limits<int16_t>::max();
+  if (a == b && a == std::numeric_limits<int16_t>::min())
+    return std::numeric_limits<int16_t>::max();
   const int32_t ab = static_cast<int32_t>(a) * static_cast<int32_t>(b);
   const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
   return static_cast<int16_t>((ab + nudge) / (1 << 15));
@@ -104,7 +109,8 @@ inline int16_t RoundingDivideByPOT(int16_t x, int exponent) {
 inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) {
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
-  return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(ShiftLeftWrap(x, left), multiplier), right);
+  return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(ShiftLeftWrap(x, left), multiplier),
+                             right);
 }
 
 // True when x is (within 1e-3 in log2) a power of two; *log2 gets the rounded exponent.
@@ -137,10 +143,13 @@ struct Fixed {
   static Fixed FromRaw(Raw r) { return Fixed{r}; }
   static Fixed Zero() { return Fixed{0}; }
   static Fixed One() {
-    return Fixed{IntBits == 0 ? std::numeric_limits<Raw>::max() : static_cast<Raw>(Raw(1) << kFracBits)};
+    return Fixed{IntBits == 0 ? std::numeric_limits<Raw>::max()
+                              : static_cast<Raw>(Raw(1) << kFracBits)};
   }
   // 2^exponent, exactly representable.
-  static Fixed PowerOfTwo(int exponent) { return Fixed{static_cast<Raw>(Raw(1) << (kFracBits + exponent))}; }
+  static Fixed PowerOfTwo(int exponent) {
+    return Fixed{static_cast<Raw>(Raw(1) << (kFracBits + exponent))};
+  }
   // A constant given as a Q-format value on 32 bits (rounded down to 16 bits for int16 raws).
   static Fixed FromInt32Constant(int32_t v) {
     return Fixed{static_cast<Raw>(RoundingDivideByPOT(v, 32 - kBits))};
@@ -148,22 +157,34 @@ struct Fixed {
 };
 
 template <typename Raw>
-inline Raw RawAdd(Raw a, Raw b) { return WrapAdd<Raw>(a, b); }
+inline Raw RawAdd(Raw a, Raw b) {
+  return WrapAdd<Raw>(a, b);
+}
 template <typename Raw>
-inline Raw RawSub(Raw a, Raw b) { return WrapSub<Raw>(a, b); }
+inline Raw RawSub(Raw a, Raw b) {
+  return WrapSub<Raw>(a, b);
+}
 
 template <typename Raw, int A, int B>
 inline Fixed<Raw, A + B> operator*(Fixed<Raw, A> a, Fixed<Raw, B> b) {
   return Fixed<Raw, A + B>{SaturatingRoundingDoublingHighMul(a.raw, b.raw)};
 }
 template <typename Raw, int N>
-inline Fixed<Raw, N> operator+(Fixed<Raw, N> a, Fixed<Raw, N> b) { return {RawAdd(a.raw, b.raw)}; }
+inline Fixed<Raw, N> operator+(Fixed<Raw, N> a, Fixed<Raw, N> b) {
+  return {RawAdd(a.raw, b.raw)};
+}
 template <typename Raw, int N>
-inline Fixed<Raw, N> operator-(Fixed<Raw, N> a, Fixed<Raw, N> b) { return {RawSub(a.raw, b.raw)}; }
+inline Fixed<Raw, N> operator-(Fixed<Raw, N> a, Fixed<Raw, N> b) {
+  return {RawSub(a.raw, b.raw)};
+}
 template <typename Raw, int N>
-inline Fixed<Raw, N> operator-(Fixed<Raw, N> a) { return {WrapNeg(a.raw)}; }
+inline Fixed<Raw, N> operator-(Fixed<Raw, N> a) {
+  return {WrapNeg(a.raw)};
+}
 template <typename Raw, int N>
-inline Fixed<Raw, N> operator&(Fixed<Raw, N> a, Fixed<Raw, N> b) { return {static_cast<Raw>(a.raw & b.raw)}; }
+inline Fixed<Raw, N> operator&(Fixed<Raw, N> a, Fixed<Raw, N> b) {
+  return {static_cast<Raw>(a.raw & b.raw)};
+}
 
 // a + b, saturating when the raw type is 16 bits (plain wrapping addition for 32 bits).
 template <typename Raw, int N>
@@ -187,7 +208,8 @@ inline Fixed<Raw, N> RoundingHalfSum(Fixed<Raw, N> a, Fixed<Raw, N> b) {
 template <typename Raw>
 inline Raw SaturatingRoundingMultiplyByPOT(Raw x, int exponent) {
   if (exponent == 0) return x;
-  if (exponent < 0) return static_cast<Raw>(RoundingDivideByPOT(static_cast<int32_t>(x), -exponent));
+  if (exponent < 0)
+    return static_cast<Raw>(RoundingDivideByPOT(static_cast<int32_t>(x), -exponent));
   const int bits = 8 * static_cast<int>(sizeof(Raw));
   const int64_t threshold = (int64_t{1} << (bits - 1 - exponent)) - 1;
   if (x > threshold) return std::numeric_limits<Raw>::max();
@@ -217,7 +239,8 @@ inline Fixed<Raw, 0> ExpOnQuarterInterval(Fixed<Raw, 0> a) {
   const F x3 = x2 * x;
   const F x4 = x2 * x2;
   const F x4_over_4 = F::FromRaw(SaturatingRoundingMultiplyByPOT<Raw>(x4.raw, -2));
-  const F poly = F::FromRaw(SaturatingRoundingMultiplyByPOT<Raw>((((x4_over_4 + x3) * one_third) + x2).raw, -1));
+  const F poly = F::FromRaw(
+      SaturatingRoundingMultiplyByPOT<Raw>((((x4_over_4 + x3) * one_third) + x2).raw, -1));
   return AddSaturatingIf16Bit(exp_minus_one_eighth, exp_minus_one_eighth * (x + poly));
 }
 
@@ -237,12 +260,14 @@ inline Fixed<Raw, 0> ExpOnNegativeValues(Fixed<Raw, IntBits> a) {
     int exponent;
     int32_t multiplier;  // exp(-2^exponent) in Q0.31
   };
-  static constexpr Step kSteps[] = {{-2, 1672461947}, {-1, 1302514674}, {0, 790015084}, {1, 290630308},
-                                    {2, 39332535},    {3, 720401},      {4, 242}};
+  static constexpr Step kSteps[] = {{-2, 1672461947}, {-1, 1302514674}, {0, 790015084},
+                                    {1, 290630308},   {2, 39332535},    {3, 720401},
+                                    {4, 242}};
   for (const Step& s : kSteps) {
     if (IntBits > s.exponent) {
       const int bit = kFrac + s.exponent;
-      if (remainder & static_cast<Raw>(Raw(1) << bit)) result = result * Out::FromInt32Constant(s.multiplier);
+      if (remainder & static_cast<Raw>(Raw(1) << bit))
+        result = result * Out::FromInt32Constant(s.multiplier);
     }
   }
   if (IntBits > 5) {
@@ -320,8 +345,8 @@ inline int32_t GetReciprocal(int32_t x, int x_integer_digits, int* bits_over_uni
 
 // 1/sqrt(input) as a multiplier and exponent (Newton-Raphson in Q3.28). `reverse_shift` is -1 to
 // return the exponent as a left shift. Inputs 0 and 1 give the largest multiplier.
-inline void GetInvSqrtQuantizedMultiplierExp(int32_t input, int reverse_shift, int32_t* out_inv_sqrt,
-                                             int* out_shift) {
+inline void GetInvSqrtQuantizedMultiplierExp(int32_t input, int reverse_shift,
+                                             int32_t* out_inv_sqrt, int* out_shift) {
   if (input <= 1) {
     *out_inv_sqrt = std::numeric_limits<int32_t>::max();
     *out_shift = 0;
@@ -364,7 +389,8 @@ inline void GetInvSqrtQuantizedMultiplierExp(int32_t input, int reverse_shift, i
 template <typename T, typename F>
 inline void PopulateLut8(float input_scale, int32_t input_zero_point, float output_scale,
                          int32_t output_zero_point, F f, uint8_t* lut) {
-  static_assert(std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value, "8-bit types only");
+  static_assert(std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value,
+                "8-bit types only");
   const float inverse_scale = 1 / output_scale;
   const int32_t lo = std::numeric_limits<T>::min();
   const int32_t hi = std::numeric_limits<T>::max();
@@ -384,10 +410,14 @@ inline void PopulateLut8(float input_scale, int32_t input_zero_point, float outp
 template <typename F>
 inline void PopulateLut16(float input_scale, int32_t input_zero_point, float output_scale,
                           int32_t output_zero_point, F f, int16_t* lut) {
-  const float input_min = input_scale * static_cast<float>(std::numeric_limits<int16_t>::min() - input_zero_point);
-  const float input_max = input_scale * static_cast<float>(std::numeric_limits<int16_t>::max() - input_zero_point);
-  const float output_min = output_scale * static_cast<float>(std::numeric_limits<int16_t>::min() - output_zero_point);
-  const float output_max = output_scale * static_cast<float>(std::numeric_limits<int16_t>::max() - output_zero_point);
+  const float input_min =
+      input_scale * static_cast<float>(std::numeric_limits<int16_t>::min() - input_zero_point);
+  const float input_max =
+      input_scale * static_cast<float>(std::numeric_limits<int16_t>::max() - input_zero_point);
+  const float output_min =
+      output_scale * static_cast<float>(std::numeric_limits<int16_t>::min() - output_zero_point);
+  const float output_max =
+      output_scale * static_cast<float>(std::numeric_limits<int16_t>::max() - output_zero_point);
   const int steps = 512;
   const float step = (input_max - input_min) / steps;
   const float half_step = step / 2;
@@ -399,7 +429,8 @@ inline void PopulateLut16(float input_scale, int32_t input_zero_point, float out
     const float val_mid = f(input_min + i * step + half_step);
     const float val_next = f(input_min + (i + 1) * step);
     const float sample = std::round(val * output_scaling_inv);
-    const float mid_interp = std::round((val_next * output_scaling_inv + std::round(val * output_scaling_inv)) / 2);
+    const float mid_interp =
+        std::round((val_next * output_scaling_inv + std::round(val * output_scaling_inv)) / 2);
     const float mid_value = std::round(val_mid * output_scaling_inv);
     const float bias = std::round((mid_interp - mid_value) / 2);
     lut[i] = static_cast<int16_t>(std::min(std::max(sample - bias, table_min), table_max));
@@ -424,25 +455,26 @@ inline int16_t Lut16Lookup(int16_t value, const int16_t* lut) {
 // kernels tabulate it (the last entry saturates at 65535). Data, needed for bit-exact results.
 inline const uint16_t* SigmoidTableQ16() {
   static const uint16_t kTable[256] = {
-      32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794, 41432,
-      42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443, 48964, 49475,
-      49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485,
-      55834, 56174, 56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519,
-      59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279, 61441, 61599, 61750, 61896, 62036,
-      62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186, 63279, 63368, 63454, 63536,
-      63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308, 64357, 64405,
-      64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900,
-      64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179,
-      65194, 65208, 65221, 65234, 65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337,
-      65345, 65352, 65360, 65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425,
-      65429, 65433, 65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474,
-      65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498, 65500, 65501,
-      65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516, 65517,
-      65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524, 65525, 65525,
-      65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530,
-      65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533,
-      65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534,
-      65534, 65534, 65535};
+      32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
+      41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
+      48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374,
+      54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544,
+      58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279,
+      61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990,
+      63090, 63186, 63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030,
+      64090, 64148, 64204, 64257, 64308, 64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652,
+      64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019,
+      65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234,
+      65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360,
+      65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
+      65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476,
+      65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498, 65500, 65501,
+      65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516,
+      65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
+      65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529,
+      65529, 65530, 65530, 65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532,
+      65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534,
+      65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
   return kTable;
 }
 
@@ -488,7 +520,8 @@ inline int16_t TanhInt16ByTable(int16_t x, int32_t multiplier, int shift) {
     const uint32_t frac = abs_v & 0xFF;
     result = static_cast<int32_t>((a << 8) + frac * (b - a));
   }
-  result = v >= 0 ? (result - (1 << (14 + 9)) + (1 << (9 - 2))) : (-result + (1 << (14 + 9)) + (1 << (9 - 2)) - 1);
+  result = v >= 0 ? (result - (1 << (14 + 9)) + (1 << (9 - 2)))
+                  : (-result + (1 << (14 + 9)) + (1 << (9 - 2)) - 1);
   return static_cast<int16_t>(result >> (9 - 1));
 }
 

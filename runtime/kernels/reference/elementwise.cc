@@ -1,10 +1,11 @@
-// Reference element-wise kernels: arithmetic, unary math, activations, comparisons, casts, selection.
+// Reference element-wise kernels: arithmetic, unary math, activations, comparisons, casts,
+// selection.
 //
 // Each kernel computes what TensorFlow Lite 2.14's built-in kernel computes for the same model, so
-// that the reference can serve as the golden implementation: float results to the last ulp or two of
-// the math library, integer and quantized results bit for bit (the fixed-point steps live in
-// runtime/kernels/internal/elementwise_quant.h). Where TFLite refuses a type or a quantization, so do
-// these kernels, with a message that names the op and the problem; a few places go further than
+// that the reference can serve as the golden implementation: float results to the last ulp or two
+// of the math library, integer and quantized results bit for bit (the fixed-point steps live in
+// runtime/kernels/internal/elementwise_quant.h). Where TFLite refuses a type or a quantization, so
+// do these kernels, with a message that names the op and the problem; a few places go further than
 // TFLite and say so below (broadcasting to any rank up to 8 for every binary op, unsupported fused
 // activations refused instead of ignored, integer overflow defined as two's-complement wrap).
 //
@@ -34,17 +35,17 @@ using elementwise::Fixed;
 using elementwise::MultiplyByQuantizedMultiplier;
 using elementwise::QuantizeMultiplier;
 
-#define EW_ENSURE(context, cond, ...)          \
-  do {                                         \
-    if (!(cond)) {                             \
+#define EW_ENSURE(context, cond, ...)             \
+  do {                                            \
+    if (!(cond)) {                                \
       TF_LITE_KERNEL_LOG((context), __VA_ARGS__); \
-      return kTfLiteError;                     \
-    }                                          \
+      return kTfLiteError;                        \
+    }                                             \
   } while (0)
 
-#define EW_OK(expr)                           \
-  do {                                        \
-    const TfLiteStatus ew_status_ = (expr);   \
+#define EW_OK(expr)                                 \
+  do {                                              \
+    const TfLiteStatus ew_status_ = (expr);         \
     if (ew_status_ != kTfLiteOk) return ew_status_; \
   } while (0)
 
@@ -57,8 +58,8 @@ struct OpData {
   int32_t input1_multiplier = 0, input2_multiplier = 0, output_multiplier = 0;
   int input1_shift = 0, input2_shift = 0, output_shift = 0, left_shift = 0;
   int32_t act_min = 0, act_max = 0;
-  bool pot_int16 = false;          // ADD/SUB int16 with power-of-two scales
-  bool scaled_compare = false;     // quantized comparison with rescaling
+  bool pot_int16 = false;       // ADD/SUB int16 with power-of-two scales
+  bool scaled_compare = false;  // quantized comparison with rescaling
   // Unary quantized ops.
   int32_t multiplier = 0, multiplier2 = 0;
   int shift = 0, shift2 = 0;
@@ -83,7 +84,8 @@ const char* TypeName(TfLiteType t) { return TfLiteTypeGetName(t); }
 TfLiteStatus GetIO(TfLiteContext* context, TfLiteNode* node, int num_inputs, const char* op,
                    const TfLiteTensor** in, TfLiteTensor** out) {
   EW_ENSURE(context, node->inputs != nullptr && tflite::NumInputs(node) == num_inputs,
-            "%s: expected %d input(s), got %d", op, num_inputs, node->inputs ? tflite::NumInputs(node) : 0);
+            "%s: expected %d input(s), got %d", op, num_inputs,
+            node->inputs ? tflite::NumInputs(node) : 0);
   EW_ENSURE(context, node->outputs != nullptr && tflite::NumOutputs(node) == 1,
             "%s: expected 1 output, got %d", op, node->outputs ? tflite::NumOutputs(node) : 0);
   for (int i = 0; i < num_inputs; ++i) {
@@ -95,21 +97,39 @@ TfLiteStatus GetIO(TfLiteContext* context, TfLiteNode* node, int num_inputs, con
   return kTfLiteOk;
 }
 
-bool IsQuantizableType(TfLiteType t) { return t == kTfLiteUInt8 || t == kTfLiteInt8 || t == kTfLiteInt16; }
-bool HasScale(const TfLiteTensor* t) { return t->params.scale > 0.0f && std::isfinite(t->params.scale); }
+bool IsQuantizableType(TfLiteType t) {
+  return t == kTfLiteUInt8 || t == kTfLiteInt8 || t == kTfLiteInt16;
+}
+bool HasScale(const TfLiteTensor* t) {
+  return t->params.scale > 0.0f && std::isfinite(t->params.scale);
+}
 
 void TypeRange(TfLiteType t, int32_t* lo, int32_t* hi) {
   switch (t) {
-    case kTfLiteUInt8: *lo = 0; *hi = 255; break;
-    case kTfLiteInt8: *lo = -128; *hi = 127; break;
-    case kTfLiteInt16: *lo = -32768; *hi = 32767; break;
-    default: *lo = std::numeric_limits<int32_t>::min(); *hi = std::numeric_limits<int32_t>::max(); break;
+    case kTfLiteUInt8:
+      *lo = 0;
+      *hi = 255;
+      break;
+    case kTfLiteInt8:
+      *lo = -128;
+      *hi = 127;
+      break;
+    case kTfLiteInt16:
+      *lo = -32768;
+      *hi = 32767;
+      break;
+    default:
+      *lo = std::numeric_limits<int32_t>::min();
+      *hi = std::numeric_limits<int32_t>::max();
+      break;
   }
 }
 
-TfLiteStatus RequireScale(TfLiteContext* context, const TfLiteTensor* t, const char* op, const char* which) {
-  EW_ENSURE(context, HasScale(t), "%s: %s tensor of type %s needs quantization parameters (a positive scale)",
-            op, which, TypeName(t->type));
+TfLiteStatus RequireScale(TfLiteContext* context, const TfLiteTensor* t, const char* op,
+                          const char* which) {
+  EW_ENSURE(context, HasScale(t),
+            "%s: %s tensor of type %s needs quantization parameters (a positive scale)", op, which,
+            TypeName(t->type));
   return kTfLiteOk;
 }
 
@@ -117,7 +137,8 @@ TfLiteStatus RequireScale(TfLiteContext* context, const TfLiteTensor* t, const c
 // would silently ignore them).
 TfLiteStatus CheckActivation(TfLiteContext* context, TfLiteFusedActivation a, const char* op) {
   EW_ENSURE(context,
-            a == kTfLiteActNone || a == kTfLiteActRelu || a == kTfLiteActRelu6 || a == kTfLiteActReluN1To1,
+            a == kTfLiteActNone || a == kTfLiteActRelu || a == kTfLiteActRelu6 ||
+                a == kTfLiteActReluN1To1,
             "%s: fused activation %d is not supported (only NONE, RELU, RELU6, RELU_N1_TO_1)", op,
             static_cast<int>(a));
   return kTfLiteOk;
@@ -128,10 +149,22 @@ TfLiteStatus CheckActivation(TfLiteContext* context, TfLiteFusedActivation a, co
 template <typename T>
 void ActivationBounds(TfLiteFusedActivation a, T* lo, T* hi) {
   switch (a) {
-    case kTfLiteActRelu: *lo = 0; *hi = std::numeric_limits<T>::max(); break;
-    case kTfLiteActRelu6: *lo = 0; *hi = 6; break;
-    case kTfLiteActReluN1To1: *lo = -1; *hi = 1; break;
-    default: *lo = std::numeric_limits<T>::lowest(); *hi = std::numeric_limits<T>::max(); break;
+    case kTfLiteActRelu:
+      *lo = 0;
+      *hi = std::numeric_limits<T>::max();
+      break;
+    case kTfLiteActRelu6:
+      *lo = 0;
+      *hi = 6;
+      break;
+    case kTfLiteActReluN1To1:
+      *lo = -1;
+      *hi = 1;
+      break;
+    default:
+      *lo = std::numeric_limits<T>::lowest();
+      *hi = std::numeric_limits<T>::max();
+      break;
   }
 }
 
@@ -141,17 +174,30 @@ T Clamp(T v, T lo, T hi) {
 }
 
 // Clamp bounds of a fused activation on a quantized output, in the output's integer units.
-void QuantizedActivationBounds(TfLiteFusedActivation a, const TfLiteTensor* out, int32_t* lo, int32_t* hi) {
+void QuantizedActivationBounds(TfLiteFusedActivation a, const TfLiteTensor* out, int32_t* lo,
+                               int32_t* hi) {
   int32_t qmin, qmax;
   TypeRange(out->type, &qmin, &qmax);
   const float scale = out->params.scale;
   const int32_t zp = out->params.zero_point;
   auto quantize = [&](float f) { return zp + static_cast<int32_t>(std::round(f / scale)); };
   switch (a) {
-    case kTfLiteActRelu: *lo = std::max(qmin, quantize(0.0f)); *hi = qmax; break;
-    case kTfLiteActRelu6: *lo = std::max(qmin, quantize(0.0f)); *hi = std::min(qmax, quantize(6.0f)); break;
-    case kTfLiteActReluN1To1: *lo = std::max(qmin, quantize(-1.0f)); *hi = std::min(qmax, quantize(1.0f)); break;
-    default: *lo = qmin; *hi = qmax; break;
+    case kTfLiteActRelu:
+      *lo = std::max(qmin, quantize(0.0f));
+      *hi = qmax;
+      break;
+    case kTfLiteActRelu6:
+      *lo = std::max(qmin, quantize(0.0f));
+      *hi = std::min(qmax, quantize(6.0f));
+      break;
+    case kTfLiteActReluN1To1:
+      *lo = std::max(qmin, quantize(-1.0f));
+      *hi = std::min(qmax, quantize(1.0f));
+      break;
+    default:
+      *lo = qmin;
+      *hi = qmax;
+      break;
   }
 }
 
@@ -189,9 +235,10 @@ T* Out(TfLiteTensor* t) {
 
 // Binary broadcast over tensors; the shapes were checked in Prepare.
 template <typename A, typename B, typename O, typename F>
-TfLiteStatus Binary(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out,
-                    F&& f) {
-  EW_ENSURE(context, BroadcastBinary(a->dims, In<A>(a), b->dims, In<B>(b), out->dims, Out<O>(out), f),
+TfLiteStatus Binary(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                    TfLiteTensor* out, F&& f) {
+  EW_ENSURE(context,
+            BroadcastBinary(a->dims, In<A>(a), b->dims, In<B>(b), out->dims, Out<O>(out), f),
             "element-wise op: input shapes do not broadcast to the output shape");
   return kTfLiteOk;
 }
@@ -212,49 +259,64 @@ enum class Arith { kAdd, kSub, kMul, kDiv };
 
 const char* ArithName(Arith k) {
   switch (k) {
-    case Arith::kAdd: return "ADD";
-    case Arith::kSub: return "SUB";
-    case Arith::kMul: return "MUL";
-    default: return "DIV";
+    case Arith::kAdd:
+      return "ADD";
+    case Arith::kSub:
+      return "SUB";
+    case Arith::kMul:
+      return "MUL";
+    default:
+      return "DIV";
   }
 }
 
 TfLiteFusedActivation ArithActivation(Arith k, const TfLiteNode* node) {
   if (node->builtin_data == nullptr) return kTfLiteActNone;
   switch (k) {
-    case Arith::kAdd: return static_cast<const TfLiteAddParams*>(node->builtin_data)->activation;
-    case Arith::kSub: return static_cast<const TfLiteSubParams*>(node->builtin_data)->activation;
-    case Arith::kMul: return static_cast<const TfLiteMulParams*>(node->builtin_data)->activation;
-    default: return static_cast<const TfLiteDivParams*>(node->builtin_data)->activation;
+    case Arith::kAdd:
+      return static_cast<const TfLiteAddParams*>(node->builtin_data)->activation;
+    case Arith::kSub:
+      return static_cast<const TfLiteSubParams*>(node->builtin_data)->activation;
+    case Arith::kMul:
+      return static_cast<const TfLiteMulParams*>(node->builtin_data)->activation;
+    default:
+      return static_cast<const TfLiteDivParams*>(node->builtin_data)->activation;
   }
 }
 
 bool ArithPotScaleInt16(Arith k, const TfLiteNode* node) {
   if (node->builtin_data == nullptr) return false;
-  if (k == Arith::kAdd) return static_cast<const TfLiteAddParams*>(node->builtin_data)->pot_scale_int16;
-  if (k == Arith::kSub) return static_cast<const TfLiteSubParams*>(node->builtin_data)->pot_scale_int16;
+  if (k == Arith::kAdd)
+    return static_cast<const TfLiteAddParams*>(node->builtin_data)->pot_scale_int16;
+  if (k == Arith::kSub)
+    return static_cast<const TfLiteSubParams*>(node->builtin_data)->pot_scale_int16;
   return false;
 }
 
 // ADD/SUB on quantized tensors: both inputs are brought to a common scale (twice the larger input
 // scale, with 20 extra bits for 8-bit types and 15 for int16), added, and rescaled to the output.
 TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Arith kind,
-                                    const TfLiteTensor* in1, const TfLiteTensor* in2, TfLiteTensor* out) {
+                                    const TfLiteTensor* in1, const TfLiteTensor* in2,
+                                    TfLiteTensor* out) {
   const char* op = ArithName(kind);
   OpData* d = Data(node);
   int32_t qmin, qmax;
   TypeRange(out->type, &qmin, &qmax);
-  for (const TfLiteTensor* t : {static_cast<const TfLiteTensor*>(in1), static_cast<const TfLiteTensor*>(in2),
-                                static_cast<const TfLiteTensor*>(out)}) {
+  for (const TfLiteTensor* t :
+       {static_cast<const TfLiteTensor*>(in1), static_cast<const TfLiteTensor*>(in2),
+        static_cast<const TfLiteTensor*>(out)}) {
     EW_ENSURE(context, t->params.zero_point >= qmin && t->params.zero_point <= qmax,
-              "%s: zero point %d is outside the range of %s", op, t->params.zero_point, TypeName(t->type));
+              "%s: zero point %d is outside the range of %s", op, t->params.zero_point,
+              TypeName(t->type));
   }
   bool general = true;
   int log1 = 0, log2 = 0, logo = 0;
   if (out->type == kTfLiteInt16) {
-    EW_ENSURE(context, in1->params.zero_point == 0 && in2->params.zero_point == 0 && out->params.zero_point == 0,
-              "%s: int16 tensors must have zero point 0 (got %d, %d, %d)", op, in1->params.zero_point,
-              in2->params.zero_point, out->params.zero_point);
+    EW_ENSURE(
+        context,
+        in1->params.zero_point == 0 && in2->params.zero_point == 0 && out->params.zero_point == 0,
+        "%s: int16 tensors must have zero point 0 (got %d, %d, %d)", op, in1->params.zero_point,
+        in2->params.zero_point, out->params.zero_point);
     if (ArithPotScaleInt16(kind, node)) {
       const bool pot1 = elementwise::CheckedLog2(in1->params.scale, &log1);
       const bool pot2 = elementwise::CheckedLog2(in2->params.scale, &log2);
@@ -271,7 +333,8 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
     EW_ENSURE(context, d->input1_shift == 0 || d->input2_shift == 0,
               "%s: with power-of-two int16 scales one input's scale must equal the output's", op);
     EW_ENSURE(context, d->input1_shift <= 0 && d->input2_shift <= 0,
-              "%s: with power-of-two int16 scales the inputs' scales may not exceed the output's", op);
+              "%s: with power-of-two int16 scales the inputs' scales may not exceed the output's",
+              op);
   } else {
     d->input1_offset = -in1->params.zero_point;
     d->input2_offset = -in2->params.zero_point;
@@ -280,7 +343,8 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
     const double twice_max_input_scale = 2.0f * std::max(in1->params.scale, in2->params.scale);
     const double real1 = in1->params.scale / twice_max_input_scale;
     const double real2 = in2->params.scale / twice_max_input_scale;
-    const double real_out = twice_max_input_scale / (static_cast<float>(1 << d->left_shift) * out->params.scale);
+    const double real_out =
+        twice_max_input_scale / (static_cast<float>(1 << d->left_shift) * out->params.scale);
     QuantizeMultiplier(real1, &d->input1_multiplier, &d->input1_shift);
     QuantizeMultiplier(real2, &d->input2_multiplier, &d->input2_shift);
     QuantizeMultiplier(real_out, &d->output_multiplier, &d->output_shift);
@@ -297,31 +361,39 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(GetIO(context, node, 2, op, in, &out));
   const TfLiteTensor* in1 = in[0];
   const TfLiteTensor* in2 = in[1];
-  EW_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op, TypeName(in1->type),
-            TypeName(in2->type));
+  EW_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op,
+            TypeName(in1->type), TypeName(in2->type));
   const TfLiteFusedActivation activation = ArithActivation(kind, node);
   EW_OK(CheckActivation(context, activation, op));
   const TfLiteType type = in1->type;
+  // ADD, SUB and DIV give the output the inputs' type, as TFLite does; MUL refuses a different
+  // declared output type (TFLite's int16 -> 8-bit MUL is not implemented here).
+  EW_ENSURE(context, kind != Arith::kMul || out->type == type || out->type == kTfLiteNoType,
+            "MUL: output type %s differs from input type %s", TypeName(out->type), TypeName(type));
   out->type = type;
   OpData* d = Data(node);
   bool type_ok = false;
   switch (kind) {
     case Arith::kAdd:
     case Arith::kSub:
-      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteInt64 || IsQuantizableType(type);
+      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteInt64 ||
+                IsQuantizableType(type);
       break;
     case Arith::kMul:
-      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteInt64 || IsQuantizableType(type);
+      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteInt64 ||
+                IsQuantizableType(type);
       break;
     case Arith::kDiv:
-      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteUInt8 || type == kTfLiteInt8;
+      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteUInt8 ||
+                type == kTfLiteInt8;
       break;
   }
   EW_ENSURE(context, type_ok, "%s: type %s is not supported", op, TypeName(type));
 
   // int16 MUL without quantization parameters is plain integer multiplication.
-  const bool quantized = IsQuantizableType(type) && !(kind == Arith::kMul && type == kTfLiteInt16 &&
-                                                       !HasScale(in1) && !HasScale(in2) && !HasScale(out));
+  const bool quantized =
+      IsQuantizableType(type) && !(kind == Arith::kMul && type == kTfLiteInt16 && !HasScale(in1) &&
+                                   !HasScale(in2) && !HasScale(out));
   if (quantized) {
     EW_OK(RequireScale(context, in1, op, "input 0"));
     EW_OK(RequireScale(context, in2, op, "input 1"));
@@ -333,12 +405,15 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
       d->input2_offset = -in2->params.zero_point;
       d->output_offset = out->params.zero_point;
       if (kind == Arith::kMul && type == kTfLiteInt16) {
-        EW_ENSURE(context, in1->params.zero_point == 0 && in2->params.zero_point == 0 && out->params.zero_point == 0,
+        EW_ENSURE(context,
+                  in1->params.zero_point == 0 && in2->params.zero_point == 0 &&
+                      out->params.zero_point == 0,
                   "MUL: int16 tensors must have zero point 0");
       }
       // The scale ratio is formed in float, as TFLite does, before it becomes a multiplier.
-      const float real = kind == Arith::kMul ? in1->params.scale * in2->params.scale / out->params.scale
-                                             : in1->params.scale / (in2->params.scale * out->params.scale);
+      const float real = kind == Arith::kMul
+                             ? in1->params.scale * in2->params.scale / out->params.scale
+                             : in1->params.scale / (in2->params.scale * out->params.scale);
       QuantizeMultiplier(real, &d->output_multiplier, &d->output_shift);
       QuantizedActivationBounds(activation, out, &d->act_min, &d->act_max);
     }
@@ -355,32 +430,46 @@ TfLiteStatus EvalArithPlain(TfLiteContext* context, TfLiteNode* node, const TfLi
     return Binary<T, T, T>(context, in1, in2, out, [lo, hi](T a, T b) {
       T r;
       switch (kind) {
-        case Arith::kAdd: r = a + b; break;
-        case Arith::kSub: r = a - b; break;
-        case Arith::kMul: r = a * b; break;
-        default: r = a / b; break;
+        case Arith::kAdd:
+          r = a + b;
+          break;
+        case Arith::kSub:
+          r = a - b;
+          break;
+        case Arith::kMul:
+          r = a * b;
+          break;
+        default:
+          r = a / b;
+          break;
       }
       return Clamp(r, lo, hi);
     });
   } else {
-  if (kind == Arith::kDiv) {
-    const int64_t n = tflite::NumElements(in2);
-    const T* b = In<T>(in2);
-    for (int64_t i = 0; i < n; ++i) EW_ENSURE(context, b[i] != 0, "DIV: division by zero");
-  }
-  return Binary<T, T, T>(context, in1, in2, out, [lo, hi](T a, T b) {
-    T r;
-    switch (kind) {
-      case Arith::kAdd: r = elementwise::WrapAdd<T>(a, b); break;
-      case Arith::kSub: r = elementwise::WrapSub<T>(a, b); break;
-      case Arith::kMul: r = elementwise::WrapMul<T>(a, b); break;
-      default:
-        // The one overflowing quotient wraps instead of trapping.
-        r = (b == -1) ? elementwise::WrapNeg<T>(a) : static_cast<T>(a / b);
-        break;
+    if (kind == Arith::kDiv) {
+      const int64_t n = tflite::NumElements(in2);
+      const T* b = In<T>(in2);
+      for (int64_t i = 0; i < n; ++i) EW_ENSURE(context, b[i] != 0, "DIV: division by zero");
     }
-    return Clamp(r, lo, hi);
-  });
+    return Binary<T, T, T>(context, in1, in2, out, [lo, hi](T a, T b) {
+      T r;
+      switch (kind) {
+        case Arith::kAdd:
+          r = elementwise::WrapAdd<T>(a, b);
+          break;
+        case Arith::kSub:
+          r = elementwise::WrapSub<T>(a, b);
+          break;
+        case Arith::kMul:
+          r = elementwise::WrapMul<T>(a, b);
+          break;
+        default:
+          // The one overflowing quotient wraps instead of trapping.
+          r = (b == -1) ? elementwise::WrapNeg<T>(a) : static_cast<T>(a / b);
+          break;
+      }
+      return Clamp(r, lo, hi);
+    });
   }
 }
 
@@ -395,8 +484,10 @@ TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const 
     const int16_t lo = static_cast<int16_t>(d.act_min), hi = static_cast<int16_t>(d.act_max);
     return Binary<int16_t, int16_t, int16_t>(context, in1, in2, out, [=](int16_t a, int16_t b) {
       int32_t x = a, y = b;
-      if (shift_first) x = elementwise::RoundingDivideByPOT(x, right_shift);
-      else y = elementwise::RoundingDivideByPOT(y, right_shift);
+      if (shift_first)
+        x = elementwise::RoundingDivideByPOT(x, right_shift);
+      else
+        y = elementwise::RoundingDivideByPOT(y, right_shift);
       int32_t r = kind == Arith::kAdd ? x + y : x - y;
       r = std::min<int32_t>(32767, std::max<int32_t>(-32768, r));
       return static_cast<int16_t>(Clamp<int32_t>(r, lo, hi));
@@ -411,13 +502,15 @@ TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const 
         const int32_t s1 = MultiplyByQuantizedMultiplier(v1, d.input1_multiplier, d.input1_shift);
         const int32_t s2 = MultiplyByQuantizedMultiplier(v2, d.input2_multiplier, d.input2_shift);
         const int32_t raw = kind == Arith::kAdd ? s1 + s2 : s1 - s2;
-        const int32_t r = MultiplyByQuantizedMultiplier(raw, d.output_multiplier, d.output_shift) + d.output_offset;
+        const int32_t r = MultiplyByQuantizedMultiplier(raw, d.output_multiplier, d.output_shift) +
+                          d.output_offset;
         return static_cast<T>(Clamp(r, d.act_min, d.act_max));
       });
     case Arith::kMul:
       return Binary<T, T, T>(context, in1, in2, out, [d](T a, T b) {
         const int32_t p = (d.input1_offset + a) * (d.input2_offset + b);
-        const int32_t r = d.output_offset + MultiplyByQuantizedMultiplier(p, d.output_multiplier, d.output_shift);
+        const int32_t r =
+            d.output_offset + MultiplyByQuantizedMultiplier(p, d.output_multiplier, d.output_shift);
         return static_cast<T>(Clamp(r, d.act_min, d.act_max));
       });
     default: {
@@ -441,7 +534,8 @@ TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const 
         const int32_t unscaled = elementwise::SaturatingRoundingDoublingHighMul(
             elementwise::ShiftLeftWrap(x, headroom), inv);
         const int total_shift = d.output_shift - recip_shift - headroom;
-        const int32_t r = d.output_offset + MultiplyByQuantizedMultiplier(unscaled, d.output_multiplier, total_shift);
+        const int32_t r = d.output_offset +
+                          MultiplyByQuantizedMultiplier(unscaled, d.output_multiplier, total_shift);
         return static_cast<T>(Clamp(r, d.act_min, d.act_max));
       });
     }
@@ -454,16 +548,23 @@ TfLiteStatus EvalArith(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, ArithName(kind), in, &out));
   switch (out->type) {
-    case kTfLiteFloat32: return EvalArithPlain<kind, float>(context, node, in[0], in[1], out);
-    case kTfLiteInt32: return EvalArithPlain<kind, int32_t>(context, node, in[0], in[1], out);
-    case kTfLiteInt64: return EvalArithPlain<kind, int64_t>(context, node, in[0], in[1], out);
-    case kTfLiteUInt8: return EvalArithQuantized<kind, uint8_t>(context, node, in[0], in[1], out);
-    case kTfLiteInt8: return EvalArithQuantized<kind, int8_t>(context, node, in[0], in[1], out);
+    case kTfLiteFloat32:
+      return EvalArithPlain<kind, float>(context, node, in[0], in[1], out);
+    case kTfLiteInt32:
+      return EvalArithPlain<kind, int32_t>(context, node, in[0], in[1], out);
+    case kTfLiteInt64:
+      return EvalArithPlain<kind, int64_t>(context, node, in[0], in[1], out);
+    case kTfLiteUInt8:
+      return EvalArithQuantized<kind, uint8_t>(context, node, in[0], in[1], out);
+    case kTfLiteInt8:
+      return EvalArithQuantized<kind, int8_t>(context, node, in[0], in[1], out);
     case kTfLiteInt16:
-      if (kind == Arith::kMul && !HasScale(out)) return EvalArithPlain<kind, int16_t>(context, node, in[0], in[1], out);
+      if (kind == Arith::kMul && !HasScale(out))
+        return EvalArithPlain<kind, int16_t>(context, node, in[0], in[1], out);
       return EvalArithQuantized<kind, int16_t>(context, node, in[0], in[1], out);
     default:
-      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", ArithName(kind), TypeName(out->type));
+      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", ArithName(kind),
+                         TypeName(out->type));
       return kTfLiteError;
   }
 }
@@ -477,14 +578,17 @@ TfLiteStatus PrepareSimpleBinary(TfLiteContext* context, TfLiteNode* node, const
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
-  EW_ENSURE(context, in[0]->type == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(in[0]->type),
-            TypeName(in[1]->type));
-  EW_ENSURE(context, type_ok(in[0]->type), "%s: type %s is not supported", op, TypeName(in[0]->type));
+  EW_ENSURE(context, in[0]->type == in[1]->type, "%s: input types differ (%s vs %s)", op,
+            TypeName(in[0]->type), TypeName(in[1]->type));
+  EW_ENSURE(context, type_ok(in[0]->type), "%s: type %s is not supported", op,
+            TypeName(in[0]->type));
   out->type = in[0]->type;
   return ResizeBroadcast(context, in[0], in[1], out, op);
 }
 
-bool SquaredDifferenceTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt8; }
+bool SquaredDifferenceTypes(TfLiteType t) {
+  return t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt8;
+}
 
 TfLiteStatus PrepareSquaredDifference(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(PrepareSimpleBinary(context, node, "SQUARED_DIFFERENCE", SquaredDifferenceTypes));
@@ -521,32 +625,35 @@ TfLiteStatus EvalSquaredDifference(TfLiteContext* context, TfLiteNode* node) {
         return diff * diff;
       });
     case kTfLiteInt32:
-      return Binary<int32_t, int32_t, int32_t>(context, in[0], in[1], out, [](int32_t a, int32_t b) {
-        const int32_t diff = elementwise::WrapSub(a, b);
-        return elementwise::WrapMul(diff, diff);
-      });
+      return Binary<int32_t, int32_t, int32_t>(context, in[0], in[1], out,
+                                               [](int32_t a, int32_t b) {
+                                                 const int32_t diff = elementwise::WrapSub(a, b);
+                                                 return elementwise::WrapMul(diff, diff);
+                                               });
     case kTfLiteInt8: {
       const OpData d = *Data(node);
       return Binary<int8_t, int8_t, int8_t>(context, in[0], in[1], out, [d](int8_t a, int8_t b) {
-        const int32_t s1 = MultiplyByQuantizedMultiplier((d.input1_offset + a) * (1 << d.left_shift),
-                                                         d.input1_multiplier, d.input1_shift);
-        const int32_t s2 = MultiplyByQuantizedMultiplier((d.input2_offset + b) * (1 << d.left_shift),
-                                                         d.input2_multiplier, d.input2_shift);
+        const int32_t s1 = MultiplyByQuantizedMultiplier(
+            (d.input1_offset + a) * (1 << d.left_shift), d.input1_multiplier, d.input1_shift);
+        const int32_t s2 = MultiplyByQuantizedMultiplier(
+            (d.input2_offset + b) * (1 << d.left_shift), d.input2_multiplier, d.input2_shift);
         const int32_t diff = s1 - s2;
         const int32_t r =
-            MultiplyByQuantizedMultiplier(diff * diff, d.output_multiplier, d.output_shift) + d.output_offset;
+            MultiplyByQuantizedMultiplier(diff * diff, d.output_multiplier, d.output_shift) +
+            d.output_offset;
         return static_cast<int8_t>(Clamp<int32_t>(r, -128, 127));
       });
     }
     default:
-      TF_LITE_KERNEL_LOG(context, "SQUARED_DIFFERENCE: type %s is not supported", TypeName(out->type));
+      TF_LITE_KERNEL_LOG(context, "SQUARED_DIFFERENCE: type %s is not supported",
+                         TypeName(out->type));
       return kTfLiteError;
   }
 }
 
 bool MinMaxTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8 || t == kTfLiteInt16 || t == kTfLiteInt32 ||
-         t == kTfLiteInt64;
+  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8 || t == kTfLiteInt16 ||
+         t == kTfLiteInt32 || t == kTfLiteInt64;
 }
 
 // MAXIMUM/MINIMUM compare stored values directly (quantized inputs are assumed to share the
@@ -557,7 +664,8 @@ TfLiteStatus PrepareMinMax(TfLiteContext* context, TfLiteNode* node) {
 }
 
 template <bool kMax, typename T>
-TfLiteStatus EvalMinMaxT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out) {
+TfLiteStatus EvalMinMaxT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                         TfLiteTensor* out) {
   return Binary<T, T, T>(context, a, b, out, [](T x, T y) {
     if (kMax) return x > y ? x : y;
     return x < y ? x : y;
@@ -571,12 +679,18 @@ TfLiteStatus EvalMinMax(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
   switch (out->type) {
-    case kTfLiteFloat32: return EvalMinMaxT<kMax, float>(context, in[0], in[1], out);
-    case kTfLiteUInt8: return EvalMinMaxT<kMax, uint8_t>(context, in[0], in[1], out);
-    case kTfLiteInt8: return EvalMinMaxT<kMax, int8_t>(context, in[0], in[1], out);
-    case kTfLiteInt16: return EvalMinMaxT<kMax, int16_t>(context, in[0], in[1], out);
-    case kTfLiteInt32: return EvalMinMaxT<kMax, int32_t>(context, in[0], in[1], out);
-    case kTfLiteInt64: return EvalMinMaxT<kMax, int64_t>(context, in[0], in[1], out);
+    case kTfLiteFloat32:
+      return EvalMinMaxT<kMax, float>(context, in[0], in[1], out);
+    case kTfLiteUInt8:
+      return EvalMinMaxT<kMax, uint8_t>(context, in[0], in[1], out);
+    case kTfLiteInt8:
+      return EvalMinMaxT<kMax, int8_t>(context, in[0], in[1], out);
+    case kTfLiteInt16:
+      return EvalMinMaxT<kMax, int16_t>(context, in[0], in[1], out);
+    case kTfLiteInt32:
+      return EvalMinMaxT<kMax, int32_t>(context, in[0], in[1], out);
+    case kTfLiteInt64:
+      return EvalMinMaxT<kMax, int64_t>(context, in[0], in[1], out);
     default:
       TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op, TypeName(out->type));
       return kTfLiteError;
@@ -602,14 +716,17 @@ TfLiteStatus EvalPow(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(GetIO(context, node, 2, "POW", in, &out));
   switch (out->type) {
     case kTfLiteFloat32:
-      return Binary<float, float, float>(context, in[0], in[1], out, [](float a, float b) { return std::pow(a, b); });
+      return Binary<float, float, float>(context, in[0], in[1], out,
+                                         [](float a, float b) { return std::pow(a, b); });
     case kTfLiteInt32: {
       const int64_t n = tflite::NumElements(in[1]);
       const int32_t* e = In<int32_t>(in[1]);
-      for (int64_t i = 0; i < n; ++i) EW_ENSURE(context, e[i] >= 0, "POW: negative exponent %d for int32", e[i]);
-      return Binary<int32_t, int32_t, int32_t>(context, in[0], in[1], out, [](int32_t a, int32_t b) {
-        return DoubleToInt32(std::pow(static_cast<double>(a), static_cast<double>(b)));
-      });
+      for (int64_t i = 0; i < n; ++i)
+        EW_ENSURE(context, e[i] >= 0, "POW: negative exponent %d for int32", e[i]);
+      return Binary<int32_t, int32_t, int32_t>(
+          context, in[0], in[1], out, [](int32_t a, int32_t b) {
+            return DoubleToInt32(std::pow(static_cast<double>(a), static_cast<double>(b)));
+          });
     }
     default:
       TF_LITE_KERNEL_LOG(context, "POW: type %s is not supported", TypeName(out->type));
@@ -618,10 +735,12 @@ TfLiteStatus EvalPow(TfLiteContext* context, TfLiteNode* node) {
 }
 
 bool FloorDivTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteInt8 || t == kTfLiteInt16 || t == kTfLiteInt32 || t == kTfLiteInt64;
+  return t == kTfLiteFloat32 || t == kTfLiteInt8 || t == kTfLiteInt16 || t == kTfLiteInt32 ||
+         t == kTfLiteInt64;
 }
 bool FloorModTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteInt8 || t == kTfLiteInt16 || t == kTfLiteInt32 || t == kTfLiteInt64;
+  return t == kTfLiteFloat32 || t == kTfLiteInt8 || t == kTfLiteInt16 || t == kTfLiteInt32 ||
+         t == kTfLiteInt64;
 }
 
 TfLiteStatus PrepareFloorDiv(TfLiteContext* context, TfLiteNode* node) {
@@ -641,7 +760,8 @@ TfLiteStatus CheckNoZeroDivisor(TfLiteContext* context, const TfLiteTensor* t, c
 
 // floor(a / b), the quotient formed in double.
 template <typename T>
-TfLiteStatus EvalFloorDivT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out) {
+TfLiteStatus EvalFloorDivT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                           TfLiteTensor* out) {
   if (std::is_integral<T>::value) EW_OK(CheckNoZeroDivisor<T>(context, b, "FLOOR_DIV"));
   return Binary<T, T, T>(context, a, b, out, [](T x, T y) {
     const double q = std::floor(static_cast<double>(x) / static_cast<double>(y));
@@ -663,36 +783,39 @@ TfLiteStatus EvalFloorDiv(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, "FLOOR_DIV", in, &out));
   switch (out->type) {
-    case kTfLiteFloat32: return EvalFloorDivT<float>(context, in[0], in[1], out);
-    case kTfLiteInt8: return EvalFloorDivT<int8_t>(context, in[0], in[1], out);
-    case kTfLiteInt16: return EvalFloorDivT<int16_t>(context, in[0], in[1], out);
-    case kTfLiteInt32: return EvalFloorDivT<int32_t>(context, in[0], in[1], out);
-    case kTfLiteInt64: return EvalFloorDivT<int64_t>(context, in[0], in[1], out);
+    case kTfLiteFloat32:
+      return EvalFloorDivT<float>(context, in[0], in[1], out);
+    case kTfLiteInt8:
+      return EvalFloorDivT<int8_t>(context, in[0], in[1], out);
+    case kTfLiteInt16:
+      return EvalFloorDivT<int16_t>(context, in[0], in[1], out);
+    case kTfLiteInt32:
+      return EvalFloorDivT<int32_t>(context, in[0], in[1], out);
+    case kTfLiteInt64:
+      return EvalFloorDivT<int64_t>(context, in[0], in[1], out);
     default:
       TF_LITE_KERNEL_LOG(context, "FLOOR_DIV: type %s is not supported", TypeName(out->type));
       return kTfLiteError;
   }
 }
 
-// Python's modulo: the remainder takes the divisor's sign.
+// Python's modulo: the remainder takes the divisor's sign. Integer types; float below.
 template <typename T>
-TfLiteStatus EvalFloorModT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out) {
-  if (std::is_integral<T>::value) EW_OK(CheckNoZeroDivisor<T>(context, b, "FLOOR_MOD"));
+TfLiteStatus EvalFloorModT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                           TfLiteTensor* out) {
+  EW_OK(CheckNoZeroDivisor<T>(context, b, "FLOOR_MOD"));
   return Binary<T, T, T>(context, a, b, out, [](T x, T y) {
-    T trunc_mod;
-    if (std::is_integral<T>::value) {
-      trunc_mod = y == static_cast<T>(-1) ? T(0) : static_cast<T>(x % y);
-    } else {
-      trunc_mod = static_cast<T>(std::fmod(static_cast<float>(x), static_cast<float>(y)));
-    }
-    return (trunc_mod != 0) && ((y < 0) != (trunc_mod < 0)) ? static_cast<T>(trunc_mod + y) : trunc_mod;
+    // x % -1 is 0 (and INT_MIN % -1 would trap).
+    const T trunc_mod = y == static_cast<T>(-1) ? T(0) : static_cast<T>(x % y);
+    return (trunc_mod != 0) && ((y < 0) != (trunc_mod < 0)) ? static_cast<T>(trunc_mod + y)
+                                                            : trunc_mod;
   });
 }
 
-// Integral `%` on T, spelled so the float instantiation above compiles.
+// Float: the truncated remainder from fmod, moved onto the divisor's sign.
 template <>
-TfLiteStatus EvalFloorModT<float>(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
-                                  TfLiteTensor* out) {
+TfLiteStatus EvalFloorModT<float>(TfLiteContext* context, const TfLiteTensor* a,
+                                  const TfLiteTensor* b, TfLiteTensor* out) {
   return Binary<float, float, float>(context, a, b, out, [](float x, float y) {
     const float trunc_mod = std::fmod(x, y);
     return (trunc_mod != 0) && ((y < 0) != (trunc_mod < 0)) ? trunc_mod + y : trunc_mod;
@@ -704,11 +827,16 @@ TfLiteStatus EvalFloorMod(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, "FLOOR_MOD", in, &out));
   switch (out->type) {
-    case kTfLiteFloat32: return EvalFloorModT<float>(context, in[0], in[1], out);
-    case kTfLiteInt8: return EvalFloorModT<int8_t>(context, in[0], in[1], out);
-    case kTfLiteInt16: return EvalFloorModT<int16_t>(context, in[0], in[1], out);
-    case kTfLiteInt32: return EvalFloorModT<int32_t>(context, in[0], in[1], out);
-    case kTfLiteInt64: return EvalFloorModT<int64_t>(context, in[0], in[1], out);
+    case kTfLiteFloat32:
+      return EvalFloorModT<float>(context, in[0], in[1], out);
+    case kTfLiteInt8:
+      return EvalFloorModT<int8_t>(context, in[0], in[1], out);
+    case kTfLiteInt16:
+      return EvalFloorModT<int16_t>(context, in[0], in[1], out);
+    case kTfLiteInt32:
+      return EvalFloorModT<int32_t>(context, in[0], in[1], out);
+    case kTfLiteInt64:
+      return EvalFloorModT<int64_t>(context, in[0], in[1], out);
     default:
       TF_LITE_KERNEL_LOG(context, "FLOOR_MOD: type %s is not supported", TypeName(out->type));
       return kTfLiteError;
@@ -720,11 +848,13 @@ TfLiteStatus EvalFloorMod(TfLiteContext* context, TfLiteNode* node) {
 
 // Shared Prepare: one input, output of the same type and shape.
 TfLiteStatus PrepareUnaryBase(TfLiteContext* context, TfLiteNode* node, const char* op,
-                              bool (*type_ok)(TfLiteType), const TfLiteTensor** in, TfLiteTensor** out) {
+                              bool (*type_ok)(TfLiteType), const TfLiteTensor** in,
+                              TfLiteTensor** out) {
   EW_OK(GetIO(context, node, 1, op, in, out));
-  EW_ENSURE(context, type_ok((*in)->type), "%s: type %s is not supported", op, TypeName((*in)->type));
-  EW_ENSURE(context, (*in)->type == (*out)->type, "%s: output type %s differs from input type %s", op,
-            TypeName((*out)->type), TypeName((*in)->type));
+  EW_ENSURE(context, type_ok((*in)->type), "%s: type %s is not supported", op,
+            TypeName((*in)->type));
+  EW_ENSURE(context, (*in)->type == (*out)->type, "%s: output type %s differs from input type %s",
+            op, TypeName((*out)->type), TypeName((*in)->type));
   return ResizeLike(context, *in, *out);
 }
 
@@ -733,14 +863,14 @@ bool FloatOnly(TfLiteType t) { return t == kTfLiteFloat32; }
 // Float-only unary ops.
 template <int kOp>
 struct FloatUnary;
-#define EW_FLOAT_UNARY(ID, NAME, EXPR)        \
-  template <>                                 \
-  struct FloatUnary<ID> {                     \
-    static constexpr const char* kName = NAME; \
+#define EW_FLOAT_UNARY(ID, NAME, EXPR)           \
+  template <>                                    \
+  struct FloatUnary<ID> {                        \
+    static constexpr const char* kName = NAME;   \
     static float Apply(float x) { return EXPR; } \
   };
 EW_FLOAT_UNARY(0, "SQRT", std::sqrt(x))
-EW_FLOAT_UNARY(1, "SQUARE", x * x)
+EW_FLOAT_UNARY(1, "SQUARE", x* x)
 EW_FLOAT_UNARY(2, "SIN", std::sin(x))
 EW_FLOAT_UNARY(3, "COS", std::cos(x))
 EW_FLOAT_UNARY(4, "FLOOR", std::floor(x))
@@ -761,8 +891,8 @@ TfLiteStatus EvalFloatUnary(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, FloatUnary<kOp>::kName, &in, &out));
-  EW_ENSURE(context, in->type == kTfLiteFloat32, "%s: type %s is not supported", FloatUnary<kOp>::kName,
-            TypeName(in->type));
+  EW_ENSURE(context, in->type == kTfLiteFloat32, "%s: type %s is not supported",
+            FloatUnary<kOp>::kName, TypeName(in->type));
   return Unary<float>(in, out, FloatUnary<kOp>::Apply);
 }
 
@@ -781,7 +911,9 @@ TfLiteStatus PrepareQuantizedUnaryOffsets(TfLiteContext* context, TfLiteNode* no
   return kTfLiteOk;
 }
 
-bool AbsTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteInt8 || t == kTfLiteInt16 || t == kTfLiteInt32; }
+bool AbsTypes(TfLiteType t) {
+  return t == kTfLiteFloat32 || t == kTfLiteInt8 || t == kTfLiteInt16 || t == kTfLiteInt32;
+}
 
 TfLiteStatus PrepareAbs(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
@@ -792,7 +924,8 @@ TfLiteStatus PrepareAbs(TfLiteContext* context, TfLiteNode* node) {
   if (in->type == kTfLiteInt8 || (in->type == kTfLiteInt16 && HasScale(in))) {
     EW_OK(PrepareQuantizedUnaryOffsets(context, node, "ABS", in, out));
     d->needs_rescale = in->params.scale != out->params.scale;
-    if (d->needs_rescale) QuantizeMultiplier(in->params.scale / out->params.scale, &d->multiplier, &d->shift);
+    if (d->needs_rescale)
+      QuantizeMultiplier(in->params.scale / out->params.scale, &d->multiplier, &d->shift);
   }
   return kTfLiteOk;
 }
@@ -803,8 +936,9 @@ TfLiteStatus EvalAbsQuantized(TfLiteNode* node, const TfLiteTensor* in, TfLiteTe
   const int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   return Unary<T>(in, out, [&](T x) {
     const int32_t v = std::abs(static_cast<int32_t>(x) - d.input1_offset);
-    const int32_t r = d.needs_rescale ? MultiplyByQuantizedMultiplier(v, d.multiplier, d.shift) + d.output_offset
-                                      : v + d.output_offset;
+    const int32_t r =
+        d.needs_rescale ? MultiplyByQuantizedMultiplier(v, d.multiplier, d.shift) + d.output_offset
+                        : v + d.output_offset;
     return static_cast<T>(Clamp(r, lo, hi));
   });
 }
@@ -814,13 +948,17 @@ TfLiteStatus EvalAbs(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "ABS", &in, &out));
   switch (in->type) {
-    case kTfLiteFloat32: return Unary<float>(in, out, [](float x) { return std::fabs(x); });
+    case kTfLiteFloat32:
+      return Unary<float>(in, out, [](float x) { return std::fabs(x); });
     case kTfLiteInt32:
       return Unary<int32_t>(in, out, [](int32_t x) { return x < 0 ? elementwise::WrapNeg(x) : x; });
-    case kTfLiteInt8: return EvalAbsQuantized<int8_t>(node, in, out);
+    case kTfLiteInt8:
+      return EvalAbsQuantized<int8_t>(node, in, out);
     case kTfLiteInt16:
       if (!HasScale(in)) {
-        return Unary<int16_t>(in, out, [](int16_t x) { return static_cast<int16_t>(std::abs(static_cast<int32_t>(x))); });
+        return Unary<int16_t>(in, out, [](int16_t x) {
+          return static_cast<int16_t>(std::abs(static_cast<int32_t>(x)));
+        });
       }
       return EvalAbsQuantized<int16_t>(node, in, out);
     default:
@@ -829,7 +967,9 @@ TfLiteStatus EvalAbs(TfLiteContext* context, TfLiteNode* node) {
   }
 }
 
-bool NegTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt64; }
+bool NegTypes(TfLiteType t) {
+  return t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt64;
+}
 
 TfLiteStatus PrepareNeg(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
@@ -842,9 +982,12 @@ TfLiteStatus EvalNeg(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "NEG", &in, &out));
   switch (in->type) {
-    case kTfLiteFloat32: return Unary<float>(in, out, [](float x) { return -x; });
-    case kTfLiteInt32: return Unary<int32_t>(in, out, [](int32_t x) { return elementwise::WrapNeg(x); });
-    case kTfLiteInt64: return Unary<int64_t>(in, out, [](int64_t x) { return elementwise::WrapNeg(x); });
+    case kTfLiteFloat32:
+      return Unary<float>(in, out, [](float x) { return -x; });
+    case kTfLiteInt32:
+      return Unary<int32_t>(in, out, [](int32_t x) { return elementwise::WrapNeg(x); });
+    case kTfLiteInt64:
+      return Unary<int64_t>(in, out, [](int64_t x) { return elementwise::WrapNeg(x); });
     default:
       TF_LITE_KERNEL_LOG(context, "NEG: type %s is not supported", TypeName(in->type));
       return kTfLiteError;
@@ -870,13 +1013,16 @@ TfLiteStatus EvalRsqrt(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "RSQRT", &in, &out));
-  if (in->type == kTfLiteFloat32) return Unary<float>(in, out, [](float x) { return 1.f / std::sqrt(x); });
-  EW_ENSURE(context, in->type == kTfLiteInt8, "RSQRT: type %s is not supported", TypeName(in->type));
+  if (in->type == kTfLiteFloat32)
+    return Unary<float>(in, out, [](float x) { return 1.f / std::sqrt(x); });
+  EW_ENSURE(context, in->type == kTfLiteInt8, "RSQRT: type %s is not supported",
+            TypeName(in->type));
   const OpData d = *Data(node);
   const int64_t n = tflite::NumElements(in);
   const int8_t* x = In<int8_t>(in);
   for (int64_t i = 0; i < n; ++i) {
-    EW_ENSURE(context, x[i] >= d.input1_offset, "RSQRT: input is negative (defined for non-negative values only)");
+    EW_ENSURE(context, x[i] >= d.input1_offset,
+              "RSQRT: input is negative (defined for non-negative values only)");
   }
   return Unary<int8_t>(in, out, [&](int8_t v) -> int8_t {
     const int32_t value = v - d.input1_offset;
@@ -885,8 +1031,10 @@ TfLiteStatus EvalRsqrt(TfLiteContext* context, TfLiteNode* node) {
     int32_t inv_sqrt_multiplier;
     int inv_sqrt_shift;
     elementwise::GetInvSqrtQuantizedMultiplierExp(value, -1, &inv_sqrt_multiplier, &inv_sqrt_shift);
-    const int32_t data = MultiplyByQuantizedMultiplier(1, inv_sqrt_multiplier, inv_sqrt_shift + kShift);
-    const int32_t r = MultiplyByQuantizedMultiplier(data, d.multiplier, d.shift - kShift) + d.output_offset;
+    const int32_t data =
+        MultiplyByQuantizedMultiplier(1, inv_sqrt_multiplier, inv_sqrt_shift + kShift);
+    const int32_t r =
+        MultiplyByQuantizedMultiplier(data, d.multiplier, d.shift - kShift) + d.output_offset;
     return static_cast<int8_t>(Clamp<int32_t>(r, -128, 127));
   });
 }
@@ -907,8 +1055,8 @@ TfLiteStatus PrepareExp(TfLiteContext* context, TfLiteNode* node) {
   } else if (in->type == kTfLiteInt16) {
     EW_OK(RequireScale(context, in, "EXP", "input"));
     EW_OK(RequireScale(context, out, "EXP", "output"));
-    elementwise::PopulateLut16(in->params.scale, in->params.zero_point, out->params.scale, out->params.zero_point, f,
-                               d->lut16);
+    elementwise::PopulateLut16(in->params.scale, in->params.zero_point, out->params.scale,
+                               out->params.zero_point, f, d->lut16);
   }
   return kTfLiteOk;
 }
@@ -934,9 +1082,11 @@ TfLiteStatus EvalExp(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "EXP", &in, &out));
   switch (in->type) {
-    case kTfLiteFloat32: return Unary<float>(in, out, [](float x) { return std::exp(x); });
+    case kTfLiteFloat32:
+      return Unary<float>(in, out, [](float x) { return std::exp(x); });
     case kTfLiteInt8:
-    case kTfLiteInt16: return EvalLut(node, in, out);
+    case kTfLiteInt16:
+      return EvalLut(node, in, out);
     default:
       TF_LITE_KERNEL_LOG(context, "EXP: type %s is not supported", TypeName(in->type));
       return kTfLiteError;
@@ -953,8 +1103,8 @@ bool TanhLogisticTypes(TfLiteType t) {
 // int16 tanh/logistic: a power-of-two input scale of 2^-12 (tanh also 2^-11) goes through the
 // fixed-point functions on Q3.12; any other scale is rescaled by input_multiplier / 2^shift onto
 // the sigmoid table's scale. The output must be Q0.15.
-TfLiteStatus PrepareInt16TanhLogistic(TfLiteContext* context, TfLiteNode* node, const char* op, bool tanh,
-                                      const TfLiteTensor* in, const TfLiteTensor* out) {
+TfLiteStatus PrepareInt16TanhLogistic(TfLiteContext* context, TfLiteNode* node, const char* op,
+                                      bool tanh, const TfLiteTensor* in, const TfLiteTensor* out) {
   EW_OK(PrepareQuantizedUnaryOffsets(context, node, op, in, out));
   OpData* d = Data(node);
   int log2 = 0;
@@ -1004,9 +1154,11 @@ TfLiteStatus EvalTanh(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "TANH", &in, &out));
   switch (in->type) {
-    case kTfLiteFloat32: return Unary<float>(in, out, [](float x) { return std::tanh(x); });
+    case kTfLiteFloat32:
+      return Unary<float>(in, out, [](float x) { return std::tanh(x); });
     case kTfLiteUInt8:
-    case kTfLiteInt8: return EvalLut(node, in, out);
+    case kTfLiteInt8:
+      return EvalLut(node, in, out);
     case kTfLiteInt16: {
       const OpData d = *Data(node);
       if (d.input_multiplier > 0) {
@@ -1016,7 +1168,9 @@ TfLiteStatus EvalTanh(TfLiteContext* context, TfLiteNode* node) {
       }
       using F3 = Fixed<int16_t, 3>;
       return Unary<int16_t>(in, out, [&](int16_t x) {
-        const int16_t v = d.input_left_shift == 1 ? elementwise::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1) : x;
+        const int16_t v = d.input_left_shift == 1
+                              ? elementwise::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1)
+                              : x;
         return elementwise::FixedTanh(F3::FromRaw(v)).raw;
       });
     }
@@ -1036,8 +1190,8 @@ TfLiteStatus PrepareLogistic(TfLiteContext* context, TfLiteNode* node) {
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) {
     EW_OK(RequireScale(context, in, "LOGISTIC", "input"));
     EW_OK(RequireScale(context, out, "LOGISTIC", "output"));
-    EW_ENSURE(context, out->params.scale == 1. / 256, "LOGISTIC: 8-bit output scale must be 1/256 (got %g)",
-              out->params.scale);
+    EW_ENSURE(context, out->params.scale == 1. / 256,
+              "LOGISTIC: 8-bit output scale must be 1/256 (got %g)", out->params.scale);
     if (in->type == kTfLiteUInt8) {
       elementwise::PopulateLut8<uint8_t>(in->params.scale, in->params.zero_point, out->params.scale,
                                          out->params.zero_point, LogisticFloat, d->lut8);
@@ -1059,9 +1213,11 @@ TfLiteStatus EvalLogistic(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "LOGISTIC", &in, &out));
   switch (in->type) {
-    case kTfLiteFloat32: return Unary<float>(in, out, LogisticFloat);
+    case kTfLiteFloat32:
+      return Unary<float>(in, out, LogisticFloat);
     case kTfLiteUInt8:
-    case kTfLiteInt8: return EvalLut(node, in, out);
+    case kTfLiteInt8:
+      return EvalLut(node, in, out);
     case kTfLiteInt16: {
       const OpData d = *Data(node);
       if (d.input_multiplier > 0) {
@@ -1070,7 +1226,8 @@ TfLiteStatus EvalLogistic(TfLiteContext* context, TfLiteNode* node) {
         });
       }
       using F3 = Fixed<int16_t, 3>;
-      return Unary<int16_t>(in, out, [](int16_t x) { return elementwise::FixedLogistic(F3::FromRaw(x)).raw; });
+      return Unary<int16_t>(
+          in, out, [](int16_t x) { return elementwise::FixedLogistic(F3::FromRaw(x)).raw; });
     }
     default:
       TF_LITE_KERNEL_LOG(context, "LOGISTIC: type %s is not supported", TypeName(in->type));
@@ -1115,7 +1272,8 @@ struct ReluInfo<ReluKind::kRelu0To1> {
 
 template <ReluKind k>
 bool ReluTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8 || (ReluInfo<k>::kInt16 && t == kTfLiteInt16);
+  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8 ||
+         (ReluInfo<k>::kInt16 && t == kTfLiteInt16);
 }
 
 template <ReluKind k>
@@ -1133,9 +1291,10 @@ TfLiteStatus PrepareRelu(TfLiteContext* context, TfLiteNode* node) {
     const float scale = out->params.scale;
     const int32_t zp = out->params.zero_point;
     d->act_min = std::max(qmin, zp + static_cast<int32_t>(std::round(ReluInfo<k>::Lo() / scale)));
-    d->act_max = std::isinf(ReluInfo<k>::Hi())
-                     ? qmax
-                     : std::min(qmax, zp + static_cast<int32_t>(std::round(ReluInfo<k>::Hi() / scale)));
+    d->act_max =
+        std::isinf(ReluInfo<k>::Hi())
+            ? qmax
+            : std::min(qmax, zp + static_cast<int32_t>(std::round(ReluInfo<k>::Hi() / scale)));
   }
   return kTfLiteOk;
 }
@@ -1145,7 +1304,8 @@ TfLiteStatus EvalReluQuantized(TfLiteNode* node, const TfLiteTensor* in, TfLiteT
   const OpData d = *Data(node);
   return Unary<T>(in, out, [&](T x) {
     const int32_t r =
-        d.output_offset + MultiplyByQuantizedMultiplier(static_cast<int32_t>(x) - d.input1_offset, d.multiplier, d.shift);
+        d.output_offset + MultiplyByQuantizedMultiplier(static_cast<int32_t>(x) - d.input1_offset,
+                                                        d.multiplier, d.shift);
     return static_cast<T>(Clamp(r, d.act_min, d.act_max));
   });
 }
@@ -1161,12 +1321,15 @@ TfLiteStatus EvalRelu(TfLiteContext* context, TfLiteNode* node) {
       const float lo = ReluInfo<k>::Lo(), hi = ReluInfo<k>::Hi();
       return Unary<float>(in, out, [lo, hi](float x) { return std::min(std::max(lo, x), hi); });
     }
-    case kTfLiteUInt8: return EvalReluQuantized<uint8_t>(node, in, out);
-    case kTfLiteInt8: return EvalReluQuantized<int8_t>(node, in, out);
+    case kTfLiteUInt8:
+      return EvalReluQuantized<uint8_t>(node, in, out);
+    case kTfLiteInt8:
+      return EvalReluQuantized<int8_t>(node, in, out);
     case kTfLiteInt16:
       if (ReluInfo<k>::kInt16) return EvalReluQuantized<int16_t>(node, in, out);
       break;
-    default: break;
+    default:
+      break;
   }
   TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op, TypeName(in->type));
   return kTfLiteError;
@@ -1177,7 +1340,8 @@ bool LeakyReluTypes(TfLiteType t) {
 }
 
 float LeakyReluAlpha(const TfLiteNode* node) {
-  return node->builtin_data ? static_cast<const TfLiteLeakyReluParams*>(node->builtin_data)->alpha : 0.2f;
+  return node->builtin_data ? static_cast<const TfLiteLeakyReluParams*>(node->builtin_data)->alpha
+                            : 0.2f;
 }
 
 TfLiteStatus PrepareLeakyRelu(TfLiteContext* context, TfLiteNode* node) {
@@ -1215,9 +1379,12 @@ TfLiteStatus EvalLeakyRelu(TfLiteContext* context, TfLiteNode* node) {
       const float alpha = LeakyReluAlpha(node);
       return Unary<float>(in, out, [alpha](float x) { return x > 0 ? x : x * alpha; });
     }
-    case kTfLiteUInt8: return EvalLeakyReluQuantized<uint8_t>(node, in, out);
-    case kTfLiteInt8: return EvalLeakyReluQuantized<int8_t>(node, in, out);
-    case kTfLiteInt16: return EvalLeakyReluQuantized<int16_t>(node, in, out);
+    case kTfLiteUInt8:
+      return EvalLeakyReluQuantized<uint8_t>(node, in, out);
+    case kTfLiteInt8:
+      return EvalLeakyReluQuantized<int8_t>(node, in, out);
+    case kTfLiteInt16:
+      return EvalLeakyReluQuantized<int16_t>(node, in, out);
     default:
       TF_LITE_KERNEL_LOG(context, "LEAKY_RELU: type %s is not supported", TypeName(in->type));
       return kTfLiteError;
@@ -1233,8 +1400,10 @@ TfLiteStatus PreparePrelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* alpha = in[1];
   EW_ENSURE(context, input->type == alpha->type, "PRELU: input type %s and alpha type %s differ",
             TypeName(input->type), TypeName(alpha->type));
-  EW_ENSURE(context, input->type == kTfLiteFloat32 || input->type == kTfLiteUInt8 || input->type == kTfLiteInt8,
-            "PRELU: type %s is not supported", TypeName(input->type));
+  EW_ENSURE(
+      context,
+      input->type == kTfLiteFloat32 || input->type == kTfLiteUInt8 || input->type == kTfLiteInt8,
+      "PRELU: type %s is not supported", TypeName(input->type));
   out->type = input->type;
   if (input->type != kTfLiteFloat32) {
     EW_OK(RequireScale(context, input, "PRELU", "input"));
@@ -1245,10 +1414,12 @@ TfLiteStatus PreparePrelu(TfLiteContext* context, TfLiteNode* node) {
     d->input2_offset = -alpha->params.zero_point;
     d->output_offset = out->params.zero_point;
     QuantizeMultiplier(input->params.scale / out->params.scale, &d->multiplier, &d->shift);
-    QuantizeMultiplier(input->params.scale * alpha->params.scale / out->params.scale, &d->multiplier2, &d->shift2);
+    QuantizeMultiplier(input->params.scale * alpha->params.scale / out->params.scale,
+                       &d->multiplier2, &d->shift2);
   }
   EW_OK(ResizeBroadcast(context, input, alpha, out, "PRELU"));
-  EW_ENSURE(context, tflite::HaveSameShapes(input, out), "PRELU: alpha must broadcast to the input's shape");
+  EW_ENSURE(context, tflite::HaveSameShapes(input, out),
+            "PRELU: alpha must broadcast to the input's shape");
   return kTfLiteOk;
 }
 
@@ -1277,15 +1448,19 @@ TfLiteStatus EvalPrelu(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteFloat32:
       return Binary<float, float, float>(context, in[0], in[1], out,
                                          [](float x, float a) { return x >= 0.0f ? x : x * a; });
-    case kTfLiteUInt8: return EvalPreluQuantized<uint8_t>(context, node, in[0], in[1], out);
-    case kTfLiteInt8: return EvalPreluQuantized<int8_t>(context, node, in[0], in[1], out);
+    case kTfLiteUInt8:
+      return EvalPreluQuantized<uint8_t>(context, node, in[0], in[1], out);
+    case kTfLiteInt8:
+      return EvalPreluQuantized<int8_t>(context, node, in[0], in[1], out);
     default:
       TF_LITE_KERNEL_LOG(context, "PRELU: type %s is not supported", TypeName(in[0]->type));
       return kTfLiteError;
   }
 }
 
-bool HardSwishTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8; }
+bool HardSwishTypes(TfLiteType t) {
+  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8;
+}
 
 int16_t DownScaleMultiplierToInt16(int32_t m) {
   constexpr int32_t kRound = 1 << 15;
@@ -1323,7 +1498,8 @@ int16_t SaturatingLeftShift16(int16_t value, int amount) {
 
 // Doubling high multiply that truncates instead of rounding.
 int16_t SaturatingDoublingHighMul16(int16_t a, int16_t b) {
-  if (a == b && a == std::numeric_limits<int16_t>::min()) return std::numeric_limits<int16_t>::max();
+  if (a == b && a == std::numeric_limits<int16_t>::min())
+    return std::numeric_limits<int16_t>::max();
   return static_cast<int16_t>((static_cast<int32_t>(a) * static_cast<int32_t>(b)) / (1 << 15));
 }
 
@@ -1335,12 +1511,15 @@ TfLiteStatus EvalHardSwishQuantized(TfLiteNode* node, const TfLiteTensor* in, Tf
   return Unary<T>(in, out, [&](T x) {
     const int16_t input_value = static_cast<int16_t>(static_cast<int32_t>(x) - d.input1_offset);
     const int16_t hires = static_cast<int16_t>(input_value * (1 << 7));
-    const int16_t preshift_out = elementwise::SaturatingRoundingDoublingHighMul(hires, d.hs_output_multiplier);
+    const int16_t preshift_out =
+        elementwise::SaturatingRoundingDoublingHighMul(hires, d.hs_output_multiplier);
     int16_t reluish = hires;
-    if (d.hs_reluish_exponent > 0) reluish = SaturatingLeftShift16(reluish, d.hs_reluish_exponent - 1);
+    if (d.hs_reluish_exponent > 0)
+      reluish = SaturatingLeftShift16(reluish, d.hs_reluish_exponent - 1);
     reluish = elementwise::SaturatingRoundingDoublingHighMul(reluish, d.hs_reluish_multiplier);
     if (d.hs_reluish_exponent > 0) reluish = SaturatingLeftShift16(reluish, 1);
-    if (d.hs_reluish_exponent < 0) reluish = elementwise::RoundingDivideByPOT(reluish, -d.hs_reluish_exponent);
+    if (d.hs_reluish_exponent < 0)
+      reluish = elementwise::RoundingDivideByPOT(reluish, -d.hs_reluish_exponent);
     reluish = static_cast<int16_t>((static_cast<int32_t>(reluish) + (1 << 15)) >> 1);
     const int16_t preshift = SaturatingDoublingHighMul16(reluish, preshift_out);
     int16_t v = elementwise::RoundingDivideByPOT(preshift, -d.hs_output_exponent);
@@ -1357,9 +1536,12 @@ TfLiteStatus EvalHardSwish(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(GetIO(context, node, 1, "HARD_SWISH", &in, &out));
   switch (in->type) {
     case kTfLiteFloat32:
-      return Unary<float>(in, out, [](float x) { return x * std::min(6.0f, std::max(0.0f, x + 3.0f)) / 6.0f; });
-    case kTfLiteUInt8: return EvalHardSwishQuantized<uint8_t>(node, in, out);
-    case kTfLiteInt8: return EvalHardSwishQuantized<int8_t>(node, in, out);
+      return Unary<float>(
+          in, out, [](float x) { return x * std::min(6.0f, std::max(0.0f, x + 3.0f)) / 6.0f; });
+    case kTfLiteUInt8:
+      return EvalHardSwishQuantized<uint8_t>(node, in, out);
+    case kTfLiteInt8:
+      return EvalHardSwishQuantized<int8_t>(node, in, out);
     default:
       TF_LITE_KERNEL_LOG(context, "HARD_SWISH: type %s is not supported", TypeName(in->type));
       return kTfLiteError;
@@ -1393,7 +1575,8 @@ TfLiteStatus EvalElu(TfLiteContext* context, TfLiteNode* node) {
 }
 
 bool GeluApproximate(const TfLiteNode* node) {
-  return node->builtin_data != nullptr && static_cast<const TfLiteGeluParams*>(node->builtin_data)->approximate;
+  return node->builtin_data != nullptr &&
+         static_cast<const TfLiteGeluParams*>(node->builtin_data)->approximate;
 }
 
 // 0.5 x (1 + erf(x / sqrt 2)), written with erfc to stay accurate for large negative x.
@@ -1404,7 +1587,9 @@ float GeluTanh(float x) {
   return 0.5f * x * (1.f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
 }
 
-bool GeluTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8; }
+bool GeluTypes(TfLiteType t) {
+  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8;
+}
 
 TfLiteStatus PrepareGelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
@@ -1429,7 +1614,8 @@ TfLiteStatus EvalGelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "GELU", &in, &out));
-  if (in->type == kTfLiteFloat32) return Unary<float>(in, out, GeluApproximate(node) ? GeluTanh : GeluExact);
+  if (in->type == kTfLiteFloat32)
+    return Unary<float>(in, out, GeluApproximate(node) ? GeluTanh : GeluExact);
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) return EvalLut(node, in, out);
   TF_LITE_KERNEL_LOG(context, "GELU: type %s is not supported", TypeName(in->type));
   return kTfLiteError;
@@ -1440,8 +1626,16 @@ TfLiteStatus EvalGelu(TfLiteContext* context, TfLiteNode* node) {
 
 bool CastType(TfLiteType t) {
   switch (t) {
-    case kTfLiteBool: case kTfLiteUInt8: case kTfLiteInt8: case kTfLiteInt16: case kTfLiteUInt16:
-    case kTfLiteInt32: case kTfLiteUInt32: case kTfLiteInt64: case kTfLiteUInt64: case kTfLiteFloat32:
+    case kTfLiteBool:
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt16:
+    case kTfLiteUInt16:
+    case kTfLiteInt32:
+    case kTfLiteUInt32:
+    case kTfLiteInt64:
+    case kTfLiteUInt64:
+    case kTfLiteFloat32:
     case kTfLiteFloat64:
       return true;
     default:
@@ -1489,17 +1683,39 @@ void CastLoop(const TfLiteTensor* in, TfLiteTensor* out) {
 template <typename From>
 TfLiteStatus CastFrom(TfLiteContext* context, const TfLiteTensor* in, TfLiteTensor* out) {
   switch (out->type) {
-    case kTfLiteBool: CastLoop<From, bool>(in, out); break;
-    case kTfLiteUInt8: CastLoop<From, uint8_t>(in, out); break;
-    case kTfLiteInt8: CastLoop<From, int8_t>(in, out); break;
-    case kTfLiteInt16: CastLoop<From, int16_t>(in, out); break;
-    case kTfLiteUInt16: CastLoop<From, uint16_t>(in, out); break;
-    case kTfLiteInt32: CastLoop<From, int32_t>(in, out); break;
-    case kTfLiteUInt32: CastLoop<From, uint32_t>(in, out); break;
-    case kTfLiteInt64: CastLoop<From, int64_t>(in, out); break;
-    case kTfLiteUInt64: CastLoop<From, uint64_t>(in, out); break;
-    case kTfLiteFloat32: CastLoop<From, float>(in, out); break;
-    case kTfLiteFloat64: CastLoop<From, double>(in, out); break;
+    case kTfLiteBool:
+      CastLoop<From, bool>(in, out);
+      break;
+    case kTfLiteUInt8:
+      CastLoop<From, uint8_t>(in, out);
+      break;
+    case kTfLiteInt8:
+      CastLoop<From, int8_t>(in, out);
+      break;
+    case kTfLiteInt16:
+      CastLoop<From, int16_t>(in, out);
+      break;
+    case kTfLiteUInt16:
+      CastLoop<From, uint16_t>(in, out);
+      break;
+    case kTfLiteInt32:
+      CastLoop<From, int32_t>(in, out);
+      break;
+    case kTfLiteUInt32:
+      CastLoop<From, uint32_t>(in, out);
+      break;
+    case kTfLiteInt64:
+      CastLoop<From, int64_t>(in, out);
+      break;
+    case kTfLiteUInt64:
+      CastLoop<From, uint64_t>(in, out);
+      break;
+    case kTfLiteFloat32:
+      CastLoop<From, float>(in, out);
+      break;
+    case kTfLiteFloat64:
+      CastLoop<From, double>(in, out);
+      break;
     default:
       TF_LITE_KERNEL_LOG(context, "CAST: output type %s is not supported", TypeName(out->type));
       return kTfLiteError;
@@ -1511,8 +1727,10 @@ TfLiteStatus PrepareCast(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
-  EW_ENSURE(context, CastType(in->type), "CAST: input type %s is not supported", TypeName(in->type));
-  EW_ENSURE(context, CastType(out->type), "CAST: output type %s is not supported", TypeName(out->type));
+  EW_ENSURE(context, CastType(in->type), "CAST: input type %s is not supported",
+            TypeName(in->type));
+  EW_ENSURE(context, CastType(out->type), "CAST: output type %s is not supported",
+            TypeName(out->type));
   return ResizeLike(context, in, out);
 }
 
@@ -1521,17 +1739,28 @@ TfLiteStatus EvalCast(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
   switch (in->type) {
-    case kTfLiteBool: return CastFrom<bool>(context, in, out);
-    case kTfLiteUInt8: return CastFrom<uint8_t>(context, in, out);
-    case kTfLiteInt8: return CastFrom<int8_t>(context, in, out);
-    case kTfLiteInt16: return CastFrom<int16_t>(context, in, out);
-    case kTfLiteUInt16: return CastFrom<uint16_t>(context, in, out);
-    case kTfLiteInt32: return CastFrom<int32_t>(context, in, out);
-    case kTfLiteUInt32: return CastFrom<uint32_t>(context, in, out);
-    case kTfLiteInt64: return CastFrom<int64_t>(context, in, out);
-    case kTfLiteUInt64: return CastFrom<uint64_t>(context, in, out);
-    case kTfLiteFloat32: return CastFrom<float>(context, in, out);
-    case kTfLiteFloat64: return CastFrom<double>(context, in, out);
+    case kTfLiteBool:
+      return CastFrom<bool>(context, in, out);
+    case kTfLiteUInt8:
+      return CastFrom<uint8_t>(context, in, out);
+    case kTfLiteInt8:
+      return CastFrom<int8_t>(context, in, out);
+    case kTfLiteInt16:
+      return CastFrom<int16_t>(context, in, out);
+    case kTfLiteUInt16:
+      return CastFrom<uint16_t>(context, in, out);
+    case kTfLiteInt32:
+      return CastFrom<int32_t>(context, in, out);
+    case kTfLiteUInt32:
+      return CastFrom<uint32_t>(context, in, out);
+    case kTfLiteInt64:
+      return CastFrom<int64_t>(context, in, out);
+    case kTfLiteUInt64:
+      return CastFrom<uint64_t>(context, in, out);
+    case kTfLiteFloat32:
+      return CastFrom<float>(context, in, out);
+    case kTfLiteFloat64:
+      return CastFrom<double>(context, in, out);
     default:
       TF_LITE_KERNEL_LOG(context, "CAST: input type %s is not supported", TypeName(in->type));
       return kTfLiteError;
@@ -1552,9 +1781,12 @@ TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* cond = in[0];
   const TfLiteTensor* x = in[1];
   const TfLiteTensor* y = in[2];
-  EW_ENSURE(context, cond->type == kTfLiteBool, "%s: condition must be BOOL, got %s", op, TypeName(cond->type));
-  EW_ENSURE(context, x->type == y->type, "%s: x type %s and y type %s differ", op, TypeName(x->type), TypeName(y->type));
-  EW_ENSURE(context, tflite::TfLiteTypeGetSize(x->type) > 0, "%s: type %s is not supported", op, TypeName(x->type));
+  EW_ENSURE(context, cond->type == kTfLiteBool, "%s: condition must be BOOL, got %s", op,
+            TypeName(cond->type));
+  EW_ENSURE(context, x->type == y->type, "%s: x type %s and y type %s differ", op,
+            TypeName(x->type), TypeName(y->type));
+  EW_ENSURE(context, tflite::TfLiteTypeGetSize(x->type) > 0, "%s: type %s is not supported", op,
+            TypeName(x->type));
   out->type = x->type;
   TfLiteIntArray* shape = nullptr;
   const bool same = tflite::HaveSameShapes(cond, x) && tflite::HaveSameShapes(x, y);
@@ -1565,11 +1797,13 @@ TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
     const bool rank_one = tflite::NumDimensions(cond) == 1 && tflite::NumDimensions(x) >= 1 &&
                           tflite::SizeOfDimension(cond, 0) == tflite::SizeOfDimension(x, 0);
     EW_ENSURE(context, scalar || rank_one,
-              "SELECT: condition must have the shape of x, be a scalar, or be rank 1 matching x's first dimension");
+              "SELECT: condition must have the shape of x, be a scalar, or be rank 1 matching x's "
+              "first dimension");
     EW_ENSURE(context, tflite::HaveSameShapes(x, y), "SELECT: x and y must have the same shape");
     shape = TfLiteIntArrayCopy(x->dims);
   } else if (tflite::CalculateShapeForBroadcast(context, cond, x, y, &shape) != kTfLiteOk) {
-    TF_LITE_KERNEL_LOG(context, "SELECT_V2: condition, x and y shapes cannot be broadcast together");
+    TF_LITE_KERNEL_LOG(context,
+                       "SELECT_V2: condition, x and y shapes cannot be broadcast together");
     return kTfLiteError;
   }
   if (shape->size > elementwise::kMaxBroadcastRank) {
@@ -1624,24 +1858,36 @@ enum class Cmp { kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual }
 
 const char* CmpName(Cmp c) {
   switch (c) {
-    case Cmp::kLess: return "LESS";
-    case Cmp::kLessEqual: return "LESS_EQUAL";
-    case Cmp::kGreater: return "GREATER";
-    case Cmp::kGreaterEqual: return "GREATER_EQUAL";
-    case Cmp::kEqual: return "EQUAL";
-    default: return "NOT_EQUAL";
+    case Cmp::kLess:
+      return "LESS";
+    case Cmp::kLessEqual:
+      return "LESS_EQUAL";
+    case Cmp::kGreater:
+      return "GREATER";
+    case Cmp::kGreaterEqual:
+      return "GREATER_EQUAL";
+    case Cmp::kEqual:
+      return "EQUAL";
+    default:
+      return "NOT_EQUAL";
   }
 }
 
 template <Cmp c, typename T>
 bool Compare(T a, T b) {
   switch (c) {
-    case Cmp::kLess: return a < b;
-    case Cmp::kLessEqual: return a <= b;
-    case Cmp::kGreater: return a > b;
-    case Cmp::kGreaterEqual: return a >= b;
-    case Cmp::kEqual: return a == b;
-    default: return a != b;
+    case Cmp::kLess:
+      return a < b;
+    case Cmp::kLessEqual:
+      return a <= b;
+    case Cmp::kGreater:
+      return a > b;
+    case Cmp::kGreaterEqual:
+      return a >= b;
+    case Cmp::kEqual:
+      return a == b;
+    default:
+      return a != b;
   }
 }
 
@@ -1654,11 +1900,12 @@ TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
   const TfLiteType t = in[0]->type;
-  EW_ENSURE(context, t == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(t), TypeName(in[1]->type));
+  EW_ENSURE(context, t == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(t),
+            TypeName(in[1]->type));
   const bool equality = c == Cmp::kEqual || c == Cmp::kNotEqual;
   EW_ENSURE(context,
-            t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt64 || t == kTfLiteUInt8 || t == kTfLiteInt8 ||
-                (equality && t == kTfLiteBool),
+            t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt64 || t == kTfLiteUInt8 ||
+                t == kTfLiteInt8 || (equality && t == kTfLiteBool),
             "%s: type %s is not supported", op, TypeName(t));
   out->type = kTfLiteBool;
   OpData* d = Data(node);
@@ -1674,8 +1921,8 @@ TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 template <Cmp c, typename T>
-TfLiteStatus EvalCompareT(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor* a, const TfLiteTensor* b,
-                          TfLiteTensor* out) {
+TfLiteStatus EvalCompareT(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor* a,
+                          const TfLiteTensor* b, TfLiteTensor* out) {
   const OpData d = *Data(node);
   if ((std::is_same<T, uint8_t>::value || std::is_same<T, int8_t>::value) && d.scaled_compare) {
     return Binary<T, T, bool>(context, a, b, out, [d](T x, T y) {
@@ -1695,14 +1942,21 @@ TfLiteStatus EvalCompare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, CmpName(c), in, &out));
   switch (in[0]->type) {
-    case kTfLiteFloat32: return EvalCompareT<c, float>(context, node, in[0], in[1], out);
-    case kTfLiteInt32: return EvalCompareT<c, int32_t>(context, node, in[0], in[1], out);
-    case kTfLiteInt64: return EvalCompareT<c, int64_t>(context, node, in[0], in[1], out);
-    case kTfLiteUInt8: return EvalCompareT<c, uint8_t>(context, node, in[0], in[1], out);
-    case kTfLiteInt8: return EvalCompareT<c, int8_t>(context, node, in[0], in[1], out);
-    case kTfLiteBool: return EvalCompareT<c, bool>(context, node, in[0], in[1], out);
+    case kTfLiteFloat32:
+      return EvalCompareT<c, float>(context, node, in[0], in[1], out);
+    case kTfLiteInt32:
+      return EvalCompareT<c, int32_t>(context, node, in[0], in[1], out);
+    case kTfLiteInt64:
+      return EvalCompareT<c, int64_t>(context, node, in[0], in[1], out);
+    case kTfLiteUInt8:
+      return EvalCompareT<c, uint8_t>(context, node, in[0], in[1], out);
+    case kTfLiteInt8:
+      return EvalCompareT<c, int8_t>(context, node, in[0], in[1], out);
+    case kTfLiteBool:
+      return EvalCompareT<c, bool>(context, node, in[0], in[1], out);
     default:
-      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", CmpName(c), TypeName(in[0]->type));
+      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", CmpName(c),
+                         TypeName(in[0]->type));
       return kTfLiteError;
   }
 }
@@ -1716,8 +1970,9 @@ TfLiteStatus PrepareLogicalBinary(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
-  EW_ENSURE(context, in[0]->type == kTfLiteBool && in[1]->type == kTfLiteBool, "%s: inputs must be BOOL (got %s, %s)",
-            op, TypeName(in[0]->type), TypeName(in[1]->type));
+  EW_ENSURE(context, in[0]->type == kTfLiteBool && in[1]->type == kTfLiteBool,
+            "%s: inputs must be BOOL (got %s, %s)", op, TypeName(in[0]->type),
+            TypeName(in[1]->type));
   out->type = kTfLiteBool;
   return ResizeBroadcast(context, in[0], in[1], out, op);
 }
@@ -1727,7 +1982,8 @@ TfLiteStatus EvalLogicalBinary(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, kAnd ? "LOGICAL_AND" : "LOGICAL_OR", in, &out));
-  return Binary<bool, bool, bool>(context, in[0], in[1], out, [](bool a, bool b) { return kAnd ? (a && b) : (a || b); });
+  return Binary<bool, bool, bool>(context, in[0], in[1], out,
+                                  [](bool a, bool b) { return kAnd ? (a && b) : (a || b); });
 }
 
 bool BoolOnly(TfLiteType t) { return t == kTfLiteBool; }
@@ -1763,10 +2019,10 @@ TfLiteRegistration MakeRegistration(TfLiteStatus (*prepare)(TfLiteContext*, TfLi
 }
 }  // namespace
 
-#define EW_REGISTER(NAME, PREPARE, EVAL)                                \
-  TfLiteRegistration* Register_##NAME() {                               \
-    static TfLiteRegistration r = MakeRegistration(PREPARE, EVAL);      \
-    return &r;                                                          \
+#define EW_REGISTER(NAME, PREPARE, EVAL)                           \
+  TfLiteRegistration* Register_##NAME() {                          \
+    static TfLiteRegistration r = MakeRegistration(PREPARE, EVAL); \
+    return &r;                                                     \
   }
 
 EW_REGISTER(ADD, PrepareArith<Arith::kAdd>, EvalArith<Arith::kAdd>)

@@ -1,5 +1,5 @@
-// Tests of the reference element-wise kernels (elementwise.cc), each through a one-op model built in
-// memory and run by the real loader and interpreter (runtime/testing/op_test.h).
+// Tests of the reference element-wise kernels (elementwise.cc), each through a one-op model built
+// in memory and run by the real loader and interpreter (runtime/testing/op_test.h).
 //
 // Expected values are exact where the arithmetic is exact (integers, quantized cases whose scales
 // make every step exact, values that are representable) and otherwise within a few ulp of a double
@@ -57,7 +57,8 @@ class OneOp {
 
 OptionsFn AddOpts(fb::ActivationFunctionType a, bool pot_scale_int16 = true) {
   return [=](flatbuffers::FlatBufferBuilder& b) {
-    return Options{fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(b, a, pot_scale_int16).Union()};
+    return Options{fb::BuiltinOptions::AddOptions,
+                   fb::CreateAddOptions(b, a, pot_scale_int16).Union()};
   };
 }
 OptionsFn SubOpts(fb::ActivationFunctionType a) {
@@ -79,10 +80,10 @@ OptionsFn DivOpts(fb::ActivationFunctionType a) {
 using fb::ActivationFunctionType;
 constexpr float kFloatMax = std::numeric_limits<float>::max();
 
-#define ASSERT_OK(expr)                        \
-  do {                                         \
-    const Status s_ = (expr);                  \
-    ASSERT_TRUE(s_.ok()) << s_.message();      \
+#define ASSERT_OK(expr)                   \
+  do {                                    \
+    const Status s_ = (expr);             \
+    ASSERT_TRUE(s_.ok()) << s_.message(); \
   } while (0)
 
 void ExpectNear(const std::vector<float>& got, const std::vector<double>& want, double rel = 2e-6,
@@ -100,7 +101,8 @@ void ExpectNear(const std::vector<float>& got, const std::vector<double>& want, 
 }
 
 // Runs a float unary op on `x` and returns the output.
-std::vector<float> RunFloatUnary(B code, const std::vector<float>& x, const OptionsFn& options = nullptr) {
+std::vector<float> RunFloatUnary(B code, const std::vector<float>& x,
+                                 const OptionsFn& options = nullptr) {
   OneOp op(code, {{kTfLiteFloat32, {static_cast<int>(x.size())}}}, {kTfLiteFloat32}, options);
   Status s = op.Build();
   EXPECT_TRUE(s.ok()) << s.message();
@@ -139,7 +141,8 @@ TEST(ElementwiseTest, MulBroadcastsBothWays) {
 
 TEST(ElementwiseTest, ScalarRankZeroOperandsWork) {
   // While-loop bodies: 0-D int32 and float tensors.
-  OneOp add(B::ADD, {{kTfLiteInt32, {}}, {kTfLiteInt32, {}}}, {kTfLiteInt32}, AddOpts(ActivationFunctionType::NONE));
+  OneOp add(B::ADD, {{kTfLiteInt32, {}}, {kTfLiteInt32, {}}}, {kTfLiteInt32},
+            AddOpts(ActivationFunctionType::NONE));
   ASSERT_OK(add.Build());
   add.t().SetInput<int32_t>(0, {41});
   add.t().SetInput<int32_t>(1, {1});
@@ -181,12 +184,13 @@ TEST(ElementwiseTest, BroadcastsUpToRank8) {
   op.t().SetInput<float>(1, {1, 2, 3});
   ASSERT_OK(op.t().Invoke());
   EXPECT_EQ(op.t().GetOutputShape(0), (std::vector<int>{2, 1, 1, 1, 1, 1, 3, 2}));
-  EXPECT_EQ(op.t().GetOutput<float>(0), (std::vector<float>{9, 19, 8, 18, 7, 17, 29, 39, 28, 38, 27, 37}));
+  EXPECT_EQ(op.t().GetOutput<float>(0),
+            (std::vector<float>{9, 19, 8, 18, 7, 17, 29, 39, 28, 38, 27, 37}));
 }
 
 TEST(ElementwiseTest, RefusesRankAbove8AndIncompatibleShapes) {
-  OneOp too_deep(B::ADD, {{kTfLiteFloat32, {1, 1, 1, 1, 1, 1, 1, 1, 2}}, {kTfLiteFloat32, {2}}}, {kTfLiteFloat32},
-                 AddOpts(ActivationFunctionType::NONE));
+  OneOp too_deep(B::ADD, {{kTfLiteFloat32, {1, 1, 1, 1, 1, 1, 1, 1, 2}}, {kTfLiteFloat32, {2}}},
+                 {kTfLiteFloat32}, AddOpts(ActivationFunctionType::NONE));
   EXPECT_FALSE(too_deep.Build().ok());
 
   OneOp mismatch(B::ADD, {{kTfLiteFloat32, {2, 3}}, {kTfLiteFloat32, {2}}}, {kTfLiteFloat32},
@@ -229,7 +233,8 @@ TEST(ElementwiseTest, FloatArithmeticClampsToActivationAndFiniteRange) {
   div.t().SetInput<float>(0, {1, -1, 7, 1});
   div.t().SetInput<float>(1, {0, 0, 2, 3});
   ASSERT_OK(div.t().Invoke());
-  EXPECT_EQ(div.t().GetOutput<float>(0), (std::vector<float>{kFloatMax, -kFloatMax, 3.5f, 1.0f / 3.0f}));
+  EXPECT_EQ(div.t().GetOutput<float>(0),
+            (std::vector<float>{kFloatMax, -kFloatMax, 3.5f, 1.0f / 3.0f}));
 
   OneOp relu6(B::MUL, {{kTfLiteFloat32, {3}}, {kTfLiteFloat32, {3}}}, {kTfLiteFloat32},
               MulOpts(ActivationFunctionType::RELU6));
@@ -255,19 +260,22 @@ TEST(ElementwiseTest, RefusesUnsupportedFusedActivation) {
 }
 
 TEST(ElementwiseTest, IntegerDivTruncatesTowardZeroAndRefusesZeroDivisor) {
-  OneOp div(B::DIV, {{kTfLiteInt32, {4}}, {kTfLiteInt32, {4}}}, {kTfLiteInt32}, DivOpts(ActivationFunctionType::NONE));
+  OneOp div(B::DIV, {{kTfLiteInt32, {4}}, {kTfLiteInt32, {4}}}, {kTfLiteInt32},
+            DivOpts(ActivationFunctionType::NONE));
   ASSERT_OK(div.Build());
   div.t().SetInput<int32_t>(0, {7, -7, 7, std::numeric_limits<int32_t>::min()});
   div.t().SetInput<int32_t>(1, {2, 2, -2, -1});
   ASSERT_OK(div.t().Invoke());
   EXPECT_EQ(div.t().GetOutput<int32_t>(0),
-            (std::vector<int32_t>{3, -3, -3, std::numeric_limits<int32_t>::min()}));  // INT_MIN / -1 wraps
+            (std::vector<int32_t>{3, -3, -3,
+                                  std::numeric_limits<int32_t>::min()}));  // INT_MIN / -1 wraps
   div.t().SetInput<int32_t>(1, {2, 0, 1, 1});
   EXPECT_FALSE(div.t().Invoke().ok());
 }
 
 TEST(ElementwiseTest, Int64AddAndSub) {
-  OneOp op(B::SUB, {{kTfLiteInt64, {2}}, {kTfLiteInt64, {1}}}, {kTfLiteInt64}, SubOpts(ActivationFunctionType::NONE));
+  OneOp op(B::SUB, {{kTfLiteInt64, {2}}, {kTfLiteInt64, {1}}}, {kTfLiteInt64},
+           SubOpts(ActivationFunctionType::NONE));
   ASSERT_OK(op.Build());
   op.t().SetInput<int64_t>(0, {int64_t{1} << 40, -5});
   op.t().SetInput<int64_t>(1, {1});
@@ -277,8 +285,8 @@ TEST(ElementwiseTest, Int64AddAndSub) {
 
 TEST(ElementwiseTest, QuantizedUint8AddIsExactOnExactScales) {
   // Inputs and output with scale 0.5: real sums are representable, so the result is exact.
-  OneOp op(B::ADD, {{kTfLiteUInt8, {4}, 0.5f, 128}, {kTfLiteUInt8, {4}, 0.5f, 100}}, {kTfLiteUInt8, {}, 0.5f, 10},
-           AddOpts(ActivationFunctionType::NONE));
+  OneOp op(B::ADD, {{kTfLiteUInt8, {4}, 0.5f, 128}, {kTfLiteUInt8, {4}, 0.5f, 100}},
+           {kTfLiteUInt8, {}, 0.5f, 10}, AddOpts(ActivationFunctionType::NONE));
   ASSERT_OK(op.Build());
   op.t().SetInput<uint8_t>(0, {128, 130, 120, 255});  // 0, 1, -4, 63.5
   op.t().SetInput<uint8_t>(1, {100, 104, 101, 255});  // 0, 2, 0.5, 77.5
@@ -289,8 +297,8 @@ TEST(ElementwiseTest, QuantizedUint8AddIsExactOnExactScales) {
 
 TEST(ElementwiseTest, QuantizedInt8MulWithRelu) {
   // 0.25 * 0.25 / 0.0625 = 1: the product of the offset inputs is the output step count.
-  OneOp op(B::MUL, {{kTfLiteInt8, {4}, 0.25f, 0}, {kTfLiteInt8, {4}, 0.25f, 0}}, {kTfLiteInt8, {}, 0.0625f, -10},
-           MulOpts(ActivationFunctionType::RELU));
+  OneOp op(B::MUL, {{kTfLiteInt8, {4}, 0.25f, 0}, {kTfLiteInt8, {4}, 0.25f, 0}},
+           {kTfLiteInt8, {}, 0.0625f, -10}, MulOpts(ActivationFunctionType::RELU));
   ASSERT_OK(op.Build());
   op.t().SetInput<int8_t>(0, {2, -3, 10, 127});
   op.t().SetInput<int8_t>(1, {3, 4, 5, 127});
@@ -301,7 +309,8 @@ TEST(ElementwiseTest, QuantizedInt8MulWithRelu) {
 
 TEST(ElementwiseTest, QuantizedInt16AddGeneralAndPowerOfTwoScales) {
   // General scales (pot_scale_int16 = false).
-  OneOp general(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 0}, {kTfLiteInt16, {3}, 0.25f, 0}}, {kTfLiteInt16, {}, 0.5f, 0},
+  OneOp general(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 0}, {kTfLiteInt16, {3}, 0.25f, 0}},
+                {kTfLiteInt16, {}, 0.5f, 0},
                 AddOpts(ActivationFunctionType::NONE, /*pot_scale_int16=*/false));
   ASSERT_OK(general.Build());
   general.t().SetInput<int16_t>(0, {2, -2, 32767});
@@ -310,7 +319,8 @@ TEST(ElementwiseTest, QuantizedInt16AddGeneralAndPowerOfTwoScales) {
   EXPECT_EQ(general.t().GetOutput<int16_t>(0), (std::vector<int16_t>{4, 0, 32767}));
 
   // Power-of-two scales: the second input is shifted right by one onto the output scale.
-  OneOp pot(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 0}, {kTfLiteInt16, {3}, 0.25f, 0}}, {kTfLiteInt16, {}, 0.5f, 0},
+  OneOp pot(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 0}, {kTfLiteInt16, {3}, 0.25f, 0}},
+            {kTfLiteInt16, {}, 0.5f, 0},
             AddOpts(ActivationFunctionType::NONE, /*pot_scale_int16=*/true));
   ASSERT_OK(pot.Build());
   pot.t().SetInput<int16_t>(0, {2, -2, 32767});
@@ -319,13 +329,14 @@ TEST(ElementwiseTest, QuantizedInt16AddGeneralAndPowerOfTwoScales) {
   EXPECT_EQ(pot.t().GetOutput<int16_t>(0), (std::vector<int16_t>{4, 0, 32767}));
 
   // int16 needs zero point 0.
-  OneOp asym(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 5}, {kTfLiteInt16, {3}, 0.5f, 0}}, {kTfLiteInt16, {}, 0.5f, 0},
-             AddOpts(ActivationFunctionType::NONE, false));
+  OneOp asym(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 5}, {kTfLiteInt16, {3}, 0.5f, 0}},
+             {kTfLiteInt16, {}, 0.5f, 0}, AddOpts(ActivationFunctionType::NONE, false));
   EXPECT_FALSE(asym.Build().ok());
 }
 
 TEST(ElementwiseTest, QuantizedInputsNeedQuantizationParameters) {
-  OneOp op(B::ADD, {{kTfLiteInt8, {2}}, {kTfLiteInt8, {2}}}, {kTfLiteInt8}, AddOpts(ActivationFunctionType::NONE));
+  OneOp op(B::ADD, {{kTfLiteInt8, {2}}, {kTfLiteInt8, {2}}}, {kTfLiteInt8},
+           AddOpts(ActivationFunctionType::NONE));
   EXPECT_FALSE(op.Build().ok());
 }
 
@@ -459,7 +470,8 @@ TEST(ElementwiseTest, QuantizedInt8AbsRescales) {
   ASSERT_OK(op.Build());
   op.t().SetInput<int8_t>(0, {10, 6, 14, -128});  // 0, -2, 2, -69
   ASSERT_OK(op.t().Invoke());
-  EXPECT_EQ(op.t().GetOutput<int8_t>(0), (std::vector<int8_t>{-100, -92, -92, 127}));  // 0, 2, 2, 69 (saturates)
+  EXPECT_EQ(op.t().GetOutput<int8_t>(0),
+            (std::vector<int8_t>{-100, -92, -92, 127}));  // 0, 2, 2, 69 (saturates)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -490,14 +502,17 @@ TEST(ElementwiseTest, FloatActivations) {
 }
 
 TEST(ElementwiseTest, LogisticSaturatesOnExtremeInputs) {
-  ExpectNear(RunFloatUnary(B::LOGISTIC, {-100.0f, 100.0f, -20.0f}), {0.0, 1.0, 1 / (1 + std::exp(20.0))}, 1e-5, 1e-7);
+  ExpectNear(RunFloatUnary(B::LOGISTIC, {-100.0f, 100.0f, -20.0f}),
+             {0.0, 1.0, 1 / (1 + std::exp(20.0))}, 1e-5, 1e-7);
 }
 
 TEST(ElementwiseTest, LeakyReluUsesAlpha) {
   auto opts = [](flatbuffers::FlatBufferBuilder& b) {
-    return Options{fb::BuiltinOptions::LeakyReluOptions, fb::CreateLeakyReluOptions(b, 0.1f).Union()};
+    return Options{fb::BuiltinOptions::LeakyReluOptions,
+                   fb::CreateLeakyReluOptions(b, 0.1f).Union()};
   };
-  EXPECT_EQ(RunFloatUnary(B::LEAKY_RELU, {-2.0f, 0.0f, 3.0f}, opts), (std::vector<float>{-0.2f, 0.0f, 3.0f}));
+  EXPECT_EQ(RunFloatUnary(B::LEAKY_RELU, {-2.0f, 0.0f, 3.0f}, opts),
+            (std::vector<float>{-0.2f, 0.0f, 3.0f}));
 }
 
 TEST(ElementwiseTest, GeluExactAndApproximate) {
@@ -510,7 +525,8 @@ TEST(ElementwiseTest, GeluExactAndApproximate) {
   }
   auto gelu = [](bool approximate) {
     return [approximate](flatbuffers::FlatBufferBuilder& b) {
-      return Options{fb::BuiltinOptions::GeluOptions, fb::CreateGeluOptions(b, approximate).Union()};
+      return Options{fb::BuiltinOptions::GeluOptions,
+                     fb::CreateGeluOptions(b, approximate).Union()};
     };
   };
   ExpectNear(RunFloatUnary(B::GELU, x, gelu(false)), exact, 1e-5, 1e-6);
@@ -524,7 +540,8 @@ TEST(ElementwiseTest, PreluBroadcastsAlphaPerChannel) {
   op.t().SetInput<float>(1, {0.5f, 0.25f, 2.0f});
   ASSERT_OK(op.t().Invoke());
   EXPECT_EQ(op.t().GetOutputShape(0), (std::vector<int>{2, 3}));
-  EXPECT_EQ(op.t().GetOutput<float>(0), (std::vector<float>{-0.5f, -0.25f, -2.0f, 2.0f, -0.5f, 0.0f}));
+  EXPECT_EQ(op.t().GetOutput<float>(0),
+            (std::vector<float>{-0.5f, -0.25f, -2.0f, 2.0f, -0.5f, 0.0f}));
 
   // Alpha may not enlarge the input's shape.
   OneOp bad(B::PRELU, {{kTfLiteFloat32, {3}}, {kTfLiteFloat32, {2, 3}}}, {kTfLiteFloat32});
@@ -555,7 +572,8 @@ TEST(ElementwiseTest, QuantizedLogisticAndTanh) {
   EXPECT_FALSE(bad.Build().ok());
 
   // int16 with the power-of-two input scale 2^-12: fixed-point functions on Q3.12.
-  OneOp lg16(B::LOGISTIC, {{kTfLiteInt16, {3}, 1.0f / 4096, 0}}, {kTfLiteInt16, {}, 1.0f / 32768, 0});
+  OneOp lg16(B::LOGISTIC, {{kTfLiteInt16, {3}, 1.0f / 4096, 0}},
+             {kTfLiteInt16, {}, 1.0f / 32768, 0});
   ASSERT_OK(lg16.Build());
   lg16.t().SetInput<int16_t>(0, {0, 4096, -4096});
   ASSERT_OK(lg16.t().Invoke());
@@ -585,9 +603,11 @@ TEST(ElementwiseTest, QuantizedLogisticAndTanh) {
 
 // Runs a quantized unary op (input and output of type `type`) on `x`.
 template <typename Q>
-std::vector<Q> RunQuantizedUnary(B code, TfLiteType type, float in_scale, int in_zp, float out_scale, int out_zp,
-                                 const std::vector<Q>& x, const OptionsFn& options = nullptr) {
-  OneOp op(code, {{type, {static_cast<int>(x.size())}, in_scale, in_zp}}, {type, {}, out_scale, out_zp}, options);
+std::vector<Q> RunQuantizedUnary(B code, TfLiteType type, float in_scale, int in_zp,
+                                 float out_scale, int out_zp, const std::vector<Q>& x,
+                                 const OptionsFn& options = nullptr) {
+  OneOp op(code, {{type, {static_cast<int>(x.size())}, in_scale, in_zp}},
+           {type, {}, out_scale, out_zp}, options);
   Status s = op.Build();
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return {};
@@ -598,37 +618,37 @@ std::vector<Q> RunQuantizedUnary(B code, TfLiteType type, float in_scale, int in
 }
 
 // Anchors for the trickiest fixed-point paths: outputs TensorFlow Lite 2.14.1's built-in kernels
-// produce for these inputs and quantizations (from the op suite's LOGISTIC, TANH, HARD_SWISH, RSQRT,
-// EXP and GELU cases).
+// produce for these inputs and quantizations (from the op suite's LOGISTIC, TANH, HARD_SWISH,
+// RSQRT, EXP and GELU cases).
 TEST(ElementwiseTest, MatchesTensorFlowLiteOnFixedPointPaths) {
   // int16 logistic, input scale ~2^-12 (fixed-point path) and 2^-9.68 (table path).
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::LOGISTIC, kTfLiteInt16, 0.0002441480755805969f, 0, 3.0517578125e-05f, 0,
-                                       {-1287, 24196, -12491, 844}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::LOGISTIC, kTfLiteInt16, 0.0002441480755805969f, 0,
+                                       3.0517578125e-05f, 0, {-1287, 24196, -12491, 844}),
             (std::vector<int16_t>{13829, 32678, 1481, 18068}));
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::LOGISTIC, kTfLiteInt16, 0.001220703125f, 0, 3.0517578125e-05f, 0,
-                                       {-7766, -3783, -6479}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::LOGISTIC, kTfLiteInt16, 0.001220703125f, 0,
+                                       3.0517578125e-05f, 0, {-7766, -3783, -6479}),
             (std::vector<int16_t>{2, 320, 12}));
   // int16 tanh, table path and power-of-two path.
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::TANH, kTfLiteInt16, 0.00015259254723787308f, 0, 3.0517578125e-05f, 0,
-                                       {3967, -7280, 18942}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::TANH, kTfLiteInt16, 0.00015259254723787308f, 0,
+                                       3.0517578125e-05f, 0, {3967, -7280, 18942}),
             (std::vector<int16_t>{17722, -26357, 32567}));
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::TANH, kTfLiteInt16, 0.000244140625f, 0, 3.0517578125e-05f, 0,
-                                       {-2079, -1157, 11586}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::TANH, kTfLiteInt16, 0.000244140625f, 0, 3.0517578125e-05f,
+                                       0, {-2079, -1157, 11586}),
             (std::vector<int16_t>{-15336, -9012, 32532}));
-  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::HARD_SWISH, kTfLiteInt8, 0.0470588244497776f, 0, 0.025098038837313652f, -112,
-                                      {-110, 6, 101, 65, -33}),
+  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::HARD_SWISH, kTfLiteInt8, 0.0470588244497776f, 0,
+                                      0.025098038837313652f, -112, {-110, 6, 101, 65, -33}),
             (std::vector<int8_t>{-112, -106, 77, 10, -127}));
-  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::RSQRT, kTfLiteInt8, 0.03921568766236305f, -128, 0.013725490309298038f, -128,
-                                      {-32, 43, 7}),
+  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::RSQRT, kTfLiteInt8, 0.03921568766236305f, -128,
+                                      0.013725490309298038f, -128, {-32, 43, 7}),
             (std::vector<int8_t>{-90, -100, -96}));
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::EXP, kTfLiteInt16, 0.00012207403779029846f, 0, 0.00022888882085680962f, 0,
-                                       {-22194, -8475}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::EXP, kTfLiteInt16, 0.00012207403779029846f, 0,
+                                       0.00022888882085680962f, 0, {-22194, -8475}),
             (std::vector<int16_t>{291, 1553}));
   auto exact = [](flatbuffers::FlatBufferBuilder& b) {
     return Options{fb::BuiltinOptions::GeluOptions, fb::CreateGeluOptions(b, false).Union()};
   };
-  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::GELU, kTfLiteInt8, 0.03921568766236305f, 0, 0.02039215713739395f, -118,
-                                      {-84, -11, -16}, exact),
+  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::GELU, kTfLiteInt8, 0.03921568766236305f, 0,
+                                      0.02039215713739395f, -118, {-84, -11, -16}, exact),
             (std::vector<int8_t>{-118, -125, -126}));
 }
 
@@ -643,7 +663,8 @@ TEST(ElementwiseTest, QuantizedHardSwishTracksFloat) {
   const std::vector<int8_t> y = op.t().GetOutput<int8_t>(0);
   for (int i = 0; i < 256; ++i) {
     const double r = in_scale * (x[i] - 5);
-    const double expect = std::min(127.0, std::max(-128.0, r * std::min(6.0, std::max(0.0, r + 3)) / 6 / out_scale - 20));
+    const double expect = std::min(
+        127.0, std::max(-128.0, r * std::min(6.0, std::max(0.0, r + 3)) / 6 / out_scale - 20));
     EXPECT_NEAR(y[i], expect, 1.01) << "input " << int(x[i]);
   }
 }
@@ -666,7 +687,8 @@ TEST(ElementwiseTest, CastConversions) {
   f2i->t().SetInput<float>(0, {1.7f, -1.7f, -0.5f, 3e9f});
   ASSERT_OK(f2i->t().Invoke());
   EXPECT_EQ(f2i->t().GetOutput<int32_t>(0),
-            (std::vector<int32_t>{1, -1, 0, std::numeric_limits<int32_t>::min()}));  // truncation toward zero
+            (std::vector<int32_t>{1, -1, 0,
+                                  std::numeric_limits<int32_t>::min()}));  // truncation toward zero
 
   auto f2b = cast(kTfLiteFloat32, kTfLiteBool, 3);
   ASSERT_OK(f2b->Build());
@@ -700,7 +722,8 @@ TEST(ElementwiseTest, CastConversions) {
 // SELECT, SELECT_V2.
 
 TEST(ElementwiseTest, SelectSameShapeAndRankOneCondition) {
-  OneOp same(B::SELECT, {{kTfLiteBool, {4}}, {kTfLiteInt32, {4}}, {kTfLiteInt32, {4}}}, {kTfLiteInt32});
+  OneOp same(B::SELECT, {{kTfLiteBool, {4}}, {kTfLiteInt32, {4}}, {kTfLiteInt32, {4}}},
+             {kTfLiteInt32});
   ASSERT_OK(same.Build());
   same.t().SetInput<uint8_t>(0, {1, 0, 0, 1});
   same.t().SetInput<int32_t>(1, {1, 2, 3, 4});
@@ -708,7 +731,8 @@ TEST(ElementwiseTest, SelectSameShapeAndRankOneCondition) {
   ASSERT_OK(same.t().Invoke());
   EXPECT_EQ(same.t().GetOutput<int32_t>(0), (std::vector<int32_t>{1, -2, -3, 4}));
 
-  OneOp rows(B::SELECT, {{kTfLiteBool, {2}}, {kTfLiteFloat32, {2, 2}}, {kTfLiteFloat32, {2, 2}}}, {kTfLiteFloat32});
+  OneOp rows(B::SELECT, {{kTfLiteBool, {2}}, {kTfLiteFloat32, {2, 2}}, {kTfLiteFloat32, {2, 2}}},
+             {kTfLiteFloat32});
   ASSERT_OK(rows.Build());
   rows.t().SetInput<uint8_t>(0, {0, 1});
   rows.t().SetInput<float>(1, {1, 2, 3, 4});
@@ -717,13 +741,15 @@ TEST(ElementwiseTest, SelectSameShapeAndRankOneCondition) {
   EXPECT_EQ(rows.t().GetOutput<float>(0), (std::vector<float>{5, 6, 3, 4}));
 
   // SELECT (v1) does not broadcast x against y.
-  OneOp bad(B::SELECT, {{kTfLiteBool, {2}}, {kTfLiteFloat32, {2}}, {kTfLiteFloat32, {1}}}, {kTfLiteFloat32});
+  OneOp bad(B::SELECT, {{kTfLiteBool, {2}}, {kTfLiteFloat32, {2}}, {kTfLiteFloat32, {1}}},
+            {kTfLiteFloat32});
   EXPECT_FALSE(bad.Build().ok());
 }
 
 TEST(ElementwiseTest, SelectV2BroadcastsAllThree) {
   // Condition [2, 1], x [1, 3], y scalar -> [2, 3].
-  OneOp op(B::SELECT_V2, {{kTfLiteBool, {2, 1}}, {kTfLiteFloat32, {1, 3}}, {kTfLiteFloat32, {}}}, {kTfLiteFloat32});
+  OneOp op(B::SELECT_V2, {{kTfLiteBool, {2, 1}}, {kTfLiteFloat32, {1, 3}}, {kTfLiteFloat32, {}}},
+           {kTfLiteFloat32});
   ASSERT_OK(op.Build());
   op.t().SetInput<uint8_t>(0, {1, 0});
   op.t().SetInput<float>(1, {1, 2, 3});
@@ -732,7 +758,8 @@ TEST(ElementwiseTest, SelectV2BroadcastsAllThree) {
   EXPECT_EQ(op.t().GetOutputShape(0), (std::vector<int>{2, 3}));
   EXPECT_EQ(op.t().GetOutput<float>(0), (std::vector<float>{1, 2, 3, -9, -9, -9}));
 
-  OneOp not_bool(B::SELECT_V2, {{kTfLiteInt32, {2}}, {kTfLiteFloat32, {2}}, {kTfLiteFloat32, {2}}}, {kTfLiteFloat32});
+  OneOp not_bool(B::SELECT_V2, {{kTfLiteInt32, {2}}, {kTfLiteFloat32, {2}}, {kTfLiteFloat32, {2}}},
+                 {kTfLiteFloat32});
   EXPECT_FALSE(not_bool.Build().ok());
 }
 
@@ -744,9 +771,9 @@ TEST(ElementwiseTest, ComparisonsBroadcast) {
     B code;
     std::vector<uint8_t> want;
   };
-  const std::vector<Case> cases = {{B::LESS, {1, 0, 0}},          {B::LESS_EQUAL, {1, 1, 0}},
-                                   {B::GREATER, {0, 0, 1}},       {B::GREATER_EQUAL, {0, 1, 1}},
-                                   {B::EQUAL, {0, 1, 0}},         {B::NOT_EQUAL, {1, 0, 1}}};
+  const std::vector<Case> cases = {{B::LESS, {1, 0, 0}},    {B::LESS_EQUAL, {1, 1, 0}},
+                                   {B::GREATER, {0, 0, 1}}, {B::GREATER_EQUAL, {0, 1, 1}},
+                                   {B::EQUAL, {0, 1, 0}},   {B::NOT_EQUAL, {1, 0, 1}}};
   for (const Case& c : cases) {
     OneOp op(c.code, {{kTfLiteFloat32, {3}}, {kTfLiteFloat32, {}}}, {kTfLiteBool});
     ASSERT_OK(op.Build());
@@ -822,19 +849,25 @@ TEST(ElementwiseTest, RopeStyleChain) {
   const int out = t.AddOutput(kTfLiteFloat32);
   auto none = [&](B code) -> Options {
     switch (code) {
-      case B::DIV: return {fb::BuiltinOptions::DivOptions, fb::CreateDivOptions(t.fbb()).Union()};
-      case B::MUL: return {fb::BuiltinOptions::MulOptions, fb::CreateMulOptions(t.fbb()).Union()};
-      case B::SUB: return {fb::BuiltinOptions::SubOptions, fb::CreateSubOptions(t.fbb()).Union()};
-      case B::ADD: return {fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb()).Union()};
-      default: return {fb::BuiltinOptions::NONE, 0};
+      case B::DIV:
+        return {fb::BuiltinOptions::DivOptions, fb::CreateDivOptions(t.fbb()).Union()};
+      case B::MUL:
+        return {fb::BuiltinOptions::MulOptions, fb::CreateMulOptions(t.fbb()).Union()};
+      case B::SUB:
+        return {fb::BuiltinOptions::SubOptions, fb::CreateSubOptions(t.fbb()).Union()};
+      case B::ADD:
+        return {fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb()).Union()};
+      default:
+        return {fb::BuiltinOptions::NONE, 0};
     }
   };
   auto add_op = [&](B code, std::vector<int> ins, int o) {
     const Options opts = none(code);
     t.AddOp(static_cast<int>(code), ins, {o}, opts.first, opts.second);
   };
-  const Options cast_opts{fb::BuiltinOptions::CastOptions,
-                          fb::CreateCastOptions(t.fbb(), fb::TensorType::INT32, fb::TensorType::FLOAT32).Union()};
+  const Options cast_opts{
+      fb::BuiltinOptions::CastOptions,
+      fb::CreateCastOptions(t.fbb(), fb::TensorType::INT32, fb::TensorType::FLOAT32).Union()};
   t.AddOp(static_cast<int>(B::CAST), {pos}, {posf}, cast_opts.first, cast_opts.second);
   add_op(B::DIV, {posf, denom}, angle);
   add_op(B::SIN, {angle}, s);

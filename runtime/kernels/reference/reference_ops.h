@@ -1,5 +1,3 @@
-// >>> KERNEL AUTHORS (helpers): BEFORE WRITING ANY CODE read /tmp/kernel_common.md: it is the part of your task
-// >>> statement that was left out of your prompt (interpreter contract, tests, do not run bazel, do not commit). <<<
 // The reference kernel set: single-threaded, simple, the golden reference every other kernel set and
 // delegate is checked against. Each function returns a registration with static storage; the op
 // resolver (runtime/op_resolver.cc) is the one table that maps builtin codes to these.
@@ -115,6 +113,41 @@ TfLiteRegistration* Register_RESIZE_NEAREST_NEIGHBOR();
 // recurrent.cc: LSTM cells and sequences.
 TfLiteRegistration* Register_LSTM();
 TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM();
+
+// quantize.cc: conversions between float and quantized types, float16 weights, sparse weights.
+TfLiteRegistration* Register_QUANTIZE();
+TfLiteRegistration* Register_DEQUANTIZE();
+TfLiteRegistration* Register_DENSIFY();
+
+// misc_ops.cc: the rest of the op set users' models hold.
+TfLiteRegistration* Register_ADD_N();
+TfLiteRegistration* Register_ATAN2();
+TfLiteRegistration* Register_SIGN();
+TfLiteRegistration* Register_BATCH_TO_SPACE_ND();
+TfLiteRegistration* Register_SPACE_TO_BATCH_ND();
+TfLiteRegistration* Register_BUCKETIZE();
+TfLiteRegistration* Register_DYNAMIC_UPDATE_SLICE();
+TfLiteRegistration* Register_EMBEDDING_LOOKUP();
+TfLiteRegistration* Register_MATRIX_DIAG();
+TfLiteRegistration* Register_MATRIX_SET_DIAG();
+TfLiteRegistration* Register_ONE_HOT();
+TfLiteRegistration* Register_REVERSE_SEQUENCE();
+TfLiteRegistration* Register_SCATTER_ND();
+TfLiteRegistration* Register_SEGMENT_SUM();
+TfLiteRegistration* Register_UNSORTED_SEGMENT_SUM();
+TfLiteRegistration* Register_UNSORTED_SEGMENT_MAX();
+TfLiteRegistration* Register_UNSORTED_SEGMENT_MIN();
+TfLiteRegistration* Register_UNSORTED_SEGMENT_PROD();
+TfLiteRegistration* Register_UNIQUE();
+TfLiteRegistration* Register_WHERE();
+TfLiteRegistration* Register_RFFT2D();
+TfLiteRegistration* Register_COMPLEX_ABS();
+
+// recurrent.cc (continued).
+TfLiteRegistration* Register_SVDF();
+
+// detection_postprocess.cc: the custom op "TFLite_Detection_PostProcess".
+TfLiteRegistration* Register_DETECTION_POSTPROCESS();
 
 }  // namespace reference
 }  // namespace touchstone

@@ -92,6 +92,14 @@ TfLiteStatus CheckSameType(TfLiteContext* context, const char* op, const TfLiteT
   return kTfLiteOk;
 }
 
+// Fetches input 0 and output 0, which must have the same type.
+TfLiteStatus GetSameTypedIo(TfLiteContext* context, TfLiteNode* node, const char* op,
+                            const TfLiteTensor** input, TfLiteTensor** output) {
+  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, input));
+  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, output));
+  return CheckSameType(context, op, *output, *input, "output", "input");
+}
+
 // Bytes of one element; refuses types without a fixed size (string, resource, variant).
 TfLiteStatus ElementSize(TfLiteContext* context, const char* op, const TfLiteTensor* t,
                          size_t* elem) {
@@ -373,9 +381,7 @@ TfLiteStatus ReshapePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "RESHAPE", 1, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "RESHAPE", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "RESHAPE", &input, &output));
   // String tensors are always sized in Eval, when their content is known (as in TFLite).
   if (output->type == kTfLiteString) {
     tflite::SetTensorToDynamic(output);
@@ -405,9 +411,7 @@ TfLiteStatus SqueezePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SQUEEZE", 1, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "SQUEEZE", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "SQUEEZE", &input, &output));
   const TfLiteSqueezeParams params = ParamsOrDefault<TfLiteSqueezeParams>(node);
   const int rank = NumDimensions(input);
   std::vector<bool> squeeze(rank, false);
@@ -476,10 +480,7 @@ TfLiteStatus ExpandDimsPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "EXPAND_DIMS", 2, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context,
-                    CheckSameType(context, "EXPAND_DIMS", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "EXPAND_DIMS", &input, &output));
   return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), ExpandDimsShape);
 }
 
@@ -578,9 +579,15 @@ TfLiteStatus TilePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "TILE", 2, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "TILE", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "TILE", &input, &output));
+  switch (input->type) {  // as TFLite 2.14 (no INT16)
+    case kTfLiteFloat32: case kTfLiteUInt8: case kTfLiteInt8: case kTfLiteInt32:
+    case kTfLiteInt64: case kTfLiteBool:
+      break;
+    default:
+      TF_LITE_KERNEL_LOG(context, "TILE: type %s is not supported", TfLiteTypeGetName(input->type));
+      return kTfLiteError;
+  }
   return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), TileShape);
 }
 
@@ -645,9 +652,7 @@ TfLiteStatus TransposePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "TRANSPOSE", 2, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "TRANSPOSE", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "TRANSPOSE", &input, &output));
   return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), TransposeShape);
 }
 
@@ -785,6 +790,16 @@ TfLiteStatus UnpackEval(TfLiteContext* context, TfLiteNode* node) {
 // ---------------------------------------------------------------------------------------------
 // GATHER (with batch_dims) and GATHER_ND.
 
+// Index tensors (GATHER, GATHER_ND) may be INT32, INT64 or INT16.
+TfLiteStatus CheckIndexType(TfLiteContext* context, const char* op, const TfLiteTensor* t) {
+  if (t->type == kTfLiteInt32 || t->type == kTfLiteInt64 || t->type == kTfLiteInt16) {
+    return kTfLiteOk;
+  }
+  TF_LITE_KERNEL_LOG(context, "%s: indices must be INT32, INT64 or INT16, got %s", op,
+                     TfLiteTypeGetName(t->type));
+  return kTfLiteError;
+}
+
 struct GatherDims {
   int axis;
   int batch_dims;
@@ -821,16 +836,9 @@ TfLiteStatus GatherPrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   const TfLiteTensor* positions;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "GATHER", &input, &output));
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &positions));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "GATHER", output, input, "output", "params"));
-  if (positions->type != kTfLiteInt32 && positions->type != kTfLiteInt64 &&
-      positions->type != kTfLiteInt16) {
-    TF_LITE_KERNEL_LOG(context, "GATHER: indices must be INT32, INT64 or INT16, got %s",
-                       TfLiteTypeGetName(positions->type));
-    return kTfLiteError;
-  }
+  TF_LITE_ENSURE_OK(context, CheckIndexType(context, "GATHER", positions));
   GatherDims g;
   TF_LITE_ENSURE_OK(context, GatherResolve(context, node, &g));
   Shape out(input->dims->data, input->dims->data + g.axis);
@@ -882,16 +890,9 @@ TfLiteStatus GatherNdPrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* params;
   const TfLiteTensor* indices;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &params));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "GATHER_ND", &params, &output));
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &indices));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "GATHER_ND", output, params, "output", "params"));
-  if (indices->type != kTfLiteInt32 && indices->type != kTfLiteInt64 &&
-      indices->type != kTfLiteInt16) {
-    TF_LITE_KERNEL_LOG(context, "GATHER_ND: indices must be INT32, INT64 or INT16, got %s",
-                       TfLiteTypeGetName(indices->type));
-    return kTfLiteError;
-  }
+  TF_LITE_ENSURE_OK(context, CheckIndexType(context, "GATHER_ND", indices));
   const int params_rank = NumDimensions(params);
   const int indices_rank = NumDimensions(indices);
   if (params_rank < 1 || indices_rank < 1) {
@@ -991,9 +992,7 @@ TfLiteStatus SlicePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SLICE", 3, 3, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "SLICE", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "SLICE", &input, &output));
   const bool known =
       ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
   return SizeOrDefer(context, node, known, SliceShape);
@@ -1162,10 +1161,7 @@ TfLiteStatus StridedSlicePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "STRIDED_SLICE", 4, 4, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context,
-                    CheckSameType(context, "STRIDED_SLICE", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "STRIDED_SLICE", &input, &output));
   for (int i = 1; i <= 3; ++i) {
     const TfLiteTensor* t;
     TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
@@ -1248,6 +1244,14 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
         return kTfLiteError;
       }
     }
+    if ((t->type == kTfLiteInt8 || t->type == kTfLiteInt16) &&
+        (t->params.scale != output->params.scale ||
+         t->params.zero_point != output->params.zero_point)) {
+      // TFLite rescales only UINT8 inputs; INT8 and INT16 must already share the output's.
+      TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d's quantization differs from the output's",
+                         i);
+      return kTfLiteError;
+    }
     sum += t->dims->data[axis];
   }
   TF_LITE_ENSURE_OK(context, CheckDimValue(context, "CONCATENATION", sum));
@@ -1255,7 +1259,7 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
   return ResizeOutput(context, output, out);
 }
 
-// Requantizes one block of 8-bit values as TFLite's ConcatenationWithScaling does.
+// Requantizes one block of UINT8 values as TFLite's ConcatenationWithScaling does.
 template <typename T>
 void RequantizeBlock(const T* in, int64_t n, float in_scale, int32_t in_zp, float out_scale,
                      int32_t out_zp, T* out) {
@@ -1277,25 +1281,21 @@ TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {
   NormalizeAxis(params.axis, static_cast<int>(out_shape.size()), &axis);
   const int64_t outer = ProductOfDims(out_shape, 0, axis);
   const int64_t inner = ProductOfDims(out_shape, axis + 1, static_cast<int>(out_shape.size()));
-  const bool eight_bit = output->type == kTfLiteUInt8 || output->type == kTfLiteInt8;
+  const bool rescalable = output->type == kTfLiteUInt8;
   char* out = output->data.raw;
   for (int64_t o = 0; o < outer; ++o) {
     for (int i = 0; i < NumInputs(node); ++i) {
       const TfLiteTensor* t = GetInput(context, node, i);
       const int64_t n = t->dims->data[axis] * inner;
       const char* in = t->data.raw_const + o * n * elem;
-      const bool rescale = eight_bit && (t->params.scale != output->params.scale ||
+      const bool rescale = rescalable && (t->params.scale != output->params.scale ||
                                          t->params.zero_point != output->params.zero_point);
       if (!rescale) {
         std::memcpy(out, in, n * elem);
-      } else if (output->type == kTfLiteUInt8) {
+      } else {
         RequantizeBlock(reinterpret_cast<const uint8_t*>(in), n, t->params.scale,
                         t->params.zero_point, output->params.scale, output->params.zero_point,
                         reinterpret_cast<uint8_t*>(out));
-      } else {
-        RequantizeBlock(reinterpret_cast<const int8_t*>(in), n, t->params.scale,
-                        t->params.zero_point, output->params.scale, output->params.zero_point,
-                        reinterpret_cast<int8_t*>(out));
       }
       out += n * elem;
     }
@@ -1311,26 +1311,10 @@ TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-// Copies consecutive blocks of `input` along `axis` into the outputs, sizes[i] each.
-TfLiteStatus SplitInto(TfLiteContext* context, TfLiteNode* node, const char* op,
-                       const TfLiteTensor* input, int axis, const std::vector<int64_t>& sizes) {
-  size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, op, input, &elem));
-  const Shape shape = ShapeOf(input);
-  const int64_t outer = ProductOfDims(shape, 0, axis);
-  const int64_t inner_bytes =
-      ProductOfDims(shape, axis + 1, static_cast<int>(shape.size())) * static_cast<int64_t>(elem);
-  const char* in = input->data.raw_const;
-  for (int64_t o = 0; o < outer; ++o) {
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      TfLiteTensor* output = GetOutput(context, node, static_cast<int>(i));
-      const int64_t n = sizes[i] * inner_bytes;
-      std::memcpy(output->data.raw + o * n, in, n);
-      in += n;
-    }
-  }
-  return kTfLiteOk;
-}
+// SPLIT (axis, input) and SPLIT_V (input, size_splits, axis) differ only in where their input
+// is and how the part sizes are found; `Resolve` gives the axis and one size per output.
+using SplitResolveFn = TfLiteStatus (*)(TfLiteContext* context, TfLiteNode* node, int* axis,
+                                        std::vector<int64_t>* sizes);
 
 TfLiteStatus SplitResolve(TfLiteContext* context, TfLiteNode* node, int* axis,
                           std::vector<int64_t>* sizes) {
@@ -1352,45 +1336,6 @@ TfLiteStatus SplitResolve(TfLiteContext* context, TfLiteNode* node, int* axis,
   }
   sizes->assign(n, dim / n);
   return kTfLiteOk;
-}
-
-TfLiteStatus SplitShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
-  int axis;
-  std::vector<int64_t> sizes;
-  TF_LITE_ENSURE_OK(context, SplitResolve(context, node, &axis, &sizes));
-  Shape s = ShapeOf(GetInput(context, node, 1));
-  shapes->clear();
-  for (int64_t size : sizes) {
-    s[axis] = static_cast<int>(size);
-    shapes->push_back(s);
-  }
-  return kTfLiteOk;
-}
-
-TfLiteStatus SplitPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SPLIT", 2, 2, -1));
-  const TfLiteSplitParams params = ParamsOrDefault<TfLiteSplitParams>(node);
-  if (params.num_splits != 0 && params.num_splits != NumOutputs(node)) {
-    TF_LITE_KERNEL_LOG(context, "SPLIT: num_splits is %d but the op has %d outputs",
-                       params.num_splits, NumOutputs(node));
-    return kTfLiteError;
-  }
-  const TfLiteTensor* input;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &input));
-  for (int i = 0; i < NumOutputs(node); ++i) {
-    TfLiteTensor* output;
-    TF_LITE_ENSURE_OK(context, GetOut(context, node, i, &output));
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "SPLIT", output, input, "output", "input"));
-  }
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 0)), SplitShape);
-}
-
-TfLiteStatus SplitEval(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, SplitShape));
-  int axis;
-  std::vector<int64_t> sizes;
-  TF_LITE_ENSURE_OK(context, SplitResolve(context, node, &axis, &sizes));
-  return SplitInto(context, node, "SPLIT", GetInput(context, node, 1), axis, sizes);
 }
 
 TfLiteStatus SplitVResolve(TfLiteContext* context, TfLiteNode* node, int* axis,
@@ -1440,39 +1385,85 @@ TfLiteStatus SplitVResolve(TfLiteContext* context, TfLiteNode* node, int* axis,
   return kTfLiteOk;
 }
 
-TfLiteStatus SplitVShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
+template <int kInput, SplitResolveFn kResolve>
+TfLiteStatus SplitShapes(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   int axis;
   std::vector<int64_t> sizes;
-  TF_LITE_ENSURE_OK(context, SplitVResolve(context, node, &axis, &sizes));
-  Shape s = ShapeOf(GetInput(context, node, 0));
+  TF_LITE_ENSURE_OK(context, kResolve(context, node, &axis, &sizes));
+  Shape shape = ShapeOf(GetInput(context, node, kInput));
   shapes->clear();
   for (int64_t size : sizes) {
-    s[axis] = static_cast<int>(size);
-    shapes->push_back(s);
+    shape[axis] = static_cast<int>(size);
+    shapes->push_back(shape);
   }
   return kTfLiteOk;
 }
 
-TfLiteStatus SplitVPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SPLIT_V", 3, 3, -1));
+// Checks the outputs' types, then sizes them now or at Eval (when `known` is false).
+template <int kInput, SplitResolveFn kResolve>
+TfLiteStatus SplitPrepareCommon(TfLiteContext* context, TfLiteNode* node, const char* op,
+                                bool known) {
   const TfLiteTensor* input;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetIn(context, node, kInput, &input));
   for (int i = 0; i < NumOutputs(node); ++i) {
     TfLiteTensor* output;
     TF_LITE_ENSURE_OK(context, GetOut(context, node, i, &output));
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "SPLIT_V", output, input, "output", "input"));
+    TF_LITE_ENSURE_OK(context, CheckSameType(context, op, output, input, "output", "input"));
   }
+  return SizeOrDefer(context, node, known, SplitShapes<kInput, kResolve>);
+}
+
+// Copies consecutive blocks of the input along the axis into the outputs.
+template <int kInput, SplitResolveFn kResolve>
+TfLiteStatus SplitEvalCommon(TfLiteContext* context, TfLiteNode* node, const char* op) {
+  TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, SplitShapes<kInput, kResolve>));
+  int axis;
+  std::vector<int64_t> sizes;
+  TF_LITE_ENSURE_OK(context, kResolve(context, node, &axis, &sizes));
+  const TfLiteTensor* input = GetInput(context, node, kInput);
+  size_t elem;
+  TF_LITE_ENSURE_OK(context, ElementSize(context, op, input, &elem));
+  const Shape shape = ShapeOf(input);
+  const int64_t outer = ProductOfDims(shape, 0, axis);
+  const int64_t inner_bytes =
+      ProductOfDims(shape, axis + 1, static_cast<int>(shape.size())) * static_cast<int64_t>(elem);
+  const char* in = input->data.raw_const;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      TfLiteTensor* output = GetOutput(context, node, static_cast<int>(i));
+      const int64_t n = sizes[i] * inner_bytes;
+      std::memcpy(output->data.raw + o * n, in, n);
+      in += n;
+    }
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus SplitPrepare(TfLiteContext* context, TfLiteNode* node) {
+  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SPLIT", 2, 2, -1));
+  const TfLiteSplitParams params = ParamsOrDefault<TfLiteSplitParams>(node);
+  if (params.num_splits != 0 && params.num_splits != NumOutputs(node)) {
+    TF_LITE_KERNEL_LOG(context, "SPLIT: num_splits is %d but the op has %d outputs",
+                       params.num_splits, NumOutputs(node));
+    return kTfLiteError;
+  }
+  return SplitPrepareCommon<1, SplitResolve>(context, node, "SPLIT",
+                                             ValuesKnown(GetInput(context, node, 0)));
+}
+
+TfLiteStatus SplitEval(TfLiteContext* context, TfLiteNode* node) {
+  return SplitEvalCommon<1, SplitResolve>(context, node, "SPLIT");
+}
+
+TfLiteStatus SplitVPrepare(TfLiteContext* context, TfLiteNode* node) {
+  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SPLIT_V", 3, 3, -1));
   const bool known =
       ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
-  return SizeOrDefer(context, node, known, SplitVShape);
+  return SplitPrepareCommon<0, SplitVResolve>(context, node, "SPLIT_V", known);
 }
 
 TfLiteStatus SplitVEval(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, SplitVShape));
-  int axis;
-  std::vector<int64_t> sizes;
-  TF_LITE_ENSURE_OK(context, SplitVResolve(context, node, &axis, &sizes));
-  return SplitInto(context, node, "SPLIT_V", GetInput(context, node, 0), axis, sizes);
+  return SplitEvalCommon<0, SplitVResolve>(context, node, "SPLIT_V");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1521,9 +1512,7 @@ TfLiteStatus PadPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "PAD", 2, 3, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "PAD", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "PAD", &input, &output));
   const TfLiteTensor* value = NumInputs(node) == 3 ? GetInput(context, node, 2) : nullptr;
   if (value != nullptr) {
     TF_LITE_ENSURE_OK(context, CheckSameType(context, "PAD", value, input, "constant_values", "input"));
@@ -1599,9 +1588,7 @@ TfLiteStatus MirrorPadPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "MIRROR_PAD", 2, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "MIRROR_PAD", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "MIRROR_PAD", &input, &output));
   return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), MirrorPadShape);
 }
 
@@ -1756,7 +1743,7 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &axis));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
   TF_LITE_ENSURE_OK(context, CheckSameType(context, op, output, input, "output", "input"));
-  if (axis->type != kTfLiteInt32 && axis->type != kTfLiteInt64) {
+  if (axis->type != kTfLiteInt32) {  // TFLite 2.14 refuses INT64 axes here
     TF_LITE_KERNEL_LOG(context, "%s: axis must be INT32, got %s", op,
                        TfLiteTypeGetName(axis->type));
     return kTfLiteError;
@@ -1995,8 +1982,6 @@ TfLiteStatus ReduceEval(TfLiteContext* context, TfLiteNode* node) {
   Shape out_shape;
   TF_LITE_ENSURE_OK(context, ResolveReduction(context, node, op, &r, &out_shape));
   const bool keep_dims = ParamsOrDefault<TfLiteReducerParams>(node).keep_dims;
-  const bool same_scale = input->params.scale == output->params.scale &&
-                          input->params.zero_point == output->params.zero_point;
   const bool quantized = input->quantization.type != kTfLiteNoQuantization;
   switch (kKind) {
     case ReduceKind::kMean:
@@ -2092,9 +2077,9 @@ TfLiteStatus ArgPrepare(TfLiteContext* context, TfLiteNode* node) {
                        op, TfLiteTypeGetName(param_type), TfLiteTypeGetName(output->type));
     return kTfLiteError;
   }
-  switch (input->type) {
+  switch (input->type) {  // as TFLite 2.14 (no INT16)
     case kTfLiteFloat32: case kTfLiteInt32: case kTfLiteInt64: case kTfLiteUInt8:
-    case kTfLiteInt8: case kTfLiteInt16: case kTfLiteBool:
+    case kTfLiteInt8: case kTfLiteBool:
       break;
     default:
       TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op,
@@ -2155,7 +2140,6 @@ TfLiteStatus ArgEval(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteInt64: ArgDispatchOut<int64_t, kIsMax>(shape, axis, input, output); break;
     case kTfLiteUInt8: ArgDispatchOut<uint8_t, kIsMax>(shape, axis, input, output); break;
     case kTfLiteInt8: ArgDispatchOut<int8_t, kIsMax>(shape, axis, input, output); break;
-    case kTfLiteInt16: ArgDispatchOut<int16_t, kIsMax>(shape, axis, input, output); break;
     case kTfLiteBool: ArgDispatchOut<bool, kIsMax>(shape, axis, input, output); break;
     default: return kTfLiteError;
   }
@@ -2496,9 +2480,7 @@ TfLiteStatus BroadcastToPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "BROADCAST_TO", 2, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "BROADCAST_TO", output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "BROADCAST_TO", &input, &output));
   return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), BroadcastToShape);
 }
 
@@ -2536,6 +2518,15 @@ TfLiteStatus BlockPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckSameType(context, op, output, input, "output", "input"));
   const int bs = kDepthToSpace ? ParamsOrDefault<TfLiteDepthToSpaceParams>(node).block_size
                                : ParamsOrDefault<TfLiteSpaceToDepthParams>(node).block_size;
+  switch (input->type) {  // as TFLite 2.14
+    case kTfLiteFloat32: case kTfLiteUInt8: case kTfLiteInt8: case kTfLiteInt32:
+    case kTfLiteInt64:
+      break;
+    default:
+      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op,
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
+  }
   if (NumDimensions(input) != 4) {
     TF_LITE_KERNEL_LOG(context, "%s: input must be 4-D (NHWC), has rank %d", op,
                        NumDimensions(input));
@@ -2611,10 +2602,8 @@ TfLiteStatus ReversePrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   const TfLiteTensor* axis;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "REVERSE_V2", &input, &output));
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &axis));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "REVERSE_V2", output, input, "output", "input"));
   if (NumDimensions(axis) > 1) {
     TF_LITE_KERNEL_LOG(context, "REVERSE_V2: axis must be a vector");
     return kTfLiteError;
@@ -2653,10 +2642,8 @@ TfLiteStatus CumsumPrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   const TfLiteTensor* axis;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "CUMSUM", &input, &output));
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &axis));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "CUMSUM", output, input, "output", "input"));
   if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32 &&
       input->type != kTfLiteInt64) {
     TF_LITE_KERNEL_LOG(context, "CUMSUM: type %s is not supported (FLOAT32, INT32, INT64)",
