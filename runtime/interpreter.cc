@@ -8,6 +8,7 @@
 
 #include "runtime/arena_planner.h"
 #include "runtime/builtin_options.h"
+#include "runtime/graph_partition.h"
 #include "runtime/c/builtin_ops.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -66,20 +67,44 @@ Subgraph::Subgraph(Interpreter* interpreter, int index) : interpreter_(interpret
   context_.AllocatePersistentBuffer = AllocatePersistentBufferCallback;
   context_.GetExternalContext = GetExternalContextStub;
   context_.SetExternalContext = SetExternalContextStub;
+  context_.ReplaceNodeSubsetsWithDelegateKernels = ReplaceNodeSubsetsCallback;
+  context_.PreviewDelegatePartitioning = PreviewDelegatePartitioningCallback;
   context_.recommended_num_threads = interpreter->options().num_threads;
 }
 
-Subgraph::~Subgraph() {
-  for (NodeEntry& entry : nodes_) {
-    if (entry.initialized && entry.registration.free != nullptr) {
-      entry.registration.free(&context_, entry.node.user_data);
-    }
-    TfLiteIntArrayFree(entry.node.inputs);
-    TfLiteIntArrayFree(entry.node.outputs);
-    TfLiteIntArrayFree(entry.node.intermediates);
-    TfLiteIntArrayFree(entry.node.temporaries);
-    free(entry.builtin_data_owned);
+void Subgraph::FreeNode(NodeEntry* entry) {
+  if (entry->initialized && entry->registration.free != nullptr) {
+    entry->registration.free(&context_, entry->node.user_data);
   }
+  entry->initialized = false;
+  TfLiteIntArrayFree(entry->node.inputs);
+  TfLiteIntArrayFree(entry->node.outputs);
+  TfLiteIntArrayFree(entry->node.intermediates);
+  TfLiteIntArrayFree(entry->node.temporaries);
+  free(entry->builtin_data_owned);
+  if (entry->delegate_params != nullptr) {
+    TfLiteIntArrayFree(entry->delegate_params->nodes_to_replace);
+    TfLiteIntArrayFree(entry->delegate_params->input_tensors);
+    TfLiteIntArrayFree(entry->delegate_params->output_tensors);
+    free(entry->delegate_params);
+  }
+  entry->node = TfLiteNode();
+  entry->builtin_data_owned = nullptr;
+  entry->delegate_params = nullptr;
+}
+
+void Subgraph::FreePreviewParams() {
+  for (TfLiteDelegateParams& params : preview_params_) {
+    TfLiteIntArrayFree(params.nodes_to_replace);
+    TfLiteIntArrayFree(params.input_tensors);
+    TfLiteIntArrayFree(params.output_tensors);
+  }
+  preview_params_.clear();
+}
+
+Subgraph::~Subgraph() {
+  for (NodeEntry& entry : nodes_) FreeNode(&entry);
+  FreePreviewParams();
   for (TfLiteTensor& tensor : tensors_) {
     // Constant and arena data are not the tensor's to free.
     if (tensor.allocation_type == kTfLiteMmapRo || tensor.allocation_type == kTfLiteArenaRw ||
@@ -178,6 +203,8 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
 Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
                             const OpResolver& resolver) {
   const size_t count = subgraph->operators() != nullptr ? subgraph->operators()->size() : 0;
+  // Room for delegate kernels, so pointers a delegate holds during Prepare stay valid.
+  nodes_.reserve(2 * count + 16);
   nodes_.resize(count);
   for (NodeEntry& entry : nodes_) std::memset(&entry.node, 0, sizeof(entry.node));
   for (size_t i = 0; i < count; ++i) {
@@ -440,12 +467,159 @@ Status Subgraph::Invoke() {
     }
     if (!status.ok()) break;
     error_.clear();
+    if (entry.node.delegate == nullptr) {
+      // CPU kernels read host memory: bring delegate-held data back first.
+      for (int k = 0; k < entry.node.inputs->size && status.ok(); ++k) {
+        const int t = entry.node.inputs->data[k];
+        if (t >= 0 && EnsureReadable(&tensors_[t]) != kTfLiteOk) status = NodeError(node_index, "copy from delegate buffer");
+      }
+      if (!status.ok()) break;
+    }
     if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
       status = NodeError(node_index, "invoke");
     }
   }
+  for (int t : outputs_) {
+    if (status.ok() && t >= 0 && EnsureReadable(&tensors_[t]) != kTfLiteOk) {
+      status = ExecutionError("output tensor " + std::to_string(t) + ": copy from delegate buffer failed: " + error_);
+    }
+  }
   invoking_ = false;
   return status;
+}
+
+TfLiteStatus Subgraph::EnsureReadable(TfLiteTensor* tensor) {
+  if (!tensor->data_is_stale || tensor->delegate == nullptr || tensor->buffer_handle < 0) return kTfLiteOk;
+  TfLiteDelegate* delegate = tensor->delegate;
+  if (delegate->CopyFromBufferHandle == nullptr) {
+    context_.ReportError(&context_, "tensor '%s' is stale and its delegate cannot copy it back", tensor->name);
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_STATUS(delegate->CopyFromBufferHandle(&context_, delegate, tensor->buffer_handle, tensor));
+  tensor->data_is_stale = false;
+  return kTfLiteOk;
+}
+
+std::vector<NodeSubset> Subgraph::Partition(const TfLiteIntArray* nodes_to_replace) const {
+  PartitionGraph graph;
+  graph.node_inputs.resize(nodes_.size());
+  graph.node_outputs.resize(nodes_.size());
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    const TfLiteNode& node = nodes_[n].node;
+    if (node.inputs == nullptr) continue;  // a freed node, no longer in the plan
+    graph.node_inputs[n].assign(node.inputs->data, node.inputs->data + node.inputs->size);
+    graph.node_outputs[n].assign(node.outputs->data, node.outputs->data + node.outputs->size);
+  }
+  graph.graph_outputs = outputs_;
+  std::set<int> wanted(nodes_to_replace->data, nodes_to_replace->data + nodes_to_replace->size);
+  return PartitionIntoIndependentSubsets(graph, execution_plan_, wanted);
+}
+
+TfLiteStatus Subgraph::PreviewDelegatePartitioningCallback(TfLiteContext* context,
+                                                           const TfLiteIntArray* nodes_to_replace,
+                                                           TfLiteDelegateParams** partition_params_array,
+                                                           int* num_partitions) {
+  Subgraph* self = SubgraphOf(context);
+  self->FreePreviewParams();
+  for (const NodeSubset& subset : self->Partition(nodes_to_replace)) {
+    if (!subset.delegated) continue;
+    TfLiteDelegateParams params;
+    params.delegate = nullptr;
+    params.nodes_to_replace = IntArrayFrom(subset.nodes);
+    params.input_tensors = IntArrayFrom(subset.input_tensors);
+    params.output_tensors = IntArrayFrom(subset.output_tensors);
+    self->preview_params_.push_back(params);
+  }
+  *partition_params_array = self->preview_params_.empty() ? nullptr : self->preview_params_.data();
+  *num_partitions = static_cast<int>(self->preview_params_.size());
+  return kTfLiteOk;
+}
+
+TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLiteRegistration registration,
+                                                  const TfLiteIntArray* nodes_to_replace,
+                                                  TfLiteDelegate* delegate) {
+  Subgraph* self = SubgraphOf(context);
+  if (nodes_to_replace == nullptr) return kTfLiteError;
+  for (int i = 0; i < nodes_to_replace->size; ++i) {
+    const int n = nodes_to_replace->data[i];
+    if (std::find(self->execution_plan_.begin(), self->execution_plan_.end(), n) == self->execution_plan_.end()) {
+      context->ReportError(context, "delegate asked to replace node %d, which is not in the execution plan", n);
+      return kTfLiteError;
+    }
+  }
+  const std::vector<NodeSubset> subsets = self->Partition(nodes_to_replace);
+  const int total_nodes = static_cast<int>(self->execution_plan_.size());
+  std::vector<int> new_plan;
+  registration.builtin_code = kTfLiteBuiltinDelegate;
+  const std::string name = registration.custom_name != nullptr ? registration.custom_name : "DELEGATE";
+  int delegated_nodes = 0, partitions = 0;
+  for (const NodeSubset& subset : subsets) {
+    if (!subset.delegated) {
+      new_plan.insert(new_plan.end(), subset.nodes.begin(), subset.nodes.end());
+      continue;
+    }
+    delegated_nodes += static_cast<int>(subset.nodes.size());
+    ++partitions;
+    auto* params = static_cast<TfLiteDelegateParams*>(calloc(1, sizeof(TfLiteDelegateParams)));
+    params->delegate = delegate;
+    params->nodes_to_replace = IntArrayFrom(subset.nodes);
+    params->input_tensors = IntArrayFrom(subset.input_tensors);
+    params->output_tensors = IntArrayFrom(subset.output_tensors);
+    self->nodes_.emplace_back();
+    NodeEntry& entry = self->nodes_.back();
+    std::memset(&entry.node, 0, sizeof(entry.node));
+    entry.node.inputs = IntArrayFrom(subset.input_tensors);
+    entry.node.outputs = IntArrayFrom(subset.output_tensors);
+    entry.node.intermediates = TfLiteIntArrayCreate(0);
+    entry.node.temporaries = TfLiteIntArrayCreate(0);
+    entry.node.delegate = delegate;
+    entry.node.builtin_data = params;
+    entry.delegate_params = params;
+    entry.registration = registration;
+    entry.op_name = name;
+    const int node_index = static_cast<int>(self->nodes_.size()) - 1;
+    if (registration.init != nullptr) {
+      void* user_data = registration.init(context, reinterpret_cast<const char*>(params), 0);
+      self->nodes_[node_index].node.user_data = user_data;
+    }
+    self->nodes_[node_index].initialized = true;
+    new_plan.push_back(node_index);
+  }
+  self->execution_plan_ = new_plan;
+  std::fprintf(stderr, "INFO: Replacing %d out of %d node(s) with delegate (%s) node, yielding %d partitions.\n",
+               delegated_nodes, total_nodes, name.c_str(), partitions);
+  return kTfLiteOk;
+}
+
+Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
+  if (delegate == nullptr || delegate->Prepare == nullptr) return UsageError("delegate has no Prepare function");
+  const std::vector<int> saved_plan = execution_plan_;
+  const size_t saved_nodes = nodes_.size();
+  error_.clear();
+  const TfLiteStatus prepared = delegate->Prepare(&context_, delegate);
+  FreePreviewParams();
+  if (prepared != kTfLiteOk) {
+    // Undo: free the delegate kernels it added and put the plan back.
+    for (size_t n = saved_nodes; n < nodes_.size(); ++n) FreeNode(&nodes_[n]);
+    nodes_.resize(saved_nodes);
+    execution_plan_ = saved_plan;
+    std::string message = "delegate failed to prepare subgraph " + std::to_string(index_);
+    if (!error_.empty()) message += ": " + error_;
+    error_.clear();
+    return ExecutionError(message);
+  }
+  allocated_ = false;
+  return Status::Ok();
+}
+
+int Subgraph::delegated_node_count() const {
+  int count = 0;
+  for (int n : execution_plan_) count += nodes_[n].node.delegate != nullptr ? 1 : 0;
+  return count;
+}
+
+bool Subgraph::fully_delegated() const {
+  return execution_plan_.size() == 1 && nodes_[execution_plan_[0]].node.delegate != nullptr;
 }
 
 size_t Subgraph::dynamic_bytes() const {
@@ -615,6 +789,14 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
     }
   }
   return interpreter;
+}
+
+Status Interpreter::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
+  for (auto& subgraph : subgraphs_) {
+    Status status = subgraph->ModifyGraphWithDelegate(delegate);
+    if (!status.ok()) return WithModelName(status);
+  }
+  return Status::Ok();
 }
 
 const SignatureInfo* Interpreter::FindSignature(const std::string& key) const {

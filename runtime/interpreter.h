@@ -40,6 +40,13 @@ class Subgraph {
   Subgraph& operator=(const Subgraph&) = delete;
 
   Status Build(const Model& model, const OpResolver& resolver);
+  // Lets `delegate` claim nodes (its Prepare calls ReplaceNodeSubsetsWithDelegateKernels). On failure
+  // the graph is restored exactly and the error says why; tensors must be allocated again after.
+  Status ModifyGraphWithDelegate(TfLiteDelegate* delegate);
+  // Nodes of the execution plan that are delegate kernels.
+  int delegated_node_count() const;
+  // One node in the plan, and it is a delegate kernel (TFLite's definition of full delegation).
+  bool fully_delegated() const;
   Status ResizeInputTensor(int tensor_index, const std::vector<int>& dims);
   Status AllocateTensors();
   Status Invoke();
@@ -70,6 +77,7 @@ class Subgraph {
     TfLiteRegistration registration;
     std::string op_name;
     void* builtin_data_owned = nullptr;  // freed with free()
+    TfLiteDelegateParams* delegate_params = nullptr;  // delegate kernels only
     bool initialized = false;
   };
 
@@ -85,6 +93,13 @@ class Subgraph {
                                                      TfLiteRegistration** registration);
   static TfLiteTensor* GetTensorCallback(const TfLiteContext* context, int tensor_index);
   static void* AllocatePersistentBufferCallback(TfLiteContext* context, size_t bytes);
+  static TfLiteStatus ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLiteRegistration registration,
+                                                 const TfLiteIntArray* nodes_to_replace,
+                                                 TfLiteDelegate* delegate);
+  static TfLiteStatus PreviewDelegatePartitioningCallback(TfLiteContext* context,
+                                                          const TfLiteIntArray* nodes_to_replace,
+                                                          TfLiteDelegateParams** partition_params_array,
+                                                          int* num_partitions);
   static TfLiteExternalContext* GetExternalContextStub(TfLiteContext*, TfLiteExternalContextType);
   static void SetExternalContextStub(TfLiteContext*, TfLiteExternalContextType,
                                      TfLiteExternalContext*);
@@ -95,6 +110,10 @@ class Subgraph {
   Status PlanArena(size_t prepared_steps);
   Status AllocateIndividually(TfLiteTensor* tensor);
   Status NodeError(int node_index, const std::string& stage);
+  std::vector<struct NodeSubset> Partition(const TfLiteIntArray* nodes_to_replace) const;
+  void FreeNode(NodeEntry* entry);
+  void FreePreviewParams();
+  TfLiteStatus EnsureReadable(TfLiteTensor* tensor);
   void ReleaseIndividualAllocations();
 
   Interpreter* interpreter_;
@@ -107,6 +126,7 @@ class Subgraph {
   std::vector<int> inputs_;
   std::vector<int> outputs_;
   TfLiteIntArray* plan_array_ = nullptr;
+  std::vector<TfLiteDelegateParams> preview_params_;
   std::vector<void*> persistent_buffers_;
   std::vector<uint8_t, std::allocator<uint8_t>> arena_;
   uint8_t* arena_base_ = nullptr;
@@ -150,6 +170,8 @@ class Interpreter {
   }
   Status AllocateTensors() { return WithModelName(primary()->AllocateTensors()); }
   Status Invoke() { return WithModelName(primary()->Invoke()); }
+  // Applies a delegate to every subgraph (see Subgraph::ModifyGraphWithDelegate).
+  Status ModifyGraphWithDelegate(TfLiteDelegate* delegate);
 
   const std::vector<int>& inputs() const { return subgraphs_[0]->inputs(); }
   const std::vector<int>& outputs() const { return subgraphs_[0]->outputs(); }
