@@ -389,6 +389,9 @@ Status Subgraph::PlanArena(size_t prepared_steps) {
   for (int t : outputs_) {
     if (t >= 0) last[t] = num_steps;
   }
+  if (interpreter_->options().preserve_all_tensors) {
+    for (int& l : last) l = num_steps;
+  }
 
   std::vector<ArenaRequest> requests;
   std::vector<int> request_tensor;

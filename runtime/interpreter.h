@@ -29,6 +29,8 @@ struct InterpreterOptions {
   int64_t max_loop_iterations = 1000000;
   // Refuse plans whose arena and dynamic tensors together would exceed this (0 = no bound).
   uint64_t max_tensor_bytes = uint64_t{16} << 30;
+  // Keep every intermediate tensor readable after Invoke (no arena sharing), for layer-wise diffs.
+  bool preserve_all_tensors = false;
 };
 
 // One subgraph: its tensors, nodes and execution plan, behind a TfLiteContext.

@@ -182,3 +182,41 @@ TEST(InterpreterTest, WhileLoopRunsAndIsBounded) {
 
 }  // namespace
 }  // namespace touchstone
+
+namespace touchstone {
+namespace {
+
+TEST(InterpreterTest, PreserveAllTensorsKeepsIntermediates) {
+  ModelBuilder b;
+  int x = b.AddTensor(kTfLiteFloat32, {4}, "x");
+  const int input = x;
+  std::vector<int> chain;
+  for (int i = 0; i < 4; ++i) {
+    const int y = b.AddTensor(kTfLiteFloat32, {4}, "t" + std::to_string(i));
+    b.AddOperator(kTfLiteBuiltinAdd, {x, x}, {y}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(b.fbb()).Union());
+    chain.push_back(y);
+    x = y;
+  }
+  b.SetInputs({input});
+  b.SetOutputs({x});
+  auto model = Model::FromBuffer(b.Finish(), "chain");
+  ASSERT_TRUE(model.ok());
+  InterpreterOptions options;
+  options.kernel_set = KernelSet::kReference;
+  options.preserve_all_tensors = true;
+  auto interpreter = Interpreter::Create(model.value(), options);
+  ASSERT_TRUE(interpreter.ok());
+  ASSERT_TRUE(interpreter.value()->AllocateTensors().ok());
+  float* in = reinterpret_cast<float*>(interpreter.value()->input_tensor(0)->data.raw);
+  for (int i = 0; i < 4; ++i) in[i] = 1.0f;
+  ASSERT_TRUE(interpreter.value()->Invoke().ok());
+  float expected = 1.0f;
+  for (int t : chain) {
+    expected *= 2.0f;
+    EXPECT_EQ(reinterpret_cast<const float*>(interpreter.value()->tensor(t)->data.raw)[3], expected);
+  }
+}
+
+}  // namespace
+}  // namespace touchstone
