@@ -1,0 +1,78 @@
+#include "datasets/imagenet_folder.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+namespace touchstone {
+
+StatusOr<std::vector<std::string>> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return InvalidInputError(path + ": cannot read");
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+StatusOr<std::vector<std::string>> ListImageFiles(const std::string& folder) {
+  DIR* dir = opendir(folder.c_str());
+  if (dir == nullptr) return InvalidInputError(folder + ": cannot open image folder");
+  std::vector<std::string> paths;
+  while (dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string path = folder + "/" + name;
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;
+    paths.push_back(path);
+  }
+  closedir(dir);
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+StatusOr<std::vector<LabelledImage>> LoadImageNetSet(const std::string& images_folder,
+                                                     const std::string& labels_file,
+                                                     const std::string& denylist_file, int num_images) {
+  StatusOr<std::vector<std::string>> images = ListImageFiles(images_folder);
+  if (!images.ok()) return images.status();
+  StatusOr<std::vector<std::string>> labels = ReadLines(labels_file);
+  if (!labels.ok()) return labels.status();
+  if (images.value().empty()) return InvalidInputError(images_folder + ": no images");
+  if (images.value().size() != labels.value().size()) {
+    return InvalidInputError(labels_file + ": has " + std::to_string(labels.value().size()) + " labels for " +
+                             std::to_string(images.value().size()) + " images in " + images_folder);
+  }
+  std::set<size_t> denied;
+  if (!denylist_file.empty()) {
+    StatusOr<std::vector<std::string>> lines = ReadLines(denylist_file);
+    if (!lines.ok()) return lines.status();
+    for (const std::string& line : lines.value()) {
+      if (line.empty()) continue;
+      char* end = nullptr;
+      const long number = std::strtol(line.c_str(), &end, 10);
+      if (*end != '\0' || number < 1 || number > static_cast<long>(images.value().size())) {
+        return InvalidInputError(denylist_file + ": '" + line + "' is not an image number in 1.." +
+                                 std::to_string(images.value().size()));
+      }
+      denied.insert(static_cast<size_t>(number - 1));
+    }
+  }
+  std::vector<LabelledImage> set;
+  for (size_t i = 0; i < images.value().size(); ++i) {
+    if (denied.count(i)) continue;
+    if (num_images > 0 && static_cast<int>(set.size()) >= num_images) break;
+    set.push_back({images.value()[i], labels.value()[i]});
+  }
+  return set;
+}
+
+}  // namespace touchstone
