@@ -10,6 +10,7 @@
 #include "runtime/builtin_options.h"
 #include "runtime/graph_partition.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/internal/sparsity.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace touchstone {
@@ -176,7 +177,8 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
     const uint8_t* buffer = model.BufferData(src->buffer(), &buffer_bytes);
     if (buffer != nullptr) {
       if (src->sparsity() != nullptr) {
-        return InvalidInputError(label + " is sparse; sparse constant tensors are not supported yet");
+        TS_RETURN_IF_ERROR(BuildSparseTensor(model, subgraph, static_cast<int>(i), buffer, buffer_bytes));
+        continue;
       }
       if (sized && buffer_bytes != t.bytes) {
         return InvalidInputError(label + " has " + std::to_string(buffer_bytes) +
@@ -197,6 +199,41 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
 
   if (subgraph->inputs() != nullptr) inputs_.assign(subgraph->inputs()->begin(), subgraph->inputs()->end());
   if (subgraph->outputs() != nullptr) outputs_.assign(subgraph->outputs()->begin(), subgraph->outputs()->end());
+  return Status::Ok();
+}
+
+// A sparse constant: DENSIFY's inputs keep the sparse form (the kernel expands it, as in TFLite);
+// any other consumer gets it expanded here, once, into storage the subgraph owns.
+Status Subgraph::BuildSparseTensor(const Model& model, const fb::SubGraph* subgraph, int index,
+                                   const uint8_t* buffer, size_t buffer_bytes) {
+  TfLiteTensor& t = tensors_[index];
+  const fb::Tensor* src = subgraph->tensors()->Get(index);
+  const std::string label = "tensor " + std::to_string(index) + " '" + t.name + "'";
+  const size_t element = tflite::TfLiteTypeGetSize(t.type);
+  if (element == 0) return InvalidInputError(label + " is sparse but its type has no fixed size");
+  std::string why;
+  TfLiteSparsity* sparsity = sparsity::SparsityFromFlatbuffer(src->sparsity(), t.dims, element, buffer_bytes, &why);
+  if (sparsity == nullptr) return InvalidInputError(label + " has invalid sparsity: " + why);
+  bool densify_input = false;
+  if (subgraph->operators() != nullptr) {
+    for (const fb::Operator* op : *subgraph->operators()) {
+      if (model.BuiltinCode(op->opcode_index()) != kTfLiteBuiltinDensify || op->inputs() == nullptr) continue;
+      for (int input : *op->inputs()) densify_input |= input == index;
+    }
+  }
+  t.allocation_type = kTfLiteMmapRo;
+  if (densify_input) {
+    t.sparsity = sparsity;  // freed with the tensor
+    t.bytes = buffer_bytes;
+    t.data.raw = const_cast<char*>(reinterpret_cast<const char*>(buffer));
+    return Status::Ok();
+  }
+  std::vector<uint8_t>& dense = expanded_constants_[index];
+  dense.assign(t.bytes, 0);
+  const bool ok = sparsity::SparseToDense(*sparsity, t.dims, element, buffer, buffer_bytes, dense.data(), t.bytes, &why);
+  TfLiteSparsityFree(sparsity);
+  if (!ok) return InvalidInputError(label + " has invalid sparsity: " + why);
+  t.data.raw = reinterpret_cast<char*>(dense.data());
   return Status::Ok();
 }
 
@@ -386,7 +423,12 @@ Status Subgraph::PlanArena(size_t prepared_steps) {
       }
     }
   }
+  // Graph outputs live to the end; graph inputs too, so a second Invoke sees the same inputs (the
+  // caller sets them once), as in TFLite.
   for (int t : outputs_) {
+    if (t >= 0) last[t] = num_steps;
+  }
+  for (int t : inputs_) {
     if (t >= 0) last[t] = num_steps;
   }
   if (interpreter_->options().preserve_all_tensors) {

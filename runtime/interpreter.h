@@ -108,6 +108,8 @@ class Subgraph {
 
   Status BuildTensors(const Model& model, const fb::SubGraph* subgraph);
   Status BuildNodes(const Model& model, const fb::SubGraph* subgraph, const OpResolver& resolver);
+  Status BuildSparseTensor(const Model& model, const fb::SubGraph* subgraph, int index, const uint8_t* buffer,
+                           size_t buffer_bytes);
   Status PrepareNodes(size_t first_step, size_t* next_unprepared_step);
   Status PlanArena(size_t prepared_steps);
   Status AllocateIndividually(TfLiteTensor* tensor);
@@ -134,6 +136,7 @@ class Subgraph {
   uint8_t* arena_base_ = nullptr;
   // Tensors allocated one by one: variables, and arena tensors of nodes prepared during Invoke.
   std::map<int, std::vector<uint8_t>> individual_;
+  std::map<int, std::vector<uint8_t>> expanded_constants_;  // sparse constants made dense at load
   std::vector<bool> in_arena_;
   std::string error_;
   bool allocated_ = false;
