@@ -141,6 +141,8 @@ BuiltinOpResolver::BuiltinOpResolver(KernelSet kernel_set) {
     registration.builtin_code = entry.code;
     builtins_[entry.code] = registration;
   }
+  // Custom ops TFLite's own resolver registers.
+  AddCustom("TFLite_Detection_PostProcess", reference::Register_DETECTION_POSTPROCESS());
 }
 
 const TfLiteRegistration* BuiltinOpResolver::FindOp(int builtin_code, int /*version*/) const {
