@@ -75,4 +75,31 @@ StatusOr<std::vector<LabelledImage>> LoadImageNetSet(const std::string& images_f
   return set;
 }
 
+StatusOr<std::vector<LabelledImage>> LoadClassFolders(const std::string& root, int per_class) {
+  DIR* dir = opendir(root.c_str());
+  if (dir == nullptr) return InvalidInputError(root + ": cannot open class folder root");
+  std::vector<std::string> classes;
+  while (dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st;
+    if (stat((root + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) classes.push_back(name);
+  }
+  closedir(dir);
+  std::sort(classes.begin(), classes.end());
+  if (classes.empty()) return InvalidInputError(root + ": no class folders");
+  std::vector<LabelledImage> set;
+  for (const std::string& label : classes) {
+    StatusOr<std::vector<std::string>> files = ListImageFiles(root + "/" + label);
+    if (!files.ok()) return files.status();
+    int taken = 0;
+    for (const std::string& path : files.value()) {
+      if (per_class > 0 && taken >= per_class) break;
+      set.push_back({path, label});
+      ++taken;
+    }
+  }
+  return set;
+}
+
 }  // namespace touchstone

@@ -28,6 +28,10 @@ StatusOr<std::vector<LabelledImage>> LoadImageNetSet(const std::string& images_f
                                                      const std::string& labels_file,
                                                      const std::string& denylist_file, int num_images);
 
+// A folder per class: <root>/<label>/<image>; labels are the folder names. Images in byte-wise
+// order of their path (class folders sorted, then files), at most `per_class` per class (0: all).
+StatusOr<std::vector<LabelledImage>> LoadClassFolders(const std::string& root, int per_class);
+
 }  // namespace touchstone
 
 #endif  // TOUCHSTONE_DATASETS_IMAGENET_FOLDER_H_

@@ -46,5 +46,22 @@ TEST(ImageNetFolderTest, RefusesMismatchesAndBadDenylists) {
   EXPECT_FALSE(LoadImageNetSet(root + "/missing", root + "/labels.txt", "", 0).ok());
 }
 
+TEST(ImageNetFolderTest, ClassFolders) {
+  char pattern[] = "/tmp/class_folders_testXXXXXX";
+  const std::string root = mkdtemp(pattern);
+  for (const std::string c : {"zebra", "ant"}) {
+    mkdir((root + "/" + c).c_str(), 0755);
+    for (const std::string f : {"2.jpg", "1.jpg", "3.jpg"}) std::ofstream(root + "/" + c + "/" + f) << "x";
+  }
+  auto set = LoadClassFolders(root, 2);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  ASSERT_EQ(set.value().size(), 4u);
+  EXPECT_EQ(set.value()[0].label, "ant");
+  EXPECT_EQ(set.value()[0].path, root + "/ant/1.jpg");
+  EXPECT_EQ(set.value()[3].label, "zebra");
+  EXPECT_EQ(set.value()[3].path, root + "/zebra/2.jpg");
+  EXPECT_FALSE(LoadClassFolders(root + "/none", 0).ok());
+}
+
 }  // namespace
 }  // namespace touchstone

@@ -2,6 +2,7 @@
 // TensorFlow Lite's run_eval flags, preprocessing (bit-exact) and output lines, plus latencies. It
 // measures accuracy and per-image latency; it does not measure throughput under load, and it knows
 // nothing of a model's training distribution beyond the normalisation it is told.
+#include <chrono>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -30,6 +31,7 @@ struct EvalFlags {
   std::string model_output_labels;
   std::string output_file_path;
   std::string denylist_file_path;
+  std::string class_folders_path;
   int32_t num_images = 0;
   int32_t num_interpreter_threads = 1;
   std::string delegate;
@@ -67,10 +69,12 @@ std::string Accuracy(float value) {
 
 Status Run(const EvalFlags& flags) {
   for (const auto& required : {std::make_pair("model_file", flags.model_file),
-                               std::make_pair("ground_truth_images_path", flags.ground_truth_images_path),
-                               std::make_pair("ground_truth_labels", flags.ground_truth_labels),
                                std::make_pair("model_output_labels", flags.model_output_labels)}) {
     if (required.second.empty()) return UsageError(std::string("--") + required.first + " is required");
+  }
+  if (flags.class_folders_path.empty() &&
+      (flags.ground_truth_images_path.empty() || flags.ground_truth_labels.empty())) {
+    return UsageError("--ground_truth_images_path and --ground_truth_labels are required (or --class_folders_path)");
   }
   if (!flags.delegate.empty()) {
     return UsageError("--delegate=" + flags.delegate + ": no such delegate is available yet");
@@ -85,9 +89,16 @@ Status Run(const EvalFlags& flags) {
 
   StatusOr<std::vector<std::string>> labels = ReadLines(flags.model_output_labels);
   if (!labels.ok()) return labels.status();
-  StatusOr<std::vector<LabelledImage>> images = LoadImageNetSet(
-      flags.ground_truth_images_path, flags.ground_truth_labels, flags.denylist_file_path, flags.num_images);
+  StatusOr<std::vector<LabelledImage>> images =
+      flags.class_folders_path.empty()
+          ? LoadImageNetSet(flags.ground_truth_images_path, flags.ground_truth_labels, flags.denylist_file_path,
+                            flags.num_images)
+          : LoadClassFolders(flags.class_folders_path, 0);
   if (!images.ok()) return images.status();
+  if (!flags.class_folders_path.empty() && flags.num_images > 0 &&
+      static_cast<int>(images.value().size()) > flags.num_images) {
+    images.value().resize(static_cast<size_t>(flags.num_images));
+  }
 
   StatusOr<std::shared_ptr<const Model>> model = Model::FromFile(flags.model_file);
   if (!model.ok()) return model.status();
@@ -146,12 +157,18 @@ Status Run(const EvalFlags& flags) {
 
   const bool terminal = isatty(fileno(stderr));
   ClassificationResult result;
+  const auto start = std::chrono::steady_clock::now();
   auto progress = [&](int done, int total) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double rate = seconds > 0 ? done / seconds : 0.0;
+    const double eta = rate > 0 ? (total - done) / rate : 0.0;
     if (terminal) {
-      std::fprintf(stderr, "\r%d/%d images", done, total);
+      const int width = 30, filled = total > 0 ? width * done / total : width;
+      std::fprintf(stderr, "\r[%s%s] %d/%d images, %.1f images/s, ETA %.0f s ", std::string(filled, '#').c_str(),
+                   std::string(width - filled, '.').c_str(), done, total, rate, eta);
       if (done == total) std::fprintf(stderr, "\n");
-    } else if (done == total || done % 1000 == 0) {
-      std::fprintf(stderr, "Evaluated %d of %d images\n", done, total);
+    } else if (done == total || done % 500 == 0) {
+      std::fprintf(stderr, "Evaluated %d of %d images (%.1f images/s)\n", done, total, rate);
     }
   };
   TS_RETURN_IF_ERROR(RunClassification(images.value(), config, interp, reference.get(), &result, progress));
@@ -210,6 +227,7 @@ int Main(int argc, char** argv) {
   table.AddString("model_output_labels", &flags.model_output_labels, "one label per model output");
   table.AddString("output_file_path", &flags.output_file_path, "write a JSON report here");
   table.AddString("denylist_file_path", &flags.denylist_file_path, "1-based image numbers to leave out");
+  table.AddString("class_folders_path", &flags.class_folders_path, "instead of images+labels: one folder per class, named by its label");
   table.AddInt("num_images", &flags.num_images, "evaluate the first N images (0: all)");
   table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "interpreter threads");
   table.AddString("delegate", &flags.delegate, "delegate to apply by name");

@@ -1,0 +1,68 @@
+// make_eval_set: builds a small ImageNet-style evaluation set (an image folder plus a ground-truth
+// label file, the layout imagenet_eval and TFLite's run_eval read) from labelled images kept one
+// folder per class. It copies bytes; it decodes nothing and measures nothing.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <iostream>
+#include <string>
+
+#include "datasets/imagenet_folder.h"
+#include "tools/common/flags.h"
+#include "tools/common/output_file.h"
+
+namespace touchstone {
+namespace {
+
+Status Run(const std::string& class_folders, const std::string& output, int per_class) {
+  if (class_folders.empty() || output.empty()) return UsageError("--class_folders and --output are required");
+  StatusOr<std::vector<LabelledImage>> set = LoadClassFolders(class_folders, per_class);
+  if (!set.ok()) return set.status();
+  const std::string images = output + "/images";
+  mkdir(output.c_str(), 0755);
+  if (mkdir(images.c_str(), 0755) != 0) {
+    return UsageError("--output: cannot create " + images + " (it must not exist yet)");
+  }
+  std::string labels;
+  for (size_t i = 0; i < set.value().size(); ++i) {
+    const LabelledImage& image = set.value()[i];
+    const size_t dot = image.path.find_last_of('.');
+    const size_t slash = image.path.find_last_of('/');
+    const std::string extension = dot != std::string::npos && dot > slash ? image.path.substr(dot) : "";
+    char name[32];
+    std::snprintf(name, sizeof(name), "img_%06zu", i);
+    std::ifstream in(image.path, std::ios::binary);
+    if (!in) return InvalidInputError(image.path + ": cannot read");
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    TS_RETURN_IF_ERROR(WriteFileAtomically(images + "/" + name + extension, bytes, "output"));
+    labels += image.label + "\n";
+  }
+  TS_RETURN_IF_ERROR(WriteFileAtomically(output + "/ground_truth_labels.txt", labels, "output"));
+  std::cout << "Wrote " << set.value().size() << " images and " << output << "/ground_truth_labels.txt" << std::endl;
+  return Status::Ok();
+}
+
+int Main(int argc, char** argv) {
+  std::string class_folders, output;
+  int32_t per_class = 0;
+  FlagTable table;
+  table.AddString("class_folders", &class_folders, "root holding one folder of images per class (the folder name is the label)");
+  table.AddString("output", &output, "folder to create: images/ and ground_truth_labels.txt");
+  table.AddInt("per_class", &per_class, "at most N images per class (0: all)");
+  bool help = false;
+  Status parsed = table.Parse(argc, argv, &help, nullptr);
+  if (help) {
+    std::cout << table.Usage("make_eval_set");
+    return 0;
+  }
+  if (!parsed.ok()) return ReportFailure(parsed);
+  Status status = Run(class_folders, output, per_class);
+  return status.ok() ? 0 : ReportFailure(status);
+}
+
+}  // namespace
+}  // namespace touchstone
+
+int main(int argc, char** argv) { return touchstone::Main(argc, argv); }
