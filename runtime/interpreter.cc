@@ -129,7 +129,7 @@ Status Subgraph::Build(const Model& model, const OpResolver& resolver) {
 Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) {
   const size_t count = subgraph->tensors() != nullptr ? subgraph->tensors()->size() : 0;
   tensors_.resize(count);
-  std::memset(tensors_.data(), 0, count * sizeof(TfLiteTensor));
+  if (count > 0) std::memset(tensors_.data(), 0, count * sizeof(TfLiteTensor));
   in_arena_.assign(count, false);
   context_.tensors = tensors_.data();
   context_.tensors_size = count;
@@ -275,7 +275,10 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
       entry.op_name = BuiltinOperatorName(builtin);
       registration = resolver.FindOp(builtin, version);
       if (registration == nullptr) {
-        return InvalidInputError(where + " (" + entry.op_name + "): op not supported yet");
+        return InvalidInputError(where + " (" + entry.op_name + "): " +
+                                 (resolver.FindOp(builtin, 0x7fffffff) != nullptr
+                                      ? "version " + std::to_string(version) + " of this op is not supported"
+                                      : std::string("op not supported yet")));
       }
       Status parsed = ParseBuiltinOptions(op, builtin, &entry.builtin_data_owned);
       if (!parsed.ok()) return parsed.WithContext(where + " (" + entry.op_name + ")");
@@ -411,7 +414,17 @@ Status Subgraph::PlanArena(size_t prepared_steps) {
     for (int k = 0; k < node.inputs->size; ++k) {
       const int t = node.inputs->data[k];
       if (t < 0) continue;
-      if (first[t] == kUnset) first[t] = -1;  // read before written: live from the start
+      if (first[t] == kUnset) {
+        // Read before anything writes it: it must be a graph input, a constant or a variable.
+        if (tensors_[t].allocation_type == kTfLiteArenaRw && tensors_[t].bytes > 0 &&
+            std::find(inputs_.begin(), inputs_.end(), t) == inputs_.end()) {
+          return InvalidInputError("subgraph " + std::to_string(index_) + " op " +
+                                   std::to_string(execution_plan_[step]) + " (" +
+                                   nodes_[execution_plan_[step]].op_name + "): input tensor " + std::to_string(t) +
+                                   " lacks data (no constant buffer, not a graph input, and no op writes it)");
+        }
+        first[t] = -1;
+      }
       last[t] = std::max(last[t], step);
     }
     for (const TfLiteIntArray* list : {node.outputs, node.temporaries, node.intermediates}) {

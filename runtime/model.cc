@@ -230,6 +230,11 @@ Status Model::Verify() {
         }
       }
       const auto* quant = tensor->quantization();
+      if (quant != nullptr && quant->scale() != nullptr && quant->zero_point() != nullptr &&
+          quant->zero_point()->size() != quant->scale()->size()) {
+        return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) + " zero points for " +
+                       std::to_string(quant->scale()->size()) + " scales");
+      }
       if (quant != nullptr && quant->scale() != nullptr && quant->scale()->size() > 1) {
         const int rank = shape != nullptr ? static_cast<int>(shape->size()) : 0;
         const int qdim = quant->quantized_dimension();

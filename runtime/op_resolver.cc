@@ -12,6 +12,7 @@ namespace {
 struct BuiltinEntry {
   int code;
   TfLiteRegistration* (*reference)();
+  int min_version = 1;  // TFLite registers some ops only from a later version
 };
 
 // Ops implemented in runtime/ itself (they need the interpreter).
@@ -97,7 +98,7 @@ const BuiltinEntry kBuiltinOps[] = {
     TS_OP(kTfLiteBuiltinFill, FILL),
     TS_OP(kTfLiteBuiltinZerosLike, ZEROS_LIKE),
     TS_OP(kTfLiteBuiltinRange, RANGE),
-    TS_OP(kTfLiteBuiltinBroadcastTo, BROADCAST_TO),
+    {kTfLiteBuiltinBroadcastTo, reference::Register_BROADCAST_TO, /*min_version=*/2},
     TS_OP(kTfLiteBuiltinDepthToSpace, DEPTH_TO_SPACE),
     TS_OP(kTfLiteBuiltinSpaceToDepth, SPACE_TO_DEPTH),
     TS_OP(kTfLiteBuiltinReverseV2, REVERSE_V2),
@@ -119,8 +120,31 @@ const BuiltinEntry kBuiltinOps[] = {
     TS_OP(kTfLiteBuiltinQuantize, QUANTIZE),
     TS_OP(kTfLiteBuiltinDequantize, DEQUANTIZE),
     TS_OP(kTfLiteBuiltinDensify, DENSIFY),
+    TS_OP(kTfLiteBuiltinAddN, ADD_N),
+    TS_OP(kTfLiteBuiltinAtan2, ATAN2),
+    TS_OP(kTfLiteBuiltinSign, SIGN),
+    TS_OP(kTfLiteBuiltinBatchToSpaceNd, BATCH_TO_SPACE_ND),
+    TS_OP(kTfLiteBuiltinSpaceToBatchNd, SPACE_TO_BATCH_ND),
+    TS_OP(kTfLiteBuiltinBucketize, BUCKETIZE),
+    TS_OP(kTfLiteBuiltinDynamicUpdateSlice, DYNAMIC_UPDATE_SLICE),
+    TS_OP(kTfLiteBuiltinEmbeddingLookup, EMBEDDING_LOOKUP),
+    TS_OP(kTfLiteBuiltinMatrixDiag, MATRIX_DIAG),
+    TS_OP(kTfLiteBuiltinMatrixSetDiag, MATRIX_SET_DIAG),
+    TS_OP(kTfLiteBuiltinOneHot, ONE_HOT),
+    TS_OP(kTfLiteBuiltinReverseSequence, REVERSE_SEQUENCE),
+    TS_OP(kTfLiteBuiltinScatterNd, SCATTER_ND),
+    TS_OP(kTfLiteBuiltinSegmentSum, SEGMENT_SUM),
+    TS_OP(kTfLiteBuiltinUnsortedSegmentSum, UNSORTED_SEGMENT_SUM),
+    TS_OP(kTfLiteBuiltinUnsortedSegmentMax, UNSORTED_SEGMENT_MAX),
+    TS_OP(kTfLiteBuiltinUnsortedSegmentMin, UNSORTED_SEGMENT_MIN),
+    TS_OP(kTfLiteBuiltinUnsortedSegmentProd, UNSORTED_SEGMENT_PROD),
+    TS_OP(kTfLiteBuiltinUnique, UNIQUE),
+    TS_OP(kTfLiteBuiltinWhere, WHERE),
+    TS_OP(kTfLiteBuiltinRfft2d, RFFT2D),
+    TS_OP(kTfLiteBuiltinComplexAbs, COMPLEX_ABS),
     TS_OP(kTfLiteBuiltinLstm, LSTM),
     TS_OP(kTfLiteBuiltinUnidirectionalSequenceLstm, UNIDIRECTIONAL_SEQUENCE_LSTM),
+    TS_OP(kTfLiteBuiltinSvdf, SVDF),
     TS_RUNTIME_OP(kTfLiteBuiltinWhile, WHILE),
     TS_RUNTIME_OP(kTfLiteBuiltinIf, IF),
     TS_RUNTIME_OP(kTfLiteBuiltinCallOnce, CALL_ONCE),
@@ -140,14 +164,18 @@ BuiltinOpResolver::BuiltinOpResolver(KernelSet kernel_set) {
     TfLiteRegistration registration = *entry.reference();
     registration.builtin_code = entry.code;
     builtins_[entry.code] = registration;
+    if (entry.min_version > 1) min_versions_[entry.code] = entry.min_version;
   }
   // Custom ops TFLite's own resolver registers.
   AddCustom("TFLite_Detection_PostProcess", reference::Register_DETECTION_POSTPROCESS());
 }
 
-const TfLiteRegistration* BuiltinOpResolver::FindOp(int builtin_code, int /*version*/) const {
+const TfLiteRegistration* BuiltinOpResolver::FindOp(int builtin_code, int version) const {
   auto it = builtins_.find(builtin_code);
-  return it == builtins_.end() ? nullptr : &it->second;
+  if (it == builtins_.end()) return nullptr;
+  auto min = min_versions_.find(builtin_code);
+  if (min != min_versions_.end() && version < min->second) return nullptr;
+  return &it->second;
 }
 
 const TfLiteRegistration* BuiltinOpResolver::FindOp(const char* custom_name, int /*version*/) const {

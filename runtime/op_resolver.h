@@ -35,6 +35,7 @@ class BuiltinOpResolver : public OpResolver {
 
  private:
   std::map<int, TfLiteRegistration> builtins_;
+  std::map<int, int> min_versions_;
   std::map<std::string, TfLiteRegistration> customs_;
 };
 

@@ -44,8 +44,8 @@ class OpTest {
   }
   int AddOp(int builtin_code, const std::vector<int>& inputs, const std::vector<int>& outputs,
             fb::BuiltinOptions options_type = fb::BuiltinOptions::NONE,
-            flatbuffers::Offset<void> options = 0) {
-    return builder_.AddOperator(builtin_code, inputs, outputs, options_type, options);
+            flatbuffers::Offset<void> options = 0, int version = 1) {
+    return builder_.AddOperator(builtin_code, inputs, outputs, options_type, options, version);
   }
 
   // Serializes, loads, creates the interpreter and allocates tensors. An error is returned as is
@@ -73,7 +73,7 @@ class OpTest {
   template <typename T>
   void SetInput(int position, const std::vector<T>& values) {
     TfLiteTensor* t = interpreter_->input_tensor(position);
-    std::memcpy(t->data.raw, values.data(), values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(t->data.raw, values.data(), values.size() * sizeof(T));
   }
   Status Invoke() { return interpreter_->Invoke(); }
 

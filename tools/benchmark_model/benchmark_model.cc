@@ -2,6 +2,7 @@
 // flags and output lines. It measures wall-clock latency of Invoke alone (inputs are copied in
 // before each run, outside the timer), after warm-up runs, and the time to initialise. It does not
 // measure accuracy (see imagenet_eval, coco_eval) nor compare against the reference (inference_diff).
+// Delegates come from the delegate-provider registry's flags and are applied in command-line order.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -12,10 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "delegates/providers/apply_delegates.h"
 #include "evaluation/latency_stats.h"
 #include "evaluation/model_inputs.h"
 #include "runtime/interpreter.h"
 #include "runtime/model.h"
+#include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 
 namespace touchstone {
@@ -36,6 +39,7 @@ struct BenchmarkFlags {
   std::string input_layer_value_files;
   std::string output_filepath;
   bool use_reference_kernels = false;
+  bool require_full_delegation = false;
   bool verbose = false;
 };
 
@@ -96,7 +100,7 @@ Status WriteOutputs(Interpreter* interpreter, const std::string& path) {
   return Status::Ok();
 }
 
-Status Run(const BenchmarkFlags& flags) {
+Status Run(const BenchmarkFlags& flags, const FlagTable& table, DelegateFlagGroup* delegate_flags) {
   if (flags.graph.empty()) return UsageError("--graph is required (the .tflite model to benchmark)");
   if (flags.num_runs < 0 || flags.warmup_runs < 0) {
     return UsageError("--num_runs and --warmup_runs must not be negative");
@@ -114,11 +118,34 @@ Status Run(const BenchmarkFlags& flags) {
   InterpreterOptions options;
   options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
   options.num_threads = flags.num_threads > 0 ? flags.num_threads : 1;
-  StatusOr<std::unique_ptr<Interpreter>> interpreter = Interpreter::Create(model.value(), options);
+  // Declared before the interpreter, so the interpreter (whose delegate kernels live in them) goes first.
+  StatusOr<std::vector<ProvidedDelegate>> delegates = delegate_flags->CreateDelegates(table, options.num_threads);
+  if (!delegates.ok()) return delegates.status();
+  if (!delegates.value().empty()) {
+    std::cout << "Going to apply " << delegates.value().size() << " delegates one after another." << std::endl;
+  }
+  const InputSpec& input_spec = spec.value();
+  const std::shared_ptr<const Model>& loaded = model.value();
+  auto make_interpreter = [&]() -> StatusOr<std::unique_ptr<Interpreter>> {
+    StatusOr<std::unique_ptr<Interpreter>> made = Interpreter::Create(loaded, options);
+    if (!made.ok()) return made.status();
+    TS_RETURN_IF_ERROR(ApplyInputShapes(input_spec, made.value().get()));
+    return made;
+  };
+  ApplyDelegatesOptions apply_options;
+  apply_options.require_full_delegation = flags.require_full_delegation;
+  std::vector<DelegateOutcome> outcomes;
+  StatusOr<std::unique_ptr<Interpreter>> interpreter =
+      BuildInterpreterWithDelegates(make_interpreter, delegates.value(), apply_options, &outcomes);
+  for (const DelegateOutcome& outcome : outcomes) {
+    if (outcome.applied) {
+      std::cout << DescribeOutcome(outcome) << std::endl;
+    } else if (interpreter.ok()) {
+      std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;
+    }
+  }
   if (!interpreter.ok()) return interpreter.status();
   Interpreter* interp = interpreter.value().get();
-  TS_RETURN_IF_ERROR(ApplyInputShapes(spec.value(), interp));
-  TS_RETURN_IF_ERROR(interp->AllocateTensors());
   const int64_t init_us = NowMicros() - init_start_us;
   std::cout << "Initialized session in " << init_us / 1e3 << "ms." << std::endl;
 
@@ -158,7 +185,11 @@ int Main(int argc, char** argv) {
   table.AddString("input_layer_value_files", &flags.input_layer_value_files, "name:path,... raw input bytes ('::' for ':' in a name)");
   table.AddString("output_filepath", &flags.output_filepath, "write all outputs' raw bytes here after the runs");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the single-threaded reference kernels");
+  table.AddBool("require_full_delegation", &flags.require_full_delegation,
+                "fail (exit code 4) unless a delegate takes the whole graph: no CPU fallback");
   table.AddBool("verbose", &flags.verbose, "print every parameter");
+  DelegateFlagGroup delegate_flags;
+  delegate_flags.AddTo(&table);
   bool help = false;
   std::vector<std::string> warnings;
   Status parsed = table.Parse(argc, argv, &help, &warnings);
@@ -172,7 +203,7 @@ int Main(int argc, char** argv) {
   std::cout << "Graph: [" << flags.graph << "]" << std::endl;
   std::cout << "Num runs: [" << flags.num_runs << "]" << std::endl;
   std::cout << "Kernels: [" << (flags.use_reference_kernels ? "reference" : "optimized") << "]" << std::endl;
-  Status status = Run(flags);
+  Status status = Run(flags, table, &delegate_flags);
   if (!status.ok()) return ReportFailure(status);
   return 0;
 }

@@ -42,6 +42,9 @@ void FlagTable::AddFloat(const std::string& name, float* value, const std::strin
 void FlagTable::AddBool(const std::string& name, bool* value, const std::string& help) {
   flags_.push_back({name, Kind::kBool, value, help, *value ? "true" : "false"});
 }
+void FlagTable::AddGroup(const std::string& title) {
+  flags_.push_back({"", Kind::kGroup, nullptr, title, ""});
+}
 void FlagTable::AddIgnored(const std::string& name, const std::string& why) {
   flags_.push_back({name, Kind::kIgnored, nullptr, "accepted for compatibility, ignored: " + why, ""});
 }
@@ -86,6 +89,7 @@ Status FlagTable::SetValue(const Flag& flag, const std::string& text) {
       }
       return Status::Ok();
     case Kind::kIgnored:
+    case Kind::kGroup:
       return Status::Ok();
   }
   return Status::Ok();
@@ -108,7 +112,7 @@ Status FlagTable::Parse(int argc, const char* const* argv, bool* help_requested,
     const std::string name = arg.substr(0, eq);
     const Flag* flag = nullptr;
     for (const Flag& f : flags_) {
-      if (f.name == name) flag = &f;
+      if (f.kind != Kind::kGroup && f.name == name) flag = &f;
     }
     if (flag == nullptr) return UsageError("unknown flag --" + name + " (see --help)");
     if (eq == std::string::npos) {
@@ -131,12 +135,23 @@ Status FlagTable::Parse(int argc, const char* const* argv, bool* help_requested,
 std::string FlagTable::Usage(const std::string& program) const {
   std::string text = "usage: " + program + " [--flag=value ...]\nFlags:\n";
   for (const Flag& f : flags_) {
+    if (f.kind == Kind::kGroup) {
+      text += f.help + ":\n";
+      continue;
+    }
     std::string left = "  --" + f.name;
     if (!f.default_text.empty()) left += "=" + f.default_text;
     if (left.size() < 44) left.resize(44, ' ');
     text += left + " " + f.help + "\n";
   }
   return text;
+}
+
+int FlagTable::Position(const std::string& name) const {
+  for (size_t i = given_.size(); i > 0; --i) {
+    if (given_[i - 1] == name) return static_cast<int>(i);
+  }
+  return 0;
 }
 
 int ReportFailure(const Status& status) {

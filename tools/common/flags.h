@@ -21,6 +21,8 @@ class FlagTable {
   void AddBool(const std::string& name, bool* value, const std::string& help);
   // Flags TFLite's tool has that cannot apply here: accepted, with a warning naming them.
   void AddIgnored(const std::string& name, const std::string& why);
+  // A heading in --help before the flags added after it (e.g. one per delegate provider).
+  void AddGroup(const std::string& title);
 
   // Parses argv[1..]; --help sets *help_requested. Warnings for ignored flags go to *warnings.
   Status Parse(int argc, const char* const* argv, bool* help_requested,
@@ -29,9 +31,12 @@ class FlagTable {
   std::string Usage(const std::string& program) const;
   // Names of flags given on the command line, in order.
   const std::vector<std::string>& given() const { return given_; }
+  // 1-based position of the flag's last occurrence among those given; 0 when it was not given. Orders
+  // things the command line orders, e.g. delegates.
+  int Position(const std::string& name) const;
 
  private:
-  enum class Kind { kString, kInt, kInt64, kFloat, kBool, kIgnored };
+  enum class Kind { kString, kInt, kInt64, kFloat, kBool, kIgnored, kGroup };
   struct Flag {
     std::string name;
     Kind kind;

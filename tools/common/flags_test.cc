@@ -48,5 +48,26 @@ TEST(FlagTableTest, IgnoredFlagsWarn) {
   EXPECT_NE(warnings[0].find("use_nnapi"), std::string::npos);
 }
 
+TEST(FlagTableTest, PositionsFollowTheCommandLine) {
+  bool a = false, b = false;
+  std::string c;
+  FlagTable table;
+  table.AddGroup("Group one");
+  table.AddBool("a", &a, "");
+  table.AddBool("b", &b, "");
+  table.AddString("c", &c, "");
+  bool help = false;
+  const char* argv[] = {"tool", "--b", "--c=x", "--a=false", "--b=true"};
+  ASSERT_TRUE(table.Parse(5, argv, &help, nullptr).ok());
+  EXPECT_EQ(table.Position("b"), 4);  // the last occurrence
+  EXPECT_EQ(table.Position("c"), 2);
+  EXPECT_EQ(table.Position("a"), 3);
+  EXPECT_EQ(table.Position("d"), 0);
+  const std::string usage = table.Usage("tool");
+  EXPECT_NE(usage.find("Group one:\n  --a=false"), std::string::npos) << usage;
+  const char* title[] = {"tool", "--=x"};  // a group has no name to match
+  EXPECT_EQ(table.Parse(2, title, &help, nullptr).code(), StatusCode::kUsage);
+}
+
 }  // namespace
 }  // namespace touchstone

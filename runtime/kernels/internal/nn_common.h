@@ -5,11 +5,16 @@
 #define TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_NN_COMMON_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/quantization_util.h"
 
 namespace touchstone {
 namespace nn {
@@ -151,20 +156,6 @@ inline TfLiteStatus RefuseType(TfLiteContext* context, const TfLiteTensor* tenso
   return kTfLiteError;
 }
 
-// Weights of a float op: float32 too. Float input with int8/uint8 weights is TFLite's hybrid path,
-// which is not written yet.
-inline TfLiteStatus CheckFloatWeights(TfLiteContext* context, const TfLiteTensor* weights,
-                                      const char* role) {
-  if (weights->type == kTfLiteInt8 || weights->type == kTfLiteUInt8) {
-    TF_LITE_KERNEL_LOG(context,
-                       "%s has type %s with a FLOAT32 input; hybrid (quantized-weight) kernels "
-                       "are not supported yet",
-                       role, TfLiteTypeGetName(weights->type));
-    return kTfLiteError;
-  }
-  return CheckType(context, weights, kTfLiteFloat32, role);
-}
-
 inline TfLiteStatus CheckFusedActivation(TfLiteContext* context, TfLiteFusedActivation activation) {
   if (activation >= kTfLiteActNone && activation <= kTfLiteActSigmoid) return kTfLiteOk;
   TF_LITE_KERNEL_LOG(context, "fused activation %d is not a known activation",
@@ -231,6 +222,302 @@ inline TfLiteStatus CheckOutSize(TfLiteContext* context, int out_height, int out
                      "%s",
                      out_height < 0 ? "height" : "width");
   return kTfLiteError;
+}
+
+// ---- Quantized forms (uint8, int8 with per-channel weights, int16x8) and hybrid forms (float
+// activations, int8 weights) of the convolutions and matrix products.
+
+// The tensor's affine quantization, or null when it has none.
+inline const TfLiteAffineQuantization* AffineQuantization(const TfLiteTensor* tensor) {
+  if (tensor->quantization.type != kTfLiteAffineQuantization) return nullptr;
+  const auto* affine = static_cast<const TfLiteAffineQuantization*>(tensor->quantization.params);
+  const bool has_scales = affine != nullptr && affine->scale != nullptr && affine->scale->size > 0;
+  return has_scales ? affine : nullptr;
+}
+
+// The clamp range of a fused activation on a quantized output, as TFLite's
+// CalculateActivationRangeQuantized: the activation's real bounds quantized with the output's scale
+// and zero point (round half away from zero), intersected with the type's range.
+inline TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context,
+                                                      TfLiteFusedActivation activation,
+                                                      const TfLiteTensor* output,
+                                                      int32_t* act_min, int32_t* act_max) {
+  int32_t qmin = 0, qmax = 0;
+  switch (output->type) {
+    case kTfLiteUInt8: qmin = 0; qmax = 255; break;
+    case kTfLiteInt8: qmin = -128; qmax = 127; break;
+    case kTfLiteInt16: qmin = -32768; qmax = 32767; break;
+    default:
+      TF_LITE_KERNEL_LOG(context, "output 0 has type %s; no quantized range",
+                         TfLiteTypeGetName(output->type));
+      return kTfLiteError;
+  }
+  const float scale = output->params.scale;
+  const int32_t zero_point = output->params.zero_point;
+  bool overflow = false;
+  // TFLite's range check compares with float(INT32_MAX), which is 2^31: that value passes and
+  // converts (on x86) to INT32_MIN.
+  auto quantize = [&](float f) {
+    const float q = std::round(f / scale);
+    if (!(q >= -2147483648.0f && q <= 2147483648.0f)) {
+      overflow = true;
+      return 0;
+    }
+    return quantization_util::WrappingAdd(zero_point,
+                                          quantization_util::TruncateToInt32LikeX86(q));
+  };
+  *act_min = qmin;
+  *act_max = qmax;
+  if (activation == kTfLiteActRelu) {
+    *act_min = std::max(qmin, quantize(0.f));
+  } else if (activation == kTfLiteActRelu6) {
+    *act_min = std::max(qmin, quantize(0.f));
+    *act_max = std::min(qmax, quantize(6.f));
+  } else if (activation == kTfLiteActReluN1To1) {
+    *act_min = std::max(qmin, quantize(-1.f));
+    *act_max = std::min(qmax, quantize(1.f));
+  }
+  if (overflow) {
+    TF_LITE_KERNEL_LOG(context,
+                       "output 0's scale %g puts the fused activation's bounds outside int32",
+                       static_cast<double>(scale));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+// How a kernel turns its integer accumulators (bias included) into output values; TFLite's x86
+// kernels do not all round alike, and each quantized op says which one its TFLite path uses.
+enum class OutputStage {
+  // MultiplyByQuantizedMultiplier: rounding doubling high multiply (ties up), then a rounding
+  // shift (ties away from zero). The reference kernels, gemmlowp's output stage (uint8 GEMMs),
+  // and the depthwise and transposed convolutions' own output loops.
+  kDoubleRounding,
+  // The same two steps, both rounding ties up: ruy's x86 GEMM kernels (CONV_2D,
+  // FULLY_CONNECTED, BATCH_MATMUL).
+  kRoundingUp,
+  // 64-bit accumulators with the multiplier reduced to 16 bits (the 16x8 reference kernels).
+  kInt64,
+};
+
+// Scales a 64-bit accumulator by multiplier * 2^(shift - 31) the way `stage` does. The 32-bit
+// stages keep the accumulator's low 32 bits first, as the int32 accumulators of TFLite wrap.
+inline int32_t ApplyOutputStage(OutputStage stage, int64_t acc, int32_t multiplier, int shift) {
+  switch (stage) {
+    case OutputStage::kDoubleRounding:
+      return quantization_util::MultiplyByQuantizedMultiplier(
+          static_cast<int32_t>(static_cast<uint32_t>(acc)), multiplier, shift);
+    case OutputStage::kRoundingUp:
+      return quantization_util::MultiplyByQuantizedMultiplierRoundingUp(
+          static_cast<int32_t>(static_cast<uint32_t>(acc)), multiplier, shift);
+    case OutputStage::kInt64: break;
+  }
+  return quantization_util::MultiplyByQuantizedMultiplier(acc, multiplier, shift);
+}
+
+// What Prepare derives from the tensors' quantization for a quantized convolution or product:
+// one multiplier and shift per output channel (all equal for per-tensor weights) and the clamp.
+struct OutputRequantization {
+  std::vector<int32_t> multiplier;
+  std::vector<int> shift;  // TFLite's exponent: positive shifts left
+  int32_t activation_min = 0;
+  int32_t activation_max = 0;
+};
+
+// TFLite's check (GetQuantizedConvolutionMultipler) that a bias scale is close enough to
+// input_scale * weights_scale for the kernels, which add the bias to the products unscaled: the
+// difference, in output steps, must not exceed 0.02.
+inline TfLiteStatus CheckBiasScale(TfLiteContext* context, const TfLiteTensor* input,
+                                   const TfLiteTensor* weights, const TfLiteTensor* bias,
+                                   const TfLiteTensor* output) {
+  if (bias == nullptr) return kTfLiteOk;
+  const double input_product_scale =
+      static_cast<double>(input->params.scale) * static_cast<double>(weights->params.scale);
+  const double bias_scale = bias->params.scale;
+  const double output_scale = output->params.scale;
+  if (std::abs(input_product_scale - bias_scale) / output_scale <= 0.02) return kTfLiteOk;
+  TF_LITE_KERNEL_LOG(context,
+                     "the bias scale %g differs from the input scale times the weights scale "
+                     "(%g) by more than 0.02 output steps",
+                     bias_scale, input_product_scale);
+  return kTfLiteError;
+}
+
+// TFLite's PopulateConvolutionQuantizationParams for `num_channels` output channels: per-channel
+// weights (int8 only, for int8 or int16 inputs) get input_scale * filter_scale[c] / output_scale
+// in double; uint8 keeps TFLite's legacy per-tensor multiplier, whose product of scales is taken in
+// float, and checks the bias scale against that product.
+inline TfLiteStatus PopulateConvolutionQuantizationParams(
+    TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* filter,
+    const TfLiteTensor* bias, const TfLiteTensor* output, TfLiteFusedActivation activation,
+    int num_channels, const char* filter_role, OutputRequantization* result) {
+  const TfLiteAffineQuantization* filter_quantization = AffineQuantization(filter);
+  if (AffineQuantization(input) == nullptr || filter_quantization == nullptr ||
+      AffineQuantization(output) == nullptr) {
+    TF_LITE_KERNEL_LOG(context, "%s",
+                       AffineQuantization(input) == nullptr ? "the input is not quantized"
+                       : filter_quantization == nullptr     ? "the weights are not quantized"
+                                                            : "the output is not quantized");
+    return kTfLiteError;
+  }
+  const int scale_count = filter_quantization->scale->size;
+  const bool per_channel = scale_count > 1;
+  if (per_channel) {
+    if ((input->type != kTfLiteInt8 && input->type != kTfLiteInt16) ||
+        filter->type != kTfLiteInt8) {
+      TF_LITE_KERNEL_LOG(context,
+                         "%s has per-channel scales, which need INT8 weights and an INT8 or "
+                         "INT16 input",
+                         filter_role);
+      return kTfLiteError;
+    }
+    const int qdim = filter_quantization->quantized_dimension;
+    if (scale_count != num_channels || qdim < 0 || qdim >= filter->dims->size ||
+        filter->dims->data[qdim] != num_channels) {
+      TF_LITE_KERNEL_LOG(context,
+                         "%s has %d scales along dimension %d; expected one per output channel "
+                         "(%d)",
+                         filter_role, scale_count, qdim, num_channels);
+      return kTfLiteError;
+    }
+  }
+  const float input_scale = input->params.scale;
+  const float output_scale = output->params.scale;
+  result->multiplier.assign(num_channels, 0);
+  result->shift.assign(num_channels, 0);
+  for (int c = 0; c < num_channels; ++c) {
+    const double filter_scale = filter_quantization->scale->data[per_channel ? c : 0];
+    const double effective_scale =
+        static_cast<double>(input_scale) * filter_scale / static_cast<double>(output_scale);
+    quantization_util::QuantizeMultiplier(effective_scale, &result->multiplier[c],
+                                          &result->shift[c]);
+  }
+  if (input->type == kTfLiteUInt8) {
+    TF_LITE_ENSURE_OK(context, CheckBiasScale(context, input, filter, bias, output));
+    const double legacy_product = static_cast<double>(input_scale * filter->params.scale);
+    if (!(legacy_product >= 0)) {
+      TF_LITE_KERNEL_LOG(context, "the input and weights scales have a negative product");
+      return kTfLiteError;
+    }
+    int32_t multiplier;
+    int shift;
+    quantization_util::QuantizeMultiplier(legacy_product / static_cast<double>(output_scale),
+                                          &multiplier, &shift);
+    result->multiplier.assign(num_channels, multiplier);
+    result->shift.assign(num_channels, shift);
+  }
+  return CalculateActivationRangeQuantized(context, activation, output, &result->activation_min,
+                                           &result->activation_max);
+}
+
+// Weights of an int8-per-channel or 16x8 kernel must be symmetric (every zero point 0).
+inline TfLiteStatus CheckSymmetricWeights(TfLiteContext* context, const TfLiteTensor* filter,
+                                          const char* role) {
+  const TfLiteAffineQuantization* quantization = AffineQuantization(filter);
+  if (quantization == nullptr) {
+    TF_LITE_KERNEL_LOG(context, "%s is not quantized", role);
+    return kTfLiteError;
+  }
+  if (quantization->zero_point != nullptr) {
+    for (int i = 0; i < quantization->zero_point->size; ++i) {
+      if (quantization->zero_point->data[i] != 0) {
+        TF_LITE_KERNEL_LOG(context, "%s has zero point %d; symmetric weights (0) are required",
+                           role, quantization->zero_point->data[i]);
+        return kTfLiteError;
+      }
+    }
+  }
+  return kTfLiteOk;
+}
+
+// 16-bit activations are symmetric: their zero points must be 0.
+inline TfLiteStatus CheckZeroPointIsZero(TfLiteContext* context, const TfLiteTensor* tensor,
+                                         const char* role) {
+  if (tensor->params.zero_point == 0) return kTfLiteOk;
+  TF_LITE_KERNEL_LOG(context, "%s has zero point %d; INT16 tensors must have zero point 0", role,
+                     tensor->params.zero_point);
+  return kTfLiteError;
+}
+
+// ---- Hybrid kernels: TFLite quantizes the float input to int8 on the fly, one scale per batch
+// row (tensor_utils' portable functions, which its x86 build uses), multiplies in integers and
+// scales the sums back to float.
+
+// Symmetric: scale = max|x| / 127, q = round(x / scale) clamped to [-127, 127]; an all-zero (or
+// empty) row gets scale 1.
+inline void SymmetricQuantizeFloats(const float* values, int size, int8_t* quantized,
+                                    float* scaling_factor) {
+  if (size <= 0) {
+    *scaling_factor = 1;
+    return;
+  }
+  float min_value = values[0], max_value = values[0];
+  for (int i = 1; i < size; ++i) {
+    min_value = std::min(min_value, values[i]);
+    max_value = std::max(max_value, values[i]);
+  }
+  const float range = std::max(std::abs(min_value), std::abs(max_value));
+  if (range == 0) {
+    std::memset(quantized, 0, size);
+    *scaling_factor = 1;
+    return;
+  }
+  *scaling_factor = range / 127;
+  const float scaling_factor_inv = 127 / range;
+  for (int i = 0; i < size; ++i) {
+    const float rounded = std::round(values[i] * scaling_factor_inv);
+    const int32_t q = quantization_util::TruncateToInt32LikeX86(rounded);
+    quantized[i] = static_cast<int8_t>(std::min(127, std::max(-127, q)));
+  }
+}
+
+// Asymmetric: the row's range (widened to include 0) over [-128, 127] with a nudged zero point,
+// computed in double as TFLite does; an all-zero (or empty) row gets scale 1 and offset 0.
+inline void AsymmetricQuantizeFloats(const float* values, int size, int8_t* quantized,
+                                     float* scaling_factor, int32_t* offset) {
+  if (size <= 0) {
+    *scaling_factor = 1;
+    *offset = 0;
+    return;
+  }
+  float min_value = values[0], max_value = values[0];
+  for (int i = 1; i < size; ++i) {
+    min_value = std::min(min_value, values[i]);
+    max_value = std::max(max_value, values[i]);
+  }
+  const double qmin = -128, qmax = 127;
+  const double rmin = std::fmin(0, min_value);
+  const double rmax = std::fmax(0, max_value);
+  if (rmin == rmax) {
+    std::memset(quantized, 0, size);
+    *scaling_factor = 1;
+    *offset = 0;
+    return;
+  }
+  const double scale = (rmax - rmin) / (qmax - qmin);
+  const double zero_point_from_min = qmin - rmin / scale;
+  const double zero_point_from_max = qmax - rmax / scale;
+  const double zero_point_from_min_error = std::abs(qmin) + std::abs(rmin / scale);
+  const double zero_point_from_max_error = std::abs(qmax) + std::abs(rmax / scale);
+  const double zero_point = zero_point_from_min_error < zero_point_from_max_error
+                                ? zero_point_from_min
+                                : zero_point_from_max;
+  int32_t nudged_zero_point;
+  if (zero_point <= qmin) {
+    nudged_zero_point = -128;
+  } else if (zero_point >= qmax) {
+    nudged_zero_point = 127;
+  } else {
+    nudged_zero_point = static_cast<int32_t>(std::round(zero_point));
+  }
+  *scaling_factor = static_cast<float>(scale);
+  *offset = nudged_zero_point;
+  const float scaling_factor_inv = static_cast<float>(1.0 / *scaling_factor);
+  for (int i = 0; i < size; ++i) {
+    const float rounded = std::round(static_cast<float>(*offset) + values[i] * scaling_factor_inv);
+    const int32_t q = quantization_util::TruncateToInt32LikeX86(rounded);
+    quantized[i] = static_cast<int8_t>(std::min(127, std::max(-128, q)));
+  }
 }
 
 }  // namespace nn

@@ -93,8 +93,8 @@ inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int 
 }
 
 // x * multiplier * 2^(shift - 31) for a 64-bit accumulator, as TFLite's int64_t overload computes
-// it for the 16x8 kernels: the multiplier is first rounded to 16 bits, then one rounding right shift
-// (ties toward +infinity). Shift counts outside [0, 63] wrap like the x86 shift instruction.
+// it for the 16x8 kernels: the multiplier is first rounded to 16 bits, then one rounding right
+// shift (ties toward +infinity). Shift counts outside [0, 63] wrap like the x86 shift instruction.
 inline int32_t MultiplyByQuantizedMultiplier(int64_t x, int32_t multiplier, int shift) {
   const int32_t reduced_multiplier =
       multiplier < 0x7FFF0000
@@ -109,12 +109,12 @@ inline int32_t MultiplyByQuantizedMultiplier(int64_t x, int32_t multiplier, int 
 }
 
 // x * multiplier * 2^(shift - 31) as the x86 (AVX2) kernels of the ruy version TFLite 2.14 builds
-// with apply the output multiplier of an integer GEMM (TFLite's quantized CONV_2D, FULLY_CONNECTED
-// and BATCH_MATMUL run their matrix products through ruy on x86): x is shifted left first (wrapping
-// at 32 bits; a count of 32 or more gives 0, as vpsllvd), multiplied and rounded to the high 32 bits
-// (ties toward +infinity), then shifted right rounding ties toward +infinity too (not away from
-// zero as MultiplyByQuantizedMultiplier does); where adding the rounding nudge would overflow, the
-// result is 2^(31 - right shift), as ruy's overflow fixup writes it.
+// with apply the output multiplier of an integer GEMM (TFLite's x86 build runs the int8 and int16
+// matrix products of CONV_2D, FULLY_CONNECTED and BATCH_MATMUL through ruy): x is shifted left
+// first (wrapping at 32 bits; a count of 32 or more gives 0, as vpsllvd), multiplied and rounded to
+// the high 32 bits (ties toward +infinity), then shifted right rounding ties toward +infinity too
+// (not away from zero as MultiplyByQuantizedMultiplier does); where adding the rounding nudge would
+// overflow, the result is 2^(31 - right shift), as ruy's overflow fixup writes it.
 inline int32_t MultiplyByQuantizedMultiplierRoundingUp(int32_t x, int32_t multiplier, int shift) {
   const int left_shift = shift > 0 ? shift : 0;
   const int right_shift = shift > 0 ? 0 : -shift;
@@ -154,7 +154,9 @@ inline Raw Truncate(int64_t value) {
 }
 
 inline int16_t SaturatingRoundingDoublingHighMul(int16_t a, int16_t b) {
-  if (a == b && a == std::numeric_limits<int16_t>::min()) return std::numeric_limits<int16_t>::max();
+  if (a == b && a == std::numeric_limits<int16_t>::min()) {
+    return std::numeric_limits<int16_t>::max();
+  }
   const int32_t product = static_cast<int32_t>(a) * static_cast<int32_t>(b);
   const int32_t nudge = product >= 0 ? (1 << 14) : (1 - (1 << 14));
   return static_cast<int16_t>((product + nudge) / (1 << 15));

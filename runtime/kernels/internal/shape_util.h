@@ -83,8 +83,9 @@ inline int StridedSliceStop(int stop, int start, int stride, int axis_size, bool
 inline int StridedCount(int start, int stop, int stride) {
   const int64_t span = static_cast<int64_t>(stop) - start;
   if (stride > 0) return span <= 0 ? 0 : static_cast<int>((span + stride - 1) / stride);
-  return span >= 0 ? 0 : static_cast<int>((-span + (-static_cast<int64_t>(stride)) - 1) /
-                                           (-static_cast<int64_t>(stride)));
+  return span >= 0 ? 0
+                   : static_cast<int>((-span + (-static_cast<int64_t>(stride)) - 1) /
+                                      (-static_cast<int64_t>(stride)));
 }
 
 // Index into an axis of `size` elements for position `i` of its mirror-padded version with `left`

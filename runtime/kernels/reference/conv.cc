@@ -1,9 +1,17 @@
 // CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV on NHWC tensors, computing what TensorFlow Lite
-// 2.14.1 computes (tensorflow/lite/kernels/{conv,depthwise_conv,transpose_conv}.cc and the
-// reference kernels they call): the same output shapes, padding, dilation, groups, and the same
-// inputs refused. Float32 for now; each Prepare dispatches on the input type so that the quantized
-// forms (int8 per-channel, uint8, int16, hybrid int8 weights) slot in beside the float one.
+// 2.14.1 computes (tensorflow/lite/kernels/{conv,depthwise_conv,transpose_conv}.cc and the kernels
+// they call): the same output shapes, padding, dilation, groups, and the same inputs refused.
+//
+// Types: float32; uint8 (per-tensor weights); int8 with per-channel int8 weights and int32 bias;
+// int16 activations with int8 weights and int64 bias (CONV_2D also int32 bias); and CONV_2D's
+// hybrid form (float input and output, int8 weights). Quantized results are bit-exact with
+// TFLite's x86 kernels, whose output stages do not all round alike (see nn::OutputStage): CONV_2D
+// runs its uint8 products through gemmlowp and its int8 and int16 ones through ruy, while
+// DEPTHWISE_CONV_2D, TRANSPOSE_CONV and the grouped and int64-bias convolutions requantize in
+// TFLite's own loops.
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
@@ -15,25 +23,145 @@ namespace touchstone {
 namespace reference {
 namespace {
 
-// What Prepare computes once per shape for Eval. The quantized kernels add their output
-// multipliers and shifts (per channel) and integer activation range here.
+// What Prepare computes once per shape for Eval.
 struct ConvData {
   TfLitePaddingValues padding{};
+  // Float and hybrid outputs.
   float activation_min = 0.f;
   float activation_max = 0.f;
+  // Quantized outputs: per-channel multipliers, clamp, and how TFLite rounds them.
+  nn::OutputRequantization requantization;
+  nn::OutputStage stage = nn::OutputStage::kDoubleRounding;
+  // Hybrid CONV_2D: weights with distinct per-channel scales take TFLite's asymmetric per-channel
+  // path; the others its symmetric per-tensor one. The vectors are scratch for Eval.
+  bool hybrid = false;
+  bool hybrid_per_channel = false;
+  std::vector<int8_t> quantized_input;
+  std::vector<float> scaling_factors;
+  std::vector<int32_t> input_offsets;
+  // TRANSPOSE_CONV's accumulators, one per output element.
+  std::vector<int64_t> accumulators;
 };
 
 void* InitConvData(TfLiteContext*, const char*, size_t) { return new ConvData; }
 void FreeConvData(TfLiteContext*, void* data) { delete static_cast<ConvData*>(data); }
 
+// The weights' type a quantized input takes: uint8 with uint8, int8 and int16 with int8.
+TfLiteType QuantizedWeightsType(TfLiteType input_type) {
+  return input_type == kTfLiteUInt8 ? kTfLiteUInt8 : kTfLiteInt8;
+}
+
+// The tensor-type checks TFLite makes on a quantized convolution: weights of the matching type
+// (symmetric for int8 and int16 inputs), an int32 bias with zero point 0 (int64 for int16 inputs,
+// or int32 where `int16_bias_may_be_int32`), an output of the input's type, and zero points of 0 on
+// int16 activations.
+TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor* input,
+                                     const TfLiteTensor* filter, const TfLiteTensor* bias,
+                                     const TfLiteTensor* output, const char* input_role,
+                                     const char* filter_role, const char* bias_role,
+                                     bool int16_bias_may_be_int32) {
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  TF_LITE_ENSURE_OK(context,
+                    nn::CheckType(context, filter, QuantizedWeightsType(input->type), filter_role));
+  if (input->type != kTfLiteUInt8) {
+    TF_LITE_ENSURE_OK(context, nn::CheckSymmetricWeights(context, filter, filter_role));
+  }
+  if (input->type == kTfLiteInt16) {
+    TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, input, input_role));
+    TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, output, "output 0"));
+  }
+  if (bias == nullptr) return kTfLiteOk;
+  if (input->type == kTfLiteInt16) {
+    if (bias->type != kTfLiteInt64 && !(int16_bias_may_be_int32 && bias->type == kTfLiteInt32)) {
+      TF_LITE_KERNEL_LOG(context, "%s has type %s, expected INT64%s", bias_role,
+                         TfLiteTypeGetName(bias->type), int16_bias_may_be_int32 ? " or INT32" : "");
+      return kTfLiteError;
+    }
+  } else {
+    TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteInt32, bias_role));
+  }
+  if (bias->params.zero_point != 0) {
+    TF_LITE_KERNEL_LOG(context, "%s has zero point %d, expected 0", bias_role,
+                       bias->params.zero_point);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+// The accumulator (bias included) scaled to the output: multiplier, zero point, clamp.
+template <typename OutputT>
+OutputT Requantize(const ConvData& data, int64_t acc, int channel, int32_t output_offset) {
+  const nn::OutputRequantization& rq = data.requantization;
+  int32_t value = nn::ApplyOutputStage(data.stage, acc, rq.multiplier[channel], rq.shift[channel]);
+  value = quantization_util::WrappingAdd(value, output_offset);
+  value = std::min(std::max(value, rq.activation_min), rq.activation_max);
+  return static_cast<OutputT>(value);
+}
+
+// The bias of output channel `channel` (0 without one), whatever its integer type.
+int64_t BiasValue(const TfLiteTensor* bias, int channel) {
+  if (bias == nullptr) return 0;
+  return bias->type == kTfLiteInt64 ? tflite::GetTensorData<int64_t>(bias)[channel]
+                                    : tflite::GetTensorData<int32_t>(bias)[channel];
+}
+
 // ---- CONV_2D: input [N, H, W, C], filter [OC, KH, KW, C / groups], bias [OC].
+
+// Hybrid CONV_2D (float input, int8 weights): float bias and output, quantized weights.
+TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& params,
+                               const TfLiteTensor* input, const TfLiteTensor* filter,
+                               const TfLiteTensor* bias, const TfLiteTensor* output, int groups,
+                               ConvData* data) {
+  if (filter->type != kTfLiteInt8) {
+    TF_LITE_KERNEL_LOG(context,
+                       "input 1 (filter) has type %s with a FLOAT32 input; hybrid CONV_2D "
+                       "supports INT8 weights only",
+                       TfLiteTypeGetName(filter->type));
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(filter);
+  if (quantization == nullptr) {
+    TF_LITE_KERNEL_LOG(context, "input 1 (filter) is INT8 but not quantized");
+    return kTfLiteError;
+  }
+  if (groups != 1) {
+    TF_LITE_KERNEL_LOG(context, "hybrid (INT8-weight) CONV_2D does not support groups (%d)",
+                       groups);
+    return kTfLiteError;
+  }
+  // TFLite takes the per-channel path only when the channel scales actually differ.
+  data->hybrid_per_channel = false;
+  for (int i = 1; i < quantization->scale->size; ++i) {
+    if (quantization->scale->data[i] != quantization->scale->data[0]) {
+      data->hybrid_per_channel = true;
+    }
+  }
+  if (data->hybrid_per_channel && (quantization->quantized_dimension != 0 ||
+                                   quantization->scale->size != filter->dims->data[0])) {
+    TF_LITE_KERNEL_LOG(context,
+                       "input 1 (filter) has %d scales along dimension %d; per-channel weights "
+                       "need one per output channel (dimension 0)",
+                       quantization->scale->size, quantization->quantized_dimension);
+    return kTfLiteError;
+  }
+  data->hybrid = true;
+  tflite::CalculateActivationRange(params.activation, &data->activation_min,
+                                   &data->activation_max);
+  const int batches = input->dims->data[0];
+  data->quantized_input.resize(tflite::NumElements(input));
+  data->scaling_factors.resize(batches);
+  data->input_offsets.resize(batches);
+  return kTfLiteOk;
+}
 
 TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
   TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 2, 3));
   TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
-  // TFLite 2.14's conv.cc requires the bias ("has_bias was not true"), even for float.
+  // TFLite 2.14's conv.cc requires the bias ("has_bias was not true"), for every type.
   if (node->inputs->size == 2 || tflite::GetOptionalInputTensor(context, node, 2) == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 2 (bias) is missing; CONV_2D requires a bias tensor");
     return kTfLiteError;
@@ -48,17 +176,6 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, filter, 4, "input 1 (filter)"));
-
-  switch (input->type) {
-    case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, nn::CheckFloatWeights(context, filter, "input 1 (filter)"));
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-      tflite::CalculateActivationRange(params.activation, &data->activation_min,
-                                       &data->activation_max);
-      break;
-    default: return nn::RefuseType(context, input, "input 0");
-  }
 
   const int input_depth = input->dims->data[3];
   const int output_depth = filter->dims->data[0];
@@ -84,6 +201,50 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
+
+  data->hybrid = false;
+  switch (input->type) {
+    case kTfLiteFloat32:
+      if (filter->type == kTfLiteInt8 || filter->type == kTfLiteUInt8) {
+        TF_LITE_ENSURE_OK(context, PrepareHybridConv(context, params, input, filter, bias,
+                                                     output, groups, data));
+        break;
+      }
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32,
+                                               "input 1 (filter)"));
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+      tflite::CalculateActivationRange(params.activation, &data->activation_min,
+                                       &data->activation_max);
+      break;
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt16:
+      TF_LITE_ENSURE_OK(context, CheckQuantizedConvTypes(context, input, filter, bias, output,
+                                                         "input 0", "input 1 (filter)",
+                                                         "input 2 (bias)",
+                                                         /*int16_bias_may_be_int32=*/true));
+      TF_LITE_ENSURE_OK(context, nn::PopulateConvolutionQuantizationParams(
+                                     context, input, filter, bias, output, params.activation,
+                                     output_depth, "input 1 (filter)", &data->requantization));
+      // TFLite's x86 build multiplies uint8 through gemmlowp (whose output stage is
+      // MultiplyByQuantizedMultiplier's) and int8 and int16 through ruy; groups take its
+      // reference kernel, and int16 with an int64 bias the 16x8 reference.
+      if (input->type == kTfLiteInt16 && bias->type == kTfLiteInt64) {
+        data->stage = nn::OutputStage::kInt64;
+      } else if (input->type == kTfLiteUInt8 || groups != 1) {
+        data->stage = nn::OutputStage::kDoubleRounding;
+      } else {
+        data->stage = nn::OutputStage::kRoundingUp;
+      }
+      break;
+    default:
+      TF_LITE_KERNEL_LOG(context, "input 0 has type %s; CONV_2D supports FLOAT32, UINT8, INT8 "
+                         "and INT16",
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
+  }
+
   TF_LITE_ENSURE_OK(
       context,
       nn::CheckWindow(context, {params.padding, params.stride_height, params.stride_width,
@@ -151,16 +312,155 @@ void ConvFloat(const TfLiteConvParams& params, const ConvData& data, const TfLit
   }
 }
 
+// Calls emit(batch, output index, output channel, sum) once per output element, the sum running
+// over its window of (input + input_offset_of(batch)) * (filter + filter_offset); padding
+// contributes nothing. The quantized and hybrid kernels share it and differ in what they make of
+// the sum.
+template <typename InputT, typename FilterT, typename InputOffset, typename Emit>
+void ConvIntegerSums(const TfLiteConvParams& params, const ConvData& data,
+                     const TfLiteTensor* input, const InputT* input_data,
+                     const TfLiteTensor* filter, const FilterT* filter_data,
+                     const TfLiteTensor* output, int32_t filter_offset,
+                     InputOffset input_offset_of, Emit emit) {
+  const int* input_dims = input->dims->data;
+  const int* filter_dims = filter->dims->data;
+  const int* output_dims = output->dims->data;
+  const int batches = input_dims[0];
+  const int input_height = input_dims[1];
+  const int input_width = input_dims[2];
+  const int filter_height = filter_dims[1];
+  const int filter_width = filter_dims[2];
+  const int filter_depth = filter_dims[3];
+  const int output_height = output_dims[1];
+  const int output_width = output_dims[2];
+  const int output_depth = output_dims[3];
+  const int filters_per_group = output_depth / (input_dims[3] / filter_depth);
+
+  for (int b = 0; b < batches; ++b) {
+    const int32_t input_offset = input_offset_of(b);
+    for (int out_y = 0; out_y < output_height; ++out_y) {
+      const int in_y_origin = out_y * params.stride_height - data.padding.height;
+      for (int out_x = 0; out_x < output_width; ++out_x) {
+        const int in_x_origin = out_x * params.stride_width - data.padding.width;
+        for (int out_c = 0; out_c < output_depth; ++out_c) {
+          const int group = out_c / filters_per_group;
+          int64_t acc = 0;
+          for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
+            const int in_y = in_y_origin + params.dilation_height_factor * filter_y;
+            if (in_y < 0 || in_y >= input_height) continue;
+            for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
+              const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
+              if (in_x < 0 || in_x >= input_width) continue;
+              const InputT* input_pixel =
+                  input_data + nn::Offset4D(input_dims, b, in_y, in_x, group * filter_depth);
+              const FilterT* filter_pixel =
+                  filter_data + nn::Offset4D(filter_dims, out_c, filter_y, filter_x, 0);
+              for (int c = 0; c < filter_depth; ++c) {
+                acc += (static_cast<int32_t>(input_pixel[c]) + input_offset) *
+                       (static_cast<int32_t>(filter_pixel[c]) + filter_offset);
+              }
+            }
+          }
+          emit(b, nn::Offset4D(output_dims, b, out_y, out_x, out_c), out_c, acc);
+        }
+      }
+    }
+  }
+}
+
+template <typename InputT, typename FilterT, typename OutputT>
+void ConvQuantized(const TfLiteConvParams& params, const ConvData& data,
+                   const TfLiteTensor* input, const TfLiteTensor* filter,
+                   const TfLiteTensor* bias, TfLiteTensor* output) {
+  const int32_t input_offset = -input->params.zero_point;
+  const int32_t output_offset = output->params.zero_point;
+  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
+  ConvIntegerSums(
+      params, data, input, tflite::GetTensorData<InputT>(input), filter,
+      tflite::GetTensorData<FilterT>(filter), output, -filter->params.zero_point,
+      [&](int) { return input_offset; },
+      [&](int, int64_t index, int out_c, int64_t acc) {
+        output_data[index] =
+            Requantize<OutputT>(data, acc + BiasValue(bias, out_c), out_c, output_offset);
+      });
+}
+
+// TFLite's hybrid convolution: each batch's input quantized to int8 on the fly, the integer sums
+// scaled back with (input scale * weight scale), then the bias added and the activation applied,
+// each step rounded to float as TFLite's kernels round it.
+void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTensor* input,
+                const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
+  const int batches = input->dims->data[0];
+  const int64_t input_size = batches == 0 ? 0 : tflite::NumElements(input) / batches;
+  const float* input_data = tflite::GetTensorData<float>(input);
+  const float* bias_data = tflite::GetTensorData<float>(bias);
+  float* output_data = tflite::GetTensorData<float>(output);
+  const float* channel_scales = nn::AffineQuantization(filter)->scale->data;
+  for (int b = 0; b < batches; ++b) {
+    const float* row = input_data + b * input_size;
+    int8_t* quantized_row = data.quantized_input.data() + b * input_size;
+    if (input_size == 0) continue;
+    if (data.hybrid_per_channel) {
+      nn::AsymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row,
+                                   &data.scaling_factors[b], &data.input_offsets[b]);
+    } else {
+      nn::SymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row,
+                                  &data.scaling_factors[b]);
+      data.scaling_factors[b] *= filter->params.scale;
+    }
+  }
+  const ConvData& const_data = data;
+  ConvIntegerSums(
+      params, const_data, input, const_data.quantized_input.data(), filter,
+      tflite::GetTensorData<int8_t>(filter), output, 0,
+      // The asymmetric path sums (q - zero point) * w: TFLite pads its im2col with the zero
+      // point and subtracts zero point * (the filter's sum).
+      [&](int b) { return const_data.hybrid_per_channel ? -const_data.input_offsets[b] : 0; },
+      [&](int b, int64_t index, int out_c, int64_t acc) {
+        const int32_t sum = static_cast<int32_t>(acc);
+        float value;
+        if (const_data.hybrid_per_channel) {
+          // Eigen's expression in optimized_ops::HybridConvPerChannel.
+          const float scale = channel_scales[out_c] * const_data.scaling_factors[b];
+          value = static_cast<float>(sum) * scale + bias_data[out_c];
+        } else {
+          // MatrixBatchVectorMultiplyAccumulate into zeros, then the bias.
+          value = static_cast<float>(sum) * const_data.scaling_factors[b];
+          value += bias_data[out_c];
+        }
+        output_data[index] =
+            nn::ClampToActivation(value, const_data.activation_min, const_data.activation_max);
+      });
+}
+
 TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
-  const auto& data = *static_cast<const ConvData*>(node->user_data);
+  auto& data = *static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
   const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (input->type) {
-    case kTfLiteFloat32: ConvFloat(params, data, input, filter, bias, output); return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 0");
+    case kTfLiteFloat32:
+      if (data.hybrid) {
+        ConvHybrid(params, data, input, filter, bias, output);
+      } else {
+        ConvFloat(params, data, input, filter, bias, output);
+      }
+      return kTfLiteOk;
+    case kTfLiteUInt8:
+      ConvQuantized<uint8_t, uint8_t, uint8_t>(params, data, input, filter, bias, output);
+      return kTfLiteOk;
+    case kTfLiteInt8:
+      ConvQuantized<int8_t, int8_t, int8_t>(params, data, input, filter, bias, output);
+      return kTfLiteOk;
+    case kTfLiteInt16:
+      ConvQuantized<int16_t, int8_t, int16_t>(params, data, input, filter, bias, output);
+      return kTfLiteOk;
+    default:
+      TF_LITE_KERNEL_LOG(context, "input 0 has unsupported type %s",
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
   }
 }
 
@@ -194,7 +494,15 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
 
   switch (input->type) {
     case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, nn::CheckFloatWeights(context, filter, "input 1 (filter)"));
+      if (filter->type == kTfLiteInt8 || filter->type == kTfLiteUInt8) {
+        TF_LITE_KERNEL_LOG(context,
+                           "input 1 (filter) has type %s with a FLOAT32 input; hybrid "
+                           "DEPTHWISE_CONV_2D is not supported",
+                           TfLiteTypeGetName(filter->type));
+        return kTfLiteError;
+      }
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32,
+                                               "input 1 (filter)"));
       if (bias != nullptr) {
         TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
       }
@@ -202,7 +510,24 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       tflite::CalculateActivationRange(params.activation, &data->activation_min,
                                        &data->activation_max);
       break;
-    default: return nn::RefuseType(context, input, "input 0");
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt16:
+      TF_LITE_ENSURE_OK(context, CheckQuantizedConvTypes(context, input, filter, bias, output,
+                                                         "input 0", "input 1 (filter)",
+                                                         "input 2 (bias)",
+                                                         /*int16_bias_may_be_int32=*/false));
+      // TFLite's depthwise kernels requantize in their own loops with
+      // MultiplyByQuantizedMultiplier; the 16x8 one is the int64 reference.
+      data->stage = input->type == kTfLiteInt16 ? nn::OutputStage::kInt64
+                                                : nn::OutputStage::kDoubleRounding;
+      break;
+    default:
+      TF_LITE_KERNEL_LOG(context,
+                         "input 0 has type %s; DEPTHWISE_CONV_2D supports FLOAT32, UINT8, INT8 "
+                         "and INT16",
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
   }
 
   if (filter->dims->data[0] != 1) {
@@ -225,6 +550,11 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
+  if (input->type != kTfLiteFloat32) {
+    TF_LITE_ENSURE_OK(context, nn::PopulateConvolutionQuantizationParams(
+                                   context, input, filter, bias, output, params.activation,
+                                   output_depth, "input 1 (filter)", &data->requantization));
+  }
   TF_LITE_ENSURE_OK(
       context,
       nn::CheckWindow(context, {params.padding, params.stride_height, params.stride_width,
@@ -290,6 +620,63 @@ void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData&
   }
 }
 
+// A missing bias counts as zeros (TFLite 2.14 itself crashes on a bias-free int8 depthwise
+// convolution; this computes what the op means).
+template <typename InputT, typename FilterT, typename OutputT>
+void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data,
+                            const TfLiteTensor* input, const TfLiteTensor* filter,
+                            const TfLiteTensor* bias, TfLiteTensor* output) {
+  const int* input_dims = input->dims->data;
+  const int* filter_dims = filter->dims->data;
+  const int* output_dims = output->dims->data;
+  const int batches = input_dims[0];
+  const int input_height = input_dims[1];
+  const int input_width = input_dims[2];
+  const int input_depth = input_dims[3];
+  const int filter_height = filter_dims[1];
+  const int filter_width = filter_dims[2];
+  const int output_height = output_dims[1];
+  const int output_width = output_dims[2];
+  const int depth_multiplier = output_dims[3] / input_depth;
+  const int32_t input_offset = -input->params.zero_point;
+  const int32_t filter_offset = -filter->params.zero_point;
+  const int32_t output_offset = output->params.zero_point;
+  const InputT* input_data = tflite::GetTensorData<InputT>(input);
+  const FilterT* filter_data = tflite::GetTensorData<FilterT>(filter);
+  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
+
+  for (int b = 0; b < batches; ++b) {
+    for (int out_y = 0; out_y < output_height; ++out_y) {
+      const int in_y_origin = out_y * params.stride_height - data.padding.height;
+      for (int out_x = 0; out_x < output_width; ++out_x) {
+        const int in_x_origin = out_x * params.stride_width - data.padding.width;
+        for (int in_c = 0; in_c < input_depth; ++in_c) {
+          for (int m = 0; m < depth_multiplier; ++m) {
+            const int out_c = in_c * depth_multiplier + m;
+            int64_t acc = 0;
+            for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
+              const int in_y = in_y_origin + params.dilation_height_factor * filter_y;
+              if (in_y < 0 || in_y >= input_height) continue;
+              for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
+                const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
+                if (in_x < 0 || in_x >= input_width) continue;
+                const int32_t input_value =
+                    input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)] + input_offset;
+                const int32_t filter_value =
+                    filter_data[nn::Offset4D(filter_dims, 0, filter_y, filter_x, out_c)] +
+                    filter_offset;
+                acc += input_value * filter_value;
+              }
+            }
+            output_data[nn::Offset4D(output_dims, b, out_y, out_x, out_c)] =
+                Requantize<OutputT>(data, acc + BiasValue(bias, out_c), out_c, output_offset);
+          }
+        }
+      }
+    }
+  }
+}
+
 TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
   const auto& data = *static_cast<const ConvData*>(node->user_data);
@@ -301,10 +688,21 @@ TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteFloat32:
       DepthwiseConvFloat(params, data, input, filter, bias, output);
       return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 0");
+    case kTfLiteUInt8:
+      DepthwiseConvQuantized<uint8_t, uint8_t, uint8_t>(params, data, input, filter, bias, output);
+      return kTfLiteOk;
+    case kTfLiteInt8:
+      DepthwiseConvQuantized<int8_t, int8_t, int8_t>(params, data, input, filter, bias, output);
+      return kTfLiteOk;
+    case kTfLiteInt16:
+      DepthwiseConvQuantized<int16_t, int8_t, int16_t>(params, data, input, filter, bias, output);
+      return kTfLiteOk;
+    default:
+      TF_LITE_KERNEL_LOG(context, "input 0 has unsupported type %s",
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
   }
 }
-
 // ---- TRANSPOSE_CONV: input 0 the output shape (int32 [4]), input 1 weights [OC, KH, KW, IC],
 // input 2 the data [N, H, W, IC], optional input 3 bias [OC]. The output shape is given, not
 // derived; when its tensor is not constant the output is dynamic and resized in Eval.
@@ -345,6 +743,7 @@ TfLiteStatus ResizeTransposeConvOutput(TfLiteContext* context,
                                tflite::CreateIntArray({shape[0], shape[1], shape[2], shape[3]}));
 }
 
+
 TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteTransposeConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
@@ -371,7 +770,15 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
 
   switch (input->type) {
     case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, nn::CheckFloatWeights(context, weights, "input 1 (weights)"));
+      if (weights->type == kTfLiteInt8 || weights->type == kTfLiteUInt8) {
+        TF_LITE_KERNEL_LOG(context,
+                           "input 1 (weights) has type %s with a FLOAT32 input; hybrid "
+                           "TRANSPOSE_CONV is not supported",
+                           TfLiteTypeGetName(weights->type));
+        return kTfLiteError;
+      }
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, kTfLiteFloat32,
+                                               "input 1 (weights)"));
       if (bias != nullptr) {
         TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 3 (bias)"));
       }
@@ -379,7 +786,24 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       tflite::CalculateActivationRange(params.activation, &data->activation_min,
                                        &data->activation_max);
       break;
-    default: return nn::RefuseType(context, input, "input 2");
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt16:
+      TF_LITE_ENSURE_OK(context, CheckQuantizedConvTypes(context, input, weights, bias, output,
+                                                         "input 2", "input 1 (weights)",
+                                                         "input 3 (bias)",
+                                                         /*int16_bias_may_be_int32=*/false));
+      // TFLite scatters into int32 (int64 for 16x8) accumulators and requantizes them in its own
+      // loop with MultiplyByQuantizedMultiplier.
+      data->stage = input->type == kTfLiteInt16 ? nn::OutputStage::kInt64
+                                                : nn::OutputStage::kDoubleRounding;
+      break;
+    default:
+      TF_LITE_KERNEL_LOG(context,
+                         "input 2 has type %s; TRANSPOSE_CONV supports FLOAT32, UINT8, INT8 and "
+                         "INT16",
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
   }
 
   if (input->dims->data[3] != weights->dims->data[3]) {
@@ -393,6 +817,12 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
+  if (input->type != kTfLiteFloat32) {
+    TF_LITE_ENSURE_OK(context, nn::PopulateConvolutionQuantizationParams(
+                                   context, input, weights, bias, output, params.activation,
+                                   weights->dims->data[0], "input 1 (weights)",
+                                   &data->requantization));
+  }
   TF_LITE_ENSURE_OK(
       context, nn::CheckWindow(context, {params.padding, params.stride_height, params.stride_width,
                                          1, 1, weights->dims->data[1], weights->dims->data[2]}));
@@ -404,10 +834,14 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 // TFLite's reference scatter: each input pixel adds its contribution to the output pixels its
-// filter window covers, then bias and activation are applied.
-void TransposeConvFloat(const TfLiteTransposeConvParams& params, const ConvData& data,
-                        const TfLiteTensor* input, const TfLiteTensor* weights,
-                        const TfLiteTensor* bias, TfLiteTensor* output) {
+// filter window covers; `emit(index, out_c, total)` then sees every output element's total. The
+// float and integer kernels share it; T is the accumulator type.
+template <typename T, typename InputT, typename WeightsT, typename Emit>
+void TransposeConvScatter(const TfLiteTransposeConvParams& params, const ConvData& data,
+                          const TfLiteTensor* input, const InputT* input_data,
+                          const TfLiteTensor* weights, const WeightsT* weights_data,
+                          int32_t input_offset, int32_t weights_offset, const TfLiteTensor* output,
+                          T* totals, Emit emit) {
   const int* input_dims = input->dims->data;
   const int* weights_dims = weights->dims->data;
   const int* output_dims = output->dims->data;
@@ -420,13 +854,9 @@ void TransposeConvFloat(const TfLiteTransposeConvParams& params, const ConvData&
   const int output_height = output_dims[1];
   const int output_width = output_dims[2];
   const int output_depth = output_dims[3];
-  const float* input_data = tflite::GetTensorData<float>(input);
-  const float* weights_data = tflite::GetTensorData<float>(weights);
-  const float* bias_data = tflite::GetTensorData<float>(bias);
-  float* output_data = tflite::GetTensorData<float>(output);
 
   const int64_t output_size = tflite::NumElements(output);
-  for (int64_t i = 0; i < output_size; ++i) output_data[i] = 0.f;
+  for (int64_t i = 0; i < output_size; ++i) totals[i] = T(0);
   for (int b = 0; b < batches; ++b) {
     for (int in_y = 0; in_y < input_height; ++in_y) {
       // 64-bit: a large input times the stride may pass int even where the output is small.
@@ -436,20 +866,23 @@ void TransposeConvFloat(const TfLiteTransposeConvParams& params, const ConvData&
         const int64_t out_x_origin =
             static_cast<int64_t>(in_x) * params.stride_width - data.padding.width;
         for (int in_c = 0; in_c < input_depth; ++in_c) {
-          const float input_value = input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)];
+          const T input_value = static_cast<T>(
+              input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)] + input_offset);
           for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
             const int64_t out_y = out_y_origin + filter_y;
             if (out_y < 0 || out_y >= output_height) continue;
             for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
               const int64_t out_x = out_x_origin + filter_x;
               if (out_x < 0 || out_x >= output_width) continue;
-              float* output_pixel =
-                  output_data +
+              T* output_pixel =
+                  totals +
                   nn::Offset4D(output_dims, b, static_cast<int>(out_y), static_cast<int>(out_x), 0);
               for (int out_c = 0; out_c < output_depth; ++out_c) {
                 output_pixel[out_c] +=
                     input_value *
-                    weights_data[nn::Offset4D(weights_dims, out_c, filter_y, filter_x, in_c)];
+                    static_cast<T>(
+                        weights_data[nn::Offset4D(weights_dims, out_c, filter_y, filter_x, in_c)] +
+                        weights_offset);
               }
             }
           }
@@ -457,11 +890,40 @@ void TransposeConvFloat(const TfLiteTransposeConvParams& params, const ConvData&
       }
     }
   }
-  for (int64_t i = 0; i < output_size; ++i) {
-    const float bias_value = bias_data != nullptr ? bias_data[i % output_depth] : 0.f;
-    output_data[i] = nn::ClampToActivation(output_data[i] + bias_value, data.activation_min,
-                                           data.activation_max);
-  }
+  for (int64_t i = 0; i < output_size; ++i) emit(i, static_cast<int>(i % output_depth), totals[i]);
+}
+
+void TransposeConvFloat(const TfLiteTransposeConvParams& params, const ConvData& data,
+                        const TfLiteTensor* input, const TfLiteTensor* weights,
+                        const TfLiteTensor* bias, TfLiteTensor* output) {
+  const float* bias_data = tflite::GetTensorData<float>(bias);
+  float* output_data = tflite::GetTensorData<float>(output);
+  TransposeConvScatter<float>(
+      params, data, input, tflite::GetTensorData<float>(input), weights,
+      tflite::GetTensorData<float>(weights), 0, 0, output, output_data,
+      [&](int64_t index, int out_c, float total) {
+        const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
+        output_data[index] =
+            nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
+      });
+}
+
+template <typename InputT, typename WeightsT, typename OutputT>
+void TransposeConvQuantized(const TfLiteTransposeConvParams& params, ConvData& data,
+                            const TfLiteTensor* input, const TfLiteTensor* weights,
+                            const TfLiteTensor* bias, TfLiteTensor* output) {
+  data.accumulators.resize(tflite::NumElements(output));
+  const int32_t output_offset = output->params.zero_point;
+  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
+  const ConvData& const_data = data;
+  TransposeConvScatter<int64_t>(
+      params, const_data, input, tflite::GetTensorData<InputT>(input), weights,
+      tflite::GetTensorData<WeightsT>(weights), -input->params.zero_point,
+      -weights->params.zero_point, output, data.accumulators.data(),
+      [&](int64_t index, int out_c, int64_t total) {
+        output_data[index] = Requantize<OutputT>(const_data, total + BiasValue(bias, out_c), out_c,
+                                                 output_offset);
+      });
 }
 
 TfLiteStatus TransposeConvEval(TfLiteContext* context, TfLiteNode* node) {
@@ -480,7 +942,21 @@ TfLiteStatus TransposeConvEval(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteFloat32:
       TransposeConvFloat(params, *data, input, weights, bias, output);
       return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 2");
+    case kTfLiteUInt8:
+      TransposeConvQuantized<uint8_t, uint8_t, uint8_t>(params, *data, input, weights, bias,
+                                                        output);
+      return kTfLiteOk;
+    case kTfLiteInt8:
+      TransposeConvQuantized<int8_t, int8_t, int8_t>(params, *data, input, weights, bias, output);
+      return kTfLiteOk;
+    case kTfLiteInt16:
+      TransposeConvQuantized<int16_t, int8_t, int16_t>(params, *data, input, weights, bias,
+                                                       output);
+      return kTfLiteOk;
+    default:
+      TF_LITE_KERNEL_LOG(context, "input 2 has unsupported type %s",
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
   }
 }
 

@@ -1,9 +1,16 @@
 // FULLY_CONNECTED and BATCH_MATMUL, computing what TensorFlow Lite 2.14.1 computes
 // (tensorflow/lite/kernels/{fully_connected,batch_matmul}.cc): the same output shapes, flattening
-// and broadcasting, and the same inputs refused. Float32 for now; each Prepare dispatches on the
-// input type so that the quantized forms (int8, uint8, int16, hybrid int8 weights) slot in beside.
+// and broadcasting, and the same inputs refused.
+//
+// Types: float32; uint8 (per-tensor weights); int8 (per-tensor or per-channel weights, int32 bias);
+// int16 activations with int8 weights and int64 or int32 bias; and FULLY_CONNECTED's hybrid form
+// (float input and output, per-tensor int8 weights), whose input TFLite quantizes per batch row on
+// the fly. Quantized results are bit-exact with TFLite's x86 kernels: uint8 products run through
+// gemmlowp (MultiplyByQuantizedMultiplier's rounding), int8 and int16 ones through ruy (ties
+// rounded up), those with an int64 bias through the 16x8 reference kernels (see nn::OutputStage).
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
@@ -15,15 +22,55 @@ namespace touchstone {
 namespace reference {
 namespace {
 
+// The output stage TFLite's x86 build applies to a quantized matrix product of `type` inputs:
+// uint8 runs through gemmlowp, int8 through ruy, and int16 through ruy too unless the bias is
+// int64, which only the 16x8 reference kernel takes.
+nn::OutputStage MatrixProductStage(TfLiteType type, const TfLiteTensor* bias) {
+  if (type == kTfLiteUInt8) return nn::OutputStage::kDoubleRounding;
+  if (type == kTfLiteInt16 && bias != nullptr && bias->type == kTfLiteInt64) {
+    return nn::OutputStage::kInt64;
+  }
+  return nn::OutputStage::kRoundingUp;
+}
+
+// input_scale * weights_scale / output_scale as TFLite's GetQuantizedConvolutionMultipler takes it
+// for per-tensor products: the product of the two scales in float, the quotient in double; with a
+// bias, after checking its scale against that product.
+TfLiteStatus PerTensorMultiplier(TfLiteContext* context, const TfLiteTensor* input,
+                                 const TfLiteTensor* weights, const TfLiteTensor* bias,
+                                 const TfLiteTensor* output, int32_t* multiplier, int* shift) {
+  TF_LITE_ENSURE_OK(context, nn::CheckBiasScale(context, input, weights, bias, output));
+  const double product = static_cast<double>(input->params.scale * weights->params.scale);
+  if (!(product >= 0)) {
+    TF_LITE_KERNEL_LOG(context, "the input and weights scales have a negative product");
+    return kTfLiteError;
+  }
+  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale),
+                                        multiplier, shift);
+  return kTfLiteOk;
+}
+
+// A quantized operand's zero point as an offset to add to its values.
+int32_t OffsetOf(const TfLiteTensor* tensor) { return -tensor->params.zero_point; }
+
 // ---- FULLY_CONNECTED: input [..., K] (any shape; its elements are read as rows of K), weights
 // [N, K], optional bias [N] (absent or -1). The output is [rows, N], or with keep_num_dims the
 // input's shape with the last dimension N.
 
-// What Prepare computes for Eval. The quantized kernels add their output multiplier and shift
-// (per channel for int8) and integer activation range here.
 struct FullyConnectedData {
+  // Float and hybrid outputs.
   float activation_min = 0.f;
   float activation_max = 0.f;
+  // Quantized outputs.
+  nn::OutputRequantization requantization;
+  nn::OutputStage stage = nn::OutputStage::kDoubleRounding;
+  // Hybrid: scratch for the quantized input rows and their parameters, and the weights' row sums
+  // (asymmetric input quantization subtracts offset * row sum).
+  bool hybrid = false;
+  std::vector<int8_t> quantized_input;
+  std::vector<float> scaling_factors;
+  std::vector<int32_t> input_offsets;
+  std::vector<int32_t> row_sums;
 };
 
 void* InitFullyConnectedData(TfLiteContext*, const char*, size_t) { return new FullyConnectedData; }
@@ -33,6 +80,66 @@ void FreeFullyConnectedData(TfLiteContext*, void* data) {
 
 const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
   return node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
+}
+
+// TFLite's quantized FULLY_CONNECTED parameters: the per-tensor multiplier (float product of the
+// scales), replaced per output unit by input_scale * weights_scale[n] / output_scale (in double)
+// when the weights have one scale per unit.
+TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context,
+                                            const TfLiteFullyConnectedParams& params,
+                                            const TfLiteTensor* input, const TfLiteTensor* weights,
+                                            const TfLiteTensor* bias, const TfLiteTensor* output,
+                                            FullyConnectedData* data) {
+  const TfLiteType weights_type = input->type == kTfLiteUInt8 ? kTfLiteUInt8 : kTfLiteInt8;
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, weights_type, "input 1 (weights)"));
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  if (bias != nullptr && !(bias->type == kTfLiteInt32 ||
+                           (input->type == kTfLiteInt16 && bias->type == kTfLiteInt64))) {
+    TF_LITE_KERNEL_LOG(context, "input 2 (bias) has type %s, expected INT32%s",
+                       TfLiteTypeGetName(bias->type),
+                       input->type == kTfLiteInt16 ? " or INT64" : "");
+    return kTfLiteError;
+  }
+  if (input->type == kTfLiteInt16) {
+    TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, input, "input 0"));
+    TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, output, "output 0"));
+  }
+  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
+  if (nn::AffineQuantization(input) == nullptr || quantization == nullptr ||
+      nn::AffineQuantization(output) == nullptr) {
+    TF_LITE_KERNEL_LOG(context, "a quantized FULLY_CONNECTED needs quantized input, weights and "
+                                "output tensors");
+    return kTfLiteError;
+  }
+  const int num_units = weights->dims->data[0];
+  int32_t multiplier;
+  int shift;
+  TF_LITE_ENSURE_OK(context, PerTensorMultiplier(context, input, weights, bias, output,
+                                                 &multiplier, &shift));
+  data->requantization.multiplier.assign(num_units, multiplier);
+  data->requantization.shift.assign(num_units, shift);
+  const int scale_count = quantization->scale->size;
+  if (scale_count > 1) {
+    if (input->type == kTfLiteUInt8 || quantization->quantized_dimension != 0 ||
+        scale_count != num_units) {
+      TF_LITE_KERNEL_LOG(context,
+                         "input 1 (weights) has %d scales along dimension %d; per-channel weights "
+                         "need an INT8 or INT16 input and one scale per output unit (%d)",
+                         scale_count, quantization->quantized_dimension, num_units);
+      return kTfLiteError;
+    }
+    for (int n = 0; n < num_units; ++n) {
+      const double effective_scale = static_cast<double>(input->params.scale) *
+                                     static_cast<double>(quantization->scale->data[n]) /
+                                     static_cast<double>(output->params.scale);
+      quantization_util::QuantizeMultiplier(effective_scale, &data->requantization.multiplier[n],
+                                            &data->requantization.shift[n]);
+    }
+  }
+  data->stage = MatrixProductStage(input->type, bias);
+  return nn::CalculateActivationRangeQuantized(context, params.activation, output,
+                                               &data->requantization.activation_min,
+                                               &data->requantization.activation_max);
 }
 
 TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
@@ -54,20 +161,6 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &weights));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   const TfLiteTensor* bias = FullyConnectedBias(context, node);
-
-  switch (input->type) {
-    case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, nn::CheckFloatWeights(context, weights, "input 1 (weights)"));
-      if (bias != nullptr) {
-        TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
-      }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-      tflite::CalculateActivationRange(params.activation, &data->activation_min,
-                                       &data->activation_max);
-      break;
-    default: return nn::RefuseType(context, input, "input 0");
-  }
-
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, weights, 2, "input 1 (weights)"));
   const int num_units = weights->dims->data[0];
   const int accum_depth = weights->dims->data[1];
@@ -77,6 +170,52 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
+
+  data->hybrid = false;
+  switch (input->type) {
+    case kTfLiteFloat32:
+      if (weights->type == kTfLiteInt8) {
+        const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
+        if (quantization == nullptr) {
+          TF_LITE_KERNEL_LOG(context, "input 1 (weights) is INT8 but not quantized");
+          return kTfLiteError;
+        }
+        if (quantization->scale->size > 1) {
+          TF_LITE_KERNEL_LOG(context,
+                             "input 1 (weights) has per-channel scales; hybrid FULLY_CONNECTED "
+                             "supports per-tensor INT8 weights only");
+          return kTfLiteError;
+        }
+        data->hybrid = true;
+      } else if (weights->type == kTfLiteUInt8) {
+        TF_LITE_KERNEL_LOG(context,
+                           "input 1 (weights) has type UINT8 with a FLOAT32 input; hybrid "
+                           "FULLY_CONNECTED supports INT8 weights only");
+        return kTfLiteError;
+      } else {
+        TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, kTfLiteFloat32,
+                                                 "input 1 (weights)"));
+      }
+      if (bias != nullptr) {
+        TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
+      }
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+      tflite::CalculateActivationRange(params.activation, &data->activation_min,
+                                       &data->activation_max);
+      break;
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt16:
+      TF_LITE_ENSURE_OK(context, PrepareQuantizedFullyConnected(context, params, input, weights,
+                                                                bias, output, data));
+      break;
+    default:
+      TF_LITE_KERNEL_LOG(context,
+                         "input 0 has type %s; FULLY_CONNECTED supports FLOAT32, UINT8, INT8 and "
+                         "INT16",
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
+  }
 
   TfLiteIntArray* output_dims;
   if (params.keep_num_dims) {
@@ -100,6 +239,14 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
     // not a multiple of K) are ignored.
     const int64_t rows = tflite::NumElements(input) / accum_depth;
     output_dims = tflite::CreateIntArray({static_cast<int>(rows), num_units});
+  }
+  if (data->hybrid) {
+    // Scratch for the rows Eval computes (one per num_units outputs).
+    const int64_t rows = num_units > 0 ? tflite::NumElements(output_dims) / num_units : 0;
+    data->quantized_input.resize(rows * accum_depth);
+    data->scaling_factors.resize(rows);
+    data->input_offsets.resize(rows);
+    data->row_sums.resize(num_units);
   }
   return context->ResizeTensor(context, output, output_dims);
 }
@@ -128,15 +275,126 @@ void FullyConnectedFloat(const FullyConnectedData& data, const TfLiteTensor* inp
   }
 }
 
+template <typename InputT, typename WeightsT, typename OutputT>
+void FullyConnectedQuantized(const FullyConnectedData& data, const TfLiteTensor* input,
+                             const TfLiteTensor* weights, const TfLiteTensor* bias,
+                             TfLiteTensor* output) {
+  const int num_units = weights->dims->data[0];
+  const int accum_depth = weights->dims->data[1];
+  if (num_units == 0) return;
+  const int64_t rows = tflite::NumElements(output) / num_units;
+  const InputT* input_data = tflite::GetTensorData<InputT>(input);
+  const WeightsT* weights_data = tflite::GetTensorData<WeightsT>(weights);
+  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
+  const int32_t input_offset = OffsetOf(input);
+  const int32_t weights_offset = OffsetOf(weights);
+  const int32_t output_offset = output->params.zero_point;
+  const nn::OutputRequantization& rq = data.requantization;
+  for (int64_t row = 0; row < rows; ++row) {
+    const InputT* input_row = input_data + row * accum_depth;
+    for (int unit = 0; unit < num_units; ++unit) {
+      const WeightsT* weights_row = weights_data + static_cast<int64_t>(unit) * accum_depth;
+      int64_t acc = 0;
+      for (int d = 0; d < accum_depth; ++d) {
+        acc += (static_cast<int32_t>(input_row[d]) + input_offset) *
+               (static_cast<int32_t>(weights_row[d]) + weights_offset);
+      }
+      if (bias != nullptr) {
+        acc += bias->type == kTfLiteInt64 ? tflite::GetTensorData<int64_t>(bias)[unit]
+                                          : tflite::GetTensorData<int32_t>(bias)[unit];
+      }
+      int32_t value = nn::ApplyOutputStage(data.stage, acc, rq.multiplier[unit], rq.shift[unit]);
+      value = quantization_util::WrappingAdd(value, output_offset);
+      output_data[row * num_units + unit] =
+          static_cast<OutputT>(std::min(std::max(value, rq.activation_min), rq.activation_max));
+    }
+  }
+}
+
+// TFLite's hybrid FULLY_CONNECTED (per-tensor int8 weights): the output starts as the bias; each
+// input row is quantized to int8 (symmetrically, or with a zero point when
+// asymmetric_quantize_inputs is set) with its own scale; each unit's integer dot product (less
+// zero point * the weights' row sum, taken in float as TFLite's portable kernel takes it) times
+// (row scale * weights scale) is added to it; then the activation.
+void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnectedData& data,
+                          const TfLiteTensor* input, const TfLiteTensor* weights,
+                          const TfLiteTensor* bias, TfLiteTensor* output) {
+  const int num_units = weights->dims->data[0];
+  const int accum_depth = weights->dims->data[1];
+  if (num_units == 0) return;
+  const int64_t rows = tflite::NumElements(output) / num_units;
+  const float* input_data = tflite::GetTensorData<float>(input);
+  const int8_t* weights_data = tflite::GetTensorData<int8_t>(weights);
+  const float* bias_data = tflite::GetTensorData<float>(bias);
+  float* output_data = tflite::GetTensorData<float>(output);
+  const bool asymmetric = params.asymmetric_quantize_inputs;
+  if (asymmetric) {
+    for (int unit = 0; unit < num_units; ++unit) {
+      const int8_t* weights_row = weights_data + static_cast<int64_t>(unit) * accum_depth;
+      int32_t sum = 0;
+      for (int d = 0; d < accum_depth; ++d) sum += weights_row[d];
+      data.row_sums[unit] = sum;
+    }
+  }
+
+  for (int64_t row = 0; row < rows; ++row) {
+    const float* input_row = input_data + row * accum_depth;
+    int8_t* quantized_row = data.quantized_input.data() + row * accum_depth;
+    float& scaling_factor = data.scaling_factors[row];
+    int32_t& offset = data.input_offsets[row];
+    if (asymmetric) {
+      nn::AsymmetricQuantizeFloats(input_row, accum_depth, quantized_row, &scaling_factor,
+                                   &offset);
+    } else {
+      nn::SymmetricQuantizeFloats(input_row, accum_depth, quantized_row, &scaling_factor);
+    }
+    scaling_factor *= weights->params.scale;
+    float* output_row = output_data + row * num_units;
+    for (int unit = 0; unit < num_units; ++unit) {
+      const int8_t* weights_row = weights_data + static_cast<int64_t>(unit) * accum_depth;
+      int64_t dot = 0;
+      for (int d = 0; d < accum_depth; ++d) dot += quantized_row[d] * weights_row[d];
+      int32_t dotprod = static_cast<int32_t>(static_cast<uint32_t>(dot));
+      if (asymmetric) {
+        dotprod = quantization_util::TruncateToInt32LikeX86(
+            static_cast<float>(dotprod) -
+            static_cast<float>(data.row_sums[unit]) * static_cast<float>(offset));
+      }
+      float value = bias_data != nullptr ? bias_data[unit] : 0.f;
+      value += static_cast<float>(dotprod) * scaling_factor;
+      output_row[unit] = nn::ClampToActivation(value, data.activation_min, data.activation_max);
+    }
+  }
+}
+
 TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& data = *static_cast<const FullyConnectedData*>(node->user_data);
+  const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
+  auto& data = *static_cast<FullyConnectedData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
   const TfLiteTensor* bias = FullyConnectedBias(context, node);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (input->type) {
-    case kTfLiteFloat32: FullyConnectedFloat(data, input, weights, bias, output); return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 0");
+    case kTfLiteFloat32:
+      if (data.hybrid) {
+        FullyConnectedHybrid(params, data, input, weights, bias, output);
+      } else {
+        FullyConnectedFloat(data, input, weights, bias, output);
+      }
+      return kTfLiteOk;
+    case kTfLiteUInt8:
+      FullyConnectedQuantized<uint8_t, uint8_t, uint8_t>(data, input, weights, bias, output);
+      return kTfLiteOk;
+    case kTfLiteInt8:
+      FullyConnectedQuantized<int8_t, int8_t, int8_t>(data, input, weights, bias, output);
+      return kTfLiteOk;
+    case kTfLiteInt16:
+      FullyConnectedQuantized<int16_t, int8_t, int16_t>(data, input, weights, bias, output);
+      return kTfLiteOk;
+    default:
+      TF_LITE_KERNEL_LOG(context, "input 0 has unsupported type %s",
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
   }
 }
 
@@ -145,6 +403,18 @@ TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
 
 constexpr int kMaxBatchMatMulRank = 5;
 constexpr int kBatchDims = kMaxBatchMatMulRank - 2;
+
+// The quantized forms' requantization (one multiplier; BATCH_MATMUL has no fused activation, so
+// the clamp is the output type's range).
+struct BatchMatMulData {
+  nn::OutputRequantization requantization;
+  nn::OutputStage stage = nn::OutputStage::kDoubleRounding;
+};
+
+void* InitBatchMatMulData(TfLiteContext*, const char*, size_t) { return new BatchMatMulData; }
+void FreeBatchMatMulData(TfLiteContext*, void* data) {
+  delete static_cast<BatchMatMulData*>(data);
+}
 
 // `tensor`'s batch dimensions, right-aligned into kBatchDims slots padded with 1s in front.
 void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch_dims) {
@@ -155,8 +425,37 @@ void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch_dims) {
   }
 }
 
+TfLiteStatus PrepareQuantizedBatchMatMul(TfLiteContext* context, const TfLiteTensor* lhs,
+                                         const TfLiteTensor* rhs, const TfLiteTensor* output,
+                                         BatchMatMulData* data) {
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, rhs, lhs->type, "input 1"));
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, lhs->type, "output 0"));
+  if (nn::AffineQuantization(lhs) == nullptr || nn::AffineQuantization(rhs) == nullptr ||
+      nn::AffineQuantization(output) == nullptr) {
+    TF_LITE_KERNEL_LOG(context, "a quantized BATCH_MATMUL needs quantized inputs and output");
+    return kTfLiteError;
+  }
+  if (lhs->type == kTfLiteInt16) {
+    TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, lhs, "input 0"));
+    TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, rhs, "input 1"));
+    TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, output, "output 0"));
+  }
+  int32_t multiplier;
+  int shift;
+  TF_LITE_ENSURE_OK(context,
+                    PerTensorMultiplier(context, lhs, rhs, nullptr, output, &multiplier, &shift));
+  data->requantization.multiplier.assign(1, multiplier);
+  data->requantization.shift.assign(1, shift);
+  data->requantization.activation_min = lhs->type == kTfLiteInt8 ? -128 : -32768;
+  data->requantization.activation_max = lhs->type == kTfLiteInt8 ? 127 : 32767;
+  // int8 runs through ruy; int16 only through the reference kernel, with int64 sums.
+  data->stage = lhs->type == kTfLiteInt8 ? nn::OutputStage::kRoundingUp : nn::OutputStage::kInt64;
+  return kTfLiteOk;
+}
+
 TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteBatchMatMulParams>(node);
+  auto* data = static_cast<BatchMatMulData*>(node->user_data);
   TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 2, 2));
   TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
   const TfLiteTensor* lhs;
@@ -168,10 +467,25 @@ TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
 
   switch (lhs->type) {
     case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, nn::CheckFloatWeights(context, rhs, "input 1"));
+      if (rhs->type == kTfLiteInt8 || rhs->type == kTfLiteUInt8) {
+        TF_LITE_KERNEL_LOG(context,
+                           "input 1 has type %s with a FLOAT32 input 0; hybrid BATCH_MATMUL is "
+                           "not supported",
+                           TfLiteTypeGetName(rhs->type));
+        return kTfLiteError;
+      }
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, rhs, kTfLiteFloat32, "input 1"));
       TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
       break;
-    default: return nn::RefuseType(context, lhs, "input 0");
+    case kTfLiteInt8:
+    case kTfLiteInt16:
+      TF_LITE_ENSURE_OK(context, PrepareQuantizedBatchMatMul(context, lhs, rhs, output, data));
+      break;
+    default:
+      TF_LITE_KERNEL_LOG(context,
+                         "input 0 has type %s; BATCH_MATMUL supports FLOAT32, INT8 and INT16",
+                         TfLiteTypeGetName(lhs->type));
+      return kTfLiteError;
   }
 
   TF_LITE_ENSURE_OK(context, nn::CheckRankBetween(context, lhs, 2, kMaxBatchMatMulRank, "input 0"));
@@ -222,8 +536,12 @@ int64_t BroadcastMatrixIndex(const int* dims, int b0, int b1, int b2) {
   return (static_cast<int64_t>(i0) * dims[1] + i1) * dims[2] + i2;
 }
 
-void BatchMatMulFloat(const TfLiteBatchMatMulParams& params, const TfLiteTensor* lhs,
-                      const TfLiteTensor* rhs, TfLiteTensor* output) {
+// Each output element is finish(sum over k of (lhs + lhs_offset) * (rhs + rhs_offset)), the sum
+// of type Acc; float uses offsets of 0 and keeps the sum.
+template <typename T, typename Acc, typename OutputT, typename Finish>
+void BatchMatMulImpl(const TfLiteBatchMatMulParams& params, const TfLiteTensor* lhs,
+                     const TfLiteTensor* rhs, TfLiteTensor* output, int32_t lhs_offset,
+                     int32_t rhs_offset, Finish finish) {
   int lhs_batch[kBatchDims], rhs_batch[kBatchDims], output_batch[kBatchDims];
   ExtendedBatchDims(lhs, lhs_batch);
   ExtendedBatchDims(rhs, rhs_batch);
@@ -240,27 +558,27 @@ void BatchMatMulFloat(const TfLiteBatchMatMulParams& params, const TfLiteTensor*
   const int64_t rhs_col_stride = params.adj_y ? rhs_matrix[1] : 1;
   const int64_t lhs_matrix_size = static_cast<int64_t>(lhs_matrix[0]) * lhs_matrix[1];
   const int64_t rhs_matrix_size = static_cast<int64_t>(rhs_matrix[0]) * rhs_matrix[1];
-  const float* lhs_data = tflite::GetTensorData<float>(lhs);
-  const float* rhs_data = tflite::GetTensorData<float>(rhs);
-  float* output_data = tflite::GetTensorData<float>(output);
+  const T* lhs_data = tflite::GetTensorData<T>(lhs);
+  const T* rhs_data = tflite::GetTensorData<T>(rhs);
+  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
 
   for (int b0 = 0; b0 < output_batch[0]; ++b0) {
     for (int b1 = 0; b1 < output_batch[1]; ++b1) {
       for (int b2 = 0; b2 < output_batch[2]; ++b2) {
-        const float* lhs_ptr =
-            lhs_data + BroadcastMatrixIndex(lhs_batch, b0, b1, b2) * lhs_matrix_size;
-        const float* rhs_ptr =
-            rhs_data + BroadcastMatrixIndex(rhs_batch, b0, b1, b2) * rhs_matrix_size;
-        float* output_ptr = output_data + BroadcastMatrixIndex(output_batch, b0, b1, b2) *
-                                              static_cast<int64_t>(rows) * cols;
+        const T* lhs_ptr = lhs_data + BroadcastMatrixIndex(lhs_batch, b0, b1, b2) * lhs_matrix_size;
+        const T* rhs_ptr = rhs_data + BroadcastMatrixIndex(rhs_batch, b0, b1, b2) * rhs_matrix_size;
+        OutputT* output_ptr = output_data + BroadcastMatrixIndex(output_batch, b0, b1, b2) *
+                                                static_cast<int64_t>(rows) * cols;
         for (int i = 0; i < rows; ++i) {
           for (int j = 0; j < cols; ++j) {
-            float total = 0.f;
+            Acc total = 0;
             for (int k = 0; k < accum_depth; ++k) {
-              total += lhs_ptr[i * lhs_row_stride + k * lhs_depth_stride] *
-                       rhs_ptr[k * rhs_depth_stride + j * rhs_col_stride];
+              total += static_cast<Acc>(lhs_ptr[i * lhs_row_stride + k * lhs_depth_stride] +
+                                        lhs_offset) *
+                       static_cast<Acc>(rhs_ptr[k * rhs_depth_stride + j * rhs_col_stride] +
+                                        rhs_offset);
             }
-            output_ptr[static_cast<int64_t>(i) * cols + j] = total;
+            output_ptr[static_cast<int64_t>(i) * cols + j] = finish(total);
           }
         }
       }
@@ -268,14 +586,41 @@ void BatchMatMulFloat(const TfLiteBatchMatMulParams& params, const TfLiteTensor*
   }
 }
 
+template <typename T>
+void BatchMatMulQuantized(const TfLiteBatchMatMulParams& params, const BatchMatMulData& data,
+                          const TfLiteTensor* lhs, const TfLiteTensor* rhs,
+                          TfLiteTensor* output) {
+  const nn::OutputRequantization& rq = data.requantization;
+  const int32_t output_offset = output->params.zero_point;
+  BatchMatMulImpl<T, int64_t, T>(
+      params, lhs, rhs, output, OffsetOf(lhs), OffsetOf(rhs), [&](int64_t total) {
+        int32_t value = nn::ApplyOutputStage(data.stage, total, rq.multiplier[0], rq.shift[0]);
+        value = quantization_util::WrappingAdd(value, output_offset);
+        return static_cast<T>(std::min(std::max(value, rq.activation_min), rq.activation_max));
+      });
+}
+
 TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteBatchMatMulParams>(node);
+  const auto& data = *static_cast<const BatchMatMulData*>(node->user_data);
   const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
   const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (lhs->type) {
-    case kTfLiteFloat32: BatchMatMulFloat(params, lhs, rhs, output); return kTfLiteOk;
-    default: return nn::RefuseType(context, lhs, "input 0");
+    case kTfLiteFloat32:
+      BatchMatMulImpl<float, float, float>(params, lhs, rhs, output, 0, 0,
+                                           [](float total) { return total; });
+      return kTfLiteOk;
+    case kTfLiteInt8:
+      BatchMatMulQuantized<int8_t>(params, data, lhs, rhs, output);
+      return kTfLiteOk;
+    case kTfLiteInt16:
+      BatchMatMulQuantized<int16_t>(params, data, lhs, rhs, output);
+      return kTfLiteOk;
+    default:
+      TF_LITE_KERNEL_LOG(context, "input 0 has unsupported type %s",
+                         TfLiteTypeGetName(lhs->type));
+      return kTfLiteError;
   }
 }
 
@@ -288,8 +633,8 @@ TfLiteRegistration* Register_FULLY_CONNECTED() {
 }
 
 TfLiteRegistration* Register_BATCH_MATMUL() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(nullptr, nullptr, BatchMatMulPrepare, BatchMatMulEval);
+  static TfLiteRegistration r = nn::MakeRegistration(InitBatchMatMulData, FreeBatchMatMulData,
+                                                     BatchMatMulPrepare, BatchMatMulEval);
   return &r;
 }
 

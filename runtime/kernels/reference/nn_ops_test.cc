@@ -174,7 +174,9 @@ TEST(Conv2dTest, RefusesZeroStride) {
   EXPECT_FALSE(test.Build().ok());
 }
 
-TEST(Conv2dTest, RefusesQuantizedInput) {
+// An int8 convolution needs quantization parameters on its tensors (nn_quant_test.cc covers the
+// quantized kernels).
+TEST(Conv2dTest, RefusesInt8InputWithoutQuantizationParameters) {
   OpTest test;
   const int input = test.AddInput(kTfLiteInt8, {1, 2, 2, 1});
   const int filter = test.AddConst<int8_t>(kTfLiteInt8, {1, 1, 1, 1}, {1});

@@ -1,16 +1,28 @@
 // SOFTMAX, LOG_SOFTMAX, L2_NORMALIZATION and LOCAL_RESPONSE_NORMALIZATION, computing what
 // TensorFlow Lite 2.14.1 computes (tensorflow/lite/kernels/{activations,l2norm,
-// local_response_norm}.cc and the reference kernels they call). All normalize along the last
-// dimension. Float32 for now; each Prepare dispatches on the input type so that the quantized forms
-// (with their lookup tables and multipliers, kept in a per-node OpData) slot in beside.
+// local_response_norm}.cc and the kernels they call). All normalize along the last dimension.
+// Quantized forms, bit-exact with TFLite's default (optimized) kernels:
+// - SOFTMAX uint8/int8 input (output of the same type, or int16): a 256-entry float table of
+//   exp(-input_scale * beta * d) indexed by the distance d to the row's maximum, summed in float
+//   (optimized_ops::Softmax with PopulateSoftmaxLookupTable).
+// - SOFTMAX int16: the exp and 1/(1+x) 513-entry int16 tables with linear interpolation
+//   (reference_ops::SoftmaxInt16).
+// - LOG_SOFTMAX uint8/int8: the same float exp table, log of the sum in float, rounded with rint
+//   (optimized_ops::LogSoftmax).
+// - L2_NORMALIZATION uint8/int8: 1/sqrt(sum of squares) as a fixed-point multiplier (the optimized
+//   uint8 kernel, and the reference int8 one TFLite uses for every kernel type).
+// LOCAL_RESPONSE_NORMALIZATION is float32 only, as in TFLite.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -18,24 +30,39 @@ namespace touchstone {
 namespace reference {
 namespace {
 
-// Shared Prepare of the four ops: one input, one output of the same shape, a float element type,
-// and a rank within [min_rank, max_rank].
-TfLiteStatus PrepareSameShape(TfLiteContext* context, TfLiteNode* node, int min_rank,
-                              int max_rank) {
+// Counts, the two tensors, and a rank within [min_rank, max_rank]: what every op here checks first.
+TfLiteStatus GetTensors(TfLiteContext* context, TfLiteNode* node, int min_rank, int max_rank,
+                        const TfLiteTensor** input, TfLiteTensor** output) {
   TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 1, 1));
   TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
-  const TfLiteTensor* input;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
-  switch (input->type) {
-    case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-      break;
-    default: return nn::RefuseType(context, input, "input 0");
-  }
-  TF_LITE_ENSURE_OK(context, nn::CheckRankBetween(context, input, min_rank, max_rank, "input 0"));
+  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, input));
+  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, output));
+  return nn::CheckRankBetween(context, *input, min_rank, max_rank, "input 0");
+}
+
+TfLiteStatus ResizeToInput(TfLiteContext* context, const TfLiteTensor* input,
+                           TfLiteTensor* output) {
   return context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims));
+}
+
+// Refuses an input type with the list of the types the op takes.
+TfLiteStatus RefuseInputType(TfLiteContext* context, const TfLiteTensor* input,
+                             const char* supported) {
+  TF_LITE_KERNEL_LOG(context, "input 0 has type %s; supported are %s",
+                     TfLiteTypeGetName(input->type), supported);
+  return kTfLiteError;
+}
+
+// A quantized output whose scale and zero point the kernel's fixed output format requires.
+TfLiteStatus CheckOutputQuantization(TfLiteContext* context, const TfLiteTensor* output,
+                                     double scale, int32_t zero_point) {
+  if (output->params.scale == scale && output->params.zero_point == zero_point) return kTfLiteOk;
+  TF_LITE_KERNEL_LOG(context,
+                     "output 0 has scale %g and zero point %d; a %s output of this op needs scale "
+                     "%g and zero point %d",
+                     static_cast<double>(output->params.scale), output->params.zero_point,
+                     TfLiteTypeGetName(output->type), scale, zero_point);
+  return kTfLiteError;
 }
 
 // The input viewed as `outer` rows of `depth` (its last dimension) elements.
@@ -49,10 +76,164 @@ Rows RowsOf(const TfLiteTensor* tensor) {
   return {depth == 0 ? 0 : tflite::NumElements(tensor) / depth, depth};
 }
 
-// ---- SOFTMAX: exp(beta * (x - max)) / sum, per row (TFLite's reference float kernel).
+// What Prepare computes for the quantized SOFTMAX and LOG_SOFTMAX kernels.
+struct SoftmaxData {
+  // 8-bit inputs: exp_table[255 - d] = exp(-input_scale * beta * d), d = distance to the row max.
+  float exp_table[256] = {};
+  float input_scale = 0.f;
+  float output_scale = 0.f;
+  int32_t output_zero_point = 0;
+  // int16 inputs: exp on [-10, 0] and 1/(1+x) on [0, 1], 512 segments each plus an end point, and
+  // the multiplier that maps input differences onto the exp table's [-65535, 0] domain.
+  int16_t exp_lut[513] = {};
+  int16_t one_over_one_plus_x_lut[513] = {};
+  int32_t input_multiplier = 0;
+  int input_left_shift = 0;
+  std::vector<int16_t> row_exps;  // Scratch: one row's exp values.
+};
+
+void* InitSoftmaxData(TfLiteContext*, const char*, size_t) { return new SoftmaxData; }
+void FreeSoftmaxData(TfLiteContext*, void* data) { delete static_cast<SoftmaxData*>(data); }
+
+// optimized_ops::PopulateSoftmaxLookupTable: exp in float of -input_scale * beta * d.
+void PopulateSoftmaxLookupTable(float input_scale, float beta, float* table) {
+  const float scale = -input_scale * beta;
+  for (int32_t d = 0; d <= 255; ++d) table[255 - d] = std::exp(scale * static_cast<float>(d));
+}
+
+// TFLite's LUTPopulate<int16_t> (common.h LUTPopulateInt16, in double "for backward
+// compatibility"): 512 segments over the int16 input range, each sample nudged by half the
+// interpolation error at its segment's midpoint, plus the end point for the last slope.
+template <typename Transform>
+void PopulateInt16Lut(double input_scale, int32_t input_zero_point, double output_scale,
+                      int32_t output_zero_point, Transform transform, int16_t* lut) {
+  constexpr int32_t kMin = std::numeric_limits<int16_t>::min();
+  constexpr int32_t kMax = std::numeric_limits<int16_t>::max();
+  const double input_min = input_scale * (kMin - input_zero_point);
+  const double input_max = input_scale * (kMax - input_zero_point);
+  const double output_min = output_scale * (kMin - output_zero_point);
+  const double output_max = output_scale * (kMax - output_zero_point);
+  const int steps = 512;
+  const double step = (input_max - input_min) / steps;
+  const double half_step = step / 2;
+  const double output_scaling_inv =
+      static_cast<double>(kMax - kMin + 1) / (output_max - output_min);
+  const double table_min = kMin;
+  const double table_max = kMax;
+  for (int i = 0; i < steps; ++i) {
+    const double value = transform(input_min + i * step);
+    const double value_midpoint = transform(input_min + i * step + half_step);
+    const double value_next = transform(input_min + (i + 1) * step);
+    const double sample = std::round(value * output_scaling_inv);
+    const double midpoint_interpolated =
+        std::round((value_next * output_scaling_inv + std::round(value * output_scaling_inv)) / 2);
+    const double midpoint = std::round(value_midpoint * output_scaling_inv);
+    const double bias = std::round((midpoint_interpolated - midpoint) / 2);
+    lut[i] = static_cast<int16_t>(std::min(std::max(sample - bias, table_min), table_max));
+  }
+  lut[steps] = static_cast<int16_t>(std::min(
+      std::max(std::round(transform(input_max) * output_scaling_inv), table_min), table_max));
+}
+
+// TFLite's LUTLookup for int16: the segment's sample plus the interpolated slope over the value's
+// low 7 bits.
+int16_t Int16LutLookup(int16_t value, const int16_t* lut) {
+  const int index = 256 + (value >> 7);
+  const int32_t offset = value & 0x7f;
+  const int32_t base = lut[index];
+  const int32_t slope = lut[index + 1] - lut[index];
+  return static_cast<int16_t>(base + ((slope * offset + 64) >> 7));
+}
+
+// ---- SOFTMAX: exp(beta * (x - max)) / sum, per row.
+
+// The 8-bit input's table and the output's format. TFLite requires int8 -> int8 to produce
+// probabilities in 1/256 steps from -128; uint8 and int16 outputs take any quantization.
+TfLiteStatus PrepareSoftmax8Bit(TfLiteContext* context, float beta, const TfLiteTensor* input,
+                                const TfLiteTensor* output, SoftmaxData* data) {
+  if (output->type != input->type && output->type != kTfLiteInt16) {
+    TF_LITE_KERNEL_LOG(context, "output 0 has type %s; with a %s input it must be %s or INT16",
+                       TfLiteTypeGetName(output->type), TfLiteTypeGetName(input->type),
+                       TfLiteTypeGetName(input->type));
+    return kTfLiteError;
+  }
+  if (input->type == kTfLiteInt8 && output->type == kTfLiteInt8) {
+    const float expected_scale = 1.f / 256;
+    if (output->params.zero_point != -128 ||
+        std::fabs(output->params.scale - expected_scale) > 0.001f * expected_scale) {
+      TF_LITE_KERNEL_LOG(context,
+                         "output 0 has scale %g and zero point %d; an INT8 softmax needs 1/256 "
+                         "and -128",
+                         static_cast<double>(output->params.scale), output->params.zero_point);
+      return kTfLiteError;
+    }
+  }
+  PopulateSoftmaxLookupTable(input->params.scale, beta, data->exp_table);
+  data->output_scale = output->params.scale;
+  data->output_zero_point = output->params.zero_point;
+  return kTfLiteOk;
+}
+
+// int16 -> int16: symmetric input, output in 1/32768 steps from 0, rank at most 4.
+TfLiteStatus PrepareSoftmaxInt16(TfLiteContext* context, float beta, const TfLiteTensor* input,
+                                 const TfLiteTensor* output, SoftmaxData* data) {
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteInt16, "output 0"));
+  TF_LITE_ENSURE_OK(context, nn::CheckRankBetween(context, input, 1, 4, "input 0"));
+  const float expected_scale = 1.f / 32768;
+  if (input->params.zero_point != 0 || output->params.zero_point != 0 ||
+      std::fabs(output->params.scale - expected_scale) > 0.001f * expected_scale) {
+    TF_LITE_KERNEL_LOG(context,
+                       "an INT16 softmax needs zero points 0 and output scale 1/32768; got input "
+                       "zero point %d, output zero point %d, output scale %g",
+                       input->params.zero_point, output->params.zero_point,
+                       static_cast<double>(output->params.scale));
+    return kTfLiteError;
+  }
+  constexpr int32_t kRange =
+      std::numeric_limits<int16_t>::max() - std::numeric_limits<int16_t>::min();
+  // exp matters on [-10, 0] only: exp(-10) adds nothing visible to a sum of Q0.15 values.
+  PopulateInt16Lut(10.0 / kRange, std::numeric_limits<int16_t>::max(), 2.0 / kRange, 0,
+                   [](double x) { return std::exp(x); }, data->exp_lut);
+  PopulateInt16Lut(1.0 / kRange, std::numeric_limits<int16_t>::min(), 2.0 / kRange, 0,
+                   [](double x) { return 1.0 / (1.0 + x); }, data->one_over_one_plus_x_lut);
+  // Maps input differences so that [-65535, 0] stands for [-10, 0]. TFLite multiplies the two
+  // floats in float before dividing in double.
+  const float input_scale_beta = input->params.scale * beta;
+  quantization_util::QuantizeMultiplier(static_cast<double>(input_scale_beta) / (10.0 / 65535.0),
+                                        &data->input_multiplier, &data->input_left_shift);
+  // The row's sum of Q0.15 exps must fit in 32 bits.
+  const int depth = RowsOf(input).depth;
+  if (depth > 65536) {
+    TF_LITE_KERNEL_LOG(context,
+                       "input 0 has rows of %d elements; an INT16 softmax takes at most 65536",
+                       depth);
+    return kTfLiteError;
+  }
+  data->row_exps.resize(depth);
+  return kTfLiteOk;
+}
 
 TfLiteStatus SoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareSameShape(context, node, 1, std::numeric_limits<int>::max());
+  const float beta = nn::ParamsOf<TfLiteSoftmaxParams>(node).beta;
+  auto* data = static_cast<SoftmaxData*>(node->user_data);
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(
+      context, GetTensors(context, node, 1, std::numeric_limits<int>::max(), &input, &output));
+  switch (input->type) {
+    case kTfLiteFloat32:
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+      break;
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+      TF_LITE_ENSURE_OK(context, PrepareSoftmax8Bit(context, beta, input, output, data));
+      break;
+    case kTfLiteInt16:
+      TF_LITE_ENSURE_OK(context, PrepareSoftmaxInt16(context, beta, input, output, data));
+      break;
+    default: return RefuseInputType(context, input, "FLOAT32, UINT8, INT8 and INT16");
+  }
+  return ResizeToInput(context, input, output);
 }
 
 void SoftmaxFloat(float beta, const TfLiteTensor* input, TfLiteTensor* output) {
@@ -74,20 +255,138 @@ void SoftmaxFloat(float beta, const TfLiteTensor* input, TfLiteTensor* output) {
   }
 }
 
-TfLiteStatus SoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteSoftmaxParams>(node);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  switch (input->type) {
-    case kTfLiteFloat32: SoftmaxFloat(params.beta, input, output); return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 0");
+// How optimized_ops::Softmax turns a probability in output steps into the stored value: round half
+// away from zero plus the zero point, except that x86 builds specialize uint8 to a truncation of
+// value + 0.5 that ignores the zero point.
+// Conversions and sums are x86's (TruncateToInt32LikeX86, wrapping), so that scales that make the
+// probabilities infinite or NaN give TFLite's values rather than undefined behaviour.
+template <typename Out>
+int32_t QuantizeSoftmaxOutput(float probability_in_steps, int32_t zero_point) {
+  if (std::is_same<Out, uint8_t>::value) {
+    return quantization_util::TruncateToInt32LikeX86(probability_in_steps + 0.5f);
+  }
+  return quantization_util::WrappingAdd(
+      quantization_util::TruncateToInt32LikeX86(std::round(probability_in_steps)), zero_point);
+}
+
+// 8-bit inputs: exp of each element's distance to the row maximum from the table, summed in float.
+template <typename In, typename Out>
+void Softmax8Bit(const SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* output) {
+  const Rows rows = RowsOf(input);
+  const In* input_data = tflite::GetTensorData<In>(input);
+  Out* output_data = tflite::GetTensorData<Out>(output);
+  for (int64_t i = 0; i < rows.outer; ++i) {
+    const In* in = input_data + i * rows.depth;
+    Out* out = output_data + i * rows.depth;
+    int32_t max = std::numeric_limits<In>::min();
+    for (int c = 0; c < rows.depth; ++c) max = std::max<int32_t>(max, in[c]);
+    // The table entry for x's distance to the maximum.
+    auto exp_of = [&](In x) { return data.exp_table[255 - (max - x)]; };
+    float sum_exp = 0.f;
+    for (int c = 0; c < rows.depth; ++c) sum_exp += exp_of(in[c]);
+    const float inverse_sum_in_steps = 1.0f / (sum_exp * data.output_scale);
+    for (int c = 0; c < rows.depth; ++c) {
+      const int32_t quantized = QuantizeSoftmaxOutput<Out>(exp_of(in[c]) * inverse_sum_in_steps,
+                                                           data.output_zero_point);
+      out[c] = static_cast<Out>(std::min<int32_t>(
+          std::max<int32_t>(quantized, std::numeric_limits<Out>::min()),
+          std::numeric_limits<Out>::max()));
+    }
   }
 }
 
-// ---- LOG_SOFTMAX: x - max - log(sum(exp(x - max))), per row.
+// int16: reference_ops::SoftmaxInt16. exp of the rescaled differences from the exp table (Q0.15),
+// their sum in Q16.15, its reciprocal from the 1/(1+x) table after normalizing the sum to [1, 2).
+void SoftmaxInt16(SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* output) {
+  const Rows rows = RowsOf(input);
+  const int16_t* input_data = tflite::GetTensorData<int16_t>(input);
+  int16_t* output_data = tflite::GetTensorData<int16_t>(output);
+  int16_t* exps = data.row_exps.data();
+  for (int64_t i = 0; i < rows.outer; ++i) {
+    const int16_t* in = input_data + i * rows.depth;
+    int16_t* out = output_data + i * rows.depth;
+    int16_t max = std::numeric_limits<int16_t>::min();
+    for (int c = 0; c < rows.depth; ++c) max = std::max(max, in[c]);
+    int32_t sum_of_exps = 0;
+    for (int c = 0; c < rows.depth; ++c) {
+      const int32_t scaled_diff = quantization_util::MultiplyByQuantizedMultiplier(
+          in[c] - max, data.input_multiplier, data.input_left_shift);
+      // Recentred from [-65535, 0] onto the table's symmetric [-32768, 32767].
+      const int32_t symmetric = std::min(std::max(scaled_diff + 32767, -32768), 32767);
+      exps[c] = Int16LutLookup(static_cast<int16_t>(symmetric), data.exp_lut);
+      sum_of_exps += exps[c];
+    }
+    // The row maximum contributes exp(0), so the sum is positive.
+    const int headroom_plus_one = __builtin_clz(static_cast<uint32_t>(sum_of_exps));
+    const int32_t shifted_sum = static_cast<int32_t>(
+        ((static_cast<int64_t>(sum_of_exps) << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+    // x = sum - 1 in [0, 1) as [0, 65535], recentred onto [-32768, 32767].
+    const int32_t symmetric_sum =
+        std::min(std::max(shifted_sum - ((1 << 15) + (1 << 16)), -32768), 32767);
+    const int32_t reciprocal =
+        Int16LutLookup(static_cast<int16_t>(symmetric_sum), data.one_over_one_plus_x_lut);
+    const int right_shift = 31 - headroom_plus_one;
+    const int64_t round = int64_t{1} << (right_shift - 1);
+    for (int c = 0; c < rows.depth; ++c) {
+      const int32_t result = static_cast<int32_t>(
+          (static_cast<int64_t>(exps[c]) * reciprocal + round) >> right_shift);
+      out[c] = static_cast<int16_t>(std::min(std::max(result, 0), 32767));
+    }
+  }
+}
+
+TfLiteStatus SoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
+  const auto& params = nn::ParamsOf<TfLiteSoftmaxParams>(node);
+  auto& data = *static_cast<SoftmaxData*>(node->user_data);
+  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const TfLiteType in = input->type;
+  const TfLiteType out = output->type;
+  if (in == kTfLiteFloat32) {
+    SoftmaxFloat(params.beta, input, output);
+  } else if (in == kTfLiteUInt8 && out == kTfLiteUInt8) {
+    Softmax8Bit<uint8_t, uint8_t>(data, input, output);
+  } else if (in == kTfLiteUInt8 && out == kTfLiteInt16) {
+    Softmax8Bit<uint8_t, int16_t>(data, input, output);
+  } else if (in == kTfLiteInt8 && out == kTfLiteInt8) {
+    Softmax8Bit<int8_t, int8_t>(data, input, output);
+  } else if (in == kTfLiteInt8 && out == kTfLiteInt16) {
+    Softmax8Bit<int8_t, int16_t>(data, input, output);
+  } else if (in == kTfLiteInt16) {
+    SoftmaxInt16(data, input, output);
+  } else {
+    TF_LITE_KERNEL_LOG(context, "input 0 (%s) and output 0 (%s) are a pair Prepare did not accept",
+                       TfLiteTypeGetName(in), TfLiteTypeGetName(out));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+// ---- LOG_SOFTMAX: x - max - log(sum(exp(x - max))), per row. The 8-bit forms output in 16/256
+// steps, from 255 (uint8) or 127 (int8) down.
 
 TfLiteStatus LogSoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareSameShape(context, node, 1, std::numeric_limits<int>::max());
+  auto* data = static_cast<SoftmaxData*>(node->user_data);
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(
+      context, GetTensors(context, node, 1, std::numeric_limits<int>::max(), &input, &output));
+  switch (input->type) {
+    case kTfLiteFloat32:
+    case kTfLiteUInt8:
+    case kTfLiteInt8: break;
+    default: return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
+  }
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  if (input->type != kTfLiteFloat32) {
+    TF_LITE_ENSURE_OK(context, CheckOutputQuantization(context, output, 16.0 / 256,
+                                                       input->type == kTfLiteUInt8 ? 255 : 127));
+    PopulateSoftmaxLookupTable(input->params.scale, 1.0f, data->exp_table);
+    data->input_scale = input->params.scale;
+    data->output_scale = output->params.scale;
+    data->output_zero_point = output->params.zero_point;
+  }
+  return ResizeToInput(context, input, output);
 }
 
 void LogSoftmaxFloat(const TfLiteTensor* input, TfLiteTensor* output) {
@@ -106,17 +405,50 @@ void LogSoftmaxFloat(const TfLiteTensor* input, TfLiteTensor* output) {
   }
 }
 
+// optimized_ops::LogSoftmax for 8-bit types: the sum of exps from the table, its log, and each
+// output as (input_scale * (x - max) - log_sum) / output_scale computed in float as TFLite
+// arranges it, rounded with rint.
+template <typename T>
+void LogSoftmax8Bit(const SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* output) {
+  const Rows rows = RowsOf(input);
+  const T* input_data = tflite::GetTensorData<T>(input);
+  T* output_data = tflite::GetTensorData<T>(output);
+  const float scale = data.input_scale / data.output_scale;
+  for (int64_t i = 0; i < rows.outer; ++i) {
+    const T* in = input_data + i * rows.depth;
+    T* out = output_data + i * rows.depth;
+    T max = std::numeric_limits<T>::min();
+    for (int c = 0; c < rows.depth; ++c) max = std::max(max, in[c]);
+    float sum_exp = 0.f;
+    for (int c = 0; c < rows.depth; ++c) sum_exp += data.exp_table[255 - (max - in[c])];
+    const float log_sum_exp = std::log(sum_exp);
+    const float precomputed = (data.input_scale * max + log_sum_exp) / data.output_scale;
+    for (int c = 0; c < rows.depth; ++c) {
+      const float log_prob = scale * in[c] - precomputed;
+      const int32_t quantized =
+          quantization_util::TruncateToInt32LikeX86(std::rint(log_prob) + data.output_zero_point);
+      out[c] = static_cast<T>(
+          std::min<int32_t>(std::max<int32_t>(quantized, std::numeric_limits<T>::min()),
+                            std::numeric_limits<T>::max()));
+    }
+  }
+}
+
 TfLiteStatus LogSoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
+  const auto& data = *static_cast<const SoftmaxData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (input->type) {
     case kTfLiteFloat32: LogSoftmaxFloat(input, output); return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 0");
+    case kTfLiteUInt8: LogSoftmax8Bit<uint8_t>(data, input, output); return kTfLiteOk;
+    case kTfLiteInt8: LogSoftmax8Bit<int8_t>(data, input, output); return kTfLiteOk;
+    default: return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
   }
 }
 
 // ---- L2_NORMALIZATION: x / max(sqrt(sum(x^2)), 1e-6) per row. TFLite takes inputs of rank up to
-// 4 and refuses a fused activation ("our implementations don't support activations").
+// 4 and refuses a fused activation ("our implementations don't support activations"). The 8-bit
+// forms output in 1/128 steps around 128 (uint8) or 0 (int8).
 
 constexpr float kL2NormEpsilon = 1e-6f;
 
@@ -127,7 +459,21 @@ TfLiteStatus L2NormPrepare(TfLiteContext* context, TfLiteNode* node) {
                        static_cast<int>(params.activation));
     return kTfLiteError;
   }
-  return PrepareSameShape(context, node, 1, 4);
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetTensors(context, node, 1, 4, &input, &output));
+  switch (input->type) {
+    case kTfLiteFloat32:
+    case kTfLiteUInt8:
+    case kTfLiteInt8: break;
+    default: return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
+  }
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  if (input->type != kTfLiteFloat32) {
+    TF_LITE_ENSURE_OK(context, CheckOutputQuantization(context, output, 1.0 / 128,
+                                                       input->type == kTfLiteUInt8 ? 128 : 0));
+  }
+  return ResizeToInput(context, input, output);
 }
 
 void L2NormFloat(const TfLiteTensor* input, TfLiteTensor* output) {
@@ -144,17 +490,77 @@ void L2NormFloat(const TfLiteTensor* input, TfLiteTensor* output) {
   }
 }
 
+// The row's 1/sqrt(sum of squared differences from the zero point) as a multiplier and a
+// (non-positive) exponent. A sum of 0 or 1 gives the largest multiplier, so no epsilon is needed.
+template <typename T>
+void InverseL2Norm(const T* row, int depth, int32_t zero_point, int32_t* multiplier, int* shift) {
+  int32_t sum_of_squares = 0;
+  for (int c = 0; c < depth; ++c) {
+    const int32_t diff = row[c] - zero_point;
+    sum_of_squares = quantization_util::WrappingAdd(sum_of_squares, diff * diff);
+  }
+  quantization_util::GetInvSqrtQuantizedMultiplierExp(sum_of_squares, /*reverse_shift=*/-1,
+                                                      multiplier, shift);
+}
+
+// uint8 (optimized_ops::L2Normalization): 128 * diff scaled by the multiplier, plus 128.
+void L2NormUInt8(const TfLiteTensor* input, TfLiteTensor* output) {
+  const Rows rows = RowsOf(input);
+  const int32_t zero_point = input->params.zero_point;
+  const uint8_t* input_data = tflite::GetTensorData<uint8_t>(input);
+  uint8_t* output_data = tflite::GetTensorData<uint8_t>(output);
+  for (int64_t i = 0; i < rows.outer; ++i) {
+    const uint8_t* in = input_data + i * rows.depth;
+    uint8_t* out = output_data + i * rows.depth;
+    int32_t multiplier;
+    int shift;
+    InverseL2Norm(in, rows.depth, zero_point, &multiplier, &shift);
+    for (int c = 0; c < rows.depth; ++c) {
+      // MultiplyByQuantizedMultiplierSmallerThanOneExp: the shift is zero or negative.
+      const int32_t rescaled = quantization_util::RoundingDivideByPOT(
+          quantization_util::SaturatingRoundingDoublingHighMul(128 * (in[c] - zero_point),
+                                                               multiplier),
+          -shift);
+      out[c] = static_cast<uint8_t>(std::min(std::max(128 + rescaled, 0), 255));
+    }
+  }
+}
+
+// int8 (reference_integer_ops::L2Normalization): diff scaled by the multiplier with 7 more bits of
+// left shift, which places the result in 1/128 steps.
+void L2NormInt8(const TfLiteTensor* input, TfLiteTensor* output) {
+  const Rows rows = RowsOf(input);
+  const int32_t zero_point = input->params.zero_point;
+  const int8_t* input_data = tflite::GetTensorData<int8_t>(input);
+  int8_t* output_data = tflite::GetTensorData<int8_t>(output);
+  for (int64_t i = 0; i < rows.outer; ++i) {
+    const int8_t* in = input_data + i * rows.depth;
+    int8_t* out = output_data + i * rows.depth;
+    int32_t multiplier;
+    int shift;
+    InverseL2Norm(in, rows.depth, zero_point, &multiplier, &shift);
+    for (int c = 0; c < rows.depth; ++c) {
+      const int32_t scaled = quantization_util::MultiplyByQuantizedMultiplier(
+          in[c] - zero_point, multiplier, shift + 7);
+      out[c] = static_cast<int8_t>(std::min(std::max(scaled, -128), 127));
+    }
+  }
+}
+
 TfLiteStatus L2NormEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (input->type) {
     case kTfLiteFloat32: L2NormFloat(input, output); return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 0");
+    case kTfLiteUInt8: L2NormUInt8(input, output); return kTfLiteOk;
+    case kTfLiteInt8: L2NormInt8(input, output); return kTfLiteOk;
+    default: return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
   }
 }
 
 // ---- LOCAL_RESPONSE_NORMALIZATION on a 4-D input: each channel c is scaled by
-// (bias + alpha * sum of squares over channels [c - radius, c + radius]) ^ -beta.
+// (bias + alpha * sum of squares over channels [c - radius, c + radius]) ^ -beta. TFLite has only a
+// float32 kernel.
 
 TfLiteStatus LocalResponseNormPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteLocalResponseNormParams>(node);
@@ -162,7 +568,14 @@ TfLiteStatus LocalResponseNormPrepare(TfLiteContext* context, TfLiteNode* node) 
     TF_LITE_KERNEL_LOG(context, "radius %d is negative", params.radius);
     return kTfLiteError;
   }
-  return PrepareSameShape(context, node, 4, 4);
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetTensors(context, node, 4, 4, &input, &output));
+  if (input->type != kTfLiteFloat32) {
+    return RefuseInputType(context, input, "FLOAT32 only (TFLite has no quantized kernel)");
+  }
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+  return ResizeToInput(context, input, output);
 }
 
 void LocalResponseNormFloat(const TfLiteLocalResponseNormParams& params, const TfLiteTensor* input,
@@ -187,22 +600,21 @@ TfLiteStatus LocalResponseNormEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteLocalResponseNormParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  switch (input->type) {
-    case kTfLiteFloat32: LocalResponseNormFloat(params, input, output); return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 0");
-  }
+  LocalResponseNormFloat(params, input, output);
+  return kTfLiteOk;
 }
 
 }  // namespace
 
 TfLiteRegistration* Register_SOFTMAX() {
-  static TfLiteRegistration r = nn::MakeRegistration(nullptr, nullptr, SoftmaxPrepare, SoftmaxEval);
+  static TfLiteRegistration r =
+      nn::MakeRegistration(InitSoftmaxData, FreeSoftmaxData, SoftmaxPrepare, SoftmaxEval);
   return &r;
 }
 
 TfLiteRegistration* Register_LOG_SOFTMAX() {
   static TfLiteRegistration r =
-      nn::MakeRegistration(nullptr, nullptr, LogSoftmaxPrepare, LogSoftmaxEval);
+      nn::MakeRegistration(InitSoftmaxData, FreeSoftmaxData, LogSoftmaxPrepare, LogSoftmaxEval);
   return &r;
 }
 

@@ -1,9 +1,13 @@
 // AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D on NHWC tensors, computing what TensorFlow Lite
 // 2.14.1 computes (tensorflow/lite/kernels/pooling.cc): windows are clipped to the input, so an
-// average counts only the in-bounds elements, and padding never contributes a value. Float32 for
-// now; Prepare dispatches on the input type so that the quantized forms slot in beside.
+// average counts only the in-bounds elements, and padding never contributes a value. Average and
+// max pooling take float32, uint8, int8 and int16; L2 pooling is float32 only, as in TFLite.
+// Quantized pooling works on the stored integers alone: TFLite only DCHECKs that input and output
+// share a scale and zero point, so release builds ignore the output's quantization except for the
+// fused activation's clamp.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "runtime/c/builtin_op_data.h"
@@ -18,16 +22,20 @@ namespace {
 
 enum class PoolKind { kAverage, kMax, kL2 };
 
-// What Prepare computes for Eval. The quantized kernels add their integer activation range here.
+// What Prepare computes for Eval: the padding and the fused activation's clamp, in real values for
+// float32 and in stored integers for the quantized types.
 struct PoolData {
   TfLitePaddingValues padding{};
   float activation_min = 0.f;
   float activation_max = 0.f;
+  int32_t quantized_activation_min = 0;
+  int32_t quantized_activation_max = 0;
 };
 
 void* InitPoolData(TfLiteContext*, const char*, size_t) { return new PoolData; }
 void FreePoolData(TfLiteContext*, void* data) { delete static_cast<PoolData*>(data); }
 
+template <PoolKind kind>
 TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLitePoolParams>(node);
   auto* data = static_cast<PoolData*>(node->user_data);
@@ -39,16 +47,33 @@ TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
 
+  TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
   switch (input->type) {
     case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
       tflite::CalculateActivationRange(params.activation, &data->activation_min,
                                        &data->activation_max);
       break;
-    default: return nn::RefuseType(context, input, "input 0");
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt16:
+      if (kind == PoolKind::kL2) {
+        TF_LITE_KERNEL_LOG(context,
+                           "input 0 has type %s; L2_POOL_2D has only a FLOAT32 kernel in TFLite",
+                           TfLiteTypeGetName(input->type));
+        return kTfLiteError;
+      }
+      TF_LITE_ENSURE_OK(context,
+                        nn::CalculateActivationRangeQuantized(context, params.activation, output,
+                                                              &data->quantized_activation_min,
+                                                              &data->quantized_activation_max));
+      break;
+    default:
+      TF_LITE_KERNEL_LOG(context, "input 0 has type %s; supported are %s",
+                         TfLiteTypeGetName(input->type),
+                         kind == PoolKind::kL2 ? "FLOAT32" : "FLOAT32, UINT8, INT8 and INT16");
+      return kTfLiteError;
   }
-
-  TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
   // TFLite refuses zero strides; an empty window would average nothing.
   TF_LITE_ENSURE_OK(
       context, nn::CheckWindow(context, {params.padding, params.stride_height, params.stride_width,
@@ -114,6 +139,62 @@ void PoolFloat(const TfLitePoolParams& params, const PoolData& data, const TfLit
   }
 }
 
+// Average and max pooling on stored integers. The average rounds half away from zero, as both of
+// TFLite's integer kernels (the optimized 8-bit ones with 16-bit accumulators for windows up to
+// 16x16, and the reference ones) compute it: (sum +- count / 2) / count with truncating division.
+template <PoolKind kind, typename T>
+void PoolQuantized(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input,
+                   TfLiteTensor* output) {
+  static_assert(kind != PoolKind::kL2, "L2 pooling has no quantized kernel");
+  const int* input_dims = input->dims->data;
+  const int* output_dims = output->dims->data;
+  const int batches = input_dims[0];
+  const int input_height = input_dims[1];
+  const int input_width = input_dims[2];
+  const int depth = input_dims[3];
+  const int output_height = output_dims[1];
+  const int output_width = output_dims[2];
+  const T* input_data = tflite::GetTensorData<T>(input);
+  T* output_data = tflite::GetTensorData<T>(output);
+
+  for (int b = 0; b < batches; ++b) {
+    for (int out_y = 0; out_y < output_height; ++out_y) {
+      const int in_y_origin = out_y * params.stride_height - data.padding.height;
+      const int filter_y_start = std::max(0, -in_y_origin);
+      const int filter_y_end = std::min(params.filter_height, input_height - in_y_origin);
+      for (int out_x = 0; out_x < output_width; ++out_x) {
+        const int in_x_origin = out_x * params.stride_width - data.padding.width;
+        const int filter_x_start = std::max(0, -in_x_origin);
+        const int filter_x_end = std::min(params.filter_width, input_width - in_x_origin);
+        const int64_t count = static_cast<int64_t>(filter_y_end - filter_y_start) *
+                              (filter_x_end - filter_x_start);
+        for (int c = 0; c < depth; ++c) {
+          int64_t accumulator = kind == PoolKind::kMax ? std::numeric_limits<T>::min() : 0;
+          for (int filter_y = filter_y_start; filter_y < filter_y_end; ++filter_y) {
+            for (int filter_x = filter_x_start; filter_x < filter_x_end; ++filter_x) {
+              const T value = input_data[nn::Offset4D(input_dims, b, in_y_origin + filter_y,
+                                                      in_x_origin + filter_x, c)];
+              if (kind == PoolKind::kMax) {
+                accumulator = std::max<int64_t>(accumulator, value);
+              } else {
+                accumulator += value;
+              }
+            }
+          }
+          if (kind == PoolKind::kAverage) {
+            accumulator = accumulator > 0 ? (accumulator + count / 2) / count
+                                          : (accumulator - count / 2) / count;
+          }
+          accumulator = std::min<int64_t>(std::max<int64_t>(accumulator,
+                                                            data.quantized_activation_min),
+                                          data.quantized_activation_max);
+          output_data[nn::Offset4D(output_dims, b, out_y, out_x, c)] = static_cast<T>(accumulator);
+        }
+      }
+    }
+  }
+}
+
 template <PoolKind kind>
 TfLiteStatus PoolEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLitePoolParams>(node);
@@ -122,27 +203,47 @@ TfLiteStatus PoolEval(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (input->type) {
     case kTfLiteFloat32: PoolFloat<kind>(params, data, input, output); return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 0");
+    default: break;
   }
+  if constexpr (kind != PoolKind::kL2) {
+    switch (input->type) {
+      case kTfLiteUInt8:
+        PoolQuantized<kind, uint8_t>(params, data, input, output);
+        return kTfLiteOk;
+      case kTfLiteInt8:
+        PoolQuantized<kind, int8_t>(params, data, input, output);
+        return kTfLiteOk;
+      case kTfLiteInt16:
+        PoolQuantized<kind, int16_t>(params, data, input, output);
+        return kTfLiteOk;
+      default: break;
+    }
+  }
+  TF_LITE_KERNEL_LOG(context, "input 0 has type %s, which Prepare did not accept",
+                     TfLiteTypeGetName(input->type));
+  return kTfLiteError;
 }
 
 }  // namespace
 
 TfLiteRegistration* Register_AVERAGE_POOL_2D() {
   static TfLiteRegistration r =
-      nn::MakeRegistration(InitPoolData, FreePoolData, PoolPrepare, PoolEval<PoolKind::kAverage>);
+      nn::MakeRegistration(InitPoolData, FreePoolData, PoolPrepare<PoolKind::kAverage>,
+                           PoolEval<PoolKind::kAverage>);
   return &r;
 }
 
 TfLiteRegistration* Register_MAX_POOL_2D() {
   static TfLiteRegistration r =
-      nn::MakeRegistration(InitPoolData, FreePoolData, PoolPrepare, PoolEval<PoolKind::kMax>);
+      nn::MakeRegistration(InitPoolData, FreePoolData, PoolPrepare<PoolKind::kMax>,
+                           PoolEval<PoolKind::kMax>);
   return &r;
 }
 
 TfLiteRegistration* Register_L2_POOL_2D() {
   static TfLiteRegistration r =
-      nn::MakeRegistration(InitPoolData, FreePoolData, PoolPrepare, PoolEval<PoolKind::kL2>);
+      nn::MakeRegistration(InitPoolData, FreePoolData, PoolPrepare<PoolKind::kL2>,
+                           PoolEval<PoolKind::kL2>);
   return &r;
 }
 

@@ -1,14 +1,16 @@
-// Reference LSTM kernels: LSTM (full and basic kernel) and UNIDIRECTIONAL_SEQUENCE_LSTM, computing
-// what TensorFlow Lite 2.14's lstm.cc / unidirectional_sequence_lstm.cc compute. The arithmetic
-// lives in runtime/kernels/internal/lstm_float.h; this file validates nodes and wires tensors to
-// it.
+// Reference recurrent kernels: LSTM (full and basic kernel), UNIDIRECTIONAL_SEQUENCE_LSTM and
+// SVDF, computing what TensorFlow Lite 2.14's lstm.cc, unidirectional_sequence_lstm.cc and svdf.cc
+// compute. The arithmetic lives in runtime/kernels/internal/lstm_{float,hybrid,integer}.h and
+// svdf_arithmetic.h; this file validates nodes and wires tensors to it.
 //
-// The full kernel runs in float32 today. Its arithmetic is chosen in Prepare from the tensor types
-// (see ChooseArithmetic); the hybrid (float input, int8 weights) and integer (int8 input, int16
-// cell state) paths of a later issue add their own cases there and in EvalFull.
+// The full LSTM kernel runs in one of three arithmetics, chosen in Prepare from the tensor types
+// (see ChooseArithmetic): float32; hybrid (float input and states, int8 weights); and integer
+// "8x8_16" (int8 input, output and weights, int16 cell state, gate scales from the op's
+// intermediate tensors).
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -17,7 +19,11 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/lstm_float.h"
+#include "runtime/kernels/internal/lstm_hybrid.h"
+#include "runtime/kernels/internal/lstm_integer.h"
 #include "runtime/kernels/internal/lstm_shared.h"
+#include "runtime/kernels/internal/quantization_util.h"
+#include "runtime/kernels/internal/svdf_arithmetic.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -31,6 +37,7 @@ using tflite::NumElements;
 
 namespace full = lstm::full;
 namespace basic = lstm::basic;
+namespace qu = quantization_util;
 
 // Names of the full kernel's inputs, for messages.
 constexpr const char* kFullInputNames[full::kNumInputs] = {
@@ -60,23 +67,66 @@ constexpr const char* kFullInputNames[full::kNumInputs] = {
     "output_layer_norm_coefficients",
 };
 
+// Each gate's tensors, indexed by lstm::Gate.
+constexpr int kInputWeights[lstm::kNumGates] = {
+    full::kInputToInputWeightsTensor, full::kInputToForgetWeightsTensor,
+    full::kInputToCellWeightsTensor, full::kInputToOutputWeightsTensor};
+constexpr int kRecurrentWeights[lstm::kNumGates] = {
+    full::kRecurrentToInputWeightsTensor, full::kRecurrentToForgetWeightsTensor,
+    full::kRecurrentToCellWeightsTensor, full::kRecurrentToOutputWeightsTensor};
+// The cell gate has no peephole weights.
+constexpr int kCellWeights[lstm::kNumGates] = {full::kCellToInputWeightsTensor,
+                                               full::kCellToForgetWeightsTensor, -1,
+                                               full::kCellToOutputWeightsTensor};
+constexpr int kGateBias[lstm::kNumGates] = {full::kInputGateBiasTensor, full::kForgetGateBiasTensor,
+                                            full::kCellGateBiasTensor, full::kOutputGateBiasTensor};
+constexpr int kLayerNorm[lstm::kNumGates] = {
+    full::kInputLayerNormCoefficientsTensor, full::kForgetLayerNormCoefficientsTensor,
+    full::kCellLayerNormCoefficientsTensor, full::kOutputLayerNormCoefficientsTensor};
+
+// The integer kernel's intermediate tensors: one per gate (read only with layer normalization),
+// then the hidden state's (the cell output before the projection).
+constexpr int kNumIntegerIntermediates = 5;
+constexpr int kHiddenIntermediate = 4;
+
 // How a full-kernel node computes, decided in Prepare from its tensor types.
-enum class Arithmetic { kFloat };
+enum class Arithmetic { kFloat, kHybrid, kInteger };
 
 struct OpData {
   // LSTM only: the basic kernel (5 inputs, 4 outputs) instead of the full one.
   bool basic_kernel = false;
 
   Arithmetic arithmetic = Arithmetic::kFloat;
+  bool is_sequence = false;
   bool time_major = true;  // LSTM is one time-major step
   lstm::FloatOptions options;
+  bool asymmetric_quantize_inputs = false;
   int max_time = 0;
   int n_batch = 0;
   int n_cell = 0;
   int n_input = 0;
   int n_output = 0;
-  // Four gate buffers of n_batch * n_cell, then the accumulation buffer.
+
+  // Float: four gate buffers of n_batch * n_cell, then the accumulation buffer. Hybrid: the four
+  // gate buffers.
   std::vector<float> scratch;
+
+  // Hybrid only.
+  std::vector<int8_t> quantized;       // input, output state, hidden
+  std::vector<float> scaling_factors;  // input, output state, product: n_batch each
+  std::vector<int32_t> zero_points;    // input, output state: n_batch each
+  std::vector<float> recovered_cell_weights;
+  // Row sums of each gate's input and recurrent weights, then the projection's; computed at the
+  // first invocation (as TFLite does), for asymmetric input quantization only.
+  bool row_sums_computed = false;
+  std::vector<int32_t> input_row_sums[lstm::kNumGates];
+  std::vector<int32_t> recurrent_row_sums[lstm::kNumGates];
+  std::vector<int32_t> projection_row_sums;
+
+  // Integer only.
+  lstm::IntegerParams integer;
+  std::vector<int16_t> integer_gates;  // four buffers of n_batch * n_cell
+  std::vector<int8_t> integer_hidden;
 };
 
 void* Init(TfLiteContext*, const char*, size_t) { return new OpData(); }
@@ -103,6 +153,8 @@ TfLiteStatus ReadOptions(TfLiteContext* context, const TfLiteNode* node, bool is
                          OpData* data) {
   lstm::FloatOptions& options = data->options;
   options = {kTfLiteActNone, 0.0f, 0.0f};
+  data->asymmetric_quantize_inputs = false;
+  data->is_sequence = is_sequence;
   data->time_major = !is_sequence;
   if (is_sequence) {
     const auto* params =
@@ -110,6 +162,7 @@ TfLiteStatus ReadOptions(TfLiteContext* context, const TfLiteNode* node, bool is
     if (params != nullptr) {
       options = {params->activation, params->cell_clip, params->proj_clip};
       data->time_major = params->time_major;
+      data->asymmetric_quantize_inputs = params->asymmetric_quantize_inputs;
       if (params->diagonal_recurrent_tensors) {
         TF_LITE_KERNEL_LOG(context, "option diagonal_recurrent_tensors is not supported");
         return kTfLiteError;
@@ -117,7 +170,10 @@ TfLiteStatus ReadOptions(TfLiteContext* context, const TfLiteNode* node, bool is
     }
   } else {
     const auto* params = static_cast<const TfLiteLSTMParams*>(node->builtin_data);
-    if (params != nullptr) options = {params->activation, params->cell_clip, params->proj_clip};
+    if (params != nullptr) {
+      options = {params->activation, params->cell_clip, params->proj_clip};
+      data->asymmetric_quantize_inputs = params->asymmetric_quantize_inputs;
+    }
   }
   if (!IsValidActivation(options.activation)) {
     TF_LITE_KERNEL_LOG(context, "fused activation %d is not a valid activation",
@@ -136,6 +192,12 @@ TfLiteStatus ReadOptions(TfLiteContext* context, const TfLiteNode* node, bool is
   return kTfLiteOk;
 }
 
+std::string ShapeString(const int* data, int size) {
+  std::string text = "[";
+  for (int i = 0; i < size; ++i) text += (i > 0 ? ", " : "") + std::to_string(data[i]);
+  return text + "]";
+}
+
 // Fails with a message unless `tensor` (input `index`) has exactly the dimensions `dims`.
 TfLiteStatus CheckShape(TfLiteContext* context, const TfLiteTensor* tensor, int index,
                         const char* name, std::initializer_list<int> dims) {
@@ -144,14 +206,9 @@ TfLiteStatus CheckShape(TfLiteContext* context, const TfLiteTensor* tensor, int 
     same = tensor->dims->data[i] == dims.begin()[i];
   }
   if (same) return kTfLiteOk;
-  auto to_string = [](const int* data, int size) {
-    std::string text = "[";
-    for (int i = 0; i < size; ++i) text += (i > 0 ? ", " : "") + std::to_string(data[i]);
-    return text + "]";
-  };
   TF_LITE_KERNEL_LOG(context, "input %d (%s) has shape %s, expected %s", index, name,
-                     to_string(tensor->dims->data, tensor->dims->size).c_str(),
-                     to_string(dims.begin(), static_cast<int>(dims.size())).c_str());
+                     ShapeString(tensor->dims->data, tensor->dims->size).c_str(),
+                     ShapeString(dims.begin(), static_cast<int>(dims.size())).c_str());
   return kTfLiteError;
 }
 
@@ -163,10 +220,26 @@ TfLiteStatus CheckType(TfLiteContext* context, const TfLiteTensor* tensor, const
   return kTfLiteError;
 }
 
+// The affine quantization of a tensor, or null (with a message naming `what`) when it has none.
+const TfLiteAffineQuantization* RequireQuantization(TfLiteContext* context,
+                                                    const TfLiteTensor* tensor,
+                                                    const std::string& what) {
+  if (tensor->quantization.type == kTfLiteAffineQuantization &&
+      tensor->quantization.params != nullptr) {
+    const auto* affine = static_cast<const TfLiteAffineQuantization*>(tensor->quantization.params);
+    if (affine->scale != nullptr && affine->scale->size > 0 && affine->zero_point != nullptr &&
+        affine->zero_point->size > 0) {
+      return affine;
+    }
+  }
+  TF_LITE_KERNEL_LOG(context, "%s must be quantized", what.c_str());
+  return nullptr;
+}
+
 // The full kernel's inputs, null where absent.
 struct FullInputs {
   const TfLiteTensor* tensors[full::kNumInputs] = {};
-  const TfLiteTensor* operator[](int index) const { return tensors[index]; }
+  const TfLiteTensor* operator[](int index) const { return index < 0 ? nullptr : tensors[index]; }
 };
 
 TfLiteStatus RequireInput(TfLiteContext* context, const FullInputs& in, int index) {
@@ -184,40 +257,70 @@ TfLiteStatus RequireAbsent(TfLiteContext* context, const FullInputs& in, int ind
   return kTfLiteError;
 }
 
-// Picks the arithmetic from the input's and the weights' types. Only float32 is implemented; the
-// hybrid and integer forms are refused by name until they are.
-TfLiteStatus ChooseArithmetic(TfLiteContext* context, const FullInputs& in,
-                              Arithmetic* arithmetic) {
+// Picks the arithmetic from the input's and the weights' types.
+TfLiteStatus ChooseArithmetic(TfLiteContext* context, const TfLiteNode* node, const FullInputs& in,
+                              bool is_sequence, Arithmetic* arithmetic) {
   const TfLiteType input_type = in[full::kInputTensor]->type;
   const TfLiteType weight_type = in[full::kInputToOutputWeightsTensor]->type;
   if (input_type == kTfLiteFloat32 && weight_type == kTfLiteFloat32) {
     *arithmetic = Arithmetic::kFloat;
     return kTfLiteOk;
   }
+  // Hybrid: TFLite reads uint8 weights as int8 bytes, and so does this kernel.
   if (input_type == kTfLiteFloat32 && (weight_type == kTfLiteInt8 || weight_type == kTfLiteUInt8)) {
-    TF_LITE_KERNEL_LOG(context,
-                       "input 4 (input_to_output_weights) has type %s with a FLOAT32 input: "
-                       "hybrid LSTM (quantized weights, float activations) is not supported yet",
-                       TfLiteTypeGetName(weight_type));
-    return kTfLiteError;
+    *arithmetic = Arithmetic::kHybrid;
+    return kTfLiteOk;
   }
   if (input_type == kTfLiteInt8 && weight_type == kTfLiteInt8) {
+    const int num_intermediates = node->intermediates != nullptr ? node->intermediates->size : 0;
+    if (num_intermediates == kNumIntegerIntermediates) {
+      *arithmetic = Arithmetic::kInteger;
+      return kTfLiteOk;
+    }
+    if (num_intermediates == 12 && !is_sequence) {
+      TF_LITE_KERNEL_LOG(context,
+                         "the integer LSTM with 8-bit gates (12 intermediate tensors) is not "
+                         "supported; only the 16-bit gate form (5 intermediates) is");
+      return kTfLiteError;
+    }
     TF_LITE_KERNEL_LOG(context,
-                       "input 4 (input_to_output_weights) has type INT8 with an INT8 input: "
-                       "integer LSTM (int8 weights, int16 cell state) is not supported yet");
+                       "an integer LSTM needs 5 intermediate tensors (the gate and hidden "
+                       "scales), got %d",
+                       num_intermediates);
     return kTfLiteError;
   }
   TF_LITE_KERNEL_LOG(context,
                      "input 0 (input) has type %s and input 4 (input_to_output_weights) type %s; "
-                     "supported: FLOAT32 with FLOAT32 weights",
+                     "supported: FLOAT32 with FLOAT32 or INT8 weights, INT8 with INT8 weights",
                      TfLiteTypeGetName(input_type), TfLiteTypeGetName(weight_type));
   return kTfLiteError;
 }
 
-// Checks every parameter tensor of a float full kernel against the sizes and the all-or-none rules
-// of TFLite's CheckInputTensorDimensions, and that all are float32.
-TfLiteStatus CheckFloatParameters(TfLiteContext* context, const FullInputs& in, int n_cell,
-                                  int n_input, int n_output, bool use_layer_norm) {
+// The type a parameter tensor must have under `arithmetic` (`weight_type` is the hybrid weights').
+TfLiteType ExpectedParameterType(int index, Arithmetic arithmetic, TfLiteType weight_type) {
+  const bool is_bias =
+      (index >= full::kInputGateBiasTensor && index <= full::kOutputGateBiasTensor) ||
+      index == full::kProjectionBiasTensor;
+  const bool is_peephole =
+      index >= full::kCellToInputWeightsTensor && index <= full::kCellToOutputWeightsTensor;
+  const bool is_layer_norm = index >= full::kInputLayerNormCoefficientsTensor;
+  switch (arithmetic) {
+    case Arithmetic::kFloat:
+      return kTfLiteFloat32;
+    case Arithmetic::kHybrid:
+      return is_bias || is_layer_norm ? kTfLiteFloat32 : weight_type;
+    case Arithmetic::kInteger:
+      if (is_bias) return kTfLiteInt32;
+      if (is_peephole || is_layer_norm) return kTfLiteInt16;
+      return kTfLiteInt8;
+  }
+  return kTfLiteNoType;
+}
+
+// Checks every parameter tensor of a full kernel against the sizes and the all-or-none rules of
+// TFLite's CheckInputTensorDimensions, and their types against the arithmetic.
+TfLiteStatus CheckParameters(TfLiteContext* context, const FullInputs& in, int n_cell, int n_input,
+                             int n_output, bool use_layer_norm, Arithmetic arithmetic) {
   const bool use_cifg = in[full::kInputToInputWeightsTensor] == nullptr;
   // Both input-gate weights, or neither (CIFG); the input gate bias goes with them.
   if (use_cifg) {
@@ -247,6 +350,15 @@ TfLiteStatus CheckFloatParameters(TfLiteContext* context, const FullInputs& in, 
     TF_LITE_KERNEL_LOG(context,
                        "peephole weights (inputs 9, 10, 11) must be given all or none (input 9 "
                        "may be left out in a CIFG LSTM)");
+    return kTfLiteError;
+  }
+  // TFLite's integer peephole walks the cell state with a stride of n_output; beyond n_cell it
+  // would read out of bounds.
+  if (arithmetic == Arithmetic::kInteger && peephole_all && n_output > n_cell) {
+    TF_LITE_KERNEL_LOG(context,
+                       "an integer LSTM with peephole weights needs an output size (%d) no larger "
+                       "than the number of cells (%d)",
+                       n_output, n_cell);
     return kTfLiteError;
   }
 
@@ -313,11 +425,13 @@ TfLiteStatus CheckFloatParameters(TfLiteContext* context, const FullInputs& in, 
       {full::kCellLayerNormCoefficientsTensor, n_cell, 0},
       {full::kOutputLayerNormCoefficientsTensor, n_cell, 0},
   };
+  const TfLiteType weight_type = in[full::kInputToOutputWeightsTensor]->type;
   for (const Expected& e : expected) {
     const TfLiteTensor* tensor = in[e.index];
     if (tensor == nullptr) continue;
     const char* name = kFullInputNames[e.index];
-    TF_LITE_ENSURE_OK(context, CheckType(context, tensor, "input", e.index, name, kTfLiteFloat32));
+    TF_LITE_ENSURE_OK(context, CheckType(context, tensor, "input", e.index, name,
+                                         ExpectedParameterType(e.index, arithmetic, weight_type)));
     if (e.cols == 0) {
       TF_LITE_ENSURE_OK(context, CheckShape(context, tensor, e.index, name, {e.rows}));
     } else {
@@ -328,7 +442,7 @@ TfLiteStatus CheckFloatParameters(TfLiteContext* context, const FullInputs& in, 
 }
 
 // A state must be a variable tensor, which the interpreter keeps across invocations.
-TfLiteStatus CheckState(TfLiteContext* context, const TfLiteNode* node, int index,
+TfLiteStatus CheckState(TfLiteContext* context, const TfLiteNode* node, int index, TfLiteType type,
                         int64_t expected_elements) {
   const TfLiteTensor* state = tflite::GetVariableInput(context, node, index);
   if (state == nullptr) {
@@ -336,8 +450,8 @@ TfLiteStatus CheckState(TfLiteContext* context, const TfLiteNode* node, int inde
                        kFullInputNames[index]);
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(
-      context, CheckType(context, state, "input", index, kFullInputNames[index], kTfLiteFloat32));
+  TF_LITE_ENSURE_OK(context,
+                    CheckType(context, state, "input", index, kFullInputNames[index], type));
   // Any shape with the right number of elements, as in TFLite.
   if (NumElements(state) != expected_elements) {
     TF_LITE_KERNEL_LOG(context, "input %d (%s) has %lld elements, expected %lld", index,
@@ -345,6 +459,162 @@ TfLiteStatus CheckState(TfLiteContext* context, const TfLiteNode* node, int inde
                        static_cast<long long>(expected_elements));
     return kTfLiteError;
   }
+  return kTfLiteOk;
+}
+
+// The weights' row sums times `zero_point`, plus `bias` when given (TFLite's
+// PrecomputeZeroPointTimesWeightWithBias); int32 arithmetic wraps as TFLite's does.
+std::vector<int32_t> ZeroPointTimesWeightsWithBias(int32_t zero_point, const TfLiteTensor* weights,
+                                                   const TfLiteTensor* bias) {
+  const int rows = weights->dims->data[0];
+  const int cols = weights->dims->data[1];
+  std::vector<int32_t> result(rows, 0);
+  if (bias != nullptr) std::copy_n(GetTensorData<int32_t>(bias), rows, result.begin());
+  const int8_t* w = GetTensorData<int8_t>(weights);
+  for (int r = 0; r < rows; ++r) {
+    int32_t row_sum = 0;
+    for (int c = 0; c < cols; ++c) row_sum += w[r * cols + c];
+    result[r] = qu::WrappingAdd(result[r], static_cast<int32_t>(static_cast<uint32_t>(row_sum) *
+                                                                static_cast<uint32_t>(zero_point)));
+  }
+  return result;
+}
+
+// The integer kernel's scales, clips and effective biases (TFLite's
+// PopulateQuantizedLstmParams8x8_16 and PopulatePrecomputedZPTimesWeightsWithBias). The float
+// and double steps are TFLite's own: some products are rounded to float, some are computed in
+// double, and QuantizeMultiplier sees exactly those values.
+TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node,
+                                  const FullInputs& in, bool use_layer_norm, OpData* data) {
+  lstm::IntegerParams& p = data->integer;
+  const TfLiteTensor* input = in[full::kInputTensor];
+  const TfLiteTensor* output_state = in[full::kOutputStateTensor];
+  const TfLiteTensor* cell_state = in[full::kCellStateTensor];
+  const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const bool use_cifg = in[full::kInputToInputWeightsTensor] == nullptr;
+  const bool use_peephole = in[full::kCellToOutputWeightsTensor] != nullptr;
+  const bool use_projection = in[full::kProjectionWeightsTensor] != nullptr;
+
+  if (RequireQuantization(context, input, "input 0 (input)") == nullptr ||
+      RequireQuantization(context, output_state, "input 18 (output_state)") == nullptr ||
+      RequireQuantization(context, cell_state, "input 19 (cell_state)") == nullptr ||
+      RequireQuantization(context, output, "output 0") == nullptr) {
+    return kTfLiteError;
+  }
+  // The effective biases are computed here from the weights, so these must be constants. (Their
+  // scales are read as TFLite reads them: params.scale, 0 when a tensor has none.)
+  for (int index = full::kInputToInputWeightsTensor; index <= full::kProjectionBiasTensor;
+       ++index) {
+    const TfLiteTensor* tensor = in[index];
+    if (tensor != nullptr && !tflite::IsConstantTensor(tensor)) {
+      TF_LITE_KERNEL_LOG(context, "input %d (%s) must be a constant tensor in an integer LSTM",
+                         index, kFullInputNames[index]);
+      return kTfLiteError;
+    }
+  }
+
+  // The gates' scales: the intermediates' with layer norm, Q3.12 without; then the hidden state's.
+  float intermediate_scale[kNumIntegerIntermediates];
+  int32_t intermediate_zp[kNumIntegerIntermediates];
+  for (int i = 0; i < kNumIntegerIntermediates; ++i) {
+    if (i < kHiddenIntermediate && !use_layer_norm) {
+      intermediate_scale[i] = static_cast<float>(std::pow(2, -12));
+      intermediate_zp[i] = 0;
+      continue;
+    }
+    const TfLiteTensor* intermediate = tflite::GetIntermediates(context, node, i);
+    const TfLiteAffineQuantization* q =
+        intermediate == nullptr ? nullptr
+                                : RequireQuantization(context, intermediate,
+                                                      "intermediate tensor " + std::to_string(i));
+    if (q == nullptr) {
+      if (intermediate == nullptr) {
+        TF_LITE_KERNEL_LOG(context, "intermediate tensor %d is missing", i);
+      }
+      return kTfLiteError;
+    }
+    intermediate_scale[i] = q->scale->data[0];
+    intermediate_zp[i] = q->zero_point->data[0];
+  }
+
+  // The cell state's scale must be a power of two, 2^-15 to 2^-9 (TFLite's tanh of the cell state
+  // takes 0 to 6 integer bits; LSTM checks the upper bound itself, the sequence op does not).
+  int cell_scale = 0;
+  if (!qu::CheckedLog2(cell_state->params.scale, &cell_scale)) {
+    TF_LITE_KERNEL_LOG(context, "input 19 (cell_state) has scale %g, expected a power of two",
+                       cell_state->params.scale);
+    return kTfLiteError;
+  }
+  if (cell_scale < -15 || cell_scale > -9) {
+    TF_LITE_KERNEL_LOG(context, "input 19 (cell_state) has scale 2^%d, expected 2^-15 to 2^-9",
+                       cell_scale);
+    return kTfLiteError;
+  }
+  p.cell_scale_log2 = cell_scale;
+
+  auto scale_of = [&](int index) { return in[index] != nullptr ? in[index]->params.scale : 1.0f; };
+  const float input_scale = input->params.scale;
+  const float output_state_scale = output_state->params.scale;
+  for (int g = 0; g < lstm::kNumGates; ++g) {
+    lstm::IntegerGateParams& gate = p.gates[g];
+    if (g == lstm::kInputGate && use_cifg) continue;
+    const float input_weight_scale = scale_of(kInputWeights[g]);
+    const float recurrent_weight_scale = scale_of(kRecurrentWeights[g]);
+    // Intermediates 0..3 are the input, forget, cell and output gates'.
+    const float effective_input_scale = input_weight_scale * input_scale / intermediate_scale[g];
+    const float effective_recurrent_scale =
+        recurrent_weight_scale * output_state_scale / intermediate_scale[g];
+    qu::QuantizeMultiplier(effective_input_scale, &gate.input_scale_a, &gate.input_scale_b);
+    qu::QuantizeMultiplier(effective_recurrent_scale, &gate.recurrent_scale_a,
+                           &gate.recurrent_scale_b);
+    if (use_peephole && kCellWeights[g] >= 0) {
+      const float effective_cell_scale = static_cast<float>(
+          std::pow(2, cell_scale) * scale_of(kCellWeights[g]) / intermediate_scale[g]);
+      qu::QuantizeMultiplier(effective_cell_scale, &gate.cell_scale_a, &gate.cell_scale_b);
+    }
+    const float layer_norm_scale = use_layer_norm ? scale_of(kLayerNorm[g]) : 1.0f;
+    qu::QuantizeMultiplier(layer_norm_scale, &gate.layer_norm_scale_a, &gate.layer_norm_scale_b);
+    // 10000 keeps the kernel's arithmetic from overflowing (TFLite's comment).
+    gate.variance_guard = std::max(1, static_cast<int32_t>(10000 * layer_norm_scale));
+
+    // With layer norm the gate bias is added after the normalization, not to the products.
+    const TfLiteTensor* bias = use_layer_norm ? nullptr : in[kGateBias[g]];
+    gate.input_effective_bias =
+        ZeroPointTimesWeightsWithBias(-input->params.zero_point, in[kInputWeights[g]], bias);
+    gate.recurrent_effective_bias = ZeroPointTimesWeightsWithBias(
+        -output_state->params.zero_point, in[kRecurrentWeights[g]], nullptr);
+  }
+
+  const float effective_hidden_scale = static_cast<float>(
+      std::pow(2, -15) / intermediate_scale[kHiddenIntermediate] * std::pow(2, -15));
+  qu::QuantizeMultiplier(effective_hidden_scale, &p.hidden_scale_a, &p.hidden_scale_b);
+  // The hidden state's zero point. TFLite 2.14's UNIDIRECTIONAL_SEQUENCE_LSTM adds it to the
+  // hidden state; its LSTM op subtracts it (the sign of the kernel from before TFLite fixed it,
+  // which the projection's effective bias below undoes). Both signs are what TFLite 2.14.1
+  // computed for dtln_noise_suppression.tflite and lstm_quantized.bin.
+  const int32_t hidden_zero_point = intermediate_zp[kHiddenIntermediate];
+  p.hidden_zero_point = data->is_sequence ? hidden_zero_point : -hidden_zero_point;
+  const float effective_projection_scale = scale_of(full::kProjectionWeightsTensor) *
+                                           intermediate_scale[kHiddenIntermediate] /
+                                           output_state_scale;
+  qu::QuantizeMultiplier(effective_projection_scale, &p.projection_scale_a, &p.projection_scale_b);
+  if (use_projection) {
+    // TFLite adds the hidden zero point's row sums with a plus sign, for both ops.
+    p.projection_effective_bias = ZeroPointTimesWeightsWithBias(
+        hidden_zero_point, in[full::kProjectionWeightsTensor], in[full::kProjectionBiasTensor]);
+  }
+  p.output_state_zero_point = output_state->params.zero_point;
+
+  const float cell_clip = data->options.cell_clip;
+  const float proj_clip = data->options.proj_clip;
+  p.quantized_cell_clip =
+      cell_clip > 0.0f ? static_cast<int16_t>(std::min(
+                             std::max(cell_clip / cell_state->params.scale, -32768.0f), 32767.0f))
+                       : 0;
+  p.quantized_proj_clip = proj_clip > 0.0f
+                              ? static_cast<int8_t>(std::min(
+                                    std::max(proj_clip / output->params.scale, -128.0f), 127.0f))
+                              : 0;
   return kTfLiteOk;
 }
 
@@ -396,34 +666,58 @@ TfLiteStatus PrepareFull(TfLiteContext* context, TfLiteNode* node, bool is_seque
   const int n_cell = input_to_output_weights->dims->data[0];
   const int n_output = recurrent_to_output_weights->dims->data[1];
 
-  TF_LITE_ENSURE_OK(context, ChooseArithmetic(context, in, &data->arithmetic));
-  TF_LITE_ENSURE_OK(context,
-                    CheckFloatParameters(context, in, n_cell, n_input, n_output, use_layer_norm));
+  TF_LITE_ENSURE_OK(context, ChooseArithmetic(context, node, in, is_sequence, &data->arithmetic));
+  const Arithmetic arithmetic = data->arithmetic;
+  TF_LITE_ENSURE_OK(
+      context, CheckParameters(context, in, n_cell, n_input, n_output, use_layer_norm, arithmetic));
 
   // The step indexes its buffers with int.
-  const int64_t gate_elements = static_cast<int64_t>(n_batch) * std::max(n_cell, n_output);
+  const int64_t gate_elements =
+      static_cast<int64_t>(n_batch) * std::max({n_cell, n_output, n_input});
   if (gate_elements > INT_MAX / 5) {
-    TF_LITE_KERNEL_LOG(context, "%d batches of %d cells are too many", n_batch, n_cell);
+    TF_LITE_KERNEL_LOG(context, "%d batches of %d cells and %d inputs are too many", n_batch,
+                       n_cell, n_input);
     return kTfLiteError;
   }
 
+  const bool is_integer = arithmetic == Arithmetic::kInteger;
   TF_LITE_ENSURE_OK(context, CheckState(context, node, full::kOutputStateTensor,
+                                        is_integer ? kTfLiteInt8 : kTfLiteFloat32,
                                         static_cast<int64_t>(n_batch) * n_output));
   TF_LITE_ENSURE_OK(context, CheckState(context, node, full::kCellStateTensor,
+                                        is_integer ? kTfLiteInt16 : kTfLiteFloat32,
                                         static_cast<int64_t>(n_batch) * n_cell));
 
   TfLiteTensor* output = nullptr;
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, full::kOutputTensor, &output));
-  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteFloat32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output",
+                                       is_integer ? kTfLiteInt8 : kTfLiteFloat32));
 
   data->max_time = max_time;
   data->n_batch = n_batch;
   data->n_cell = n_cell;
   data->n_input = n_input;
   data->n_output = n_output;
-  data->scratch.assign(
-      static_cast<size_t>(n_batch) * (4 * static_cast<size_t>(n_cell) + std::max(n_cell, n_output)),
-      0.0f);
+  const size_t batch = static_cast<size_t>(n_batch);
+  const size_t gate_size = batch * static_cast<size_t>(n_cell);
+  switch (arithmetic) {
+    case Arithmetic::kFloat:
+      data->scratch.assign(4 * gate_size + batch * std::max(n_cell, n_output), 0.0f);
+      break;
+    case Arithmetic::kHybrid:
+      data->scratch.assign(4 * gate_size, 0.0f);
+      data->quantized.assign(batch * n_input + batch * n_output + gate_size, 0);
+      data->scaling_factors.assign(3 * batch, 0.0f);
+      data->zero_points.assign(2 * batch, 0);
+      data->recovered_cell_weights.assign(n_cell, 0.0f);
+      data->row_sums_computed = false;
+      break;
+    case Arithmetic::kInteger:
+      TF_LITE_ENSURE_OK(context, PrepareIntegerParams(context, node, in, use_layer_norm, data));
+      data->integer_gates.assign(4 * gate_size, 0);
+      data->integer_hidden.assign(gate_size, 0);
+      break;
+  }
 
   // LSTM: {n_batch, n_output}; the sequence op: the input's shape with n_output last.
   TfLiteIntArray* output_shape = TfLiteIntArrayCopy(input->dims);
@@ -477,11 +771,135 @@ TfLiteStatus EvalFloat(TfLiteContext* context, TfLiteNode* node, OpData* data) {
   return kTfLiteOk;
 }
 
+// Row sums of an int8 {rows, cols} matrix.
+std::vector<int32_t> RowSums(const int8_t* matrix, int rows, int cols) {
+  std::vector<int32_t> sums(rows, 0);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) sums[r] += matrix[r * cols + c];
+  }
+  return sums;
+}
+
+TfLiteStatus EvalHybrid(TfLiteContext* context, TfLiteNode* node, OpData* data) {
+  auto tensor = [&](int index) { return GetOptionalInputTensor(context, node, index); };
+  // Weights are read as int8 whatever their declared type (int8 or uint8), as TFLite does.
+  auto int8_data = [&](int index) {
+    const TfLiteTensor* t = tensor(index);
+    return t == nullptr ? nullptr : reinterpret_cast<const int8_t*>(t->data.raw);
+  };
+  auto scale = [&](int index) {
+    const TfLiteTensor* t = tensor(index);
+    return t == nullptr ? 1.0f : t->params.scale;
+  };
+  const int n_cell = data->n_cell;
+  const int n_input = data->n_input;
+  const int n_output = data->n_output;
+  const bool asymmetric = data->asymmetric_quantize_inputs;
+
+  if (asymmetric && !data->row_sums_computed) {
+    for (int g = 0; g < lstm::kNumGates; ++g) {
+      if (tensor(kInputWeights[g]) == nullptr) continue;
+      data->input_row_sums[g] = RowSums(int8_data(kInputWeights[g]), n_cell, n_input);
+      data->recurrent_row_sums[g] = RowSums(int8_data(kRecurrentWeights[g]), n_cell, n_output);
+    }
+    if (tensor(full::kProjectionWeightsTensor) != nullptr) {
+      data->projection_row_sums =
+          RowSums(int8_data(full::kProjectionWeightsTensor), n_output, n_cell);
+    }
+    data->row_sums_computed = true;
+  }
+
+  lstm::HybridWeights w;
+  for (int g = 0; g < lstm::kNumGates; ++g) {
+    lstm::HybridGateWeights& gate = w.gates[g];
+    gate.input_weights = int8_data(kInputWeights[g]);
+    gate.input_scale = scale(kInputWeights[g]);
+    gate.recurrent_weights = int8_data(kRecurrentWeights[g]);
+    gate.recurrent_scale = scale(kRecurrentWeights[g]);
+    if (kCellWeights[g] >= 0) {
+      gate.cell_weights = int8_data(kCellWeights[g]);
+      gate.cell_scale = scale(kCellWeights[g]);
+    }
+    gate.layer_norm = GetTensorData<float>(tensor(kLayerNorm[g]));
+    gate.bias = GetTensorData<float>(tensor(kGateBias[g]));
+    if (asymmetric && gate.input_weights != nullptr) {
+      gate.input_row_sums = data->input_row_sums[g].data();
+      gate.recurrent_row_sums = data->recurrent_row_sums[g].data();
+    }
+  }
+  w.projection = int8_data(full::kProjectionWeightsTensor);
+  w.projection_scale = scale(full::kProjectionWeightsTensor);
+  w.projection_bias = GetTensorData<float>(tensor(full::kProjectionBiasTensor));
+  if (asymmetric) w.projection_row_sums = data->projection_row_sums.data();
+
+  const int n_batch = data->n_batch;
+  const int gate_size = n_batch * n_cell;
+  lstm::HybridScratch scratch;
+  for (int g = 0; g < lstm::kNumGates; ++g) scratch.gates[g] = data->scratch.data() + g * gate_size;
+  if (w.gates[lstm::kInputGate].input_weights == nullptr) scratch.gates[lstm::kInputGate] = nullptr;
+  scratch.quantized_input = data->quantized.data();
+  scratch.quantized_output_state = scratch.quantized_input + n_batch * n_input;
+  scratch.quantized_hidden = scratch.quantized_output_state + n_batch * n_output;
+  scratch.input_scaling_factors = data->scaling_factors.data();
+  scratch.output_state_scaling_factors = scratch.input_scaling_factors + n_batch;
+  scratch.product_scaling_factors = scratch.output_state_scaling_factors + n_batch;
+  scratch.input_zero_points = data->zero_points.data();
+  scratch.output_state_zero_points = scratch.input_zero_points + n_batch;
+  scratch.recovered_cell_weights = data->recovered_cell_weights.data();
+
+  const lstm::HybridOptions options = {data->options, asymmetric};
+  TfLiteTensor* output_state = tflite::GetVariableInput(context, node, full::kOutputStateTensor);
+  TfLiteTensor* cell_state = tflite::GetVariableInput(context, node, full::kCellStateTensor);
+  lstm::HybridSequence(
+      w, options, data->max_time, n_batch, n_cell, n_input, n_output, data->time_major,
+      GetTensorData<float>(tflite::GetInput(context, node, full::kInputTensor)),
+      GetTensorData<float>(output_state), GetTensorData<float>(cell_state), scratch,
+      GetTensorData<float>(tflite::GetOutput(context, node, full::kOutputTensor)));
+  return kTfLiteOk;
+}
+
+TfLiteStatus EvalInteger(TfLiteContext* context, TfLiteNode* node, OpData* data) {
+  auto tensor = [&](int index) { return GetOptionalInputTensor(context, node, index); };
+  const bool use_layer_norm = tensor(full::kForgetLayerNormCoefficientsTensor) != nullptr;
+  lstm::IntegerWeights w;
+  for (int g = 0; g < lstm::kNumGates; ++g) {
+    lstm::IntegerGateWeights& gate = w.gates[g];
+    gate.input_weights = GetTensorData<int8_t>(tensor(kInputWeights[g]));
+    gate.recurrent_weights = GetTensorData<int8_t>(tensor(kRecurrentWeights[g]));
+    if (kCellWeights[g] >= 0) gate.cell_weights = GetTensorData<int16_t>(tensor(kCellWeights[g]));
+    if (use_layer_norm) {
+      gate.layer_norm = GetTensorData<int16_t>(tensor(kLayerNorm[g]));
+      gate.bias = GetTensorData<int32_t>(tensor(kGateBias[g]));
+    }
+  }
+  w.projection = GetTensorData<int8_t>(tensor(full::kProjectionWeightsTensor));
+
+  const int gate_size = data->n_batch * data->n_cell;
+  lstm::IntegerScratch scratch;
+  for (int g = 0; g < lstm::kNumGates; ++g) {
+    scratch.gates[g] = data->integer_gates.data() + g * gate_size;
+  }
+  scratch.hidden = data->integer_hidden.data();
+
+  TfLiteTensor* output_state = tflite::GetVariableInput(context, node, full::kOutputStateTensor);
+  TfLiteTensor* cell_state = tflite::GetVariableInput(context, node, full::kCellStateTensor);
+  lstm::IntegerSequence(
+      w, data->integer, data->max_time, data->n_batch, data->n_cell, data->n_input, data->n_output,
+      data->time_major, GetTensorData<int8_t>(tflite::GetInput(context, node, full::kInputTensor)),
+      GetTensorData<int8_t>(output_state), GetTensorData<int16_t>(cell_state), scratch,
+      GetTensorData<int8_t>(tflite::GetOutput(context, node, full::kOutputTensor)));
+  return kTfLiteOk;
+}
+
 TfLiteStatus EvalFull(TfLiteContext* context, TfLiteNode* node) {
   OpData* data = static_cast<OpData*>(node->user_data);
   switch (data->arithmetic) {
     case Arithmetic::kFloat:
       return EvalFloat(context, node, data);
+    case Arithmetic::kHybrid:
+      return EvalHybrid(context, node, data);
+    case Arithmetic::kInteger:
+      return EvalInteger(context, node, data);
   }
   return kTfLiteError;
 }
@@ -594,6 +1012,273 @@ TfLiteStatus PrepareSequenceLstm(TfLiteContext* context, TfLiteNode* node) {
   return PrepareFull(context, node, /*is_sequence=*/true);
 }
 
+// ---- SVDF: input {batch, input_size}, weights_feature {num_filters, input_size}, weights_time
+// {num_filters, memory_size}, optional bias {num_units}, variable state
+// {batch, memory_size * num_filters}; output {batch, num_units} with num_units = num_filters /
+// rank. Float, hybrid (float input, int8 weights) and integer (int8 input and output, int16 state
+// and time weights, int32 bias).
+
+constexpr int kSvdfInput = 0;
+constexpr int kSvdfWeightsFeature = 1;
+constexpr int kSvdfWeightsTime = 2;
+constexpr int kSvdfBias = 3;
+constexpr int kSvdfState = 4;
+constexpr const char* kSvdfInputNames[] = {"input", "weights_feature", "weights_time", "bias",
+                                           "state"};
+
+struct SvdfData {
+  Arithmetic arithmetic = Arithmetic::kFloat;
+  svdf::Shape shape;
+  TfLiteFusedActivation activation = kTfLiteActNone;
+  bool asymmetric_quantize_inputs = false;
+  std::vector<float> scratch;  // float and hybrid: batch * num_filters
+  // Hybrid.
+  std::vector<float> weights_time_float;  // dequantized once, at the first invocation
+  bool weights_time_dequantized = false;
+  std::vector<int32_t> row_sums;  // of weights_feature, at the first invocation (asymmetric only)
+  bool row_sums_computed = false;
+  std::vector<float> scaling_factors;
+  std::vector<int32_t> zero_points;
+  std::vector<int8_t> quantized_input;
+  // Integer.
+  svdf::IntegerParams integer;
+  std::vector<int32_t> integer_scratch;      // batch * num_filters
+  std::vector<int32_t> integer_output_temp;  // batch * num_units
+};
+
+void* InitSvdf(TfLiteContext*, const char*, size_t) { return new SvdfData(); }
+
+void FreeSvdf(TfLiteContext*, void* buffer) { delete static_cast<SvdfData*>(buffer); }
+
+TfLiteStatus CheckSvdfType(TfLiteContext* context, const TfLiteTensor* tensor, int index,
+                           TfLiteType type) {
+  return CheckType(context, tensor, "input", index, kSvdfInputNames[index], type);
+}
+
+TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
+  SvdfData* data = static_cast<SvdfData*>(node->user_data);
+  if (tflite::NumInputs(node) != 5 || tflite::NumOutputs(node) != 1) {
+    TF_LITE_KERNEL_LOG(context, "expects 5 inputs and 1 output, got %d and %d",
+                       tflite::NumInputs(node), tflite::NumOutputs(node));
+    return kTfLiteError;
+  }
+  const auto* params = static_cast<const TfLiteSVDFParams*>(node->builtin_data);
+  // Without options TFLite's parser leaves rank at 0, which it refuses.
+  if (params == nullptr || params->rank <= 0) {
+    TF_LITE_KERNEL_LOG(context, "option rank is %d, expected > 0",
+                       params == nullptr ? 0 : params->rank);
+    return kTfLiteError;
+  }
+  if (!IsValidActivation(params->activation)) {
+    TF_LITE_KERNEL_LOG(context, "fused activation %d is not a valid activation",
+                       static_cast<int>(params->activation));
+    return kTfLiteError;
+  }
+  data->activation = params->activation;
+  data->asymmetric_quantize_inputs = params->asymmetric_quantize_inputs;
+
+  const TfLiteTensor* input = nullptr;
+  const TfLiteTensor* weights_feature = nullptr;
+  const TfLiteTensor* weights_time = nullptr;
+  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kSvdfInput, &input));
+  TF_LITE_ENSURE_OK(context,
+                    tflite::GetInputSafe(context, node, kSvdfWeightsFeature, &weights_feature));
+  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kSvdfWeightsTime, &weights_time));
+  const TfLiteTensor* bias = GetOptionalInputTensor(context, node, kSvdfBias);
+  for (int index : {kSvdfInput, kSvdfWeightsFeature, kSvdfWeightsTime}) {
+    const TfLiteTensor* t = tflite::GetInput(context, node, index);
+    if (t->dims->size != 2) {
+      TF_LITE_KERNEL_LOG(context, "input %d (%s) must be 2-D, got %d-D", index,
+                         kSvdfInputNames[index], t->dims->size);
+      return kTfLiteError;
+    }
+  }
+
+  svdf::Shape& s = data->shape;
+  s.rank = params->rank;
+  s.batch_size = input->dims->data[0];
+  s.input_size = input->dims->data[1];
+  s.num_filters = weights_feature->dims->data[0];
+  s.memory_size = weights_time->dims->data[1];
+  if (s.num_filters % s.rank != 0) {
+    TF_LITE_KERNEL_LOG(context,
+                       "input 1 (weights_feature) has %d filters, not a multiple of rank %d",
+                       s.num_filters, s.rank);
+    return kTfLiteError;
+  }
+  s.num_units = s.num_filters / s.rank;
+  if (weights_feature->dims->data[1] != s.input_size) {
+    TF_LITE_KERNEL_LOG(context, "input 1 (weights_feature) has %d columns, input 0 has %d",
+                       weights_feature->dims->data[1], s.input_size);
+    return kTfLiteError;
+  }
+  if (weights_time->dims->data[0] != s.num_filters) {
+    TF_LITE_KERNEL_LOG(context, "input 2 (weights_time) has %d rows, expected %d (the filters)",
+                       weights_time->dims->data[0], s.num_filters);
+    return kTfLiteError;
+  }
+  // The newest activation goes into the last of memory_size columns.
+  if (s.memory_size < 1) {
+    TF_LITE_KERNEL_LOG(context, "input 2 (weights_time) has memory size %d, expected >= 1",
+                       s.memory_size);
+    return kTfLiteError;
+  }
+  if (bias != nullptr && (bias->dims->size != 1 || bias->dims->data[0] != s.num_units)) {
+    TF_LITE_KERNEL_LOG(context, "input 3 (bias) has shape %s, expected [%d]",
+                       ShapeString(bias->dims->data, bias->dims->size).c_str(), s.num_units);
+    return kTfLiteError;
+  }
+  const TfLiteTensor* state = tflite::GetVariableInput(context, node, kSvdfState);
+  if (state == nullptr) {
+    TF_LITE_KERNEL_LOG(context, "input 4 (state) must be a variable tensor");
+    return kTfLiteError;
+  }
+  const int64_t state_columns = static_cast<int64_t>(s.memory_size) * s.num_filters;
+  if (state->dims->size != 2 || state->dims->data[0] != s.batch_size ||
+      state->dims->data[1] != state_columns) {
+    TF_LITE_KERNEL_LOG(context,
+                       "input 4 (state) has shape %s, expected [%d, %lld]: its size does not match "
+                       "memory_size * num_filters",
+                       ShapeString(state->dims->data, state->dims->size).c_str(), s.batch_size,
+                       static_cast<long long>(state_columns));
+    return kTfLiteError;
+  }
+  if (static_cast<int64_t>(s.batch_size) * state_columns > INT_MAX) {
+    TF_LITE_KERNEL_LOG(context, "input 4 (state) is too large");
+    return kTfLiteError;
+  }
+  TfLiteTensor* output = nullptr;
+  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
+
+  const TfLiteType input_type = input->type;
+  const TfLiteType weight_type = weights_feature->type;
+  const size_t batch = static_cast<size_t>(s.batch_size);
+  if (input_type == kTfLiteFloat32 && weight_type == kTfLiteFloat32) {
+    data->arithmetic = Arithmetic::kFloat;
+    TF_LITE_ENSURE_OK(context,
+                      CheckSvdfType(context, weights_time, kSvdfWeightsTime, kTfLiteFloat32));
+    if (bias != nullptr) {
+      TF_LITE_ENSURE_OK(context, CheckSvdfType(context, bias, kSvdfBias, kTfLiteFloat32));
+    }
+    TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteFloat32));
+    TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteFloat32));
+    data->scratch.assign(batch * s.num_filters, 0.0f);
+  } else if (input_type == kTfLiteFloat32 &&
+             (weight_type == kTfLiteInt8 || weight_type == kTfLiteUInt8)) {
+    // Hybrid: int8 (or uint8, read as int8 bytes like TFLite) feature and time weights.
+    data->arithmetic = Arithmetic::kHybrid;
+    TF_LITE_ENSURE_OK(context, CheckSvdfType(context, weights_time, kSvdfWeightsTime, weight_type));
+    if (bias != nullptr) {
+      TF_LITE_ENSURE_OK(context, CheckSvdfType(context, bias, kSvdfBias, kTfLiteFloat32));
+    }
+    TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteFloat32));
+    TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteFloat32));
+    data->scratch.assign(batch * s.num_filters, 0.0f);
+    data->weights_time_float.assign(static_cast<size_t>(s.num_filters) * s.memory_size, 0.0f);
+    data->weights_time_dequantized = false;
+    data->row_sums_computed = false;
+    data->scaling_factors.assign(batch, 0.0f);
+    data->zero_points.assign(batch, 0);
+    data->quantized_input.assign(batch * s.input_size, 0);
+  } else if (input_type == kTfLiteInt8 && weight_type == kTfLiteInt8) {
+    data->arithmetic = Arithmetic::kInteger;
+    TF_LITE_ENSURE_OK(context,
+                      CheckSvdfType(context, weights_time, kSvdfWeightsTime, kTfLiteInt16));
+    if (bias != nullptr) {
+      TF_LITE_ENSURE_OK(context, CheckSvdfType(context, bias, kSvdfBias, kTfLiteInt32));
+    }
+    TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteInt16));
+    TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteInt8));
+    // TFLite refuses other activations (at invocation) without applying ReLU beyond the clamp.
+    if (params->activation != kTfLiteActRelu) {
+      TF_LITE_KERNEL_LOG(context, "the integer SVDF supports only a RELU activation, got %d",
+                         static_cast<int>(params->activation));
+      return kTfLiteError;
+    }
+    const TfLiteAffineQuantization* q[5] = {
+        RequireQuantization(context, input, "input 0 (input)"),
+        RequireQuantization(context, weights_feature, "input 1 (weights_feature)"),
+        RequireQuantization(context, weights_time, "input 2 (weights_time)"),
+        RequireQuantization(context, state, "input 4 (state)"),
+        RequireQuantization(context, output, "output 0")};
+    for (const TfLiteAffineQuantization* quantization : q) {
+      if (quantization == nullptr) return kTfLiteError;
+    }
+    // Products of float scales, rounded to float before QuantizeMultiplier sees them (TFLite's
+    // expressions are float).
+    const float effective_scale_1 =
+        q[0]->scale->data[0] * q[1]->scale->data[0] / q[3]->scale->data[0];
+    const float effective_scale_2 =
+        q[3]->scale->data[0] * q[2]->scale->data[0] / q[4]->scale->data[0];
+    qu::QuantizeMultiplier(effective_scale_1, &data->integer.scale_1_a, &data->integer.scale_1_b);
+    qu::QuantizeMultiplier(effective_scale_2, &data->integer.scale_2_a, &data->integer.scale_2_b);
+    data->integer.input_zero_point = q[0]->zero_point->data[0];
+    data->integer.output_zero_point = q[4]->zero_point->data[0];
+    data->integer_scratch.assign(batch * s.num_filters, 0);
+    data->integer_output_temp.assign(batch * s.num_units, 0);
+  } else {
+    TF_LITE_KERNEL_LOG(context,
+                       "input 0 (input) has type %s and input 1 (weights_feature) type %s; "
+                       "supported: FLOAT32 with FLOAT32 or INT8 weights, INT8 with INT8 weights",
+                       TfLiteTypeGetName(input_type), TfLiteTypeGetName(weight_type));
+    return kTfLiteError;
+  }
+  return context->ResizeTensor(context, output,
+                               tflite::CreateIntArray({s.batch_size, s.num_units}));
+}
+
+TfLiteStatus EvalSvdf(TfLiteContext* context, TfLiteNode* node) {
+  SvdfData* data = static_cast<SvdfData*>(node->user_data);
+  const svdf::Shape& s = data->shape;
+  const TfLiteTensor* input = tflite::GetInput(context, node, kSvdfInput);
+  const TfLiteTensor* weights_feature = tflite::GetInput(context, node, kSvdfWeightsFeature);
+  const TfLiteTensor* weights_time = tflite::GetInput(context, node, kSvdfWeightsTime);
+  const TfLiteTensor* bias = GetOptionalInputTensor(context, node, kSvdfBias);
+  TfLiteTensor* state = tflite::GetVariableInput(context, node, kSvdfState);
+  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  switch (data->arithmetic) {
+    case Arithmetic::kFloat:
+      svdf::EvalFloat(s, data->activation, GetTensorData<float>(input),
+                      GetTensorData<float>(weights_feature), GetTensorData<float>(weights_time),
+                      GetTensorData<float>(bias), data->scratch.data(), GetTensorData<float>(state),
+                      GetTensorData<float>(output));
+      return kTfLiteOk;
+    case Arithmetic::kHybrid: {
+      const auto* feature = reinterpret_cast<const int8_t*>(weights_feature->data.raw);
+      if (!data->weights_time_dequantized) {
+        const auto* time = reinterpret_cast<const int8_t*>(weights_time->data.raw);
+        for (size_t i = 0; i < data->weights_time_float.size(); ++i) {
+          data->weights_time_float[i] = time[i] * weights_time->params.scale;
+        }
+        data->weights_time_dequantized = true;
+      }
+      if (data->asymmetric_quantize_inputs && !data->row_sums_computed) {
+        data->row_sums = RowSums(feature, s.num_filters, s.input_size);
+        data->row_sums_computed = true;
+      }
+      svdf::HybridScratch buffers;
+      buffers.scratch = data->scratch.data();
+      buffers.scaling_factors = data->scaling_factors.data();
+      buffers.zero_points = data->zero_points.data();
+      buffers.quantized_input = data->quantized_input.data();
+      svdf::EvalHybrid(s, data->activation, data->asymmetric_quantize_inputs,
+                       GetTensorData<float>(input), feature, weights_feature->params.scale,
+                       data->row_sums.data(), data->weights_time_float.data(),
+                       GetTensorData<float>(bias), buffers, GetTensorData<float>(state),
+                       GetTensorData<float>(output));
+      return kTfLiteOk;
+    }
+    case Arithmetic::kInteger:
+      svdf::EvalInteger(s, data->integer, GetTensorData<int8_t>(input),
+                        GetTensorData<int8_t>(weights_feature),
+                        GetTensorData<int16_t>(weights_time), GetTensorData<int32_t>(bias),
+                        GetTensorData<int16_t>(state), data->integer_scratch.data(),
+                        data->integer_output_temp.data(), GetTensorData<int8_t>(output));
+      return kTfLiteOk;
+  }
+  return kTfLiteError;
+}
+
 }  // namespace
 
 TfLiteRegistration* Register_LSTM() {
@@ -603,6 +1288,11 @@ TfLiteRegistration* Register_LSTM() {
 
 TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM() {
   static TfLiteRegistration registration = {Init, Free, PrepareSequenceLstm, EvalFull};
+  return &registration;
+}
+
+TfLiteRegistration* Register_SVDF() {
+  static TfLiteRegistration registration = {InitSvdf, FreeSvdf, PrepareSvdf, EvalSvdf};
   return &registration;
 }
 

@@ -1,9 +1,15 @@
 // RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR on NHWC tensors, computing what TensorFlow Lite
-// 2.14.1 computes (tensorflow/lite/kernels/resize_{bilinear,nearest_neighbor}.cc and the reference
-// kernels): the same source coordinates for align_corners and half_pixel_centers, in float
-// arithmetic. Input 1 is the new [height, width] (int32 [2]); when it is not constant the output is
-// dynamic and resized in Eval. Float32 for now; Prepare dispatches on the input type so that the
-// quantized forms slot in beside.
+// 2.14.1 computes (tensorflow/lite/kernels/resize_{bilinear,nearest_neighbor}.cc and the kernels
+// they select). Input 1 is the new [height, width] (int32 [2]); when it is not constant the output
+// is dynamic and resized in Eval. Both ops take float32, uint8, int8 and int16, and quantized
+// values are resized as stored (input and output share their quantization). Each type follows the
+// arithmetic of the kernel TFLite runs for it:
+// - bilinear float32: the reference expression in float;
+// - bilinear uint8: float corner weights, rounded by adding 0.5 and truncating (optimized_ops);
+// - bilinear int8 and int16: 10-bit fixed-point coordinates and weights (ResizeBilinearInteger);
+// - nearest uint8 without align_corners or half_pixel_centers: 16.16 fixed-point coordinates
+//   (optimized_ops), which can pick another pixel than float would;
+// - nearest otherwise: float coordinates (reference_ops).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -64,10 +70,16 @@ TfLiteStatus ResizePrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   switch (input->type) {
     case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-      break;
-    default: return nn::RefuseType(context, input, "input 0");
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt16: break;
+    default:
+      TF_LITE_KERNEL_LOG(context,
+                         "input 0 has type %s; supported are FLOAT32, UINT8, INT8 and INT16",
+                         TfLiteTypeGetName(input->type));
+      return kTfLiteError;
   }
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
   if (kind == ResizeKind::kBilinear) {
     const auto& params = nn::ParamsOf<TfLiteResizeBilinearParams>(node);
     if (params.half_pixel_centers && params.align_corners) {
@@ -92,12 +104,14 @@ float ResizeScale(int input_size, int output_size, bool align_corners) {
 }
 
 // The source coordinate of output position `value` and the two input positions around it, as
-// TFLite's ComputeInterpolationValues.
+// TFLite's ComputeInterpolationValues. The lower bound is also kept below input_size, which it
+// only reaches when float rounding of enormous sizes pushes the coordinate past the last pixel.
 void InterpolationValues(int value, float scale, bool half_pixel_centers, int input_size,
                          float* scaled_value, int* lower_bound, int* upper_bound) {
   const float position = static_cast<float>(value);
   *scaled_value = half_pixel_centers ? (position + 0.5f) * scale - 0.5f : position * scale;
-  *lower_bound = std::max(static_cast<int>(std::floor(*scaled_value)), 0);
+  *lower_bound =
+      std::min(std::max(static_cast<int>(std::floor(*scaled_value)), 0), input_size - 1);
   *upper_bound = std::min(static_cast<int>(std::ceil(*scaled_value)), input_size - 1);
 }
 
@@ -144,6 +158,139 @@ void ResizeBilinearFloat(const TfLiteResizeBilinearParams& params, const TfLiteT
   }
 }
 
+// uint8, as optimized_ops::ResizeBilinear (ResizeBilinearGenericSmallChannel): the four corner
+// weights are float products, the weighted sum is taken in that order in float, and 0.5 is added
+// before truncating. Its special case for 8x half-pixel upsampling works in 8.8 fixed point but
+// computes the same values (all weights are sixteenths, so both are exact), and needs no code here.
+void ResizeBilinearUInt8(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
+                         TfLiteTensor* output) {
+  const int* input_dims = input->dims->data;
+  const int* output_dims = output->dims->data;
+  const int batches = input_dims[0];
+  const int input_height = input_dims[1];
+  const int input_width = input_dims[2];
+  const int depth = input_dims[3];
+  const int output_height = output_dims[1];
+  const int output_width = output_dims[2];
+  const float height_scale = ResizeScale(input_height, output_height, params.align_corners);
+  const float width_scale = ResizeScale(input_width, output_width, params.align_corners);
+  const uint8_t* input_data = tflite::GetTensorData<uint8_t>(input);
+  uint8_t* output_data = tflite::GetTensorData<uint8_t>(output);
+
+  for (int b = 0; b < batches; ++b) {
+    for (int y = 0; y < output_height; ++y) {
+      float input_y;
+      int y0, y1;
+      InterpolationValues(y, height_scale, params.half_pixel_centers, input_height, &input_y, &y0,
+                          &y1);
+      const float dy = input_y - y0;
+      for (int x = 0; x < output_width; ++x) {
+        float input_x;
+        int x0, x1;
+        InterpolationValues(x, width_scale, params.half_pixel_centers, input_width, &input_x, &x0,
+                            &x1);
+        const float dx = input_x - x0;
+        const uint8_t* top_left = input_data + nn::Offset4D(input_dims, b, y0, x0, 0);
+        const uint8_t* top_right = input_data + nn::Offset4D(input_dims, b, y0, x1, 0);
+        const uint8_t* bottom_left = input_data + nn::Offset4D(input_dims, b, y1, x0, 0);
+        const uint8_t* bottom_right = input_data + nn::Offset4D(input_dims, b, y1, x1, 0);
+        const float top_left_weight = (1 - dy) * (1 - dx);
+        const float top_right_weight = (1 - dy) * dx;
+        const float bottom_left_weight = dy * (1 - dx);
+        const float bottom_right_weight = dy * dx;
+        uint8_t* out = output_data + nn::Offset4D(output_dims, b, y, x, 0);
+        for (int c = 0; c < depth; ++c) {
+          out[c] = static_cast<uint8_t>(top_left[c] * top_left_weight +
+                                        top_right[c] * top_right_weight +
+                                        bottom_left[c] * bottom_left_weight +
+                                        bottom_right[c] * bottom_right_weight + 0.5f);
+        }
+      }
+    }
+  }
+}
+
+// Ratio of input to output positions in 10-bit fixed point, rounded to nearest, as
+// ResizeBilinearInteger computes it.
+int32_t ResizeScale10(int input_size, int output_size, bool align_corners) {
+  if (align_corners && output_size > 1) {
+    return static_cast<int32_t>((int64_t{1024} * (input_size - 1) + (output_size - 1) / 2) /
+                                (output_size - 1));
+  }
+  return static_cast<int32_t>((int64_t{1024} * input_size + output_size / 2) / output_size);
+}
+
+// The source coordinate (10 fractional bits) and the two input positions around it, as
+// ComputeInterpolationValuesInteger. Division truncates toward zero, as TFLite's does. Unlike the
+// upper bound, the lower bound is not kept below input_size: a scale rounded up can put the last
+// output's coordinate exactly on input_size (33 -> 513 does), and TFLite then reads that
+// "pixel", which is the first of the next row.
+void InterpolationValuesInteger(int value, int32_t scale_10, bool half_pixel_centers,
+                                int input_size, int64_t* scaled_value, int* lower_bound,
+                                int* upper_bound) {
+  *scaled_value = half_pixel_centers ? int64_t{value} * scale_10 + scale_10 / 2 - (1 << 9)
+                                     : int64_t{value} * scale_10;
+  *lower_bound = static_cast<int>(std::max<int64_t>(*scaled_value / (1 << 10), 0));
+  *upper_bound = static_cast<int>(
+      std::min<int64_t>((*scaled_value + (1 << 10) - 1) / (1 << 10), input_size - 1));
+}
+
+// int8 and int16, as reference_ops::ResizeBilinearInteger (TFLite's optimized int8 kernel calls
+// it too): products of the value and two 10-bit weights summed in 64 bits, then divided by 2^20
+// rounding half away from zero. Corners are addressed by flat offset as TFLite's are, so a lower
+// bound one past the row or column reads what TFLite reads; only a read past the whole tensor,
+// which TFLite makes out of bounds, is moved onto the last pixel instead.
+template <typename T>
+void ResizeBilinearInteger(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
+                           TfLiteTensor* output) {
+  const int* input_dims = input->dims->data;
+  const int* output_dims = output->dims->data;
+  const int batches = input_dims[0];
+  const int input_height = input_dims[1];
+  const int input_width = input_dims[2];
+  const int depth = input_dims[3];
+  const int output_height = output_dims[1];
+  const int output_width = output_dims[2];
+  const int32_t height_scale_10 = ResizeScale10(input_height, output_height, params.align_corners);
+  const int32_t width_scale_10 = ResizeScale10(input_width, output_width, params.align_corners);
+  const T* input_data = tflite::GetTensorData<T>(input);
+  T* output_data = tflite::GetTensorData<T>(output);
+  constexpr int64_t kOne = 1 << 10;
+  const int64_t last_pixel = tflite::NumElements(input) - depth;
+  auto pixel = [&](int b, int y, int x) {
+    return input_data + std::min(nn::Offset4D(input_dims, b, y, x, 0), last_pixel);
+  };
+
+  for (int b = 0; b < batches; ++b) {
+    for (int y = 0; y < output_height; ++y) {
+      int64_t input_y;
+      int y0, y1;
+      InterpolationValuesInteger(y, height_scale_10, params.half_pixel_centers, input_height,
+                                 &input_y, &y0, &y1);
+      const int64_t dy = input_y - kOne * y0;
+      for (int x = 0; x < output_width; ++x) {
+        int64_t input_x;
+        int x0, x1;
+        InterpolationValuesInteger(x, width_scale_10, params.half_pixel_centers, input_width,
+                                   &input_x, &x0, &x1);
+        const int64_t dx = input_x - kOne * x0;
+        const T* top_left = pixel(b, y0, x0);
+        const T* top_right = pixel(b, y0, x1);
+        const T* bottom_left = pixel(b, y1, x0);
+        const T* bottom_right = pixel(b, y1, x1);
+        T* out = output_data + nn::Offset4D(output_dims, b, y, x, 0);
+        for (int c = 0; c < depth; ++c) {
+          const int64_t sum_20 = top_left[c] * (kOne - dy) * (kOne - dx) +
+                                 bottom_left[c] * dy * (kOne - dx) +
+                                 top_right[c] * (kOne - dy) * dx + bottom_right[c] * dy * dx;
+          const int64_t round = sum_20 > 0 ? (1 << 19) : -(1 << 19);
+          out[c] = static_cast<T>((sum_20 + round) / (1 << 20));
+        }
+      }
+    }
+  }
+}
+
 // The input position output position `value` copies, as TFLite's GetNearestNeighbor.
 int NearestNeighbor(int value, int input_size, int output_size, bool align_corners,
                     bool half_pixel_centers) {
@@ -157,8 +304,40 @@ int NearestNeighbor(int value, int input_size, int output_size, bool align_corne
   return nearest;
 }
 
-void ResizeNearestNeighborFloat(const TfLiteResizeNearestNeighborParams& params,
-                                const TfLiteTensor* input, TfLiteTensor* output) {
+// Copies, for each output pixel, the `depth` elements of the input pixel GetNearestNeighbor picks;
+// the element type does not matter, only its size.
+void ResizeNearestNeighborReference(const TfLiteResizeNearestNeighborParams& params,
+                                    const TfLiteTensor* input, TfLiteTensor* output) {
+  const int* input_dims = input->dims->data;
+  const int* output_dims = output->dims->data;
+  const int batches = input_dims[0];
+  const int input_height = input_dims[1];
+  const int input_width = input_dims[2];
+  const int output_height = output_dims[1];
+  const int output_width = output_dims[2];
+  const size_t element_size = tflite::TfLiteTypeGetSize(input->type);
+  const size_t pixel_bytes = input_dims[3] * element_size;
+  const char* input_data = input->data.raw_const;
+  char* output_data = output->data.raw;
+  for (int b = 0; b < batches; ++b) {
+    for (int y = 0; y < output_height; ++y) {
+      const int in_y = NearestNeighbor(y, input_height, output_height, params.align_corners,
+                                       params.half_pixel_centers);
+      for (int x = 0; x < output_width; ++x) {
+        const int in_x = NearestNeighbor(x, input_width, output_width, params.align_corners,
+                                         params.half_pixel_centers);
+        std::memcpy(output_data + nn::Offset4D(output_dims, b, y, x, 0) * element_size,
+                    input_data + nn::Offset4D(input_dims, b, in_y, in_x, 0) * element_size,
+                    pixel_bytes);
+      }
+    }
+  }
+}
+
+// uint8 without align_corners or half_pixel_centers, as optimized_ops::ResizeNearestNeighbor: the
+// scale in 16.16 fixed point, plus 1 ("an error factor"), and the source index the product's
+// integer part. It can pick a different pixel than the float coordinates do.
+void ResizeNearestNeighborUInt8FixedPoint(const TfLiteTensor* input, TfLiteTensor* output) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
   const int batches = input_dims[0];
@@ -167,17 +346,21 @@ void ResizeNearestNeighborFloat(const TfLiteResizeNearestNeighborParams& params,
   const int depth = input_dims[3];
   const int output_height = output_dims[1];
   const int output_width = output_dims[2];
-  const float* input_data = tflite::GetTensorData<float>(input);
-  float* output_data = tflite::GetTensorData<float>(output);
+  // An empty output needs no scale (TFLite's kernel divides by zero computing it).
+  if (output_height == 0 || output_width == 0) return;
+  const int64_t height_scale = (int64_t{input_height} << 16) / output_height + 1;
+  const int64_t width_scale = (int64_t{input_width} << 16) / output_width + 1;
+  const uint8_t* input_data = tflite::GetTensorData<uint8_t>(input);
+  uint8_t* output_data = tflite::GetTensorData<uint8_t>(output);
   for (int b = 0; b < batches; ++b) {
     for (int y = 0; y < output_height; ++y) {
-      const int in_y = NearestNeighbor(y, input_height, output_height, params.align_corners,
-                                       params.half_pixel_centers);
+      const int in_y = static_cast<int>(std::min<int64_t>((y * height_scale) >> 16,
+                                                          input_height - 1));
       for (int x = 0; x < output_width; ++x) {
-        const int in_x = NearestNeighbor(x, input_width, output_width, params.align_corners,
-                                         params.half_pixel_centers);
+        const int in_x = static_cast<int>(std::min<int64_t>((x * width_scale) >> 16,
+                                                            input_width - 1));
         std::memcpy(output_data + nn::Offset4D(output_dims, b, y, x, 0),
-                    input_data + nn::Offset4D(input_dims, b, in_y, in_x, 0), depth * sizeof(float));
+                    input_data + nn::Offset4D(input_dims, b, in_y, in_x, 0), depth);
       }
     }
   }
@@ -191,17 +374,27 @@ TfLiteStatus ResizeEval(TfLiteContext* context, TfLiteNode* node) {
   if (tflite::IsDynamicTensor(output)) {
     TF_LITE_ENSURE_OK(context, ResizeOutput<kind>(context, input, size, output));
   }
-  switch (input->type) {
-    case kTfLiteFloat32:
-      if (kind == ResizeKind::kBilinear) {
-        ResizeBilinearFloat(nn::ParamsOf<TfLiteResizeBilinearParams>(node), input, output);
-      } else {
-        ResizeNearestNeighborFloat(nn::ParamsOf<TfLiteResizeNearestNeighborParams>(node), input,
-                                   output);
-      }
-      return kTfLiteOk;
-    default: return nn::RefuseType(context, input, "input 0");
+  if (kind == ResizeKind::kBilinear) {
+    const auto& params = nn::ParamsOf<TfLiteResizeBilinearParams>(node);
+    switch (input->type) {
+      case kTfLiteFloat32: ResizeBilinearFloat(params, input, output); break;
+      case kTfLiteUInt8: ResizeBilinearUInt8(params, input, output); break;
+      case kTfLiteInt8: ResizeBilinearInteger<int8_t>(params, input, output); break;
+      case kTfLiteInt16: ResizeBilinearInteger<int16_t>(params, input, output); break;
+      default:
+        TF_LITE_KERNEL_LOG(context, "input 0 has type %s, which Prepare did not accept",
+                           TfLiteTypeGetName(input->type));
+        return kTfLiteError;
+    }
+  } else {
+    const auto& params = nn::ParamsOf<TfLiteResizeNearestNeighborParams>(node);
+    if (input->type == kTfLiteUInt8 && !params.align_corners && !params.half_pixel_centers) {
+      ResizeNearestNeighborUInt8FixedPoint(input, output);
+    } else {
+      ResizeNearestNeighborReference(params, input, output);
+    }
   }
+  return kTfLiteOk;
 }
 
 }  // namespace

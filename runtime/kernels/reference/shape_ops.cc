@@ -2,8 +2,9 @@
 // 2.14.1's semantics (tensorflow/lite/kernels/*.cc and internal/reference/*.h).
 //
 // Conventions of this file:
-// - Data-movement ops never interpret elements: they copy bytes of any fixed-size type (float16,
-//   int4-free types, bool, quantized integers, complex), so one implementation serves every type.
+// - Data-movement ops never interpret elements: they copy the bytes of any fixed-size type (float,
+//   float16, bool, quantized and plain integers, complex), so one implementation serves every type.
+//   A few ops refuse types exactly where TFLite 2.14 refuses them (TILE, DEPTH_TO_SPACE, ...).
 // - An output whose shape depends on the *values* of an input (a shape, begin/end, axis, k, ...)
 //   is sized in Prepare when that input is constant, and otherwise made dynamic and sized in Eval,
 //   as TFLite does; shapes can then flow at run time (SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE).
@@ -279,9 +280,8 @@ int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) 
   const int left_shift = shift > 0 ? shift : 0;
   const int right_shift = shift > 0 ? 0 : -shift;
   return RoundingDivideByPOT(
-      SaturatingRoundingDoublingHighMul(static_cast<int32_t>(static_cast<uint32_t>(x)
-                                                             << left_shift),
-                                        multiplier),
+      SaturatingRoundingDoublingHighMul(
+          static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift), multiplier),
       right_shift);
 }
 
@@ -290,8 +290,8 @@ int32_t MultiplyByQuantizedMultiplier64(int64_t x, int32_t multiplier, int shift
   const int32_t reduced_multiplier =
       multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
   const int total_shift = 15 - shift;
-  const int64_t rounded = x * static_cast<int64_t>(reduced_multiplier) +
-                          (static_cast<int64_t>(1) << (total_shift - 1));
+  const int64_t rounded =
+      x * static_cast<int64_t>(reduced_multiplier) + (static_cast<int64_t>(1) << (total_shift - 1));
   return static_cast<int32_t>(rounded >> total_shift);
 }
 
@@ -367,10 +367,9 @@ TfLiteStatus ReshapeShape(TfLiteContext* context, TfLiteNode* node, std::vector<
   if (num_input != num_output) {
     std::string dims;
     for (size_t i = 0; i < out.size(); ++i) dims += (i ? "," : "") + std::to_string(out[i]);
-    TF_LITE_KERNEL_LOG(context,
-                       "RESHAPE: cannot reshape %lld elements into shape [%s] (%lld elements)",
-                       static_cast<long long>(num_input), dims.c_str(),
-                       static_cast<long long>(num_output));
+    TF_LITE_KERNEL_LOG(
+        context, "RESHAPE: cannot reshape %lld elements into shape [%s] (%lld elements)",
+        static_cast<long long>(num_input), dims.c_str(), static_cast<long long>(num_output));
     return kTfLiteError;
   }
   shapes->assign(1, out);
@@ -456,8 +455,7 @@ TfLiteStatus SqueezeEval(TfLiteContext* context, TfLiteNode* node) {
 // ---------------------------------------------------------------------------------------------
 // EXPAND_DIMS: inserts a size-1 dimension at `axis` (input 1), in [-(rank+1), rank].
 
-TfLiteStatus ExpandDimsShape(TfLiteContext* context, TfLiteNode* node,
-                             std::vector<Shape>* shapes) {
+TfLiteStatus ExpandDimsShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   const TfLiteTensor* input;
   const TfLiteTensor* axis_t;
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
@@ -501,7 +499,8 @@ TfLiteStatus ShapePrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteShapeParams params = ParamsOrDefault<TfLiteShapeParams>(node);
   const TfLiteType want = params.out_type == kTfLiteNoType ? output->type : params.out_type;
   if ((want != kTfLiteInt32 && want != kTfLiteInt64) || output->type != want) {
-    TF_LITE_KERNEL_LOG(context, "SHAPE: output type must be INT32 or INT64 (out_type %s, output %s)",
+    TF_LITE_KERNEL_LOG(context,
+                       "SHAPE: output type must be INT32 or INT64 (out_type %s, output %s)",
                        TfLiteTypeGetName(params.out_type), TfLiteTypeGetName(output->type));
     return kTfLiteError;
   }
@@ -581,9 +580,12 @@ TfLiteStatus TilePrepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "TILE", &input, &output));
   switch (input->type) {  // as TFLite 2.14 (no INT16)
-    case kTfLiteFloat32: case kTfLiteUInt8: case kTfLiteInt8: case kTfLiteInt32:
-    case kTfLiteInt64: case kTfLiteBool:
-      break;
+    case kTfLiteFloat32:
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt32:
+    case kTfLiteInt64:
+    case kTfLiteBool: break;
     default:
       TF_LITE_KERNEL_LOG(context, "TILE: type %s is not supported", TfLiteTypeGetName(input->type));
       return kTfLiteError;
@@ -627,7 +629,8 @@ TfLiteStatus TransposePerm(TfLiteContext* context, TfLiteNode* node, std::vector
   perm->resize(rank);
   for (int i = 0; i < rank; ++i) {
     if (values[i] < 0 || values[i] >= rank || seen[values[i]]) {
-      TF_LITE_KERNEL_LOG(context, "TRANSPOSE: perm is not a permutation of 0..%d (entry %d is %lld)",
+      TF_LITE_KERNEL_LOG(context,
+                         "TRANSPOSE: perm is not a permutation of 0..%d (entry %d is %lld)",
                          rank - 1, i, static_cast<long long>(values[i]));
       return kTfLiteError;
     }
@@ -637,8 +640,7 @@ TfLiteStatus TransposePerm(TfLiteContext* context, TfLiteNode* node, std::vector
   return kTfLiteOk;
 }
 
-TfLiteStatus TransposeShape(TfLiteContext* context, TfLiteNode* node,
-                            std::vector<Shape>* shapes) {
+TfLiteStatus TransposeShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   std::vector<int> perm;
   TF_LITE_ENSURE_OK(context, TransposePerm(context, node, &perm));
   const TfLiteTensor* input = GetInput(context, node, 0);
@@ -750,8 +752,9 @@ TfLiteStatus UnpackPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   const int n = NumOutputs(node);
   if (input->dims->data[axis] != n || (params.num != 0 && params.num != n)) {
-    TF_LITE_KERNEL_LOG(context, "UNPACK: dimension %d has size %d, but the op has %d outputs (num %d)",
-                       axis, input->dims->data[axis], n, params.num);
+    TF_LITE_KERNEL_LOG(context,
+                       "UNPACK: dimension %d has size %d, but the op has %d outputs (num %d)", axis,
+                       input->dims->data[axis], n, params.num);
     return kTfLiteError;
   }
   Shape out = ShapeOf(input);
@@ -780,8 +783,8 @@ TfLiteStatus UnpackEval(TfLiteContext* context, TfLiteNode* node) {
   for (int i = 0; i < n; ++i) {
     TfLiteTensor* output = GetOutput(context, node, i);
     for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(output->data.raw + o * inner_bytes, input->data.raw_const + (o * n + i) * inner_bytes,
-                  inner_bytes);
+      std::memcpy(output->data.raw + o * inner_bytes,
+                  input->data.raw_const + (o * n + i) * inner_bytes, inner_bytes);
     }
   }
   return kTfLiteOk;
@@ -817,7 +820,8 @@ TfLiteStatus GatherResolve(TfLiteContext* context, TfLiteNode* node, GatherDims*
   g->batch_dims = params.batch_dims;
   if (g->batch_dims < 0) g->batch_dims += NumDimensions(positions);
   if (g->batch_dims < 0 || g->batch_dims > g->axis || g->batch_dims > NumDimensions(positions)) {
-    TF_LITE_KERNEL_LOG(context, "GATHER: batch_dims %d is invalid for axis %d and indices of rank %d",
+    TF_LITE_KERNEL_LOG(context,
+                       "GATHER: batch_dims %d is invalid for axis %d and indices of rank %d",
                        params.batch_dims, g->axis, NumDimensions(positions));
     return kTfLiteError;
   }
@@ -921,8 +925,7 @@ TfLiteStatus GatherNdEval(TfLiteContext* context, TfLiteNode* node) {
   const Shape p_shape = ShapeOf(params);
   const int nd = indices->dims->data[indices->dims->size - 1];
   const std::vector<int64_t> p_strides = RowMajorStrides(p_shape);
-  const size_t slice_bytes =
-      ProductOfDims(p_shape, nd, static_cast<int>(p_shape.size())) * elem;
+  const size_t slice_bytes = ProductOfDims(p_shape, nd, static_cast<int>(p_shape.size())) * elem;
   const int64_t count = ProductOfDims(ShapeOf(indices), 0, indices->dims->size - 1);
   for (int64_t n = 0; n < count; ++n) {
     int64_t from = 0;
@@ -970,7 +973,8 @@ TfLiteStatus SliceRange(TfLiteContext* context, TfLiteNode* node, std::vector<in
     }
     if (s == -1) s = dim - b;
     if (s < 0 || b + s > dim) {
-      TF_LITE_KERNEL_LOG(context, "SLICE: begin %lld and size %lld exceed dimension %d of size %lld",
+      TF_LITE_KERNEL_LOG(context,
+                         "SLICE: begin %lld and size %lld exceed dimension %d of size %lld",
                          static_cast<long long>(b), static_cast<long long>(sizes[i]), i,
                          static_cast<long long>(dim));
       return kTfLiteError;
@@ -1019,27 +1023,28 @@ TfLiteStatus SliceEval(TfLiteContext* context, TfLiteNode* node) {
 // dimension is sliced with strided_slice_logic.h's start/stop rules.
 
 struct StridedSlicing {
-  Shape effective_shape;       // input shape with the new axes inserted
-  std::vector<int> start;      // per effective dimension
-  std::vector<int> count;      // elements taken per effective dimension
+  Shape effective_shape;   // input shape with the new axes inserted
+  std::vector<int> start;  // per effective dimension
+  std::vector<int> count;  // elements taken per effective dimension
   std::vector<int> stride;
-  std::vector<bool> shrink;    // dimension dropped from the output
+  std::vector<bool> shrink;  // dimension dropped from the output
 };
 
 TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, StridedSlicing* s) {
   const TfLiteStridedSliceParams params = ParamsOrDefault<TfLiteStridedSliceParams>(node);
   const TfLiteTensor* input = GetInput(context, node, 0);
   std::vector<int64_t> begin, end, strides;
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "STRIDED_SLICE", "begin", GetInput(context, node, 1),
-                                      &begin));
+  TF_LITE_ENSURE_OK(
+      context, ReadInts(context, "STRIDED_SLICE", "begin", GetInput(context, node, 1), &begin));
   TF_LITE_ENSURE_OK(context,
                     ReadInts(context, "STRIDED_SLICE", "end", GetInput(context, node, 2), &end));
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "STRIDED_SLICE", "strides",
-                                      GetInput(context, node, 3), &strides));
+  TF_LITE_ENSURE_OK(
+      context, ReadInts(context, "STRIDED_SLICE", "strides", GetInput(context, node, 3), &strides));
   const int begin_count = static_cast<int>(begin.size());
   if (static_cast<int>(end.size()) != begin_count ||
       static_cast<int>(strides.size()) != begin_count) {
-    TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: begin, end and strides differ in length (%d, %d, %d)",
+    TF_LITE_KERNEL_LOG(context,
+                       "STRIDED_SLICE: begin, end and strides differ in length (%d, %d, %d)",
                        begin_count, static_cast<int>(end.size()), static_cast<int>(strides.size()));
     return kTfLiteError;
   }
@@ -1064,8 +1069,8 @@ TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, Strid
   for (int i = 0; i < effective_dims;) {
     if ((1 << i) & params.ellipsis_mask) {
       ellipsis_start = i;
-      const int ellipsis_end =
-          std::max(i + 1, std::min(i + 1 + num_add_axis + input_dims - begin_count, effective_dims));
+      const int ellipsis_end = std::max(
+          i + 1, std::min(i + 1 + num_add_axis + input_dims - begin_count, effective_dims));
       expanded_ellipsis = ellipsis_end - ellipsis_start - 1;
       for (; i < ellipsis_end; ++i) effective_ellipsis_mask |= (int64_t{1} << i);
       continue;
@@ -1084,8 +1089,8 @@ TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, Strid
   for (int i = 0; i < effective_dims; ++i) {
     int64_t b = 0, e = 0, stride = 1;
     bool begin_mask = false, end_mask = false;
-    const bool is_new_axis =
-        !((int64_t{1} << i) & effective_ellipsis_mask) && ((int64_t{1} << i) & effective_new_axis_mask);
+    const bool is_new_axis = !((int64_t{1} << i) & effective_ellipsis_mask) &&
+                             ((int64_t{1} << i) & effective_new_axis_mask);
     if (!is_new_axis) {
       if (i - added_axes >= input_dims) {
         TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: the masks do not fit an input of rank %d",
@@ -1125,9 +1130,9 @@ TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, Strid
     if (s->shrink[i]) {
       // Shrinking takes exactly the element at `start` (TF's semantics; it must exist).
       if (start < 0 || start >= size) {
-        TF_LITE_KERNEL_LOG(context,
-                           "STRIDED_SLICE: shrunk index %lld is out of range for dimension %d of size %d",
-                           static_cast<long long>(b), i, size);
+        TF_LITE_KERNEL_LOG(
+            context, "STRIDED_SLICE: shrunk index %lld is out of range for dimension %d of size %d",
+            static_cast<long long>(b), i, size);
         return kTfLiteError;
       }
       s->start[i] = start;
@@ -1231,7 +1236,8 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
   for (int i = 0; i < NumInputs(node); ++i) {
     const TfLiteTensor* t;
     TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "CONCATENATION", t, output, "input", "output"));
+    TF_LITE_ENSURE_OK(context,
+                      CheckSameType(context, "CONCATENATION", t, output, "input", "output"));
     if (NumDimensions(t) != rank) {
       TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d has rank %d, input 0 has %d", i,
                          NumDimensions(t), rank);
@@ -1239,8 +1245,9 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
     }
     for (int d = 0; d < rank; ++d) {
       if (d != axis && t->dims->data[d] != out[d]) {
-        TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d differs from input 0 in dimension %d (%d vs %d)",
-                           i, d, t->dims->data[d], out[d]);
+        TF_LITE_KERNEL_LOG(
+            context, "CONCATENATION: input %d differs from input 0 in dimension %d (%d vs %d)", i,
+            d, t->dims->data[d], out[d]);
         return kTfLiteError;
       }
     }
@@ -1248,8 +1255,8 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
         (t->params.scale != output->params.scale ||
          t->params.zero_point != output->params.zero_point)) {
       // TFLite rescales only UINT8 inputs; INT8 and INT16 must already share the output's.
-      TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d's quantization differs from the output's",
-                         i);
+      TF_LITE_KERNEL_LOG(context,
+                         "CONCATENATION: input %d's quantization differs from the output's", i);
       return kTfLiteError;
     }
     sum += t->dims->data[axis];
@@ -1289,7 +1296,7 @@ TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {
       const int64_t n = t->dims->data[axis] * inner;
       const char* in = t->data.raw_const + o * n * elem;
       const bool rescale = rescalable && (t->params.scale != output->params.scale ||
-                                         t->params.zero_point != output->params.zero_point);
+                                          t->params.zero_point != output->params.zero_point);
       if (!rescale) {
         std::memcpy(out, in, n * elem);
       } else {
@@ -1342,14 +1349,15 @@ TfLiteStatus SplitVResolve(TfLiteContext* context, TfLiteNode* node, int* axis,
                            std::vector<int64_t>* sizes) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   int64_t a;
-  TF_LITE_ENSURE_OK(context, ReadOneInt(context, "SPLIT_V", "axis", GetInput(context, node, 2), &a));
+  TF_LITE_ENSURE_OK(context,
+                    ReadOneInt(context, "SPLIT_V", "axis", GetInput(context, node, 2), &a));
   if (!NormalizeAxis(a, NumDimensions(input), axis)) {
     TF_LITE_KERNEL_LOG(context, "SPLIT_V: axis %lld is out of range for rank %d",
                        static_cast<long long>(a), NumDimensions(input));
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "SPLIT_V", "size_splits", GetInput(context, node, 1),
-                                      sizes));
+  TF_LITE_ENSURE_OK(context,
+                    ReadInts(context, "SPLIT_V", "size_splits", GetInput(context, node, 1), sizes));
   if (static_cast<int>(sizes->size()) != NumOutputs(node)) {
     TF_LITE_KERNEL_LOG(context, "SPLIT_V: %d size_splits for %d outputs",
                        static_cast<int>(sizes->size()), NumOutputs(node));
@@ -1515,7 +1523,8 @@ TfLiteStatus PadPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "PAD", &input, &output));
   const TfLiteTensor* value = NumInputs(node) == 3 ? GetInput(context, node, 2) : nullptr;
   if (value != nullptr) {
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "PAD", value, input, "constant_values", "input"));
+    TF_LITE_ENSURE_OK(context,
+                      CheckSameType(context, "PAD", value, input, "constant_values", "input"));
     if (tflite::NumElements(value) != 1) {
       TF_LITE_KERNEL_LOG(context, "PAD: constant_values must hold one value");
       return kTfLiteError;
@@ -1558,8 +1567,7 @@ TfLiteStatus PadEval(TfLiteContext* context, TfLiteNode* node) {
   return GatherMapped(context, "PAD", input, maps, RowMajorStrides(in_shape), pad_value, output);
 }
 
-TfLiteStatus MirrorPadShape(TfLiteContext* context, TfLiteNode* node,
-                            std::vector<Shape>* shapes) {
+TfLiteStatus MirrorPadShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   const TfLiteMirrorPaddingParams params = ParamsOrDefault<TfLiteMirrorPaddingParams>(node);
   if (params.mode != kTfLiteMirrorPaddingReflect && params.mode != kTfLiteMirrorPaddingSymmetric) {
     TF_LITE_KERNEL_LOG(context, "MIRROR_PAD: mode must be REFLECT or SYMMETRIC (got %d)",
@@ -1573,11 +1581,10 @@ TfLiteStatus MirrorPadShape(TfLiteContext* context, TfLiteNode* node,
   for (int d = 0; d < NumDimensions(input); ++d) {
     const int64_t limit = input->dims->data[d] - offset;
     if (pads[2 * d] > limit || pads[2 * d + 1] > limit) {
-      TF_LITE_KERNEL_LOG(context,
-                         "MIRROR_PAD: padding (%lld, %lld) of dimension %d exceeds %lld for %s mode",
-                         static_cast<long long>(pads[2 * d]), static_cast<long long>(pads[2 * d + 1]),
-                         d, static_cast<long long>(std::max<int64_t>(limit, 0)),
-                         offset ? "REFLECT" : "SYMMETRIC");
+      TF_LITE_KERNEL_LOG(
+          context, "MIRROR_PAD: padding (%lld, %lld) of dimension %d exceeds %lld for %s mode",
+          static_cast<long long>(pads[2 * d]), static_cast<long long>(pads[2 * d + 1]), d,
+          static_cast<long long>(std::max<int64_t>(limit, 0)), offset ? "REFLECT" : "SYMMETRIC");
       return kTfLiteError;
     }
   }
@@ -1620,11 +1627,11 @@ TfLiteStatus MirrorPadEval(TfLiteContext* context, TfLiteNode* node) {
 
 struct Reduction {
   Shape input_shape;
-  std::vector<int> axes;                // resolved, unique, in the order given
-  std::vector<int64_t> out_stride;      // per input dimension; 0 for reduced dimensions
+  std::vector<int> axes;            // resolved, unique, in the order given
+  std::vector<int64_t> out_stride;  // per input dimension; 0 for reduced dimensions
   int64_t output_size = 1;
-  int64_t reduced_count = 1;            // input elements folded into each output
-  int raw_axis_count = 0;               // entries in the axis tensor (duplicates included)
+  int64_t reduced_count = 1;  // input elements folded into each output
+  int raw_axis_count = 0;     // entries in the axis tensor (duplicates included)
   std::vector<int64_t> raw_axes;
 };
 
@@ -1672,7 +1679,6 @@ TfLiteStatus ResolveReduction(TfLiteContext* context, TfLiteNode* node, const ch
   }
   return kTfLiteOk;
 }
-
 
 // acc[out(i)] = fold(acc[out(i)], in[i]) for every input element i in row-major order.
 template <typename In, typename Acc, typename Fold>
@@ -1752,9 +1758,7 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
   switch (input->type) {
     case kTfLiteFloat32:
     case kTfLiteInt32:
-    case kTfLiteInt64:
-      type_ok = kKind != ReduceKind::kAny;
-      break;
+    case kTfLiteInt64: type_ok = kKind != ReduceKind::kAny; break;
     case kTfLiteUInt8:
     case kTfLiteInt8:
     case kTfLiteInt16:
@@ -1764,11 +1768,8 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
         type_ok = false;
       }
       break;
-    case kTfLiteBool:
-      type_ok = kKind == ReduceKind::kAny;
-      break;
-    default:
-      break;
+    case kTfLiteBool: type_ok = kKind == ReduceKind::kAny; break;
+    default: break;
   }
   if (!type_ok) {
     TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op,
@@ -1822,9 +1823,9 @@ void QuantizedMean(const Reduction& r, bool keep_dims, const TfLiteTensor* input
   }
   std::vector<int32_t> sum(r.output_size, 0);
   FoldInto(r, in, sum.data(), [](int32_t a, T v) { return a + static_cast<int32_t>(v); });
-  const bool spatial_4d = keep_dims && r.input_shape.size() == 4 && r.raw_axis_count == 2 &&
-                          ((r.raw_axes[0] == 1 && r.raw_axes[1] == 2) ||
-                           (r.raw_axes[0] == 2 && r.raw_axes[1] == 1));
+  const bool spatial_4d =
+      keep_dims && r.input_shape.size() == 4 && r.raw_axis_count == 2 &&
+      ((r.raw_axes[0] == 1 && r.raw_axes[1] == 2) || (r.raw_axes[0] == 2 && r.raw_axes[1] == 1));
   if (spatial_4d && !std::is_same<T, int16_t>::value) {
     float bias_f = in_zp * in_scale / out_scale;
     bias_f = bias_f > 0 ? bias_f + 0.5f : bias_f - 0.5f;
@@ -1873,8 +1874,8 @@ void QuantizedSum(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* o
   const float scale = input->params.scale / output->params.scale;
   const float bias = -input->params.zero_point * scale * static_cast<float>(r.reduced_count);
   for (int64_t i = 0; i < r.output_size; ++i) {
-    const int64_t value = static_cast<int64_t>(std::round(sum[i] * scale + bias)) +
-                          output->params.zero_point;
+    const int64_t value =
+        static_cast<int64_t>(std::round(sum[i] * scale + bias)) + output->params.zero_point;
     out[i] = SaturateTo<T>(value);
   }
 }
@@ -1886,9 +1887,9 @@ void QuantizedProd(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* 
   const T* in = reinterpret_cast<const T*>(input->data.raw_const);
   T* out = reinterpret_cast<T*>(output->data.raw);
   if (r.output_size == 0 || r.reduced_count == 0) return;
-  const double scaling =
-      static_cast<double>(input->params.scale) /
-      std::pow(static_cast<double>(output->params.scale), 1.0 / static_cast<double>(r.reduced_count));
+  const double scaling = static_cast<double>(input->params.scale) /
+                         std::pow(static_cast<double>(output->params.scale),
+                                  1.0 / static_cast<double>(r.reduced_count));
   int32_t multiplier;
   int shift;
   QuantizeMultiplier(scaling, &multiplier, &shift);
@@ -1902,14 +1903,13 @@ void QuantizedProd(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* 
   FoldInto(r, in, state.data(), [&](State s, T v) {
     const int32_t x = static_cast<int32_t>(v) - in_zp;
     if (s.first) return State{x, false};
-    return State{MultiplyByQuantizedMultiplier64(static_cast<int64_t>(s.value) * x, multiplier,
-                                                 shift),
-                 false};
+    return State{
+        MultiplyByQuantizedMultiplier64(static_cast<int64_t>(s.value) * x, multiplier, shift),
+        false};
   });
   for (int64_t i = 0; i < r.output_size; ++i) {
-    const int32_t result =
-        MultiplyByQuantizedMultiplier64(state[i].value, multiplier, shift) +
-        output->params.zero_point;
+    const int32_t result = MultiplyByQuantizedMultiplier64(state[i].value, multiplier, shift) +
+                           output->params.zero_point;
     out[i] = SaturateTo<T>(result);
   }
 }
@@ -2015,8 +2015,7 @@ TfLiteStatus ReduceEval(TfLiteContext* context, TfLiteNode* node) {
         return kTfLiteOk;
       }
       break;
-    default:
-      break;
+    default: break;
   }
   switch (input->type) {
     case kTfLiteFloat32: ReduceGeneric<float, kKind>(r, input, output); break;
@@ -2073,14 +2072,18 @@ TfLiteStatus ArgPrepare(TfLiteContext* context, TfLiteNode* node) {
                                        : ParamsOrDefault<TfLiteArgMinParams>(node).output_type;
   const TfLiteType want = param_type == kTfLiteNoType ? output->type : param_type;
   if ((want != kTfLiteInt32 && want != kTfLiteInt64) || output->type != want) {
-    TF_LITE_KERNEL_LOG(context, "%s: output type must be INT32 or INT64 (output_type %s, output %s)",
-                       op, TfLiteTypeGetName(param_type), TfLiteTypeGetName(output->type));
+    TF_LITE_KERNEL_LOG(context,
+                       "%s: output type must be INT32 or INT64 (output_type %s, output %s)", op,
+                       TfLiteTypeGetName(param_type), TfLiteTypeGetName(output->type));
     return kTfLiteError;
   }
   switch (input->type) {  // as TFLite 2.14 (no INT16)
-    case kTfLiteFloat32: case kTfLiteInt32: case kTfLiteInt64: case kTfLiteUInt8:
-    case kTfLiteInt8: case kTfLiteBool:
-      break;
+    case kTfLiteFloat32:
+    case kTfLiteInt32:
+    case kTfLiteInt64:
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteBool: break;
     default:
       TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op,
                          TfLiteTypeGetName(input->type));
@@ -2116,8 +2119,7 @@ void ArgCompute(const Shape& shape, int axis, const T* in, Out* out) {
 }
 
 template <typename T, bool kIsMax>
-void ArgDispatchOut(const Shape& shape, int axis, const TfLiteTensor* input,
-                    TfLiteTensor* output) {
+void ArgDispatchOut(const Shape& shape, int axis, const TfLiteTensor* input, TfLiteTensor* output) {
   const T* in = reinterpret_cast<const T*>(input->data.raw_const);
   if (output->type == kTfLiteInt64) {
     ArgCompute<T, int64_t, kIsMax>(shape, axis, in, output->data.i64);
@@ -2175,7 +2177,8 @@ TfLiteStatus TopKPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &values));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 1, &indices));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "TOPK_V2", values, input, "values output", "input"));
+  TF_LITE_ENSURE_OK(context,
+                    CheckSameType(context, "TOPK_V2", values, input, "values output", "input"));
   if (indices->type != kTfLiteInt32 && indices->type != kTfLiteInt16 &&
       indices->type != kTfLiteInt64) {
     TF_LITE_KERNEL_LOG(context, "TOPK_V2: indices output must be INT32, got %s",
@@ -2183,9 +2186,12 @@ TfLiteStatus TopKPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   switch (input->type) {
-    case kTfLiteFloat32: case kTfLiteInt32: case kTfLiteInt64: case kTfLiteUInt8:
-    case kTfLiteInt8: case kTfLiteInt16:
-      break;
+    case kTfLiteFloat32:
+    case kTfLiteInt32:
+    case kTfLiteInt64:
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt16: break;
     default:
       TF_LITE_KERNEL_LOG(context, "TOPK_V2: input type %s is not supported",
                          TfLiteTypeGetName(input->type));
@@ -2226,11 +2232,21 @@ TfLiteStatus TopKEval(TfLiteContext* context, TfLiteNode* node) {
   const int64_t rows = row_size == 0 ? 0 : tflite::NumElements(input) / row_size;
   switch (input->type) {
     case kTfLiteFloat32: TopKRows(input->data.f, rows, row_size, k, values->data.f, indices); break;
-    case kTfLiteInt32: TopKRows(input->data.i32, rows, row_size, k, values->data.i32, indices); break;
-    case kTfLiteInt64: TopKRows(input->data.i64, rows, row_size, k, values->data.i64, indices); break;
-    case kTfLiteUInt8: TopKRows(input->data.uint8, rows, row_size, k, values->data.uint8, indices); break;
-    case kTfLiteInt8: TopKRows(input->data.int8, rows, row_size, k, values->data.int8, indices); break;
-    case kTfLiteInt16: TopKRows(input->data.i16, rows, row_size, k, values->data.i16, indices); break;
+    case kTfLiteInt32:
+      TopKRows(input->data.i32, rows, row_size, k, values->data.i32, indices);
+      break;
+    case kTfLiteInt64:
+      TopKRows(input->data.i64, rows, row_size, k, values->data.i64, indices);
+      break;
+    case kTfLiteUInt8:
+      TopKRows(input->data.uint8, rows, row_size, k, values->data.uint8, indices);
+      break;
+    case kTfLiteInt8:
+      TopKRows(input->data.int8, rows, row_size, k, values->data.int8, indices);
+      break;
+    case kTfLiteInt16:
+      TopKRows(input->data.i16, rows, row_size, k, values->data.i16, indices);
+      break;
     default: return kTfLiteError;
   }
   return kTfLiteOk;
@@ -2315,10 +2331,18 @@ TfLiteStatus OnesLikePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, LikePrepare(context, node, "ONES_LIKE"));
   const TfLiteTensor* input = GetInput(context, node, 0);
   switch (input->type) {
-    case kTfLiteFloat32: case kTfLiteFloat64: case kTfLiteFloat16: case kTfLiteInt32:
-    case kTfLiteInt64: case kTfLiteInt16: case kTfLiteInt8: case kTfLiteUInt8:
-    case kTfLiteUInt16: case kTfLiteUInt32: case kTfLiteUInt64: case kTfLiteBool:
-      return kTfLiteOk;
+    case kTfLiteFloat32:
+    case kTfLiteFloat64:
+    case kTfLiteFloat16:
+    case kTfLiteInt32:
+    case kTfLiteInt64:
+    case kTfLiteInt16:
+    case kTfLiteInt8:
+    case kTfLiteUInt8:
+    case kTfLiteUInt16:
+    case kTfLiteUInt32:
+    case kTfLiteUInt64:
+    case kTfLiteBool: return kTfLiteOk;
     default:
       TF_LITE_KERNEL_LOG(context, "ONES_LIKE: type %s is not supported",
                          TfLiteTypeGetName(input->type));
@@ -2331,9 +2355,21 @@ TfLiteStatus OnesLikeEval(TfLiteContext* context, TfLiteNode* node) {
   char one[8] = {0};
   size_t elem = tflite::TfLiteTypeGetSize(output->type);
   switch (output->type) {
-    case kTfLiteFloat32: { const float v = 1.f; std::memcpy(one, &v, 4); break; }
-    case kTfLiteFloat64: { const double v = 1.0; std::memcpy(one, &v, 8); break; }
-    case kTfLiteFloat16: { const uint16_t v = 0x3C00; std::memcpy(one, &v, 2); break; }
+    case kTfLiteFloat32: {
+      const float v = 1.f;
+      std::memcpy(one, &v, 4);
+      break;
+    }
+    case kTfLiteFloat64: {
+      const double v = 1.0;
+      std::memcpy(one, &v, 8);
+      break;
+    }
+    case kTfLiteFloat16: {
+      const uint16_t v = 0x3C00;
+      std::memcpy(one, &v, 2);
+      break;
+    }
     default: {  // Little-endian integers and bool: the low byte is 1.
       one[0] = 1;
       break;
@@ -2384,19 +2420,18 @@ TfLiteStatus RangeShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sh
   int64_t n = 0;
   switch (start->type) {
     case kTfLiteInt32:
-      TF_LITE_ENSURE_OK(context, RangeCount(context, *start->data.i32, *limit->data.i32,
-                                            *delta->data.i32, &n));
+      TF_LITE_ENSURE_OK(
+          context, RangeCount(context, *start->data.i32, *limit->data.i32, *delta->data.i32, &n));
       break;
     case kTfLiteInt64:
-      TF_LITE_ENSURE_OK(context, RangeCount(context, *start->data.i64, *limit->data.i64,
-                                            *delta->data.i64, &n));
+      TF_LITE_ENSURE_OK(
+          context, RangeCount(context, *start->data.i64, *limit->data.i64, *delta->data.i64, &n));
       break;
     case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, RangeCount(context, *start->data.f, *limit->data.f,
-                                            *delta->data.f, &n));
+      TF_LITE_ENSURE_OK(context,
+                        RangeCount(context, *start->data.f, *limit->data.f, *delta->data.f, &n));
       break;
-    default:
-      return kTfLiteError;
+    default: return kTfLiteError;
   }
   shapes->assign(1, Shape{static_cast<int>(n)});
   return kTfLiteOk;
@@ -2408,8 +2443,7 @@ TfLiteStatus RangePrepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &start));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  if (start->type != kTfLiteInt32 && start->type != kTfLiteInt64 &&
-      start->type != kTfLiteFloat32) {
+  if (start->type != kTfLiteInt32 && start->type != kTfLiteInt64 && start->type != kTfLiteFloat32) {
     TF_LITE_KERNEL_LOG(context, "RANGE: type %s is not supported (INT32, INT64, FLOAT32)",
                        TfLiteTypeGetName(start->type));
     return kTfLiteError;
@@ -2417,7 +2451,8 @@ TfLiteStatus RangePrepare(TfLiteContext* context, TfLiteNode* node) {
   for (int i = 1; i < 3; ++i) {
     const TfLiteTensor* t;
     TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "RANGE", t, start, i == 1 ? "limit" : "delta", "start"));
+    TF_LITE_ENSURE_OK(
+        context, CheckSameType(context, "RANGE", t, start, i == 1 ? "limit" : "delta", "start"));
   }
   TF_LITE_ENSURE_OK(context, CheckSameType(context, "RANGE", output, start, "output", "start"));
   const bool known = ValuesKnown(start) && ValuesKnown(GetInput(context, node, 1)) &&
@@ -2467,8 +2502,9 @@ TfLiteStatus BroadcastToShape(TfLiteContext* context, TfLiteNode* node,
     const int in_dim = input->dims->data[i];
     const int out_dim = out[out_rank - in_rank + i];
     if (in_dim != 1 && in_dim != out_dim) {
-      TF_LITE_KERNEL_LOG(context, "BROADCAST_TO: input dimension %d (size %d) does not broadcast to %d",
-                         i, in_dim, out_dim);
+      TF_LITE_KERNEL_LOG(context,
+                         "BROADCAST_TO: input dimension %d (size %d) does not broadcast to %d", i,
+                         in_dim, out_dim);
       return kTfLiteError;
     }
   }
@@ -2519,9 +2555,11 @@ TfLiteStatus BlockPrepare(TfLiteContext* context, TfLiteNode* node) {
   const int bs = kDepthToSpace ? ParamsOrDefault<TfLiteDepthToSpaceParams>(node).block_size
                                : ParamsOrDefault<TfLiteSpaceToDepthParams>(node).block_size;
   switch (input->type) {  // as TFLite 2.14
-    case kTfLiteFloat32: case kTfLiteUInt8: case kTfLiteInt8: case kTfLiteInt32:
-    case kTfLiteInt64:
-      break;
+    case kTfLiteFloat32:
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt32:
+    case kTfLiteInt64: break;
     default:
       TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op,
                          TfLiteTypeGetName(input->type));
@@ -2644,8 +2682,7 @@ TfLiteStatus CumsumPrepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "CUMSUM", &input, &output));
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &axis));
-  if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32 &&
-      input->type != kTfLiteInt64) {
+  if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32 && input->type != kTfLiteInt64) {
     TF_LITE_KERNEL_LOG(context, "CUMSUM: type %s is not supported (FLOAT32, INT32, INT64)",
                        TfLiteTypeGetName(input->type));
     return kTfLiteError;
@@ -2698,13 +2735,14 @@ TfLiteStatus CumsumEval(TfLiteContext* context, TfLiteNode* node) {
       CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.f, output->data.f);
       break;
     case kTfLiteInt32:
-      CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.i32, output->data.i32);
+      CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.i32,
+                    output->data.i32);
       break;
     case kTfLiteInt64:
-      CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.i64, output->data.i64);
+      CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.i64,
+                    output->data.i64);
       break;
-    default:
-      return kTfLiteError;
+    default: return kTfLiteError;
   }
   return kTfLiteOk;
 }
@@ -2726,10 +2764,10 @@ TfLiteRegistration MakeRegistration(TfLiteStatus (*prepare)(TfLiteContext*, TfLi
 
 }  // namespace
 
-#define TS_REGISTER(NAME, PREPARE, EVAL)                                  \
-  TfLiteRegistration* Register_##NAME() {                                 \
-    static TfLiteRegistration r = MakeRegistration(PREPARE, EVAL);        \
-    return &r;                                                            \
+#define TS_REGISTER(NAME, PREPARE, EVAL)                           \
+  TfLiteRegistration* Register_##NAME() {                          \
+    static TfLiteRegistration r = MakeRegistration(PREPARE, EVAL); \
+    return &r;                                                     \
   }
 
 TS_REGISTER(RESHAPE, ReshapePrepare, ReshapeEval)

@@ -224,9 +224,8 @@ TEST(TileTest, RepeatsEachDimension) {
   t.SetInput<int32_t>(0, {1, 2, 3, 4});
   ASSERT_TRUE(t.Invoke().ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{4, 6}));
-  EXPECT_EQ(t.GetOutput<int32_t>(0),
-            (std::vector<int32_t>{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4,  //
-                                  1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4}));
+  EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4,  //
+                                                           1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4}));
 }
 
 TEST(TileTest, RunTimeMultiplesInt64) {
@@ -303,7 +302,8 @@ TEST(BroadcastToTest, AddsAndStretchesDims) {
   const int in = t.AddInput(kTfLiteFloat32, {3, 1});
   const int shape = t.AddConst<int32_t>(kTfLiteInt32, {3}, {2, 3, 2});
   const int out = t.AddOutput(kTfLiteFloat32);
-  t.AddOp(kTfLiteBuiltinBroadcastTo, {in, shape}, {out});
+  // TFLite registers BROADCAST_TO from version 2 (version 1 is refused at load).
+  t.AddOp(kTfLiteBuiltinBroadcastTo, {in, shape}, {out}, fb::BuiltinOptions::NONE, 0, 2);
   ASSERT_TRUE(t.Build().ok());
   t.SetInput<float>(0, {1, 2, 3});
   ASSERT_TRUE(t.Invoke().ok());
@@ -516,8 +516,7 @@ void RunStridedSlice(const StridedSliceCase& c) {
   const int e = t.AddConst<int32_t>(kTfLiteInt32, {n}, c.end);
   const int s = t.AddConst<int32_t>(kTfLiteInt32, {n}, c.strides);
   const int out = t.AddOutput(kTfLiteFloat32);
-  t.AddOp(kTfLiteBuiltinStridedSlice, {in, b, e, s}, {out},
-          fb::BuiltinOptions::StridedSliceOptions,
+  t.AddOp(kTfLiteBuiltinStridedSlice, {in, b, e, s}, {out}, fb::BuiltinOptions::StridedSliceOptions,
           fb::CreateStridedSliceOptions(t.fbb(), c.begin_mask, c.end_mask, c.ellipsis_mask,
                                         c.new_axis_mask, c.shrink_axis_mask, c.offset)
               .Union());
@@ -609,8 +608,8 @@ TEST(StridedSliceTest, RunTimeShapesFlowThroughShapeSlicePackReshapeTile) {
   ASSERT_TRUE(t.Invoke().ok());
   // reshape to [4, 1], tile 4 times: [4, 4].
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{4, 4}));
-  EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{10, 10, 10, 10, 11, 11, 11, 11, 12, 12, 12,
-                                                       12, 13, 13, 13, 13}));
+  EXPECT_EQ(t.GetOutput<float>(0),
+            (std::vector<float>{10, 10, 10, 10, 11, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 13}));
 }
 
 // ---- CONCATENATION, SPLIT, SPLIT_V ------------------------------------------------------------
@@ -827,8 +826,8 @@ TEST(ReduceTest, MeanEmptyIsNaN) {
 
 TEST(ReduceTest, MeanInt32TruncatesTowardZero) {
   std::vector<int> shape;
-  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinMean, kTfLiteInt32, {2, 2}, {1, 2, -1, -2}, {1},
-                               false, &shape),
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinMean, kTfLiteInt32, {2, 2}, {1, 2, -1, -2}, {1}, false,
+                               &shape),
             (std::vector<int32_t>{1, -1}));
 }
 
@@ -890,9 +889,9 @@ TEST(ReduceTest, SumProdMaxMin) {
   const std::vector<float> data = {1, -2, 3, 4, 5, -6};
   EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinSum, kTfLiteFloat32, {2, 3}, data, {0}, false, &shape),
             (std::vector<float>{5, 3, -3}));
-  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinReduceProd, kTfLiteFloat32, {2, 3}, data, {1}, true,
-                             &shape),
-            (std::vector<float>{-6, -120}));
+  EXPECT_EQ(
+      RunReduce<float>(kTfLiteBuiltinReduceProd, kTfLiteFloat32, {2, 3}, data, {1}, true, &shape),
+      (std::vector<float>{-6, -120}));
   EXPECT_EQ(shape, (std::vector<int>{2, 1}));
   EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinReduceMax, kTfLiteFloat32, {2, 3}, data, {1, 1}, false,
                              &shape),
@@ -918,9 +917,9 @@ TEST(ReduceTest, AnyOverBools) {
 
 TEST(ReduceTest, RefusesOutOfRangeAxis) {
   std::vector<int> shape;
-  EXPECT_TRUE(RunReduce<float>(kTfLiteBuiltinSum, kTfLiteFloat32, {2, 3}, Iota(6), {2}, false,
-                               &shape)
-                  .empty());
+  EXPECT_TRUE(
+      RunReduce<float>(kTfLiteBuiltinSum, kTfLiteFloat32, {2, 3}, Iota(6), {2}, false, &shape)
+          .empty());
 }
 
 // ---- ARG_MAX, ARG_MIN, TOPK_V2 ----------------------------------------------------------------

@@ -1,0 +1,134 @@
+#include "delegates/providers/delegate_provider.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace touchstone {
+
+ProviderFlag ProviderFlag::Bool(std::string name, bool default_value, std::string help) {
+  ProviderFlag f;
+  f.name = std::move(name);
+  f.type = Type::kBool;
+  f.default_bool = default_value;
+  f.help = std::move(help);
+  return f;
+}
+
+ProviderFlag ProviderFlag::Int(std::string name, int32_t default_value, std::string help) {
+  ProviderFlag f;
+  f.name = std::move(name);
+  f.type = Type::kInt;
+  f.default_int = default_value;
+  f.help = std::move(help);
+  return f;
+}
+
+ProviderFlag ProviderFlag::Float(std::string name, float default_value, std::string help) {
+  ProviderFlag f;
+  f.name = std::move(name);
+  f.type = Type::kFloat;
+  f.default_float = default_value;
+  f.help = std::move(help);
+  return f;
+}
+
+ProviderFlag ProviderFlag::String(std::string name, std::string default_value, std::string help) {
+  ProviderFlag f;
+  f.name = std::move(name);
+  f.type = Type::kString;
+  f.default_string = std::move(default_value);
+  f.help = std::move(help);
+  return f;
+}
+
+void ProviderParams::Declare(const ProviderFlag& flag) {
+  if (values_.count(flag.name) != 0) return;
+  Value v;
+  v.type = flag.type;
+  v.b = flag.default_bool;
+  v.i = flag.default_int;
+  v.f = flag.default_float;
+  v.s = flag.default_string;
+  values_[flag.name] = v;
+}
+
+bool ProviderParams::GetBool(const std::string& name) const {
+  auto it = values_.find(name);
+  return it != values_.end() && it->second.type == ProviderFlag::Type::kBool && it->second.b;
+}
+
+int32_t ProviderParams::GetInt(const std::string& name) const {
+  auto it = values_.find(name);
+  return it != values_.end() && it->second.type == ProviderFlag::Type::kInt ? it->second.i : 0;
+}
+
+float ProviderParams::GetFloat(const std::string& name) const {
+  auto it = values_.find(name);
+  return it != values_.end() && it->second.type == ProviderFlag::Type::kFloat ? it->second.f : 0.0f;
+}
+
+std::string ProviderParams::GetString(const std::string& name) const {
+  auto it = values_.find(name);
+  return it != values_.end() && it->second.type == ProviderFlag::Type::kString ? it->second.s : "";
+}
+
+int ProviderParams::Position(const std::string& name) const {
+  auto it = values_.find(name);
+  return it != values_.end() ? it->second.position : 0;
+}
+
+ProviderParams::Value* ProviderParams::Mutable(const std::string& name) {
+  auto it = values_.find(name);
+  return it != values_.end() ? &it->second : nullptr;
+}
+
+void ProviderParams::SetBool(const std::string& name, bool v, int position) {
+  if (Value* value = Mutable(name)) {
+    value->b = v;
+    value->position = position;
+  }
+}
+
+void ProviderParams::SetInt(const std::string& name, int32_t v, int position) {
+  if (Value* value = Mutable(name)) {
+    value->i = v;
+    value->position = position;
+  }
+}
+
+void ProviderParams::SetString(const std::string& name, const std::string& v, int position) {
+  if (Value* value = Mutable(name)) {
+    value->s = v;
+    value->position = position;
+  }
+}
+
+ProviderParams DefaultParams(const std::vector<DelegateProvider>& providers) {
+  ProviderParams params;
+  for (const DelegateProvider& provider : providers) {
+    for (const ProviderFlag& flag : provider.flags) params.Declare(flag);
+  }
+  return params;
+}
+
+StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const std::vector<DelegateProvider>& providers,
+                                                        const ProviderParams& params) {
+  std::vector<ProvidedDelegate> created;
+  for (const DelegateProvider& provider : providers) {
+    if (!provider.create) continue;
+    StatusOr<TfLiteDelegatePtr> delegate = provider.create(params);
+    if (!delegate.ok()) return delegate.status();
+    if (delegate.value() == nullptr) continue;
+    ProvidedDelegate entry;
+    entry.provider = provider.name;
+    entry.delegate = std::move(delegate.value());
+    entry.position = provider.enabling_flag.empty() ? 0 : params.Position(provider.enabling_flag);
+    created.push_back(std::move(entry));
+  }
+  std::stable_sort(created.begin(), created.end(), [](const ProvidedDelegate& a, const ProvidedDelegate& b) {
+    return a.position < b.position;
+  });
+  return StatusOr<std::vector<ProvidedDelegate>>(std::move(created));
+}
+
+}  // namespace touchstone

@@ -1,0 +1,114 @@
+// The delegate-provider registry: one entry per delegate, declaring its command-line flags (name, type,
+// default, help) and turning their parsed values into a delegate, or into nothing when the provider is
+// not enabled. Every binary takes its delegate flags from here (tools/common/delegate_flags.h binds them
+// to the flag table), --help lists them, and a new delegate joins with one registration line in
+// registry.cc; the binaries do not change.
+//
+// Delegates are created in the order their enabling flags appear on the command line
+// (--use_sample_delegate, --external_delegate_path, ...), as TFLite's tools rank them, and applied in
+// that order.
+#ifndef TOUCHSTONE_DELEGATES_PROVIDERS_DELEGATE_PROVIDER_H_
+#define TOUCHSTONE_DELEGATES_PROVIDERS_DELEGATE_PROVIDER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/c/common.h"
+#include "runtime/status.h"
+
+namespace touchstone {
+
+// A delegate and the function that frees it (a plugin's destroy function, DeleteSimpleDelegate, ...).
+using TfLiteDelegatePtr = std::unique_ptr<TfLiteDelegate, std::function<void(TfLiteDelegate*)>>;
+
+// One flag of a provider.
+struct ProviderFlag {
+  enum class Type { kBool, kInt, kFloat, kString };
+  std::string name;
+  Type type = Type::kBool;
+  bool default_bool = false;
+  int32_t default_int = 0;
+  float default_float = 0.0f;
+  std::string default_string;
+  std::string help;
+
+  static ProviderFlag Bool(std::string name, bool default_value, std::string help);
+  static ProviderFlag Int(std::string name, int32_t default_value, std::string help);
+  static ProviderFlag Float(std::string name, float default_value, std::string help);
+  static ProviderFlag String(std::string name, std::string default_value, std::string help);
+};
+
+// The values of every provider's flags (defaults until set), and where on the command line each was
+// given. Values live at stable addresses, so a flag parser may write into them directly.
+class ProviderParams {
+ public:
+  struct Value {
+    ProviderFlag::Type type = ProviderFlag::Type::kBool;
+    bool b = false;
+    int32_t i = 0;
+    float f = 0.0f;
+    std::string s;
+    int position = 0;  // 1-based position among the flags given; 0: not given
+  };
+
+  // Adds a flag at its default value (again: no change).
+  void Declare(const ProviderFlag& flag);
+  bool Has(const std::string& name) const { return values_.count(name) != 0; }
+  // Getters of undeclared names or of another type return false / 0 / "".
+  bool GetBool(const std::string& name) const;
+  int32_t GetInt(const std::string& name) const;
+  float GetFloat(const std::string& name) const;
+  std::string GetString(const std::string& name) const;
+  // 1-based position of the flag among those given on the command line; 0 when not given.
+  int Position(const std::string& name) const;
+
+  // For flag parsers and tests. Null for undeclared names.
+  Value* Mutable(const std::string& name);
+  void SetBool(const std::string& name, bool v, int position = 0);
+  void SetInt(const std::string& name, int32_t v, int position = 0);
+  void SetString(const std::string& name, const std::string& v, int position = 0);
+
+  // Threads the tool runs the CPU kernels with (its --num_threads); delegates may use it.
+  int num_threads = 1;
+
+ private:
+  std::map<std::string, Value> values_;
+};
+
+struct DelegateProvider {
+  // Upper case, as TFLite prints it: "Explicitly applied EXTERNAL delegate, ...".
+  std::string name;
+  // One line for --help.
+  std::string description;
+  std::vector<ProviderFlag> flags;
+  // The flag whose command-line position orders this provider's delegate among the others; empty for
+  // providers that only hold shared flags and create nothing.
+  std::string enabling_flag;
+  // The delegate for these values, or a null one when the provider is not enabled. Errors: kUsage for
+  // bad flag values, kInvalidInput for an unreadable plugin file, kExecution for a delegate that fails
+  // to come up.
+  std::function<StatusOr<TfLiteDelegatePtr>(const ProviderParams&)> create;
+};
+
+// A created delegate, and which provider made it.
+struct ProvidedDelegate {
+  std::string provider;  // DelegateProvider::name
+  TfLiteDelegatePtr delegate;
+  int position = 0;      // of the enabling flag
+};
+
+// Every provider's flags, declared at their defaults.
+ProviderParams DefaultParams(const std::vector<DelegateProvider>& providers);
+
+// Runs every provider's factory and returns the delegates made, ordered by the position of their
+// enabling flags (ties keep registration order). The first error stops it.
+StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const std::vector<DelegateProvider>& providers,
+                                                        const ProviderParams& params);
+
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_DELEGATES_PROVIDERS_DELEGATE_PROVIDER_H_

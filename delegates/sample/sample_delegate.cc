@@ -1,0 +1,325 @@
+#include "delegates/sample/sample_delegate.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "delegates/api/simple_delegate.h"
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/kernel_util.h"
+
+namespace touchstone {
+namespace {
+
+constexpr int kMaxRank = 8;
+
+// One ADD or SUB of the partition, by tensor index. Tensors written and read only inside the partition
+// get no storage from the interpreter (its arena plans the graph it runs, where the partition is one
+// node): the kernel keeps those in buffers of its own, numbered by `*_slot` (-1: an interpreter tensor).
+struct ElementwiseOp {
+  int builtin_code = 0;
+  int input1 = -1;
+  int input2 = -1;
+  int output = -1;
+  int input1_slot = -1;
+  int input2_slot = -1;
+  int output_slot = -1;
+  TfLiteFusedActivation activation = kTfLiteActNone;
+};
+
+bool IsSupportedActivation(TfLiteFusedActivation activation) {
+  return activation == kTfLiteActNone || activation == kTfLiteActRelu ||
+         activation == kTfLiteActReluN1To1 || activation == kTfLiteActRelu6;
+}
+
+TfLiteFusedActivation ActivationOf(int builtin_code, const void* builtin_data) {
+  if (builtin_data == nullptr) return kTfLiteActNone;
+  if (builtin_code == kTfLiteBuiltinAdd) return static_cast<const TfLiteAddParams*>(builtin_data)->activation;
+  return static_cast<const TfLiteSubParams*>(builtin_data)->activation;
+}
+
+std::vector<int> DimsOf(const TfLiteTensor& t) {
+  if (t.dims == nullptr) return {};
+  return std::vector<int>(t.dims->data, t.dims->data + t.dims->size);
+}
+
+int64_t CountOf(const std::vector<int>& shape) {
+  int64_t n = 1;
+  for (int d : shape) n *= d;
+  return n;
+}
+
+// The broadcast shape of a and b (numpy rules), or false when they do not broadcast.
+bool BroadcastShape(const std::vector<int>& a, const std::vector<int>& b, std::vector<int>* out) {
+  const int ra = static_cast<int>(a.size()), rb = static_cast<int>(b.size());
+  const int rank = std::max(ra, rb);
+  if (rank > kMaxRank) return false;
+  out->assign(rank, 1);
+  for (int i = 0; i < rank; ++i) {
+    const int da = i < rank - ra ? 1 : a[i - (rank - ra)];
+    const int db = i < rank - rb ? 1 : b[i - (rank - rb)];
+    if (da != db && da != 1 && db != 1) return false;
+    (*out)[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+// Element strides of `dims` laid out in an output of rank `rank`; 0 along broadcast dimensions.
+void BroadcastStrides(const std::vector<int>& dims, int rank, int* strides) {
+  const int r = static_cast<int>(dims.size());
+  int stride = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    const int d = i - (rank - r);
+    const int size = d >= 0 ? dims[d] : 1;
+    strides[i] = size == 1 ? 0 : stride;
+    stride *= size;
+  }
+}
+
+class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
+ public:
+  explicit SampleDelegateKernel(const SampleDelegateOptions& options) : options_(options) {}
+
+  TfLiteStatus Init(TfLiteContext* context, const TfLiteDelegateParams* params) override {
+    if (options_.error_during_init) {
+      TF_LITE_KERNEL_LOG(context, "%s: failing in Init (error_during_init=true)", kSampleDelegateName);
+      return kTfLiteError;
+    }
+    const std::vector<int> boundary(params->output_tensors->data,
+                                    params->output_tensors->data + params->output_tensors->size);
+    std::vector<std::pair<int, int>> internal;  // (tensor, slot)
+    auto slot_of = [&internal](int tensor) {
+      for (const auto& entry : internal) {
+        if (entry.first == tensor) return entry.second;
+      }
+      return -1;
+    };
+    for (int i = 0; i < params->nodes_to_replace->size; ++i) {
+      TfLiteNode* node = nullptr;
+      TfLiteRegistration* registration = nullptr;
+      TF_LITE_ENSURE_STATUS(
+          context->GetNodeAndRegistration(context, params->nodes_to_replace->data[i], &node, &registration));
+      ElementwiseOp op;
+      op.builtin_code = registration->builtin_code;
+      op.input1 = node->inputs->data[0];
+      op.input2 = node->inputs->data[1];
+      op.output = node->outputs->data[0];
+      op.activation = ActivationOf(op.builtin_code, node->builtin_data);
+      op.input1_slot = slot_of(op.input1);
+      op.input2_slot = slot_of(op.input2);
+      if (std::find(boundary.begin(), boundary.end(), op.output) == boundary.end()) {
+        op.output_slot = static_cast<int>(internal.size());
+        internal.emplace_back(op.output, op.output_slot);
+      }
+      ops_.push_back(op);
+    }
+    buffers_.resize(internal.size());
+    shapes_.resize(internal.size());
+    return kTfLiteOk;
+  }
+
+  TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) override {
+    if (options_.error_during_prepare) {
+      TF_LITE_KERNEL_LOG(context, "%s: failing in Prepare (error_during_prepare=true)", kSampleDelegateName);
+      return kTfLiteError;
+    }
+    // In plan order, so shapes flow from one op to the next inside the partition.
+    for (const ElementwiseOp& op : ops_) {
+      for (int t : {op.input1, op.input2, op.output}) {
+        TF_LITE_ENSURE_TYPES_EQ(context, context->tensors[t].type, kTfLiteFloat32);
+      }
+      std::vector<int> shape;
+      if (!BroadcastShape(ShapeOf(context, op.input1, op.input1_slot), ShapeOf(context, op.input2, op.input2_slot),
+                          &shape)) {
+        TF_LITE_KERNEL_LOG(context, "%s: inputs of tensor %d do not broadcast (or rank above %d)",
+                           kSampleDelegateName, op.output, kMaxRank);
+        return kTfLiteError;
+      }
+      if (op.output_slot >= 0) {
+        shapes_[op.output_slot] = shape;
+        buffers_[op.output_slot].assign(static_cast<size_t>(CountOf(shape)), 0.0f);
+        continue;
+      }
+      TfLiteTensor* out = &context->tensors[op.output];
+      if (DimsOf(*out) != shape) {
+        TfLiteIntArray* dims = TfLiteIntArrayCreate(static_cast<int>(shape.size()));
+        std::copy(shape.begin(), shape.end(), dims->data);
+        TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, out, dims));
+      }
+    }
+    return kTfLiteOk;
+  }
+
+  TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node) override {
+    if (options_.error_during_invoke) {
+      TF_LITE_KERNEL_LOG(context, "%s: failing in Eval (error_during_invoke=true)", kSampleDelegateName);
+      return kTfLiteError;
+    }
+    for (const ElementwiseOp& op : ops_) TF_LITE_ENSURE_STATUS(Compute(context, op));
+    return kTfLiteOk;
+  }
+
+ private:
+  std::vector<int> ShapeOf(TfLiteContext* context, int tensor, int slot) const {
+    return slot >= 0 ? shapes_[slot] : DimsOf(context->tensors[tensor]);
+  }
+  float* DataOf(TfLiteContext* context, int tensor, int slot) {
+    return slot >= 0 ? buffers_[slot].data() : tflite::GetTensorData<float>(&context->tensors[tensor]);
+  }
+
+  TfLiteStatus Compute(TfLiteContext* context, const ElementwiseOp& op) {
+    const std::vector<int> sa_shape = ShapeOf(context, op.input1, op.input1_slot);
+    const std::vector<int> sb_shape = ShapeOf(context, op.input2, op.input2_slot);
+    const std::vector<int> out_shape = ShapeOf(context, op.output, op.output_slot);
+    const int64_t n = CountOf(out_shape);
+    if (n == 0) return kTfLiteOk;
+    const float* pa = DataOf(context, op.input1, op.input1_slot);
+    const float* pb = DataOf(context, op.input2, op.input2_slot);
+    float* po = DataOf(context, op.output, op.output_slot);
+    if (pa == nullptr || pb == nullptr || po == nullptr) {
+      TF_LITE_KERNEL_LOG(context, "%s: tensor %d, %d or %d has no data", kSampleDelegateName, op.input1, op.input2,
+                         op.output);
+      return kTfLiteError;
+    }
+    float lo = 0, hi = 0;
+    tflite::CalculateActivationRange(op.activation, &lo, &hi);
+    const bool add = op.builtin_code == kTfLiteBuiltinAdd;
+    auto apply = [&](float x, float y) {
+      const float v = add ? x + y : x - y;
+      return std::min(std::max(v, lo), hi);
+    };
+    if (CountOf(sa_shape) == n && CountOf(sb_shape) == n) {
+      for (int64_t i = 0; i < n; ++i) po[i] = apply(pa[i], pb[i]);
+      return kTfLiteOk;
+    }
+    // Broadcasting: walk the output index by index, advancing each input by its strides.
+    const int rank = static_cast<int>(out_shape.size());
+    int sa[kMaxRank], sb[kMaxRank], index[kMaxRank] = {0};
+    BroadcastStrides(sa_shape, rank, sa);
+    BroadcastStrides(sb_shape, rank, sb);
+    int64_t ia = 0, ib = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      po[i] = apply(pa[ia], pb[ib]);
+      for (int d = rank - 1; d >= 0; --d) {
+        ++index[d];
+        ia += sa[d];
+        ib += sb[d];
+        if (index[d] < out_shape[d]) break;
+        ia -= static_cast<int64_t>(sa[d]) * index[d];
+        ib -= static_cast<int64_t>(sb[d]) * index[d];
+        index[d] = 0;
+      }
+    }
+    return kTfLiteOk;
+  }
+
+  const SampleDelegateOptions options_;
+  std::vector<ElementwiseOp> ops_;
+  // Storage and shapes of the partition's internal tensors, by slot.
+  std::vector<std::vector<float>> buffers_;
+  std::vector<std::vector<int>> shapes_;
+};
+
+class SampleDelegate : public tflite::SimpleDelegateInterface {
+ public:
+  explicit SampleDelegate(const SampleDelegateOptions& options) : options_(options) {}
+
+  bool IsNodeSupportedByDelegate(const TfLiteRegistration* registration, const TfLiteNode* node,
+                                 TfLiteContext* context) const override {
+    if (registration->builtin_code != kTfLiteBuiltinAdd && registration->builtin_code != kTfLiteBuiltinSub) {
+      return false;
+    }
+    if (node->inputs->size != 2 || node->outputs->size != 1) return false;
+    for (int t : {node->inputs->data[0], node->inputs->data[1], node->outputs->data[0]}) {
+      if (t < 0 || context->tensors[t].type != kTfLiteFloat32) return false;
+    }
+    return IsSupportedActivation(ActivationOf(registration->builtin_code, node->builtin_data));
+  }
+
+  TfLiteStatus Initialize(TfLiteContext* context) override { return kTfLiteOk; }
+
+  const char* Name() const override { return kSampleDelegateName; }
+
+  std::unique_ptr<tflite::SimpleDelegateKernelInterface> CreateDelegateKernelInterface() override {
+    return std::make_unique<SampleDelegateKernel>(options_);
+  }
+
+  Options DelegateOptions() const override {
+    Options options;
+    options.max_delegated_partitions = options_.max_delegated_partitions;
+    options.min_nodes_per_partition = options_.min_nodes_per_partition;
+    return options;
+  }
+
+ private:
+  const SampleDelegateOptions options_;
+};
+
+bool ParseBool(const std::string& text, bool* value) {
+  if (text == "true" || text == "1") {
+    *value = true;
+  } else if (text == "false" || text == "0") {
+    *value = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool ParseInt(const std::string& text, int* value) {
+  if (text.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || v < -(1L << 30) || v > (1L << 30)) return false;
+  *value = static_cast<int>(v);
+  return true;
+}
+
+}  // namespace
+
+TfLiteDelegate* TfLiteSampleDelegateCreate(const SampleDelegateOptions* options) {
+  return tflite::TfLiteDelegateFactory::CreateSimpleDelegate(
+      std::make_unique<SampleDelegate>(options != nullptr ? *options : SampleDelegateOptions()));
+}
+
+void TfLiteSampleDelegateDelete(TfLiteDelegate* delegate) {
+  tflite::TfLiteDelegateFactory::DeleteSimpleDelegate(delegate);
+}
+
+bool ParseSampleDelegateOptions(const char* const* keys, const char* const* values, size_t num_options,
+                                SampleDelegateOptions* options, std::string* error) {
+  for (size_t i = 0; i < num_options; ++i) {
+    const std::string key = keys[i] != nullptr ? keys[i] : "";
+    const std::string value = values[i] != nullptr ? values[i] : "";
+    bool ok = true;
+    if (key == "error_during_init") {
+      ok = ParseBool(value, &options->error_during_init);
+    } else if (key == "error_during_prepare") {
+      ok = ParseBool(value, &options->error_during_prepare);
+    } else if (key == "error_during_invoke") {
+      ok = ParseBool(value, &options->error_during_invoke);
+    } else if (key == "max_delegated_partitions") {
+      ok = ParseInt(value, &options->max_delegated_partitions);
+    } else if (key == "min_nodes_per_partition") {
+      ok = ParseInt(value, &options->min_nodes_per_partition);
+    } else {
+      *error = "unknown option '" + key +
+               "' (known: error_during_init, error_during_prepare, error_during_invoke, "
+               "max_delegated_partitions, min_nodes_per_partition)";
+      return false;
+    }
+    if (!ok) {
+      *error = "option '" + key + "': bad value '" + value + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace touchstone

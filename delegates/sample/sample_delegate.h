@@ -1,0 +1,41 @@
+// Touchstone's sample delegate: float32 ADD and SUB (with broadcasting and the RELU-family fused
+// activations), written against the SimpleDelegate API as a vendor would write theirs. It exists to
+// exercise the delegate machinery end to end: in-process (--use_sample_delegate) and as an external
+// plugin (libsample_delegate_plugin.so through --external_delegate_path). Like TFLite's dummy
+// delegate it can be told to fail in Init, Prepare or Eval, so the failure paths are tested too.
+#ifndef TOUCHSTONE_DELEGATES_SAMPLE_SAMPLE_DELEGATE_H_
+#define TOUCHSTONE_DELEGATES_SAMPLE_SAMPLE_DELEGATE_H_
+
+#include <cstddef>
+#include <string>
+
+#include "runtime/c/common.h"
+
+namespace touchstone {
+
+struct SampleDelegateOptions {
+  // Make the delegate kernels fail in Init / Prepare / Eval (failure injection for tests).
+  bool error_during_init = false;
+  bool error_during_prepare = false;
+  bool error_during_invoke = false;
+  // SimpleDelegateInterface::Options: <= 0 means no limit.
+  int max_delegated_partitions = 0;
+  int min_nodes_per_partition = 0;
+};
+
+// Name() of the delegate, also the delegate kernel nodes' custom_name.
+constexpr char kSampleDelegateName[] = "SampleDelegate";
+
+// Null options mean the defaults. Free with TfLiteSampleDelegateDelete.
+TfLiteDelegate* TfLiteSampleDelegateCreate(const SampleDelegateOptions* options);
+void TfLiteSampleDelegateDelete(TfLiteDelegate* delegate);
+
+// Reads plugin options (keys error_during_init, error_during_prepare, error_during_invoke:
+// true/false/1/0; max_delegated_partitions, min_nodes_per_partition: integers) into *options. On a
+// bad key or value returns false with *error naming it.
+bool ParseSampleDelegateOptions(const char* const* keys, const char* const* values, size_t num_options,
+                                SampleDelegateOptions* options, std::string* error);
+
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_DELEGATES_SAMPLE_SAMPLE_DELEGATE_H_

@@ -1,0 +1,121 @@
+// The vectorised inner loops of the optimized float kernels, one set per instruction set, chosen
+// once per process: AVX-512F, AVX + FMA (x86-64, by __builtin_cpu_supports at run time), SSE2
+// (the x86-64 baseline), NEON (aarch64, at build time), and a portable scalar set. Each set is the
+// same templated source (microkernels_impl.inc) compiled for its instruction set in its own file
+// (isa_*.cc); code outside those files never runs wider instructions than the CPU has.
+//
+// The operator code (conv.cc, fully_connected.cc, ...) prepares operands in the layouts described
+// here (packed weights, indirection buffers) and splits the work over the thread pool.
+#ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_MICROKERNELS_H_
+#define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_MICROKERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace touchstone {
+namespace optimized {
+
+constexpr int kMaxGemmMr = 8;
+
+// Indirect GEMM: c[r][n] = clamp(bias[n] + sum over taps t and k < kc of a(r, t)[k] * w(t, k, n)),
+// for r < mr (the kernel variant) and n < nc.
+// - a: row r's pointer for tap t is a[r * a_row_stride + t]; each points at kc floats. A pointer
+//   equal to `zero` (a buffer of at least kc zeros) stands for padding and is used as is; any other
+//   gets a_offset floats added (the channel offset of a convolution group).
+// - w: packed weights, panels of NR columns one after another (PackGemmWeights): per panel NR bias
+//   values, then for each tap t and k < kc the NR weights w(t, k, n..n+NR). Columns past the real
+//   output count are zero.
+// - c: row r starts at c + r * c_stride; nc columns are written (the last panel may be partial).
+struct GemmArgs {
+  size_t nc = 0;
+  size_t kc = 0;
+  size_t ks = 1;
+  const float* const* a = nullptr;
+  size_t a_row_stride = 1;
+  size_t a_offset = 0;
+  const float* zero = nullptr;
+  const float* w = nullptr;
+  float* c = nullptr;
+  size_t c_stride = 0;
+  float min = 0.f;
+  float max = 0.f;
+};
+using GemmFn = void (*)(const GemmArgs& args);
+
+// Depthwise convolution of `pixels` output pixels with depth multiplier 1:
+// out[p][ch] = clamp(bias[ch] + sum over t of in[p * taps + t][ch] * w[t * channels + ch]).
+// Padding taps point at `zero` (channels zeros). bias may be null (zeros).
+struct DwConvArgs {
+  size_t channels = 0;
+  size_t taps = 0;
+  size_t pixels = 0;
+  const float* const* in = nullptr;
+  const float* w = nullptr;
+  const float* bias = nullptr;
+  float* out = nullptr;
+  size_t out_pixel_stride = 0;
+  float min = 0.f;
+  float max = 0.f;
+};
+using DwConvFn = void (*)(const DwConvArgs& args);
+
+// Pooling of one output pixel over `count` input pixels (window clipped to the input):
+// max: out[ch] = clamp(max over i of in[i][ch]); average: clamp((sum over i in order) / count).
+using PoolFn = void (*)(size_t channels, size_t count, const float* const* in, float* out,
+                        float min, float max);
+
+// out[i] = clamp(a[i] op b[i]) for i < n; with b_scalar, b[0] for every i.
+using BinaryFn = void (*)(size_t n, const float* a, const float* b, bool b_scalar, float* out,
+                          float min, float max);
+
+// One row of softmax: out[i] = exp((in[i] - max) * beta) / sum.
+using SoftmaxFn = void (*)(size_t n, const float* in, float* out, float beta);
+
+// One GEMM shape: panels of nr columns, up to mr rows per call; fn[r] computes r rows (1 <= r <= mr).
+struct GemmVariant {
+  int mr = 1;
+  int nr = 1;
+  GemmFn fn[kMaxGemmMr + 1] = {};
+};
+
+struct MicroKernels {
+  const char* name = "";
+  GemmVariant gemm;         // two vectors wide: the general case
+  GemmVariant gemm_narrow;  // one vector wide: few output columns
+  DwConvFn dwconv = nullptr;
+  PoolFn max_pool = nullptr;
+  PoolFn avg_pool = nullptr;
+  BinaryFn add = nullptr;
+  BinaryFn mul = nullptr;
+  SoftmaxFn softmax = nullptr;
+};
+
+// The kernel set in use. The first call picks the widest set the CPU runs, unless the environment
+// variable TOUCHSTONE_CPU_KERNELS names another available one (e.g. "sse2").
+const MicroKernels& Kernels();
+
+// Names of the sets this build and this CPU can run, widest first (always ends with "scalar").
+std::vector<std::string> AvailableKernelSets();
+
+// Switches the set in use (tests). Weights packed for one set must not be used with another, so
+// call it only while no optimized kernel is prepared. False if `name` is not available.
+bool SelectKernelSet(const std::string& name);
+
+// ---- Layout helpers shared by the operators (pack.cc).
+
+// Packs weights for the GEMM of `n` output columns, `ks` taps of `kc` inputs each: weight (t, k) of
+// column j is src[j * col_stride + t * tap_stride + k * k_stride]; bias may be null (zeros).
+// Returns the packed floats (ceil(n / nr) panels).
+void PackGemmWeights(size_t n, size_t ks, size_t kc, const float* src, size_t col_stride,
+                     size_t tap_stride, size_t k_stride, const float* bias, int nr,
+                     std::vector<float>* packed);
+
+// Floats of one packed panel.
+inline size_t PackedPanelSize(size_t ks, size_t kc, int nr) { return static_cast<size_t>(nr) * (1 + ks * kc); }
+
+}  // namespace optimized
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_MICROKERNELS_H_

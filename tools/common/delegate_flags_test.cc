@@ -1,0 +1,86 @@
+// The delegate flag group through a real FlagTable: --help lists the providers' flags, delegates come
+// out in command-line order, and bad plugin options are usage errors naming the item.
+#include "tools/common/delegate_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace touchstone {
+namespace {
+
+std::string PluginPath() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  return std::string(srcdir != nullptr ? srcdir : ".") +
+         "/touchstone/delegates/sample/libsample_delegate_plugin.so";
+}
+
+struct Parsed {
+  int32_t num_threads = 1;
+  FlagTable table;
+  DelegateFlagGroup group;
+  Status status;
+  explicit Parsed(std::vector<std::string> args) {
+    table.AddInt("num_threads", &num_threads, "threads");
+    group.AddTo(&table);
+    args.insert(args.begin(), "tool");
+    std::vector<const char*> argv;
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    bool help = false;
+    status = table.Parse(static_cast<int>(argv.size()), argv.data(), &help, nullptr);
+  }
+};
+
+TEST(DelegateFlagGroupTest, HelpListsEveryProvidersFlags) {
+  Parsed p({});
+  const std::string usage = p.table.Usage("tool");
+  for (const char* text : {"Delegate provider COMMON", "--max_delegated_partitions=0", "--min_nodes_per_partition=0",
+                           "Delegate provider EXTERNAL", "--external_delegate_path=\"\"",
+                           "--external_delegate_options=\"\"", "Delegate provider SAMPLE",
+                           "--use_sample_delegate=false"}) {
+    EXPECT_NE(usage.find(text), std::string::npos) << text << "\n" << usage;
+  }
+}
+
+TEST(DelegateFlagGroupTest, DelegatesInCommandLineOrder) {
+  {
+    Parsed p({"--external_delegate_path=" + PluginPath(), "--num_threads=2", "--use_sample_delegate"});
+    ASSERT_TRUE(p.status.ok()) << p.status.message();
+    auto created = p.group.CreateDelegates(p.table, 2);
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    ASSERT_EQ(created.value().size(), 2u);
+    EXPECT_EQ(created.value()[0].provider, "EXTERNAL");
+    EXPECT_EQ(created.value()[1].provider, "SAMPLE");
+    EXPECT_EQ(p.group.params().num_threads, 2);
+  }
+  {
+    Parsed p({"--use_sample_delegate=true", "--max_delegated_partitions=2",
+              "--external_delegate_path=" + PluginPath(), "--external_delegate_options=min_nodes_per_partition:2"});
+    ASSERT_TRUE(p.status.ok()) << p.status.message();
+    EXPECT_EQ(p.group.params().GetInt("max_delegated_partitions"), 2);
+    auto created = p.group.CreateDelegates(p.table, 1);
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    ASSERT_EQ(created.value().size(), 2u);
+    EXPECT_EQ(created.value()[0].provider, "SAMPLE");
+    EXPECT_EQ(created.value()[1].provider, "EXTERNAL");
+  }
+}
+
+TEST(DelegateFlagGroupTest, BadValuesAndOptions) {
+  Parsed bad_bool({"--use_sample_delegate=perhaps"});
+  EXPECT_EQ(bad_bool.status.code(), StatusCode::kUsage);
+  Parsed bad_item({"--external_delegate_path=" + PluginPath(), "--external_delegate_options=a:1;novalue"});
+  ASSERT_TRUE(bad_item.status.ok());
+  auto created = bad_item.group.CreateDelegates(bad_item.table, 1);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), StatusCode::kUsage);
+  EXPECT_NE(created.status().message().find("'novalue'"), std::string::npos) << created.status().message();
+  Parsed missing({"--external_delegate_path=/nonexistent/plugin.so"});
+  created = missing.group.CreateDelegates(missing.table, 1);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), StatusCode::kInvalidInput);
+}
+
+}  // namespace
+}  // namespace touchstone
