@@ -656,17 +656,29 @@ Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
   error_.clear();
   const TfLiteStatus prepared = delegate->Prepare(&context_, delegate);
   FreePreviewParams();
-  if (prepared != kTfLiteOk) {
-    // Undo: free the delegate kernels it added and put the plan back.
+  auto undo = [&]() {
+    // Free the delegate kernels it added and put the plan back.
     for (size_t n = saved_nodes; n < nodes_.size(); ++n) FreeNode(&nodes_[n]);
     nodes_.resize(saved_nodes);
     execution_plan_ = saved_plan;
+    allocated_ = false;
+  };
+  if (prepared != kTfLiteOk) {
+    undo();
     std::string message = "delegate failed to prepare subgraph " + std::to_string(index_);
     if (!error_.empty()) message += ": " + error_;
     error_.clear();
     return ExecutionError(message);
   }
   allocated_ = false;
+  if (nodes_.size() == saved_nodes) return Status::Ok();  // it claimed nothing
+  // Delegate kernels prepare with the tensors: a failure there also restores the CPU graph.
+  Status allocated = AllocateTensors();
+  if (!allocated.ok()) {
+    undo();
+    return ExecutionError("delegate kernels failed to prepare in subgraph " + std::to_string(index_) + ": " +
+                          allocated.message());
+  }
   return Status::Ok();
 }
 
