@@ -1,6 +1,7 @@
 #include "runtime/interpreter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -533,8 +534,15 @@ Status Subgraph::Invoke() {
       }
       if (!status.ok()) break;
     }
+    NodeObserver* observer = interpreter_->node_observer();
+    const auto started = observer != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
       status = NodeError(node_index, "invoke");
+    }
+    if (observer != nullptr) {
+      const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::steady_clock::now() - started).count();
+      observer->NodeFinished(index_, node_index, entry.op_name, entry.node.delegate != nullptr, micros);
     }
   }
   for (int t : outputs_) {

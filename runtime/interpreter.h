@@ -22,6 +22,15 @@ namespace touchstone {
 
 class Interpreter;
 
+// Told about every node Invoke runs (profiling): which subgraph and node, its op name, and how long
+// its kernel took. Set with Interpreter::SetNodeObserver; when unset, nothing is timed.
+class NodeObserver {
+ public:
+  virtual ~NodeObserver() = default;
+  virtual void NodeFinished(int subgraph, int node_index, const std::string& op_name, bool delegated,
+                            int64_t duration_us) = 0;
+};
+
 struct InterpreterOptions {
   KernelSet kernel_set = KernelSet::kOptimized;
   int num_threads = 1;
@@ -195,6 +204,10 @@ class Interpreter {
   // Resource variables: one id per (container, shared_name), created on first use.
   int ResourceId(const std::string& container, const std::string& shared_name);
   ResourceVariable* resource(int id);
+  // Profiling hook (not owned; null to stop).
+  void SetNodeObserver(NodeObserver* observer) { observer_ = observer; }
+  NodeObserver* node_observer() const { return observer_; }
+
   // CALL_ONCE bookkeeping: true the first time it is asked for `subgraph_index`.
   bool MarkInitialized(int subgraph_index) { return initialized_subgraphs_.insert(subgraph_index).second; }
 
@@ -216,6 +229,7 @@ class Interpreter {
   std::map<std::pair<std::string, std::string>, int> resource_ids_;
   std::map<int, ResourceVariable> resources_;
   std::set<int> initialized_subgraphs_;
+  NodeObserver* observer_ = nullptr;
 };
 
 // Runs one signature of the model: its inputs and outputs by their signature names, on the

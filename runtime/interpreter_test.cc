@@ -220,3 +220,38 @@ TEST(InterpreterTest, PreserveAllTensorsKeepsIntermediates) {
 
 }  // namespace
 }  // namespace touchstone
+
+namespace touchstone {
+namespace {
+
+class CountingObserver : public NodeObserver {
+ public:
+  void NodeFinished(int subgraph, int node_index, const std::string& op_name, bool delegated,
+                    int64_t duration_us) override {
+    calls.push_back(op_name + "@" + std::to_string(subgraph) + ":" + std::to_string(node_index));
+    EXPECT_FALSE(delegated);
+    EXPECT_GE(duration_us, 0);
+  }
+  std::vector<std::string> calls;
+};
+
+TEST(InterpreterTest, NodeObserverSeesEveryNodeInOrder) {
+  testing::OpTest t;
+  const int a = t.AddInput(kTfLiteFloat32, {2});
+  const int mid = t.AddIntermediate(kTfLiteFloat32, {2});
+  const int out = t.AddOutput(kTfLiteFloat32, {2});
+  t.AddOp(kTfLiteBuiltinAdd, {a, a}, {mid}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb()).Union());
+  t.AddOp(kTfLiteBuiltinRelu, {mid}, {out});
+  ASSERT_TRUE(t.Build().ok());
+  CountingObserver observer;
+  t.interpreter()->SetNodeObserver(&observer);
+  t.SetInput<float>(0, {1, -1});
+  ASSERT_TRUE(t.Invoke().ok());
+  EXPECT_EQ(observer.calls, (std::vector<std::string>{"ADD@0:0", "RELU@0:1"}));
+  t.interpreter()->SetNodeObserver(nullptr);
+  ASSERT_TRUE(t.Invoke().ok());
+  EXPECT_EQ(observer.calls.size(), 2u);
+}
+
+}  // namespace
+}  // namespace touchstone
