@@ -489,7 +489,9 @@ Status Subgraph::AllocateTensors() {
     TfLiteTensor& tensor = tensors_[t];
     if (tensor.allocation_type != kTfLiteArenaRwPersistent) continue;
     std::vector<uint8_t>& storage = individual_[static_cast<int>(t)];
-    storage.assign(tensor.bytes + 16, 0);
+    // As TFLite's ResetVariableTensor: int8 variables start at their zero point, others at zero.
+    const uint8_t fill = tensor.type == kTfLiteInt8 ? static_cast<uint8_t>(tensor.params.zero_point) : 0;
+    storage.assign(tensor.bytes + 16, fill);
     tensor.data.raw = reinterpret_cast<char*>(storage.data());
     size_t buffer_bytes = 0;
     const uint8_t* initial = model.BufferData(subgraph->tensors()->Get(t)->buffer(), &buffer_bytes);

@@ -92,6 +92,7 @@ const BuiltinEntry kBuiltinOps[] = {
     TS_OP(kTfLiteBuiltinReduceMax, REDUCE_MAX),
     TS_OP(kTfLiteBuiltinReduceMin, REDUCE_MIN),
     TS_OP(kTfLiteBuiltinReduceAny, REDUCE_ANY),
+    TS_OP(kTfLiteBuiltinReduceAll, REDUCE_ALL),
     TS_OP(kTfLiteBuiltinArgMax, ARG_MAX),
     TS_OP(kTfLiteBuiltinArgMin, ARG_MIN),
     TS_OP(kTfLiteBuiltinTopkV2, TOPK_V2),

@@ -84,10 +84,12 @@ inline void MatMulAccumulate(const int8_t* input, const int32_t* bias, const int
                              int32_t output_zp, T* output) {
   for (int b = 0; b < n_batch; ++b) {
     for (int r = 0; r < n_output; ++r) {
-      int32_t acc = bias[r];
       const int8_t* row = weights + r * n_input;
       const int8_t* vector = input + b * n_input;
-      for (int c = 0; c < n_input; ++c) acc += row[c] * vector[c];
+      int64_t dot = 0;
+      for (int c = 0; c < n_input; ++c) dot += row[c] * vector[c];
+      // TFLite sums in int32 from the bias on; an overflow wraps.
+      int32_t acc = qu::WrappingAdd(bias[r], static_cast<int32_t>(static_cast<uint32_t>(dot)));
       acc = qu::MultiplyByQuantizedMultiplier(acc, multiplier, shift);
       acc += output_zp;
       acc += output[b * n_output + r];

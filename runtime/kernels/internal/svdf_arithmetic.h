@@ -167,27 +167,31 @@ inline void EvalInteger(const Shape& s, const IntegerParams& p, const int8_t* in
     }
   }
 
-  // The time filter.
+  // The time filter. TFLite's int32 sums here can overflow on a long memory; they wrap (computed
+  // in 64 bits and truncated, which is the same).
   for (int b = 0; b < s.batch_size; ++b) {
     const int16_t* state_batch = state + b * s.memory_size * s.num_filters;
     for (int f = 0; f < s.num_filters; ++f) {
       const int16_t* w = weights_time + f * s.memory_size;
       const int16_t* v = state_batch + f * s.memory_size;
-      int32_t dot = 0;
+      int64_t dot = 0;
       for (int m = 0; m < s.memory_size; ++m) dot += w[m] * v[m];
-      scratch[b * s.num_filters + f] = dot;
+      scratch[b * s.num_filters + f] = static_cast<int32_t>(static_cast<uint32_t>(dot));
     }
   }
 
   // Sum over rank, bias, requantize.
   for (int o = 0; o < s.batch_size * s.num_units; ++o) {
     int32_t sum = 0;
-    for (int r = 0; r < s.rank; ++r) sum += scratch[o * s.rank + r];
+    for (int r = 0; r < s.rank; ++r) sum = qu::WrappingAdd(sum, scratch[o * s.rank + r]);
     output_temp[o] = sum;
   }
   if (bias != nullptr) {
     for (int b = 0; b < s.batch_size; ++b) {
-      for (int u = 0; u < s.num_units; ++u) output_temp[b * s.num_units + u] += bias[u];
+      for (int u = 0; u < s.num_units; ++u) {
+        int32_t& value = output_temp[b * s.num_units + u];
+        value = qu::WrappingAdd(value, bias[u]);
+      }
     }
   }
   for (int i = 0; i < s.batch_size * s.num_units; ++i) {

@@ -575,7 +575,8 @@ TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node
     const float layer_norm_scale = use_layer_norm ? scale_of(kLayerNorm[g]) : 1.0f;
     qu::QuantizeMultiplier(layer_norm_scale, &gate.layer_norm_scale_a, &gate.layer_norm_scale_b);
     // 10000 keeps the kernel's arithmetic from overflowing (TFLite's comment).
-    gate.variance_guard = std::max(1, static_cast<int32_t>(10000 * layer_norm_scale));
+    gate.variance_guard =
+        std::max(1, qu::TruncateToInt32LikeX86(static_cast<double>(10000 * layer_norm_scale)));
 
     // With layer norm the gate bias is added after the normalization, not to the products.
     const TfLiteTensor* bias = use_layer_norm ? nullptr : in[kGateBias[g]];
@@ -1094,38 +1095,38 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     }
   }
 
-  svdf::Shape& s = data->shape;
-  s.rank = params->rank;
-  s.batch_size = input->dims->data[0];
-  s.input_size = input->dims->data[1];
-  s.num_filters = weights_feature->dims->data[0];
-  s.memory_size = weights_time->dims->data[1];
-  if (s.num_filters % s.rank != 0) {
+  svdf::Shape& shape = data->shape;
+  shape.rank = params->rank;
+  shape.batch_size = input->dims->data[0];
+  shape.input_size = input->dims->data[1];
+  shape.num_filters = weights_feature->dims->data[0];
+  shape.memory_size = weights_time->dims->data[1];
+  if (shape.num_filters % shape.rank != 0) {
     TF_LITE_KERNEL_LOG(context,
                        "input 1 (weights_feature) has %d filters, not a multiple of rank %d",
-                       s.num_filters, s.rank);
+                       shape.num_filters, shape.rank);
     return kTfLiteError;
   }
-  s.num_units = s.num_filters / s.rank;
-  if (weights_feature->dims->data[1] != s.input_size) {
+  shape.num_units = shape.num_filters / shape.rank;
+  if (weights_feature->dims->data[1] != shape.input_size) {
     TF_LITE_KERNEL_LOG(context, "input 1 (weights_feature) has %d columns, input 0 has %d",
-                       weights_feature->dims->data[1], s.input_size);
+                       weights_feature->dims->data[1], shape.input_size);
     return kTfLiteError;
   }
-  if (weights_time->dims->data[0] != s.num_filters) {
+  if (weights_time->dims->data[0] != shape.num_filters) {
     TF_LITE_KERNEL_LOG(context, "input 2 (weights_time) has %d rows, expected %d (the filters)",
-                       weights_time->dims->data[0], s.num_filters);
+                       weights_time->dims->data[0], shape.num_filters);
     return kTfLiteError;
   }
   // The newest activation goes into the last of memory_size columns.
-  if (s.memory_size < 1) {
+  if (shape.memory_size < 1) {
     TF_LITE_KERNEL_LOG(context, "input 2 (weights_time) has memory size %d, expected >= 1",
-                       s.memory_size);
+                       shape.memory_size);
     return kTfLiteError;
   }
-  if (bias != nullptr && (bias->dims->size != 1 || bias->dims->data[0] != s.num_units)) {
+  if (bias != nullptr && (bias->dims->size != 1 || bias->dims->data[0] != shape.num_units)) {
     TF_LITE_KERNEL_LOG(context, "input 3 (bias) has shape %s, expected [%d]",
-                       ShapeString(bias->dims->data, bias->dims->size).c_str(), s.num_units);
+                       ShapeString(bias->dims->data, bias->dims->size).c_str(), shape.num_units);
     return kTfLiteError;
   }
   const TfLiteTensor* state = tflite::GetVariableInput(context, node, kSvdfState);
@@ -1133,17 +1134,17 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "input 4 (state) must be a variable tensor");
     return kTfLiteError;
   }
-  const int64_t state_columns = static_cast<int64_t>(s.memory_size) * s.num_filters;
-  if (state->dims->size != 2 || state->dims->data[0] != s.batch_size ||
+  const int64_t state_columns = static_cast<int64_t>(shape.memory_size) * shape.num_filters;
+  if (state->dims->size != 2 || state->dims->data[0] != shape.batch_size ||
       state->dims->data[1] != state_columns) {
     TF_LITE_KERNEL_LOG(context,
                        "input 4 (state) has shape %s, expected [%d, %lld]: its size does not match "
                        "memory_size * num_filters",
-                       ShapeString(state->dims->data, state->dims->size).c_str(), s.batch_size,
+                       ShapeString(state->dims->data, state->dims->size).c_str(), shape.batch_size,
                        static_cast<long long>(state_columns));
     return kTfLiteError;
   }
-  if (static_cast<int64_t>(s.batch_size) * state_columns > INT_MAX) {
+  if (static_cast<int64_t>(shape.batch_size) * state_columns > INT_MAX) {
     TF_LITE_KERNEL_LOG(context, "input 4 (state) is too large");
     return kTfLiteError;
   }
@@ -1152,7 +1153,7 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
 
   const TfLiteType input_type = input->type;
   const TfLiteType weight_type = weights_feature->type;
-  const size_t batch = static_cast<size_t>(s.batch_size);
+  const size_t batch = static_cast<size_t>(shape.batch_size);
   if (input_type == kTfLiteFloat32 && weight_type == kTfLiteFloat32) {
     data->arithmetic = Arithmetic::kFloat;
     TF_LITE_ENSURE_OK(context,
@@ -1162,7 +1163,7 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     }
     TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteFloat32));
     TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteFloat32));
-    data->scratch.assign(batch * s.num_filters, 0.0f);
+    data->scratch.assign(batch * shape.num_filters, 0.0f);
   } else if (input_type == kTfLiteFloat32 &&
              (weight_type == kTfLiteInt8 || weight_type == kTfLiteUInt8)) {
     // Hybrid: int8 (or uint8, read as int8 bytes like TFLite) feature and time weights.
@@ -1173,13 +1174,14 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     }
     TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteFloat32));
     TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteFloat32));
-    data->scratch.assign(batch * s.num_filters, 0.0f);
-    data->weights_time_float.assign(static_cast<size_t>(s.num_filters) * s.memory_size, 0.0f);
+    data->scratch.assign(batch * shape.num_filters, 0.0f);
+    data->weights_time_float.assign(static_cast<size_t>(shape.num_filters) * shape.memory_size,
+                                    0.0f);
     data->weights_time_dequantized = false;
     data->row_sums_computed = false;
     data->scaling_factors.assign(batch, 0.0f);
     data->zero_points.assign(batch, 0);
-    data->quantized_input.assign(batch * s.input_size, 0);
+    data->quantized_input.assign(batch * shape.input_size, 0);
   } else if (input_type == kTfLiteInt8 && weight_type == kTfLiteInt8) {
     data->arithmetic = Arithmetic::kInteger;
     TF_LITE_ENSURE_OK(context,
@@ -1214,8 +1216,8 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     qu::QuantizeMultiplier(effective_scale_2, &data->integer.scale_2_a, &data->integer.scale_2_b);
     data->integer.input_zero_point = q[0]->zero_point->data[0];
     data->integer.output_zero_point = q[4]->zero_point->data[0];
-    data->integer_scratch.assign(batch * s.num_filters, 0);
-    data->integer_output_temp.assign(batch * s.num_units, 0);
+    data->integer_scratch.assign(batch * shape.num_filters, 0);
+    data->integer_output_temp.assign(batch * shape.num_units, 0);
   } else {
     TF_LITE_KERNEL_LOG(context,
                        "input 0 (input) has type %s and input 1 (weights_feature) type %s; "
@@ -1224,7 +1226,7 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   return context->ResizeTensor(context, output,
-                               tflite::CreateIntArray({s.batch_size, s.num_units}));
+                               tflite::CreateIntArray({shape.batch_size, shape.num_units}));
 }
 
 TfLiteStatus EvalSvdf(TfLiteContext* context, TfLiteNode* node) {

@@ -1621,7 +1621,7 @@ TfLiteStatus MirrorPadEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reductions: MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY (TFLite 2.14 reduce.cc).
+// Reductions: MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL (TFLite 2.14 reduce.cc).
 // The input is visited in row-major order and each element is folded into its output position,
 // as TFLite's reference Reduce does, so float sums are accumulated in the same order.
 
@@ -1711,7 +1711,9 @@ void FoldInto(const Reduction& r, const In* in, Acc* acc, Fold fold) {
   }
 }
 
-enum class ReduceKind { kMean, kSum, kProd, kMax, kMin, kAny };
+enum class ReduceKind { kMean, kSum, kProd, kMax, kMin, kAny, kAll };
+
+constexpr bool IsLogical(ReduceKind kind) { return kind == ReduceKind::kAny || kind == ReduceKind::kAll; }
 
 const char* ReduceName(ReduceKind kind) {
   switch (kind) {
@@ -1721,6 +1723,7 @@ const char* ReduceName(ReduceKind kind) {
     case ReduceKind::kMax: return "REDUCE_MAX";
     case ReduceKind::kMin: return "REDUCE_MIN";
     case ReduceKind::kAny: return "REDUCE_ANY";
+    case ReduceKind::kAll: return "REDUCE_ALL";
   }
   return "reduction";
 }
@@ -1758,17 +1761,17 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
   switch (input->type) {
     case kTfLiteFloat32:
     case kTfLiteInt32:
-    case kTfLiteInt64: type_ok = kKind != ReduceKind::kAny; break;
+    case kTfLiteInt64: type_ok = !IsLogical(kKind); break;
     case kTfLiteUInt8:
     case kTfLiteInt8:
     case kTfLiteInt16:
-      type_ok = kKind != ReduceKind::kAny;
+      type_ok = !IsLogical(kKind);
       if (kKind == ReduceKind::kProd && input->type == kTfLiteUInt8 &&
           input->quantization.type != kTfLiteNoQuantization) {
         type_ok = false;
       }
       break;
-    case kTfLiteBool: type_ok = kKind == ReduceKind::kAny; break;
+    case kTfLiteBool: type_ok = IsLogical(kKind); break;
     default: break;
   }
   if (!type_ok) {
@@ -1955,6 +1958,13 @@ void ReduceGeneric<bool, ReduceKind::kAny>(const Reduction& r, const TfLiteTenso
   FoldInto(r, input->data.b, output->data.b, [](bool a, bool v) { return a || v; });
 }
 
+template <>
+void ReduceGeneric<bool, ReduceKind::kAll>(const Reduction& r, const TfLiteTensor* input,
+                                           TfLiteTensor* output) {
+  std::fill(output->data.b, output->data.b + r.output_size, true);
+  FoldInto(r, input->data.b, output->data.b, [](bool a, bool v) { return a && v; });
+}
+
 template <typename T, typename Acc>
 void FloatOrIntMean(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* output) {
   const T* in = reinterpret_cast<const T*>(input->data.raw_const);
@@ -2026,6 +2036,7 @@ TfLiteStatus ReduceEval(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteInt16: ReduceGeneric<int16_t, kKind>(r, input, output); break;
     case kTfLiteBool:
       if (kKind == ReduceKind::kAny) ReduceGeneric<bool, ReduceKind::kAny>(r, input, output);
+      if (kKind == ReduceKind::kAll) ReduceGeneric<bool, ReduceKind::kAll>(r, input, output);
       break;
     default:
       TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op,
@@ -2795,6 +2806,7 @@ TS_REGISTER(REDUCE_PROD, ReducePrepare<ReduceKind::kProd>, ReduceEval<ReduceKind
 TS_REGISTER(REDUCE_MAX, ReducePrepare<ReduceKind::kMax>, ReduceEval<ReduceKind::kMax>)
 TS_REGISTER(REDUCE_MIN, ReducePrepare<ReduceKind::kMin>, ReduceEval<ReduceKind::kMin>)
 TS_REGISTER(REDUCE_ANY, ReducePrepare<ReduceKind::kAny>, ReduceEval<ReduceKind::kAny>)
+TS_REGISTER(REDUCE_ALL, ReducePrepare<ReduceKind::kAll>, ReduceEval<ReduceKind::kAll>)
 TS_REGISTER(ARG_MAX, ArgPrepare<true>, ArgEval<true>)
 TS_REGISTER(ARG_MIN, ArgPrepare<false>, ArgEval<false>)
 TS_REGISTER(TOPK_V2, TopKPrepare, TopKEval)

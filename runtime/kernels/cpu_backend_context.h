@@ -1,0 +1,81 @@
+// How kernels reach the interpreter's thread pool, the TensorFlow Lite way: the interpreter answers
+// TfLiteContext::GetExternalContext(context, kTfLiteCpuBackendContext) with a CpuBackendContext, a
+// TfLiteExternalContext that carries a TaskRunner (runtime/threadpool.h implements it, one per
+// interpreter, sized by InterpreterOptions::num_threads). Kernels include only this header, never
+// runtime/. When the context answers null (a host without a pool, or a test's bare TfLiteContext),
+// the helpers below run the work on the calling thread.
+#ifndef TOUCHSTONE_RUNTIME_KERNELS_CPU_BACKEND_CONTEXT_H_
+#define TOUCHSTONE_RUNTIME_KERNELS_CPU_BACKEND_CONTEXT_H_
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "runtime/c/common.h"
+
+namespace touchstone {
+
+// Runs a range of independent work items on a fixed set of threads.
+class TaskRunner {
+ public:
+  using RangeFn = void (*)(void* state, int64_t begin, int64_t end);
+
+  virtual ~TaskRunner() = default;
+  // Threads that run work, the calling thread included (at least 1).
+  virtual int num_threads() const = 0;
+  // Splits [0, n) into min(n, num_threads(), max_chunks) contiguous chunks of (nearly) equal size
+  // and calls fn(state, begin, end) once per chunk; the first chunk runs on the calling thread.
+  // Returns when every chunk is done. max_chunks <= 0 means no limit beyond num_threads().
+  // Calls made from inside a chunk (or while another call is running) run serially.
+  virtual void ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks = 0) = 0;
+};
+
+// The external context of type kTfLiteCpuBackendContext the runtime hands kernels.
+struct CpuBackendContext : public TfLiteExternalContext {
+  TaskRunner* runner = nullptr;  // owned by the interpreter; null means "no pool"
+};
+
+// The context's CPU backend, or null when it has none.
+inline CpuBackendContext* GetCpuBackendContext(TfLiteContext* context) {
+  if (context == nullptr || context->GetExternalContext == nullptr) return nullptr;
+  TfLiteExternalContext* external =
+      context->GetExternalContext(context, kTfLiteCpuBackendContext);
+  if (external == nullptr || external->type != kTfLiteCpuBackendContext) return nullptr;
+  return static_cast<CpuBackendContext*>(external);
+}
+
+inline TaskRunner* GetTaskRunner(TfLiteContext* context) {
+  CpuBackendContext* backend = GetCpuBackendContext(context);
+  return backend != nullptr ? backend->runner : nullptr;
+}
+
+// Threads a kernel may use (1 without a pool).
+inline int NumThreads(TfLiteContext* context) {
+  TaskRunner* runner = GetTaskRunner(context);
+  return runner != nullptr ? runner->num_threads() : 1;
+}
+
+// Calls f(begin, end) over contiguous chunks of [0, n): on the pool when there is one, else once
+// on the calling thread. max_chunks bounds the parallelism (e.g. to keep small work on few threads).
+template <typename F>
+void ParallelFor(TaskRunner* runner, int64_t n, F&& f, int max_chunks = 0) {
+  if (n <= 0) return;
+  if (runner == nullptr || runner->num_threads() <= 1 || n == 1 || max_chunks == 1) {
+    f(int64_t{0}, n);
+    return;
+  }
+  using Fn = typename std::remove_reference<F>::type;
+  runner->ParallelFor(
+      n,
+      [](void* state, int64_t begin, int64_t end) { (*static_cast<Fn*>(state))(begin, end); },
+      const_cast<void*>(static_cast<const void*>(&f)), max_chunks);
+}
+
+template <typename F>
+void ParallelFor(TfLiteContext* context, int64_t n, F&& f, int max_chunks = 0) {
+  ParallelFor(GetTaskRunner(context), n, std::forward<F>(f), max_chunks);
+}
+
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_KERNELS_CPU_BACKEND_CONTEXT_H_

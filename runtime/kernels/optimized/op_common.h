@@ -1,0 +1,158 @@
+// What every optimized kernel shares: it wraps the reference kernel of its op (whose Prepare does
+// all the validation and output sizing, and whose Eval runs every type and configuration the
+// optimized code does not specialise), and it splits work over the interpreter's thread pool.
+//
+// The reference kernel's per-node state stays the reference kernel's: the optimized state keeps it
+// in `reference_data` and puts it back in node->user_data around each call into the reference.
+#ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OP_COMMON_H_
+#define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OP_COMMON_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/optimized/microkernels.h"
+
+namespace touchstone {
+namespace optimized {
+
+// State every optimized kernel keeps; an op's own state derives from it.
+struct OpState {
+  const TfLiteRegistration* reference = nullptr;
+  void* reference_data = nullptr;
+  // The microkernel set Prepare chose (and packed weights for).
+  const MicroKernels* kernels = nullptr;
+  // Eval takes the optimized path (else the reference Eval runs).
+  bool fast = false;
+  virtual ~OpState() = default;
+};
+
+// Calls a reference callback with the reference kernel's user_data in place.
+inline TfLiteStatus CallReference(TfLiteStatus (*fn)(TfLiteContext*, TfLiteNode*),
+                                  TfLiteContext* context, TfLiteNode* node, OpState* state) {
+  if (fn == nullptr) return kTfLiteOk;
+  void* own = node->user_data;
+  node->user_data = state->reference_data;
+  const TfLiteStatus status = fn(context, node);
+  node->user_data = own;
+  return status;
+}
+
+// Builds an optimized registration from an Op type that provides:
+//   using State = ...;                       (derived from OpState)
+//   static TfLiteRegistration* Reference();
+//   static TfLiteStatus Prepare(TfLiteContext*, TfLiteNode*, State*);  after the reference
+//     Prepare succeeded; sets state->fast when Eval can take the optimized path
+//   static TfLiteStatus Eval(TfLiteContext*, TfLiteNode*, State*);     only when state->fast
+template <typename Op>
+struct OptimizedKernel {
+  using State = typename Op::State;
+
+  static State* StateOf(TfLiteNode* node) { return static_cast<State*>(node->user_data); }
+
+  static void* Init(TfLiteContext* context, const char* buffer, size_t length) {
+    State* state = new State;
+    state->reference = Op::Reference();
+    if (state->reference->init != nullptr) {
+      state->reference_data = state->reference->init(context, buffer, length);
+    }
+    return state;
+  }
+
+  static void Free(TfLiteContext* context, void* buffer) {
+    State* state = static_cast<State*>(buffer);
+    if (state == nullptr) return;
+    if (state->reference->free != nullptr) state->reference->free(context, state->reference_data);
+    delete state;
+  }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) {
+    State* state = StateOf(node);
+    state->fast = false;
+    const TfLiteStatus status = CallReference(state->reference->prepare, context, node, state);
+    if (status != kTfLiteOk) return status;
+    state->kernels = &Kernels();
+    return Op::Prepare(context, node, state);
+  }
+
+  static TfLiteStatus Invoke(TfLiteContext* context, TfLiteNode* node) {
+    State* state = StateOf(node);
+    if (!state->fast) return CallReference(state->reference->invoke, context, node, state);
+    return Op::Eval(context, node, state);
+  }
+
+  static TfLiteRegistration* Registration() {
+    static TfLiteRegistration registration = [] {
+      TfLiteRegistration r = *Op::Reference();
+      r.init = Init;
+      r.free = Free;
+      r.prepare = Prepare;
+      r.invoke = Invoke;
+      return r;
+    }();
+    return &registration;
+  }
+};
+
+// Splits `items` into at most min(threads, max_chunks) contiguous chunks (at least
+// min_items_per_chunk items each, where the total allows) and calls fn(chunk, begin, end) for
+// each, in parallel on the context's pool. Chunk indices are dense from 0, so fn may use per-chunk
+// scratch sized by MaxChunks().
+inline int MaxChunks(TfLiteContext* context) { return NumThreads(context); }
+
+template <typename F>
+void ParallelChunks(TfLiteContext* context, int64_t items, int64_t min_items_per_chunk, F&& fn) {
+  if (items <= 0) return;
+  int64_t chunks = std::min<int64_t>(NumThreads(context), items);
+  if (min_items_per_chunk > 1) {
+    chunks = std::min<int64_t>(chunks, std::max<int64_t>(1, items / min_items_per_chunk));
+  }
+  if (chunks <= 1) {
+    fn(0, int64_t{0}, items);
+    return;
+  }
+  ParallelFor(
+      context, chunks,
+      [&](int64_t begin, int64_t end) {
+        for (int64_t chunk = begin; chunk < end; ++chunk) {
+          const int64_t base = items / chunks;
+          const int64_t extra = items % chunks;
+          const int64_t first = chunk * base + std::min(chunk, extra);
+          const int64_t last = first + base + (chunk < extra ? 1 : 0);
+          fn(static_cast<int>(chunk), first, last);
+        }
+      },
+      static_cast<int>(chunks));
+}
+
+// ---- Convolution windows (conv.cc and pooling.cc).
+
+// An NHWC window geometry: input and output sizes, kernel, strides, dilations, leading padding.
+struct WindowGeometry {
+  int batches = 0;
+  int in_height = 0, in_width = 0;
+  int out_height = 0, out_width = 0;
+  int kernel_height = 0, kernel_width = 0;
+  int stride_height = 1, stride_width = 1;
+  int dilation_height = 1, dilation_width = 1;
+  int pad_top = 0, pad_left = 0;
+
+  int64_t out_pixels() const { return int64_t{batches} * out_height * out_width; }
+  int taps() const { return kernel_height * kernel_width; }
+  bool operator==(const WindowGeometry& o) const;
+  bool operator!=(const WindowGeometry& o) const { return !(*this == o); }
+};
+
+// Indirection buffer: for each output pixel p (batch-major, then rows, then columns) and kernel tap
+// t (rows, then columns), buffer[p * taps + t] points at the input pixel the tap reads (its first
+// channel; pixels are `pixel_stride` floats apart), or at `zero` where the tap falls in the padding.
+void BuildIndirection(const WindowGeometry& g, const float* input, size_t pixel_stride,
+                      const float* zero, std::vector<const float*>* buffer);
+
+}  // namespace optimized
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OP_COMMON_H_
