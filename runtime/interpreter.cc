@@ -279,7 +279,7 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
         return InvalidInputError(where + " (" + entry.op_name + "): " +
                                  (resolver.FindOp(builtin, 0x7fffffff) != nullptr
                                       ? "version " + std::to_string(version) + " of this op is not supported"
-                                      : std::string("op not supported yet")));
+                                      : "op (version " + std::to_string(version) + ") not supported yet"));
       }
       Status parsed = ParseBuiltinOptions(op, builtin, &entry.builtin_data_owned);
       if (!parsed.ok()) return parsed.WithContext(where + " (" + entry.op_name + ")");
