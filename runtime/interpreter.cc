@@ -181,6 +181,14 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
         TS_RETURN_IF_ERROR(BuildSparseTensor(model, subgraph, static_cast<int>(i), buffer, buffer_bytes));
         continue;
       }
+      if (t.type == kTfLiteInt4) {
+        // Packed 4-bit weights (two per byte), e.g. blockwise-quantized LLM layers: refused plainly
+        // rather than computed wrongly (TFLite 2.14.1 crashes on qwen_fc_blockwise_quantized).
+        const bool blockwise = q != nullptr && q->details_type() == fb::QuantizationDetails::BlockwiseQuantization;
+        return InvalidInputError(label + " holds packed 4-bit (INT4) weights" +
+                                 (blockwise ? std::string(" with blockwise quantization") : std::string()) +
+                                 ", which Touchstone does not run yet");
+      }
       if (sized && buffer_bytes != t.bytes) {
         return InvalidInputError(label + " has " + std::to_string(buffer_bytes) +
                                  " bytes of data but its shape " + ShapeString(t.dims) + " and type " +
