@@ -1,5 +1,6 @@
 #include "evaluation/model_inputs.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -37,11 +38,34 @@ bool ParseInt(const std::string& text, int* out) {
   return true;
 }
 
-int FindInput(Interpreter* interpreter, const std::string& name) {
-  for (size_t i = 0; i < interpreter->inputs().size(); ++i) {
-    if (name == interpreter->input_tensor(i)->name) return static_cast<int>(i);
+// The tensor index of the target's input called `name` (its tensor name or an alias); -1 if none.
+int FindInput(const InputTarget& target, const std::string& name) {
+  auto alias = target.aliases.find(name);
+  if (alias != target.aliases.end()) return alias->second;
+  for (int index : target.subgraph->inputs()) {
+    if (index < 0) continue;
+    const char* tensor_name = target.subgraph->tensor(index)->name;
+    if (tensor_name != nullptr && name == tensor_name) return index;
   }
   return -1;
+}
+
+// " (its inputs: a, b)" for error messages.
+std::string InputNames(const InputTarget& target) {
+  std::string names;
+  for (int index : target.subgraph->inputs()) {
+    if (index < 0) continue;
+    const char* n = target.subgraph->tensor(index)->name;
+    names += (names.empty() ? "" : ", ") + std::string(n != nullptr ? n : "");
+  }
+  for (const auto& alias : target.aliases) names += (names.empty() ? "" : ", ") + alias.first;
+  return " (its inputs: " + (names.empty() ? std::string("none") : names) + ")";
+}
+
+std::string ShapeText(const TfLiteTensor* t) {
+  std::string text = "[";
+  for (int i = 0; t->dims != nullptr && i < t->dims->size; ++i) text += (i ? "," : "") + std::to_string(t->dims->data[i]);
+  return text + "]";
 }
 
 template <typename T, typename Dist>
@@ -59,26 +83,32 @@ StatusOr<std::map<std::string, std::string>> ParseNameValueList(const std::strin
                                                                 const std::string& flag) {
   std::map<std::string, std::string> result;
   for (const std::string& item : Split(text, ',')) {
-    // The first ':' not part of '::' separates name from value.
+    // Exactly one ':' that is not part of '::' separates name from value.
     size_t split = std::string::npos;
-    for (size_t i = 0; i < item.size(); ++i) {
+    int delimiters = 0;
+    for (size_t i = 0; i + 1 < item.size(); ++i) {
       if (item[i] != ':') continue;
-      if (i + 1 < item.size() && item[i + 1] == ':') {
+      if (item[i + 1] == ':') {
         ++i;
         continue;
       }
-      split = i;
-      break;
+      if (delimiters++ == 0) split = i;
     }
-    if (split == std::string::npos) {
-      return UsageError("--" + flag + ": item '" + item + "' is not of the form name:value");
+    if (delimiters != 1) {
+      return UsageError("--" + flag + ": item '" + item + "' is not of the form name:value" +
+                        (delimiters > 1 ? " (more than one ':'; write a ':' inside a name or path as '::')" : ""));
     }
-    std::string name;
-    for (size_t i = 0; i < split; ++i) {
-      name += item[i];
-      if (item[i] == ':' && i + 1 < split && item[i + 1] == ':') ++i;
-    }
-    result[name] = item.substr(split + 1);
+    auto unescape = [](const std::string& part) {
+      std::string out;
+      for (size_t i = 0; i < part.size(); ++i) {
+        out += part[i];
+        if (part[i] == ':' && i + 1 < part.size() && part[i + 1] == ':') ++i;
+      }
+      return out;
+    };
+    const std::string name = unescape(item.substr(0, split));
+    if (name.empty()) return UsageError("--" + flag + ": item '" + item + "' has an empty name");
+    result[name] = unescape(item.substr(split + 1));
   }
   return result;
 }
@@ -118,75 +148,152 @@ StatusOr<InputSpec> ParseInputSpec(const std::string& input_layer, const std::st
   return spec;
 }
 
-Status ApplyInputShapes(const InputSpec& spec, Interpreter* interpreter) {
+InputTarget PrimaryInputs(Interpreter* interpreter) {
+  InputTarget target;
+  target.subgraph = interpreter->primary();
+  return target;
+}
+
+Status ApplyInputShapes(const InputSpec& spec, const InputTarget& target) {
   for (size_t i = 0; i < spec.layer_shapes.size(); ++i) {
-    const int position = FindInput(interpreter, spec.layer_names[i]);
-    if (position < 0) {
-      return UsageError("--input_layer: the model has no input named '" + spec.layer_names[i] + "'");
+    const int tensor = FindInput(target, spec.layer_names[i]);
+    if (tensor < 0) {
+      return UsageError("--input_layer: the model has no input named '" + spec.layer_names[i] + "'" +
+                        InputNames(target));
     }
-    TS_RETURN_IF_ERROR(interpreter->ResizeInputTensor(interpreter->inputs()[position], spec.layer_shapes[i]));
+    const TfLiteTensor* t = target.subgraph->tensor(tensor);
+    const size_t rank = t->dims != nullptr ? static_cast<size_t>(t->dims->size) : 0;
+    if (t->type != kTfLiteString && rank != spec.layer_shapes[i].size()) {
+      // As TFLite's benchmark ("Input tensor #i should have N dimensions!").
+      return UsageError("--input_layer_shape: input '" + spec.layer_names[i] + "' has " + std::to_string(rank) +
+                        " dimensions " + ShapeText(t) + ", the shape given has " +
+                        std::to_string(spec.layer_shapes[i].size()));
+    }
+    TS_RETURN_IF_ERROR(target.subgraph->ResizeInputTensor(tensor, spec.layer_shapes[i]));
   }
   return Status::Ok();
 }
 
-StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec,
-                                                          Interpreter* interpreter) {
+Status ApplyInputShapes(const InputSpec& spec, Interpreter* interpreter) {
+  return ApplyInputShapes(spec, PrimaryInputs(interpreter));
+}
+
+StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec, const InputTarget& target) {
   for (const auto& entry : spec.value_files) {
-    if (FindInput(interpreter, entry.first) < 0) {
-      return UsageError("--input_layer_value_files: the model has no input named '" + entry.first + "'");
+    if (FindInput(target, entry.first) < 0) {
+      return UsageError("--input_layer_value_files: the model has no input named '" + entry.first + "'" +
+                        InputNames(target));
     }
   }
   for (const auto& entry : spec.value_ranges) {
-    if (FindInput(interpreter, entry.first) < 0) {
-      return UsageError("--input_layer_value_range: the model has no input named '" + entry.first + "'");
+    if (FindInput(target, entry.first) < 0) {
+      return UsageError("--input_layer_value_range: the model has no input named '" + entry.first + "'" +
+                        InputNames(target));
     }
   }
-  std::mt19937 engine;  // default seed, as TFLite's benchmark
+  // Files and ranges by tensor index (a signature's name and the tensor's name reach the same input).
+  std::map<int, std::string> files;
+  for (const auto& entry : spec.value_files) files[FindInput(target, entry.first)] = entry.second;
+  std::map<int, std::pair<int, int>> ranges;
+  for (const auto& entry : spec.value_ranges) ranges[FindInput(target, entry.first)] = entry.second;
+
+  std::mt19937 engine;  // default seed, as TFLite's benchmark; one engine through all inputs
   std::vector<std::vector<uint8_t>> data;
-  for (size_t i = 0; i < interpreter->inputs().size(); ++i) {
-    const TfLiteTensor* t = interpreter->input_tensor(i);
+  Subgraph* subgraph = target.subgraph;
+  for (int index : subgraph->inputs()) {
+    if (index < 0) {
+      data.emplace_back();
+      continue;
+    }
+    const TfLiteTensor* t = subgraph->tensor(index);
+    const std::string name = t->name != nullptr ? t->name : "";
     std::vector<uint8_t> bytes(t->bytes);
-    auto file = spec.value_files.find(t->name);
-    if (file != spec.value_files.end()) {
+    auto file = files.find(index);
+    if (file != files.end()) {
       std::ifstream in(file->second, std::ios::binary);
-      if (!in) return InvalidInputError(file->second + ": cannot read input file for '" + t->name + "'");
+      if (!in) return InvalidInputError(file->second + ": cannot read input file for '" + name + "'");
       std::vector<uint8_t> content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       if (content.size() != t->bytes) {
         return InvalidInputError(file->second + ": has " + std::to_string(content.size()) +
-                                 " bytes but input '" + t->name + "' needs " + std::to_string(t->bytes));
+                                 " bytes but input '" + name + "' needs " + std::to_string(t->bytes) +
+                                 " (" + TfLiteTypeGetName(t->type) + ", shape " + ShapeText(t) + ")");
       }
       data.push_back(std::move(content));
       continue;
     }
-    auto range = spec.value_ranges.find(t->name);
-    const bool has_range = range != spec.value_ranges.end();
-    auto ints = [&](int low, int high) {
-      return std::uniform_int_distribution<int64_t>(has_range ? range->second.first : low,
-                                                    has_range ? range->second.second : high);
+    auto range = ranges.find(index);
+    const bool has_range = range != ranges.end();
+    const double low = has_range ? range->second.first : 0.0;
+    const double high = has_range ? range->second.second : 0.0;
+    auto pick = [&](double default_low, double default_high, double* lo, double* hi) {
+      *lo = has_range ? low : default_low;
+      *hi = has_range ? high : default_high;
     };
+    double lo = 0, hi = 0;
     switch (t->type) {
       case kTfLiteFloat32:
-        FillRandom<float>(&engine,
-                          std::uniform_real_distribution<float>(
-                              has_range ? static_cast<float>(range->second.first) : -0.5f,
-                              has_range ? static_cast<float>(range->second.second) : 0.5f),
-                          &bytes);
+        pick(-0.5, 0.5, &lo, &hi);
+        FillRandom<float>(&engine, std::uniform_real_distribution<float>(static_cast<float>(lo), static_cast<float>(hi)), &bytes);
         break;
-      case kTfLiteInt32: FillRandom<int32_t>(&engine, ints(0, 99), &bytes); break;
-      case kTfLiteInt64: FillRandom<int64_t>(&engine, ints(0, 99), &bytes); break;
-      case kTfLiteUInt8: FillRandom<uint8_t>(&engine, ints(0, 254), &bytes); break;
-      case kTfLiteInt8: FillRandom<int8_t>(&engine, ints(-127, 127), &bytes); break;
-      case kTfLiteBool: FillRandom<uint8_t>(&engine, ints(0, 1), &bytes); break;
+      case kTfLiteFloat64:
+        pick(-0.5, 0.5, &lo, &hi);
+        FillRandom<double>(&engine, std::uniform_real_distribution<double>(lo, hi), &bytes);
+        break;
+      case kTfLiteComplex64:
+        // Real and imaginary parts, one draw each.
+        pick(-0.5, 0.5, &lo, &hi);
+        FillRandom<float>(&engine, std::uniform_real_distribution<float>(static_cast<float>(lo), static_cast<float>(hi)), &bytes);
+        break;
+      case kTfLiteInt32:
+        pick(0, 99, &lo, &hi);
+        FillRandom<int32_t>(&engine, std::uniform_int_distribution<int32_t>(static_cast<int32_t>(lo), static_cast<int32_t>(hi)), &bytes);
+        break;
+      case kTfLiteUInt32:
+        pick(0, 99, &lo, &hi);
+        FillRandom<uint32_t>(&engine, std::uniform_int_distribution<uint32_t>(static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)), &bytes);
+        break;
+      case kTfLiteInt64:
+        pick(0, 99, &lo, &hi);
+        FillRandom<int64_t>(&engine, std::uniform_int_distribution<int64_t>(static_cast<int64_t>(lo), static_cast<int64_t>(hi)), &bytes);
+        break;
+      case kTfLiteUInt8:
+        pick(0, 254, &lo, &hi);
+        FillRandom<uint8_t>(&engine, std::uniform_int_distribution<uint32_t>(static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)), &bytes);
+        break;
+      case kTfLiteInt8:
+        pick(-127, 127, &lo, &hi);
+        FillRandom<int8_t>(&engine, std::uniform_int_distribution<int32_t>(static_cast<int32_t>(lo), static_cast<int32_t>(hi)), &bytes);
+        break;
       case kTfLiteInt16:
-        // TFLite's benchmark leaves int16 inputs at zero unless a range is given.
-        if (has_range) FillRandom<int16_t>(&engine, ints(0, 0), &bytes);
+        // TFLite has no default range for int16: without --input_layer_value_range its range is
+        // [0, 0], so the values are zeros (it still draws them).
+        pick(0, 0, &lo, &hi);
+        FillRandom<int16_t>(&engine, std::uniform_int_distribution<int16_t>(static_cast<int16_t>(lo), static_cast<int16_t>(hi)), &bytes);
+        break;
+      case kTfLiteBool:
+        // {0, 1} whatever the range, as TFLite.
+        FillRandom<uint8_t>(&engine, std::uniform_int_distribution<uint32_t>(0, 1), &bytes);
         break;
       default:
-        break;  // other types stay zero
+        break;  // other types (float16, strings, ...) stay zero
     }
     data.push_back(std::move(bytes));
   }
   return data;
+}
+
+StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec, Interpreter* interpreter) {
+  return MakeInputData(spec, PrimaryInputs(interpreter));
+}
+
+void CopyInputData(const std::vector<std::vector<uint8_t>>& data, const InputTarget& target) {
+  const std::vector<int>& inputs = target.subgraph->inputs();
+  for (size_t i = 0; i < inputs.size() && i < data.size(); ++i) {
+    if (inputs[i] < 0) continue;
+    TfLiteTensor* t = target.subgraph->tensor(inputs[i]);
+    const size_t bytes = std::min(data[i].size(), t->bytes);
+    if (bytes > 0 && t->data.raw != nullptr) std::memcpy(t->data.raw, data[i].data(), bytes);
+  }
 }
 
 }  // namespace touchstone

@@ -1,6 +1,13 @@
 // Input tensors for a benchmark run, as TFLite's benchmark_model makes them: shapes from
 // --input_layer/--input_layer_shape, values from files (--input_layer_value_files, raw bytes of the
-// tensor's type) or random (mt19937, fixed default seed, per-type ranges, --input_layer_value_range).
+// tensor's type) or random (one mt19937 with its default seed, drawn through the inputs in order, with
+// TFLite's per-type ranges: float32/float64/complex64 U[-0.5,0.5], int32/uint32/int64 [0,99], uint8
+// [0,254], int8 [-127,127], bool {0,1}, int16 zeros; --input_layer_value_range replaces the range of an
+// input, int16 included).
+//
+// Inputs are named by tensor name, or, when a signature is benchmarked, also by the signature's name
+// for them. TFLite matches --input_layer to the model's inputs by position and only warns when the
+// names differ; Touchstone matches by name and refuses a name the model lacks (docs/benchmark_model.md).
 #ifndef TOUCHSTONE_EVALUATION_MODEL_INPUTS_H_
 #define TOUCHSTONE_EVALUATION_MODEL_INPUTS_H_
 
@@ -25,16 +32,32 @@ struct InputSpec {
 StatusOr<InputSpec> ParseInputSpec(const std::string& input_layer, const std::string& input_layer_shape,
                                    const std::string& value_range, const std::string& value_files);
 
-// Splits "a:b,c::d:e" on ',' and then on the first single ':' ('::' stands for a literal ':').
+// Splits "a:b,c::d:e" on ',' and then on the one single ':' of each item ('::' stands for a literal
+// ':', in the name and in the value alike, as TFLite's SplitInputLayerNameAndValueFile does).
 StatusOr<std::map<std::string, std::string>> ParseNameValueList(const std::string& text,
                                                                 const std::string& flag);
 
-// Resizes the named inputs of the interpreter to the given shapes (before AllocateTensors).
+// The tensors a benchmark feeds: a subgraph's inputs, and other names for them (a signature's).
+struct InputTarget {
+  Subgraph* subgraph = nullptr;
+  std::map<std::string, int> aliases;  // another name -> tensor index in `subgraph`
+};
+
+// The target for the interpreter's primary subgraph, without aliases.
+InputTarget PrimaryInputs(Interpreter* interpreter);
+
+// Resizes the named inputs to the given shapes (before AllocateTensors). A name the target lacks is a
+// usage error naming the flag.
+Status ApplyInputShapes(const InputSpec& spec, const InputTarget& target);
 Status ApplyInputShapes(const InputSpec& spec, Interpreter* interpreter);
 
-// The bytes of every input in input order: from its file where one is named, else random.
-StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec,
-                                                          Interpreter* interpreter);
+// The bytes of every input of the target in input order: from its file where one is named, else
+// random. A file of the wrong size, or an unreadable one, is an input error naming the file.
+StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec, const InputTarget& target);
+StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec, Interpreter* interpreter);
+
+// Copies the bytes made by MakeInputData into the target's input tensors (before each run).
+void CopyInputData(const std::vector<std::vector<uint8_t>>& data, const InputTarget& target);
 
 }  // namespace touchstone
 

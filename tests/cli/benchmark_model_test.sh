@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# End to end: benchmark_model's lines, exit codes, and --output_filepath against TFLite's own
-# outputs for a golden model.
+# End to end: benchmark_model's lines (checked with the regexes scripts use on TFLite's output), its
+# JSON report against tools/benchmark_model/report.schema.json, the op profile (text and CSV), memory
+# lines, the regression gate's verdicts and exit codes on synthetic baselines, every bad flag (one line
+# on stderr, a documented exit code), and, with ../shared, golden models: '::' escapes, signatures,
+# dynamic input shapes, control flow and a delegate in the profile.
 set -uo pipefail
 BIN="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
+SCHEMA="$TEST_SRCDIR/touchstone/tools/benchmark_model/report.schema.json"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 check() {  # check <description> <command...>: the command must succeed
   local what="$1"; shift
   if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
 }
-expect_exit() {  # expect_exit <code> <description> <args...>
+expect_exit() {  # expect_exit <code> <description> <args...>: that exit code, at most one line on stderr
   local code="$1" what="$2"; shift 2
   "$BIN" "$@" >"$TMP/out.txt" 2>"$TMP/err.txt"
   local got=$?
@@ -21,19 +25,256 @@ expect_exit() {  # expect_exit <code> <description> <args...>
     failures=$((failures + 1))
   fi
 }
+run() {  # run <name> <args...>: stdout to $TMP/<name>.out, stderr to $TMP/<name>.err, exit code to .rc
+  local name="$1"; shift
+  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+  echo $? >"$TMP/$name.rc"
+}
+rc() { cat "$TMP/$1.rc"; }
+gate_check() {  # gate_check <run name> <description> <exit code> <regex one line of stdout must match>
+  local name="$1" what="$2" code="$3" pattern="$4"
+  if [ "$(rc "$name")" -eq "$code" ] && [ "$(grep -cE "$pattern" "$TMP/$name.out")" -eq 1 ]; then
+    echo "ok: $what"
+  else
+    echo "FAIL: $what: exit $(rc "$name"); $(grep -iE 'gate' "$TMP/$name.out" | tr '\n' '|') $(cat "$TMP/$name.err")"
+    failures=$((failures + 1))
+  fi
+}
+FAST=(--num_runs=3 --min_secs=0 --warmup_runs=1 --warmup_min_secs=0)
 
-# A model Touchstone makes itself: TFLite's lines appear, in order.
+# --- TFLite's lines, as scripts written for TFLite read them ------------------------------------------
 "$MAKE" --output="$TMP/m.tflite" --input_size=64 >/dev/null
-"$BIN" --graph="$TMP/m.tflite" --num_runs=3 --min_secs=0 --warmup_runs=1 --warmup_min_secs=0 >"$TMP/run.txt" 2>&1
-check "runs the made model" test $? -eq 0
-for line in "Loaded model $TMP/m.tflite" "The input model file size (MB): " "Initialized session in " \
+run plain --graph="$TMP/m.tflite" "${FAST[@]}"
+check "runs the made model" test "$(rc plain)" -eq 0
+for line in "STARTING!" "Graph: [$TMP/m.tflite]" "Loaded model $TMP/m.tflite" "The input model file size (MB): " \
+            "Initialized session in " \
+            "Running benchmark for at least 1 iterations and at least 0 seconds but terminate if exceeding 150 seconds." \
             "Running benchmark for at least 3 iterations and at least 0 seconds but terminate if exceeding 150 seconds." \
-            "Inference timings in us: Init: "; do
-  check "prints '$line'" grep -qF "$line" "$TMP/run.txt"
+            "Inference timings in us: Init: " "Memory footprint delta from the start of the tool (MB): init=" \
+            "Inference latency percentiles in us (3 samples): p5=" "Memory, tensor arena (planned at AllocateTensors"; do
+  check "prints '$line'" grep -qF "$line" "$TMP/plain.out"
 done
-check "prints the statistics line" grep -qE '^count=3 first=[0-9]+ curr=[0-9]+ min=[0-9]+ max=[0-9]+ avg=[0-9.e+]+ std=[0-9]+ p5=[0-9]+ median=[0-9]+ p95=[0-9]+$|^count=3 curr=[0-9]+ \(all same\)$' "$TMP/run.txt"
+check "the statistics lines, TFLite's form" test "$(grep -cE '^count=[0-9]+ (first=[0-9]+ curr=[0-9]+ min=[0-9]+ max=[0-9]+ avg=[0-9.e+]+ std=[0-9]+|curr=[0-9]+( \(all same\))?) p5=[0-9]+ median=[0-9]+ p95=[0-9]+$' "$TMP/plain.out")" -eq 2
+check "a script's parse of the timings line and the avg (python re)" python3 - "$TMP/plain.out" <<'EOF'
+import re, sys
+out = open(sys.argv[1]).read()
+m = re.search(r"Inference timings in us: Init: (\d+), First inference: (\d+), Warmup \(avg\): ([\d.e+-]+), Inference \(avg\): ([\d.e+-]+)", out)
+assert m, "no timings line"
+init, first, warm, avg = int(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4))
+counts = re.findall(r"count=(\d+)", out)
+assert counts[-1] == "3", counts
+avgs = re.findall(r"avg=([\d.e+-]+)", out)
+assert all(float(a) > 0 for a in avgs) and init > 0 and first > 0 and warm > 0 and avg > 0
+EOF
+check "a shell script's grep/awk of the Inference (avg)" test -n "$(grep 'Inference timings in us' "$TMP/plain.out" | awk -F'Inference \\(avg\\): ' '{print $2}')"
+check "no progress line when stderr is not a terminal" test "$(grep -c $'\r' "$TMP/plain.err")" -eq 0
+check "stderr is empty on a plain run" test ! -s "$TMP/plain.err"
 
-# Usage and input errors: one line, documented exit codes.
+run verbose --graph="$TMP/m.tflite" "${FAST[@]}" --verbose
+check "--verbose logs every parameter" grep -qxF "Num threads: [-1]" "$TMP/verbose.out"
+check "--verbose logs delegate flags too" grep -qF "use_sample_delegate: [0]" "$TMP/verbose.out"
+check "without --verbose only given parameters" test "$(grep -c '^Num threads: ' "$TMP/plain.out")" -eq 0
+
+run dry --graph="$TMP/m.tflite" --dry_run
+check "--dry_run runs nothing" test "$(rc dry)" -eq 0 -a "$(grep -c '^count=0$' "$TMP/dry.out")" -eq 2
+check "--dry_run: TFLite's loop line" grep -qF "Running benchmark for at least 0 iterations and at least -1 seconds" "$TMP/dry.out"
+
+run sigs --graph="$TMP/m.tflite" --list_signatures
+check "--list_signatures on a model without any" grep -qxF "The Model contains 0 signature key(s)." "$TMP/sigs.out"
+
+run samples --graph="$TMP/m.tflite" "${FAST[@]}" --print_latency_samples
+check "--print_latency_samples" grep -qE '^Inference latency samples in us: [0-9]+ [0-9]+ [0-9]+$' "$TMP/samples.out"
+
+# --- Memory --------------------------------------------------------------------------------------------
+run peak --graph="$TMP/m.tflite" "${FAST[@]}" --report_peak_memory_footprint --memory_footprint_check_interval_ms=5
+check "--report_peak_memory_footprint: TFLite's line" grep -qE '^Overall peak memory footprint \(MB\) via periodic monitoring: [0-9.]+$' "$TMP/peak.out"
+check "--report_peak_memory_footprint: the sampled peak, labelled" grep -qE '^Memory, peak process RSS sampled every 5 ms on its own thread: [0-9.]+ MB \([0-9]+ samples\)$' "$TMP/peak.out"
+check "memory lines say what they measure" test "$(grep -cE '^Memory, (model file|tensor arena|tensors allocated outside|process RSS now|process RSS high-water)' "$TMP/peak.out")" -eq 5
+
+# --- State dumps ---------------------------------------------------------------------------------------
+run state --graph="$TMP/m.tflite" "${FAST[@]}" --print_preinvoke_state --print_postinvoke_state --tensor_name_display_length=10
+check "pre-invoke state" grep -qF "====Printing out TfLite interpreter pre-invoke state begins====" "$TMP/state.out"
+check "post-invoke state" grep -qF "====Printing out TfLite interpreter post-invoke state ends====" "$TMP/state.out"
+check "state lists the subgraph" grep -qE '^-----------Subgraph-0 has [0-9]+ tensors and 30 nodes------------$' "$TMP/state.out"
+check "pre-invoke before the first run, post-invoke after the timings" python3 - "$TMP/state.out" <<'EOF'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+pre = [i for i, l in enumerate(lines) if "pre-invoke state begins" in l][0]
+run = [i for i, l in enumerate(lines) if l.startswith("Running benchmark")][0]
+timings = [i for i, l in enumerate(lines) if l.startswith("Inference timings")][0]
+post = [i for i, l in enumerate(lines) if "post-invoke state begins" in l][0]
+assert pre < run < timings < post
+EOF
+
+# --- Op profiling --------------------------------------------------------------------------------------
+run prof --graph="$TMP/m.tflite" "${FAST[@]}" --enable_op_profiling
+check "op profile: TFLite's heading" grep -qxF "Operator-wise Profiling Info for Regular Benchmark Runs:" "$TMP/prof.out"
+for section in "Run Order" "Top by Computation Time" "Summary by node type"; do
+  check "op profile: $section" grep -qxF "============================== $section ==============================" "$TMP/prof.out"
+done
+check "op profile: TFLite's columns" grep -qP '^\t\s+\[node type\]\t\s+\[first\]\t\s+\[avg ms\]\t\s+\[%\]\t\s+\[cdf%\]\t\s+\[mem KB\]\t\[times called\]\t\[Name\]$' "$TMP/prof.out"
+check "op profile: one row per node in run order (30)" python3 - "$TMP/prof.out" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+block = text.split("============================== Run Order ==============================\n")[1].split("\n\n")[0]
+rows = block.split("\n")[1:]
+assert len(rows) == 30, len(rows)
+for i, r in enumerate(rows):
+    f = r.split("\t")
+    assert f[-1].endswith(":%d" % i), r        # "[tensor]:node_index"
+    assert f[1].strip() in ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "FULLY_CONNECTED", "SOFTMAX"), r
+assert abs(float(rows[-1].split("\t")[5].strip().rstrip("%")) - 100.0) < 0.01   # cdf ends at 100%
+assert "Number of nodes executed: 30" in text and "30 nodes observed" in text
+EOF
+run csv --graph="$TMP/m.tflite" "${FAST[@]}" --enable_op_profiling --op_profiling_output_mode=csv \
+  --op_profiling_output_file="$TMP/profile.csv"
+check "csv profile written to the file, not stdout" test -s "$TMP/profile.csv" -a "$(grep -c 'Run Order' "$TMP/csv.out")" -eq 0
+check "csv profile: TFLite's CSV columns and rows" python3 - "$TMP/profile.csv" <<'EOF'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines[0] == "Operator-wise Profiling Info for Regular Benchmark Runs:", lines[0]
+i = lines.index("node type, first, avg_ms, %, cdf%, mem KB, times called, name")
+rows = []
+for l in lines[i + 1:]:
+    if not l: break
+    rows.append([c.strip() for c in l.split(",")])
+assert len(rows) == 30, len(rows)
+total = sum(float(r[3].rstrip("%")) for r in rows)
+assert abs(total - 100.0) < 0.1, total
+assert "node type, count, avg_ms, avg %, cdf %, mem KB, times called" in lines
+EOF
+run csv_old --graph="$TMP/m.tflite" "${FAST[@]}" --enable_op_profiling --profiling_output_csv_file="$TMP/old.csv"
+check "--profiling_output_csv_file (TFLite's deprecated flag) writes csv" grep -qxF "node type, first, avg_ms, %, cdf%, mem KB, times called, name" "$TMP/old.csv"
+run delegate_prof --graph="$TMP/m.tflite" "${FAST[@]}" --enable_op_profiling --use_sample_delegate
+check "a delegate that takes nothing leaves the CPU nodes in the profile" grep -qE $'^\t +CONV_2D\t' "$TMP/delegate_prof.out"
+
+# --- JSON report and TFLite's result file ----------------------------------------------------------
+run json --graph="$TMP/m.tflite" "${FAST[@]}" --enable_op_profiling --report_peak_memory_footprint \
+  --report_json="$TMP/report.json" --result_file_path="$TMP/result.json" --benchmark_name=demo
+check "JSON report written" test "$(rc json)" -eq 0 -a -s "$TMP/report.json"
+check "JSON report matches its schema, and the text" python3 - "$SCHEMA" "$TMP/report.json" "$TMP/json.out" <<'EOF'
+import json, re, sys
+schema = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read()
+def resolve(s):
+    while "$ref" in s:
+        s = schema["definitions"][s["$ref"].split("/")[-1]]
+    return s
+def is_type(v, t):
+    return {"object": isinstance(v, dict), "array": isinstance(v, list), "string": isinstance(v, str),
+            "boolean": isinstance(v, bool), "null": v is None,
+            "integer": isinstance(v, int) and not isinstance(v, bool),
+            "number": isinstance(v, (int, float)) and not isinstance(v, bool)}[t]
+def validate(v, s, path):
+    s = resolve(s)
+    if "oneOf" in s:
+        ok = []
+        for option in s["oneOf"]:
+            try:
+                validate(v, option, path); ok.append(option)
+            except AssertionError:
+                pass
+        assert len(ok) == 1, "%s: matches %d of oneOf" % (path, len(ok))
+        return
+    if "type" in s:
+        types = s["type"] if isinstance(s["type"], list) else [s["type"]]
+        assert any(is_type(v, t) for t in types), "%s: %r is not %s" % (path, v, types)
+    if "enum" in s: assert v in s["enum"], "%s: %r not in %r" % (path, v, s["enum"])
+    if "minimum" in s and is_type(v, "number"): assert v >= s["minimum"], "%s: %r < minimum" % (path, v)
+    if "pattern" in s: assert re.search(s["pattern"], v), "%s: %r" % (path, v)
+    if isinstance(v, dict):
+        for k in s.get("required", []): assert k in v, "%s: missing %s" % (path, k)
+        for k, sub in s.get("properties", {}).items():
+            if k in v: validate(v[k], sub, path + "." + k)
+        if isinstance(s.get("additionalProperties"), dict):
+            for k, x in v.items():
+                if k not in s.get("properties", {}): validate(x, s["additionalProperties"], path + "." + k)
+    if isinstance(v, list) and "items" in s:
+        for i, x in enumerate(v): validate(x, s["items"], "%s[%d]" % (path, i))
+validate(report, schema, "$")
+# The text is a view of the report.
+reg = report["latency"]["regular"]
+assert reg["count"] == 3 and len(reg["samples_us"]) == 3
+m = re.search(r"Inference timings in us: Init: (\d+), First inference: (\d+), Warmup \(avg\): ([\d.e+-]+), Inference \(avg\): ([\d.e+-]+)", text)
+assert int(m.group(1)) == report["latency"]["init_us"]
+assert int(m.group(2)) == report["latency"]["first_inference_us"]
+assert abs(float(m.group(4)) - reg["mean_us"]) <= 1e-6 * reg["mean_us"] + 0.05
+p = re.search(r"p5=(\d+) p50=(\d+) p90=(\d+) p95=(\d+) p99=(\d+)", text)
+assert [int(x) for x in p.groups()] == [reg["p5_us"], reg["p50_us"], reg["p90_us"], reg["p95_us"], reg["p99_us"]]
+assert report["benchmark_name"] == "demo"
+assert report["configuration"]["flags"]["num_runs"] == "3"
+assert len(report["op_profile"]["subgraphs"][0]["nodes"]) == 30
+assert report["memory"]["peak_rss_bytes"] > 0
+EOF
+check "--result_file_path: TFLite's BenchmarkResult fields" python3 - "$TMP/result.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("init_ms", "first_inference_ms", "average_warm_up_ms", "avg_ms", "min_ms", "max_ms", "stddev_ms", "median_ms", "p5_ms", "p95_ms"):
+    assert k in r["latency_metrics"], k
+assert r["misc_metrics"]["num_runs"] == 3 and r["misc_metrics"]["num_warmup_runs"] >= 1
+assert "init_footprint_kb" in r["memory_metrics"] and r["memory_metrics"]["peak_mem_mb"] > 0
+EOF
+
+# --- The regression gate on synthetic baselines ----------------------------------------------------
+# baseline <file> <python expression for samples_us, given m = this run's median>
+baseline() {
+  python3 - "$TMP/report.json" "$1" "$2" "${3:-}" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = sorted(r["latency"]["regular"]["samples_us"])
+m = max(1, s[len(s) // 2])
+r["latency"]["regular"]["samples_us"] = eval(sys.argv[3])
+if sys.argv[4]:
+    r["memory"]["arena_bytes"] = eval(sys.argv[4])
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+}
+GATE=(--graph="$TMP/m.tflite" --num_runs=10 --min_secs=0 --warmup_runs=1 --warmup_min_secs=0)
+baseline "$TMP/regress.json" "[max(1, m // 20)] * 10"
+run regress "${GATE[@]}" --baseline="$TMP/regress.json" --report_json="$TMP/gated.json"
+gate_check regress "gate: a 20x faster baseline is a REGRESSION, exit 1" 1 \
+  '^Latency gate: REGRESSION: median [0-9.]+ us vs baseline [0-9.]+ us, ratio [0-9.]+ \(95% CI [0-9.]+ to [0-9.]+\), limit \+5%, 10 vs 10 runs$'
+check "gate: the overall verdict" grep -qxF "Gate verdict: REGRESSION (exit code 1)" "$TMP/regress.out"
+check "gate: the JSON report carries the verdict" python3 -c '
+import json, sys; g = json.load(open(sys.argv[1]))["gate"]
+assert g["verdict"] == "REGRESSION" and g["exit_code"] == 1 and g["latency"]["ci_low"] > 1.05' "$TMP/gated.json"
+baseline "$TMP/improve.json" "[m * 50] * 10"
+run improve "${GATE[@]}" --baseline="$TMP/improve.json"
+gate_check improve "gate: a 50x slower baseline is an IMPROVEMENT, exit 0" 0 '^Latency gate: IMPROVEMENT: '
+# PASS on a machine whose speed varies from run to run: a limit no load can exceed.
+baseline "$TMP/same.json" "s * 4"
+run pass "${GATE[@]}" --baseline="$TMP/same.json" --max_regression_pct=100000
+gate_check pass "gate: within the limit is a PASS, exit 0" 0 '^Latency gate: PASS: '
+baseline "$TMP/noisy.json" "[1] * 10 + [10**9] * 10"
+run noisy "${GATE[@]}" --baseline="$TMP/noisy.json"
+gate_check noisy "gate: a bimodal baseline is NOISY, exit 5" 5 '^Latency gate: NOISY: .*contains the limit'
+baseline "$TMP/few.json" "[m, m]"
+run few "${GATE[@]}" --baseline="$TMP/few.json"
+gate_check few "gate: two baseline samples are too few: NOISY, exit 5" 5 'too few samples \(2 baseline, 10 current'
+baseline "$TMP/memory.json" "s * 4" "r['memory']['arena_bytes'] // 2"
+run memory "${GATE[@]}" --baseline="$TMP/memory.json" --max_regression_pct=100000 --gate_memory
+gate_check memory "gate: twice the baseline's arena is a memory REGRESSION, exit 1" 1 '^Memory gate \(arena_bytes\): REGRESSION: '
+baseline "$TMP/memory_ok.json" "s * 4" "r['memory']['arena_bytes']"
+run memory_ok "${GATE[@]}" --baseline="$TMP/memory_ok.json" --max_regression_pct=100000 --gate_memory \
+  --max_memory_regression_pct=100000
+gate_check memory_ok "gate: the same arena passes" 0 '^Memory gate \(arena_bytes\): PASS: '
+echo "not json" >"$TMP/bad.json"
+expect_exit 3 "gate: a baseline that is not a report" --graph="$TMP/m.tflite" "${FAST[@]}" --baseline="$TMP/bad.json"
+expect_exit 3 "gate: a missing baseline" --graph="$TMP/m.tflite" "${FAST[@]}" --baseline="$TMP/none.json"
+expect_exit 2 "gate: --gate_memory without --baseline" --graph="$TMP/m.tflite" --gate_memory
+
+# --- Flags TFLite has that do nothing here: accepted, one warning naming each -------------------------
+run inapplicable --graph="$TMP/m.tflite" "${FAST[@]}" --use_caching=true --use_hexagon=false --use_nnapi \
+  --max_profiling_buffer_entries=2048
+check "inapplicable flags are accepted" test "$(rc inapplicable)" -eq 0
+for flag in use_caching use_hexagon use_nnapi max_profiling_buffer_entries; do
+  check "a warning names --$flag" test "$(grep -c "^WARNING: --$flag " "$TMP/inapplicable.err")" -eq 1
+done
+run fp16 --graph="$TMP/m.tflite" "${FAST[@]}" --allow_fp16 --release_dynamic_tensors
+check "--allow_fp16 and --release_dynamic_tensors warn" test "$(rc fp16)" -eq 0 -a "$(grep -c '^WARNING: --' "$TMP/fp16.err")" -eq 2
+
+# --- Bad flags: one line, documented exit codes --------------------------------------------------------
 expect_exit 2 "unknown flag" --graph="$TMP/m.tflite" --num_rnus=3
 expect_exit 2 "bad flag value" --graph="$TMP/m.tflite" --num_runs=many
 expect_exit 2 "missing --graph"
@@ -41,15 +282,31 @@ expect_exit 3 "missing model file" --graph="$TMP/does_not_exist.tflite"
 head -c 100 "$TMP/m.tflite" >"$TMP/truncated.tflite"
 expect_exit 3 "truncated model" --graph="$TMP/truncated.tflite"
 expect_exit 2 "input name the model lacks" --graph="$TMP/m.tflite" --input_layer=nope --input_layer_shape=1,2
+expect_exit 2 "bad shape (-1)" --graph="$TMP/m.tflite" --input_layer=input --input_layer_shape=1,-1,64,3
+expect_exit 2 "shape of the wrong rank" --graph="$TMP/m.tflite" --input_layer=input --input_layer_shape=1,64
+expect_exit 2 "names and shapes differ in number" --graph="$TMP/m.tflite" --input_layer=a,b --input_layer_shape=1,2
+head -c 10 /dev/zero >"$TMP/ten.bin"
+expect_exit 3 "input file of the wrong size" --graph="$TMP/m.tflite" --input_layer_value_files=input:"$TMP/ten.bin"
+expect_exit 3 "missing input file" --graph="$TMP/m.tflite" --input_layer_value_files=input:"$TMP/none.bin"
+expect_exit 2 "input file for an unknown input" --graph="$TMP/m.tflite" --input_layer_value_files=nope:"$TMP/ten.bin"
+expect_exit 2 "bad value range" --graph="$TMP/m.tflite" --input_layer_value_range=input,5,1
+expect_exit 2 "bad op profiling mode" --graph="$TMP/m.tflite" --enable_op_profiling --op_profiling_output_mode=xml
+expect_exit 2 "output into a missing folder" --graph="$TMP/m.tflite" --report_json="$TMP/no/such/dir/r.json"
+expect_exit 2 "a signature the model lacks" --graph="$TMP/m.tflite" --signature_to_run_for=serving_default
+expect_exit 2 "malformed fd: graph" --graph=fd:3:0
+expect_exit 2 "negative --num_runs" --graph="$TMP/m.tflite" --num_runs=-1
+check "no output file is left behind by a failed run" test ! -e "$TMP/no/such/dir/r.json"
 
-# Against TFLite's own outputs (../shared/golden), through --input_layer_value_files/--output_filepath.
+# --- Against TFLite's own outputs and models (../shared) ---------------------------------------------
 if [ -n "${TOUCHSTONE_SHARED_DIR:-}" ] && [ -d "$TOUCHSTONE_SHARED_DIR/golden" ]; then
-  G="$TOUCHSTONE_SHARED_DIR/golden/misc/hello_world_float"
-  "$BIN" --graph="$TOUCHSTONE_SHARED_DIR/models/misc/hello_world_float.tflite" \
+  S="$TOUCHSTONE_SHARED_DIR"
+  G="$S/golden/misc/hello_world_float"
+  run hw --graph="$S/models/misc/hello_world_float.tflite" \
     --input_layer_value_files="serving_default_dense_input::0:$G/input_0.bin" \
     --output_filepath="$TMP/hw.bin" --num_runs=1 --warmup_runs=0 --min_secs=0 --warmup_min_secs=0 \
-    --use_reference_kernels >/dev/null 2>&1
-  check "hello_world_float runs from value files" test -f "$TMP/hw.bin"
+    --use_reference_kernels
+  check "hello_world_float runs from value files ('::' escape)" test "$(rc hw)" -eq 0 -a -f "$TMP/hw.bin"
+  check "hello_world_float: its one signature is used" grep -qxF "Using signature: serving_default" "$TMP/hw.out"
   # Float outputs: within 1e-5 of the largest magnitude, as the golden harness compares them.
   check "hello_world_float output matches TFLite's" python3 -c '
 import struct, sys
@@ -58,6 +315,29 @@ assert len(a) == len(b) and len(a) > 0
 x = struct.unpack("%df" % (len(a) // 4), a); y = struct.unpack("%df" % (len(b) // 4), b)
 m = max(abs(v) for v in y)
 sys.exit(0 if all(abs(p - q) <= 1e-5 * m for p, q in zip(x, y)) else 1)' "$TMP/hw.bin" "$G/output_0.bin"
+
+  MS="$S/models/litert_testdata/multi_signatures.bin"
+  run ms_list --graph="$MS" --list_signatures
+  check "--list_signatures lists both" test "$(grep -cE '^-> Signature Key: (add|sub)$' "$TMP/ms_list.out")" -eq 2
+  run ms_none --graph="$MS" "${FAST[@]}"
+  check "several signatures and none chosen: the primary subgraph, one warning" \
+    test "$(rc ms_none)" -eq 0 -a "$(grep -c '^WARNING: the model has 2 signatures (add, sub)' "$TMP/ms_none.err")" -eq 1
+  run ms_sub --graph="$MS" "${FAST[@]}" --signature_to_run_for=sub --enable_op_profiling
+  check "--signature_to_run_for=sub runs the sub subgraph" test "$(rc ms_sub)" -eq 0 -a "$(grep -cE $'^\t +SUB\t' "$TMP/ms_sub.out")" -ge 1
+
+  DYN="$S/models/litert_testdata/simple_add_dynamic_shape.tflite"
+  run dyn --graph="$DYN" "${FAST[@]}" --input_layer=arg0,arg1 --input_layer_shape=3,128,4:3,128,4 \
+    --output_filepath="$TMP/dyn.bin"
+  check "dynamic input shapes: a batch of 3" test "$(rc dyn)" -eq 0 -a "$(stat -c %s "$TMP/dyn.bin" 2>/dev/null)" = "6144"
+
+  run while --graph="$S/models/litert_testdata/multi_subgraphs_while.bin" "${FAST[@]}" --enable_op_profiling
+  check "control flow: the body subgraph is profiled under its own heading" grep -qE '^Subgraph \(index: [12], name: .*\) profile:$' "$TMP/while.out"
+  check "control flow: the WHILE node in the primary graph" grep -qE $'^\t +WHILE\t' "$TMP/while.out"
+
+  run add_delegate --graph="$S/models/litert_testdata/add.bin" "${FAST[@]}" --use_sample_delegate --enable_op_profiling
+  check "a delegate kernel is one node named after the delegate" test "$(grep -cE $'^\t +SampleDelegate\t' "$TMP/add_delegate.out")" -ge 2
+  check "the Explicitly applied line is kept" grep -qxF "Explicitly applied SAMPLE delegate, and the model graph will be completely executed by the delegate." "$TMP/add_delegate.out"
+  expect_exit 4 "--require_full_delegation without a delegate" --graph="$S/models/litert_testdata/add.bin" "${FAST[@]}" --require_full_delegation
 elif [ "${CI:-}" = "true" ]; then
   echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set"; failures=$((failures + 1))
 else

@@ -1,195 +1,515 @@
 // benchmark_model: how long a .tflite model takes to run on this machine, with TensorFlow Lite's
-// flags and output lines. It measures wall-clock latency of Invoke alone (inputs are copied in
-// before each run, outside the timer), after warm-up runs, and the time to initialise. It does not
-// measure accuracy (see imagenet_eval, coco_eval) nor compare against the reference (inference_diff).
-// Delegates come from the delegate-provider registry's flags and are applied in command-line order.
-#include <chrono>
+// flags and output lines. It measures wall-clock latency of Invoke alone (inputs are copied in before
+// each run, outside the timer), after warm-up runs, the time to initialise, memory (labelled for what
+// each figure is), and on request an operator-wise profile; it writes one JSON report (--report_json)
+// and gates against a baseline report (--baseline). It does not measure accuracy (imagenet_eval,
+// coco_eval) nor compare outputs against the reference kernels. Delegates come from the delegate-provider
+// registry's flags and are applied in command-line order. The work is done by evaluation/benchmark.h;
+// this file turns flags into its config and prints the report's lines (docs/benchmark_model.md).
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
-#include <cstring>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "delegates/providers/apply_delegates.h"
-#include "evaluation/latency_stats.h"
+#include "delegates/providers/registry.h"
+#include "evaluation/benchmark.h"
+#include "evaluation/benchmark_report.h"
+#include "evaluation/interpreter_state.h"
 #include "evaluation/model_inputs.h"
-#include "runtime/interpreter.h"
-#include "runtime/model.h"
+#include "evaluation/op_profile.h"
+#include "evaluation/regression_gate.h"
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
+#include "tools/common/output_file.h"
 
 namespace touchstone {
 namespace {
 
 struct BenchmarkFlags {
-  std::string graph;
-  int32_t num_threads = -1;
+  // TFLite's BenchmarkModel.
   int32_t num_runs = 50;
   float min_secs = 1.0f;
   float max_secs = 150.0f;
   float run_delay = -1.0f;
+  float run_frequency = -1.0f;
+  int32_t num_threads = -1;
+  std::string benchmark_name;
+  std::string output_prefix;
   int32_t warmup_runs = 1;
   float warmup_min_secs = 0.5f;
+  bool verbose = false;
+  bool dry_run = false;
+  bool report_peak_memory_footprint = false;
+  int32_t memory_footprint_check_interval_ms = 50;
+  // TFLite's BenchmarkTfLiteModel.
+  std::string graph;
+  std::string signature_to_run_for;
+  bool list_signatures = false;
   std::string input_layer;
   std::string input_layer_shape;
   std::string input_layer_value_range;
   std::string input_layer_value_files;
-  std::string output_filepath;
-  bool use_reference_kernels = false;
+  bool allow_fp16 = false;
   bool require_full_delegation = false;
-  bool verbose = false;
+  bool enable_op_profiling = false;
+  std::string op_profiling_output_mode = "stdout";
+  std::string op_profiling_output_file;
+  int32_t max_profiling_buffer_entries = 1024;
+  std::string profiling_output_csv_file;
+  bool print_preinvoke_state = false;
+  bool print_postinvoke_state = false;
+  bool release_dynamic_tensors = false;
+  std::string output_filepath;
+  std::string result_file_path;
+  int32_t tensor_name_display_length = 25;
+  int32_t tensor_type_display_length = 15;
+  int32_t alloc_type_display_length = 18;
+  // Touchstone's.
+  bool use_reference_kernels = false;
+  std::string report_json;
+  bool print_latency_samples = false;
+  std::string baseline;
+  float max_regression_pct = 5.0f;
+  bool gate_memory = false;
+  float max_memory_regression_pct = 5.0f;
 };
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+// A flag and how TFLite's LogParams names it ("Min num runs: [50]").
+struct LoggedParam {
+  std::string flag;
+  std::string label;
+  std::function<std::string()> value;
+  bool always = false;  // logged even when not given (TFLite: graph, signature_to_run_for)
+};
 
-// Runs Invoke in TFLite's loop: at least `min_runs` runs and `min_secs`, stopping once `max_secs`
-// have passed. Only Invoke is timed.
-Status RunLoop(Interpreter* interpreter, const std::vector<std::vector<uint8_t>>& inputs,
-               int min_runs, float min_secs, float max_secs, float run_delay_secs,
-               LatencyStats* stats) {
-  std::cout << "Running benchmark for at least " << min_runs << " iterations and at least "
-            << min_secs << " seconds but terminate if exceeding " << max_secs << " seconds."
-            << std::endl;
-  const int64_t start_us = NowMicros();
-  const int64_t min_finish_us = start_us + static_cast<int64_t>(min_secs * 1e6f);
-  const int64_t max_finish_us = start_us + static_cast<int64_t>(max_secs * 1e6f);
-  int64_t now_us = start_us;
-  for (int run = 0; (run < min_runs || now_us < min_finish_us) && now_us <= max_finish_us; ++run) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      std::memcpy(interpreter->input_tensor(i)->data.raw, inputs[i].data(), inputs[i].size());
-    }
-    const int64_t run_start_us = NowMicros();
-    TS_RETURN_IF_ERROR(interpreter->Invoke());
-    const int64_t run_end_us = NowMicros();
-    stats->Add(run_end_us - run_start_us);
-    if (run_delay_secs > 0) {
-      std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(run_delay_secs * 1e6f)));
-    }
-    now_us = NowMicros();
-  }
-  std::cout << stats->ToString() << std::endl;
-  return Status::Ok();
-}
+// Declares each flag once: in the table (parsing, --help) and in the list LogParams prints.
+class FlagDeclarations {
+ public:
+  explicit FlagDeclarations(FlagTable* table) : table_(table) {}
 
-// Writes every output's raw bytes, concatenated in output order, whole or not at all.
-Status WriteOutputs(Interpreter* interpreter, const std::string& path) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return InvalidInputError("--output_filepath: cannot write " + path);
-    for (size_t i = 0; i < interpreter->outputs().size(); ++i) {
-      const TfLiteTensor* t = interpreter->output_tensor(i);
-      if (t->bytes > 0 && t->data.raw != nullptr) out.write(t->data.raw, static_cast<std::streamsize>(t->bytes));
-    }
-    if (!out.good()) {
-      std::remove(temp.c_str());
-      return InvalidInputError("--output_filepath: write to " + path + " failed");
-    }
+  void String(const std::string& name, std::string* v, const std::string& help, const std::string& label,
+              bool always = false) {
+    table_->AddString(name, v, help);
+    params_.push_back({name, label, [v]() { return *v; }, always});
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return InvalidInputError("--output_filepath: cannot rename into " + path);
+  void Int(const std::string& name, int32_t* v, const std::string& help, const std::string& label) {
+    table_->AddInt(name, v, help);
+    params_.push_back({name, label, [v]() { return std::to_string(*v); }});
   }
-  return Status::Ok();
-}
+  void Float(const std::string& name, float* v, const std::string& help, const std::string& label) {
+    table_->AddFloat(name, v, help);
+    params_.push_back({name, label, [v]() {
+                         std::ostringstream out;
+                         out << *v;
+                         return out.str();
+                       }});
+  }
+  void Bool(const std::string& name, bool* v, const std::string& help, const std::string& label) {
+    table_->AddBool(name, v, help);
+    params_.push_back({name, label, [v]() { return std::string(*v ? "1" : "0"); }});
+  }
+  const std::vector<LoggedParam>& params() const { return params_; }
 
-Status Run(const BenchmarkFlags& flags, const FlagTable& table, DelegateFlagGroup* delegate_flags) {
-  if (flags.graph.empty()) return UsageError("--graph is required (the .tflite model to benchmark)");
-  if (flags.num_runs < 0 || flags.warmup_runs < 0) {
-    return UsageError("--num_runs and --warmup_runs must not be negative");
-  }
-  StatusOr<InputSpec> spec = ParseInputSpec(flags.input_layer, flags.input_layer_shape,
-                                            flags.input_layer_value_range, flags.input_layer_value_files);
-  if (!spec.ok()) return spec.status();
+ private:
+  FlagTable* table_;
+  std::vector<LoggedParam> params_;
+};
 
-  const int64_t init_start_us = NowMicros();
-  StatusOr<std::shared_ptr<const Model>> model = Model::FromFile(flags.graph);
-  if (!model.ok()) return model.status();
-  std::cout << "Loaded model " << flags.graph << std::endl;
-  std::cout << "The input model file size (MB): " << model.value()->file_bytes() / 1e6 << std::endl;
-
-  InterpreterOptions options;
-  options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
-  options.num_threads = flags.num_threads > 0 ? flags.num_threads : 1;
-  // Declared before the interpreter, so the interpreter (whose delegate kernels live in them) goes first.
-  StatusOr<std::vector<ProvidedDelegate>> delegates = delegate_flags->CreateDelegates(table, options.num_threads);
-  if (!delegates.ok()) return delegates.status();
-  if (!delegates.value().empty()) {
-    std::cout << "Going to apply " << delegates.value().size() << " delegates one after another." << std::endl;
-  }
-  const InputSpec& input_spec = spec.value();
-  const std::shared_ptr<const Model>& loaded = model.value();
-  auto make_interpreter = [&]() -> StatusOr<std::unique_ptr<Interpreter>> {
-    StatusOr<std::unique_ptr<Interpreter>> made = Interpreter::Create(loaded, options);
-    if (!made.ok()) return made.status();
-    TS_RETURN_IF_ERROR(ApplyInputShapes(input_spec, made.value().get()));
-    return made;
+// TFLite flags whose feature Touchstone lacks: accepted, with a warning naming them. Delegate flags
+// of TFLite's providers that the registry does not (yet) have are added here only when no registered
+// provider declares them.
+const std::vector<std::pair<std::string, std::string>>& InapplicableFlags() {
+  static const auto* flags = new std::vector<std::pair<std::string, std::string>>{
+      {"use_caching", "Touchstone's kernels have no Ruy prepacked-weights cache"},
+      {"gpu_invoke_loop_times", "no GPU invoke loop in this build"},
+      {"allow_dynamic_profiling_buffer_increase", "the op profiler aggregates per node and has no buffer"},
+      {"export_model_runtime_info", "no ModelRuntimeInfo protobuf export"},
+      {"model_runtime_info_output_file", "no ModelRuntimeInfo protobuf export"},
+      {"optimize_memory_for_large_tensors", "the arena planner has no large-tensor mode"},
+      {"disable_delegate_clustering", "delegates partition by independent subsets; no clustering switch"},
+      {"enable_builtin_cast_constant_cache", "no constant CAST cache"},
+      {"output_proto_filepath", "no tf.Example protobuf output; use --output_filepath"},
+      {"use_xnnpack", "no XNNPACK delegate provider is registered in this build"},
+      {"xnnpack_force_fp16", "no XNNPACK delegate provider is registered in this build"},
+      {"xnnpack_weight_cache_file_path", "no XNNPACK delegate provider is registered in this build"},
+      {"use_gpu", "no GPU delegate provider is registered in this build"},
+      {"gpu_precision_loss_allowed", "no GPU delegate provider is registered in this build"},
+      {"gpu_experimental_enable_quant", "no GPU delegate provider is registered in this build"},
+      {"gpu_inference_for_sustained_speed", "no GPU delegate provider is registered in this build"},
+      {"gpu_backend", "no GPU delegate provider is registered in this build"},
+      {"gpu_wait_type", "no GPU delegate provider is registered in this build"},
+      {"use_nnapi", "NNAPI exists only on Android"},
+      {"nnapi_execution_preference", "NNAPI exists only on Android"},
+      {"nnapi_execution_priority", "NNAPI exists only on Android"},
+      {"nnapi_accelerator_name", "NNAPI exists only on Android"},
+      {"disable_nnapi_cpu", "NNAPI exists only on Android"},
+      {"nnapi_allow_fp16", "NNAPI exists only on Android"},
+      {"nnapi_allow_dynamic_dimensions", "NNAPI exists only on Android"},
+      {"nnapi_use_burst_mode", "NNAPI exists only on Android"},
+      {"use_hexagon", "the Hexagon delegate exists only on Qualcomm Android devices"},
+      {"hexagon_profiling", "the Hexagon delegate exists only on Qualcomm Android devices"},
+      {"hexagon_lib_path", "the Hexagon delegate exists only on Qualcomm Android devices"},
+      {"use_coreml", "Core ML exists only on Apple platforms"},
+      {"coreml_version", "Core ML exists only on Apple platforms"},
+      {"delegate_serialize_dir", "no delegate serialization cache"},
+      {"delegate_serialize_token", "no delegate serialization cache"},
+      {"stable_delegate_settings_file", "no stable-delegate loader; use --external_delegate_path"},
   };
-  ApplyDelegatesOptions apply_options;
-  apply_options.require_full_delegation = flags.require_full_delegation;
-  std::vector<DelegateOutcome> outcomes;
-  StatusOr<std::unique_ptr<Interpreter>> interpreter =
-      BuildInterpreterWithDelegates(make_interpreter, delegates.value(), apply_options, &outcomes);
-  for (const DelegateOutcome& outcome : outcomes) {
+  return *flags;
+}
+
+std::string Mode(const BenchmarkFlags& f) {
+  if (!f.profiling_output_csv_file.empty()) return "csv";  // TFLite's backward compatibility
+  return f.op_profiling_output_mode == "proto" ? "csv" : f.op_profiling_output_mode;
+}
+
+// Fails early (before a long run) when an output file cannot be created where asked.
+Status CheckWritable(const std::string& path, const std::string& flag) {
+  if (path.empty()) return Status::Ok();
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (access(dir.c_str(), W_OK) != 0) {
+    return UsageError("--" + flag + ": cannot write " + path + " (folder " + dir + " missing or not writable)");
+  }
+  return Status::Ok();
+}
+
+// Every output's raw bytes, concatenated in output order.
+std::string OutputBytes(const InputTarget& target) {
+  std::string bytes;
+  for (int index : target.subgraph->outputs()) {
+    if (index < 0) continue;
+    const TfLiteTensor* t = target.subgraph->tensor(index);
+    if (t->bytes > 0 && t->data.raw != nullptr) bytes.append(t->data.raw, t->bytes);
+  }
+  return bytes;
+}
+
+// Prints the report's lines as the benchmark proceeds.
+class Printer : public BenchmarkListener {
+ public:
+  explicit Printer(const BenchmarkFlags& flags) : flags_(flags) {
+    progress_ = isatty(fileno(stderr)) != 0;
+  }
+
+  void OnModelLoaded(const BenchmarkReport& report) override {
+    Out("Loaded model " + report.model.path);
+    if (delegates_ >= 2) Out("Going to apply " + std::to_string(delegates_) + " delegates one after another.");
+  }
+  void set_delegates(size_t count) { delegates_ = count; }
+  void OnSignature(const std::string& key) override { Out("Using signature: " + key); }
+  void OnWarning(const std::string& message) override { std::cerr << "WARNING: " << message << std::endl; }
+  void OnDelegateOutcome(const DelegateOutcome& outcome, bool built) override {
     if (outcome.applied) {
-      std::cout << DescribeOutcome(outcome) << std::endl;
-    } else if (interpreter.ok()) {
+      Out(DescribeOutcome(outcome));
+    } else if (built) {
       std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;
     }
   }
-  if (!interpreter.ok()) return interpreter.status();
-  Interpreter* interp = interpreter.value().get();
-  const int64_t init_us = NowMicros() - init_start_us;
-  std::cout << "Initialized session in " << init_us / 1e3 << "ms." << std::endl;
+  void OnInitialized(const BenchmarkReport& report) override {
+    std::ostringstream size, init;
+    size << "The input model file size (MB): " << static_cast<double>(report.model.size_bytes) / 1e6;
+    init << "Initialized session in " << static_cast<double>(report.init_us) / 1e3 << "ms.";
+    Out(size.str());
+    Out(init.str());
+  }
+  void OnBenchmarkStart(const BenchmarkReport&, Interpreter* interpreter) override {
+    if (flags_.print_preinvoke_state) PrintState(interpreter, "pre-invoke");
+  }
+  void OnRunsStarting(RunKind kind, const RunLoopConfig& loop) override {
+    std::ostringstream line;
+    line << "Running benchmark for at least " << loop.min_runs << " iterations and at least " << loop.min_secs
+         << " seconds but terminate if exceeding " << loop.max_secs << " seconds.";
+    Out(line.str());
+    phase_ = kind == RunKind::kWarmup ? "warm-up" : "regular";
+    shown_ = false;
+    last_shown_us_ = 0;
+  }
+  void OnRunProgress(RunKind, int64_t runs, int64_t elapsed_us) override {
+    // Only on a terminal, and only once a loop has run for a few seconds.
+    if (!progress_ || elapsed_us < 3000000 || elapsed_us - last_shown_us_ < 250000) return;
+    last_shown_us_ = elapsed_us;
+    shown_ = true;
+    std::fprintf(stderr, "\r%s runs: %lld in %.1f s (stops by %g s)   ", phase_.c_str(), static_cast<long long>(runs),
+                 static_cast<double>(elapsed_us) / 1e6, static_cast<double>(flags_.max_secs));
+    std::fflush(stderr);
+  }
+  void OnRunsFinished(RunKind, const LatencyStats& stats) override {
+    if (shown_) {
+      std::fprintf(stderr, "\r\033[K");
+      std::fflush(stderr);
+      shown_ = false;
+    }
+    Out(stats.ToString());
+    Out("");
+  }
+  // The interpreter ends with RunBenchmark: keep what is printed or written after the results now.
+  void OnBenchmarkEnd(const BenchmarkReport&, Interpreter* interpreter, const InputTarget& target) override {
+    output_bytes_ = OutputBytes(target);
+    if (flags_.print_postinvoke_state) post_invoke_state_ = StateText(interpreter, "post-invoke");
+  }
 
-  StatusOr<std::vector<std::vector<uint8_t>>> inputs = MakeInputData(spec.value(), interp);
-  if (!inputs.ok()) return inputs.status();
+  void PrintResults(const BenchmarkReport& report) {
+    Out(FormatInferenceTimings(report));
+    for (const std::string& line : FormatTfliteMemoryLines(report)) Out(line);
+    Out(FormatPercentiles(report));
+    if (flags_.print_latency_samples) Out(FormatSamples(report));
+    for (const std::string& line : FormatMemoryLines(report)) Out(line);
+  }
 
-  LatencyStats warmup;
-  TS_RETURN_IF_ERROR(RunLoop(interp, inputs.value(), flags.warmup_runs, flags.warmup_min_secs,
-                             flags.max_secs, flags.run_delay, &warmup));
-  LatencyStats regular;
-  TS_RETURN_IF_ERROR(RunLoop(interp, inputs.value(), flags.num_runs, flags.min_secs, flags.max_secs,
-                             flags.run_delay, &regular));
-  std::cout << "Inference timings in us: Init: " << init_us
-            << ", First inference: " << (warmup.empty() ? 0 : warmup.first_us())
-            << ", Warmup (avg): " << warmup.mean_us() << ", Inference (avg): " << regular.mean_us()
-            << std::endl;
-  std::cout << "Memory (arena bytes): " << interp->arena_bytes()
-            << ", weights bytes: " << model.value()->weights_bytes() << std::endl;
-  if (!flags.output_filepath.empty()) TS_RETURN_IF_ERROR(WriteOutputs(interp, flags.output_filepath));
+  std::string StateText(Interpreter* interpreter, const std::string& when) const {
+    InterpreterStateFormat format;
+    format.tensor_name_length = flags_.tensor_name_display_length;
+    format.tensor_type_length = flags_.tensor_type_display_length;
+    format.alloc_type_length = flags_.alloc_type_display_length;
+    return "\n====Printing out TfLite interpreter " + when + " state begins====\n" +
+           DescribeInterpreterState(interpreter, format) + "====Printing out TfLite interpreter " + when +
+           " state ends====\n\n";
+  }
+  void PrintState(Interpreter* interpreter, const std::string& when) { std::cout << StateText(interpreter, when); }
+
+  const std::string& output_bytes() const { return output_bytes_; }
+  const std::string& post_invoke_state() const { return post_invoke_state_; }
+
+  static void Out(const std::string& line) { std::cout << line << std::endl; }
+
+ private:
+  const BenchmarkFlags& flags_;
+  size_t delegates_ = 0;
+  bool progress_ = false;
+  bool shown_ = false;
+  int64_t last_shown_us_ = 0;
+  std::string phase_;
+  std::string output_bytes_;
+  std::string post_invoke_state_;
+};
+
+// A delegate provider flag's value as text ("1"/"0" for booleans, as TFLite logs them).
+std::string ProviderValue(const DelegateFlagGroup& delegate_flags, const std::string& name) {
+  const ProviderParams& values = delegate_flags.params();
+  for (const DelegateProvider& provider : RegisteredDelegateProviders()) {
+    for (const ProviderFlag& f : provider.flags) {
+      if (f.name != name) continue;
+      std::ostringstream value;
+      switch (f.type) {
+        case ProviderFlag::Type::kBool: value << (values.GetBool(name) ? 1 : 0); break;
+        case ProviderFlag::Type::kInt: value << values.GetInt(name); break;
+        case ProviderFlag::Type::kFloat: value << values.GetFloat(name); break;
+        case ProviderFlag::Type::kString: value << values.GetString(name); break;
+      }
+      return value.str();
+    }
+  }
+  return "(given)";
+}
+
+void LogParams(const BenchmarkFlags& flags, const FlagTable& table, const std::vector<LoggedParam>& params,
+               const DelegateFlagGroup& delegate_flags) {
+  Printer::Out("Log parameter values verbosely: [" + std::string(flags.verbose ? "1" : "0") + "]");
+  const std::vector<std::string>& given = table.given();
+  auto was_given = [&](const std::string& name) { return std::find(given.begin(), given.end(), name) != given.end(); };
+  for (const LoggedParam& p : params) {
+    if (p.always || flags.verbose || was_given(p.flag)) Printer::Out(p.label + ": [" + p.value() + "]");
+  }
+  // Delegate providers' flags, as each TFLite provider logs its own.
+  for (const DelegateProvider& provider : RegisteredDelegateProviders()) {
+    for (const ProviderFlag& f : provider.flags) {
+      if (flags.verbose || was_given(f.name)) Printer::Out(f.name + ": [" + ProviderValue(delegate_flags, f.name) + "]");
+    }
+  }
+}
+
+Status Validate(BenchmarkFlags* f, std::vector<std::string>* warnings) {
+  if (f->graph.empty()) return UsageError("--graph is required (the .tflite model to benchmark)");
+  if (f->num_runs < 0 || f->warmup_runs < 0) return UsageError("--num_runs and --warmup_runs must not be negative");
+  if (f->max_secs <= 0) return UsageError("--max_secs must be positive");
+  const std::string& mode = f->op_profiling_output_mode;
+  if (mode != "stdout" && mode != "csv" && mode != "proto") {
+    return UsageError("--op_profiling_output_mode=" + mode + ": expected stdout, csv or proto");
+  }
+  if (f->enable_op_profiling && mode == "proto") {
+    warnings->push_back("--op_profiling_output_mode=proto: Touchstone writes no protobuf; writing csv instead");
+  }
+  if (!f->enable_op_profiling && (!f->op_profiling_output_file.empty() || !f->profiling_output_csv_file.empty())) {
+    warnings->push_back("--op_profiling_output_file/--profiling_output_csv_file have no effect without "
+                        "--enable_op_profiling");
+  }
+  if (f->report_peak_memory_footprint && f->memory_footprint_check_interval_ms <= 0) {
+    warnings->push_back("--memory_footprint_check_interval_ms is set to " +
+                        std::to_string(f->memory_footprint_check_interval_ms) +
+                        " (ms), This value is invalid, and it will be set to the default value 50 (ms).");
+    f->memory_footprint_check_interval_ms = 50;
+  }
+  if (f->allow_fp16) {
+    warnings->push_back("--allow_fp16: Touchstone's CPU kernels have no float16 path; float32 stays float32");
+  }
+  if (f->release_dynamic_tensors) {
+    warnings->push_back("--release_dynamic_tensors: the runtime keeps dynamic tensors until the next "
+                        "AllocateTensors (their bytes are reported in the memory lines)");
+  }
+  if (f->max_regression_pct < 0 || f->max_memory_regression_pct < 0) {
+    return UsageError("--max_regression_pct and --max_memory_regression_pct must not be negative");
+  }
+  if (f->baseline.empty() && f->gate_memory) return UsageError("--gate_memory needs --baseline=REPORT.json");
+  if (f->tensor_name_display_length < 0 || f->tensor_type_display_length < 0 || f->alloc_type_display_length < 0) {
+    return UsageError("--tensor_*_display_length and --alloc_type_display_length must not be negative");
+  }
+  const std::string profile_file =
+      !f->profiling_output_csv_file.empty() ? f->profiling_output_csv_file : f->op_profiling_output_file;
+  TS_RETURN_IF_ERROR(CheckWritable(f->output_filepath, "output_filepath"));
+  TS_RETURN_IF_ERROR(CheckWritable(f->result_file_path, "result_file_path"));
+  TS_RETURN_IF_ERROR(CheckWritable(f->report_json, "report_json"));
+  if (f->enable_op_profiling) TS_RETURN_IF_ERROR(CheckWritable(profile_file, "op_profiling_output_file"));
   return Status::Ok();
+}
+
+StatusOr<BaselineReport> ReadBaseline(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidInputError("--baseline: cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseReportJson(text.str(), path);
+}
+
+// Compares this run with the baseline; fills report->gate and prints one line per check.
+void RunGate(const BenchmarkFlags& flags, const BaselineReport& baseline, BenchmarkReport* report) {
+  BenchmarkReport::Gate& gate = report->gate;
+  gate.requested = true;
+  gate.baseline_path = flags.baseline;
+  gate.baseline_sha256 = baseline.model_sha256;
+  if (!baseline.model_sha256.empty() && baseline.model_sha256 != report->model.sha256) {
+    std::cerr << "WARNING: --baseline: " << flags.baseline << " was measured on another model file (sha256 "
+              << baseline.model_sha256.substr(0, 12) << "..., this one " << report->model.sha256.substr(0, 12)
+              << "...)" << std::endl;
+  }
+  LatencyGateConfig config;
+  config.max_regression_pct = flags.max_regression_pct;
+  gate.latency = CompareLatency(baseline.regular_samples_us, report->regular.samples_us(), config);
+  std::vector<GateVerdict> verdicts = {gate.latency.verdict};
+  if (flags.gate_memory) {
+    gate.memory.push_back(CompareMemory("arena_bytes", baseline.arena_bytes, report->memory.arena_bytes,
+                                        flags.max_memory_regression_pct));
+    // The sampled peak when both runs sampled it, else the high-water mark at the end.
+    if (report->memory.peak_sampled && baseline.peak_rss_bytes >= 0) {
+      gate.memory.push_back(CompareMemory("peak_rss_bytes", baseline.peak_rss_bytes, report->memory.peak_rss_bytes,
+                                          flags.max_memory_regression_pct));
+    } else {
+      gate.memory.push_back(CompareMemory("max_rss_end_bytes", baseline.max_rss_end_bytes,
+                                          report->memory.os_figures ? report->memory.max_rss_end_bytes : -1,
+                                          flags.max_memory_regression_pct));
+    }
+    for (const MemoryGateResult& m : gate.memory) verdicts.push_back(m.verdict);
+  }
+  gate.verdict = CombineVerdicts(verdicts);
+  Printer::Out(FormatLatencyGate(gate.latency));
+  for (const MemoryGateResult& m : gate.memory) Printer::Out(FormatMemoryGate(m));
+  Printer::Out(std::string("Gate verdict: ") + GateVerdictName(gate.verdict) + " (exit code " +
+               std::to_string(GateExitCode(gate.verdict)) + ")");
 }
 
 int Main(int argc, char** argv) {
   BenchmarkFlags flags;
   FlagTable table;
-  table.AddString("graph", &flags.graph, "the .tflite model to benchmark");
-  table.AddInt("num_threads", &flags.num_threads, "threads for CPU inference (-1: the runtime's default)");
-  table.AddInt("num_runs", &flags.num_runs, "minimum number of timed runs");
-  table.AddFloat("min_secs", &flags.min_secs, "minimum seconds of timed runs");
-  table.AddFloat("max_secs", &flags.max_secs, "stop the timed runs after this many seconds");
-  table.AddFloat("run_delay", &flags.run_delay, "seconds to sleep between runs (-1: none)");
-  table.AddInt("warmup_runs", &flags.warmup_runs, "minimum number of warm-up runs");
-  table.AddFloat("warmup_min_secs", &flags.warmup_min_secs, "minimum seconds of warm-up runs");
-  table.AddString("input_layer", &flags.input_layer, "input names, comma separated");
-  table.AddString("input_layer_shape", &flags.input_layer_shape, "shapes for --input_layer: 1,224,224,3:1,10");
-  table.AddString("input_layer_value_range", &flags.input_layer_value_range, "name,low,high:... for random integer inputs");
-  table.AddString("input_layer_value_files", &flags.input_layer_value_files, "name:path,... raw input bytes ('::' for ':' in a name)");
-  table.AddString("output_filepath", &flags.output_filepath, "write all outputs' raw bytes here after the runs");
-  table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the single-threaded reference kernels");
-  table.AddBool("require_full_delegation", &flags.require_full_delegation,
-                "fail (exit code 4) unless a delegate takes the whole graph: no CPU fallback");
-  table.AddBool("verbose", &flags.verbose, "print every parameter");
+  FlagDeclarations d(&table);
+  d.Int("num_runs", &flags.num_runs, "expected number of runs, see also min_secs, max_secs", "Min num runs");
+  d.Float("min_secs", &flags.min_secs, "minimum seconds of regular runs (more runs than num_runs if needed)",
+          "Min runs duration (seconds)");
+  d.Float("max_secs", &flags.max_secs, "no run starts after this many seconds (fewer runs than num_runs if needed)",
+          "Max runs duration (seconds)");
+  d.Float("run_delay", &flags.run_delay, "seconds to sleep after each run (-1: none)", "Inter-run delay (seconds)");
+  d.Float("run_frequency", &flags.run_frequency,
+          "runs per second on a fixed schedule, catching up when behind; overrides run_delay (-1: off)",
+          "Number of prorated runs per second");
+  d.Int("num_threads", &flags.num_threads, "threads for CPU inference (-1: the runtime's default, 1)", "Num threads");
+  d.String("benchmark_name", &flags.benchmark_name, "benchmark name (recorded in the report)", "Benchmark name");
+  d.String("output_prefix", &flags.output_prefix, "benchmark output prefix (recorded in the report)", "Output prefix");
+  d.Int("warmup_runs", &flags.warmup_runs, "minimum number of warm-up runs, see also warmup_min_secs", "Min warmup runs");
+  d.Float("warmup_min_secs", &flags.warmup_min_secs, "minimum seconds of warm-up runs",
+          "Min warmup runs duration (seconds)");
+  d.Bool("verbose", &flags.verbose, "log every parameter, not only those given", "Verbose");
+  d.Bool("dry_run", &flags.dry_run, "load, build and allocate, but run nothing (0 runs)", "Run w/o invoking kernels");
+  d.Bool("report_peak_memory_footprint", &flags.report_peak_memory_footprint,
+         "sample the process RSS on a separate thread and report its peak", "Report the peak memory footprint");
+  d.Int("memory_footprint_check_interval_ms", &flags.memory_footprint_check_interval_ms,
+        "milliseconds between two RSS samples of --report_peak_memory_footprint", "Memory footprint check interval (ms)");
+  d.String("graph", &flags.graph, "the .tflite model to benchmark (or fd:<fd>:<offset>:<size>)", "Graph", true);
+  d.String("signature_to_run_for", &flags.signature_to_run_for,
+           "the signature to benchmark; required when the model has several", "Signature to run", true);
+  d.Bool("list_signatures", &flags.list_signatures, "print the model's signature keys and stop",
+         "List signatures from the provided model");
+  d.String("input_layer", &flags.input_layer, "input names, comma separated", "Input layers");
+  d.String("input_layer_shape", &flags.input_layer_shape, "shapes for --input_layer: 1,224,224,3:1,10", "Input shapes");
+  d.String("input_layer_value_range", &flags.input_layer_value_range,
+           "name,low,high:... inclusive ranges for random inputs", "Input value ranges");
+  d.String("input_layer_value_files", &flags.input_layer_value_files,
+           "name:path,... raw input bytes ('::' for ':' in a name or path)", "Input value files");
+  d.Bool("allow_fp16", &flags.allow_fp16, "allow float16 arithmetic for float32 (no effect here: warns)", "Allow fp16");
+  d.Bool("require_full_delegation", &flags.require_full_delegation,
+         "fail (exit code 4) unless a delegate takes the whole graph: no CPU fallback", "Require full delegation");
+  d.Bool("enable_op_profiling", &flags.enable_op_profiling, "time every node of the regular runs",
+         "Enable op profiling");
+  d.String("op_profiling_output_mode", &flags.op_profiling_output_mode, "stdout, csv (or proto, written as csv)",
+           "Op profiling output mode.");
+  d.String("op_profiling_output_file", &flags.op_profiling_output_file,
+           "write the op profile to this file instead of stdout", "Op profiling output file.");
+  d.Int("max_profiling_buffer_entries", &flags.max_profiling_buffer_entries,
+        "accepted for TFLite's scripts; the profiler aggregates per node and has no buffer",
+        "Max initial profiling buffer entries");
+  d.String("profiling_output_csv_file", &flags.profiling_output_csv_file,
+           "[deprecated in TFLite] the op profile as csv into this file", "CSV File to export profiling data to");
+  d.Bool("print_preinvoke_state", &flags.print_preinvoke_state, "dump tensors and nodes before the first run",
+         "Print pre-invoke interpreter state");
+  d.Bool("print_postinvoke_state", &flags.print_postinvoke_state, "dump tensors and nodes after the last run",
+         "Print post-invoke interpreter state");
+  d.Bool("release_dynamic_tensors", &flags.release_dynamic_tensors,
+         "free dynamic tensors after their last use (not available in this runtime: warns)",
+         "Release dynamic tensor memory");
+  d.String("output_filepath", &flags.output_filepath, "write all outputs' raw bytes here after the runs",
+           "File path to export outputs layer to");
+  d.String("result_file_path", &flags.result_file_path,
+           "write TFLite's BenchmarkResult fields here (as JSON, protobuf's JSON mapping)",
+           "File path to save the benchmark result");
+  d.Int("tensor_name_display_length", &flags.tensor_name_display_length,
+        "characters of tensor names in the interpreter state", "Tensor name display length");
+  d.Int("tensor_type_display_length", &flags.tensor_type_display_length,
+        "characters of tensor types in the interpreter state", "Tensor type display length");
+  d.Int("alloc_type_display_length", &flags.alloc_type_display_length,
+        "characters of allocation types in the interpreter state", "Tensor allocation type display length");
+  table.AddGroup("Touchstone");
+  d.Bool("use_reference_kernels", &flags.use_reference_kernels, "run the single-threaded reference kernels",
+         "Use reference kernels");
+  d.String("report_json", &flags.report_json, "write the whole report as JSON here (docs/benchmark_model.md)",
+           "JSON report file");
+  d.Bool("print_latency_samples", &flags.print_latency_samples, "print every regular run's latency",
+         "Print latency samples");
+  d.String("baseline", &flags.baseline,
+           "gate against this --report_json of an earlier run: exit 1 on REGRESSION, 5 when NOISY", "Baseline report");
+  d.Float("max_regression_pct", &flags.max_regression_pct, "latency slowdown the gate tolerates, in percent",
+          "Max regression (%)");
+  d.Bool("gate_memory", &flags.gate_memory, "also gate the arena bytes and the peak (or high-water) RSS",
+         "Gate memory");
+  d.Float("max_memory_regression_pct", &flags.max_memory_regression_pct, "memory growth the gate tolerates, in percent",
+          "Max memory regression (%)");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
+  std::set<std::string> registered;
+  for (const DelegateProvider& provider : RegisteredDelegateProviders()) {
+    for (const ProviderFlag& f : provider.flags) registered.insert(f.name);
+  }
+  table.AddGroup("TFLite flags without effect here (accepted with a warning)");
+  for (const auto& entry : InapplicableFlags()) {
+    if (registered.count(entry.first) == 0) table.AddIgnored(entry.first, entry.second);
+  }
+
   bool help = false;
   std::vector<std::string> warnings;
   Status parsed = table.Parse(argc, argv, &help, &warnings);
@@ -198,14 +518,108 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (!parsed.ok()) return ReportFailure(parsed);
+  if (table.Position("max_profiling_buffer_entries") > 0) {
+    warnings.push_back("--max_profiling_buffer_entries is not applicable here and was ignored (the op profiler "
+                       "aggregates per node and has no buffer)");
+  }
+  Status valid = Validate(&flags, &warnings);
+  if (!valid.ok()) return ReportFailure(valid);
   for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
-  std::cout << "STARTING!" << std::endl;
-  std::cout << "Graph: [" << flags.graph << "]" << std::endl;
-  std::cout << "Num runs: [" << flags.num_runs << "]" << std::endl;
-  std::cout << "Kernels: [" << (flags.use_reference_kernels ? "reference" : "optimized") << "]" << std::endl;
-  Status status = Run(flags, table, &delegate_flags);
+
+  Printer::Out("STARTING!");
+  LogParams(flags, table, d.params(), delegate_flags);
+
+  InterpreterOptions options;
+  options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
+  options.num_threads = flags.num_threads > 0 ? flags.num_threads : 1;
+
+  if (flags.list_signatures) {
+    StatusOr<std::vector<std::string>> keys = ListSignatures(flags.graph, options);
+    if (!keys.ok()) return ReportFailure(keys.status());
+    Printer::Out("The Model contains " + std::to_string(keys.value().size()) + " signature key(s).");
+    if (!keys.value().empty()) Printer::Out("They are listed below: ");
+    for (const std::string& key : keys.value()) Printer::Out("-> Signature Key: " + key);
+    return 0;
+  }
+
+  StatusOr<InputSpec> spec = ParseInputSpec(flags.input_layer, flags.input_layer_shape,
+                                            flags.input_layer_value_range, flags.input_layer_value_files);
+  if (!spec.ok()) return ReportFailure(spec.status());
+  BaselineReport baseline;
+  if (!flags.baseline.empty()) {
+    StatusOr<BaselineReport> read = ReadBaseline(flags.baseline);
+    if (!read.ok()) return ReportFailure(read.status());
+    baseline = read.value();
+  }
+
+  BenchmarkConfig config;
+  config.graph = flags.graph;
+  config.interpreter = options;
+  config.signature = flags.signature_to_run_for;
+  config.inputs = spec.value();
+  config.warmup = {flags.warmup_runs, flags.warmup_min_secs, flags.max_secs, flags.run_delay, flags.run_frequency};
+  config.regular = {flags.num_runs, flags.min_secs, flags.max_secs, flags.run_delay, flags.run_frequency};
+  config.dry_run = flags.dry_run;
+  config.require_full_delegation = flags.require_full_delegation;
+  config.op_profiling = flags.enable_op_profiling;
+  config.peak_memory = flags.report_peak_memory_footprint;
+  config.memory_interval_ms = flags.memory_footprint_check_interval_ms;
+
+  // Declared before the interpreter (inside RunBenchmark's report), so delegate kernels outlive it.
+  StatusOr<std::vector<ProvidedDelegate>> delegates = delegate_flags.CreateDelegates(table, options.num_threads);
+  if (!delegates.ok()) return ReportFailure(delegates.status());
+
+  BenchmarkReport report;
+  report.benchmark_name = flags.benchmark_name;
+  report.output_prefix = flags.output_prefix;
+  for (const std::string& name : table.given()) {
+    bool seen = false;
+    for (auto& entry : report.config.flags) seen |= entry.first == name;
+    if (seen) continue;
+    std::string value = ProviderValue(delegate_flags, name);
+    for (const LoggedParam& p : d.params()) {
+      if (p.flag == name) value = p.value();
+    }
+    report.config.flags.emplace_back(name, value);
+  }
+  Printer printer(flags);
+  printer.set_delegates(delegates.value().size());
+  Status status = RunBenchmark(config, delegates.value(), &printer, &report);
   if (!status.ok()) return ReportFailure(status);
-  return 0;
+
+  // TFLite's end-of-benchmark order: timings and memory, the op profile, the post-invoke state, then
+  // the files.
+  printer.PrintResults(report);
+  if (report.has_op_profile) {
+    OpProfileFormat format;
+    format.csv = Mode(flags) == "csv";
+    const std::string section = FormatOpProfileSection(report.op_profile, format);
+    const std::string file =
+        !flags.profiling_output_csv_file.empty() ? flags.profiling_output_csv_file : flags.op_profiling_output_file;
+    if (file.empty()) {
+      std::cout << section << std::flush;
+    } else {
+      Status written = WriteFileAtomically(file, section, "op_profiling_output_file");
+      if (!written.ok()) return ReportFailure(written);
+    }
+  }
+  if (flags.print_postinvoke_state) std::cout << printer.post_invoke_state() << std::flush;
+  if (!flags.output_filepath.empty()) {
+    Status written = WriteFileAtomically(flags.output_filepath, printer.output_bytes(), "output_filepath");
+    if (!written.ok()) return ReportFailure(written);
+  }
+  if (!flags.baseline.empty()) RunGate(flags, baseline, &report);
+  if (!flags.result_file_path.empty()) {
+    Status written = WriteFileAtomically(flags.result_file_path, ResultFileJson(report), "result_file_path");
+    if (!written.ok()) return ReportFailure(written);
+    Printer::Out("Saved benchmark result to: " + flags.result_file_path);
+  }
+  if (!flags.report_json.empty()) {
+    Status written = WriteFileAtomically(flags.report_json, ReportToJson(report), "report_json");
+    if (!written.ok()) return ReportFailure(written);
+    Printer::Out("Saved JSON report to: " + flags.report_json);
+  }
+  return report.gate.requested ? GateExitCode(report.gate.verdict) : 0;
 }
 
 }  // namespace

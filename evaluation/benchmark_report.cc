@@ -1,0 +1,372 @@
+#include "evaluation/benchmark_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace touchstone {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+std::string Mb(int64_t bytes) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.2f MB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buffer;
+}
+
+// Doubles that JSON can carry (NaN and infinities become null).
+ordered_json Num(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  return v;
+}
+
+ordered_json StatsJson(const LatencyStats& stats) {
+  const LatencySummary s = stats.Summary();
+  ordered_json j;
+  j["count"] = s.count;
+  j["first_us"] = s.first_us;
+  j["last_us"] = s.last_us;
+  j["min_us"] = s.min_us;
+  j["max_us"] = s.max_us;
+  j["mean_us"] = Num(s.mean_us);
+  j["std_us"] = Num(s.stddev_us);
+  j["median_us"] = Num(s.median_us);
+  j["p5_us"] = s.p5_us;
+  j["p50_us"] = s.p50_us;
+  j["p90_us"] = s.p90_us;
+  j["p95_us"] = s.p95_us;
+  j["p99_us"] = s.p99_us;
+  j["samples_us"] = stats.samples_us();
+  return j;
+}
+
+ordered_json NodeJson(const OpProfileNode& node, int64_t runs) {
+  ordered_json j;
+  j["node_index"] = node.node_index;
+  j["type"] = node.type;
+  j["name"] = node.name;
+  j["delegate"] = node.delegate;
+  j["run_order"] = node.run_order;
+  j["first_us"] = node.us.first_us();
+  j["avg_us"] = Num(node.us.mean_us());
+  j["total_us"] = node.us.sum_us();
+  j["times_called"] = node.times_called;
+  j["times_called_per_run"] = runs > 0 ? node.times_called / runs : 0;
+  ordered_json inside = ordered_json::array();
+  for (const OpProfileNode& op : node.inside) inside.push_back(NodeJson(op, runs));
+  j["inside"] = inside;
+  return j;
+}
+
+ordered_json GateJson(const BenchmarkReport::Gate& gate) {
+  ordered_json j;
+  j["baseline"] = gate.baseline_path;
+  j["baseline_sha256"] = gate.baseline_sha256;
+  j["verdict"] = GateVerdictName(gate.verdict);
+  j["exit_code"] = GateExitCode(gate.verdict);
+  const LatencyGateResult& l = gate.latency;
+  ordered_json lat;
+  lat["verdict"] = GateVerdictName(l.verdict);
+  lat["statistic"] = "ratio of medians (current / baseline), percentile bootstrap";
+  lat["baseline_median_us"] = Num(l.baseline_median_us);
+  lat["current_median_us"] = Num(l.current_median_us);
+  lat["ratio"] = Num(l.ratio);
+  lat["ci_low"] = Num(l.ci_low);
+  lat["ci_high"] = Num(l.ci_high);
+  lat["confidence"] = l.confidence;
+  lat["resamples"] = l.resamples;
+  lat["max_regression_pct"] = l.max_regression_pct;
+  lat["baseline_count"] = l.baseline_count;
+  lat["current_count"] = l.current_count;
+  lat["reason"] = l.reason;
+  j["latency"] = lat;
+  ordered_json memory = ordered_json::array();
+  for (const MemoryGateResult& m : gate.memory) {
+    ordered_json e;
+    e["figure"] = m.figure;
+    e["verdict"] = GateVerdictName(m.verdict);
+    e["baseline_bytes"] = m.baseline_bytes;
+    e["current_bytes"] = m.current_bytes;
+    e["ratio"] = Num(m.ratio);
+    e["max_regression_pct"] = m.max_regression_pct;
+    e["reason"] = m.reason;
+    memory.push_back(e);
+  }
+  j["memory"] = memory;
+  return j;
+}
+
+}  // namespace
+
+std::string FormatInferenceTimings(const BenchmarkReport& report) {
+  std::ostringstream out;
+  out << "Inference timings in us: Init: " << report.init_us << ", First inference: " << report.warmup.first_us()
+      << ", Warmup (avg): " << report.warmup.mean_us() << ", Inference (avg): " << report.regular.mean_us();
+  return out.str();
+}
+
+std::string FormatPercentiles(const BenchmarkReport& report) {
+  const LatencySummary s = report.regular.Summary();
+  std::ostringstream out;
+  out << "Inference latency percentiles in us (" << s.count << " samples): p5=" << s.p5_us << " p50=" << s.p50_us
+      << " p90=" << s.p90_us << " p95=" << s.p95_us << " p99=" << s.p99_us;
+  return out.str();
+}
+
+std::string FormatSamples(const BenchmarkReport& report) {
+  std::string line = "Inference latency samples in us:";
+  for (int64_t s : report.regular.samples_us()) line += " " + std::to_string(s);
+  return line;
+}
+
+std::vector<std::string> FormatTfliteMemoryLines(const BenchmarkReport& report) {
+  const BenchmarkReport::Memory& m = report.memory;
+  std::vector<std::string> lines;
+  if (!m.os_figures) return lines;
+  lines.push_back(
+      "Note: as the benchmark tool itself affects memory footprint, the following is only APPROXIMATE to the "
+      "actual memory footprint of the model at runtime. Take the information at your discretion.");
+  // TFLite's figures on Linux: the growth of the resident high-water mark (ru_maxrss, in KB) / 1024.
+  const double init_mb = static_cast<double>((m.max_rss_after_init_bytes - m.max_rss_start_bytes) / 1024) / 1024.0;
+  const double overall_mb = static_cast<double>((m.max_rss_end_bytes - m.max_rss_start_bytes) / 1024) / 1024.0;
+  std::ostringstream delta;
+  delta << "Memory footprint delta from the start of the tool (MB): init=" << init_mb << " overall=" << overall_mb;
+  lines.push_back(delta.str());
+  if (m.peak_sampled && m.peak_rss_bytes > 0) {
+    std::ostringstream peak;
+    peak << "Overall peak memory footprint (MB) via periodic monitoring: "
+         << static_cast<float>(static_cast<double>(m.peak_rss_bytes) / (1024.0 * 1024.0));
+    lines.push_back(peak.str());
+  }
+  return lines;
+}
+
+std::vector<std::string> FormatMemoryLines(const BenchmarkReport& report) {
+  const BenchmarkReport::Memory& m = report.memory;
+  std::vector<std::string> lines;
+  lines.push_back("Memory, model file: " + Mb(m.model_file_bytes) + " (" + std::to_string(m.model_file_bytes) +
+                  " bytes, mapped read-only); of which weights (constant buffers): " + Mb(m.weights_bytes) + " (" +
+                  std::to_string(m.weights_bytes) + " bytes)");
+  lines.push_back("Memory, tensor arena (planned at AllocateTensors, all subgraphs): " + Mb(m.arena_bytes) + " (" +
+                  std::to_string(m.arena_bytes) + " bytes)");
+  lines.push_back("Memory, tensors allocated outside the arena (dynamic tensors, variables) at the end: " +
+                  Mb(m.dynamic_tensor_bytes) + " (" + std::to_string(m.dynamic_tensor_bytes) + " bytes)");
+  if (m.os_figures) {
+    lines.push_back("Memory, process RSS now (resident, /proc/self/statm): start " + Mb(m.rss_start_bytes) +
+                    ", after init " + Mb(m.rss_after_init_bytes) + ", end " + Mb(m.rss_end_bytes));
+    lines.push_back("Memory, process RSS high-water mark (getrusage ru_maxrss, never decreases): start " +
+                    Mb(m.max_rss_start_bytes) + ", after init " + Mb(m.max_rss_after_init_bytes) + ", end " +
+                    Mb(m.max_rss_end_bytes));
+  }
+  if (m.peak_sampled) {
+    lines.push_back("Memory, peak process RSS sampled every " + std::to_string(m.sample_interval_ms) +
+                    " ms on its own thread: " + Mb(m.peak_rss_bytes) + " (" + std::to_string(m.samples) +
+                    " samples)");
+  }
+  return lines;
+}
+
+std::string ReportToJson(const BenchmarkReport& r) {
+  ordered_json j;
+  j["schema"] = kBenchmarkReportSchema;
+  j["tool"] = "benchmark_model";
+  j["tool_version"] = kTouchstoneVersion;
+  j["benchmark_name"] = r.benchmark_name;
+  j["output_prefix"] = r.output_prefix;
+  ordered_json model;
+  model["path"] = r.model.path;
+  model["size_bytes"] = r.model.size_bytes;
+  model["sha256"] = r.model.sha256;
+  model["subgraphs"] = r.model.subgraphs;
+  j["model"] = model;
+
+  const BenchmarkReport::Configuration& c = r.config;
+  ordered_json config;
+  ordered_json flags = ordered_json::object();
+  for (const auto& f : c.flags) flags[f.first] = f.second;
+  config["flags"] = flags;
+  config["num_threads"] = c.num_threads;
+  config["kernels"] = c.kernels;
+  config["signature"] = c.signature;
+  config["subgraph"] = c.subgraph;
+  config["warmup_runs"] = c.warmup_runs;
+  config["warmup_min_secs"] = c.warmup_min_secs;
+  config["num_runs"] = c.num_runs;
+  config["min_secs"] = c.min_secs;
+  config["max_secs"] = c.max_secs;
+  config["run_delay"] = c.run_delay;
+  config["run_frequency"] = c.run_frequency;
+  config["dry_run"] = c.dry_run;
+  ordered_json delegates = ordered_json::array();
+  for (const DelegateReport& d : c.delegates) {
+    ordered_json e;
+    e["provider"] = d.provider;
+    e["applied"] = d.applied;
+    e["delegate_kernels"] = d.delegate_kernels;
+    e["fully_delegated"] = d.fully_delegated;
+    e["error"] = d.error;
+    delegates.push_back(e);
+  }
+  config["delegates"] = delegates;
+  config["execution_plan_nodes"] = c.execution_plan_nodes;
+  config["delegate_kernels"] = c.delegate_kernels;
+  config["fully_delegated"] = c.fully_delegated;
+  config["input_bytes"] = c.input_bytes;
+  j["configuration"] = config;
+
+  ordered_json latency;
+  latency["init_us"] = r.init_us;
+  latency["first_inference_us"] = r.warmup.first_us();
+  latency["warmup"] = StatsJson(r.warmup);
+  latency["regular"] = StatsJson(r.regular);
+  j["latency"] = latency;
+
+  const BenchmarkReport::Memory& m = r.memory;
+  ordered_json memory;
+  memory["model_file_bytes"] = m.model_file_bytes;
+  memory["weights_bytes"] = m.weights_bytes;
+  memory["arena_bytes"] = m.arena_bytes;
+  memory["dynamic_tensor_bytes"] = m.dynamic_tensor_bytes;
+  if (m.os_figures) {
+    memory["rss_start_bytes"] = m.rss_start_bytes;
+    memory["rss_after_init_bytes"] = m.rss_after_init_bytes;
+    memory["rss_end_bytes"] = m.rss_end_bytes;
+    memory["max_rss_start_bytes"] = m.max_rss_start_bytes;
+    memory["max_rss_after_init_bytes"] = m.max_rss_after_init_bytes;
+    memory["max_rss_end_bytes"] = m.max_rss_end_bytes;
+    memory["tflite_init_footprint_kb"] = (m.max_rss_after_init_bytes - m.max_rss_start_bytes) / 1024;
+    memory["tflite_overall_footprint_kb"] = (m.max_rss_end_bytes - m.max_rss_start_bytes) / 1024;
+  }
+  if (m.peak_sampled) {
+    memory["peak_rss_bytes"] = m.peak_rss_bytes;
+    memory["peak_sample_interval_ms"] = m.sample_interval_ms;
+    memory["peak_samples"] = m.samples;
+  }
+  j["memory"] = memory;
+
+  if (r.has_op_profile) {
+    ordered_json profile;
+    profile["runs"] = r.op_profile.runs;
+    ordered_json subgraphs = ordered_json::array();
+    for (const OpProfileSubgraph& s : r.op_profile.subgraphs) {
+      ordered_json e;
+      e["index"] = s.index;
+      e["name"] = s.name;
+      e["run_total"] = StatsJson(s.run_total_us);
+      e["run_total"].erase("samples_us");
+      ordered_json nodes = ordered_json::array();
+      for (const OpProfileNode& n : s.nodes) nodes.push_back(NodeJson(n, s.run_total_us.count()));
+      e["nodes"] = nodes;
+      subgraphs.push_back(e);
+    }
+    profile["subgraphs"] = subgraphs;
+    j["op_profile"] = profile;
+  } else {
+    j["op_profile"] = nullptr;
+  }
+
+  const MachineInfo& mi = r.machine;
+  ordered_json machine;
+  machine["cpu_model"] = mi.cpu_model;
+  machine["logical_cores"] = mi.logical_cores;
+  machine["usable_cores"] = mi.usable_cores;
+  machine["governor"] = mi.governor;
+  machine["cur_freq_khz"] = mi.cur_freq_khz;
+  machine["max_freq_khz"] = mi.max_freq_khz;
+  machine["kernel"] = mi.kernel;
+  machine["hostname"] = mi.hostname;
+  j["machine"] = machine;
+
+  j["gate"] = r.gate.requested ? GateJson(r.gate) : ordered_json(nullptr);
+  return j.dump(2) + "\n";
+}
+
+std::string ResultFileJson(const BenchmarkReport& r) {
+  ordered_json j;
+  ordered_json latency;
+  latency["init_ms"] = static_cast<double>(r.init_us) / 1000.0;
+  latency["first_inference_ms"] = static_cast<double>(r.warmup.first_us()) / 1000.0;
+  latency["average_warm_up_ms"] = r.warmup.mean_us() / 1000.0;
+  latency["avg_ms"] = r.regular.mean_us() / 1000.0;
+  latency["min_ms"] = static_cast<double>(r.regular.min_us()) / 1000.0;
+  latency["max_ms"] = static_cast<double>(r.regular.max_us()) / 1000.0;
+  latency["stddev_ms"] = static_cast<double>(static_cast<int64_t>(r.regular.stddev_us())) / 1000.0;
+  latency["median_ms"] = static_cast<double>(r.regular.percentile_us(50)) / 1000.0;
+  latency["p5_ms"] = static_cast<double>(r.regular.percentile_us(5)) / 1000.0;
+  latency["p95_ms"] = static_cast<double>(r.regular.percentile_us(95)) / 1000.0;
+  j["latency_metrics"] = latency;
+  const BenchmarkReport::Memory& m = r.memory;
+  if (m.os_figures) {
+    ordered_json memory;
+    memory["init_footprint_kb"] = (m.max_rss_after_init_bytes - m.max_rss_start_bytes) / 1024;
+    memory["overall_footprint_kb"] = (m.max_rss_end_bytes - m.max_rss_start_bytes) / 1024;
+    if (m.peak_sampled && m.peak_rss_bytes > 0) {
+      memory["peak_mem_mb"] = static_cast<double>(m.peak_rss_bytes) / (1024.0 * 1024.0);
+    }
+    j["memory_metrics"] = memory;
+  }
+  ordered_json misc;
+  misc["model_size_mb"] = static_cast<double>(r.model.size_bytes) / 1e6;
+  misc["num_runs"] = r.regular.count();
+  misc["num_warmup_runs"] = r.warmup.count();
+  // TFLite's throughput: input bytes consumed per second of inference, in MiB.
+  const int64_t sum = r.regular.sum_us();
+  misc["model_throughput_in_mb_per_sec"] =
+      sum > 0 ? Num(static_cast<double>(r.config.input_bytes) * static_cast<double>(r.regular.count()) * 1e6 /
+                    static_cast<double>(sum) / (1024.0 * 1024.0))
+              : ordered_json(0.0);
+  j["misc_metrics"] = misc;
+  return j.dump(2) + "\n";
+}
+
+StatusOr<BaselineReport> ParseReportJson(const std::string& text, const std::string& source) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return InvalidInputError(source + ": not a JSON object (expected a report written by --report_json)");
+  }
+  const std::string schema = j.value("schema", std::string());
+  const std::string prefix = "touchstone.benchmark_model.report/";
+  if (schema.rfind(prefix, 0) != 0) {
+    return InvalidInputError(source + ": \"schema\" is '" + schema + "', not a benchmark_model report (" +
+                             kBenchmarkReportSchema + ")");
+  }
+  if (schema != kBenchmarkReportSchema) {
+    return InvalidInputError(source + ": report schema '" + schema + "' is not the one this tool reads (" +
+                             kBenchmarkReportSchema + ")");
+  }
+  BaselineReport baseline;
+  if (j.contains("model") && j["model"].is_object()) {
+    baseline.model_path = j["model"].value("path", std::string());
+    baseline.model_sha256 = j["model"].value("sha256", std::string());
+  }
+  const json* samples = nullptr;
+  if (j.contains("latency") && j["latency"].is_object() && j["latency"].contains("regular") &&
+      j["latency"]["regular"].is_object() && j["latency"]["regular"].contains("samples_us")) {
+    samples = &j["latency"]["regular"]["samples_us"];
+  }
+  if (samples == nullptr || !samples->is_array()) {
+    return InvalidInputError(source + ": has no latency.regular.samples_us list");
+  }
+  for (const json& s : *samples) {
+    if (!s.is_number()) return InvalidInputError(source + ": latency.regular.samples_us holds a non-number");
+    const double v = s.get<double>();
+    if (!(v >= 0.0) || v > 9.0e18) return InvalidInputError(source + ": latency.regular.samples_us holds a value out of range");
+    baseline.regular_samples_us.push_back(static_cast<int64_t>(v));
+  }
+  if (j.contains("memory") && j["memory"].is_object()) {
+    const json& m = j["memory"];
+    auto get = [&](const char* key) -> int64_t {
+      return m.contains(key) && m[key].is_number_integer() ? m[key].get<int64_t>() : -1;
+    };
+    baseline.arena_bytes = get("arena_bytes");
+    baseline.peak_rss_bytes = get("peak_rss_bytes");
+    baseline.max_rss_end_bytes = get("max_rss_end_bytes");
+  }
+  return baseline;
+}
+
+}  // namespace touchstone

@@ -1,0 +1,71 @@
+#include "evaluation/machine_info.h"
+
+#include <sched.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace touchstone {
+namespace {
+
+std::string FirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return "";
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  return line;
+}
+
+int64_t ReadInt(const std::string& path) {
+  const std::string text = FirstLine(path);
+  if (text.empty()) return 0;
+  try {
+    return std::stoll(text);
+  } catch (...) {
+    return 0;
+  }
+}
+
+std::string Trim(std::string text) {
+  const size_t begin = text.find_first_not_of(" \t");
+  if (begin == std::string::npos) return "";
+  const size_t end = text.find_last_not_of(" \t");
+  return text.substr(begin, end - begin + 1);
+}
+
+}  // namespace
+
+MachineInfo ReadMachineInfo() {
+  MachineInfo info;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, hardware, part;
+  while (std::getline(cpuinfo, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = Trim(line.substr(0, colon));
+    const std::string value = Trim(line.substr(colon + 1));
+    if (key == "model name" && info.cpu_model.empty()) info.cpu_model = value;
+    if (key == "Hardware" && hardware.empty()) hardware = value;
+    if (key == "CPU part" && part.empty()) part = value;
+  }
+  if (info.cpu_model.empty()) info.cpu_model = !hardware.empty() ? hardware : (!part.empty() ? "CPU part " + part : "");
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  info.logical_cores = online > 0 ? static_cast<int>(online) : 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) info.usable_cores = CPU_COUNT(&set);
+  const std::string cpufreq = "/sys/devices/system/cpu/cpu0/cpufreq/";
+  info.governor = FirstLine(cpufreq + "scaling_governor");
+  info.cur_freq_khz = ReadInt(cpufreq + "scaling_cur_freq");
+  info.max_freq_khz = ReadInt(cpufreq + "cpuinfo_max_freq");
+  struct utsname name;
+  if (uname(&name) == 0) {
+    info.kernel = std::string(name.sysname) + " " + name.release + " " + name.machine;
+    info.hostname = name.nodename;
+  }
+  return info;
+}
+
+}  // namespace touchstone

@@ -1,0 +1,348 @@
+#include "evaluation/op_profile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <sstream>
+
+namespace touchstone {
+namespace {
+
+int64_t SteadyMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// TFLite's StatsCalculator::InitField: a tab, then a right-aligned field, fixed with 3 decimals.
+std::ostream& Field(std::ostream& stream, int width) {
+  stream << "\t" << std::right << std::setw(width) << std::fixed << std::setprecision(3);
+  return stream;
+}
+
+// One table's worth of nodes of one subgraph (or the delegate-internal ops) and its run totals.
+struct Calculator {
+  std::vector<const OpProfileNode*> nodes;  // run order
+  const LatencyStats* run_total = nullptr;
+
+  int64_t runs() const { return run_total->count(); }
+  int64_t total_sum() const { return run_total->sum_us(); }
+};
+
+std::string Header(const std::string& title, bool csv) {
+  std::ostringstream stream;
+  stream << "============================== " << title << " ==============================" << std::endl;
+  if (csv) {
+    stream << "node type, first, avg_ms, %, cdf%, mem KB, times called, name";
+  } else {
+    Field(stream, 24) << "[node type]";
+    Field(stream, 9) << "[first]";
+    Field(stream, 9) << "[avg ms]";
+    Field(stream, 8) << "[%]";
+    Field(stream, 8) << "[cdf%]";
+    Field(stream, 10) << "[mem KB]";
+    Field(stream, 9) << "[times called]";
+    stream << "\t" << "[Name]";
+  }
+  return stream.str();
+}
+
+std::string Row(const OpProfileNode& node, int64_t cumulative_us, const Calculator& calc, bool csv) {
+  const double first_ms = static_cast<double>(node.us.first_us()) / 1000.0;
+  const double avg_ms = node.us.mean_us() / 1000.0;
+  const int64_t total = calc.total_sum();
+  // TFLite divides by the run total; a run whose nodes all took under a microsecond would give 0/0.
+  const double percentage = total > 0 ? static_cast<double>(node.us.sum_us()) * 100.0 / static_cast<double>(total) : 0.0;
+  const float cdf = total > 0 ? (static_cast<float>(cumulative_us) * 100.0f) / static_cast<float>(total) : 0.0f;
+  const int64_t times_called = calc.runs() > 0 ? node.times_called / calc.runs() : 0;
+  const double mem_kb = 0.0;  // no memory events
+  std::ostringstream stream;
+  if (csv) {
+    stream << node.type << ", " << first_ms << ", " << avg_ms << ", " << percentage << "%, " << cdf << "%, "
+           << mem_kb << ", " << times_called << ", " << node.name;
+  } else {
+    Field(stream, 24) << node.type;
+    Field(stream, 9) << first_ms;
+    Field(stream, 9) << avg_ms;
+    Field(stream, 7) << percentage << "%";
+    Field(stream, 7) << cdf << "%";
+    Field(stream, 10) << mem_kb;
+    Field(stream, 9) << times_called;
+    stream << "\t" << node.name;
+  }
+  return stream.str();
+}
+
+std::string StatsByMetric(const Calculator& calc, const std::string& title,
+                          const std::vector<const OpProfileNode*>& ordered, size_t limit, bool csv) {
+  std::ostringstream stream;
+  stream << Header(title, csv) << std::endl;
+  int64_t cumulative = 0;
+  for (size_t i = 0; i < ordered.size() && (limit == 0 || i < limit); ++i) {
+    cumulative += ordered[i]->us.sum_us();
+    stream << Row(*ordered[i], cumulative, calc, csv) << std::endl;
+  }
+  stream << std::endl;
+  return stream.str();
+}
+
+std::string StatsByNodeType(const Calculator& calc, bool csv) {
+  std::ostringstream stream;
+  stream << "Number of nodes executed: " << calc.nodes.size() << std::endl;
+  stream << "============================== Summary by node type ==============================" << std::endl;
+  std::map<std::string, int64_t> count, time, memory, times_called;
+  int64_t accumulated_us = 0;
+  const int64_t runs = calc.runs();
+  for (const OpProfileNode* node : calc.nodes) {
+    const int64_t per_run = runs > 0 ? node->us.sum_us() / runs : 0;
+    accumulated_us += per_run;
+    count[node->type] += 1;
+    time[node->type] += per_run;
+    memory[node->type] += 0;
+    times_called[node->type] += runs > 0 ? node->times_called / runs : 0;
+  }
+  // Largest time first; equal times: type names in descending order (TFLite's priority queue).
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (const auto& entry : time) order.emplace_back(entry.second, entry.first);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second > b.second;
+  });
+  if (csv) {
+    stream << "node type, count, avg_ms, avg %, cdf %, mem KB, times called\n";
+  } else {
+    Field(stream, 24) << "[Node type]";
+    Field(stream, 9) << "[count]";
+    Field(stream, 10) << "[avg ms]";
+    Field(stream, 11) << "[avg %]";
+    Field(stream, 11) << "[cdf %]";
+    Field(stream, 10) << "[mem KB]";
+    Field(stream, 10) << "[times called]";
+    stream << std::endl;
+  }
+  float cdf = 0.0f;
+  for (const auto& entry : order) {
+    const std::string& type = entry.second;
+    const float mem_kb = static_cast<float>(memory[type]) / 1000.0f;
+    const float ms = static_cast<float>(entry.first) / 1000.0f;
+    const float percentage =
+        accumulated_us > 0 ? (static_cast<float>(entry.first) / static_cast<float>(accumulated_us)) * 100.0f : 0.0f;
+    cdf += percentage;
+    if (csv) {
+      stream << type << ", " << count[type] << ", " << ms << ", " << percentage << "%, " << cdf << "%, " << mem_kb
+             << ", " << times_called[type] << std::endl;
+    } else {
+      Field(stream, 24) << type;
+      Field(stream, 9) << count[type];
+      Field(stream, 10) << ms;
+      Field(stream, 10) << percentage << "%";
+      Field(stream, 10) << cdf << "%";
+      Field(stream, 10) << mem_kb;
+      Field(stream, 9) << times_called[type];
+      stream << std::endl;
+    }
+  }
+  stream << std::endl;
+  return stream.str();
+}
+
+// StatsCalculator::GetOutputString with TFLite's profile options: run order (all), top 10 by time,
+// summary by node type; no memory table, no short summary.
+std::string OutputString(const Calculator& calc, bool csv) {
+  std::vector<const OpProfileNode*> by_time = calc.nodes;
+  std::stable_sort(by_time.begin(), by_time.end(), [](const OpProfileNode* a, const OpProfileNode* b) {
+    return a->us.mean_us() > b->us.mean_us();
+  });
+  return StatsByMetric(calc, "Run Order", calc.nodes, 0, csv) +
+         StatsByMetric(calc, "Top by Computation Time", by_time, 10, csv) + StatsByNodeType(calc, csv);
+}
+
+std::string ShortSummary(const Calculator& calc) {
+  std::ostringstream stream;
+  stream << "Timings (microseconds): " << calc.run_total->ToStringWithoutPercentiles() << std::endl;
+  stream << "Memory (bytes): count=0" << std::endl;
+  stream << calc.nodes.size() << " nodes observed" << std::endl;
+  return stream.str();
+}
+
+}  // namespace
+
+void OpProfiler::BeginRun() {
+  in_run_ = true;
+  events_.clear();
+}
+
+void OpProfiler::NodeFinished(int subgraph, int node_index, const std::string& op_name, bool delegated,
+                              int64_t duration_us) {
+  if (!in_run_) return;
+  const int64_t now = now_us_ ? now_us_() : SteadyMicros();
+  events_.push_back({subgraph, node_index, op_name, delegated, now - duration_us, duration_us});
+}
+
+void OpProfiler::AddDelegateOp(int subgraph, int delegate_node, const std::string& op_name, int op_index,
+                               int64_t duration_us) {
+  if (!in_run_) return;
+  const int64_t now = now_us_ ? now_us_() : SteadyMicros();
+  Event e{subgraph, delegate_node, op_name, false, now - duration_us, duration_us};
+  e.inside_of = delegate_node;
+  e.op_index = op_index;
+  events_.push_back(e);
+}
+
+std::string OpProfiler::NodeName(int subgraph, int node_index) const {
+  // TFLite's name: the node's output tensor names in brackets, then ":" and the node index.
+  std::string name = "[";
+  if (subgraph >= 0 && static_cast<size_t>(subgraph) < interpreter_->subgraphs_size()) {
+    Subgraph* s = interpreter_->subgraph(subgraph);
+    if (node_index >= 0 && static_cast<size_t>(node_index) < s->nodes_size()) {
+      const TfLiteIntArray* outputs = s->node(node_index).outputs;
+      for (int i = 0; outputs != nullptr && i < outputs->size; ++i) {
+        const int t = outputs->data[i];
+        const char* tensor_name = t >= 0 && static_cast<size_t>(t) < s->tensors_size() ? s->tensor(t)->name : nullptr;
+        name += (i > 0 ? ", " : "") + std::string(tensor_name != nullptr ? tensor_name : "Unknown");
+      }
+    }
+  }
+  return name + "]:" + std::to_string(node_index);
+}
+
+void OpProfiler::EndRun() {
+  if (!in_run_) return;
+  in_run_ = false;
+  // By start time, as TFLite's summarizer orders events; an enclosing node (WHILE, a delegate kernel)
+  // starts no later than what it contains and lasts longer.
+  std::vector<size_t> order(events_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Event& x = events_[a];
+    const Event& y = events_[b];
+    if (x.begin_us != y.begin_us) return x.begin_us < y.begin_us;
+    return x.duration_us > y.duration_us;
+  });
+  std::map<int, int64_t> totals;
+  int64_t delegate_ops_total = 0;
+  bool any_delegate_op = false;
+  int64_t node_num = 0;
+  for (size_t i : order) {
+    const Event& e = events_[i];
+    const int parent_index = e.inside_of >= 0 ? e.inside_of : e.node_index;
+    OpProfileNode* node = nullptr;
+    auto key = std::make_pair(e.subgraph, parent_index);
+    auto it = nodes_.find(key);
+    if (it == nodes_.end()) {
+      OpProfileNode fresh;
+      fresh.subgraph = e.subgraph;
+      fresh.node_index = parent_index;
+      fresh.name = NodeName(e.subgraph, parent_index);
+      fresh.run_order = node_num;
+      if (e.inside_of < 0) {
+        fresh.type = e.type;
+        fresh.delegate = e.delegated;
+      } else {
+        fresh.delegate = true;
+      }
+      it = nodes_.emplace(key, std::move(fresh)).first;
+    }
+    node = &it->second;
+    if (e.inside_of < 0) {
+      if (node->type.empty()) node->type = e.type;
+      node->delegate = e.delegated;
+      node->us.Add(e.duration_us);
+      ++node->times_called;
+      totals[e.subgraph] += e.duration_us;
+    } else {
+      OpProfileNode* op = nullptr;
+      for (OpProfileNode& inner : node->inside) {
+        if (inner.node_index == e.op_index && inner.type == e.type) op = &inner;
+      }
+      if (op == nullptr) {
+        OpProfileNode fresh;
+        fresh.subgraph = e.subgraph;
+        fresh.node_index = e.op_index;
+        fresh.type = e.type;
+        fresh.name = "Delegate/" + e.type + ":" + std::to_string(e.op_index);
+        fresh.run_order = node_num;
+        node->inside.push_back(std::move(fresh));
+        op = &node->inside.back();
+      }
+      op->us.Add(e.duration_us);
+      ++op->times_called;
+      delegate_ops_total += e.duration_us;
+      any_delegate_op = true;
+    }
+    ++node_num;
+  }
+  for (const auto& entry : totals) run_totals_[entry.first].Add(entry.second);
+  if (any_delegate_op) run_totals_[-1].Add(delegate_ops_total);
+  ++runs_;
+  events_.clear();
+}
+
+OpProfileReport OpProfiler::Report() const {
+  OpProfileReport report;
+  report.runs = runs_;
+  std::map<int, OpProfileSubgraph> by_index;
+  for (const auto& entry : nodes_) {
+    const int index = entry.first.first;
+    OpProfileSubgraph& s = by_index[index];
+    s.index = index;
+    s.nodes.push_back(entry.second);
+  }
+  for (auto& entry : by_index) {
+    OpProfileSubgraph& s = entry.second;
+    if (static_cast<size_t>(s.index) < interpreter_->subgraphs_size()) s.name = interpreter_->subgraph(s.index)->name();
+    auto total = run_totals_.find(s.index);
+    if (total != run_totals_.end()) s.run_total_us = total->second;
+    std::stable_sort(s.nodes.begin(), s.nodes.end(),
+                     [](const OpProfileNode& a, const OpProfileNode& b) { return a.run_order < b.run_order; });
+    for (OpProfileNode& n : s.nodes) {
+      std::stable_sort(n.inside.begin(), n.inside.end(),
+                       [](const OpProfileNode& a, const OpProfileNode& b) { return a.run_order < b.run_order; });
+    }
+    report.subgraphs.push_back(std::move(s));
+  }
+  auto delegate_total = run_totals_.find(-1);
+  if (delegate_total != run_totals_.end()) report.delegate_ops_run_total_us = delegate_total->second;
+  return report;
+}
+
+std::string FormatOpProfile(const OpProfileReport& report, const OpProfileFormat& format) {
+  std::ostringstream stream;
+  bool has_non_primary = false;
+  for (const OpProfileSubgraph& s : report.subgraphs) has_non_primary |= s.index != 0;
+  std::vector<OpProfileNode> delegate_ops;
+  for (const OpProfileSubgraph& s : report.subgraphs) {
+    Calculator calc;
+    calc.run_total = &s.run_total_us;
+    for (const OpProfileNode& n : s.nodes) {
+      calc.nodes.push_back(&n);
+      for (const OpProfileNode& inner : n.inside) delegate_ops.push_back(inner);
+    }
+    if (has_non_primary) {
+      if (s.index == 0) {
+        stream << "Primary graph (name: " << s.name << ") profile:" << std::endl;
+      } else {
+        stream << "Subgraph (index: " << s.index << ", name: " << s.name << ") profile:" << std::endl;
+      }
+    }
+    stream << OutputString(calc, format.csv);
+    if (s.index != 0) stream << "Subgraph (index: " << s.index << ", name: " << s.name << ") ";
+    stream << ShortSummary(calc) << std::endl;
+  }
+  if (!delegate_ops.empty()) {
+    std::stable_sort(delegate_ops.begin(), delegate_ops.end(),
+                     [](const OpProfileNode& a, const OpProfileNode& b) { return a.run_order < b.run_order; });
+    Calculator calc;
+    calc.run_total = &report.delegate_ops_run_total_us;
+    for (const OpProfileNode& n : delegate_ops) calc.nodes.push_back(&n);
+    stream << "Delegate internal: " << std::endl;
+    stream << OutputString(calc, format.csv);
+    stream << ShortSummary(calc) << std::endl;
+  }
+  return stream.str();
+}
+
+std::string FormatOpProfileSection(const OpProfileReport& report, const OpProfileFormat& format) {
+  return "Operator-wise Profiling Info for Regular Benchmark Runs:\n" + FormatOpProfile(report, format) + "\n";
+}
+
+}  // namespace touchstone
