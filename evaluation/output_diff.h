@@ -1,8 +1,15 @@
 // How far a test run's tensors are from the reference run's, per tensor and accumulated over runs:
 // TFLite's inference_diff figure (mean absolute difference of raw values per run, averaged over runs,
-// with its population standard deviation across runs), plus the maximum absolute error, the mean
-// error relative to the reference's largest magnitude, cosine similarity, and for quantized tensors a
-// histogram of step differences with the errors also in dequantized units.
+// with its population standard deviation across runs), plus the maximum absolute error (and where it
+// is), the mean error relative to the reference's largest magnitude, cosine similarity, how many
+// elements differ at all, and for quantized tensors a histogram of step differences with the errors
+// also in dequantized units.
+//
+// Element rules: equal values (also NaN against NaN, and the same infinity) differ by 0; a NaN or an
+// infinity against anything else differs by +infinity and counts in nonfinite_mismatches; cosine and
+// the relative error's scale use the finite pairs only. Complex tensors compare as their real and
+// imaginary parts; tensors that are not numbers (strings, resources, variants) compare by bytes: the
+// run's error is 0 when the bytes are equal and 1 when they differ (compared_bytewise).
 #ifndef TOUCHSTONE_EVALUATION_OUTPUT_DIFF_H_
 #define TOUCHSTONE_EVALUATION_OUTPUT_DIFF_H_
 
@@ -25,9 +32,20 @@ struct TensorDiffSummary {
   double cosine_similarity = 1.0;  // of the flattened tensors, averaged over runs
   bool quantized = false;
   double scale = 0.0;              // quantized: real = scale * (q - zero_point)
+  int32_t zero_point = 0;
   std::array<int64_t, 4> step_histogram{};  // quantized: |diff| = 0, 1, 2, > 2 steps
   double max_abs_error_dequantized = 0.0;
   double avg_error_dequantized = 0.0;
+  // Where the largest difference first occurred: run (0-based), flat element index, both values.
+  // Index -1 when no element differs.
+  int64_t max_abs_error_run = -1;
+  int64_t max_abs_error_index = -1;
+  double reference_at_max = 0.0;
+  double test_at_max = 0.0;
+  int64_t elements = 0;              // per run (of the last run)
+  int64_t elements_differing = 0;    // over all runs
+  int64_t nonfinite_mismatches = 0;  // over all runs
+  bool compared_bytewise = false;
 };
 
 class TensorDiffAccumulator {
@@ -37,17 +55,35 @@ class TensorDiffAccumulator {
   TensorDiffSummary Summary() const;
 
  private:
+  void AddBytewiseRun(const TfLiteTensor& reference, const TfLiteTensor& test);
+
   std::vector<double> run_means_;
   std::vector<double> run_relative_;
   std::vector<double> run_cosine_;
   double max_abs_ = 0.0;
   bool quantized_ = false;
   double scale_ = 0.0;
+  int32_t zero_point_ = 0;
   std::array<int64_t, 4> histogram_{};
+  int64_t max_run_ = -1;
+  int64_t max_index_ = -1;
+  double reference_at_max_ = 0.0;
+  double test_at_max_ = 0.0;
+  int64_t elements_ = 0;
+  int64_t differing_ = 0;
+  int64_t nonfinite_ = 0;
+  bool bytewise_ = false;
 };
 
-// Reads element i of a numeric tensor as double (bool as 0/1; float16 converted).
+// Reads element i of a numeric tensor as double (bool as 0/1; float16 converted; complex tensors as
+// 2N values, real and imaginary parts). Other types read as 0.
 double ElementAsDouble(const TfLiteTensor& tensor, int64_t i);
+
+// Whether TensorDiffAccumulator compares the tensor's values numerically (else by bytes).
+bool IsNumericType(TfLiteType type);
+
+// "float32", "int8", ... (lower case, as TFLite's Python API names them).
+std::string TypeName(TfLiteType type);
 
 }  // namespace touchstone
 

@@ -1,6 +1,7 @@
 #include "delegates/providers/delegate_provider.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 namespace touchstone {
@@ -109,6 +110,57 @@ ProviderParams DefaultParams(const std::vector<DelegateProvider>& providers) {
     for (const ProviderFlag& flag : provider.flags) params.Declare(flag);
   }
   return params;
+}
+
+namespace {
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool EnabledByBool(const DelegateProvider& provider) {
+  if (provider.enabling_flag.empty()) return false;
+  for (const ProviderFlag& flag : provider.flags) {
+    if (flag.name == provider.enabling_flag) return flag.type == ProviderFlag::Type::kBool;
+  }
+  return false;
+}
+
+}  // namespace
+
+const DelegateProvider* FindProviderByDelegateName(const std::vector<DelegateProvider>& providers,
+                                                   const std::string& name) {
+  for (const DelegateProvider& provider : providers) {
+    if (EnabledByBool(provider) && Lower(provider.name) == Lower(name)) return &provider;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> DelegateNames(const std::vector<DelegateProvider>& providers) {
+  std::vector<std::string> names;
+  for (const DelegateProvider& provider : providers) {
+    if (EnabledByBool(provider)) names.push_back(Lower(provider.name));
+  }
+  return names;
+}
+
+Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, const std::string& name,
+                            int position, ProviderParams* params) {
+  const DelegateProvider* provider = FindProviderByDelegateName(providers, name);
+  if (provider == nullptr) {
+    std::string known;
+    for (const std::string& n : DelegateNames(providers)) known += (known.empty() ? "" : ", ") + n;
+    return UsageError("--delegate=" + name + ": no such delegate in this build (available: " +
+                      (known.empty() ? "none" : known) +
+                      "; a plugin is loaded with --external_delegate_path)");
+  }
+  ProviderParams::Value* value = params->Mutable(provider->enabling_flag);
+  if (value == nullptr) return UsageError("--delegate=" + name + ": its flag --" + provider->enabling_flag + " is not declared");
+  const int earlier = value->b && value->position > 0 ? std::min(value->position, position) : position;
+  value->b = true;
+  value->position = earlier;
+  return Status::Ok();
 }
 
 StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const std::vector<DelegateProvider>& providers,

@@ -104,6 +104,19 @@ struct ProvidedDelegate {
 // Every provider's flags, declared at their defaults.
 ProviderParams DefaultParams(const std::vector<DelegateProvider>& providers);
 
+// TFLite's --delegate=<name> ("xnnpack", "gpu", "sample", ...): the provider whose name matches `name`
+// case-insensitively and whose enabling flag is a bool (a provider enabled by a path, like EXTERNAL, has
+// no name here). Null when there is none.
+const DelegateProvider* FindProviderByDelegateName(const std::vector<DelegateProvider>& providers,
+                                                   const std::string& name);
+// The names --delegate accepts among `providers`: lower case, in registration order.
+std::vector<std::string> DelegateNames(const std::vector<DelegateProvider>& providers);
+// Sets the enabling flag of the provider --delegate=<name> names in *params, as if that flag had been
+// given at command-line `position` (the earlier position wins when both were given). An unknown name is
+// a usage error naming it and listing the names accepted.
+Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, const std::string& name,
+                            int position, ProviderParams* params);
+
 // Runs every provider's factory and returns the delegates made, ordered by the position of their
 // enabling flags (ties keep registration order). The first error stops it.
 StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const std::vector<DelegateProvider>& providers,

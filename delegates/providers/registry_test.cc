@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -99,6 +100,36 @@ TEST(RegistryTest, AFailingProviderStopsCreation) {
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.status().code(), StatusCode::kExecution);
   EXPECT_EQ(created.status().message(), "use_a cannot start");
+}
+
+TEST(RegistryTest, DelegateNamesAsTFLitesDelegateFlag) {
+  // --delegate=<name>: providers enabled by a bool flag, matched case-insensitively.
+  const std::vector<std::string> names = DelegateNames(RegisteredDelegateProviders());
+  EXPECT_NE(std::find(names.begin(), names.end(), "sample"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "external"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "common"), names.end());
+  const DelegateProvider* sample = FindProviderByDelegateName(RegisteredDelegateProviders(), "Sample");
+  ASSERT_NE(sample, nullptr);
+  EXPECT_EQ(sample->name, "SAMPLE");
+  EXPECT_EQ(FindProviderByDelegateName(RegisteredDelegateProviders(), "external"), nullptr);  // path-enabled
+  EXPECT_EQ(FindProviderByDelegateName(RegisteredDelegateProviders(), "no_such_delegate"), nullptr);
+
+  const std::vector<DelegateProvider> providers = {Fake("A", "use_a"), Fake("B", "use_b")};
+  ProviderParams params = DefaultParams(providers);
+  params.SetBool("use_a", true, 1);
+  ASSERT_TRUE(EnableDelegateByName(providers, "b", 2, &params).ok());
+  EXPECT_TRUE(params.GetBool("use_b"));
+  EXPECT_EQ(params.Position("use_b"), 2);
+  EXPECT_EQ(Order(providers, params), (std::vector<std::string>{"A", "B"}));
+  // Given both ways: the earlier position orders it.
+  params.SetBool("use_a", true, 5);
+  ASSERT_TRUE(EnableDelegateByName(providers, "A", 3, &params).ok());
+  EXPECT_EQ(params.Position("use_a"), 3);
+  Status unknown = EnableDelegateByName(providers, "xnnpack", 1, &params);
+  EXPECT_EQ(unknown.code(), StatusCode::kUsage);
+  EXPECT_NE(unknown.message().find("--delegate=xnnpack: no such delegate in this build (available: a, b"),
+            std::string::npos)
+      << unknown.message();
 }
 
 TEST(RegistryTest, SampleProviderPassesTheCommonLimits) {

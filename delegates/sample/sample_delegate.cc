@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -22,6 +23,7 @@ constexpr int kMaxRank = 8;
 // get no storage from the interpreter (its arena plans the graph it runs, where the partition is one
 // node): the kernel keeps those in buffers of its own, numbered by `*_slot` (-1: an interpreter tensor).
 struct ElementwiseOp {
+  int node_index = -1;  // in the original graph
   int builtin_code = 0;
   int input1 = -1;
   int input2 = -1;
@@ -105,6 +107,7 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
       TF_LITE_ENSURE_STATUS(
           context->GetNodeAndRegistration(context, params->nodes_to_replace->data[i], &node, &registration));
       ElementwiseOp op;
+      op.node_index = params->nodes_to_replace->data[i];
       op.builtin_code = registration->builtin_code;
       op.input1 = node->inputs->data[0];
       op.input2 = node->inputs->data[1];
@@ -189,9 +192,13 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
     float lo = 0, hi = 0;
     tflite::CalculateActivationRange(op.activation, &lo, &hi);
     const bool add = op.builtin_code == kTfLiteBuiltinAdd;
+    // A deliberately wrong delegate (options.perturb): a bias on this op's results.
+    const float bias =
+        options_.perturb_node < 0 || options_.perturb_node == op.node_index ? options_.perturb : 0.0f;
     auto apply = [&](float x, float y) {
       const float v = add ? x + y : x - y;
-      return std::min(std::max(v, lo), hi);
+      const float clamped = std::min(std::max(v, lo), hi);
+      return bias != 0.0f ? clamped + bias : clamped;  // (-0 + 0 would be +0: keep exact results exact)
     };
     if (CountOf(sa_shape) == n && CountOf(sb_shape) == n) {
       for (int64_t i = 0; i < n; ++i) po[i] = apply(pa[i], pb[i]);
@@ -271,6 +278,16 @@ bool ParseBool(const std::string& text, bool* value) {
   return true;
 }
 
+bool ParseFloat(const std::string& text, float* value) {
+  if (text.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const float v = std::strtof(text.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(v)) return false;
+  *value = v;
+  return true;
+}
+
 bool ParseInt(const std::string& text, int* value) {
   if (text.empty()) return false;
   errno = 0;
@@ -308,10 +325,14 @@ bool ParseSampleDelegateOptions(const char* const* keys, const char* const* valu
       ok = ParseInt(value, &options->max_delegated_partitions);
     } else if (key == "min_nodes_per_partition") {
       ok = ParseInt(value, &options->min_nodes_per_partition);
+    } else if (key == "perturb") {
+      ok = ParseFloat(value, &options->perturb);
+    } else if (key == "perturb_node") {
+      ok = ParseInt(value, &options->perturb_node) && options->perturb_node >= -1;
     } else {
       *error = "unknown option '" + key +
                "' (known: error_during_init, error_during_prepare, error_during_invoke, "
-               "max_delegated_partitions, min_nodes_per_partition)";
+               "max_delegated_partitions, min_nodes_per_partition, perturb, perturb_node)";
       return false;
     }
     if (!ok) {

@@ -146,6 +146,39 @@ TEST(SampleDelegateTest, InjectedFailures) {
   }
 }
 
+TEST(SampleDelegateTest, PerturbAddsABiasToTheChosenOps) {
+  Graph g;
+  g.Build();
+  const auto cpu = g.Run();
+  SampleDelegateOptions options;
+  options.perturb = 0.5f;
+  options.perturb_node = 4;  // SUB(in1, in1): out2 becomes 0.5, out stays exact
+  DelegatePtr d = MakeDelegate(options);
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(g.test.interpreter()->ModifyGraphWithDelegate(d.get()).ok());
+  ::testing::internal::GetCapturedStderr();
+  const auto one = g.Run();
+  EXPECT_EQ(one[0], cpu[0]);
+  ASSERT_EQ(one[1].size(), cpu[1].size());
+  for (size_t i = 0; i < one[1].size(); ++i) EXPECT_EQ(one[1][i], cpu[1][i] + 0.5f);
+
+  Graph all;
+  all.Build();
+  options.perturb_node = -1;  // every delegated op: the biases add up along the chain
+  DelegatePtr d2 = MakeDelegate(options);
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(all.test.interpreter()->ModifyGraphWithDelegate(d2.get()).ok());
+  ::testing::internal::GetCapturedStderr();
+  const auto every = all.Run();
+  ASSERT_EQ(every[0].size(), cpu[0].size());
+  EXPECT_NE(every[0], cpu[0]);
+  for (float v : every[0]) {  // RELU_N1_TO_1, then the bias
+    EXPECT_GE(v, -0.5f);
+    EXPECT_LE(v, 1.5f);
+  }
+  for (size_t i = 0; i < every[1].size(); ++i) EXPECT_EQ(every[1][i], cpu[1][i] + 0.5f);
+}
+
 TEST(SampleDelegateTest, ParsesPluginOptions) {
   const char* keys[] = {"error_during_init", "error_during_prepare", "error_during_invoke",
                         "max_delegated_partitions", "min_nodes_per_partition"};
@@ -167,6 +200,18 @@ TEST(SampleDelegateTest, ParsesPluginOptions) {
   const char* maybe[] = {"maybe"};
   EXPECT_FALSE(ParseSampleDelegateOptions(key, maybe, 1, &options, &error));
   EXPECT_NE(error.find("'maybe'"), std::string::npos) << error;
+
+  const char* perturb_keys[] = {"perturb", "perturb_node"};
+  const char* perturb_values[] = {"0.25", "3"};
+  ASSERT_TRUE(ParseSampleDelegateOptions(perturb_keys, perturb_values, 2, &options, &error)) << error;
+  EXPECT_EQ(options.perturb, 0.25f);
+  EXPECT_EQ(options.perturb_node, 3);
+  for (const char* bad : {"nan", "inf", "1e99", "x", ""}) {
+    const char* v[] = {bad};
+    EXPECT_FALSE(ParseSampleDelegateOptions(perturb_keys, v, 1, &options, &error)) << bad;
+  }
+  const char* below[] = {"-2"};
+  EXPECT_FALSE(ParseSampleDelegateOptions(perturb_keys + 1, below, 1, &options, &error));
 }
 
 }  // namespace

@@ -1,0 +1,728 @@
+#include "evaluation/inference_diff.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_util.h"
+
+namespace touchstone {
+namespace {
+
+// TFLite's constants are floats, handed to a normal_distribution<double>.
+constexpr float kGaussianMean = 0.5f;
+constexpr float kGaussianStdDev = 1.0 / 3;
+
+// One engine and distribution per C++ type TFLite's template would be instantiated for. float16
+// inputs are drawn as float32 and converted, so they share float's.
+enum CppType { kFloat, kDouble, kUInt8, kInt8, kInt16, kUInt16, kInt32, kUInt32, kInt64, kUInt64, kBool };
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// IEEE half from float, rounding to nearest even (what fp16_ieee_from_fp32_value computes).
+uint16_t FloatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t exponent = (x >> 23) & 0xffu;
+  uint32_t mantissa = x & 0x7fffffu;
+  if (exponent == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mantissa != 0 ? 0x200u : 0u));
+  const int e = static_cast<int>(exponent) - 127 + 15;
+  if (e >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10) return static_cast<uint16_t>(sign);
+    mantissa |= 0x800000u;
+    const int shift = 14 - e;
+    uint32_t half = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1u), halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = sign | (static_cast<uint32_t>(e) << 10) | (mantissa >> 13);
+  const uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // a carry moves into the exponent
+  return static_cast<uint16_t>(half);
+}
+
+// static_cast<T>(value) where it is defined; the nearest end of T's range where TFLite's cast would be
+// undefined (only reachable at the top of the int32/int64/uint32/uint64 ranges, where float rounds up).
+template <typename T>
+T Clamped(float value) {
+  const double v = value;
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+  return static_cast<T>(value);
+}
+
+std::string ShapeText(const std::vector<int>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::vector<int> ShapeOf(const TfLiteTensor& t) {
+  if (t.dims == nullptr) return {};
+  return std::vector<int>(t.dims->data, t.dims->data + t.dims->size);
+}
+
+std::string Num(double v) {
+  std::ostringstream out;
+  out << v;  // the stream's default format, six significant digits, as TFLite prints its figures
+  return out.str();
+}
+
+std::string TensorLabel(int tensor, const std::string& name) {
+  return "tensor " + std::to_string(tensor) + " '" + name + "'";
+}
+
+// Whether a tensor holds host data worth comparing after Invoke.
+bool Readable(const TfLiteTensor& t) {
+  if (t.delegate != nullptr && t.buffer_handle != kTfLiteNullBufferHandle && t.data_is_stale) return false;
+  return t.data.raw != nullptr || t.bytes == 0;
+}
+
+// One tensor being compared across runs.
+struct Tracked {
+  TensorDiffAccumulator accumulator;
+  std::string mismatch;
+};
+
+void Compare(const TfLiteTensor& reference, const TfLiteTensor& test, Tracked* tracked) {
+  if (!tracked->mismatch.empty()) return;
+  if (reference.type != test.type) {
+    tracked->mismatch = "type " + TypeName(test.type) + " in the test run, " + TypeName(reference.type) +
+                        " in the reference";
+    return;
+  }
+  if (!TfLiteIntArrayEqual(reference.dims, test.dims)) {
+    tracked->mismatch = "shape " + ShapeText(ShapeOf(test)) + " in the test run, " +
+                        ShapeText(ShapeOf(reference)) + " in the reference";
+    return;
+  }
+  Status s = tracked->accumulator.AddRun(reference, test);
+  if (!s.ok()) tracked->mismatch = s.message();
+}
+
+void Finish(const Tracked& tracked, const TfLiteTensor& reference, const DiffThresholds& thresholds,
+            TensorDiffEntry* entry) {
+  entry->name = reference.name != nullptr ? reference.name : "";
+  entry->type = TypeName(reference.type);
+  entry->shape = ShapeOf(reference);
+  entry->diff = tracked.accumulator.Summary();
+  entry->mismatch = tracked.mismatch;
+  entry->breach = !tracked.mismatch.empty() ? tracked.mismatch : DescribeBreach(entry->diff, thresholds);
+}
+
+Status CopyInputs(const std::vector<std::vector<uint8_t>>& inputs, Interpreter* interpreter) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TfLiteTensor* t = interpreter->input_tensor(i);
+    if (inputs[i].empty()) continue;
+    if (t->data.raw == nullptr || t->bytes != inputs[i].size()) {
+      return ExecutionError(std::string("input '") + (t->name ? t->name : "") + "' has no room for its " +
+                            std::to_string(inputs[i].size()) + " bytes");
+    }
+    std::memcpy(t->data.raw, inputs[i].data(), inputs[i].size());
+  }
+  return Status::Ok();
+}
+
+Status InvokeTimed(Interpreter* interpreter, int invocations, const char* which, LatencyStats* latency) {
+  for (int k = 0; k < invocations; ++k) {
+    const int64_t start = NowMicros();
+    Status s = interpreter->Invoke();
+    if (!s.ok()) return s.WithContext(which);
+    latency->Add(NowMicros() - start);
+  }
+  return Status::Ok();
+}
+
+// The layer-wise plan: the tensors to compare, in the test interpreter's execution order.
+std::vector<LayerDiffEntry> PlanLayers(Interpreter* test, Interpreter* reference, int* inside_partitions) {
+  std::vector<LayerDiffEntry> layers;
+  *inside_partitions = 0;
+  Subgraph* ts = test->primary();
+  const size_t reference_tensors = reference->tensors_size();
+  std::set<int> seen;
+  auto add = [&](int step, int node, int tensor, bool delegated, int delegate_node) {
+    if (tensor < 0 || static_cast<size_t>(tensor) >= reference_tensors || !seen.insert(tensor).second) return;
+    LayerDiffEntry e;
+    e.step = step;
+    e.node = node;
+    e.op = ts->op_name(node);
+    e.delegated = delegated;
+    e.delegate_node = delegate_node;
+    if (delegated) e.delegate_name = ts->op_name(delegate_node);
+    e.tensor = tensor;
+    layers.push_back(e);
+  };
+  const std::vector<int>& plan = ts->execution_plan();
+  for (size_t step = 0; step < plan.size(); ++step) {
+    const int n = plan[step];
+    const TfLiteNode& node = ts->node(n);
+    if (node.delegate == nullptr || node.builtin_data == nullptr) {
+      for (int k = 0; k < node.outputs->size; ++k) add(static_cast<int>(step), n, node.outputs->data[k], false, -1);
+      continue;
+    }
+    // A delegate kernel: its partition's outputs, each under the original op that writes it.
+    const auto* params = static_cast<const TfLiteDelegateParams*>(node.builtin_data);
+    std::set<int> boundary(params->output_tensors->data, params->output_tensors->data + params->output_tensors->size);
+    for (int i = 0; i < params->nodes_to_replace->size; ++i) {
+      const int original = params->nodes_to_replace->data[i];
+      const TfLiteNode& inner = ts->node(original);
+      for (int k = 0; k < inner.outputs->size; ++k) {
+        const int t = inner.outputs->data[k];
+        if (boundary.count(t) != 0) {
+          add(static_cast<int>(step), original, t, true, n);
+        } else if (t >= 0) {
+          ++*inside_partitions;
+        }
+      }
+    }
+  }
+  return layers;
+}
+
+// The inputs of the op behind layers[index], and what is known of each.
+std::vector<DivergenceInput> DescribeInputs(const std::vector<LayerDiffEntry>& layers, int index, Interpreter* test) {
+  const LayerDiffEntry& layer = layers[index];
+  Subgraph* ts = test->primary();
+  const TfLiteNode& node = ts->node(layer.node);
+  std::set<int> partition_outputs, partition_inputs;
+  if (layer.delegated) {
+    const auto* params = static_cast<const TfLiteDelegateParams*>(ts->node(layer.delegate_node).builtin_data);
+    partition_outputs.insert(params->output_tensors->data, params->output_tensors->data + params->output_tensors->size);
+    partition_inputs.insert(params->input_tensors->data, params->input_tensors->data + params->input_tensors->size);
+  }
+  const std::vector<int>& graph_inputs = test->inputs();
+  std::vector<DivergenceInput> inputs;
+  for (int k = 0; k < node.inputs->size; ++k) {
+    const int t = node.inputs->data[k];
+    if (t < 0) continue;
+    DivergenceInput in;
+    in.tensor = t;
+    const TfLiteTensor* tensor = ts->tensor(t);
+    in.name = tensor->name != nullptr ? tensor->name : "";
+    auto compared = std::find_if(layers.begin(), layers.end(), [t](const LayerDiffEntry& e) { return e.tensor == t; });
+    if (compared != layers.end()) {
+      in.kind = "compared";
+      in.diff = compared->diff;
+    } else if (std::find(graph_inputs.begin(), graph_inputs.end(), t) != graph_inputs.end()) {
+      in.kind = "graph input";
+    } else if (tensor->allocation_type == kTfLiteMmapRo || tensor->allocation_type == kTfLitePersistentRo) {
+      in.kind = "constant";
+    } else if (tensor->is_variable || tensor->allocation_type == kTfLiteArenaRwPersistent) {
+      in.kind = "variable";
+    } else if (layer.delegated && partition_inputs.count(t) == 0 && partition_outputs.count(t) == 0) {
+      in.kind = "inside the delegated partition";
+    } else {
+      in.kind = "not compared";
+    }
+    inputs.push_back(in);
+  }
+  return inputs;
+}
+
+std::string DivergenceLine(const InferenceDiffResult& r) {
+  const LayerDiffEntry& l = r.layers[r.first_divergence];
+  std::string text = "op " + std::to_string(l.node) + " (" + l.op;
+  if (l.delegated) text += ", in " + l.delegate_name + " kernel node " + std::to_string(l.delegate_node);
+  text += ") output " + TensorLabel(l.tensor, l.name) + ": ";
+  if (r.divergence_is_breach) return text + l.breach;
+  return text + "avg_error=" + Num(l.diff.avg_error) + ", max_abs_error=" + Num(l.diff.max_abs_error);
+}
+
+std::string DetailLine(const std::string& label, const TensorDiffEntry& e) {
+  std::ostringstream out;
+  out << label << " '" << e.name << "' " << e.type << " " << ShapeText(e.shape) << ": ";
+  if (!e.mismatch.empty()) {
+    out << "not compared: " << e.mismatch;
+    return out.str();
+  }
+  const TensorDiffSummary& d = e.diff;
+  out << "max_abs_error=" << Num(d.max_abs_error);
+  if (d.max_abs_error_index >= 0) {
+    out << " at element " << d.max_abs_error_index << " of run " << d.max_abs_error_run << " (reference "
+        << Num(d.reference_at_max) << ", test " << Num(d.test_at_max) << ")";
+  }
+  out << ", mean_relative_error=" << Num(d.mean_relative_error) << ", cosine_similarity=" << Num(d.cosine_similarity)
+      << ", elements_differing=" << d.elements_differing << " of " << d.elements * d.runs;
+  if (d.nonfinite_mismatches > 0) out << ", nonfinite_mismatches=" << d.nonfinite_mismatches;
+  if (d.compared_bytewise) out << ", compared by bytes";
+  if (d.quantized) {
+    out << ", dequantized: avg_error=" << Num(d.avg_error_dequantized) << " max_abs_error="
+        << Num(d.max_abs_error_dequantized) << " (scale " << Num(d.scale) << ", zero_point " << d.zero_point
+        << "), steps: 0=" << d.step_histogram[0] << " 1=" << d.step_histogram[1] << " 2=" << d.step_histogram[2]
+        << " >2=" << d.step_histogram[3];
+  }
+  return out.str();
+}
+
+nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
+  nlohmann::ordered_json j;
+  j["tensor"] = e.tensor;
+  j["name"] = e.name;
+  j["type"] = e.type;
+  j["shape"] = e.shape;
+  if (!e.mismatch.empty()) {
+    j["mismatch"] = e.mismatch;
+  } else {
+    const TensorDiffSummary& d = e.diff;
+    j["runs"] = d.runs;
+    j["avg_error"] = d.avg_error;
+    j["std_dev"] = d.std_dev;
+    j["max_abs_error"] = d.max_abs_error;
+    j["max_abs_error_at"] = d.max_abs_error_index < 0
+                                ? nlohmann::ordered_json(nullptr)
+                                : nlohmann::ordered_json{{"run", d.max_abs_error_run},
+                                                         {"element", d.max_abs_error_index},
+                                                         {"reference", d.reference_at_max},
+                                                         {"test", d.test_at_max}};
+    j["mean_relative_error"] = d.mean_relative_error;
+    j["cosine_similarity"] = d.cosine_similarity;
+    j["elements"] = d.elements;
+    j["elements_differing"] = d.elements_differing;
+    j["nonfinite_mismatches"] = d.nonfinite_mismatches;
+    j["compared_bytewise"] = d.compared_bytewise;
+    if (d.quantized) {
+      j["quantized"] = {{"scale", d.scale},
+                        {"zero_point", d.zero_point},
+                        {"avg_error_dequantized", d.avg_error_dequantized},
+                        {"max_abs_error_dequantized", d.max_abs_error_dequantized},
+                        {"step_histogram", {{"0", d.step_histogram[0]},
+                                            {"1", d.step_histogram[1]},
+                                            {"2", d.step_histogram[2]},
+                                            {">2", d.step_histogram[3]}}}};
+    } else {
+      j["quantized"] = nullptr;
+    }
+  }
+  j["breach"] = e.breach.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.breach);
+  return j;
+}
+
+nlohmann::ordered_json LatencyJson(const LatencyStats& s) {
+  return {{"invocations", s.count()},
+          {"avg_us", s.mean_us()},
+          {"std_dev_us", static_cast<int64_t>(s.stddev_us())},
+          {"min_us", s.min_us()},
+          {"max_us", s.max_us()}};
+}
+
+nlohmann::ordered_json Threshold(double value, bool on) {
+  return on ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
+}  // namespace
+
+GaussianInputGenerator::Source* GaussianInputGenerator::SourceFor(int cpp_type) {
+  std::unique_ptr<Source>& source = sources_[cpp_type];
+  if (source == nullptr) {
+    source.reset(new Source{std::default_random_engine(seed_),
+                            std::normal_distribution<double>(kGaussianMean, kGaussianStdDev)});
+  }
+  return source.get();
+}
+
+double GaussianInputGenerator::Next(Source* source) {
+  double value = source->distribution(source->engine);
+  while (value < 0 || value >= 1) value = source->distribution(source->engine);
+  return value;
+}
+
+Status GaussianInputGenerator::Fill(TfLiteType type, int64_t count, std::vector<uint8_t>* bytes) {
+  // TFLite: rand_float = min + (max - min) * static_cast<float>(rand_n), min and max floats; then
+  // static_cast<T>(rand_float).
+  auto fill = [&](auto tag, int cpp_type, float min, float max) {
+    using T = decltype(tag);
+    Source* source = SourceFor(cpp_type);
+    bytes->resize(static_cast<size_t>(count) * sizeof(T));
+    for (int64_t i = 0; i < count; ++i) {
+      const float value = min + (max - min) * static_cast<float>(Next(source));
+      const T v = Clamped<T>(value);
+      std::memcpy(bytes->data() + i * sizeof(T), &v, sizeof(T));
+    }
+  };
+  switch (type) {
+    case kTfLiteFloat32: fill(float(), kFloat, -1.0f, 1.0f); break;
+    case kTfLiteFloat64: fill(double(), kDouble, -1.0f, 1.0f); break;
+    case kTfLiteFloat16: {
+      std::vector<uint8_t> floats;
+      std::swap(floats, *bytes);
+      TS_RETURN_IF_ERROR(Fill(kTfLiteFloat32, count, &floats));
+      bytes->resize(static_cast<size_t>(count) * 2);
+      for (int64_t i = 0; i < count; ++i) {
+        float f;
+        std::memcpy(&f, floats.data() + i * 4, 4);
+        const uint16_t h = FloatToHalf(f);
+        std::memcpy(bytes->data() + i * 2, &h, 2);
+      }
+      break;
+    }
+    case kTfLiteUInt8: fill(uint8_t(), kUInt8, 0.0f, 255.0f); break;
+    case kTfLiteInt8: fill(int8_t(), kInt8, -128.0f, 127.0f); break;
+    case kTfLiteInt16: fill(int16_t(), kInt16, -32768.0f, 32767.0f); break;
+    case kTfLiteUInt16: fill(uint16_t(), kUInt16, 0.0f, 65535.0f); break;
+    case kTfLiteInt32:
+      fill(int32_t(), kInt32, static_cast<float>(std::numeric_limits<int32_t>::min()),
+           static_cast<float>(std::numeric_limits<int32_t>::max()));
+      break;
+    case kTfLiteUInt32: fill(uint32_t(), kUInt32, 0.0f, static_cast<float>(std::numeric_limits<uint32_t>::max())); break;
+    case kTfLiteInt64:
+      fill(int64_t(), kInt64, static_cast<float>(std::numeric_limits<int64_t>::min()),
+           static_cast<float>(std::numeric_limits<int64_t>::max()));
+      break;
+    case kTfLiteUInt64: fill(uint64_t(), kUInt64, 0.0f, static_cast<float>(std::numeric_limits<uint64_t>::max())); break;
+    case kTfLiteBool: {
+      // Not in TFLite: [0, 2) truncated, so false and true are equally likely.
+      fill(uint8_t(), kBool, 0.0f, 2.0f);
+      for (uint8_t& b : *bytes) b = b >= 1 ? 1 : 0;
+      break;
+    }
+    default:
+      return InvalidInputError("type " + TypeName(type) + " cannot be made random");
+  }
+  return Status::Ok();
+}
+
+std::string DescribeBreach(const TensorDiffSummary& d, const DiffThresholds& t) {
+  // Written so that NaN figures breach too.
+  if (t.max_avg_error >= 0 && !(d.avg_error <= t.max_avg_error)) {
+    return "avg_error=" + Num(d.avg_error) + " > --max_avg_error=" + Num(t.max_avg_error);
+  }
+  if (t.max_abs_error >= 0 && !(d.max_abs_error <= t.max_abs_error)) {
+    return "max_abs_error=" + Num(d.max_abs_error) + " > --max_abs_error=" + Num(t.max_abs_error);
+  }
+  if (t.min_cosine > -1.0 && !(d.cosine_similarity >= t.min_cosine)) {
+    return "cosine_similarity=" + Num(d.cosine_similarity) + " < --min_cosine=" + Num(t.min_cosine);
+  }
+  return "";
+}
+
+StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model>& model,
+                                               const InferenceDiffConfig& config,
+                                               const std::vector<ProvidedDelegate>& delegates) {
+  if (config.num_runs < 1) return UsageError("--num_runs must be at least 1");
+  if (config.invocations_per_run < 1) return UsageError("invocations per run must be at least 1");
+  if (config.test_num_threads < 1) return UsageError("--num_interpreter_threads must be at least 1");
+
+  InterpreterOptions reference_options;
+  reference_options.kernel_set = KernelSet::kReference;
+  reference_options.num_threads = 1;
+  reference_options.preserve_all_tensors = config.layerwise;
+  StatusOr<std::unique_ptr<Interpreter>> reference = Interpreter::Create(model, reference_options);
+  if (!reference.ok()) return reference.status();
+  {
+    Status s = reference.value()->AllocateTensors();
+    if (!s.ok()) return s.WithContext("reference interpreter");
+  }
+  Interpreter* ref = reference.value().get();
+
+  InterpreterOptions test_options;
+  test_options.kernel_set = config.test_kernel_set;
+  test_options.num_threads = config.test_num_threads;
+  test_options.preserve_all_tensors = config.layerwise;
+  InterpreterFactory make_test = [&]() { return Interpreter::Create(model, test_options); };
+  ApplyDelegatesOptions apply_options;
+  apply_options.require_full_delegation = config.require_full_delegation;
+  InferenceDiffResult result;
+  StatusOr<std::unique_ptr<Interpreter>> test_made =
+      BuildInterpreterWithDelegates(make_test, delegates, apply_options, &result.delegates);
+  if (!test_made.ok()) return test_made.status();
+  Interpreter* test = test_made.value().get();
+
+  // Inputs: fixed where given (names and sizes checked), random otherwise.
+  for (const auto& fixed : config.fixed_inputs) {
+    bool found = false;
+    for (size_t i = 0; i < ref->inputs().size(); ++i) {
+      const TfLiteTensor* t = ref->input_tensor(i);
+      if (t->name == nullptr || fixed.first != t->name) continue;
+      found = true;
+      if (fixed.second.bytes.size() != t->bytes) {
+        return InvalidInputError(fixed.second.source + ": has " + std::to_string(fixed.second.bytes.size()) +
+                                 " bytes but input '" + fixed.first + "' (" + TypeName(t->type) + " " +
+                                 ShapeText(ShapeOf(*t)) + ") needs " + std::to_string(t->bytes));
+      }
+    }
+    if (!found) {
+      return UsageError("--input_layer_value_files: the model has no input named '" + fixed.first + "'");
+    }
+  }
+  const size_t num_inputs = ref->inputs().size();
+  std::vector<const InferenceDiffConfig::FixedInput*> fixed(num_inputs, nullptr);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const TfLiteTensor* t = ref->input_tensor(i);
+    auto it = t->name != nullptr ? config.fixed_inputs.find(t->name) : config.fixed_inputs.end();
+    InputInfo info;
+    info.name = t->name != nullptr ? t->name : "";
+    info.type = TypeName(t->type);
+    info.shape = ShapeOf(*t);
+    info.source = "random";
+    if (it != config.fixed_inputs.end()) {
+      fixed[i] = &it->second;
+      info.source = it->second.source;
+    } else {
+      if (!IsNumericType(t->type) || t->type == kTfLiteComplex64 || t->type == kTfLiteComplex128) {
+        return InvalidInputError(std::string("input '") + (t->name ? t->name : "") + "' has type " +
+                                 TypeName(t->type) + ", which random inputs cannot fill: give its bytes with " +
+                                 "--input_layer_value_files");
+      }
+    }
+    result.inputs.push_back(info);
+  }
+
+  const std::vector<int>& outputs = ref->outputs();
+  std::vector<Tracked> output_tracks(outputs.size());
+  int inside_partitions = 0;
+  std::vector<LayerDiffEntry> layers;
+  if (config.layerwise) layers = PlanLayers(test, ref, &inside_partitions);
+  std::vector<Tracked> layer_tracks(layers.size());
+
+  GaussianInputGenerator generator(config.seed);
+  std::vector<std::vector<uint8_t>> inputs(num_inputs);
+  for (int run = 0; run < config.num_runs; ++run) {
+    for (size_t i = 0; i < num_inputs; ++i) {
+      const TfLiteTensor* t = ref->input_tensor(i);
+      if (fixed[i] != nullptr) {
+        if (run == 0) inputs[i] = fixed[i]->bytes;
+        continue;
+      }
+      Status s = generator.Fill(t->type, tflite::NumElements(t), &inputs[i]);
+      if (!s.ok()) return s.WithContext(std::string("input '") + (t->name ? t->name : "") + "'");
+    }
+    // TFLite runs the test interpreter first, then the reference.
+    TS_RETURN_IF_ERROR(CopyInputs(inputs, test).WithContext("test interpreter"));
+    TS_RETURN_IF_ERROR(InvokeTimed(test, config.invocations_per_run, "test interpreter", &result.test_latency));
+    TS_RETURN_IF_ERROR(CopyInputs(inputs, ref).WithContext("reference interpreter"));
+    TS_RETURN_IF_ERROR(InvokeTimed(ref, config.invocations_per_run, "reference interpreter", &result.reference_latency));
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      Compare(*ref->output_tensor(o), *test->output_tensor(o), &output_tracks[o]);
+    }
+    for (size_t l = 0; l < layers.size(); ++l) {
+      const TfLiteTensor& r = *ref->tensor(layers[l].tensor);
+      const TfLiteTensor& t = *test->tensor(layers[l].tensor);
+      if (Readable(r) && Readable(t)) Compare(r, t, &layer_tracks[l]);
+    }
+  }
+
+  result.model = model->name();
+  result.num_runs = config.num_runs;
+  result.invocations_per_run = config.invocations_per_run;
+  result.seed = config.seed;
+  result.test_kernels = config.test_kernel_set == KernelSet::kReference ? "reference" : "optimized";
+  result.test_num_threads = config.test_num_threads;
+  result.thresholds = config.thresholds;
+  result.layerwise = config.layerwise;
+  result.tensors_inside_partitions = inside_partitions;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    OutputDiffEntry e;
+    e.index = static_cast<int>(o);
+    e.tensor = outputs[o];
+    Finish(output_tracks[o], *ref->output_tensor(o), config.thresholds, &e);
+    result.outputs.push_back(e);
+  }
+  for (size_t l = 0; l < layers.size(); ++l) {
+    Finish(layer_tracks[l], *ref->tensor(layers[l].tensor), config.thresholds, &layers[l]);
+  }
+  result.layers = std::move(layers);
+
+  // The first diverging op: the first tensor beyond a threshold (or differing in shape or type); with no
+  // threshold, the first that differs at all (information, not a failure).
+  for (size_t l = 0; l < result.layers.size() && result.first_divergence < 0; ++l) {
+    const LayerDiffEntry& e = result.layers[l];
+    if (!e.breach.empty()) {
+      result.first_divergence = static_cast<int>(l);
+      result.divergence_is_breach = true;
+    }
+  }
+  if (result.first_divergence < 0 && !config.thresholds.any()) {
+    for (size_t l = 0; l < result.layers.size() && result.first_divergence < 0; ++l) {
+      if (result.layers[l].diff.elements_differing > 0) result.first_divergence = static_cast<int>(l);
+    }
+  }
+  if (result.first_divergence >= 0) result.divergence_inputs = DescribeInputs(result.layers, result.first_divergence, test);
+
+  if (result.divergence_is_breach) {
+    result.passed = false;
+    result.failure = DivergenceLine(result) + " (the first diverging op in execution order)";
+  } else {
+    for (const OutputDiffEntry& e : result.outputs) {
+      if (e.breach.empty()) continue;
+      result.passed = false;
+      result.failure = "OutputDiff[" + std::to_string(e.index) + "] " + TensorLabel(e.tensor, e.name) + ": " + e.breach;
+      break;
+    }
+  }
+  return result;
+}
+
+std::string FormatInferenceDiff(const InferenceDiffResult& r) {
+  std::ostringstream out;
+  out << "Reference: reference kernels, 1 thread, no delegate. Test: " << r.test_kernels << " kernels, "
+      << r.test_num_threads << (r.test_num_threads == 1 ? " thread" : " threads");
+  int applied = 0;
+  for (const DelegateOutcome& d : r.delegates) applied += d.applied ? 1 : 0;
+  if (applied == 0) out << ", no delegate";
+  for (const DelegateOutcome& d : r.delegates) {
+    if (d.applied) out << ", " << d.provider << " delegate (" << d.delegate_kernels << " kernels)";
+  }
+  out << ". Inputs: ";
+  bool any_random = false;
+  for (size_t i = 0; i < r.inputs.size(); ++i) {
+    out << (i ? ", " : "") << "'" << r.inputs[i].name << "' " << r.inputs[i].source;
+    any_random = any_random || r.inputs[i].source == "random";
+  }
+  if (r.inputs.empty()) out << "none";
+  if (any_random) out << " (seed " << r.seed << ")";
+  out << ".\n";
+  for (const DelegateOutcome& d : r.delegates) {
+    if (d.applied) out << DescribeOutcome(d) << "\n";
+  }
+  // TFLite's lines.
+  out << "Num evaluation runs: " << r.num_runs << "\n";
+  out << "Reference run latency: avg=" << r.reference_latency.mean_us()
+      << "(us), std_dev=" << static_cast<int64_t>(r.reference_latency.stddev_us()) << "(us)\n";
+  out << "Test run latency: avg=" << r.test_latency.mean_us()
+      << "(us), std_dev=" << static_cast<int64_t>(r.test_latency.stddev_us()) << "(us)\n";
+  for (const OutputDiffEntry& e : r.outputs) {
+    if (!e.mismatch.empty()) {
+      out << "OutputDiff[" << e.index << "]: not compared: " << e.mismatch << "\n";
+    } else {
+      out << "OutputDiff[" << e.index << "]: avg_error=" << Num(e.diff.avg_error) << ", std_dev=" << Num(e.diff.std_dev)
+          << "\n";
+    }
+  }
+  // Beyond TFLite.
+  for (const OutputDiffEntry& e : r.outputs) out << DetailLine("OutputDiff[" + std::to_string(e.index) + "]", e) << "\n";
+  if (r.layerwise) {
+    for (size_t l = 0; l < r.layers.size(); ++l) {
+      const LayerDiffEntry& e = r.layers[l];
+      out << "Layer[" << l << "]: op " << e.node << " " << e.op;
+      if (e.delegated) out << " (" << e.delegate_name << " kernel node " << e.delegate_node << ")";
+      out << " -> " << TensorLabel(e.tensor, e.name) << " " << e.type << " " << ShapeText(e.shape) << ": ";
+      if (!e.mismatch.empty()) {
+        out << "not compared: " << e.mismatch;
+      } else if (e.diff.runs == 0) {
+        out << "not compared: no host data after Invoke";
+      } else {
+        out << "avg_error=" << Num(e.diff.avg_error) << ", max_abs_error=" << Num(e.diff.max_abs_error)
+            << ", cosine_similarity=" << Num(e.diff.cosine_similarity);
+      }
+      out << "\n";
+    }
+    out << "Layerwise: " << r.layers.size() << " tensors compared in execution order";
+    if (r.tensors_inside_partitions > 0) {
+      out << "; " << r.tensors_inside_partitions << " more stay inside delegated partitions (not materialised)";
+    }
+    out << "\n";
+    if (r.first_divergence < 0) {
+      out << (r.thresholds.any() ? "No tensor exceeds a threshold.\n" : "No tensor differs.\n");
+    } else {
+      out << (r.divergence_is_breach ? "First diverging op: " : "First op that differs: ") << DivergenceLine(r) << "\n";
+      for (const DivergenceInput& in : r.divergence_inputs) {
+        out << "  input " << TensorLabel(in.tensor, in.name) << ": ";
+        if (in.kind == "compared") {
+          out << "avg_error=" << Num(in.diff.avg_error) << ", max_abs_error=" << Num(in.diff.max_abs_error);
+        } else {
+          out << in.kind;
+        }
+        out << "\n";
+      }
+    }
+  }
+  out << (r.passed ? "PASS" : "FAIL: " + r.failure) << "\n";
+  return out.str();
+}
+
+std::string InferenceDiffJson(const InferenceDiffResult& r) {
+  nlohmann::ordered_json j;
+  j["tool"] = "inference_diff";
+  j["model"] = r.model;
+  j["num_runs"] = r.num_runs;
+  j["invocations_per_run"] = r.invocations_per_run;
+  j["seed"] = r.seed;
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+  for (const InputInfo& in : r.inputs) {
+    inputs.push_back({{"name", in.name}, {"type", in.type}, {"shape", in.shape}, {"source", in.source}});
+  }
+  j["inputs"] = inputs;
+  j["reference"] = {{"kernels", "reference"}, {"num_threads", 1}, {"latency", LatencyJson(r.reference_latency)}};
+  nlohmann::ordered_json delegates = nlohmann::ordered_json::array();
+  for (const DelegateOutcome& d : r.delegates) {
+    delegates.push_back({{"provider", d.provider},
+                         {"applied", d.applied},
+                         {"delegate_kernels", d.delegate_kernels},
+                         {"fully_delegated", d.fully_delegated},
+                         {"error", d.applied ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(d.error)}});
+  }
+  j["test"] = {{"kernels", r.test_kernels},
+               {"num_threads", r.test_num_threads},
+               {"delegates", delegates},
+               {"latency", LatencyJson(r.test_latency)}};
+  j["thresholds"] = {{"max_avg_error", Threshold(r.thresholds.max_avg_error, r.thresholds.max_avg_error >= 0)},
+                     {"max_abs_error", Threshold(r.thresholds.max_abs_error, r.thresholds.max_abs_error >= 0)},
+                     {"min_cosine", Threshold(r.thresholds.min_cosine, r.thresholds.min_cosine > -1.0)}};
+  nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
+  for (const OutputDiffEntry& e : r.outputs) {
+    nlohmann::ordered_json o;
+    o["index"] = e.index;
+    const nlohmann::ordered_json diff = DiffJson(e);  // (a named object: items() would outlive a temporary)
+    for (auto& item : diff.items()) o[item.key()] = item.value();
+    outputs.push_back(o);
+  }
+  j["outputs"] = outputs;
+  if (r.layerwise) {
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const LayerDiffEntry& e : r.layers) {
+      nlohmann::ordered_json l;
+      l["step"] = e.step;
+      l["node"] = e.node;
+      l["op"] = e.op;
+      l["delegate"] = e.delegated ? nlohmann::ordered_json({{"node", e.delegate_node}, {"name", e.delegate_name}})
+                                  : nlohmann::ordered_json(nullptr);
+      const nlohmann::ordered_json diff = DiffJson(e);
+      for (auto& item : diff.items()) l[item.key()] = item.value();
+      layers.push_back(l);
+    }
+    nlohmann::ordered_json first = nullptr;
+    if (r.first_divergence >= 0) {
+      nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+      for (const DivergenceInput& in : r.divergence_inputs) {
+        nlohmann::ordered_json i = {{"tensor", in.tensor}, {"name", in.name}, {"kind", in.kind}};
+        if (in.kind == "compared") {
+          i["avg_error"] = in.diff.avg_error;
+          i["max_abs_error"] = in.diff.max_abs_error;
+          i["cosine_similarity"] = in.diff.cosine_similarity;
+        }
+        inputs.push_back(i);
+      }
+      first = {{"layer", r.first_divergence},
+               {"breach", r.divergence_is_breach},
+               {"node", r.layers[r.first_divergence].node},
+               {"op", r.layers[r.first_divergence].op},
+               {"tensor", r.layers[r.first_divergence].tensor},
+               {"inputs", inputs}};
+    }
+    j["layerwise"] = {{"tensors", layers},
+                      {"tensors_inside_partitions", r.tensors_inside_partitions},
+                      {"first_divergence", first}};
+  } else {
+    j["layerwise"] = nullptr;
+  }
+  j["verdict"] = r.passed ? "PASS" : "FAIL";
+  j["failure"] = r.passed ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.failure);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace touchstone

@@ -1,0 +1,180 @@
+// inference_diff: does the test interpreter (the user's kernels, threads and delegates) compute what
+// the reference interpreter (reference kernels, one thread, no delegate) computes? TensorFlow Lite's
+// inference_diff flags and lines, plus per-output detail, thresholds for CI (a breach prints one
+// "FAIL: ..." line and exits 1), a layer-wise comparison naming the first diverging op (--layerwise),
+// inputs from files, and a JSON report. The work is evaluation/inference_diff.h; this main turns flags
+// into its config and prints its result. docs/inference_diff.md.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "delegates/providers/delegate_provider.h"
+#include "delegates/providers/registry.h"
+#include "evaluation/inference_diff.h"
+#include "evaluation/model_inputs.h"
+#include "runtime/model.h"
+#include "tools/common/delegate_flags.h"
+#include "tools/common/flags.h"
+#include "tools/common/output_file.h"
+
+namespace touchstone {
+namespace {
+
+struct DiffFlags {
+  std::string model_file;
+  std::string output_file_path;
+  int32_t num_runs = 50;
+  int32_t num_interpreter_threads = 1;
+  std::string delegate;
+  int64_t seed = 1;
+  std::string input_layer_value_files;
+  bool layerwise = false;
+  float max_avg_error = -1.0f;
+  float max_abs_error = -1.0f;
+  float min_cosine = -1.0f;
+  bool use_reference_kernels = false;
+  bool require_full_delegation = false;
+};
+
+// The flag table parses floats; thresholds are compared as doubles, so 1e-5 means 1e-5 and not the
+// float nearest to it: the shortest decimal that reads back as the same float, read as a double.
+double AsDouble(float value) {
+  char text[32];
+  for (int digits = 6; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, static_cast<double>(value));
+    if (std::strtof(text, nullptr) == value) break;
+  }
+  return std::strtod(text, nullptr);
+}
+
+// The registry's delegates for the parsed flags, with TFLite's --delegate=<name> standing for its
+// provider's enabling flag at --delegate's place on the command line.
+StatusOr<std::vector<ProvidedDelegate>> CreateTestDelegates(const DiffFlags& flags, const FlagTable& table,
+                                                           const DelegateFlagGroup& group) {
+  const std::vector<DelegateProvider>& providers = RegisteredDelegateProviders();
+  ProviderParams params = group.params();
+  for (const DelegateProvider& provider : providers) {
+    for (const ProviderFlag& flag : provider.flags) {
+      if (ProviderParams::Value* value = params.Mutable(flag.name)) value->position = table.Position(flag.name);
+    }
+  }
+  params.num_threads = flags.num_interpreter_threads;
+  if (!flags.delegate.empty()) {
+    TS_RETURN_IF_ERROR(EnableDelegateByName(providers, flags.delegate, table.Position("delegate"), &params));
+  }
+  return CreateDelegates(providers, params);
+}
+
+StatusOr<std::map<std::string, InferenceDiffConfig::FixedInput>> ReadInputFiles(const std::string& text) {
+  StatusOr<std::map<std::string, std::string>> files = ParseNameValueList(text, "input_layer_value_files");
+  if (!files.ok()) return files.status();
+  std::map<std::string, InferenceDiffConfig::FixedInput> inputs;
+  for (const auto& entry : files.value()) {
+    std::ifstream in(entry.second, std::ios::binary);
+    if (!in) return InvalidInputError(entry.second + ": cannot read input file for '" + entry.first + "'");
+    InferenceDiffConfig::FixedInput input;
+    input.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    input.source = entry.second;
+    inputs[entry.first] = std::move(input);
+  }
+  return inputs;
+}
+
+// 0 (PASS), 1 (FAIL) or an error.
+StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const DelegateFlagGroup& group) {
+  if (flags.model_file.empty()) return UsageError("--model_file is required (the .tflite model to compare)");
+  if (flags.num_runs < 1) return UsageError("--num_runs=" + std::to_string(flags.num_runs) + ": must be at least 1");
+  if (flags.num_interpreter_threads < 1) {
+    return UsageError("--num_interpreter_threads=" + std::to_string(flags.num_interpreter_threads) +
+                      ": must be at least 1");
+  }
+  if (flags.seed < 0 || flags.seed > 4294967295LL) {
+    return UsageError("--seed=" + std::to_string(flags.seed) + ": must be in [0, 4294967295]");
+  }
+  if (flags.min_cosine > 1.0f) return UsageError("--min_cosine must be at most 1 (-1: no check)");
+  StatusOr<std::map<std::string, InferenceDiffConfig::FixedInput>> inputs = ReadInputFiles(flags.input_layer_value_files);
+  if (!inputs.ok()) return inputs.status();
+  StatusOr<std::shared_ptr<const Model>> model = Model::FromFile(flags.model_file);
+  if (!model.ok()) return model.status();
+  // Declared before the interpreters (inside RunInferenceDiff), so they outlive them.
+  StatusOr<std::vector<ProvidedDelegate>> delegates = CreateTestDelegates(flags, table, group);
+  if (!delegates.ok()) return delegates.status();
+
+  InferenceDiffConfig config;
+  config.num_runs = flags.num_runs;
+  config.seed = static_cast<uint32_t>(flags.seed);
+  config.fixed_inputs = std::move(inputs.value());
+  config.layerwise = flags.layerwise;
+  config.thresholds.max_avg_error = AsDouble(flags.max_avg_error);
+  config.thresholds.max_abs_error = AsDouble(flags.max_abs_error);
+  config.thresholds.min_cosine = AsDouble(flags.min_cosine);
+  config.test_kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
+  config.test_num_threads = flags.num_interpreter_threads;
+  config.require_full_delegation = flags.require_full_delegation;
+  StatusOr<InferenceDiffResult> result = RunInferenceDiff(model.value(), config, delegates.value());
+  if (!result.ok()) return result.status();
+  for (const DelegateOutcome& outcome : result.value().delegates) {
+    if (!outcome.applied) std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;
+  }
+  std::cout << FormatInferenceDiff(result.value()) << std::flush;
+  if (!flags.output_file_path.empty()) {
+    TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, InferenceDiffJson(result.value()), "output_file_path"));
+  }
+  return result.value().passed ? 0 : 1;
+}
+
+int Main(int argc, char** argv) {
+  DiffFlags flags;
+  FlagTable table;
+  table.AddString("model_file", &flags.model_file, "the .tflite model to compare");
+  table.AddString("output_file_path", &flags.output_file_path,
+                  "write the JSON report here (docs/inference_diff.md), whole or not at all");
+  table.AddInt("num_runs", &flags.num_runs, "runs of test and reference inference each (3 invocations per run)");
+  table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "threads of the test interpreter");
+  std::string names;
+  for (const std::string& name : DelegateNames(RegisteredDelegateProviders())) names += (names.empty() ? "" : "|") + name;
+  table.AddString("delegate", &flags.delegate,
+                  "delegate for the test interpreter, by name (" + (names.empty() ? std::string("none built") : names) +
+                      "); same as its provider's --use_* flag");
+  table.AddInt64("seed", &flags.seed, "seed of the random inputs (1: TFLite's default sequence)");
+  table.AddString("input_layer_value_files", &flags.input_layer_value_files,
+                  "name:path,... raw input bytes instead of random inputs ('::' for ':' in a name)");
+  table.AddBool("layerwise", &flags.layerwise,
+                "compare every tensor both interpreters materialise, in execution order, and name the first "
+                "diverging op");
+  table.AddFloat("max_avg_error", &flags.max_avg_error,
+                 "FAIL (exit 1) when a tensor's avg_error exceeds this, raw units (negative: no check)");
+  table.AddFloat("max_abs_error", &flags.max_abs_error,
+                 "FAIL (exit 1) when a tensor's max_abs_error exceeds this, raw units (negative: no check)");
+  table.AddFloat("min_cosine", &flags.min_cosine,
+                 "FAIL (exit 1) when a tensor's cosine similarity is below this (-1: no check)");
+  table.AddBool("use_reference_kernels", &flags.use_reference_kernels,
+                "the test interpreter runs the reference kernels too (else the optimized ones)");
+  table.AddBool("require_full_delegation", &flags.require_full_delegation,
+                "fail (exit code 4) unless a delegate takes the whole graph of the test interpreter");
+  DelegateFlagGroup delegate_flags;
+  delegate_flags.AddTo(&table);
+  bool help = false;
+  std::vector<std::string> warnings;
+  Status parsed = table.Parse(argc, argv, &help, &warnings);
+  if (help) {
+    std::cout << table.Usage("inference_diff");
+    return 0;
+  }
+  if (!parsed.ok()) return ReportFailure(parsed);
+  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  StatusOr<int> code = Run(flags, table, delegate_flags);
+  if (!code.ok()) return ReportFailure(code.status());
+  return code.value();
+}
+
+}  // namespace
+}  // namespace touchstone
+
+int main(int argc, char** argv) { return touchstone::Main(argc, argv); }
