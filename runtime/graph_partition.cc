@@ -28,7 +28,26 @@ std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& gr
   // subset takes every node of its kind whose producers are already placed (in earlier subsets or
   // in this one), scanning in plan order until nothing more fits.
   bool kind = delegated.count(plan.empty() ? -1 : plan.front()) > 0;
+  int idle_rounds = 0;  // consecutive subsets that took nothing
   while (assigned < plan.size()) {
+    if (idle_rounds >= 2) {
+      // Neither kind can take a node: some node waits on itself (a damaged graph where a node reads its
+      // own output, directly or around a loop). Place the first unplaced node as if its producers were
+      // placed, so partitioning ends; preparing the graph then refuses it.
+      for (int node : plan) {
+        if (subset_of[node] != -1) continue;
+        NodeSubset forced;
+        forced.delegated = delegated.count(node) > 0;
+        forced.nodes.push_back(node);
+        subset_of[node] = static_cast<int>(subsets.size());
+        ++assigned;
+        subsets.push_back(std::move(forced));
+        kind = !subsets.back().delegated;
+        break;
+      }
+      idle_rounds = 0;
+      continue;
+    }
     NodeSubset subset;
     subset.delegated = kind;
     const int index = static_cast<int>(subsets.size());
@@ -53,6 +72,9 @@ std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& gr
       std::sort(subset.nodes.begin(), subset.nodes.end(),
                 [&](int a, int b) { return position[a] < position[b]; });
       subsets.push_back(std::move(subset));
+      idle_rounds = 0;
+    } else {
+      ++idle_rounds;
     }
     kind = !kind;
   }

@@ -79,5 +79,14 @@ TEST(GraphPartitionTest, OutputsReadInsideAndOutside) {
   EXPECT_EQ(subsets[0].output_tensors, (std::vector<int>{1, 2}));
 }
 
+TEST(GraphPartitionTest, NodeReadingItsOwnOutputEnds) {
+  // A damaged graph: node 1 reads t2, which it writes itself. Partitioning must still end.
+  PartitionGraph g = Graph({{0}, {1, 2}}, {{1}, {2}}, {2});
+  auto subsets = PartitionIntoIndependentSubsets(g, Plan(2), {1});
+  size_t placed = 0;
+  for (const auto& s : subsets) placed += s.nodes.size();
+  EXPECT_EQ(placed, 2u);
+}
+
 }  // namespace
 }  // namespace touchstone
