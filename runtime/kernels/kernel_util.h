@@ -99,4 +99,36 @@ TfLiteIntArray* CreateIntArray(std::initializer_list<int> values);
 
 }  // namespace tflite
 
+namespace touchstone {
+
+// The registration a builtin kernel hands out: the four callbacks set, every other field zero.
+// init and free may be null (kernels without per-node data).
+inline TfLiteRegistration MakeKernelRegistration(
+    void* (*init)(TfLiteContext*, const char*, size_t), void (*free)(TfLiteContext*, void*),
+    TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
+    TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
+  TfLiteRegistration registration{};
+  registration.init = init;
+  registration.free = free;
+  registration.prepare = prepare;
+  registration.invoke = invoke;
+  return registration;
+}
+inline TfLiteRegistration MakeKernelRegistration(
+    TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
+    TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
+  return MakeKernelRegistration(nullptr, nullptr, prepare, invoke);
+}
+
+}  // namespace touchstone
+
+// Defines TfLiteRegistration* Register_NAME(), returning a registration with static storage made
+// by MakeKernelRegistration from the other arguments: (prepare, invoke) or (init, free, prepare,
+// invoke).
+#define TS_REGISTER(NAME, ...)                                                                  \
+  TfLiteRegistration* Register_##NAME() {                                                       \
+    static TfLiteRegistration registration = ::touchstone::MakeKernelRegistration(__VA_ARGS__); \
+    return &registration;                                                                       \
+  }
+
 #endif  // TOUCHSTONE_RUNTIME_KERNELS_KERNEL_UTIL_H_

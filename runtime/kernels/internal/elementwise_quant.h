@@ -1,11 +1,9 @@
-// Integer and fixed-point arithmetic the reference element-wise kernels use on quantized tensors.
-//
-// Quantized kernels are compared byte for byte with TensorFlow Lite's built-in kernels, so every
-// rounding step here follows the arithmetic those kernels are specified by: multipliers as a Q0.31
-// integer and a power-of-two exponent, "saturating rounding doubling high multiply" followed by a
-// rounding right shift (two roundings), gemmlowp-style fixed-point formats for tanh/logistic/exp,
-// and 256- or 513-entry lookup tables built from a float function. The comments say what each step
-// computes; the tests in runtime/kernels/reference/elementwise_test.cc and the op suite check it.
+// Integer arithmetic the reference element-wise kernels use on quantized tensors, beyond the
+// fixed-point primitives they share with the other quantized kernels (quantization_util.h):
+// wrapping integer ops, the reciprocal DIV uses, 8-bit lookup tables built from a float function,
+// and the sigmoid table TFLite's int16 tanh and logistic interpolate in. Quantized kernels are
+// compared byte for byte with TensorFlow Lite's, so every rounding step follows TFLite's; the tests
+// in runtime/kernels/reference/elementwise_test.cc and the op suite check it.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_ELEMENTWISE_QUANT_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_ELEMENTWISE_QUANT_H_
 
@@ -16,110 +14,14 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/kernels/internal/quantization_util.h"
+
 namespace touchstone {
 namespace elementwise {
 
-// ---------------------------------------------------------------------------------------------
-// Wrapping integer arithmetic (two's complement, no undefined behaviour).
-
-template <typename T>
-inline T WrapAdd(T a, T b) {
-  using U = typename std::make_unsigned<T>::type;
-  using W = typename std::common_type<U, unsigned int>::type;
-  return static_cast<T>(
-      static_cast<U>(static_cast<W>(static_cast<U>(a)) + static_cast<W>(static_cast<U>(b))));
-}
-template <typename T>
-inline T WrapSub(T a, T b) {
-  using U = typename std::make_unsigned<T>::type;
-  using W = typename std::common_type<U, unsigned int>::type;
-  return static_cast<T>(
-      static_cast<U>(static_cast<W>(static_cast<U>(a)) - static_cast<W>(static_cast<U>(b))));
-}
-template <typename T>
-inline T WrapMul(T a, T b) {
-  using U = typename std::make_unsigned<T>::type;
-  using W = typename std::common_type<U, unsigned int>::type;
-  return static_cast<T>(
-      static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
-}
-template <typename T>
-inline T WrapNeg(T a) {
-  return WrapSub<T>(T(0), a);
-}
 // x * 2^shift for shift in [0, 31], wrapping like the 32-bit multiply it stands for.
 inline int32_t ShiftLeftWrap(int32_t x, int shift) {
   return static_cast<int32_t>(static_cast<uint32_t>(x) << shift);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Q0.31 multipliers.
-
-// Splits a real multiplier into a Q0.31 significand and a power-of-two exponent:
-// real ~= quantized * 2^(shift - 31). A zero multiplier gives (0, 0); magnitudes below 2^-31 flush
-// to zero. The significand is rounded half away from zero.
-inline void QuantizeMultiplier(double real, int32_t* quantized, int* shift) {
-  if (real == 0.0 || !std::isfinite(real)) {
-    *quantized = 0;
-    *shift = 0;
-    return;
-  }
-  const double q = std::frexp(real, shift);
-  int64_t q_fixed = static_cast<int64_t>(std::round(q * static_cast<double>(1LL << 31)));
-  if (q_fixed == (1LL << 31)) {
-    q_fixed /= 2;
-    ++*shift;
-  }
-  if (*shift < -31) {
-    *shift = 0;
-    q_fixed = 0;
-  }
-  *quantized = static_cast<int32_t>(q_fixed);
-}
-
-// Round(a * b / 2^31) with ties away from zero; the single overflowing case (-1 * -1) saturates.
-inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
-  if (a == b && a == std::numeric_limits<int32_t>::min())
-    return std::numeric_limits<int32_t>::max();
-  const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
-  const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
-  return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
-}
-inline int16_t SaturatingRoundingDoublingHighMul(int16_t a, int16_t b) {
-  if (a == b && a == std::numeric_limits<int16_t>::min())
-    return std::numeric_limits<int16_t>::max();
-  const int32_t ab = static_cast<int32_t>(a) * static_cast<int32_t>(b);
-  const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
-  return static_cast<int16_t>((ab + nudge) / (1 << 15));
-}
-
-// x / 2^exponent rounded to nearest, ties away from zero (exponent in [0, 31]).
-inline int32_t RoundingDivideByPOT(int32_t x, int exponent) {
-  if (exponent <= 0) return x;
-  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-inline int16_t RoundingDivideByPOT(int16_t x, int exponent) {
-  return static_cast<int16_t>(RoundingDivideByPOT(static_cast<int32_t>(x), exponent));
-}
-
-// x * multiplier * 2^(shift - 31), rounded twice: once in the high multiply, once in the shift.
-inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) {
-  const int left = shift > 0 ? shift : 0;
-  const int right = shift > 0 ? 0 : -shift;
-  return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(ShiftLeftWrap(x, left), multiplier),
-                             right);
-}
-
-// True when x is (within 1e-3 in log2) a power of two; *log2 gets the rounded exponent.
-inline bool CheckedLog2(float x, int* log2) {
-  if (!(x > 0.0f)) return false;
-  const float x_log2 = std::log(x) * (1.0f / std::log(2.0f));
-  const float rounded = std::round(x_log2);
-  *log2 = static_cast<int>(rounded);
-  return std::fabs(x_log2 - rounded) < 1e-3f;
 }
 
 inline int CountLeadingZeros32(uint32_t x) { return x == 0 ? 32 : __builtin_clz(x); }
@@ -129,210 +31,6 @@ inline int CountLeadingSignBits32(int32_t x) {
   return CountLeadingZeros32(2 * static_cast<uint32_t>(-x) - 1);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Fixed-point numbers in the gemmlowp convention: a signed integer `Raw` holding a value with
-// IntBits integer bits (sign excluded) and the remaining bits fractional, range [-2^IntBits,
-// 2^IntBits). Products use the saturating rounding doubling high multiply; sums wrap for 32-bit raw
-// values except where a step asks for saturation.
-
-template <typename Raw, int IntBits>
-struct Fixed {
-  static constexpr int kBits = 8 * static_cast<int>(sizeof(Raw));
-  static constexpr int kFracBits = kBits - 1 - IntBits;
-  Raw raw;
-  static Fixed FromRaw(Raw r) { return Fixed{r}; }
-  static Fixed Zero() { return Fixed{0}; }
-  static Fixed One() {
-    return Fixed{IntBits == 0 ? std::numeric_limits<Raw>::max()
-                              : static_cast<Raw>(Raw(1) << kFracBits)};
-  }
-  // 2^exponent, exactly representable.
-  static Fixed PowerOfTwo(int exponent) {
-    return Fixed{static_cast<Raw>(Raw(1) << (kFracBits + exponent))};
-  }
-  // A constant given as a Q-format value on 32 bits (rounded down to 16 bits for int16 raws).
-  static Fixed FromInt32Constant(int32_t v) {
-    return Fixed{static_cast<Raw>(RoundingDivideByPOT(v, 32 - kBits))};
-  }
-};
-
-template <typename Raw>
-inline Raw RawAdd(Raw a, Raw b) {
-  return WrapAdd<Raw>(a, b);
-}
-template <typename Raw>
-inline Raw RawSub(Raw a, Raw b) {
-  return WrapSub<Raw>(a, b);
-}
-
-template <typename Raw, int A, int B>
-inline Fixed<Raw, A + B> operator*(Fixed<Raw, A> a, Fixed<Raw, B> b) {
-  return Fixed<Raw, A + B>{SaturatingRoundingDoublingHighMul(a.raw, b.raw)};
-}
-template <typename Raw, int N>
-inline Fixed<Raw, N> operator+(Fixed<Raw, N> a, Fixed<Raw, N> b) {
-  return {RawAdd(a.raw, b.raw)};
-}
-template <typename Raw, int N>
-inline Fixed<Raw, N> operator-(Fixed<Raw, N> a, Fixed<Raw, N> b) {
-  return {RawSub(a.raw, b.raw)};
-}
-template <typename Raw, int N>
-inline Fixed<Raw, N> operator-(Fixed<Raw, N> a) {
-  return {WrapNeg(a.raw)};
-}
-template <typename Raw, int N>
-inline Fixed<Raw, N> operator&(Fixed<Raw, N> a, Fixed<Raw, N> b) {
-  return {static_cast<Raw>(a.raw & b.raw)};
-}
-
-// a + b, saturating when the raw type is 16 bits (plain wrapping addition for 32 bits).
-template <typename Raw, int N>
-inline Fixed<Raw, N> AddSaturatingIf16Bit(Fixed<Raw, N> a, Fixed<Raw, N> b) {
-  if (sizeof(Raw) == 2) {
-    const int32_t s = static_cast<int32_t>(a.raw) + static_cast<int32_t>(b.raw);
-    return {static_cast<Raw>(std::min<int32_t>(32767, std::max<int32_t>(-32768, s)))};
-  }
-  return a + b;
-}
-
-// (a + b) / 2 rounded half away from zero.
-template <typename Raw, int N>
-inline Fixed<Raw, N> RoundingHalfSum(Fixed<Raw, N> a, Fixed<Raw, N> b) {
-  const int64_t sum = static_cast<int64_t>(a.raw) + static_cast<int64_t>(b.raw);
-  const int64_t sign = sum >= 0 ? 1 : -1;
-  return {static_cast<Raw>((sum + sign) / 2)};
-}
-
-// x * 2^exponent keeping the format: a saturating left shift or a rounding right shift.
-template <typename Raw>
-inline Raw SaturatingRoundingMultiplyByPOT(Raw x, int exponent) {
-  if (exponent == 0) return x;
-  if (exponent < 0)
-    return static_cast<Raw>(RoundingDivideByPOT(static_cast<int32_t>(x), -exponent));
-  const int bits = 8 * static_cast<int>(sizeof(Raw));
-  const int64_t threshold = (int64_t{1} << (bits - 1 - exponent)) - 1;
-  if (x > threshold) return std::numeric_limits<Raw>::max();
-  if (x < -threshold) return std::numeric_limits<Raw>::min();
-  return static_cast<Raw>(static_cast<int64_t>(x) * (int64_t{1} << exponent));
-}
-
-// The same value in a format with Dst integer bits (saturating / rounding as needed).
-template <int Dst, typename Raw, int Src>
-inline Fixed<Raw, Dst> Rescale(Fixed<Raw, Src> x) {
-  return {SaturatingRoundingMultiplyByPOT<Raw>(x.raw, Src - Dst)};
-}
-// Multiplies by 2^E by reinterpreting the format (exact).
-template <int E, typename Raw, int N>
-inline Fixed<Raw, N + E> ExactMulByPot(Fixed<Raw, N> x) {
-  return {x.raw};
-}
-
-// exp(a) for a in [-1/4, 0): fourth-order Taylor expansion around -1/8.
-template <typename Raw>
-inline Fixed<Raw, 0> ExpOnQuarterInterval(Fixed<Raw, 0> a) {
-  using F = Fixed<Raw, 0>;
-  const F exp_minus_one_eighth = F::FromInt32Constant(1895147668);  // exp(-1/8)
-  const F one_third = F::FromInt32Constant(715827883);
-  const F x = a + F::PowerOfTwo(-3);
-  const F x2 = x * x;
-  const F x3 = x2 * x;
-  const F x4 = x2 * x2;
-  const F x4_over_4 = F::FromRaw(SaturatingRoundingMultiplyByPOT<Raw>(x4.raw, -2));
-  const F poly = F::FromRaw(
-      SaturatingRoundingMultiplyByPOT<Raw>((((x4_over_4 + x3) * one_third) + x2).raw, -1));
-  return AddSaturatingIf16Bit(exp_minus_one_eighth, exp_minus_one_eighth * (x + poly));
-}
-
-// exp(a) for a <= 0: the fractional quarter through the polynomial above, then one multiplication
-// by exp(-2^k) for every set bit k of the remaining magnitude.
-template <typename Raw, int IntBits>
-inline Fixed<Raw, 0> ExpOnNegativeValues(Fixed<Raw, IntBits> a) {
-  using In = Fixed<Raw, IntBits>;
-  using Out = Fixed<Raw, 0>;
-  constexpr int kFrac = In::kFracBits;
-  const In one_quarter = In::PowerOfTwo(-2);
-  const In mask = one_quarter - In::FromRaw(1);
-  const In a_mod_quarter_minus_quarter = (a & mask) - one_quarter;
-  Out result = ExpOnQuarterInterval(Rescale<0>(a_mod_quarter_minus_quarter));
-  const Raw remainder = (a_mod_quarter_minus_quarter - a).raw;
-  struct Step {
-    int exponent;
-    int32_t multiplier;  // exp(-2^exponent) in Q0.31
-  };
-  static constexpr Step kSteps[] = {{-2, 1672461947}, {-1, 1302514674}, {0, 790015084},
-                                    {1, 290630308},   {2, 39332535},    {3, 720401},
-                                    {4, 242}};
-  for (const Step& s : kSteps) {
-    if (IntBits > s.exponent) {
-      const int bit = kFrac + s.exponent;
-      if (remainder & static_cast<Raw>(Raw(1) << bit))
-        result = result * Out::FromInt32Constant(s.multiplier);
-    }
-  }
-  if (IntBits > 5) {
-    const int clamp_bit = 36 - IntBits;  // -32.0 in this format
-    const In clamp = In::FromInt32Constant(-(int32_t{1} << clamp_bit));
-    if (a.raw < clamp.raw) result = Out::Zero();
-  }
-  if (a.raw == 0) result = Out::One();
-  return result;
-}
-
-// (1 - a) / (1 + a) for a in (0, 1): three Newton-Raphson steps on the half denominator.
-template <typename Raw>
-inline Fixed<Raw, 0> OneMinusXOverOnePlusX(Fixed<Raw, 0> a) {
-  using F0 = Fixed<Raw, 0>;
-  using F2 = Fixed<Raw, 2>;
-  const F0 half_denominator = RoundingHalfSum(a, F0::One());
-  const F2 c48_17 = F2::FromInt32Constant(1515870810);    // 48/17
-  const F2 cm32_17 = F2::FromInt32Constant(-1010580540);  // -32/17
-  F2 x = c48_17 + half_denominator * cm32_17;
-  for (int i = 0; i < 3; ++i) {
-    const F2 one_minus = F2::One() - half_denominator * x;
-    x = x + Rescale<2>(x * one_minus);
-  }
-  return Rescale<0>(x - F2::One());
-}
-
-// 1 / (1 + a) for a in [0, 1): the same Newton-Raphson iteration, halved at the end.
-template <typename Raw>
-inline Fixed<Raw, 0> OneOverOnePlusX(Fixed<Raw, 0> a) {
-  using F0 = Fixed<Raw, 0>;
-  using F2 = Fixed<Raw, 2>;
-  const F0 half_denominator = RoundingHalfSum(a, F0::One());
-  const F2 c48_17 = F2::FromInt32Constant(1515870810);
-  const F2 cm32_17 = F2::FromInt32Constant(-1010580540);
-  F2 x = c48_17 + half_denominator * cm32_17;
-  for (int i = 0; i < 3; ++i) {
-    const F2 one_minus = F2::One() - half_denominator * x;
-    x = x + Rescale<2>(x * one_minus);
-  }
-  return Rescale<0>(ExactMulByPot<-1>(x));
-}
-
-// tanh(a) in fixed point: (1 - exp(-2|a|)) / (1 + exp(-2|a|)) with the sign of a.
-template <typename Raw, int IntBits>
-inline Fixed<Raw, 0> FixedTanh(Fixed<Raw, IntBits> a) {
-  using Out = Fixed<Raw, 0>;
-  if (a.raw == 0) return Out::Zero();
-  const bool negative = a.raw < 0;
-  const Fixed<Raw, IntBits> n = negative ? a : -a;  // n <= 0
-  const Out t = OneMinusXOverOnePlusX(ExpOnNegativeValues(ExactMulByPot<1>(n)));
-  return negative ? -t : t;
-}
-
-// logistic(a) = 1 / (1 + exp(-a)) in fixed point.
-template <typename Raw, int IntBits>
-inline Fixed<Raw, 0> FixedLogistic(Fixed<Raw, IntBits> a) {
-  using Out = Fixed<Raw, 0>;
-  if (a.raw == 0) return Out::FromInt32Constant(1 << 30);  // 0.5
-  const bool positive = a.raw > 0;
-  const Fixed<Raw, IntBits> abs_a = positive ? a : -a;
-  const Out if_positive = OneOverOnePlusX(ExpOnNegativeValues(-abs_a));
-  return positive ? if_positive : Out::One() - if_positive;
-}
-
 // 1/x as a Q0.31 significand for x > 0 with x_integer_digits integer bits; *bits_over_unit gets the
 // exponent to apply.
 inline int32_t GetReciprocal(int32_t x, int x_integer_digits, int* bits_over_unit) {
@@ -340,45 +38,8 @@ inline int32_t GetReciprocal(int32_t x, int x_integer_digits, int* bits_over_uni
   *bits_over_unit = x_integer_digits - headroom_plus_one;
   const int32_t shifted_minus_one =
       static_cast<int32_t>((static_cast<uint32_t>(x) << headroom_plus_one) - (uint32_t{1} << 31));
-  return OneOverOnePlusX(Fixed<int32_t, 0>::FromRaw(shifted_minus_one)).raw;
-}
-
-// 1/sqrt(input) as a multiplier and exponent (Newton-Raphson in Q3.28). `reverse_shift` is -1 to
-// return the exponent as a left shift. Inputs 0 and 1 give the largest multiplier.
-inline void GetInvSqrtQuantizedMultiplierExp(int32_t input, int reverse_shift,
-                                             int32_t* out_inv_sqrt, int* out_shift) {
-  if (input <= 1) {
-    *out_inv_sqrt = std::numeric_limits<int32_t>::max();
-    *out_shift = 0;
-    return;
-  }
-  *out_shift = 11;
-  while (input >= (1 << 29)) {
-    input /= 4;
-    ++*out_shift;
-  }
-  const unsigned max_left_shift_bits = CountLeadingZeros32(static_cast<uint32_t>(input)) - 1;
-  const unsigned left_shift_bit_pairs = max_left_shift_bits / 2 - 1;
-  *out_shift -= static_cast<int>(left_shift_bit_pairs);
-  input <<= 2 * left_shift_bit_pairs;
-  using F3 = Fixed<int32_t, 3>;
-  using F0 = Fixed<int32_t, 0>;
-  const F3 fixed_input = F3::FromRaw(input >> 1);
-  const F3 half_input = F3::FromRaw(SaturatingRoundingMultiplyByPOT<int32_t>(fixed_input.raw, -1));
-  const F3 three_halves = F3::FromInt32Constant((1 << 28) + (1 << 27));
-  F3 x = F3::One();
-  for (int i = 0; i < 5; ++i) {
-    const F3 x3 = Rescale<3>(x * x * x);
-    x = Rescale<3>(three_halves * x - half_input * x3);
-  }
-  const F0 half_sqrt2 = F0::FromInt32Constant(1518500250);
-  x = F3::FromRaw((x * half_sqrt2).raw);
-  *out_inv_sqrt = x.raw;
-  if (*out_shift < 0) {
-    *out_inv_sqrt = ShiftLeftWrap(*out_inv_sqrt, -*out_shift);
-    *out_shift = 0;
-  }
-  *out_shift *= reverse_shift;
+  namespace fp = quantization_util::fixed_point;
+  return fp::OneOverOnePlusXForXIn01(fp::FixedPoint<int32_t, 0>::FromRaw(shifted_minus_one)).raw;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -402,50 +63,6 @@ inline void PopulateLut8(float input_scale, int32_t input_zero_point, float outp
     lut[static_cast<uint8_t>(static_cast<T>(v))] =
         static_cast<uint8_t>(static_cast<T>(std::max(std::min(hi, q), lo)));
   }
-}
-
-// 16-bit table: 512 segments over the input range plus one end point; lookups interpolate linearly
-// on the low 7 bits. Each sample is nudged by half the error at its segment's midpoint so that the
-// interpolation is centred.
-template <typename F>
-inline void PopulateLut16(float input_scale, int32_t input_zero_point, float output_scale,
-                          int32_t output_zero_point, F f, int16_t* lut) {
-  const float input_min =
-      input_scale * static_cast<float>(std::numeric_limits<int16_t>::min() - input_zero_point);
-  const float input_max =
-      input_scale * static_cast<float>(std::numeric_limits<int16_t>::max() - input_zero_point);
-  const float output_min =
-      output_scale * static_cast<float>(std::numeric_limits<int16_t>::min() - output_zero_point);
-  const float output_max =
-      output_scale * static_cast<float>(std::numeric_limits<int16_t>::max() - output_zero_point);
-  const int steps = 512;
-  const float step = (input_max - input_min) / steps;
-  const float half_step = step / 2;
-  const float output_scaling_inv = static_cast<float>(65536) / (output_max - output_min);
-  const float table_min = static_cast<float>(std::numeric_limits<int16_t>::min());
-  const float table_max = static_cast<float>(std::numeric_limits<int16_t>::max());
-  for (int i = 0; i < steps; ++i) {
-    const float val = f(input_min + i * step);
-    const float val_mid = f(input_min + i * step + half_step);
-    const float val_next = f(input_min + (i + 1) * step);
-    const float sample = std::round(val * output_scaling_inv);
-    const float mid_interp =
-        std::round((val_next * output_scaling_inv + std::round(val * output_scaling_inv)) / 2);
-    const float mid_value = std::round(val_mid * output_scaling_inv);
-    const float bias = std::round((mid_interp - mid_value) / 2);
-    lut[i] = static_cast<int16_t>(std::min(std::max(sample - bias, table_min), table_max));
-  }
-  lut[steps] = static_cast<int16_t>(
-      std::min(std::max(std::round(f(input_max) * output_scaling_inv), table_min), table_max));
-}
-
-inline int16_t Lut16Lookup(int16_t value, const int16_t* lut) {
-  const int index = 256 + (value >> 7);
-  const int16_t offset = value & 0x7f;
-  const int16_t base = lut[index];
-  const int16_t slope = static_cast<int16_t>(lut[index + 1] - lut[index]);
-  const int delta = (slope * offset + 64) >> 7;
-  return static_cast<int16_t>(base + delta);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,40 +103,31 @@ inline int32_t RescaleForSigmoidTable(int16_t x, int32_t multiplier, int shift) 
   return (static_cast<int32_t>(x) * multiplier + round) >> shift;
 }
 
+// The sigmoid table at |v|, which has `frac_bits` fractional bits, interpolated linearly and scaled
+// by 2^frac_bits; `saturated` past the table's last entry.
+inline uint32_t InterpolateSigmoidTable(uint32_t abs_v, int frac_bits, uint32_t saturated) {
+  const uint32_t index = abs_v >> frac_bits;
+  if (index >= 255) return saturated;
+  const uint16_t* table = SigmoidTableQ16();
+  const uint32_t a = table[index];
+  const uint32_t b = table[index + 1];
+  const uint32_t frac = abs_v & ((1u << frac_bits) - 1);
+  return (a << frac_bits) + frac * (b - a);
+}
+
 // logistic on int16 (output Q0.15) by interpolation in the sigmoid table.
 inline int16_t LogisticInt16ByTable(int16_t x, int32_t multiplier, int shift) {
-  const uint16_t* table = SigmoidTableQ16();
   const int32_t v = RescaleForSigmoidTable(x, multiplier, shift);
-  const uint32_t abs_v = static_cast<uint32_t>(std::abs(v));
-  const uint32_t hi = abs_v >> 9;
-  uint32_t result;
-  if (hi >= 255) {
-    result = 0x7FFFu << 10;
-  } else {
-    const uint32_t a = table[hi];
-    const uint32_t b = table[hi + 1];
-    const uint32_t frac = abs_v & 0x1ff;
-    result = (a << 9) + frac * (b - a);
-  }
+  uint32_t result = InterpolateSigmoidTable(static_cast<uint32_t>(std::abs(v)), 9, 0x7FFFu << 10);
   result = v >= 0 ? (result + (1u << 9)) : ((1u << (16 + 9)) - result + (1u << 9) - 1);
   return static_cast<int16_t>(result >> 10);
 }
 
 // tanh on int16 (output Q0.15) through tanh(x) = 2 * sigmoid(2x) - 1 in the same table.
 inline int16_t TanhInt16ByTable(int16_t x, int32_t multiplier, int shift) {
-  const uint16_t* table = SigmoidTableQ16();
   const int32_t v = RescaleForSigmoidTable(x, multiplier, shift);
-  const uint32_t abs_v = static_cast<uint32_t>(std::abs(v));
-  const uint32_t hi = abs_v >> 8;
-  int32_t result;
-  if (hi >= 255) {
-    result = 0xFFFF << 8;
-  } else {
-    const uint32_t a = table[hi];
-    const uint32_t b = table[hi + 1];
-    const uint32_t frac = abs_v & 0xFF;
-    result = static_cast<int32_t>((a << 8) + frac * (b - a));
-  }
+  int32_t result = static_cast<int32_t>(
+      InterpolateSigmoidTable(static_cast<uint32_t>(std::abs(v)), 8, 0xFFFFu << 8));
   result = v >= 0 ? (result - (1 << (14 + 9)) + (1 << (9 - 2)))
                   : (-result + (1 << (14 + 9)) + (1 << (9 - 2)) - 1);
   return static_cast<int16_t>(result >> (9 - 1));

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "runtime/c/builtin_op_data.h"
+#include "runtime/kernels/internal/lstm_shared.h"
 
 namespace touchstone {
 namespace lstm {
@@ -272,35 +273,26 @@ inline void FloatStep(const FloatWeights& w, const FloatOptions& options, int n_
   std::copy_n(output_state, n_batch * n_output, output);
 }
 
-// A whole sequence (TFLite's lstm_eval::EvalFloat, forward). Time-major input is
-// {max_time, n_batch, n_input} and all rows advance together; batch-major input is
-// {n_batch, max_time, n_input} and each row runs its whole sequence before the next starts. The
-// output has the input's layout with n_output in place of n_input.
+// A whole sequence (TFLite's lstm_eval::EvalFloat, forward), in ForEachSequenceStep's layouts.
 inline void FloatSequence(const FloatWeights& w, const FloatOptions& options, int max_time,
                           int n_batch, int n_cell, int n_input, int n_output, bool time_major,
                           const float* input, float* output_state, float* cell_state,
                           const FloatScratch& scratch, float* output) {
-  if (time_major) {
-    for (int t = 0; t < max_time; ++t) {
-      FloatStep(w, options, n_batch, n_cell, n_input, n_output, input + t * n_batch * n_input,
-                output_state, cell_state, scratch, output + t * n_batch * n_output);
-    }
-    return;
-  }
-  for (int b = 0; b < n_batch; ++b) {
-    // Each row uses its own slice of the gate buffers; the accumulation buffer is shared.
+  // A batch-major row uses its own slice of the gate buffers; the accumulation buffer is shared.
+  const auto step = [&](int n_rows, const float* step_input, float* step_output_state,
+                        float* step_cell_state, int batch, float* step_output) {
     FloatScratch row_scratch = scratch;
-    if (row_scratch.input_gate != nullptr) row_scratch.input_gate += b * n_cell;
-    row_scratch.forget_gate += b * n_cell;
-    row_scratch.cell_gate += b * n_cell;
-    row_scratch.output_gate += b * n_cell;
-    for (int t = 0; t < max_time; ++t) {
-      const int row = b * max_time + t;
-      FloatStep(w, options, /*n_batch=*/1, n_cell, n_input, n_output, input + row * n_input,
-                output_state + b * n_output, cell_state + b * n_cell, row_scratch,
-                output + row * n_output);
+    if (batch >= 0) {
+      if (row_scratch.input_gate != nullptr) row_scratch.input_gate += batch * n_cell;
+      row_scratch.forget_gate += batch * n_cell;
+      row_scratch.cell_gate += batch * n_cell;
+      row_scratch.output_gate += batch * n_cell;
     }
-  }
+    FloatStep(w, options, n_rows, n_cell, n_input, n_output, step_input, step_output_state,
+              step_cell_state, row_scratch, step_output);
+  };
+  ForEachSequenceStep(max_time, n_batch, n_cell, n_input, n_output, time_major, input, output_state,
+                      cell_state, output, step);
 }
 
 // The basic kernel's cell (optimized_ops::LstmCell): gates = FC([input, prev_activation]) laid out

@@ -308,31 +308,25 @@ inline void HybridStep(const HybridWeights& w, const HybridOptions& options, int
   std::copy_n(output_state, n_batch * n_output, output);
 }
 
-// A whole sequence (TFLite's EvalHybrid, forward), in the layouts FloatSequence takes.
+// A whole sequence (TFLite's EvalHybrid, forward), in ForEachSequenceStep's layouts.
 inline void HybridSequence(const HybridWeights& w, const HybridOptions& options, int max_time,
                            int n_batch, int n_cell, int n_input, int n_output, bool time_major,
                            const float* input, float* output_state, float* cell_state,
                            const HybridScratch& scratch, float* output) {
-  if (time_major) {
-    for (int t = 0; t < max_time; ++t) {
-      HybridStep(w, options, n_batch, n_cell, n_input, n_output, input + t * n_batch * n_input,
-                 output_state, cell_state, scratch, output + t * n_batch * n_output);
-    }
-    return;
-  }
-  for (int b = 0; b < n_batch; ++b) {
-    // Each row uses its own slice of the gate buffers, as TFLite offsets them.
+  // A batch-major row uses its own slice of the gate buffers, as TFLite offsets them.
+  const auto step = [&](int n_rows, const float* step_input, float* step_output_state,
+                        float* step_cell_state, int batch, float* step_output) {
     HybridScratch row_scratch = scratch;
-    for (float*& gate : row_scratch.gates) {
-      if (gate != nullptr) gate += b * n_cell;
+    if (batch >= 0) {
+      for (float*& gate : row_scratch.gates) {
+        if (gate != nullptr) gate += batch * n_cell;
+      }
     }
-    for (int t = 0; t < max_time; ++t) {
-      const int row = b * max_time + t;
-      HybridStep(w, options, /*n_batch=*/1, n_cell, n_input, n_output, input + row * n_input,
-                 output_state + b * n_output, cell_state + b * n_cell, row_scratch,
-                 output + row * n_output);
-    }
-  }
+    HybridStep(w, options, n_rows, n_cell, n_input, n_output, step_input, step_output_state,
+               step_cell_state, row_scratch, step_output);
+  };
+  ForEachSequenceStep(max_time, n_batch, n_cell, n_input, n_output, time_major, input, output_state,
+                      cell_state, output, step);
 }
 
 }  // namespace lstm

@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "runtime/kernels/internal/lstm_shared.h"
 #include "runtime/kernels/internal/quantization_util.h"
 
 namespace touchstone {
@@ -304,26 +305,18 @@ inline void IntegerStep(const IntegerWeights& w, const IntegerParams& p, int n_b
   std::copy_n(output_state, n_batch * n_output, output);
 }
 
-// A whole sequence (TFLite's EvalInteger8x8_16), in the layouts FloatSequence takes.
+// A whole sequence (TFLite's EvalInteger8x8_16), in ForEachSequenceStep's layouts.
 inline void IntegerSequence(const IntegerWeights& w, const IntegerParams& p, int max_time,
                             int n_batch, int n_cell, int n_input, int n_output, bool time_major,
                             const int8_t* input, int8_t* output_state, int16_t* cell_state,
                             const IntegerScratch& scratch, int8_t* output) {
-  if (time_major) {
-    for (int t = 0; t < max_time; ++t) {
-      IntegerStep(w, p, n_batch, n_cell, n_input, n_output, input + t * n_batch * n_input,
-                  output_state, cell_state, scratch, output + t * n_batch * n_output);
-    }
-    return;
-  }
-  for (int b = 0; b < n_batch; ++b) {
-    for (int t = 0; t < max_time; ++t) {
-      const int row = b * max_time + t;
-      IntegerStep(w, p, /*n_batch=*/1, n_cell, n_input, n_output, input + row * n_input,
-                  output_state + b * n_output, cell_state + b * n_cell, scratch,
-                  output + row * n_output);
-    }
-  }
+  const auto step = [&](int n_rows, const int8_t* step_input, int8_t* step_output_state,
+                        int16_t* step_cell_state, int, int8_t* step_output) {
+    IntegerStep(w, p, n_rows, n_cell, n_input, n_output, step_input, step_output_state,
+                step_cell_state, scratch, step_output);
+  };
+  ForEachSequenceStep(max_time, n_batch, n_cell, n_input, n_output, time_major, input, output_state,
+                      cell_state, output, step);
 }
 
 }  // namespace lstm

@@ -1,6 +1,6 @@
 // Input and output positions of TensorFlow Lite's LSTM ops (tensorflow/lite/kernels/lstm_shared.h):
 // the full kernel of LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM share one layout; the basic LSTM kernel
-// has its own.
+// has its own. Also the order in which the float, hybrid and integer kernels walk a sequence.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_LSTM_SHARED_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_LSTM_SHARED_H_
 
@@ -78,6 +78,31 @@ constexpr int kOutputActivationTemp = 3;  // {n_batch, 4 * depth}
 constexpr int kNumOutputs = 4;
 
 }  // namespace basic
+
+// Calls step(n_rows, input, output_state, cell_state, batch, output) for each step of a sequence,
+// as TFLite's lstm_eval walks it (forward). Time-major input is {max_time, n_batch, n_input} and
+// all rows advance together (batch -1); batch-major input is {n_batch, max_time, n_input} and each
+// row `batch` runs its whole sequence before the next starts. The output has the input's layout
+// with n_output in place of n_input.
+template <typename In, typename State, typename Cell, typename Out, typename Step>
+void ForEachSequenceStep(int max_time, int n_batch, int n_cell, int n_input, int n_output,
+                         bool time_major, const In* input, State* output_state, Cell* cell_state,
+                         Out* output, Step step) {
+  if (time_major) {
+    for (int t = 0; t < max_time; ++t) {
+      step(n_batch, input + t * n_batch * n_input, output_state, cell_state, -1,
+           output + t * n_batch * n_output);
+    }
+    return;
+  }
+  for (int b = 0; b < n_batch; ++b) {
+    for (int t = 0; t < max_time; ++t) {
+      const int row = b * max_time + t;
+      step(1, input + row * n_input, output_state + b * n_output, cell_state + b * n_cell, b,
+           output + row * n_output);
+    }
+  }
+}
 
 }  // namespace lstm
 }  // namespace touchstone

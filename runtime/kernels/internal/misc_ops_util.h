@@ -6,12 +6,11 @@
 
 #include <cstdint>
 #include <initializer_list>
-#include <limits>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace touchstone {
@@ -85,6 +84,12 @@ inline TfLiteStatus ExpectOneOf(TfLiteContext* context, const TfLiteTensor* t, c
   return kTfLiteError;
 }
 
+template <typename... Ts>
+inline TfLiteStatus ExpectOneOf(TfLiteContext* context, const TfLiteTensor* t, const char* role,
+                                TypeList<Ts...>) {
+  return ExpectOneOf(context, t, role, {TfLiteTypeOf<Ts>()...});
+}
+
 inline TfLiteStatus ExpectRank(TfLiteContext* context, const TfLiteTensor* t, const char* role,
                                int rank) {
   if (t->dims->size == rank) return kTfLiteOk;
@@ -134,27 +139,6 @@ inline TfLiteStatus ReadIndices(TfLiteContext* context, const TfLiteTensor* t, c
     return kTfLiteError;
   }
   return kTfLiteOk;
-}
-
-// Integer arithmetic that wraps on overflow like TFLite's two's-complement builds, without
-// signed-overflow undefined behaviour.
-template <typename T>
-inline T WrappingAdd(T a, T b) {
-  if constexpr (std::numeric_limits<T>::is_integer) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return a + b;
-  }
-}
-template <typename T>
-inline T WrappingMul(T a, T b) {
-  if constexpr (std::numeric_limits<T>::is_integer) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-  } else {
-    return a * b;
-  }
 }
 
 }  // namespace misc_ops

@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/quantization_util.h"
+#include "runtime/kernels/kernel_util.h"
 
 namespace touchstone {
 namespace nn {
@@ -88,19 +90,6 @@ const Params& ParamsOf(const TfLiteNode* node) {
   static const Params kZeroFilled{};
   return node->builtin_data != nullptr ? *static_cast<const Params*>(node->builtin_data)
                                        : kZeroFilled;
-}
-
-// A registration with only the four kernel callbacks set (init and free may be null).
-inline TfLiteRegistration MakeRegistration(void* (*init)(TfLiteContext*, const char*, size_t),
-                                           void (*free)(TfLiteContext*, void*),
-                                           TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
-                                           TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
-  TfLiteRegistration registration{};
-  registration.init = init;
-  registration.free = free;
-  registration.prepare = prepare;
-  registration.invoke = invoke;
-  return registration;
 }
 
 // ---- Prepare-time checks. Each logs one line naming what is wrong and returns kTfLiteError.
@@ -224,6 +213,37 @@ inline TfLiteStatus CheckOutSize(TfLiteContext* context, int out_height, int out
   return kTfLiteError;
 }
 
+// A float32 bias (when present) and output, and the fused activation's float range: how every float
+// convolution and matrix product ends its Prepare.
+inline TfLiteStatus PrepareFloatOutput(TfLiteContext* context, TfLiteFusedActivation activation,
+                                       const TfLiteTensor* bias, const char* bias_role,
+                                       const TfLiteTensor* output, float* activation_min,
+                                       float* activation_max) {
+  if (bias != nullptr) {
+    TF_LITE_ENSURE_OK(context, CheckType(context, bias, kTfLiteFloat32, bias_role));
+  }
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, kTfLiteFloat32, "output 0"));
+  tflite::CalculateActivationRange(activation, activation_min, activation_max);
+  return kTfLiteOk;
+}
+
+// Checks the window of a convolution or pooling over an NHWC input, computes TFLite's padding into
+// *padding and resizes the output to [batch, out_height, out_width, output_depth].
+inline TfLiteStatus ResizeWindowedOutput(TfLiteContext* context, const Window& window,
+                                         const TfLiteTensor* input, int output_depth,
+                                         TfLiteTensor* output, TfLitePaddingValues* padding) {
+  TF_LITE_ENSURE_OK(context, CheckWindow(context, window));
+  int out_height, out_width;
+  *padding = ComputePaddingHeightWidth(
+      window.stride_height, window.stride_width, window.dilation_height, window.dilation_width,
+      input->dims->data[1], input->dims->data[2], window.filter_height, window.filter_width,
+      window.padding, &out_height, &out_width);
+  TF_LITE_ENSURE_OK(context, CheckOutSize(context, out_height, out_width));
+  return context->ResizeTensor(
+      context, output,
+      tflite::CreateIntArray({input->dims->data[0], out_height, out_width, output_depth}));
+}
+
 // ---- Quantized forms (uint8, int8 with per-channel weights, int16x8) and hybrid forms (float
 // activations, int8 weights) of the convolutions and matrix products.
 
@@ -315,6 +335,40 @@ inline int32_t ApplyOutputStage(OutputStage stage, int64_t acc, int32_t multipli
   return quantization_util::MultiplyByQuantizedMultiplier(acc, multiplier, shift);
 }
 
+// One term of a convolution's or matrix product's sum: input * weight for a float Acc; for an
+// integer one, (input + input_offset) * (weight + weight_offset) as the int32 product TFLite forms.
+template <typename Acc, typename InputT, typename WeightT>
+inline Acc ProductTerm(InputT input, WeightT weight, int32_t input_offset, int32_t weight_offset) {
+  if constexpr (std::is_floating_point<Acc>::value) {
+    return input * weight;
+  } else {
+    return (static_cast<int32_t>(input) + input_offset) *
+           (static_cast<int32_t>(weight) + weight_offset);
+  }
+}
+
+// The weights' type a quantized input takes: uint8 with uint8, int8 and int16 with int8.
+inline TfLiteType QuantizedWeightsType(TfLiteType input_type) {
+  return input_type == kTfLiteUInt8 ? kTfLiteUInt8 : kTfLiteInt8;
+}
+
+// Calls eval(InputT(), WeightsT()) with the element types of a quantized input of `input_type` and
+// of its weights (QuantizedWeightsType's); the output has the input's type. Any other input type
+// is refused, naming `input_role`.
+template <typename Eval>
+TfLiteStatus EvalQuantizedProduct(TfLiteContext* context, const char* input_role,
+                                  TfLiteType input_type, Eval&& eval) {
+  switch (input_type) {
+    case kTfLiteUInt8: eval(uint8_t(), uint8_t()); return kTfLiteOk;
+    case kTfLiteInt8: eval(int8_t(), int8_t()); return kTfLiteOk;
+    case kTfLiteInt16: eval(int16_t(), int8_t()); return kTfLiteOk;
+    default:
+      TF_LITE_KERNEL_LOG(context, "%s has unsupported type %s", input_role,
+                         TfLiteTypeGetName(input_type));
+      return kTfLiteError;
+  }
+}
+
 // What Prepare derives from the tensors' quantization for a quantized convolution or product:
 // one multiplier and shift per output channel (all equal for per-tensor weights) and the clamp.
 struct OutputRequantization {
@@ -323,6 +377,24 @@ struct OutputRequantization {
   int32_t activation_min = 0;
   int32_t activation_max = 0;
 };
+
+// Output channel `channel`'s accumulator (bias included) scaled to the output: the channel's
+// multiplier applied as `stage` rounds, the zero point added (wrapping like TFLite's int32 sum),
+// the clamp.
+template <typename OutputT>
+OutputT RequantizeOutput(OutputStage stage, const OutputRequantization& rq, int64_t acc,
+                         int channel, int32_t output_offset) {
+  int32_t value = ApplyOutputStage(stage, acc, rq.multiplier[channel], rq.shift[channel]);
+  value = quantization_util::WrappingAdd(value, output_offset);
+  return static_cast<OutputT>(std::min(std::max(value, rq.activation_min), rq.activation_max));
+}
+
+// Element `channel` of an INT32 or INT64 bias; 0 without a bias.
+inline int64_t IntegerBiasValue(const TfLiteTensor* bias, int channel) {
+  if (bias == nullptr) return 0;
+  return bias->type == kTfLiteInt64 ? tflite::GetTensorData<int64_t>(bias)[channel]
+                                    : tflite::GetTensorData<int32_t>(bias)[channel];
+}
 
 // TFLite's check (GetQuantizedConvolutionMultipler) that a bias scale is close enough to
 // input_scale * weights_scale for the kernels, which add the bias to the products unscaled: the

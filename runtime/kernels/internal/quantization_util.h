@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <type_traits>
 
 namespace touchstone {
 namespace quantization_util {
@@ -34,12 +36,35 @@ inline int64_t TruncateToInt64LikeX86(double value) {
   return static_cast<int64_t>(value);
 }
 
-// Two's-complement int32 arithmetic (what TFLite's overflowing int32 expressions compute).
-inline int32_t WrappingAdd(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+// Two's-complement arithmetic (what TFLite's overflowing integer expressions compute), done in
+// unsigned arithmetic of at least int's width so that no signed overflow happens; floating-point
+// types get the plain operation.
+template <typename T, typename Op>
+inline T WrappingOp(T a, T b, Op op) {
+  if constexpr (std::is_integral<T>::value) {
+    using U = std::make_unsigned_t<T>;
+    using W = std::common_type_t<U, unsigned int>;
+    return static_cast<T>(
+        static_cast<U>(op(static_cast<W>(static_cast<U>(a)), static_cast<W>(static_cast<U>(b)))));
+  } else {
+    return op(a, b);
+  }
 }
-inline int32_t WrappingSub(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+template <typename T>
+inline T WrappingAdd(T a, T b) {
+  return WrappingOp(a, b, std::plus<>());
+}
+template <typename T>
+inline T WrappingSub(T a, T b) {
+  return WrappingOp(a, b, std::minus<>());
+}
+template <typename T>
+inline T WrappingMul(T a, T b) {
+  return WrappingOp(a, b, std::multiplies<>());
+}
+template <typename T>
+inline T WrappingNeg(T a) {
+  return WrappingSub<T>(T(0), a);
 }
 
 // Splits `real` into a Q0.31 significand and an exponent: real ~= multiplier * 2^(shift - 31).
@@ -72,6 +97,14 @@ inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
   const int64_t product = static_cast<int64_t>(a) * static_cast<int64_t>(b);
   const int64_t nudge = product >= 0 ? (1LL << 30) : (1 - (1LL << 30));
   return static_cast<int32_t>((product + nudge) / (1LL << 31));
+}
+inline int16_t SaturatingRoundingDoublingHighMul(int16_t a, int16_t b) {
+  if (a == b && a == std::numeric_limits<int16_t>::min()) {
+    return std::numeric_limits<int16_t>::max();
+  }
+  const int32_t product = static_cast<int32_t>(a) * static_cast<int32_t>(b);
+  const int32_t nudge = product >= 0 ? (1 << 14) : (1 - (1 << 14));
+  return static_cast<int16_t>((product + nudge) / (1 << 15));
 }
 
 // x / 2^exponent rounded to nearest, ties away from zero; exponent in [0, 31].
@@ -151,18 +184,6 @@ namespace fixed_point {
 template <typename Raw>
 inline Raw Truncate(int64_t value) {
   return static_cast<Raw>(static_cast<uint64_t>(value));
-}
-
-inline int16_t SaturatingRoundingDoublingHighMul(int16_t a, int16_t b) {
-  if (a == b && a == std::numeric_limits<int16_t>::min()) {
-    return std::numeric_limits<int16_t>::max();
-  }
-  const int32_t product = static_cast<int32_t>(a) * static_cast<int32_t>(b);
-  const int32_t nudge = product >= 0 ? (1 << 14) : (1 - (1 << 14));
-  return static_cast<int16_t>((product + nudge) / (1 << 15));
-}
-inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
-  return quantization_util::SaturatingRoundingDoublingHighMul(a, b);
 }
 
 // x * 2^exponent: a saturating left shift, or a rounding right shift for a negative exponent.
@@ -395,6 +416,49 @@ inline void GetInvSqrtQuantizedMultiplierExp(int32_t input, int reverse_shift,
     *output_shift = 0;
   }
   *output_shift *= reverse_shift;
+}
+
+// TFLite's int16 lookup tables (LUTPopulate / LUTLookup in common.h): 512 segments over the int16
+// input range plus one end point, interpolated on the low 7 bits of the input. Each sample is
+// nudged by half the interpolation error at its segment's midpoint. Real is the precision the table
+// is computed in: float for the element-wise ops, double where TFLite computes in double (softmax).
+template <typename Real, typename F>
+inline void PopulateLut16(Real input_scale, int32_t input_zero_point, Real output_scale,
+                          int32_t output_zero_point, F f, int16_t* lut) {
+  constexpr int32_t kMin = std::numeric_limits<int16_t>::min();
+  constexpr int32_t kMax = std::numeric_limits<int16_t>::max();
+  const Real input_min = input_scale * static_cast<Real>(kMin - input_zero_point);
+  const Real input_max = input_scale * static_cast<Real>(kMax - input_zero_point);
+  const Real output_min = output_scale * static_cast<Real>(kMin - output_zero_point);
+  const Real output_max = output_scale * static_cast<Real>(kMax - output_zero_point);
+  const int steps = 512;
+  const Real step = (input_max - input_min) / steps;
+  const Real half_step = step / 2;
+  const Real output_scaling_inv = static_cast<Real>(kMax - kMin + 1) / (output_max - output_min);
+  const Real table_min = static_cast<Real>(kMin);
+  const Real table_max = static_cast<Real>(kMax);
+  for (int i = 0; i < steps; ++i) {
+    const Real value = f(input_min + i * step);
+    const Real value_midpoint = f(input_min + i * step + half_step);
+    const Real value_next = f(input_min + (i + 1) * step);
+    const Real sample = std::round(value * output_scaling_inv);
+    const Real midpoint_interpolated =
+        std::round((value_next * output_scaling_inv + std::round(value * output_scaling_inv)) / 2);
+    const Real midpoint = std::round(value_midpoint * output_scaling_inv);
+    const Real bias = std::round((midpoint_interpolated - midpoint) / 2);
+    lut[i] = static_cast<int16_t>(std::min(std::max(sample - bias, table_min), table_max));
+  }
+  lut[steps] = static_cast<int16_t>(
+      std::min(std::max(std::round(f(input_max) * output_scaling_inv), table_min), table_max));
+}
+
+inline int16_t Lut16Lookup(int16_t value, const int16_t* lut) {
+  const int index = 256 + (value >> 7);
+  const int16_t offset = value & 0x7f;
+  const int16_t base = lut[index];
+  const int16_t slope = static_cast<int16_t>(lut[index + 1] - lut[index]);
+  const int delta = (slope * offset + 64) >> 7;
+  return static_cast<int16_t>(base + delta);
 }
 
 }  // namespace quantization_util

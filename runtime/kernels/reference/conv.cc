@@ -46,11 +46,6 @@ struct ConvData {
 void* InitConvData(TfLiteContext*, const char*, size_t) { return new ConvData; }
 void FreeConvData(TfLiteContext*, void* data) { delete static_cast<ConvData*>(data); }
 
-// The weights' type a quantized input takes: uint8 with uint8, int8 and int16 with int8.
-TfLiteType QuantizedWeightsType(TfLiteType input_type) {
-  return input_type == kTfLiteUInt8 ? kTfLiteUInt8 : kTfLiteInt8;
-}
-
 // The tensor-type checks TFLite makes on a quantized convolution: weights of the matching type
 // (symmetric for int8 and int16 inputs), an int32 bias with zero point 0 (int64 for int16 inputs,
 // or int32 where `int16_bias_may_be_int32`), an output of the input's type, and zero points of 0 on
@@ -61,8 +56,8 @@ TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor*
                                      const char* filter_role, const char* bias_role,
                                      bool int16_bias_may_be_int32) {
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
-  TF_LITE_ENSURE_OK(context,
-                    nn::CheckType(context, filter, QuantizedWeightsType(input->type), filter_role));
+  TF_LITE_ENSURE_OK(
+      context, nn::CheckType(context, filter, nn::QuantizedWeightsType(input->type), filter_role));
   if (input->type != kTfLiteUInt8) {
     TF_LITE_ENSURE_OK(context, nn::CheckSymmetricWeights(context, filter, filter_role));
   }
@@ -88,21 +83,41 @@ TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor*
   return kTfLiteOk;
 }
 
-// The accumulator (bias included) scaled to the output: multiplier, zero point, clamp.
-template <typename OutputT>
-OutputT Requantize(const ConvData& data, int64_t acc, int channel, int32_t output_offset) {
-  const nn::OutputRequantization& rq = data.requantization;
-  int32_t value = nn::ApplyOutputStage(data.stage, acc, rq.multiplier[channel], rq.shift[channel]);
-  value = quantization_util::WrappingAdd(value, output_offset);
-  value = std::min(std::max(value, rq.activation_min), rq.activation_max);
-  return static_cast<OutputT>(value);
-}
-
-// The bias of output channel `channel` (0 without one), whatever its integer type.
-int64_t BiasValue(const TfLiteTensor* bias, int channel) {
-  if (bias == nullptr) return 0;
-  return bias->type == kTfLiteInt64 ? tflite::GetTensorData<int64_t>(bias)[channel]
-                                    : tflite::GetTensorData<int32_t>(bias)[channel];
+// The tensor types of DEPTHWISE_CONV_2D and TRANSPOSE_CONV (`op`), which TFLite has no hybrid form
+// of: float32 throughout, or a quantized input with the weights and bias CheckQuantizedConvTypes
+// takes. TFLite requantizes both in its own loops with MultiplyByQuantizedMultiplier, int16 in
+// the 16x8 reference kernels with int64 sums.
+TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* op,
+                                           TfLiteFusedActivation activation,
+                                           const TfLiteTensor* input, const char* input_role,
+                                           const TfLiteTensor* filter, const char* filter_role,
+                                           const TfLiteTensor* bias, const char* bias_role,
+                                           const TfLiteTensor* output, ConvData* data) {
+  switch (input->type) {
+    case kTfLiteFloat32:
+      if (filter->type == kTfLiteInt8 || filter->type == kTfLiteUInt8) {
+        TF_LITE_KERNEL_LOG(context,
+                           "%s has type %s with a FLOAT32 input; hybrid %s is not supported",
+                           filter_role, TfLiteTypeGetName(filter->type), op);
+        return kTfLiteError;
+      }
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32, filter_role));
+      return nn::PrepareFloatOutput(context, activation, bias, bias_role, output,
+                                    &data->activation_min, &data->activation_max);
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteInt16:
+      TF_LITE_ENSURE_OK(context, CheckQuantizedConvTypes(context, input, filter, bias, output,
+                                                         input_role, filter_role, bias_role,
+                                                         /*int16_bias_may_be_int32=*/false));
+      data->stage =
+          input->type == kTfLiteInt16 ? nn::OutputStage::kInt64 : nn::OutputStage::kDoubleRounding;
+      return kTfLiteOk;
+    default:
+      TF_LITE_KERNEL_LOG(context, "%s has type %s; %s supports FLOAT32, UINT8, INT8 and INT16",
+                         input_role, TfLiteTypeGetName(input->type), op);
+      return kTfLiteError;
+  }
 }
 
 // ---- CONV_2D: input [N, H, W, C], filter [OC, KH, KW, C / groups], bias [OC].
@@ -212,10 +227,9 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       }
       TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32,
                                                "input 1 (filter)"));
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-      tflite::CalculateActivationRange(params.activation, &data->activation_min,
-                                       &data->activation_max);
+      TF_LITE_ENSURE_OK(
+          context, nn::PrepareFloatOutput(context, params.activation, bias, "input 2 (bias)",
+                                          output, &data->activation_min, &data->activation_max));
       break;
     case kTfLiteUInt8:
     case kTfLiteInt8:
@@ -245,83 +259,22 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       return kTfLiteError;
   }
 
-  TF_LITE_ENSURE_OK(
+  return nn::ResizeWindowedOutput(
       context,
-      nn::CheckWindow(context, {params.padding, params.stride_height, params.stride_width,
-                                params.dilation_height_factor, params.dilation_width_factor,
-                                filter->dims->data[1], filter->dims->data[2]}));
-  int out_height, out_width;
-  data->padding = nn::ComputePaddingHeightWidth(
-      params.stride_height, params.stride_width, params.dilation_height_factor,
-      params.dilation_width_factor, input->dims->data[1], input->dims->data[2],
-      filter->dims->data[1], filter->dims->data[2], params.padding, &out_height, &out_width);
-  TF_LITE_ENSURE_OK(context, nn::CheckOutSize(context, out_height, out_width));
-  return context->ResizeTensor(
-      context, output,
-      tflite::CreateIntArray({input->dims->data[0], out_height, out_width, output_depth}));
+      {params.padding, params.stride_height, params.stride_width, params.dilation_height_factor,
+       params.dilation_width_factor, filter->dims->data[1], filter->dims->data[2]},
+      input, output_depth, output, &data->padding);
 }
 
-void ConvFloat(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
-               const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
-  const int* input_dims = input->dims->data;
-  const int* filter_dims = filter->dims->data;
-  const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int filter_height = filter_dims[1];
-  const int filter_width = filter_dims[2];
-  const int filter_depth = filter_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
-  const int output_depth = output_dims[3];
-  const int groups = input_dims[3] / filter_depth;
-  const int filters_per_group = output_depth / groups;
-  const float* input_data = tflite::GetTensorData<float>(input);
-  const float* filter_data = tflite::GetTensorData<float>(filter);
-  const float* bias_data = tflite::GetTensorData<float>(bias);
-  float* output_data = tflite::GetTensorData<float>(output);
-
-  for (int b = 0; b < batches; ++b) {
-    for (int out_y = 0; out_y < output_height; ++out_y) {
-      const int in_y_origin = out_y * params.stride_height - data.padding.height;
-      for (int out_x = 0; out_x < output_width; ++out_x) {
-        const int in_x_origin = out_x * params.stride_width - data.padding.width;
-        for (int out_c = 0; out_c < output_depth; ++out_c) {
-          const int group = out_c / filters_per_group;
-          // Sum in TFLite's reference order: filter rows, columns, then channels.
-          float total = 0.f;
-          for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
-            const int in_y = in_y_origin + params.dilation_height_factor * filter_y;
-            if (in_y < 0 || in_y >= input_height) continue;  // zero padding
-            for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
-              const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
-              if (in_x < 0 || in_x >= input_width) continue;
-              const float* input_pixel =
-                  input_data + nn::Offset4D(input_dims, b, in_y, in_x, group * filter_depth);
-              const float* filter_pixel =
-                  filter_data + nn::Offset4D(filter_dims, out_c, filter_y, filter_x, 0);
-              for (int c = 0; c < filter_depth; ++c) total += input_pixel[c] * filter_pixel[c];
-            }
-          }
-          output_data[nn::Offset4D(output_dims, b, out_y, out_x, out_c)] = nn::ClampToActivation(
-              total + bias_data[out_c], data.activation_min, data.activation_max);
-        }
-      }
-    }
-  }
-}
-
-// Calls emit(batch, output index, output channel, sum) once per output element, the sum running
-// over its window of (input + input_offset_of(batch)) * (filter + filter_offset); padding
-// contributes nothing. The quantized and hybrid kernels share it and differ in what they make of
-// the sum.
-template <typename InputT, typename FilterT, typename InputOffset, typename Emit>
-void ConvIntegerSums(const TfLiteConvParams& params, const ConvData& data,
-                     const TfLiteTensor* input, const InputT* input_data,
-                     const TfLiteTensor* filter, const FilterT* filter_data,
-                     const TfLiteTensor* output, int32_t filter_offset,
-                     InputOffset input_offset_of, Emit emit) {
+// Calls emit(batch, output index, output channel, sum) once per output element, the sum of
+// nn::ProductTerm (input offset input_offset_of(batch)) running over its window in TFLite's
+// reference order (filter rows, columns, then channels); padding contributes nothing. The float,
+// quantized and hybrid kernels share it and differ in what they make of the sum.
+template <typename Acc, typename InputT, typename FilterT, typename InputOffset, typename Emit>
+void ConvSums(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
+              const InputT* input_data, const TfLiteTensor* filter, const FilterT* filter_data,
+              const TfLiteTensor* output, int32_t filter_offset, InputOffset input_offset_of,
+              Emit emit) {
   const int* input_dims = input->dims->data;
   const int* filter_dims = filter->dims->data;
   const int* output_dims = output->dims->data;
@@ -344,10 +297,10 @@ void ConvIntegerSums(const TfLiteConvParams& params, const ConvData& data,
         const int in_x_origin = out_x * params.stride_width - data.padding.width;
         for (int out_c = 0; out_c < output_depth; ++out_c) {
           const int group = out_c / filters_per_group;
-          int64_t acc = 0;
+          Acc acc = 0;
           for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
             const int in_y = in_y_origin + params.dilation_height_factor * filter_y;
-            if (in_y < 0 || in_y >= input_height) continue;
+            if (in_y < 0 || in_y >= input_height) continue;  // zero padding
             for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
               const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
               if (in_x < 0 || in_x >= input_width) continue;
@@ -356,8 +309,8 @@ void ConvIntegerSums(const TfLiteConvParams& params, const ConvData& data,
               const FilterT* filter_pixel =
                   filter_data + nn::Offset4D(filter_dims, out_c, filter_y, filter_x, 0);
               for (int c = 0; c < filter_depth; ++c) {
-                acc += (static_cast<int32_t>(input_pixel[c]) + input_offset) *
-                       (static_cast<int32_t>(filter_pixel[c]) + filter_offset);
+                acc += nn::ProductTerm<Acc>(input_pixel[c], filter_pixel[c], input_offset,
+                                            filter_offset);
               }
             }
           }
@@ -368,6 +321,19 @@ void ConvIntegerSums(const TfLiteConvParams& params, const ConvData& data,
   }
 }
 
+void ConvFloat(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
+               const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
+  const float* bias_data = tflite::GetTensorData<float>(bias);
+  float* output_data = tflite::GetTensorData<float>(output);
+  ConvSums<float>(
+      params, data, input, tflite::GetTensorData<float>(input), filter,
+      tflite::GetTensorData<float>(filter), output, 0, [](int) { return 0; },
+      [&](int, int64_t index, int out_c, float total) {
+        output_data[index] = nn::ClampToActivation(total + bias_data[out_c], data.activation_min,
+                                                   data.activation_max);
+      });
+}
+
 template <typename InputT, typename FilterT, typename OutputT>
 void ConvQuantized(const TfLiteConvParams& params, const ConvData& data,
                    const TfLiteTensor* input, const TfLiteTensor* filter,
@@ -375,13 +341,14 @@ void ConvQuantized(const TfLiteConvParams& params, const ConvData& data,
   const int32_t input_offset = -input->params.zero_point;
   const int32_t output_offset = output->params.zero_point;
   OutputT* output_data = tflite::GetTensorData<OutputT>(output);
-  ConvIntegerSums(
+  ConvSums<int64_t>(
       params, data, input, tflite::GetTensorData<InputT>(input), filter,
       tflite::GetTensorData<FilterT>(filter), output, -filter->params.zero_point,
       [&](int) { return input_offset; },
       [&](int, int64_t index, int out_c, int64_t acc) {
-        output_data[index] =
-            Requantize<OutputT>(data, acc + BiasValue(bias, out_c), out_c, output_offset);
+        output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
+                                                           acc + nn::IntegerBiasValue(bias, out_c),
+                                                           out_c, output_offset);
       });
 }
 
@@ -410,7 +377,7 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
     }
   }
   const ConvData& const_data = data;
-  ConvIntegerSums(
+  ConvSums<int64_t>(
       params, const_data, input, const_data.quantized_input.data(), filter,
       tflite::GetTensorData<int8_t>(filter), output, 0,
       // The asymmetric path sums (q - zero point) * w: TFLite pads its im2col with the zero
@@ -440,28 +407,18 @@ TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
   const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  switch (input->type) {
-    case kTfLiteFloat32:
-      if (data.hybrid) {
-        ConvHybrid(params, data, input, filter, bias, output);
-      } else {
-        ConvFloat(params, data, input, filter, bias, output);
-      }
-      return kTfLiteOk;
-    case kTfLiteUInt8:
-      ConvQuantized<uint8_t, uint8_t, uint8_t>(params, data, input, filter, bias, output);
-      return kTfLiteOk;
-    case kTfLiteInt8:
-      ConvQuantized<int8_t, int8_t, int8_t>(params, data, input, filter, bias, output);
-      return kTfLiteOk;
-    case kTfLiteInt16:
-      ConvQuantized<int16_t, int8_t, int16_t>(params, data, input, filter, bias, output);
-      return kTfLiteOk;
-    default:
-      TF_LITE_KERNEL_LOG(context, "input 0 has unsupported type %s",
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
+  if (input->type == kTfLiteFloat32) {
+    if (data.hybrid) {
+      ConvHybrid(params, data, input, filter, bias, output);
+    } else {
+      ConvFloat(params, data, input, filter, bias, output);
+    }
+    return kTfLiteOk;
   }
+  return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights) {
+    using InputT = decltype(in);
+    ConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias, output);
+  });
 }
 
 // ---- DEPTHWISE_CONV_2D: input [N, H, W, C], filter [1, KH, KW, C * M], optional bias [C * M].
@@ -492,43 +449,9 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, filter, 4, "input 1 (filter)"));
 
-  switch (input->type) {
-    case kTfLiteFloat32:
-      if (filter->type == kTfLiteInt8 || filter->type == kTfLiteUInt8) {
-        TF_LITE_KERNEL_LOG(context,
-                           "input 1 (filter) has type %s with a FLOAT32 input; hybrid "
-                           "DEPTHWISE_CONV_2D is not supported",
-                           TfLiteTypeGetName(filter->type));
-        return kTfLiteError;
-      }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32,
-                                               "input 1 (filter)"));
-      if (bias != nullptr) {
-        TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
-      }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-      tflite::CalculateActivationRange(params.activation, &data->activation_min,
-                                       &data->activation_max);
-      break;
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-    case kTfLiteInt16:
-      TF_LITE_ENSURE_OK(context, CheckQuantizedConvTypes(context, input, filter, bias, output,
-                                                         "input 0", "input 1 (filter)",
-                                                         "input 2 (bias)",
-                                                         /*int16_bias_may_be_int32=*/false));
-      // TFLite's depthwise kernels requantize in their own loops with
-      // MultiplyByQuantizedMultiplier; the 16x8 one is the int64 reference.
-      data->stage = input->type == kTfLiteInt16 ? nn::OutputStage::kInt64
-                                                : nn::OutputStage::kDoubleRounding;
-      break;
-    default:
-      TF_LITE_KERNEL_LOG(context,
-                         "input 0 has type %s; DEPTHWISE_CONV_2D supports FLOAT32, UINT8, INT8 "
-                         "and INT16",
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
-  }
+  TF_LITE_ENSURE_OK(context, PrepareConvTypesWithoutHybrid(
+                                 context, "DEPTHWISE_CONV_2D", params.activation, input, "input 0",
+                                 filter, "input 1 (filter)", bias, "input 2 (bias)", output, data));
 
   if (filter->dims->data[0] != 1) {
     TF_LITE_KERNEL_LOG(context, "input 1 (filter) must be [1, H, W, C], has %d in dimension 0",
@@ -555,25 +478,21 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
                                    context, input, filter, bias, output, params.activation,
                                    output_depth, "input 1 (filter)", &data->requantization));
   }
-  TF_LITE_ENSURE_OK(
+  return nn::ResizeWindowedOutput(
       context,
-      nn::CheckWindow(context, {params.padding, params.stride_height, params.stride_width,
-                                params.dilation_height_factor, params.dilation_width_factor,
-                                filter->dims->data[1], filter->dims->data[2]}));
-  int out_height, out_width;
-  data->padding = nn::ComputePaddingHeightWidth(
-      params.stride_height, params.stride_width, params.dilation_height_factor,
-      params.dilation_width_factor, input->dims->data[1], input->dims->data[2],
-      filter->dims->data[1], filter->dims->data[2], params.padding, &out_height, &out_width);
-  TF_LITE_ENSURE_OK(context, nn::CheckOutSize(context, out_height, out_width));
-  return context->ResizeTensor(
-      context, output,
-      tflite::CreateIntArray({input->dims->data[0], out_height, out_width, output_depth}));
+      {params.padding, params.stride_height, params.stride_width, params.dilation_height_factor,
+       params.dilation_width_factor, filter->dims->data[1], filter->dims->data[2]},
+      input, output_depth, output, &data->padding);
 }
 
-void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data,
-                        const TfLiteTensor* input, const TfLiteTensor* filter,
-                        const TfLiteTensor* bias, TfLiteTensor* output) {
+// Calls emit(output index, output channel, sum) once per output element; output channel
+// c * M + m sums nn::ProductTerm of input channel c and filter channel c * M + m over its window,
+// in TFLite's order.
+template <typename Acc, typename InputT, typename FilterT, typename Emit>
+void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& data,
+                       const TfLiteTensor* input, const TfLiteTensor* filter,
+                       const TfLiteTensor* output, int32_t input_offset, int32_t filter_offset,
+                       Emit emit) {
   const int* input_dims = input->dims->data;
   const int* filter_dims = filter->dims->data;
   const int* output_dims = output->dims->data;
@@ -586,10 +505,8 @@ void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData&
   const int output_height = output_dims[1];
   const int output_width = output_dims[2];
   const int depth_multiplier = output_dims[3] / input_depth;
-  const float* input_data = tflite::GetTensorData<float>(input);
-  const float* filter_data = tflite::GetTensorData<float>(filter);
-  const float* bias_data = tflite::GetTensorData<float>(bias);
-  float* output_data = tflite::GetTensorData<float>(output);
+  const InputT* input_data = tflite::GetTensorData<InputT>(input);
+  const FilterT* filter_data = tflite::GetTensorData<FilterT>(filter);
 
   for (int b = 0; b < batches; ++b) {
     for (int out_y = 0; out_y < output_height; ++out_y) {
@@ -599,25 +516,38 @@ void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData&
         for (int in_c = 0; in_c < input_depth; ++in_c) {
           for (int m = 0; m < depth_multiplier; ++m) {
             const int out_c = in_c * depth_multiplier + m;
-            float total = 0.f;
+            Acc acc = 0;
             for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
               const int in_y = in_y_origin + params.dilation_height_factor * filter_y;
               if (in_y < 0 || in_y >= input_height) continue;  // zero padding
               for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
                 const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
                 if (in_x < 0 || in_x >= input_width) continue;
-                total += input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)] *
-                         filter_data[nn::Offset4D(filter_dims, 0, filter_y, filter_x, out_c)];
+                acc += nn::ProductTerm<Acc>(
+                    input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)],
+                    filter_data[nn::Offset4D(filter_dims, 0, filter_y, filter_x, out_c)],
+                    input_offset, filter_offset);
               }
             }
-            const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
-            output_data[nn::Offset4D(output_dims, b, out_y, out_x, out_c)] =
-                nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
+            emit(nn::Offset4D(output_dims, b, out_y, out_x, out_c), out_c, acc);
           }
         }
       }
     }
   }
+}
+
+void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data,
+                        const TfLiteTensor* input, const TfLiteTensor* filter,
+                        const TfLiteTensor* bias, TfLiteTensor* output) {
+  const float* bias_data = tflite::GetTensorData<float>(bias);
+  float* output_data = tflite::GetTensorData<float>(output);
+  DepthwiseConvSums<float, float, float>(
+      params, data, input, filter, output, 0, 0, [&](int64_t index, int out_c, float total) {
+        const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
+        output_data[index] =
+            nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
+      });
 }
 
 // A missing bias counts as zeros (TFLite 2.14 itself crashes on a bias-free int8 depthwise
@@ -626,55 +556,15 @@ template <typename InputT, typename FilterT, typename OutputT>
 void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data,
                             const TfLiteTensor* input, const TfLiteTensor* filter,
                             const TfLiteTensor* bias, TfLiteTensor* output) {
-  const int* input_dims = input->dims->data;
-  const int* filter_dims = filter->dims->data;
-  const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int input_depth = input_dims[3];
-  const int filter_height = filter_dims[1];
-  const int filter_width = filter_dims[2];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
-  const int depth_multiplier = output_dims[3] / input_depth;
-  const int32_t input_offset = -input->params.zero_point;
-  const int32_t filter_offset = -filter->params.zero_point;
   const int32_t output_offset = output->params.zero_point;
-  const InputT* input_data = tflite::GetTensorData<InputT>(input);
-  const FilterT* filter_data = tflite::GetTensorData<FilterT>(filter);
   OutputT* output_data = tflite::GetTensorData<OutputT>(output);
-
-  for (int b = 0; b < batches; ++b) {
-    for (int out_y = 0; out_y < output_height; ++out_y) {
-      const int in_y_origin = out_y * params.stride_height - data.padding.height;
-      for (int out_x = 0; out_x < output_width; ++out_x) {
-        const int in_x_origin = out_x * params.stride_width - data.padding.width;
-        for (int in_c = 0; in_c < input_depth; ++in_c) {
-          for (int m = 0; m < depth_multiplier; ++m) {
-            const int out_c = in_c * depth_multiplier + m;
-            int64_t acc = 0;
-            for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
-              const int in_y = in_y_origin + params.dilation_height_factor * filter_y;
-              if (in_y < 0 || in_y >= input_height) continue;
-              for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
-                const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
-                if (in_x < 0 || in_x >= input_width) continue;
-                const int32_t input_value =
-                    input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)] + input_offset;
-                const int32_t filter_value =
-                    filter_data[nn::Offset4D(filter_dims, 0, filter_y, filter_x, out_c)] +
-                    filter_offset;
-                acc += input_value * filter_value;
-              }
-            }
-            output_data[nn::Offset4D(output_dims, b, out_y, out_x, out_c)] =
-                Requantize<OutputT>(data, acc + BiasValue(bias, out_c), out_c, output_offset);
-          }
-        }
-      }
-    }
-  }
+  DepthwiseConvSums<int64_t, InputT, FilterT>(
+      params, data, input, filter, output, -input->params.zero_point, -filter->params.zero_point,
+      [&](int64_t index, int out_c, int64_t acc) {
+        output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
+                                                           acc + nn::IntegerBiasValue(bias, out_c),
+                                                           out_c, output_offset);
+      });
 }
 
 TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
@@ -684,24 +574,15 @@ TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
   const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  switch (input->type) {
-    case kTfLiteFloat32:
-      DepthwiseConvFloat(params, data, input, filter, bias, output);
-      return kTfLiteOk;
-    case kTfLiteUInt8:
-      DepthwiseConvQuantized<uint8_t, uint8_t, uint8_t>(params, data, input, filter, bias, output);
-      return kTfLiteOk;
-    case kTfLiteInt8:
-      DepthwiseConvQuantized<int8_t, int8_t, int8_t>(params, data, input, filter, bias, output);
-      return kTfLiteOk;
-    case kTfLiteInt16:
-      DepthwiseConvQuantized<int16_t, int8_t, int16_t>(params, data, input, filter, bias, output);
-      return kTfLiteOk;
-    default:
-      TF_LITE_KERNEL_LOG(context, "input 0 has unsupported type %s",
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
+  if (input->type == kTfLiteFloat32) {
+    DepthwiseConvFloat(params, data, input, filter, bias, output);
+    return kTfLiteOk;
   }
+  return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights) {
+    using InputT = decltype(in);
+    DepthwiseConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias,
+                                                              output);
+  });
 }
 // ---- TRANSPOSE_CONV: input 0 the output shape (int32 [4]), input 1 weights [OC, KH, KW, IC],
 // input 2 the data [N, H, W, IC], optional input 3 bias [OC]. The output shape is given, not
@@ -768,43 +649,10 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, weights, 4, "input 1 (weights)"));
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 2"));
 
-  switch (input->type) {
-    case kTfLiteFloat32:
-      if (weights->type == kTfLiteInt8 || weights->type == kTfLiteUInt8) {
-        TF_LITE_KERNEL_LOG(context,
-                           "input 1 (weights) has type %s with a FLOAT32 input; hybrid "
-                           "TRANSPOSE_CONV is not supported",
-                           TfLiteTypeGetName(weights->type));
-        return kTfLiteError;
-      }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, kTfLiteFloat32,
-                                               "input 1 (weights)"));
-      if (bias != nullptr) {
-        TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 3 (bias)"));
-      }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-      tflite::CalculateActivationRange(params.activation, &data->activation_min,
-                                       &data->activation_max);
-      break;
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-    case kTfLiteInt16:
-      TF_LITE_ENSURE_OK(context, CheckQuantizedConvTypes(context, input, weights, bias, output,
-                                                         "input 2", "input 1 (weights)",
-                                                         "input 3 (bias)",
-                                                         /*int16_bias_may_be_int32=*/false));
-      // TFLite scatters into int32 (int64 for 16x8) accumulators and requantizes them in its own
-      // loop with MultiplyByQuantizedMultiplier.
-      data->stage = input->type == kTfLiteInt16 ? nn::OutputStage::kInt64
-                                                : nn::OutputStage::kDoubleRounding;
-      break;
-    default:
-      TF_LITE_KERNEL_LOG(context,
-                         "input 2 has type %s; TRANSPOSE_CONV supports FLOAT32, UINT8, INT8 and "
-                         "INT16",
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
-  }
+  TF_LITE_ENSURE_OK(
+      context, PrepareConvTypesWithoutHybrid(context, "TRANSPOSE_CONV", params.activation, input,
+                                             "input 2", weights, "input 1 (weights)", bias,
+                                             "input 3 (bias)", output, data));
 
   if (input->dims->data[3] != weights->dims->data[3]) {
     TF_LITE_KERNEL_LOG(context, "input 2 has %d channels but input 1 (weights) expects %d",
@@ -921,8 +769,9 @@ void TransposeConvQuantized(const TfLiteTransposeConvParams& params, ConvData& d
       tflite::GetTensorData<WeightsT>(weights), -input->params.zero_point,
       -weights->params.zero_point, output, data.accumulators.data(),
       [&](int64_t index, int out_c, int64_t total) {
-        output_data[index] = Requantize<OutputT>(const_data, total + BiasValue(bias, out_c), out_c,
-                                                 output_offset);
+        output_data[index] = nn::RequantizeOutput<OutputT>(
+            const_data.stage, const_data.requantization, total + nn::IntegerBiasValue(bias, out_c),
+            out_c, output_offset);
       });
 }
 
@@ -938,47 +787,22 @@ TfLiteStatus TransposeConvEval(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_OK(context, ResizeTransposeConvOutput(context, params, output_shape, weights,
                                                          input, output, data));
   }
-  switch (input->type) {
-    case kTfLiteFloat32:
-      TransposeConvFloat(params, *data, input, weights, bias, output);
-      return kTfLiteOk;
-    case kTfLiteUInt8:
-      TransposeConvQuantized<uint8_t, uint8_t, uint8_t>(params, *data, input, weights, bias,
-                                                        output);
-      return kTfLiteOk;
-    case kTfLiteInt8:
-      TransposeConvQuantized<int8_t, int8_t, int8_t>(params, *data, input, weights, bias, output);
-      return kTfLiteOk;
-    case kTfLiteInt16:
-      TransposeConvQuantized<int16_t, int8_t, int16_t>(params, *data, input, weights, bias,
-                                                       output);
-      return kTfLiteOk;
-    default:
-      TF_LITE_KERNEL_LOG(context, "input 2 has unsupported type %s",
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
+  if (input->type == kTfLiteFloat32) {
+    TransposeConvFloat(params, *data, input, weights, bias, output);
+    return kTfLiteOk;
   }
+  return nn::EvalQuantizedProduct(context, "input 2", input->type, [&](auto in, auto weights_t) {
+    using InputT = decltype(in);
+    TransposeConvQuantized<InputT, decltype(weights_t), InputT>(params, *data, input, weights, bias,
+                                                                output);
+  });
 }
 
 }  // namespace
 
-TfLiteRegistration* Register_CONV_2D() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(InitConvData, FreeConvData, ConvPrepare, ConvEval);
-  return &r;
-}
-
-TfLiteRegistration* Register_DEPTHWISE_CONV_2D() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(InitConvData, FreeConvData, DepthwiseConvPrepare, DepthwiseConvEval);
-  return &r;
-}
-
-TfLiteRegistration* Register_TRANSPOSE_CONV() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(InitConvData, FreeConvData, TransposeConvPrepare, TransposeConvEval);
-  return &r;
-}
+TS_REGISTER(CONV_2D, InitConvData, FreeConvData, ConvPrepare, ConvEval)
+TS_REGISTER(DEPTHWISE_CONV_2D, InitConvData, FreeConvData, DepthwiseConvPrepare, DepthwiseConvEval)
+TS_REGISTER(TRANSPOSE_CONV, InitConvData, FreeConvData, TransposeConvPrepare, TransposeConvEval)
 
 }  // namespace reference
 }  // namespace touchstone

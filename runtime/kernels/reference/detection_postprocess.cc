@@ -278,6 +278,15 @@ TfLiteStatus ResizeFloatOutput(TfLiteContext* context, TfLiteNode* node, int ind
   return context->ResizeTensor(context, output, tflite::CreateIntArray(dims));
 }
 
+TfLiteStatus GetInputs(TfLiteContext* context, TfLiteNode* node,
+                       const TfLiteTensor** box_encodings, const TfLiteTensor** class_predictions,
+                       const TfLiteTensor** anchors) {
+  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kBoxEncodings, box_encodings));
+  TF_LITE_ENSURE_OK(context,
+                    tflite::GetInputSafe(context, node, kClassPredictions, class_predictions));
+  return tflite::GetInputSafe(context, node, kAnchors, anchors);
+}
+
 TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) {
   auto* op_data = static_cast<OpData*>(node->user_data);
   if (!op_data->options_error.empty()) {
@@ -295,10 +304,8 @@ TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* box_encodings;
   const TfLiteTensor* class_predictions;
   const TfLiteTensor* anchors;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kBoxEncodings, &box_encodings));
   TF_LITE_ENSURE_OK(context,
-                    tflite::GetInputSafe(context, node, kClassPredictions, &class_predictions));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kAnchors, &anchors));
+                    GetInputs(context, node, &box_encodings, &class_predictions, &anchors));
 
   TF_LITE_ENSURE_OK(context, CheckInputType(context, box_encodings, "input 0 (box encodings)"));
   TF_LITE_ENSURE_OK(context,
@@ -553,10 +560,8 @@ TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* box_encodings;
   const TfLiteTensor* class_predictions;
   const TfLiteTensor* anchors;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kBoxEncodings, &box_encodings));
   TF_LITE_ENSURE_OK(context,
-                    tflite::GetInputSafe(context, node, kClassPredictions, &class_predictions));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kAnchors, &anchors));
+                    GetInputs(context, node, &box_encodings, &class_predictions, &anchors));
   TfLiteTensor* outputs[4];
   for (int i = 0; i < 4; ++i) {
     TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, i, &outputs[i]));
@@ -611,17 +616,7 @@ TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TfLiteRegistration* Register_DETECTION_POSTPROCESS() {
-  static TfLiteRegistration registration = [] {
-    TfLiteRegistration r{};
-    r.init = Init;
-    r.free = Free;
-    r.prepare = Prepare;
-    r.invoke = Eval;
-    return r;
-  }();
-  return &registration;
-}
+TS_REGISTER(DETECTION_POSTPROCESS, Init, Free, Prepare, Eval)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -22,6 +22,7 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
+#include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -31,9 +32,10 @@ namespace {
 
 using elementwise::BroadcastBinary;
 using elementwise::BroadcastTernary;
-using elementwise::Fixed;
-using elementwise::MultiplyByQuantizedMultiplier;
-using elementwise::QuantizeMultiplier;
+namespace qu = quantization_util;
+namespace fp = quantization_util::fixed_point;
+using qu::MultiplyByQuantizedMultiplier;
+using qu::QuantizeMultiplier;
 
 #define EW_ENSURE(context, cond, ...)             \
   do {                                            \
@@ -131,6 +133,30 @@ TfLiteStatus RequireScale(TfLiteContext* context, const TfLiteTensor* t, const c
             "%s: %s tensor of type %s needs quantization parameters (a positive scale)", op, which,
             TypeName(t->type));
   return kTfLiteOk;
+}
+
+TfLiteStatus RequireScales(TfLiteContext* context, const char* op, const TfLiteTensor* in,
+                           const TfLiteTensor* out) {
+  EW_OK(RequireScale(context, in, op, "input"));
+  return RequireScale(context, out, op, "output");
+}
+TfLiteStatus RequireScales(TfLiteContext* context, const char* op, const TfLiteTensor* in1,
+                           const TfLiteTensor* in2, const TfLiteTensor* out) {
+  EW_OK(RequireScale(context, in1, op, "input 0"));
+  EW_OK(RequireScale(context, in2, op, "input 1"));
+  return RequireScale(context, out, op, "output");
+}
+
+// The table of an 8-bit (uint8 or int8) input: quantize_out(f(dequantize_in(v))) for each value.
+template <typename F>
+void PopulateLut8(const TfLiteTensor* in, const TfLiteTensor* out, F f, uint8_t* lut) {
+  if (in->type == kTfLiteUInt8) {
+    elementwise::PopulateLut8<uint8_t>(in->params.scale, in->params.zero_point, out->params.scale,
+                                       out->params.zero_point, f, lut);
+  } else {
+    elementwise::PopulateLut8<int8_t>(in->params.scale, in->params.zero_point, out->params.scale,
+                                      out->params.zero_point, f, lut);
+  }
 }
 
 // The fused activations binary ops accept; TANH, SIGN_BIT and SIGMOID are refused (TFLite's kernels
@@ -252,6 +278,16 @@ TfLiteStatus Unary(const TfLiteTensor* in, TfLiteTensor* out, F&& f) {
   return kTfLiteOk;
 }
 
+// eval(T()) for the element type T among `types` that `type` stores; any other type is refused.
+template <typename Types, typename Eval>
+TfLiteStatus EvalForType(TfLiteContext* context, Types types, TfLiteType type, const char* op,
+                         Eval&& eval) {
+  return DispatchType(types, type, eval, [&] {
+    TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op, TypeName(type));
+    return kTfLiteError;
+  });
+}
+
 // ================================================================================================
 // ADD, SUB, MUL, DIV.
 
@@ -318,9 +354,9 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
         "%s: int16 tensors must have zero point 0 (got %d, %d, %d)", op, in1->params.zero_point,
         in2->params.zero_point, out->params.zero_point);
     if (ArithPotScaleInt16(kind, node)) {
-      const bool pot1 = elementwise::CheckedLog2(in1->params.scale, &log1);
-      const bool pot2 = elementwise::CheckedLog2(in2->params.scale, &log2);
-      const bool poto = elementwise::CheckedLog2(out->params.scale, &logo);
+      const bool pot1 = qu::CheckedLog2(in1->params.scale, &log1);
+      const bool pot2 = qu::CheckedLog2(in2->params.scale, &log2);
+      const bool poto = qu::CheckedLog2(out->params.scale, &logo);
       general = !(pot1 && pot2 && poto);
     }
   }
@@ -395,9 +431,7 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
       IsQuantizableType(type) && !(kind == Arith::kMul && type == kTfLiteInt16 && !HasScale(in1) &&
                                    !HasScale(in2) && !HasScale(out));
   if (quantized) {
-    EW_OK(RequireScale(context, in1, op, "input 0"));
-    EW_OK(RequireScale(context, in2, op, "input 1"));
-    EW_OK(RequireScale(context, out, op, "output"));
+    EW_OK(RequireScales(context, op, in1, in2, out));
     if (kind == Arith::kAdd || kind == Arith::kSub) {
       EW_OK(PrepareQuantizedAddSub(context, node, kind, in1, in2, out));
     } else {
@@ -454,18 +488,12 @@ TfLiteStatus EvalArithPlain(TfLiteContext* context, TfLiteNode* node, const TfLi
     return Binary<T, T, T>(context, in1, in2, out, [lo, hi](T a, T b) {
       T r;
       switch (kind) {
-        case Arith::kAdd:
-          r = elementwise::WrapAdd<T>(a, b);
-          break;
-        case Arith::kSub:
-          r = elementwise::WrapSub<T>(a, b);
-          break;
-        case Arith::kMul:
-          r = elementwise::WrapMul<T>(a, b);
-          break;
+        case Arith::kAdd: r = qu::WrappingAdd<T>(a, b); break;
+        case Arith::kSub: r = qu::WrappingSub<T>(a, b); break;
+        case Arith::kMul: r = qu::WrappingMul<T>(a, b); break;
         default:
           // The one overflowing quotient wraps instead of trapping.
-          r = (b == -1) ? elementwise::WrapNeg<T>(a) : static_cast<T>(a / b);
+          r = (b == -1) ? qu::WrappingNeg<T>(a) : static_cast<T>(a / b);
           break;
       }
       return Clamp(r, lo, hi);
@@ -485,9 +513,9 @@ TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const 
     return Binary<int16_t, int16_t, int16_t>(context, in1, in2, out, [=](int16_t a, int16_t b) {
       int32_t x = a, y = b;
       if (shift_first)
-        x = elementwise::RoundingDivideByPOT(x, right_shift);
+        x = qu::RoundingDivideByPOT(x, right_shift);
       else
-        y = elementwise::RoundingDivideByPOT(y, right_shift);
+        y = qu::RoundingDivideByPOT(y, right_shift);
       int32_t r = kind == Arith::kAdd ? x + y : x - y;
       r = std::min<int32_t>(32767, std::max<int32_t>(-32768, r));
       return static_cast<int16_t>(Clamp<int32_t>(r, lo, hi));
@@ -531,8 +559,8 @@ TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const 
         int recip_shift;
         const int32_t inv = elementwise::GetReciprocal(y, 31, &recip_shift);
         const int headroom = elementwise::CountLeadingSignBits32(x);
-        const int32_t unscaled = elementwise::SaturatingRoundingDoublingHighMul(
-            elementwise::ShiftLeftWrap(x, headroom), inv);
+        const int32_t unscaled =
+            qu::SaturatingRoundingDoublingHighMul(elementwise::ShiftLeftWrap(x, headroom), inv);
         const int total_shift = d.output_shift - recip_shift - headroom;
         const int32_t r = d.output_offset +
                           MultiplyByQuantizedMultiplier(unscaled, d.output_multiplier, total_shift);
@@ -573,33 +601,30 @@ TfLiteStatus EvalArith(TfLiteContext* context, TfLiteNode* node) {
 // SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, POW, FLOOR_DIV, FLOOR_MOD.
 
 // Shared Prepare for binary ops without options: same input types, output of that type, broadcast.
+template <typename Types>
 TfLiteStatus PrepareSimpleBinary(TfLiteContext* context, TfLiteNode* node, const char* op,
-                                 bool (*type_ok)(TfLiteType)) {
+                                 Types types) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
   EW_ENSURE(context, in[0]->type == in[1]->type, "%s: input types differ (%s vs %s)", op,
             TypeName(in[0]->type), TypeName(in[1]->type));
-  EW_ENSURE(context, type_ok(in[0]->type), "%s: type %s is not supported", op,
+  EW_ENSURE(context, IsOneOf(types, in[0]->type), "%s: type %s is not supported", op,
             TypeName(in[0]->type));
   out->type = in[0]->type;
   return ResizeBroadcast(context, in[0], in[1], out, op);
 }
 
-bool SquaredDifferenceTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt8;
-}
+using SquaredDifferenceTypes = TypeList<float, int32_t, int8_t>;
 
 TfLiteStatus PrepareSquaredDifference(TfLiteContext* context, TfLiteNode* node) {
-  EW_OK(PrepareSimpleBinary(context, node, "SQUARED_DIFFERENCE", SquaredDifferenceTypes));
+  EW_OK(PrepareSimpleBinary(context, node, "SQUARED_DIFFERENCE", SquaredDifferenceTypes()));
   const TfLiteTensor* in1 = tflite::GetInput(context, node, 0);
   const TfLiteTensor* in2 = tflite::GetInput(context, node, 1);
   TfLiteTensor* out = tflite::GetOutput(context, node, 0);
   if (in1->type == kTfLiteInt8) {
     const char* op = "SQUARED_DIFFERENCE";
-    EW_OK(RequireScale(context, in1, op, "input 0"));
-    EW_OK(RequireScale(context, in2, op, "input 1"));
-    EW_OK(RequireScale(context, out, op, "output"));
+    EW_OK(RequireScales(context, op, in1, in2, out));
     OpData* d = Data(node);
     d->input1_offset = -in1->params.zero_point;
     d->input2_offset = -in2->params.zero_point;
@@ -627,8 +652,8 @@ TfLiteStatus EvalSquaredDifference(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteInt32:
       return Binary<int32_t, int32_t, int32_t>(context, in[0], in[1], out,
                                                [](int32_t a, int32_t b) {
-                                                 const int32_t diff = elementwise::WrapSub(a, b);
-                                                 return elementwise::WrapMul(diff, diff);
+                                                 const int32_t diff = qu::WrappingSub(a, b);
+                                                 return qu::WrappingMul(diff, diff);
                                                });
     case kTfLiteInt8: {
       const OpData d = *Data(node);
@@ -651,16 +676,13 @@ TfLiteStatus EvalSquaredDifference(TfLiteContext* context, TfLiteNode* node) {
   }
 }
 
-bool MinMaxTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8 || t == kTfLiteInt16 ||
-         t == kTfLiteInt32 || t == kTfLiteInt64;
-}
+using MinMaxTypes = TypeList<float, uint8_t, int8_t, int16_t, int32_t, int64_t>;
 
 // MAXIMUM/MINIMUM compare stored values directly (quantized inputs are assumed to share the
 // output's quantization, as in TFLite).
 template <bool kMax>
 TfLiteStatus PrepareMinMax(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareSimpleBinary(context, node, kMax ? "MAXIMUM" : "MINIMUM", MinMaxTypes);
+  return PrepareSimpleBinary(context, node, kMax ? "MAXIMUM" : "MINIMUM", MinMaxTypes());
 }
 
 template <bool kMax, typename T>
@@ -678,29 +700,15 @@ TfLiteStatus EvalMinMax(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
-  switch (out->type) {
-    case kTfLiteFloat32:
-      return EvalMinMaxT<kMax, float>(context, in[0], in[1], out);
-    case kTfLiteUInt8:
-      return EvalMinMaxT<kMax, uint8_t>(context, in[0], in[1], out);
-    case kTfLiteInt8:
-      return EvalMinMaxT<kMax, int8_t>(context, in[0], in[1], out);
-    case kTfLiteInt16:
-      return EvalMinMaxT<kMax, int16_t>(context, in[0], in[1], out);
-    case kTfLiteInt32:
-      return EvalMinMaxT<kMax, int32_t>(context, in[0], in[1], out);
-    case kTfLiteInt64:
-      return EvalMinMaxT<kMax, int64_t>(context, in[0], in[1], out);
-    default:
-      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op, TypeName(out->type));
-      return kTfLiteError;
-  }
+  return EvalForType(context, MinMaxTypes(), out->type, op, [&](auto t) {
+    return EvalMinMaxT<kMax, decltype(t)>(context, in[0], in[1], out);
+  });
 }
 
-bool PowTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteInt32; }
+using PowTypes = TypeList<float, int32_t>;
 
 TfLiteStatus PreparePow(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareSimpleBinary(context, node, "POW", PowTypes);
+  return PrepareSimpleBinary(context, node, "POW", PowTypes());
 }
 
 // int32 result of a double, as the x86-64 conversion TFLite's static_cast compiles to gives it:
@@ -734,20 +742,13 @@ TfLiteStatus EvalPow(TfLiteContext* context, TfLiteNode* node) {
   }
 }
 
-bool FloorDivTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteInt8 || t == kTfLiteInt16 || t == kTfLiteInt32 ||
-         t == kTfLiteInt64;
-}
-bool FloorModTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteInt8 || t == kTfLiteInt16 || t == kTfLiteInt32 ||
-         t == kTfLiteInt64;
-}
+using FloorDivModTypes = TypeList<float, int8_t, int16_t, int32_t, int64_t>;
 
 TfLiteStatus PrepareFloorDiv(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareSimpleBinary(context, node, "FLOOR_DIV", FloorDivTypes);
+  return PrepareSimpleBinary(context, node, "FLOOR_DIV", FloorDivModTypes());
 }
 TfLiteStatus PrepareFloorMod(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareSimpleBinary(context, node, "FLOOR_MOD", FloorModTypes);
+  return PrepareSimpleBinary(context, node, "FLOOR_MOD", FloorDivModTypes());
 }
 
 template <typename T>
@@ -768,7 +769,7 @@ TfLiteStatus EvalFloorDivT(TfLiteContext* context, const TfLiteTensor* a, const 
     if (std::is_same<T, int64_t>::value) {
       // Exact integer floor division (a double quotient loses precision beyond 2^53).
       const int64_t xi = static_cast<int64_t>(x), yi = static_cast<int64_t>(y);
-      if (yi == -1) return static_cast<T>(elementwise::WrapNeg<int64_t>(xi));
+      if (yi == -1) return static_cast<T>(qu::WrappingNeg<int64_t>(xi));
       int64_t qi = xi / yi;
       if ((xi % yi != 0) && ((xi < 0) != (yi < 0))) --qi;
       return static_cast<T>(qi);
@@ -782,21 +783,9 @@ TfLiteStatus EvalFloorDiv(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, "FLOOR_DIV", in, &out));
-  switch (out->type) {
-    case kTfLiteFloat32:
-      return EvalFloorDivT<float>(context, in[0], in[1], out);
-    case kTfLiteInt8:
-      return EvalFloorDivT<int8_t>(context, in[0], in[1], out);
-    case kTfLiteInt16:
-      return EvalFloorDivT<int16_t>(context, in[0], in[1], out);
-    case kTfLiteInt32:
-      return EvalFloorDivT<int32_t>(context, in[0], in[1], out);
-    case kTfLiteInt64:
-      return EvalFloorDivT<int64_t>(context, in[0], in[1], out);
-    default:
-      TF_LITE_KERNEL_LOG(context, "FLOOR_DIV: type %s is not supported", TypeName(out->type));
-      return kTfLiteError;
-  }
+  return EvalForType(context, FloorDivModTypes(), out->type, "FLOOR_DIV", [&](auto t) {
+    return EvalFloorDivT<decltype(t)>(context, in[0], in[1], out);
+  });
 }
 
 // Python's modulo: the remainder takes the divisor's sign. Integer types; float below.
@@ -826,21 +815,9 @@ TfLiteStatus EvalFloorMod(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, "FLOOR_MOD", in, &out));
-  switch (out->type) {
-    case kTfLiteFloat32:
-      return EvalFloorModT<float>(context, in[0], in[1], out);
-    case kTfLiteInt8:
-      return EvalFloorModT<int8_t>(context, in[0], in[1], out);
-    case kTfLiteInt16:
-      return EvalFloorModT<int16_t>(context, in[0], in[1], out);
-    case kTfLiteInt32:
-      return EvalFloorModT<int32_t>(context, in[0], in[1], out);
-    case kTfLiteInt64:
-      return EvalFloorModT<int64_t>(context, in[0], in[1], out);
-    default:
-      TF_LITE_KERNEL_LOG(context, "FLOOR_MOD: type %s is not supported", TypeName(out->type));
-      return kTfLiteError;
-  }
+  return EvalForType(context, FloorDivModTypes(), out->type, "FLOOR_MOD", [&](auto t) {
+    return EvalFloorModT<decltype(t)>(context, in[0], in[1], out);
+  });
 }
 
 // ================================================================================================
@@ -899,8 +876,7 @@ TfLiteStatus EvalFloatUnary(TfLiteContext* context, TfLiteNode* node) {
 // Records input/output zero points for the quantized unary ops; int16 must be symmetric.
 TfLiteStatus PrepareQuantizedUnaryOffsets(TfLiteContext* context, TfLiteNode* node, const char* op,
                                           const TfLiteTensor* in, const TfLiteTensor* out) {
-  EW_OK(RequireScale(context, in, op, "input"));
-  EW_OK(RequireScale(context, out, op, "output"));
+  EW_OK(RequireScales(context, op, in, out));
   OpData* d = Data(node);
   d->input1_offset = in->params.zero_point;
   d->output_offset = out->params.zero_point;
@@ -951,7 +927,7 @@ TfLiteStatus EvalAbs(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteFloat32:
       return Unary<float>(in, out, [](float x) { return std::fabs(x); });
     case kTfLiteInt32:
-      return Unary<int32_t>(in, out, [](int32_t x) { return x < 0 ? elementwise::WrapNeg(x) : x; });
+      return Unary<int32_t>(in, out, [](int32_t x) { return x < 0 ? qu::WrappingNeg(x) : x; });
     case kTfLiteInt8:
       return EvalAbsQuantized<int8_t>(node, in, out);
     case kTfLiteInt16:
@@ -984,10 +960,8 @@ TfLiteStatus EvalNeg(TfLiteContext* context, TfLiteNode* node) {
   switch (in->type) {
     case kTfLiteFloat32:
       return Unary<float>(in, out, [](float x) { return -x; });
-    case kTfLiteInt32:
-      return Unary<int32_t>(in, out, [](int32_t x) { return elementwise::WrapNeg(x); });
-    case kTfLiteInt64:
-      return Unary<int64_t>(in, out, [](int64_t x) { return elementwise::WrapNeg(x); });
+    case kTfLiteInt32: return Unary<int32_t>(in, out, [](int32_t x) { return qu::WrappingNeg(x); });
+    case kTfLiteInt64: return Unary<int64_t>(in, out, [](int64_t x) { return qu::WrappingNeg(x); });
     default:
       TF_LITE_KERNEL_LOG(context, "NEG: type %s is not supported", TypeName(in->type));
       return kTfLiteError;
@@ -1030,7 +1004,7 @@ TfLiteStatus EvalRsqrt(TfLiteContext* context, TfLiteNode* node) {
     if (value == 0) return 127;
     int32_t inv_sqrt_multiplier;
     int inv_sqrt_shift;
-    elementwise::GetInvSqrtQuantizedMultiplierExp(value, -1, &inv_sqrt_multiplier, &inv_sqrt_shift);
+    qu::GetInvSqrtQuantizedMultiplierExp(value, -1, &inv_sqrt_multiplier, &inv_sqrt_shift);
     const int32_t data =
         MultiplyByQuantizedMultiplier(1, inv_sqrt_multiplier, inv_sqrt_shift + kShift);
     const int32_t r =
@@ -1048,15 +1022,12 @@ TfLiteStatus PrepareExp(TfLiteContext* context, TfLiteNode* node) {
   OpData* d = Data(node);
   auto f = [](float v) { return std::exp(v); };
   if (in->type == kTfLiteInt8) {
-    EW_OK(RequireScale(context, in, "EXP", "input"));
-    EW_OK(RequireScale(context, out, "EXP", "output"));
-    elementwise::PopulateLut8<int8_t>(in->params.scale, in->params.zero_point, out->params.scale,
-                                      out->params.zero_point, f, d->lut8);
+    EW_OK(RequireScales(context, "EXP", in, out));
+    PopulateLut8(in, out, f, d->lut8);
   } else if (in->type == kTfLiteInt16) {
-    EW_OK(RequireScale(context, in, "EXP", "input"));
-    EW_OK(RequireScale(context, out, "EXP", "output"));
-    elementwise::PopulateLut16(in->params.scale, in->params.zero_point, out->params.scale,
-                               out->params.zero_point, f, d->lut16);
+    EW_OK(RequireScales(context, "EXP", in, out));
+    qu::PopulateLut16(in->params.scale, in->params.zero_point, out->params.scale,
+                      out->params.zero_point, f, d->lut16);
   }
   return kTfLiteOk;
 }
@@ -1068,7 +1039,7 @@ TfLiteStatus EvalLut(TfLiteNode* node, const TfLiteTensor* in, TfLiteTensor* out
   if (in->type == kTfLiteInt16) {
     const int16_t* x = In<int16_t>(in);
     int16_t* y = Out<int16_t>(out);
-    for (int64_t i = 0; i < n; ++i) y[i] = elementwise::Lut16Lookup(x[i], d->lut16);
+    for (int64_t i = 0; i < n; ++i) y[i] = qu::Lut16Lookup(x[i], d->lut16);
     return kTfLiteOk;
   }
   const uint8_t* x = In<uint8_t>(in);  // int8 bytes index the table directly
@@ -1108,7 +1079,7 @@ TfLiteStatus PrepareInt16TanhLogistic(TfLiteContext* context, TfLiteNode* node, 
   EW_OK(PrepareQuantizedUnaryOffsets(context, node, op, in, out));
   OpData* d = Data(node);
   int log2 = 0;
-  bool pot = elementwise::CheckedLog2(in->params.scale, &log2);
+  bool pot = qu::CheckedLog2(in->params.scale, &log2);
   d->input_left_shift = (15 - 3) + log2;
   pot = pot && (d->input_left_shift == 0 || (tanh && d->input_left_shift == 1));
   d->input_multiplier = 0;
@@ -1122,7 +1093,7 @@ TfLiteStatus PrepareInt16TanhLogistic(TfLiteContext* context, TfLiteNode* node, 
     d->input_multiplier = static_cast<int32_t>(multiplier);
   }
   int out_log2 = 0;
-  EW_ENSURE(context, elementwise::CheckedLog2(out->params.scale, &out_log2) && out_log2 == -15,
+  EW_ENSURE(context, qu::CheckedLog2(out->params.scale, &out_log2) && out_log2 == -15,
             "%s: int16 output scale must be 1/32768 (got %g)", op, out->params.scale);
   return kTfLiteOk;
 }
@@ -1134,15 +1105,8 @@ TfLiteStatus PrepareTanh(TfLiteContext* context, TfLiteNode* node) {
   OpData* d = Data(node);
   auto f = [](float v) { return std::tanh(v); };
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) {
-    EW_OK(RequireScale(context, in, "TANH", "input"));
-    EW_OK(RequireScale(context, out, "TANH", "output"));
-    if (in->type == kTfLiteUInt8) {
-      elementwise::PopulateLut8<uint8_t>(in->params.scale, in->params.zero_point, out->params.scale,
-                                         out->params.zero_point, f, d->lut8);
-    } else {
-      elementwise::PopulateLut8<int8_t>(in->params.scale, in->params.zero_point, out->params.scale,
-                                        out->params.zero_point, f, d->lut8);
-    }
+    EW_OK(RequireScales(context, "TANH", in, out));
+    PopulateLut8(in, out, f, d->lut8);
   } else if (in->type == kTfLiteInt16) {
     EW_OK(PrepareInt16TanhLogistic(context, node, "TANH", true, in, out));
   }
@@ -1166,12 +1130,11 @@ TfLiteStatus EvalTanh(TfLiteContext* context, TfLiteNode* node) {
           return elementwise::TanhInt16ByTable(x, d.input_multiplier, d.input_left_shift);
         });
       }
-      using F3 = Fixed<int16_t, 3>;
+      using F3 = fp::FixedPoint<int16_t, 3>;
       return Unary<int16_t>(in, out, [&](int16_t x) {
-        const int16_t v = d.input_left_shift == 1
-                              ? elementwise::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1)
-                              : x;
-        return elementwise::FixedTanh(F3::FromRaw(v)).raw;
+        const int16_t v =
+            d.input_left_shift == 1 ? fp::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1) : x;
+        return fp::Tanh(F3::FromRaw(v)).raw;
       });
     }
     default:
@@ -1188,17 +1151,10 @@ TfLiteStatus PrepareLogistic(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(PrepareUnaryBase(context, node, "LOGISTIC", TanhLogisticTypes, &in, &out));
   OpData* d = Data(node);
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) {
-    EW_OK(RequireScale(context, in, "LOGISTIC", "input"));
-    EW_OK(RequireScale(context, out, "LOGISTIC", "output"));
+    EW_OK(RequireScales(context, "LOGISTIC", in, out));
     EW_ENSURE(context, out->params.scale == 1. / 256,
               "LOGISTIC: 8-bit output scale must be 1/256 (got %g)", out->params.scale);
-    if (in->type == kTfLiteUInt8) {
-      elementwise::PopulateLut8<uint8_t>(in->params.scale, in->params.zero_point, out->params.scale,
-                                         out->params.zero_point, LogisticFloat, d->lut8);
-    } else {
-      elementwise::PopulateLut8<int8_t>(in->params.scale, in->params.zero_point, out->params.scale,
-                                        out->params.zero_point, LogisticFloat, d->lut8);
-    }
+    PopulateLut8(in, out, LogisticFloat, d->lut8);
   } else if (in->type == kTfLiteInt16) {
     EW_OK(RequireScale(context, out, "LOGISTIC", "output"));
     EW_ENSURE(context, out->params.scale == 1. / 32768 && out->params.zero_point == 0,
@@ -1225,9 +1181,8 @@ TfLiteStatus EvalLogistic(TfLiteContext* context, TfLiteNode* node) {
           return elementwise::LogisticInt16ByTable(x, d.input_multiplier, d.input_left_shift);
         });
       }
-      using F3 = Fixed<int16_t, 3>;
-      return Unary<int16_t>(
-          in, out, [](int16_t x) { return elementwise::FixedLogistic(F3::FromRaw(x)).raw; });
+      using F3 = fp::FixedPoint<int16_t, 3>;
+      return Unary<int16_t>(in, out, [](int16_t x) { return fp::Logistic(F3::FromRaw(x)).raw; });
     }
     default:
       TF_LITE_KERNEL_LOG(context, "LOGISTIC: type %s is not supported", TypeName(in->type));
@@ -1512,17 +1467,17 @@ TfLiteStatus EvalHardSwishQuantized(TfLiteNode* node, const TfLiteTensor* in, Tf
     const int16_t input_value = static_cast<int16_t>(static_cast<int32_t>(x) - d.input1_offset);
     const int16_t hires = static_cast<int16_t>(input_value * (1 << 7));
     const int16_t preshift_out =
-        elementwise::SaturatingRoundingDoublingHighMul(hires, d.hs_output_multiplier);
+        qu::SaturatingRoundingDoublingHighMul(hires, d.hs_output_multiplier);
     int16_t reluish = hires;
     if (d.hs_reluish_exponent > 0)
       reluish = SaturatingLeftShift16(reluish, d.hs_reluish_exponent - 1);
-    reluish = elementwise::SaturatingRoundingDoublingHighMul(reluish, d.hs_reluish_multiplier);
+    reluish = qu::SaturatingRoundingDoublingHighMul(reluish, d.hs_reluish_multiplier);
     if (d.hs_reluish_exponent > 0) reluish = SaturatingLeftShift16(reluish, 1);
     if (d.hs_reluish_exponent < 0)
-      reluish = elementwise::RoundingDivideByPOT(reluish, -d.hs_reluish_exponent);
+      reluish = qu::RoundingDivideByPOT(reluish, -d.hs_reluish_exponent);
     reluish = static_cast<int16_t>((static_cast<int32_t>(reluish) + (1 << 15)) >> 1);
     const int16_t preshift = SaturatingDoublingHighMul16(reluish, preshift_out);
-    int16_t v = elementwise::RoundingDivideByPOT(preshift, -d.hs_output_exponent);
+    int16_t v = qu::RoundingDivideByPOT(preshift, -d.hs_output_exponent);
     v = static_cast<int16_t>(v + d.output_offset);
     v = std::min<int16_t>(v, std::numeric_limits<T>::max());
     v = std::max<int16_t>(v, std::numeric_limits<T>::min());
@@ -1556,10 +1511,8 @@ TfLiteStatus PrepareElu(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(PrepareUnaryBase(context, node, "ELU", EluTypes, &in, &out));
   if (in->type == kTfLiteInt8) {
-    EW_OK(RequireScale(context, in, "ELU", "input"));
-    EW_OK(RequireScale(context, out, "ELU", "output"));
-    elementwise::PopulateLut8<int8_t>(in->params.scale, in->params.zero_point, out->params.scale,
-                                      out->params.zero_point, EluFloat, Data(node)->lut8);
+    EW_OK(RequireScales(context, "ELU", in, out));
+    PopulateLut8(in, out, EluFloat, Data(node)->lut8);
   }
   return kTfLiteOk;
 }
@@ -1596,16 +1549,9 @@ TfLiteStatus PrepareGelu(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(PrepareUnaryBase(context, node, "GELU", GeluTypes, &in, &out));
   if (in->type != kTfLiteFloat32) {
-    EW_OK(RequireScale(context, in, "GELU", "input"));
-    EW_OK(RequireScale(context, out, "GELU", "output"));
+    EW_OK(RequireScales(context, "GELU", in, out));
     float (*f)(float) = GeluApproximate(node) ? GeluTanh : GeluExact;
-    if (in->type == kTfLiteUInt8) {
-      elementwise::PopulateLut8<uint8_t>(in->params.scale, in->params.zero_point, out->params.scale,
-                                         out->params.zero_point, f, Data(node)->lut8);
-    } else {
-      elementwise::PopulateLut8<int8_t>(in->params.scale, in->params.zero_point, out->params.scale,
-                                        out->params.zero_point, f, Data(node)->lut8);
-    }
+    PopulateLut8(in, out, f, Data(node)->lut8);
   }
   return kTfLiteOk;
 }
@@ -1624,24 +1570,8 @@ TfLiteStatus EvalGelu(TfLiteContext* context, TfLiteNode* node) {
 // ================================================================================================
 // CAST.
 
-bool CastType(TfLiteType t) {
-  switch (t) {
-    case kTfLiteBool:
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-    case kTfLiteInt16:
-    case kTfLiteUInt16:
-    case kTfLiteInt32:
-    case kTfLiteUInt32:
-    case kTfLiteInt64:
-    case kTfLiteUInt64:
-    case kTfLiteFloat32:
-    case kTfLiteFloat64:
-      return true;
-    default:
-      return false;
-  }
-}
+using CastTypes = TypeList<bool, uint8_t, int8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
+                           uint64_t, float, double>;
 
 // Float to integer as x86-64 code compiled from a static_cast computes it: truncation toward zero;
 // out-of-range values and NaN give the "integer indefinite" value of the 32- or 64-bit conversion
@@ -1682,54 +1612,25 @@ void CastLoop(const TfLiteTensor* in, TfLiteTensor* out) {
 
 template <typename From>
 TfLiteStatus CastFrom(TfLiteContext* context, const TfLiteTensor* in, TfLiteTensor* out) {
-  switch (out->type) {
-    case kTfLiteBool:
-      CastLoop<From, bool>(in, out);
-      break;
-    case kTfLiteUInt8:
-      CastLoop<From, uint8_t>(in, out);
-      break;
-    case kTfLiteInt8:
-      CastLoop<From, int8_t>(in, out);
-      break;
-    case kTfLiteInt16:
-      CastLoop<From, int16_t>(in, out);
-      break;
-    case kTfLiteUInt16:
-      CastLoop<From, uint16_t>(in, out);
-      break;
-    case kTfLiteInt32:
-      CastLoop<From, int32_t>(in, out);
-      break;
-    case kTfLiteUInt32:
-      CastLoop<From, uint32_t>(in, out);
-      break;
-    case kTfLiteInt64:
-      CastLoop<From, int64_t>(in, out);
-      break;
-    case kTfLiteUInt64:
-      CastLoop<From, uint64_t>(in, out);
-      break;
-    case kTfLiteFloat32:
-      CastLoop<From, float>(in, out);
-      break;
-    case kTfLiteFloat64:
-      CastLoop<From, double>(in, out);
-      break;
-    default:
-      TF_LITE_KERNEL_LOG(context, "CAST: output type %s is not supported", TypeName(out->type));
-      return kTfLiteError;
-  }
-  return kTfLiteOk;
+  return DispatchType(
+      CastTypes(), out->type,
+      [&](auto to) {
+        CastLoop<From, decltype(to)>(in, out);
+        return kTfLiteOk;
+      },
+      [&] {
+        TF_LITE_KERNEL_LOG(context, "CAST: output type %s is not supported", TypeName(out->type));
+        return kTfLiteError;
+      });
 }
 
 TfLiteStatus PrepareCast(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
-  EW_ENSURE(context, CastType(in->type), "CAST: input type %s is not supported",
+  EW_ENSURE(context, IsOneOf(CastTypes(), in->type), "CAST: input type %s is not supported",
             TypeName(in->type));
-  EW_ENSURE(context, CastType(out->type), "CAST: output type %s is not supported",
+  EW_ENSURE(context, IsOneOf(CastTypes(), out->type), "CAST: output type %s is not supported",
             TypeName(out->type));
   return ResizeLike(context, in, out);
 }
@@ -1738,33 +1639,12 @@ TfLiteStatus EvalCast(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
-  switch (in->type) {
-    case kTfLiteBool:
-      return CastFrom<bool>(context, in, out);
-    case kTfLiteUInt8:
-      return CastFrom<uint8_t>(context, in, out);
-    case kTfLiteInt8:
-      return CastFrom<int8_t>(context, in, out);
-    case kTfLiteInt16:
-      return CastFrom<int16_t>(context, in, out);
-    case kTfLiteUInt16:
-      return CastFrom<uint16_t>(context, in, out);
-    case kTfLiteInt32:
-      return CastFrom<int32_t>(context, in, out);
-    case kTfLiteUInt32:
-      return CastFrom<uint32_t>(context, in, out);
-    case kTfLiteInt64:
-      return CastFrom<int64_t>(context, in, out);
-    case kTfLiteUInt64:
-      return CastFrom<uint64_t>(context, in, out);
-    case kTfLiteFloat32:
-      return CastFrom<float>(context, in, out);
-    case kTfLiteFloat64:
-      return CastFrom<double>(context, in, out);
-    default:
-      TF_LITE_KERNEL_LOG(context, "CAST: input type %s is not supported", TypeName(in->type));
-      return kTfLiteError;
-  }
+  return DispatchType(
+      CastTypes(), in->type, [&](auto from) { return CastFrom<decltype(from)>(context, in, out); },
+      [&] {
+        TF_LITE_KERNEL_LOG(context, "CAST: input type %s is not supported", TypeName(in->type));
+        return kTfLiteError;
+      });
 }
 
 // ================================================================================================
@@ -1893,6 +1773,9 @@ bool Compare(T a, T b) {
 
 // Quantized uint8/int8 inputs are compared on a common scale: each value, offset by its zero point
 // and shifted left 8 bits, is multiplied by its own scale.
+// Element types of the comparisons; BOOL only for EQUAL and NOT_EQUAL.
+using CompareTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, bool>;
+
 template <Cmp c>
 TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = CmpName(c);
@@ -1903,9 +1786,7 @@ TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {
   EW_ENSURE(context, t == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(t),
             TypeName(in[1]->type));
   const bool equality = c == Cmp::kEqual || c == Cmp::kNotEqual;
-  EW_ENSURE(context,
-            t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt64 || t == kTfLiteUInt8 ||
-                t == kTfLiteInt8 || (equality && t == kTfLiteBool),
+  EW_ENSURE(context, IsOneOf(CompareTypes(), t) && (equality || t != kTfLiteBool),
             "%s: type %s is not supported", op, TypeName(t));
   out->type = kTfLiteBool;
   OpData* d = Data(node);
@@ -1924,14 +1805,16 @@ template <Cmp c, typename T>
 TfLiteStatus EvalCompareT(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor* a,
                           const TfLiteTensor* b, TfLiteTensor* out) {
   const OpData d = *Data(node);
-  if ((std::is_same<T, uint8_t>::value || std::is_same<T, int8_t>::value) && d.scaled_compare) {
-    return Binary<T, T, bool>(context, a, b, out, [d](T x, T y) {
-      const int32_t v1 = MultiplyByQuantizedMultiplier((d.input1_offset + x) * (1 << d.left_shift),
-                                                       d.input1_multiplier, d.input1_shift);
-      const int32_t v2 = MultiplyByQuantizedMultiplier((d.input2_offset + y) * (1 << d.left_shift),
-                                                       d.input2_multiplier, d.input2_shift);
-      return Compare<c, int32_t>(v1, v2);
-    });
+  if constexpr (std::is_same<T, uint8_t>::value || std::is_same<T, int8_t>::value) {
+    if (d.scaled_compare) {
+      return Binary<T, T, bool>(context, a, b, out, [d](T x, T y) {
+        const int32_t v1 = MultiplyByQuantizedMultiplier(
+            (d.input1_offset + x) * (1 << d.left_shift), d.input1_multiplier, d.input1_shift);
+        const int32_t v2 = MultiplyByQuantizedMultiplier(
+            (d.input2_offset + y) * (1 << d.left_shift), d.input2_multiplier, d.input2_shift);
+        return Compare<c, int32_t>(v1, v2);
+      });
+    }
   }
   return Binary<T, T, bool>(context, a, b, out, [](T x, T y) { return Compare<c, T>(x, y); });
 }
@@ -1941,24 +1824,9 @@ TfLiteStatus EvalCompare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, CmpName(c), in, &out));
-  switch (in[0]->type) {
-    case kTfLiteFloat32:
-      return EvalCompareT<c, float>(context, node, in[0], in[1], out);
-    case kTfLiteInt32:
-      return EvalCompareT<c, int32_t>(context, node, in[0], in[1], out);
-    case kTfLiteInt64:
-      return EvalCompareT<c, int64_t>(context, node, in[0], in[1], out);
-    case kTfLiteUInt8:
-      return EvalCompareT<c, uint8_t>(context, node, in[0], in[1], out);
-    case kTfLiteInt8:
-      return EvalCompareT<c, int8_t>(context, node, in[0], in[1], out);
-    case kTfLiteBool:
-      return EvalCompareT<c, bool>(context, node, in[0], in[1], out);
-    default:
-      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", CmpName(c),
-                         TypeName(in[0]->type));
-      return kTfLiteError;
-  }
+  return EvalForType(context, CompareTypes(), in[0]->type, CmpName(c), [&](auto t) {
+    return EvalCompareT<c, decltype(t)>(context, node, in[0], in[1], out);
+  });
 }
 
 // ================================================================================================
@@ -2006,72 +1874,54 @@ TfLiteStatus EvalLogicalNot(TfLiteContext* context, TfLiteNode* node) {
 // ================================================================================================
 // Registrations.
 
-namespace {
-TfLiteRegistration MakeRegistration(TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
-                                    TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
-  TfLiteRegistration r;
-  std::memset(&r, 0, sizeof(r));
-  r.init = Init;
-  r.free = Free;
-  r.prepare = prepare;
-  r.invoke = invoke;
-  return r;
-}
-}  // namespace
-
-#define EW_REGISTER(NAME, PREPARE, EVAL)                           \
-  TfLiteRegistration* Register_##NAME() {                          \
-    static TfLiteRegistration r = MakeRegistration(PREPARE, EVAL); \
-    return &r;                                                     \
-  }
-
-EW_REGISTER(ADD, PrepareArith<Arith::kAdd>, EvalArith<Arith::kAdd>)
-EW_REGISTER(SUB, PrepareArith<Arith::kSub>, EvalArith<Arith::kSub>)
-EW_REGISTER(MUL, PrepareArith<Arith::kMul>, EvalArith<Arith::kMul>)
-EW_REGISTER(DIV, PrepareArith<Arith::kDiv>, EvalArith<Arith::kDiv>)
-EW_REGISTER(SQUARED_DIFFERENCE, PrepareSquaredDifference, EvalSquaredDifference)
-EW_REGISTER(MAXIMUM, PrepareMinMax<true>, EvalMinMax<true>)
-EW_REGISTER(MINIMUM, PrepareMinMax<false>, EvalMinMax<false>)
-EW_REGISTER(POW, PreparePow, EvalPow)
-EW_REGISTER(FLOOR_DIV, PrepareFloorDiv, EvalFloorDiv)
-EW_REGISTER(FLOOR_MOD, PrepareFloorMod, EvalFloorMod)
-EW_REGISTER(ABS, PrepareAbs, EvalAbs)
-EW_REGISTER(NEG, PrepareNeg, EvalNeg)
-EW_REGISTER(SQRT, PrepareFloatUnary<0>, EvalFloatUnary<0>)
-EW_REGISTER(RSQRT, PrepareRsqrt, EvalRsqrt)
-EW_REGISTER(SQUARE, PrepareFloatUnary<1>, EvalFloatUnary<1>)
-EW_REGISTER(EXP, PrepareExp, EvalExp)
-EW_REGISTER(LOG, PrepareFloatUnary<7>, EvalFloatUnary<7>)
-EW_REGISTER(SIN, PrepareFloatUnary<2>, EvalFloatUnary<2>)
-EW_REGISTER(COS, PrepareFloatUnary<3>, EvalFloatUnary<3>)
-EW_REGISTER(FLOOR, PrepareFloatUnary<4>, EvalFloatUnary<4>)
-EW_REGISTER(CEIL, PrepareFloatUnary<5>, EvalFloatUnary<5>)
-EW_REGISTER(ROUND, PrepareFloatUnary<6>, EvalFloatUnary<6>)
-EW_REGISTER(TANH, PrepareTanh, EvalTanh)
-EW_REGISTER(LOGISTIC, PrepareLogistic, EvalLogistic)
-EW_REGISTER(RELU, PrepareRelu<ReluKind::kRelu>, EvalRelu<ReluKind::kRelu>)
-EW_REGISTER(RELU6, PrepareRelu<ReluKind::kRelu6>, EvalRelu<ReluKind::kRelu6>)
-EW_REGISTER(RELU_N1_TO_1, PrepareRelu<ReluKind::kReluN1To1>, EvalRelu<ReluKind::kReluN1To1>)
-EW_REGISTER(RELU_0_TO_1, PrepareRelu<ReluKind::kRelu0To1>, EvalRelu<ReluKind::kRelu0To1>)
-EW_REGISTER(LEAKY_RELU, PrepareLeakyRelu, EvalLeakyRelu)
-EW_REGISTER(PRELU, PreparePrelu, EvalPrelu)
-EW_REGISTER(HARD_SWISH, PrepareHardSwish, EvalHardSwish)
-EW_REGISTER(ELU, PrepareElu, EvalElu)
-EW_REGISTER(GELU, PrepareGelu, EvalGelu)
-EW_REGISTER(CAST, PrepareCast, EvalCast)
-EW_REGISTER(SELECT, PrepareSelect<false>, EvalSelect<false>)
-EW_REGISTER(SELECT_V2, PrepareSelect<true>, EvalSelect<true>)
-EW_REGISTER(LESS, PrepareCompare<Cmp::kLess>, EvalCompare<Cmp::kLess>)
-EW_REGISTER(LESS_EQUAL, PrepareCompare<Cmp::kLessEqual>, EvalCompare<Cmp::kLessEqual>)
-EW_REGISTER(GREATER, PrepareCompare<Cmp::kGreater>, EvalCompare<Cmp::kGreater>)
-EW_REGISTER(GREATER_EQUAL, PrepareCompare<Cmp::kGreaterEqual>, EvalCompare<Cmp::kGreaterEqual>)
-EW_REGISTER(EQUAL, PrepareCompare<Cmp::kEqual>, EvalCompare<Cmp::kEqual>)
-EW_REGISTER(NOT_EQUAL, PrepareCompare<Cmp::kNotEqual>, EvalCompare<Cmp::kNotEqual>)
-EW_REGISTER(LOGICAL_AND, PrepareLogicalBinary<true>, EvalLogicalBinary<true>)
-EW_REGISTER(LOGICAL_OR, PrepareLogicalBinary<false>, EvalLogicalBinary<false>)
-EW_REGISTER(LOGICAL_NOT, PrepareLogicalNot, EvalLogicalNot)
-
-#undef EW_REGISTER
+TS_REGISTER(ADD, Init, Free, PrepareArith<Arith::kAdd>, EvalArith<Arith::kAdd>)
+TS_REGISTER(SUB, Init, Free, PrepareArith<Arith::kSub>, EvalArith<Arith::kSub>)
+TS_REGISTER(MUL, Init, Free, PrepareArith<Arith::kMul>, EvalArith<Arith::kMul>)
+TS_REGISTER(DIV, Init, Free, PrepareArith<Arith::kDiv>, EvalArith<Arith::kDiv>)
+TS_REGISTER(SQUARED_DIFFERENCE, Init, Free, PrepareSquaredDifference, EvalSquaredDifference)
+TS_REGISTER(MAXIMUM, Init, Free, PrepareMinMax<true>, EvalMinMax<true>)
+TS_REGISTER(MINIMUM, Init, Free, PrepareMinMax<false>, EvalMinMax<false>)
+TS_REGISTER(POW, Init, Free, PreparePow, EvalPow)
+TS_REGISTER(FLOOR_DIV, Init, Free, PrepareFloorDiv, EvalFloorDiv)
+TS_REGISTER(FLOOR_MOD, Init, Free, PrepareFloorMod, EvalFloorMod)
+TS_REGISTER(ABS, Init, Free, PrepareAbs, EvalAbs)
+TS_REGISTER(NEG, Init, Free, PrepareNeg, EvalNeg)
+TS_REGISTER(SQRT, Init, Free, PrepareFloatUnary<0>, EvalFloatUnary<0>)
+TS_REGISTER(RSQRT, Init, Free, PrepareRsqrt, EvalRsqrt)
+TS_REGISTER(SQUARE, Init, Free, PrepareFloatUnary<1>, EvalFloatUnary<1>)
+TS_REGISTER(EXP, Init, Free, PrepareExp, EvalExp)
+TS_REGISTER(LOG, Init, Free, PrepareFloatUnary<7>, EvalFloatUnary<7>)
+TS_REGISTER(SIN, Init, Free, PrepareFloatUnary<2>, EvalFloatUnary<2>)
+TS_REGISTER(COS, Init, Free, PrepareFloatUnary<3>, EvalFloatUnary<3>)
+TS_REGISTER(FLOOR, Init, Free, PrepareFloatUnary<4>, EvalFloatUnary<4>)
+TS_REGISTER(CEIL, Init, Free, PrepareFloatUnary<5>, EvalFloatUnary<5>)
+TS_REGISTER(ROUND, Init, Free, PrepareFloatUnary<6>, EvalFloatUnary<6>)
+TS_REGISTER(TANH, Init, Free, PrepareTanh, EvalTanh)
+TS_REGISTER(LOGISTIC, Init, Free, PrepareLogistic, EvalLogistic)
+TS_REGISTER(RELU, Init, Free, PrepareRelu<ReluKind::kRelu>, EvalRelu<ReluKind::kRelu>)
+TS_REGISTER(RELU6, Init, Free, PrepareRelu<ReluKind::kRelu6>, EvalRelu<ReluKind::kRelu6>)
+TS_REGISTER(RELU_N1_TO_1, Init, Free, PrepareRelu<ReluKind::kReluN1To1>,
+            EvalRelu<ReluKind::kReluN1To1>)
+TS_REGISTER(RELU_0_TO_1, Init, Free, PrepareRelu<ReluKind::kRelu0To1>,
+            EvalRelu<ReluKind::kRelu0To1>)
+TS_REGISTER(LEAKY_RELU, Init, Free, PrepareLeakyRelu, EvalLeakyRelu)
+TS_REGISTER(PRELU, Init, Free, PreparePrelu, EvalPrelu)
+TS_REGISTER(HARD_SWISH, Init, Free, PrepareHardSwish, EvalHardSwish)
+TS_REGISTER(ELU, Init, Free, PrepareElu, EvalElu)
+TS_REGISTER(GELU, Init, Free, PrepareGelu, EvalGelu)
+TS_REGISTER(CAST, Init, Free, PrepareCast, EvalCast)
+TS_REGISTER(SELECT, Init, Free, PrepareSelect<false>, EvalSelect<false>)
+TS_REGISTER(SELECT_V2, Init, Free, PrepareSelect<true>, EvalSelect<true>)
+TS_REGISTER(LESS, Init, Free, PrepareCompare<Cmp::kLess>, EvalCompare<Cmp::kLess>)
+TS_REGISTER(LESS_EQUAL, Init, Free, PrepareCompare<Cmp::kLessEqual>, EvalCompare<Cmp::kLessEqual>)
+TS_REGISTER(GREATER, Init, Free, PrepareCompare<Cmp::kGreater>, EvalCompare<Cmp::kGreater>)
+TS_REGISTER(GREATER_EQUAL, Init, Free, PrepareCompare<Cmp::kGreaterEqual>,
+            EvalCompare<Cmp::kGreaterEqual>)
+TS_REGISTER(EQUAL, Init, Free, PrepareCompare<Cmp::kEqual>, EvalCompare<Cmp::kEqual>)
+TS_REGISTER(NOT_EQUAL, Init, Free, PrepareCompare<Cmp::kNotEqual>, EvalCompare<Cmp::kNotEqual>)
+TS_REGISTER(LOGICAL_AND, Init, Free, PrepareLogicalBinary<true>, EvalLogicalBinary<true>)
+TS_REGISTER(LOGICAL_OR, Init, Free, PrepareLogicalBinary<false>, EvalLogicalBinary<false>)
+TS_REGISTER(LOGICAL_NOT, Init, Free, PrepareLogicalNot, EvalLogicalNot)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -237,27 +237,8 @@ TfLiteStatus ComplexAbsEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TfLiteRegistration* Register_RFFT2D() {
-  static TfLiteRegistration r = [] {
-    TfLiteRegistration reg{};
-    reg.init = Rfft2dInit;
-    reg.free = Rfft2dFree;
-    reg.prepare = Rfft2dPrepare;
-    reg.invoke = Rfft2dEval;
-    return reg;
-  }();
-  return &r;
-}
-
-TfLiteRegistration* Register_COMPLEX_ABS() {
-  static TfLiteRegistration r = [] {
-    TfLiteRegistration reg{};
-    reg.prepare = ComplexAbsPrepare;
-    reg.invoke = ComplexAbsEval;
-    return reg;
-  }();
-  return &r;
-}
+TS_REGISTER(RFFT2D, Rfft2dInit, Rfft2dFree, Rfft2dPrepare, Rfft2dEval)
+TS_REGISTER(COMPLEX_ABS, ComplexAbsPrepare, ComplexAbsEval)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -90,8 +90,8 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context,
                                             const TfLiteTensor* input, const TfLiteTensor* weights,
                                             const TfLiteTensor* bias, const TfLiteTensor* output,
                                             FullyConnectedData* data) {
-  const TfLiteType weights_type = input->type == kTfLiteUInt8 ? kTfLiteUInt8 : kTfLiteInt8;
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, weights_type, "input 1 (weights)"));
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, nn::QuantizedWeightsType(input->type),
+                                           "input 1 (weights)"));
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
   if (bias != nullptr && !(bias->type == kTfLiteInt32 ||
                            (input->type == kTfLiteInt16 && bias->type == kTfLiteInt64))) {
@@ -196,12 +196,9 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
         TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, kTfLiteFloat32,
                                                  "input 1 (weights)"));
       }
-      if (bias != nullptr) {
-        TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
-      }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-      tflite::CalculateActivationRange(params.activation, &data->activation_min,
-                                       &data->activation_max);
+      TF_LITE_ENSURE_OK(
+          context, nn::PrepareFloatOutput(context, params.activation, bias, "input 2 (bias)",
+                                          output, &data->activation_min, &data->activation_max));
       break;
     case kTfLiteUInt8:
     case kTfLiteInt8:
@@ -251,64 +248,57 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
   return context->ResizeTensor(context, output, output_dims);
 }
 
-void FullyConnectedFloat(const FullyConnectedData& data, const TfLiteTensor* input,
-                         const TfLiteTensor* weights, const TfLiteTensor* bias,
-                         TfLiteTensor* output) {
-  const int num_units = weights->dims->data[0];
-  const int accum_depth = weights->dims->data[1];
-  if (num_units == 0) return;
-  const int64_t rows = tflite::NumElements(output) / num_units;
-  const float* input_data = tflite::GetTensorData<float>(input);
-  const float* weights_data = tflite::GetTensorData<float>(weights);
-  const float* bias_data = tflite::GetTensorData<float>(bias);
-  float* output_data = tflite::GetTensorData<float>(output);
-  for (int64_t row = 0; row < rows; ++row) {
-    const float* input_row = input_data + row * accum_depth;
-    for (int unit = 0; unit < num_units; ++unit) {
-      const float* weights_row = weights_data + static_cast<int64_t>(unit) * accum_depth;
-      float total = 0.f;
-      for (int d = 0; d < accum_depth; ++d) total += input_row[d] * weights_row[d];
-      const float bias_value = bias_data != nullptr ? bias_data[unit] : 0.f;
-      output_data[row * num_units + unit] =
-          nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
-    }
-  }
-}
-
-template <typename InputT, typename WeightsT, typename OutputT>
-void FullyConnectedQuantized(const FullyConnectedData& data, const TfLiteTensor* input,
-                             const TfLiteTensor* weights, const TfLiteTensor* bias,
-                             TfLiteTensor* output) {
+// Calls emit(output index, unit, sum) for each output element: the sum of nn::ProductTerm over an
+// input row and a weights row.
+template <typename Acc, typename InputT, typename WeightsT, typename Emit>
+void FullyConnectedSums(const TfLiteTensor* input, const TfLiteTensor* weights,
+                        const TfLiteTensor* output, int32_t input_offset, int32_t weights_offset,
+                        Emit emit) {
   const int num_units = weights->dims->data[0];
   const int accum_depth = weights->dims->data[1];
   if (num_units == 0) return;
   const int64_t rows = tflite::NumElements(output) / num_units;
   const InputT* input_data = tflite::GetTensorData<InputT>(input);
   const WeightsT* weights_data = tflite::GetTensorData<WeightsT>(weights);
-  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
-  const int32_t input_offset = OffsetOf(input);
-  const int32_t weights_offset = OffsetOf(weights);
-  const int32_t output_offset = output->params.zero_point;
-  const nn::OutputRequantization& rq = data.requantization;
   for (int64_t row = 0; row < rows; ++row) {
     const InputT* input_row = input_data + row * accum_depth;
     for (int unit = 0; unit < num_units; ++unit) {
       const WeightsT* weights_row = weights_data + static_cast<int64_t>(unit) * accum_depth;
-      int64_t acc = 0;
+      Acc acc = 0;
       for (int d = 0; d < accum_depth; ++d) {
-        acc += (static_cast<int32_t>(input_row[d]) + input_offset) *
-               (static_cast<int32_t>(weights_row[d]) + weights_offset);
+        acc += nn::ProductTerm<Acc>(input_row[d], weights_row[d], input_offset, weights_offset);
       }
-      if (bias != nullptr) {
-        acc += bias->type == kTfLiteInt64 ? tflite::GetTensorData<int64_t>(bias)[unit]
-                                          : tflite::GetTensorData<int32_t>(bias)[unit];
-      }
-      int32_t value = nn::ApplyOutputStage(data.stage, acc, rq.multiplier[unit], rq.shift[unit]);
-      value = quantization_util::WrappingAdd(value, output_offset);
-      output_data[row * num_units + unit] =
-          static_cast<OutputT>(std::min(std::max(value, rq.activation_min), rq.activation_max));
+      emit(row * num_units + unit, unit, acc);
     }
   }
+}
+
+void FullyConnectedFloat(const FullyConnectedData& data, const TfLiteTensor* input,
+                         const TfLiteTensor* weights, const TfLiteTensor* bias,
+                         TfLiteTensor* output) {
+  const float* bias_data = tflite::GetTensorData<float>(bias);
+  float* output_data = tflite::GetTensorData<float>(output);
+  FullyConnectedSums<float, float, float>(
+      input, weights, output, 0, 0, [&](int64_t index, int unit, float total) {
+        const float bias_value = bias_data != nullptr ? bias_data[unit] : 0.f;
+        output_data[index] =
+            nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
+      });
+}
+
+template <typename InputT, typename WeightsT, typename OutputT>
+void FullyConnectedQuantized(const FullyConnectedData& data, const TfLiteTensor* input,
+                             const TfLiteTensor* weights, const TfLiteTensor* bias,
+                             TfLiteTensor* output) {
+  const int32_t output_offset = output->params.zero_point;
+  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
+  FullyConnectedSums<int64_t, InputT, WeightsT>(
+      input, weights, output, OffsetOf(input), OffsetOf(weights),
+      [&](int64_t index, int unit, int64_t acc) {
+        output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
+                                                           acc + nn::IntegerBiasValue(bias, unit),
+                                                           unit, output_offset);
+      });
 }
 
 // TFLite's hybrid FULLY_CONNECTED (per-tensor int8 weights): the output starts as the bias; each
@@ -374,28 +364,19 @@ TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
   const TfLiteTensor* bias = FullyConnectedBias(context, node);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  switch (input->type) {
-    case kTfLiteFloat32:
-      if (data.hybrid) {
-        FullyConnectedHybrid(params, data, input, weights, bias, output);
-      } else {
-        FullyConnectedFloat(data, input, weights, bias, output);
-      }
-      return kTfLiteOk;
-    case kTfLiteUInt8:
-      FullyConnectedQuantized<uint8_t, uint8_t, uint8_t>(data, input, weights, bias, output);
-      return kTfLiteOk;
-    case kTfLiteInt8:
-      FullyConnectedQuantized<int8_t, int8_t, int8_t>(data, input, weights, bias, output);
-      return kTfLiteOk;
-    case kTfLiteInt16:
-      FullyConnectedQuantized<int16_t, int8_t, int16_t>(data, input, weights, bias, output);
-      return kTfLiteOk;
-    default:
-      TF_LITE_KERNEL_LOG(context, "input 0 has unsupported type %s",
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
+  if (input->type == kTfLiteFloat32) {
+    if (data.hybrid) {
+      FullyConnectedHybrid(params, data, input, weights, bias, output);
+    } else {
+      FullyConnectedFloat(data, input, weights, bias, output);
+    }
+    return kTfLiteOk;
   }
+  return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights_t) {
+    using InputT = decltype(in);
+    FullyConnectedQuantized<InputT, decltype(weights_t), InputT>(data, input, weights, bias,
+                                                                 output);
+  });
 }
 
 // ---- BATCH_MATMUL: lhs [..., M, K] (or [..., K, M] with adj_x) times rhs [..., K, N] (or
@@ -588,15 +569,11 @@ void BatchMatMulImpl(const TfLiteBatchMatMulParams& params, const TfLiteTensor* 
 
 template <typename T>
 void BatchMatMulQuantized(const TfLiteBatchMatMulParams& params, const BatchMatMulData& data,
-                          const TfLiteTensor* lhs, const TfLiteTensor* rhs,
-                          TfLiteTensor* output) {
-  const nn::OutputRequantization& rq = data.requantization;
+                          const TfLiteTensor* lhs, const TfLiteTensor* rhs, TfLiteTensor* output) {
   const int32_t output_offset = output->params.zero_point;
   BatchMatMulImpl<T, int64_t, T>(
       params, lhs, rhs, output, OffsetOf(lhs), OffsetOf(rhs), [&](int64_t total) {
-        int32_t value = nn::ApplyOutputStage(data.stage, total, rq.multiplier[0], rq.shift[0]);
-        value = quantization_util::WrappingAdd(value, output_offset);
-        return static_cast<T>(std::min(std::max(value, rq.activation_min), rq.activation_max));
+        return nn::RequantizeOutput<T>(data.stage, data.requantization, total, 0, output_offset);
       });
 }
 
@@ -626,17 +603,10 @@ TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TfLiteRegistration* Register_FULLY_CONNECTED() {
-  static TfLiteRegistration r = nn::MakeRegistration(InitFullyConnectedData, FreeFullyConnectedData,
-                                                     FullyConnectedPrepare, FullyConnectedEval);
-  return &r;
-}
-
-TfLiteRegistration* Register_BATCH_MATMUL() {
-  static TfLiteRegistration r = nn::MakeRegistration(InitBatchMatMulData, FreeBatchMatMulData,
-                                                     BatchMatMulPrepare, BatchMatMulEval);
-  return &r;
-}
+TS_REGISTER(FULLY_CONNECTED, InitFullyConnectedData, FreeFullyConnectedData, FullyConnectedPrepare,
+            FullyConnectedEval)
+TS_REGISTER(BATCH_MATMUL, InitBatchMatMulData, FreeBatchMatMulData, BatchMatMulPrepare,
+            BatchMatMulEval)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -19,6 +19,7 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/misc_ops_util.h"
+#include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -88,7 +89,7 @@ void AddNCompute(TfLiteContext* context, TfLiteNode* node, int64_t size, T* out)
         out[i] = std::min(std::max(out[i] + in[i], std::numeric_limits<T>::lowest()),
                           std::numeric_limits<T>::max());
       } else {
-        out[i] = misc_ops::WrappingAdd(out[i], in[i]);
+        out[i] = quantization_util::WrappingAdd(out[i], in[i]);
       }
     }
   }
@@ -150,14 +151,15 @@ TfLiteStatus Atan2Eval(TfLiteContext* context, TfLiteNode* node) {
 // ---------------------------------------------------------------------------------------------
 // SIGN: 1, -1 or 0 (NaN gives 0, as in TFLite). float32, float64, int32.
 
+using SignTypes = TypeList<float, double, int32_t>;
+
 TfLiteStatus SignPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0",
-                                         {kTfLiteFloat32, kTfLiteFloat64, kTfLiteInt32}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0", SignTypes()));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", input->type));
   return ResizeLike(context, output, input);
 }
@@ -171,18 +173,14 @@ TfLiteStatus SignEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   const int64_t n = NumElements(output);
-  switch (output->type) {
-    case kTfLiteFloat32:
-      SignCompute(input->data.f, n, output->data.f);
-      break;
-    case kTfLiteFloat64:
-      SignCompute(input->data.f64, n, output->data.f64);
-      break;
-    default:
-      SignCompute(input->data.i32, n, output->data.i32);
-      break;
-  }
-  return kTfLiteOk;
+  return DispatchType(
+      SignTypes(), output->type,
+      [&](auto t) {
+        using T = decltype(t);
+        SignCompute(tflite::GetTensorData<T>(input), n, tflite::GetTensorData<T>(output));
+        return kTfLiteOk;
+      },
+      [] { return kTfLiteError; });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,6 +190,8 @@ TfLiteStatus SignEval(TfLiteContext* context, TfLiteNode* node) {
 const TfLiteBucketizeParams* BucketizeParams(const TfLiteNode* node) {
   return static_cast<const TfLiteBucketizeParams*>(node->builtin_data);
 }
+
+using BucketizeTypes = TypeList<float, double, int32_t, int64_t>;
 
 TfLiteStatus BucketizePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
@@ -208,9 +208,7 @@ TfLiteStatus BucketizePrepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context,
-                    ExpectOneOf(context, input, "input 0",
-                                {kTfLiteFloat32, kTfLiteFloat64, kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0", BucketizeTypes()));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", kTfLiteInt32));
   return ResizeLike(context, output, input);
 }
@@ -231,21 +229,13 @@ TfLiteStatus BucketizeEval(TfLiteContext* context, TfLiteNode* node) {
   const int64_t n = NumElements(input);
   const float* b = params->boundaries;
   const int nb = params->num_boundaries;
-  switch (input->type) {
-    case kTfLiteFloat32:
-      BucketizeCompute(input->data.f, n, b, nb, output->data.i32);
-      break;
-    case kTfLiteFloat64:
-      BucketizeCompute(input->data.f64, n, b, nb, output->data.i32);
-      break;
-    case kTfLiteInt32:
-      BucketizeCompute(input->data.i32, n, b, nb, output->data.i32);
-      break;
-    default:
-      BucketizeCompute(input->data.i64, n, b, nb, output->data.i32);
-      break;
-  }
-  return kTfLiteOk;
+  return DispatchType(
+      BucketizeTypes(), input->type,
+      [&](auto t) {
+        BucketizeCompute(tflite::GetTensorData<decltype(t)>(input), n, b, nb, output->data.i32);
+        return kTfLiteOk;
+      },
+      [] { return kTfLiteError; });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -547,14 +537,15 @@ TfLiteStatus OneHotResize(TfLiteContext* context, const OneHotInfo& info) {
   return ResizeOutput(context, info.output, shape);
 }
 
+using OneHotTypes = TypeList<float, int32_t, int64_t, int8_t, uint8_t, bool>;
+
 TfLiteStatus OneHotPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckArity(context, node, 4, 1));
   OneHotInfo info;
   TF_LITE_ENSURE_OK(context, GetOneHotInfo(context, node, &info));
   // TFLite's Prepare also admits INT16 but its Eval then fails.
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, info.on_value, "input 2 (on_value)",
-                                         {kTfLiteFloat32, kTfLiteInt32, kTfLiteInt64, kTfLiteInt8,
-                                          kTfLiteUInt8, kTfLiteBool}));
+  TF_LITE_ENSURE_OK(context,
+                    ExpectOneOf(context, info.on_value, "input 2 (on_value)", OneHotTypes()));
   TF_LITE_ENSURE_OK(
       context, ExpectType(context, info.off_value, "input 3 (off_value)", info.on_value->type));
   TF_LITE_ENSURE_OK(context, ExpectType(context, info.output, "output 0", info.on_value->type));
@@ -618,27 +609,13 @@ TfLiteStatus OneHotEval(TfLiteContext* context, TfLiteNode* node) {
   OneHotInfo info;
   TF_LITE_ENSURE_OK(context, GetOneHotInfo(context, node, &info));
   if (IsDynamicTensor(info.output)) TF_LITE_ENSURE_OK(context, OneHotResize(context, info));
-  switch (info.output->type) {
-    case kTfLiteFloat32:
-      OneHotDispatchIndices<float>(info);
-      break;
-    case kTfLiteInt32:
-      OneHotDispatchIndices<int32_t>(info);
-      break;
-    case kTfLiteInt64:
-      OneHotDispatchIndices<int64_t>(info);
-      break;
-    case kTfLiteInt8:
-      OneHotDispatchIndices<int8_t>(info);
-      break;
-    case kTfLiteUInt8:
-      OneHotDispatchIndices<uint8_t>(info);
-      break;
-    default:
-      OneHotDispatchIndices<bool>(info);
-      break;
-  }
-  return kTfLiteOk;
+  return DispatchType(
+      OneHotTypes(), info.output->type,
+      [&](auto t) {
+        OneHotDispatchIndices<decltype(t)>(info);
+        return kTfLiteOk;
+      },
+      [] { return kTfLiteError; });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -728,6 +705,8 @@ TfLiteStatus ReverseSequenceEval(TfLiteContext* context, TfLiteNode* node) {
 // option idx_out_type says). Values are keyed by an ordered map as in TFLite, so -0.0 and 0.0 are
 // one value.
 
+using UniqueTypes = TypeList<int8_t, int16_t, int32_t, int64_t, float, uint8_t>;
+
 TfLiteStatus UniquePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 2));
   const TfLiteTensor* input;
@@ -737,9 +716,7 @@ TfLiteStatus UniquePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &values));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 1, &indices));
   TF_LITE_ENSURE_OK(context, ExpectRank(context, input, "input 0", 1));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0",
-                                         {kTfLiteInt8, kTfLiteInt16, kTfLiteInt32, kTfLiteInt64,
-                                          kTfLiteFloat32, kTfLiteUInt8}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0", UniqueTypes()));
   TF_LITE_ENSURE_OK(context, ExpectType(context, values, "output 0", input->type));
   const auto* params = static_cast<const TfLiteUniqueParams*>(node->builtin_data);
   if (params == nullptr) {
@@ -787,20 +764,10 @@ TfLiteStatus UniqueEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* values = tflite::GetOutput(context, node, 0);
   TfLiteTensor* indices = tflite::GetOutput(context, node, 1);
-  switch (input->type) {
-    case kTfLiteInt8:
-      return UniqueDispatchIndex<int8_t>(context, input, values, indices);
-    case kTfLiteInt16:
-      return UniqueDispatchIndex<int16_t>(context, input, values, indices);
-    case kTfLiteInt32:
-      return UniqueDispatchIndex<int32_t>(context, input, values, indices);
-    case kTfLiteInt64:
-      return UniqueDispatchIndex<int64_t>(context, input, values, indices);
-    case kTfLiteUInt8:
-      return UniqueDispatchIndex<uint8_t>(context, input, values, indices);
-    default:
-      return UniqueDispatchIndex<float>(context, input, values, indices);
-  }
+  return DispatchType(
+      UniqueTypes(), input->type,
+      [&](auto t) { return UniqueDispatchIndex<decltype(t)>(context, input, values, indices); },
+      [] { return kTfLiteError; });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -834,25 +801,12 @@ void WriteCoordinates(const TfLiteTensor* t, int64_t* out) {
   }
 }
 
-// Calls fn.template operator()<T>() with T the C++ type of the condition.
+using WhereConditionTypes = TypeList<bool, float, int64_t, int32_t, int8_t, uint8_t, uint32_t>;
+
+// fn(T()) with T the C++ type of the condition.
 template <typename Fn>
 auto DispatchCondition(const TfLiteTensor* t, Fn fn) {
-  switch (t->type) {
-    case kTfLiteBool:
-      return fn(bool{});
-    case kTfLiteFloat32:
-      return fn(float{});
-    case kTfLiteInt64:
-      return fn(int64_t{});
-    case kTfLiteInt32:
-      return fn(int32_t{});
-    case kTfLiteInt8:
-      return fn(int8_t{});
-    case kTfLiteUInt8:
-      return fn(uint8_t{});
-    default:
-      return fn(uint32_t{});
-  }
+  return DispatchType(WhereConditionTypes(), t->type, fn, [&] { return fn(uint32_t{}); });
 }
 
 TfLiteStatus WhereResize(TfLiteContext* context, const TfLiteTensor* condition,
@@ -868,9 +822,7 @@ TfLiteStatus WherePrepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &condition));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, condition, "input 0",
-                                         {kTfLiteBool, kTfLiteFloat32, kTfLiteInt64, kTfLiteInt32,
-                                          kTfLiteInt8, kTfLiteUInt8, kTfLiteUInt32}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, condition, "input 0", WhereConditionTypes()));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", kTfLiteInt64));
   if (condition->dims->size == 0) {
     TF_LITE_KERNEL_LOG(context, "input 0 is a scalar; WHERE needs rank 1 or more");
@@ -894,21 +846,7 @@ TfLiteStatus WhereEval(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-TfLiteRegistration MakeRegistration(TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
-                                    TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
-  TfLiteRegistration r{};
-  r.prepare = prepare;
-  r.invoke = invoke;
-  return r;
-}
-
 }  // namespace
-
-#define TS_REGISTER(NAME, PREPARE, EVAL)                           \
-  TfLiteRegistration* Register_##NAME() {                          \
-    static TfLiteRegistration r = MakeRegistration(PREPARE, EVAL); \
-    return &r;                                                     \
-  }
 
 TS_REGISTER(ADD_N, AddNPrepare, AddNEval)
 TS_REGISTER(ATAN2, Atan2Prepare, Atan2Eval)
@@ -922,8 +860,6 @@ TS_REGISTER(ONE_HOT, OneHotPrepare, OneHotEval)
 TS_REGISTER(REVERSE_SEQUENCE, ReverseSequencePrepare, ReverseSequenceEval)
 TS_REGISTER(UNIQUE, UniquePrepare, UniqueEval)
 TS_REGISTER(WHERE, WherePrepare, WhereEval)
-
-#undef TS_REGISTER
 
 }  // namespace reference
 }  // namespace touchstone

@@ -76,6 +76,17 @@ Rows RowsOf(const TfLiteTensor* tensor) {
   return {depth == 0 ? 0 : tflite::NumElements(tensor) / depth, depth};
 }
 
+// Calls fn(in, out, depth) for each row of the input and the same row of the output.
+template <typename In, typename Out, typename Fn>
+void ForEachRow(const TfLiteTensor* input, TfLiteTensor* output, Fn fn) {
+  const Rows rows = RowsOf(input);
+  const In* input_data = tflite::GetTensorData<In>(input);
+  Out* output_data = tflite::GetTensorData<Out>(output);
+  for (int64_t i = 0; i < rows.outer; ++i) {
+    fn(input_data + i * rows.depth, output_data + i * rows.depth, rows.depth);
+  }
+}
+
 // What Prepare computes for the quantized SOFTMAX and LOG_SOFTMAX kernels.
 struct SoftmaxData {
   // 8-bit inputs: exp_table[255 - d] = exp(-input_scale * beta * d), d = distance to the row max.
@@ -99,50 +110,6 @@ void FreeSoftmaxData(TfLiteContext*, void* data) { delete static_cast<SoftmaxDat
 void PopulateSoftmaxLookupTable(float input_scale, float beta, float* table) {
   const float scale = -input_scale * beta;
   for (int32_t d = 0; d <= 255; ++d) table[255 - d] = std::exp(scale * static_cast<float>(d));
-}
-
-// TFLite's LUTPopulate<int16_t> (common.h LUTPopulateInt16, in double "for backward
-// compatibility"): 512 segments over the int16 input range, each sample nudged by half the
-// interpolation error at its segment's midpoint, plus the end point for the last slope.
-template <typename Transform>
-void PopulateInt16Lut(double input_scale, int32_t input_zero_point, double output_scale,
-                      int32_t output_zero_point, Transform transform, int16_t* lut) {
-  constexpr int32_t kMin = std::numeric_limits<int16_t>::min();
-  constexpr int32_t kMax = std::numeric_limits<int16_t>::max();
-  const double input_min = input_scale * (kMin - input_zero_point);
-  const double input_max = input_scale * (kMax - input_zero_point);
-  const double output_min = output_scale * (kMin - output_zero_point);
-  const double output_max = output_scale * (kMax - output_zero_point);
-  const int steps = 512;
-  const double step = (input_max - input_min) / steps;
-  const double half_step = step / 2;
-  const double output_scaling_inv =
-      static_cast<double>(kMax - kMin + 1) / (output_max - output_min);
-  const double table_min = kMin;
-  const double table_max = kMax;
-  for (int i = 0; i < steps; ++i) {
-    const double value = transform(input_min + i * step);
-    const double value_midpoint = transform(input_min + i * step + half_step);
-    const double value_next = transform(input_min + (i + 1) * step);
-    const double sample = std::round(value * output_scaling_inv);
-    const double midpoint_interpolated =
-        std::round((value_next * output_scaling_inv + std::round(value * output_scaling_inv)) / 2);
-    const double midpoint = std::round(value_midpoint * output_scaling_inv);
-    const double bias = std::round((midpoint_interpolated - midpoint) / 2);
-    lut[i] = static_cast<int16_t>(std::min(std::max(sample - bias, table_min), table_max));
-  }
-  lut[steps] = static_cast<int16_t>(std::min(
-      std::max(std::round(transform(input_max) * output_scaling_inv), table_min), table_max));
-}
-
-// TFLite's LUTLookup for int16: the segment's sample plus the interpolated slope over the value's
-// low 7 bits.
-int16_t Int16LutLookup(int16_t value, const int16_t* lut) {
-  const int index = 256 + (value >> 7);
-  const int32_t offset = value & 0x7f;
-  const int32_t base = lut[index];
-  const int32_t slope = lut[index + 1] - lut[index];
-  return static_cast<int16_t>(base + ((slope * offset + 64) >> 7));
 }
 
 // ---- SOFTMAX: exp(beta * (x - max)) / sum, per row.
@@ -192,10 +159,12 @@ TfLiteStatus PrepareSoftmaxInt16(TfLiteContext* context, float beta, const TfLit
   constexpr int32_t kRange =
       std::numeric_limits<int16_t>::max() - std::numeric_limits<int16_t>::min();
   // exp matters on [-10, 0] only: exp(-10) adds nothing visible to a sum of Q0.15 values.
-  PopulateInt16Lut(10.0 / kRange, std::numeric_limits<int16_t>::max(), 2.0 / kRange, 0,
-                   [](double x) { return std::exp(x); }, data->exp_lut);
-  PopulateInt16Lut(1.0 / kRange, std::numeric_limits<int16_t>::min(), 2.0 / kRange, 0,
-                   [](double x) { return 1.0 / (1.0 + x); }, data->one_over_one_plus_x_lut);
+  quantization_util::PopulateLut16(
+      10.0 / kRange, std::numeric_limits<int16_t>::max(), 2.0 / kRange, 0,
+      [](double x) { return std::exp(x); }, data->exp_lut);
+  quantization_util::PopulateLut16(
+      1.0 / kRange, std::numeric_limits<int16_t>::min(), 2.0 / kRange, 0,
+      [](double x) { return 1.0 / (1.0 + x); }, data->one_over_one_plus_x_lut);
   // Maps input differences so that [-65535, 0] stands for [-10, 0]. TFLite multiplies the two
   // floats in float before dividing in double.
   const float input_scale_beta = input->params.scale * beta;
@@ -237,22 +206,17 @@ TfLiteStatus SoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 void SoftmaxFloat(float beta, const TfLiteTensor* input, TfLiteTensor* output) {
-  const Rows rows = RowsOf(input);
-  const float* input_data = tflite::GetTensorData<float>(input);
-  float* output_data = tflite::GetTensorData<float>(output);
-  for (int64_t i = 0; i < rows.outer; ++i) {
-    const float* in = input_data + i * rows.depth;
-    float* out = output_data + i * rows.depth;
+  ForEachRow<float, float>(input, output, [&](const float* in, float* out, int depth) {
     // Subtracting the row's maximum keeps exp from overflowing.
     float max = std::numeric_limits<float>::lowest();
-    for (int c = 0; c < rows.depth; ++c) max = std::max(max, in[c]);
+    for (int c = 0; c < depth; ++c) max = std::max(max, in[c]);
     float sum = 0.f;
-    for (int c = 0; c < rows.depth; ++c) {
+    for (int c = 0; c < depth; ++c) {
       out[c] = std::exp((in[c] - max) * beta);
       sum += out[c];
     }
-    for (int c = 0; c < rows.depth; ++c) out[c] = out[c] / sum;
-  }
+    for (int c = 0; c < depth; ++c) out[c] = out[c] / sum;
+  });
 }
 
 // How optimized_ops::Softmax turns a probability in output steps into the stored value: round half
@@ -272,48 +236,38 @@ int32_t QuantizeSoftmaxOutput(float probability_in_steps, int32_t zero_point) {
 // 8-bit inputs: exp of each element's distance to the row maximum from the table, summed in float.
 template <typename In, typename Out>
 void Softmax8Bit(const SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* output) {
-  const Rows rows = RowsOf(input);
-  const In* input_data = tflite::GetTensorData<In>(input);
-  Out* output_data = tflite::GetTensorData<Out>(output);
-  for (int64_t i = 0; i < rows.outer; ++i) {
-    const In* in = input_data + i * rows.depth;
-    Out* out = output_data + i * rows.depth;
+  ForEachRow<In, Out>(input, output, [&](const In* in, Out* out, int depth) {
     int32_t max = std::numeric_limits<In>::min();
-    for (int c = 0; c < rows.depth; ++c) max = std::max<int32_t>(max, in[c]);
+    for (int c = 0; c < depth; ++c) max = std::max<int32_t>(max, in[c]);
     // The table entry for x's distance to the maximum.
     auto exp_of = [&](In x) { return data.exp_table[255 - (max - x)]; };
     float sum_exp = 0.f;
-    for (int c = 0; c < rows.depth; ++c) sum_exp += exp_of(in[c]);
+    for (int c = 0; c < depth; ++c) sum_exp += exp_of(in[c]);
     const float inverse_sum_in_steps = 1.0f / (sum_exp * data.output_scale);
-    for (int c = 0; c < rows.depth; ++c) {
+    for (int c = 0; c < depth; ++c) {
       const int32_t quantized = QuantizeSoftmaxOutput<Out>(exp_of(in[c]) * inverse_sum_in_steps,
                                                            data.output_zero_point);
       out[c] = static_cast<Out>(std::min<int32_t>(
           std::max<int32_t>(quantized, std::numeric_limits<Out>::min()),
           std::numeric_limits<Out>::max()));
     }
-  }
+  });
 }
 
 // int16: reference_ops::SoftmaxInt16. exp of the rescaled differences from the exp table (Q0.15),
 // their sum in Q16.15, its reciprocal from the 1/(1+x) table after normalizing the sum to [1, 2).
 void SoftmaxInt16(SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* output) {
-  const Rows rows = RowsOf(input);
-  const int16_t* input_data = tflite::GetTensorData<int16_t>(input);
-  int16_t* output_data = tflite::GetTensorData<int16_t>(output);
   int16_t* exps = data.row_exps.data();
-  for (int64_t i = 0; i < rows.outer; ++i) {
-    const int16_t* in = input_data + i * rows.depth;
-    int16_t* out = output_data + i * rows.depth;
+  ForEachRow<int16_t, int16_t>(input, output, [&](const int16_t* in, int16_t* out, int depth) {
     int16_t max = std::numeric_limits<int16_t>::min();
-    for (int c = 0; c < rows.depth; ++c) max = std::max(max, in[c]);
+    for (int c = 0; c < depth; ++c) max = std::max(max, in[c]);
     int32_t sum_of_exps = 0;
-    for (int c = 0; c < rows.depth; ++c) {
+    for (int c = 0; c < depth; ++c) {
       const int32_t scaled_diff = quantization_util::MultiplyByQuantizedMultiplier(
           in[c] - max, data.input_multiplier, data.input_left_shift);
       // Recentred from [-65535, 0] onto the table's symmetric [-32768, 32767].
       const int32_t symmetric = std::min(std::max(scaled_diff + 32767, -32768), 32767);
-      exps[c] = Int16LutLookup(static_cast<int16_t>(symmetric), data.exp_lut);
+      exps[c] = quantization_util::Lut16Lookup(static_cast<int16_t>(symmetric), data.exp_lut);
       sum_of_exps += exps[c];
     }
     // The row maximum contributes exp(0), so the sum is positive.
@@ -323,16 +277,16 @@ void SoftmaxInt16(SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* ou
     // x = sum - 1 in [0, 1) as [0, 65535], recentred onto [-32768, 32767].
     const int32_t symmetric_sum =
         std::min(std::max(shifted_sum - ((1 << 15) + (1 << 16)), -32768), 32767);
-    const int32_t reciprocal =
-        Int16LutLookup(static_cast<int16_t>(symmetric_sum), data.one_over_one_plus_x_lut);
+    const int32_t reciprocal = quantization_util::Lut16Lookup(static_cast<int16_t>(symmetric_sum),
+                                                              data.one_over_one_plus_x_lut);
     const int right_shift = 31 - headroom_plus_one;
     const int64_t round = int64_t{1} << (right_shift - 1);
-    for (int c = 0; c < rows.depth; ++c) {
+    for (int c = 0; c < depth; ++c) {
       const int32_t result = static_cast<int32_t>(
           (static_cast<int64_t>(exps[c]) * reciprocal + round) >> right_shift);
       out[c] = static_cast<int16_t>(std::min(std::max(result, 0), 32767));
     }
-  }
+  });
 }
 
 TfLiteStatus SoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
@@ -390,19 +344,14 @@ TfLiteStatus LogSoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 void LogSoftmaxFloat(const TfLiteTensor* input, TfLiteTensor* output) {
-  const Rows rows = RowsOf(input);
-  const float* input_data = tflite::GetTensorData<float>(input);
-  float* output_data = tflite::GetTensorData<float>(output);
-  for (int64_t i = 0; i < rows.outer; ++i) {
-    const float* in = input_data + i * rows.depth;
-    float* out = output_data + i * rows.depth;
+  ForEachRow<float, float>(input, output, [&](const float* in, float* out, int depth) {
     float max = std::numeric_limits<float>::lowest();
-    for (int c = 0; c < rows.depth; ++c) max = std::max(max, in[c]);
+    for (int c = 0; c < depth; ++c) max = std::max(max, in[c]);
     float sum = 0.f;
-    for (int c = 0; c < rows.depth; ++c) sum += std::exp(in[c] - max);
+    for (int c = 0; c < depth; ++c) sum += std::exp(in[c] - max);
     const float log_sum = std::log(sum);
-    for (int c = 0; c < rows.depth; ++c) out[c] = in[c] - max - log_sum;
-  }
+    for (int c = 0; c < depth; ++c) out[c] = in[c] - max - log_sum;
+  });
 }
 
 // optimized_ops::LogSoftmax for 8-bit types: the sum of exps from the table, its log, and each
@@ -410,20 +359,15 @@ void LogSoftmaxFloat(const TfLiteTensor* input, TfLiteTensor* output) {
 // arranges it, rounded with rint.
 template <typename T>
 void LogSoftmax8Bit(const SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* output) {
-  const Rows rows = RowsOf(input);
-  const T* input_data = tflite::GetTensorData<T>(input);
-  T* output_data = tflite::GetTensorData<T>(output);
   const float scale = data.input_scale / data.output_scale;
-  for (int64_t i = 0; i < rows.outer; ++i) {
-    const T* in = input_data + i * rows.depth;
-    T* out = output_data + i * rows.depth;
+  ForEachRow<T, T>(input, output, [&](const T* in, T* out, int depth) {
     T max = std::numeric_limits<T>::min();
-    for (int c = 0; c < rows.depth; ++c) max = std::max(max, in[c]);
+    for (int c = 0; c < depth; ++c) max = std::max(max, in[c]);
     float sum_exp = 0.f;
-    for (int c = 0; c < rows.depth; ++c) sum_exp += data.exp_table[255 - (max - in[c])];
+    for (int c = 0; c < depth; ++c) sum_exp += data.exp_table[255 - (max - in[c])];
     const float log_sum_exp = std::log(sum_exp);
     const float precomputed = (data.input_scale * max + log_sum_exp) / data.output_scale;
-    for (int c = 0; c < rows.depth; ++c) {
+    for (int c = 0; c < depth; ++c) {
       const float log_prob = scale * in[c] - precomputed;
       const int32_t quantized =
           quantization_util::TruncateToInt32LikeX86(std::rint(log_prob) + data.output_zero_point);
@@ -431,7 +375,7 @@ void LogSoftmax8Bit(const SoftmaxData& data, const TfLiteTensor* input, TfLiteTe
           std::min<int32_t>(std::max<int32_t>(quantized, std::numeric_limits<T>::min()),
                             std::numeric_limits<T>::max()));
     }
-  }
+  });
 }
 
 TfLiteStatus LogSoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
@@ -477,74 +421,52 @@ TfLiteStatus L2NormPrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 void L2NormFloat(const TfLiteTensor* input, TfLiteTensor* output) {
-  const Rows rows = RowsOf(input);
-  const float* input_data = tflite::GetTensorData<float>(input);
-  float* output_data = tflite::GetTensorData<float>(output);
-  for (int64_t i = 0; i < rows.outer; ++i) {
-    const float* in = input_data + i * rows.depth;
-    float* out = output_data + i * rows.depth;
+  ForEachRow<float, float>(input, output, [&](const float* in, float* out, int depth) {
     float squared_l2_norm = 0.f;
-    for (int c = 0; c < rows.depth; ++c) squared_l2_norm += in[c] * in[c];
+    for (int c = 0; c < depth; ++c) squared_l2_norm += in[c] * in[c];
     const float l2_norm = std::max(std::sqrt(squared_l2_norm), kL2NormEpsilon);
-    for (int c = 0; c < rows.depth; ++c) out[c] = in[c] / l2_norm;
-  }
+    for (int c = 0; c < depth; ++c) out[c] = in[c] / l2_norm;
+  });
 }
 
-// The row's 1/sqrt(sum of squared differences from the zero point) as a multiplier and a
+// 8-bit rows: each element's difference from the zero point goes through rescale(diff,
+// multiplier, shift) with the row's 1/sqrt(sum of squared differences) as a multiplier and a
 // (non-positive) exponent. A sum of 0 or 1 gives the largest multiplier, so no epsilon is needed.
-template <typename T>
-void InverseL2Norm(const T* row, int depth, int32_t zero_point, int32_t* multiplier, int* shift) {
-  int32_t sum_of_squares = 0;
-  for (int c = 0; c < depth; ++c) {
-    const int32_t diff = row[c] - zero_point;
-    sum_of_squares = quantization_util::WrappingAdd(sum_of_squares, diff * diff);
-  }
-  quantization_util::GetInvSqrtQuantizedMultiplierExp(sum_of_squares, /*reverse_shift=*/-1,
-                                                      multiplier, shift);
+template <typename T, typename Rescale>
+void L2Norm8Bit(const TfLiteTensor* input, TfLiteTensor* output, Rescale rescale) {
+  const int32_t zero_point = input->params.zero_point;
+  ForEachRow<T, T>(input, output, [&](const T* in, T* out, int depth) {
+    int32_t sum_of_squares = 0;
+    for (int c = 0; c < depth; ++c) {
+      const int32_t diff = in[c] - zero_point;
+      sum_of_squares = quantization_util::WrappingAdd(sum_of_squares, diff * diff);
+    }
+    int32_t multiplier;
+    int shift;
+    quantization_util::GetInvSqrtQuantizedMultiplierExp(sum_of_squares, /*reverse_shift=*/-1,
+                                                        &multiplier, &shift);
+    for (int c = 0; c < depth; ++c) out[c] = rescale(in[c] - zero_point, multiplier, shift);
+  });
 }
 
 // uint8 (optimized_ops::L2Normalization): 128 * diff scaled by the multiplier, plus 128.
 void L2NormUInt8(const TfLiteTensor* input, TfLiteTensor* output) {
-  const Rows rows = RowsOf(input);
-  const int32_t zero_point = input->params.zero_point;
-  const uint8_t* input_data = tflite::GetTensorData<uint8_t>(input);
-  uint8_t* output_data = tflite::GetTensorData<uint8_t>(output);
-  for (int64_t i = 0; i < rows.outer; ++i) {
-    const uint8_t* in = input_data + i * rows.depth;
-    uint8_t* out = output_data + i * rows.depth;
-    int32_t multiplier;
-    int shift;
-    InverseL2Norm(in, rows.depth, zero_point, &multiplier, &shift);
-    for (int c = 0; c < rows.depth; ++c) {
-      // MultiplyByQuantizedMultiplierSmallerThanOneExp: the shift is zero or negative.
-      const int32_t rescaled = quantization_util::RoundingDivideByPOT(
-          quantization_util::SaturatingRoundingDoublingHighMul(128 * (in[c] - zero_point),
-                                                               multiplier),
-          -shift);
-      out[c] = static_cast<uint8_t>(std::min(std::max(128 + rescaled, 0), 255));
-    }
-  }
+  L2Norm8Bit<uint8_t>(input, output, [](int32_t diff, int32_t multiplier, int shift) {
+    // MultiplyByQuantizedMultiplierSmallerThanOneExp: the shift is zero or negative.
+    const int32_t rescaled = quantization_util::RoundingDivideByPOT(
+        quantization_util::SaturatingRoundingDoublingHighMul(128 * diff, multiplier), -shift);
+    return static_cast<uint8_t>(std::min(std::max(128 + rescaled, 0), 255));
+  });
 }
 
 // int8 (reference_integer_ops::L2Normalization): diff scaled by the multiplier with 7 more bits of
 // left shift, which places the result in 1/128 steps.
 void L2NormInt8(const TfLiteTensor* input, TfLiteTensor* output) {
-  const Rows rows = RowsOf(input);
-  const int32_t zero_point = input->params.zero_point;
-  const int8_t* input_data = tflite::GetTensorData<int8_t>(input);
-  int8_t* output_data = tflite::GetTensorData<int8_t>(output);
-  for (int64_t i = 0; i < rows.outer; ++i) {
-    const int8_t* in = input_data + i * rows.depth;
-    int8_t* out = output_data + i * rows.depth;
-    int32_t multiplier;
-    int shift;
-    InverseL2Norm(in, rows.depth, zero_point, &multiplier, &shift);
-    for (int c = 0; c < rows.depth; ++c) {
-      const int32_t scaled = quantization_util::MultiplyByQuantizedMultiplier(
-          in[c] - zero_point, multiplier, shift + 7);
-      out[c] = static_cast<int8_t>(std::min(std::max(scaled, -128), 127));
-    }
-  }
+  L2Norm8Bit<int8_t>(input, output, [](int32_t diff, int32_t multiplier, int shift) {
+    const int32_t scaled =
+        quantization_util::MultiplyByQuantizedMultiplier(diff, multiplier, shift + 7);
+    return static_cast<int8_t>(std::min(std::max(scaled, -128), 127));
+  });
 }
 
 TfLiteStatus L2NormEval(TfLiteContext* context, TfLiteNode* node) {
@@ -580,20 +502,15 @@ TfLiteStatus LocalResponseNormPrepare(TfLiteContext* context, TfLiteNode* node) 
 
 void LocalResponseNormFloat(const TfLiteLocalResponseNormParams& params, const TfLiteTensor* input,
                             TfLiteTensor* output) {
-  const Rows rows = RowsOf(input);
-  const float* input_data = tflite::GetTensorData<float>(input);
-  float* output_data = tflite::GetTensorData<float>(output);
-  for (int64_t i = 0; i < rows.outer; ++i) {
-    const float* in = input_data + i * rows.depth;
-    float* out = output_data + i * rows.depth;
-    for (int c = 0; c < rows.depth; ++c) {
+  ForEachRow<float, float>(input, output, [&](const float* in, float* out, int depth) {
+    for (int c = 0; c < depth; ++c) {
       const int begin = std::max(0, c - params.radius);
-      const int end = std::min(rows.depth, c + params.radius + 1);
+      const int end = std::min(depth, c + params.radius + 1);
       float sum_squares = 0.f;
       for (int k = begin; k < end; ++k) sum_squares += in[k] * in[k];
       out[c] = in[c] * std::pow(params.bias + params.alpha * sum_squares, -params.beta);
     }
-  }
+  });
 }
 
 TfLiteStatus LocalResponseNormEval(TfLiteContext* context, TfLiteNode* node) {
@@ -606,28 +523,10 @@ TfLiteStatus LocalResponseNormEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TfLiteRegistration* Register_SOFTMAX() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(InitSoftmaxData, FreeSoftmaxData, SoftmaxPrepare, SoftmaxEval);
-  return &r;
-}
-
-TfLiteRegistration* Register_LOG_SOFTMAX() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(InitSoftmaxData, FreeSoftmaxData, LogSoftmaxPrepare, LogSoftmaxEval);
-  return &r;
-}
-
-TfLiteRegistration* Register_L2_NORMALIZATION() {
-  static TfLiteRegistration r = nn::MakeRegistration(nullptr, nullptr, L2NormPrepare, L2NormEval);
-  return &r;
-}
-
-TfLiteRegistration* Register_LOCAL_RESPONSE_NORMALIZATION() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(nullptr, nullptr, LocalResponseNormPrepare, LocalResponseNormEval);
-  return &r;
-}
+TS_REGISTER(SOFTMAX, InitSoftmaxData, FreeSoftmaxData, SoftmaxPrepare, SoftmaxEval)
+TS_REGISTER(LOG_SOFTMAX, InitSoftmaxData, FreeSoftmaxData, LogSoftmaxPrepare, LogSoftmaxEval)
+TS_REGISTER(L2_NORMALIZATION, L2NormPrepare, L2NormEval)
+TS_REGISTER(LOCAL_RESPONSE_NORMALIZATION, LocalResponseNormPrepare, LocalResponseNormEval)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -75,77 +75,19 @@ TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
       return kTfLiteError;
   }
   // TFLite refuses zero strides; an empty window would average nothing.
-  TF_LITE_ENSURE_OK(
-      context, nn::CheckWindow(context, {params.padding, params.stride_height, params.stride_width,
-                                         1, 1, params.filter_height, params.filter_width}));
-  int out_height, out_width;
-  data->padding = nn::ComputePaddingHeightWidth(
-      params.stride_height, params.stride_width, 1, 1, input->dims->data[1], input->dims->data[2],
-      params.filter_height, params.filter_width, params.padding, &out_height, &out_width);
-  TF_LITE_ENSURE_OK(context, nn::CheckOutSize(context, out_height, out_width));
-  return context->ResizeTensor(
-      context, output,
-      tflite::CreateIntArray({input->dims->data[0], out_height, out_width, input->dims->data[3]}));
+  return nn::ResizeWindowedOutput(context,
+                                  {params.padding, params.stride_height, params.stride_width, 1, 1,
+                                   params.filter_height, params.filter_width},
+                                  input, input->dims->data[3], output, &data->padding);
 }
 
 // Every pool visits the window of each output element clipped to the input, rows then columns,
-// as TFLite's reference kernels do; only the reduction differs.
-template <PoolKind kind>
-void PoolFloat(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input,
-               TfLiteTensor* output) {
-  const int* input_dims = input->dims->data;
-  const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int depth = input_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
-  const float* input_data = tflite::GetTensorData<float>(input);
-  float* output_data = tflite::GetTensorData<float>(output);
-
-  for (int b = 0; b < batches; ++b) {
-    for (int out_y = 0; out_y < output_height; ++out_y) {
-      const int in_y_origin = out_y * params.stride_height - data.padding.height;
-      const int filter_y_start = std::max(0, -in_y_origin);
-      const int filter_y_end = std::min(params.filter_height, input_height - in_y_origin);
-      for (int out_x = 0; out_x < output_width; ++out_x) {
-        const int in_x_origin = out_x * params.stride_width - data.padding.width;
-        const int filter_x_start = std::max(0, -in_x_origin);
-        const int filter_x_end = std::min(params.filter_width, input_width - in_x_origin);
-        for (int c = 0; c < depth; ++c) {
-          float accumulator = kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f;
-          int count = 0;
-          for (int filter_y = filter_y_start; filter_y < filter_y_end; ++filter_y) {
-            for (int filter_x = filter_x_start; filter_x < filter_x_end; ++filter_x) {
-              const float value = input_data[nn::Offset4D(input_dims, b, in_y_origin + filter_y,
-                                                          in_x_origin + filter_x, c)];
-              switch (kind) {
-                case PoolKind::kAverage: accumulator += value; break;
-                case PoolKind::kMax: accumulator = std::max(accumulator, value); break;
-                case PoolKind::kL2: accumulator += value * value; break;
-              }
-              ++count;
-            }
-          }
-          float result = accumulator;
-          if (kind == PoolKind::kAverage) result = accumulator / count;
-          if (kind == PoolKind::kL2) result = std::sqrt(accumulator / count);
-          output_data[nn::Offset4D(output_dims, b, out_y, out_x, c)] =
-              nn::ClampToActivation(result, data.activation_min, data.activation_max);
-        }
-      }
-    }
-  }
-}
-
-// Average and max pooling on stored integers. The average rounds half away from zero, as both of
-// TFLite's integer kernels (the optimized 8-bit ones with 16-bit accumulators for windows up to
-// 16x16, and the reference ones) compute it: (sum +- count / 2) / count with truncating division.
-template <PoolKind kind, typename T>
-void PoolQuantized(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input,
-                   TfLiteTensor* output) {
-  static_assert(kind != PoolKind::kL2, "L2 pooling has no quantized kernel");
+// as TFLite's reference kernels do; only the reduction differs. Each output element is
+// finish(sum, count) where sum = accumulate(... accumulate(init, v0) ..., vn) over the count
+// values of its window.
+template <typename T, typename Acc, typename Accumulate, typename Finish>
+void Pool(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input,
+          TfLiteTensor* output, Acc init, Accumulate accumulate, Finish finish) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
   const int batches = input_dims[0];
@@ -166,33 +108,65 @@ void PoolQuantized(const TfLitePoolParams& params, const PoolData& data, const T
         const int in_x_origin = out_x * params.stride_width - data.padding.width;
         const int filter_x_start = std::max(0, -in_x_origin);
         const int filter_x_end = std::min(params.filter_width, input_width - in_x_origin);
-        const int64_t count = static_cast<int64_t>(filter_y_end - filter_y_start) *
-                              (filter_x_end - filter_x_start);
+        const int64_t count =
+            static_cast<int64_t>(filter_y_end - filter_y_start) * (filter_x_end - filter_x_start);
         for (int c = 0; c < depth; ++c) {
-          int64_t accumulator = kind == PoolKind::kMax ? std::numeric_limits<T>::min() : 0;
+          Acc accumulator = init;
           for (int filter_y = filter_y_start; filter_y < filter_y_end; ++filter_y) {
             for (int filter_x = filter_x_start; filter_x < filter_x_end; ++filter_x) {
-              const T value = input_data[nn::Offset4D(input_dims, b, in_y_origin + filter_y,
-                                                      in_x_origin + filter_x, c)];
-              if (kind == PoolKind::kMax) {
-                accumulator = std::max<int64_t>(accumulator, value);
-              } else {
-                accumulator += value;
-              }
+              accumulator = accumulate(
+                  accumulator, input_data[nn::Offset4D(input_dims, b, in_y_origin + filter_y,
+                                                       in_x_origin + filter_x, c)]);
             }
           }
-          if (kind == PoolKind::kAverage) {
-            accumulator = accumulator > 0 ? (accumulator + count / 2) / count
-                                          : (accumulator - count / 2) / count;
-          }
-          accumulator = std::min<int64_t>(std::max<int64_t>(accumulator,
-                                                            data.quantized_activation_min),
-                                          data.quantized_activation_max);
-          output_data[nn::Offset4D(output_dims, b, out_y, out_x, c)] = static_cast<T>(accumulator);
+          output_data[nn::Offset4D(output_dims, b, out_y, out_x, c)] = finish(accumulator, count);
         }
       }
     }
   }
+}
+
+template <PoolKind kind>
+void PoolFloat(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input,
+               TfLiteTensor* output) {
+  Pool<float>(
+      params, data, input, output,
+      kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f,
+      [](float accumulator, float value) {
+        if (kind == PoolKind::kMax) return std::max(accumulator, value);
+        if (kind == PoolKind::kL2) return accumulator + value * value;
+        return accumulator + value;
+      },
+      [&data](float accumulator, int64_t count) {
+        float result = accumulator;
+        if (kind == PoolKind::kAverage) result = accumulator / count;
+        if (kind == PoolKind::kL2) result = std::sqrt(accumulator / count);
+        return nn::ClampToActivation(result, data.activation_min, data.activation_max);
+      });
+}
+
+// Average and max pooling on stored integers. The average rounds half away from zero, as both of
+// TFLite's integer kernels (the optimized 8-bit ones with 16-bit accumulators for windows up to
+// 16x16, and the reference ones) compute it: (sum +- count / 2) / count with truncating division.
+template <PoolKind kind, typename T>
+void PoolQuantized(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input,
+                   TfLiteTensor* output) {
+  static_assert(kind != PoolKind::kL2, "L2 pooling has no quantized kernel");
+  Pool<T>(
+      params, data, input, output,
+      kind == PoolKind::kMax ? int64_t{std::numeric_limits<T>::min()} : int64_t{0},
+      [](int64_t accumulator, T value) {
+        return kind == PoolKind::kMax ? std::max<int64_t>(accumulator, value) : accumulator + value;
+      },
+      [&data](int64_t accumulator, int64_t count) {
+        if (kind == PoolKind::kAverage) {
+          accumulator = accumulator > 0 ? (accumulator + count / 2) / count
+                                        : (accumulator - count / 2) / count;
+        }
+        return static_cast<T>(
+            std::min<int64_t>(std::max<int64_t>(accumulator, data.quantized_activation_min),
+                              data.quantized_activation_max));
+      });
 }
 
 template <PoolKind kind>
@@ -226,26 +200,12 @@ TfLiteStatus PoolEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TfLiteRegistration* Register_AVERAGE_POOL_2D() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(InitPoolData, FreePoolData, PoolPrepare<PoolKind::kAverage>,
-                           PoolEval<PoolKind::kAverage>);
-  return &r;
-}
-
-TfLiteRegistration* Register_MAX_POOL_2D() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(InitPoolData, FreePoolData, PoolPrepare<PoolKind::kMax>,
-                           PoolEval<PoolKind::kMax>);
-  return &r;
-}
-
-TfLiteRegistration* Register_L2_POOL_2D() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(InitPoolData, FreePoolData, PoolPrepare<PoolKind::kL2>,
-                           PoolEval<PoolKind::kL2>);
-  return &r;
-}
+TS_REGISTER(AVERAGE_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kAverage>,
+            PoolEval<PoolKind::kAverage>)
+TS_REGISTER(MAX_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kMax>,
+            PoolEval<PoolKind::kMax>)
+TS_REGISTER(L2_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kL2>,
+            PoolEval<PoolKind::kL2>)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -427,20 +427,9 @@ TfLiteStatus DensifyEval(TfLiteContext*, TfLiteNode*) { return kTfLiteOk; }
 
 }  // namespace
 
-TfLiteRegistration* Register_QUANTIZE() {
-  static TfLiteRegistration r = {QuantizeInit, QuantizeFree, QuantizePrepare, QuantizeEval};
-  return &r;
-}
-
-TfLiteRegistration* Register_DEQUANTIZE() {
-  static TfLiteRegistration r = {nullptr, nullptr, DequantizePrepare, DequantizeEval};
-  return &r;
-}
-
-TfLiteRegistration* Register_DENSIFY() {
-  static TfLiteRegistration r = {nullptr, nullptr, DensifyPrepare, DensifyEval};
-  return &r;
-}
+TS_REGISTER(QUANTIZE, QuantizeInit, QuantizeFree, QuantizePrepare, QuantizeEval)
+TS_REGISTER(DEQUANTIZE, DequantizePrepare, DequantizeEval)
+TS_REGISTER(DENSIFY, DensifyPrepare, DensifyEval)
 
 }  // namespace reference
 }  // namespace touchstone

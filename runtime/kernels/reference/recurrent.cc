@@ -1283,20 +1283,9 @@ TfLiteStatus EvalSvdf(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TfLiteRegistration* Register_LSTM() {
-  static TfLiteRegistration registration = {Init, Free, PrepareLstm, EvalLstm};
-  return &registration;
-}
-
-TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM() {
-  static TfLiteRegistration registration = {Init, Free, PrepareSequenceLstm, EvalFull};
-  return &registration;
-}
-
-TfLiteRegistration* Register_SVDF() {
-  static TfLiteRegistration registration = {InitSvdf, FreeSvdf, PrepareSvdf, EvalSvdf};
-  return &registration;
-}
+TS_REGISTER(LSTM, Init, Free, PrepareLstm, EvalLstm)
+TS_REGISTER(UNIDIRECTIONAL_SEQUENCE_LSTM, Init, Free, PrepareSequenceLstm, EvalFull)
+TS_REGISTER(SVDF, InitSvdf, FreeSvdf, PrepareSvdf, EvalSvdf)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -115,8 +115,12 @@ void InterpolationValues(int value, float scale, bool half_pixel_centers, int in
   *upper_bound = std::min(static_cast<int>(std::ceil(*scaled_value)), input_size - 1);
 }
 
-void ResizeBilinearFloat(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
-                         TfLiteTensor* output) {
+// Each output element is blend(top_left, top_right, bottom_left, bottom_right, dy, dx): the four
+// input elements around its source coordinate and the coordinate's distance in float from the
+// top-left one.
+template <typename T, typename Blend>
+void ResizeBilinearWithFloatWeights(const TfLiteResizeBilinearParams& params,
+                                    const TfLiteTensor* input, TfLiteTensor* output, Blend blend) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
   const int batches = input_dims[0];
@@ -127,8 +131,8 @@ void ResizeBilinearFloat(const TfLiteResizeBilinearParams& params, const TfLiteT
   const int output_width = output_dims[2];
   const float height_scale = ResizeScale(input_height, output_height, params.align_corners);
   const float width_scale = ResizeScale(input_width, output_width, params.align_corners);
-  const float* input_data = tflite::GetTensorData<float>(input);
-  float* output_data = tflite::GetTensorData<float>(output);
+  const T* input_data = tflite::GetTensorData<T>(input);
+  T* output_data = tflite::GetTensorData<T>(output);
 
   for (int b = 0; b < batches; ++b) {
     for (int y = 0; y < output_height; ++y) {
@@ -143,19 +147,29 @@ void ResizeBilinearFloat(const TfLiteResizeBilinearParams& params, const TfLiteT
         InterpolationValues(x, width_scale, params.half_pixel_centers, input_width, &input_x, &x0,
                             &x1);
         const float dx = input_x - x0;
-        const float* top_left = input_data + nn::Offset4D(input_dims, b, y0, x0, 0);
-        const float* bottom_left = input_data + nn::Offset4D(input_dims, b, y1, x0, 0);
-        const float* top_right = input_data + nn::Offset4D(input_dims, b, y0, x1, 0);
-        const float* bottom_right = input_data + nn::Offset4D(input_dims, b, y1, x1, 0);
-        float* out = output_data + nn::Offset4D(output_dims, b, y, x, 0);
-        // TFLite's reference expression, term for term.
+        const T* top_left = input_data + nn::Offset4D(input_dims, b, y0, x0, 0);
+        const T* top_right = input_data + nn::Offset4D(input_dims, b, y0, x1, 0);
+        const T* bottom_left = input_data + nn::Offset4D(input_dims, b, y1, x0, 0);
+        const T* bottom_right = input_data + nn::Offset4D(input_dims, b, y1, x1, 0);
+        T* out = output_data + nn::Offset4D(output_dims, b, y, x, 0);
         for (int c = 0; c < depth; ++c) {
-          out[c] = top_left[c] * (1 - dy) * (1 - dx) + bottom_left[c] * dy * (1 - dx) +
-                   top_right[c] * (1 - dy) * dx + bottom_right[c] * dy * dx;
+          out[c] = blend(top_left[c], top_right[c], bottom_left[c], bottom_right[c], dy, dx);
         }
       }
     }
   }
+}
+
+void ResizeBilinearFloat(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
+                         TfLiteTensor* output) {
+  ResizeBilinearWithFloatWeights<float>(params, input, output,
+                                        [](float top_left, float top_right, float bottom_left,
+                                           float bottom_right, float dy, float dx) {
+                                          // TFLite's reference expression, term for term.
+                                          return top_left * (1 - dy) * (1 - dx) +
+                                                 bottom_left * dy * (1 - dx) +
+                                                 top_right * (1 - dy) * dx + bottom_right * dy * dx;
+                                        });
 }
 
 // uint8, as optimized_ops::ResizeBilinear (ResizeBilinearGenericSmallChannel): the four corner
@@ -164,50 +178,18 @@ void ResizeBilinearFloat(const TfLiteResizeBilinearParams& params, const TfLiteT
 // computes the same values (all weights are sixteenths, so both are exact), and needs no code here.
 void ResizeBilinearUInt8(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
                          TfLiteTensor* output) {
-  const int* input_dims = input->dims->data;
-  const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int depth = input_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
-  const float height_scale = ResizeScale(input_height, output_height, params.align_corners);
-  const float width_scale = ResizeScale(input_width, output_width, params.align_corners);
-  const uint8_t* input_data = tflite::GetTensorData<uint8_t>(input);
-  uint8_t* output_data = tflite::GetTensorData<uint8_t>(output);
-
-  for (int b = 0; b < batches; ++b) {
-    for (int y = 0; y < output_height; ++y) {
-      float input_y;
-      int y0, y1;
-      InterpolationValues(y, height_scale, params.half_pixel_centers, input_height, &input_y, &y0,
-                          &y1);
-      const float dy = input_y - y0;
-      for (int x = 0; x < output_width; ++x) {
-        float input_x;
-        int x0, x1;
-        InterpolationValues(x, width_scale, params.half_pixel_centers, input_width, &input_x, &x0,
-                            &x1);
-        const float dx = input_x - x0;
-        const uint8_t* top_left = input_data + nn::Offset4D(input_dims, b, y0, x0, 0);
-        const uint8_t* top_right = input_data + nn::Offset4D(input_dims, b, y0, x1, 0);
-        const uint8_t* bottom_left = input_data + nn::Offset4D(input_dims, b, y1, x0, 0);
-        const uint8_t* bottom_right = input_data + nn::Offset4D(input_dims, b, y1, x1, 0);
+  ResizeBilinearWithFloatWeights<uint8_t>(
+      params, input, output,
+      [](uint8_t top_left, uint8_t top_right, uint8_t bottom_left, uint8_t bottom_right, float dy,
+         float dx) {
         const float top_left_weight = (1 - dy) * (1 - dx);
         const float top_right_weight = (1 - dy) * dx;
         const float bottom_left_weight = dy * (1 - dx);
         const float bottom_right_weight = dy * dx;
-        uint8_t* out = output_data + nn::Offset4D(output_dims, b, y, x, 0);
-        for (int c = 0; c < depth; ++c) {
-          out[c] = static_cast<uint8_t>(top_left[c] * top_left_weight +
-                                        top_right[c] * top_right_weight +
-                                        bottom_left[c] * bottom_left_weight +
-                                        bottom_right[c] * bottom_right_weight + 0.5f);
-        }
-      }
-    }
-  }
+        return static_cast<uint8_t>(top_left * top_left_weight + top_right * top_right_weight +
+                                    bottom_left * bottom_left_weight +
+                                    bottom_right * bottom_right_weight + 0.5f);
+      });
 }
 
 // Ratio of input to output positions in 10-bit fixed point, rounded to nearest, as
@@ -304,66 +286,67 @@ int NearestNeighbor(int value, int input_size, int output_size, bool align_corne
   return nearest;
 }
 
-// Copies, for each output pixel, the `depth` elements of the input pixel GetNearestNeighbor picks;
-// the element type does not matter, only its size.
-void ResizeNearestNeighborReference(const TfLiteResizeNearestNeighborParams& params,
-                                    const TfLiteTensor* input, TfLiteTensor* output) {
+// Copies into each output pixel (b, y, x) the input pixel (b, source_y(y), source_x(x)); the
+// element type does not matter, only its size.
+template <typename SourceY, typename SourceX>
+void CopyNearestPixels(const TfLiteTensor* input, TfLiteTensor* output, SourceY source_y,
+                       SourceX source_x) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
   const size_t element_size = tflite::TfLiteTypeGetSize(input->type);
   const size_t pixel_bytes = input_dims[3] * element_size;
   const char* input_data = input->data.raw_const;
   char* output_data = output->data.raw;
-  for (int b = 0; b < batches; ++b) {
-    for (int y = 0; y < output_height; ++y) {
-      const int in_y = NearestNeighbor(y, input_height, output_height, params.align_corners,
-                                       params.half_pixel_centers);
-      for (int x = 0; x < output_width; ++x) {
-        const int in_x = NearestNeighbor(x, input_width, output_width, params.align_corners,
-                                         params.half_pixel_centers);
+  for (int b = 0; b < input_dims[0]; ++b) {
+    for (int y = 0; y < output_dims[1]; ++y) {
+      const int in_y = source_y(y);
+      for (int x = 0; x < output_dims[2]; ++x) {
         std::memcpy(output_data + nn::Offset4D(output_dims, b, y, x, 0) * element_size,
-                    input_data + nn::Offset4D(input_dims, b, in_y, in_x, 0) * element_size,
+                    input_data + nn::Offset4D(input_dims, b, in_y, source_x(x), 0) * element_size,
                     pixel_bytes);
       }
     }
   }
 }
 
+void ResizeNearestNeighborReference(const TfLiteResizeNearestNeighborParams& params,
+                                    const TfLiteTensor* input, TfLiteTensor* output) {
+  const int input_height = input->dims->data[1];
+  const int input_width = input->dims->data[2];
+  const int output_height = output->dims->data[1];
+  const int output_width = output->dims->data[2];
+  CopyNearestPixels(
+      input, output,
+      [&](int y) {
+        return NearestNeighbor(y, input_height, output_height, params.align_corners,
+                               params.half_pixel_centers);
+      },
+      [&](int x) {
+        return NearestNeighbor(x, input_width, output_width, params.align_corners,
+                               params.half_pixel_centers);
+      });
+}
+
 // uint8 without align_corners or half_pixel_centers, as optimized_ops::ResizeNearestNeighbor: the
 // scale in 16.16 fixed point, plus 1 ("an error factor"), and the source index the product's
 // integer part. It can pick a different pixel than the float coordinates do.
 void ResizeNearestNeighborUInt8FixedPoint(const TfLiteTensor* input, TfLiteTensor* output) {
-  const int* input_dims = input->dims->data;
-  const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int depth = input_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
+  const int input_height = input->dims->data[1];
+  const int input_width = input->dims->data[2];
+  const int output_height = output->dims->data[1];
+  const int output_width = output->dims->data[2];
   // An empty output needs no scale (TFLite's kernel divides by zero computing it).
   if (output_height == 0 || output_width == 0) return;
   const int64_t height_scale = (int64_t{input_height} << 16) / output_height + 1;
   const int64_t width_scale = (int64_t{input_width} << 16) / output_width + 1;
-  const uint8_t* input_data = tflite::GetTensorData<uint8_t>(input);
-  uint8_t* output_data = tflite::GetTensorData<uint8_t>(output);
-  for (int b = 0; b < batches; ++b) {
-    for (int y = 0; y < output_height; ++y) {
-      const int in_y = static_cast<int>(std::min<int64_t>((y * height_scale) >> 16,
-                                                          input_height - 1));
-      for (int x = 0; x < output_width; ++x) {
-        const int in_x = static_cast<int>(std::min<int64_t>((x * width_scale) >> 16,
-                                                            input_width - 1));
-        std::memcpy(output_data + nn::Offset4D(output_dims, b, y, x, 0),
-                    input_data + nn::Offset4D(input_dims, b, in_y, in_x, 0), depth);
-      }
-    }
-  }
+  CopyNearestPixels(
+      input, output,
+      [&](int y) {
+        return static_cast<int>(std::min<int64_t>((y * height_scale) >> 16, input_height - 1));
+      },
+      [&](int x) {
+        return static_cast<int>(std::min<int64_t>((x * width_scale) >> 16, input_width - 1));
+      });
 }
 
 template <ResizeKind kind>
@@ -399,18 +382,10 @@ TfLiteStatus ResizeEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TfLiteRegistration* Register_RESIZE_BILINEAR() {
-  static TfLiteRegistration r = nn::MakeRegistration(
-      nullptr, nullptr, ResizePrepare<ResizeKind::kBilinear>, ResizeEval<ResizeKind::kBilinear>);
-  return &r;
-}
-
-TfLiteRegistration* Register_RESIZE_NEAREST_NEIGHBOR() {
-  static TfLiteRegistration r =
-      nn::MakeRegistration(nullptr, nullptr, ResizePrepare<ResizeKind::kNearestNeighbor>,
-                           ResizeEval<ResizeKind::kNearestNeighbor>);
-  return &r;
-}
+TS_REGISTER(RESIZE_BILINEAR, ResizePrepare<ResizeKind::kBilinear>,
+            ResizeEval<ResizeKind::kBilinear>)
+TS_REGISTER(RESIZE_NEAREST_NEIGHBOR, ResizePrepare<ResizeKind::kNearestNeighbor>,
+            ResizeEval<ResizeKind::kNearestNeighbor>)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -11,6 +11,7 @@
 
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/misc_ops_util.h"
+#include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -95,7 +96,7 @@ void SegmentSumCompute(const TfLiteTensor* data, const int32_t* ids, TfLiteTenso
   for (int i = 0; i < rows; ++i) {
     T* dst = out + ids[i] * row_size;
     const T* src = in + i * row_size;
-    for (int64_t j = 0; j < row_size; ++j) dst[j] = misc_ops::WrappingAdd(dst[j], src[j]);
+    for (int64_t j = 0; j < row_size; ++j) dst[j] = quantization_util::WrappingAdd(dst[j], src[j]);
   }
 }
 
@@ -210,11 +211,9 @@ void UnsortedSegmentCompute(const TfLiteTensor* data, const TfLiteTensor* ids,
     for (int64_t j = 0; j < slice; ++j) {
       // std::max/std::min with the accumulator first, as TFLite's functors call them.
       switch (kReduction) {
-        case SegmentReduction::kSum:
-          dst[j] = misc_ops::WrappingAdd(dst[j], src[j]);
-          break;
+        case SegmentReduction::kSum: dst[j] = quantization_util::WrappingAdd(dst[j], src[j]); break;
         case SegmentReduction::kProd:
-          dst[j] = misc_ops::WrappingMul(dst[j], src[j]);
+          dst[j] = quantization_util::WrappingMul(dst[j], src[j]);
           break;
         case SegmentReduction::kMax:
           dst[j] = std::max(dst[j], src[j]);
@@ -248,6 +247,9 @@ TfLiteStatus UnsortedSegmentEval(TfLiteContext* context, TfLiteNode* node) {
 // SCATTER_ND(indices, updates, shape): a zero tensor of `shape` to which each update slice is
 // added at its index (duplicates accumulate; bool ORs). As in TFLite, an index is checked only
 // by the flat position of its slice: it must lie wholly inside the output.
+
+// The updates' types; Prepare refuses the others.
+using ScatterNdTypes = TypeList<float, uint8_t, bool, int8_t, int64_t, int32_t>;
 
 TfLiteStatus ScatterNdCheckShapes(TfLiteContext* context, const TfLiteTensor* indices,
                                   const TfLiteTensor* updates, const TfLiteTensor* shape) {
@@ -295,9 +297,7 @@ TfLiteStatus ScatterNdPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &updates));
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 2, &shape));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, updates, "input 1 (updates)",
-                                         {kTfLiteFloat32, kTfLiteUInt8, kTfLiteBool, kTfLiteInt8,
-                                          kTfLiteInt64, kTfLiteInt32}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, updates, "input 1 (updates)", ScatterNdTypes()));
   TF_LITE_ENSURE_OK(context, ExpectType(context, indices, "input 0 (indices)", kTfLiteInt32));
   TF_LITE_ENSURE_OK(context, ExpectType(context, shape, "input 2 (shape)", kTfLiteInt32));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", updates->type));
@@ -314,7 +314,7 @@ void ScatterNdAdd(const T* src, int64_t n, T* dst) {
     if constexpr (std::is_same<T, bool>::value) {
       dst[j] = dst[j] || src[j];
     } else {
-      dst[j] = misc_ops::WrappingAdd(dst[j], src[j]);
+      dst[j] = quantization_util::WrappingAdd(dst[j], src[j]);
     }
   }
 }
@@ -356,37 +356,13 @@ TfLiteStatus ScatterNdEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* updates = tflite::GetInput(context, node, 1);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   if (IsDynamicTensor(output)) TF_LITE_ENSURE_OK(context, ScatterNdResize(context, node));
-  switch (updates->type) {
-    case kTfLiteFloat32:
-      return ScatterNdCompute<float>(context, indices, updates, output);
-    case kTfLiteUInt8:
-      return ScatterNdCompute<uint8_t>(context, indices, updates, output);
-    case kTfLiteBool:
-      return ScatterNdCompute<bool>(context, indices, updates, output);
-    case kTfLiteInt8:
-      return ScatterNdCompute<int8_t>(context, indices, updates, output);
-    case kTfLiteInt64:
-      return ScatterNdCompute<int64_t>(context, indices, updates, output);
-    default:
-      return ScatterNdCompute<int32_t>(context, indices, updates, output);
-  }
-}
-
-TfLiteRegistration MakeRegistration(TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
-                                    TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
-  TfLiteRegistration r{};
-  r.prepare = prepare;
-  r.invoke = invoke;
-  return r;
+  return DispatchType(
+      ScatterNdTypes(), updates->type,
+      [&](auto t) { return ScatterNdCompute<decltype(t)>(context, indices, updates, output); },
+      [] { return kTfLiteError; });
 }
 
 }  // namespace
-
-#define TS_REGISTER(NAME, PREPARE, EVAL)                           \
-  TfLiteRegistration* Register_##NAME() {                          \
-    static TfLiteRegistration r = MakeRegistration(PREPARE, EVAL); \
-    return &r;                                                     \
-  }
 
 TS_REGISTER(SEGMENT_SUM, SegmentSumPrepare, SegmentSumEval)
 TS_REGISTER(UNSORTED_SEGMENT_SUM, UnsortedSegmentPrepare,
@@ -398,8 +374,6 @@ TS_REGISTER(UNSORTED_SEGMENT_MIN, UnsortedSegmentPrepare,
 TS_REGISTER(UNSORTED_SEGMENT_PROD, UnsortedSegmentPrepare,
             UnsortedSegmentEval<SegmentReduction::kProd>)
 TS_REGISTER(SCATTER_ND, ScatterNdPrepare, ScatterNdEval)
-
-#undef TS_REGISTER
 
 }  // namespace reference
 }  // namespace touchstone

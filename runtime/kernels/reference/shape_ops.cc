@@ -22,7 +22,9 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
+#include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -30,6 +32,8 @@ namespace touchstone {
 namespace reference {
 namespace {
 
+using quantization_util::MultiplyByQuantizedMultiplier;
+using quantization_util::QuantizeMultiplier;
 using shape_util::FlatSize;
 using shape_util::NormalizeAxis;
 using shape_util::ProductOfDims;
@@ -189,6 +193,17 @@ TfLiteStatus SizeOrDefer(TfLiteContext* context, TfLiteNode* node, bool known, S
   return kTfLiteOk;
 }
 
+// Prepare of a two-input op whose output has the input's type and a shape that depends on the
+// values of input 1.
+TfLiteStatus PrepareShapedByInput1(TfLiteContext* context, TfLiteNode* node, const char* op,
+                                   ShapeFn fn) {
+  TF_LITE_ENSURE_OK(context, CheckIo(context, node, op, 2, 2, 1));
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, op, &input, &output));
+  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), fn);
+}
+
 TfLiteStatus ResizeDynamicOutputs(TfLiteContext* context, TfLiteNode* node, ShapeFn fn) {
   bool any_dynamic = false;
   for (int i = 0; i < NumOutputs(node); ++i) {
@@ -236,63 +251,6 @@ TfLiteStatus GatherMapped(TfLiteContext* context, const char* op, const TfLiteTe
   shape_util::GatherByDimMaps(input->data.raw_const, elem, out_shape, maps, in_strides, pad_value,
                               output->data.raw);
   return kTfLiteOk;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Quantization arithmetic (TFLite 2.14's quantization_util.cc and common.h, double-rounding form).
-
-void QuantizeMultiplier(double real_multiplier, int32_t* quantized_multiplier, int* shift) {
-  if (real_multiplier == 0.) {
-    *quantized_multiplier = 0;
-    *shift = 0;
-    return;
-  }
-  const double q = std::frexp(real_multiplier, shift);
-  int64_t q_fixed = static_cast<int64_t>(std::round(q * (1LL << 31)));
-  if (q_fixed == (1LL << 31)) {
-    q_fixed /= 2;
-    ++*shift;
-  }
-  if (*shift < -31) {
-    *shift = 0;
-    q_fixed = 0;
-  }
-  *quantized_multiplier = static_cast<int32_t>(q_fixed);
-}
-
-int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
-  if (a == b && a == std::numeric_limits<int32_t>::min()) {
-    return std::numeric_limits<int32_t>::max();
-  }
-  const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
-  const int64_t nudge = ab >= 0 ? (1LL << 30) : (1 - (1LL << 30));
-  return static_cast<int32_t>((ab + nudge) / (1LL << 31));
-}
-
-int32_t RoundingDivideByPOT(int32_t x, int exponent) {
-  const int32_t mask = static_cast<int32_t>((1LL << exponent) - 1);
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
-int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) {
-  const int left_shift = shift > 0 ? shift : 0;
-  const int right_shift = shift > 0 ? 0 : -shift;
-  return RoundingDivideByPOT(
-      SaturatingRoundingDoublingHighMul(
-          static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift), multiplier),
-      right_shift);
-}
-
-// TFLite's int64 overload (used by quantized REDUCE_PROD).
-int32_t MultiplyByQuantizedMultiplier64(int64_t x, int32_t multiplier, int shift) {
-  const int32_t reduced_multiplier =
-      multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
-  const int total_shift = 15 - shift;
-  const int64_t rounded =
-      x * static_cast<int64_t>(reduced_multiplier) + (static_cast<int64_t>(1) << (total_shift - 1));
-  return static_cast<int32_t>(rounded >> total_shift);
 }
 
 template <typename T>
@@ -475,11 +433,7 @@ TfLiteStatus ExpandDimsShape(TfLiteContext* context, TfLiteNode* node, std::vect
 }
 
 TfLiteStatus ExpandDimsPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "EXPAND_DIMS", 2, 2, 1));
-  const TfLiteTensor* input;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "EXPAND_DIMS", &input, &output));
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), ExpandDimsShape);
+  return PrepareShapedByInput1(context, node, "EXPAND_DIMS", ExpandDimsShape);
 }
 
 TfLiteStatus ExpandDimsEval(TfLiteContext* context, TfLiteNode* node) {
@@ -651,11 +605,7 @@ TfLiteStatus TransposeShape(TfLiteContext* context, TfLiteNode* node, std::vecto
 }
 
 TfLiteStatus TransposePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "TRANSPOSE", 2, 2, 1));
-  const TfLiteTensor* input;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "TRANSPOSE", &input, &output));
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), TransposeShape);
+  return PrepareShapedByInput1(context, node, "TRANSPOSE", TransposeShape);
 }
 
 TfLiteStatus TransposeEval(TfLiteContext* context, TfLiteNode* node) {
@@ -1592,11 +1542,7 @@ TfLiteStatus MirrorPadShape(TfLiteContext* context, TfLiteNode* node, std::vecto
 }
 
 TfLiteStatus MirrorPadPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "MIRROR_PAD", 2, 2, 1));
-  const TfLiteTensor* input;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "MIRROR_PAD", &input, &output));
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), MirrorPadShape);
+  return PrepareShapedByInput1(context, node, "MIRROR_PAD", MirrorPadShape);
 }
 
 TfLiteStatus MirrorPadEval(TfLiteContext* context, TfLiteNode* node) {
@@ -1907,12 +1853,12 @@ void QuantizedProd(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* 
     const int32_t x = static_cast<int32_t>(v) - in_zp;
     if (s.first) return State{x, false};
     return State{
-        MultiplyByQuantizedMultiplier64(static_cast<int64_t>(s.value) * x, multiplier, shift),
-        false};
+        MultiplyByQuantizedMultiplier(static_cast<int64_t>(s.value) * x, multiplier, shift), false};
   });
   for (int64_t i = 0; i < r.output_size; ++i) {
-    const int32_t result = MultiplyByQuantizedMultiplier64(state[i].value, multiplier, shift) +
-                           output->params.zero_point;
+    const int32_t result =
+        MultiplyByQuantizedMultiplier(static_cast<int64_t>(state[i].value), multiplier, shift) +
+        output->params.zero_point;
     out[i] = SaturateTo<T>(result);
   }
 }
@@ -2071,6 +2017,9 @@ TfLiteStatus ArgShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shap
   return kTfLiteOk;
 }
 
+// ARG_MAX's and ARG_MIN's input types, as TFLite 2.14's (no INT16).
+using ArgTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, bool>;
+
 template <bool kIsMax>
 TfLiteStatus ArgPrepare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kIsMax ? "ARG_MAX" : "ARG_MIN";
@@ -2088,17 +2037,10 @@ TfLiteStatus ArgPrepare(TfLiteContext* context, TfLiteNode* node) {
                        TfLiteTypeGetName(param_type), TfLiteTypeGetName(output->type));
     return kTfLiteError;
   }
-  switch (input->type) {  // as TFLite 2.14 (no INT16)
-    case kTfLiteFloat32:
-    case kTfLiteInt32:
-    case kTfLiteInt64:
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-    case kTfLiteBool: break;
-    default:
-      TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op,
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
+  if (!IsOneOf(ArgTypes(), input->type)) {
+    TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op,
+                       TfLiteTypeGetName(input->type));
+    return kTfLiteError;
   }
   if (NumDimensions(input) == 0) {
     TF_LITE_KERNEL_LOG(context, "%s: input must have at least one dimension", op);
@@ -2147,16 +2089,13 @@ TfLiteStatus ArgEval(TfLiteContext* context, TfLiteNode* node) {
   int axis;
   TF_LITE_ENSURE_OK(context, ArgAxis(context, node, kIsMax ? "ARG_MAX" : "ARG_MIN", &axis));
   const Shape shape = ShapeOf(input);
-  switch (input->type) {
-    case kTfLiteFloat32: ArgDispatchOut<float, kIsMax>(shape, axis, input, output); break;
-    case kTfLiteInt32: ArgDispatchOut<int32_t, kIsMax>(shape, axis, input, output); break;
-    case kTfLiteInt64: ArgDispatchOut<int64_t, kIsMax>(shape, axis, input, output); break;
-    case kTfLiteUInt8: ArgDispatchOut<uint8_t, kIsMax>(shape, axis, input, output); break;
-    case kTfLiteInt8: ArgDispatchOut<int8_t, kIsMax>(shape, axis, input, output); break;
-    case kTfLiteBool: ArgDispatchOut<bool, kIsMax>(shape, axis, input, output); break;
-    default: return kTfLiteError;
-  }
-  return kTfLiteOk;
+  return DispatchType(
+      ArgTypes(), input->type,
+      [&](auto t) {
+        ArgDispatchOut<decltype(t), kIsMax>(shape, axis, input, output);
+        return kTfLiteOk;
+      },
+      [] { return kTfLiteError; });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2180,6 +2119,8 @@ TfLiteStatus TopKShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sha
   return kTfLiteOk;
 }
 
+using TopKTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, int16_t>;
+
 TfLiteStatus TopKPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "TOPK_V2", 2, 2, 2));
   const TfLiteTensor* input;
@@ -2196,17 +2137,10 @@ TfLiteStatus TopKPrepare(TfLiteContext* context, TfLiteNode* node) {
                        TfLiteTypeGetName(indices->type));
     return kTfLiteError;
   }
-  switch (input->type) {
-    case kTfLiteFloat32:
-    case kTfLiteInt32:
-    case kTfLiteInt64:
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-    case kTfLiteInt16: break;
-    default:
-      TF_LITE_KERNEL_LOG(context, "TOPK_V2: input type %s is not supported",
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
+  if (!IsOneOf(TopKTypes(), input->type)) {
+    TF_LITE_KERNEL_LOG(context, "TOPK_V2: input type %s is not supported",
+                       TfLiteTypeGetName(input->type));
+    return kTfLiteError;
   }
   if (NumDimensions(input) < 1) {
     TF_LITE_KERNEL_LOG(context, "TOPK_V2: input must have at least one dimension");
@@ -2241,26 +2175,15 @@ TfLiteStatus TopKEval(TfLiteContext* context, TfLiteNode* node) {
   const int row_size = input->dims->data[input->dims->size - 1];
   const int k = values->dims->data[values->dims->size - 1];
   const int64_t rows = row_size == 0 ? 0 : tflite::NumElements(input) / row_size;
-  switch (input->type) {
-    case kTfLiteFloat32: TopKRows(input->data.f, rows, row_size, k, values->data.f, indices); break;
-    case kTfLiteInt32:
-      TopKRows(input->data.i32, rows, row_size, k, values->data.i32, indices);
-      break;
-    case kTfLiteInt64:
-      TopKRows(input->data.i64, rows, row_size, k, values->data.i64, indices);
-      break;
-    case kTfLiteUInt8:
-      TopKRows(input->data.uint8, rows, row_size, k, values->data.uint8, indices);
-      break;
-    case kTfLiteInt8:
-      TopKRows(input->data.int8, rows, row_size, k, values->data.int8, indices);
-      break;
-    case kTfLiteInt16:
-      TopKRows(input->data.i16, rows, row_size, k, values->data.i16, indices);
-      break;
-    default: return kTfLiteError;
-  }
-  return kTfLiteOk;
+  return DispatchType(
+      TopKTypes(), input->type,
+      [&](auto t) {
+        using T = decltype(t);
+        TopKRows(tflite::GetTensorData<T>(input), rows, row_size, k,
+                 tflite::GetTensorData<T>(values), indices);
+        return kTfLiteOk;
+      },
+      [] { return kTfLiteError; });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2392,6 +2315,8 @@ TfLiteStatus OnesLikeEval(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
+using RangeTypes = TypeList<int32_t, int64_t, float>;
+
 template <typename T>
 TfLiteStatus RangeCount(TfLiteContext* context, T start, T limit, T delta, int64_t* count) {
   if (delta == T(0)) {
@@ -2429,21 +2354,13 @@ TfLiteStatus RangeShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sh
     }
   }
   int64_t n = 0;
-  switch (start->type) {
-    case kTfLiteInt32:
-      TF_LITE_ENSURE_OK(
-          context, RangeCount(context, *start->data.i32, *limit->data.i32, *delta->data.i32, &n));
-      break;
-    case kTfLiteInt64:
-      TF_LITE_ENSURE_OK(
-          context, RangeCount(context, *start->data.i64, *limit->data.i64, *delta->data.i64, &n));
-      break;
-    case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context,
-                        RangeCount(context, *start->data.f, *limit->data.f, *delta->data.f, &n));
-      break;
-    default: return kTfLiteError;
-  }
+  const auto count = [&](auto t) {
+    using T = decltype(t);
+    return RangeCount(context, *tflite::GetTensorData<T>(start), *tflite::GetTensorData<T>(limit),
+                      *tflite::GetTensorData<T>(delta), &n);
+  };
+  TF_LITE_ENSURE_OK(context,
+                    DispatchType(RangeTypes(), start->type, count, [] { return kTfLiteError; }));
   shapes->assign(1, Shape{static_cast<int>(n)});
   return kTfLiteOk;
 }
@@ -2454,7 +2371,7 @@ TfLiteStatus RangePrepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &start));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  if (start->type != kTfLiteInt32 && start->type != kTfLiteInt64 && start->type != kTfLiteFloat32) {
+  if (!IsOneOf(RangeTypes(), start->type)) {
     TF_LITE_KERNEL_LOG(context, "RANGE: type %s is not supported (INT32, INT64, FLOAT32)",
                        TfLiteTypeGetName(start->type));
     return kTfLiteError;
@@ -2487,13 +2404,13 @@ TfLiteStatus RangeEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* start = GetInput(context, node, 0);
   const TfLiteTensor* delta = GetInput(context, node, 2);
   TfLiteTensor* output = GetOutput(context, node, 0);
-  switch (start->type) {
-    case kTfLiteInt32: RangeFill<int32_t>(start, delta, output); break;
-    case kTfLiteInt64: RangeFill<int64_t>(start, delta, output); break;
-    case kTfLiteFloat32: RangeFill<float>(start, delta, output); break;
-    default: return kTfLiteError;
-  }
-  return kTfLiteOk;
+  return DispatchType(
+      RangeTypes(), start->type,
+      [&](auto t) {
+        RangeFill<decltype(t)>(start, delta, output);
+        return kTfLiteOk;
+      },
+      [] { return kTfLiteError; });
 }
 
 TfLiteStatus BroadcastToShape(TfLiteContext* context, TfLiteNode* node,
@@ -2524,11 +2441,7 @@ TfLiteStatus BroadcastToShape(TfLiteContext* context, TfLiteNode* node,
 }
 
 TfLiteStatus BroadcastToPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "BROADCAST_TO", 2, 2, 1));
-  const TfLiteTensor* input;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "BROADCAST_TO", &input, &output));
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), BroadcastToShape);
+  return PrepareShapedByInput1(context, node, "BROADCAST_TO", BroadcastToShape);
 }
 
 TfLiteStatus BroadcastToEval(TfLiteContext* context, TfLiteNode* node) {
@@ -2765,21 +2678,7 @@ TfLiteStatus CumsumEval(TfLiteContext* context, TfLiteNode* node) {
 
 namespace {
 
-TfLiteRegistration MakeRegistration(TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
-                                    TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
-  TfLiteRegistration r{};
-  r.prepare = prepare;
-  r.invoke = invoke;
-  return r;
-}
-
 }  // namespace
-
-#define TS_REGISTER(NAME, PREPARE, EVAL)                           \
-  TfLiteRegistration* Register_##NAME() {                          \
-    static TfLiteRegistration r = MakeRegistration(PREPARE, EVAL); \
-    return &r;                                                     \
-  }
 
 TS_REGISTER(RESHAPE, ReshapePrepare, ReshapeEval)
 TS_REGISTER(SQUEEZE, SqueezePrepare, SqueezeEval)
@@ -2819,8 +2718,6 @@ TS_REGISTER(DEPTH_TO_SPACE, BlockPrepare<true>, BlockEval<true>)
 TS_REGISTER(SPACE_TO_DEPTH, BlockPrepare<false>, BlockEval<false>)
 TS_REGISTER(REVERSE_V2, ReversePrepare, ReverseEval)
 TS_REGISTER(CUMSUM, CumsumPrepare, CumsumEval)
-
-#undef TS_REGISTER
 
 }  // namespace reference
 }  // namespace touchstone

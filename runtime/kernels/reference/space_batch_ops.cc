@@ -285,25 +285,10 @@ TfLiteStatus BatchToSpaceEval(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-TfLiteRegistration MakeRegistration(TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
-                                    TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
-  TfLiteRegistration r{};
-  r.prepare = prepare;
-  r.invoke = invoke;
-  return r;
-}
-
 }  // namespace
 
-TfLiteRegistration* Register_SPACE_TO_BATCH_ND() {
-  static TfLiteRegistration r = MakeRegistration(SpaceToBatchPrepare, SpaceToBatchEval);
-  return &r;
-}
-
-TfLiteRegistration* Register_BATCH_TO_SPACE_ND() {
-  static TfLiteRegistration r = MakeRegistration(BatchToSpacePrepare, BatchToSpaceEval);
-  return &r;
-}
+TS_REGISTER(SPACE_TO_BATCH_ND, SpaceToBatchPrepare, SpaceToBatchEval)
+TS_REGISTER(BATCH_TO_SPACE_ND, BatchToSpacePrepare, BatchToSpaceEval)
 
 }  // namespace reference
 }  // namespace touchstone
