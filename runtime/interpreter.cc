@@ -67,8 +67,8 @@ Subgraph::Subgraph(Interpreter* interpreter, int index) : interpreter_(interpret
   context_.GetNodeAndRegistration = GetNodeAndRegistrationCallback;
   context_.GetTensor = GetTensorCallback;
   context_.AllocatePersistentBuffer = AllocatePersistentBufferCallback;
-  context_.GetExternalContext = GetExternalContextStub;
-  context_.SetExternalContext = SetExternalContextStub;
+  context_.GetExternalContext = GetExternalContextCallback;
+  context_.SetExternalContext = SetExternalContextCallback;
   context_.ReplaceNodeSubsetsWithDelegateKernels = ReplaceNodeSubsetsCallback;
   context_.PreviewDelegatePartitioning = PreviewDelegatePartitioningCallback;
   context_.recommended_num_threads = interpreter->options().num_threads;
@@ -669,6 +669,12 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
 
 Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
   if (delegate == nullptr || delegate->Prepare == nullptr) return UsageError("delegate has no Prepare function");
+  // As TFLite: a delegate that does not take dynamic tensors is asked about a prepared graph, so the
+  // shapes it sees are the propagated ones (input shapes applied), not the file's, and tensors whose
+  // size depends on data are already marked dynamic.
+  if ((delegate->flags & kTfLiteDelegateFlagsAllowDynamicTensors) == 0 && !allocated_) {
+    TS_RETURN_IF_ERROR(AllocateTensors());
+  }
   const std::vector<int> saved_plan = execution_plan_;
   const size_t saved_nodes = nodes_.size();
   error_.clear();
@@ -833,12 +839,15 @@ void* Subgraph::AllocatePersistentBufferCallback(TfLiteContext* context, size_t 
   return buffer;
 }
 
-TfLiteExternalContext* Subgraph::GetExternalContextStub(TfLiteContext*, TfLiteExternalContextType) {
-  return nullptr;
+TfLiteExternalContext* Subgraph::GetExternalContextCallback(TfLiteContext* context,
+                                                            TfLiteExternalContextType type) {
+  return SubgraphOf(context)->interpreter_->external_context(type);
 }
 
-void Subgraph::SetExternalContextStub(TfLiteContext*, TfLiteExternalContextType,
-                                      TfLiteExternalContext*) {}
+void Subgraph::SetExternalContextCallback(TfLiteContext* context, TfLiteExternalContextType type,
+                                          TfLiteExternalContext* external_context) {
+  SubgraphOf(context)->interpreter_->set_external_context(type, external_context);
+}
 
 StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const Model> model,
                                                            const InterpreterOptions& options,
@@ -846,6 +855,9 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   std::unique_ptr<Interpreter> interpreter(new Interpreter());
   interpreter->model_ = std::move(model);
   interpreter->options_ = options;
+  interpreter->cpu_backend_context_.type = kTfLiteCpuBackendContext;
+  interpreter->cpu_backend_context_.Refresh = nullptr;
+  interpreter->external_contexts_[kTfLiteCpuBackendContext] = &interpreter->cpu_backend_context_;
   if (resolver == nullptr) {
     interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
     resolver = interpreter->owned_resolver_.get();
@@ -906,6 +918,22 @@ int Interpreter::ResourceId(const std::string& container, const std::string& sha
 ResourceVariable* Interpreter::resource(int id) {
   if (id < 0 || id >= static_cast<int>(resource_ids_.size())) return nullptr;
   return &resources_[id];
+}
+
+TfLiteExternalContext* Interpreter::external_context(TfLiteExternalContextType type) {
+  if (type < 0 || type >= kTfLiteMaxExternalContexts) return nullptr;
+  if (external_contexts_[type] == &cpu_backend_context_ && thread_pool_ == nullptr) {
+    // Threads start only once a kernel asks for them (the reference kernels never do).
+    thread_pool_.reset(new ThreadPool(options_.num_threads));
+    cpu_backend_context_.runner = thread_pool_.get();
+  }
+  return external_contexts_[type];
+}
+
+void Interpreter::set_external_context(TfLiteExternalContextType type,
+                                       TfLiteExternalContext* context) {
+  if (type < 0 || type >= kTfLiteMaxExternalContexts) return;
+  external_contexts_[type] = context;
 }
 
 size_t Interpreter::arena_bytes() const {

@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/model.h"
 #include "runtime/op_resolver.h"
 #include "runtime/status.h"
+#include "runtime/threadpool.h"
 
 namespace touchstone {
 
@@ -111,9 +113,10 @@ class Subgraph {
                                                           const TfLiteIntArray* nodes_to_replace,
                                                           TfLiteDelegateParams** partition_params_array,
                                                           int* num_partitions);
-  static TfLiteExternalContext* GetExternalContextStub(TfLiteContext*, TfLiteExternalContextType);
-  static void SetExternalContextStub(TfLiteContext*, TfLiteExternalContextType,
-                                     TfLiteExternalContext*);
+  static TfLiteExternalContext* GetExternalContextCallback(TfLiteContext* context,
+                                                           TfLiteExternalContextType type);
+  static void SetExternalContextCallback(TfLiteContext* context, TfLiteExternalContextType type,
+                                         TfLiteExternalContext* external_context);
 
   Status BuildTensors(const Model& model, const fb::SubGraph* subgraph);
   Status BuildNodes(const Model& model, const fb::SubGraph* subgraph, const OpResolver& resolver);
@@ -213,6 +216,11 @@ class Interpreter {
 
   const Model& model() const { return *model_; }
   const InterpreterOptions& options() const { return options_; }
+  // What TfLiteContext::GetExternalContext answers for every subgraph. kTfLiteCpuBackendContext is
+  // the interpreter's CpuBackendContext (its thread pool, of options().num_threads threads, created
+  // the first time a kernel asks) unless SetExternalContext replaced it.
+  TfLiteExternalContext* external_context(TfLiteExternalContextType type);
+  void set_external_context(TfLiteExternalContextType type, TfLiteExternalContext* context);
   // Arena bytes of all subgraphs, and bytes held by dynamic tensors.
   size_t arena_bytes() const;
   size_t dynamic_bytes() const;
@@ -223,6 +231,10 @@ class Interpreter {
 
   std::shared_ptr<const Model> model_;
   InterpreterOptions options_;
+  // Declared before the subgraphs so that it outlives their kernels.
+  std::unique_ptr<ThreadPool> thread_pool_;
+  CpuBackendContext cpu_backend_context_;
+  TfLiteExternalContext* external_contexts_[kTfLiteMaxExternalContexts] = {};
   std::unique_ptr<OpResolver> owned_resolver_;
   std::vector<std::unique_ptr<Subgraph>> subgraphs_;
   std::vector<SignatureInfo> signatures_;

@@ -4,6 +4,7 @@
 
 #include "runtime/c/builtin_ops.h"
 #include "runtime/control_flow.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -13,6 +14,9 @@ struct BuiltinEntry {
   int code;
   TfLiteRegistration* (*reference)();
   int min_version = 1;  // TFLite registers some ops only from a later version
+  // KernelSet::kOptimized's kernel (runtime/kernels/optimized); null where it serves the reference
+  // one. It validates as the reference kernel and runs it for what it does not specialise.
+  TfLiteRegistration* (*optimized)() = nullptr;
 };
 
 // Ops implemented in runtime/ itself (they need the interpreter).
@@ -21,10 +25,11 @@ struct BuiltinEntry {
 // The one table of builtin ops. Versions: every version of an op is served by the same kernel,
 // which checks in Prepare what it supports.
 #define TS_OP(code, name) {code, reference::Register_##name}
+#define TS_OPT_OP(code, name) {code, reference::Register_##name, 1, optimized::Register_##name}
 const BuiltinEntry kBuiltinOps[] = {
-    TS_OP(kTfLiteBuiltinAdd, ADD),
+    TS_OPT_OP(kTfLiteBuiltinAdd, ADD),
     TS_OP(kTfLiteBuiltinSub, SUB),
-    TS_OP(kTfLiteBuiltinMul, MUL),
+    TS_OPT_OP(kTfLiteBuiltinMul, MUL),
     TS_OP(kTfLiteBuiltinDiv, DIV),
     TS_OP(kTfLiteBuiltinSquaredDifference, SQUARED_DIFFERENCE),
     TS_OP(kTfLiteBuiltinMaximum, MAXIMUM),
@@ -104,19 +109,19 @@ const BuiltinEntry kBuiltinOps[] = {
     TS_OP(kTfLiteBuiltinSpaceToDepth, SPACE_TO_DEPTH),
     TS_OP(kTfLiteBuiltinReverseV2, REVERSE_V2),
     TS_OP(kTfLiteBuiltinCumsum, CUMSUM),
-    TS_OP(kTfLiteBuiltinConv2d, CONV_2D),
-    TS_OP(kTfLiteBuiltinDepthwiseConv2d, DEPTHWISE_CONV_2D),
+    TS_OPT_OP(kTfLiteBuiltinConv2d, CONV_2D),
+    TS_OPT_OP(kTfLiteBuiltinDepthwiseConv2d, DEPTHWISE_CONV_2D),
     TS_OP(kTfLiteBuiltinTransposeConv, TRANSPOSE_CONV),
-    TS_OP(kTfLiteBuiltinFullyConnected, FULLY_CONNECTED),
-    TS_OP(kTfLiteBuiltinBatchMatmul, BATCH_MATMUL),
-    TS_OP(kTfLiteBuiltinAveragePool2d, AVERAGE_POOL_2D),
-    TS_OP(kTfLiteBuiltinMaxPool2d, MAX_POOL_2D),
+    TS_OPT_OP(kTfLiteBuiltinFullyConnected, FULLY_CONNECTED),
+    TS_OPT_OP(kTfLiteBuiltinBatchMatmul, BATCH_MATMUL),
+    TS_OPT_OP(kTfLiteBuiltinAveragePool2d, AVERAGE_POOL_2D),
+    TS_OPT_OP(kTfLiteBuiltinMaxPool2d, MAX_POOL_2D),
     TS_OP(kTfLiteBuiltinL2Pool2d, L2_POOL_2D),
-    TS_OP(kTfLiteBuiltinSoftmax, SOFTMAX),
+    TS_OPT_OP(kTfLiteBuiltinSoftmax, SOFTMAX),
     TS_OP(kTfLiteBuiltinLogSoftmax, LOG_SOFTMAX),
     TS_OP(kTfLiteBuiltinL2Normalization, L2_NORMALIZATION),
     TS_OP(kTfLiteBuiltinLocalResponseNormalization, LOCAL_RESPONSE_NORMALIZATION),
-    TS_OP(kTfLiteBuiltinResizeBilinear, RESIZE_BILINEAR),
+    TS_OPT_OP(kTfLiteBuiltinResizeBilinear, RESIZE_BILINEAR),
     TS_OP(kTfLiteBuiltinResizeNearestNeighbor, RESIZE_NEAREST_NEIGHBOR),
     TS_OP(kTfLiteBuiltinQuantize, QUANTIZE),
     TS_OP(kTfLiteBuiltinDequantize, DEQUANTIZE),
@@ -155,14 +160,14 @@ const BuiltinEntry kBuiltinOps[] = {
 };
 #undef TS_RUNTIME_OP
 #undef TS_OP
+#undef TS_OPT_OP
 
 }  // namespace
 
 BuiltinOpResolver::BuiltinOpResolver(KernelSet kernel_set) {
-  // The optimized set starts as the reference set; the CPU performance work specialises entries.
-  (void)kernel_set;
   for (const BuiltinEntry& entry : kBuiltinOps) {
-    TfLiteRegistration registration = *entry.reference();
+    const bool optimized = kernel_set == KernelSet::kOptimized && entry.optimized != nullptr;
+    TfLiteRegistration registration = optimized ? *entry.optimized() : *entry.reference();
     registration.builtin_code = entry.code;
     builtins_[entry.code] = registration;
     if (entry.min_version > 1) min_versions_[entry.code] = entry.min_version;

@@ -23,10 +23,12 @@ class TaskRunner {
   virtual ~TaskRunner() = default;
   // Threads that run work, the calling thread included (at least 1).
   virtual int num_threads() const = 0;
-  // Splits [0, n) into min(n, num_threads(), max_chunks) contiguous chunks of (nearly) equal size
-  // and calls fn(state, begin, end) once per chunk; the first chunk runs on the calling thread.
-  // Returns when every chunk is done. max_chunks <= 0 means no limit beyond num_threads().
-  // Calls made from inside a chunk (or while another call is running) run serially.
+  // Splits [0, n) into contiguous chunks of (nearly) equal size, min(n, num_threads()) of them, or
+  // min(n, max_chunks) when max_chunks > 0, and calls fn(state, begin, end) once per chunk. The
+  // calling thread runs the first chunk; the other chunks are taken in order by whichever thread
+  // is free (the workers, or the caller once its chunk is done), so at most num_threads() chunks
+  // run at once and a worker the OS has not scheduled yet delays nothing. Returns when every chunk
+  // is done. Calls made from inside a chunk (or while another call is running) run serially.
   virtual void ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks = 0) = 0;
 };
 
@@ -56,7 +58,7 @@ inline int NumThreads(TfLiteContext* context) {
 }
 
 // Calls f(begin, end) over contiguous chunks of [0, n): on the pool when there is one, else once
-// on the calling thread. max_chunks bounds the parallelism (e.g. to keep small work on few threads).
+// on the calling thread. max_chunks sets the number of chunks (see TaskRunner::ParallelFor).
 template <typename F>
 void ParallelFor(TaskRunner* runner, int64_t n, F&& f, int max_chunks = 0) {
   if (n <= 0) return;

@@ -14,6 +14,10 @@
 #else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,avx,fma")
+// GCC 12's _mm512_max_ps/_mm512_min_ps pass _mm512_undefined_ps() as the unused merge operand, which
+// -Wmaybe-uninitialized reports at every use (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 namespace touchstone {
@@ -26,6 +30,10 @@ struct V {
   static constexpr int W = 16;
   static T load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
+  // The first n (< W) lanes; the others read as 0 / are left untouched.
+  static __mmask16 Mask(size_t n) { return static_cast<__mmask16>((1u << n) - 1); }
+  static T load_partial(const float* p, size_t n) { return _mm512_maskz_loadu_ps(Mask(n), p); }
+  static void store_partial(float* p, T v, size_t n) { _mm512_mask_storeu_ps(p, Mask(n), v); }
   static T set1(float x) { return _mm512_set1_ps(x); }
   static T zero() { return _mm512_setzero_ps(); }
   static T add(T a, T b) { return _mm512_add_ps(a, b); }
@@ -59,6 +67,7 @@ constexpr const char* kIsaName = "avx512";
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
+#pragma GCC diagnostic pop
 #pragma GCC pop_options
 #endif
 

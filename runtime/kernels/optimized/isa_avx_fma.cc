@@ -28,6 +28,13 @@ struct V {
   static constexpr int W = 8;
   static T load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
+  // The first n (< W) lanes; the others read as 0 / are left untouched.
+  static __m256i Mask(size_t n) {
+    static const int32_t kMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + 8 - n));
+  }
+  static T load_partial(const float* p, size_t n) { return _mm256_maskload_ps(p, Mask(n)); }
+  static void store_partial(float* p, T v, size_t n) { _mm256_maskstore_ps(p, Mask(n), v); }
   static T set1(float x) { return _mm256_set1_ps(x); }
   static T zero() { return _mm256_setzero_ps(); }
   static T add(T a, T b) { return _mm256_add_ps(a, b); }

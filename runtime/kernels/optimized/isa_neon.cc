@@ -19,6 +19,17 @@ struct V {
   static constexpr int W = 4;
   static T load(const float* p) { return vld1q_f32(p); }
   static void store(float* p, T v) { vst1q_f32(p, v); }
+  // The first n (< W) lanes; the others read as 0 / are left untouched.
+  static T load_partial(const float* p, size_t n) {
+    float tmp[W] = {};
+    for (size_t i = 0; i < n; ++i) tmp[i] = p[i];
+    return load(tmp);
+  }
+  static void store_partial(float* p, T v, size_t n) {
+    float tmp[W];
+    store(tmp, v);
+    for (size_t i = 0; i < n; ++i) p[i] = tmp[i];
+  }
   static T set1(float x) { return vdupq_n_f32(x); }
   static T zero() { return vdupq_n_f32(0.f); }
   static T add(T a, T b) { return vaddq_f32(a, b); }

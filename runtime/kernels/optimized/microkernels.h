@@ -73,6 +73,15 @@ using BinaryFn = void (*)(size_t n, const float* a, const float* b, bool b_scala
 // One row of softmax: out[i] = exp((in[i] - max) * beta) / sum.
 using SoftmaxFn = void (*)(size_t n, const float* in, float* out, float beta);
 
+// One output row of a bilinear resize: for each x < width, with tl = top + x0[x] * channels,
+// tr = top + x1[x] * channels and bl, br the same in `bottom`:
+// out[x * channels + c] = tl[c] * (1 - dy) * (1 - dx[x]) + bl[c] * dy * (1 - dx[x])
+//                       + tr[c] * (1 - dy) * dx[x] + br[c] * dy * dx[x],
+// each product and sum rounded in that order (the reference expression, so results are exact).
+using BilinearRowFn = void (*)(size_t channels, size_t width, const float* top,
+                               const float* bottom, const int32_t* x0, const int32_t* x1,
+                               const float* dx, float dy, float* out);
+
 // One GEMM shape: panels of nr columns, up to mr rows per call; fn[r] computes r rows (1 <= r <= mr).
 struct GemmVariant {
   int mr = 1;
@@ -90,6 +99,7 @@ struct MicroKernels {
   BinaryFn add = nullptr;
   BinaryFn mul = nullptr;
   SoftmaxFn softmax = nullptr;
+  BilinearRowFn bilinear_row = nullptr;
 };
 
 // The kernel set in use. The first call picks the widest set the CPU runs, unless the environment
@@ -103,7 +113,7 @@ std::vector<std::string> AvailableKernelSets();
 // call it only while no optimized kernel is prepared. False if `name` is not available.
 bool SelectKernelSet(const std::string& name);
 
-// ---- Layout helpers shared by the operators (pack.cc).
+// ---- Packed weights (packing.cc).
 
 // Packs weights for the GEMM of `n` output columns, `ks` taps of `kc` inputs each: weight (t, k) of
 // column j is src[j * col_stride + t * tap_stride + k * k_stride]; bias may be null (zeros).

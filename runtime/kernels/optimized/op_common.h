@@ -97,16 +97,24 @@ struct OptimizedKernel {
   }
 };
 
-// Splits `items` into at most min(threads, max_chunks) contiguous chunks (at least
-// min_items_per_chunk items each, where the total allows) and calls fn(chunk, begin, end) for
-// each, in parallel on the context's pool. Chunk indices are dense from 0, so fn may use per-chunk
-// scratch sized by MaxChunks().
-inline int MaxChunks(TfLiteContext* context) { return NumThreads(context); }
+// Chunks per thread a kernel splits its work into: the pool hands them out in order to whichever
+// thread is free, so a thread the OS delays (a busy machine) holds up at most one small chunk.
+constexpr int kChunksPerThread = 4;
 
+// The most chunks ParallelChunks makes on this context (for per-chunk scratch).
+inline int MaxChunks(TfLiteContext* context) {
+  const int threads = NumThreads(context);
+  return threads <= 1 ? 1 : threads * kChunksPerThread;
+}
+
+// Splits `items` into contiguous chunks, at most MaxChunks(context) and at most
+// items / min_items_per_chunk of them (at least one), and calls fn(chunk, begin, end) for each on
+// the context's pool (or the calling thread). Chunk indices are dense from 0, so fn may use
+// per-chunk scratch.
 template <typename F>
 void ParallelChunks(TfLiteContext* context, int64_t items, int64_t min_items_per_chunk, F&& fn) {
   if (items <= 0) return;
-  int64_t chunks = std::min<int64_t>(NumThreads(context), items);
+  int64_t chunks = std::min<int64_t>(MaxChunks(context), items);
   if (min_items_per_chunk > 1) {
     chunks = std::min<int64_t>(chunks, std::max<int64_t>(1, items / min_items_per_chunk));
   }

@@ -1,0 +1,302 @@
+// CONV_2D and DEPTHWISE_CONV_2D, float32: indirect GEMM / indirect depthwise microkernels over the
+// thread pool. Every other type (quantized, hybrid) runs the reference kernel.
+//
+// CONV_2D is a GEMM of the output pixels (rows) by the output channels (columns) over the taps of
+// the kernel window times the input channels: the indirection buffer gives, per output pixel and
+// tap, the input pixel read (or a zero row for padding), so stride, dilation and padding cost
+// nothing and no im2col copy is made. Weights are packed once in Prepare when they are constant.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/c/common.h"
+#include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/gemm.h"
+#include "runtime/kernels/optimized/op_common.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/reference/reference_ops.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+// The window geometry of a convolution node whose reference Prepare succeeded.
+WindowGeometry ConvWindow(const TfLiteTensor* input, const TfLiteTensor* filter,
+                          const TfLiteTensor* output, TfLitePadding padding, int stride_height,
+                          int stride_width, int dilation_height, int dilation_width) {
+  WindowGeometry g;
+  g.batches = input->dims->data[0];
+  g.in_height = input->dims->data[1];
+  g.in_width = input->dims->data[2];
+  g.kernel_height = filter->dims->data[1];
+  g.kernel_width = filter->dims->data[2];
+  g.stride_height = stride_height;
+  g.stride_width = stride_width;
+  g.dilation_height = dilation_height;
+  g.dilation_width = dilation_width;
+  int out_height = 0, out_width = 0;
+  const TfLitePaddingValues values = nn::ComputePaddingHeightWidth(
+      stride_height, stride_width, dilation_height, dilation_width, g.in_height, g.in_width,
+      g.kernel_height, g.kernel_width, padding, &out_height, &out_width);
+  g.pad_top = values.height;
+  g.pad_left = values.width;
+  g.out_height = output->dims->data[1];
+  g.out_width = output->dims->data[2];
+  return g;
+}
+
+// The indirection buffer of a node, rebuilt when the geometry or the input's address changes.
+struct Indirection {
+  WindowGeometry geometry;
+  const float* input = nullptr;
+  size_t pixel_stride = 0;
+  std::vector<const float*> buffer;
+  bool valid = false;
+
+  void Invalidate() { valid = false; }
+  const float* const* Get(const WindowGeometry& g, const float* in, size_t stride,
+                          const float* zero) {
+    if (!valid || in != input || stride != pixel_stride || g != geometry) {
+      BuildIndirection(g, in, stride, zero, &buffer);
+      geometry = g;
+      input = in;
+      pixel_stride = stride;
+      valid = true;
+    }
+    return buffer.data();
+  }
+};
+
+// ---- CONV_2D.
+
+struct ConvState : OpState {
+  WindowGeometry geometry;
+  int groups = 1;
+  int filter_depth = 0;  // input channels per group (kc)
+  int output_depth = 0;
+  int group_outputs = 0;  // output channels per group
+  float act_min = 0.f, act_max = 0.f;
+  const GemmVariant* variant = nullptr;
+  // Packed weights, one run of panels per group; what they were packed from.
+  std::vector<float> packed;
+  size_t group_packed_size = 0;
+  const void* packed_filter = nullptr;
+  const void* packed_bias = nullptr;
+  bool constant_weights = false;
+  std::vector<float> zero;
+  Indirection indirection;
+  std::vector<GemmProblem> problems;  // one per group
+};
+
+struct ConvOp {
+  using State = ConvState;
+  static TfLiteRegistration* Reference() { return reference::Register_CONV_2D(); }
+
+  static void Pack(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
+    const float* filter_data = tflite::GetTensorData<float>(filter);
+    const float* bias_data = tflite::GetTensorData<float>(bias);
+    const size_t taps = s->geometry.taps();
+    const size_t kc = s->filter_depth;
+    const size_t nr = s->variant->nr;
+    const size_t panels = (s->group_outputs + nr - 1) / nr;
+    s->group_packed_size = panels * PackedPanelSize(taps, kc, nr);
+    s->packed.resize(s->group_packed_size * s->groups);
+    std::vector<float> group_packed;
+    for (int g = 0; g < s->groups; ++g) {
+      const size_t first = static_cast<size_t>(g) * s->group_outputs;
+      PackGemmWeights(s->group_outputs, taps, kc, filter_data + first * taps * kc, taps * kc, kc, 1,
+                      bias_data + first, nr, &group_packed);
+      std::copy(group_packed.begin(), group_packed.end(),
+                s->packed.begin() + g * s->group_packed_size);
+    }
+    s->packed_filter = filter->data.raw;
+    s->packed_bias = bias->data.raw;
+  }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (input->type != kTfLiteFloat32 || filter->type != kTfLiteFloat32 ||
+        bias->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
+        tflite::NumElements(output) == 0) {
+      return kTfLiteOk;
+    }
+    s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height,
+                             params.stride_width, params.dilation_height_factor,
+                             params.dilation_width_factor);
+    s->filter_depth = filter->dims->data[3];
+    s->output_depth = filter->dims->data[0];
+    s->groups = input->dims->data[3] / s->filter_depth;
+    s->group_outputs = s->output_depth / s->groups;
+    tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
+    s->variant = &ChooseGemmVariant(*s->kernels, s->group_outputs);
+    s->zero.assign(std::max(s->filter_depth, 1), 0.f);
+    s->indirection.Invalidate();
+    s->constant_weights = tflite::IsConstantTensor(filter) && tflite::IsConstantTensor(bias);
+    s->packed_filter = nullptr;
+    s->packed.clear();
+    if (s->constant_weights) Pack(s, filter, bias);
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (!s->constant_weights || s->packed_filter != filter->data.raw ||
+        s->packed_bias != bias->data.raw) {
+      Pack(s, filter, bias);
+    }
+    const size_t input_depth = input->dims->data[3];
+    const float* const* indirection = s->indirection.Get(
+        s->geometry, tflite::GetTensorData<float>(input), input_depth, s->zero.data());
+    GemmProblem problem;
+    problem.variant = s->variant;
+    problem.m = s->geometry.out_pixels();
+    problem.n = s->group_outputs;
+    problem.kc = s->filter_depth;
+    problem.ks = s->geometry.taps();
+    problem.a = indirection;
+    problem.a_row_stride = problem.ks;
+    problem.zero = s->zero.data();
+    problem.c_stride = s->output_depth;
+    problem.min = s->act_min;
+    problem.max = s->act_max;
+    float* output_data = tflite::GetTensorData<float>(output);
+    s->problems.assign(s->groups, problem);
+    for (int g = 0; g < s->groups; ++g) {
+      GemmProblem& group = s->problems[g];
+      group.a_offset = static_cast<size_t>(g) * s->filter_depth;
+      group.packed = s->packed.data() + g * s->group_packed_size;
+      group.c = output_data + static_cast<size_t>(g) * s->group_outputs;
+    }
+    RunGemm(context, s->problems.data(), s->problems.size());
+    return kTfLiteOk;
+  }
+};
+
+// ---- DEPTHWISE_CONV_2D.
+
+struct DepthwiseState : OpState {
+  WindowGeometry geometry;
+  int input_depth = 0;
+  int output_depth = 0;
+  int multiplier = 1;
+  float act_min = 0.f, act_max = 0.f;
+  std::vector<float> zero;
+  Indirection indirection;
+};
+
+// Multiply-adds a chunk should hold at least before it goes to another thread.
+constexpr int64_t kMinDepthwiseMacsPerChunk = 16 * 1024;
+
+struct DepthwiseOp {
+  using State = DepthwiseState;
+  static TfLiteRegistration* Reference() { return reference::Register_DEPTHWISE_CONV_2D(); }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias =
+        node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (input->type != kTfLiteFloat32 || filter->type != kTfLiteFloat32 ||
+        (bias != nullptr && bias->type != kTfLiteFloat32) || output->type != kTfLiteFloat32 ||
+        tflite::NumElements(output) == 0) {
+      return kTfLiteOk;
+    }
+    s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height,
+                             params.stride_width, params.dilation_height_factor,
+                             params.dilation_width_factor);
+    s->input_depth = input->dims->data[3];
+    s->output_depth = filter->dims->data[3];
+    s->multiplier = s->output_depth / s->input_depth;
+    tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
+    s->zero.assign(std::max(s->input_depth, 1), 0.f);
+    s->indirection.Invalidate();
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias =
+        node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const float* const* indirection = s->indirection.Get(
+        s->geometry, tflite::GetTensorData<float>(input), s->input_depth, s->zero.data());
+    const float* filter_data = tflite::GetTensorData<float>(filter);
+    const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
+    float* output_data = tflite::GetTensorData<float>(output);
+    const size_t taps = s->geometry.taps();
+    const int64_t pixels = s->geometry.out_pixels();
+    const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->output_depth;
+    const int64_t min_pixels =
+        std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
+
+    if (s->multiplier == 1) {
+      const DwConvFn dwconv = s->kernels->dwconv;
+      ParallelChunks(context, pixels, min_pixels, [&](int, int64_t begin, int64_t end) {
+        DwConvArgs args;
+        args.channels = s->output_depth;
+        args.taps = taps;
+        args.pixels = end - begin;
+        args.in = indirection + begin * taps;
+        args.w = filter_data;
+        args.bias = bias_data;
+        args.out = output_data + begin * s->output_depth;
+        args.out_pixel_stride = s->output_depth;
+        args.min = s->act_min;
+        args.max = s->act_max;
+        dwconv(args);
+      });
+      return kTfLiteOk;
+    }
+
+    // Depth multiplier above 1: output channel c * M + m reads input channel c.
+    const int depth = s->input_depth;
+    const int multiplier = s->multiplier;
+    const int output_depth = s->output_depth;
+    ParallelChunks(context, pixels, min_pixels, [&](int, int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const float* const* in = indirection + p * taps;
+        float* out = output_data + p * output_depth;
+        for (int oc = 0; oc < output_depth; ++oc) out[oc] = bias_data != nullptr ? bias_data[oc] : 0.f;
+        for (size_t t = 0; t < taps; ++t) {
+          const float* x = in[t];
+          const float* w = filter_data + t * output_depth;
+          for (int c = 0; c < depth; ++c) {
+            const float value = x[c];
+            float* o = out + c * multiplier;
+            const float* wc = w + c * multiplier;
+            for (int m = 0; m < multiplier; ++m) o[m] += value * wc[m];
+          }
+        }
+        for (int oc = 0; oc < output_depth; ++oc) {
+          out[oc] = std::min(std::max(out[oc], s->act_min), s->act_max);
+        }
+      }
+    });
+    return kTfLiteOk;
+  }
+};
+
+}  // namespace
+
+TfLiteRegistration* Register_CONV_2D() { return OptimizedKernel<ConvOp>::Registration(); }
+
+TfLiteRegistration* Register_DEPTHWISE_CONV_2D() {
+  return OptimizedKernel<DepthwiseOp>::Registration();
+}
+
+}  // namespace optimized
+}  // namespace touchstone

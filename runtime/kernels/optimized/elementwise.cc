@@ -1,0 +1,98 @@
+// ADD and MUL, float32: inputs of the same shape, or one of them a single value, run vectorised
+// over the thread pool; other broadcasts and every other type run the reference kernel. The result
+// is exactly the reference's (the same one rounding per element, then the same clamp).
+#include <algorithm>
+#include <cstdint>
+
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/c/common.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/op_common.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/reference/reference_ops.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+// Elements a chunk should hold at least before it goes to another thread.
+constexpr int64_t kMinElementsPerChunk = 16 * 1024;
+
+struct BinaryState : OpState {
+  int64_t elements = 0;
+  bool swap = false;      // the first input is the single value
+  bool b_scalar = false;  // one input is a single value
+  float act_min = 0.f, act_max = 0.f;
+};
+
+bool SameDims(const TfLiteIntArray* a, const TfLiteIntArray* b) {
+  if (a->size != b->size) return false;
+  for (int i = 0; i < a->size; ++i) {
+    if (a->data[i] != b->data[i]) return false;
+  }
+  return true;
+}
+
+template <bool kMul>
+struct BinaryOp {
+  using State = BinaryState;
+  static TfLiteRegistration* Reference() {
+    return kMul ? reference::Register_MUL() : reference::Register_ADD();
+  }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (node->inputs->size != 2 || node->outputs->size != 1) return kTfLiteOk;
+    const TfLiteTensor* a = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* b = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (a->type != kTfLiteFloat32 || b->type != kTfLiteFloat32 ||
+        output->type != kTfLiteFloat32 || tflite::IsDynamicTensor(output)) {
+      return kTfLiteOk;
+    }
+    s->elements = tflite::NumElements(output);
+    if (s->elements == 0) return kTfLiteOk;
+    if (SameDims(a->dims, output->dims) && SameDims(b->dims, output->dims)) {
+      s->swap = false;
+      s->b_scalar = false;
+    } else if (SameDims(a->dims, output->dims) && tflite::NumElements(b) == 1) {
+      s->swap = false;
+      s->b_scalar = true;
+    } else if (SameDims(b->dims, output->dims) && tflite::NumElements(a) == 1) {
+      s->swap = true;  // a + b = b + a and a * b = b * a exactly
+      s->b_scalar = true;
+    } else {
+      return kTfLiteOk;  // a real broadcast: the reference kernel
+    }
+    TfLiteFusedActivation activation = kTfLiteActNone;
+    if (node->builtin_data != nullptr) {
+      activation = kMul ? static_cast<const TfLiteMulParams*>(node->builtin_data)->activation
+                        : static_cast<const TfLiteAddParams*>(node->builtin_data)->activation;
+    }
+    tflite::CalculateActivationRange(activation, &s->act_min, &s->act_max);
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const float* a = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
+    const float* b = tflite::GetTensorData<float>(tflite::GetInput(context, node, 1));
+    float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    if (s->swap) std::swap(a, b);
+    const BinaryFn fn = kMul ? s->kernels->mul : s->kernels->add;
+    const bool b_scalar = s->b_scalar;
+    ParallelChunks(context, s->elements, kMinElementsPerChunk,
+                   [&](int, int64_t begin, int64_t end) {
+                     fn(end - begin, a + begin, b_scalar ? b : b + begin, b_scalar, out + begin,
+                        s->act_min, s->act_max);
+                   });
+    return kTfLiteOk;
+  }
+};
+
+}  // namespace
+
+TfLiteRegistration* Register_ADD() { return OptimizedKernel<BinaryOp<false>>::Registration(); }
+TfLiteRegistration* Register_MUL() { return OptimizedKernel<BinaryOp<true>>::Registration(); }
+
+}  // namespace optimized
+}  // namespace touchstone

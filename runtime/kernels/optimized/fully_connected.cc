@@ -1,0 +1,260 @@
+// FULLY_CONNECTED and BATCH_MATMUL, float32: GEMMs on the packed-panel microkernels over the thread
+// pool. Quantized and hybrid forms run the reference kernel.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/c/common.h"
+#include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/gemm.h"
+#include "runtime/kernels/optimized/op_common.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/reference/reference_ops.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+// ---- FULLY_CONNECTED: output[r][u] = clamp(bias[u] + sum_k input[r][k] * weights[u][k]).
+
+struct FullyConnectedState : OpState {
+  size_t rows = 0, units = 0, depth = 0;
+  float act_min = 0.f, act_max = 0.f;
+  const GemmVariant* variant = nullptr;
+  std::vector<float> packed;
+  const void* packed_weights = nullptr;
+  const void* packed_bias = nullptr;
+  bool constant_weights = false;
+  std::vector<const float*> row_pointers;
+  const float* rows_input = nullptr;
+};
+
+const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
+  return node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
+}
+
+struct FullyConnectedOp {
+  using State = FullyConnectedState;
+  static TfLiteRegistration* Reference() { return reference::Register_FULLY_CONNECTED(); }
+
+  static void Pack(State* s, const TfLiteTensor* weights, const TfLiteTensor* bias) {
+    PackGemmWeights(s->units, 1, s->depth, tflite::GetTensorData<float>(weights), s->depth, 0, 1,
+                    bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr,
+                    s->variant->nr, &s->packed);
+    s->packed_weights = weights->data.raw;
+    s->packed_bias = bias != nullptr ? bias->data.raw : nullptr;
+  }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = FullyConnectedBias(context, node);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (input->type != kTfLiteFloat32 || weights->type != kTfLiteFloat32 ||
+        (bias != nullptr && bias->type != kTfLiteFloat32) || output->type != kTfLiteFloat32 ||
+        tflite::NumElements(output) == 0 || tflite::IsDynamicTensor(output)) {
+      return kTfLiteOk;
+    }
+    s->units = weights->dims->data[0];
+    s->depth = weights->dims->data[1];
+    s->rows = tflite::NumElements(output) / s->units;
+    tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
+    s->variant = &ChooseGemmVariant(*s->kernels, s->units);
+    s->constant_weights =
+        tflite::IsConstantTensor(weights) && (bias == nullptr || tflite::IsConstantTensor(bias));
+    s->packed.clear();
+    if (s->constant_weights) Pack(s, weights, bias);
+    s->rows_input = nullptr;
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = FullyConnectedBias(context, node);
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (!s->constant_weights || s->packed_weights != weights->data.raw ||
+        s->packed_bias != (bias != nullptr ? bias->data.raw : nullptr)) {
+      Pack(s, weights, bias);
+    }
+    const float* input_data = tflite::GetTensorData<float>(input);
+    if (s->rows_input != input_data || s->row_pointers.size() != s->rows) {
+      s->row_pointers.resize(s->rows);
+      for (size_t r = 0; r < s->rows; ++r) s->row_pointers[r] = input_data + r * s->depth;
+      s->rows_input = input_data;
+    }
+    GemmProblem problem;
+    problem.variant = s->variant;
+    problem.m = s->rows;
+    problem.n = s->units;
+    problem.kc = s->depth;
+    problem.ks = 1;
+    problem.a = s->row_pointers.data();
+    problem.a_row_stride = 1;
+    problem.packed = s->packed.data();
+    problem.c = tflite::GetTensorData<float>(output);
+    problem.c_stride = s->units;
+    problem.min = s->act_min;
+    problem.max = s->act_max;
+    RunGemm(context, problem);
+    return kTfLiteOk;
+  }
+};
+
+// ---- BATCH_MATMUL: lhs [..., M, K] (adj_x: [..., K, M]) times rhs [..., K, N] (adj_y: [..., N,
+// K]); batch dimensions (up to 3) broadcast.
+
+constexpr int kMaxRank = 5;
+constexpr int kBatchDims = kMaxRank - 2;
+
+void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch_dims) {
+  const int rank = tensor->dims->size;
+  const int padding = kMaxRank - rank;
+  for (int i = 0; i < kBatchDims; ++i) {
+    batch_dims[i] = i < padding ? 1 : tensor->dims->data[i - padding];
+  }
+}
+
+int64_t BroadcastIndex(const int* dims, int b0, int b1, int b2) {
+  const int i0 = dims[0] == 1 ? 0 : b0;
+  const int i1 = dims[1] == 1 ? 0 : b1;
+  const int i2 = dims[2] == 1 ? 0 : b2;
+  return (static_cast<int64_t>(i0) * dims[1] + i1) * dims[2] + i2;
+}
+
+struct BatchMatMulState : OpState {
+  int lhs_batch[kBatchDims] = {}, rhs_batch[kBatchDims] = {}, out_batch[kBatchDims] = {};
+  size_t rows = 0, cols = 0, depth = 0;
+  size_t lhs_matrices = 0, rhs_matrices = 0;
+  bool adj_x = false, adj_y = false;
+  const GemmVariant* variant = nullptr;
+  size_t packed_matrix_size = 0;
+  std::vector<float> packed;  // every rhs matrix, packed
+  const void* packed_rhs = nullptr;
+  bool constant_rhs = false;
+  std::vector<float> lhs_transposed;
+  std::vector<const float*> row_pointers;
+  std::vector<GemmProblem> problems;
+};
+
+struct BatchMatMulOp {
+  using State = BatchMatMulState;
+  static TfLiteRegistration* Reference() { return reference::Register_BATCH_MATMUL(); }
+
+  static void Pack(TfLiteContext* context, State* s, const TfLiteTensor* rhs) {
+    const float* rhs_data = tflite::GetTensorData<float>(rhs);
+    const size_t matrix = s->depth * s->cols;
+    const size_t nr = s->variant->nr;
+    s->packed_matrix_size = (s->cols + nr - 1) / nr * PackedPanelSize(1, s->depth, nr);
+    s->packed.resize(s->packed_matrix_size * s->rhs_matrices);
+    // Column j, depth k of rhs matrix i: rhs[k][j], or rhs[j][k] with adj_y.
+    const size_t col_stride = s->adj_y ? s->depth : 1;
+    const size_t k_stride = s->adj_y ? 1 : s->cols;
+    ParallelChunks(context, s->rhs_matrices, 1, [&](int, int64_t begin, int64_t end) {
+      std::vector<float> one;
+      for (int64_t i = begin; i < end; ++i) {
+        PackGemmWeights(s->cols, 1, s->depth, rhs_data + i * matrix, col_stride, 0, k_stride,
+                        nullptr, nr, &one);
+        std::copy(one.begin(), one.end(), s->packed.begin() + i * s->packed_matrix_size);
+      }
+    });
+    s->packed_rhs = rhs->data.raw;
+  }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const auto& params = nn::ParamsOf<TfLiteBatchMatMulParams>(node);
+    const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (lhs->type != kTfLiteFloat32 || rhs->type != kTfLiteFloat32 ||
+        output->type != kTfLiteFloat32 || tflite::NumElements(output) == 0 ||
+        tflite::IsDynamicTensor(output)) {
+      return kTfLiteOk;
+    }
+    ExtendedBatchDims(lhs, s->lhs_batch);
+    ExtendedBatchDims(rhs, s->rhs_batch);
+    ExtendedBatchDims(output, s->out_batch);
+    s->adj_x = params.adj_x;
+    s->adj_y = params.adj_y;
+    const int* lhs_matrix = lhs->dims->data + lhs->dims->size - 2;
+    s->rows = output->dims->data[output->dims->size - 2];
+    s->cols = output->dims->data[output->dims->size - 1];
+    s->depth = s->adj_x ? lhs_matrix[0] : lhs_matrix[1];
+    s->lhs_matrices = s->lhs_batch[0] * s->lhs_batch[1] * s->lhs_batch[2];
+    s->rhs_matrices = s->rhs_batch[0] * s->rhs_batch[1] * s->rhs_batch[2];
+    s->variant = &ChooseGemmVariant(*s->kernels, s->cols);
+    s->constant_rhs = tflite::IsConstantTensor(rhs);
+    s->packed.clear();
+    s->packed_rhs = nullptr;
+    if (s->constant_rhs) Pack(context, s, rhs);
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (!s->constant_rhs || s->packed_rhs != rhs->data.raw) Pack(context, s, rhs);
+
+    // Rows of every lhs matrix, transposed first with adj_x.
+    const float* lhs_data = tflite::GetTensorData<float>(lhs);
+    const size_t lhs_matrix = s->rows * s->depth;
+    if (s->adj_x) {
+      s->lhs_transposed.resize(lhs_matrix * s->lhs_matrices);
+      for (size_t i = 0; i < s->lhs_matrices; ++i) {
+        const float* src = lhs_data + i * lhs_matrix;  // [K][M]
+        float* dst = s->lhs_transposed.data() + i * lhs_matrix;  // [M][K]
+        for (size_t k = 0; k < s->depth; ++k) {
+          for (size_t m = 0; m < s->rows; ++m) dst[m * s->depth + k] = src[k * s->rows + m];
+        }
+      }
+      lhs_data = s->lhs_transposed.data();
+    }
+    s->row_pointers.resize(s->rows * s->lhs_matrices);
+    for (size_t r = 0; r < s->row_pointers.size(); ++r) {
+      s->row_pointers[r] = lhs_data + r * s->depth;
+    }
+
+    GemmProblem problem;
+    problem.variant = s->variant;
+    problem.m = s->rows;
+    problem.n = s->cols;
+    problem.kc = s->depth;
+    problem.ks = 1;
+    problem.a_row_stride = 1;
+    problem.c_stride = s->cols;
+    problem.min = -std::numeric_limits<float>::infinity();
+    problem.max = std::numeric_limits<float>::infinity();
+    float* output_data = tflite::GetTensorData<float>(output);
+    s->problems.clear();
+    for (int b0 = 0; b0 < s->out_batch[0]; ++b0) {
+      for (int b1 = 0; b1 < s->out_batch[1]; ++b1) {
+        for (int b2 = 0; b2 < s->out_batch[2]; ++b2) {
+          problem.a = s->row_pointers.data() + BroadcastIndex(s->lhs_batch, b0, b1, b2) * s->rows;
+          problem.packed =
+              s->packed.data() + BroadcastIndex(s->rhs_batch, b0, b1, b2) * s->packed_matrix_size;
+          problem.c = output_data + BroadcastIndex(s->out_batch, b0, b1, b2) * s->rows * s->cols;
+          s->problems.push_back(problem);
+        }
+      }
+    }
+    RunGemm(context, s->problems.data(), s->problems.size());
+    return kTfLiteOk;
+  }
+};
+
+}  // namespace
+
+TfLiteRegistration* Register_FULLY_CONNECTED() {
+  return OptimizedKernel<FullyConnectedOp>::Registration();
+}
+
+TfLiteRegistration* Register_BATCH_MATMUL() { return OptimizedKernel<BatchMatMulOp>::Registration(); }
+
+}  // namespace optimized
+}  // namespace touchstone

@@ -1,0 +1,69 @@
+#include "runtime/kernels/optimized/gemm.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "runtime/kernels/optimized/op_common.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+// Packed weights one task sweeps over all its rows: sized to stay in a core's L2 cache.
+constexpr size_t kBlockBytes = 128 * 1024;
+// Multiply-adds a chunk of work should hold at least, so that waking a thread pays off.
+constexpr int64_t kMinMacsPerChunk = 32 * 1024;
+
+}  // namespace
+
+const GemmVariant& ChooseGemmVariant(const MicroKernels& kernels, size_t n) {
+  return n <= static_cast<size_t>(kernels.gemm_narrow.nr) ? kernels.gemm_narrow : kernels.gemm;
+}
+
+void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) {
+  if (count == 0) return;
+  const GemmProblem& p = problems[0];
+  if (p.m == 0 || p.n == 0) return;
+  const GemmVariant& variant = *p.variant;
+  const size_t mr = variant.mr;
+  const size_t nr = variant.nr;
+  const size_t panel_size = PackedPanelSize(p.ks, p.kc, nr);
+  const size_t panels = (p.n + nr - 1) / nr;
+  const size_t block_panels =
+      std::min(panels, std::max<size_t>(1, kBlockBytes / (panel_size * sizeof(float))));
+  const size_t blocks = (panels + block_panels - 1) / block_panels;
+  const size_t row_tiles = (p.m + mr - 1) / mr;
+  const size_t tasks_per_problem = blocks * row_tiles;
+  const int64_t tasks = static_cast<int64_t>(tasks_per_problem * count);
+  const int64_t macs_per_task = static_cast<int64_t>(mr * block_panels * nr * p.ks * p.kc);
+  const int64_t min_tasks = std::max<int64_t>(1, kMinMacsPerChunk / std::max<int64_t>(1, macs_per_task));
+
+  ParallelChunks(context, tasks, min_tasks, [&](int, int64_t begin, int64_t end) {
+    GemmArgs args;
+    args.kc = p.kc;
+    args.ks = p.ks;
+    for (int64_t task = begin; task < end; ++task) {
+      const GemmProblem& q = problems[static_cast<size_t>(task) / tasks_per_problem];
+      const size_t index = static_cast<size_t>(task) % tasks_per_problem;
+      const size_t block = index / row_tiles;
+      const size_t tile = index % row_tiles;
+      const size_t row = tile * mr;
+      const size_t rows = std::min(mr, p.m - row);
+      const size_t col = block * block_panels * nr;
+      args.a = q.a + row * q.a_row_stride;
+      args.a_row_stride = q.a_row_stride;
+      args.a_offset = q.a_offset;
+      args.zero = q.zero;
+      args.c_stride = q.c_stride;
+      args.min = q.min;
+      args.max = q.max;
+      args.nc = std::min(block_panels * nr, p.n - col);
+      args.w = q.packed + block * block_panels * panel_size;
+      args.c = q.c + row * q.c_stride + col;
+      variant.fn[rows](args);
+    }
+  });
+}
+
+}  // namespace optimized
+}  // namespace touchstone

@@ -1,0 +1,278 @@
+// Every microkernel of every set this CPU runs against plain loops written here, on random operands
+// of many sizes (remainders of every vector width, padding rows, group offsets). A plain program
+// (no test framework), so that it also runs under an emulator on other architectures: exit code 0
+// when everything agrees.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/optimized/microkernels.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+int g_failures = 0;
+
+#define EXPECT(cond, ...)                          \
+  do {                                             \
+    if (!(cond)) {                                 \
+      if (g_failures++ < 20) {                     \
+        std::fprintf(stderr, "FAILED %s: ", #cond); \
+        std::fprintf(stderr, __VA_ARGS__);         \
+        std::fprintf(stderr, "\n");                \
+      }                                            \
+    }                                              \
+  } while (0)
+
+std::mt19937 g_rng(12345);
+
+std::vector<float> Random(size_t n, float lo = -1.f, float hi = 1.f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(g_rng);
+  return v;
+}
+
+float Clamp(float v, float lo, float hi) { return std::min(std::max(v, lo), hi); }
+
+// Within `relative` of the largest magnitude of `expected`.
+void ExpectClose(const std::vector<float>& expected, const std::vector<float>& actual,
+                 float relative, const std::string& what) {
+  float largest = 0.f;
+  for (float v : expected) largest = std::max(largest, std::fabs(v));
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT(std::fabs(expected[i] - actual[i]) <= relative * largest + 1e-30f,
+           "%s: element %zu expected %g got %g", what.c_str(), i, expected[i], actual[i]);
+  }
+}
+
+void ExpectExact(const std::vector<float>& expected, const std::vector<float>& actual,
+                 const std::string& what) {
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT(std::memcmp(&expected[i], &actual[i], sizeof(float)) == 0,
+           "%s: element %zu expected %.9g got %.9g", what.c_str(), i, expected[i], actual[i]);
+  }
+}
+
+void CheckGemm(const MicroKernels& k, const GemmVariant& variant, const std::string& name) {
+  for (int rows = 1; rows <= variant.mr; ++rows) {
+    for (size_t n : {size_t{1}, size_t(variant.nr - 1), size_t(variant.nr), size_t(variant.nr + 3),
+                     size_t(3 * variant.nr)}) {
+      if (n == 0) continue;
+      for (size_t kc : {size_t{1}, size_t{3}, size_t{8}, size_t{17}}) {
+        for (size_t ks : {size_t{1}, size_t{4}}) {
+          const size_t offset = kc;  // a group offset of one group
+          const size_t stride = 2 * kc;
+          // Input pixels (two groups each) and the zero row.
+          std::vector<float> pixels = Random(8 * stride);
+          std::vector<float> zero(kc, 0.f);
+          std::vector<const float*> a(rows * ks);
+          for (int r = 0; r < rows; ++r) {
+            for (size_t t = 0; t < ks; ++t) {
+              const size_t pick = g_rng() % 9;
+              a[r * ks + t] = pick == 8 ? zero.data() : pixels.data() + pick * stride;
+            }
+          }
+          std::vector<float> weights = Random(n * ks * kc);  // [n][ks][kc]
+          std::vector<float> bias = Random(n);
+          std::vector<float> packed;
+          PackGemmWeights(n, ks, kc, weights.data(), ks * kc, kc, 1, bias.data(), variant.nr,
+                          &packed);
+          const size_t c_stride = n + 2;
+          std::vector<float> c(rows * c_stride, 42.f), expected(rows * c_stride, 42.f);
+          for (int r = 0; r < rows; ++r) {
+            for (size_t j = 0; j < n; ++j) {
+              double sum = bias[j];
+              for (size_t t = 0; t < ks; ++t) {
+                const float* in = a[r * ks + t] == zero.data() ? zero.data() : a[r * ks + t] + offset;
+                for (size_t q = 0; q < kc; ++q) sum += double(in[q]) * weights[(j * ks + t) * kc + q];
+              }
+              expected[r * c_stride + j] = Clamp(static_cast<float>(sum), -0.5f, 0.75f);
+            }
+          }
+          GemmArgs args;
+          args.nc = n;
+          args.kc = kc;
+          args.ks = ks;
+          args.a = a.data();
+          args.a_row_stride = ks;
+          args.a_offset = offset;
+          args.zero = zero.data();
+          args.w = packed.data();
+          args.c = c.data();
+          args.c_stride = c_stride;
+          args.min = -0.5f;
+          args.max = 0.75f;
+          variant.fn[rows](args);
+          ExpectClose(expected, c, 1e-5f,
+                      std::string(k.name) + " " + name + " rows " + std::to_string(rows) + " n " +
+                          std::to_string(n) + " kc " + std::to_string(kc) + " ks " +
+                          std::to_string(ks));
+        }
+      }
+    }
+  }
+}
+
+void CheckDwConv(const MicroKernels& k) {
+  for (size_t channels = 1; channels <= 70; channels += (channels < 20 ? 1 : 7)) {
+    for (size_t taps : {size_t{1}, size_t{9}}) {
+      for (size_t pixels : {size_t{1}, size_t{2}, size_t{5}}) {
+        for (bool with_bias : {true, false}) {
+          std::vector<float> image = Random(6 * channels);
+          std::vector<float> zero(channels, 0.f);
+          std::vector<const float*> in(pixels * taps);
+          for (auto& p : in) {
+            const size_t pick = g_rng() % 7;
+            p = pick == 6 ? zero.data() : image.data() + pick * channels;
+          }
+          std::vector<float> w = Random(taps * channels), bias = Random(channels);
+          const size_t stride = channels + 1;
+          std::vector<float> out(pixels * stride, 7.f), expected(pixels * stride, 7.f);
+          for (size_t p = 0; p < pixels; ++p) {
+            for (size_t c = 0; c < channels; ++c) {
+              double sum = with_bias ? bias[c] : 0.0;
+              for (size_t t = 0; t < taps; ++t) sum += double(in[p * taps + t][c]) * w[t * channels + c];
+              expected[p * stride + c] = Clamp(static_cast<float>(sum), -1.f, 1.f);
+            }
+          }
+          DwConvArgs args;
+          args.channels = channels;
+          args.taps = taps;
+          args.pixels = pixels;
+          args.in = in.data();
+          args.w = w.data();
+          args.bias = with_bias ? bias.data() : nullptr;
+          args.out = out.data();
+          args.out_pixel_stride = stride;
+          args.min = -1.f;
+          args.max = 1.f;
+          k.dwconv(args);
+          ExpectClose(expected, out, 1e-5f,
+                      std::string(k.name) + " dwconv channels " + std::to_string(channels));
+        }
+      }
+    }
+  }
+}
+
+void CheckPoolAndBinary(const MicroKernels& k) {
+  for (size_t channels = 1; channels <= 70; ++channels) {
+    for (size_t count : {size_t{1}, size_t{4}, size_t{9}}) {
+      std::vector<float> image = Random(count * channels, -3.f, 3.f);
+      std::vector<const float*> in(count);
+      for (size_t i = 0; i < count; ++i) in[i] = image.data() + i * channels;
+      std::vector<float> out(channels + 1, 9.f), expected_max(channels + 1, 9.f),
+          expected_avg(channels + 1, 9.f);
+      for (size_t c = 0; c < channels; ++c) {
+        float m = -3.402823466e+38f, s = 0.f;
+        for (size_t i = 0; i < count; ++i) {
+          m = std::max(m, in[i][c]);
+          s += in[i][c];
+        }
+        expected_max[c] = Clamp(m, 0.f, 6.f);
+        expected_avg[c] = Clamp(s / static_cast<float>(count), -1.f, 2.f);
+      }
+      k.max_pool(channels, count, in.data(), out.data(), 0.f, 6.f);
+      ExpectExact(expected_max, out, std::string(k.name) + " max_pool " + std::to_string(channels));
+      k.avg_pool(channels, count, in.data(), out.data(), -1.f, 2.f);
+      ExpectExact(expected_avg, out, std::string(k.name) + " avg_pool " + std::to_string(channels));
+    }
+  }
+  for (size_t n = 1; n <= 100; ++n) {
+    for (bool scalar : {false, true}) {
+      std::vector<float> a = Random(n, -4.f, 4.f), b = Random(n, -4.f, 4.f);
+      std::vector<float> out(n + 1, 5.f), sum(n + 1, 5.f), product(n + 1, 5.f);
+      for (size_t i = 0; i < n; ++i) {
+        const float y = scalar ? b[0] : b[i];
+        sum[i] = Clamp(a[i] + y, -1.f, 6.f);
+        product[i] = Clamp(a[i] * y, -3.402823466e+38f, 3.402823466e+38f);
+      }
+      k.add(n, a.data(), b.data(), scalar, out.data(), -1.f, 6.f);
+      ExpectExact(sum, out, std::string(k.name) + " add " + std::to_string(n));
+      k.mul(n, a.data(), b.data(), scalar, out.data(), -3.402823466e+38f, 3.402823466e+38f);
+      ExpectExact(product, out, std::string(k.name) + " mul " + std::to_string(n));
+    }
+  }
+}
+
+void CheckSoftmax(const MicroKernels& k) {
+  for (size_t n = 1; n <= 300; n += (n < 40 ? 1 : 37)) {
+    for (float range : {1.f, 30.f}) {
+      std::vector<float> in = Random(n, -range, range), out(n), expected(n);
+      float m = in[0];
+      for (float v : in) m = std::max(m, v);
+      double sum = 0.0;
+      for (size_t i = 0; i < n; ++i) sum += std::exp(double(in[i] - m) * 0.7);
+      for (size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(std::exp(double(in[i] - m) * 0.7) / sum);
+      k.softmax(n, in.data(), out.data(), 0.7f);
+      ExpectClose(expected, out, 2e-6f, std::string(k.name) + " softmax " + std::to_string(n));
+    }
+  }
+}
+
+void CheckBilinear(const MicroKernels& k) {
+  for (size_t channels = 1; channels <= 40; channels += 3) {
+    const size_t in_width = 5, width = 7;
+    std::vector<float> top = Random(in_width * channels), bottom = Random(in_width * channels);
+    std::vector<int32_t> x0(width), x1(width);
+    std::vector<float> dx = Random(width, 0.f, 1.f);
+    for (size_t x = 0; x < width; ++x) {
+      x0[x] = g_rng() % in_width;
+      x1[x] = std::min<int32_t>(x0[x] + 1, in_width - 1);
+    }
+    const float dy = 0.375f;
+    std::vector<float> out(width * channels), expected(width * channels);
+    for (size_t x = 0; x < width; ++x) {
+      for (size_t c = 0; c < channels; ++c) {
+        const float tl = top[x0[x] * channels + c], tr = top[x1[x] * channels + c];
+        const float bl = bottom[x0[x] * channels + c], br = bottom[x1[x] * channels + c];
+        volatile float a = tl * (1 - dy);  // volatile: each rounding on its own, whatever the flags
+        a = a * (1 - dx[x]);
+        volatile float b = bl * dy;
+        b = b * (1 - dx[x]);
+        volatile float s = a + b;
+        volatile float d = tr * (1 - dy);
+        d = d * dx[x];
+        s = s + d;
+        volatile float e = br * dy;
+        e = e * dx[x];
+        s = s + e;
+        expected[x * channels + c] = s;
+      }
+    }
+    k.bilinear_row(channels, width, top.data(), bottom.data(), x0.data(), x1.data(), dx.data(), dy,
+                   out.data());
+    ExpectExact(expected, out, std::string(k.name) + " bilinear " + std::to_string(channels));
+  }
+}
+
+int Run() {
+  for (const std::string& name : AvailableKernelSets()) {
+    if (!SelectKernelSet(name)) {
+      std::fprintf(stderr, "cannot select %s\n", name.c_str());
+      return 1;
+    }
+    const MicroKernels& k = Kernels();
+    std::printf("checking %s (gemm %dx%d, narrow %dx%d)\n", k.name, k.gemm.mr, k.gemm.nr,
+                k.gemm_narrow.mr, k.gemm_narrow.nr);
+    CheckGemm(k, k.gemm, "gemm");
+    CheckGemm(k, k.gemm_narrow, "gemm_narrow");
+    CheckDwConv(k);
+    CheckPoolAndBinary(k);
+    CheckSoftmax(k);
+    CheckBilinear(k);
+  }
+  std::printf("%d failures\n", g_failures);
+  return g_failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace optimized
+}  // namespace touchstone
+
+int main() { return touchstone::optimized::Run(); }

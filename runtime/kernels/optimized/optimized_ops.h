@@ -1,0 +1,32 @@
+// The optimized kernel set: multi-threaded (over the interpreter's thread pool, see
+// runtime/kernels/cpu_backend_context.h), vectorised float32 kernels for the ops where models spend
+// their time. Each validates exactly as the reference kernel of its op (it runs the reference
+// Prepare first) and runs the reference Eval for every type and configuration it does not
+// specialise (the quantized forms, hybrid weights, general broadcasts). Float results differ from
+// the reference only by the order of accumulation (and fused multiply-add): within 1e-5 of the
+// output's largest magnitude. Pooling, ADD, MUL and RESIZE_BILINEAR are exactly the reference's.
+//
+// The op resolver (runtime/op_resolver.cc) serves these for KernelSet::kOptimized.
+#ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OPTIMIZED_OPS_H_
+#define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OPTIMIZED_OPS_H_
+
+#include "runtime/c/common.h"
+
+namespace touchstone {
+namespace optimized {
+
+TfLiteRegistration* Register_CONV_2D();
+TfLiteRegistration* Register_DEPTHWISE_CONV_2D();
+TfLiteRegistration* Register_FULLY_CONNECTED();
+TfLiteRegistration* Register_BATCH_MATMUL();
+TfLiteRegistration* Register_ADD();
+TfLiteRegistration* Register_MUL();
+TfLiteRegistration* Register_AVERAGE_POOL_2D();
+TfLiteRegistration* Register_MAX_POOL_2D();
+TfLiteRegistration* Register_SOFTMAX();
+TfLiteRegistration* Register_RESIZE_BILINEAR();
+
+}  // namespace optimized
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OPTIMIZED_OPS_H_

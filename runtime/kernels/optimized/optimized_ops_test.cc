@@ -1,0 +1,692 @@
+// Every optimized kernel against the reference kernel on the same one-op models (built with
+// OpTest, run through the real loader and interpreter): for each microkernel set this CPU runs
+// (AVX-512, AVX+FMA, SSE2, NEON, scalar) and with 1 and 4 threads. Float outputs must agree within
+// 1e-5 of the output's largest magnitude (accumulation order only); pooling, ADD, MUL and
+// RESIZE_BILINEAR (on x86-64), and every
+// configuration that falls back to the reference kernel (quantized types, broadcasts), exactly.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/c/builtin_ops.h"
+#include "runtime/interpreter.h"
+#include "runtime/kernels/optimized/microkernels.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/op_resolver.h"
+#include "runtime/testing/op_test.h"
+
+namespace touchstone {
+namespace {
+
+using testing::OpTest;
+using Act = fb::ActivationFunctionType;
+
+// Serves the optimized kernels for their ops and the reference kernels for the rest, whatever
+// op_resolver.cc's table says, so these tests exercise the optimized code directly.
+class OptimizedTestResolver : public OpResolver {
+ public:
+  OptimizedTestResolver() : base_(KernelSet::kReference) {
+    Add(kTfLiteBuiltinConv2d, optimized::Register_CONV_2D());
+    Add(kTfLiteBuiltinDepthwiseConv2d, optimized::Register_DEPTHWISE_CONV_2D());
+    Add(kTfLiteBuiltinFullyConnected, optimized::Register_FULLY_CONNECTED());
+    Add(kTfLiteBuiltinBatchMatmul, optimized::Register_BATCH_MATMUL());
+    Add(kTfLiteBuiltinAdd, optimized::Register_ADD());
+    Add(kTfLiteBuiltinMul, optimized::Register_MUL());
+    Add(kTfLiteBuiltinAveragePool2d, optimized::Register_AVERAGE_POOL_2D());
+    Add(kTfLiteBuiltinMaxPool2d, optimized::Register_MAX_POOL_2D());
+    Add(kTfLiteBuiltinSoftmax, optimized::Register_SOFTMAX());
+    Add(kTfLiteBuiltinResizeBilinear, optimized::Register_RESIZE_BILINEAR());
+  }
+  const TfLiteRegistration* FindOp(int code, int version) const override {
+    auto it = ops_.find(code);
+    return it != ops_.end() ? &it->second : base_.FindOp(code, version);
+  }
+  const TfLiteRegistration* FindOp(const char* name, int version) const override {
+    return base_.FindOp(name, version);
+  }
+
+ private:
+  void Add(int code, const TfLiteRegistration* registration) {
+    ops_[code] = *registration;
+    ops_[code].builtin_code = code;
+  }
+  BuiltinOpResolver base_;
+  std::map<int, TfLiteRegistration> ops_;
+};
+
+std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> values(n);
+  for (float& v : values) v = dist(rng);
+  return values;
+}
+
+template <typename T>
+std::vector<T> RandomInts(size_t n, uint32_t seed, int lo, int hi) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<T> values(n);
+  for (T& v : values) v = static_cast<T>(dist(rng));
+  return values;
+}
+
+template <typename T>
+std::vector<uint8_t> Bytes(const std::vector<T>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(T));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+int64_t Count(const std::vector<int>& shape) {
+  int64_t n = 1;
+  for (int d : shape) n *= d;
+  return n;
+}
+
+struct RunResult {
+  std::vector<std::vector<uint8_t>> outputs;
+  std::vector<std::vector<int>> shapes;
+  std::vector<TfLiteType> types;
+};
+
+void SetInputs(Interpreter* interpreter, const std::vector<std::vector<uint8_t>>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TfLiteTensor* t = interpreter->input_tensor(i);
+    ASSERT_EQ(t->bytes, inputs[i].size()) << "input " << i;
+    std::memcpy(t->data.raw, inputs[i].data(), inputs[i].size());
+  }
+}
+
+RunResult Collect(Interpreter* interpreter) {
+  RunResult result;
+  for (size_t i = 0; i < interpreter->outputs().size(); ++i) {
+    const TfLiteTensor* t = interpreter->output_tensor(i);
+    result.outputs.emplace_back(t->data.uint8, t->data.uint8 + t->bytes);
+    result.shapes.emplace_back(t->dims->data, t->dims->data + t->dims->size);
+    result.types.push_back(t->type);
+  }
+  return result;
+}
+
+// Compares the optimized run with the reference one.
+void ExpectAgree(const RunResult& reference, const RunResult& optimized, bool exact,
+                 const std::string& label) {
+  ASSERT_EQ(reference.outputs.size(), optimized.outputs.size()) << label;
+  for (size_t o = 0; o < reference.outputs.size(); ++o) {
+    ASSERT_EQ(reference.shapes[o], optimized.shapes[o]) << label << " output " << o;
+    ASSERT_EQ(reference.outputs[o].size(), optimized.outputs[o].size()) << label;
+    if (exact || reference.types[o] != kTfLiteFloat32) {
+      EXPECT_TRUE(reference.outputs[o] == optimized.outputs[o])
+          << label << " output " << o << " differs from the reference";
+      continue;
+    }
+    const size_t n = reference.outputs[o].size() / sizeof(float);
+    const float* ref = reinterpret_cast<const float*>(reference.outputs[o].data());
+    const float* opt = reinterpret_cast<const float*>(optimized.outputs[o].data());
+    float largest = 0.f;
+    for (size_t i = 0; i < n; ++i) largest = std::max(largest, std::fabs(ref[i]));
+    const float tolerance = 1e-5f * largest;
+    int reported = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const bool ok = std::fabs(ref[i] - opt[i]) <= tolerance || (std::isnan(ref[i]) && std::isnan(opt[i]));
+      if (!ok && reported++ < 5) {
+        ADD_FAILURE() << label << " output " << o << " element " << i << ": reference " << ref[i]
+                      << ", optimized " << opt[i] << " (tolerance " << tolerance << ")";
+      }
+    }
+  }
+}
+
+// One op model: built with OpTest, inputs given as bytes. Check() runs it with the reference
+// kernels and then with the optimized ones for every microkernel set and 1 and 4 threads.
+class OpCase {
+ public:
+  OpTest& test() { return test_; }
+
+  int AddFloatInput(const std::vector<int>& shape, uint32_t seed, float lo = -1.f, float hi = 1.f) {
+    inputs_.push_back(Bytes(RandomFloats(Count(shape), seed, lo, hi)));
+    return test_.AddInput(kTfLiteFloat32, shape);
+  }
+  int AddInputBytes(TfLiteType type, const std::vector<int>& shape, std::vector<uint8_t> bytes) {
+    inputs_.push_back(std::move(bytes));
+    return test_.AddInput(type, shape);
+  }
+  int AddFloatConst(const std::vector<int>& shape, uint32_t seed, float lo = -1.f, float hi = 1.f) {
+    return test_.AddConst<float>(kTfLiteFloat32, shape, RandomFloats(Count(shape), seed, lo, hi));
+  }
+  int AddFloatOutput() { return test_.AddOutput(kTfLiteFloat32); }
+
+  // `expected_registration`: the optimized registration node 0 must run.
+  void Check(const TfLiteRegistration* expected_registration, bool exact = false) {
+    const Status built = test_.Build();
+    ASSERT_TRUE(built.ok()) << built.message();
+    SetInputs(test_.interpreter(), inputs_);
+    const Status ran = test_.Invoke();
+    ASSERT_TRUE(ran.ok()) << ran.message();
+    const RunResult reference = Collect(test_.interpreter());
+
+    // The loaded model, shared without ownership (test_ keeps it alive).
+    std::shared_ptr<const Model> model(std::shared_ptr<const Model>(), &test_.interpreter()->model());
+    OptimizedTestResolver resolver;
+    const std::vector<std::string> sets = optimized::AvailableKernelSets();
+    for (const std::string& set : sets) {
+      ASSERT_TRUE(optimized::SelectKernelSet(set));
+      for (int threads : {1, 4}) {
+        const std::string label = set + ", " + std::to_string(threads) + " threads";
+        InterpreterOptions options;
+        options.kernel_set = KernelSet::kOptimized;
+        options.num_threads = threads;
+        StatusOr<std::unique_ptr<Interpreter>> created = Interpreter::Create(model, options, &resolver);
+        ASSERT_TRUE(created.ok()) << created.status().message();
+        Interpreter* interpreter = created.value().get();
+        ASSERT_EQ(interpreter->primary()->registration(0).invoke, expected_registration->invoke)
+            << "node 0 does not run the optimized kernel";
+        const Status allocated = interpreter->AllocateTensors();
+        ASSERT_TRUE(allocated.ok()) << label << ": " << allocated.message();
+        SetInputs(interpreter, inputs_);
+        for (int run = 0; run < 2; ++run) {  // the second run reuses packed weights and buffers
+          const Status invoked = interpreter->Invoke();
+          ASSERT_TRUE(invoked.ok()) << label << ": " << invoked.message();
+          ExpectAgree(reference, Collect(interpreter), exact, label + ", run " + std::to_string(run));
+        }
+      }
+    }
+    optimized::SelectKernelSet(sets.front());
+  }
+
+ private:
+  OpTest test_{KernelSet::kReference};
+  std::vector<std::vector<uint8_t>> inputs_;
+};
+
+// ---- CONV_2D
+
+struct Conv {
+  std::vector<int> input;  // NHWC
+  int out_channels;
+  int kernel_h, kernel_w;
+  fb::Padding padding = fb::Padding::SAME;
+  int stride_h = 1, stride_w = 1;
+  int dilation_h = 1, dilation_w = 1;
+  Act activation = Act::NONE;
+  int groups = 1;
+  bool filter_is_input = false;  // weights as a graph input (packed at every Invoke)
+};
+
+void CheckConv(const Conv& c, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(c.input, seed);
+  const std::vector<int> filter_shape = {c.out_channels, c.kernel_h, c.kernel_w,
+                                         c.input[3] / c.groups};
+  const int filter = c.filter_is_input ? op.AddFloatInput(filter_shape, seed + 1)
+                                       : op.AddFloatConst(filter_shape, seed + 1);
+  const int bias = op.AddFloatConst({c.out_channels}, seed + 2);
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
+                  fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h,
+                                          c.activation, c.dilation_w, c.dilation_h)
+                      .Union());
+  op.Check(optimized::Register_CONV_2D());
+}
+
+TEST(OptimizedConv2dTest, PointwiseManyChannels) { CheckConv({{1, 7, 9, 37}, 29, 1, 1}); }
+TEST(OptimizedConv2dTest, PointwiseValidStrideTwo) {
+  CheckConv({{2, 9, 8, 16}, 24, 1, 1, fb::Padding::VALID, 2, 2});
+}
+TEST(OptimizedConv2dTest, SizeOne) { CheckConv({{1, 1, 1, 1}, 1, 1, 1}); }
+TEST(OptimizedConv2dTest, ThreeByThreeSameOddChannels) { CheckConv({{1, 5, 6, 3}, 5, 3, 3}); }
+TEST(OptimizedConv2dTest, ThreeByThreeSameStrideTwoBatches) {
+  CheckConv({{2, 9, 8, 4}, 17, 3, 3, fb::Padding::SAME, 2, 2});
+}
+TEST(OptimizedConv2dTest, ValidMixedStridesAndDilation) {
+  CheckConv({{1, 13, 11, 5}, 9, 3, 3, fb::Padding::VALID, 2, 1, 2, 2});
+}
+TEST(OptimizedConv2dTest, SameNonSquareKernelDilationRelu6) {
+  CheckConv({{1, 10, 12, 6}, 33, 5, 3, fb::Padding::SAME, 1, 3, 2, 1, Act::RELU6}, 7);
+}
+TEST(OptimizedConv2dTest, Activations) {
+  CheckConv({{1, 6, 6, 8}, 8, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU}, 3);
+  CheckConv({{1, 6, 6, 8}, 8, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU_N1_TO_1}, 4);
+}
+TEST(OptimizedConv2dTest, Groups) {
+  CheckConv({{1, 6, 7, 6}, 4, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::NONE, 2});
+  CheckConv({{1, 5, 5, 12}, 9, 1, 1, fb::Padding::VALID, 1, 1, 1, 1, Act::RELU, 3});
+}
+TEST(OptimizedConv2dTest, FilterIsAGraphInput) {
+  Conv c{{1, 6, 6, 5}, 7, 3, 3};
+  c.filter_is_input = true;
+  CheckConv(c);
+}
+TEST(OptimizedConv2dTest, LargeCrossesThreadChunksAndWeightBlocks) {
+  CheckConv({{1, 28, 28, 16}, 40, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU}, 11);
+  // 3x3x200 inputs times 70 outputs: more packed weights than one cache block.
+  CheckConv({{1, 9, 9, 200}, 70, 3, 3, fb::Padding::SAME}, 12);
+}
+TEST(OptimizedConv2dTest, Uint8FallsBackToTheReference) {
+  OpCase op;
+  const int input = op.AddInputBytes(kTfLiteUInt8, {1, 5, 5, 3}, RandomInts<uint8_t>(75, 1, 0, 255));
+  op.test().builder().SetQuantization(input, {0.05f}, {128});
+  const int filter = op.test().AddConst<uint8_t>(kTfLiteUInt8, {4, 3, 3, 3},
+                                                 RandomInts<uint8_t>(108, 2, 0, 255));
+  op.test().builder().SetQuantization(filter, {0.02f}, {120});
+  const int bias = op.test().AddConst<int32_t>(kTfLiteInt32, {4}, RandomInts<int32_t>(4, 3, -500, 500));
+  op.test().builder().SetQuantization(bias, {0.05f * 0.02f}, {0});
+  const int output = op.test().AddOutput(kTfLiteUInt8);
+  op.test().builder().SetQuantization(output, {0.2f}, {100});
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
+                  fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1).Union());
+  op.Check(optimized::Register_CONV_2D(), /*exact=*/true);
+}
+TEST(OptimizedConv2dTest, RefusesWhatTheReferenceRefuses) {
+  // No bias: the reference Prepare refuses it, so the optimized one must too.
+  OpTest test(KernelSet::kReference);
+  const int input = test.AddInput(kTfLiteFloat32, {1, 3, 3, 1});
+  const int filter = test.AddConst<float>(kTfLiteFloat32, {1, 1, 1, 1}, {1.f});
+  const int output = test.AddOutput(kTfLiteFloat32);
+  test.AddOp(kTfLiteBuiltinConv2d, {input, filter}, {output}, fb::BuiltinOptions::Conv2DOptions,
+             fb::CreateConv2DOptions(test.fbb(), fb::Padding::SAME, 1, 1).Union());
+  EXPECT_FALSE(test.Build().ok());
+  // The same model with the optimized kernel.
+  std::shared_ptr<const Model> model;
+  {
+    ModelBuilder builder;
+    const int in = builder.AddTensor(kTfLiteFloat32, {1, 3, 3, 1}, "in");
+    const int w = builder.AddConstTensor<float>(kTfLiteFloat32, {1, 1, 1, 1}, std::vector<float>{1.f});
+    const int out = builder.AddTensor(kTfLiteFloat32, {}, "out");
+    builder.AddOperator(kTfLiteBuiltinConv2d, {in, w}, {out}, fb::BuiltinOptions::Conv2DOptions,
+                        fb::CreateConv2DOptions(builder.fbb(), fb::Padding::SAME, 1, 1).Union());
+    builder.SetInputs({in});
+    builder.SetOutputs({out});
+    StatusOr<std::shared_ptr<const Model>> loaded = Model::FromBuffer(builder.Finish(), "refuse");
+    ASSERT_TRUE(loaded.ok());
+    model = loaded.value();
+  }
+  OptimizedTestResolver resolver;
+  InterpreterOptions options;
+  StatusOr<std::unique_ptr<Interpreter>> interpreter = Interpreter::Create(model, options, &resolver);
+  ASSERT_TRUE(interpreter.ok());
+  const Status status = interpreter.value()->AllocateTensors();
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("bias"), std::string::npos) << status.message();
+}
+
+// ---- DEPTHWISE_CONV_2D
+
+struct Depthwise {
+  std::vector<int> input;
+  int multiplier;
+  int kernel_h, kernel_w;
+  fb::Padding padding = fb::Padding::SAME;
+  int stride_h = 1, stride_w = 1;
+  int dilation_h = 1, dilation_w = 1;
+  Act activation = Act::NONE;
+  bool bias = true;
+};
+
+void CheckDepthwise(const Depthwise& d, uint32_t seed = 1) {
+  OpCase op;
+  const int channels = d.input[3] * d.multiplier;
+  const int input = op.AddFloatInput(d.input, seed);
+  const int filter = op.AddFloatConst({1, d.kernel_h, d.kernel_w, channels}, seed + 1);
+  std::vector<int> inputs = {input, filter};
+  if (d.bias) inputs.push_back(op.AddFloatConst({channels}, seed + 2));
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output},
+                  fb::BuiltinOptions::DepthwiseConv2DOptions,
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w,
+                                                   d.stride_h, d.multiplier, d.activation,
+                                                   d.dilation_w, d.dilation_h)
+                      .Union());
+  op.Check(optimized::Register_DEPTHWISE_CONV_2D());
+}
+
+TEST(OptimizedDepthwiseTest, SizeOne) { CheckDepthwise({{1, 1, 1, 1}, 1, 1, 1}); }
+TEST(OptimizedDepthwiseTest, ChannelCounts) {
+  for (int channels : {1, 3, 4, 8, 16, 24, 32, 37, 64, 67}) {
+    SCOPED_TRACE(channels);
+    CheckDepthwise({{1, 6, 7, channels}, 1, 3, 3}, channels);
+  }
+}
+TEST(OptimizedDepthwiseTest, StrideTwoSameRelu6) {
+  CheckDepthwise({{2, 9, 10, 16}, 1, 3, 3, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU6});
+}
+TEST(OptimizedDepthwiseTest, ValidDilationMixedStrides) {
+  CheckDepthwise({{1, 15, 12, 8}, 1, 3, 3, fb::Padding::VALID, 1, 2, 2, 3, Act::RELU});
+}
+TEST(OptimizedDepthwiseTest, DepthMultiplier) {
+  CheckDepthwise({{1, 5, 5, 3}, 2, 3, 3});
+  CheckDepthwise({{1, 6, 4, 5}, 3, 2, 3, fb::Padding::VALID, 1, 1, 1, 1, Act::RELU_N1_TO_1});
+}
+TEST(OptimizedDepthwiseTest, NoBias) { CheckDepthwise({{1, 5, 6, 12}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::NONE, false}); }
+TEST(OptimizedDepthwiseTest, FiveByFive) { CheckDepthwise({{1, 11, 11, 40}, 1, 5, 5}); }
+TEST(OptimizedDepthwiseTest, LargeCrossesThreadChunks) {
+  CheckDepthwise({{1, 56, 56, 24}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6});
+}
+
+// ---- FULLY_CONNECTED
+
+struct FullyConnected {
+  std::vector<int> input;
+  int units;
+  int depth;
+  bool bias = true;
+  bool keep_num_dims = false;
+  Act activation = Act::NONE;
+  bool weights_are_input = false;
+};
+
+void CheckFullyConnected(const FullyConnected& f, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(f.input, seed);
+  const int weights = f.weights_are_input ? op.AddFloatInput({f.units, f.depth}, seed + 1)
+                                          : op.AddFloatConst({f.units, f.depth}, seed + 1);
+  std::vector<int> inputs = {input, weights};
+  if (f.bias) inputs.push_back(op.AddFloatConst({f.units}, seed + 2));
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output},
+                  fb::BuiltinOptions::FullyConnectedOptions,
+                  fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation,
+                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+                                                  f.keep_num_dims)
+                      .Union());
+  op.Check(optimized::Register_FULLY_CONNECTED());
+}
+
+TEST(OptimizedFullyConnectedTest, SizeOne) { CheckFullyConnected({{1, 1}, 1, 1}); }
+TEST(OptimizedFullyConnectedTest, OddSizesRelu) {
+  CheckFullyConnected({{1, 37}, 29, 37, true, false, Act::RELU});
+}
+TEST(OptimizedFullyConnectedTest, NoBias) { CheckFullyConnected({{3, 20}, 9, 20, false}); }
+TEST(OptimizedFullyConnectedTest, FlattensTheInput) { CheckFullyConnected({{4, 2, 8}, 5, 16}); }
+TEST(OptimizedFullyConnectedTest, KeepNumDims) {
+  CheckFullyConnected({{2, 3, 16}, 10, 16, true, true, Act::RELU6});
+}
+TEST(OptimizedFullyConnectedTest, WeightsAreAGraphInput) {
+  FullyConnected f{{2, 33}, 17, 33};
+  f.weights_are_input = true;
+  CheckFullyConnected(f);
+}
+TEST(OptimizedFullyConnectedTest, ManyUnitsCrossThreadChunks) { CheckFullyConnected({{5, 64}, 1000, 64}); }
+TEST(OptimizedFullyConnectedTest, DeepRowsCrossWeightBlocks) { CheckFullyConnected({{3, 1500}, 70, 1500}); }
+TEST(OptimizedFullyConnectedTest, Int8FallsBackToTheReference) {
+  OpCase op;
+  const int input = op.AddInputBytes(kTfLiteInt8, {2, 10}, Bytes(RandomInts<int8_t>(20, 1, -128, 127)));
+  op.test().builder().SetQuantization(input, {0.1f}, {3});
+  const int weights = op.test().AddConst<int8_t>(kTfLiteInt8, {6, 10}, RandomInts<int8_t>(60, 2, -127, 127));
+  op.test().builder().SetQuantization(weights, {0.01f}, {0});
+  const int output = op.test().AddOutput(kTfLiteInt8);
+  op.test().builder().SetQuantization(output, {0.05f}, {-2});
+  op.test().AddOp(kTfLiteBuiltinFullyConnected, {input, weights}, {output},
+                  fb::BuiltinOptions::FullyConnectedOptions,
+                  fb::CreateFullyConnectedOptions(op.test().fbb()).Union());
+  op.Check(optimized::Register_FULLY_CONNECTED(), /*exact=*/true);
+}
+
+// ---- BATCH_MATMUL
+
+void CheckBatchMatMul(const std::vector<int>& lhs, const std::vector<int>& rhs, bool adj_x,
+                      bool adj_y, bool rhs_constant = false, uint32_t seed = 1) {
+  OpCase op;
+  const int a = op.AddFloatInput(lhs, seed);
+  const int b = rhs_constant ? op.AddFloatConst(rhs, seed + 1) : op.AddFloatInput(rhs, seed + 1);
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinBatchMatmul, {a, b}, {output},
+                  fb::BuiltinOptions::BatchMatMulOptions,
+                  fb::CreateBatchMatMulOptions(op.test().fbb(), adj_x, adj_y).Union());
+  op.Check(optimized::Register_BATCH_MATMUL());
+}
+
+TEST(OptimizedBatchMatMulTest, Plain) { CheckBatchMatMul({2, 3, 4}, {2, 4, 5}, false, false); }
+TEST(OptimizedBatchMatMulTest, SizeOne) { CheckBatchMatMul({1, 1}, {1, 1}, false, false); }
+TEST(OptimizedBatchMatMulTest, Adjoints) {
+  CheckBatchMatMul({2, 4, 3}, {2, 4, 5}, true, false);
+  CheckBatchMatMul({2, 3, 4}, {2, 5, 4}, false, true);
+  CheckBatchMatMul({3, 7, 3}, {3, 9, 7}, true, true);
+}
+TEST(OptimizedBatchMatMulTest, BroadcastsBatches) {
+  CheckBatchMatMul({2, 1, 3, 4}, {3, 4, 6}, false, false);
+  CheckBatchMatMul({1, 3, 4}, {5, 4, 7}, false, false);
+  CheckBatchMatMul({2, 3, 1, 5, 4}, {1, 3, 2, 4, 3}, false, false);
+}
+TEST(OptimizedBatchMatMulTest, ConstantRhs) {
+  CheckBatchMatMul({4, 5, 6}, {6, 9}, false, false, true);
+  CheckBatchMatMul({2, 5, 6}, {2, 9, 6}, false, true, true);
+}
+TEST(OptimizedBatchMatMulTest, LargeCrossesThreadChunks) {
+  CheckBatchMatMul({4, 64, 96}, {4, 96, 80}, false, false);
+}
+
+// ---- ADD and MUL
+
+void CheckBinary(int code, const std::vector<int>& a_shape, const std::vector<int>& b_shape,
+                 Act activation = Act::NONE, bool exact = true, uint32_t seed = 1) {
+  OpCase op;
+  const int a = op.AddFloatInput(a_shape, seed, -8.f, 8.f);
+  const int b = op.AddFloatInput(b_shape, seed + 1, -8.f, 8.f);
+  const int output = op.AddFloatOutput();
+  if (code == kTfLiteBuiltinAdd) {
+    op.test().AddOp(code, {a, b}, {output}, fb::BuiltinOptions::AddOptions,
+                    fb::CreateAddOptions(op.test().fbb(), activation).Union());
+    op.Check(optimized::Register_ADD(), exact);
+  } else {
+    op.test().AddOp(code, {a, b}, {output}, fb::BuiltinOptions::MulOptions,
+                    fb::CreateMulOptions(op.test().fbb(), activation).Union());
+    op.Check(optimized::Register_MUL(), exact);
+  }
+}
+
+TEST(OptimizedBinaryTest, SameShape) {
+  for (int code : {kTfLiteBuiltinAdd, kTfLiteBuiltinMul}) {
+    CheckBinary(code, {2, 3, 5, 7}, {2, 3, 5, 7});
+    CheckBinary(code, {1}, {1});
+    CheckBinary(code, {3, 11}, {3, 11}, Act::RELU6);
+    CheckBinary(code, {37}, {37}, Act::RELU_N1_TO_1);
+    CheckBinary(code, {5, 9}, {5, 9}, Act::RELU);
+  }
+}
+TEST(OptimizedBinaryTest, ScalarOperand) {
+  for (int code : {kTfLiteBuiltinAdd, kTfLiteBuiltinMul}) {
+    CheckBinary(code, {4, 9}, {1});
+    CheckBinary(code, {1, 1}, {3, 13}, Act::RELU);
+  }
+}
+TEST(OptimizedBinaryTest, BroadcastFallsBackToTheReference) {
+  for (int code : {kTfLiteBuiltinAdd, kTfLiteBuiltinMul}) {
+    CheckBinary(code, {2, 3, 1}, {1, 3, 4});
+    CheckBinary(code, {5, 8}, {8}, Act::RELU6);
+  }
+}
+TEST(OptimizedBinaryTest, LargeCrossesThreadChunks) {
+  CheckBinary(kTfLiteBuiltinAdd, {100003}, {100003}, Act::RELU);
+  CheckBinary(kTfLiteBuiltinMul, {7, 50001}, {7, 50001});
+}
+TEST(OptimizedBinaryTest, Int32FallsBackToTheReference) {
+  OpCase op;
+  const int a = op.AddInputBytes(kTfLiteInt32, {17}, Bytes(RandomInts<int32_t>(17, 1, -1000, 1000)));
+  const int b = op.AddInputBytes(kTfLiteInt32, {17}, Bytes(RandomInts<int32_t>(17, 2, -1000, 1000)));
+  const int output = op.test().AddOutput(kTfLiteInt32);
+  op.test().AddOp(kTfLiteBuiltinAdd, {a, b}, {output}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(op.test().fbb()).Union());
+  op.Check(optimized::Register_ADD(), true);
+}
+
+// ---- AVERAGE_POOL_2D and MAX_POOL_2D
+
+struct Pool {
+  std::vector<int> input;
+  int filter_h, filter_w;
+  int stride_h, stride_w;
+  fb::Padding padding = fb::Padding::SAME;
+  Act activation = Act::NONE;
+};
+
+void CheckPool(int code, const Pool& p, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(p.input, seed, -4.f, 4.f);
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
+                  fb::CreatePool2DOptions(op.test().fbb(), p.padding, p.stride_w, p.stride_h,
+                                          p.filter_w, p.filter_h, p.activation)
+                      .Union());
+  op.Check(code == kTfLiteBuiltinMaxPool2d ? optimized::Register_MAX_POOL_2D()
+                                          : optimized::Register_AVERAGE_POOL_2D(),
+           /*exact=*/true);
+}
+
+TEST(OptimizedPoolTest, Shapes) {
+  for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+    SCOPED_TRACE(code);
+    CheckPool(code, {{1, 1, 1, 1}, 1, 1, 1, 1});
+    CheckPool(code, {{1, 9, 9, 8}, 3, 3, 2, 2});
+    CheckPool(code, {{2, 7, 6, 5}, 2, 2, 2, 2, fb::Padding::VALID});
+    CheckPool(code, {{1, 8, 10, 37}, 3, 2, 1, 3, fb::Padding::SAME, Act::RELU6});
+    CheckPool(code, {{1, 7, 7, 256}, 7, 7, 1, 1, fb::Padding::VALID});
+    CheckPool(code, {{1, 6, 6, 3}, 4, 4, 1, 1, fb::Padding::SAME, Act::RELU});
+  }
+}
+TEST(OptimizedPoolTest, LargeCrossesThreadChunks) {
+  CheckPool(kTfLiteBuiltinMaxPool2d, {{1, 64, 64, 19}, 3, 3, 1, 1});
+  CheckPool(kTfLiteBuiltinAveragePool2d, {{2, 33, 33, 40}, 33, 33, 1, 1, fb::Padding::VALID});
+}
+TEST(OptimizedPoolTest, Int8FallsBackToTheReference) {
+  for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+    OpCase op;
+    const int input = op.AddInputBytes(kTfLiteInt8, {1, 5, 5, 3}, Bytes(RandomInts<int8_t>(75, 1, -128, 127)));
+    op.test().builder().SetQuantization(input, {0.1f}, {0});
+    const int output = op.test().AddOutput(kTfLiteInt8);
+    op.test().builder().SetQuantization(output, {0.1f}, {0});
+    op.test().AddOp(code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
+                    fb::CreatePool2DOptions(op.test().fbb(), fb::Padding::SAME, 2, 2, 3, 3).Union());
+    op.Check(code == kTfLiteBuiltinMaxPool2d ? optimized::Register_MAX_POOL_2D()
+                                            : optimized::Register_AVERAGE_POOL_2D(),
+             true);
+  }
+}
+
+// ---- SOFTMAX
+
+void CheckSoftmax(const std::vector<int>& shape, float beta, float range = 4.f, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(shape, seed, -range, range);
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
+                  fb::CreateSoftmaxOptions(op.test().fbb(), beta).Union());
+  op.Check(optimized::Register_SOFTMAX());
+}
+
+TEST(OptimizedSoftmaxTest, Shapes) {
+  CheckSoftmax({1, 1001}, 1.f);
+  CheckSoftmax({1, 1}, 1.f);
+  CheckSoftmax({7}, 1.f);
+  CheckSoftmax({3, 7}, 0.5f);
+  CheckSoftmax({2, 3, 4, 37}, 2.f);
+}
+TEST(OptimizedSoftmaxTest, WideRangeOfLogits) { CheckSoftmax({4, 300}, 1.f, 60.f); }
+TEST(OptimizedSoftmaxTest, LargeCrossesThreadChunks) { CheckSoftmax({257, 257, 21}, 1.f, 10.f); }
+TEST(OptimizedSoftmaxTest, Uint8FallsBackToTheReference) {
+  OpCase op;
+  const int input = op.AddInputBytes(kTfLiteUInt8, {2, 10}, RandomInts<uint8_t>(20, 1, 0, 255));
+  op.test().builder().SetQuantization(input, {0.1f}, {128});
+  const int output = op.test().AddOutput(kTfLiteUInt8);
+  op.test().builder().SetQuantization(output, {1.f / 256}, {0});
+  op.test().AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
+                  fb::CreateSoftmaxOptions(op.test().fbb(), 1.f).Union());
+  op.Check(optimized::Register_SOFTMAX(), true);
+}
+
+// ---- RESIZE_BILINEAR
+
+void CheckResize(const std::vector<int>& input_shape, int height, int width, bool align_corners,
+                 bool half_pixel_centers, bool constant_size = true) {
+  OpCase op;
+  const int input = op.AddFloatInput(input_shape, 1, -5.f, 5.f);
+  const int size = constant_size
+                       ? op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {height, width})
+                       : op.AddInputBytes(kTfLiteInt32, {2}, Bytes(std::vector<int32_t>{height, width}));
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinResizeBilinear, {input, size}, {output},
+                  fb::BuiltinOptions::ResizeBilinearOptions,
+                  fb::CreateResizeBilinearOptions(op.test().fbb(), align_corners, half_pixel_centers)
+                      .Union());
+  // Exact where the reference rounds each multiply and add on its own (x86-64 builds do not fuse
+  // them); elsewhere the compiler may contract the reference's expression.
+#if defined(__x86_64__)
+  op.Check(optimized::Register_RESIZE_BILINEAR(), /*exact=*/true);
+#else
+  op.Check(optimized::Register_RESIZE_BILINEAR());
+#endif
+}
+
+TEST(OptimizedResizeBilinearTest, UpAndDown) {
+  for (bool align : {false, true}) {
+    CheckResize({1, 4, 5, 3}, 9, 11, align, false);
+    CheckResize({2, 9, 7, 17}, 4, 3, align, false);
+  }
+  CheckResize({1, 4, 5, 3}, 9, 11, false, true);
+  CheckResize({1, 6, 6, 40}, 13, 5, false, true);
+}
+TEST(OptimizedResizeBilinearTest, SizeOneAndFromOnePixel) {
+  CheckResize({1, 1, 1, 1}, 1, 1, false, false);
+  CheckResize({1, 1, 1, 256}, 33, 33, true, false);
+  CheckResize({1, 5, 5, 7}, 1, 1, false, true);
+}
+TEST(OptimizedResizeBilinearTest, LargeCrossesThreadChunks) {
+  CheckResize({1, 33, 33, 21}, 257, 257, true, false);
+}
+TEST(OptimizedResizeBilinearTest, SizeComputedAtRunTimeFallsBackToTheReference) {
+  CheckResize({1, 4, 4, 2}, 7, 6, false, false, /*constant_size=*/false);
+}
+
+// ---- A chain of optimized ops sharing the arena, as in a real model.
+
+TEST(OptimizedGraphTest, ConvDepthwisePoolFullyConnectedSoftmax) {
+  OpCase op;
+  OpTest& t = op.test();
+  const int input = op.AddFloatInput({1, 16, 16, 3}, 1);
+  const int c1 = t.AddIntermediate(kTfLiteFloat32);
+  t.AddOp(kTfLiteBuiltinConv2d, {input, op.AddFloatConst({8, 3, 3, 3}, 2), op.AddFloatConst({8}, 3)},
+          {c1}, fb::BuiltinOptions::Conv2DOptions,
+          fb::CreateConv2DOptions(t.fbb(), fb::Padding::SAME, 2, 2, Act::RELU6).Union());
+  const int d1 = t.AddIntermediate(kTfLiteFloat32);
+  t.AddOp(kTfLiteBuiltinDepthwiseConv2d, {c1, op.AddFloatConst({1, 3, 3, 8}, 4), op.AddFloatConst({8}, 5)},
+          {d1}, fb::BuiltinOptions::DepthwiseConv2DOptions,
+          fb::CreateDepthwiseConv2DOptions(t.fbb(), fb::Padding::SAME, 1, 1, 1, Act::RELU6).Union());
+  const int s1 = t.AddIntermediate(kTfLiteFloat32);
+  t.AddOp(kTfLiteBuiltinAdd, {c1, d1}, {s1}, fb::BuiltinOptions::AddOptions,
+          fb::CreateAddOptions(t.fbb()).Union());
+  const int p1 = t.AddIntermediate(kTfLiteFloat32);
+  t.AddOp(kTfLiteBuiltinAveragePool2d, {s1}, {p1}, fb::BuiltinOptions::Pool2DOptions,
+          fb::CreatePool2DOptions(t.fbb(), fb::Padding::VALID, 8, 8, 8, 8).Union());
+  const int f1 = t.AddIntermediate(kTfLiteFloat32);
+  t.AddOp(kTfLiteBuiltinFullyConnected, {p1, op.AddFloatConst({10, 8}, 6), op.AddFloatConst({10}, 7)},
+          {f1}, fb::BuiltinOptions::FullyConnectedOptions,
+          fb::CreateFullyConnectedOptions(t.fbb()).Union());
+  const int output = op.AddFloatOutput();
+  t.AddOp(kTfLiteBuiltinSoftmax, {f1}, {output}, fb::BuiltinOptions::SoftmaxOptions,
+          fb::CreateSoftmaxOptions(t.fbb(), 1.f).Union());
+  op.Check(optimized::Register_CONV_2D());
+}
+
+// ---- The microkernel sets.
+
+TEST(OptimizedKernelSetsTest, ScalarIsAlwaysAvailableAndUnknownNamesAreRefused) {
+  const std::vector<std::string> sets = optimized::AvailableKernelSets();
+  ASSERT_FALSE(sets.empty());
+  EXPECT_EQ(sets.back(), "scalar");
+  EXPECT_FALSE(optimized::SelectKernelSet("no-such-set"));
+  EXPECT_STREQ(optimized::Kernels().name, sets.front().c_str());
+}
+
+}  // namespace
+}  // namespace touchstone

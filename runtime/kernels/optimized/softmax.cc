@@ -1,0 +1,65 @@
+// SOFTMAX, float32: rows (the last dimension) split over the thread pool, each row's exponentials
+// from a vectorised exp accurate to about 1 ulp. Quantized softmax runs the reference kernel.
+#include <algorithm>
+#include <cstdint>
+
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/c/common.h"
+#include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/op_common.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/reference/reference_ops.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+constexpr int64_t kMinElementsPerChunk = 8 * 1024;
+
+struct SoftmaxState : OpState {
+  int64_t rows = 0;
+  int depth = 0;
+  float beta = 1.f;
+};
+
+struct SoftmaxOp {
+  using State = SoftmaxState;
+  static TfLiteRegistration* Reference() { return reference::Register_SOFTMAX(); }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (input->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
+        input->dims->size < 1 || tflite::NumElements(input) == 0 ||
+        tflite::NumElements(output) != tflite::NumElements(input)) {
+      return kTfLiteOk;
+    }
+    s->depth = input->dims->data[input->dims->size - 1];
+    s->rows = tflite::NumElements(input) / s->depth;
+    s->beta = nn::ParamsOf<TfLiteSoftmaxParams>(node).beta;
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const float* input = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
+    float* output = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    const SoftmaxFn softmax = s->kernels->softmax;
+    const int64_t depth = s->depth;
+    const int64_t min_rows = std::max<int64_t>(1, kMinElementsPerChunk / depth);
+    ParallelChunks(context, s->rows, min_rows, [&](int, int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        softmax(depth, input + r * depth, output + r * depth, s->beta);
+      }
+    });
+    return kTfLiteOk;
+  }
+};
+
+}  // namespace
+
+TfLiteRegistration* Register_SOFTMAX() { return OptimizedKernel<SoftmaxOp>::Registration(); }
+
+}  // namespace optimized
+}  // namespace touchstone

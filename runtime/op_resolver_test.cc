@@ -1,0 +1,41 @@
+// The op resolver's kernel sets: KernelSet::kOptimized serves the optimized kernels
+// (runtime/kernels/optimized) where there is one, and the reference kernel everywhere else.
+#include "runtime/op_resolver.h"
+
+#include <gtest/gtest.h>
+
+#include <utility>
+
+#include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+
+namespace touchstone {
+namespace {
+
+TEST(OpResolverTest, KernelSetOptimizedServesTheOptimizedKernels) {
+  BuiltinOpResolver optimized_set(KernelSet::kOptimized);
+  BuiltinOpResolver reference_set(KernelSet::kReference);
+  const std::pair<int, TfLiteRegistration*> ops[] = {
+      {kTfLiteBuiltinConv2d, optimized::Register_CONV_2D()},
+      {kTfLiteBuiltinDepthwiseConv2d, optimized::Register_DEPTHWISE_CONV_2D()},
+      {kTfLiteBuiltinFullyConnected, optimized::Register_FULLY_CONNECTED()},
+      {kTfLiteBuiltinBatchMatmul, optimized::Register_BATCH_MATMUL()},
+      {kTfLiteBuiltinAdd, optimized::Register_ADD()},
+      {kTfLiteBuiltinMul, optimized::Register_MUL()},
+      {kTfLiteBuiltinAveragePool2d, optimized::Register_AVERAGE_POOL_2D()},
+      {kTfLiteBuiltinMaxPool2d, optimized::Register_MAX_POOL_2D()},
+      {kTfLiteBuiltinSoftmax, optimized::Register_SOFTMAX()},
+      {kTfLiteBuiltinResizeBilinear, optimized::Register_RESIZE_BILINEAR()},
+  };
+  for (const auto& op : ops) {
+    ASSERT_NE(optimized_set.FindOp(op.first, 1), nullptr);
+    EXPECT_EQ(optimized_set.FindOp(op.first, 1)->invoke, op.second->invoke) << op.first;
+    EXPECT_NE(reference_set.FindOp(op.first, 1)->invoke, op.second->invoke) << op.first;
+  }
+  // Everything else is the reference kernel in both sets.
+  EXPECT_EQ(optimized_set.FindOp(kTfLiteBuiltinSub, 1)->invoke,
+            reference_set.FindOp(kTfLiteBuiltinSub, 1)->invoke);
+}
+
+}  // namespace
+}  // namespace touchstone

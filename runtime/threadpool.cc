@@ -1,0 +1,155 @@
+#include "runtime/threadpool.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace touchstone {
+namespace {
+
+constexpr int kMaxThreads = 1024;
+constexpr int kChunkBits = 16;
+constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+// How long a worker keeps polling for the next job before it sleeps. Ops of one Invoke follow each
+// other within microseconds; between Invokes the workers go to sleep.
+constexpr auto kSpinDuration = std::chrono::microseconds(300);
+
+// True on the pool's worker threads (a ParallelFor from inside a chunk runs serially).
+thread_local bool t_in_pool_chunk = false;
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// [begin, end) of chunk `chunk` when n items are split into `chunks` nearly equal parts.
+inline void ChunkBounds(int64_t n, int chunks, int chunk, int64_t* begin, int64_t* end) {
+  const int64_t base = n / chunks;
+  const int64_t extra = n % chunks;
+  *begin = chunk * base + std::min<int64_t>(chunk, extra);
+  *end = *begin + base + (chunk < extra ? 1 : 0);
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(int num_threads)
+    : num_threads_(std::min(std::max(num_threads, 1), kMaxThreads)) {
+  workers_.reserve(num_threads_ - 1);
+  for (int i = 0; i + 1 < num_threads_; ++i) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_.store(true, std::memory_order_release);
+    // A new job word (with no chunks) wakes spinning workers too.
+    const uint64_t sequence = (job_word_.load(std::memory_order_relaxed) >> kChunkBits) + 1;
+    job_word_.store(sequence << kChunkBits, std::memory_order_release);
+  }
+  wake_.notify_all();
+  for (std::thread& worker : workers_) worker.join();
+}
+
+void ThreadPool::RunChunk(int chunk) {
+  int64_t begin, end;
+  ChunkBounds(job_n_, job_chunks_, chunk, &begin, &end);
+  if (begin < end) job_fn_(job_state_, begin, end);
+}
+
+int ThreadPool::Claim(uint64_t sequence, int chunks) {
+  uint64_t claim = claim_.load(std::memory_order_acquire);
+  while (true) {
+    if ((claim >> kChunkBits) != sequence) return -1;
+    const int next = static_cast<int>(claim & kChunkMask);
+    if (next >= chunks) return -1;
+    if (claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+      return next;
+    }
+  }
+}
+
+void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks) {
+  if (n <= 0) return;
+  const int64_t wanted = max_chunks > 0 ? std::min<int64_t>(max_chunks, kChunkMask) : num_threads_;
+  const int chunks = static_cast<int>(std::min<int64_t>(n, wanted));
+  bool expected = false;
+  if (chunks <= 1 || num_threads_ <= 1 || t_in_pool_chunk ||
+      !busy_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
+    fn(state, 0, n);
+    return;
+  }
+  job_n_ = n;
+  job_chunks_ = chunks;
+  job_fn_ = fn;
+  job_state_ = state;
+  finished_.store(0, std::memory_order_relaxed);
+  const uint64_t sequence = (job_word_.load(std::memory_order_relaxed) >> kChunkBits) + 1;
+  claim_.store((sequence << kChunkBits) | 1, std::memory_order_release);
+  job_word_.store((sequence << kChunkBits) | static_cast<uint64_t>(chunks),
+                  std::memory_order_release);
+  {
+    // Workers that went to sleep check the job word under the mutex, so none misses this job.
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (sleepers_ > 0) wake_.notify_all();
+  }
+
+  t_in_pool_chunk = true;
+  RunChunk(0);
+  // Chunks no worker has claimed yet run here.
+  int own = 1;
+  for (int chunk; (chunk = Claim(sequence, chunks)) >= 0; ++own) RunChunk(chunk);
+  t_in_pool_chunk = false;
+
+  const int others = chunks - own;
+  int spins = 0;
+  while (finished_.load(std::memory_order_acquire) != others) {
+    if (++spins < 4096) {
+      CpuRelax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  busy_.store(false, std::memory_order_release);
+}
+
+void ThreadPool::WorkerLoop() {
+  t_in_pool_chunk = true;
+  // The word the pool starts with (workers are created before any job is published).
+  uint64_t seen = 0;
+  while (true) {
+    uint64_t word = job_word_.load(std::memory_order_acquire);
+    if (word == seen) {
+      // Poll for a while, then sleep until the word changes.
+      const auto deadline = std::chrono::steady_clock::now() + kSpinDuration;
+      int polls = 0;
+      while ((word = job_word_.load(std::memory_order_acquire)) == seen) {
+        CpuRelax();
+        if ((++polls & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+      }
+      if (word == seen) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ++sleepers_;
+        wake_.wait(lock, [&] {
+          word = job_word_.load(std::memory_order_acquire);
+          return word != seen;
+        });
+        --sleepers_;
+      }
+    }
+    seen = word;
+    if (stop_.load(std::memory_order_acquire)) return;
+    const uint64_t sequence = word >> kChunkBits;
+    const int chunks = static_cast<int>(word & kChunkMask);
+    for (int chunk; (chunk = Claim(sequence, chunks)) >= 0;) {
+      RunChunk(chunk);
+      finished_.fetch_add(1, std::memory_order_acq_rel);
+    }
+  }
+}
+
+}  // namespace touchstone

@@ -1,0 +1,71 @@
+// The interpreter's thread pool: num_threads - 1 worker threads, created once, plus the calling
+// thread, which always runs the first chunk of a ParallelFor. num_threads <= 1 creates no thread at
+// all. Workers spin briefly after each job (ops follow each other within microseconds during
+// Invoke) and then sleep on a condition variable, so an idle interpreter costs no CPU.
+//
+// No oversubscription: one ParallelFor runs at most num_threads chunks at once (more chunks than
+// threads are taken in order by whichever thread is free), and a ParallelFor issued from inside a
+// chunk (or from a second thread while one is running) runs serially on its caller instead of
+// queueing more work.
+#ifndef TOUCHSTONE_RUNTIME_THREADPOOL_H_
+#define TOUCHSTONE_RUNTIME_THREADPOOL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/kernels/cpu_backend_context.h"
+
+namespace touchstone {
+
+class ThreadPool : public TaskRunner {
+ public:
+  // Values below 1 mean 1.
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool() override;
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const override { return num_threads_; }
+  void ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks = 0) override;
+
+  // Worker threads that exist (num_threads - 1), for tests.
+  int worker_count() const { return static_cast<int>(workers_.size()); }
+
+ private:
+  void WorkerLoop();
+  void RunChunk(int chunk);
+  // Claims the next chunk of job `sequence` (of `chunks` chunks); -1 when none is left or the job
+  // is no longer the current one.
+  int Claim(uint64_t sequence, int chunks);
+
+  const int num_threads_;
+  std::vector<std::thread> workers_;
+
+  // The job being run. `job_word_` packs (sequence << 16) | chunks and announces a job. Chunk 0 is
+  // the caller's; the others are claimed through `claim_` ((sequence << 16) | next chunk), by the
+  // workers or, when a worker is late (descheduled, still asleep), by the caller itself, so a busy
+  // machine degrades to running on fewer threads instead of waiting. `finished_` counts the chunks
+  // that threads other than the caller completed.
+  std::atomic<uint64_t> job_word_{0};
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<int> finished_{0};
+  int64_t job_n_ = 0;
+  int job_chunks_ = 0;
+  RangeFn job_fn_ = nullptr;
+  void* job_state_ = nullptr;
+
+  std::atomic<bool> busy_{false};
+  std::atomic<bool> stop_{false};
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  int sleepers_ = 0;  // guarded by mutex_
+};
+
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_THREADPOOL_H_
