@@ -1,7 +1,10 @@
 // coco_eval: detection accuracy of a .tflite detector on COCO-style data, as two numbers people use:
 // TFLite run_eval's average precision (to compare with old results) and the 12 official COCO
 // metrics. It reads COCO instances JSON; it can also score an existing results JSON without a model.
-// It measures accuracy and per-image latency, not throughput.
+// It measures accuracy and per-image latency, not throughput. Delegates come from the provider registry.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -9,24 +12,33 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "datasets/coco_json.h"
+#include "datasets/detection_proto.h"
 #include "datasets/imagenet_folder.h"
+#include "delegates/providers/apply_delegates.h"
 #include "evaluation/coco_metrics.h"
 #include "evaluation/image_classification.h"
 #include "evaluation/latency_stats.h"
 #include "evaluation/object_detection.h"
 #include "runtime/interpreter.h"
 #include "runtime/model.h"
+#include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/imagenet_eval/eval_tool_support.h"
 
 namespace touchstone {
 namespace {
+
+using nlohmann::json;
+
+// Short names of the 12 COCO metrics, in CocoMetrics order (the report's keys).
+constexpr const char* kCocoNames[12] = {"AP",  "AP50", "AP75", "APs",  "APm",   "APl",
+                                        "AR1", "AR10", "AR100", "ARs", "ARm", "ARl"};
 
 struct CocoFlags {
   std::string model_file;
@@ -43,6 +55,7 @@ struct CocoFlags {
   std::string delegate;
   int32_t num_images = 0;
   int32_t num_interpreter_threads = 1;
+  int32_t num_preprocessing_threads = 2;
   int32_t class_offset = 1;
   bool debug_mode = false;
   bool use_reference_kernels = false;
@@ -57,6 +70,18 @@ std::string Printed(double v) {
   std::ostringstream out;
   out << static_cast<float>(v);
   return out.str();
+}
+
+std::string ShapeText(const TfLiteTensor& t) {
+  std::string shape = "[";
+  for (int i = 0; t.dims != nullptr && i < t.dims->size; ++i) shape += (i ? "," : "") + std::to_string(t.dims->data[i]);
+  return shape + "]";
+}
+
+json LatencyJson(const LatencyStats& stats) {
+  return {{"count", stats.count()}, {"avg", stats.mean_us()}, {"std_dev", stats.stddev_us()},
+          {"min", stats.min_us()},  {"max", stats.max_us()},  {"p50", stats.percentile_us(50)},
+          {"p95", stats.percentile_us(95)}};
 }
 
 // The images to evaluate: those of the ground truth that have annotations (as TFLite's
@@ -86,9 +111,16 @@ StatusOr<std::vector<CocoImage>> SelectImages(const CocoDataset& gt, const CocoF
       return UsageError("--image_ids: image " + std::to_string(id) + " is not an annotated image of the ground truth");
     }
   }
-  std::sort(images.begin(), images.end(), [](const CocoImage& a, const CocoImage& b) { return a.file_name < b.file_name; });
+  std::stable_sort(images.begin(), images.end(),
+                   [](const CocoImage& a, const CocoImage& b) { return a.file_name < b.file_name; });
   if (flags.num_images > 0 && static_cast<int>(images.size()) > flags.num_images) images.resize(flags.num_images);
   if (images.empty()) return InvalidInputError(flags.ground_truth_json + ": no annotated images to evaluate");
+  for (const CocoImage& image : images) {
+    if (image.width <= 0 || image.height <= 0) {
+      return InvalidInputError(flags.ground_truth_json + ": image " + std::to_string(image.id) +
+                               " has no positive width and height");
+    }
+  }
   return images;
 }
 
@@ -113,28 +145,131 @@ std::vector<std::vector<TfliteBox>> TfliteGroundTruth(const CocoDataset& gt, con
   return truth;
 }
 
-Status Run(const CocoFlags& flags) {
-  if (!flags.ground_truth_proto.empty()) {
-    return UsageError("--ground_truth_proto: binary protobuf ground truth is not read; pass the COCO instances JSON "
-                      "with --ground_truth_json");
+// Prints TFLite's lines and COCO's from the report.
+void PrintReport(const json& report) {
+  if (report.contains("num_evaluation_runs")) {
+    std::cout << "Num evaluation runs: " << report["num_evaluation_runs"].get<int>() << std::endl;
+    const json& latency = report["latency_us"];
+    std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["avg"].get<double>() << "(us), std_dev="
+              << static_cast<int64_t>(latency["preprocessing"]["std_dev"].get<double>()) << "(us)" << std::endl;
+    std::cout << "Inference latency: avg=" << latency["inference"]["avg"].get<double>() << "(us), std_dev="
+              << static_cast<int64_t>(latency["inference"]["std_dev"].get<double>()) << "(us)" << std::endl;
   }
-  if (flags.ground_truth_json.empty()) return UsageError("--ground_truth_json is required (COCO instances JSON)");
+  if (report.contains("tflite")) {
+    for (const json& entry : report["tflite"]["average_precision"]) {
+      std::cout << "Average Precision [IOU Threshold=" << Printed(entry["iou_threshold"].get<double>())
+                << "]: " << Printed(entry["average_precision"].get<float>()) << std::endl;
+    }
+    std::cout << "Overall mAP: " << Printed(report["tflite"]["overall_map"].get<float>()) << std::endl;
+  }
+  if (report.contains("coco")) {
+    for (int i = 0; i < 12; ++i) {
+      std::printf(" %s = %0.3f\n", CocoMetrics::Label(i), report["coco"][kCocoNames[i]].get<double>());
+    }
+    std::fflush(stdout);
+  }
+}
+
+Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGroup& delegate_flags) {
+  const bool proto = !flags.ground_truth_proto.empty();
+  if (proto && !flags.ground_truth_json.empty()) {
+    return UsageError("--ground_truth_json and --ground_truth_proto are two forms of the ground truth; give one");
+  }
+  if (!proto && flags.ground_truth_json.empty()) {
+    return UsageError("--ground_truth_json is required (COCO instances JSON; or TFLite's --ground_truth_proto)");
+  }
   if (flags.metric != "tflite" && flags.metric != "coco" && flags.metric != "both") {
     return UsageError("--metric=" + flags.metric + ": expected tflite, coco or both");
   }
-  if (!flags.delegate.empty()) return UsageError("--delegate=" + flags.delegate + ": no such delegate is available yet");
-  StatusOr<CocoDataset> gt = ReadCocoInstances(flags.ground_truth_json);
-  if (!gt.ok()) return gt.status();
-  StatusOr<std::vector<CocoImage>> selected = SelectImages(gt.value(), flags);
-  if (!selected.ok()) return selected.status();
-  const std::vector<CocoImage>& images = selected.value();
+  if (proto && flags.metric == "coco") {
+    return UsageError("--metric=coco needs --ground_truth_json: TFLite's proto holds normalised boxes without image "
+                      "sizes, areas or crowd flags");
+  }
+  if (proto && (!flags.detections_json.empty() || !flags.write_detections.empty() || !flags.image_ids.empty())) {
+    return UsageError("--ground_truth_proto (TFLite's run_eval set-up) takes no --detections_json, --write_detections "
+                      "or --image_ids; they need --ground_truth_json");
+  }
+  const bool run_model = flags.detections_json.empty();
+  if (!run_model && (!flags.model_file.empty() || !flags.write_detections.empty())) {
+    return UsageError("--detections_json scores an existing results file; it takes no --model_file or --write_detections");
+  }
+  if (run_model) {
+    for (const auto& required : {std::make_pair("model_file", flags.model_file),
+                                 std::make_pair("ground_truth_images_path", flags.ground_truth_images_path),
+                                 std::make_pair("model_output_labels", flags.model_output_labels)}) {
+      if (required.second.empty()) {
+        return UsageError(std::string("--") + required.first + " is required (or --detections_json to score a results file)");
+      }
+    }
+  }
+  TS_RETURN_IF_ERROR(CheckWritable(flags.output_file_path, "output_file_path"));
+  TS_RETURN_IF_ERROR(CheckWritable(flags.write_detections, "write_detections"));
+  // Declared before the interpreter, which holds kernels of these delegates and must go first.
+  StatusOr<std::vector<ProvidedDelegate>> delegates = std::vector<ProvidedDelegate>();
+  if (run_model) {
+    delegates = CreateDelegatesWithName(table, delegate_flags, flags.delegate, flags.num_interpreter_threads,
+                                        flags.use_reference_kernels);
+    if (!delegates.ok()) return delegates.status();
+  } else if (!flags.delegate.empty()) {
+    return UsageError("--delegate: no model runs with --detections_json");
+  }
+  // The images and TFLite's ground truth for each: from COCO JSON, the annotated images in file-name
+  // order; from TFLite's proto, as run_eval: every file of the image folder in sorted order, its ground
+  // truth found by file name (none when the proto lacks it).
+  StatusOr<CocoDataset> gt = CocoDataset();
+  std::vector<CocoImage> images;
+  std::vector<std::vector<TfliteBox>> truth;
+  if (proto) {
+    StatusOr<std::vector<ProtoDetectionResult>> read = ReadDetectionGroundTruthProto(flags.ground_truth_proto);
+    if (!read.ok()) return read.status();
+    std::map<std::string, const ProtoDetectionResult*> by_name;
+    for (const ProtoDetectionResult& r : read.value()) by_name[r.image_name] = &r;  // the last one wins, as in run_eval
+    StatusOr<std::vector<std::string>> files = ListImageFiles(flags.ground_truth_images_path);
+    if (!files.ok()) return files.status();
+    for (const std::string& path : files.value()) {
+      if (flags.num_images > 0 && static_cast<int>(images.size()) >= flags.num_images) break;
+      CocoImage image;
+      image.file_name = path.substr(path.find_last_of('/') + 1);
+      std::vector<TfliteBox> boxes;
+      auto it = by_name.find(image.file_name);
+      if (it != by_name.end()) {
+        image.id = it->second->image_id;
+        for (const ProtoObject& o : it->second->objects) {
+          TfliteBox b;
+          b.ymin = o.top;
+          b.xmin = o.left;
+          b.ymax = o.bottom;
+          b.xmax = o.right;
+          b.class_id = o.class_id;
+          boxes.push_back(b);
+        }
+      }
+      images.push_back(image);
+      truth.push_back(boxes);
+    }
+    if (images.empty()) return InvalidInputError(flags.ground_truth_images_path + ": no images");
+  } else {
+    gt = ReadCocoInstances(flags.ground_truth_json);
+    if (!gt.ok()) return gt.status();
+    StatusOr<std::vector<CocoImage>> selected = SelectImages(gt.value(), flags);
+    if (!selected.ok()) return selected.status();
+    images = selected.value();
+    truth = TfliteGroundTruth(gt.value(), images);
+  }
   std::map<int64_t, size_t> index;
   for (size_t i = 0; i < images.size(); ++i) index[images[i].id] = i;
 
+  json report;
+  report["tool"] = "coco_eval";
+  json configuration = {
+      {"ground_truth_json", flags.ground_truth_json}, {"ground_truth_proto", flags.ground_truth_proto},
+      {"metric", flags.metric},                       {"image_ids", flags.image_ids},
+      {"num_images", flags.num_images},
+  };
   std::vector<std::vector<TfliteBox>> predicted(images.size());
   std::vector<CocoBox> detections;
-  LatencyStats preprocessing_us, inference_us;
-  if (!flags.detections_json.empty()) {
+  if (!run_model) {
+    configuration["detections_json"] = flags.detections_json;
     StatusOr<std::vector<CocoBox>> read = ReadCocoResults(flags.detections_json, gt.value());
     if (!read.ok()) return read.status();
     for (const CocoBox& d : read.value()) {
@@ -152,44 +287,73 @@ Status Run(const CocoFlags& flags) {
       predicted[it->second].push_back(b);
     }
   } else {
-    for (const auto& required : {std::make_pair("model_file", flags.model_file),
-                                 std::make_pair("ground_truth_images_path", flags.ground_truth_images_path),
-                                 std::make_pair("model_output_labels", flags.model_output_labels)}) {
-      if (required.second.empty()) return UsageError(std::string("--") + required.first + " is required");
-    }
     StatusOr<std::vector<std::string>> labels = ReadLines(flags.model_output_labels);
     if (!labels.ok()) return labels.status();
+    if (labels.value().empty()) return InvalidInputError(flags.model_output_labels + ": no labels");
+    if (proto) {
+      // As TFLite's AP stage: a ground-truth class id past the label file is an invalid class.
+      for (size_t i = 0; i < images.size(); ++i) {
+        for (const TfliteBox& b : truth[i]) {
+          if (b.class_id < 0 || b.class_id >= static_cast<int>(labels.value().size())) {
+            return InvalidInputError(flags.ground_truth_proto + ": class id " + std::to_string(b.class_id) + " of " +
+                                     images[i].file_name + " is past the " + std::to_string(labels.value().size()) +
+                                     " lines of " + flags.model_output_labels);
+          }
+        }
+      }
+    }
+    std::vector<std::string> paths;
+    for (const CocoImage& image : images) {
+      const std::string path = flags.ground_truth_images_path + "/" + image.file_name;
+      if (image.file_name.empty() || !FileExists(path)) {  // (the proto's images come from the folder)
+        return InvalidInputError(path + ": image of ground-truth id " + std::to_string(image.id) + " is missing");
+      }
+      paths.push_back(path);
+    }
     StatusOr<std::shared_ptr<const Model>> model = Model::FromFile(flags.model_file);
     if (!model.ok()) return model.status();
     InterpreterOptions options;
     options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
     options.num_threads = flags.num_interpreter_threads;
-    StatusOr<std::unique_ptr<Interpreter>> interpreter = Interpreter::Create(model.value(), options);
+    const std::shared_ptr<const Model>& loaded = model.value();
+    std::vector<DelegateOutcome> outcomes;
+    StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(
+        [&]() { return Interpreter::Create(loaded, options); }, delegates.value(), ApplyDelegatesOptions(), &outcomes);
+    PrintDelegateOutcomes(outcomes, interpreter.ok());
     if (!interpreter.ok()) return interpreter.status();
     Interpreter* interp = interpreter.value().get();
-    TS_RETURN_IF_ERROR(interp->AllocateTensors());
-    if (interp->inputs().size() != 1) return InvalidInputError(flags.model_file + ": a detector needs one image input");
+    if (interp->inputs().size() != 1) {
+      return InvalidInputError(flags.model_file + ": a detector needs one image input (it has " +
+                               std::to_string(interp->inputs().size()) + ")");
+    }
     DetectionConfig config;
     StatusOr<PreprocessingConfig> preprocessing = PreprocessingForModel(*interp->input_tensor(0));
-    if (!preprocessing.ok()) return preprocessing.status();
+    if (!preprocessing.ok()) {
+      Status status = preprocessing.status();
+      return status.WithContext(flags.model_file);
+    }
     config.preprocessing = preprocessing.value();
     config.preprocessing.crop_fraction = 0.0f;
     StatusOr<DetectionOutputs> outputs = ResolveDetectionOutputs(interp, flags.output_tensors);
-    if (!outputs.ok()) return outputs.status();
+    if (!outputs.ok()) {
+      Status status = outputs.status();
+      return status.WithContext(flags.model_file);
+    }
     config.outputs = outputs.value();
     config.class_offset = flags.class_offset;
+    config.num_preprocessing_threads = flags.num_preprocessing_threads;
+    DetectionResult run;
+    Status ran = RunDetection(paths, config, interp, &run, MakeProgress(stderr, isatty(fileno(stderr)) != 0, 100));
+    if (!ran.ok()) return ran;  // errors name the image or the output tensor
     for (size_t i = 0; i < images.size(); ++i) {
-      const std::string path = flags.ground_truth_images_path + "/" + images[i].file_name;
-      if (!FileExists(path)) return InvalidInputError(path + ": image of ground-truth id " + std::to_string(images[i].id) + " is missing");
-      StatusOr<DetectionRun> run = DetectImage(path, config, interp);
-      if (!run.ok()) return run.status();
-      preprocessing_us.Add(run.value().preprocessing_us);
-      inference_us.Add(run.value().inference_us);
-      for (const TfliteBox& b : run.value().detections) {
+      for (const TfliteBox& b : run.detections[i]) {
+        // As TFLite's AP stage: a class id past the label file is an invalid class.
         if (b.class_id < 0 || b.class_id >= static_cast<int>(labels.value().size())) {
           return InvalidInputError(flags.model_output_labels + ": the model predicted class " + std::to_string(b.class_id) +
-                                   " but the label file has " + std::to_string(labels.value().size()) + " lines");
+                                   " on " + paths[i] + " but the label file has " +
+                                   std::to_string(labels.value().size()) + " lines");
         }
+        if (proto) continue;  // no pixel sizes: TFLite's metric only
         CocoBox d;
         d.image_id = images[i].id;
         d.category_id = b.class_id;
@@ -201,7 +365,7 @@ Status Run(const CocoFlags& flags) {
         d.score = b.score;
         detections.push_back(d);
       }
-      predicted[i] = run.value().detections;
+      predicted[i] = run.detections[i];
       if (flags.debug_mode) {
         std::cout << "Image: " << images[i].file_name << std::endl;
         for (size_t k = 0; k < predicted[i].size(); ++k) {
@@ -210,27 +374,55 @@ Status Run(const CocoFlags& flags) {
                     << "\n  Bounding Box:\n    Normalized Top: " << b.ymin << "\n    Normalized Bottom: " << b.ymax
                     << "\n    Normalized Left: " << b.xmin << "\n    Normalized Right: " << b.xmax << std::endl;
         }
+        std::cout << "======================================================" << std::endl;
       }
     }
-    std::cout << "Num evaluation runs: " << images.size() << std::endl;
-    std::cout << "Preprocessing latency: avg=" << preprocessing_us.mean_us() << "(us), std_dev="
-              << static_cast<int64_t>(preprocessing_us.stddev_us()) << "(us)" << std::endl;
-    std::cout << "Inference latency: avg=" << inference_us.mean_us() << "(us), std_dev="
-              << static_cast<int64_t>(inference_us.stddev_us()) << "(us)" << std::endl;
+    const TfLiteTensor& input = *interp->input_tensor(0);
+    json delegates_json = json::array();
+    for (const DelegateOutcome& o : outcomes) {
+      delegates_json.push_back({{"provider", o.provider}, {"applied", o.applied}, {"delegate_kernels", o.delegate_kernels},
+                                {"fully_delegated", o.fully_delegated}, {"error", o.error}});
+    }
+    configuration.update({
+        {"model_file", flags.model_file},
+        {"model_output_labels", flags.model_output_labels},
+        {"ground_truth_images_path", flags.ground_truth_images_path},
+        {"num_interpreter_threads", flags.num_interpreter_threads},
+        {"num_preprocessing_threads", flags.num_preprocessing_threads},
+        {"kernel_set", flags.use_reference_kernels ? "reference" : "optimized"},
+        {"delegate", flags.delegate},
+        {"delegates", delegates_json},
+        {"class_offset", flags.class_offset},
+        {"input", {{"name", input.name != nullptr ? input.name : ""}, {"shape", ShapeText(input)},
+                   {"type", TfLiteTypeGetName(input.type)}, {"layout", config.preprocessing.nchw ? "NCHW" : "NHWC"}}},
+        {"output_tensors", {{"boxes", config.outputs.boxes}, {"classes", config.outputs.classes},
+                            {"scores", config.outputs.scores}, {"count", config.outputs.count},
+                            {"found_by", config.outputs.how}}},
+    });
+    report["num_evaluation_runs"] = images.size();
+    report["latency_us"] = {{"preprocessing", LatencyJson(run.preprocessing_us)},
+                            {"inference", LatencyJson(run.inference_us)}};
+    report["wall_seconds"] = run.wall_seconds;
+    report["images_per_second"] = run.wall_seconds > 0 ? images.size() / run.wall_seconds : 0.0;
+  }
+  report["configuration"] = configuration;
+  report["num_images"] = images.size();
+  size_t num_detections = 0;
+  for (const std::vector<TfliteBox>& boxes : predicted) num_detections += boxes.size();
+  report["num_detections"] = num_detections;
+  if (proto && flags.metric == "both") {
+    std::cerr << "NOTE: TFLite's metric only: the COCO metrics need --ground_truth_json (image sizes, areas)" << std::endl;
   }
 
-  nlohmann::json report;
   if (flags.metric != "coco") {
-    const TfliteApResult ap = EvaluateTfliteAp(TfliteGroundTruth(gt.value(), images), predicted);
+    const TfliteApResult ap = EvaluateTfliteAp(truth, predicted);
+    json list = json::array();
     for (size_t i = 0; i < ap.average_precision.size(); ++i) {
-      std::cout << "Average Precision [IOU Threshold=" << Printed(ap.iou_thresholds[i]) << "]: " << Printed(ap.average_precision[i])
-                << std::endl;
-      report["tflite"]["average_precision"].push_back({{"iou_threshold", ap.iou_thresholds[i]}, {"ap", ap.average_precision[i]}});
+      list.push_back({{"iou_threshold", ap.iou_thresholds[i]}, {"average_precision", ap.average_precision[i]}});
     }
-    std::cout << "Overall mAP: " << Printed(ap.overall_map) << std::endl;
-    report["tflite"]["overall_map"] = ap.overall_map;
+    report["tflite"] = {{"average_precision", list}, {"overall_map", ap.overall_map}};
   }
-  if (flags.metric != "tflite") {
+  if (flags.metric != "tflite" && !proto) {
     std::vector<int64_t> image_ids, category_ids;
     for (const CocoImage& im : images) image_ids.push_back(im.id);
     for (const auto& c : gt.value().categories) category_ids.push_back(c.first);
@@ -239,26 +431,21 @@ Status Run(const CocoFlags& flags) {
       if (index.count(a.image_id)) truth.push_back(a);
     }
     const CocoMetrics metrics = EvaluateCoco(truth, detections, image_ids, category_ids);
-    for (int i = 0; i < 12; ++i) {
-      char line[160];
-      std::snprintf(line, sizeof(line), " %s = %0.3f", CocoMetrics::Label(i), metrics.values[i]);
-      std::cout << line << std::endl;
-      report["coco"][CocoMetrics::Label(i)] = metrics.values[i];
-    }
+    json coco = json::object();
+    for (int i = 0; i < 12; ++i) coco[kCocoNames[i]] = metrics.values[i];
+    report["coco"] = coco;
   }
+  PrintReport(report);
   if (!flags.write_detections.empty()) {
-    nlohmann::json results = nlohmann::json::array();
+    json results = json::array();
     for (const CocoBox& d : detections) {
       results.push_back({{"image_id", d.image_id}, {"category_id", d.category_id}, {"bbox", {d.x, d.y, d.w, d.h}}, {"score", d.score}});
     }
     TS_RETURN_IF_ERROR(WriteFileAtomically(flags.write_detections, results.dump() + "\n", "write_detections"));
   }
   if (!flags.output_file_path.empty()) {
-    report["num_images"] = images.size();
-    report["model_file"] = flags.model_file;
-    report["ground_truth_json"] = flags.ground_truth_json;
-    report["inference_latency_us"] = {{"avg", inference_us.mean_us()}, {"std_dev", inference_us.stddev_us()}};
-    TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, report.dump(1) + "\n", "output_file_path"));
+    const std::string text = report.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+    TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, text, "output_file_path"));
   }
   return Status::Ok();
 }
@@ -270,19 +457,22 @@ int Main(int argc, char** argv) {
   table.AddString("model_output_labels", &flags.model_output_labels, "label file; its line count bounds the class ids");
   table.AddString("ground_truth_images_path", &flags.ground_truth_images_path, "folder holding the images of the ground truth");
   table.AddString("ground_truth_json", &flags.ground_truth_json, "COCO instances JSON (images, annotations, categories)");
-  table.AddString("ground_truth_proto", &flags.ground_truth_proto, "TFLite's binary proto ground truth (not read: use --ground_truth_json)");
-  table.AddString("output_file_path", &flags.output_file_path, "write a JSON report with every metric here");
+  table.AddString("ground_truth_proto", &flags.ground_truth_proto, "TFLite's binary ObjectDetectionGroundTruth proto instead of the JSON (TFLite's metric only)");
+  table.AddString("output_file_path", &flags.output_file_path, "write the JSON report with every metric here (docs/coco.md)");
   table.AddString("detections_json", &flags.detections_json, "score this COCO results JSON instead of running a model");
   table.AddString("write_detections", &flags.write_detections, "write the model's detections as a COCO results JSON");
   table.AddString("metric", &flags.metric, "tflite, coco or both");
   table.AddString("image_ids", &flags.image_ids, "comma-separated image ids to evaluate (default: all annotated)");
-  table.AddString("output_tensors", &flags.output_tensors, "boxes,classes,scores,count outputs by name or index");
-  table.AddString("delegate", &flags.delegate, "delegate to apply by name");
+  table.AddString("output_tensors", &flags.output_tensors, "boxes,classes,scores,count outputs by name or index (default: detected)");
+  table.AddString("delegate", &flags.delegate, DelegateFlagHelp());
   table.AddInt("num_images", &flags.num_images, "evaluate the first N images (0: all)");
   table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "interpreter threads");
+  table.AddInt("num_preprocessing_threads", &flags.num_preprocessing_threads, "decode/preprocess ahead on N threads (0: inline)");
   table.AddInt("class_offset", &flags.class_offset, "class id = class output + offset");
   table.AddBool("debug_mode", &flags.debug_mode, "print every image's detections");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels");
+  DelegateFlagGroup delegate_flags;
+  delegate_flags.AddTo(&table);
   bool help = false;
   Status parsed = table.Parse(argc, argv, &help, nullptr);
   if (help) {
@@ -290,7 +480,17 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (!parsed.ok()) return ReportFailure(parsed);
-  Status status = Run(flags);
+  if (flags.num_preprocessing_threads < 0 || flags.num_preprocessing_threads > 64) {
+    return ReportFailure(UsageError("--num_preprocessing_threads must be in [0, 64]"));
+  }
+  if (flags.num_interpreter_threads < 1 || flags.num_interpreter_threads > 256) {
+    return ReportFailure(UsageError("--num_interpreter_threads must be in [1, 256]"));
+  }
+  if (flags.num_images < 0) return ReportFailure(UsageError("--num_images must not be negative"));
+  if (flags.class_offset < -1000000 || flags.class_offset > 1000000) {
+    return ReportFailure(UsageError("--class_offset is out of range"));
+  }
+  Status status = Run(flags, table, delegate_flags);
   if (!status.ok()) return ReportFailure(status);
   return 0;
 }

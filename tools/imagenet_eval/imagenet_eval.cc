@@ -1,28 +1,36 @@
 // imagenet_eval: top-1..top-10 accuracy of an image classifier on an ImageNet-style folder, with
 // TensorFlow Lite's run_eval flags, preprocessing (bit-exact) and output lines, plus latencies. It
-// measures accuracy and per-image latency; it does not measure throughput under load, and it knows
-// nothing of a model's training distribution beyond the normalisation it is told.
-#include <chrono>
+// measures accuracy and per-image latency (and the run's wall time); it does not measure throughput
+// under load, and it knows nothing of a model's training distribution beyond the normalisation it is
+// told (flags) or finds (--use_model_metadata). Delegates come from the provider registry.
+#include <unistd.h>
+
+#include <cmath>
 #include <cstdio>
-#include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "datasets/imagenet_folder.h"
+#include "datasets/model_metadata.h"
+#include "delegates/providers/apply_delegates.h"
 #include "evaluation/image_classification.h"
 #include "runtime/interpreter.h"
-#include "runtime/model.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/model.h"
+#include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/imagenet_eval/eval_tool_support.h"
 
 namespace touchstone {
 namespace {
+
+using nlohmann::json;
 
 struct EvalFlags {
   std::string model_file;
@@ -37,7 +45,8 @@ struct EvalFlags {
   std::string delegate;
   std::string input_mean;
   std::string input_std;
-  int32_t label_offset = -1;
+  bool use_model_metadata = false;
+  std::string label_offset = "auto";
   int32_t num_preprocessing_threads = 2;
   bool skip_unreadable_images = false;
   bool reference = false;
@@ -52,22 +61,65 @@ StatusOr<std::vector<float>> ParseFloats(const std::string& text, const std::str
   while (std::getline(in, item, ',')) {
     char* end = nullptr;
     const float v = std::strtof(item.c_str(), &end);
-    if (item.empty() || *end != '\0') return UsageError("--" + flag + ": '" + item + "' is not a number");
+    if (item.empty() || *end != '\0' || !std::isfinite(v)) {
+      return UsageError("--" + flag + ": '" + item + "' is not a number");
+    }
     values.push_back(v);
   }
+  if (!text.empty() && text.back() == ',') return UsageError("--" + flag + ": empty item");
   if (values.size() != 0 && values.size() != 1 && values.size() != 3) {
     return UsageError("--" + flag + " takes one value or three (per channel)");
   }
   return values;
 }
 
-std::string Accuracy(float value) {
+std::string Printed(float value) {
   std::ostringstream out;
   out << value;  // six significant digits, as TFLite prints it
   return out.str();
 }
 
-Status Run(const EvalFlags& flags) {
+json LatencyJson(const LatencyStats& stats) {
+  return {{"count", stats.count()},   {"avg", stats.mean_us()},   {"std_dev", stats.stddev_us()},
+          {"min", stats.min_us()},    {"max", stats.max_us()},    {"p50", stats.percentile_us(50)},
+          {"p95", stats.percentile_us(95)}};
+}
+
+std::string ShapeText(const TfLiteTensor& t) {
+  std::string shape = "[";
+  for (int i = 0; t.dims != nullptr && i < t.dims->size; ++i) shape += (i ? "," : "") + std::to_string(t.dims->data[i]);
+  return shape + "]";
+}
+
+// The lines TFLite prints (and ours after them), all read from the report.
+void PrintReport(const json& report) {
+  std::cout << "Num evaluation runs: " << report["num_evaluation_runs"].get<int>() << std::endl;
+  const json& latency = report["latency_us"];
+  std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["avg"].get<double>() << "(us), std_dev="
+            << static_cast<int64_t>(latency["preprocessing"]["std_dev"].get<double>()) << "(us)" << std::endl;
+  std::cout << "Inference latency: avg=" << latency["inference"]["avg"].get<double>() << "(us), std_dev="
+            << static_cast<int64_t>(latency["inference"]["std_dev"].get<double>()) << "(us)" << std::endl;
+  const json& accuracy = report["topk_accuracy"];
+  for (size_t k = 0; k < accuracy.size(); ++k) {
+    std::cout << "Top-" << k + 1 << " Accuracy: " << Printed(accuracy[k].get<float>()) << std::endl;
+  }
+  if (report.contains("reference")) {
+    const json& ref = report["reference"];
+    for (size_t k = 0; k < ref["topk_accuracy"].size(); ++k) {
+      std::cout << "Reference Top-" << k + 1 << " Accuracy: " << Printed(ref["topk_accuracy"][k].get<float>())
+                << " (delta " << Printed(ref["topk_accuracy_delta"][k].get<float>()) << ")" << std::endl;
+    }
+    std::cout << "Reference inference latency: avg=" << ref["inference_latency_us"]["avg"].get<double>()
+              << "(us), std_dev=" << static_cast<int64_t>(ref["inference_latency_us"]["std_dev"].get<double>())
+              << "(us)" << std::endl;
+    std::cout << "Images whose top-1 changed against the reference: " << ref["top1_changed"].get<int>() << std::endl;
+  }
+  std::printf("Wall time: %.3f s (%.2f images/s)\n", report["wall_seconds"].get<double>(),
+              report["images_per_second"].get<double>());
+  std::fflush(stdout);
+}
+
+Status Run(const EvalFlags& flags, const FlagTable& table, const DelegateFlagGroup& delegate_flags) {
   for (const auto& required : {std::make_pair("model_file", flags.model_file),
                                std::make_pair("model_output_labels", flags.model_output_labels)}) {
     if (required.second.empty()) return UsageError(std::string("--") + required.first + " is required");
@@ -76,8 +128,12 @@ Status Run(const EvalFlags& flags) {
       (flags.ground_truth_images_path.empty() || flags.ground_truth_labels.empty())) {
     return UsageError("--ground_truth_images_path and --ground_truth_labels are required (or --class_folders_path)");
   }
-  if (!flags.delegate.empty()) {
-    return UsageError("--delegate=" + flags.delegate + ": no such delegate is available yet");
+  if (!flags.class_folders_path.empty() &&
+      (!flags.ground_truth_images_path.empty() || !flags.ground_truth_labels.empty())) {
+    return UsageError("--class_folders_path replaces --ground_truth_images_path and --ground_truth_labels; give one or the other");
+  }
+  if (!flags.class_folders_path.empty() && !flags.denylist_file_path.empty()) {
+    return UsageError("--denylist_file_path numbers the images of --ground_truth_images_path; it does not apply to --class_folders_path");
   }
   StatusOr<std::vector<float>> mean = ParseFloats(flags.input_mean, "input_mean");
   if (!mean.ok()) return mean.status();
@@ -86,9 +142,21 @@ Status Run(const EvalFlags& flags) {
   for (float s : stddev.value()) {
     if (s == 0.0f) return UsageError("--input_std must not be 0");
   }
+  const bool normalization_flags = !mean.value().empty() || !stddev.value().empty();
+  if (normalization_flags && flags.use_model_metadata) {
+    return UsageError("--use_model_metadata and --input_mean/--input_std both set the normalisation; give one");
+  }
+
+  TS_RETURN_IF_ERROR(CheckWritable(flags.output_file_path, "output_file_path"));
+  // Declared before the interpreter, which holds kernels of these delegates and must go first.
+  StatusOr<std::vector<ProvidedDelegate>> delegates =
+      CreateDelegatesWithName(table, delegate_flags, flags.delegate, flags.num_interpreter_threads,
+                              flags.use_reference_kernels);
+  if (!delegates.ok()) return delegates.status();
 
   StatusOr<std::vector<std::string>> labels = ReadLines(flags.model_output_labels);
   if (!labels.ok()) return labels.status();
+  if (labels.value().empty()) return InvalidInputError(flags.model_output_labels + ": no labels");
   StatusOr<std::vector<LabelledImage>> images =
       flags.class_folders_path.empty()
           ? LoadImageNetSet(flags.ground_truth_images_path, flags.ground_truth_labels, flags.denylist_file_path,
@@ -99,20 +167,34 @@ Status Run(const EvalFlags& flags) {
       static_cast<int>(images.value().size()) > flags.num_images) {
     images.value().resize(static_cast<size_t>(flags.num_images));
   }
+  if (images.value().empty()) return InvalidInputError("no images to evaluate (after the denylist)");
 
   StatusOr<std::shared_ptr<const Model>> model = Model::FromFile(flags.model_file);
   if (!model.ok()) return model.status();
+  MetadataNormalization metadata_normalization;
+  if (flags.use_model_metadata) {
+    StatusOr<MetadataNormalization> read = ReadInputNormalization(*model.value(), 0);
+    if (!read.ok()) {
+      Status status = read.status();
+      return status.WithContext("--use_model_metadata");
+    }
+    metadata_normalization = read.value();
+  }
+
   InterpreterOptions options;
   options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
   options.num_threads = flags.num_interpreter_threads;
-  StatusOr<std::unique_ptr<Interpreter>> interpreter = Interpreter::Create(model.value(), options);
+  const std::shared_ptr<const Model>& loaded = model.value();
+  std::vector<DelegateOutcome> outcomes;
+  StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(
+      [&]() { return Interpreter::Create(loaded, options); }, delegates.value(), ApplyDelegatesOptions(), &outcomes);
+  PrintDelegateOutcomes(outcomes, interpreter.ok());
   if (!interpreter.ok()) return interpreter.status();
-  TS_RETURN_IF_ERROR(interpreter.value()->AllocateTensors());
   std::unique_ptr<Interpreter> reference;
   if (flags.reference) {
     InterpreterOptions reference_options;
     reference_options.kernel_set = KernelSet::kReference;
-    StatusOr<std::unique_ptr<Interpreter>> created = Interpreter::Create(model.value(), reference_options);
+    StatusOr<std::unique_ptr<Interpreter>> created = Interpreter::Create(loaded, reference_options);
     if (!created.ok()) return created.status();
     reference = std::move(created.value());
     TS_RETURN_IF_ERROR(reference->AllocateTensors());
@@ -120,100 +202,136 @@ Status Run(const EvalFlags& flags) {
 
   Interpreter* interp = interpreter.value().get();
   if (interp->inputs().size() != 1 || interp->outputs().empty()) {
-    return InvalidInputError(flags.model_file + ": an image classifier needs one input and an output");
+    return InvalidInputError(flags.model_file + ": an image classifier needs one input and an output (it has " +
+                             std::to_string(interp->inputs().size()) + " inputs, " +
+                             std::to_string(interp->outputs().size()) + " outputs)");
   }
-  StatusOr<PreprocessingConfig> preprocessing = PreprocessingForModel(*interp->input_tensor(0));
+  const TfLiteTensor& input = *interp->input_tensor(0);
+  StatusOr<PreprocessingConfig> preprocessing = PreprocessingForModel(input);
   if (!preprocessing.ok()) {
     Status status = preprocessing.status();
     return status.WithContext(flags.model_file);
   }
-  ClassificationConfig config;
-  config.preprocessing = preprocessing.value();
-  if (!mean.value().empty() || !stddev.value().empty()) {
-    config.preprocessing.mean = mean.value().empty() ? std::vector<float>{0.0f} : mean.value();
-    for (float s : stddev.value().empty() ? std::vector<float>{1.0f} : stddev.value()) {
-      config.preprocessing.scale.push_back(1.0f / s);
+  ImageInputConfig input_config;
+  input_config.preprocessing = preprocessing.value();
+  json normalization = {{"source", "tflite_default"}};
+  if (normalization_flags || flags.use_model_metadata) {
+    const std::vector<float> m = flags.use_model_metadata ? metadata_normalization.mean
+                                 : mean.value().empty()   ? std::vector<float>{0.0f}
+                                                          : mean.value();
+    const std::vector<float> s = flags.use_model_metadata ? metadata_normalization.std
+                                 : stddev.value().empty() ? std::vector<float>{1.0f}
+                                                          : stddev.value();
+    Status set = SetNormalization(input, m, s, &input_config);
+    if (!set.ok()) return set.WithContext(flags.model_file);
+    normalization = {{"source", flags.use_model_metadata ? "model_metadata" : "flags"}, {"mean", m}, {"std", s}};
+    if (input_config.quantization.enabled) {
+      normalization["quantized"] = {{"scale", input_config.quantization.scale},
+                                    {"zero_point", input_config.quantization.zero_point}};
     }
   }
+
+  ClassificationConfig config;
+  config.preprocessing = input_config.preprocessing;
+  config.quantization = input_config.quantization;
   config.model_labels = labels.value();
-  const int64_t outputs = tflite::NumElements(interp->output_tensor(0));
-  if (flags.label_offset >= 0) {
-    config.label_offset = flags.label_offset;
-  } else if (outputs == static_cast<int64_t>(labels.value().size()) + 1) {
-    config.label_offset = 1;
-    std::cerr << "WARNING: the model has " << outputs << " outputs and " << labels.value().size()
-              << " labels: reading output i as label i-1 (--label_offset=0 to turn off)" << std::endl;
-  } else if (outputs + 1 == static_cast<int64_t>(labels.value().size())) {
-    config.label_offset = -1;
-    std::cerr << "WARNING: the model has " << outputs << " outputs and " << labels.value().size()
-              << " labels (with a background line): reading output i as label i+1" << std::endl;
-  } else if (outputs != static_cast<int64_t>(labels.value().size())) {
-    return InvalidInputError(flags.model_output_labels + ": has " + std::to_string(labels.value().size()) +
-                             " labels but the model has " + std::to_string(outputs) + " outputs");
+  const TfLiteTensor& output = *interp->output_tensor(0);
+  const int64_t outputs = tflite::NumElements(&output);
+  std::string warning;
+  std::optional<int> requested_offset;
+  if (flags.label_offset != "auto") {
+    char* end = nullptr;
+    const long value = std::strtol(flags.label_offset.c_str(), &end, 10);
+    if (flags.label_offset.empty() || *end != '\0' || value < -1000000 || value > 1000000) {
+      return UsageError("--label_offset=" + flags.label_offset + ": expected auto or an integer");
+    }
+    requested_offset = static_cast<int>(value);
   }
+  StatusOr<int> offset = ChooseLabelOffset(outputs, labels.value().size(), requested_offset,
+                                           flags.model_output_labels, &warning);
+  if (!offset.ok()) return offset.status();
+  if (!warning.empty()) std::cerr << "WARNING: " << warning << " (--label_offset sets it)" << std::endl;
+  config.label_offset = offset.value();
   config.num_preprocessing_threads = flags.num_preprocessing_threads;
   config.skip_unreadable_images = flags.skip_unreadable_images;
-  config.keep_predictions = flags.per_image || !flags.output_file_path.empty();
+  config.keep_predictions = flags.per_image;
 
-  const bool terminal = isatty(fileno(stderr));
   ClassificationResult result;
-  const auto start = std::chrono::steady_clock::now();
-  auto progress = [&](int done, int total) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double rate = seconds > 0 ? done / seconds : 0.0;
-    const double eta = rate > 0 ? (total - done) / rate : 0.0;
-    if (terminal) {
-      const int width = 30, filled = total > 0 ? width * done / total : width;
-      std::fprintf(stderr, "\r[%s%s] %d/%d images, %.1f images/s, ETA %.0f s ", std::string(filled, '#').c_str(),
-                   std::string(width - filled, '.').c_str(), done, total, rate, eta);
-      if (done == total) std::fprintf(stderr, "\n");
-    } else if (done == total || done % 500 == 0) {
-      std::fprintf(stderr, "Evaluated %d of %d images (%.1f images/s)\n", done, total, rate);
-    }
-  };
-  TS_RETURN_IF_ERROR(RunClassification(images.value(), config, interp, reference.get(), &result, progress));
-
-  std::cout << "Num evaluation runs: " << result.topk.images() << std::endl;
-  std::cout << "Preprocessing latency: avg=" << result.preprocessing_us.mean_us()
-            << "(us), std_dev=" << static_cast<int64_t>(result.preprocessing_us.stddev_us()) << "(us)" << std::endl;
-  std::cout << "Inference latency: avg=" << result.inference_us.mean_us()
-            << "(us), std_dev=" << static_cast<int64_t>(result.inference_us.stddev_us()) << "(us)" << std::endl;
-  const std::vector<float> accuracies = result.topk.accuracies();
-  for (size_t k = 0; k < accuracies.size(); ++k) {
-    std::cout << "Top-" << k + 1 << " Accuracy: " << Accuracy(accuracies[k]) << std::endl;
-  }
-  if (reference) {
-    const std::vector<float> ref = result.reference_topk.accuracies();
-    for (size_t k = 0; k < ref.size(); ++k) {
-      std::cout << "Reference Top-" << k + 1 << " Accuracy: " << Accuracy(ref[k])
-                << " (delta " << Accuracy(accuracies[k] - ref[k]) << ")" << std::endl;
-    }
-    std::cout << "Images whose top-1 changed against the reference: " << result.top1_changed << std::endl;
-  }
+  TS_RETURN_IF_ERROR(RunClassification(images.value(), config, interp, reference.get(), &result,
+                                       MakeProgress(stderr, isatty(fileno(stderr)) != 0)));
   for (const std::string& skipped : result.skipped) std::cerr << "WARNING: skipped " << skipped << std::endl;
+  if (result.topk.images() == 0) return InvalidInputError("every image was skipped; nothing evaluated");
 
-  if (!flags.output_file_path.empty()) {
-    nlohmann::json report;
-    report["model_file"] = flags.model_file;
-    report["num_images"] = result.topk.images();
-    report["topk_accuracy"] = accuracies;
-    report["topk_hits"] = result.topk.hits();
-    report["preprocessing_latency_us"] = {{"avg", result.preprocessing_us.mean_us()},
-                                          {"std_dev", result.preprocessing_us.stddev_us()}};
-    report["inference_latency_us"] = {{"avg", result.inference_us.mean_us()},
-                                      {"std_dev", result.inference_us.stddev_us()}};
-    report["skipped"] = result.skipped;
-    if (reference) {
-      report["reference_topk_accuracy"] = result.reference_topk.accuracies();
-      report["top1_changed"] = result.top1_changed;
-    }
-    if (flags.per_image) {
-      for (const ImagePrediction& p : result.predictions) {
-        report["images"].push_back({{"path", p.path}, {"label", p.label}, {"first_hit_rank", p.first_hit_rank},
-                                    {"top_indices", p.top_indices}});
+  json report;
+  report["tool"] = "imagenet_eval";
+  json delegates_json = json::array();
+  for (const DelegateOutcome& o : outcomes) {
+    delegates_json.push_back({{"provider", o.provider}, {"applied", o.applied}, {"delegate_kernels", o.delegate_kernels},
+                              {"fully_delegated", o.fully_delegated}, {"error", o.error}});
+  }
+  report["configuration"] = {
+      {"model_file", flags.model_file},
+      {"ground_truth_images_path", flags.ground_truth_images_path},
+      {"ground_truth_labels", flags.ground_truth_labels},
+      {"class_folders_path", flags.class_folders_path},
+      {"model_output_labels", flags.model_output_labels},
+      {"denylist_file_path", flags.denylist_file_path},
+      {"num_images", flags.num_images},
+      {"num_interpreter_threads", flags.num_interpreter_threads},
+      {"num_preprocessing_threads", flags.num_preprocessing_threads},
+      {"kernel_set", flags.use_reference_kernels ? "reference" : "optimized"},
+      {"delegate", flags.delegate},
+      {"delegates", delegates_json},
+      {"skip_unreadable_images", flags.skip_unreadable_images},
+      {"input", {{"name", input.name != nullptr ? input.name : ""},
+                 {"shape", ShapeText(input)},
+                 {"type", TfLiteTypeGetName(input.type)},
+                 {"layout", config.preprocessing.nchw ? "NCHW" : "NHWC"}}},
+      {"normalization", normalization},
+      {"num_outputs", outputs},
+      {"num_labels", labels.value().size()},
+      {"label_offset", config.label_offset},
+  };
+  report["num_evaluation_runs"] = result.topk.images();
+  report["topk_accuracy"] = result.topk.accuracies();
+  report["topk_hits"] = result.topk.hits();
+  report["latency_us"] = {{"preprocessing", LatencyJson(result.preprocessing_us)},
+                          {"inference", LatencyJson(result.inference_us)}};
+  report["wall_seconds"] = result.wall_seconds;
+  report["images_per_second"] =
+      result.wall_seconds > 0 ? static_cast<double>(images.value().size()) / result.wall_seconds : 0.0;
+  report["skipped"] = result.skipped;
+  if (reference) {
+    const std::vector<float> ours = result.topk.accuracies(), ref = result.reference_topk.accuracies();
+    std::vector<float> delta;
+    for (size_t k = 0; k < ours.size(); ++k) delta.push_back(ours[k] - ref[k]);
+    report["reference"] = {{"topk_accuracy", ref},
+                           {"topk_hits", result.reference_topk.hits()},
+                           {"topk_accuracy_delta", delta},
+                           {"top1_changed", result.top1_changed},
+                           {"inference_latency_us", LatencyJson(result.reference_inference_us)}};
+  }
+  if (flags.per_image) {
+    report["images"] = json::array();
+    for (const ImagePrediction& p : result.predictions) {
+      json image = {{"path", p.path}, {"label", p.label}, {"first_hit_rank", p.first_hit_rank},
+                    {"top_indices", p.top_indices}};
+      json top_labels = json::array();
+      for (int i : p.top_indices) top_labels.push_back(result.output_labels[i]);
+      image["top_labels"] = top_labels;
+      if (reference) {
+        image["reference_first_hit_rank"] = p.reference_first_hit_rank;
+        image["reference_top_indices"] = p.reference_top_indices;
+        image["top1_changed"] = p.top1_changed;
       }
+      report["images"].push_back(image);
     }
-    TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, report.dump(1) + "\n", "output_file_path"));
+  }
+  PrintReport(report);
+  if (!flags.output_file_path.empty()) {
+    // Labels and paths may hold any bytes: invalid UTF-8 is replaced, never a throw.
+    const std::string text = report.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+    TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, text, "output_file_path"));
   }
   return Status::Ok();
 }
@@ -225,20 +343,23 @@ int Main(int argc, char** argv) {
   table.AddString("ground_truth_images_path", &flags.ground_truth_images_path, "folder of images (sorted by name)");
   table.AddString("ground_truth_labels", &flags.ground_truth_labels, "one label per image, in image order");
   table.AddString("model_output_labels", &flags.model_output_labels, "one label per model output");
-  table.AddString("output_file_path", &flags.output_file_path, "write a JSON report here");
+  table.AddString("output_file_path", &flags.output_file_path, "write the JSON report here (docs/imagenet_eval.md)");
   table.AddString("denylist_file_path", &flags.denylist_file_path, "1-based image numbers to leave out");
   table.AddString("class_folders_path", &flags.class_folders_path, "instead of images+labels: one folder per class, named by its label");
   table.AddInt("num_images", &flags.num_images, "evaluate the first N images (0: all)");
   table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "interpreter threads");
-  table.AddString("delegate", &flags.delegate, "delegate to apply by name");
+  table.AddString("delegate", &flags.delegate, DelegateFlagHelp());
   table.AddString("input_mean", &flags.input_mean, "normalisation mean, one value or three (default: TFLite's)");
   table.AddString("input_std", &flags.input_std, "normalisation std, one value or three (default: TFLite's)");
-  table.AddInt("label_offset", &flags.label_offset, "output i is label i-offset (-1: detect from the sizes)");
+  table.AddBool("use_model_metadata", &flags.use_model_metadata, "normalise with the mean/std of the model's TFLite metadata");
+  table.AddString("label_offset", &flags.label_offset, "output i is label i-offset; auto: detect 1001 vs 1000 classes from the sizes");
   table.AddInt("num_preprocessing_threads", &flags.num_preprocessing_threads, "decode/preprocess ahead on N threads (0: inline)");
   table.AddBool("skip_unreadable_images", &flags.skip_unreadable_images, "skip corrupt images with a warning instead of stopping");
   table.AddBool("reference", &flags.reference, "also run the reference kernels and report both");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels only");
   table.AddBool("per_image", &flags.per_image, "put per-image predictions in the JSON report");
+  DelegateFlagGroup delegate_flags;
+  delegate_flags.AddTo(&table);
   bool help = false;
   Status parsed = table.Parse(argc, argv, &help, nullptr);
   if (help) {
@@ -246,11 +367,14 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (!parsed.ok()) return ReportFailure(parsed);
-  if (flags.label_offset < -1) return ReportFailure(UsageError("--label_offset must be 0 or more (or -1: detect)"));
   if (flags.num_preprocessing_threads < 0 || flags.num_preprocessing_threads > 64) {
     return ReportFailure(UsageError("--num_preprocessing_threads must be in [0, 64]"));
   }
-  Status status = Run(flags);
+  if (flags.num_interpreter_threads < 1 || flags.num_interpreter_threads > 256) {
+    return ReportFailure(UsageError("--num_interpreter_threads must be in [1, 256]"));
+  }
+  if (flags.num_images < 0) return ReportFailure(UsageError("--num_images must not be negative"));
+  Status status = Run(flags, table, delegate_flags);
   if (!status.ok()) return ReportFailure(status);
   return 0;
 }
