@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <utility>
 
 namespace touchstone {
@@ -163,6 +164,11 @@ Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, cons
   return Status::Ok();
 }
 
+void DeclareCpuKernels(bool use_reference_kernels, ProviderParams* params) {
+  params->Declare(ProviderFlag::Bool(kUseReferenceKernelsParam, false, "the tool's --use_reference_kernels"));
+  params->SetBool(kUseReferenceKernelsParam, use_reference_kernels);
+}
+
 StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const std::vector<DelegateProvider>& providers,
                                                         const ProviderParams& params) {
   std::vector<ProvidedDelegate> created;
@@ -177,8 +183,10 @@ StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const std::vector<Delega
     entry.position = provider.enabling_flag.empty() ? 0 : params.Position(provider.enabling_flag);
     created.push_back(std::move(entry));
   }
-  std::stable_sort(created.begin(), created.end(), [](const ProvidedDelegate& a, const ProvidedDelegate& b) {
-    return a.position < b.position;
+  // Delegates applied by default (position 0) go after the ones the command line names.
+  auto rank = [](const ProvidedDelegate& d) { return d.position > 0 ? d.position : INT_MAX; };
+  std::stable_sort(created.begin(), created.end(), [&](const ProvidedDelegate& a, const ProvidedDelegate& b) {
+    return rank(a) < rank(b);
   });
   return StatusOr<std::vector<ProvidedDelegate>>(std::move(created));
 }

@@ -94,11 +94,18 @@ struct DelegateProvider {
   std::function<StatusOr<TfLiteDelegatePtr>(const ProviderParams&)> create;
 };
 
+// The tool's --use_reference_kernels as providers see it: a bool parameter of this name, declared by
+// the tools that run a CPU interpreter of their choice (benchmark_model, imagenet_eval, coco_eval). A
+// delegate TFLite applies by default (XNNPACK) is applied by default only where it is declared and
+// false: never over the reference kernels, and not from tools that do not say.
+constexpr char kUseReferenceKernelsParam[] = "use_reference_kernels";
+void DeclareCpuKernels(bool use_reference_kernels, ProviderParams* params);
+
 // A created delegate, and which provider made it.
 struct ProvidedDelegate {
   std::string provider;  // DelegateProvider::name
   TfLiteDelegatePtr delegate;
-  int position = 0;      // of the enabling flag
+  int position = 0;      // of the enabling flag; 0: applied by default (not named on the command line)
 };
 
 // Every provider's flags, declared at their defaults.
@@ -118,7 +125,8 @@ Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, cons
                             int position, ProviderParams* params);
 
 // Runs every provider's factory and returns the delegates made, ordered by the position of their
-// enabling flags (ties keep registration order). The first error stops it.
+// enabling flags (ties keep registration order); delegates applied by default (position 0) come after
+// the ones named, as TFLite applies its default delegate last. The first error stops it.
 StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const std::vector<DelegateProvider>& providers,
                                                         const ProviderParams& params);
 

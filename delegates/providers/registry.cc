@@ -1,8 +1,10 @@
 #include "delegates/providers/registry.h"
 
 #include "delegates/external/external_delegate.h"
+#include "delegates/gpu/gpu_provider.h"
 #include "delegates/providers/common_provider.h"
 #include "delegates/sample/sample_provider.h"
+#include "delegates/xnnpack/xnnpack_provider.h"
 
 namespace touchstone {
 
@@ -12,6 +14,8 @@ const std::vector<DelegateProvider>& RegisteredDelegateProviders() {
       CommonDelegateProvider(),
       ExternalDelegateProvider(),
       SampleDelegateProvider(),
+      GpuDelegateProvider(),
+      XnnpackDelegateProvider(),
   };
   return *providers;
 }

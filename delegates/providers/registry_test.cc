@@ -29,9 +29,12 @@ TEST(RegistryTest, ProvidersAndFlags) {
       EXPECT_TRUE(found) << p.name << ": enabling flag not among its flags";
     }
   }
-  EXPECT_EQ(names, (std::set<std::string>{"COMMON", "EXTERNAL", "SAMPLE"}));
+  EXPECT_EQ(names, (std::set<std::string>{"COMMON", "EXTERNAL", "SAMPLE", "GPU", "XNNPACK"}));
   for (const char* f : {"max_delegated_partitions", "min_nodes_per_partition", "external_delegate_path",
-                        "external_delegate_options", "use_sample_delegate"}) {
+                        "external_delegate_options", "use_sample_delegate", "use_xnnpack", "xnnpack_force_fp16",
+                        "xnnpack_weight_cache_file_path", "use_gpu", "gpu_precision_loss_allowed",
+                        "gpu_experimental_enable_quant", "gpu_inference_for_sustained_speed", "gpu_backend",
+                        "gpu_device_index"}) {
     EXPECT_EQ(flags.count(f), 1u) << f;
   }
   // The tools' own flags are not redeclared by providers.
@@ -130,6 +133,36 @@ TEST(RegistryTest, DelegateNamesAsTFLitesDelegateFlag) {
   EXPECT_NE(unknown.message().find("--delegate=xnnpack: no such delegate in this build (available: a, b"),
             std::string::npos)
       << unknown.message();
+}
+
+TEST(RegistryTest, XnnpackIsAppliedByDefaultOverTheOptimizedKernelsOnly) {
+  ProviderParams params = DefaultParams(RegisteredDelegateProviders());
+  params.SetBool("use_sample_delegate", true, 1);
+  // Not said which kernels the tool runs: only what the command line names.
+  StatusOr<std::vector<ProvidedDelegate>> created = CreateDelegates(RegisteredDelegateProviders(), params);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  ASSERT_EQ(created.value().size(), 1u);
+  // The optimized kernels: XNNPACK too, after the delegates named (TFLite applies its default last).
+  DeclareCpuKernels(false, &params);
+  created = CreateDelegates(RegisteredDelegateProviders(), params);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  ASSERT_EQ(created.value().size(), 2u);
+  EXPECT_EQ(created.value()[0].provider, "SAMPLE");
+  EXPECT_EQ(created.value()[1].provider, "XNNPACK");
+  EXPECT_EQ(created.value()[1].position, 0);
+  // The reference kernels: not by default.
+  DeclareCpuKernels(true, &params);
+  created = CreateDelegates(RegisteredDelegateProviders(), params);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  ASSERT_EQ(created.value().size(), 1u);
+  // Named on the command line, it takes its place there whatever the kernels.
+  params.SetBool("use_xnnpack", true, 1);
+  params.SetBool("use_sample_delegate", true, 2);
+  created = CreateDelegates(RegisteredDelegateProviders(), params);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  ASSERT_EQ(created.value().size(), 2u);
+  EXPECT_EQ(created.value()[0].provider, "XNNPACK");
+  EXPECT_EQ(created.value()[1].provider, "SAMPLE");
 }
 
 TEST(RegistryTest, SampleProviderPassesTheCommonLimits) {

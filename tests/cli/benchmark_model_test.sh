@@ -14,9 +14,12 @@ check() {  # check <description> <command...>: the command must succeed
   local what="$1"; shift
   if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
 }
+# XNNPACK, applied by default over the optimized kernels, has its own test (xnnpack_test.sh); here the
+# CPU kernels' nodes are what the profiles, state dumps, gates and delegation checks look at.
+NO_XNNPACK=(--use_xnnpack=false)
 expect_exit() {  # expect_exit <code> <description> <args...>: that exit code, at most one line on stderr
   local code="$1" what="$2"; shift 2
-  "$BIN" "$@" >"$TMP/out.txt" 2>"$TMP/err.txt"
+  "$BIN" "${NO_XNNPACK[@]}" "$@" >"$TMP/out.txt" 2>"$TMP/err.txt"
   local got=$?
   if [ "$got" -eq "$code" ] && [ "$(wc -l <"$TMP/err.txt")" -le 1 ]; then
     echo "ok: $what (exit $got: $(cat "$TMP/err.txt"))"
@@ -27,7 +30,7 @@ expect_exit() {  # expect_exit <code> <description> <args...>: that exit code, a
 }
 run() {  # run <name> <args...>: stdout to $TMP/<name>.out, stderr to $TMP/<name>.err, exit code to .rc
   local name="$1"; shift
-  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+  "$BIN" "${NO_XNNPACK[@]}" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
   echo $? >"$TMP/$name.rc"
 }
 rc() { cat "$TMP/$1.rc"; }

@@ -566,7 +566,8 @@ int Main(int argc, char** argv) {
   config.memory_interval_ms = flags.memory_footprint_check_interval_ms;
 
   // Declared before the interpreter (inside RunBenchmark's report), so delegate kernels outlive it.
-  StatusOr<std::vector<ProvidedDelegate>> delegates = delegate_flags.CreateDelegates(table, options.num_threads);
+  StatusOr<std::vector<ProvidedDelegate>> delegates = delegate_flags.CreateDelegates(table, options.num_threads,
+                                                                                       flags.use_reference_kernels);
   if (!delegates.ok()) return ReportFailure(delegates.status());
 
   BenchmarkReport report;

@@ -40,4 +40,10 @@ StatusOr<std::vector<ProvidedDelegate>> DelegateFlagGroup::CreateDelegates(const
   return touchstone::CreateDelegates(providers_, params_);
 }
 
+StatusOr<std::vector<ProvidedDelegate>> DelegateFlagGroup::CreateDelegates(const FlagTable& table, int num_threads,
+                                                                           bool use_reference_kernels) {
+  DeclareCpuKernels(use_reference_kernels, &params_);
+  return CreateDelegates(table, num_threads);
+}
+
 }  // namespace touchstone

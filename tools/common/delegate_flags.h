@@ -24,6 +24,11 @@ class DelegateFlagGroup {
   // After table.Parse: notes where each flag was given, then runs the providers. `num_threads` is the
   // tool's CPU thread count, passed on to delegates that use threads.
   StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const FlagTable& table, int num_threads);
+  // As above, also telling providers which CPU kernels the tool's interpreter runs
+  // (kUseReferenceKernelsParam): a delegate applied by default (XNNPACK) stays off over the reference
+  // kernels.
+  StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const FlagTable& table, int num_threads,
+                                                          bool use_reference_kernels);
 
   const ProviderParams& params() const { return params_; }
 

@@ -1,0 +1,295 @@
+#include "delegates/xnnpack/xnnpack_delegate.h"
+
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "delegates/api/simple_delegate.h"
+#include "delegates/xnnpack/xnnpack_graph.h"
+#include "runtime/c/builtin_ops.h"
+
+namespace touchstone {
+namespace {
+
+std::string ShapeOf(const TfLiteTensor& t) {
+  std::string s = "[";
+  for (int i = 0; t.dims != nullptr && i < t.dims->size; ++i) s += (i ? "," : "") + std::to_string(t.dims->data[i]);
+  return s + "]";
+}
+
+std::string TensorLabel(TfLiteContext* context, int index) {
+  const TfLiteTensor& t = context->tensors[index];
+  return "tensor " + std::to_string(index) + (t.name != nullptr ? std::string(" '") + t.name + "'" : "");
+}
+
+// One delegated partition: an XNNPACK runtime built once in Init from the tensors' shapes at that
+// time (static shapes), run by Eval.
+class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
+ public:
+  XnnpackKernel(uint32_t flags, pthreadpool_t threadpool, const xnnpack::GraphInfo& info)
+      : flags_(flags), threadpool_(threadpool), info_(info) {}
+
+  ~XnnpackKernel() override {
+    if (runtime_ != nullptr) xnn_delete_runtime(runtime_);
+  }
+
+  TfLiteStatus Init(TfLiteContext* context, const TfLiteDelegateParams* params) override {
+    translator_ = std::make_unique<xnnpack::GraphTranslator>(context, flags_, &info_);
+    std::vector<std::pair<TfLiteNode*, TfLiteRegistration*>> nodes;
+    for (int i = 0; i < params->nodes_to_replace->size; ++i) {
+      const int index = params->nodes_to_replace->data[i];
+      TfLiteNode* node = nullptr;
+      TfLiteRegistration* registration = nullptr;
+      if (context->GetNodeAndRegistration(context, index, &node, &registration) != kTfLiteOk) {
+        TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: node %d is not in the graph", index);
+        return kTfLiteError;
+      }
+      if (!translator_->Check(index, node, registration)) {
+        TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: node %d cannot be delegated: %s", index,
+                           translator_->why_not().c_str());
+        return kTfLiteError;
+      }
+      node_indices_.push_back(index);
+      nodes.emplace_back(node, registration);
+    }
+    std::set<int> inputs, outputs;
+    for (int i = 0; i < params->input_tensors->size; ++i) {
+      const int t = params->input_tensors->data[i];
+      if (t >= 0) inputs.insert(t);
+    }
+    for (int i = 0; i < params->output_tensors->size; ++i) {
+      const int t = params->output_tensors->data[i];
+      if (t < 0) continue;
+      if (translator_->IsFolded(t)) {
+        folded_outputs_.push_back(t);  // weights the interpreter's other nodes read: filled by Eval
+      } else {
+        outputs.insert(t);
+      }
+    }
+    xnn_subgraph_t subgraph = nullptr;
+    enum xnn_status status = xnn_create_subgraph(static_cast<uint32_t>(context->tensors_size), 0, &subgraph);
+    if (status != xnn_status_success) {
+      TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: xnn_create_subgraph failed (status %d)", status);
+      return kTfLiteError;
+    }
+    // Nodes whose results nobody reads (no later node of the partition, not a partition output) are
+    // left out: XNNPACK gives such values no memory and would fail on them.
+    std::vector<bool> live(nodes.size(), false);
+    std::set<int> needed(outputs.begin(), outputs.end());
+    for (size_t i = nodes.size(); i-- > 0;) {
+      const TfLiteNode* node = nodes[i].first;
+      for (int k = 0; k < node->outputs->size; ++k) live[i] = live[i] || needed.count(node->outputs->data[k]) != 0;
+      if (!live[i]) continue;
+      for (int k = 0; k < node->inputs->size; ++k) needed.insert(node->inputs->data[k]);
+    }
+    translator_->BeginDefine(subgraph, inputs, outputs);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!live[i]) continue;
+      if (!translator_->Define(node_indices_[i], nodes[i].first, nodes[i].second)) {
+        TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: node %d: %s", node_indices_[i], translator_->why_not().c_str());
+        xnn_delete_subgraph(subgraph);
+        return kTfLiteError;
+      }
+    }
+    if (translator_->nodes_defined() > 0) {
+      // No XNN_FLAG_YIELD_WORKERS (TFLite sets none either): XNNPACK's workers spin briefly after a
+      // partition, then sleep; yielding them at once made no measurable difference (docs/xnnpack.md).
+      const uint32_t runtime_flags =
+          (flags_ & TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16) != 0 ? XNN_FLAG_FORCE_FP16_INFERENCE : 0;
+      status = xnn_create_runtime_v2(subgraph, threadpool_, runtime_flags, &runtime_);
+      if (status != xnn_status_success) {
+        runtime_ = nullptr;
+        xnn_delete_subgraph(subgraph);
+        if ((runtime_flags & XNN_FLAG_FORCE_FP16_INFERENCE) != 0) {
+          TF_LITE_KERNEL_LOG(context,
+                             "XNNPACK delegate: this XNNPACK cannot run the partition of %d nodes in float16 "
+                             "(--xnnpack_force_fp16): xnn_create_runtime_v2 failed (status %d)",
+                             static_cast<int>(nodes.size()), status);
+        } else {
+          TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: xnn_create_runtime_v2 failed for a partition of %d nodes "
+                             "(status %d)", static_cast<int>(nodes.size()), status);
+        }
+        return kTfLiteError;
+      }
+    }
+    xnn_delete_subgraph(subgraph);
+    // The tensors XNNPACK reads and writes in place, and their shapes now.
+    for (int t : inputs) {
+      if (translator_->IsFolded(t) || context->tensors[t].allocation_type == kTfLiteMmapRo) continue;
+      if (translator_->HasValue(t)) externals_.push_back(t);
+    }
+    for (int t : outputs) {
+      if (translator_->HasValue(t)) externals_.push_back(t);
+    }
+    for (int t : externals_) shapes_.push_back(ShapeOf(context->tensors[t]));
+    return kTfLiteOk;
+  }
+
+  TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) override {
+    for (size_t i = 0; i < externals_.size(); ++i) {
+      const std::string now = ShapeOf(context->tensors[externals_[i]]);
+      if (now != shapes_[i]) {
+        TF_LITE_KERNEL_LOG(context,
+                           "XNNPACK delegate: %s is now %s but the delegated graph was built for %s; the delegate "
+                           "takes static shapes only",
+                           TensorLabel(context, externals_[i]).c_str(), now.c_str(), shapes_[i].c_str());
+        return kTfLiteError;
+      }
+    }
+    set_up_.clear();  // buffers may have moved
+    return kTfLiteOk;
+  }
+
+  TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node) override {
+    for (int t : folded_outputs_) {
+      TfLiteTensor& tensor = context->tensors[t];
+      const std::vector<float>* data = translator_->FoldedData(t);
+      if (tensor.data.raw == nullptr || data == nullptr) {
+        TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: %s has no buffer", TensorLabel(context, t).c_str());
+        return kTfLiteError;
+      }
+      std::memcpy(tensor.data.raw, data->data(), tensor.bytes);
+    }
+    if (runtime_ == nullptr) return kTfLiteOk;
+    std::vector<void*> pointers(externals_.size());
+    for (size_t i = 0; i < externals_.size(); ++i) {
+      pointers[i] = context->tensors[externals_[i]].data.raw;
+      if (pointers[i] == nullptr) {
+        TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: %s has no buffer", TensorLabel(context, externals_[i]).c_str());
+        return kTfLiteError;
+      }
+    }
+    if (pointers != set_up_) {
+      std::vector<xnn_external_value> values(externals_.size());
+      for (size_t i = 0; i < externals_.size(); ++i) {
+        values[i].id = static_cast<uint32_t>(externals_[i]);
+        values[i].data = pointers[i];
+      }
+      const enum xnn_status status = xnn_setup_runtime(runtime_, values.size(), values.data());
+      if (status != xnn_status_success) {
+        TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: xnn_setup_runtime failed (status %d)", status);
+        return kTfLiteError;
+      }
+      set_up_ = pointers;
+    }
+    const enum xnn_status status = xnn_invoke_runtime(runtime_);
+    if (status != xnn_status_success) {
+      TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: xnn_invoke_runtime failed (status %d)", status);
+      return kTfLiteError;
+    }
+    return kTfLiteOk;
+  }
+
+ private:
+  const uint32_t flags_;
+  const pthreadpool_t threadpool_;
+  const xnnpack::GraphInfo info_;
+  // Owns the static data the runtime reads; declared before runtime_ so it is destroyed after it.
+  std::unique_ptr<xnnpack::GraphTranslator> translator_;
+  xnn_runtime_t runtime_ = nullptr;
+  std::vector<int> node_indices_;
+  std::vector<int> externals_;        // tensor index = XNNPACK external value id
+  std::vector<std::string> shapes_;   // of externals_, when built
+  std::vector<int> folded_outputs_;
+  std::vector<void*> set_up_;         // pointers last given to xnn_setup_runtime
+};
+
+class XnnpackDelegate : public tflite::SimpleDelegateInterface {
+ public:
+  XnnpackDelegate(const TfLiteXNNPackDelegateOptions& options, pthreadpool_t threadpool)
+      : options_(options), threadpool_(threadpool) {}
+  ~XnnpackDelegate() override {
+    if (threadpool_ != nullptr) pthreadpool_destroy(threadpool_);
+  }
+
+  bool IsNodeSupportedByDelegate(const TfLiteRegistration* registration, const TfLiteNode* node,
+                                 TfLiteContext* context) const override {
+    xnnpack::GraphTranslator translator(context, options_.flags, &info_);
+    return translator.Check(-1, node, registration);
+  }
+
+  TfLiteStatus Initialize(TfLiteContext* context) override {
+    if (!announced_) {
+      // TFLite's line, printed when the delegate first meets a graph (a tool that fails before that,
+      // on a missing model say, prints only its error).
+      std::fprintf(stderr, "INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n");
+      announced_ = true;
+    }
+    info_ = xnnpack::AnalyzeGraph(context);
+    return kTfLiteOk;
+  }
+
+  const char* Name() const override { return kXnnpackDelegateName; }
+
+  std::unique_ptr<tflite::SimpleDelegateKernelInterface> CreateDelegateKernelInterface() override {
+    return std::make_unique<XnnpackKernel>(options_.flags, threadpool_, info_);
+  }
+
+ private:
+  const TfLiteXNNPackDelegateOptions options_;
+  const pthreadpool_t threadpool_;
+  xnnpack::GraphInfo info_;  // of the subgraph being delegated
+  bool announced_ = false;
+};
+
+}  // namespace
+
+TfLiteDelegate* CreateXnnpackDelegate(const TfLiteXNNPackDelegateOptions& options, std::string* error) {
+  const enum xnn_status status = xnn_initialize(nullptr);
+  if (status != xnn_status_success) {
+    *error = status == xnn_status_unsupported_hardware
+                 ? "XNNPACK does not support this processor (xnn_initialize: unsupported hardware)"
+                 : "xnn_initialize failed (status " + std::to_string(status) + ")";
+    return nullptr;
+  }
+  pthreadpool_t threadpool = nullptr;
+  if (options.num_threads > 1) {
+    threadpool = pthreadpool_create(static_cast<size_t>(options.num_threads));
+    if (threadpool == nullptr) {
+      *error = "cannot create a pthreadpool of " + std::to_string(options.num_threads) + " threads";
+      return nullptr;
+    }
+  }
+  return tflite::TfLiteDelegateFactory::CreateSimpleDelegate(std::make_unique<XnnpackDelegate>(options, threadpool));
+}
+
+bool XnnpackSupportsNode(TfLiteContext* context, int node_index, uint32_t flags, std::string* why) {
+  TfLiteNode* node = nullptr;
+  TfLiteRegistration* registration = nullptr;
+  if (context->GetNodeAndRegistration(context, node_index, &node, &registration) != kTfLiteOk) {
+    *why = "no node " + std::to_string(node_index);
+    return false;
+  }
+  const xnnpack::GraphInfo info = xnnpack::AnalyzeGraph(context);
+  xnnpack::GraphTranslator translator(context, flags, &info);
+  const bool ok = translator.Check(node_index, node, registration);
+  *why = translator.why_not();
+  return ok;
+}
+
+}  // namespace touchstone
+
+TfLiteXNNPackDelegateOptions TfLiteXNNPackDelegateOptionsDefault() {
+  TfLiteXNNPackDelegateOptions options;
+  options.num_threads = 1;
+  options.flags = TFLITE_XNNPACK_DELEGATE_FLAG_QS8 | TFLITE_XNNPACK_DELEGATE_FLAG_QU8;
+  return options;
+}
+
+TfLiteDelegate* TfLiteXNNPackDelegateCreate(const TfLiteXNNPackDelegateOptions* options) {
+  const TfLiteXNNPackDelegateOptions resolved = options != nullptr ? *options : TfLiteXNNPackDelegateOptionsDefault();
+  std::string error;
+  TfLiteDelegate* delegate = touchstone::CreateXnnpackDelegate(resolved, &error);
+  if (delegate == nullptr) std::fprintf(stderr, "ERROR: XNNPACK delegate: %s\n", error.c_str());
+  return delegate;
+}
+
+void TfLiteXNNPackDelegateDelete(TfLiteDelegate* delegate) {
+  tflite::TfLiteDelegateFactory::DeleteSimpleDelegate(delegate);
+}

@@ -1,0 +1,1534 @@
+#include "delegates/xnnpack/xnnpack_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "delegates/xnnpack/xnnpack_delegate.h"
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/c/builtin_ops.h"
+
+namespace touchstone {
+namespace xnnpack {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+std::string DimsString(const std::vector<int>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+const char* StatusName(enum xnn_status status) {
+  switch (status) {
+    case xnn_status_success: return "success";
+    case xnn_status_uninitialized: return "uninitialized";
+    case xnn_status_invalid_parameter: return "invalid parameter";
+    case xnn_status_invalid_state: return "invalid state";
+    case xnn_status_unsupported_parameter: return "unsupported parameter";
+    case xnn_status_unsupported_hardware: return "unsupported hardware";
+    case xnn_status_out_of_memory: return "out of memory";
+  }
+  return "unknown status";
+}
+
+const char* OpName(int op) {
+  switch (op) {
+    case kTfLiteBuiltinAdd: return "ADD";
+    case kTfLiteBuiltinSub: return "SUB";
+    case kTfLiteBuiltinMul: return "MUL";
+    case kTfLiteBuiltinDiv: return "DIV";
+    case kTfLiteBuiltinMaximum: return "MAXIMUM";
+    case kTfLiteBuiltinMinimum: return "MINIMUM";
+    case kTfLiteBuiltinSquaredDifference: return "SQUARED_DIFFERENCE";
+    case kTfLiteBuiltinMaxPool2d: return "MAX_POOL_2D";
+    case kTfLiteBuiltinAveragePool2d: return "AVERAGE_POOL_2D";
+    case kTfLiteBuiltinPad: return "PAD";
+    case kTfLiteBuiltinPadv2: return "PADV2";
+    case kTfLiteBuiltinReshape: return "RESHAPE";
+    case kTfLiteBuiltinSqueeze: return "SQUEEZE";
+    case kTfLiteBuiltinExpandDims: return "EXPAND_DIMS";
+    default: return "op";
+  }
+}
+
+// The range a fused activation clamps to; false for the ones XNNPACK cannot fuse.
+bool ActivationRange(TfLiteFusedActivation activation, float* lo, float* hi) {
+  switch (activation) {
+    case kTfLiteActNone: *lo = -kInf; *hi = kInf; return true;
+    case kTfLiteActRelu: *lo = 0.0f; *hi = kInf; return true;
+    case kTfLiteActReluN1To1: *lo = -1.0f; *hi = 1.0f; return true;
+    case kTfLiteActRelu6: *lo = 0.0f; *hi = 6.0f; return true;
+    default: return false;
+  }
+}
+
+// TFLite's output size of a convolution or pooling window; -1 when the window does not fit.
+int WindowOutputSize(int in, int filter, int stride, int dilation, TfLitePadding padding) {
+  const int64_t effective = static_cast<int64_t>(filter - 1) * dilation + 1;
+  if (padding == kTfLitePaddingSame) return static_cast<int>((static_cast<int64_t>(in) + stride - 1) / stride);
+  if (padding == kTfLitePaddingValid) {
+    if (in < effective) return -1;
+    return static_cast<int>((in - effective) / stride + 1);
+  }
+  return -1;
+}
+
+// TFLite's padding before the data (ComputePaddingWithOffset without the offset).
+int PaddingBefore(int in, int out, int filter, int stride, int dilation) {
+  const int64_t effective = static_cast<int64_t>(filter - 1) * dilation + 1;
+  const int64_t total = std::max<int64_t>(0, (static_cast<int64_t>(out) - 1) * stride + effective - in);
+  return static_cast<int>(total / 2);
+}
+
+bool Broadcast(const std::vector<int>& a, const std::vector<int>& b, std::vector<int>* out) {
+  const size_t rank = std::max(a.size(), b.size());
+  out->assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    const int da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) return false;
+    (*out)[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+const TfLiteAffineQuantization* Affine(const TfLiteTensor& t) {
+  if (t.quantization.type != kTfLiteAffineQuantization) return nullptr;
+  return static_cast<const TfLiteAffineQuantization*>(t.quantization.params);
+}
+
+bool IsPerChannel(const TfLiteTensor& t) {
+  const TfLiteAffineQuantization* q = Affine(t);
+  return q != nullptr && q->scale != nullptr && q->scale->size > 1;
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f;
+  uint32_t mantissa = h & 0x3ff;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else {
+      // Subnormal half: normalise.
+      int e = -1;
+      do {
+        ++e;
+        mantissa <<= 1;
+      } while ((mantissa & 0x400) == 0);
+      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mantissa & 0x3ff) << 13);
+    }
+  } else {
+    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+// The float values of a folded DEQUANTIZE (the reference kernel's arithmetic), with
+// XNN_EXTRA_BYTES of slack after them.
+bool FoldDequantize(const TfLiteTensor& in, std::vector<float>* out) {
+  int64_t count = 1;
+  for (int i = 0; i < in.dims->size; ++i) count *= in.dims->data[i];
+  out->assign(static_cast<size_t>(count) + XNN_EXTRA_BYTES / sizeof(float), 0.0f);
+  if (in.type == kTfLiteFloat16) {
+    const auto* h = reinterpret_cast<const uint16_t*>(in.data.raw);
+    for (int64_t i = 0; i < count; ++i) (*out)[i] = HalfToFloat(h[i]);
+    return true;
+  }
+  auto value = [&](int64_t i) -> int32_t {
+    return in.type == kTfLiteInt8 ? static_cast<int32_t>(reinterpret_cast<const int8_t*>(in.data.raw)[i])
+                                  : static_cast<int32_t>(reinterpret_cast<const uint8_t*>(in.data.raw)[i]);
+  };
+  const TfLiteAffineQuantization* q = Affine(in);
+  if (IsPerChannel(in)) {
+    const int dim = q->quantized_dimension;
+    int64_t inner = 1;
+    for (int i = dim + 1; i < in.dims->size; ++i) inner *= in.dims->data[i];
+    const int channels = in.dims->data[dim];
+    for (int64_t i = 0; i < count; ++i) {
+      const int c = static_cast<int>((i / inner) % channels);
+      const int32_t zp = q->zero_point != nullptr && q->zero_point->size > c ? q->zero_point->data[c] : 0;
+      (*out)[i] = q->scale->data[c] * static_cast<float>(value(i) - zp);
+    }
+    return true;
+  }
+  const double scale = in.params.scale;
+  const int32_t zp = in.params.zero_point;
+  for (int64_t i = 0; i < count; ++i) (*out)[i] = static_cast<float>(scale * (value(i) - zp));
+  return true;
+}
+
+bool FoldableDequantize(const TfLiteTensor& in, const TfLiteTensor& out) {
+  if (in.allocation_type != kTfLiteMmapRo || in.data.raw == nullptr || in.dims == nullptr) return false;
+  if (out.type != kTfLiteFloat32 || out.is_variable) return false;
+  if (in.dims->size > XNN_MAX_TENSOR_DIMS) return false;
+  int64_t count = 1;
+  for (int i = 0; i < in.dims->size; ++i) {
+    if (in.dims->data[i] <= 0) return false;
+    count *= in.dims->data[i];
+  }
+  if (in.type == kTfLiteFloat16) return in.bytes >= static_cast<size_t>(count) * 2;
+  if (in.type != kTfLiteInt8 && in.type != kTfLiteUInt8) return false;
+  if (in.bytes < static_cast<size_t>(count)) return false;
+  const TfLiteAffineQuantization* q = Affine(in);
+  if (q == nullptr) return false;
+  if (IsPerChannel(in)) {
+    const int dim = q->quantized_dimension;
+    if (dim < 0 || dim >= in.dims->size || q->scale->size != in.dims->data[dim]) return false;
+    return q->zero_point == nullptr || q->zero_point->size == q->scale->size;
+  }
+  return true;
+}
+
+// Whether the node's output shape depends on the values (not just the shapes) of inputs that are not
+// constants: the inputs that give a shape, size, bounds, axes, paddings or counts.
+bool OutputShapeFromValues(int op, const TfLiteRegistration* registration, const TfLiteNode* node,
+                           TfLiteContext* context) {
+  std::vector<int> shape_inputs;
+  switch (op) {
+    case kTfLiteBuiltinWhere:
+    case kTfLiteBuiltinUnique:
+    case kTfLiteBuiltinNonMaxSuppressionV4:
+    case kTfLiteBuiltinNonMaxSuppressionV5:
+    case kTfLiteBuiltinWhile:
+    case kTfLiteBuiltinIf:
+    case kTfLiteBuiltinCallOnce:
+      return true;
+    case kTfLiteBuiltinCustom:
+      // Detection post-processing has fixed output shapes; other custom ops are unknown.
+      return registration->custom_name == nullptr ||
+             std::strcmp(registration->custom_name, "TFLite_Detection_PostProcess") != 0;
+    case kTfLiteBuiltinFill:
+    case kTfLiteBuiltinSplit:
+    case kTfLiteBuiltinTransposeConv:
+      shape_inputs = {0};
+      break;
+    case kTfLiteBuiltinRange:
+      shape_inputs = {0, 1, 2};
+      break;
+    case kTfLiteBuiltinSlice:
+    case kTfLiteBuiltinSplitV:
+    case kTfLiteBuiltinSpaceToBatchNd:
+    case kTfLiteBuiltinBatchToSpaceNd:
+      shape_inputs = {1, 2};
+      break;
+    case kTfLiteBuiltinStridedSlice:
+      shape_inputs = {1, 2, 3};
+      break;
+    case kTfLiteBuiltinScatterNd:
+    case kTfLiteBuiltinUnsortedSegmentSum:
+    case kTfLiteBuiltinUnsortedSegmentMax:
+    case kTfLiteBuiltinUnsortedSegmentMin:
+    case kTfLiteBuiltinUnsortedSegmentProd:
+      shape_inputs = {2};
+      break;
+    case kTfLiteBuiltinReshape:
+    case kTfLiteBuiltinTile:
+    case kTfLiteBuiltinPad:
+    case kTfLiteBuiltinPadv2:
+    case kTfLiteBuiltinMirrorPad:
+    case kTfLiteBuiltinBroadcastTo:
+    case kTfLiteBuiltinResizeBilinear:
+    case kTfLiteBuiltinResizeNearestNeighbor:
+    case kTfLiteBuiltinExpandDims:
+    case kTfLiteBuiltinTranspose:
+    case kTfLiteBuiltinMean:
+    case kTfLiteBuiltinSum:
+    case kTfLiteBuiltinReduceProd:
+    case kTfLiteBuiltinReduceMax:
+    case kTfLiteBuiltinReduceMin:
+    case kTfLiteBuiltinReduceAny:
+    case kTfLiteBuiltinReduceAll:
+    case kTfLiteBuiltinArgMax:
+    case kTfLiteBuiltinArgMin:
+    case kTfLiteBuiltinTopkV2:
+    case kTfLiteBuiltinOneHot:
+    case kTfLiteBuiltinSparseToDense:
+    case kTfLiteBuiltinSegmentSum:
+    case kTfLiteBuiltinRfft2d:
+      shape_inputs = {1};
+      break;
+    default:
+      return false;
+  }
+  for (int k : shape_inputs) {
+    if (k >= node->inputs->size) continue;
+    const int t = node->inputs->data[k];
+    if (t < 0 || t >= static_cast<int>(context->tensors_size)) continue;
+    if (context->tensors[t].allocation_type != kTfLiteMmapRo) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+GraphInfo AnalyzeGraph(TfLiteContext* context) {
+  GraphInfo info;
+  TfLiteIntArray* plan = nullptr;
+  if (context->GetExecutionPlan(context, &plan) != kTfLiteOk || plan == nullptr) return info;
+  const int tensor_count = static_cast<int>(context->tensors_size);
+  auto valid = [&](int t) { return t >= 0 && t < tensor_count; };
+  for (int i = 0; i < plan->size; ++i) {
+    TfLiteNode* node = nullptr;
+    TfLiteRegistration* registration = nullptr;
+    if (context->GetNodeAndRegistration(context, plan->data[i], &node, &registration) != kTfLiteOk) continue;
+    if (node->inputs == nullptr || node->outputs == nullptr) continue;
+    const int op = registration->builtin_code;
+    // Folded weights.
+    if (op == kTfLiteBuiltinDequantize && node->inputs->size == 1 && node->outputs->size == 1) {
+      const int in = node->inputs->data[0], out = node->outputs->data[0];
+      if (valid(in) && valid(out) && FoldableDequantize(context->tensors[in], context->tensors[out])) {
+        info.quasi_static[out] = in;
+      }
+    }
+    // Shapes that may change at run time.
+    bool dynamic = false;
+    for (int k = 0; k < node->inputs->size; ++k) {
+      const int t = node->inputs->data[k];
+      if (valid(t) && (info.maybe_dynamic.count(t) || context->tensors[t].allocation_type == kTfLiteDynamic)) {
+        dynamic = true;
+      }
+    }
+    if (!dynamic) dynamic = OutputShapeFromValues(op, registration, node, context);
+    for (int k = 0; k < node->outputs->size; ++k) {
+      const int t = node->outputs->data[k];
+      if (!valid(t)) continue;
+      if (dynamic || context->tensors[t].allocation_type == kTfLiteDynamic) info.maybe_dynamic.insert(t);
+    }
+  }
+  return info;
+}
+
+GraphTranslator::GraphTranslator(TfLiteContext* context, uint32_t flags, const GraphInfo* info)
+    : context_(context), flags_(flags), info_(info) {}
+
+bool GraphTranslator::Fail(const std::string& message) {
+  why_ = message;
+  return false;
+}
+
+bool GraphTranslator::XnnOk(enum xnn_status status, const char* what) {
+  if (status == xnn_status_success) return true;
+  return Fail(std::string(what) + " failed: " + StatusName(status));
+}
+
+std::string GraphTranslator::Name(int index) const {
+  const TfLiteTensor& t = Tensor(index);
+  return std::string("tensor ") + std::to_string(index) + (t.name != nullptr ? std::string(" '") + t.name + "'" : "");
+}
+
+std::vector<int> GraphTranslator::Dims(int index) const {
+  int source = index;
+  if (IsFolded(index)) source = info_->quasi_static.at(index);
+  const TfLiteTensor& t = Tensor(source);
+  if (t.dims == nullptr) return {};
+  return std::vector<int>(t.dims->data, t.dims->data + t.dims->size);
+}
+
+bool GraphTranslator::IsStatic(int index) const {
+  if (IsFolded(index)) return true;
+  const TfLiteTensor& t = Tensor(index);
+  return t.allocation_type == kTfLiteMmapRo && t.data.raw != nullptr;
+}
+
+bool GraphTranslator::QuantizedAllowed(TfLiteType type) const {
+  if (type == kTfLiteInt8) return (flags_ & TFLITE_XNNPACK_DELEGATE_FLAG_QS8) != 0;
+  if (type == kTfLiteUInt8) return (flags_ & TFLITE_XNNPACK_DELEGATE_FLAG_QU8) != 0;
+  return false;
+}
+
+bool GraphTranslator::PerTensorQuant(int index, float* scale, int32_t* zero_point) {
+  const TfLiteTensor& t = Tensor(index);
+  const TfLiteAffineQuantization* q = Affine(t);
+  if (q == nullptr) return Fail(Name(index) + " has no quantization parameters");
+  if (IsPerChannel(t)) return Fail(Name(index) + " is quantized per channel");
+  *scale = t.params.scale;
+  *zero_point = t.params.zero_point;
+  if (*scale == 0.0f && q->scale != nullptr && q->scale->size == 1) {
+    *scale = q->scale->data[0];
+    *zero_point = q->zero_point != nullptr && q->zero_point->size == 1 ? q->zero_point->data[0] : 0;
+  }
+  if (!(*scale > 0.0f) || !std::isnormal(*scale)) {
+    return Fail(Name(index) + " has quantization scale " + std::to_string(*scale));
+  }
+  const int32_t lo = t.type == kTfLiteInt8 ? -128 : 0;
+  const int32_t hi = t.type == kTfLiteInt8 ? 127 : 255;
+  if (*zero_point < lo || *zero_point > hi) {
+    return Fail(Name(index) + " has zero point " + std::to_string(*zero_point) + " outside its type's range");
+  }
+  return true;
+}
+
+bool GraphTranslator::SameQuantization(int a, int b) {
+  if (Tensor(a).type == kTfLiteFloat32) return true;
+  float sa, sb;
+  int32_t za, zb;
+  if (!PerTensorQuant(a, &sa, &za) || !PerTensorQuant(b, &sb, &zb)) return false;
+  if (sa != sb || za != zb) {
+    return Fail(Name(a) + " and " + Name(b) + " are quantized differently (XNNPACK needs them equal here)");
+  }
+  return true;
+}
+
+bool GraphTranslator::CheckData(int index, bool allow_float, bool allow_quantized, const char* role) {
+  if (index < 0 || index >= static_cast<int>(context_->tensors_size)) {
+    return Fail(std::string("the ") + role + " is missing");
+  }
+  const bool is_output = std::strcmp(role, "output") == 0;
+  if (is_output && IsStatic(index)) return Fail(Name(index) + " is a constant written by a node");
+  // A constant read as data: XNNPACK reads it at every run, so it gets a padded copy.
+  if (!is_output && IsStatic(index) && !IsFolded(index)) unpacked_constants_.insert(index);
+  if (IsFolded(index)) {
+    if (!allow_float) return Fail(Name(index) + " (" + role + ") is float32");
+    return true;
+  }
+  const TfLiteTensor& t = Tensor(index);
+  if (t.dims == nullptr) return Fail(Name(index) + " has no shape");
+  if (t.allocation_type == kTfLiteDynamic || info_->maybe_dynamic.count(index)) {
+    return Fail(Name(index) + " is dynamic: its shape is computed at run time (static shapes only)");
+  }
+  if (t.is_variable) return Fail(Name(index) + " is a variable");
+  // Converters write [] for a computed tensor whose shape they did not know.
+  if (t.dims->size == 0 && !IsStatic(index)) return Fail(Name(index) + " has no known shape (rank 0 in the file)");
+  if (t.sparsity != nullptr) return Fail(Name(index) + " is sparse");
+  if (t.dims->size > XNN_MAX_TENSOR_DIMS) {
+    return Fail(Name(index) + " has rank " + std::to_string(t.dims->size) + " (XNNPACK takes at most " +
+                std::to_string(XNN_MAX_TENSOR_DIMS) + ")");
+  }
+  for (int i = 0; i < t.dims->size; ++i) {
+    if (t.dims->data[i] <= 0) return Fail(Name(index) + " has shape " + DimsString(Dims(index)));
+  }
+  if (t.type == kTfLiteFloat32) {
+    if (!allow_float) return Fail(Name(index) + " (" + role + ") is float32");
+    return true;
+  }
+  if (t.type == kTfLiteInt8 || t.type == kTfLiteUInt8) {
+    if (!allow_quantized) return Fail(Name(index) + " (" + role + ") is quantized, which XNNPACK cannot take here");
+    if (!QuantizedAllowed(t.type)) {
+      return Fail(Name(index) + " is " + TfLiteTypeGetName(t.type) + " and the delegate's " +
+                  (t.type == kTfLiteInt8 ? "QS8" : "QU8") + " flag is off");
+    }
+    float scale;
+    int32_t zero_point;
+    return PerTensorQuant(index, &scale, &zero_point);
+  }
+  return Fail(Name(index) + " has type " + TfLiteTypeGetName(t.type));
+}
+
+bool GraphTranslator::UseStatic(int index, bool packed) {
+  if (!packed && !IsFolded(index) && IsStatic(index)) unpacked_constants_.insert(index);
+  return true;
+}
+
+bool GraphTranslator::CheckRequantization(int input, int filter, int output) {
+  float in_scale, out_scale;
+  int32_t zp;
+  if (!PerTensorQuant(input, &in_scale, &zp) || !PerTensorQuant(output, &out_scale, &zp)) return false;
+  const TfLiteTensor& f = Tensor(filter);
+  std::vector<float> filter_scales;
+  if (IsPerChannel(f)) {
+    const TfLiteAffineQuantization* q = Affine(f);
+    filter_scales.assign(q->scale->data, q->scale->data + q->scale->size);
+  } else {
+    float s;
+    if (!PerTensorQuant(filter, &s, &zp)) return false;
+    filter_scales.push_back(s);
+  }
+  for (float fs : filter_scales) {
+    const float scale = in_scale * fs / out_scale;
+    if (!(scale >= 0x1.0p-32f) || !(scale < 256.0f)) {
+      return Fail("requantization scale " + std::to_string(scale) + " (input * filter / output scale) is outside "
+                  "XNNPACK's range [2^-32, 256)");
+    }
+  }
+  return true;
+}
+
+bool GraphTranslator::CheckBiasScale(int input, int filter, int bias, int output) {
+  if (bias < 0) return true;
+  const TfLiteTensor& b = Tensor(bias);
+  const TfLiteTensor& f = Tensor(filter);
+  if (Affine(b) == nullptr || IsPerChannel(b) || IsPerChannel(f)) return true;
+  // TFLite's GetQuantizedConvolutionMultipler check, as runtime/kernels/internal/nn_common.h has it.
+  const double product = static_cast<double>(Tensor(input).params.scale) * f.params.scale;
+  if (std::abs(product - static_cast<double>(b.params.scale)) / Tensor(output).params.scale <= 0.02) return true;
+  return Fail("the bias scale differs from the input scale times the weights scale");
+}
+
+const void* GraphTranslator::StaticData(int index, bool packed) {
+  if (IsFolded(index)) {
+    auto it = folded_.find(index);
+    if (it == folded_.end()) {
+      std::vector<float> data;
+      FoldDequantize(Tensor(info_->quasi_static.at(index)), &data);
+      it = folded_.emplace(index, std::move(data)).first;
+    }
+    return it->second.data();
+  }
+  const TfLiteTensor& t = Tensor(index);
+  if (packed && unpacked_constants_.count(index) == 0) return t.data.raw;
+  // XNNPACK reads this at every run and may read XNN_EXTRA_BYTES past the end: a padded copy.
+  std::unique_ptr<uint8_t[]> copy(new uint8_t[t.bytes + XNN_EXTRA_BYTES]());
+  std::memcpy(copy.get(), t.data.raw, t.bytes);
+  buffers_.push_back(std::move(copy));
+  return buffers_.back().get();
+}
+
+const std::vector<float>* GraphTranslator::FoldedData(int tensor) {
+  if (!IsFolded(tensor)) return nullptr;
+  StaticData(tensor, /*packed=*/true);
+  return &folded_.at(tensor);
+}
+
+uint32_t GraphTranslator::Value(int index, bool packed) {
+  auto it = values_.find(index);
+  if (it != values_.end()) return it->second;
+  const std::vector<int> dims_int = Dims(index);
+  const std::vector<size_t> dims(dims_int.begin(), dims_int.end());
+  const void* data = nullptr;
+  uint32_t external_id = XNN_INVALID_VALUE_ID;
+  uint32_t flags = 0;
+  if (IsStatic(index)) {
+    data = StaticData(index, packed);
+  } else {
+    if (external_inputs_.count(index)) flags |= XNN_VALUE_FLAG_EXTERNAL_INPUT;
+    if (external_outputs_.count(index)) flags |= XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
+    if (flags != 0) external_id = static_cast<uint32_t>(index);
+  }
+  uint32_t id = XNN_INVALID_VALUE_ID;
+  enum xnn_status status;
+  const TfLiteTensor& t = Tensor(index);
+  if (IsFolded(index) || t.type == kTfLiteFloat32) {
+    status = xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id,
+                                     flags, &id);
+  } else if (t.type == kTfLiteInt8 && IsPerChannel(t)) {
+    const TfLiteAffineQuantization* q = Affine(t);
+    status = xnn_define_channelwise_quantized_tensor_value(subgraph_, xnn_datatype_qcint8, q->scale->data,
+                                                           dims.size(), q->quantized_dimension, dims.data(), data,
+                                                           external_id, flags, &id);
+  } else if (t.type == kTfLiteInt8 || t.type == kTfLiteUInt8) {
+    float scale;
+    int32_t zero_point;
+    if (!PerTensorQuant(index, &scale, &zero_point)) return XNN_INVALID_VALUE_ID;
+    status = xnn_define_quantized_tensor_value(subgraph_, t.type == kTfLiteInt8 ? xnn_datatype_qint8 : xnn_datatype_quint8,
+                                               zero_point, scale, dims.size(), dims.data(), data, external_id, flags,
+                                               &id);
+  } else {
+    Fail(Name(index) + " has type " + TfLiteTypeGetName(t.type));
+    return XNN_INVALID_VALUE_ID;
+  }
+  if (!XnnOk(status, "xnn_define_tensor_value")) return XNN_INVALID_VALUE_ID;
+  values_[index] = id;
+  return id;
+}
+
+uint32_t GraphTranslator::BiasValue(int bias, int input, int filter, int out_channels, TfLiteType type) {
+  auto it = values_.find(bias);
+  if (it != values_.end()) return it->second;
+  if (type == kTfLiteFloat32) return Value(bias, /*packed=*/true);
+  const size_t dims[1] = {static_cast<size_t>(out_channels)};
+  const void* data = StaticData(bias, /*packed=*/true);
+  float in_scale;
+  int32_t zp;
+  if (!PerTensorQuant(input, &in_scale, &zp)) return XNN_INVALID_VALUE_ID;
+  const TfLiteTensor& f = Tensor(filter);
+  uint32_t id = XNN_INVALID_VALUE_ID;
+  enum xnn_status status;
+  if (IsPerChannel(f)) {
+    const TfLiteAffineQuantization* q = Affine(f);
+    scales_.push_back(std::make_unique<std::vector<float>>(q->scale->size));
+    std::vector<float>& s = *scales_.back();
+    for (int c = 0; c < q->scale->size; ++c) s[c] = in_scale * q->scale->data[c];
+    status = xnn_define_channelwise_quantized_tensor_value(subgraph_, xnn_datatype_qcint32, s.data(), 1, 0, dims, data,
+                                                           XNN_INVALID_VALUE_ID, 0, &id);
+  } else {
+    float filter_scale;
+    if (!PerTensorQuant(filter, &filter_scale, &zp)) return XNN_INVALID_VALUE_ID;
+    status = xnn_define_quantized_tensor_value(subgraph_, xnn_datatype_qint32, 0, in_scale * filter_scale, 1, dims,
+                                               data, XNN_INVALID_VALUE_ID, 0, &id);
+  }
+  if (!XnnOk(status, "xnn_define_tensor_value (bias)")) return XNN_INVALID_VALUE_ID;
+  values_[bias] = id;
+  return id;
+}
+
+uint32_t GraphTranslator::ZeroBias(int out_channels, int input, int filter, bool quantized) {
+  std::unique_ptr<uint8_t[]> zeros(new uint8_t[static_cast<size_t>(out_channels) * 4 + XNN_EXTRA_BYTES]());
+  const void* data = zeros.get();
+  buffers_.push_back(std::move(zeros));
+  const size_t dims[1] = {static_cast<size_t>(out_channels)};
+  uint32_t id = XNN_INVALID_VALUE_ID;
+  enum xnn_status status;
+  if (!quantized) {
+    status = xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, 1, dims, data, XNN_INVALID_VALUE_ID, 0, &id);
+  } else {
+    float in_scale;
+    int32_t zp;
+    if (!PerTensorQuant(input, &in_scale, &zp)) return XNN_INVALID_VALUE_ID;
+    const TfLiteTensor& f = Tensor(filter);
+    if (IsPerChannel(f)) {
+      const TfLiteAffineQuantization* q = Affine(f);
+      scales_.push_back(std::make_unique<std::vector<float>>(q->scale->size));
+      std::vector<float>& s = *scales_.back();
+      for (int c = 0; c < q->scale->size; ++c) s[c] = in_scale * q->scale->data[c];
+      status = xnn_define_channelwise_quantized_tensor_value(subgraph_, xnn_datatype_qcint32, s.data(), 1, 0, dims,
+                                                             data, XNN_INVALID_VALUE_ID, 0, &id);
+    } else {
+      float filter_scale;
+      if (!PerTensorQuant(filter, &filter_scale, &zp)) return XNN_INVALID_VALUE_ID;
+      status = xnn_define_quantized_tensor_value(subgraph_, xnn_datatype_qint32, 0, in_scale * filter_scale, 1, dims,
+                                                 data, XNN_INVALID_VALUE_ID, 0, &id);
+    }
+  }
+  if (!XnnOk(status, "xnn_define_tensor_value (zero bias)")) return XNN_INVALID_VALUE_ID;
+  return id;
+}
+
+uint32_t GraphTranslator::InternalValue(int like_tensor, const std::vector<size_t>& dims) {
+  const TfLiteTensor& t = Tensor(like_tensor);
+  uint32_t id = XNN_INVALID_VALUE_ID;
+  enum xnn_status status;
+  if (t.type == kTfLiteFloat32) {
+    status = xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), nullptr,
+                                     XNN_INVALID_VALUE_ID, 0, &id);
+  } else {
+    float scale;
+    int32_t zero_point;
+    if (!PerTensorQuant(like_tensor, &scale, &zero_point)) return XNN_INVALID_VALUE_ID;
+    status = xnn_define_quantized_tensor_value(subgraph_, t.type == kTfLiteInt8 ? xnn_datatype_qint8 : xnn_datatype_quint8,
+                                               zero_point, scale, dims.size(), dims.data(), nullptr,
+                                               XNN_INVALID_VALUE_ID, 0, &id);
+  }
+  if (!XnnOk(status, "xnn_define_tensor_value (intermediate)")) return XNN_INVALID_VALUE_ID;
+  return id;
+}
+
+uint32_t GraphTranslator::ReshapedStatic(int index, const std::vector<size_t>& dims) {
+  const void* data = StaticData(index, /*packed=*/true);
+  uint32_t id = XNN_INVALID_VALUE_ID;
+  if (!XnnOk(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data,
+                                     XNN_INVALID_VALUE_ID, 0, &id),
+             "xnn_define_tensor_value (slope)")) {
+    return XNN_INVALID_VALUE_ID;
+  }
+  return id;
+}
+
+bool GraphTranslator::MarkProduced(int index) {
+  if (IsStatic(index)) return Fail(Name(index) + " is a constant and cannot be computed");
+  if (external_inputs_.count(index)) return Fail(Name(index) + " is both an input and an output of the partition");
+  if (!produced_.insert(index).second) return Fail(Name(index) + " is written by two nodes");
+  return true;
+}
+
+bool GraphTranslator::Check(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
+  mode_ = Mode::kCheck;
+  why_.clear();
+  return Visit(node_index, node, registration);
+}
+
+bool GraphTranslator::BeginDefine(xnn_subgraph_t subgraph, const std::set<int>& external_inputs,
+                                  const std::set<int>& external_outputs) {
+  subgraph_ = subgraph;
+  external_inputs_ = external_inputs;
+  external_outputs_ = external_outputs;
+  mode_ = Mode::kDefine;
+  return true;
+}
+
+bool GraphTranslator::Define(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
+  mode_ = Mode::kDefine;
+  why_.clear();
+  return Visit(node_index, node, registration);
+}
+
+#define TS_VALUE(var, expr)                        \
+  const uint32_t var = (expr);                     \
+  if (var == XNN_INVALID_VALUE_ID) return false;
+
+bool GraphTranslator::Visit(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
+  (void)node_index;
+  if (node == nullptr || registration == nullptr) return Fail("no node");
+  if (node->delegate != nullptr) return Fail("already delegated");
+  if (registration->custom_name != nullptr && registration->builtin_code == kTfLiteBuiltinCustom) {
+    return Fail(std::string("custom op ") + registration->custom_name);
+  }
+  if (node->inputs == nullptr || node->outputs == nullptr) return Fail("node without tensors");
+  for (int i = 0; i < node->inputs->size; ++i) {
+    for (int o = 0; o < node->outputs->size; ++o) {
+      if (node->inputs->data[i] >= 0 && node->inputs->data[i] == node->outputs->data[o]) {
+        return Fail(Name(node->outputs->data[o]) + " is both read and written by the node");
+      }
+    }
+  }
+  const void* params = node->builtin_data;
+  const int op = registration->builtin_code;
+  switch (op) {
+    case kTfLiteBuiltinAdd:
+    case kTfLiteBuiltinSub:
+    case kTfLiteBuiltinMul:
+    case kTfLiteBuiltinDiv:
+    case kTfLiteBuiltinMaximum:
+    case kTfLiteBuiltinMinimum:
+    case kTfLiteBuiltinSquaredDifference:
+      return VisitBinary(op, node, params);
+    case kTfLiteBuiltinConv2d:
+      return VisitConv2D(node, params);
+    case kTfLiteBuiltinDepthwiseConv2d:
+      return VisitDepthwiseConv2D(node, params);
+    case kTfLiteBuiltinFullyConnected:
+      return VisitFullyConnected(node, params);
+    case kTfLiteBuiltinTransposeConv:
+      return VisitTransposeConv(node, params);
+    case kTfLiteBuiltinMaxPool2d:
+    case kTfLiteBuiltinAveragePool2d:
+      return VisitPool(op, node, params);
+    case kTfLiteBuiltinMean:
+      return VisitMean(node, params);
+    case kTfLiteBuiltinHardSwish:
+    case kTfLiteBuiltinElu:
+    case kTfLiteBuiltinLeakyRelu:
+    case kTfLiteBuiltinAbs:
+    case kTfLiteBuiltinCeil:
+    case kTfLiteBuiltinFloor:
+    case kTfLiteBuiltinNeg:
+    case kTfLiteBuiltinRound:
+    case kTfLiteBuiltinSquare:
+    case kTfLiteBuiltinSqrt:
+      return VisitUnary(op, node, params);
+    case kTfLiteBuiltinRelu:
+      return VisitClamp(node, 0.0f, kInf);
+    case kTfLiteBuiltinRelu6:
+      return VisitClamp(node, 0.0f, 6.0f);
+    case kTfLiteBuiltinReluN1To1:
+      return VisitClamp(node, -1.0f, 1.0f);
+    case kTfLiteBuiltinRelu0To1:
+      return VisitClamp(node, 0.0f, 1.0f);
+    case kTfLiteBuiltinSoftmax:
+      return VisitSoftmax(node, params);
+    case kTfLiteBuiltinLogistic:
+      return VisitLogistic(node);
+    case kTfLiteBuiltinPrelu:
+      return VisitPrelu(node);
+    case kTfLiteBuiltinPad:
+    case kTfLiteBuiltinPadv2:
+      return VisitPad(op, node);
+    case kTfLiteBuiltinReshape:
+    case kTfLiteBuiltinSqueeze:
+    case kTfLiteBuiltinExpandDims:
+      return VisitReshape(op, node);
+    case kTfLiteBuiltinResizeBilinear:
+      return VisitResizeBilinear(node, params);
+    case kTfLiteBuiltinDepthToSpace:
+      return VisitDepthToSpace(node, params);
+    case kTfLiteBuiltinQuantize:
+      return VisitQuantize(node);
+    case kTfLiteBuiltinDequantize:
+      return VisitDequantize(node);
+    default:
+      return Fail("op " + std::to_string(op) + " is not one XNNPACK takes");
+  }
+}
+
+bool GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* params) {
+  if (node->inputs->size != 2 || node->outputs->size != 1) return Fail("expected 2 inputs and 1 output");
+  const int a = node->inputs->data[0], b = node->inputs->data[1], o = node->outputs->data[0];
+  const bool quantizable = op == kTfLiteBuiltinAdd || op == kTfLiteBuiltinSub || op == kTfLiteBuiltinMul;
+  if (!CheckData(a, true, quantizable, "input 0") || !CheckData(b, true, quantizable, "input 1") ||
+      !CheckData(o, true, quantizable, "output")) {
+    return false;
+  }
+  const TfLiteType type = IsFolded(o) ? kTfLiteFloat32 : Tensor(o).type;
+  for (int t : {a, b}) {
+    const TfLiteType tt = IsFolded(t) ? kTfLiteFloat32 : Tensor(t).type;
+    if (tt != type) return Fail(std::string(OpName(op)) + " with mixed types");
+  }
+  if (IsStatic(a) && IsStatic(b)) return Fail("both inputs are constants");
+  std::vector<int> shape;
+  if (!Broadcast(Dims(a), Dims(b), &shape)) {
+    return Fail("shapes " + DimsString(Dims(a)) + " and " + DimsString(Dims(b)) + " do not broadcast");
+  }
+  if (shape != Dims(o)) return Fail("output shape " + DimsString(Dims(o)) + ", expected " + DimsString(shape));
+  TfLiteFusedActivation activation = kTfLiteActNone;
+  if (op == kTfLiteBuiltinAdd || op == kTfLiteBuiltinSub || op == kTfLiteBuiltinMul || op == kTfLiteBuiltinDiv) {
+    if (params == nullptr) return Fail("no options");
+    // ADD, SUB, MUL and DIV params all start with the activation.
+    activation = *static_cast<const TfLiteFusedActivation*>(params);
+  }
+  float lo, hi;
+  if (!ActivationRange(activation, &lo, &hi)) return Fail("fused activation " + std::to_string(activation));
+  if (type != kTfLiteFloat32) {
+    float sa, sb, so;
+    int32_t za, zb, zo;
+    if (!PerTensorQuant(a, &sa, &za) || !PerTensorQuant(b, &sb, &zb) || !PerTensorQuant(o, &so, &zo)) return false;
+    if (op == kTfLiteBuiltinMul) {
+      const float s = sa * sb / so;
+      if (!(s >= 0x1.0p-16f && s < 0x1.0p+8f)) return Fail("MUL scale ratio outside XNNPACK's [2^-16, 2^8)");
+    } else {
+      const float ra = sa / so, rb = sb / so;
+      if (!(ra >= 0x1.0p-10f && ra < 0x1.0p+8f) || !(rb >= 0x1.0p-10f && rb < 0x1.0p+8f)) {
+        return Fail(std::string(OpName(op)) + " scale ratios outside XNNPACK's [2^-10, 2^8)");
+      }
+    }
+  }
+  UseStatic(a, false);
+  UseStatic(b, false);
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(va, Value(a));
+  TS_VALUE(vb, Value(b));
+  if (!MarkProduced(o)) return false;
+  TS_VALUE(vo, Value(o));
+  enum xnn_status s;
+  switch (op) {
+    case kTfLiteBuiltinAdd: s = xnn_define_add2(subgraph_, lo, hi, va, vb, vo, 0); break;
+    case kTfLiteBuiltinSub: s = xnn_define_subtract(subgraph_, lo, hi, va, vb, vo, 0); break;
+    case kTfLiteBuiltinMul: s = xnn_define_multiply2(subgraph_, lo, hi, va, vb, vo, 0); break;
+    case kTfLiteBuiltinDiv: s = xnn_define_divide(subgraph_, lo, hi, va, vb, vo, 0); break;
+    case kTfLiteBuiltinMaximum: s = xnn_define_maximum2(subgraph_, va, vb, vo, 0); break;
+    case kTfLiteBuiltinMinimum: s = xnn_define_minimum2(subgraph_, va, vb, vo, 0); break;
+    default: s = xnn_define_squared_difference(subgraph_, va, vb, vo, 0); break;
+  }
+  if (!XnnOk(s, OpName(op))) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr) {
+  // TFLite's CONV_2D requires the bias (its kernel refuses the node without one).
+  if (node->inputs->size != 3 || node->inputs->data[2] < 0) return Fail("CONV_2D without a bias");
+  if (node->outputs->size != 1) return Fail("expected 1 output");
+  if (params_ptr == nullptr) return Fail("no options");
+  const auto& params = *static_cast<const TfLiteConvParams*>(params_ptr);
+  const int input = node->inputs->data[0], filter = node->inputs->data[1];
+  const int bias = node->inputs->size == 3 ? node->inputs->data[2] : -1;
+  const int output = node->outputs->data[0];
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  const TfLiteType type = IsFolded(input) ? kTfLiteFloat32 : Tensor(input).type;
+  if ((IsFolded(output) ? kTfLiteFloat32 : Tensor(output).type) != type) return Fail("input and output types differ");
+  if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
+  if (bias >= 0 && !IsStatic(bias)) return Fail("the bias is not a constant");
+  const std::vector<int> in = Dims(input), w = Dims(filter), out = Dims(output);
+  if (in.size() != 4 || w.size() != 4) return Fail("input and filter must be 4-D");
+  const int oc = w[0], kh = w[1], kw = w[2], ic_group = w[3];
+  if (oc <= 0 || kh <= 0 || kw <= 0 || ic_group <= 0 || in[3] % ic_group != 0) return Fail("filter shape does not fit");
+  const int groups = in[3] / ic_group;
+  if (oc % groups != 0) return Fail("output channels do not divide into groups");
+  if (params.stride_height <= 0 || params.stride_width <= 0 || params.dilation_height_factor <= 0 ||
+      params.dilation_width_factor <= 0) {
+    return Fail("bad strides or dilations");
+  }
+  if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
+  float lo, hi;
+  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
+  const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
+  const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
+  const std::vector<int> expected = {in[0], oh, ow, oc};
+  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  const TfLiteTensor& ft = Tensor(filter);
+  if (type == kTfLiteFloat32) {
+    if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized filter (hybrid)");
+    if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
+  } else {
+    if (ft.type != type) return Fail("filter type differs from the input's");
+    if (!QuantizedAllowed(type)) return Fail("quantized flag off");
+    if (IsPerChannel(ft)) {
+      if (type != kTfLiteInt8) return Fail("per-channel uint8 filter");
+      const TfLiteAffineQuantization* q = Affine(ft);
+      if (q->quantized_dimension != 0 || q->scale->size != oc) return Fail("per-channel filter not along dimension 0");
+      for (int c = 0; c < q->scale->size; ++c) {
+        if (!(q->scale->data[c] > 0.0f) || !std::isnormal(q->scale->data[c])) return Fail("filter scale");
+        if (q->zero_point != nullptr && q->zero_point->size > c && q->zero_point->data[c] != 0) {
+          return Fail("int8 filter with a non-zero zero point");
+        }
+      }
+    } else {
+      float s;
+      int32_t zp;
+      if (!PerTensorQuant(filter, &s, &zp)) return false;
+      if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
+    }
+    if (bias >= 0 && (Tensor(bias).type != kTfLiteInt32 || Dims(bias) != std::vector<int>{oc})) {
+      return Fail("quantized bias must be int32 [" + std::to_string(oc) + "]");
+    }
+    if (!CheckRequantization(input, filter, output) || !CheckBiasScale(input, filter, bias, output)) return false;
+  }
+  if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  TS_VALUE(vw, Value(filter, /*packed=*/true));
+  TS_VALUE(vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
+  if (!XnnOk(xnn_define_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height, params.stride_width,
+                                       params.dilation_height_factor, params.dilation_width_factor, groups, ic_group,
+                                       oc / groups, lo, hi, vi, vw, vb, vo, flags),
+             "xnn_define_convolution_2d")) {
+    return false;
+  }
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void* params_ptr) {
+  if (node->inputs->size != 2 && node->inputs->size != 3) return Fail("expected 2 or 3 inputs");
+  // As TFLite's kernel: the bias may be left out, but not given as an omitted (-1) input.
+  if (node->inputs->size == 3 && node->inputs->data[2] < 0) return Fail("bias given as an omitted input");
+  if (node->outputs->size != 1) return Fail("expected 1 output");
+  if (params_ptr == nullptr) return Fail("no options");
+  const auto& params = *static_cast<const TfLiteDepthwiseConvParams*>(params_ptr);
+  const int input = node->inputs->data[0], filter = node->inputs->data[1];
+  const int bias = node->inputs->size == 3 ? node->inputs->data[2] : -1;
+  const int output = node->outputs->data[0];
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  const TfLiteType type = Tensor(input).type;
+  if (Tensor(output).type != type) return Fail("input and output types differ");
+  if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
+  if (bias >= 0 && !IsStatic(bias)) return Fail("the bias is not a constant");
+  const std::vector<int> in = Dims(input), w = Dims(filter), out = Dims(output);
+  if (in.size() != 4 || w.size() != 4 || w[0] != 1) return Fail("input and filter must be 4-D, filter [1,h,w,c]");
+  const int kh = w[1], kw = w[2], oc = w[3], ic = in[3];
+  if (oc <= 0 || oc % ic != 0) return Fail("filter channels are not a multiple of the input's");
+  const int multiplier = oc / ic;
+  if (params.stride_height <= 0 || params.stride_width <= 0 || params.dilation_height_factor <= 0 ||
+      params.dilation_width_factor <= 0) {
+    return Fail("bad strides or dilations");
+  }
+  if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
+  float lo, hi;
+  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
+  const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
+  const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
+  const std::vector<int> expected = {in[0], oh, ow, oc};
+  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  const TfLiteTensor& ft = Tensor(filter);
+  if (type == kTfLiteFloat32) {
+    if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized filter (hybrid)");
+    if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
+  } else {
+    if (ft.type != type) return Fail("filter type differs from the input's");
+    if (IsPerChannel(ft)) {
+      if (type != kTfLiteInt8) return Fail("per-channel uint8 filter");
+      const TfLiteAffineQuantization* q = Affine(ft);
+      if (q->quantized_dimension != 3 || q->scale->size != oc) return Fail("per-channel filter not along dimension 3");
+      for (int c = 0; c < q->scale->size; ++c) {
+        if (!(q->scale->data[c] > 0.0f) || !std::isnormal(q->scale->data[c])) return Fail("filter scale");
+        if (q->zero_point != nullptr && q->zero_point->size > c && q->zero_point->data[c] != 0) {
+          return Fail("int8 filter with a non-zero zero point");
+        }
+      }
+    } else {
+      float s;
+      int32_t zp;
+      if (!PerTensorQuant(filter, &s, &zp)) return false;
+      if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
+    }
+    if (bias >= 0 && Tensor(bias).type != kTfLiteInt32) return Fail("quantized bias must be int32");
+    if (!CheckRequantization(input, filter, output) || !CheckBiasScale(input, filter, bias, output)) return false;
+  }
+  if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  TS_VALUE(vw, Value(filter, /*packed=*/true));
+  TS_VALUE(vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
+  if (!XnnOk(xnn_define_depthwise_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height,
+                                                 params.stride_width, params.dilation_height_factor,
+                                                 params.dilation_width_factor, multiplier, ic, lo, hi, vi, vw, vb, vo,
+                                                 flags),
+             "xnn_define_depthwise_convolution_2d")) {
+    return false;
+  }
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* params_ptr) {
+  if (node->inputs->size != 2 && node->inputs->size != 3) return Fail("expected 2 or 3 inputs");
+  if (node->outputs->size != 1) return Fail("expected 1 output");
+  if (params_ptr == nullptr) return Fail("no options");
+  const auto& params = *static_cast<const TfLiteFullyConnectedParams*>(params_ptr);
+  if (params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault) return Fail("shuffled weights");
+  const int input = node->inputs->data[0], filter = node->inputs->data[1];
+  const int bias = node->inputs->size == 3 ? node->inputs->data[2] : -1;
+  const int output = node->outputs->data[0];
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  const TfLiteType type = IsFolded(input) ? kTfLiteFloat32 : Tensor(input).type;
+  if ((IsFolded(output) ? kTfLiteFloat32 : Tensor(output).type) != type) return Fail("input and output types differ");
+  if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
+  if (bias >= 0 && !IsStatic(bias)) return Fail("the bias is not a constant");
+  const std::vector<int> in = Dims(input), w = Dims(filter), out = Dims(output);
+  if (w.size() != 2 || w[0] <= 0 || w[1] <= 0) return Fail("filter must be 2-D");
+  const int oc = w[0], ic = w[1];
+  int64_t count = 1;
+  for (int d : in) count *= d;
+  if (in.empty() || count % ic != 0) return Fail("input size is not a multiple of the filter's input channels");
+  std::vector<int> expected;
+  if (params.keep_num_dims) {
+    if (in.back() != ic) return Fail("keep_num_dims with an input whose last dimension differs from the filter's");
+    expected = in;
+    expected.back() = oc;
+  } else {
+    expected = {static_cast<int>(count / ic), oc};
+  }
+  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  float lo, hi;
+  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
+  const TfLiteTensor& ft = Tensor(filter);
+  if (type == kTfLiteFloat32) {
+    if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized weights (hybrid)");
+    if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
+  } else {
+    if (ft.type != type) return Fail("filter type differs from the input's");
+    if (IsPerChannel(ft)) return Fail("per-channel weights (this XNNPACK has no per-channel fully connected)");
+    float s;
+    int32_t zp;
+    if (!PerTensorQuant(filter, &s, &zp)) return false;
+    if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
+    if (bias >= 0 && Tensor(bias).type != kTfLiteInt32) return Fail("quantized bias must be int32");
+    if (!CheckRequantization(input, filter, output) || !CheckBiasScale(input, filter, bias, output)) return false;
+  }
+  if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  TS_VALUE(vw, Value(filter, /*packed=*/true));
+  TS_VALUE(vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  const uint32_t flags = params.keep_num_dims ? 0 : XNN_FLAG_TENSORFLOW_RESHAPE_2D;
+  if (!XnnOk(xnn_define_fully_connected(subgraph_, lo, hi, vi, vw, vb, vo, flags), "xnn_define_fully_connected")) {
+    return false;
+  }
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* params_ptr) {
+  if (node->inputs->size != 3 && node->inputs->size != 4) return Fail("expected 3 or 4 inputs");
+  if (node->outputs->size != 1) return Fail("expected 1 output");
+  if (params_ptr == nullptr) return Fail("no options");
+  const auto& params = *static_cast<const TfLiteTransposeConvParams*>(params_ptr);
+  const int shape = node->inputs->data[0], filter = node->inputs->data[1], input = node->inputs->data[2];
+  const int bias = node->inputs->size == 4 ? node->inputs->data[3] : -1;
+  const int output = node->outputs->data[0];
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  const TfLiteType type = Tensor(input).type;
+  if (Tensor(output).type != type) return Fail("input and output types differ");
+  if (shape < 0 || !IsStatic(shape) || IsFolded(shape) || Tensor(shape).type != kTfLiteInt32 ||
+      Dims(shape) != std::vector<int>{4}) {
+    return Fail("the output shape is not a constant int32 [4]");
+  }
+  if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
+  if (bias >= 0 && !IsStatic(bias)) return Fail("the bias is not a constant");
+  const std::vector<int> in = Dims(input), w = Dims(filter), out = Dims(output);
+  if (in.size() != 4 || w.size() != 4) return Fail("input and filter must be 4-D");
+  const int32_t* shape_data = reinterpret_cast<const int32_t*>(Tensor(shape).data.raw);
+  if (std::vector<int>(shape_data, shape_data + 4) != out) return Fail("output shape tensor disagrees with the output");
+  const int oc = w[0], kh = w[1], kw = w[2], ic = w[3];
+  if (in[3] != ic || out[3] != oc || out[0] != in[0]) return Fail("channels do not match the filter");
+  if (params.stride_height <= 0 || params.stride_width <= 0) return Fail("bad strides");
+  if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
+  float lo, hi;
+  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
+  // TFLite pads as if convolving the output back to the input; XNNPACK crops the full deconvolution
+  // [stride*(in-1) + kernel] by top/left and bottom/right padding, plus an adjustment past the end.
+  int pads[2][2], adjust[2];
+  const int sizes_in[2] = {in[1], in[2]}, sizes_out[2] = {out[1], out[2]}, kernel[2] = {kh, kw};
+  const int strides[2] = {params.stride_height, params.stride_width};
+  for (int d = 0; d < 2; ++d) {
+    const int conv_out = WindowOutputSize(sizes_out[d], kernel[d], strides[d], 1, params.padding);
+    if (conv_out <= 0) return Fail("output smaller than the filter with VALID padding");
+    const int before = PaddingBefore(sizes_out[d], conv_out, kernel[d], strides[d], 1);
+    const int64_t full = static_cast<int64_t>(strides[d]) * (sizes_in[d] - 1) + kernel[d];
+    int64_t after = full - before - sizes_out[d];
+    adjust[d] = 0;
+    if (after < 0) {
+      adjust[d] = static_cast<int>(-after);
+      after = 0;
+    }
+    if (adjust[d] >= strides[d]) return Fail("output larger than the transposed convolution produces");
+    pads[d][0] = before;
+    pads[d][1] = static_cast<int>(after);
+  }
+  const TfLiteTensor& ft = Tensor(filter);
+  if (type == kTfLiteFloat32) {
+    if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("filter type");
+    if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
+  } else {
+    if (ft.type != type) return Fail("filter type differs from the input's");
+    if (IsPerChannel(ft)) return Fail("per-channel filter (this XNNPACK has no per-channel deconvolution)");
+    float s;
+    int32_t zp;
+    if (!PerTensorQuant(filter, &s, &zp)) return false;
+    if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
+    if (bias >= 0 && Tensor(bias).type != kTfLiteInt32) return Fail("quantized bias must be int32");
+    if (!CheckRequantization(input, filter, output) || !CheckBiasScale(input, filter, bias, output)) return false;
+  }
+  if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  TS_VALUE(vw, Value(filter, /*packed=*/true));
+  TS_VALUE(vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (!XnnOk(xnn_define_deconvolution_2d(subgraph_, pads[0][0], pads[1][1], pads[0][1], pads[1][0], adjust[0],
+                                         adjust[1], kh, kw, params.stride_height, params.stride_width, 1, 1, 1, ic, oc,
+                                         lo, hi, vi, vw, vb, vo, 0),
+             "xnn_define_deconvolution_2d")) {
+    return false;
+  }
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* params_ptr) {
+  if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
+  if (params_ptr == nullptr) return Fail("no options");
+  const auto& params = *static_cast<const TfLitePoolParams*>(params_ptr);
+  const int input = node->inputs->data[0], output = node->outputs->data[0];
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
+  if (!SameQuantization(input, output)) return false;
+  const std::vector<int> in = Dims(input), out = Dims(output);
+  if (in.size() != 4) return Fail("input must be 4-D");
+  const int fh = params.filter_height, fw = params.filter_width;
+  if (fh <= 0 || fw <= 0 || params.stride_height <= 0 || params.stride_width <= 0) return Fail("bad window");
+  if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
+  float lo, hi;
+  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
+  const int oh = WindowOutputSize(in[1], fh, params.stride_height, 1, params.padding);
+  const int ow = WindowOutputSize(in[2], fw, params.stride_width, 1, params.padding);
+  const std::vector<int> expected = {in[0], oh, ow, in[3]};
+  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  const bool quantized = Tensor(input).type != kTfLiteFloat32;
+  const bool identity = fh == 1 && fw == 1;
+  if (identity && (params.stride_height != 1 || params.stride_width != 1)) return Fail("1x1 window with strides");
+  const bool global = fh == in[1] && fw == in[2] && oh == 1 && ow == 1;
+  if (op == kTfLiteBuiltinAveragePool2d && quantized && !identity && !global) {
+    return Fail("quantized average pooling other than over the whole feature map");
+  }
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
+  enum xnn_status s;
+  if (identity) {
+    s = xnn_define_clamp(subgraph_, lo, hi, vi, vo, 0);
+  } else if (op == kTfLiteBuiltinMaxPool2d) {
+    s = xnn_define_max_pooling_2d(subgraph_, 0, 0, 0, 0, fh, fw, params.stride_height, params.stride_width, 1, 1, lo,
+                                  hi, vi, vo, flags);
+  } else if (global) {
+    s = xnn_define_global_average_pooling_2d(subgraph_, lo, hi, vi, vo, 0);
+  } else {
+    s = xnn_define_average_pooling_2d(subgraph_, 0, 0, 0, 0, fh, fw, params.stride_height, params.stride_width, lo, hi,
+                                      vi, vo, flags);
+  }
+  if (!XnnOk(s, OpName(op))) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitMean(const TfLiteNode* node, const void* params_ptr) {
+  if (node->inputs->size != 2 || node->outputs->size != 1) return Fail("expected 2 inputs and 1 output");
+  if (params_ptr == nullptr) return Fail("no options");
+  const bool keep_dims = static_cast<const TfLiteReducerParams*>(params_ptr)->keep_dims;
+  const int input = node->inputs->data[0], axes = node->inputs->data[1], output = node->outputs->data[0];
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
+  const std::vector<int> in = Dims(input), out = Dims(output);
+  if (in.size() != 4) return Fail("MEAN over a tensor that is not 4-D");
+  if (axes < 0 || !IsStatic(axes) || IsFolded(axes) || Tensor(axes).type != kTfLiteInt32) {
+    return Fail("the axes are not a constant int32 tensor");
+  }
+  std::set<int> axis_set;
+  const int32_t* axis_data = reinterpret_cast<const int32_t*>(Tensor(axes).data.raw);
+  int64_t axis_count = 1;
+  for (int d : Dims(axes)) axis_count *= d;
+  for (int64_t i = 0; i < axis_count; ++i) axis_set.insert(axis_data[i] < 0 ? axis_data[i] + 4 : axis_data[i]);
+  if (axis_set != std::set<int>{1, 2}) return Fail("MEAN over axes other than height and width");
+  const std::vector<int> expected = keep_dims ? std::vector<int>{in[0], 1, 1, in[3]} : std::vector<int>{in[0], in[3]};
+  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (Tensor(input).type != kTfLiteFloat32) {
+    float si, so;
+    int32_t zi, zo;
+    if (!PerTensorQuant(input, &si, &zi) || !PerTensorQuant(output, &so, &zo)) return false;
+    const float ratio = si / so;
+    if (!(ratio >= 0x1.0p-8f && ratio < 0x1.0p+8f)) return Fail("scale ratio outside XNNPACK's [2^-8, 2^8)");
+  }
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (keep_dims) {
+    if (!XnnOk(xnn_define_global_average_pooling_2d(subgraph_, -kInf, kInf, vi, vo, 0), "MEAN")) return false;
+    ++nodes_defined_;
+    return true;
+  }
+  const std::vector<size_t> mid_dims = {static_cast<size_t>(in[0]), 1, 1, static_cast<size_t>(in[3])};
+  TS_VALUE(vm, InternalValue(output, mid_dims));
+  if (!XnnOk(xnn_define_global_average_pooling_2d(subgraph_, -kInf, kInf, vi, vm, 0), "MEAN")) return false;
+  const size_t out_dims[2] = {static_cast<size_t>(in[0]), static_cast<size_t>(in[3])};
+  if (!XnnOk(xnn_define_static_reshape(subgraph_, 2, out_dims, vm, vo, 0), "MEAN (reshape)")) return false;
+  nodes_defined_ += 2;
+  return true;
+}
+
+bool GraphTranslator::VisitUnary(int op, const TfLiteNode* node, const void* params) {
+  if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
+  const int input = node->inputs->data[0], output = node->outputs->data[0];
+  if (!CheckData(input, true, false, "input") || !CheckData(output, true, false, "output")) return false;
+  if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
+  float alpha = 0.0f;
+  if (op == kTfLiteBuiltinLeakyRelu) {
+    if (params == nullptr) return Fail("no options");
+    alpha = static_cast<const TfLiteLeakyReluParams*>(params)->alpha;
+    if (!std::isfinite(alpha)) return Fail("alpha is not finite");
+  }
+  UseStatic(input, false);
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  enum xnn_status s;
+  switch (op) {
+    case kTfLiteBuiltinHardSwish: s = xnn_define_hardswish(subgraph_, vi, vo, 0); break;
+    case kTfLiteBuiltinElu: s = xnn_define_elu(subgraph_, 1.0f, vi, vo, 0); break;
+    case kTfLiteBuiltinLeakyRelu: s = xnn_define_leaky_relu(subgraph_, alpha, vi, vo, 0); break;
+    case kTfLiteBuiltinAbs: s = xnn_define_abs(subgraph_, vi, vo, 0); break;
+    case kTfLiteBuiltinCeil: s = xnn_define_ceiling(subgraph_, vi, vo, 0); break;
+    case kTfLiteBuiltinFloor: s = xnn_define_floor(subgraph_, vi, vo, 0); break;
+    case kTfLiteBuiltinNeg: s = xnn_define_negate(subgraph_, vi, vo, 0); break;
+    case kTfLiteBuiltinRound: s = xnn_define_bankers_rounding(subgraph_, vi, vo, 0); break;
+    case kTfLiteBuiltinSquare: s = xnn_define_square(subgraph_, vi, vo, 0); break;
+    default: s = xnn_define_square_root(subgraph_, vi, vo, 0); break;
+  }
+  if (!XnnOk(s, "unary op")) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitClamp(const TfLiteNode* node, float lo, float hi) {
+  if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
+  const int input = node->inputs->data[0], output = node->outputs->data[0];
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
+  if (!SameQuantization(input, output)) return false;
+  if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
+  UseStatic(input, false);
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (!XnnOk(xnn_define_clamp(subgraph_, lo, hi, vi, vo, 0), "xnn_define_clamp")) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitSoftmax(const TfLiteNode* node, const void* params) {
+  if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
+  if (params == nullptr) return Fail("no options");
+  if (static_cast<const TfLiteSoftmaxParams*>(params)->beta != 1.0f) return Fail("beta other than 1");
+  const int input = node->inputs->data[0], output = node->outputs->data[0];
+  if (!CheckData(input, true, false, "input") || !CheckData(output, true, false, "output")) return false;
+  if (Dims(input) != Dims(output) || Dims(input).empty()) return Fail("output shape differs from the input's");
+  UseStatic(input, false);
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (!XnnOk(xnn_define_softmax(subgraph_, vi, vo, 0), "xnn_define_softmax")) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitLogistic(const TfLiteNode* node) {
+  if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
+  const int input = node->inputs->data[0], output = node->outputs->data[0];
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  const TfLiteType type = Tensor(input).type;
+  if (Tensor(output).type != type) return Fail("input and output types differ");
+  if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
+  if (type != kTfLiteFloat32) {
+    float s;
+    int32_t zp;
+    if (!PerTensorQuant(output, &s, &zp)) return false;
+    if (s != 1.0f / 256.0f || zp != (type == kTfLiteInt8 ? -128 : 0)) {
+      return Fail("quantized LOGISTIC output must have scale 1/256 and the type's lowest value as zero point");
+    }
+  }
+  UseStatic(input, false);
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (!XnnOk(xnn_define_sigmoid(subgraph_, vi, vo, 0), "xnn_define_sigmoid")) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitPrelu(const TfLiteNode* node) {
+  if (node->inputs->size != 2 || node->outputs->size != 1) return Fail("expected 2 inputs and 1 output");
+  const int input = node->inputs->data[0], slope = node->inputs->data[1], output = node->outputs->data[0];
+  if (!CheckData(input, true, false, "input") || !CheckData(output, true, false, "output") ||
+      !CheckData(slope, true, false, "slope")) {
+    return false;
+  }
+  if (!IsStatic(slope)) return Fail("the slope is not a constant");
+  const std::vector<int> in = Dims(input), s = Dims(slope);
+  if (in.size() != 4) return Fail("input must be 4-D");
+  if (Dims(output) != in) return Fail("output shape differs from the input's");
+  if (s.size() > in.size()) return Fail("slope of higher rank than the input");
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] != 1) return Fail("slope varies along a dimension other than the channels");
+  }
+  const int channels = in[3];
+  const int slope_channels = s.empty() ? 1 : s.back();
+  if (slope_channels != channels && slope_channels != 1) return Fail("slope does not broadcast over the channels");
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  uint32_t vs;
+  const std::vector<size_t> slope_dims = {static_cast<size_t>(channels)};
+  if (slope_channels == channels) {
+    vs = ReshapedStatic(slope, slope_dims);
+  } else {
+    // One slope for every channel: XNNPACK wants one per channel.
+    const float value = *static_cast<const float*>(StaticData(slope, true));
+    std::unique_ptr<uint8_t[]> buffer(new uint8_t[channels * sizeof(float) + XNN_EXTRA_BYTES]());
+    float* values = reinterpret_cast<float*>(buffer.get());
+    for (int c = 0; c < channels; ++c) values[c] = value;
+    vs = XNN_INVALID_VALUE_ID;
+    XnnOk(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, 1, slope_dims.data(), values, XNN_INVALID_VALUE_ID, 0,
+                                  &vs),
+          "xnn_define_tensor_value (slope)");
+    buffers_.push_back(std::move(buffer));
+  }
+  if (vs == XNN_INVALID_VALUE_ID) return false;
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (!XnnOk(xnn_define_prelu(subgraph_, vi, vs, vo, 0), "xnn_define_prelu")) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitPad(int op, const TfLiteNode* node) {
+  const int expected_inputs = op == kTfLiteBuiltinPad ? 2 : 3;
+  if (node->inputs->size != expected_inputs || node->outputs->size != 1) return Fail("wrong number of tensors");
+  const int input = node->inputs->data[0], paddings = node->inputs->data[1], output = node->outputs->data[0];
+  const bool allow_quantized = op == kTfLiteBuiltinPad;
+  if (!CheckData(input, true, allow_quantized, "input") || !CheckData(output, true, allow_quantized, "output")) {
+    return false;
+  }
+  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
+  if (!SameQuantization(input, output)) return false;
+  const std::vector<int> in = Dims(input), out = Dims(output);
+  if (paddings < 0 || !IsStatic(paddings) || IsFolded(paddings)) return Fail("the paddings are not a constant");
+  const TfLiteTensor& pt = Tensor(paddings);
+  if ((pt.type != kTfLiteInt32 && pt.type != kTfLiteInt64) ||
+      Dims(paddings) != std::vector<int>{static_cast<int>(in.size()), 2}) {
+    return Fail("paddings must be int32 or int64 [rank, 2]");
+  }
+  float value = 0.0f;
+  if (op == kTfLiteBuiltinPadv2) {
+    const int v = node->inputs->data[2];
+    if (v < 0 || !IsStatic(v) || IsFolded(v) || Tensor(v).type != kTfLiteFloat32 || Tensor(v).bytes != sizeof(float)) {
+      return Fail("the padding value is not a float32 constant scalar");
+    }
+    value = *reinterpret_cast<const float*>(Tensor(v).data.raw);
+  }
+  size_t pre[XNN_MAX_TENSOR_DIMS] = {0}, post[XNN_MAX_TENSOR_DIMS] = {0};
+  std::vector<int> expected = in;
+  for (size_t d = 0; d < in.size(); ++d) {
+    int64_t p0, p1;
+    if (pt.type == kTfLiteInt32) {
+      p0 = reinterpret_cast<const int32_t*>(pt.data.raw)[2 * d];
+      p1 = reinterpret_cast<const int32_t*>(pt.data.raw)[2 * d + 1];
+    } else {
+      p0 = reinterpret_cast<const int64_t*>(pt.data.raw)[2 * d];
+      p1 = reinterpret_cast<const int64_t*>(pt.data.raw)[2 * d + 1];
+    }
+    if (p0 < 0 || p1 < 0 || p0 > (1 << 24) || p1 > (1 << 24)) return Fail("negative or huge padding");
+    pre[d] = static_cast<size_t>(p0);
+    post[d] = static_cast<size_t>(p1);
+    expected[d] = static_cast<int>(in[d] + p0 + p1);
+  }
+  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  UseStatic(input, false);
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (!XnnOk(xnn_define_static_constant_pad(subgraph_, pre, post, value, vi, vo, 0), OpName(op))) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitReshape(int op, const TfLiteNode* node) {
+  if (node->inputs->size < 1 || node->inputs->size > 2 || node->outputs->size != 1) return Fail("wrong tensors");
+  const int input = node->inputs->data[0], output = node->outputs->data[0];
+  if (node->inputs->size == 2) {
+    const int shape = node->inputs->data[1];
+    if (shape >= 0 && (!IsStatic(shape) || IsFolded(shape))) {
+      return Fail(std::string(OpName(op)) + " with a computed shape or axis (static shapes only)");
+    }
+  }
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
+  if (!SameQuantization(input, output)) return false;
+  const std::vector<int> in = Dims(input), out = Dims(output);
+  int64_t a = 1, b = 1;
+  for (int d : in) a *= d;
+  for (int d : out) b *= d;
+  if (a != b) return Fail("output has " + std::to_string(b) + " elements, input " + std::to_string(a));
+  UseStatic(input, false);
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  const std::vector<size_t> shape(out.begin(), out.end());
+  if (!XnnOk(xnn_define_static_reshape(subgraph_, shape.size(), shape.data(), vi, vo, 0), OpName(op))) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitResizeBilinear(const TfLiteNode* node, const void* params_ptr) {
+  if (node->inputs->size != 2 || node->outputs->size != 1) return Fail("expected 2 inputs and 1 output");
+  if (params_ptr == nullptr) return Fail("no options");
+  const auto& params = *static_cast<const TfLiteResizeBilinearParams*>(params_ptr);
+  const int input = node->inputs->data[0], size = node->inputs->data[1], output = node->outputs->data[0];
+  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
+  if (!SameQuantization(input, output)) return false;
+  if (size < 0 || !IsStatic(size) || IsFolded(size) || Tensor(size).type != kTfLiteInt32 ||
+      Dims(size) != std::vector<int>{2}) {
+    return Fail("the size is not a constant int32 [2]");
+  }
+  if (params.align_corners && params.half_pixel_centers) return Fail("align_corners with half_pixel_centers");
+  const std::vector<int> in = Dims(input), out = Dims(output);
+  if (in.size() != 4) return Fail("input must be 4-D");
+  const int32_t* s = reinterpret_cast<const int32_t*>(Tensor(size).data.raw);
+  const std::vector<int> expected = {in[0], s[0], s[1], in[3]};
+  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  uint32_t flags = 0;
+  if (params.align_corners) {
+    flags = XNN_FLAG_ALIGN_CORNERS;
+  } else if (!params.half_pixel_centers) {
+    flags = XNN_FLAG_TENSORFLOW_LEGACY_MODE;
+  }
+  if (!XnnOk(xnn_define_static_resize_bilinear_2d(subgraph_, s[0], s[1], vi, vo, flags), "RESIZE_BILINEAR")) {
+    return false;
+  }
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitDepthToSpace(const TfLiteNode* node, const void* params_ptr) {
+  if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
+  if (params_ptr == nullptr) return Fail("no options");
+  const int block = static_cast<const TfLiteDepthToSpaceParams*>(params_ptr)->block_size;
+  const int input = node->inputs->data[0], output = node->outputs->data[0];
+  if (!CheckData(input, true, false, "input") || !CheckData(output, true, false, "output")) return false;
+  const std::vector<int> in = Dims(input), out = Dims(output);
+  if (in.size() != 4 || block < 2 || in[3] % (block * block) != 0) return Fail("shape or block size");
+  const std::vector<int> expected = {in[0], in[1] * block, in[2] * block, in[3] / (block * block)};
+  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  UseStatic(input, false);
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (!XnnOk(xnn_define_depth_to_space(subgraph_, vi, vo, block, 0), "xnn_define_depth_to_space")) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitQuantize(const TfLiteNode* node) {
+  if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
+  const int input = node->inputs->data[0], output = node->outputs->data[0];
+  if (!CheckData(input, true, false, "input") || !CheckData(output, false, true, "output")) return false;
+  if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
+  UseStatic(input, false);
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (!XnnOk(xnn_define_convert(subgraph_, vi, vo, 0), "QUANTIZE")) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+bool GraphTranslator::VisitDequantize(const TfLiteNode* node) {
+  if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
+  const int input = node->inputs->data[0], output = node->outputs->data[0];
+  if (IsFolded(output)) {
+    // Folded into float32 weights: worth it only when every reader of the weights is delegated too
+    // (otherwise the interpreter's own DEQUANTIZE, computed once, serves them better).
+    if (mode_ == Mode::kDefine) return true;
+    TfLiteIntArray* plan = nullptr;
+    if (context_->GetExecutionPlan(context_, &plan) != kTfLiteOk || plan == nullptr) return Fail("no plan");
+    int readers = 0;
+    for (int i = 0; i < plan->size; ++i) {
+      TfLiteNode* other = nullptr;
+      TfLiteRegistration* registration = nullptr;
+      if (context_->GetNodeAndRegistration(context_, plan->data[i], &other, &registration) != kTfLiteOk) continue;
+      if (other == node || other->inputs == nullptr) continue;
+      bool reads = false;
+      for (int k = 0; k < other->inputs->size; ++k) reads = reads || other->inputs->data[k] == output;
+      if (!reads) continue;
+      ++readers;
+      GraphTranslator reader_check(context_, flags_, info_);
+      if (!reader_check.Check(plan->data[i], other, registration)) {
+        return Fail("folded weights read by a node XNNPACK does not take (" + reader_check.why_not() + ")");
+      }
+    }
+    if (readers == 0) return Fail("folded weights nothing reads");
+    return true;
+  }
+  if (!CheckData(input, false, true, "input") || !CheckData(output, true, false, "output")) return false;
+  if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
+  if (IsStatic(input)) return Fail("constant input");
+  if (mode_ == Mode::kCheck) return true;
+
+  TS_VALUE(vi, Value(input));
+  if (!MarkProduced(output)) return false;
+  TS_VALUE(vo, Value(output));
+  if (!XnnOk(xnn_define_convert(subgraph_, vi, vo, 0), "DEQUANTIZE")) return false;
+  ++nodes_defined_;
+  return true;
+}
+
+#undef TS_VALUE
+
+}  // namespace xnnpack
+}  // namespace touchstone

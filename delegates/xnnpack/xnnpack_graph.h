@@ -1,0 +1,143 @@
+// Translating TFLite nodes into an XNNPACK subgraph (internal to the XNNPACK delegate).
+//
+// One GraphTranslator per delegated partition (or per support query). Each op has one visitor used
+// twice: first to check a node (types, quantization, static weights, and that every tensor's shape
+// is what the op computes from its inputs, so XNNPACK is never handed shapes that disagree), then, with
+// an xnn_subgraph_t, to define it. Checking and defining cannot drift apart.
+#ifndef TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_GRAPH_H_
+#define TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_GRAPH_H_
+
+#include <xnnpack.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/c/common.h"
+
+namespace touchstone {
+namespace xnnpack {
+
+// What the delegate learns about a subgraph before looking at its nodes one by one.
+struct GraphInfo {
+  // Tensors computed by a DEQUANTIZE of a constant (float16, int8 or uint8 weights): output -> input.
+  // The delegate folds them into float32 constants, as TFLite's XNNPACK delegate does.
+  std::map<int, int> quasi_static;
+  // Tensors whose shape may change at run time: computed from data (a RESHAPE to a computed shape, a
+  // SLICE with computed bounds, WHERE, control flow, ...), or downstream of such a tensor. The shapes
+  // the file gives them cannot be trusted, so the delegate leaves their nodes alone (static shapes only).
+  std::set<int> maybe_dynamic;
+};
+
+// Analyses `context`'s execution plan.
+GraphInfo AnalyzeGraph(TfLiteContext* context);
+
+class GraphTranslator {
+ public:
+  GraphTranslator(TfLiteContext* context, uint32_t flags, const GraphInfo* info);
+
+  // Check mode: whether the node can be defined, else why (why_not()).
+  bool Check(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
+
+  // Define mode: Check must have accepted every node first (it also notes which constants need a
+  // padded copy). external_inputs / external_outputs are tensor indices (the partition's boundary);
+  // constants and folded weights among them become static values instead.
+  bool BeginDefine(xnn_subgraph_t subgraph, const std::set<int>& external_inputs,
+                   const std::set<int>& external_outputs);
+  bool Define(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
+
+  const std::string& why_not() const { return why_; }
+  // Whether a value was defined for `tensor`.
+  bool HasValue(int tensor) const { return values_.count(tensor) != 0; }
+  // Number of XNNPACK nodes defined so far.
+  int nodes_defined() const { return nodes_defined_; }
+  // The float32 data of a folded weight tensor (with XNN_EXTRA_BYTES of slack after it); null for
+  // other tensors. For partition outputs the kernel fills from it.
+  const std::vector<float>* FoldedData(int tensor);
+  bool IsFolded(int tensor) const { return info_->quasi_static.count(tensor) != 0; }
+
+ private:
+  enum class Mode { kCheck, kDefine };
+
+  bool Visit(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
+  bool Fail(const std::string& message);
+  bool XnnOk(enum xnn_status status, const char* what);
+
+  const TfLiteTensor& Tensor(int index) const { return context_->tensors[index]; }
+  std::string Name(int index) const;
+  std::vector<int> Dims(int index) const;
+  bool IsStatic(int index) const;
+
+  // Type and quantization checks on a tensor a node reads or writes as data.
+  bool CheckData(int index, bool allow_float, bool allow_quantized, const char* role);
+  bool QuantizedAllowed(TfLiteType type) const;
+  bool PerTensorQuant(int index, float* scale, int32_t* zero_point);
+  bool SameQuantization(int a, int b);
+
+  // Values. `packed`: the op copies (packs) the data when the runtime is created, so a constant may be
+  // used in place; otherwise XNNPACK reads it at every run, possibly XNN_EXTRA_BYTES past its end, so
+  // it gets a padded copy.
+  bool UseStatic(int index, bool packed);
+  uint32_t Value(int index, bool packed = false);
+  uint32_t BiasValue(int bias, int input, int filter, int out_channels, TfLiteType float_or_quant);
+  uint32_t ZeroBias(int out_channels, int input, int filter, bool quantized);
+  uint32_t InternalValue(int like_tensor, const std::vector<size_t>& dims);
+  uint32_t ReshapedStatic(int index, const std::vector<size_t>& dims);
+  const void* StaticData(int index, bool packed);
+  bool MarkProduced(int index);
+
+  // Op visitors.
+  bool VisitBinary(int op, const TfLiteNode* node, const void* params);
+  bool VisitConv2D(const TfLiteNode* node, const void* params);
+  bool VisitDepthwiseConv2D(const TfLiteNode* node, const void* params);
+  bool VisitFullyConnected(const TfLiteNode* node, const void* params);
+  bool VisitTransposeConv(const TfLiteNode* node, const void* params);
+  bool VisitPool(int op, const TfLiteNode* node, const void* params);
+  bool VisitMean(const TfLiteNode* node, const void* params);
+  bool VisitUnary(int op, const TfLiteNode* node, const void* params);
+  bool VisitClamp(const TfLiteNode* node, float lo, float hi);
+  bool VisitSoftmax(const TfLiteNode* node, const void* params);
+  bool VisitLogistic(const TfLiteNode* node);
+  bool VisitPrelu(const TfLiteNode* node);
+  bool VisitPad(int op, const TfLiteNode* node);
+  bool VisitReshape(int op, const TfLiteNode* node);
+  bool VisitResizeBilinear(const TfLiteNode* node, const void* params);
+  bool VisitDepthToSpace(const TfLiteNode* node, const void* params);
+  bool VisitQuantize(const TfLiteNode* node);
+  bool VisitDequantize(const TfLiteNode* node);
+
+  // Requantization scale input_scale * filter_scale / output_scale, as XNNPACK accepts it; and a
+  // per-tensor bias scale close to input_scale * filter_scale, as the reference kernels demand.
+  bool CheckRequantization(int input, int filter, int output);
+  bool CheckBiasScale(int input, int filter, int bias, int output);
+
+  TfLiteContext* context_;
+  uint32_t flags_;
+  const GraphInfo* info_;
+  Mode mode_ = Mode::kCheck;
+  std::string why_;
+
+  // Check mode notes constants read unpacked (they get padded copies in define mode).
+  std::set<int> unpacked_constants_;
+
+  // Define mode.
+  xnn_subgraph_t subgraph_ = nullptr;
+  std::set<int> external_inputs_;
+  std::set<int> external_outputs_;
+  std::map<int, uint32_t> values_;
+  std::set<int> produced_;
+  int nodes_defined_ = 0;
+  // Storage whose lifetime must cover the runtime's: padded copies, folded weights, zero biases,
+  // per-channel scales.
+  std::vector<std::unique_ptr<uint8_t[]>> buffers_;
+  std::map<int, std::vector<float>> folded_;
+  std::vector<std::unique_ptr<std::vector<float>>> scales_;
+};
+
+}  // namespace xnnpack
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_GRAPH_H_

@@ -1,0 +1,265 @@
+// The XNNPACK delegate on every case of ../shared/opsuite, against the reference kernels on the same
+// model and inputs. The delegated run goes the way benchmark_model goes: interpreter, input shapes,
+// the delegate, then tensors allocated. Float32 outputs must agree within 1e-4 of the largest
+// magnitude in the reference output (a float output DEQUANTIZE makes from an 8-bit tensor: within
+// kQuantizedSteps of that tensor's steps); quantized outputs within kQuantizedSteps steps
+// (docs/xnnpack.md).
+// Cases TFLite refuses must still be refused with the delegate on. Prints a table per op: cases run,
+// cases where XNNPACK took nodes, the largest differences seen.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "delegates/xnnpack/xnnpack_delegate.h"
+#include "runtime/c/builtin_ops.h"
+#include "runtime/interpreter.h"
+#include "runtime/model.h"
+#include "tests/common/shared_dir.h"
+
+namespace touchstone {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kFloatTolerance = 1e-4;
+constexpr int kQuantizedSteps = 1;
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st;
+    if (stat((dir + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) names.push_back(name);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+struct Outcome {
+  Status status;
+  std::vector<std::vector<uint8_t>> outputs;
+  std::vector<TfLiteType> types;
+  // Per output: the scale of the quantized tensor a DEQUANTIZE turned into it, else 0.
+  std::vector<float> dequantized_from;
+  int delegated_nodes = 0;  // delegate kernel nodes in the primary subgraph
+  std::string refusal;      // why the delegate leaves the first node it leaves
+};
+
+Outcome RunCase(const std::string& dir, const json& meta, TfLiteDelegate* delegate) {
+  Outcome out;
+  auto model = Model::FromFile(dir + "/model.tflite");
+  if (!model.ok()) {
+    out.status = model.status();
+    return out;
+  }
+  InterpreterOptions options;
+  options.kernel_set = KernelSet::kReference;
+  options.max_tensor_bytes = uint64_t{1} << 30;
+  options.max_loop_iterations = 100000;
+  auto created = Interpreter::Create(model.value(), options);
+  if (!created.ok()) {
+    out.status = created.status();
+    return out;
+  }
+  Interpreter* interpreter = created.value().get();
+  const json& inputs = meta["inputs"];
+  if (inputs.size() != interpreter->inputs().size()) {
+    out.status = InvalidInputError("input count differs from meta.json");
+    return out;
+  }
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    out.status = interpreter->ResizeInputTensor(interpreter->inputs()[k], inputs[k]["shape"].get<std::vector<int>>());
+    if (!out.status.ok()) return out;
+  }
+  if (delegate != nullptr) {
+    Subgraph* primary = interpreter->primary();
+    for (int n : primary->execution_plan()) {
+      std::string why;
+      if (!XnnpackSupportsNode(primary->context(), n, TfLiteXNNPackDelegateOptionsDefault().flags, &why)) {
+        out.refusal = primary->op_name(n) + ": " + why;
+        break;
+      }
+    }
+    ::testing::internal::CaptureStderr();
+    out.status = interpreter->ModifyGraphWithDelegate(delegate);
+    ::testing::internal::GetCapturedStderr();
+    if (!out.status.ok()) return out;
+    for (int n : interpreter->primary()->execution_plan()) {
+      if (interpreter->primary()->node(n).delegate == delegate) ++out.delegated_nodes;
+    }
+  }
+  out.status = interpreter->AllocateTensors();
+  if (!out.status.ok()) return out;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    std::vector<uint8_t> bytes;
+    testing::ReadFileBytes(dir + "/" + inputs[k]["file"].get<std::string>(), &bytes);
+    TfLiteTensor* t = interpreter->input_tensor(k);
+    if (bytes.size() != t->bytes) {
+      out.status = InvalidInputError("input file size differs from the tensor's");
+      return out;
+    }
+    if (!bytes.empty()) std::memcpy(t->data.raw, bytes.data(), bytes.size());
+  }
+  out.status = interpreter->Invoke();
+  if (!out.status.ok()) return out;
+  for (size_t k = 0; k < interpreter->outputs().size(); ++k) {
+    const TfLiteTensor* t = interpreter->output_tensor(k);
+    out.types.push_back(t->type);
+    float from = 0.0f;
+    Subgraph* primary = interpreter->primary();
+    for (size_t n = 0; n < primary->nodes_size(); ++n) {
+      const TfLiteNode& node = primary->node(static_cast<int>(n));
+      if (primary->registration(static_cast<int>(n)).builtin_code != kTfLiteBuiltinDequantize) continue;
+      if (node.outputs->size == 1 && node.outputs->data[0] == interpreter->outputs()[k]) {
+        from = primary->tensor(node.inputs->data[0])->params.scale;
+      }
+    }
+    out.dequantized_from.push_back(from);
+    const uint8_t* data = reinterpret_cast<const uint8_t*>(t->data.raw);
+    out.outputs.emplace_back(data, data + t->bytes);
+  }
+  return out;
+}
+
+// Float32: largest difference over the largest reference magnitude; 8-bit: steps; other types: 0 when
+// equal, infinity otherwise.
+double Difference(TfLiteType type, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
+  if (got.size() != want.size()) return INFINITY;
+  if (type == kTfLiteFloat32) {
+    const float* g = reinterpret_cast<const float*>(got.data());
+    const float* w = reinterpret_cast<const float*>(want.data());
+    double mag = 0.0, diff = 0.0;
+    for (size_t i = 0; i < got.size() / 4; ++i) {
+      if (std::isnan(g[i]) || std::isnan(w[i])) {
+        if (std::isnan(g[i]) != std::isnan(w[i])) return INFINITY;
+        continue;
+      }
+      if (std::isinf(g[i]) || std::isinf(w[i])) {
+        if (g[i] != w[i]) return INFINITY;
+        continue;
+      }
+      mag = std::max(mag, std::fabs(static_cast<double>(w[i])));
+      diff = std::max(diff, std::fabs(static_cast<double>(g[i]) - w[i]));
+    }
+    return mag > 0.0 ? diff / mag : diff;
+  }
+  if (type == kTfLiteInt8 || type == kTfLiteUInt8) {
+    int steps = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const int a = type == kTfLiteInt8 ? static_cast<int8_t>(got[i]) : got[i];
+      const int b = type == kTfLiteInt8 ? static_cast<int8_t>(want[i]) : want[i];
+      steps = std::max(steps, std::abs(a - b));
+    }
+    return steps;
+  }
+  return got == want ? 0.0 : INFINITY;
+}
+
+double MaxAbs(const std::vector<uint8_t>& floats) {
+  double m = 0.0;
+  const float* f = reinterpret_cast<const float*>(floats.data());
+  for (size_t i = 0; i < floats.size() / 4; ++i) {
+    if (std::isfinite(f[i])) m = std::max(m, std::fabs(static_cast<double>(f[i])));
+  }
+  return m;
+}
+
+TEST(XnnpackOpSuiteTest, DelegatedCasesAgreeWithTheReference) {
+  TOUCHSTONE_REQUIRE_SHARED(shared);
+  const std::string root = shared + "/opsuite";
+  TfLiteXNNPackDelegateOptions options = TfLiteXNNPackDelegateOptionsDefault();
+  ::testing::internal::CaptureStderr();
+  TfLiteDelegate* delegate = TfLiteXNNPackDelegateCreate(&options);
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_NE(delegate, nullptr);
+
+  struct Row {
+    int cases = 0, delegated = 0;
+    double float_diff = 0.0;
+    int steps = 0;
+  };
+  std::map<std::string, Row> rows;
+  std::vector<std::string> problems;
+  int total = 0, delegated_cases = 0;
+  for (const std::string& op : ListDir(root)) {
+    for (const std::string& name : ListDir(root + "/" + op)) {
+      const std::string dir = root + "/" + op + "/" + name;
+      std::ifstream meta_file(dir + "/meta.json");
+      if (!meta_file) continue;
+      const json meta = json::parse(meta_file);
+      ++total;
+      const std::string label = op + "/" + name;
+      const Outcome ref = RunCase(dir, meta, nullptr);
+      const Outcome got = RunCase(dir, meta, delegate);
+      if (!ref.status.ok()) {
+        // Refused by the reference (as by TFLite): the delegate must not make it run.
+        if (got.status.ok() && got.delegated_nodes > 0) problems.push_back(label + ": the delegate runs a refused case");
+        continue;
+      }
+      Row& row = rows[op];
+      ++row.cases;
+      if (!got.status.ok()) {
+        problems.push_back(label + ": with the delegate: " + got.status.message());
+        continue;
+      }
+      if (got.delegated_nodes > 0) {
+        ++row.delegated;
+        ++delegated_cases;
+      }
+      if (!got.refusal.empty()) std::printf("  kept on the interpreter: %-48s %s\n", label.c_str(), got.refusal.c_str());
+      for (size_t k = 0; k < ref.outputs.size() && k < got.outputs.size(); ++k) {
+        const double diff = Difference(ref.types[k], got.outputs[k], ref.outputs[k]);
+        const bool quantized = ref.types[k] == kTfLiteInt8 || ref.types[k] == kTfLiteUInt8;
+        if (ref.types[k] == kTfLiteFloat32) row.float_diff = std::max(row.float_diff, diff);
+        if (quantized) row.steps = std::max(row.steps, static_cast<int>(diff));
+        // A float output dequantized from an 8-bit tensor: the steps allowed there, in its units.
+        double float_tolerance = kFloatTolerance;
+        if (ref.dequantized_from[k] > 0.0f) {
+          float_tolerance = std::max(float_tolerance, MaxAbs(ref.outputs[k]) > 0.0
+                                                          ? kQuantizedSteps * ref.dequantized_from[k] * 1.001 /
+                                                                MaxAbs(ref.outputs[k])
+                                                          : 0.0);
+        }
+        const bool within = ref.types[k] == kTfLiteFloat32 ? diff <= float_tolerance
+                            : quantized                   ? diff <= kQuantizedSteps
+                                                          : diff == 0.0;
+        if (!within) {
+          char text[64];
+          std::snprintf(text, sizeof(text), "%.3g", diff);
+          problems.push_back(label + ": output " + std::to_string(k) + " differs by " + text);
+        }
+      }
+    }
+  }
+  std::printf("%-28s %6s %9s %12s %6s\n", "op", "cases", "delegated", "float rel", "steps");
+  for (const auto& entry : rows) {
+    if (entry.second.delegated == 0) continue;
+    std::printf("%-28s %6d %9d %12.3g %6d\n", entry.first.c_str(), entry.second.cases, entry.second.delegated,
+                entry.second.float_diff, entry.second.steps);
+  }
+  std::printf("XNNPACK op suite: %d cases, %d with nodes delegated, %zu problems\n", total, delegated_cases,
+              problems.size());
+  for (const std::string& p : problems) std::printf("  PROBLEM %s\n", p.c_str());
+  testing::ReportCases("xnnpack_opsuite", total, total);
+  TfLiteXNNPackDelegateDelete(delegate);
+  EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();
+}
+
+}  // namespace
+}  // namespace touchstone

@@ -1,0 +1,30 @@
+// The "XNNPACK" delegate provider, with TFLite's flags:
+//   --use_xnnpack                     apply the XNNPACK delegate (on by default with the optimized kernels)
+//   --xnnpack_force_fp16              run XNNPACK's float16 inference (fails where XNNPACK cannot)
+//   --xnnpack_weight_cache_file_path  accepted; this XNNPACK has no weights cache, so it warns and ignores it
+// The delegate's pthreadpool gets the tool's --num_threads (ProviderParams::num_threads).
+//
+// Applied by default, as TFLite applies XNNPACK: when --use_xnnpack is not given, the delegate is
+// applied whenever the tool says its interpreter runs the optimized kernels (the parameter
+// kXnnpackReferenceKernelsParam declared and false). With the reference kernels (--use_reference_kernels),
+// or from a tool that does not say which kernels it runs, nothing is applied unless --use_xnnpack is
+// given. --use_xnnpack=false turns it off. Applied by default it leaves uint8 operators to the
+// interpreter, as stock TFLite 2.14.1's default XNNPACK delegate does; named, it takes them too.
+#ifndef TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
+#define TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
+
+#include "delegates/providers/delegate_provider.h"
+
+namespace touchstone {
+
+constexpr char kUseXnnpackFlag[] = "use_xnnpack";
+constexpr char kXnnpackForceFp16Flag[] = "xnnpack_force_fp16";
+constexpr char kXnnpackWeightCacheFlag[] = "xnnpack_weight_cache_file_path";
+// The tool's --use_reference_kernels, as tools hand it to providers (a bool parameter of this name).
+constexpr char kXnnpackReferenceKernelsParam[] = "use_reference_kernels";
+
+DelegateProvider XnnpackDelegateProvider();
+
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
