@@ -216,6 +216,10 @@ void OpProfiler::EndRun() {
     const Event& x = events_[a];
     const Event& y = events_[b];
     if (x.begin_us != y.begin_us) return x.begin_us < y.begin_us;
+    // Same microsecond. Nodes of one subgraph run one after another, so their finishing order (the
+    // order recorded) is their starting order; only across subgraphs or into a delegate kernel can
+    // one event enclose another, and then the enclosing one is the longer.
+    if (x.subgraph == y.subgraph && x.inside_of == -1 && y.inside_of == -1) return a < b;
     return x.duration_us > y.duration_us;
   });
   std::map<int, int64_t> totals;

@@ -87,6 +87,27 @@ TEST(OpProfileTest, AggregatesPerNode) {
   EXPECT_EQ(s.nodes[1].run_order, 1);
 }
 
+// Fast nodes finishing within one microsecond tick: the run order stays the nodes' order even when a
+// later node took longer (it does not enclose the earlier one: same subgraph, no delegate).
+TEST(OpProfileTest, SameMicrosecondKeepsRunOrder) {
+  auto interpreter = MakeInterpreter();
+  OpProfiler profiler(interpreter.get());
+  Feeder feed{&profiler};
+  profiler.SetClockForTesting([&]() { return feed.now; });
+  profiler.BeginRun();
+  feed.Node(0, 0, "ADD", 0);
+  feed.Node(0, 1, "MUL", 0);
+  feed.Node(0, 2, "ADD", 1);  // starts in the same microsecond as the first two, lasts 1 us
+  profiler.EndRun();
+  const OpProfileReport report = profiler.Report();
+  ASSERT_EQ(report.subgraphs.size(), 1u);
+  ASSERT_EQ(report.subgraphs[0].nodes.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(report.subgraphs[0].nodes[i].run_order, i);
+    EXPECT_EQ(report.subgraphs[0].nodes[i].node_index, i);
+  }
+}
+
 TEST(OpProfileTest, TfliteTablesHandComputed) {
   auto interpreter = MakeInterpreter();
   const std::vector<std::string> lines = Lines(FormatOpProfile(TwoRuns(interpreter.get()), OpProfileFormat()));
