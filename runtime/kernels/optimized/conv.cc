@@ -1,5 +1,6 @@
-// CONV_2D and DEPTHWISE_CONV_2D, float32: indirect GEMM / indirect depthwise microkernels over the
-// thread pool. Every other type (quantized, hybrid) runs the reference kernel.
+// CONV_2D and DEPTHWISE_CONV_2D: float32 by indirect GEMM / indirect depthwise microkernels over
+// the thread pool; uint8 and int8 by the integer kernels of quantized.h (byte-identical to the
+// reference). Every other type (int16, hybrid) runs the reference kernel.
 //
 // CONV_2D is a GEMM of the output pixels (rows) by the output channels (columns) over the taps of
 // the kernel window times the input channels: the indirection buffer gives, per output pixel and
@@ -16,6 +17,7 @@
 #include "runtime/kernels/optimized/gemm.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/quantized.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -88,6 +90,8 @@ struct ConvState : OpState {
   std::vector<float> zero;
   Indirection indirection;
   std::vector<GemmProblem> problems;  // one per group
+  bool quantized = false;
+  QuantGemmState quant;
 };
 
 struct ConvOp {
@@ -121,6 +125,17 @@ struct ConvOp {
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->quantized = false;
+    if (input->type != kTfLiteFloat32 && tflite::NumElements(output) > 0) {
+      s->quantized = PrepareQuantConv(
+          context, node, *s->kernels,
+          ConvWindow(input, filter, output, params.padding, params.stride_height,
+                     params.stride_width, params.dilation_height_factor,
+                     params.dilation_width_factor),
+          &s->quant);
+      s->fast = s->quantized;
+      return kTfLiteOk;
+    }
     if (input->type != kTfLiteFloat32 || filter->type != kTfLiteFloat32 ||
         bias->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
         tflite::NumElements(output) == 0) {
@@ -146,6 +161,7 @@ struct ConvOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
@@ -192,6 +208,8 @@ struct DepthwiseState : OpState {
   float act_min = 0.f, act_max = 0.f;
   std::vector<float> zero;
   Indirection indirection;
+  bool quantized = false;
+  QuantDepthwiseState quant;
 };
 
 // Multiply-adds a chunk should hold at least before it goes to another thread.
@@ -208,6 +226,17 @@ struct DepthwiseOp {
     const TfLiteTensor* bias =
         node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->quantized = false;
+    if (input->type != kTfLiteFloat32 && tflite::NumElements(output) > 0) {
+      s->quantized = PrepareQuantDepthwise(
+          context, node, *s->kernels,
+          ConvWindow(input, filter, output, params.padding, params.stride_height,
+                     params.stride_width, params.dilation_height_factor,
+                     params.dilation_width_factor),
+          &s->quant);
+      s->fast = s->quantized;
+      return kTfLiteOk;
+    }
     if (input->type != kTfLiteFloat32 || filter->type != kTfLiteFloat32 ||
         (bias != nullptr && bias->type != kTfLiteFloat32) || output->type != kTfLiteFloat32 ||
         tflite::NumElements(output) == 0) {
@@ -227,6 +256,7 @@ struct DepthwiseOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->quantized) return EvalQuantDepthwise(context, node, &s->quant);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias =

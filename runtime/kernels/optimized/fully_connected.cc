@@ -1,5 +1,6 @@
 // FULLY_CONNECTED and BATCH_MATMUL, float32: GEMMs on the packed-panel microkernels over the thread
-// pool. Quantized and hybrid forms run the reference kernel.
+// pool. FULLY_CONNECTED's uint8 and int8 forms run the integer kernels of quantized.h
+// (byte-identical to the reference); the other quantized and hybrid forms the reference kernel.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "runtime/kernels/optimized/gemm.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/quantized.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -29,6 +31,8 @@ struct FullyConnectedState : OpState {
   bool constant_weights = false;
   std::vector<const float*> row_pointers;
   const float* rows_input = nullptr;
+  bool quantized = false;
+  QuantGemmState quant;
 };
 
 const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
@@ -53,6 +57,12 @@ struct FullyConnectedOp {
     const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias = FullyConnectedBias(context, node);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->quantized = false;
+    if (input->type != kTfLiteFloat32) {
+      s->quantized = PrepareQuantFullyConnected(context, node, *s->kernels, &s->quant);
+      s->fast = s->quantized;
+      return kTfLiteOk;
+    }
     if (input->type != kTfLiteFloat32 || weights->type != kTfLiteFloat32 ||
         (bias != nullptr && bias->type != kTfLiteFloat32) || output->type != kTfLiteFloat32 ||
         tflite::NumElements(output) == 0 || tflite::IsDynamicTensor(output)) {
@@ -73,6 +83,7 @@ struct FullyConnectedOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias = FullyConnectedBias(context, node);

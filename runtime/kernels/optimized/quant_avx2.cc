@@ -1,0 +1,296 @@
+// AVX2 quantized microkernels, for x86-64 CPUs with AVX2 but no AVX-512 VNNI (QuantKernelsFor
+// checks). Bytes are widened to int16 and multiplied in pairs with vpmaddwd, which is exact here
+// (|products| < 2^16); vpmaddubsw would saturate. Enabled per function (target pragma).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/kernels/optimized/quant_kernels.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#pragma GCC push_options
+#pragma GCC target("avx2,avx,fma")
+
+namespace touchstone {
+namespace optimized {
+namespace qisa_avx2 {
+namespace {
+
+constexpr int kMr = 4;      // rows per GEMM call
+constexpr int kBlocks = 2;  // 8-column vectors per panel
+constexpr int kPanel = 8 * kBlocks;
+
+inline __m256i Load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+// See qisa_avx512::Requantize; the same arithmetic on 8 lanes. Returns the 8 output bytes in the
+// low 64 bits.
+template <bool kUp>
+inline __m128i Requantize(__m256i v, const QuantOutputStage& s, int col) {
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i right = Load(s.right_shift + col);
+  const __m256i multiplier = Load(s.multiplier + col);
+  v = _mm256_add_epi32(v, Load(s.col_term + col));
+  v = _mm256_sllv_epi32(v, Load(s.left_shift + col));
+  const __m256i round = _mm256_set1_epi64x(int64_t{1} << 30);
+  const __m256i even =
+      _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(v, multiplier), round), 31);
+  const __m256i odd = _mm256_slli_epi64(
+      _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32),
+                                                          _mm256_srli_epi64(multiplier, 32)),
+                                         round),
+                        31),
+      32);
+  const __m256i high = _mm256_blend_epi32(even, odd, 0xAA);
+  __m256i result;
+  if (kUp) {
+    const __m256i nudge = _mm256_srli_epi32(_mm256_sllv_epi32(one, right), 1);
+    const __m256i limit = _mm256_sub_epi32(_mm256_set1_epi32(INT32_MAX), nudge);
+    const __m256i overflow = _mm256_cmpgt_epi32(high, limit);
+    result = _mm256_srav_epi32(_mm256_add_epi32(high, nudge), right);
+    result = _mm256_blendv_epi8(
+        result, _mm256_sllv_epi32(one, _mm256_sub_epi32(_mm256_set1_epi32(31), right)), overflow);
+  } else {
+    const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+    const __m256i remainder = _mm256_and_si256(high, mask);
+    const __m256i negative = _mm256_cmpgt_epi32(_mm256_setzero_si256(), high);  // -1 where < 0
+    const __m256i threshold = _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), negative);
+    const __m256i up = _mm256_cmpgt_epi32(remainder, threshold);
+    result = _mm256_sub_epi32(_mm256_srav_epi32(high, right), up);
+  }
+  result = _mm256_add_epi32(result, _mm256_set1_epi32(s.output_offset));
+  result = _mm256_max_epi32(result, _mm256_set1_epi32(s.act_min));
+  result = _mm256_min_epi32(result, _mm256_set1_epi32(s.act_max));
+  // The low byte of each lane (in range, so exact), gathered into the low 8 bytes.
+  const __m256i bytes = _mm256_shuffle_epi8(
+      result, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4,
+                               8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+  return _mm256_castsi256_si128(
+      _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
+}
+
+inline void Store8(uint8_t* out, __m128i bytes, int n) {
+  if (n >= 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), bytes);
+  } else if (n > 0) {
+    uint8_t tmp[16];
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(tmp), bytes);
+    std::memcpy(out, tmp, n);
+  }
+}
+
+size_t PackedBSize(int n, size_t kp) { return static_cast<size_t>((n + 7) / 8 * 8) * kp * 2; }
+
+// Panels of 16 columns (the last one 8 where that is enough); within a panel, for each group of 4
+// k and each 8-column block, the columns' (k, k + 2) int16 pairs, then their (k + 1, k + 3).
+void PackB(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed) {
+  for (int n0 = 0; n0 < n; n0 += kPanel) {
+    const int blocks = std::min(kBlocks, (n - n0 + 7) / 8);
+    int16_t* out = reinterpret_cast<int16_t*>(packed + static_cast<size_t>(n0) * kp * 2);
+    for (size_t k = 0; k < kp; k += 4) {
+      for (int j = 0; j < blocks; ++j) {
+        for (int parity = 0; parity < 2; ++parity) {
+          for (int col = n0 + 8 * j; col < n0 + 8 * j + 8; ++col) {
+            for (int i = parity; i < 4; i += 2) {
+              const uint8_t byte = col < n ? d[static_cast<size_t>(col) * kp + k + i] : 0;
+              *out++ = d_signed ? static_cast<int16_t>(static_cast<int8_t>(byte)) : byte;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed,
+             int32_t* sums) {
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+  for (int r = 0; r < rows; ++r) {
+    const uint8_t* row = a + r * a_stride;
+    __m256i total = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 32 <= k; i += 32) {
+      __m256i v = Load(row + i);
+      if (is_signed) v = _mm256_xor_si256(v, flip);
+      total = _mm256_add_epi64(total, _mm256_sad_epu8(v, _mm256_setzero_si256()));
+    }
+    int64_t lanes[4];
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes), total);
+    int64_t sum = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    if (is_signed) sum -= int64_t{128} * static_cast<int64_t>(i);
+    for (; i < k; ++i) sum += is_signed ? static_cast<int8_t>(row[i]) : row[i];
+    sums[r] = static_cast<int32_t>(sum);
+  }
+}
+
+template <bool kSigned, bool kUp, int MR, int NB>
+void Tile(const QGemmArgs& g, int n0) {
+  const uint8_t* panel = g.packed_b + static_cast<size_t>(n0) * g.kp * 2;
+  __m256i acc[MR][NB];
+  for (int i = 0; i < MR; ++i) {
+    for (int j = 0; j < NB; ++j) acc[i][j] = _mm256_setzero_si256();
+  }
+  const __m256i low_bytes = _mm256_set1_epi32(0x00FF00FF);
+  for (size_t k = 0; k < g.kp; k += 4) {
+    const uint8_t* step = panel + k * NB * 16;
+    __m256i even_w[NB], odd_w[NB];
+    for (int j = 0; j < NB; ++j) {
+      even_w[j] = Load(step + 64 * j);
+      odd_w[j] = Load(step + 64 * j + 32);
+    }
+    for (int i = 0; i < MR; ++i) {
+      int32_t word;
+      std::memcpy(&word, g.a + i * g.a_stride + k, 4);
+      const __m256i x = _mm256_set1_epi32(word);
+      // Bytes 0 and 2, and 1 and 3, of each group of four as int16 pairs.
+      const __m256i even = kSigned ? _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8)
+                                   : _mm256_and_si256(x, low_bytes);
+      const __m256i odd = kSigned ? _mm256_srai_epi16(x, 8) : _mm256_srli_epi16(x, 8);
+      for (int j = 0; j < NB; ++j) {
+        acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_add_epi32(_mm256_madd_epi16(even, even_w[j]),
+                                                                 _mm256_madd_epi16(odd, odd_w[j])));
+      }
+    }
+  }
+  for (int i = 0; i < MR; ++i) {
+    const __m256i row_term = _mm256_set1_epi32(g.row_terms[i]);
+    uint8_t* c = g.c + i * g.c_stride;
+    for (int j = 0; j < NB; ++j) {
+      const int col = n0 + 8 * j;
+      Store8(c + col, Requantize<kUp>(_mm256_add_epi32(acc[i][j], row_term), *g.stage, col),
+             g.n - col);
+    }
+  }
+}
+
+using TileFn = void (*)(const QGemmArgs&, int);
+
+template <bool kSigned, bool kUp>
+TileFn TileFor(int rows, int blocks) {
+  if (blocks == 1) {
+    switch (rows) {
+      case 1: return Tile<kSigned, kUp, 1, 1>;
+      case 2: return Tile<kSigned, kUp, 2, 1>;
+      case 3: return Tile<kSigned, kUp, 3, 1>;
+      default: return Tile<kSigned, kUp, 4, 1>;
+    }
+  }
+  switch (rows) {
+    case 1: return Tile<kSigned, kUp, 1, 2>;
+    case 2: return Tile<kSigned, kUp, 2, 2>;
+    case 3: return Tile<kSigned, kUp, 3, 2>;
+    default: return Tile<kSigned, kUp, 4, 2>;
+  }
+}
+
+template <bool kSigned>
+void Gemm(const QGemmArgs& g) {
+  for (int n0 = g.n_begin; n0 < g.n_end; n0 += kPanel) {
+    const int blocks = std::min(kBlocks, (g.n - n0 + 7) / 8);
+    const TileFn tile = g.stage->rounding_up ? TileFor<kSigned, true>(g.rows, blocks)
+                                             : TileFor<kSigned, false>(g.rows, blocks);
+    tile(g, n0);
+  }
+}
+
+// ---- Depthwise, 16 channels per block (see qisa_avx512's).
+
+constexpr int kDwBlock = 16;
+
+size_t DwPackedSize(int channels, int taps) {
+  return static_cast<size_t>((channels + kDwBlock - 1) / kDwBlock) * (taps / 2) * 64;
+}
+
+void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
+  int16_t* out = reinterpret_cast<int16_t*>(packed);
+  for (int c0 = 0; c0 < channels; c0 += kDwBlock) {
+    for (int t = 0; t < taps; t += 2) {
+      for (int half = 0; half < 2; ++half) {
+        for (int i = 0; i < 8; ++i) {
+          const int ch = c0 + 8 * (i / 4) + i % 4 + 4 * half;
+          *out++ = ch < channels ? w[t * channels + ch] : 0;
+          *out++ = ch < channels ? w[(t + 1) * channels + ch] : 0;
+        }
+      }
+    }
+  }
+}
+
+template <bool kSigned>
+inline __m256i Widen(const uint8_t* p, int valid) {
+  __m128i bytes;
+  if (valid >= 16) {
+    bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  } else {
+    uint8_t tmp[16] = {};
+    std::memcpy(tmp, p, valid);
+    bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tmp));
+  }
+  return kSigned ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
+}
+
+template <bool kSigned, bool kUp>
+void DwImpl(const QDwArgs& a) {
+  const __m256i zero_point = _mm256_set1_epi16(static_cast<int16_t>(a.input_zero_point));
+  const uint8_t* w = a.packed_w;
+  for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
+    const int valid = std::min(kDwBlock, a.channels - c0);
+    __m256i lo = _mm256_setzero_si256();
+    __m256i hi = _mm256_setzero_si256();
+    for (int t = 0; t < a.taps; t += 2) {
+      const __m256i x0 = _mm256_sub_epi16(Widen<kSigned>(a.in[t] + c0, valid), zero_point);
+      const __m256i x1 = _mm256_sub_epi16(Widen<kSigned>(a.in[t + 1] + c0, valid), zero_point);
+      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), Load(w)));
+      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), Load(w + 32)));
+      w += 64;
+    }
+    Store8(a.out + c0, Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x20), *a.stage, c0),
+           valid);
+    if (valid > 8) {
+      Store8(a.out + c0 + 8,
+             Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x31), *a.stage, c0 + 8),
+             valid - 8);
+    }
+  }
+}
+
+template <bool kSigned>
+void Dw(const QDwArgs& a) {
+  if (a.stage->rounding_up) {
+    DwImpl<kSigned, true>(a);
+  } else {
+    DwImpl<kSigned, false>(a);
+  }
+}
+
+}  // namespace
+
+const QuantKernels* Table() {
+  static const QuantKernels table = [] {
+    QuantKernels t;
+    t.name = "avx2";
+    t.mr = kMr;
+    t.panel = kPanel;
+    t.packed_b_size = PackedBSize;
+    t.pack_b = PackB;
+    t.row_sums = RowSums;
+    t.gemm_u8 = Gemm<false>;
+    t.gemm_s8 = Gemm<true>;
+    t.dw_packed_size = DwPackedSize;
+    t.dw_pack = DwPack;
+    t.dw_u8 = Dw<false>;
+    t.dw_s8 = Dw<true>;
+    return t;
+  }();
+  return &table;
+}
+
+}  // namespace qisa_avx2
+}  // namespace optimized
+}  // namespace touchstone
+
+#pragma GCC pop_options
+
+#endif  // __x86_64__

@@ -1,0 +1,296 @@
+// AVX-512 VNNI quantized microkernels (vpdpbusd: four u8 x s8 products summed into each int32
+// lane per instruction), for x86-64 CPUs with AVX-512 F/BW/VL and VNNI; QuantKernelsFor checks
+// before handing this set out. Enabled per function (target pragma): the build has no global -m
+// flags.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/kernels/optimized/quant_kernels.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,avx,fma")
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as unused merge operands, which
+// -W(maybe-)uninitialized reports at every use (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace touchstone {
+namespace optimized {
+namespace qisa_avx512 {
+namespace {
+
+constexpr int kMr = 6;       // rows per GEMM call
+constexpr int kBlocks = 4;   // 16-column vectors per panel
+constexpr int kPanel = 16 * kBlocks;
+
+inline __m512i Load(const int32_t* p) { return _mm512_loadu_si512(p); }
+
+// The reference's output stage on 16 accumulators of columns [col, col + 16): see
+// quant_kernels.h; the high multiply is floor((x * m + 2^30) / 2^31), which is what
+// SaturatingRoundingDoublingHighMul's ties-away rounding and ruy's ties-up one both come to for a
+// multiplier other than INT32_MIN.
+template <bool kUp>
+inline __m128i Requantize(__m512i v, const QuantOutputStage& s, int col) {
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i right = Load(s.right_shift + col);
+  const __m512i multiplier = Load(s.multiplier + col);
+  v = _mm512_add_epi32(v, Load(s.col_term + col));
+  v = _mm512_sllv_epi32(v, Load(s.left_shift + col));
+  const __m512i round = _mm512_set1_epi64(int64_t{1} << 30);
+  const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, multiplier), round), 31);
+  const __m512i odd = _mm512_slli_epi64(
+      _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(v, 32),
+                                                          _mm512_srli_epi64(multiplier, 32)),
+                                         round),
+                        31),
+      32);
+  const __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
+  __m512i result;
+  if (kUp) {
+    // ruy: (high + nudge) >> right, ties up; 2^(31 - right) where the nudge overflows.
+    const __m512i nudge = _mm512_srli_epi32(_mm512_sllv_epi32(one, right), 1);
+    const __m512i limit = _mm512_sub_epi32(_mm512_set1_epi32(INT32_MAX), nudge);
+    const __mmask16 overflow = _mm512_cmpgt_epi32_mask(high, limit);
+    result = _mm512_srav_epi32(_mm512_add_epi32(high, nudge), right);
+    result = _mm512_mask_mov_epi32(
+        result, overflow, _mm512_sllv_epi32(one, _mm512_sub_epi32(_mm512_set1_epi32(31), right)));
+  } else {
+    // RoundingDivideByPOT: ties away from zero.
+    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+    const __m512i remainder = _mm512_and_si512(high, mask);
+    const __m512i half = _mm512_srli_epi32(mask, 1);
+    const __mmask16 negative = _mm512_cmplt_epi32_mask(high, _mm512_setzero_si512());
+    const __m512i threshold = _mm512_mask_add_epi32(half, negative, half, one);
+    const __mmask16 up = _mm512_cmpgt_epi32_mask(remainder, threshold);
+    result = _mm512_srav_epi32(high, right);
+    result = _mm512_mask_add_epi32(result, up, result, one);
+  }
+  result = _mm512_add_epi32(result, _mm512_set1_epi32(s.output_offset));
+  result = _mm512_max_epi32(result, _mm512_set1_epi32(s.act_min));
+  result = _mm512_min_epi32(result, _mm512_set1_epi32(s.act_max));
+  return _mm512_cvtepi32_epi8(result);  // in the output type's range: truncation is exact
+}
+
+inline __mmask16 FirstLanes16(int n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+size_t PackedBSize(int n, size_t kp) {
+  return static_cast<size_t>((n + 15) / 16 * 16) * kp;
+}
+
+// Panels of 64 columns (the last one as many 16-column blocks as it needs); within a panel, for
+// each group of 4 k, each column's 4 bytes.
+void PackB(const uint8_t* d, int n, size_t kp, bool, uint8_t* packed) {
+  for (int n0 = 0; n0 < n; n0 += kPanel) {
+    const int width = std::min(kBlocks, (n - n0 + 15) / 16) * 16;
+    uint8_t* panel = packed + static_cast<size_t>(n0) * kp;
+    for (size_t k = 0; k < kp; k += 4) {
+      uint8_t* step = panel + k * width;
+      for (int j = 0; j < width; ++j) {
+        const int col = n0 + j;
+        for (int i = 0; i < 4; ++i) {
+          step[j * 4 + i] = col < n ? d[static_cast<size_t>(col) * kp + k + i] : 0;
+        }
+      }
+    }
+  }
+}
+
+void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed,
+             int32_t* sums) {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  for (int r = 0; r < rows; ++r) {
+    const uint8_t* row = a + r * a_stride;
+    __m512i total = _mm512_setzero_si512();
+    for (size_t i = 0; i < k; i += 64) {
+      const size_t left = k - i;
+      const __mmask64 m = left >= 64 ? ~__mmask64{0} : ((__mmask64{1} << left) - 1);
+      __m512i v = _mm512_maskz_loadu_epi8(m, row + i);
+      if (is_signed) v = _mm512_mask_xor_epi32(v, 0xFFFF, v, _mm512_maskz_mov_epi8(m, flip));
+      total = _mm512_add_epi64(total, _mm512_sad_epu8(v, _mm512_setzero_si512()));
+    }
+    int64_t sum = _mm512_reduce_add_epi64(total);
+    if (is_signed) sum -= int64_t{128} * static_cast<int64_t>(k);
+    sums[r] = static_cast<int32_t>(sum);
+  }
+}
+
+template <bool kSigned, bool kUp, int MR, int NB>
+void Tile(const QGemmArgs& g, int n0) {
+  const int width = NB * 16;
+  const uint8_t* panel = g.packed_b + static_cast<size_t>(n0) * g.kp;
+  __m512i acc[MR][NB];
+  for (int i = 0; i < MR; ++i) {
+    for (int j = 0; j < NB; ++j) acc[i][j] = _mm512_setzero_si512();
+  }
+  const uint8_t* a = g.a;
+  const size_t stride = g.a_stride;
+  for (size_t k = 0; k < g.kp; k += 4) {
+    const uint8_t* step = panel + k * width;
+    __m512i b[NB];
+    for (int j = 0; j < NB; ++j) b[j] = _mm512_loadu_si512(step + 64 * j);
+    for (int i = 0; i < MR; ++i) {
+      int32_t word;
+      std::memcpy(&word, a + i * stride + k, 4);
+      const __m512i x = _mm512_set1_epi32(word);
+      for (int j = 0; j < NB; ++j) {
+        // vpdpbusd multiplies unsigned bytes (first) by signed ones (second).
+        acc[i][j] = kSigned ? _mm512_dpbusd_epi32(acc[i][j], b[j], x)
+                            : _mm512_dpbusd_epi32(acc[i][j], x, b[j]);
+      }
+    }
+  }
+  for (int i = 0; i < MR; ++i) {
+    const __m512i row_term = _mm512_set1_epi32(g.row_terms[i]);
+    uint8_t* c = g.c + i * g.c_stride;
+    for (int j = 0; j < NB; ++j) {
+      const int col = n0 + 16 * j;
+      const __m128i bytes =
+          Requantize<kUp>(_mm512_add_epi32(acc[i][j], row_term), *g.stage, col);
+      _mm_mask_storeu_epi8(c + col, FirstLanes16(g.n - col), bytes);
+    }
+  }
+}
+
+using TileFn = void (*)(const QGemmArgs&, int);
+
+template <bool kSigned, bool kUp, int MR>
+TileFn TileFor(int blocks) {
+  switch (blocks) {
+    case 1: return Tile<kSigned, kUp, MR, 1>;
+    case 2: return Tile<kSigned, kUp, MR, 2>;
+    case 3: return Tile<kSigned, kUp, MR, 3>;
+    default: return Tile<kSigned, kUp, MR, 4>;
+  }
+}
+
+template <bool kSigned, bool kUp>
+TileFn TileFor(int rows, int blocks) {
+  switch (rows) {
+    case 1: return TileFor<kSigned, kUp, 1>(blocks);
+    case 2: return TileFor<kSigned, kUp, 2>(blocks);
+    case 3: return TileFor<kSigned, kUp, 3>(blocks);
+    case 4: return TileFor<kSigned, kUp, 4>(blocks);
+    case 5: return TileFor<kSigned, kUp, 5>(blocks);
+    default: return TileFor<kSigned, kUp, 6>(blocks);
+  }
+}
+
+template <bool kSigned>
+void Gemm(const QGemmArgs& g) {
+  for (int n0 = g.n_begin; n0 < g.n_end; n0 += kPanel) {
+    const int blocks = std::min(kBlocks, (g.n - n0 + 15) / 16);
+    const TileFn tile = g.stage->rounding_up ? TileFor<kSigned, true>(g.rows, blocks)
+                                             : TileFor<kSigned, false>(g.rows, blocks);
+    tile(g, n0);
+  }
+}
+
+// ---- Depthwise, 32 channels per block: two taps' inputs interleaved as int16 pairs, multiplied
+// by (w - zw) pairs with vpmaddwd (exact: |products| < 2^16, so a pair sum fits int32).
+
+constexpr int kDwBlock = 32;
+
+size_t DwPackedSize(int channels, int taps) {
+  return static_cast<size_t>((channels + kDwBlock - 1) / kDwBlock) * (taps / 2) * 128;
+}
+
+// Element pair i of the low (high) vector holds channel 8 * (i / 4) + i % 4 (+ 4): the order
+// vpunpcklwd / vpunpckhwd leave a block's channels in.
+void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
+  int16_t* out = reinterpret_cast<int16_t*>(packed);
+  for (int c0 = 0; c0 < channels; c0 += kDwBlock) {
+    for (int t = 0; t < taps; t += 2) {
+      for (int half = 0; half < 2; ++half) {
+        for (int i = 0; i < 16; ++i) {
+          const int ch = c0 + 8 * (i / 4) + i % 4 + 4 * half;
+          *out++ = ch < channels ? w[t * channels + ch] : 0;
+          *out++ = ch < channels ? w[(t + 1) * channels + ch] : 0;
+        }
+      }
+    }
+  }
+}
+
+template <bool kSigned, bool kUp>
+void DwImpl(const QDwArgs& a) {
+  const __m512i zero_point = _mm512_set1_epi16(static_cast<int16_t>(a.input_zero_point));
+  // Channels 0..15 and 16..31 of a block from the (low, high) accumulators.
+  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i second =
+      _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const uint8_t* w = a.packed_w;
+  for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
+    const int valid = std::min(kDwBlock, a.channels - c0);
+    const __mmask32 m = valid >= 32 ? ~__mmask32{0} : ((__mmask32{1} << valid) - 1);
+    __m512i lo = _mm512_setzero_si512();
+    __m512i hi = _mm512_setzero_si512();
+    for (int t = 0; t < a.taps; t += 2) {
+      const __m256i b0 = _mm256_maskz_loadu_epi8(m, a.in[t] + c0);
+      const __m256i b1 = _mm256_maskz_loadu_epi8(m, a.in[t + 1] + c0);
+      const __m512i x0 = _mm512_sub_epi16(
+          kSigned ? _mm512_cvtepi8_epi16(b0) : _mm512_cvtepu8_epi16(b0), zero_point);
+      const __m512i x1 = _mm512_sub_epi16(
+          kSigned ? _mm512_cvtepi8_epi16(b1) : _mm512_cvtepu8_epi16(b1), zero_point);
+      lo = _mm512_add_epi32(lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(x0, x1),
+                                                  _mm512_loadu_si512(w)));
+      hi = _mm512_add_epi32(hi, _mm512_madd_epi16(_mm512_unpackhi_epi16(x0, x1),
+                                                  _mm512_loadu_si512(w + 64)));
+      w += 128;
+    }
+    const __m128i out0 = Requantize<kUp>(_mm512_permutex2var_epi32(lo, first, hi), *a.stage, c0);
+    _mm_mask_storeu_epi8(a.out + c0, FirstLanes16(valid), out0);
+    if (valid > 16) {
+      const __m128i out1 =
+          Requantize<kUp>(_mm512_permutex2var_epi32(lo, second, hi), *a.stage, c0 + 16);
+      _mm_mask_storeu_epi8(a.out + c0 + 16, FirstLanes16(valid - 16), out1);
+    }
+  }
+}
+
+template <bool kSigned>
+void Dw(const QDwArgs& a) {
+  if (a.stage->rounding_up) {
+    DwImpl<kSigned, true>(a);
+  } else {
+    DwImpl<kSigned, false>(a);
+  }
+}
+
+}  // namespace
+
+const QuantKernels* Table() {
+  static const QuantKernels table = [] {
+    QuantKernels t;
+    t.name = "avx512vnni";
+    t.mr = kMr;
+    t.panel = kPanel;
+    t.packed_b_size = PackedBSize;
+    t.pack_b = PackB;
+    t.row_sums = RowSums;
+    t.gemm_u8 = Gemm<false>;
+    t.gemm_s8 = Gemm<true>;
+    t.dw_packed_size = DwPackedSize;
+    t.dw_pack = DwPack;
+    t.dw_u8 = Dw<false>;
+    t.dw_s8 = Dw<true>;
+    return t;
+  }();
+  return &table;
+}
+
+}  // namespace qisa_avx512
+}  // namespace optimized
+}  // namespace touchstone
+
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+
+#endif  // __x86_64__

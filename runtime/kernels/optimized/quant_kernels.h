@@ -1,0 +1,113 @@
+// Integer microkernels for the quantized (uint8 / int8) CONV_2D, DEPTHWISE_CONV_2D and
+// FULLY_CONNECTED kernels, one set per instruction set: AVX-512 VNNI (vpdpbusd), AVX2 (vpmaddwd)
+// and portable C++. Each computes exactly what the reference kernels compute (see
+// docs/performance.md, "Optimized built-in kernels, quantized"):
+//
+// - Products are summed in int32 that wraps, which is the low 32 bits of the reference's sum, the
+//   part its output stage keeps.
+// - A GEMM multiplies the raw input bytes x by the weights d = w ^ 0x80 (uint8 weights become
+//   int8, int8 weights uint8: the one operand order vpdpbusd takes), and adds back the zero-point
+//   terms: with w = d + delta (delta = 128 for uint8, -128 for int8) and beta = delta - zw,
+//     sum (x - zx)(w - zw) = sum x*d + beta * sum x - zx * sum d - K * zx * beta,
+//   a row term (beta * the row's input sum) and a column term (bias - zx * sum d - K zx beta,
+//   packed once in Prepare). Padding taps read the input zero point, so they add nothing.
+// - The output stage is the reference's MultiplyByQuantizedMultiplier (ties away from zero) or
+//   ruy's rounding-up variant, in integer SIMD, lane for lane the same arithmetic.
+#ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANT_KERNELS_H_
+#define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANT_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/kernels/optimized/microkernels.h"
+
+namespace touchstone {
+namespace optimized {
+
+// Column (output channel) arrays are padded with zeros to a multiple of this many entries, so the
+// kernels load whole vectors of them.
+constexpr int kQuantColumnPadding = 64;
+
+// How accumulators become outputs, per output channel (arrays of padded length).
+struct QuantOutputStage {
+  const int32_t* col_term = nullptr;    // added to every accumulator of the column (bias included)
+  const int32_t* multiplier = nullptr;  // QuantizeMultiplier's, never INT32_MIN
+  const int32_t* shift = nullptr;       // its exponent (the scalar kernels use it as is)
+  const int32_t* left_shift = nullptr;  // the count the stage shifts left by (masked to 0..31
+                                        // for the ties-away stage; >= 32 gives 0 for ruy's)
+  const int32_t* right_shift = nullptr; // 0..31
+  int32_t output_offset = 0;
+  int32_t act_min = 0, act_max = 0;
+  bool rounding_up = false;  // ruy's right shift (ties up), else ties away from zero
+};
+
+// One GEMM call: rows (at most mr) of K input bytes (padded to kp, a multiple of 4, with zeros)
+// times the packed columns [n_begin, n_end), written to c[row * c_stride + column].
+struct QGemmArgs {
+  const uint8_t* a = nullptr;
+  size_t a_stride = 0;
+  int rows = 0;
+  const int32_t* row_terms = nullptr;  // one per row
+  const uint8_t* packed_b = nullptr;   // every column's panel (pack_b's layout)
+  size_t kp = 0;
+  int n = 0;                           // columns in all
+  int n_begin = 0, n_end = 0;          // n_begin a multiple of the panel width
+  const QuantOutputStage* stage = nullptr;
+  uint8_t* c = nullptr;
+  size_t c_stride = 0;
+};
+
+// One output pixel of a depthwise convolution with depth multiplier 1: in[t] points at tap t's
+// input pixel (or at a row of input zero points), taps padded to an even count.
+struct QDwArgs {
+  const uint8_t* const* in = nullptr;
+  int taps = 0;                      // even
+  int channels = 0;
+  int32_t input_zero_point = 0;
+  const uint8_t* packed_w = nullptr; // dw_pack's layout
+  const QuantOutputStage* stage = nullptr;
+  uint8_t* out = nullptr;
+};
+
+struct QuantKernels {
+  const char* name = "";
+  int mr = 1;         // GEMM rows per call
+  int panel = 1;      // columns per packed panel (n_begin granularity for threads)
+  // Packed size and layout of the weights d, given as [n][kp] bytes (int8 when d_signed, i.e.
+  // for uint8 inputs; uint8 otherwise).
+  size_t (*packed_b_size)(int n, size_t kp) = nullptr;
+  void (*pack_b)(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed) = nullptr;
+  // Sums of `rows` rows of k bytes (signed or unsigned), a_stride apart.
+  void (*row_sums)(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed,
+                   int32_t* sums) = nullptr;
+  // GEMMs for uint8 inputs (int8 weights d) and int8 inputs (uint8 weights d).
+  void (*gemm_u8)(const QGemmArgs& args) = nullptr;
+  void (*gemm_s8)(const QGemmArgs& args) = nullptr;
+  // Depthwise: weights w - zw as int16 [taps (even)][channels].
+  size_t (*dw_packed_size)(int channels, int taps) = nullptr;
+  void (*dw_pack)(const int16_t* w, int channels, int taps, uint8_t* packed) = nullptr;
+  void (*dw_u8)(const QDwArgs& args) = nullptr;
+  void (*dw_s8)(const QDwArgs& args) = nullptr;
+};
+
+// The quantized set that goes with a float microkernel set (one override hook for both,
+// SelectKernelSet / TOUCHSTONE_CPU_KERNELS): "avx512" takes AVX-512 VNNI where the CPU has it,
+// "avx_fma" AVX2 where it has it, the others the portable set.
+const QuantKernels& QuantKernelsFor(const MicroKernels& set);
+
+namespace qisa_scalar {
+const QuantKernels* Table();
+}
+#if defined(__x86_64__)
+namespace qisa_avx2 {
+const QuantKernels* Table();
+}
+namespace qisa_avx512 {
+const QuantKernels* Table();
+}
+#endif
+
+}  // namespace optimized
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANT_KERNELS_H_

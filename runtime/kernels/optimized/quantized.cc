@@ -1,0 +1,418 @@
+#include "runtime/kernels/optimized/quantized.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/internal/quantization_util.h"
+#include "runtime/kernels/kernel_util.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+constexpr int kMaxRowsPerTile = 8;
+
+std::atomic<int64_t> g_prepared{0};
+
+int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+int32_t Wrap(int64_t value) { return static_cast<int32_t>(static_cast<uint32_t>(value)); }
+
+bool IsQuantized8(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8; }
+
+// The output stage arrays for the reference's multipliers. False where a multiplier is one the
+// vector stage's high multiply does not reproduce (INT32_MIN, which QuantizeMultiplier never
+// gives for a positive scale) or a shift QuantizeMultiplier never gives.
+bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
+                 const std::vector<int64_t>& col_terms, int32_t output_offset, QuantOutput* out) {
+  const int n = static_cast<int>(col_terms.size());
+  const size_t padded = RoundUp(std::max(n, 1), kQuantColumnPadding);
+  out->col_term.assign(padded, 0);
+  out->multiplier.assign(padded, 0);
+  out->shift.assign(padded, 0);
+  out->left_shift.assign(padded, 0);
+  out->right_shift.assign(padded, 0);
+  for (int c = 0; c < n; ++c) {
+    const int32_t multiplier = rq.multiplier[c];
+    const int shift = rq.shift[c];
+    if (multiplier == INT32_MIN || shift < -31) return false;
+    const int left = shift > 0 ? shift : 0;
+    out->col_term[c] = Wrap(col_terms[c]);
+    out->multiplier[c] = multiplier;
+    out->shift[c] = shift;
+    // ruy's stage makes a left shift of 32 or more 0 (as vpsllvd does); the reference's masks the
+    // count as the x86 shift instruction does.
+    out->left_shift[c] = rounding_up ? std::min(left, 32) : (left & 31);
+    out->right_shift[c] = shift > 0 ? 0 : -shift;
+  }
+  QuantOutputStage& s = out->stage;
+  s.col_term = out->col_term.data();
+  s.multiplier = out->multiplier.data();
+  s.shift = out->shift.data();
+  s.left_shift = out->left_shift.data();
+  s.right_shift = out->right_shift.data();
+  s.output_offset = output_offset;
+  s.act_min = rq.activation_min;
+  s.act_max = rq.activation_max;
+  s.rounding_up = rounding_up;
+  return true;
+}
+
+// Packs the weights [n][k] (bytes of the input's type) as d = w ^ 0x80 and derives the column
+// terms: bias - zx * sum d - K * zx * beta (quant_kernels.h).
+bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights, int n, size_t k,
+                 int32_t input_zero_point, int32_t weights_zero_point, const int32_t* bias,
+                 const nn::OutputRequantization& rq, bool rounding_up, int32_t output_offset,
+                 QuantGemmState* s) {
+  s->kernels = &QuantKernelsFor(set);
+  s->is_signed = is_signed;
+  s->n = n;
+  s->k = k;
+  s->kp = RoundUp(static_cast<int64_t>(k), 4);
+  s->input_zero_point = input_zero_point;
+  const int32_t delta = is_signed ? -128 : 128;
+  const int64_t beta = delta - weights_zero_point;
+  s->row_factor = static_cast<int32_t>(beta);
+  std::vector<uint8_t> d(static_cast<size_t>(n) * s->kp, 0);
+  std::vector<int64_t> col_terms(n);
+  for (int col = 0; col < n; ++col) {
+    int64_t sum = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const uint8_t byte = weights[static_cast<size_t>(col) * k + i] ^ 0x80;
+      d[static_cast<size_t>(col) * s->kp + i] = byte;
+      sum += is_signed ? static_cast<int64_t>(byte) : static_cast<int64_t>(static_cast<int8_t>(byte));
+    }
+    const int64_t bias_value = bias != nullptr ? bias[col] : 0;
+    col_terms[col] = bias_value - int64_t{input_zero_point} * sum -
+                     static_cast<int64_t>(k) * input_zero_point * beta;
+  }
+  if (!BuildOutput(rq, rounding_up, col_terms, output_offset, &s->output)) return false;
+  s->packed_b.assign(s->kernels->packed_b_size(n, s->kp), 0);
+  s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!is_signed, s->packed_b.data());
+  return true;
+}
+
+// The im2col rows [m0, m0 + rows) into dst (kp bytes each; taps in the padding read the input
+// zero point, the bytes past k are 0).
+void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int rows, uint8_t* dst) {
+  const WindowGeometry& g = s.geometry;
+  const size_t channels = s.channels;
+  for (int r = 0; r < rows; ++r) {
+    const int64_t m = m0 + r;
+    uint8_t* row = dst + r * s.kp;
+    if (!s.conv) {
+      std::memcpy(row, input + m * s.k, s.k);
+    } else {
+      const int64_t plane = static_cast<int64_t>(g.out_height) * g.out_width;
+      const int64_t b = m / plane;
+      const int64_t p = m % plane;
+      const int oy = static_cast<int>(p / g.out_width);
+      const int ox = static_cast<int>(p % g.out_width);
+      uint8_t* tap = row;
+      for (int ky = 0; ky < g.kernel_height; ++ky) {
+        const int iy = oy * g.stride_height - g.pad_top + ky * g.dilation_height;
+        for (int kx = 0; kx < g.kernel_width; ++kx, tap += channels) {
+          const int ix = ox * g.stride_width - g.pad_left + kx * g.dilation_width;
+          if (iy < 0 || iy >= g.in_height || ix < 0 || ix >= g.in_width) {
+            std::memset(tap, static_cast<uint8_t>(s.input_zero_point), channels);
+          } else {
+            std::memcpy(tap, input + ((b * g.in_height + iy) * g.in_width + ix) * channels,
+                        channels);
+          }
+        }
+      }
+    }
+    std::memset(row + s.k, 0, s.kp - s.k);
+  }
+}
+
+void EnsureScratch(TfLiteContext* context, QuantGemmState* s) {
+  const size_t chunks = MaxChunks(context);
+  if (s->direct || s->scratch.size() >= chunks) return;
+  s->scratch.resize(chunks);
+  for (auto& buffer : s->scratch) buffer.resize(s->kernels->mr * s->kp);
+}
+
+}  // namespace
+
+bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
+                      const WindowGeometry& geometry, QuantGemmState* s) {
+  const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
+  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+  const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+  const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+  const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  if (!IsQuantized8(input->type) || filter->type != input->type || output->type != input->type ||
+      bias->type != kTfLiteInt32 || input->dims->data[3] != filter->dims->data[3] ||
+      !tflite::IsConstantTensor(filter) || !tflite::IsConstantTensor(bias) ||
+      tflite::NumElements(output) == 0) {
+    return false;
+  }
+  const int n = filter->dims->data[0];
+  nn::OutputRequantization rq;
+  if (nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output,
+                                                params.activation, n, "input 1 (filter)",
+                                                &rq) != kTfLiteOk) {
+    return false;
+  }
+  s->conv = true;
+  s->geometry = geometry;
+  s->channels = input->dims->data[3];
+  s->rows = geometry.out_pixels();
+  const size_t k = static_cast<size_t>(geometry.taps()) * s->channels;
+  // The reference's stages: uint8 through gemmlowp (ties away from zero), int8 through ruy.
+  const bool rounding_up = input->type == kTfLiteInt8;
+  if (!PrepareGemm(set, input->type == kTfLiteInt8, filter->data.uint8, n, k,
+                   input->params.zero_point, filter->params.zero_point,
+                   tflite::GetTensorData<int32_t>(bias), rq, rounding_up,
+                   output->params.zero_point, s)) {
+    return false;
+  }
+  // A pointwise convolution that keeps the image reads its rows straight from the input.
+  s->direct = geometry.taps() == 1 && geometry.stride_height == 1 && geometry.stride_width == 1 &&
+              geometry.out_height == geometry.in_height &&
+              geometry.out_width == geometry.in_width && geometry.pad_top == 0 &&
+              geometry.pad_left == 0 && k % 4 == 0;
+  s->scratch.clear();
+  EnsureScratch(context, s);
+  g_prepared.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
+                                const MicroKernels& set, QuantGemmState* s) {
+  const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
+  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+  const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
+  const TfLiteTensor* bias =
+      node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
+  const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  if (!IsQuantized8(input->type) || weights->type != input->type ||
+      output->type != input->type || (bias != nullptr && bias->type != kTfLiteInt32) ||
+      params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault ||
+      tflite::IsDynamicTensor(output) || !tflite::IsConstantTensor(weights) ||
+      (bias != nullptr && !tflite::IsConstantTensor(bias)) || weights->dims->size != 2) {
+    return false;
+  }
+  const int n = weights->dims->data[0];
+  const size_t k = weights->dims->data[1];
+  if (n <= 0 || k == 0 || tflite::NumElements(output) == 0) return false;
+  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
+  if (quantization == nullptr) return false;
+  // The reference's multipliers: the per-tensor one from the float product of the scales, one per
+  // unit from double products where the weights have per-unit scales.
+  nn::OutputRequantization rq;
+  const double product = static_cast<double>(input->params.scale * weights->params.scale);
+  int32_t multiplier;
+  int shift;
+  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale),
+                                        &multiplier, &shift);
+  rq.multiplier.assign(n, multiplier);
+  rq.shift.assign(n, shift);
+  if (quantization->scale->size > 1) {
+    if (quantization->scale->size != n) return false;
+    for (int u = 0; u < n; ++u) {
+      quantization_util::QuantizeMultiplier(static_cast<double>(input->params.scale) *
+                                                static_cast<double>(quantization->scale->data[u]) /
+                                                static_cast<double>(output->params.scale),
+                                            &rq.multiplier[u], &rq.shift[u]);
+    }
+  }
+  if (nn::CalculateActivationRangeQuantized(context, params.activation, output,
+                                            &rq.activation_min,
+                                            &rq.activation_max) != kTfLiteOk) {
+    return false;
+  }
+  s->conv = false;
+  s->channels = 0;
+  s->rows = tflite::NumElements(output) / n;
+  if (s->rows * static_cast<int64_t>(k) > tflite::NumElements(input)) return false;
+  const bool rounding_up = input->type == kTfLiteInt8;
+  if (!PrepareGemm(set, input->type == kTfLiteInt8, weights->data.uint8, n, k,
+                   input->params.zero_point, weights->params.zero_point,
+                   bias != nullptr ? tflite::GetTensorData<int32_t>(bias) : nullptr, rq,
+                   rounding_up, output->params.zero_point, s)) {
+    return false;
+  }
+  s->direct = k % 4 == 0;
+  s->scratch.clear();
+  EnsureScratch(context, s);
+  g_prepared.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+int64_t QuantizedNodesPrepared() { return g_prepared.load(std::memory_order_relaxed); }
+
+TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmState* s) {
+  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const uint8_t* input_data = input->data.uint8;
+  uint8_t* output_data = output->data.uint8;
+  EnsureScratch(context, s);
+  const QuantKernels& kernels = *s->kernels;
+  const int mr = std::min(kernels.mr, kMaxRowsPerTile);
+  const int64_t tiles = (s->rows + mr - 1) / mr;
+  const int64_t panels = (s->n + kernels.panel - 1) / kernels.panel;
+  // Few rows (a fully connected layer, a small image): split the columns too.
+  const int64_t max_chunks = MaxChunks(context);
+  int64_t groups = 1;
+  if (tiles < max_chunks && panels > 1) {
+    groups = std::min<int64_t>(panels, (max_chunks + tiles - 1) / tiles);
+  }
+  const int64_t panels_per_group = (panels + groups - 1) / groups;
+  groups = (panels + panels_per_group - 1) / panels_per_group;
+  const auto gemm = s->is_signed ? kernels.gemm_s8 : kernels.gemm_u8;
+  ParallelChunks(context, tiles * groups, 1, [&](int chunk, int64_t begin, int64_t end) {
+    int32_t sums[kMaxRowsPerTile];
+    int32_t row_terms[kMaxRowsPerTile];
+    QGemmArgs args;
+    args.row_terms = row_terms;
+    args.packed_b = s->packed_b.data();
+    args.kp = s->kp;
+    args.n = s->n;
+    args.stage = &s->output.stage;
+    args.c_stride = s->n;
+    int64_t current_tile = -1;
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t tile = item / groups;
+      const int64_t group = item % groups;
+      const int64_t m0 = tile * mr;
+      if (tile != current_tile) {
+        current_tile = tile;
+        args.rows = static_cast<int>(std::min<int64_t>(mr, s->rows - m0));
+        if (s->direct) {
+          args.a = input_data + m0 * s->k;
+          args.a_stride = s->k;
+        } else {
+          uint8_t* buffer = s->scratch[chunk].data();
+          PackRows(*s, input_data, m0, args.rows, buffer);
+          args.a = buffer;
+          args.a_stride = s->kp;
+        }
+        if (s->row_factor != 0) {
+          kernels.row_sums(args.a, args.a_stride, args.rows, s->k, s->is_signed, sums);
+          for (int r = 0; r < args.rows; ++r) {
+            row_terms[r] = Wrap(int64_t{s->row_factor} * sums[r]);
+          }
+        } else {
+          std::fill(row_terms, row_terms + args.rows, 0);
+        }
+        args.c = output_data + m0 * s->n;
+      }
+      args.n_begin = static_cast<int>(group * panels_per_group * kernels.panel);
+      args.n_end = static_cast<int>(
+          std::min<int64_t>(s->n, (group + 1) * panels_per_group * kernels.panel));
+      gemm(args);
+    }
+  });
+  return kTfLiteOk;
+}
+
+bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
+                           const WindowGeometry& geometry, QuantDepthwiseState* s) {
+  const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
+  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+  const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+  const TfLiteTensor* bias =
+      node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
+  const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  if (!IsQuantized8(input->type) || filter->type != input->type ||
+      output->type != input->type || (bias != nullptr && bias->type != kTfLiteInt32) ||
+      filter->dims->data[3] != input->dims->data[3] || !tflite::IsConstantTensor(filter) ||
+      (bias != nullptr && !tflite::IsConstantTensor(bias)) || tflite::NumElements(output) == 0) {
+    return false;
+  }
+  const int channels = input->dims->data[3];
+  nn::OutputRequantization rq;
+  if (nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output,
+                                                params.activation, channels, "input 1 (filter)",
+                                                &rq) != kTfLiteOk) {
+    return false;
+  }
+  s->kernels = &QuantKernelsFor(set);
+  s->is_signed = input->type == kTfLiteInt8;
+  s->geometry = geometry;
+  s->channels = channels;
+  const int taps = geometry.taps();
+  s->taps = static_cast<int>(RoundUp(taps, 2));
+  s->input_zero_point = input->params.zero_point;
+  const int32_t filter_zero_point = filter->params.zero_point;
+  std::vector<int16_t> w(static_cast<size_t>(s->taps) * channels, 0);
+  for (int t = 0; t < taps; ++t) {
+    for (int c = 0; c < channels; ++c) {
+      const size_t i = static_cast<size_t>(t) * channels + c;
+      const int32_t value = s->is_signed ? static_cast<int32_t>(filter->data.int8[i])
+                                         : static_cast<int32_t>(filter->data.uint8[i]);
+      w[i] = static_cast<int16_t>(value - filter_zero_point);
+    }
+  }
+  s->packed_w.assign(s->kernels->dw_packed_size(channels, s->taps), 0);
+  s->kernels->dw_pack(w.data(), channels, s->taps, s->packed_w.data());
+  std::vector<int64_t> col_terms(channels, 0);
+  if (bias != nullptr) {
+    for (int c = 0; c < channels; ++c) col_terms[c] = tflite::GetTensorData<int32_t>(bias)[c];
+  }
+  // Depthwise convolutions requantize in TFLite's own loops: ties away from zero.
+  if (!BuildOutput(rq, /*rounding_up=*/false, col_terms, output->params.zero_point, &s->output)) {
+    return false;
+  }
+  s->zero.assign(channels, static_cast<uint8_t>(s->input_zero_point));
+  s->indirection_input = nullptr;
+  g_prepared.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
+                                QuantDepthwiseState* s) {
+  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const WindowGeometry& g = s->geometry;
+  const int64_t pixels = g.out_pixels();
+  const int taps = s->taps;
+  if (s->indirection_input != input->data.raw) {
+    // Per output pixel and tap (padded to even), the input pixel read or the zero-point row.
+    s->indirection.assign(pixels * taps, s->zero.data());
+    const uint8_t* in = input->data.uint8;
+    for (int64_t p = 0; p < pixels; ++p) {
+      const int64_t plane = static_cast<int64_t>(g.out_height) * g.out_width;
+      const int64_t b = p / plane;
+      const int oy = static_cast<int>((p % plane) / g.out_width);
+      const int ox = static_cast<int>(p % g.out_width);
+      const uint8_t** entry = s->indirection.data() + p * taps;
+      for (int ky = 0; ky < g.kernel_height; ++ky) {
+        const int iy = oy * g.stride_height - g.pad_top + ky * g.dilation_height;
+        for (int kx = 0; kx < g.kernel_width; ++kx, ++entry) {
+          const int ix = ox * g.stride_width - g.pad_left + kx * g.dilation_width;
+          if (iy >= 0 && iy < g.in_height && ix >= 0 && ix < g.in_width) {
+            *entry = in + ((b * g.in_height + iy) * g.in_width + ix) * s->channels;
+          }
+        }
+      }
+    }
+    s->indirection_input = input->data.raw;
+  }
+  const auto dw = s->is_signed ? s->kernels->dw_s8 : s->kernels->dw_u8;
+  uint8_t* output_data = output->data.uint8;
+  const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->channels;
+  const int64_t min_pixels = std::max<int64_t>(1, 16 * 1024 / std::max<int64_t>(1, macs_per_pixel));
+  ParallelChunks(context, pixels, min_pixels, [&](int, int64_t begin, int64_t end) {
+    QDwArgs args;
+    args.taps = taps;
+    args.channels = s->channels;
+    args.input_zero_point = s->input_zero_point;
+    args.packed_w = s->packed_w.data();
+    args.stage = &s->output.stage;
+    for (int64_t p = begin; p < end; ++p) {
+      args.in = s->indirection.data() + p * taps;
+      args.out = output_data + p * s->channels;
+      dw(args);
+    }
+  });
+  return kTfLiteOk;
+}
+
+}  // namespace optimized
+}  // namespace touchstone

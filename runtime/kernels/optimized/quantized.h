@@ -1,0 +1,78 @@
+// The quantized (uint8 and int8) paths of the optimized CONV_2D, DEPTHWISE_CONV_2D and
+// FULLY_CONNECTED kernels: what conv.cc and fully_connected.cc run when Prepare* accepts a node.
+// Results are byte-identical to the reference kernels' (quant_kernels.h says why). Prepare*
+// returns false, leaving the node to the reference kernel, for anything else: int16, grouped
+// convolutions, depth multipliers above 1, weights or bias that are not constant, a multiplier
+// the vector output stage does not take.
+#ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANTIZED_H_
+#define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANTIZED_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/c/common.h"
+#include "runtime/kernels/optimized/op_common.h"
+#include "runtime/kernels/optimized/quant_kernels.h"
+
+namespace touchstone {
+namespace optimized {
+
+// Per-output-channel output stage arrays (padded to kQuantColumnPadding) and the stage over them.
+struct QuantOutput {
+  std::vector<int32_t> col_term, multiplier, shift, left_shift, right_shift;
+  QuantOutputStage stage;
+};
+
+// A quantized GEMM node (CONV_2D or FULLY_CONNECTED): rows of K input bytes (an im2col of the
+// window, or the input itself) times N packed weight columns.
+struct QuantGemmState {
+  const QuantKernels* kernels = nullptr;
+  bool is_signed = false;
+  int n = 0;
+  size_t k = 0, kp = 0;
+  int64_t rows = 0;
+  int32_t input_zero_point = 0;
+  int32_t row_factor = 0;  // beta: the row term is beta * the row's input sum
+  bool direct = false;     // rows are read from the input (else an im2col per tile)
+  bool conv = false;
+  WindowGeometry geometry;
+  int channels = 0;
+  std::vector<uint8_t> packed_b;
+  QuantOutput output;
+  std::vector<std::vector<uint8_t>> scratch;  // per chunk: a tile of rows
+};
+
+struct QuantDepthwiseState {
+  const QuantKernels* kernels = nullptr;
+  bool is_signed = false;
+  WindowGeometry geometry;
+  int channels = 0;
+  int taps = 0;  // padded to even
+  int32_t input_zero_point = 0;
+  std::vector<uint8_t> packed_w;
+  std::vector<uint8_t> zero;  // a row of input zero points (padding taps)
+  QuantOutput output;
+  const void* indirection_input = nullptr;
+  std::vector<const uint8_t*> indirection;
+};
+
+// Called after the reference Prepare succeeded; true when Eval* takes the node.
+bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
+                      const WindowGeometry& geometry, QuantGemmState* state);
+bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
+                                const MicroKernels& set, QuantGemmState* state);
+bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
+                           const WindowGeometry& geometry, QuantDepthwiseState* state);
+
+// Nodes the Prepare* functions above have accepted since the process started (tests check that a
+// case takes the quantized path rather than the reference fallback).
+int64_t QuantizedNodesPrepared();
+
+TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmState* state);
+TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
+                                QuantDepthwiseState* state);
+
+}  // namespace optimized
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANTIZED_H_
