@@ -1,6 +1,8 @@
 // The golden harness: every model of ../shared/golden is run with the reference kernels on the
 // inputs TensorFlow Lite was given, and its outputs are compared with TFLite's (golden/README.md):
 // float within 1e-5 of the output's largest magnitude, integers exactly (tier 3: one int8 step).
+// The quantized models also run with the optimized kernel set, on every microkernel set the CPU
+// has, whose outputs must be byte-identical to the reference's.
 // Tiers 1-3 must match; tier-4 models must run (their outputs are information only). Anything that
 // does not run says why ("not yet: ..."), never skipped silently.
 #include <algorithm>
@@ -9,13 +11,16 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "runtime/c/builtin_ops.h"
 #include "runtime/interpreter.h"
+#include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/model.h"
 #include "tests/common/shared_dir.h"
@@ -40,13 +45,16 @@ int FindByName(Interpreter* interpreter, const std::vector<int>& tensors, const 
   return -1;
 }
 
-CaseResult RunCase(const std::string& shared, const std::string& folder, int tier) {
-  CaseResult result{folder, tier, false, ""};
+// Loads a golden folder's model into an interpreter with `options` and runs it on the folder's
+// inputs. Null, with the reason in *detail, where it does not get that far.
+std::unique_ptr<Interpreter> RunOnGoldenInputs(const std::string& shared, const std::string& folder,
+                                               const InterpreterOptions& options, json* meta_out,
+                                               std::string* detail) {
   const std::string dir = shared + "/golden/" + folder;
   std::ifstream meta_file(dir + "/meta.json");
   if (!meta_file) {
-    result.detail = "meta.json missing";
-    return result;
+    *detail = "meta.json missing";
+    return nullptr;
   }
   json meta = json::parse(meta_file);
   const std::string model_dir = folder.substr(0, folder.find('/'));
@@ -54,56 +62,69 @@ CaseResult RunCase(const std::string& shared, const std::string& folder, int tie
 
   auto model = Model::FromFile(model_path);
   if (!model.ok()) {
-    result.detail = "not yet: " + model.status().message();
-    return result;
+    *detail = "not yet: " + model.status().message();
+    return nullptr;
   }
-  InterpreterOptions options;
-  options.kernel_set = KernelSet::kReference;
-  options.num_threads = 1;
   auto created = Interpreter::Create(model.value(), options);
   if (!created.ok()) {
-    result.detail = "not yet: " + created.status().message();
-    return result;
+    *detail = "not yet: " + created.status().message();
+    return nullptr;
   }
-  Interpreter* interpreter = created.value().get();
+  std::unique_ptr<Interpreter> owned = std::move(created.value());
+  Interpreter* interpreter = owned.get();
   const json& inputs = meta["inputs"];
   std::vector<int> input_positions;
   for (size_t k = 0; k < inputs.size(); ++k) {
     int position = FindByName(interpreter, interpreter->inputs(), inputs[k]["name"]);
     if (position < 0) position = static_cast<int>(k);
     if (position >= static_cast<int>(interpreter->inputs().size())) {
-      result.detail = "input '" + inputs[k]["name"].get<std::string>() + "' not found";
-      return result;
+      *detail = "input '" + inputs[k]["name"].get<std::string>() + "' not found";
+      return nullptr;
     }
     input_positions.push_back(position);
     Status resized = interpreter->ResizeInputTensor(interpreter->inputs()[position],
                                                     inputs[k]["shape"].get<std::vector<int>>());
     if (!resized.ok()) {
-      result.detail = "not yet: " + resized.message();
-      return result;
+      *detail = "not yet: " + resized.message();
+      return nullptr;
     }
   }
   Status allocated = interpreter->AllocateTensors();
   if (!allocated.ok()) {
-    result.detail = "not yet: " + allocated.message();
-    return result;
+    *detail = "not yet: " + allocated.message();
+    return nullptr;
   }
   for (size_t k = 0; k < inputs.size(); ++k) {
     std::vector<uint8_t> bytes;
     testing::ReadFileBytes(dir + "/" + inputs[k]["file"].get<std::string>(), &bytes);
     TfLiteTensor* t = interpreter->input_tensor(input_positions[k]);
     if (bytes.size() != t->bytes) {
-      result.detail = "input " + std::to_string(k) + " has " + std::to_string(bytes.size()) +
-                      " bytes, tensor needs " + std::to_string(t->bytes);
-      return result;
+      *detail = "input " + std::to_string(k) + " has " + std::to_string(bytes.size()) +
+                " bytes, tensor needs " + std::to_string(t->bytes);
+      return nullptr;
     }
     if (!bytes.empty()) std::memcpy(t->data.raw, bytes.data(), bytes.size());
   }
   Status invoked = interpreter->Invoke();
   if (!invoked.ok()) {
-    result.detail = "not yet: " + invoked.message();
-    return result;
+    *detail = "not yet: " + invoked.message();
+    return nullptr;
   }
+  if (meta_out != nullptr) *meta_out = meta;
+  return owned;
+}
+
+CaseResult RunCase(const std::string& shared, const std::string& folder, int tier) {
+  CaseResult result{folder, tier, false, ""};
+  InterpreterOptions options;
+  options.kernel_set = KernelSet::kReference;
+  options.num_threads = 1;
+  json meta;
+  std::unique_ptr<Interpreter> owned = RunOnGoldenInputs(shared, folder, options, &meta,
+                                                         &result.detail);
+  if (owned == nullptr) return result;
+  Interpreter* interpreter = owned.get();
+  const std::string dir = shared + "/golden/" + folder;
   const json& outputs = meta["outputs"];
   double worst_relative = 0.0;
   testing::FloatTolerance tolerance;
@@ -137,6 +158,77 @@ CaseResult RunCase(const std::string& shared, const std::string& folder, int tie
   std::snprintf(buffer, sizeof(buffer), "max rel err %.2e", worst_relative);
   result.detail = buffer;
   return result;
+}
+
+// A model whose optimized run must be byte-identical to the reference run: it has quantized
+// convolutions or fully connected layers, and no float op the optimized set computes in another
+// order (those agree to a tolerance only).
+bool IsQuantizedModel(Interpreter* interpreter) {
+  const Subgraph* graph = interpreter->primary();
+  bool quantized = false;
+  for (size_t i = 0; i < graph->nodes_size(); ++i) {
+    const TfLiteNode& node = graph->node(static_cast<int>(i));
+    if (node.inputs == nullptr || node.inputs->size == 0 || node.inputs->data[0] < 0) continue;
+    const TfLiteType type = interpreter->tensor(node.inputs->data[0])->type;
+    switch (graph->registration(static_cast<int>(i)).builtin_code) {
+      case kTfLiteBuiltinConv2d:
+      case kTfLiteBuiltinDepthwiseConv2d:
+      case kTfLiteBuiltinFullyConnected:
+        if (type == kTfLiteUInt8 || type == kTfLiteInt8) quantized = true;
+        if (type == kTfLiteFloat32) return false;
+        break;
+      case kTfLiteBuiltinBatchMatmul:
+      case kTfLiteBuiltinSoftmax:
+        if (type == kTfLiteFloat32) return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return quantized;
+}
+
+TEST(GoldenTest, OptimizedKernelsMatchTheReferenceBytewiseOnQuantizedModels) {
+  TOUCHSTONE_REQUIRE_SHARED(shared);
+  std::ifstream tiers_file(shared + "/golden/tiers.json");
+  ASSERT_TRUE(tiers_file) << "golden/tiers.json missing";
+  json tiers = json::parse(tiers_file);
+  const std::vector<std::string> sets = optimized::AvailableKernelSets();
+  int compared = 0;
+  for (auto it = tiers.begin(); it != tiers.end(); ++it) {
+    const std::string folder = it.key();
+    InterpreterOptions reference_options;
+    reference_options.kernel_set = KernelSet::kReference;
+    std::string detail;
+    std::unique_ptr<Interpreter> reference =
+        RunOnGoldenInputs(shared, folder, reference_options, nullptr, &detail);
+    if (reference == nullptr || !IsQuantizedModel(reference.get())) continue;
+    ++compared;
+    for (const std::string& set : sets) {
+      ASSERT_TRUE(optimized::SelectKernelSet(set));
+      // The widest set with 1 and 2 threads, the others with 2.
+      for (int threads : {1, 2}) {
+        if (threads == 1 && set != sets.front()) continue;
+        const std::string label = folder + " (" + set + ", " + std::to_string(threads) + " threads)";
+        InterpreterOptions options;
+        options.kernel_set = KernelSet::kOptimized;
+        options.num_threads = threads;
+        std::unique_ptr<Interpreter> optimized_run =
+            RunOnGoldenInputs(shared, folder, options, nullptr, &detail);
+        ASSERT_NE(optimized_run, nullptr) << label << ": " << detail;
+        for (size_t k = 0; k < reference->outputs().size(); ++k) {
+          const TfLiteTensor* expected = reference->output_tensor(k);
+          const TfLiteTensor* actual = optimized_run->output_tensor(k);
+          ASSERT_EQ(expected->bytes, actual->bytes) << label << " output " << k;
+          EXPECT_EQ(std::memcmp(expected->data.raw, actual->data.raw, expected->bytes), 0)
+              << label << " output " << k << " differs from the reference";
+        }
+      }
+    }
+    optimized::SelectKernelSet(sets.front());
+    std::printf("optimized == reference, byte for byte: %s\n", folder.c_str());
+  }
+  EXPECT_GT(compared, 0) << "no quantized golden model ran";
 }
 
 TEST(GoldenTest, EveryFolderMatchesOrSaysWhyNot) {
