@@ -1,8 +1,13 @@
 // ADD and MUL, float32: inputs of the same shape, or one of them a single value, run vectorised
 // over the thread pool; other broadcasts and every other type run the reference kernel. The result
 // is exactly the reference's (the same one rounding per element, then the same clamp).
+//
+// ADD, uint8 and int8, the same shapes: an 8-bit sum depends on nothing but its two input bytes,
+// so Prepare tabulates the reference's own arithmetic for all 65536 pairs (64 KiB, which stays in
+// the L2 cache) and Eval looks each element up: byte-identical by construction.
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
@@ -23,6 +28,8 @@ struct BinaryState : OpState {
   bool swap = false;      // the first input is the single value
   bool b_scalar = false;  // one input is a single value
   float act_min = 0.f, act_max = 0.f;
+  bool quantized = false;       // 8-bit ADD through `table`
+  std::vector<uint8_t> table;   // [a * 256 + b]
 };
 
 bool SameDims(const TfLiteIntArray* a, const TfLiteIntArray* b) {
@@ -45,6 +52,17 @@ struct BinaryOp {
     const TfLiteTensor* a = tflite::GetInput(context, node, 0);
     const TfLiteTensor* b = tflite::GetInput(context, node, 1);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->quantized = false;
+    if (!kMul && (a->type == kTfLiteUInt8 || a->type == kTfLiteInt8) && b->type == a->type &&
+        output->type == a->type && !tflite::IsDynamicTensor(output) &&
+        tflite::NumElements(output) > 0 && SameDims(a->dims, output->dims) &&
+        SameDims(b->dims, output->dims)) {
+      s->elements = tflite::NumElements(output);
+      s->table.resize(256 * 256);
+      s->quantized = reference::QuantizedAddTable(s->reference_data, a->type, s->table.data());
+      s->fast = s->quantized;
+      return kTfLiteOk;
+    }
     if (a->type != kTfLiteFloat32 || b->type != kTfLiteFloat32 ||
         output->type != kTfLiteFloat32 || tflite::IsDynamicTensor(output)) {
       return kTfLiteOk;
@@ -73,7 +91,22 @@ struct BinaryOp {
     return kTfLiteOk;
   }
 
+  static TfLiteStatus EvalQuantized(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const uint8_t* a = tflite::GetInput(context, node, 0)->data.uint8;
+    const uint8_t* b = tflite::GetInput(context, node, 1)->data.uint8;
+    uint8_t* out = tflite::GetOutput(context, node, 0)->data.uint8;
+    const uint8_t* table = s->table.data();
+    ParallelChunks(context, s->elements, kMinElementsPerChunk,
+                   [&](int, int64_t begin, int64_t end) {
+                     for (int64_t i = begin; i < end; ++i) {
+                       out[i] = table[(static_cast<unsigned>(a[i]) << 8) | b[i]];
+                     }
+                   });
+    return kTfLiteOk;
+  }
+
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->quantized) return EvalQuantized(context, node, s);
     const float* a = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     const float* b = tflite::GetTensorData<float>(tflite::GetInput(context, node, 1));
     float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));

@@ -861,6 +861,35 @@ TEST(OptimizedBinaryTest, Int32FallsBackToTheReference) {
   op.Check(optimized::Register_ADD(), true);
 }
 
+// Quantized ADD (a table of the reference's results for every pair of input bytes).
+void CheckQuantAdd(TfLiteType type, const std::vector<int>& a_shape,
+                   const std::vector<int>& b_shape, float a_scale, int a_zp, float b_scale,
+                   int b_zp, float out_scale, int out_zp, Act activation = Act::NONE,
+                   uint32_t seed = 1) {
+  OpCase op;
+  const int a = op.AddInputBytes(type, a_shape, RandomQuantBytes(type, Count(a_shape), seed));
+  op.test().builder().SetQuantization(a, {a_scale}, {a_zp});
+  const int b = op.AddInputBytes(type, b_shape, RandomQuantBytes(type, Count(b_shape), seed + 1));
+  op.test().builder().SetQuantization(b, {b_scale}, {b_zp});
+  const int output = op.test().AddOutput(type);
+  op.test().builder().SetQuantization(output, {out_scale}, {out_zp});
+  op.test().AddOp(kTfLiteBuiltinAdd, {a, b}, {output}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(op.test().fbb(), activation).Union());
+  op.Check(optimized::Register_ADD(), true);
+}
+
+TEST(OptimizedBinaryTest, QuantizedAdd) {
+  CheckQuantAdd(kTfLiteUInt8, {1}, {1}, 0.1f, 128, 0.1f, 128, 0.2f, 128);
+  CheckQuantAdd(kTfLiteUInt8, {1, 7, 9, 24}, {1, 7, 9, 24}, 0.03f, 120, 0.05f, 131, 0.07f, 125);
+  CheckQuantAdd(kTfLiteInt8, {2, 5, 5, 17}, {2, 5, 5, 17}, 0.02f, -3, 0.11f, 7, 0.09f, -1,
+                Act::RELU6);
+  CheckQuantAdd(kTfLiteUInt8, {3, 33}, {3, 33}, 1e-4f, 0, 3.f, 255, 1e-3f, 255, Act::RELU);
+  CheckQuantAdd(kTfLiteInt8, {3, 33}, {3, 33}, 5.f, -128, 1e-5f, 127, 100.f, -128);
+  // Large enough to cross thread chunks; a broadcast takes the reference kernel.
+  CheckQuantAdd(kTfLiteInt8, {1, 56, 56, 24}, {1, 56, 56, 24}, 0.02f, 4, 0.03f, -9, 0.04f, 2);
+  CheckQuantAdd(kTfLiteUInt8, {2, 3, 4}, {4}, 0.02f, 4, 0.03f, 9, 0.04f, 2);
+}
+
 // ---- AVERAGE_POOL_2D and MAX_POOL_2D
 
 struct Pool {

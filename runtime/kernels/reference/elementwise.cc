@@ -501,6 +501,19 @@ TfLiteStatus EvalArithPlain(TfLiteContext* context, TfLiteNode* node, const TfLi
   }
 }
 
+// One element of a quantized ADD or SUB (not int16 with power-of-two scales).
+template <Arith kind, typename T>
+T QuantizedAddSubValue(const OpData& d, T a, T b) {
+  const int32_t v1 = elementwise::ShiftLeftWrap(d.input1_offset + a, d.left_shift);
+  const int32_t v2 = elementwise::ShiftLeftWrap(d.input2_offset + b, d.left_shift);
+  const int32_t s1 = MultiplyByQuantizedMultiplier(v1, d.input1_multiplier, d.input1_shift);
+  const int32_t s2 = MultiplyByQuantizedMultiplier(v2, d.input2_multiplier, d.input2_shift);
+  const int32_t raw = kind == Arith::kAdd ? s1 + s2 : s1 - s2;
+  const int32_t r =
+      MultiplyByQuantizedMultiplier(raw, d.output_multiplier, d.output_shift) + d.output_offset;
+  return static_cast<T>(Clamp(r, d.act_min, d.act_max));
+}
+
 template <Arith kind, typename T>
 TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor* in1,
                                 const TfLiteTensor* in2, TfLiteTensor* out) {
@@ -524,16 +537,8 @@ TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const 
   switch (kind) {
     case Arith::kAdd:
     case Arith::kSub:
-      return Binary<T, T, T>(context, in1, in2, out, [d](T a, T b) {
-        const int32_t v1 = elementwise::ShiftLeftWrap(d.input1_offset + a, d.left_shift);
-        const int32_t v2 = elementwise::ShiftLeftWrap(d.input2_offset + b, d.left_shift);
-        const int32_t s1 = MultiplyByQuantizedMultiplier(v1, d.input1_multiplier, d.input1_shift);
-        const int32_t s2 = MultiplyByQuantizedMultiplier(v2, d.input2_multiplier, d.input2_shift);
-        const int32_t raw = kind == Arith::kAdd ? s1 + s2 : s1 - s2;
-        const int32_t r = MultiplyByQuantizedMultiplier(raw, d.output_multiplier, d.output_shift) +
-                          d.output_offset;
-        return static_cast<T>(Clamp(r, d.act_min, d.act_max));
-      });
+      return Binary<T, T, T>(context, in1, in2, out,
+                             [d](T a, T b) { return QuantizedAddSubValue<kind, T>(d, a, b); });
     case Arith::kMul:
       return Binary<T, T, T>(context, in1, in2, out, [d](T a, T b) {
         const int32_t p = (d.input1_offset + a) * (d.input2_offset + b);
@@ -1922,6 +1927,22 @@ TS_REGISTER(NOT_EQUAL, Init, Free, PrepareCompare<Cmp::kNotEqual>, EvalCompare<C
 TS_REGISTER(LOGICAL_AND, Init, Free, PrepareLogicalBinary<true>, EvalLogicalBinary<true>)
 TS_REGISTER(LOGICAL_OR, Init, Free, PrepareLogicalBinary<false>, EvalLogicalBinary<false>)
 TS_REGISTER(LOGICAL_NOT, Init, Free, PrepareLogicalNot, EvalLogicalNot)
+
+bool QuantizedAddTable(const void* user_data, TfLiteType type, uint8_t* table) {
+  if (user_data == nullptr || (type != kTfLiteUInt8 && type != kTfLiteInt8)) return false;
+  const OpData& d = *static_cast<const OpData*>(user_data);
+  for (int a = 0; a < 256; ++a) {
+    for (int b = 0; b < 256; ++b) {
+      table[a * 256 + b] =
+          type == kTfLiteUInt8
+              ? QuantizedAddSubValue<Arith::kAdd, uint8_t>(d, static_cast<uint8_t>(a),
+                                                           static_cast<uint8_t>(b))
+              : static_cast<uint8_t>(QuantizedAddSubValue<Arith::kAdd, int8_t>(
+                    d, static_cast<int8_t>(a), static_cast<int8_t>(b)));
+    }
+  }
+  return true;
+}
 
 }  // namespace reference
 }  // namespace touchstone

@@ -11,6 +11,9 @@ namespace reference {
 
 // elementwise.cc: arithmetic, unary math, activations, comparisons, casts, selection.
 TfLiteRegistration* Register_ADD();
+// For the optimized kernel set: a prepared uint8 or int8 ADD node's output (`user_data` is the
+// reference kernel's) for every pair of input bytes, table[a * 256 + b]. False for other types.
+bool QuantizedAddTable(const void* user_data, TfLiteType type, uint8_t* table);
 TfLiteRegistration* Register_SUB();
 TfLiteRegistration* Register_MUL();
 TfLiteRegistration* Register_DIV();
