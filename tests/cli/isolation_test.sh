@@ -17,50 +17,15 @@ check() {  # check <description> <command...>
   if "$@"; then pass "$what"; else fail "$what"; fi
 }
 
-"$R/tests/common/make_tiny_model" --kind=classifier --output="$TMP/classifier.tflite" || { echo "FAIL: make_tiny_model"; exit 1; }
-"$R/tests/common/make_tiny_model" --kind=detector --output="$TMP/detector.tflite" || { echo "FAIL: make_tiny_model"; exit 1; }
-mkdir -p "$TMP/images"
-python3 - "$TMP" <<'PY'
-import json, struct, sys
-root = sys.argv[1]
-def bmp(path, w, h, seed):
-    row = (w * 3 + 3) // 4 * 4
-    data = bytearray()
-    for y in range(h):
-        data += bytearray((x * 7 + y * 13 + seed * 29) % 256 for x in range(w * 3)) + bytes(row - w * 3)
-    header = b"BM" + struct.pack("<IHHI", 54 + len(data), 0, 0, 54)
-    info = struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, len(data), 2835, 2835, 0, 0)
-    open(path, "wb").write(header + info + data)
-for i in range(3):
-    bmp("%s/images/i%d.bmp" % (root, i), 8, 8, i)
-open(root + "/labels.txt", "w").write("c1\nc2\nc3\n")
-open(root + "/model_labels.txt", "w").write("".join("c%d\n" % i for i in range(10)))
-gt = {"images": [{"id": i + 1, "file_name": "i%d.bmp" % i, "width": 8, "height": 8} for i in range(3)],
-      "annotations": [{"id": 10 + i, "image_id": i + 1, "category_id": 1, "bbox": [1, 1, 3, 3], "area": 9, "iscrowd": 0}
-                      for i in range(3)],
-      "categories": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]}
-json.dump(gt, open(root + "/gt.json", "w"))
-open(root + "/detector_labels.txt", "w").write("???\na\nb\n")
-PY
+source "$R/tests/cli/tiny_eval_set.sh"
+make_tiny_eval_set "$TMP" || { echo "FAIL: making the tiny models and set"; exit 1; }
 
 TOOLS=(benchmark_model inference_diff imagenet_eval coco_eval)
-# args <tool>: the tool's flags for a small run on the tiny models, one per line.
-args() {
-  case "$1" in
-    benchmark_model) printf '%s\n' --graph="$TMP/classifier.tflite" --num_runs=2 --warmup_runs=1 --min_secs=0 \
-                       --warmup_min_secs=0 ;;
-    inference_diff) printf '%s\n' --model_file="$TMP/classifier.tflite" --num_runs=2 ;;
-    imagenet_eval) printf '%s\n' --model_file="$TMP/classifier.tflite" --ground_truth_images_path="$TMP/images" \
-                     --ground_truth_labels="$TMP/labels.txt" --model_output_labels="$TMP/model_labels.txt" ;;
-    coco_eval) printf '%s\n' --model_file="$TMP/detector.tflite" --ground_truth_images_path="$TMP/images" \
-                 --ground_truth_json="$TMP/gt.json" --model_output_labels="$TMP/detector_labels.txt" ;;
-  esac
-}
 # run <tool> <name> <extra args...>: stdout, stderr and exit code to $TMP/<name>.{out,err,rc}.
 run() {
   local tool="$1" name="$2"; shift 2
   local base=()
-  mapfile -t base < <(args "$tool")
+  mapfile -t base < <(tiny_args "$tool" "$TMP")
   timeout 120 "$R/tools/$tool/$tool" "${base[@]}" --external_delegate_path="$PLUGIN" "$@" \
     >"$TMP/$name.out" 2>"$TMP/$name.err"
   echo $? >"$TMP/$name.rc"
