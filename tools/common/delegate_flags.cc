@@ -45,10 +45,13 @@ void DelegateFlagGroup::AddTo(FlagTable* table) {
   isolation_.AddTo(table);
 }
 
-std::string DelegateFlagGroup::RequestedDelegates() const {
+std::string DelegateFlagGroup::RequestedDelegates(const FlagTable& table) const {
   std::string names;
   for (const DelegateProvider& provider : providers_) {
-    if (provider.enabling_flag.empty() || !params_.Has(provider.enabling_flag)) continue;
+    if (provider.enabling_flag.empty() || !params_.Has(provider.enabling_flag) ||
+        table.Position(provider.enabling_flag) == 0) {
+      continue;
+    }
     const bool on = params_.GetBool(provider.enabling_flag) || !params_.GetString(provider.enabling_flag).empty() ||
                     params_.GetInt(provider.enabling_flag) != 0;
     if (on) names += (names.empty() ? "" : ", ") + ProviderLabel(provider.name, params_);
@@ -57,7 +60,7 @@ std::string DelegateFlagGroup::RequestedDelegates() const {
 }
 
 int DelegateFlagGroup::RunIsolated(const FlagTable& table, const std::function<int()>& work) const {
-  return touchstone::RunIsolated(isolation_, table, RequestedDelegates(), work);
+  return touchstone::RunIsolated(isolation_, table, RequestedDelegates(table), work);
 }
 
 std::string DescribeDelegates(const std::vector<ProvidedDelegate>& delegates, const ProviderParams& params) {

@@ -38,10 +38,10 @@ class DelegateFlagGroup {
   const ProviderParams& params() const { return params_; }
   const IsolationFlags& isolation() const { return isolation_; }
 
-  // The delegates the parsed command line turns on by their providers' enabling flags ("EXTERNAL
-  // (libvendor.so), SAMPLE"); "" for none. For the FAIL line of an isolated run that died before it
-  // created its delegates.
-  std::string RequestedDelegates() const;
+  // The delegates the parsed command line turns on by their providers' enabling flags, given there
+  // ("EXTERNAL (libvendor.so), SAMPLE"; not those applied by default); "" for none. For the FAIL line
+  // of an isolated run that died before it created its delegates.
+  std::string RequestedDelegates(const FlagTable& table) const;
   // Runs the tool's work under the parsed isolation flags (RunIsolated in isolation.h): call it from
   // main after parsing, before any delegate or interpreter exists. Returns the exit code for main.
   int RunIsolated(const FlagTable& table, const std::function<int()>& work) const;
