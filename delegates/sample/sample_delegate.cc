@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -81,6 +85,15 @@ void BroadcastStrides(const std::vector<int>& dims, int rank, int* strides) {
     strides[i] = size == 1 ? 0 : stride;
     stride *= size;
   }
+}
+
+// A genuine segmentation fault (a store through a null pointer the compiler cannot see is null). The
+// default action is restored first, so a sanitizer's handler does not turn the death into exit(1).
+[[noreturn]] void CrashNow() {
+  std::signal(SIGSEGV, SIG_DFL);
+  volatile uintptr_t address = 0;
+  *reinterpret_cast<volatile int*>(address) = 1;
+  std::abort();  // not reached
 }
 
 class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
@@ -162,6 +175,10 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
     if (options_.error_during_invoke) {
       TF_LITE_KERNEL_LOG(context, "%s: failing in Eval (error_during_invoke=true)", kSampleDelegateName);
       return kTfLiteError;
+    }
+    if (options_.crash_during_invoke) CrashNow();
+    if (options_.hang_during_invoke) {
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     }
     for (const ElementwiseOp& op : ops_) TF_LITE_ENSURE_STATUS(Compute(context, op));
     return kTfLiteOk;
@@ -321,6 +338,10 @@ bool ParseSampleDelegateOptions(const char* const* keys, const char* const* valu
       ok = ParseBool(value, &options->error_during_prepare);
     } else if (key == "error_during_invoke") {
       ok = ParseBool(value, &options->error_during_invoke);
+    } else if (key == "crash_during_invoke") {
+      ok = ParseBool(value, &options->crash_during_invoke);
+    } else if (key == "hang_during_invoke") {
+      ok = ParseBool(value, &options->hang_during_invoke);
     } else if (key == "max_delegated_partitions") {
       ok = ParseInt(value, &options->max_delegated_partitions);
     } else if (key == "min_nodes_per_partition") {
@@ -331,7 +352,8 @@ bool ParseSampleDelegateOptions(const char* const* keys, const char* const* valu
       ok = ParseInt(value, &options->perturb_node) && options->perturb_node >= -1;
     } else {
       *error = "unknown option '" + key +
-               "' (known: error_during_init, error_during_prepare, error_during_invoke, "
+               "' (known: error_during_init, error_during_prepare, error_during_invoke, crash_during_invoke, "
+               "hang_during_invoke, "
                "max_delegated_partitions, min_nodes_per_partition, perturb, perturb_node)";
       return false;
     }

@@ -416,6 +416,9 @@ void RunGate(const BenchmarkFlags& flags, const BaselineReport& baseline, Benchm
                std::to_string(GateExitCode(gate.verdict)) + ")");
 }
 
+int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarations& d,
+        DelegateFlagGroup& delegate_flags);
+
 int Main(int argc, char** argv) {
   BenchmarkFlags flags;
   FlagTable table;
@@ -525,7 +528,12 @@ int Main(int argc, char** argv) {
   Status valid = Validate(&flags, &warnings);
   if (!valid.ok()) return ReportFailure(valid);
   for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  return delegate_flags.RunIsolated(table, [&]() { return Run(flags, table, d, delegate_flags); });
+}
 
+// The run, once the flags are valid (in the child process under --delegate_isolation=process).
+int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarations& d,
+        DelegateFlagGroup& delegate_flags) {
   Printer::Out("STARTING!");
   LogParams(flags, table, d.params(), delegate_flags);
 

@@ -490,9 +490,10 @@ int Main(int argc, char** argv) {
   if (flags.class_offset < -1000000 || flags.class_offset > 1000000) {
     return ReportFailure(UsageError("--class_offset is out of range"));
   }
-  Status status = Run(flags, table, delegate_flags);
-  if (!status.ok()) return ReportFailure(status);
-  return 0;
+  return delegate_flags.RunIsolated(table, [&]() {
+    Status status = Run(flags, table, delegate_flags);
+    return status.ok() ? 0 : ReportFailure(status);
+  });
 }
 
 }  // namespace

@@ -1,6 +1,21 @@
 #include "tools/common/delegate_flags.h"
 
+#include <utility>
+
 namespace touchstone {
+namespace {
+
+constexpr char kExternalPathFlag[] = "external_delegate_path";
+
+std::string ProviderLabel(const std::string& provider, const ProviderParams& params) {
+  if (provider != "EXTERNAL") return provider;
+  const std::string path = params.GetString(kExternalPathFlag);
+  if (path.empty()) return provider;
+  const size_t slash = path.find_last_of('/');
+  return provider + " (" + (slash == std::string::npos ? path : path.substr(slash + 1)) + ")";
+}
+
+}  // namespace
 
 DelegateFlagGroup::DelegateFlagGroup(const std::vector<DelegateProvider>& providers)
     : providers_(providers), params_(DefaultParams(providers)) {}
@@ -27,6 +42,39 @@ void DelegateFlagGroup::AddTo(FlagTable* table) {
       }
     }
   }
+  isolation_.AddTo(table);
+}
+
+std::string DelegateFlagGroup::RequestedDelegates(const FlagTable& table) const {
+  std::string names;
+  for (const DelegateProvider& provider : providers_) {
+    if (provider.enabling_flag.empty() || !params_.Has(provider.enabling_flag) ||
+        table.Position(provider.enabling_flag) == 0) {
+      continue;
+    }
+    const bool on = params_.GetBool(provider.enabling_flag) || !params_.GetString(provider.enabling_flag).empty() ||
+                    params_.GetInt(provider.enabling_flag) != 0;
+    if (on) names += (names.empty() ? "" : ", ") + ProviderLabel(provider.name, params_);
+  }
+  return names;
+}
+
+int DelegateFlagGroup::RunIsolated(const FlagTable& table, const std::function<int()>& work) const {
+  return touchstone::RunIsolated(isolation_, table, RequestedDelegates(table), work);
+}
+
+std::string DescribeDelegates(const std::vector<ProvidedDelegate>& delegates, const ProviderParams& params) {
+  std::string names;
+  for (const ProvidedDelegate& d : delegates) {
+    if (d.delegate) names += (names.empty() ? "" : ", ") + ProviderLabel(d.provider, params);
+  }
+  return names;
+}
+
+StatusOr<std::vector<ProvidedDelegate>> NoteCreatedDelegates(StatusOr<std::vector<ProvidedDelegate>> delegates,
+                                                             const ProviderParams& params) {
+  if (delegates.ok()) NoteDelegatesToParent(DescribeDelegates(delegates.value(), params));
+  return delegates;
 }
 
 StatusOr<std::vector<ProvidedDelegate>> DelegateFlagGroup::CreateDelegates(const FlagTable& table,
@@ -37,7 +85,7 @@ StatusOr<std::vector<ProvidedDelegate>> DelegateFlagGroup::CreateDelegates(const
     }
   }
   params_.num_threads = num_threads;
-  return touchstone::CreateDelegates(providers_, params_);
+  return NoteCreatedDelegates(touchstone::CreateDelegates(providers_, params_), params_);
 }
 
 StatusOr<std::vector<ProvidedDelegate>> DelegateFlagGroup::CreateDelegates(const FlagTable& table, int num_threads,

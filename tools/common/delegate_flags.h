@@ -1,15 +1,20 @@
 // The delegate flag group every binary shares: binds each registered delegate provider's flags
 // (delegates/providers/registry.h) into a tool's FlagTable, under one --help heading per provider, and
-// after parsing creates the delegates in the order their enabling flags appear on the command line.
+// after parsing creates the delegates in the order their enabling flags appear on the command line. The
+// group also carries the delegate isolation flags (tools/common/isolation.h), so every tool that takes
+// delegates has them.
 #ifndef TOUCHSTONE_TOOLS_COMMON_DELEGATE_FLAGS_H_
 #define TOUCHSTONE_TOOLS_COMMON_DELEGATE_FLAGS_H_
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "delegates/providers/delegate_provider.h"
 #include "delegates/providers/registry.h"
 #include "runtime/status.h"
 #include "tools/common/flags.h"
+#include "tools/common/isolation.h"
 
 namespace touchstone {
 
@@ -19,7 +24,7 @@ class DelegateFlagGroup {
   DelegateFlagGroup(const DelegateFlagGroup&) = delete;
   DelegateFlagGroup& operator=(const DelegateFlagGroup&) = delete;
 
-  // Adds every provider's flags to `table` (which must not outlive this group).
+  // Adds every provider's flags, then the isolation flags, to `table` (which must not outlive this group).
   void AddTo(FlagTable* table);
   // After table.Parse: notes where each flag was given, then runs the providers. `num_threads` is the
   // tool's CPU thread count, passed on to delegates that use threads.
@@ -31,11 +36,28 @@ class DelegateFlagGroup {
                                                           bool use_reference_kernels);
 
   const ProviderParams& params() const { return params_; }
+  const IsolationFlags& isolation() const { return isolation_; }
+
+  // The delegates the parsed command line turns on by their providers' enabling flags, given there
+  // ("EXTERNAL (libvendor.so), SAMPLE"; not those applied by default); "" for none. For the FAIL line
+  // of an isolated run that died before it created its delegates.
+  std::string RequestedDelegates(const FlagTable& table) const;
+  // Runs the tool's work under the parsed isolation flags (RunIsolated in isolation.h): call it from
+  // main after parsing, before any delegate or interpreter exists. Returns the exit code for main.
+  int RunIsolated(const FlagTable& table, const std::function<int()>& work) const;
 
  private:
   std::vector<DelegateProvider> providers_;
   ProviderParams params_;
+  IsolationFlags isolation_;
 };
+
+// "EXTERNAL (libvendor.so), XNNPACK": the created delegates' providers, a plugin by its file name.
+std::string DescribeDelegates(const std::vector<ProvidedDelegate>& delegates, const ProviderParams& params);
+// Tells the parent of an isolated run which delegates were created (NoteDelegatesToParent); returns
+// `delegates` unchanged, so a creation call can be wrapped in it.
+StatusOr<std::vector<ProvidedDelegate>> NoteCreatedDelegates(StatusOr<std::vector<ProvidedDelegate>> delegates,
+                                                             const ProviderParams& params);
 
 }  // namespace touchstone
 

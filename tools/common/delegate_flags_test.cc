@@ -82,5 +82,24 @@ TEST(DelegateFlagGroupTest, BadValuesAndOptions) {
   EXPECT_EQ(created.status().code(), StatusCode::kInvalidInput);
 }
 
+// The isolation flags come with the delegate flags; the FAIL line's names come from the flags before the
+// delegates exist, and from the created delegates after.
+TEST(DelegateFlagGroupTest, IsolationFlagsAndDelegateNames) {
+  Parsed p({"--delegate_isolation=process", "--delegate_timeout_secs=7", "--use_sample_delegate",
+            "--external_delegate_path=" + PluginPath()});
+  ASSERT_TRUE(p.status.ok()) << p.status.message();
+  const std::string usage = p.table.Usage("tool");
+  EXPECT_NE(usage.find("Delegate isolation"), std::string::npos) << usage;
+  EXPECT_TRUE(p.group.isolation().process());
+  EXPECT_EQ(p.group.isolation().delegate_timeout_secs, 7);
+  EXPECT_EQ(p.group.RequestedDelegates(p.table), "EXTERNAL (libsample_delegate_plugin.so), SAMPLE");
+  auto created = p.group.CreateDelegates(p.table, 1);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  EXPECT_EQ(DescribeDelegates(created.value(), p.group.params()), "SAMPLE, EXTERNAL (libsample_delegate_plugin.so)");
+  Parsed none({});
+  EXPECT_FALSE(none.group.isolation().process());
+  EXPECT_EQ(none.group.RequestedDelegates(none.table), "");
+}
+
 }  // namespace
 }  // namespace touchstone

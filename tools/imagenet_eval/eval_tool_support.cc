@@ -47,7 +47,7 @@ StatusOr<std::vector<ProvidedDelegate>> CreateDelegatesWithName(const FlagTable&
   }
   params.num_threads = num_threads;
   DeclareCpuKernels(use_reference_kernels, &params);
-  return CreateDelegates(providers, params);
+  return NoteCreatedDelegates(CreateDelegates(providers, params), params);
 }
 
 std::string DelegateFlagHelp() {

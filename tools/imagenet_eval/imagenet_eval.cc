@@ -374,9 +374,10 @@ int Main(int argc, char** argv) {
     return ReportFailure(UsageError("--num_interpreter_threads must be in [1, 256]"));
   }
   if (flags.num_images < 0) return ReportFailure(UsageError("--num_images must not be negative"));
-  Status status = Run(flags, table, delegate_flags);
-  if (!status.ok()) return ReportFailure(status);
-  return 0;
+  return delegate_flags.RunIsolated(table, [&]() {
+    Status status = Run(flags, table, delegate_flags);
+    return status.ok() ? 0 : ReportFailure(status);
+  });
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ StatusOr<std::vector<ProvidedDelegate>> CreateTestDelegates(const DiffFlags& fla
   if (!flags.delegate.empty()) {
     TS_RETURN_IF_ERROR(EnableDelegateByName(providers, flags.delegate, table.Position("delegate"), &params));
   }
-  return CreateDelegates(providers, params);
+  return NoteCreatedDelegates(CreateDelegates(providers, params), params);
 }
 
 StatusOr<std::map<std::string, InferenceDiffConfig::FixedInput>> ReadInputFiles(const std::string& text) {
@@ -169,9 +169,10 @@ int Main(int argc, char** argv) {
   }
   if (!parsed.ok()) return ReportFailure(parsed);
   for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
-  StatusOr<int> code = Run(flags, table, delegate_flags);
-  if (!code.ok()) return ReportFailure(code.status());
-  return code.value();
+  return delegate_flags.RunIsolated(table, [&]() {
+    StatusOr<int> code = Run(flags, table, delegate_flags);
+    return code.ok() ? code.value() : ReportFailure(code.status());
+  });
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
 // make_model: writes a model Touchstone makes itself (a MobileNet v1-shaped float network with
 // seeded random weights), so the demo and tests need no downloaded model. It measures nothing.
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "datasets/sample_models.h"
 #include "tools/common/flags.h"
+#include "tools/common/output_file.h"
 
 namespace touchstone {
 namespace {
@@ -42,14 +41,8 @@ int Main(int argc, char** argv) {
   options.width_multiplier = width;
   options.seed = static_cast<uint32_t>(seed);
   const std::vector<uint8_t> bytes = MakeMobileNetLike(options);
-  const std::string temp = output + ".tmp";
-  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out || std::rename(temp.c_str(), output.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return ReportFailure(InvalidInputError(output + ": cannot write"));
-  }
+  Status written = WriteFileAtomically(output, std::string(bytes.begin(), bytes.end()), "output");
+  if (!written.ok()) return ReportFailure(written);
   std::cout << "Wrote " << output << " (" << bytes.size() << " bytes)" << std::endl;
   return 0;
 }
