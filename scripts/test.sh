@@ -56,7 +56,8 @@ if [ "${CI:-}" = "true" ]; then
   ASAN="${ASAN:-1}"
   FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 fi
-CLANG_BASE="${TOUCHSTONE_CLANG_OUTPUT_BASE:-$HOME/.cache/touchstone-clang/$(pwd | md5sum | cut -c1-12)}"
+WORKSPACE_HASH="$(pwd | md5sum | cut -c1-12)"  # two clones never share a clang output base or fuzz corpus
+CLANG_BASE="${TOUCHSTONE_CLANG_OUTPUT_BASE:-$HOME/.cache/touchstone-clang/$WORKSPACE_HASH}"
 CLANG_BAZEL=(env CC=clang-14 bazel --output_base="$CLANG_BASE")
 ASAN_RC=0
 if [ "$ASAN" = "1" ]; then
@@ -87,6 +88,7 @@ FUZZ_RC=0
 if [ -n "$FUZZ_SECONDS" ] && [ "$FUZZ_SECONDS" != "0" ]; then
   FUZZ_LOG="$(mktemp "${TMPDIR:-/tmp}/touchstone-fuzz-log.XXXXXX")"
   FUZZ_SKIP_SETUP=1 FUZZ_OUTPUT_BASE="$CLANG_BASE" TOUCHSTONE_SHARED_DIR="$SHARED_DIR" \
+    FUZZ_WORK="${FUZZ_WORK:-${TMPDIR:-/tmp}/touchstone-fuzz-$WORKSPACE_HASH}" \
     bash scripts/fuzz.sh "$FUZZ_SECONDS" 2>&1 | tee "$FUZZ_LOG"
   FUZZ_RC=${PIPESTATUS[0]}
   SUMMARY_ARGS+=(--fuzz_log="$FUZZ_LOG")
