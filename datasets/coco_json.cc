@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,24 @@ bool ReadBox(const json& entry, CocoBox* box) {
   return std::isfinite(box->x) && std::isfinite(box->y) && std::isfinite(box->w) && std::isfinite(box->h);
 }
 
+// An optional image dimension: absent is fine; present, it must be an integer that fits an int (a
+// float-to-int conversion of 1e300 is undefined behaviour, found by the coco_json fuzzer).
+bool ReadDimension(const json& entry, const char* key, int* value) {
+  const auto it = entry.find(key);
+  if (it == entry.end() || it->is_null()) return true;
+  if (!it->is_number_integer()) return false;
+  if (it->is_number_unsigned()) {
+    const uint64_t v = it->get<uint64_t>();
+    if (v > static_cast<uint64_t>(std::numeric_limits<int>::max())) return false;
+    *value = static_cast<int>(v);
+    return true;
+  }
+  const int64_t v = it->get<int64_t>();
+  if (v < 0 || v > std::numeric_limits<int>::max()) return false;
+  *value = static_cast<int>(v);
+  return true;
+}
+
 bool ReadId(const json& entry, const char* key, int64_t* value) {
   const auto it = entry.find(key);
   if (it == entry.end() || !it->is_number_integer()) return false;
@@ -58,8 +77,11 @@ StatusOr<CocoDataset> ReadCocoInstances(const std::string& path) {
       return InvalidInputError(path + ": images[" + std::to_string(i) + "] has no integer id");
     }
     if (entry.contains("file_name") && entry["file_name"].is_string()) image.file_name = entry["file_name"];
-    if (entry.contains("width") && entry["width"].is_number()) image.width = entry["width"].get<int>();
-    if (entry.contains("height") && entry["height"].is_number()) image.height = entry["height"].get<int>();
+    if (!ReadDimension(entry, "width", &image.width) || !ReadDimension(entry, "height", &image.height)) {
+      return InvalidInputError(path + ": images[" + std::to_string(i) +
+                               "] has a width or height that is not a whole number in 0.." +
+                               std::to_string(std::numeric_limits<int>::max()));
+    }
     if (!image_ids.insert(image.id).second) {
       return InvalidInputError(path + ": image id " + std::to_string(image.id) + " appears twice");
     }

@@ -25,6 +25,21 @@ CocoBox Box(int64_t image, int64_t category, double x, double y, double w, doubl
   return b;
 }
 
+// Found by the coco_json fuzzer: a width of 1e300 was converted to int (undefined behaviour).
+TEST(CocoJsonTest, ImageDimensionsMustFitAnInt) {
+  const std::string path = ::testing::TempDir() + "/dims.json";
+  for (const char* width : {"1e300", "-1", "2147483648", "64.5", "\"64\""}) {
+    std::ofstream(path) << "{\"images\":[{\"id\":1,\"width\":" << width << ",\"height\":48}],\"annotations\":[]}";
+    auto gt = ReadCocoInstances(path);
+    ASSERT_FALSE(gt.ok()) << width;
+    EXPECT_NE(gt.status().message().find("images[0] has a width or height"), std::string::npos) << gt.status().message();
+  }
+  std::ofstream(path) << "{\"images\":[{\"id\":1,\"width\":2147483647,\"height\":0}],\"annotations\":[]}";
+  auto gt = ReadCocoInstances(path);
+  ASSERT_TRUE(gt.ok()) << gt.status().message();
+  EXPECT_EQ(gt.value().images[0].width, 2147483647);
+}
+
 TEST(CocoMetricsTest, PerfectAndEmptyDetections) {
   std::vector<CocoBox> gt = {Box(1, 1, 10, 10, 50, 50), Box(2, 1, 0, 0, 200, 100)};
   std::vector<CocoBox> perfect = {Box(1, 1, 10, 10, 50, 50, 0.9), Box(2, 1, 0, 0, 200, 100, 0.8)};

@@ -99,6 +99,28 @@ StatusOr<RgbImage> DecodeJpeg(const std::vector<uint8_t>& bytes, const std::stri
   return image;
 }
 
+// stb_image grows its buffer to the length a PNG chunk claims before reading it (a 205-byte file
+// claiming a 1.7 GB IDAT made it allocate that, found by image_fuzzer): every chunk must lie inside
+// the file.
+Status CheckPngChunks(const std::vector<uint8_t>& bytes, const std::string& name) {
+  size_t offset = 8;
+  while (offset + 8 <= bytes.size()) {
+    const uint32_t length = (uint32_t{bytes[offset]} << 24) | (uint32_t{bytes[offset + 1]} << 16) |
+                            (uint32_t{bytes[offset + 2]} << 8) | uint32_t{bytes[offset + 3]};
+    const std::string type(reinterpret_cast<const char*>(&bytes[offset + 4]), 4);
+    const size_t left = bytes.size() - offset - 8;
+    // The chunk's data and its 4-byte CRC.
+    if (uint64_t{length} + 4 > left) {
+      return InvalidInputError(name + ": corrupt PNG: chunk '" + type + "' at byte " + std::to_string(offset) +
+                               " claims " + std::to_string(length) + " bytes; " + std::to_string(left) +
+                               " are left");
+    }
+    offset += 12 + size_t{length};
+    if (type == "IEND") return Status::Ok();
+  }
+  return Status::Ok();  // truncated before IEND: stb_image reports what is missing
+}
+
 StatusOr<RgbImage> DecodeWithStb(const std::vector<uint8_t>& bytes, const std::string& name) {
   int width = 0, height = 0, channels = 0;
   if (!stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &width, &height, &channels) ||
@@ -123,7 +145,14 @@ StatusOr<RgbImage> DecodeWithStb(const std::vector<uint8_t>& bytes, const std::s
 StatusOr<RgbImage> DecodeImage(const std::vector<uint8_t>& bytes, const std::string& name) {
   if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) return DecodeJpeg(bytes, name);
   if (bytes.empty()) return InvalidInputError(name + ": empty image file");
-  return DecodeWithStb(bytes, name);
+  static const uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (bytes.size() >= 8 && std::memcmp(bytes.data(), kPngSignature, 8) == 0) {
+    TS_RETURN_IF_ERROR(CheckPngChunks(bytes, name));
+    return DecodeWithStb(bytes, name);
+  }
+  if (bytes.size() >= 2 && bytes[0] == 'B' && bytes[1] == 'M') return DecodeWithStb(bytes, name);
+  // stb_image also decodes GIF, PSD, TGA, HDR, PIC and PNM: undocumented here, and never fuzzed.
+  return InvalidInputError(name + ": not a JPEG, PNG or BMP image");
 }
 
 CropWindow CentralCrop(int height, int width, float fraction) {
@@ -210,6 +239,19 @@ StatusOr<std::vector<uint8_t>> PreprocessImage(const RgbImage& image, const Prep
     }
   }
   const bool normalize = !config.mean.empty() || config.output_type != kTfLiteUInt8;
+  // Integer outputs convert each normalised value to int: the extremes of (v - mean) * scale over
+  // v in 0..255 must be finite and fit an int, or the conversion is undefined (found by image_fuzzer).
+  if (normalize && config.output_type != kTfLiteFloat32) {
+    for (int c = 0; c < 3; ++c) {
+      const float low = (0.0f - mean[c]) * scale[c], high = (255.0f - mean[c]) * scale[c];
+      const float limit = 2147483520.0f;  // the largest float below 2^31
+      if (!std::isfinite(low) || !std::isfinite(high) || std::fabs(low) > limit || std::fabs(high) > limit) {
+        return InvalidInputError("normalisation (mean " + std::to_string(mean[c]) + ", scale " +
+                                 std::to_string(scale[c]) + ") takes pixel values outside the range of " +
+                                 TfLiteTypeGetName(config.output_type) + " conversion");
+      }
+    }
+  }
   const size_t pixels = static_cast<size_t>(config.output_height) * config.output_width;
   const size_t element = config.output_type == kTfLiteFloat32 ? 4 : 1;
   std::vector<uint8_t> out(pixels * 3 * element);

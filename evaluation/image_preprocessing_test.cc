@@ -66,6 +66,35 @@ TEST(ImagePreprocessingTest, CorruptImagesAreErrors) {
   EXPECT_NE(garbage.status().message().find("garbage.png"), std::string::npos);
 }
 
+// Found by image_fuzzer: a PNG chunk claiming more than the file holds (stb_image allocated the
+// claim), formats other than JPEG/PNG/BMP reaching stb_image, and a normalisation whose results
+// overflow the int conversion of an integer output.
+TEST(ImagePreprocessingTest, HostileImagesAndNormalisationAreRefused) {
+  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0x69, 0xFF, 0x00, 0x1C, 'I', 'D', 'A', 'T', 0, 0};
+  auto claim = DecodeImage(png, "claim.png");
+  ASSERT_FALSE(claim.ok());
+  EXPECT_NE(claim.status().message().find("chunk 'IDAT' at byte 8 claims 1778319388 bytes"), std::string::npos)
+      << claim.status().message();
+  auto gif = DecodeImage({'G', 'I', 'F', '8', '9', 'a', 1, 0, 1, 0, 0, 0, 0}, "a.gif");
+  ASSERT_FALSE(gif.ok());
+  EXPECT_NE(gif.status().message().find("a.gif: not a JPEG, PNG or BMP image"), std::string::npos);
+
+  RgbImage image;
+  image.height = image.width = 1;
+  image.pixels = {0, 127, 255};
+  PreprocessingConfig config;
+  config.output_height = config.output_width = 1;
+  config.output_type = kTfLiteUInt8;
+  config.mean = {0.0f};
+  config.scale = {1e30f};
+  auto overflow = PreprocessImage(image, config);
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_NE(overflow.status().message().find("outside the range of UINT8 conversion"), std::string::npos)
+      << overflow.status().message();
+  config.scale = {1.0f};
+  EXPECT_TRUE(PreprocessImage(image, config).ok());
+}
+
 // Byte-exact against the tensors TFLite 2.14.1's own stage produced.
 TEST(ImagePreprocessingTest, MatchesTflitePreprocessedTensors) {
   TOUCHSTONE_REQUIRE_SHARED(shared);

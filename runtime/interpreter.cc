@@ -487,6 +487,31 @@ Status Subgraph::PlanArena(size_t prepared_steps) {
   return Status::Ok();
 }
 
+// A graph output that is neither an input, a constant, a variable, nor written by a node would be read
+// without ever having had storage or a value.
+Status Subgraph::CheckOutputsAreWritten() const {
+  std::vector<bool> written(tensors_.size(), false);
+  for (int t : inputs_) {
+    if (t >= 0 && static_cast<size_t>(t) < written.size()) written[t] = true;
+  }
+  for (int node_index : execution_plan_) {
+    const TfLiteIntArray* outputs = nodes_[node_index].node.outputs;
+    for (int k = 0; outputs != nullptr && k < outputs->size; ++k) {
+      const int t = outputs->data[k];
+      if (t >= 0 && static_cast<size_t>(t) < written.size()) written[t] = true;
+    }
+  }
+  for (int t : outputs_) {
+    if (t < 0 || static_cast<size_t>(t) >= written.size() || written[t]) continue;
+    const TfLiteAllocationType allocation = tensors_[t].allocation_type;
+    if (allocation == kTfLiteMmapRo || allocation == kTfLiteArenaRwPersistent) continue;
+    return InvalidInputError("subgraph " + std::to_string(index_) + " output tensor " + std::to_string(t) +
+                             (tensors_[t].name != nullptr ? std::string(" '") + tensors_[t].name + "'" : "") +
+                             " is written by no operator and is not an input or a constant");
+  }
+  return Status::Ok();
+}
+
 Status Subgraph::AllocateTensors() {
   invoking_ = false;
   ReleaseIndividualAllocations();
@@ -505,6 +530,7 @@ Status Subgraph::AllocateTensors() {
     const uint8_t* initial = model.BufferData(subgraph->tensors()->Get(t)->buffer(), &buffer_bytes);
     if (initial != nullptr && buffer_bytes == tensor.bytes) std::memcpy(storage.data(), initial, buffer_bytes);
   }
+  TS_RETURN_IF_ERROR(CheckOutputsAreWritten());
   TS_RETURN_IF_ERROR(PrepareNodes(0, &arena_prepared_steps_));
   TS_RETURN_IF_ERROR(PlanArena(arena_prepared_steps_));
   allocated_ = true;

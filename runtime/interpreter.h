@@ -124,6 +124,7 @@ class Subgraph {
                            size_t buffer_bytes);
   Status PrepareNodes(size_t first_step, size_t* next_unprepared_step);
   Status PlanArena(size_t prepared_steps);
+  Status CheckOutputsAreWritten() const;
   Status AllocateIndividually(TfLiteTensor* tensor);
   Status NodeError(int node_index, const std::string& stage);
   std::vector<struct NodeSubset> Partition(const TfLiteIntArray* nodes_to_replace) const;

@@ -186,6 +186,27 @@ TEST(InterpreterTest, WhileLoopRunsAndIsBounded) {
 namespace touchstone {
 namespace {
 
+// A graph output that no operator writes (and that is no input or constant) has no value to read.
+TEST(InterpreterTest, OutputWrittenByNoOperatorIsRefused) {
+  ModelBuilder b;
+  const int x = b.AddTensor(kTfLiteFloat32, {4}, "x");
+  const int y = b.AddTensor(kTfLiteFloat32, {4}, "y");
+  const int orphan = b.AddTensor(kTfLiteFloat32, {4}, "orphan");
+  b.AddOperator(kTfLiteBuiltinAdd, {x, x}, {y}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(b.fbb()).Union());
+  b.SetInputs({x});
+  b.SetOutputs({y, orphan});
+  auto model = Model::FromBuffer(b.Finish(), "orphan.tflite");
+  ASSERT_TRUE(model.ok());
+  InterpreterOptions options;
+  options.kernel_set = KernelSet::kReference;
+  auto interpreter = Interpreter::Create(model.value(), options);
+  ASSERT_TRUE(interpreter.ok());
+  Status s = interpreter.value()->AllocateTensors();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
+  EXPECT_NE(s.message().find("output tensor 2 'orphan' is written by no operator"), std::string::npos) << s.message();
+}
+
 TEST(InterpreterTest, PreserveAllTensorsKeepsIntermediates) {
   ModelBuilder b;
   int x = b.AddTensor(kTfLiteFloat32, {4}, "x");

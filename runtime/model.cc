@@ -235,6 +235,26 @@ Status Model::Verify() {
         return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) + " zero points for " +
                        std::to_string(quant->scale()->size()) + " scales");
       }
+      if (quant != nullptr && quant->zero_point() != nullptr) {
+        // Kernels compute in int32 with the zero point as an operand: one outside the type's range
+        // overflows their sums (found by model_fuzzer: int8 weights with zero point 16777216).
+        int64_t low = std::numeric_limits<int32_t>::min(), high = std::numeric_limits<int32_t>::max();
+        switch (type) {
+          case kTfLiteUInt8: low = 0, high = 255; break;
+          case kTfLiteInt8: low = -128, high = 127; break;
+          case kTfLiteInt16: low = -32768, high = 32767; break;
+          case kTfLiteInt4: low = -8, high = 7; break;
+          default: break;
+        }
+        for (flatbuffers::uoffset_t z = 0; z < quant->zero_point()->size(); ++z) {
+          const int64_t zero_point = quant->zero_point()->Get(z);
+          if (zero_point < low || zero_point > high) {
+            return Invalid(label + " has zero point " + std::to_string(zero_point) + " outside " +
+                           TfLiteTypeGetName(type) + "'s range [" + std::to_string(low) + ", " +
+                           std::to_string(high) + "]");
+          }
+        }
+      }
       if (quant != nullptr && quant->scale() != nullptr && quant->scale()->size() > 1) {
         const int rank = shape != nullptr ? static_cast<int>(shape->size()) : 0;
         const int qdim = quant->quantized_dimension();

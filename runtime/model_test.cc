@@ -76,6 +76,26 @@ TEST(ModelTest, RefusesBadShapesAndVersions) {
             std::string::npos);
 }
 
+// Found by model_fuzzer: int8 weights with zero point 16777216 overflowed FULLY_CONNECTED's int32 sums.
+TEST(ModelTest, RefusesZeroPointsOutsideTheTypesRange) {
+  auto with_zero_point = [](TfLiteType type, int64_t zero_point) {
+    ModelBuilder b;
+    const int in = b.AddTensor(type, {1, 2}, "x");
+    b.SetQuantization(in, {0.5f}, {zero_point});
+    b.SetInputs({in});
+    b.SetOutputs({in});
+    return b.Finish();
+  };
+  EXPECT_EQ(LoadError(with_zero_point(kTfLiteInt8, -128)), "");
+  EXPECT_EQ(LoadError(with_zero_point(kTfLiteUInt8, 255)), "");
+  EXPECT_NE(LoadError(with_zero_point(kTfLiteInt8, 16777216)).find("'x' has zero point 16777216 outside INT8's range [-128, 127]"),
+            std::string::npos);
+  EXPECT_NE(LoadError(with_zero_point(kTfLiteUInt8, -1)).find("zero point -1 outside UINT8's range [0, 255]"),
+            std::string::npos);
+  EXPECT_NE(LoadError(with_zero_point(kTfLiteInt32, int64_t{1} << 40)).find("outside INT32's range"),
+            std::string::npos);
+}
+
 TEST(ModelTest, RefusesMissingFile) {
   auto model = Model::FromFile("/nonexistent/model.tflite");
   ASSERT_FALSE(model.ok());

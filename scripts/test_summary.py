@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
-"""Summarises a `bazel test` run from bazel-testlogs: the shared-data suites' case counts (lines
-"TOUCHSTONE_CASES <suite> ran=N of=M" printed by those tests) and a closing "N passed, N failed" line
-counted from the GoogleTest cases in every test.xml. Under CI=true a suite that ran fewer cases than
-it holds, or did not run at all, is a failure."""
+"""Summarises a test run for scripts/test.sh: the shared-data suites' case counts (lines
+"TOUCHSTONE_CASES <suite> ran=N of=M" printed by those tests; a suite printed by several test targets,
+such as hostile_cli once per binary, adds up), and a closing "N passed, N failed" line counted from the
+GoogleTest cases in every test.xml of the plain run, of the sanitizer run (--sanitizer_logs) and one
+case per fuzz target (--fuzz_log, the "fuzz: <target>: ..." lines of scripts/fuzz.sh).
+
+    test_summary.py TESTLOGS [CI] [--sanitizer_logs=DIR] [--sanitizer_suites=a,b] [--fuzz_log=FILE]
+
+Under CI=true a required suite that ran fewer cases than it holds, or did not run at all, is a failure:
+every REQUIRED_SUITES in the plain run, and the --sanitizer_suites in the sanitizer run."""
 import os
 import re
 import sys
 import xml.etree.ElementTree as ET
 
-REQUIRED_SUITES = ["golden", "hostile", "models", "opsuite"]
+REQUIRED_SUITES = ["golden", "hostile", "hostile_cli", "models", "opsuite"]
 
 
-def main():
-    logs = sys.argv[1]
-    under_ci = len(sys.argv) > 2 and sys.argv[2] == "true"
+def read_logs(logs):
+    """Returns (passed, failed, skipped, {suite: (ran, total)}) for one bazel-testlogs folder."""
     passed = failed = skipped = 0
     suites = {}
     for root, _, files in os.walk(logs, followlinks=True):
@@ -31,26 +36,74 @@ def main():
                 else:
                     passed += 1
         if "test.log" in files:
+            # One test target's counts per suite (a rerun log repeats them); targets add up.
+            seen = {}
             with open(os.path.join(root, "test.log"), errors="replace") as f:
                 for line in f:
                     m = re.match(r"TOUCHSTONE_CASES (\S+) ran=(\d+) of=(\d+)", line)
                     if m:
-                        suites[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+                        seen[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+            for name, (ran, total) in seen.items():
+                old = suites.get(name, (0, 0))
+                suites[name] = (old[0] + ran, old[1] + total)
+    return passed, failed, skipped, suites
+
+
+def check_suites(label, suites, required, under_ci):
     rc = 0
-    for name in sorted(set(list(suites) + REQUIRED_SUITES)):
+    for name in sorted(set(list(suites) + required)):
         if name in suites:
             ran, total = suites[name]
-            print(f"shared suite {name}: {ran} of {total} cases ran")
-            if under_ci and ran < total:
-                print(f"ERROR: suite {name} ran fewer cases than it holds")
+            print(f"{label} suite {name}: {ran} of {total} cases ran")
+            if under_ci and name in required and ran < total:
+                print(f"ERROR: {label} suite {name} ran fewer cases than it holds")
                 rc = 1
-        else:
-            print(f"shared suite {name}: did not run")
+        elif name in required:
+            print(f"{label} suite {name}: did not run")
             if under_ci:
-                print(f"ERROR: suite {name} did not run under CI=true")
+                print(f"ERROR: {label} suite {name} did not run under CI=true")
                 rc = 1
+    return rc
+
+
+def main():
+    positional = [a for a in sys.argv[1:] if not a.startswith("--")]
+    options = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+    logs = positional[0]
+    under_ci = len(positional) > 1 and positional[1] == "true"
+    passed, failed, skipped, suites = read_logs(logs)
+    rc = check_suites("shared", suites, REQUIRED_SUITES, under_ci)
     if skipped:
         print(f"{skipped} test cases skipped")
+
+    if options.get("sanitizer_logs"):
+        s_passed, s_failed, s_skipped, s_suites = read_logs(options["sanitizer_logs"])
+        required = [s for s in options.get("sanitizer_suites", "").split(",") if s]
+        rc |= check_suites("sanitizer", s_suites, required, under_ci)
+        print(f"sanitizer run: {s_passed} passed, {s_failed} failed" +
+              (f", {s_skipped} skipped" if s_skipped else ""))
+        passed, failed = passed + s_passed, failed + s_failed
+
+    if "fuzz_log" in options:
+        targets = 0
+        try:
+            with open(options["fuzz_log"], errors="replace") as f:
+                for line in f:
+                    m = re.match(r"fuzz: (\w+_fuzzer): (.*)", line)
+                    if not m:
+                        continue
+                    targets += 1
+                    print(f"fuzz {m.group(1)}: {m.group(2)}")
+                    if "nothing found" in m.group(2):
+                        passed += 1
+                    else:
+                        failed += 1
+        except OSError:
+            pass
+        if targets == 0:
+            print("ERROR: the fuzz pass ran no target")
+            failed += 1
+
     print(f"{passed} passed, {failed} failed")
     if failed:
         rc = 1

@@ -395,7 +395,7 @@ TEST(CommonHelpers, TypeNames) {
   EXPECT_STREQ(TfLiteTypeGetName(kTfLiteFloat32), "FLOAT32");
   EXPECT_STREQ(TfLiteTypeGetName(kTfLiteInt4), "INT4");
   EXPECT_STREQ(TfLiteTypeGetName(kTfLiteNoType), "NOTYPE");
-  EXPECT_STREQ(TfLiteTypeGetName(static_cast<TfLiteType>(99)), "Unknown type");
+  EXPECT_STREQ(TfLiteTypeGetName(static_cast<TfLiteType>(31)), "Unknown type");
 }
 
 TEST(CommonHelpers, ReallocOnlyTouchesOwnedBuffers) {
