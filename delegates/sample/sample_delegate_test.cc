@@ -212,6 +212,16 @@ TEST(SampleDelegateTest, ParsesPluginOptions) {
   }
   const char* below[] = {"-2"};
   EXPECT_FALSE(ParseSampleDelegateOptions(perturb_keys + 1, below, 1, &options, &error));
+
+  // Failing badly, for the isolation tests (docs/isolation.md).
+  const char* bad_keys[] = {"crash_during_invoke", "hang_during_invoke"};
+  const char* bad_values[] = {"true", "1"};
+  SampleDelegateOptions failing;
+  ASSERT_TRUE(ParseSampleDelegateOptions(bad_keys, bad_values, 2, &failing, &error)) << error;
+  EXPECT_TRUE(failing.crash_during_invoke);
+  EXPECT_TRUE(failing.hang_during_invoke);
+  EXPECT_FALSE(SampleDelegateOptions().crash_during_invoke);
+  EXPECT_FALSE(SampleDelegateOptions().hang_during_invoke);
 }
 
 }  // namespace

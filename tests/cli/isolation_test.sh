@@ -32,7 +32,8 @@ run() {
 }
 rc() { cat "$TMP/$1.rc"; }
 # Results without what varies from run to run (latencies, rates, wall time).
-stable() { grep -vE 'latency|Latency|images/s|Wall time|Initialized session|Inference timings|ms\.|\(us\)|Peak|memory|Memory|footprint|avg=|count=' "$1"; }
+# (benchmark_model logs the isolation flags given: those lines differ by design.)
+stable() { grep -vE '^delegate_(isolation|timeout_secs): |latency|Latency|images/s|Wall time|Initialized session|Inference timings|ms\.|\(us\)|Peak|memory|Memory|footprint|avg=|count=' "$1"; }
 
 for tool in "${TOOLS[@]}"; do
   BIN="$R/tools/$tool/$tool"
@@ -90,6 +91,11 @@ done
 run benchmark_model files --delegate_isolation=process --report_json="$TMP/isolated.json" --output_filepath="$TMP/isolated.bin"
 check "benchmark_model under isolation writes its report and outputs" \
   bash -c "[ $(rc files) -eq 0 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$TMP/isolated.json' && [ -s '$TMP/isolated.bin' ]"
+check "the report records --delegate_isolation=process" python3 -c '
+import json, sys
+flags = json.load(open(sys.argv[1]))["configuration"]["flags"]
+sys.exit(0 if flags.get("delegate_isolation") == "process" else 1)' "$TMP/isolated.json"
+check "benchmark_model logs the isolation flag" grep -qxF 'delegate_isolation: [process]' "$TMP/files.out"
 run benchmark_model files_plain --report_json="$TMP/plain.json" --output_filepath="$TMP/plain.bin"
 check "the same output bytes with and without isolation" cmp -s "$TMP/isolated.bin" "$TMP/plain.bin"
 run benchmark_model files_crash --delegate_isolation=process --external_delegate_options=crash_during_invoke:true \

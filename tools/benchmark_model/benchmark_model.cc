@@ -295,6 +295,9 @@ class Printer : public BenchmarkListener {
 
 // A delegate provider flag's value as text ("1"/"0" for booleans, as TFLite logs them).
 std::string ProviderValue(const DelegateFlagGroup& delegate_flags, const std::string& name) {
+  // The isolation flags travel with the delegate flags (tools/common/isolation.h).
+  if (name == "delegate_isolation") return delegate_flags.isolation().delegate_isolation;
+  if (name == "delegate_timeout_secs") return std::to_string(delegate_flags.isolation().delegate_timeout_secs);
   const ProviderParams& values = delegate_flags.params();
   for (const DelegateProvider& provider : RegisteredDelegateProviders()) {
     for (const ProviderFlag& f : provider.flags) {
@@ -325,6 +328,9 @@ void LogParams(const BenchmarkFlags& flags, const FlagTable& table, const std::v
     for (const ProviderFlag& f : provider.flags) {
       if (flags.verbose || was_given(f.name)) Printer::Out(f.name + ": [" + ProviderValue(delegate_flags, f.name) + "]");
     }
+  }
+  for (const char* name : {"delegate_isolation", "delegate_timeout_secs"}) {
+    if (flags.verbose || was_given(name)) Printer::Out(std::string(name) + ": [" + ProviderValue(delegate_flags, name) + "]");
   }
 }
 

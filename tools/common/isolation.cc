@@ -87,12 +87,18 @@ Status IsolationFlags::Validate(const FlagTable& table, std::vector<std::string>
 StatusOr<ChildOutcome> RunInChild(int timeout_secs, const std::function<int()>& work) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return ExecutionError(std::string("delegate isolation: pipe: ") + std::strerror(errno));
+  // An inherited SIGCHLD = SIG_IGN would reap the child by itself and hide its exit status.
+  struct sigaction chld_default = {}, chld_previous;
+  chld_default.sa_handler = SIG_DFL;
+  sigemptyset(&chld_default.sa_mask);
+  sigaction(SIGCHLD, &chld_default, &chld_previous);
   const pid_t parent = getpid();
   const pid_t child = fork();
   if (child < 0) {
     const int error = errno;
     close(fds[0]);
     close(fds[1]);
+    sigaction(SIGCHLD, &chld_previous, nullptr);
     return ExecutionError(std::string("delegate isolation: fork: ") + std::strerror(error));
   }
   if (child == 0) {
@@ -121,10 +127,14 @@ StatusOr<ChildOutcome> RunInChild(int timeout_secs, const std::function<int()>& 
   std::string notes;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_secs);
   int status = 0;
+  int lost_errno = 0;  // waitpid failing: the child's status is unknown
   for (;;) {
     const pid_t done = waitpid(child, &status, WNOHANG);
     if (done == child) break;
-    if (done < 0 && errno != EINTR) break;
+    if (done < 0 && errno != EINTR) {
+      lost_errno = errno;
+      break;
+    }
     if (timeout_secs > 0 && std::chrono::steady_clock::now() >= deadline) {
       kill(-child, SIGKILL);
       kill(child, SIGKILL);  // (should it not have its group yet)
@@ -144,6 +154,7 @@ StatusOr<ChildOutcome> RunInChild(int timeout_secs, const std::function<int()>& 
   kill(-child, SIGKILL);
   g_child_group = 0;
   for (int i = 0; i < 4; ++i) sigaction(kForwardedSignals[i], &previous[i], nullptr);
+  sigaction(SIGCHLD, &chld_previous, nullptr);
   if (g_forwarded != 0) {
     // The tool itself was told to stop: it stops as it would have without isolation.
     const int signal = g_forwarded;
@@ -152,6 +163,10 @@ StatusOr<ChildOutcome> RunInChild(int timeout_secs, const std::function<int()>& 
   }
   outcome.delegates = LastNote(notes);
   if (outcome.kind == ChildOutcome::Kind::kTimedOut) return outcome;
+  if (lost_errno != 0) {
+    return ExecutionError("delegate isolation: lost track of the child process " + std::to_string(child) + " (" +
+                          std::strerror(lost_errno) + ")");
+  }
   if (WIFSIGNALED(status)) {
     outcome.kind = ChildOutcome::Kind::kSignaled;
     outcome.signal = WTERMSIG(status);

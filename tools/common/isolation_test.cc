@@ -27,6 +27,15 @@ TEST(RunInChildTest, WorkRunsInAnotherProcess) {
   EXPECT_EQ(outcome.value().exit_code, 0);
 }
 
+// A tool started with SIGCHLD ignored would have its child reaped by itself: the status must still be seen.
+TEST(RunInChildTest, ExitCodeSeenWhenSigchldIsIgnored) {
+  std::signal(SIGCHLD, SIG_IGN);
+  StatusOr<ChildOutcome> outcome = RunInChild(10, []() { return 3; });
+  std::signal(SIGCHLD, SIG_DFL);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_EQ(outcome.value().exit_code, 3);
+}
+
 TEST(RunInChildTest, SignalIsReportedWithTheNotedDelegates) {
   StatusOr<ChildOutcome> outcome = RunInChild(10, []() {
     NoteDelegatesToParent("EXTERNAL (libx.so), XNNPACK");
