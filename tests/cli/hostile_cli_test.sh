@@ -49,6 +49,10 @@ case "$TOOL" in
   *) echo "FAIL: unknown binary $TOOL"; exit 1 ;;
 esac
 
+# The sanitizer config preloads Mesa's lavapipe for the GPU tests (.bazelrc); these runs never open
+# Vulkan, and loading it costs about half a second per run under ASan.
+unset LD_PRELOAD
+
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(find "$SHARED/hostile" -maxdepth 1 -type f -name '*.tflite' | sort)
 [ ${#files[@]} -gt 0 ] || { echo "FAIL: no .tflite files in $SHARED/hostile"; exit 1; }
