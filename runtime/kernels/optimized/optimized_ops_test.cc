@@ -450,6 +450,7 @@ TEST(OptimizedQuantizedTest, EveryIsaPathIsExercised) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512f")) {
     EXPECT_NE(std::find(names.begin(), names.end(), "avx512vnni"), names.end());
   }
