@@ -925,6 +925,10 @@ TEST(OptimizedPadTest, Shapes) {
   CheckPad(kTfLiteFloat32, {2, 3, 4, 5}, {1, 1, 0, 2, 2, 0, 1, 3});
   CheckPad(kTfLiteFloat32, {7}, {2, 5}, true);
   CheckPad(kTfLiteInt8, {1, 1, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0});
+  // Trailing dimensions without padding merge into one run per row.
+  CheckPad(kTfLiteInt8, {1, 224, 224, 3}, {0, 0, 0, 1, 0, 1, 0, 0});
+  CheckPad(kTfLiteUInt8, {2, 3, 4, 5}, {0, 1, 2, 0, 0, 0, 0, 0});
+  CheckPad(kTfLiteFloat32, {2, 3, 4, 5}, {1, 0, 0, 0, 0, 0, 0, 0}, true);
 }
 
 // ---- AVERAGE_POOL_2D and MAX_POOL_2D

@@ -27,6 +27,10 @@ struct PadState : OpState {
   int64_t in_shape[kMaxPadRank] = {}, out_shape[kMaxPadRank] = {};
   int64_t before[kMaxPadRank] = {};
   size_t element_bytes = 0;
+  // Rows: the dimensions before `row_dim`; each row is out_shape[row_dim] x inner elements
+  // (the trailing dimensions without padding merged into one run).
+  int row_dim = 0;
+  int64_t inner = 1;
 };
 
 size_t ElementBytes(TfLiteType type) {
@@ -63,11 +67,20 @@ struct PadOp {
         tflite::NumElements(paddings) != 2 * s->rank) {
       return kTfLiteOk;
     }
+    int64_t after[kMaxPadRank] = {};
     for (int d = 0; d < s->rank; ++d) {
       s->in_shape[d] = input->dims->data[d];
       s->out_shape[d] = output->dims->data[d];
       s->before[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d]
                                                      : paddings->data.i64[2 * d];
+      after[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d + 1]
+                                                 : paddings->data.i64[2 * d + 1];
+    }
+    s->row_dim = s->rank - 1;
+    s->inner = 1;
+    while (s->row_dim > 0 && s->before[s->row_dim] == 0 && after[s->row_dim] == 0) {
+      s->inner *= s->in_shape[s->row_dim];
+      --s->row_dim;
     }
     s->fast = true;
     return kTfLiteOk;
@@ -89,10 +102,10 @@ struct PadOp {
     }
     bool uniform = true;  // every byte of the value alike: memset
     for (size_t i = 1; i < elem; ++i) uniform = uniform && pattern[i] == pattern[0];
-    const int last = s->rank - 1;
-    const size_t out_row_bytes = s->out_shape[last] * elem;
-    const size_t in_row_bytes = s->in_shape[last] * elem;
-    const size_t left_bytes = s->before[last] * elem;
+    const int last = s->row_dim;
+    const size_t out_row_bytes = s->out_shape[last] * s->inner * elem;
+    const size_t in_row_bytes = s->in_shape[last] * s->inner * elem;
+    const size_t left_bytes = s->before[last] * s->inner * elem;
     int64_t rows = 1;
     for (int d = 0; d < last; ++d) rows *= s->out_shape[d];
     const uint8_t* in = input->data.uint8;

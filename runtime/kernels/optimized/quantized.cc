@@ -139,8 +139,13 @@ void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int row
           if (iy < 0 || iy >= g.in_height || ix < 0 || ix >= g.in_width) {
             std::memset(tap, static_cast<uint8_t>(s.input_zero_point), channels);
           } else {
-            std::memcpy(tap, input + ((b * g.in_height + iy) * g.in_width + ix) * channels,
-                        channels);
+            const uint8_t* src = input + ((b * g.in_height + iy) * g.in_width + ix) * channels;
+            // A few channels (an image's first layer): a loop beats a memcpy call.
+            if (channels <= 8) {
+              for (size_t c = 0; c < channels; ++c) tap[c] = src[c];
+            } else {
+              std::memcpy(tap, src, channels);
+            }
           }
         }
       }
