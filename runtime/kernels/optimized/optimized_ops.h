@@ -4,7 +4,9 @@
 // Prepare first) and runs the reference Eval for every type and configuration it does not
 // specialise (the quantized forms, hybrid weights, general broadcasts). Float results differ from
 // the reference only by the order of accumulation (and fused multiply-add): within 1e-5 of the
-// output's largest magnitude. Pooling, ADD, MUL and RESIZE_BILINEAR are exactly the reference's.
+// output's largest magnitude. Pooling, ADD, MUL, RESIZE_BILINEAR and PAD are exactly the
+// reference's, and so are the quantized (uint8, int8) CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED
+// and ADD (quantized.h).
 //
 // The op resolver (runtime/op_resolver.cc) serves these for KernelSet::kOptimized.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OPTIMIZED_OPS_H_
@@ -25,6 +27,8 @@ TfLiteRegistration* Register_AVERAGE_POOL_2D();
 TfLiteRegistration* Register_MAX_POOL_2D();
 TfLiteRegistration* Register_SOFTMAX();
 TfLiteRegistration* Register_RESIZE_BILINEAR();
+TfLiteRegistration* Register_PAD();
+TfLiteRegistration* Register_PADV2();
 
 }  // namespace optimized
 }  // namespace touchstone

@@ -46,6 +46,8 @@ class OptimizedTestResolver : public OpResolver {
     Add(kTfLiteBuiltinMaxPool2d, optimized::Register_MAX_POOL_2D());
     Add(kTfLiteBuiltinSoftmax, optimized::Register_SOFTMAX());
     Add(kTfLiteBuiltinResizeBilinear, optimized::Register_RESIZE_BILINEAR());
+    Add(kTfLiteBuiltinPad, optimized::Register_PAD());
+    Add(kTfLiteBuiltinPadv2, optimized::Register_PADV2());
   }
   const TfLiteRegistration* FindOp(int code, int version) const override {
     auto it = ops_.find(code);
@@ -450,6 +452,7 @@ TEST(OptimizedQuantizedTest, EveryIsaPathIsExercised) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512f")) {
     EXPECT_NE(std::find(names.begin(), names.end(), "avx512vnni"), names.end());
   }
@@ -888,6 +891,44 @@ TEST(OptimizedBinaryTest, QuantizedAdd) {
   // Large enough to cross thread chunks; a broadcast takes the reference kernel.
   CheckQuantAdd(kTfLiteInt8, {1, 56, 56, 24}, {1, 56, 56, 24}, 0.02f, 4, 0.03f, -9, 0.04f, 2);
   CheckQuantAdd(kTfLiteUInt8, {2, 3, 4}, {4}, 0.02f, 4, 0.03f, 9, 0.04f, 2);
+}
+
+// ---- PAD and PADV2
+
+void CheckPad(TfLiteType type, const std::vector<int>& shape, const std::vector<int32_t>& pads,
+              bool v2 = false, uint32_t seed = 1) {
+  OpCase op;
+  const size_t elem = type == kTfLiteFloat32 ? 4 : 1;
+  std::vector<uint8_t> bytes = RandomInts<uint8_t>(Count(shape) * elem, seed, 0, 255);
+  if (type == kTfLiteFloat32) bytes = Bytes(RandomFloats(Count(shape), seed));
+  const int input = op.AddInputBytes(type, shape, bytes);
+  if (type != kTfLiteFloat32) op.test().builder().SetQuantization(input, {0.1f}, {7});
+  const int paddings = op.test().AddConst<int32_t>(
+      kTfLiteInt32, {static_cast<int>(shape.size()), 2}, pads);
+  std::vector<int> inputs = {input, paddings};
+  if (v2) {
+    inputs.push_back(type == kTfLiteFloat32
+                         ? op.test().AddConst<float>(type, {1}, {2.5f})
+                         : op.test().AddConst<uint8_t>(type, {1}, {200}));
+    if (type != kTfLiteFloat32) op.test().builder().SetQuantization(inputs.back(), {0.1f}, {7});
+  }
+  const int output = op.test().AddOutput(type);
+  if (type != kTfLiteFloat32) op.test().builder().SetQuantization(output, {0.1f}, {7});
+  op.test().AddOp(v2 ? kTfLiteBuiltinPadv2 : kTfLiteBuiltinPad, inputs, {output});
+  op.Check(v2 ? optimized::Register_PADV2() : optimized::Register_PAD(), true);
+}
+
+TEST(OptimizedPadTest, Shapes) {
+  CheckPad(kTfLiteInt8, {1, 5, 6, 3}, {0, 0, 1, 1, 1, 1, 0, 0});
+  CheckPad(kTfLiteUInt8, {1, 112, 112, 16}, {0, 0, 0, 1, 0, 1, 0, 0});
+  CheckPad(kTfLiteUInt8, {2, 3, 4}, {1, 0, 0, 2, 3, 1}, true);
+  CheckPad(kTfLiteFloat32, {2, 3, 4, 5}, {1, 1, 0, 2, 2, 0, 1, 3});
+  CheckPad(kTfLiteFloat32, {7}, {2, 5}, true);
+  CheckPad(kTfLiteInt8, {1, 1, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0});
+  // Trailing dimensions without padding merge into one run per row.
+  CheckPad(kTfLiteInt8, {1, 224, 224, 3}, {0, 0, 0, 1, 0, 1, 0, 0});
+  CheckPad(kTfLiteUInt8, {2, 3, 4, 5}, {0, 1, 2, 0, 0, 0, 0, 0});
+  CheckPad(kTfLiteFloat32, {2, 3, 4, 5}, {1, 0, 0, 0, 0, 0, 0, 0}, true);
 }
 
 // ---- AVERAGE_POOL_2D and MAX_POOL_2D

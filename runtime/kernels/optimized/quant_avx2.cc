@@ -29,34 +29,27 @@ inline __m256i Load(const void* p) { return _mm256_loadu_si256(static_cast<const
 // low 64 bits.
 template <bool kUp>
 inline __m128i Requantize(__m256i v, const QuantOutputStage& s, int col) {
-  const __m256i one = _mm256_set1_epi32(1);
   const __m256i right = Load(s.right_shift + col);
   const __m256i multiplier = Load(s.multiplier + col);
   v = _mm256_add_epi32(v, Load(s.col_term + col));
-  v = _mm256_sllv_epi32(v, Load(s.left_shift + col));
+  if (s.any_left_shift) v = _mm256_sllv_epi32(v, Load(s.left_shift + col));
   const __m256i round = _mm256_set1_epi64x(int64_t{1} << 30);
   const __m256i even =
       _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(v, multiplier), round), 31);
   const __m256i odd = _mm256_slli_epi64(
-      _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32),
-                                                          _mm256_srli_epi64(multiplier, 32)),
-                                         round),
-                        31),
-      32);
+      _mm256_add_epi64(
+          _mm256_mul_epi32(_mm256_srli_epi64(v, 32), _mm256_srli_epi64(multiplier, 32)), round),
+      1);
   const __m256i high = _mm256_blend_epi32(even, odd, 0xAA);
   __m256i result;
   if (kUp) {
-    const __m256i nudge = _mm256_srli_epi32(_mm256_sllv_epi32(one, right), 1);
-    const __m256i limit = _mm256_sub_epi32(_mm256_set1_epi32(INT32_MAX), nudge);
-    const __m256i overflow = _mm256_cmpgt_epi32(high, limit);
-    result = _mm256_srav_epi32(_mm256_add_epi32(high, nudge), right);
-    result = _mm256_blendv_epi8(
-        result, _mm256_sllv_epi32(one, _mm256_sub_epi32(_mm256_set1_epi32(31), right)), overflow);
+    const __m256i overflow = _mm256_cmpgt_epi32(high, Load(s.round_b + col));
+    result = _mm256_srav_epi32(_mm256_add_epi32(high, Load(s.round_a + col)), right);
+    result = _mm256_blendv_epi8(result, Load(s.overflow_value + col), overflow);
   } else {
-    const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
-    const __m256i remainder = _mm256_and_si256(high, mask);
-    const __m256i negative = _mm256_cmpgt_epi32(_mm256_setzero_si256(), high);  // -1 where < 0
-    const __m256i threshold = _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), negative);
+    const __m256i remainder = _mm256_and_si256(high, Load(s.round_a + col));
+    const __m256i negative = _mm256_srai_epi32(high, 31);  // -1 where < 0
+    const __m256i threshold = _mm256_sub_epi32(Load(s.round_b + col), negative);
     const __m256i up = _mm256_cmpgt_epi32(remainder, threshold);
     result = _mm256_sub_epi32(_mm256_srav_epi32(high, right), up);
   }

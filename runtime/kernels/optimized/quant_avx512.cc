@@ -1,5 +1,5 @@
 // AVX-512 VNNI quantized microkernels (vpdpbusd: four u8 x s8 products summed into each int32
-// lane per instruction), for x86-64 CPUs with AVX-512 F/BW/VL and VNNI; QuantKernelsFor checks
+// lane per instruction), for x86-64 CPUs with AVX-512 F/BW/DQ/VL and VNNI; QuantKernelsFor checks
 // before handing this set out. Enabled per function (target pragma): the build has no global -m
 // flags.
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include <immintrin.h>
 
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,avx,fma")
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,avx,fma")
 // GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as unused merge operands, which
 // -W(maybe-)uninitialized reports at every use (GCC bug 105593).
 #pragma GCC diagnostic push
@@ -41,31 +41,28 @@ inline __m128i Requantize(__m512i v, const QuantOutputStage& s, int col) {
   const __m512i right = Load(s.right_shift + col);
   const __m512i multiplier = Load(s.multiplier + col);
   v = _mm512_add_epi32(v, Load(s.col_term + col));
-  v = _mm512_sllv_epi32(v, Load(s.left_shift + col));
+  if (s.any_left_shift) v = _mm512_sllv_epi32(v, Load(s.left_shift + col));
+  // Bits 31..62 of each 64-bit product plus 2^30: the even lanes' shifted down into the low
+  // half, the odd lanes' shifted up by one into the high half.
   const __m512i round = _mm512_set1_epi64(int64_t{1} << 30);
-  const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, multiplier), round), 31);
+  const __m512i even =
+      _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, multiplier), round), 31);
   const __m512i odd = _mm512_slli_epi64(
-      _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(v, 32),
-                                                          _mm512_srli_epi64(multiplier, 32)),
-                                         round),
-                        31),
-      32);
+      _mm512_add_epi64(
+          _mm512_mul_epi32(_mm512_srli_epi64(v, 32), _mm512_srli_epi64(multiplier, 32)), round),
+      1);
   const __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
   __m512i result;
   if (kUp) {
     // ruy: (high + nudge) >> right, ties up; 2^(31 - right) where the nudge overflows.
-    const __m512i nudge = _mm512_srli_epi32(_mm512_sllv_epi32(one, right), 1);
-    const __m512i limit = _mm512_sub_epi32(_mm512_set1_epi32(INT32_MAX), nudge);
-    const __mmask16 overflow = _mm512_cmpgt_epi32_mask(high, limit);
-    result = _mm512_srav_epi32(_mm512_add_epi32(high, nudge), right);
-    result = _mm512_mask_mov_epi32(
-        result, overflow, _mm512_sllv_epi32(one, _mm512_sub_epi32(_mm512_set1_epi32(31), right)));
+    const __mmask16 overflow = _mm512_cmpgt_epi32_mask(high, Load(s.round_b + col));
+    result = _mm512_srav_epi32(_mm512_add_epi32(high, Load(s.round_a + col)), right);
+    result = _mm512_mask_mov_epi32(result, overflow, Load(s.overflow_value + col));
   } else {
     // RoundingDivideByPOT: ties away from zero.
-    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
-    const __m512i remainder = _mm512_and_si512(high, mask);
-    const __m512i half = _mm512_srli_epi32(mask, 1);
-    const __mmask16 negative = _mm512_cmplt_epi32_mask(high, _mm512_setzero_si512());
+    const __m512i remainder = _mm512_and_si512(high, Load(s.round_a + col));
+    const __m512i half = Load(s.round_b + col);
+    const __mmask16 negative = _mm512_movepi32_mask(high);
     const __m512i threshold = _mm512_mask_add_epi32(half, negative, half, one);
     const __mmask16 up = _mm512_cmpgt_epi32_mask(remainder, threshold);
     result = _mm512_srav_epi32(high, right);
@@ -194,7 +191,8 @@ void Gemm(const QGemmArgs& g) {
 }
 
 // ---- Depthwise, 32 channels per block: two taps' inputs interleaved as int16 pairs, multiplied
-// by (w - zw) pairs with vpmaddwd (exact: |products| < 2^16, so a pair sum fits int32).
+// by (w - zw) pairs and accumulated with vpdpwssd (exact: |products| < 2^16, so a pair sum fits
+// int32, and the accumulation wraps as the reference's int32 sums do).
 
 constexpr int kDwBlock = 32;
 
@@ -239,10 +237,8 @@ void DwImpl(const QDwArgs& a) {
           kSigned ? _mm512_cvtepi8_epi16(b0) : _mm512_cvtepu8_epi16(b0), zero_point);
       const __m512i x1 = _mm512_sub_epi16(
           kSigned ? _mm512_cvtepi8_epi16(b1) : _mm512_cvtepu8_epi16(b1), zero_point);
-      lo = _mm512_add_epi32(lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(x0, x1),
-                                                  _mm512_loadu_si512(w)));
-      hi = _mm512_add_epi32(hi, _mm512_madd_epi16(_mm512_unpackhi_epi16(x0, x1),
-                                                  _mm512_loadu_si512(w + 64)));
+      lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(x0, x1), _mm512_loadu_si512(w));
+      hi = _mm512_dpwssd_epi32(hi, _mm512_unpackhi_epi16(x0, x1), _mm512_loadu_si512(w + 64));
       w += 128;
     }
     const __m128i out0 = Requantize<kUp>(_mm512_permutex2var_epi32(lo, first, hi), *a.stage, c0);

@@ -36,6 +36,14 @@ struct QuantOutputStage {
   const int32_t* left_shift = nullptr;  // the count the stage shifts left by (masked to 0..31
                                         // for the ties-away stage; >= 32 gives 0 for ruy's)
   const int32_t* right_shift = nullptr; // 0..31
+  // Per-column constants of the rounding right shift, so the kernels need not derive them: for
+  // ties away from zero, (1 << right) - 1 and its half; for ruy's ties up, the nudge
+  // 1 << (right - 1) (0 without a shift), INT32_MAX - nudge, and the value an overflowing nudge
+  // gives, 1 << (31 - right).
+  const int32_t* round_a = nullptr;
+  const int32_t* round_b = nullptr;
+  const int32_t* overflow_value = nullptr;
+  bool any_left_shift = false;  // else the kernels skip the left shift
   int32_t output_offset = 0;
   int32_t act_min = 0, act_max = 0;
   bool rounding_up = false;  // ruy's right shift (ties up), else ties away from zero

@@ -113,6 +113,7 @@ const QuantKernels& QuantKernelsFor(const MicroKernels& set) {
   static const bool vnni = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
   }();
   static const bool avx2 = [] {

@@ -35,6 +35,10 @@ bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
   out->shift.assign(padded, 0);
   out->left_shift.assign(padded, 0);
   out->right_shift.assign(padded, 0);
+  out->round_a.assign(padded, 0);
+  out->round_b.assign(padded, rounding_up ? INT32_MAX : 0);
+  out->overflow_value.assign(padded, 0);
+  bool any_left_shift = false;
   for (int c = 0; c < n; ++c) {
     const int32_t multiplier = rq.multiplier[c];
     const int shift = rq.shift[c];
@@ -46,7 +50,19 @@ bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
     // ruy's stage makes a left shift of 32 or more 0 (as vpsllvd does); the reference's masks the
     // count as the x86 shift instruction does.
     out->left_shift[c] = rounding_up ? std::min(left, 32) : (left & 31);
-    out->right_shift[c] = shift > 0 ? 0 : -shift;
+    const int right = shift > 0 ? 0 : -shift;
+    out->right_shift[c] = right;
+    if (out->left_shift[c] != 0) any_left_shift = true;
+    if (rounding_up) {
+      const int32_t nudge = right > 0 ? int32_t{1} << (right - 1) : 0;
+      out->round_a[c] = nudge;
+      out->round_b[c] = INT32_MAX - nudge;
+      out->overflow_value[c] = right > 0 ? static_cast<int32_t>(uint32_t{1} << (31 - right)) : 0;
+    } else {
+      const int32_t mask = static_cast<int32_t>((int64_t{1} << right) - 1);
+      out->round_a[c] = mask;
+      out->round_b[c] = mask >> 1;
+    }
   }
   QuantOutputStage& s = out->stage;
   s.col_term = out->col_term.data();
@@ -54,6 +70,10 @@ bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
   s.shift = out->shift.data();
   s.left_shift = out->left_shift.data();
   s.right_shift = out->right_shift.data();
+  s.round_a = out->round_a.data();
+  s.round_b = out->round_b.data();
+  s.overflow_value = out->overflow_value.data();
+  s.any_left_shift = any_left_shift;
   s.output_offset = output_offset;
   s.act_min = rq.activation_min;
   s.act_max = rq.activation_max;
@@ -119,8 +139,13 @@ void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int row
           if (iy < 0 || iy >= g.in_height || ix < 0 || ix >= g.in_width) {
             std::memset(tap, static_cast<uint8_t>(s.input_zero_point), channels);
           } else {
-            std::memcpy(tap, input + ((b * g.in_height + iy) * g.in_width + ix) * channels,
-                        channels);
+            const uint8_t* src = input + ((b * g.in_height + iy) * g.in_width + ix) * channels;
+            // A few channels (an image's first layer): a loop beats a memcpy call.
+            if (channels <= 8) {
+              for (size_t c = 0; c < channels; ++c) tap[c] = src[c];
+            } else {
+              std::memcpy(tap, src, channels);
+            }
           }
         }
       }

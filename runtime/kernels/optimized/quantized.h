@@ -20,6 +20,7 @@ namespace optimized {
 // Per-output-channel output stage arrays (padded to kQuantColumnPadding) and the stage over them.
 struct QuantOutput {
   std::vector<int32_t> col_term, multiplier, shift, left_shift, right_shift;
+  std::vector<int32_t> round_a, round_b, overflow_value;
   QuantOutputStage stage;
 };
 

@@ -1,0 +1,163 @@
+// PAD and PADV2 with constant paddings, output sizes known at Prepare: each output row (all
+// dimensions but the last) is written once, the input's row copied between the two runs of the
+// pad value, rows split over the thread pool. The pad value is the reference's (constant_values,
+// else the zero point of an 8- or 16-bit quantized output, else zero bytes), so the output is the
+// reference's byte for byte. Paddings computed at run time take the reference kernel.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "runtime/c/common.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/op_common.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/reference/reference_ops.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+constexpr int kMaxPadRank = 6;
+// Bytes a chunk should hold at least before it goes to another thread.
+constexpr int64_t kMinBytesPerChunk = 64 * 1024;
+
+struct PadState : OpState {
+  int rank = 0;
+  int64_t in_shape[kMaxPadRank] = {}, out_shape[kMaxPadRank] = {};
+  int64_t before[kMaxPadRank] = {};
+  size_t element_bytes = 0;
+  // Rows: the dimensions before `row_dim`; each row is out_shape[row_dim] x inner elements
+  // (the trailing dimensions without padding merged into one run).
+  int row_dim = 0;
+  int64_t inner = 1;
+};
+
+size_t ElementBytes(TfLiteType type) {
+  switch (type) {
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteBool: return 1;
+    case kTfLiteInt16:
+    case kTfLiteFloat16: return 2;
+    case kTfLiteFloat32:
+    case kTfLiteInt32: return 4;
+    case kTfLiteInt64: return 8;
+    default: return 0;
+  }
+}
+
+template <bool kV2>
+struct PadOp {
+  using State = PadState;
+  static TfLiteRegistration* Reference() {
+    return kV2 ? reference::Register_PADV2() : reference::Register_PAD();
+  }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* paddings = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->element_bytes = ElementBytes(input->type);
+    s->rank = input->dims->size;
+    if (s->element_bytes == 0 || s->rank < 1 || s->rank > kMaxPadRank ||
+        tflite::IsDynamicTensor(output) || !tflite::IsConstantTensor(paddings) ||
+        output->dims->size != s->rank || tflite::NumElements(output) == 0 ||
+        (paddings->type != kTfLiteInt32 && paddings->type != kTfLiteInt64) ||
+        tflite::NumElements(paddings) != 2 * s->rank) {
+      return kTfLiteOk;
+    }
+    int64_t after[kMaxPadRank] = {};
+    for (int d = 0; d < s->rank; ++d) {
+      s->in_shape[d] = input->dims->data[d];
+      s->out_shape[d] = output->dims->data[d];
+      s->before[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d]
+                                                     : paddings->data.i64[2 * d];
+      after[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d + 1]
+                                                 : paddings->data.i64[2 * d + 1];
+    }
+    s->row_dim = s->rank - 1;
+    s->inner = 1;
+    while (s->row_dim > 0 && s->before[s->row_dim] == 0 && after[s->row_dim] == 0) {
+      s->inner *= s->in_shape[s->row_dim];
+      --s->row_dim;
+    }
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const TfLiteTensor* value = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
+    const size_t elem = s->element_bytes;
+    uint8_t pattern[8] = {};
+    if (value != nullptr) {
+      std::memcpy(pattern, value->data.raw_const, elem);
+    } else if (output->type == kTfLiteUInt8 || output->type == kTfLiteInt8) {
+      pattern[0] = static_cast<uint8_t>(output->params.zero_point);
+    } else if (output->type == kTfLiteInt16) {
+      const int16_t zp = static_cast<int16_t>(output->params.zero_point);
+      std::memcpy(pattern, &zp, sizeof(zp));
+    }
+    bool uniform = true;  // every byte of the value alike: memset
+    for (size_t i = 1; i < elem; ++i) uniform = uniform && pattern[i] == pattern[0];
+    const int last = s->row_dim;
+    const size_t out_row_bytes = s->out_shape[last] * s->inner * elem;
+    const size_t in_row_bytes = s->in_shape[last] * s->inner * elem;
+    const size_t left_bytes = s->before[last] * s->inner * elem;
+    int64_t rows = 1;
+    for (int d = 0; d < last; ++d) rows *= s->out_shape[d];
+    const uint8_t* in = input->data.uint8;
+    uint8_t* out = output->data.uint8;
+    auto fill = [&](uint8_t* p, size_t bytes) {
+      if (uniform) {
+        std::memset(p, pattern[0], bytes);
+      } else {
+        for (size_t i = 0; i < bytes; i += elem) std::memcpy(p + i, pattern, elem);
+      }
+    };
+    const int64_t min_rows =
+        std::max<int64_t>(1, kMinBytesPerChunk / std::max<size_t>(1, out_row_bytes));
+    ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        uint8_t* dst = out + row * out_row_bytes;
+        // The input row this output row copies, if any.
+        int64_t rest = row;
+        int64_t in_row = 0;
+        bool inside = true;
+        for (int d = last - 1; d >= 0; --d) {
+          const int64_t coordinate = rest % s->out_shape[d] - s->before[d];
+          rest /= s->out_shape[d];
+          if (coordinate < 0 || coordinate >= s->in_shape[d]) {
+            inside = false;
+            break;
+          }
+        }
+        if (!inside) {
+          fill(dst, out_row_bytes);
+          continue;
+        }
+        rest = row;
+        int64_t in_stride = 1;
+        for (int d = last - 1; d >= 0; --d) {
+          in_row += (rest % s->out_shape[d] - s->before[d]) * in_stride;
+          rest /= s->out_shape[d];
+          in_stride *= s->in_shape[d];
+        }
+        fill(dst, left_bytes);
+        std::memcpy(dst + left_bytes, in + in_row * in_row_bytes, in_row_bytes);
+        fill(dst + left_bytes + in_row_bytes, out_row_bytes - left_bytes - in_row_bytes);
+      }
+    });
+    return kTfLiteOk;
+  }
+};
+
+}  // namespace
+
+TfLiteRegistration* Register_PAD() { return OptimizedKernel<PadOp<false>>::Registration(); }
+TfLiteRegistration* Register_PADV2() { return OptimizedKernel<PadOp<true>>::Registration(); }
+
+}  // namespace optimized
+}  // namespace touchstone
