@@ -222,6 +222,19 @@ void OpProfiler::EndRun() {
     if (x.subgraph == y.subgraph && x.inside_of == -1 && y.inside_of == -1) return a < b;
     return x.duration_us > y.duration_us;
   });
+  // Ops inside one delegate kernel keep the order they were reported in (the order they ran): a time
+  // measured afterwards (a GPU timestamp, Profiler::AddEvent) gives no start time to sort by.
+  std::map<std::pair<int, int>, std::vector<size_t>> slots;  // (subgraph, delegate node) -> positions
+  for (size_t p = 0; p < order.size(); ++p) {
+    const Event& e = events_[order[p]];
+    if (e.inside_of >= 0) slots[std::make_pair(e.subgraph, e.inside_of)].push_back(p);
+  }
+  for (const auto& entry : slots) {
+    std::vector<size_t> recorded;
+    for (size_t p : entry.second) recorded.push_back(order[p]);
+    std::sort(recorded.begin(), recorded.end());
+    for (size_t k = 0; k < recorded.size(); ++k) order[entry.second[k]] = recorded[k];
+  }
   std::map<int, int64_t> totals;
   int64_t delegate_ops_total = 0;
   bool any_delegate_op = false;

@@ -61,10 +61,9 @@ class OpProfiler : public NodeObserver {
   // An op a delegate kernel ran inside node `delegate_node` (`op_index` numbers the ops inside it).
   void AddDelegateOp(int subgraph, int delegate_node, const std::string& op_name, int op_index,
                      int64_t duration_us);
-  // Same signature as the runtime's NodeObserver::DelegateOpFinished (proposed; it overrides it once the
-  // runtime declares it): ops a delegate reports through TfLiteContext::profiler.
+  // Ops a delegate reports through TfLiteContext::profiler (runtime/delegate_profiler.h).
   void DelegateOpFinished(int subgraph, int node_index, const std::string& op_name, int op_index,
-                          int64_t duration_us) {
+                          int64_t duration_us) override {
     AddDelegateOp(subgraph, node_index, op_name, op_index, duration_us);
   }
 

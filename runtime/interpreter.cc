@@ -57,7 +57,8 @@ Subgraph* SubgraphOf(const TfLiteContext* context) {
 
 }  // namespace
 
-Subgraph::Subgraph(Interpreter* interpreter, int index) : interpreter_(interpreter), index_(index) {
+Subgraph::Subgraph(Interpreter* interpreter, int index)
+    : interpreter_(interpreter), index_(index), delegate_profiler_(index) {
   std::memset(&context_, 0, sizeof(context_));
   context_.impl_ = this;
   context_.ResizeTensor = ResizeTensorCallback;
@@ -533,6 +534,7 @@ Status Subgraph::AllocateTensors() {
   TS_RETURN_IF_ERROR(CheckOutputsAreWritten());
   TS_RETURN_IF_ERROR(PrepareNodes(0, &arena_prepared_steps_));
   TS_RETURN_IF_ERROR(PlanArena(arena_prepared_steps_));
+  PlanDynamicTensorRelease();
   allocated_ = true;
   return Status::Ok();
 }
@@ -570,7 +572,20 @@ Status Subgraph::Invoke() {
       }
       if (!status.ok()) break;
     }
+    if (!last_used_at_step_.empty()) {
+      // A dynamic output released after its last use in the previous Invoke: a kernel that finds its
+      // shape unchanged may not resize it, so give it its bytes back before it runs.
+      for (int k = 0; k < entry.node.outputs->size && status.ok(); ++k) {
+        TfLiteTensor* t = entry.node.outputs->data[k] >= 0 ? &tensors_[entry.node.outputs->data[k]] : nullptr;
+        if (t != nullptr && t->allocation_type == kTfLiteDynamic && t->data.raw == nullptr && t->bytes > 0 &&
+            TfLiteTensorRealloc(t->bytes, t) != kTfLiteOk) {
+          status = NodeError(node_index, "allocate dynamic output");
+        }
+      }
+      if (!status.ok()) break;
+    }
     NodeObserver* observer = interpreter_->node_observer();
+    delegate_profiler_.set_current_node(node_index);
     const auto started = observer != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
       status = NodeError(node_index, "invoke");
@@ -579,6 +594,19 @@ Status Subgraph::Invoke() {
       const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                  std::chrono::steady_clock::now() - started).count();
       observer->NodeFinished(index_, node_index, entry.op_name, entry.node.delegate != nullptr, micros);
+    }
+    if (status.ok() && !last_used_at_step_.empty()) {
+      for (int t : last_used_at_step_[step]) {
+        TfLiteTensor& tensor = tensors_[t];
+        if (tensor.delegate != nullptr) continue;
+        if (tensor.allocation_type == kTfLiteDynamic) {
+          TfLiteTensorDataFree(&tensor);
+        } else if (tensor.allocation_type == kTfLiteArenaRw && !in_arena_[t]) {
+          // Sized during this Invoke (after a dynamic output): allocated again when next prepared.
+          individual_.erase(t);
+          tensor.data.raw = nullptr;
+        }
+      }
     }
   }
   for (int t : outputs_) {
@@ -960,6 +988,39 @@ void Interpreter::set_external_context(TfLiteExternalContextType type,
                                        TfLiteExternalContext* context) {
   if (type < 0 || type >= kTfLiteMaxExternalContexts) return;
   external_contexts_[type] = context;
+}
+
+void Subgraph::PlanDynamicTensorRelease() {
+  last_used_at_step_.clear();
+  const InterpreterOptions& options = interpreter_->options();
+  if (!options.ensure_dynamic_tensors_are_released || options.preserve_all_tensors) return;
+  // Which tensors are dynamic is known only as kernels prepare (some during Invoke), so every tensor
+  // is listed at its last step and Invoke checks the allocation type when it gets there.
+  std::vector<int> last_step(tensors_.size(), -1);
+  for (size_t step = 0; step < execution_plan_.size(); ++step) {
+    const TfLiteNode& node = nodes_[execution_plan_[step]].node;
+    for (const TfLiteIntArray* list : {node.inputs, node.outputs}) {
+      for (int k = 0; list != nullptr && k < list->size; ++k) {
+        if (list->data[k] >= 0) last_step[list->data[k]] = static_cast<int>(step);
+      }
+    }
+  }
+  for (int t : inputs_) if (t >= 0) last_step[t] = -1;
+  for (int t : outputs_) if (t >= 0) last_step[t] = -1;
+  last_used_at_step_.assign(execution_plan_.size(), {});
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    if (last_step[t] >= 0) last_used_at_step_[last_step[t]].push_back(static_cast<int>(t));
+  }
+}
+
+void Subgraph::SetNodeObserver(NodeObserver* observer) {
+  delegate_profiler_.set_observer(observer);
+  context_.profiler = observer != nullptr ? static_cast<tflite::Profiler*>(&delegate_profiler_) : nullptr;
+}
+
+void Interpreter::SetNodeObserver(NodeObserver* observer) {
+  observer_ = observer;
+  for (auto& subgraph : subgraphs_) subgraph->SetNodeObserver(observer);
 }
 
 size_t Interpreter::arena_bytes() const {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/c/common.h"
+#include "runtime/delegate_profiler.h"
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/model.h"
 #include "runtime/op_resolver.h"
@@ -31,6 +32,17 @@ class NodeObserver {
   virtual ~NodeObserver() = default;
   virtual void NodeFinished(int subgraph, int node_index, const std::string& op_name, bool delegated,
                             int64_t duration_us) = 0;
+  // An op that the delegate kernel at `node_index` ran inside its Eval, as the delegate reported it
+  // through TfLiteContext::profiler (DELEGATE_OPERATOR_INVOKE_EVENT: `op_name` is the event's tag,
+  // `op_index` its metadata, the delegate's own numbering). Called before that node's NodeFinished.
+  virtual void DelegateOpFinished(int subgraph, int node_index, const std::string& op_name, int op_index,
+                                  int64_t duration_us) {
+    (void)subgraph;
+    (void)node_index;
+    (void)op_name;
+    (void)op_index;
+    (void)duration_us;
+  }
 };
 
 struct InterpreterOptions {
@@ -42,6 +54,12 @@ struct InterpreterOptions {
   uint64_t max_tensor_bytes = uint64_t{16} << 30;
   // Keep every intermediate tensor readable after Invoke (no arena sharing), for layer-wise diffs.
   bool preserve_all_tensors = false;
+  // TFLite's InterpreterOptions::SetEnsureDynamicTensorsAreReleased: during Invoke, free each dynamic
+  // tensor's memory right after the last node of the plan that reads or writes it (subgraph inputs
+  // and outputs and delegate-held tensors excepted); the producer allocates it again on the next
+  // Invoke. Tensors sized during Invoke after a dynamic output (held outside the arena here, where
+  // TFLite puts them in its arena) are freed the same way. Ignored with preserve_all_tensors.
+  bool ensure_dynamic_tensors_are_released = false;
 };
 
 // One subgraph: its tensors, nodes and execution plan, behind a TfLiteContext.
@@ -83,6 +101,8 @@ class Subgraph {
   bool tensors_allocated() const { return allocated_; }
   // True while this subgraph's Invoke runs (control-flow ops refuse to re-enter it).
   bool invoking() const { return invoking_; }
+  // Points TfLiteContext::profiler at a DelegateProfiler forwarding to `observer` (null: no profiler).
+  void SetNodeObserver(NodeObserver* observer);
 
  private:
   struct NodeEntry {
@@ -132,6 +152,7 @@ class Subgraph {
   void FreePreviewParams();
   TfLiteStatus EnsureReadable(TfLiteTensor* tensor);
   void ReleaseIndividualAllocations();
+  void PlanDynamicTensorRelease();
 
   Interpreter* interpreter_;
   int index_;
@@ -157,6 +178,9 @@ class Subgraph {
   // are prepared during Invoke after a node produced a dynamic output.
   size_t arena_prepared_steps_ = 0;
   bool invoking_ = false;
+  DelegateProfiler delegate_profiler_;
+  // ensure_dynamic_tensors_are_released: per plan step, the tensors no later step uses.
+  std::vector<std::vector<int>> last_used_at_step_;
 };
 
 // A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE), shared by every subgraph of
@@ -209,7 +233,8 @@ class Interpreter {
   int ResourceId(const std::string& container, const std::string& shared_name);
   ResourceVariable* resource(int id);
   // Profiling hook (not owned; null to stop).
-  void SetNodeObserver(NodeObserver* observer) { observer_ = observer; }
+  // While set, every subgraph's TfLiteContext::profiler forwards delegates' op events to it.
+  void SetNodeObserver(NodeObserver* observer);
   NodeObserver* node_observer() const { return observer_; }
 
   // CALL_ONCE bookkeeping: true the first time it is asked for `subgraph_index`.

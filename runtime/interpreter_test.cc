@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
+
 #include "runtime/c/builtin_ops.h"
 #include "runtime/testing/op_test.h"
 
@@ -236,6 +239,64 @@ TEST(InterpreterTest, PreserveAllTensorsKeepsIntermediates) {
   for (int t : chain) {
     expected *= 2.0f;
     EXPECT_EQ(reinterpret_cast<const float*>(interpreter.value()->tensor(t)->data.raw)[3], expected);
+  }
+}
+
+// data[6] -> RESHAPE(shape input) -> reshaped (dynamic) -> ADD -> doubled (sized during Invoke) -> ADD -> out.
+struct DynamicChain {
+  std::unique_ptr<Interpreter> interpreter;
+  int reshaped = -1, doubled = -1;
+  void Build(bool release) {
+    ModelBuilder b;
+    const int data = b.AddTensor(kTfLiteFloat32, {6}, "data");
+    const int shape = b.AddTensor(kTfLiteInt32, {2}, "shape");
+    reshaped = b.AddTensor(kTfLiteFloat32, {}, "reshaped");
+    doubled = b.AddTensor(kTfLiteFloat32, {}, "doubled");
+    const int out = b.AddTensor(kTfLiteFloat32, {}, "out");
+    b.AddOperator(kTfLiteBuiltinReshape, {data, shape}, {reshaped});
+    b.AddOperator(kTfLiteBuiltinAdd, {reshaped, reshaped}, {doubled}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(b.fbb()).Union());
+    b.AddOperator(kTfLiteBuiltinAdd, {doubled, doubled}, {out}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(b.fbb()).Union());
+    b.SetInputs({data, shape});
+    b.SetOutputs({out});
+    auto model = Model::FromBuffer(b.Finish(), "dynamic_chain");
+    ASSERT_TRUE(model.ok());
+    InterpreterOptions options;
+    options.kernel_set = KernelSet::kReference;
+    options.ensure_dynamic_tensors_are_released = release;
+    auto created = Interpreter::Create(model.value(), options);
+    ASSERT_TRUE(created.ok());
+    interpreter = std::move(created.value());
+    ASSERT_TRUE(interpreter->AllocateTensors().ok());
+  }
+  std::vector<float> Run(std::vector<int32_t> shape) {
+    float* in = reinterpret_cast<float*>(interpreter->input_tensor(0)->data.raw);
+    for (int i = 0; i < 6; ++i) in[i] = static_cast<float>(i + 1);
+    std::memcpy(interpreter->input_tensor(1)->data.raw, shape.data(), 8);
+    Status s = interpreter->Invoke();
+    EXPECT_TRUE(s.ok()) << s.message();
+    const TfLiteTensor* out = interpreter->output_tensor(0);
+    const float* o = reinterpret_cast<const float*>(out->data.raw);
+    return std::vector<float>(o, o + out->bytes / 4);
+  }
+};
+
+TEST(InterpreterTest, ReleasesDynamicTensorsAfterTheirLastUse) {
+  DynamicChain kept, released;
+  kept.Build(false);
+  released.Build(true);
+  for (const std::vector<int32_t>& shape : {std::vector<int32_t>{2, 3}, {2, 3}, {3, 2}, {6, 1}}) {
+    const std::vector<float> a = kept.Run(shape);
+    EXPECT_EQ(a, released.Run(shape));
+    EXPECT_EQ(a, (std::vector<float>{4, 8, 12, 16, 20, 24}));
+    ASSERT_EQ(kept.interpreter->tensor(kept.reshaped)->allocation_type, kTfLiteDynamic);
+    EXPECT_NE(kept.interpreter->tensor(kept.reshaped)->data.raw, nullptr);
+    EXPECT_EQ(released.interpreter->tensor(released.reshaped)->data.raw, nullptr);
+    EXPECT_EQ(released.interpreter->tensor(released.doubled)->data.raw, nullptr);
+    // The graph output stays readable; the freed tensors no longer count.
+    EXPECT_NE(released.interpreter->output_tensor(0)->data.raw, nullptr);
+    EXPECT_LT(released.interpreter->dynamic_bytes(), kept.interpreter->dynamic_bytes());
   }
 }
 

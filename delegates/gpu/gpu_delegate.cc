@@ -15,6 +15,7 @@
 #include "delegates/gpu/gpu_ops.h"
 #include "delegates/gpu/vulkan_context.h"
 #include "runtime/c/builtin_op_data.h"
+#include "runtime/c/profiler.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace touchstone {
@@ -170,6 +171,7 @@ class GpuKernel : public tflite::SimpleDelegateKernelInterface {
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;
+  VkCommandBuffer profiled_command_buffer_ = VK_NULL_HANDLE;  // with timestamps; null without them
   VkFence fence_ = VK_NULL_HANDLE;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;
   bool prepared_ = false;
@@ -361,6 +363,7 @@ void GpuKernel::ReleaseRun() {
   if (query_pool_ != VK_NULL_HANDLE) vk.vkDestroyQueryPool(device, query_pool_, nullptr);
   command_pool_ = VK_NULL_HANDLE;
   command_buffer_ = VK_NULL_HANDLE;
+  profiled_command_buffer_ = VK_NULL_HANDLE;
   descriptor_pool_ = VK_NULL_HANDLE;
   fence_ = VK_NULL_HANDLE;
   query_pool_ = VK_NULL_HANDLE;
@@ -698,16 +701,23 @@ Status GpuKernel::Record() {
   alloc.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   alloc.commandPool = command_pool_;
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  if (vk.vkAllocateCommandBuffers(device, &alloc, &command_buffer_) != VK_SUCCESS) {
+  // Two command buffers where the queue has timestamps: the plain one, and one that also writes a
+  // timestamp after every dispatch, submitted instead only while someone profiles (TfLiteContext::
+  // profiler set, or enable_op_profiling), so unprofiled runs pay nothing for it.
+  const bool timestamps = vk_->supports_timestamps();
+  VkCommandBuffer buffers[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  alloc.commandBufferCount = timestamps ? 2 : 1;
+  if (vk.vkAllocateCommandBuffers(device, &alloc, buffers) != VK_SUCCESS) {
     return ExecutionError("Vulkan: vkAllocateCommandBuffers failed");
   }
+  command_buffer_ = buffers[0];
+  profiled_command_buffer_ = buffers[1];
   VkFenceCreateInfo fence_info{};
   fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   if (vk.vkCreateFence(device, &fence_info, nullptr, &fence_) != VK_SUCCESS) {
     return ExecutionError("Vulkan: vkCreateFence failed");
   }
-  if (profile_) {
+  if (timestamps) {
     VkQueryPoolCreateInfo query_info{};
     query_info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
     query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -717,80 +727,84 @@ Status GpuKernel::Record() {
     }
   }
 
-  VkCommandBufferBeginInfo begin{};
-  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  if (vk.vkBeginCommandBuffer(command_buffer_, &begin) != VK_SUCCESS) {
-    return ExecutionError("Vulkan: vkBeginCommandBuffer failed");
-  }
-  VkCommandBuffer cmd = command_buffer_;
-  auto barrier = [&](VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
-                     VkAccessFlags dst) {
-    VkMemoryBarrier b{};
-    b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    b.srcAccessMask = src;
-    b.dstAccessMask = dst;
-    vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
+  auto record = [&](VkCommandBuffer cmd, bool stamps) -> Status {
+    VkCommandBufferBeginInfo begin{};
+    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    if (vk.vkBeginCommandBuffer(cmd, &begin) != VK_SUCCESS) {
+      return ExecutionError("Vulkan: vkBeginCommandBuffer failed");
+    }
+    auto barrier = [&](VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
+                       VkAccessFlags dst) {
+      VkMemoryBarrier b{};
+      b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+      b.srcAccessMask = src;
+      b.dstAccessMask = dst;
+      vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
+    };
+    if (stamps) {
+      vk.vkCmdResetQueryPool(cmd, query_pool_, 0, static_cast<uint32_t>(plan_.dispatches.size()) + 1);
+    }
+    bool staged_in = false;
+    for (const Transfer& t : uploads_) {
+      const Storage& s = storages_[t.storage];
+      if (s.staging.buffer == VK_NULL_HANDLE || s.elements == 0) continue;
+      VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(s.elements) * (f16_ ? 2 : 4)};
+      vk.vkCmdCopyBuffer(cmd, s.staging.buffer, s.device.buffer, 1, &region);
+      staged_in = true;
+    }
+    if (staged_in) {
+      barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+              VK_ACCESS_SHADER_READ_BIT);
+    }
+    if (stamps) {
+      vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 0);
+    }
+    for (size_t d = 0; d < plan_.dispatches.size(); ++d) {
+      const Dispatch& dispatch = plan_.dispatches[d];
+      StatusOr<VkPipeline> pipeline = vk_->Pipeline(dispatch.shader, f16_);
+      if (!pipeline.ok()) return pipeline.status();
+      vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.value());
+      vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk_->pipeline_layout(), 0, 1, &sets[d], 0,
+                                 nullptr);
+      if (dispatch.push.size() * 4 > gpu::kPushConstantBytes) {
+        return ExecutionError("node " + std::to_string(dispatch.node_index) + ": push constants too large");
+      }
+      vk.vkCmdPushConstants(cmd, vk_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                            static_cast<uint32_t>(dispatch.push.size() * 4), dispatch.push.data());
+      const uint64_t groups = (dispatch.work_items + gpu::kWorkgroupSize - 1) / gpu::kWorkgroupSize;
+      const uint64_t gx = std::max<uint64_t>(1, std::min<uint64_t>(groups, vk_->max_workgroups_x()));
+      const uint64_t gy = (groups + gx - 1) / gx;
+      if (gy > vk_->max_workgroups_y()) {
+        return ExecutionError("node " + std::to_string(dispatch.node_index) + " (" + dispatch.op_name +
+                              "): too many work items (" + std::to_string(dispatch.work_items) + ")");
+      }
+      if (groups > 0) vk.vkCmdDispatch(cmd, static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1);
+      barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      if (stamps) {
+        vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, static_cast<uint32_t>(d + 1));
+      }
+    }
+    bool staged_out = false;
+    for (const Transfer& t : downloads_) {
+      const Storage& s = storages_[t.storage];
+      if (s.staging.buffer == VK_NULL_HANDLE || s.elements == 0) continue;
+      if (!staged_out) {
+        barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_READ_BIT);
+      }
+      VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(s.elements) * (f16_ ? 2 : 4)};
+      vk.vkCmdCopyBuffer(cmd, s.device.buffer, s.staging.buffer, 1, &region);
+      staged_out = true;
+    }
+    barrier(staged_out ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            staged_out ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+            VK_ACCESS_HOST_READ_BIT);
+    if (vk.vkEndCommandBuffer(cmd) != VK_SUCCESS) return ExecutionError("Vulkan: vkEndCommandBuffer failed");
+    return Status::Ok();
   };
-  if (query_pool_ != VK_NULL_HANDLE) {
-    vk.vkCmdResetQueryPool(cmd, query_pool_, 0, static_cast<uint32_t>(plan_.dispatches.size()) + 1);
-  }
-  bool staged_in = false;
-  for (const Transfer& t : uploads_) {
-    const Storage& s = storages_[t.storage];
-    if (s.staging.buffer == VK_NULL_HANDLE || s.elements == 0) continue;
-    VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(s.elements) * (f16_ ? 2 : 4)};
-    vk.vkCmdCopyBuffer(cmd, s.staging.buffer, s.device.buffer, 1, &region);
-    staged_in = true;
-  }
-  if (staged_in) {
-    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT);
-  }
-  if (query_pool_ != VK_NULL_HANDLE) {
-    vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 0);
-  }
-  for (size_t d = 0; d < plan_.dispatches.size(); ++d) {
-    const Dispatch& dispatch = plan_.dispatches[d];
-    StatusOr<VkPipeline> pipeline = vk_->Pipeline(dispatch.shader, f16_);
-    if (!pipeline.ok()) return pipeline.status();
-    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.value());
-    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk_->pipeline_layout(), 0, 1, &sets[d], 0,
-                               nullptr);
-    if (dispatch.push.size() * 4 > gpu::kPushConstantBytes) {
-      return ExecutionError("node " + std::to_string(dispatch.node_index) + ": push constants too large");
-    }
-    vk.vkCmdPushConstants(cmd, vk_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                          static_cast<uint32_t>(dispatch.push.size() * 4), dispatch.push.data());
-    const uint64_t groups = (dispatch.work_items + gpu::kWorkgroupSize - 1) / gpu::kWorkgroupSize;
-    const uint64_t gx = std::max<uint64_t>(1, std::min<uint64_t>(groups, vk_->max_workgroups_x()));
-    const uint64_t gy = (groups + gx - 1) / gx;
-    if (gy > vk_->max_workgroups_y()) {
-      return ExecutionError("node " + std::to_string(dispatch.node_index) + " (" + dispatch.op_name +
-                            "): too many work items (" + std::to_string(dispatch.work_items) + ")");
-    }
-    if (groups > 0) vk.vkCmdDispatch(cmd, static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1);
-    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    if (query_pool_ != VK_NULL_HANDLE) {
-      vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, static_cast<uint32_t>(d + 1));
-    }
-  }
-  bool staged_out = false;
-  for (const Transfer& t : downloads_) {
-    const Storage& s = storages_[t.storage];
-    if (s.staging.buffer == VK_NULL_HANDLE || s.elements == 0) continue;
-    if (!staged_out) {
-      barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-              VK_ACCESS_TRANSFER_READ_BIT);
-    }
-    VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(s.elements) * (f16_ ? 2 : 4)};
-    vk.vkCmdCopyBuffer(cmd, s.device.buffer, s.staging.buffer, 1, &region);
-    staged_out = true;
-  }
-  barrier(staged_out ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-          staged_out ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-          VK_ACCESS_HOST_READ_BIT);
-  if (vk.vkEndCommandBuffer(cmd) != VK_SUCCESS) return ExecutionError("Vulkan: vkEndCommandBuffer failed");
+  TS_RETURN_IF_ERROR(record(command_buffer_, false));
+  if (timestamps) TS_RETURN_IF_ERROR(record(profiled_command_buffer_, true));
 
   // Buffer handles for the outputs.
   delegate_->UnregisterHandles(this);
@@ -839,7 +853,8 @@ TfLiteStatus GpuKernel::Eval(TfLiteContext* context, TfLiteNode* node) {
   VkSubmitInfo submit{};
   submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &command_buffer_;
+  const bool profiling = profiled_command_buffer_ != VK_NULL_HANDLE && (profile_ || context->profiler != nullptr);
+  submit.pCommandBuffers = profiling ? &profiled_command_buffer_ : &command_buffer_;
   VkResult result = vk.vkQueueSubmit(vk_->queue(), 1, &submit, fence_);
   if (result == VK_SUCCESS) result = vk.vkWaitForFences(vk_->device(), 1, &fence_, VK_TRUE, kFenceTimeoutNs);
   if (result != VK_SUCCESS) {
@@ -848,19 +863,29 @@ TfLiteStatus GpuKernel::Eval(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   vk.vkResetFences(vk_->device(), 1, &fence_);
-  if (query_pool_ != VK_NULL_HANDLE) {
+  if (profiling) {
     std::vector<uint64_t> stamps(plan_.dispatches.size() + 1);
     if (vk.vkGetQueryPoolResults(vk_->device(), query_pool_, 0, static_cast<uint32_t>(stamps.size()),
                                  stamps.size() * 8, stamps.data(), 8,
                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
       last_profile_.clear();
+      // Only timestampValidBits of a stamp count; the difference is taken modulo that width.
+      const uint32_t bits = vk_->timestamp_valid_bits();
+      const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+      auto* profiler = static_cast<tflite::Profiler*>(context->profiler);
       for (size_t d = 0; d < plan_.dispatches.size(); ++d) {
         GpuOpTiming timing;
         timing.node_index = plan_.dispatches[d].node_index;
         timing.op_name = plan_.dispatches[d].op_name;
         timing.gpu_microseconds =
-            static_cast<double>(stamps[d + 1] - stamps[d]) * vk_->timestamp_period_ns() / 1000.0;
+            static_cast<double>((stamps[d + 1] - stamps[d]) & mask) * vk_->timestamp_period_ns() / 1000.0;
         last_profile_.push_back(timing);
+        // Measured after the fact, so reported with its elapsed time (as TFLite's GPU delegate does).
+        if (profiler != nullptr) {
+          profiler->AddEvent(plan_.dispatches[d].op_name.c_str(),
+                             tflite::Profiler::EventType::DELEGATE_OPERATOR_INVOKE_EVENT,
+                             static_cast<uint64_t>(std::llround(timing.gpu_microseconds)), timing.node_index);
+        }
       }
     }
   }

@@ -1099,6 +1099,41 @@ TEST(GpuDelegateGraph, ProfileHasOneTimingPerDispatch) {
   EXPECT_FALSE(GpuDelegateDeviceDescription(d).empty());
 }
 
+// Without enable_op_profiling, an installed profiler (TfLiteContext::profiler) alone turns on the
+// timestamped command buffer, and each dispatch reaches the NodeObserver as a delegate op.
+class DelegateOpRecorder : public NodeObserver {
+ public:
+  void NodeFinished(int, int, const std::string&, bool, int64_t) override {}
+  void DelegateOpFinished(int, int, const std::string& op_name, int op_index, int64_t duration_us) override {
+    ops.push_back(op_name + ":" + std::to_string(op_index));
+    EXPECT_GE(duration_us, 0);
+  }
+  std::vector<std::string> ops;
+};
+
+TEST(GpuDelegateGraph, InstalledProfilerGetsOneEventPerDispatch) {
+  REQUIRE_VULKAN();
+  TfLiteDelegate* d = Delegate(false, true, /*profile=*/false);
+  OpTest t(KernelSet::kReference);
+  const int x = t.AddInput(kTfLiteFloat32, {1, 8, 8, 4});
+  const int a = t.AddIntermediate(kTfLiteFloat32, {1, 8, 8, 4});
+  const int out = t.AddOutput(kTfLiteFloat32);
+  t.AddOp(kTfLiteBuiltinConv2d, {x, ConstF(t, {4, 3, 3, 4}, 3), ConstF(t, {4}, 4)}, {a}, fbs::BuiltinOptions::Conv2DOptions,
+          fbs::CreateConv2DOptions(t.fbb(), fbs::Padding::SAME, 1, 1).Union());
+  t.AddOp(kTfLiteBuiltinTanh, {a}, {out});
+  ASSERT_TRUE(t.Build().ok());
+  ASSERT_TRUE(t.interpreter()->ModifyGraphWithDelegate(d).ok());
+  ASSERT_TRUE(t.AllocateTensors().ok());
+  DelegateOpRecorder recorder;
+  ASSERT_TRUE(t.Invoke().ok());
+  EXPECT_TRUE(GpuDelegateLastProfile(d).empty());  // not profiling: the plain command buffer
+  t.interpreter()->SetNodeObserver(&recorder);
+  ASSERT_TRUE(t.Invoke().ok());
+  t.interpreter()->SetNodeObserver(nullptr);
+  if (GpuDelegateLastProfile(d).empty()) GTEST_SKIP() << "the device has no timestamps";
+  EXPECT_EQ(recorder.ops, (std::vector<std::string>{"CONV_2D:0", "TANH:1"}));
+}
+
 TEST(GpuDelegateGraph, NoVulkanFailsThePrepareInOneLine) {
   // Runs everywhere: the loader is pointed at nothing.
   setenv("TOUCHSTONE_VULKAN_LOADER", "/nonexistent/libvulkan.so.1", 1);

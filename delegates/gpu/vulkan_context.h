@@ -102,6 +102,7 @@ class VulkanContext {
   // Timestamps on the compute queue; nanoseconds per tick.
   bool supports_timestamps() const { return timestamp_valid_bits_ > 0; }
   float timestamp_period_ns() const { return timestamp_period_ns_; }
+  uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
   uint32_t max_workgroups_x() const { return max_workgroups_[0]; }
   uint32_t max_workgroups_y() const { return max_workgroups_[1]; }
   // True when device buffers are host-visible and coherent (no staging needed).

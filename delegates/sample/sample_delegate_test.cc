@@ -179,6 +179,59 @@ TEST(SampleDelegateTest, PerturbAddsABiasToTheChosenOps) {
   for (size_t i = 0; i < every[1].size(); ++i) EXPECT_EQ(every[1][i], cpu[1][i] + 0.5f);
 }
 
+// Records what the runtime forwards from the delegate's profiler events.
+class RecordingObserver : public NodeObserver {
+ public:
+  struct Op {
+    int node_index;
+    std::string op_name;
+    int op_index;
+  };
+  void NodeFinished(int, int node_index, const std::string& op_name, bool delegated, int64_t) override {
+    nodes.push_back(op_name + (delegated ? "*" : "") + ":" + std::to_string(node_index));
+  }
+  void DelegateOpFinished(int, int node_index, const std::string& op_name, int op_index, int64_t) override {
+    ops.push_back({node_index, op_name, op_index});
+  }
+  std::vector<std::string> nodes;
+  std::vector<Op> ops;
+};
+
+TEST(SampleDelegateTest, ReportsEachOpToTheProfiler) {
+  Graph g;
+  g.Build();
+  DelegatePtr d = MakeDelegate(SampleDelegateOptions());
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(g.test.interpreter()->ModifyGraphWithDelegate(d.get()).ok());
+  ::testing::internal::GetCapturedStderr();
+  Subgraph* s = g.test.interpreter()->primary();
+  EXPECT_EQ(s->context()->profiler, nullptr);
+  RecordingObserver observer;
+  g.test.interpreter()->SetNodeObserver(&observer);
+  EXPECT_NE(s->context()->profiler, nullptr);
+  g.Run();
+  // Plan: delegate {ADD 0, SUB 1, SUB 4}, MUL 2, delegate {ADD 3}; delegate kernels are new nodes.
+  ASSERT_EQ(observer.ops.size(), 4u);
+  const std::vector<int> plan = s->execution_plan();
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(observer.ops[0].op_name, "ADD");
+  EXPECT_EQ(observer.ops[0].op_index, 0);
+  EXPECT_EQ(observer.ops[1].op_name, "SUB");
+  EXPECT_EQ(observer.ops[1].op_index, 1);
+  EXPECT_EQ(observer.ops[2].op_name, "SUB");
+  EXPECT_EQ(observer.ops[2].op_index, 4);
+  EXPECT_EQ(observer.ops[3].op_name, "ADD");
+  EXPECT_EQ(observer.ops[3].op_index, 3);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(observer.ops[i].node_index, plan[0]);
+  EXPECT_EQ(observer.ops[3].node_index, plan[2]);
+  EXPECT_EQ(observer.nodes.size(), 3u);
+  // Uninstalled: no profiler, nothing reported.
+  g.test.interpreter()->SetNodeObserver(nullptr);
+  EXPECT_EQ(s->context()->profiler, nullptr);
+  g.Run();
+  EXPECT_EQ(observer.ops.size(), 4u);
+}
+
 TEST(SampleDelegateTest, ParsesPluginOptions) {
   const char* keys[] = {"error_during_init", "error_during_prepare", "error_during_invoke",
                         "max_delegated_partitions", "min_nodes_per_partition"};

@@ -13,6 +13,7 @@
 #include "delegates/api/simple_delegate.h"
 #include "delegates/xnnpack/xnnpack_graph.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/c/profiler.h"
 
 namespace touchstone {
 namespace {
@@ -165,7 +166,12 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
         return kTfLiteError;
       }
     }
+    // Debian's XNNPACK has no per-operator profiling (no xnn_get_runtime_profiling_info), so a profiler
+    // sees the partition's two calls as its ops, numbered by the partition's first node.
+    auto* profiler = static_cast<tflite::Profiler*>(context->profiler);
+    const int first_node = node_indices_.empty() ? -1 : node_indices_.front();
     if (pointers != set_up_) {
+      TFLITE_SCOPED_DELEGATE_OPERATOR_PROFILE(profiler, "xnn_setup_runtime", first_node);
       std::vector<xnn_external_value> values(externals_.size());
       for (size_t i = 0; i < externals_.size(); ++i) {
         values[i].id = static_cast<uint32_t>(externals_[i]);
@@ -178,7 +184,11 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       }
       set_up_ = pointers;
     }
-    const enum xnn_status status = xnn_invoke_runtime(runtime_);
+    enum xnn_status status;
+    {
+      TFLITE_SCOPED_DELEGATE_OPERATOR_PROFILE(profiler, "xnn_invoke_runtime", first_node);
+      status = xnn_invoke_runtime(runtime_);
+    }
     if (status != xnn_status_success) {
       TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: xnn_invoke_runtime failed (status %d)", status);
       return kTfLiteError;

@@ -191,6 +191,15 @@ expect_failure 4 "--require_full_delegation with no delegate" "Disallowed CPU fa
   "${PARTIAL[@]}" "${RUN_FLAGS[@]}" --require_full_delegation
 
 # Flag and plugin errors.
+# Ops inside the delegate kernel in --enable_op_profiling, as TFLite shows them ("Delegate/<op>:<index>"
+# rows under "Delegate internal:"), in-process and through the plugin (the profiler crosses the .so).
+for how in in_process plugin; do
+  if [ "$how" = plugin ]; then D=(--external_delegate_path="$PLUGIN"); else D=(--use_sample_delegate); fi
+  run "prof_$how" "${ADD[@]}" "${RUN_FLAGS[@]}" "${D[@]}" --enable_op_profiling
+  check "$how: delegate-internal ADD ops are profiled rows" \
+    test "$(grep -cE $'^\t +ADD\t.*\tDelegate/ADD:[01]$' "$TMP/prof_$how.out")" -ge 2
+done
+
 expect_failure 2 "a bad --external_delegate_options item is named" "'novalue'" \
   "${ADD[@]}" "${RUN_FLAGS[@]}" --external_delegate_path="$PLUGIN" --external_delegate_options='error_during_init:true;novalue'
 expect_failure 2 "options without a plugin" "--external_delegate_options needs --external_delegate_path" \

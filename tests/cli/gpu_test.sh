@@ -107,6 +107,11 @@ if ! grep -q '^INFO: GPU delegate: ' "$TMP/probe.err"; then
   finish
 fi
 echo "device: $(grep '^INFO: GPU delegate: ' "$TMP/probe.err" | head -1)"
+# Per-dispatch GPU times (Vulkan timestamp queries) as delegate-internal rows of --enable_op_profiling,
+# where the queue has timestamps (lavapipe does).
+run gpu_prof --graph="$DEMO" "${RUN_FLAGS[@]}" --use_gpu --enable_op_profiling
+check "--enable_op_profiling: the GPU's dispatches are delegate-internal rows" \
+  test "$(grep -cE $'^\t +(CONV_2D|DEPTHWISE_CONV_2D)\t.*\tDelegate/(CONV_2D|DEPTHWISE_CONV_2D):[0-9]+$' "$TMP/gpu_prof.out")" -ge 4
 check "the device is named once" test "$(grep -c '^INFO: GPU delegate: .*Vulkan device' "$TMP/probe.err")" -eq 1
 
 # The demo model, fully delegated, float32 and float16.

@@ -45,6 +45,11 @@ check "--use_xnnpack runs" test "$(rc explicit)" -eq 0
 check "--use_xnnpack creates the delegate" created explicit
 check "--use_xnnpack: the whole graph is delegated" grep -qxF \
   "Explicitly applied XNNPACK delegate, and the model graph will be completely executed by the delegate." "$TMP/explicit.out"
+# Debian's XNNPACK cannot time its operators; the partition's invoke is its delegate-internal row.
+run prof "${M[@]}" --use_xnnpack --enable_op_profiling
+check "--enable_op_profiling: the XNNPACK kernel is a node" grep -qE $'^\t +TfLiteXNNPackDelegate\t' "$TMP/prof.out"
+check "--enable_op_profiling: xnn_invoke_runtime is a delegate-internal row" \
+  grep -qE $'^\t +xnn_invoke_runtime\t.*\tDelegate/xnn_invoke_runtime:0$' "$TMP/prof.out"
 run reference "${M[@]}" --use_reference_kernels --output_filepath="$TMP/m.ref.bin"
 check "--use_reference_kernels alone applies no XNNPACK" not_created reference
 run default "${M[@]}"

@@ -358,10 +358,6 @@ Status Validate(BenchmarkFlags* f, std::vector<std::string>* warnings) {
   if (f->allow_fp16) {
     warnings->push_back("--allow_fp16: Touchstone's CPU kernels have no float16 path; float32 stays float32");
   }
-  if (f->release_dynamic_tensors) {
-    warnings->push_back("--release_dynamic_tensors: the runtime keeps dynamic tensors until the next "
-                        "AllocateTensors (their bytes are reported in the memory lines)");
-  }
   if (f->max_regression_pct < 0 || f->max_memory_regression_pct < 0) {
     return UsageError("--max_regression_pct and --max_memory_regression_pct must not be negative");
   }
@@ -480,7 +476,7 @@ int Main(int argc, char** argv) {
   d.Bool("print_postinvoke_state", &flags.print_postinvoke_state, "dump tensors and nodes after the last run",
          "Print post-invoke interpreter state");
   d.Bool("release_dynamic_tensors", &flags.release_dynamic_tensors,
-         "free dynamic tensors after their last use (not available in this runtime: warns)",
+         "free each dynamic tensor's memory after its last use in every Invoke",
          "Release dynamic tensor memory");
   d.String("output_filepath", &flags.output_filepath, "write all outputs' raw bytes here after the runs",
            "File path to export outputs layer to");
@@ -546,6 +542,7 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
   InterpreterOptions options;
   options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
   options.num_threads = flags.num_threads > 0 ? flags.num_threads : 1;
+  options.ensure_dynamic_tensors_are_released = flags.release_dynamic_tensors;
 
   if (flags.list_signatures) {
     StatusOr<std::vector<std::string>> keys = ListSignatures(flags.graph, options);
