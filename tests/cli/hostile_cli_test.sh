@@ -56,6 +56,17 @@ unset LD_PRELOAD
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(find "$SHARED/hostile" -maxdepth 1 -type f -name '*.tflite' | sort)
 [ ${#files[@]} -gt 0 ] || { echo "FAIL: no .tflite files in $SHARED/hostile"; exit 1; }
+# Bazel's test sharding (shard_count in BUILD.bazel): this shard takes every TOTAL-th file. The shards'
+# TOUCHSTONE_CASES lines add up in scripts/test_summary.py.
+if [ -n "${TEST_TOTAL_SHARDS:-}" ] && [ "${TEST_TOTAL_SHARDS}" -gt 1 ]; then
+  [ -z "${TEST_SHARD_STATUS_FILE:-}" ] || touch "$TEST_SHARD_STATUS_FILE"
+  shard=()
+  for i in "${!files[@]}"; do
+    if [ $((i % TEST_TOTAL_SHARDS)) -eq "${TEST_SHARD_INDEX:-0}" ]; then shard+=("${files[$i]}"); fi
+  done
+  files=("${shard[@]}")
+  echo "shard ${TEST_SHARD_INDEX:-0} of $TEST_TOTAL_SHARDS: ${#files[@]} files"
+fi
 
 declare -A by_code=()
 failures=0
@@ -95,6 +106,6 @@ done
 
 counts=""
 for code in $(printf '%s\n' "${!by_code[@]}" | sort -n); do counts="$counts exit $code: ${by_code[$code]},"; done
-echo "hostile_cli $TOOL: ${#files[@]} files,${counts%,}; $failures failed"
+echo "hostile_cli $TOOL${TEST_TOTAL_SHARDS:+ (shard ${TEST_SHARD_INDEX:-0} of $TEST_TOTAL_SHARDS)}: ${#files[@]} files,${counts%,}; $failures failed"
 echo "TOUCHSTONE_CASES hostile_cli ran=${#files[@]} of=${#files[@]}"
 [ $failures -eq 0 ]
