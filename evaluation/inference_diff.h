@@ -86,6 +86,8 @@ struct InferenceDiffConfig {
   KernelSet test_kernel_set = KernelSet::kOptimized;
   int test_num_threads = 1;
   bool require_full_delegation = false;
+  // InterpreterOptions::max_tensor_bytes for both interpreters.
+  uint64_t max_tensor_bytes = uint64_t{16} << 30;
 };
 
 // One compared tensor of the primary subgraph.

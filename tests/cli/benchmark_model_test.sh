@@ -283,6 +283,11 @@ expect_exit 2 "unknown flag" --graph="$TMP/m.tflite" --num_rnus=3
 expect_exit 2 "bad flag value" --graph="$TMP/m.tflite" --num_runs=many
 expect_exit 2 "missing --graph"
 expect_exit 3 "missing model file" --graph="$TMP/does_not_exist.tflite"
+"$MAKE" --output="$TMP/big.tflite" --input_size=1024 >/dev/null
+expect_exit 3 "--max_tensor_memory_mb: a model over the limit is refused" --graph="$TMP/big.tflite" "${FAST[@]}" --max_tensor_memory_mb=1
+check "--max_tensor_memory_mb: the error says how much it asked for" grep -qE 'would need [0-9]+ bytes, more than the limit of 1048576' "$TMP/err.txt"
+expect_exit 0 "--max_tensor_memory_mb: under the limit it runs" --graph="$TMP/big.tflite" "${FAST[@]}" --max_tensor_memory_mb=512
+expect_exit 2 "--max_tensor_memory_mb=0 is a usage error" --graph="$TMP/big.tflite" --max_tensor_memory_mb=0
 head -c 100 "$TMP/m.tflite" >"$TMP/truncated.tflite"
 expect_exit 3 "truncated model" --graph="$TMP/truncated.tflite"
 expect_exit 2 "input name the model lacks" --graph="$TMP/m.tflite" --input_layer=nope --input_layer_shape=1,2

@@ -298,6 +298,7 @@ std::string ProviderValue(const DelegateFlagGroup& delegate_flags, const std::st
   // The isolation flags travel with the delegate flags (tools/common/isolation.h).
   if (name == "delegate_isolation") return delegate_flags.isolation().delegate_isolation;
   if (name == "delegate_timeout_secs") return std::to_string(delegate_flags.isolation().delegate_timeout_secs);
+  if (name == "max_tensor_memory_mb") return std::to_string(delegate_flags.max_tensor_bytes() >> 20);
   const ProviderParams& values = delegate_flags.params();
   for (const DelegateProvider& provider : RegisteredDelegateProviders()) {
     for (const ProviderFlag& f : provider.flags) {
@@ -329,7 +330,7 @@ void LogParams(const BenchmarkFlags& flags, const FlagTable& table, const std::v
       if (flags.verbose || was_given(f.name)) Printer::Out(f.name + ": [" + ProviderValue(delegate_flags, f.name) + "]");
     }
   }
-  for (const char* name : {"delegate_isolation", "delegate_timeout_secs"}) {
+  for (const char* name : {"delegate_isolation", "delegate_timeout_secs", "max_tensor_memory_mb"}) {
     if (flags.verbose || was_given(name)) Printer::Out(std::string(name) + ": [" + ProviderValue(delegate_flags, name) + "]");
   }
 }
@@ -543,6 +544,7 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
   options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
   options.num_threads = flags.num_threads > 0 ? flags.num_threads : 1;
   options.ensure_dynamic_tensors_are_released = flags.release_dynamic_tensors;
+  options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
 
   if (flags.list_signatures) {
     StatusOr<std::vector<std::string>> keys = ListSignatures(flags.graph, options);

@@ -315,6 +315,7 @@ Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGro
     InterpreterOptions options;
     options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
     options.num_threads = flags.num_interpreter_threads;
+    options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
     const std::shared_ptr<const Model>& loaded = model.value();
     std::vector<DelegateOutcome> outcomes;
     StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(

@@ -43,6 +43,10 @@ void DelegateFlagGroup::AddTo(FlagTable* table) {
     }
   }
   isolation_.AddTo(table);
+  table->AddGroup("Memory limit");
+  table->AddInt("max_tensor_memory_mb", &max_tensor_memory_mb_,
+                "refuse a model whose tensors (arena plus dynamic) would need more than this many MiB, with "
+                "the number it asked for (exit code 3), instead of running out of memory");
 }
 
 std::string DelegateFlagGroup::RequestedDelegates(const FlagTable& table) const {
@@ -60,6 +64,10 @@ std::string DelegateFlagGroup::RequestedDelegates(const FlagTable& table) const 
 }
 
 int DelegateFlagGroup::RunIsolated(const FlagTable& table, const std::function<int()>& work) const {
+  if (max_tensor_memory_mb_ < 1) {
+    Status bad = UsageError("--max_tensor_memory_mb=" + std::to_string(max_tensor_memory_mb_) + ": must be at least 1");
+    return ReportFailure(bad);
+  }
   return touchstone::RunIsolated(isolation_, table, RequestedDelegates(table), work);
 }
 

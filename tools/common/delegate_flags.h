@@ -6,6 +6,7 @@
 #ifndef TOUCHSTONE_TOOLS_COMMON_DELEGATE_FLAGS_H_
 #define TOUCHSTONE_TOOLS_COMMON_DELEGATE_FLAGS_H_
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ class DelegateFlagGroup {
 
   const ProviderParams& params() const { return params_; }
   const IsolationFlags& isolation() const { return isolation_; }
+  // --max_tensor_memory_mb in bytes, for InterpreterOptions::max_tensor_bytes: a model whose tensors
+  // would need more is refused with the number it asked for, instead of the system killing the tool.
+  uint64_t max_tensor_bytes() const { return static_cast<uint64_t>(max_tensor_memory_mb_) << 20; }
 
   // The delegates the parsed command line turns on by their providers' enabling flags, given there
   // ("EXTERNAL (libvendor.so), SAMPLE"; not those applied by default); "" for none. For the FAIL line
@@ -50,6 +54,8 @@ class DelegateFlagGroup {
   std::vector<DelegateProvider> providers_;
   ProviderParams params_;
   IsolationFlags isolation_;
+  // Registered here because every tool that takes a model adds this group; 16 GiB as the runtime's default.
+  int32_t max_tensor_memory_mb_ = 16384;
 };
 
 // "EXTERNAL (libvendor.so), XNNPACK": the created delegates' providers, a plugin by its file name.

@@ -98,6 +98,10 @@ TEST(DelegateFlagGroupTest, IsolationFlagsAndDelegateNames) {
   EXPECT_EQ(DescribeDelegates(created.value(), p.group.params()), "SAMPLE, EXTERNAL (libsample_delegate_plugin.so)");
   Parsed none({});
   EXPECT_FALSE(none.group.isolation().process());
+  EXPECT_EQ(none.group.max_tensor_bytes(), uint64_t{16} << 30);
+  Parsed limited({"--max_tensor_memory_mb=3"});
+  ASSERT_TRUE(limited.status.ok()) << limited.status.message();
+  EXPECT_EQ(limited.group.max_tensor_bytes(), uint64_t{3} << 20);
   EXPECT_EQ(none.group.RequestedDelegates(none.table), "");
 }
 

@@ -184,6 +184,7 @@ Status Run(const EvalFlags& flags, const FlagTable& table, const DelegateFlagGro
   InterpreterOptions options;
   options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
   options.num_threads = flags.num_interpreter_threads;
+  options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
   const std::shared_ptr<const Model>& loaded = model.value();
   std::vector<DelegateOutcome> outcomes;
   StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(
@@ -194,6 +195,7 @@ Status Run(const EvalFlags& flags, const FlagTable& table, const DelegateFlagGro
   if (flags.reference) {
     InterpreterOptions reference_options;
     reference_options.kernel_set = KernelSet::kReference;
+    reference_options.max_tensor_bytes = options.max_tensor_bytes;
     StatusOr<std::unique_ptr<Interpreter>> created = Interpreter::Create(loaded, reference_options);
     if (!created.ok()) return created.status();
     reference = std::move(created.value());

@@ -117,6 +117,7 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   config.test_kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
   config.test_num_threads = flags.num_interpreter_threads;
   config.require_full_delegation = flags.require_full_delegation;
+  config.max_tensor_bytes = group.max_tensor_bytes();
   StatusOr<InferenceDiffResult> result = RunInferenceDiff(model.value(), config, delegates.value());
   if (!result.ok()) return result.status();
   for (const DelegateOutcome& outcome : result.value().delegates) {
