@@ -11,8 +11,13 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,avx,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,avx,fma")
+#endif
 
 namespace touchstone {
 namespace optimized {
@@ -284,6 +289,10 @@ const QuantKernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 #endif  // __x86_64__
