@@ -45,6 +45,18 @@ bool TensorBytes(TfLiteType type, const TfLiteIntArray* dims, uint64_t limit, si
   return true;
 }
 
+// What a tensor that TensorBytes refused asks for, for the error: the exact byte count where it fits in
+// 64 bits (a negative dimension asks for nothing computable).
+std::string RequestedBytesText(TfLiteType type, const TfLiteIntArray* dims) {
+  unsigned __int128 count = type == kTfLiteInt4 ? 1 : tflite::TfLiteTypeGetSize(type);
+  for (int i = 0; i < dims->size; ++i) {
+    if (dims->data[i] < 0) return "a negative dimension";
+    count *= static_cast<unsigned>(dims->data[i]);
+    if (count > UINT64_MAX) return "over 2^64 bytes";
+  }
+  return std::to_string(static_cast<uint64_t>(count)) + " bytes";
+}
+
 std::string ShapeString(const TfLiteIntArray* dims) {
   std::string s = "[";
   for (int i = 0; i < dims->size; ++i) s += (i ? "," : "") + std::to_string(dims->data[i]);
@@ -172,8 +184,9 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
 
     const bool sized = t.type != kTfLiteString && t.type != kTfLiteVariant;
     if (sized && !TensorBytes(t.type, t.dims, limit, &t.bytes)) {
-      return InvalidInputError(label + " of shape " + ShapeString(t.dims) + " needs more than " +
-                               std::to_string(limit) + " bytes (the tensor memory limit)");
+      return InvalidInputError(label + " of shape " + ShapeString(t.dims) + " would need " +
+                               RequestedBytesText(t.type, t.dims) + ", more than the tensor memory limit of " +
+                               std::to_string(limit) + " bytes");
     }
     size_t buffer_bytes = 0;
     const uint8_t* buffer = model.BufferData(src->buffer(), &buffer_bytes);
@@ -343,9 +356,11 @@ Status Subgraph::ResizeInputTensor(int tensor_index, const std::vector<int>& dim
   TfLiteIntArray* new_dims = IntArrayFrom(dims);
   const uint64_t limit = interpreter_->options().max_tensor_bytes ? interpreter_->options().max_tensor_bytes : UINT64_MAX;
   if (!TensorBytes(t.type, new_dims, limit, &bytes)) {
+    const std::string shape = ShapeString(new_dims);
+    const std::string asked = RequestedBytesText(t.type, new_dims);
     TfLiteIntArrayFree(new_dims);
-    return UsageError(std::string("input '") + t.name + "' of shape " + ShapeString(new_dims) +
-                      " exceeds the tensor memory limit");
+    return UsageError(std::string("input '") + t.name + "' of shape " + shape + " would need " + asked +
+                      ", more than the tensor memory limit of " + std::to_string(limit) + " bytes");
   }
   TfLiteIntArrayFree(t.dims);
   t.dims = new_dims;
@@ -474,7 +489,7 @@ Status Subgraph::PlanArena(size_t prepared_steps) {
   const uint64_t limit = interpreter_->options().max_tensor_bytes;
   if (limit != 0 && plan.arena_bytes > limit) {
     return InvalidInputError("the tensor arena would need " + std::to_string(plan.arena_bytes) +
-                             " bytes, more than the limit of " + std::to_string(limit));
+                             " bytes, more than the tensor memory limit of " + std::to_string(limit) + " bytes");
   }
   arena_.assign(plan.arena_bytes + kArenaAlignmentBytes + 16, 0);
   const uintptr_t raw = reinterpret_cast<uintptr_t>(arena_.data());
