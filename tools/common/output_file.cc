@@ -60,8 +60,11 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents,
     ok = linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0;
     named = ok;
   }
-  const int error = errno;
-  ok = close(fd) == 0 && ok;
+  int error = ok ? 0 : errno;
+  if (close(fd) != 0 && ok) {
+    error = errno;  // a deferred write error (e.g. on NFS) shows up at close
+    ok = false;
+  }
   if (!ok) {
     if (named) unlink(temp.c_str());
     return UsageError("--" + flag + ": writing " + path + " failed (" + std::strerror(error) + ")");
