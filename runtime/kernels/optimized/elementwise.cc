@@ -14,6 +14,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -29,7 +30,8 @@ struct BinaryState : OpState {
   bool b_scalar = false;  // one input is a single value
   float act_min = 0.f, act_max = 0.f;
   bool quantized = false;       // 8-bit ADD through `table`
-  std::vector<uint8_t> table;   // [a * 256 + b]
+  std::vector<uint8_t> table;   // [a * 256 + b], then kLookupTablePadding bytes
+  const QuantKernels* quant_kernels = nullptr;
 };
 
 bool SameDims(const TfLiteIntArray* a, const TfLiteIntArray* b) {
@@ -58,7 +60,8 @@ struct BinaryOp {
         tflite::NumElements(output) > 0 && SameDims(a->dims, output->dims) &&
         SameDims(b->dims, output->dims)) {
       s->elements = tflite::NumElements(output);
-      s->table.resize(256 * 256);
+      s->table.assign(256 * 256 + kLookupTablePadding, 0);
+      s->quant_kernels = &QuantKernelsFor(*s->kernels);
       s->quantized = reference::QuantizedAddTable(s->reference_data, a->type, s->table.data());
       s->fast = s->quantized;
       return kTfLiteOk;
@@ -96,11 +99,10 @@ struct BinaryOp {
     const uint8_t* b = tflite::GetInput(context, node, 1)->data.uint8;
     uint8_t* out = tflite::GetOutput(context, node, 0)->data.uint8;
     const uint8_t* table = s->table.data();
+    const auto lookup = s->quant_kernels->lookup_pairs;
     ParallelChunks(context, s->elements, kMinElementsPerChunk,
                    [&](int, int64_t begin, int64_t end) {
-                     for (int64_t i = begin; i < end; ++i) {
-                       out[i] = table[(static_cast<unsigned>(a[i]) << 8) | b[i]];
-                     }
+                     lookup(a + begin, b + begin, end - begin, table, out + begin);
                    });
     return kTfLiteOk;
   }

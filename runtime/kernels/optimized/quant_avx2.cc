@@ -230,7 +230,7 @@ inline __m256i Widen(const uint8_t* p, int valid) {
 }
 
 template <bool kSigned, bool kUp>
-void DwImpl(const QDwArgs& a) {
+void DwPixel(const QDwArgs& a) {
   const __m256i zero_point = _mm256_set1_epi16(static_cast<int16_t>(a.input_zero_point));
   const uint8_t* w = a.packed_w;
   for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
@@ -251,6 +251,16 @@ void DwImpl(const QDwArgs& a) {
              Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x31), *a.stage, c0 + 8),
              valid - 8);
     }
+  }
+}
+
+template <bool kSigned, bool kUp>
+void DwImpl(const QDwArgs& a) {
+  QDwArgs pixel = a;
+  for (int p = 0; p < a.pixels; ++p) {
+    pixel.in = a.in + static_cast<size_t>(p) * a.taps;
+    pixel.out = a.out + static_cast<size_t>(p) * a.channels;
+    DwPixel<kSigned, kUp>(pixel);
   }
 }
 
@@ -280,6 +290,7 @@ const QuantKernels* Table() {
     t.dw_pack = DwPack;
     t.dw_u8 = Dw<false>;
     t.dw_s8 = Dw<true>;
+    t.lookup_pairs = qisa_scalar::LookupPairs;
     return t;
   }();
   return &table;

@@ -37,47 +37,70 @@ constexpr int kPanel = 16 * kBlocks;
 
 inline __m512i Load(const int32_t* p) { return _mm512_loadu_si512(p); }
 
+// The per-column constants of the output stage for 16 columns, loaded once where a kernel
+// requantizes many pixels of the same columns (depthwise).
+struct StageRegs {
+  __m512i col_term, multiplier, multiplier_odd, left, right, round_a, round_b, overflow;
+  __m512i offset, act_min, act_max;
+};
+
+inline StageRegs LoadStage(const QuantOutputStage& s, int col) {
+  StageRegs r;
+  r.col_term = Load(s.col_term + col);
+  r.multiplier = Load(s.multiplier + col);
+  r.multiplier_odd = _mm512_srli_epi64(r.multiplier, 32);
+  r.left = Load(s.left_shift + col);
+  r.right = Load(s.right_shift + col);
+  r.round_a = Load(s.round_a + col);
+  r.round_b = Load(s.round_b + col);
+  r.overflow = Load(s.overflow_value + col);
+  r.offset = _mm512_set1_epi32(s.output_offset);
+  r.act_min = _mm512_set1_epi32(s.act_min);
+  r.act_max = _mm512_set1_epi32(s.act_max);
+  return r;
+}
+
 // The reference's output stage on 16 accumulators of columns [col, col + 16): see
 // quant_kernels.h; the high multiply is floor((x * m + 2^30) / 2^31), which is what
 // SaturatingRoundingDoublingHighMul's ties-away rounding and ruy's ties-up one both come to for a
 // multiplier other than INT32_MIN.
 template <bool kUp>
-inline __m128i Requantize(__m512i v, const QuantOutputStage& s, int col) {
+inline __m128i Requantize(__m512i v, const StageRegs& r, bool any_left_shift) {
   const __m512i one = _mm512_set1_epi32(1);
-  const __m512i right = Load(s.right_shift + col);
-  const __m512i multiplier = Load(s.multiplier + col);
-  v = _mm512_add_epi32(v, Load(s.col_term + col));
-  if (s.any_left_shift) v = _mm512_sllv_epi32(v, Load(s.left_shift + col));
+  v = _mm512_add_epi32(v, r.col_term);
+  if (any_left_shift) v = _mm512_sllv_epi32(v, r.left);
   // Bits 31..62 of each 64-bit product plus 2^30: the even lanes' shifted down into the low
   // half, the odd lanes' shifted up by one into the high half.
   const __m512i round = _mm512_set1_epi64(int64_t{1} << 30);
   const __m512i even =
-      _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, multiplier), round), 31);
+      _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, r.multiplier), round), 31);
   const __m512i odd = _mm512_slli_epi64(
-      _mm512_add_epi64(
-          _mm512_mul_epi32(_mm512_srli_epi64(v, 32), _mm512_srli_epi64(multiplier, 32)), round),
-      1);
+      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(v, 32), r.multiplier_odd), round), 1);
   const __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
   __m512i result;
   if (kUp) {
     // ruy: (high + nudge) >> right, ties up; 2^(31 - right) where the nudge overflows.
-    const __mmask16 overflow = _mm512_cmpgt_epi32_mask(high, Load(s.round_b + col));
-    result = _mm512_srav_epi32(_mm512_add_epi32(high, Load(s.round_a + col)), right);
-    result = _mm512_mask_mov_epi32(result, overflow, Load(s.overflow_value + col));
+    const __mmask16 overflow = _mm512_cmpgt_epi32_mask(high, r.round_b);
+    result = _mm512_srav_epi32(_mm512_add_epi32(high, r.round_a), r.right);
+    result = _mm512_mask_mov_epi32(result, overflow, r.overflow);
   } else {
     // RoundingDivideByPOT: ties away from zero.
-    const __m512i remainder = _mm512_and_si512(high, Load(s.round_a + col));
-    const __m512i half = Load(s.round_b + col);
+    const __m512i remainder = _mm512_and_si512(high, r.round_a);
     const __mmask16 negative = _mm512_movepi32_mask(high);
-    const __m512i threshold = _mm512_mask_add_epi32(half, negative, half, one);
+    const __m512i threshold = _mm512_mask_add_epi32(r.round_b, negative, r.round_b, one);
     const __mmask16 up = _mm512_cmpgt_epi32_mask(remainder, threshold);
-    result = _mm512_srav_epi32(high, right);
+    result = _mm512_srav_epi32(high, r.right);
     result = _mm512_mask_add_epi32(result, up, result, one);
   }
-  result = _mm512_add_epi32(result, _mm512_set1_epi32(s.output_offset));
-  result = _mm512_max_epi32(result, _mm512_set1_epi32(s.act_min));
-  result = _mm512_min_epi32(result, _mm512_set1_epi32(s.act_max));
+  result = _mm512_add_epi32(result, r.offset);
+  result = _mm512_max_epi32(result, r.act_min);
+  result = _mm512_min_epi32(result, r.act_max);
   return _mm512_cvtepi32_epi8(result);  // in the output type's range: truncation is exact
+}
+
+template <bool kUp>
+inline __m128i Requantize(__m512i v, const QuantOutputStage& s, int col) {
+  return Requantize<kUp>(v, LoadStage(s, col), s.any_left_shift);
 }
 
 inline __mmask16 FirstLanes16(int n) {
@@ -223,36 +246,94 @@ void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
   }
 }
 
-template <bool kSigned, bool kUp>
-void DwImpl(const QDwArgs& a) {
-  const __m512i zero_point = _mm512_set1_epi16(static_cast<int16_t>(a.input_zero_point));
-  // Channels 0..15 and 16..31 of a block from the (low, high) accumulators.
+// Two taps' 32 channels (all valid, or the first `m` of them), widened to int16: the zero point
+// is in the column term (dw_zero_point_in_column_term), so the raw values are multiplied.
+template <bool kSigned, bool kFull>
+inline __m512i WidenTap(const uint8_t* p, __mmask32 m) {
+  const __m256i bytes = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                              : _mm256_maskz_loadu_epi8(m, p);
+  return kSigned ? _mm512_cvtepi8_epi16(bytes) : _mm512_cvtepu8_epi16(bytes);
+}
+
+// Pixels [0, pixels) of one 32-channel block, two at a time (four independent accumulators).
+template <bool kSigned, bool kUp, bool kFull>
+void DwBlock(const QDwArgs& a, int c0, const uint8_t* w_block, __mmask32 m, int valid) {
   const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
   const __m512i second =
       _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-  const uint8_t* w = a.packed_w;
-  for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
-    const int valid = std::min(kDwBlock, a.channels - c0);
-    const __mmask32 m = valid >= 32 ? ~__mmask32{0} : ((__mmask32{1} << valid) - 1);
-    __m512i lo = _mm512_setzero_si512();
-    __m512i hi = _mm512_setzero_si512();
-    for (int t = 0; t < a.taps; t += 2) {
-      const __m256i b0 = _mm256_maskz_loadu_epi8(m, a.in[t] + c0);
-      const __m256i b1 = _mm256_maskz_loadu_epi8(m, a.in[t + 1] + c0);
-      const __m512i x0 = _mm512_sub_epi16(
-          kSigned ? _mm512_cvtepi8_epi16(b0) : _mm512_cvtepu8_epi16(b0), zero_point);
-      const __m512i x1 = _mm512_sub_epi16(
-          kSigned ? _mm512_cvtepi8_epi16(b1) : _mm512_cvtepu8_epi16(b1), zero_point);
-      lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(x0, x1), _mm512_loadu_si512(w));
-      hi = _mm512_dpwssd_epi32(hi, _mm512_unpackhi_epi16(x0, x1), _mm512_loadu_si512(w + 64));
-      w += 128;
+  const StageRegs r0 = LoadStage(*a.stage, c0);
+  const StageRegs r1 = LoadStage(*a.stage, c0 + 16);
+  const bool any_left_shift = a.stage->any_left_shift;
+  const __mmask16 m0 = FirstLanes16(valid);
+  const __mmask16 m1 = valid > 16 ? FirstLanes16(valid - 16) : 0;
+  const int taps = a.taps;
+  auto finish = [&](__m512i lo, __m512i hi, uint8_t* out) {
+    const __m128i out0 = Requantize<kUp>(_mm512_permutex2var_epi32(lo, first, hi), r0, any_left_shift);
+    const __m128i out1 = Requantize<kUp>(_mm512_permutex2var_epi32(lo, second, hi), r1, any_left_shift);
+    if (kFull) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), out0);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), out1);
+    } else {
+      _mm_mask_storeu_epi8(out, m0, out0);
+      _mm_mask_storeu_epi8(out + 16, m1, out1);
     }
-    const __m128i out0 = Requantize<kUp>(_mm512_permutex2var_epi32(lo, first, hi), *a.stage, c0);
-    _mm_mask_storeu_epi8(a.out + c0, FirstLanes16(valid), out0);
-    if (valid > 16) {
-      const __m128i out1 =
-          Requantize<kUp>(_mm512_permutex2var_epi32(lo, second, hi), *a.stage, c0 + 16);
-      _mm_mask_storeu_epi8(a.out + c0 + 16, FirstLanes16(valid - 16), out1);
+  };
+  int p = 0;
+  for (; p + 2 <= a.pixels; p += 2) {
+    const uint8_t* const* in_a = a.in + static_cast<size_t>(p) * taps;
+    const uint8_t* const* in_b = in_a + taps;
+    __m512i lo_a = _mm512_setzero_si512(), hi_a = _mm512_setzero_si512();
+    __m512i lo_b = _mm512_setzero_si512(), hi_b = _mm512_setzero_si512();
+    const uint8_t* w = w_block;
+    for (int t = 0; t < taps; t += 2, w += 128) {
+      const __m512i w_lo = _mm512_loadu_si512(w);
+      const __m512i w_hi = _mm512_loadu_si512(w + 64);
+      const __m512i a0 = WidenTap<kSigned, kFull>(in_a[t] + c0, m);
+      const __m512i a1 = WidenTap<kSigned, kFull>(in_a[t + 1] + c0, m);
+      const __m512i b0 = WidenTap<kSigned, kFull>(in_b[t] + c0, m);
+      const __m512i b1 = WidenTap<kSigned, kFull>(in_b[t + 1] + c0, m);
+      lo_a = _mm512_dpwssd_epi32(lo_a, _mm512_unpacklo_epi16(a0, a1), w_lo);
+      hi_a = _mm512_dpwssd_epi32(hi_a, _mm512_unpackhi_epi16(a0, a1), w_hi);
+      lo_b = _mm512_dpwssd_epi32(lo_b, _mm512_unpacklo_epi16(b0, b1), w_lo);
+      hi_b = _mm512_dpwssd_epi32(hi_b, _mm512_unpackhi_epi16(b0, b1), w_hi);
+    }
+    finish(lo_a, hi_a, a.out + static_cast<size_t>(p) * a.channels + c0);
+    finish(lo_b, hi_b, a.out + static_cast<size_t>(p + 1) * a.channels + c0);
+  }
+  if (p < a.pixels) {
+    const uint8_t* const* in_a = a.in + static_cast<size_t>(p) * taps;
+    __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
+    const uint8_t* w = w_block;
+    for (int t = 0; t < taps; t += 2, w += 128) {
+      const __m512i a0 = WidenTap<kSigned, kFull>(in_a[t] + c0, m);
+      const __m512i a1 = WidenTap<kSigned, kFull>(in_a[t + 1] + c0, m);
+      lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(a0, a1), _mm512_loadu_si512(w));
+      hi = _mm512_dpwssd_epi32(hi, _mm512_unpackhi_epi16(a0, a1), _mm512_loadu_si512(w + 64));
+    }
+    finish(lo, hi, a.out + static_cast<size_t>(p) * a.channels + c0);
+  }
+}
+
+// Groups of pixels; within a group, channel blocks outer and pixels inner: a block's weights and
+// output-stage constants stay in registers and L1 over the group, whose input rows stay in cache
+// across the blocks.
+template <bool kSigned, bool kUp>
+void DwImpl(const QDwArgs& a) {
+  constexpr int kPixelGroup = 64;
+  const size_t block_bytes = static_cast<size_t>(a.taps / 2) * 128;
+  for (int p0 = 0; p0 < a.pixels; p0 += kPixelGroup) {
+    QDwArgs group = a;
+    group.pixels = std::min(kPixelGroup, a.pixels - p0);
+    group.in = a.in + static_cast<size_t>(p0) * a.taps;
+    group.out = a.out + static_cast<size_t>(p0) * a.channels;
+    for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
+      const int valid = std::min(kDwBlock, a.channels - c0);
+      const uint8_t* w_block = a.packed_w + static_cast<size_t>(c0 / kDwBlock) * block_bytes;
+      if (valid == kDwBlock) {
+        DwBlock<kSigned, kUp, true>(group, c0, w_block, ~__mmask32{0}, valid);
+      } else {
+        DwBlock<kSigned, kUp, false>(group, c0, w_block, (__mmask32{1} << valid) - 1, valid);
+      }
     }
   }
 }
@@ -264,6 +345,20 @@ void Dw(const QDwArgs& a) {
   } else {
     DwImpl<kSigned, false>(a);
   }
+}
+
+// 16 pairs per step: the two bytes make a 16-bit index, and vpgatherdd reads the 4-byte word at
+// each (the table's padding keeps the last ones in bounds); the low byte is the entry.
+void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i hi = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
+    const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
+    const __m512i index = _mm512_or_si512(_mm512_slli_epi32(hi, 8), lo);
+    const __m512i words = _mm512_i32gather_epi32(index, table, 1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(words));
+  }
+  for (; i < n; ++i) out[i] = table[(static_cast<unsigned>(a[i]) << 8) | b[i]];
 }
 
 }  // namespace
@@ -283,6 +378,8 @@ const QuantKernels* Table() {
     t.dw_pack = DwPack;
     t.dw_u8 = Dw<false>;
     t.dw_s8 = Dw<true>;
+    t.dw_zero_point_in_column_term = true;
+    t.lookup_pairs = LookupPairs;
     return t;
   }();
   return &table;

@@ -65,13 +65,15 @@ struct QGemmArgs {
   size_t c_stride = 0;
 };
 
-// One output pixel of a depthwise convolution with depth multiplier 1: in[t] points at tap t's
-// input pixel (or at a row of input zero points), taps padded to an even count.
+// `pixels` consecutive output pixels of a depthwise convolution with depth multiplier 1: pixel p's
+// in[p * taps + t] points at tap t's input pixel (or at a row of input zero points), taps padded
+// to an even count; its outputs go to out + p * channels.
 struct QDwArgs {
   const uint8_t* const* in = nullptr;
+  int pixels = 1;
   int taps = 0;                      // even
   int channels = 0;
-  int32_t input_zero_point = 0;
+  int32_t input_zero_point = 0;      // subtracted per tap unless the set folds it (below)
   const uint8_t* packed_w = nullptr; // dw_pack's layout
   const QuantOutputStage* stage = nullptr;
   uint8_t* out = nullptr;
@@ -96,7 +98,17 @@ struct QuantKernels {
   void (*dw_pack)(const int16_t* w, int channels, int taps, uint8_t* packed) = nullptr;
   void (*dw_u8)(const QDwArgs& args) = nullptr;
   void (*dw_s8)(const QDwArgs& args) = nullptr;
+  // True when the depthwise kernels multiply the raw input values and expect the column term to
+  // hold -input_zero_point * sum over taps of (w - zw) (Prepare adds it): the same int32 sum
+  // modulo 2^32, since padding taps read the zero point.
+  bool dw_zero_point_in_column_term = false;
+  // out[i] = table[a[i] * 256 + b[i]] for i < n; the table has kLookupTablePadding readable bytes
+  // past its 65536 entries (the vector form gathers 4-byte words).
+  void (*lookup_pairs)(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table,
+                       uint8_t* out) = nullptr;
 };
+
+constexpr int kLookupTablePadding = 4;
 
 // The quantized set that goes with a float microkernel set (one override hook for both,
 // SelectKernelSet / TOUCHSTONE_CPU_KERNELS): "avx512" takes AVX-512 VNNI where the CPU has it,
@@ -105,6 +117,8 @@ const QuantKernels& QuantKernelsFor(const MicroKernels& set);
 
 namespace qisa_scalar {
 const QuantKernels* Table();
+// The portable lookup_pairs (AVX2 gathers are no faster than it).
+void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out);
 }
 #if defined(__x86_64__)
 namespace qisa_avx2 {

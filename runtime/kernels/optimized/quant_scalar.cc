@@ -73,18 +73,26 @@ void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
 template <typename X>
 void Dw(const QDwArgs& a) {
   const int16_t* w = reinterpret_cast<const int16_t*>(a.packed_w);
-  for (int c = 0; c < a.channels; ++c) {
-    uint32_t acc = 0;
-    for (int t = 0; t < a.taps; ++t) {
-      const int32_t x = static_cast<int32_t>(reinterpret_cast<const X*>(a.in[t])[c]) -
-                        a.input_zero_point;
-      acc += static_cast<uint32_t>(x * w[t * a.channels + c]);
+  for (int p = 0; p < a.pixels; ++p) {
+    const uint8_t* const* in = a.in + static_cast<size_t>(p) * a.taps;
+    uint8_t* out = a.out + static_cast<size_t>(p) * a.channels;
+    for (int c = 0; c < a.channels; ++c) {
+      uint32_t acc = 0;
+      for (int t = 0; t < a.taps; ++t) {
+        const int32_t x = static_cast<int32_t>(reinterpret_cast<const X*>(in[t])[c]) -
+                          a.input_zero_point;
+        acc += static_cast<uint32_t>(x * w[t * a.channels + c]);
+      }
+      out[c] = Output(*a.stage, c, static_cast<int32_t>(acc));
     }
-    a.out[c] = Output(*a.stage, c, static_cast<int32_t>(acc));
   }
 }
 
 }  // namespace
+
+void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = table[(static_cast<unsigned>(a[i]) << 8) | b[i]];
+}
 
 const QuantKernels* Table() {
   static const QuantKernels table = [] {
@@ -101,6 +109,7 @@ const QuantKernels* Table() {
     t.dw_pack = DwPack;
     t.dw_u8 = Dw<uint8_t>;
     t.dw_s8 = Dw<int8_t>;
+    t.lookup_pairs = LookupPairs;
     return t;
   }();
   return &table;

@@ -380,6 +380,13 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   if (bias != nullptr) {
     for (int c = 0; c < channels; ++c) col_terms[c] = tflite::GetTensorData<int32_t>(bias)[c];
   }
+  if (s->kernels->dw_zero_point_in_column_term) {
+    for (int c = 0; c < channels; ++c) {
+      int64_t weight_sum = 0;
+      for (int t = 0; t < taps; ++t) weight_sum += w[static_cast<size_t>(t) * channels + c];
+      col_terms[c] -= int64_t{s->input_zero_point} * weight_sum;
+    }
+  }
   // Depthwise convolutions requantize in TFLite's own loops: ties away from zero.
   if (!BuildOutput(rq, /*rounding_up=*/false, col_terms, output->params.zero_point, &s->output)) {
     return false;
@@ -430,11 +437,10 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
     args.input_zero_point = s->input_zero_point;
     args.packed_w = s->packed_w.data();
     args.stage = &s->output.stage;
-    for (int64_t p = begin; p < end; ++p) {
-      args.in = s->indirection.data() + p * taps;
-      args.out = output_data + p * s->channels;
-      dw(args);
-    }
+    args.in = s->indirection.data() + begin * taps;
+    args.out = output_data + begin * s->channels;
+    args.pixels = static_cast<int>(end - begin);
+    dw(args);
   });
   return kTfLiteOk;
 }
