@@ -173,14 +173,23 @@ void Tile(const QGemmArgs& g, int n0) {
       }
     }
   }
+  // Columns outer: each 16-column block's output-stage constants are loaded once for the tile's
+  // rows (byte stores may alias anything, so the compiler would reload them per row otherwise).
+  int32_t row_terms[MR];
+  uint8_t* rows_out[MR];
   for (int i = 0; i < MR; ++i) {
-    const __m512i row_term = _mm512_set1_epi32(g.row_terms[i]);
-    uint8_t* c = g.c + i * g.c_stride;
-    for (int j = 0; j < NB; ++j) {
-      const int col = n0 + 16 * j;
-      const __m128i bytes =
-          Requantize<kUp>(_mm512_add_epi32(acc[i][j], row_term), *g.stage, col);
-      _mm_mask_storeu_epi8(c + col, FirstLanes16(g.n - col), bytes);
+    row_terms[i] = g.row_terms[i];
+    rows_out[i] = g.c + i * g.c_stride;
+  }
+  const bool any_left_shift = g.stage->any_left_shift;
+  for (int j = 0; j < NB; ++j) {
+    const int col = n0 + 16 * j;
+    const StageRegs regs = LoadStage(*g.stage, col);
+    const __mmask16 store_mask = FirstLanes16(g.n - col);
+    for (int i = 0; i < MR; ++i) {
+      const __m128i bytes = Requantize<kUp>(
+          _mm512_add_epi32(acc[i][j], _mm512_set1_epi32(row_terms[i])), regs, any_left_shift);
+      _mm_mask_storeu_epi8(rows_out[i] + col, store_mask, bytes);
     }
   }
 }

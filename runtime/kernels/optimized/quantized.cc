@@ -120,37 +120,57 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
 void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int rows, uint8_t* dst) {
   const WindowGeometry& g = s.geometry;
   const size_t channels = s.channels;
+  if (!s.conv) {
+    for (int r = 0; r < rows; ++r) {
+      uint8_t* row = dst + r * s.kp;
+      std::memcpy(row, input + (m0 + r) * s.k, s.k);
+      std::memset(row + s.k, 0, s.kp - s.k);
+    }
+    return;
+  }
+  // The first row's position, then stepped (no division per row).
+  const int64_t plane = static_cast<int64_t>(g.out_height) * g.out_width;
+  int64_t b = m0 / plane;
+  int oy = static_cast<int>((m0 % plane) / g.out_width);
+  int ox = static_cast<int>(m0 % g.out_width);
+  // A kernel row whose taps are all inside the image is one run of bytes when taps are adjacent.
+  const size_t run_bytes = static_cast<size_t>(g.kernel_width) * channels;
+  const bool adjacent_taps = g.dilation_width == 1;
   for (int r = 0; r < rows; ++r) {
-    const int64_t m = m0 + r;
     uint8_t* row = dst + r * s.kp;
-    if (!s.conv) {
-      std::memcpy(row, input + m * s.k, s.k);
-    } else {
-      const int64_t plane = static_cast<int64_t>(g.out_height) * g.out_width;
-      const int64_t b = m / plane;
-      const int64_t p = m % plane;
-      const int oy = static_cast<int>(p / g.out_width);
-      const int ox = static_cast<int>(p % g.out_width);
-      uint8_t* tap = row;
-      for (int ky = 0; ky < g.kernel_height; ++ky) {
-        const int iy = oy * g.stride_height - g.pad_top + ky * g.dilation_height;
-        for (int kx = 0; kx < g.kernel_width; ++kx, tap += channels) {
-          const int ix = ox * g.stride_width - g.pad_left + kx * g.dilation_width;
-          if (iy < 0 || iy >= g.in_height || ix < 0 || ix >= g.in_width) {
-            std::memset(tap, static_cast<uint8_t>(s.input_zero_point), channels);
-          } else {
-            const uint8_t* src = input + ((b * g.in_height + iy) * g.in_width + ix) * channels;
-            // A few channels (an image's first layer): a loop beats a memcpy call.
-            if (channels <= 8) {
-              for (size_t c = 0; c < channels; ++c) tap[c] = src[c];
-            } else {
-              std::memcpy(tap, src, channels);
-            }
-          }
+    uint8_t* tap = row;
+    const int ix0 = ox * g.stride_width - g.pad_left;
+    const bool row_inside = adjacent_taps && ix0 >= 0 && ix0 + g.kernel_width <= g.in_width;
+    for (int ky = 0; ky < g.kernel_height; ++ky) {
+      const int iy = oy * g.stride_height - g.pad_top + ky * g.dilation_height;
+      if (iy < 0 || iy >= g.in_height) {
+        std::memset(tap, static_cast<uint8_t>(s.input_zero_point), run_bytes);
+        tap += run_bytes;
+        continue;
+      }
+      const uint8_t* line = input + (b * g.in_height + iy) * g.in_width * static_cast<int64_t>(channels);
+      if (row_inside) {
+        std::memcpy(tap, line + static_cast<int64_t>(ix0) * channels, run_bytes);
+        tap += run_bytes;
+        continue;
+      }
+      for (int kx = 0; kx < g.kernel_width; ++kx, tap += channels) {
+        const int ix = ix0 + kx * g.dilation_width;
+        if (ix < 0 || ix >= g.in_width) {
+          std::memset(tap, static_cast<uint8_t>(s.input_zero_point), channels);
+        } else {
+          std::memcpy(tap, line + static_cast<int64_t>(ix) * channels, channels);
         }
       }
     }
     std::memset(row + s.k, 0, s.kp - s.k);
+    if (++ox == g.out_width) {
+      ox = 0;
+      if (++oy == g.out_height) {
+        oy = 0;
+        ++b;
+      }
+    }
   }
 }
 
