@@ -78,7 +78,7 @@ const BuiltinEntry kBuiltinOps[] = {
     TS_OP(kTfLiteBuiltinShape, SHAPE),
     TS_OP(kTfLiteBuiltinRank, RANK),
     TS_OP(kTfLiteBuiltinTile, TILE),
-    TS_OP(kTfLiteBuiltinTranspose, TRANSPOSE),
+    TS_OPT_OP(kTfLiteBuiltinTranspose, TRANSPOSE),
     TS_OP(kTfLiteBuiltinPack, PACK),
     TS_OP(kTfLiteBuiltinUnpack, UNPACK),
     TS_OP(kTfLiteBuiltinGather, GATHER),

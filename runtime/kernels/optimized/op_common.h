@@ -97,6 +97,22 @@ struct OptimizedKernel {
   }
 };
 
+// Bytes per element of the types the data-movement kernels (PAD, TRANSPOSE) copy as raw bytes;
+// 0 for the others.
+inline size_t ElementBytes(TfLiteType type) {
+  switch (type) {
+    case kTfLiteUInt8:
+    case kTfLiteInt8:
+    case kTfLiteBool: return 1;
+    case kTfLiteInt16:
+    case kTfLiteFloat16: return 2;
+    case kTfLiteFloat32:
+    case kTfLiteInt32: return 4;
+    case kTfLiteInt64: return 8;
+    default: return 0;
+  }
+}
+
 // Chunks per thread a kernel splits its work into: the pool hands them out in order to whichever
 // thread is free, so a thread the OS delays (a busy machine) holds up at most one small chunk.
 constexpr int kChunksPerThread = 4;

@@ -29,6 +29,7 @@ TfLiteRegistration* Register_SOFTMAX();
 TfLiteRegistration* Register_RESIZE_BILINEAR();
 TfLiteRegistration* Register_PAD();
 TfLiteRegistration* Register_PADV2();
+TfLiteRegistration* Register_TRANSPOSE();
 
 }  // namespace optimized
 }  // namespace touchstone

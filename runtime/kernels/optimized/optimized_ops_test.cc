@@ -48,6 +48,7 @@ class OptimizedTestResolver : public OpResolver {
     Add(kTfLiteBuiltinResizeBilinear, optimized::Register_RESIZE_BILINEAR());
     Add(kTfLiteBuiltinPad, optimized::Register_PAD());
     Add(kTfLiteBuiltinPadv2, optimized::Register_PADV2());
+    Add(kTfLiteBuiltinTranspose, optimized::Register_TRANSPOSE());
   }
   const TfLiteRegistration* FindOp(int code, int version) const override {
     auto it = ops_.find(code);
@@ -929,6 +930,50 @@ TEST(OptimizedPadTest, Shapes) {
   CheckPad(kTfLiteInt8, {1, 224, 224, 3}, {0, 0, 0, 1, 0, 1, 0, 0});
   CheckPad(kTfLiteUInt8, {2, 3, 4, 5}, {0, 1, 2, 0, 0, 0, 0, 0});
   CheckPad(kTfLiteFloat32, {2, 3, 4, 5}, {1, 0, 0, 0, 0, 0, 0, 0}, true);
+}
+
+// ---- TRANSPOSE
+
+size_t BytesOf(TfLiteType type) {
+  switch (type) {
+    case kTfLiteInt16: return 2;
+    case kTfLiteFloat32: return 4;
+    case kTfLiteInt64: return 8;
+    default: return 1;
+  }
+}
+
+void CheckTranspose(TfLiteType type, const std::vector<int>& shape, const std::vector<int>& perm,
+                    TfLiteType perm_type = kTfLiteInt32, uint32_t seed = 3) {
+  OpCase op;
+  const int input = op.AddInputBytes(type, shape, RandomInts<uint8_t>(Count(shape) * BytesOf(type), seed, 0, 255));
+  if (type == kTfLiteInt8 || type == kTfLiteUInt8) op.test().builder().SetQuantization(input, {0.1f}, {7});
+  const int rank = static_cast<int>(shape.size());
+  const int perm_tensor =
+      perm_type == kTfLiteInt32
+          ? op.test().AddConst<int32_t>(kTfLiteInt32, {rank}, std::vector<int32_t>(perm.begin(), perm.end()))
+          : op.test().AddConst<int64_t>(kTfLiteInt64, {rank}, std::vector<int64_t>(perm.begin(), perm.end()));
+  const int output = op.test().AddOutput(type);
+  if (type == kTfLiteInt8 || type == kTfLiteUInt8) op.test().builder().SetQuantization(output, {0.1f}, {7});
+  op.test().AddOp(kTfLiteBuiltinTranspose, {input, perm_tensor}, {output});
+  op.Check(optimized::Register_TRANSPOSE(), true);
+}
+
+TEST(OptimizedTransposeTest, Permutations) {
+  // NCHW to NHWC, the int8 MobileNet v2's first op, large enough to cross thread chunks.
+  CheckTranspose(kTfLiteInt8, {1, 3, 224, 224}, {0, 2, 3, 1});
+  CheckTranspose(kTfLiteFloat32, {2, 5, 7, 3}, {0, 3, 1, 2});
+  CheckTranspose(kTfLiteUInt8, {3, 4}, {1, 0});
+  CheckTranspose(kTfLiteInt16, {2, 3, 4}, {2, 0, 1}, kTfLiteInt64);
+  CheckTranspose(kTfLiteInt64, {4, 1, 3}, {1, 2, 0});
+  // The identity (rows copied whole), a single element, size-1 dimensions, rank 1 and rank 6.
+  CheckTranspose(kTfLiteFloat32, {2, 3, 5}, {0, 1, 2});
+  CheckTranspose(kTfLiteUInt8, {1, 1, 1, 1}, {3, 1, 0, 2});
+  CheckTranspose(kTfLiteInt8, {1, 9, 1, 7}, {3, 2, 1, 0});
+  CheckTranspose(kTfLiteFloat32, {17}, {0});
+  CheckTranspose(kTfLiteInt8, {2, 3, 1, 4, 2, 3}, {5, 3, 0, 4, 1, 2});
+  // The last dimension stays last while the others move (memcpy rows).
+  CheckTranspose(kTfLiteFloat32, {3, 4, 5, 6}, {2, 0, 1, 3});
 }
 
 // ---- AVERAGE_POOL_2D and MAX_POOL_2D

@@ -33,20 +33,6 @@ struct PadState : OpState {
   int64_t inner = 1;
 };
 
-size_t ElementBytes(TfLiteType type) {
-  switch (type) {
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-    case kTfLiteBool: return 1;
-    case kTfLiteInt16:
-    case kTfLiteFloat16: return 2;
-    case kTfLiteFloat32:
-    case kTfLiteInt32: return 4;
-    case kTfLiteInt64: return 8;
-    default: return 0;
-  }
-}
-
 template <bool kV2>
 struct PadOp {
   using State = PadState;

@@ -14,6 +14,10 @@ namespace optimized {
 namespace {
 
 constexpr int kMaxRowsPerTile = 8;
+constexpr size_t kCacheLineBytes = 64;
+// Work a chunk should hold at least before it goes to another thread.
+constexpr int64_t kMinQuantGemmMacsPerChunk = 32 * 1024;
+constexpr int64_t kMinQuantDepthwiseMacsPerChunk = 16 * 1024;
 
 std::atomic<int64_t> g_prepared{0};
 
@@ -176,9 +180,16 @@ void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int row
 
 void EnsureScratch(TfLiteContext* context, QuantGemmState* s) {
   const size_t chunks = MaxChunks(context);
-  if (s->direct || s->scratch.size() >= chunks) return;
-  s->scratch.resize(chunks);
-  for (auto& buffer : s->scratch) buffer.resize(s->kernels->mr * s->kp);
+  if (s->direct || s->scratch_chunks >= chunks) return;
+  s->scratch_stride = RoundUp(static_cast<size_t>(s->kernels->mr) * s->kp, kCacheLineBytes);
+  s->scratch.assign(chunks * s->scratch_stride + kCacheLineBytes, 0);
+  s->scratch_chunks = chunks;
+}
+
+uint8_t* ScratchFor(QuantGemmState* s, int chunk) {
+  const uintptr_t base = reinterpret_cast<uintptr_t>(s->scratch.data());
+  const uintptr_t aligned = (base + kCacheLineBytes - 1) & ~uintptr_t{kCacheLineBytes - 1};
+  return reinterpret_cast<uint8_t*>(aligned) + static_cast<size_t>(chunk) * s->scratch_stride;
 }
 
 }  // namespace
@@ -222,6 +233,7 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
               geometry.out_width == geometry.in_width && geometry.pad_top == 0 &&
               geometry.pad_left == 0 && k % 4 == 0;
   s->scratch.clear();
+  s->scratch_chunks = 0;
   EnsureScratch(context, s);
   g_prepared.fetch_add(1, std::memory_order_relaxed);
   return true;
@@ -284,6 +296,7 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
   }
   s->direct = k % 4 == 0;
   s->scratch.clear();
+  s->scratch_chunks = 0;
   EnsureScratch(context, s);
   g_prepared.fetch_add(1, std::memory_order_relaxed);
   return true;
@@ -310,7 +323,10 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   const int64_t panels_per_group = (panels + groups - 1) / groups;
   groups = (panels + panels_per_group - 1) / panels_per_group;
   const auto gemm = s->is_signed ? kernels.gemm_s8 : kernels.gemm_u8;
-  ParallelChunks(context, tiles * groups, 1, [&](int chunk, int64_t begin, int64_t end) {
+  const int64_t macs_per_item = static_cast<int64_t>(mr) * static_cast<int64_t>(s->kp) *
+                                panels_per_group * kernels.panel;
+  const int64_t min_items = std::max<int64_t>(1, kMinQuantGemmMacsPerChunk / std::max<int64_t>(1, macs_per_item));
+  ParallelChunks(context, tiles * groups, min_items, [&](int chunk, int64_t begin, int64_t end) {
     int32_t sums[kMaxRowsPerTile];
     int32_t row_terms[kMaxRowsPerTile];
     QGemmArgs args;
@@ -332,7 +348,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
           args.a = input_data + m0 * s->k;
           args.a_stride = s->k;
         } else {
-          uint8_t* buffer = s->scratch[chunk].data();
+          uint8_t* buffer = ScratchFor(s, chunk);
           PackRows(*s, input_data, m0, args.rows, buffer);
           args.a = buffer;
           args.a_stride = s->kp;
@@ -449,7 +465,8 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
   const auto dw = s->is_signed ? s->kernels->dw_s8 : s->kernels->dw_u8;
   uint8_t* output_data = output->data.uint8;
   const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->channels;
-  const int64_t min_pixels = std::max<int64_t>(1, 16 * 1024 / std::max<int64_t>(1, macs_per_pixel));
+  const int64_t min_pixels =
+      std::max<int64_t>(1, kMinQuantDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
   ParallelChunks(context, pixels, min_pixels, [&](int, int64_t begin, int64_t end) {
     QDwArgs args;
     args.taps = taps;

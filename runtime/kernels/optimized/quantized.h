@@ -40,7 +40,11 @@ struct QuantGemmState {
   int channels = 0;
   std::vector<uint8_t> packed_b;
   QuantOutput output;
-  std::vector<std::vector<uint8_t>> scratch;  // per chunk: a tile of rows
+  // Per chunk a tile of rows, each chunk's on cache lines of its own (chunks run on different
+  // threads: buffers sharing a line made the packing threads invalidate each other's writes).
+  std::vector<uint8_t> scratch;
+  size_t scratch_stride = 0;
+  size_t scratch_chunks = 0;
 };
 
 struct QuantDepthwiseState {

@@ -1,0 +1,133 @@
+// TRANSPOSE with a constant perm and output sizes known at Prepare: output rows (the last output
+// dimension) are gathered from the input with that dimension's input stride, element by element
+// (a straight copy where the last dimension stays last), rows split over the thread pool. The
+// reference's Prepare validates perm and sizes the output; anything else (a perm computed at run
+// time, a type that is not a plain 1- to 8-byte value) takes the reference kernel. A permutation
+// moves values without arithmetic, so the output is the reference's byte for byte.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/c/common.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/op_common.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/reference/reference_ops.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+constexpr int kMaxTransposeRank = 6;
+// Bytes a chunk should hold at least before it goes to another thread.
+constexpr int64_t kMinBytesPerChunk = 64 * 1024;
+
+struct TransposeState : OpState {
+  int rank = 0;
+  size_t element_bytes = 0;
+  int64_t out_shape[kMaxTransposeRank] = {};
+  // Input stride (in elements) of each output dimension.
+  int64_t in_stride[kMaxTransposeRank] = {};
+};
+
+// Rows [begin, end) of `row_length` elements: row r's coordinates over the output dimensions
+// before the last, stepped like an odometer.
+template <typename T>
+void TransposeRows(const TransposeState& s, const T* in, T* out, int64_t begin, int64_t end) {
+  const int last = s.rank - 1;
+  const int64_t row_length = s.out_shape[last];
+  const int64_t step = s.in_stride[last];
+  int64_t coordinate[kMaxTransposeRank] = {};
+  int64_t rest = begin;
+  int64_t offset = 0;
+  for (int d = last - 1; d >= 0; --d) {
+    coordinate[d] = rest % s.out_shape[d];
+    rest /= s.out_shape[d];
+    offset += coordinate[d] * s.in_stride[d];
+  }
+  T* dst = out + begin * row_length;
+  for (int64_t row = begin; row < end; ++row, dst += row_length) {
+    const T* src = in + offset;
+    if (step == 1) {
+      std::memcpy(dst, src, static_cast<size_t>(row_length) * sizeof(T));
+    } else {
+      for (int64_t i = 0; i < row_length; ++i) dst[i] = src[i * step];
+    }
+    for (int d = last - 1; d >= 0; --d) {
+      offset += s.in_stride[d];
+      if (++coordinate[d] < s.out_shape[d]) break;
+      offset -= coordinate[d] * s.in_stride[d];
+      coordinate[d] = 0;
+    }
+  }
+}
+
+struct TransposeOp {
+  using State = TransposeState;
+  static TfLiteRegistration* Reference() { return reference::Register_TRANSPOSE(); }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (node->inputs->size != 2 || node->outputs->size != 1) return kTfLiteOk;
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* perm = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->element_bytes = ElementBytes(input->type);
+    s->rank = input->dims->size;
+    if (s->element_bytes == 0 || output->type != input->type || s->rank < 1 ||
+        s->rank > kMaxTransposeRank || tflite::IsDynamicTensor(output) ||
+        !tflite::IsConstantTensor(perm) || output->dims->size != s->rank ||
+        tflite::NumElements(output) == 0 || tflite::NumElements(perm) != s->rank ||
+        (perm->type != kTfLiteInt32 && perm->type != kTfLiteInt64)) {
+      return kTfLiteOk;
+    }
+    int64_t in_strides[kMaxTransposeRank];
+    int64_t stride = 1;
+    for (int d = s->rank - 1; d >= 0; --d) {
+      in_strides[d] = stride;
+      stride *= input->dims->data[d];
+    }
+    for (int d = 0; d < s->rank; ++d) {
+      // The reference's Prepare has checked that perm is a permutation of 0..rank-1.
+      const int64_t source = perm->type == kTfLiteInt32 ? perm->data.i32[d] : perm->data.i64[d];
+      s->out_shape[d] = output->dims->data[d];
+      s->in_stride[d] = in_strides[source];
+    }
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const void* in = tflite::GetInput(context, node, 0)->data.raw_const;
+    void* out = tflite::GetOutput(context, node, 0)->data.raw;
+    const int last = s->rank - 1;
+    int64_t rows = 1;
+    for (int d = 0; d < last; ++d) rows *= s->out_shape[d];
+    const int64_t row_bytes = s->out_shape[last] * static_cast<int64_t>(s->element_bytes);
+    const int64_t min_rows = std::max<int64_t>(1, kMinBytesPerChunk / std::max<int64_t>(1, row_bytes));
+    const State& state = *s;
+    ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
+      switch (state.element_bytes) {
+        case 1:
+          TransposeRows(state, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), begin, end);
+          break;
+        case 2:
+          TransposeRows(state, static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), begin, end);
+          break;
+        case 4:
+          TransposeRows(state, static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out), begin, end);
+          break;
+        default:
+          TransposeRows(state, static_cast<const uint64_t*>(in), static_cast<uint64_t*>(out), begin, end);
+          break;
+      }
+    });
+    return kTfLiteOk;
+  }
+};
+
+}  // namespace
+
+TfLiteRegistration* Register_TRANSPOSE() { return OptimizedKernel<TransposeOp>::Registration(); }
+
+}  // namespace optimized
+}  // namespace touchstone
