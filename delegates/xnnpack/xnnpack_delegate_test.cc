@@ -22,6 +22,7 @@
 #include "delegates/xnnpack/xnnpack_provider.h"
 #include "runtime/c/builtin_ops.h"
 #include "runtime/interpreter.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/testing/op_test.h"
 
 namespace touchstone {
@@ -882,6 +883,37 @@ TEST(XnnpackProviderTest, AppliedByDefaultOnlyOverTheOptimizedKernels) {
       << err;
   // TFLite's creation line waits until the delegate meets a graph.
   EXPECT_EQ(err.find("INFO: Created TensorFlow Lite XNNPACK delegate for CPU."), std::string::npos) << err;
+}
+
+// Applied by default the delegate takes float32 operators, leaves uint8 ones to the interpreter, and
+// int8 ones too where the optimized 8-bit kernels run on AVX-512 VNNI; named, it takes them all.
+TEST(XnnpackProviderTest, DefaultLeavesEightBitOperatorsToFasterKernels) {
+  const DelegateProvider provider = XnnpackDelegateProvider();
+  ProviderParams params = DefaultParams({provider});
+  params.Declare(ProviderFlag::Bool(kXnnpackReferenceKernelsParam, false, "the tool's kernels"));
+  const bool int8_left = optimized::QuantizedKernelsUseVnni();
+  struct Case {
+    const char* name;
+    Build build;
+    bool named;
+    int delegated;
+  };
+  const Case cases[] = {
+      {"default, float conv", Conv({1, 6, 6, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::NONE), false, 1},
+      {"default, uint8 conv", QConv(kTfLiteUInt8, false, false, ActivationFunctionType::RELU), false, 0},
+      {"default, int8 conv", QConv(kTfLiteInt8, true, false, ActivationFunctionType::NONE), false, int8_left ? 0 : 1},
+      {"named, uint8 conv", QConv(kTfLiteUInt8, false, false, ActivationFunctionType::RELU), true, 1},
+      {"named, int8 conv", QConv(kTfLiteInt8, true, false, ActivationFunctionType::NONE), true, 1},
+  };
+  for (const Case& c : cases) {
+    params.SetBool("use_xnnpack", true, c.named ? 1 : 0);
+    StatusOr<TfLiteDelegatePtr> made = provider.create(params);
+    ASSERT_TRUE(made.ok()) << c.name;
+    ASSERT_NE(made.value(), nullptr) << c.name;
+    RunResult run = RunModel(c.build, made.value().get());
+    ASSERT_TRUE(run.status.ok()) << c.name << ": " << run.status.message();
+    EXPECT_EQ(run.delegated, c.delegated) << c.name << " (int8 left to VNNI kernels: " << int8_left << ")\n" << run.log;
+  }
 }
 
 }  // namespace

@@ -31,6 +31,11 @@ TfLiteRegistration* Register_PAD();
 TfLiteRegistration* Register_PADV2();
 TfLiteRegistration* Register_TRANSPOSE();
 
+// True when the optimized 8-bit CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels run on
+// AVX-512 VNNI on this CPU (with the microkernel set in force): the XNNPACK delegate's default
+// leaves int8 operators to them then (delegates/xnnpack/xnnpack_provider.h).
+bool QuantizedKernelsUseVnni();
+
 }  // namespace optimized
 }  // namespace touchstone
 
