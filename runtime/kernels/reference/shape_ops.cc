@@ -1222,10 +1222,17 @@ void RequantizeBlock(const T* in, int64_t n, float in_scale, int32_t in_zp, floa
                      int32_t out_zp, T* out) {
   const float scale = in_scale * (1.f / out_scale);
   const float bias = -in_zp * scale;
-  for (int64_t j = 0; j < n; ++j) {
-    const int32_t value = static_cast<int32_t>(std::round(in[j] * scale + bias)) + out_zp;
-    out[j] = SaturateTo<T>(value);
+  auto requantize = [&](T x) {
+    return SaturateTo<T>(static_cast<int32_t>(std::round(x * scale + bias)) + out_zp);
+  };
+  if (sizeof(T) == 1 && n > 256) {
+    // An 8-bit value's result depends on nothing else: tabulate the same expression once.
+    T table[256];
+    for (int v = 0; v < 256; ++v) table[v] = requantize(static_cast<T>(v));
+    for (int64_t j = 0; j < n; ++j) out[j] = table[static_cast<uint8_t>(in[j])];
+    return;
   }
+  for (int64_t j = 0; j < n; ++j) out[j] = requantize(in[j]);
 }
 
 TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {

@@ -3,6 +3,7 @@
 // the kernels' own helpers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -645,6 +646,37 @@ TEST(ConcatenationTest, Uint8InputsAreRequantized) {
   t.SetInput<uint8_t>(1, {200});
   ASSERT_TRUE(t.Invoke().ok());
   EXPECT_EQ(t.GetOutput<uint8_t>(0), (std::vector<uint8_t>{2, 0, 200}));
+}
+
+// More than 256 values per input take the tabulated path: every byte value, twice, against the
+// formula computed here (TFLite's ConcatenationWithScaling: round(q * s + b) + zp, saturated).
+TEST(ConcatenationTest, LongUint8InputsAreRequantizedValueByValue) {
+  OpTest t;
+  const int a = t.AddInput(kTfLiteUInt8, {512});
+  const int b = t.AddInput(kTfLiteUInt8, {300});
+  const int out = t.AddOutput(kTfLiteUInt8);
+  t.builder().SetQuantization(a, {0.37f}, {131});
+  t.builder().SetQuantization(b, {0.05f}, {3});
+  t.builder().SetQuantization(out, {0.11f}, {100});
+  t.AddOp(kTfLiteBuiltinConcatenation, {a, b}, {out}, fb::BuiltinOptions::ConcatenationOptions,
+          fb::CreateConcatenationOptions(t.fbb(), 0).Union());
+  ASSERT_TRUE(t.Build().ok());
+  std::vector<uint8_t> in_a(512), in_b(300);
+  for (int i = 0; i < 512; ++i) in_a[i] = static_cast<uint8_t>((i * 7) % 256);
+  for (int i = 0; i < 300; ++i) in_b[i] = static_cast<uint8_t>(255 - i % 256);
+  t.SetInput<uint8_t>(0, in_a);
+  t.SetInput<uint8_t>(1, in_b);
+  ASSERT_TRUE(t.Invoke().ok());
+  auto expected = [](uint8_t q, float in_scale, int zp) {
+    const float scale = in_scale * (1.f / 0.11f);
+    const float bias = -zp * scale;
+    const int32_t v = static_cast<int32_t>(std::round(q * scale + bias)) + 100;
+    return static_cast<uint8_t>(std::min(255, std::max(0, v)));
+  };
+  std::vector<uint8_t> want;
+  for (uint8_t q : in_a) want.push_back(expected(q, 0.37f, 131));
+  for (uint8_t q : in_b) want.push_back(expected(q, 0.05f, 3));
+  EXPECT_EQ(t.GetOutput<uint8_t>(0), want);
 }
 
 TEST(SplitTest, EqualParts) {
