@@ -885,35 +885,52 @@ TEST(XnnpackProviderTest, AppliedByDefaultOnlyOverTheOptimizedKernels) {
   EXPECT_EQ(err.find("INFO: Created TensorFlow Lite XNNPACK delegate for CPU."), std::string::npos) << err;
 }
 
-// Applied by default the delegate takes float32 operators, leaves uint8 ones to the interpreter, and
-// int8 ones too where the optimized 8-bit kernels run on AVX-512 VNNI; named, it takes them all.
-TEST(XnnpackProviderTest, DefaultLeavesEightBitOperatorsToFasterKernels) {
+// Applied by default the delegate takes float32 and int8 operators and leaves uint8 ones to the
+// interpreter; named, it takes all three. With --xnnpack_8bit=auto (the default) int8 and uint8
+// operators stay on the optimized kernels where those run on AVX-512 VNNI; =xnnpack keeps the rule on
+// every CPU; any other value is a usage error.
+TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
   const DelegateProvider provider = XnnpackDelegateProvider();
   ProviderParams params = DefaultParams({provider});
   params.Declare(ProviderFlag::Bool(kXnnpackReferenceKernelsParam, false, "the tool's kernels"));
-  const bool int8_left = optimized::QuantizedKernelsUseVnni();
+  const bool vnni = optimized::QuantizedKernelsUseVnni();
   struct Case {
     const char* name;
     Build build;
     bool named;
+    const char* eight_bit;
     int delegated;
   };
+  const Build float_conv = Conv({1, 6, 6, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::NONE);
+  const Build uint8_conv = QConv(kTfLiteUInt8, false, false, ActivationFunctionType::RELU);
+  const Build int8_conv = QConv(kTfLiteInt8, true, false, ActivationFunctionType::NONE);
   const Case cases[] = {
-      {"default, float conv", Conv({1, 6, 6, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::NONE), false, 1},
-      {"default, uint8 conv", QConv(kTfLiteUInt8, false, false, ActivationFunctionType::RELU), false, 0},
-      {"default, int8 conv", QConv(kTfLiteInt8, true, false, ActivationFunctionType::NONE), false, int8_left ? 0 : 1},
-      {"named, uint8 conv", QConv(kTfLiteUInt8, false, false, ActivationFunctionType::RELU), true, 1},
-      {"named, int8 conv", QConv(kTfLiteInt8, true, false, ActivationFunctionType::NONE), true, 1},
+      {"default, float conv", float_conv, false, "auto", 1},
+      {"default, uint8 conv", uint8_conv, false, "auto", 0},
+      {"default, int8 conv", int8_conv, false, "auto", vnni ? 0 : 1},
+      {"named, float conv", float_conv, true, "auto", 1},
+      {"named, uint8 conv", uint8_conv, true, "auto", vnni ? 0 : 1},
+      {"named, int8 conv", int8_conv, true, "auto", vnni ? 0 : 1},
+      {"default, int8 conv, --xnnpack_8bit=xnnpack", int8_conv, false, "xnnpack", 1},
+      {"default, uint8 conv, --xnnpack_8bit=xnnpack", uint8_conv, false, "xnnpack", 0},
+      {"named, uint8 conv, --xnnpack_8bit=xnnpack", uint8_conv, true, "xnnpack", 1},
+      {"named, int8 conv, --xnnpack_8bit=xnnpack", int8_conv, true, "xnnpack", 1},
   };
   for (const Case& c : cases) {
     params.SetBool("use_xnnpack", true, c.named ? 1 : 0);
+    params.SetString("xnnpack_8bit", c.eight_bit, 2);
     StatusOr<TfLiteDelegatePtr> made = provider.create(params);
     ASSERT_TRUE(made.ok()) << c.name;
     ASSERT_NE(made.value(), nullptr) << c.name;
     RunResult run = RunModel(c.build, made.value().get());
     ASSERT_TRUE(run.status.ok()) << c.name << ": " << run.status.message();
-    EXPECT_EQ(run.delegated, c.delegated) << c.name << " (int8 left to VNNI kernels: " << int8_left << ")\n" << run.log;
+    EXPECT_EQ(run.delegated, c.delegated) << c.name << " (VNNI kernels: " << vnni << ")\n" << run.log;
   }
+  params.SetString("xnnpack_8bit", "always", 2);
+  StatusOr<TfLiteDelegatePtr> bad = provider.create(params);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kUsage);
+  EXPECT_EQ(bad.status().message(), "--xnnpack_8bit=always: must be auto or xnnpack");
 }
 
 }  // namespace

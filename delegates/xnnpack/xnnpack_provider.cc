@@ -14,11 +14,15 @@ DelegateProvider XnnpackDelegateProvider() {
   provider.description = "XNNPACK (Debian's libxnnpack, git 2022-02-16) on a pthreadpool of --num_threads threads";
   provider.flags = {
       ProviderFlag::Bool(kUseXnnpackFlag, true,
-                         "apply the XNNPACK delegate (float32, int8 and uint8 ops); applied by default over the "
-                         "optimized kernels (float32 ops, and int8 ones unless the CPU has AVX-512 VNNI), never by "
-                         "default over --use_reference_kernels; --use_xnnpack=false turns it off"),
+                         "apply the XNNPACK delegate (float32, int8 and uint8 ops; see --xnnpack_8bit); applied by "
+                         "default over the optimized kernels (float32 and int8 ops), never by default over "
+                         "--use_reference_kernels; --use_xnnpack=false turns it off"),
       ProviderFlag::Bool(kXnnpackForceFp16Flag, false,
                          "run XNNPACK's float16 inference (emulated on x86); the delegate fails where it cannot"),
+      ProviderFlag::String(kXnnpack8BitFlag, "auto",
+                           "auto: int8 and uint8 operators stay on the optimized kernels where those run on AVX-512 "
+                           "VNNI (faster there than this XNNPACK, which has none); xnnpack: XNNPACK takes them on "
+                           "every CPU (int8, and uint8 when --use_xnnpack is named)"),
       ProviderFlag::String(kXnnpackWeightCacheFlag, "",
                            "file for XNNPACK's packed weights; this XNNPACK has no weights cache, so it is "
                            "ignored with a warning"),
@@ -38,11 +42,19 @@ DelegateProvider XnnpackDelegateProvider() {
     // not uint8 (TFLite's native builds leave qu8 off), so the evaluation tools' default runs of uint8
     // models compute what TFLite's run_eval computed (../shared/data/coco/README.md).
     if (!given) options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
-    // int8 too where the optimized kernels run them on AVX-512 VNNI: this XNNPACK (2022) has no VNNI
-    // kernels, and on MobileNet v2 int8 the optimized kernels are about 20% faster than it
-    // (docs/performance.md). Named, the delegate takes int8 and uint8 whatever the CPU.
-    if (!given && optimized::QuantizedKernelsUseVnni()) {
-      options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QS8);
+    const std::string eight_bit = params.GetString(kXnnpack8BitFlag);
+    if (eight_bit != "auto" && eight_bit != "xnnpack") {
+      return UsageError("--" + std::string(kXnnpack8BitFlag) + "=" + eight_bit + ": must be auto or xnnpack");
+    }
+    // Where the optimized 8-bit kernels run on AVX-512 VNNI they beat this XNNPACK (2022, no VNNI
+    // kernels) on int8 and uint8 operators: those stay on them (docs/xnnpack.md, docs/performance.md).
+    if (eight_bit == "auto" && optimized::QuantizedKernelsUseVnni()) {
+      options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QS8 | TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
+      // Named, the user expects XNNPACK to take what it can: say why 8-bit operators are not its.
+      if (given) {
+        std::cerr << "INFO: XNNPACK: int8 and uint8 operators stay on the optimized kernels (AVX-512 VNNI); "
+                  << "--" << kXnnpack8BitFlag << "=xnnpack gives them to XNNPACK." << std::endl;
+      }
     }
     options.num_threads = params.num_threads > 0 ? params.num_threads : 1;
     if (params.GetBool(kXnnpackForceFp16Flag)) options.flags |= TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16;

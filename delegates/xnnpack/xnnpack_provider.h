@@ -2,6 +2,8 @@
 //   --use_xnnpack                     apply the XNNPACK delegate (on by default with the optimized kernels)
 //   --xnnpack_force_fp16              run XNNPACK's float16 inference (fails where XNNPACK cannot)
 //   --xnnpack_weight_cache_file_path  accepted; this XNNPACK has no weights cache, so it warns and ignores it
+//   --xnnpack_8bit                    auto: int8/uint8 operators stay on the optimized kernels where those
+//                                     run on AVX-512 VNNI; xnnpack: XNNPACK takes them whatever the CPU
 // The delegate's pthreadpool gets the tool's --num_threads (ProviderParams::num_threads).
 //
 // Applied by default, as TFLite applies XNNPACK: when --use_xnnpack is not given, the delegate is
@@ -9,9 +11,10 @@
 // kXnnpackReferenceKernelsParam declared and false). With the reference kernels (--use_reference_kernels),
 // or from a tool that does not say which kernels it runs, nothing is applied unless --use_xnnpack is
 // given. --use_xnnpack=false turns it off. Applied by default it leaves uint8 operators to the
-// interpreter, as stock TFLite 2.14.1's default XNNPACK delegate does, and int8 ones too where the
-// optimized 8-bit kernels run on AVX-512 VNNI (optimized::QuantizedKernelsUseVnni: faster there than
-// this XNNPACK, which has no VNNI kernels); named, it takes both.
+// interpreter, as stock TFLite 2.14.1's default XNNPACK delegate does; named, it takes int8 and uint8.
+// With --xnnpack_8bit=auto (the default) it takes no int8 or uint8 operator where the optimized 8-bit
+// kernels run on AVX-512 VNNI (optimized::QuantizedKernelsUseVnni): they are faster there than this
+// XNNPACK (2022), which has no VNNI kernels. --xnnpack_8bit=xnnpack keeps the rule above on every CPU.
 #ifndef TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
 #define TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
 
@@ -22,6 +25,7 @@ namespace touchstone {
 constexpr char kUseXnnpackFlag[] = "use_xnnpack";
 constexpr char kXnnpackForceFp16Flag[] = "xnnpack_force_fp16";
 constexpr char kXnnpackWeightCacheFlag[] = "xnnpack_weight_cache_file_path";
+constexpr char kXnnpack8BitFlag[] = "xnnpack_8bit";
 // The tool's --use_reference_kernels, as tools hand it to providers (a bool parameter of this name).
 constexpr char kXnnpackReferenceKernelsParam[] = "use_reference_kernels";
 
