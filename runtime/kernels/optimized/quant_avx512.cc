@@ -38,11 +38,15 @@ constexpr int kPanel = 16 * kBlocks;
 inline __m512i Load(const int32_t* p) { return _mm512_loadu_si512(p); }
 
 // The per-column constants of the output stage for 16 columns, loaded once where a kernel
-// requantizes many pixels of the same columns (depthwise).
+// requantizes many rows or pixels of the same columns.
 struct StageRegs {
-  __m512i col_term, multiplier, multiplier_odd, left, right, round_a, round_b, overflow;
+  __m512i col_term, multiplier, multiplier_odd, left;
+  // 64-bit lanes: the even columns' constants, then the odd columns' (QuantOutputStage::round64).
+  __m512i round_even, round_odd, shift_even, shift_odd, fix_even, fix_odd;
   __m512i offset, act_min, act_max;
 };
+
+inline __m512i Load64(const int64_t* p) { return _mm512_loadu_si512(p); }
 
 inline StageRegs LoadStage(const QuantOutputStage& s, int col) {
   StageRegs r;
@@ -50,48 +54,48 @@ inline StageRegs LoadStage(const QuantOutputStage& s, int col) {
   r.multiplier = Load(s.multiplier + col);
   r.multiplier_odd = _mm512_srli_epi64(r.multiplier, 32);
   r.left = Load(s.left_shift + col);
-  r.right = Load(s.right_shift + col);
-  r.round_a = Load(s.round_a + col);
-  r.round_b = Load(s.round_b + col);
-  r.overflow = Load(s.overflow_value + col);
+  r.round_even = Load64(s.round64 + col);
+  r.round_odd = Load64(s.round64 + col + 8);
+  r.shift_even = Load64(s.shift64 + col);
+  r.shift_odd = Load64(s.shift64 + col + 8);
+  r.fix_even = Load64(s.negative_fix64 + col);
+  r.fix_odd = Load64(s.negative_fix64 + col + 8);
   r.offset = _mm512_set1_epi32(s.output_offset);
   r.act_min = _mm512_set1_epi32(s.act_min);
   r.act_max = _mm512_set1_epi32(s.act_max);
   return r;
 }
 
-// The reference's output stage on 16 accumulators of columns [col, col + 16): see
-// quant_kernels.h; the high multiply is floor((x * m + 2^30) / 2^31), which is what
-// SaturatingRoundingDoublingHighMul's ties-away rounding and ruy's ties-up one both come to for a
-// multiplier other than INT32_MIN.
+// The rounding high multiply and rounding right shift of 8 lanes' 64-bit products p as one
+// rounding (quant_kernels.h, QuantOutputStage::round64): with h = floor((p + 2^30) / 2^31), the
+// reference's high multiply for a multiplier other than INT32_MIN,
+// - ruy's (h + nudge) >> right is floor((p + 2^30 + nudge * 2^31) / 2^(31 + right)), and where
+//   h + nudge overflows int32 ruy's fix-up value 2^(31 - right) is that same floor;
+// - RoundingDivideByPOT(h, right) (ties away from zero) is that floor with nudge - 1 in place of
+//   nudge where h < 0, i.e. where p < -2^30.
+// |p| < 2^62 and nudge * 2^31 <= 2^61, so nothing overflows 64 bits.
+template <bool kUp>
+inline __m512i RoundShift64(__m512i p, __m512i round, __m512i shift, __m512i fix) {
+  __m512i t = _mm512_add_epi64(p, round);
+  if (!kUp) {
+    const __mmask8 negative = _mm512_cmplt_epi64_mask(p, _mm512_set1_epi64(-(int64_t{1} << 30)));
+    t = _mm512_mask_add_epi64(t, negative, t, fix);
+  }
+  return _mm512_srav_epi64(t, shift);
+}
+
+// The reference's output stage on 16 accumulators of columns [col, col + 16): the column term,
+// the left shift, the high multiply and rounding right shift (RoundShift64, on the even and odd
+// lanes' 64-bit products), the zero point and the clamp.
 template <bool kUp>
 inline __m128i Requantize(__m512i v, const StageRegs& r, bool any_left_shift) {
-  const __m512i one = _mm512_set1_epi32(1);
   v = _mm512_add_epi32(v, r.col_term);
   if (any_left_shift) v = _mm512_sllv_epi32(v, r.left);
-  // Bits 31..62 of each 64-bit product plus 2^30: the even lanes' shifted down into the low
-  // half, the odd lanes' shifted up by one into the high half.
-  const __m512i round = _mm512_set1_epi64(int64_t{1} << 30);
-  const __m512i even =
-      _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, r.multiplier), round), 31);
-  const __m512i odd = _mm512_slli_epi64(
-      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(v, 32), r.multiplier_odd), round), 1);
-  const __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
-  __m512i result;
-  if (kUp) {
-    // ruy: (high + nudge) >> right, ties up; 2^(31 - right) where the nudge overflows.
-    const __mmask16 overflow = _mm512_cmpgt_epi32_mask(high, r.round_b);
-    result = _mm512_srav_epi32(_mm512_add_epi32(high, r.round_a), r.right);
-    result = _mm512_mask_mov_epi32(result, overflow, r.overflow);
-  } else {
-    // RoundingDivideByPOT: ties away from zero.
-    const __m512i remainder = _mm512_and_si512(high, r.round_a);
-    const __mmask16 negative = _mm512_movepi32_mask(high);
-    const __m512i threshold = _mm512_mask_add_epi32(r.round_b, negative, r.round_b, one);
-    const __mmask16 up = _mm512_cmpgt_epi32_mask(remainder, threshold);
-    result = _mm512_srav_epi32(high, r.right);
-    result = _mm512_mask_add_epi32(result, up, result, one);
-  }
+  const __m512i even = RoundShift64<kUp>(_mm512_mul_epi32(v, r.multiplier), r.round_even, r.shift_even, r.fix_even);
+  const __m512i odd = RoundShift64<kUp>(_mm512_mul_epi32(_mm512_srli_epi64(v, 32), r.multiplier_odd),
+                                        r.round_odd, r.shift_odd, r.fix_odd);
+  // The results fit int32: the even lanes' low halves, and the odd lanes' low halves moved up.
+  __m512i result = _mm512_mask_shuffle_epi32(even, 0xAAAA, odd, _MM_PERM_CDAB);
   result = _mm512_add_epi32(result, r.offset);
   result = _mm512_max_epi32(result, r.act_min);
   result = _mm512_min_epi32(result, r.act_max);

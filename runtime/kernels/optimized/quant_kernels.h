@@ -43,6 +43,14 @@ struct QuantOutputStage {
   const int32_t* round_a = nullptr;
   const int32_t* round_b = nullptr;
   const int32_t* overflow_value = nullptr;
+  // The high multiply and the rounding right shift as one rounding of the 64-bit product p = x * m
+  // (used by the AVX-512 set): the result is (p + round64 + (p < -2^30 ? negative_fix64 : 0)) >>
+  // shift64, arithmetic, with round64 = 2^30 + nudge * 2^31, shift64 = 31 + right and
+  // negative_fix64 = -2^31 for the ties-away stage with right > 0 (else 0); nudge = 2^(right - 1),
+  // 0 without a right shift. Per 16-column block, the 8 even columns' entries, then the 8 odd ones'.
+  const int64_t* round64 = nullptr;
+  const int64_t* shift64 = nullptr;
+  const int64_t* negative_fix64 = nullptr;
   bool any_left_shift = false;  // else the kernels skip the left shift
   int32_t output_offset = 0;
   int32_t act_min = 0, act_max = 0;

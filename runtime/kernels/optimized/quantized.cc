@@ -42,6 +42,9 @@ bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
   out->round_a.assign(padded, 0);
   out->round_b.assign(padded, rounding_up ? INT32_MAX : 0);
   out->overflow_value.assign(padded, 0);
+  out->round64.assign(padded, int64_t{1} << 30);
+  out->shift64.assign(padded, 31);
+  out->negative_fix64.assign(padded, 0);
   bool any_left_shift = false;
   for (int c = 0; c < n; ++c) {
     const int32_t multiplier = rq.multiplier[c];
@@ -57,6 +60,12 @@ bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
     const int right = shift > 0 ? 0 : -shift;
     out->right_shift[c] = right;
     if (out->left_shift[c] != 0) any_left_shift = true;
+    // Column c's slot in its 16-column block: the even columns first, then the odd ones.
+    const size_t slot = static_cast<size_t>(c / 16 * 16 + (c % 2) * 8 + (c % 16) / 2);
+    const int64_t nudge64 = right > 0 ? int64_t{1} << (right - 1) : 0;
+    out->round64[slot] = (int64_t{1} << 30) + nudge64 * (int64_t{1} << 31);
+    out->shift64[slot] = 31 + right;
+    out->negative_fix64[slot] = !rounding_up && right > 0 ? -(int64_t{1} << 31) : 0;
     if (rounding_up) {
       const int32_t nudge = right > 0 ? int32_t{1} << (right - 1) : 0;
       out->round_a[c] = nudge;
@@ -77,6 +86,9 @@ bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
   s.round_a = out->round_a.data();
   s.round_b = out->round_b.data();
   s.overflow_value = out->overflow_value.data();
+  s.round64 = out->round64.data();
+  s.shift64 = out->shift64.data();
+  s.negative_fix64 = out->negative_fix64.data();
   s.any_left_shift = any_left_shift;
   s.output_offset = output_offset;
   s.act_min = rq.activation_min;

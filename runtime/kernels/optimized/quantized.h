@@ -21,6 +21,7 @@ namespace optimized {
 struct QuantOutput {
   std::vector<int32_t> col_term, multiplier, shift, left_shift, right_shift;
   std::vector<int32_t> round_a, round_b, overflow_value;
+  std::vector<int64_t> round64, shift64, negative_fix64;
   QuantOutputStage stage;
 };
 
