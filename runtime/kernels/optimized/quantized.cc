@@ -131,6 +131,28 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
   return true;
 }
 
+// memcpy of a few bytes (an image's first layer copies runs of 9 or 12) without a call: two
+// overlapping fixed-size moves that read and write only [0, n).
+inline void CopySmall(uint8_t* dst, const uint8_t* src, size_t n) {
+  if (n >= 8 && n <= 16) {
+    uint64_t head, tail;
+    std::memcpy(&head, src, 8);
+    std::memcpy(&tail, src + n - 8, 8);
+    std::memcpy(dst, &head, 8);
+    std::memcpy(dst + n - 8, &tail, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t head, tail;
+    std::memcpy(&head, src, 4);
+    std::memcpy(&tail, src + n - 4, 4);
+    std::memcpy(dst, &head, 4);
+    std::memcpy(dst + n - 4, &tail, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
+
 // The im2col rows [m0, m0 + rows) into dst (kp bytes each; taps in the padding read the input
 // zero point, the bytes past k are 0).
 void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int rows, uint8_t* dst) {
@@ -166,7 +188,7 @@ void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int row
       }
       const uint8_t* line = input + (b * g.in_height + iy) * g.in_width * static_cast<int64_t>(channels);
       if (row_inside) {
-        std::memcpy(tap, line + static_cast<int64_t>(ix0) * channels, run_bytes);
+        CopySmall(tap, line + static_cast<int64_t>(ix0) * channels, run_bytes);
         tap += run_bytes;
         continue;
       }
@@ -175,11 +197,11 @@ void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int row
         if (ix < 0 || ix >= g.in_width) {
           std::memset(tap, static_cast<uint8_t>(s.input_zero_point), channels);
         } else {
-          std::memcpy(tap, line + static_cast<int64_t>(ix) * channels, channels);
+          CopySmall(tap, line + static_cast<int64_t>(ix) * channels, channels);
         }
       }
     }
-    std::memset(row + s.k, 0, s.kp - s.k);
+    for (size_t i = s.k; i < s.kp; ++i) row[i] = 0;  // at most 3 bytes
     if (++ox == g.out_width) {
       ox = 0;
       if (++oy == g.out_height) {
