@@ -926,11 +926,15 @@ TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
     ASSERT_TRUE(run.status.ok()) << c.name << ": " << run.status.message();
     EXPECT_EQ(run.delegated, c.delegated) << c.name << " (VNNI kernels: " << vnni << ")\n" << run.log;
   }
+  // A bad value is refused even where no delegate would be applied.
   params.SetString("xnnpack_8bit", "always", 2);
-  StatusOr<TfLiteDelegatePtr> bad = provider.create(params);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), StatusCode::kUsage);
-  EXPECT_EQ(bad.status().message(), "--xnnpack_8bit=always: must be auto or xnnpack");
+  for (bool use_xnnpack : {true, false}) {
+    params.SetBool("use_xnnpack", use_xnnpack, 1);
+    StatusOr<TfLiteDelegatePtr> bad = provider.create(params);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), StatusCode::kUsage);
+    EXPECT_EQ(bad.status().message(), "--xnnpack_8bit=always: must be auto or xnnpack");
+  }
 }
 
 }  // namespace

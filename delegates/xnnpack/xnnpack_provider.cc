@@ -30,6 +30,11 @@ DelegateProvider XnnpackDelegateProvider() {
   provider.enabling_flag = kUseXnnpackFlag;
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     TfLiteDelegatePtr none(nullptr, [](TfLiteDelegate*) {});
+    // Checked whether or not the delegate is applied: a bad value is a usage error either way.
+    const std::string eight_bit = params.GetString(kXnnpack8BitFlag);
+    if (eight_bit != "auto" && eight_bit != "xnnpack") {
+      return UsageError("--" + std::string(kXnnpack8BitFlag) + "=" + eight_bit + ": must be auto or xnnpack");
+    }
     if (!params.GetBool(kUseXnnpackFlag)) return none;
     const bool given = params.Position(kUseXnnpackFlag) > 0;
     if (!given) {
@@ -42,10 +47,6 @@ DelegateProvider XnnpackDelegateProvider() {
     // not uint8 (TFLite's native builds leave qu8 off), so the evaluation tools' default runs of uint8
     // models compute what TFLite's run_eval computed (../shared/data/coco/README.md).
     if (!given) options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
-    const std::string eight_bit = params.GetString(kXnnpack8BitFlag);
-    if (eight_bit != "auto" && eight_bit != "xnnpack") {
-      return UsageError("--" + std::string(kXnnpack8BitFlag) + "=" + eight_bit + ": must be auto or xnnpack");
-    }
     // Where the optimized 8-bit kernels run on AVX-512 VNNI they beat this XNNPACK (2022, no VNNI
     // kernels) on int8 and uint8 operators: those stay on them (docs/xnnpack.md, docs/performance.md).
     if (eight_bit == "auto" && optimized::QuantizedKernelsUseVnni()) {
