@@ -19,6 +19,7 @@
 #include "runtime/c/builtin_ops.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
+#include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -934,19 +935,10 @@ TEST(OptimizedPadTest, Shapes) {
 
 // ---- TRANSPOSE
 
-size_t BytesOf(TfLiteType type) {
-  switch (type) {
-    case kTfLiteInt16: return 2;
-    case kTfLiteFloat32: return 4;
-    case kTfLiteInt64: return 8;
-    default: return 1;
-  }
-}
-
 void CheckTranspose(TfLiteType type, const std::vector<int>& shape, const std::vector<int>& perm,
                     TfLiteType perm_type = kTfLiteInt32, uint32_t seed = 3) {
   OpCase op;
-  const int input = op.AddInputBytes(type, shape, RandomInts<uint8_t>(Count(shape) * BytesOf(type), seed, 0, 255));
+  const int input = op.AddInputBytes(type, shape, RandomInts<uint8_t>(Count(shape) * optimized::ElementBytes(type), seed, 0, 255));
   if (type == kTfLiteInt8 || type == kTfLiteUInt8) op.test().builder().SetQuantization(input, {0.1f}, {7});
   const int rank = static_cast<int>(shape.size());
   const int perm_tensor =

@@ -197,23 +197,9 @@ void Gemm(const QGemmArgs& g) {
 
 constexpr int kDwBlock = 16;
 
-size_t DwPackedSize(int channels, int taps) {
-  return static_cast<size_t>((channels + kDwBlock - 1) / kDwBlock) * (taps / 2) * 64;
-}
-
+size_t DwPackedSize(int channels, int taps) { return DepthwisePairsPackedSize(channels, taps, kDwBlock); }
 void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
-  int16_t* out = reinterpret_cast<int16_t*>(packed);
-  for (int c0 = 0; c0 < channels; c0 += kDwBlock) {
-    for (int t = 0; t < taps; t += 2) {
-      for (int half = 0; half < 2; ++half) {
-        for (int i = 0; i < 8; ++i) {
-          const int ch = c0 + 8 * (i / 4) + i % 4 + 4 * half;
-          *out++ = ch < channels ? w[t * channels + ch] : 0;
-          *out++ = ch < channels ? w[(t + 1) * channels + ch] : 0;
-        }
-      }
-    }
-  }
+  PackDepthwisePairs(w, channels, taps, kDwBlock, packed);
 }
 
 template <bool kSigned>

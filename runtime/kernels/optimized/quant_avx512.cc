@@ -238,25 +238,9 @@ void Gemm(const QGemmArgs& g) {
 
 constexpr int kDwBlock = 32;
 
-size_t DwPackedSize(int channels, int taps) {
-  return static_cast<size_t>((channels + kDwBlock - 1) / kDwBlock) * (taps / 2) * 128;
-}
-
-// Element pair i of the low (high) vector holds channel 8 * (i / 4) + i % 4 (+ 4): the order
-// vpunpcklwd / vpunpckhwd leave a block's channels in.
+size_t DwPackedSize(int channels, int taps) { return DepthwisePairsPackedSize(channels, taps, kDwBlock); }
 void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
-  int16_t* out = reinterpret_cast<int16_t*>(packed);
-  for (int c0 = 0; c0 < channels; c0 += kDwBlock) {
-    for (int t = 0; t < taps; t += 2) {
-      for (int half = 0; half < 2; ++half) {
-        for (int i = 0; i < 16; ++i) {
-          const int ch = c0 + 8 * (i / 4) + i % 4 + 4 * half;
-          *out++ = ch < channels ? w[t * channels + ch] : 0;
-          *out++ = ch < channels ? w[(t + 1) * channels + ch] : 0;
-        }
-      }
-    }
-  }
+  PackDepthwisePairs(w, channels, taps, kDwBlock, packed);
 }
 
 // Two taps' 32 channels (all valid, or the first `m` of them), widened to int16: the zero point
@@ -371,7 +355,7 @@ void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* t
     const __m512i words = _mm512_i32gather_epi32(index, table, 1);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(words));
   }
-  for (; i < n; ++i) out[i] = table[(static_cast<unsigned>(a[i]) << 8) | b[i]];
+  qisa_scalar::LookupPairs(a + i, b + i, n - i, table, out + i);
 }
 
 }  // namespace

@@ -125,9 +125,16 @@ const QuantKernels& QuantKernelsFor(const MicroKernels& set);
 
 namespace qisa_scalar {
 const QuantKernels* Table();
-// The portable lookup_pairs (AVX2 gathers are no faster than it).
+// The portable lookup_pairs (AVX2 gathers are no faster than it; the AVX-512 one ends with it).
 void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out);
 }
+
+// The vector sets' depthwise weight layout (dw_packed_size / dw_pack), `block` channels per block
+// (32 for AVX-512, 16 for AVX2): per block and pair of taps, two vectors of block / 2 int16 pairs
+// (tap t, tap t + 1); element pair i of the low (high) vector holds channel 8 * (i / 4) + i % 4
+// (+ 4), the order vpunpcklwd / vpunpckhwd leave a block's channels in. Plain C++, Prepare only.
+size_t DepthwisePairsPackedSize(int channels, int taps, int block);
+void PackDepthwisePairs(const int16_t* w, int channels, int taps, int block, uint8_t* packed);
 #if defined(__x86_64__)
 namespace qisa_avx2 {
 const QuantKernels* Table();

@@ -117,6 +117,25 @@ const QuantKernels* Table() {
 
 }  // namespace qisa_scalar
 
+size_t DepthwisePairsPackedSize(int channels, int taps, int block) {
+  return static_cast<size_t>((channels + block - 1) / block) * (taps / 2) * block * 2 * sizeof(int16_t);
+}
+
+void PackDepthwisePairs(const int16_t* w, int channels, int taps, int block, uint8_t* packed) {
+  int16_t* out = reinterpret_cast<int16_t*>(packed);
+  for (int c0 = 0; c0 < channels; c0 += block) {
+    for (int t = 0; t < taps; t += 2) {
+      for (int half = 0; half < 2; ++half) {
+        for (int i = 0; i < block / 2; ++i) {
+          const int ch = c0 + 8 * (i / 4) + i % 4 + 4 * half;
+          *out++ = ch < channels ? w[t * channels + ch] : 0;
+          *out++ = ch < channels ? w[(t + 1) * channels + ch] : 0;
+        }
+      }
+    }
+  }
+}
+
 const QuantKernels& QuantKernelsFor(const MicroKernels& set) {
 #if defined(__x86_64__)
   static const bool vnni = [] {
