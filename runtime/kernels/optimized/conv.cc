@@ -208,9 +208,18 @@ struct DepthwiseState : OpState {
   float act_min = 0.f, act_max = 0.f;
   std::vector<float> zero;
   Indirection indirection;
+  // Output pixels [interior_begin, interior_end) of every row have their whole window inside the
+  // input horizontally: the row kernel reads them in place. The others go through the
+  // indirection buffer.
+  int interior_begin = 0;
+  int interior_end = 0;
+  std::vector<float> zero_row;  // one input row of zeros, for tap rows above or below the input
   bool quantized = false;
   QuantDepthwiseState quant;
 };
+
+// The row kernel keeps a pointer per tap on the stack; larger windows take the indirect path.
+constexpr int kMaxRowKernelTaps = 64;
 
 // Multiply-adds a chunk should hold at least before it goes to another thread.
 constexpr int64_t kMinDepthwiseMacsPerChunk = 16 * 1024;
@@ -251,8 +260,89 @@ struct DepthwiseOp {
     tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
     s->zero.assign(std::max(s->input_depth, 1), 0.f);
     s->indirection.Invalidate();
+    const WindowGeometry& g = s->geometry;
+    s->interior_begin = 0;
+    s->interior_end = 0;
+    s->zero_row.clear();
+    if (s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps) {
+      // First pixel whose window starts inside the input, and one past the last whose window ends
+      // inside it.
+      s->interior_begin = std::min(g.out_width, (g.pad_left + g.stride_width - 1) / g.stride_width);
+      const int64_t last_start = static_cast<int64_t>(g.in_width) - 1 + g.pad_left -
+                                 static_cast<int64_t>(g.kernel_width - 1) * g.dilation_width;
+      const int64_t end = last_start < 0 ? 0 : last_start / g.stride_width + 1;
+      s->interior_end = static_cast<int>(
+          std::max<int64_t>(s->interior_begin, std::min<int64_t>(g.out_width, end)));
+      if (s->interior_end > s->interior_begin) {
+        s->zero_row.assign(static_cast<size_t>(g.in_width) * s->input_depth, 0.f);
+      }
+    }
     s->fast = true;
     return kTfLiteOk;
+  }
+
+  // Multiplier 1: rows [begin, end) of the output (all batches' rows in order).
+  static void EvalRows(const State* s, const float* input, const float* const* indirection,
+                       const float* filter, const float* bias, float* output, int64_t begin,
+                       int64_t end) {
+    const WindowGeometry& g = s->geometry;
+    const size_t channels = s->output_depth;
+    const size_t taps = g.taps();
+    const size_t row_floats = static_cast<size_t>(g.in_width) * channels;
+    const int interior_pixels = s->interior_end - s->interior_begin;
+    DwConvArgs edge;
+    edge.channels = channels;
+    edge.taps = taps;
+    edge.w = filter;
+    edge.bias = bias;
+    edge.out_pixel_stride = channels;
+    edge.min = s->act_min;
+    edge.max = s->act_max;
+    DwRowArgs row_args;
+    const float* tap_in[kMaxRowKernelTaps];
+    row_args.channels = channels;
+    row_args.taps = taps;
+    row_args.pixels = interior_pixels;
+    row_args.tap_in = tap_in;
+    row_args.x_step = static_cast<size_t>(g.stride_width) * channels;
+    row_args.w = filter;
+    row_args.bias = bias;
+    row_args.min = s->act_min;
+    row_args.max = s->act_max;
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t first_pixel = row * g.out_width;
+      float* out_row = output + first_pixel * channels;
+      if (interior_pixels > 0) {
+        const int64_t batch = row / g.out_height;
+        const int64_t oy = row % g.out_height;
+        const float* image = input + batch * g.in_height * row_floats;
+        const int64_t x0 = static_cast<int64_t>(s->interior_begin) * g.stride_width - g.pad_left;
+        for (int ky = 0; ky < g.kernel_height; ++ky) {
+          const int64_t iy = oy * g.stride_height - g.pad_top + int64_t{ky} * g.dilation_height;
+          const float* in_row =
+              iy >= 0 && iy < g.in_height ? image + iy * row_floats : s->zero_row.data();
+          for (int kx = 0; kx < g.kernel_width; ++kx) {
+            tap_in[ky * g.kernel_width + kx] =
+                in_row + (x0 + int64_t{kx} * g.dilation_width) * static_cast<int64_t>(channels);
+          }
+        }
+        row_args.out = out_row + static_cast<size_t>(s->interior_begin) * channels;
+        s->kernels->dwconv_row(row_args);
+      }
+      if (s->interior_begin > 0) {
+        edge.pixels = s->interior_begin;
+        edge.in = indirection + first_pixel * taps;
+        edge.out = out_row;
+        s->kernels->dwconv(edge);
+      }
+      if (s->interior_end < g.out_width) {
+        const int64_t x = std::max(s->interior_begin, s->interior_end);
+        edge.pixels = g.out_width - x;
+        edge.in = indirection + (first_pixel + x) * taps;
+        edge.out = out_row + x * channels;
+        s->kernels->dwconv(edge);
+      }
+    }
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
@@ -272,6 +362,18 @@ struct DepthwiseOp {
     const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->output_depth;
     const int64_t min_pixels =
         std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
+
+    if (s->multiplier == 1 && s->interior_end > s->interior_begin) {
+      const float* input_data = tflite::GetTensorData<float>(input);
+      const int64_t rows = int64_t{s->geometry.batches} * s->geometry.out_height;
+      const int64_t min_rows = std::max<int64_t>(
+          1, kMinDepthwiseMacsPerChunk /
+                 std::max<int64_t>(1, macs_per_pixel * s->geometry.out_width));
+      ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
+        EvalRows(s, input_data, indirection, filter_data, bias_data, output_data, begin, end);
+      });
+      return kTfLiteOk;
+    }
 
     if (s->multiplier == 1) {
       const DwConvFn dwconv = s->kernels->dwconv;

@@ -61,6 +61,27 @@ struct DwConvArgs {
 };
 using DwConvFn = void (*)(const DwConvArgs& args);
 
+// Depthwise convolution (depth multiplier 1) of a run of `pixels` output pixels of one row whose
+// windows lie inside the input horizontally, read straight from the input rows: tap t of pixel x
+// reads the `channels` floats at tap_in[t] + x * x_step (tap_in[t] is pixel 0's input for tap t,
+// a row of zeros for a tap row outside the input), so
+// out[x * channels + ch] = clamp(bias[ch] + sum over t of tap_in[t][x * x_step + ch] * w[t * channels + ch]),
+// summed in tap order as DwConvArgs' kernel does. Unlike it, every input row is read in place and
+// no pointer is loaded per pixel and tap. bias may be null (zeros).
+struct DwRowArgs {
+  size_t channels = 0;
+  size_t taps = 0;
+  size_t pixels = 0;
+  const float* const* tap_in = nullptr;
+  size_t x_step = 0;  // floats between the inputs of neighbouring output pixels (stride x channels)
+  const float* w = nullptr;
+  const float* bias = nullptr;
+  float* out = nullptr;
+  float min = 0.f;
+  float max = 0.f;
+};
+using DwRowFn = void (*)(const DwRowArgs& args);
+
 // Pooling of one output pixel over `count` input pixels (window clipped to the input):
 // max: out[ch] = clamp(max over i of in[i][ch]); average: clamp((sum over i in order) / count).
 using PoolFn = void (*)(size_t channels, size_t count, const float* const* in, float* out,
@@ -94,6 +115,7 @@ struct MicroKernels {
   GemmVariant gemm;         // two vectors wide: the general case
   GemmVariant gemm_narrow;  // one vector wide: few output columns
   DwConvFn dwconv = nullptr;
+  DwRowFn dwconv_row = nullptr;
   PoolFn max_pool = nullptr;
   PoolFn avg_pool = nullptr;
   BinaryFn add = nullptr;

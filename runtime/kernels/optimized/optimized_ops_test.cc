@@ -376,6 +376,28 @@ TEST(OptimizedDepthwiseTest, DepthMultiplier) {
 }
 TEST(OptimizedDepthwiseTest, NoBias) { CheckDepthwise({{1, 5, 6, 12}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::NONE, false}); }
 TEST(OptimizedDepthwiseTest, FiveByFive) { CheckDepthwise({{1, 11, 11, 40}, 1, 5, 5}); }
+// The row kernel: runs of 8, 4 and single pixels, channel blocks with and without a partial one,
+// edge pixels left and right of the interior, tap rows above and below the input, batches.
+TEST(OptimizedDepthwiseTest, RowKernelRunsAndEdges) {
+  for (const int width : {1, 2, 3, 5, 8, 13, 21}) {
+    for (const int channels : {1, 8, 17, 32, 35}) {
+      CheckDepthwise({{2, 4, width, channels}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1,
+                      Act::RELU6},
+                     static_cast<uint32_t>(width * 100 + channels));
+      CheckDepthwise({{1, 5, width, channels}, 1, 3, 3, fb::Padding::SAME, 2, 2},
+                     static_cast<uint32_t>(width * 100 + channels + 7));
+    }
+  }
+}
+TEST(OptimizedDepthwiseTest, RowKernelValidDilatedAndWide) {
+  CheckDepthwise({{1, 9, 30, 16}, 1, 3, 3, fb::Padding::VALID, 2, 2});
+  CheckDepthwise({{1, 9, 30, 24}, 1, 3, 3, fb::Padding::SAME, 1, 1, 2, 2, Act::RELU});
+  CheckDepthwise({{1, 7, 19, 9}, 1, 1, 5, fb::Padding::SAME, 1, 3, 1, 2});
+  // A window wider than the input: no interior pixel at all.
+  CheckDepthwise({{1, 4, 3, 16}, 1, 5, 5, fb::Padding::SAME});
+  // More taps than the row kernel keeps: the indirect kernel throughout.
+  CheckDepthwise({{1, 12, 12, 16}, 1, 9, 9, fb::Padding::SAME});
+}
 TEST(OptimizedDepthwiseTest, LargeCrossesThreadChunks) {
   CheckDepthwise({{1, 56, 56, 24}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6});
 }
