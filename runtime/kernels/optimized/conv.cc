@@ -5,9 +5,11 @@
 // CONV_2D is a GEMM of the output pixels (rows) by the output channels (columns) over the taps of
 // the kernel window times the input channels: the indirection buffer gives, per output pixel and
 // tap, the input pixel read (or a zero row for padding), so stride, dilation and padding cost
-// nothing and no im2col copy is made. Weights are packed once in Prepare when they are constant.
+// nothing and no im2col copy is made (with one group and no horizontal dilation, one pointer per
+// kernel row: see RowIndirection). Weights are packed once in Prepare when they are constant.
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
@@ -73,6 +75,77 @@ struct Indirection {
 
 // ---- CONV_2D.
 
+// With one group and no horizontal dilation, the kernel_width taps of a kernel row read
+// kernel_width consecutive input pixels, i.e. kernel_width * channels consecutive floats: the GEMM
+// then runs over kernel_height taps of that many inputs each (the packed weights are the same, in
+// the same order), with a pointer per kernel row instead of per tap. A kernel row that crosses the
+// left or right edge of the input reads a copy of its pixels with zeros for the padding, refreshed
+// at every Eval.
+struct RowIndirection {
+  const float* input = nullptr;
+  bool valid = false;
+  std::vector<const float*> buffer;  // per output pixel, kernel_height row pointers
+  std::vector<float> edge_rows;      // the copies, kernel_width * channels floats each
+  // Per copy: the input pixel (batch, y, x) of its first tap; x may be negative.
+  struct EdgeCopy {
+    int64_t batch, y, x;
+  };
+  std::vector<EdgeCopy> edge_copies;
+
+  void Build(const WindowGeometry& g, const float* in, size_t channels, const float* zero) {
+    const size_t run = static_cast<size_t>(g.kernel_width) * channels;
+    edge_copies.clear();
+    buffer.resize(static_cast<size_t>(g.out_pixels()) * g.kernel_height);
+    // Row pointers first, with copy indices standing in for the copies' addresses (edge_rows may
+    // not be sized yet).
+    std::vector<std::pair<size_t, size_t>> copy_slots;  // (buffer index, copy index)
+    size_t index = 0;
+    for (int b = 0; b < g.batches; ++b) {
+      const float* image = in + static_cast<size_t>(b) * g.in_height * g.in_width * channels;
+      for (int oy = 0; oy < g.out_height; ++oy) {
+        for (int ox = 0; ox < g.out_width; ++ox) {
+          const int64_t y0 = static_cast<int64_t>(oy) * g.stride_height - g.pad_top;
+          const int64_t x0 = static_cast<int64_t>(ox) * g.stride_width - g.pad_left;
+          const bool row_inside = x0 >= 0 && x0 + g.kernel_width <= g.in_width;
+          for (int ky = 0; ky < g.kernel_height; ++ky, ++index) {
+            const int64_t y = y0 + static_cast<int64_t>(ky) * g.dilation_height;
+            if (y < 0 || y >= g.in_height) {
+              buffer[index] = zero;
+            } else if (row_inside) {
+              buffer[index] = image + (static_cast<size_t>(y) * g.in_width + x0) * channels;
+            } else {
+              copy_slots.emplace_back(index, edge_copies.size());
+              edge_copies.push_back({b, y, x0});
+            }
+          }
+        }
+      }
+    }
+    edge_rows.assign(edge_copies.size() * run, 0.f);
+    for (const auto& slot : copy_slots) buffer[slot.first] = edge_rows.data() + slot.second * run;
+    input = in;
+    valid = true;
+  }
+
+  // Refreshes the copies from the current input.
+  void CopyEdges(const WindowGeometry& g, size_t channels) {
+    float* out = edge_rows.data();
+    for (const EdgeCopy& copy : edge_copies) {
+      const float* row = input + ((copy.batch * g.in_height + copy.y) * g.in_width) *
+                                     static_cast<int64_t>(channels);
+      for (int kx = 0; kx < g.kernel_width; ++kx, out += channels) {
+        const int64_t x = copy.x + kx;
+        if (x >= 0 && x < g.in_width) {
+          std::copy(row + x * static_cast<int64_t>(channels),
+                    row + (x + 1) * static_cast<int64_t>(channels), out);
+        } else {
+          std::fill(out, out + channels, 0.f);
+        }
+      }
+    }
+  }
+};
+
 struct ConvState : OpState {
   WindowGeometry geometry;
   int groups = 1;
@@ -89,6 +162,8 @@ struct ConvState : OpState {
   bool constant_weights = false;
   std::vector<float> zero;
   Indirection indirection;
+  bool merged_rows = false;  // see RowIndirection
+  RowIndirection row_indirection;
   std::vector<GemmProblem> problems;  // one per group
   bool quantized = false;
   QuantGemmState quant;
@@ -150,8 +225,11 @@ struct ConvOp {
     s->group_outputs = s->output_depth / s->groups;
     tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
     s->variant = &ChooseGemmVariant(*s->kernels, s->group_outputs);
-    s->zero.assign(std::max(s->filter_depth, 1), 0.f);
+    s->merged_rows = s->groups == 1 && s->geometry.kernel_width > 1 &&
+                     s->geometry.dilation_width == 1;
+    s->zero.assign(std::max(s->filter_depth * s->geometry.kernel_width, 1), 0.f);
     s->indirection.Invalidate();
+    s->row_indirection.valid = false;
     s->constant_weights = tflite::IsConstantTensor(filter) && tflite::IsConstantTensor(bias);
     s->packed_filter = nullptr;
     s->packed.clear();
@@ -171,15 +249,25 @@ struct ConvOp {
       Pack(s, filter, bias);
     }
     const size_t input_depth = input->dims->data[3];
-    const float* const* indirection = s->indirection.Get(
-        s->geometry, tflite::GetTensorData<float>(input), input_depth, s->zero.data());
+    const float* input_data = tflite::GetTensorData<float>(input);
     GemmProblem problem;
     problem.variant = s->variant;
     problem.m = s->geometry.out_pixels();
     problem.n = s->group_outputs;
-    problem.kc = s->filter_depth;
-    problem.ks = s->geometry.taps();
-    problem.a = indirection;
+    if (s->merged_rows) {
+      RowIndirection& rows = s->row_indirection;
+      if (!rows.valid || rows.input != input_data) {
+        rows.Build(s->geometry, input_data, input_depth, s->zero.data());
+      }
+      rows.CopyEdges(s->geometry, input_depth);
+      problem.kc = static_cast<size_t>(s->filter_depth) * s->geometry.kernel_width;
+      problem.ks = s->geometry.kernel_height;
+      problem.a = rows.buffer.data();
+    } else {
+      problem.kc = s->filter_depth;
+      problem.ks = s->geometry.taps();
+      problem.a = s->indirection.Get(s->geometry, input_data, input_depth, s->zero.data());
+    }
     problem.a_row_stride = problem.ks;
     problem.zero = s->zero.data();
     problem.c_stride = s->output_depth;
