@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -229,6 +230,67 @@ TEST(GoldenTest, OptimizedKernelsMatchTheReferenceBytewiseOnQuantizedModels) {
     std::printf("optimized == reference, byte for byte: %s\n", folder.c_str());
   }
   EXPECT_GT(compared, 0) << "no quantized golden model ran";
+}
+
+// Float models on the optimized kernels (the widest microkernel set, 1 and 2 threads): float32
+// outputs within 1e-4 of the largest magnitude of the reference's output (they sum in another
+// order), every other output byte for byte. The reference itself is checked against TFLite's
+// outputs above.
+TEST(GoldenTest, OptimizedKernelsAgreeWithTheReferenceOnFloatModels) {
+  TOUCHSTONE_REQUIRE_SHARED(shared);
+  std::ifstream tiers_file(shared + "/golden/tiers.json");
+  ASSERT_TRUE(tiers_file) << "golden/tiers.json missing";
+  json tiers = json::parse(tiers_file);
+  constexpr double kRelativeTolerance = 1e-4;
+  int compared = 0;
+  for (auto it = tiers.begin(); it != tiers.end(); ++it) {
+    const std::string folder = it.key();
+    InterpreterOptions reference_options;
+    reference_options.kernel_set = KernelSet::kReference;
+    std::string detail;
+    std::unique_ptr<Interpreter> reference =
+        RunOnGoldenInputs(shared, folder, reference_options, nullptr, &detail);
+    if (reference == nullptr || IsQuantizedModel(reference.get())) continue;
+    ++compared;
+    double worst = 0.0;
+    for (int threads : {1, 2}) {
+      const std::string label = folder + " (" + std::to_string(threads) + " threads)";
+      InterpreterOptions options;
+      options.kernel_set = KernelSet::kOptimized;
+      options.num_threads = threads;
+      std::unique_ptr<Interpreter> optimized_run =
+          RunOnGoldenInputs(shared, folder, options, nullptr, &detail);
+      ASSERT_NE(optimized_run, nullptr) << label << ": " << detail;
+      for (size_t k = 0; k < reference->outputs().size(); ++k) {
+        const TfLiteTensor* expected = reference->output_tensor(k);
+        const TfLiteTensor* actual = optimized_run->output_tensor(k);
+        ASSERT_EQ(expected->bytes, actual->bytes) << label << " output " << k;
+        if (expected->type != kTfLiteFloat32) {
+          EXPECT_EQ(std::memcmp(expected->data.raw, actual->data.raw, expected->bytes), 0)
+              << label << " output " << k << " differs from the reference";
+          continue;
+        }
+        const size_t count = expected->bytes / sizeof(float);
+        double max_magnitude = 0.0, max_diff = 0.0;
+        for (size_t i = 0; i < count; ++i) {
+          max_magnitude = std::max(max_magnitude, std::fabs(double{expected->data.f[i]}));
+          const double diff = std::fabs(double{expected->data.f[i]} - actual->data.f[i]);
+          // A NaN on one side only is a difference; NaN on both is agreement.
+          if (std::isnan(diff) && std::isnan(expected->data.f[i]) != std::isnan(actual->data.f[i])) {
+            max_diff = std::numeric_limits<double>::infinity();
+          } else if (diff > max_diff) {
+            max_diff = diff;
+          }
+        }
+        if (max_magnitude > 0) worst = std::max(worst, max_diff / max_magnitude);
+        EXPECT_LE(max_diff, kRelativeTolerance * max_magnitude)
+            << label << " output " << k << ": largest difference " << max_diff
+            << ", largest magnitude " << max_magnitude;
+      }
+    }
+    std::printf("optimized ~ reference: %s, max rel diff %.2e\n", folder.c_str(), worst);
+  }
+  EXPECT_GT(compared, 0) << "no float golden model ran";
 }
 
 TEST(GoldenTest, EveryFolderMatchesOrSaysWhyNot) {

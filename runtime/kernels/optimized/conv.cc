@@ -230,7 +230,10 @@ struct ConvOp {
     s->zero.assign(std::max(s->filter_depth * s->geometry.kernel_width, 1), 0.f);
     s->indirection.Invalidate();
     s->row_indirection.valid = false;
-    s->constant_weights = tflite::IsConstantTensor(filter) && tflite::IsConstantTensor(bias);
+    // Persistent read-only tensors (a DEQUANTIZE of float16 weights, computed in its Prepare) are
+    // as constant as the model's own buffers.
+    s->constant_weights =
+        tflite::IsConstantOrPersistentTensor(filter) && tflite::IsConstantOrPersistentTensor(bias);
     s->packed_filter = nullptr;
     s->packed.clear();
     if (s->constant_weights) Pack(s, filter, bias);

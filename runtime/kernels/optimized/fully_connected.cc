@@ -74,7 +74,8 @@ struct FullyConnectedOp {
     tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
     s->variant = &ChooseGemmVariant(*s->kernels, s->units);
     s->constant_weights =
-        tflite::IsConstantTensor(weights) && (bias == nullptr || tflite::IsConstantTensor(bias));
+        tflite::IsConstantOrPersistentTensor(weights) &&
+        (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
     s->packed.clear();
     if (s->constant_weights) Pack(s, weights, bias);
     s->rows_input = nullptr;
@@ -198,7 +199,7 @@ struct BatchMatMulOp {
     s->lhs_matrices = s->lhs_batch[0] * s->lhs_batch[1] * s->lhs_batch[2];
     s->rhs_matrices = s->rhs_batch[0] * s->rhs_batch[1] * s->rhs_batch[2];
     s->variant = &ChooseGemmVariant(*s->kernels, s->cols);
-    s->constant_rhs = tflite::IsConstantTensor(rhs);
+    s->constant_rhs = tflite::IsConstantOrPersistentTensor(rhs);
     s->packed.clear();
     s->packed_rhs = nullptr;
     if (s->constant_rhs) Pack(context, s, rhs);
