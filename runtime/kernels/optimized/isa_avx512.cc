@@ -15,9 +15,11 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,avx,fma")
 // GCC 12's _mm512_max_ps/_mm512_min_ps pass _mm512_undefined_ps() as the unused merge operand, which
-// -Wmaybe-uninitialized reports at every use (GCC bug 105593).
+// -Wmaybe-uninitialized (or, where inlined into a template, -Wuninitialized) reports at every use
+// (GCC bug 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace touchstone {
