@@ -9,6 +9,7 @@
 // kernel row: see RowIndirection). Weights are packed once in Prepare when they are constant.
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -305,9 +306,23 @@ struct DepthwiseState : OpState {
   int interior_begin = 0;
   int interior_end = 0;
   std::vector<float> zero_row;  // one input row of zeros, for tap rows above or below the input
+  // With stride 1 the interior of a row is one run of floats in which output float j reads input
+  // float j of each tap's run and weight j mod channels. When channels do not fill whole vector
+  // registers, the row kernel takes groups of `group_pixels` pixels (lcm(channels, lanes) floats)
+  // as its "pixels", with weights and bias repeated to that width (group_w, group_bias), so every
+  // lane does work. 1: no grouping.
+  int group_pixels = 1;
+  std::vector<float> group_w;
+  std::vector<float> group_bias;
+  const void* grouped_filter = nullptr;  // what group_w was made from
+  const void* grouped_bias = nullptr;
+  bool constant_weights = false;
   bool quantized = false;
   QuantDepthwiseState quant;
 };
+
+// Widest run of floats the grouped row kernel takes (the repeated weights are taps times that).
+constexpr int kMaxGroupFloats = 256;
 
 // The row kernel keeps a pointer per tap on the stack; larger windows take the indirect path.
 constexpr int kMaxRowKernelTaps = 64;
@@ -368,8 +383,41 @@ struct DepthwiseOp {
         s->zero_row.assign(static_cast<size_t>(g.in_width) * s->input_depth, 0.f);
       }
     }
+    s->group_pixels = 1;
+    s->grouped_filter = nullptr;
+    s->constant_weights = tflite::IsConstantOrPersistentTensor(filter) &&
+                          (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
+    const int lanes = s->kernels->float_lanes;
+    if (s->interior_end > s->interior_begin && g.stride_width == 1 && lanes > 1 &&
+        s->output_depth % lanes != 0) {
+      const int group_floats = std::lcm(s->output_depth, lanes);
+      const int group_pixels = group_floats / s->output_depth;
+      if (group_floats <= kMaxGroupFloats && group_pixels <= s->interior_end - s->interior_begin) {
+        s->group_pixels = group_pixels;
+        if (s->constant_weights) RepeatWeights(s, filter, bias);
+      }
+    }
     s->fast = true;
     return kTfLiteOk;
+  }
+
+  static void RepeatWeights(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
+    const size_t channels = s->output_depth;
+    const size_t group_floats = channels * s->group_pixels;
+    const size_t taps = s->geometry.taps();
+    const float* w = tflite::GetTensorData<float>(filter);
+    s->group_w.resize(taps * group_floats);
+    for (size_t t = 0; t < taps; ++t) {
+      for (size_t j = 0; j < group_floats; ++j) s->group_w[t * group_floats + j] = w[t * channels + j % channels];
+    }
+    s->group_bias.clear();
+    if (bias != nullptr) {
+      const float* b = tflite::GetTensorData<float>(bias);
+      s->group_bias.resize(group_floats);
+      for (size_t j = 0; j < group_floats; ++j) s->group_bias[j] = b[j % channels];
+    }
+    s->grouped_filter = filter->data.raw;
+    s->grouped_bias = bias != nullptr ? bias->data.raw : nullptr;
   }
 
   // Multiplier 1: rows [begin, end) of the output (all batches' rows in order).
@@ -418,7 +466,30 @@ struct DepthwiseOp {
           }
         }
         row_args.out = out_row + static_cast<size_t>(s->interior_begin) * channels;
-        s->kernels->dwconv_row(row_args);
+        if (s->group_pixels == 1) {
+          s->kernels->dwconv_row(row_args);
+        } else {
+          // Whole groups, then the pixels left over one by one.
+          const size_t group_floats = channels * s->group_pixels;
+          const size_t groups = interior_pixels / s->group_pixels;
+          DwRowArgs grouped = row_args;
+          grouped.channels = group_floats;
+          grouped.x_step = group_floats;
+          grouped.pixels = groups;
+          grouped.w = s->group_w.data();
+          grouped.bias = bias != nullptr ? s->group_bias.data() : nullptr;
+          s->kernels->dwconv_row(grouped);
+          const size_t rest = interior_pixels - groups * s->group_pixels;
+          if (rest > 0) {
+            const float* rest_in[kMaxRowKernelTaps];
+            for (size_t t = 0; t < taps; ++t) rest_in[t] = tap_in[t] + groups * group_floats;
+            DwRowArgs tail = row_args;
+            tail.tap_in = rest_in;
+            tail.pixels = rest;
+            tail.out = row_args.out + groups * group_floats;
+            s->kernels->dwconv_row(tail);
+          }
+        }
       }
       if (s->interior_begin > 0) {
         edge.pixels = s->interior_begin;
@@ -455,6 +526,11 @@ struct DepthwiseOp {
         std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
 
     if (s->multiplier == 1 && s->interior_end > s->interior_begin) {
+      if (s->group_pixels > 1 &&
+          (!s->constant_weights || s->grouped_filter != filter->data.raw ||
+           s->grouped_bias != (bias != nullptr ? bias->data.raw : nullptr))) {
+        RepeatWeights(s, filter, bias);
+      }
       const float* input_data = tflite::GetTensorData<float>(input);
       const int64_t rows = int64_t{s->geometry.batches} * s->geometry.out_height;
       const int64_t min_rows = std::max<int64_t>(

@@ -112,6 +112,7 @@ struct GemmVariant {
 
 struct MicroKernels {
   const char* name = "";
+  int float_lanes = 1;  // floats per vector register
   GemmVariant gemm;         // two vectors wide: the general case
   GemmVariant gemm_narrow;  // one vector wide: few output columns
   DwConvFn dwconv = nullptr;

@@ -379,8 +379,10 @@ TEST(OptimizedDepthwiseTest, FiveByFive) { CheckDepthwise({{1, 11, 11, 40}, 1, 5
 // The row kernel: runs of 8, 4 and single pixels, channel blocks with and without a partial one,
 // edge pixels left and right of the interior, tap rows above and below the input, batches.
 TEST(OptimizedDepthwiseTest, RowKernelRunsAndEdges) {
-  for (const int width : {1, 2, 3, 5, 8, 13, 21}) {
-    for (const int channels : {1, 8, 17, 32, 35}) {
+  // Channel counts that do not fill a register are taken in groups of pixels on stride 1 (1, 3,
+  // 8, 24 and 40 on AVX-512; 3 on AVX; 1, 3 on SSE2): widths below, at and above a group.
+  for (const int width : {1, 2, 3, 5, 8, 13, 21, 40}) {
+    for (const int channels : {1, 3, 8, 17, 24, 32, 35, 40}) {
       CheckDepthwise({{2, 4, width, channels}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1,
                       Act::RELU6},
                      static_cast<uint32_t>(width * 100 + channels));
