@@ -9,6 +9,10 @@ namespace {
 constexpr int kMaxThreads = 1024;
 constexpr int kChunkBits = 16;
 constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+// A range word keeps the low 32 bits of the job sequence (a worker would have to sleep through 2^32
+// jobs to mistake an old job for the current one).
+constexpr int kRangeSequenceShift = 2 * kChunkBits;
+constexpr uint64_t kRangeSequenceMask = (uint64_t{1} << 32) - 1;
 // How long a worker keeps polling for the next job before it sleeps. Ops of one Invoke follow each
 // other within microseconds; between Invokes the workers go to sleep.
 constexpr auto kSpinDuration = std::chrono::microseconds(300);
@@ -35,10 +39,11 @@ inline void ChunkBounds(int64_t n, int chunks, int chunk, int64_t* begin, int64_
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads)
-    : num_threads_(std::min(std::max(num_threads, 1), kMaxThreads)) {
+    : num_threads_(std::min(std::max(num_threads, 1), kMaxThreads)),
+      ranges_(new Range[std::min(std::max(num_threads, 1), kMaxThreads)]) {
   workers_.reserve(num_threads_ - 1);
-  for (int i = 0; i + 1 < num_threads_; ++i) {
-    workers_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 1; i < num_threads_; ++i) {
+    workers_.emplace_back([this, i] { WorkerLoop(i); });
   }
 }
 
@@ -60,17 +65,29 @@ void ThreadPool::RunChunk(int chunk) {
   if (begin < end) job_fn_(job_state_, begin, end);
 }
 
-int ThreadPool::Claim(uint64_t sequence, int chunks) {
-  uint64_t claim = claim_.load(std::memory_order_acquire);
+int ThreadPool::ClaimFrom(int range, uint64_t sequence) {
+  std::atomic<uint64_t>& word = ranges_[range].word;
+  uint64_t value = word.load(std::memory_order_acquire);
   while (true) {
-    if ((claim >> kChunkBits) != sequence) return -1;
-    const int next = static_cast<int>(claim & kChunkMask);
-    if (next >= chunks) return -1;
-    if (claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel,
-                                     std::memory_order_acquire)) {
+    if ((value >> kRangeSequenceShift) != (sequence & kRangeSequenceMask)) return -1;
+    const int next = static_cast<int>(value & kChunkMask);
+    const int end = static_cast<int>((value >> kChunkBits) & kChunkMask);
+    if (next >= end) return -1;
+    if (word.compare_exchange_weak(value, value + 1, std::memory_order_acq_rel,
+                                   std::memory_order_acquire)) {
       return next;
     }
   }
+}
+
+int ThreadPool::Claim(int thread, uint64_t sequence) {
+  for (int k = 0; k < num_threads_; ++k) {
+    int range = thread + k;
+    if (range >= num_threads_) range -= num_threads_;
+    const int chunk = ClaimFrom(range, sequence);
+    if (chunk >= 0) return chunk;
+  }
+  return -1;
 }
 
 void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks) {
@@ -89,7 +106,16 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
   job_state_ = state;
   finished_.store(0, std::memory_order_relaxed);
   const uint64_t sequence = (job_word_.load(std::memory_order_relaxed) >> kChunkBits) + 1;
-  claim_.store((sequence << kChunkBits) | 1, std::memory_order_release);
+  for (int t = 0; t < num_threads_; ++t) {
+    // Thread t's range [ceil(t * chunks / threads), ceil((t + 1) * chunks / threads)): the
+    // caller's is never empty, so it runs chunk 0.
+    const uint64_t threads = static_cast<uint64_t>(num_threads_);
+    const uint64_t begin = (static_cast<uint64_t>(t) * chunks + threads - 1) / threads;
+    const uint64_t end = (static_cast<uint64_t>(t + 1) * chunks + threads - 1) / threads;
+    ranges_[t].word.store(((sequence & kRangeSequenceMask) << kRangeSequenceShift) |
+                              (end << kChunkBits) | begin,
+                          std::memory_order_release);
+  }
   job_word_.store((sequence << kChunkBits) | static_cast<uint64_t>(chunks),
                   std::memory_order_release);
   {
@@ -99,10 +125,9 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
   }
 
   t_in_pool_chunk = true;
-  RunChunk(0);
-  // Chunks no worker has claimed yet run here.
-  int own = 1;
-  for (int chunk; (chunk = Claim(sequence, chunks)) >= 0; ++own) RunChunk(chunk);
+  // The caller's range first (it starts with chunk 0), then chunks no worker has claimed yet.
+  int own = 0;
+  for (int chunk; (chunk = Claim(0, sequence)) >= 0; ++own) RunChunk(chunk);
   t_in_pool_chunk = false;
 
   const int others = chunks - own;
@@ -117,7 +142,7 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
   busy_.store(false, std::memory_order_release);
 }
 
-void ThreadPool::WorkerLoop() {
+void ThreadPool::WorkerLoop(int thread) {
   t_in_pool_chunk = true;
   // The word the pool starts with (workers are created before any job is published).
   uint64_t seen = 0;
@@ -144,8 +169,7 @@ void ThreadPool::WorkerLoop() {
     seen = word;
     if (stop_.load(std::memory_order_acquire)) return;
     const uint64_t sequence = word >> kChunkBits;
-    const int chunks = static_cast<int>(word & kChunkMask);
-    for (int chunk; (chunk = Claim(sequence, chunks)) >= 0;) {
+    for (int chunk; (chunk = Claim(thread, sequence)) >= 0;) {
       RunChunk(chunk);
       finished_.fetch_add(1, std::memory_order_acq_rel);
     }

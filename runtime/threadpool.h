@@ -13,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -36,22 +37,29 @@ class ThreadPool : public TaskRunner {
   int worker_count() const { return static_cast<int>(workers_.size()); }
 
  private:
-  void WorkerLoop();
+  void WorkerLoop(int thread);
   void RunChunk(int chunk);
-  // Claims the next chunk of job `sequence` (of `chunks` chunks); -1 when none is left or the job
-  // is no longer the current one.
-  int Claim(uint64_t sequence, int chunks);
+  // Claims a chunk of job `sequence` for thread `thread`: the next of its own range, else the next
+  // of another thread's range; -1 when none is left or the job is no longer the current one.
+  int Claim(int thread, uint64_t sequence);
+  int ClaimFrom(int range, uint64_t sequence);
 
   const int num_threads_;
   std::vector<std::thread> workers_;
 
-  // The job being run. `job_word_` packs (sequence << 16) | chunks and announces a job. Chunk 0 is
-  // the caller's; the others are claimed through `claim_` ((sequence << 16) | next chunk), by the
-  // workers or, when a worker is late (descheduled, still asleep), by the caller itself, so a busy
-  // machine degrades to running on fewer threads instead of waiting. `finished_` counts the chunks
-  // that threads other than the caller completed.
+  // The job being run. `job_word_` packs (sequence << 16) | chunks and announces a job. Each
+  // thread (the caller is thread 0) owns a contiguous range of chunks, in thread order, so
+  // consecutive ops with the same split give each thread the same part of the data (on a CPU whose
+  // cores do not share a cache, reading what the other core just wrote is the slow part of small
+  // layers). A thread takes its own range from the front, then the others' (a late worker's
+  // chunks run on whoever is free, so a busy machine degrades to running on fewer threads instead
+  // of waiting). Range r's word packs (sequence << 32) | (end << 16) | next chunk. `finished_`
+  // counts the chunks that threads other than the caller completed.
+  struct alignas(64) Range {
+    std::atomic<uint64_t> word{0};
+  };
   std::atomic<uint64_t> job_word_{0};
-  std::atomic<uint64_t> claim_{0};
+  std::unique_ptr<Range[]> ranges_;
   std::atomic<int> finished_{0};
   int64_t job_n_ = 0;
   int job_chunks_ = 0;

@@ -107,6 +107,23 @@ TEST(ThreadPoolTest, RunsEveryItemExactlyOnceOverManyJobs) {
   EXPECT_EQ(total, expected);
 }
 
+// Chunk counts below, at and above the thread count, not multiples of it: each thread's range of
+// chunks and the stealing between ranges still run every item exactly once per job.
+TEST(ThreadPoolTest, EveryChunkRunsOnceForUnevenChunkCounts) {
+  ThreadPool pool(3);
+  for (int round = 0; round < 200; ++round) {
+    for (int max_chunks : {2, 3, 4, 5, 7, 8, 13, 40}) {
+      std::vector<std::atomic<int>> hits(97);
+      ParallelFor(&pool, 97, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1, std::memory_order_relaxed);
+      }, max_chunks);
+      for (size_t i = 0; i < hits.size(); ++i) {
+        ASSERT_EQ(hits[i].load(), 1) << "item " << i << ", " << max_chunks << " chunks";
+      }
+    }
+  }
+}
+
 // Chunk 0 (the caller's) waits until chunk 1 has started, so chunk 1 must run on a worker.
 void RunTwoChunksNeedingAWorker(ThreadPool* pool, Recorder* recorder) {
   std::atomic<bool> second_started{false};
