@@ -108,12 +108,14 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
   const uint64_t sequence = (job_word_.load(std::memory_order_relaxed) >> kChunkBits) + 1;
   for (int t = 0; t < num_threads_; ++t) {
     // Thread t's range [ceil(t * chunks / threads), ceil((t + 1) * chunks / threads)): the
-    // caller's is never empty, so it runs chunk 0.
+    // caller's is never empty and starts at chunk 0.
     const uint64_t threads = static_cast<uint64_t>(num_threads_);
     const uint64_t begin = (static_cast<uint64_t>(t) * chunks + threads - 1) / threads;
     const uint64_t end = (static_cast<uint64_t>(t + 1) * chunks + threads - 1) / threads;
+    // Chunk 0 is the caller's before the job is published (no worker can take it).
+    const uint64_t next = t == 0 ? 1 : begin;
     ranges_[t].word.store(((sequence & kRangeSequenceMask) << kRangeSequenceShift) |
-                              (end << kChunkBits) | begin,
+                              (end << kChunkBits) | next,
                           std::memory_order_release);
   }
   job_word_.store((sequence << kChunkBits) | static_cast<uint64_t>(chunks),
@@ -125,8 +127,9 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
   }
 
   t_in_pool_chunk = true;
-  // The caller's range first (it starts with chunk 0), then chunks no worker has claimed yet.
-  int own = 0;
+  // Chunk 0, the rest of the caller's range, then chunks no worker has claimed yet.
+  RunChunk(0);
+  int own = 1;
   for (int chunk; (chunk = Claim(0, sequence)) >= 0; ++own) RunChunk(chunk);
   t_in_pool_chunk = false;
 
