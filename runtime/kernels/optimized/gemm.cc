@@ -34,6 +34,14 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
   const size_t blocks = (panels + block_panels - 1) / block_panels;
   const size_t row_tiles = (p.m + mr - 1) / mr;
   const size_t tasks_per_problem = blocks * row_tiles;
+  // With several weight blocks, the rows are first cut into one part per thread, and each part
+  // runs block by block (a block's weights stay in the cache over the part's tiles). Chunks are
+  // contiguous runs of tasks, so each thread then computes rows of its own part, the rows it
+  // wrote in the previous op. With one block, parts change nothing.
+  const size_t parts =
+      blocks > 1 ? std::min<size_t>(row_tiles, static_cast<size_t>(std::max(1, NumThreads(context))))
+                 : 1;
+  auto part_first_tile = [&](size_t part) { return part * row_tiles / parts; };
   const int64_t tasks = static_cast<int64_t>(tasks_per_problem * count);
   const int64_t macs_per_task = static_cast<int64_t>(mr * block_panels * nr * p.ks * p.kc);
   const int64_t min_tasks = std::max<int64_t>(1, kMinMacsPerChunk / std::max<int64_t>(1, macs_per_task));
@@ -45,8 +53,13 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
     for (int64_t task = begin; task < end; ++task) {
       const GemmProblem& q = problems[static_cast<size_t>(task) / tasks_per_problem];
       const size_t index = static_cast<size_t>(task) % tasks_per_problem;
-      const size_t block = index / row_tiles;
-      const size_t tile = index % row_tiles;
+      size_t part = 0;
+      while (part + 1 < parts && index >= blocks * part_first_tile(part + 1)) ++part;
+      const size_t first_tile = part_first_tile(part);
+      const size_t part_tiles = part_first_tile(part + 1) - first_tile;
+      const size_t local = index - blocks * first_tile;
+      const size_t block = local / part_tiles;
+      const size_t tile = first_tile + local % part_tiles;
       const size_t row = tile * mr;
       const size_t rows = std::min(mr, p.m - row);
       const size_t col = block * block_panels * nr;

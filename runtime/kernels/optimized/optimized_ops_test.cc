@@ -277,6 +277,11 @@ TEST(OptimizedConv2dTest, LargeCrossesThreadChunksAndWeightBlocks) {
   CheckConv({{1, 28, 28, 16}, 40, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU}, 11);
   // 3x3x200 inputs times 70 outputs: more packed weights than one cache block.
   CheckConv({{1, 9, 9, 200}, 70, 3, 3, fb::Padding::SAME}, 12);
+  // Several weight blocks and few row tiles (5, then 1, 2 and 3): the rows are cut into one part
+  // per thread before the blocks, unevenly.
+  for (const int width : {5, 1, 2, 3}) {
+    CheckConv({{1, 8, width, 288}, 128, 1, 1, fb::Padding::VALID}, 13 + width);
+  }
 }
 TEST(OptimizedConv2dTest, Uint8MatchesTheReference) {
   OpCase op;
