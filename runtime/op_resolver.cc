@@ -203,4 +203,11 @@ std::vector<int> BuiltinOpResolver::SupportedBuiltins() {
   return codes;
 }
 
+bool BuiltinOpResolver::HasOptimizedKernel(int builtin_code) {
+  for (const BuiltinEntry& entry : kBuiltinOps) {
+    if (entry.code == builtin_code) return entry.optimized != nullptr;
+  }
+  return false;
+}
+
 }  // namespace touchstone

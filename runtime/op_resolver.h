@@ -32,6 +32,8 @@ class BuiltinOpResolver : public OpResolver {
 
   // The builtin codes this kernel set implements, ascending (for tests, docs and --help).
   static std::vector<int> SupportedBuiltins();
+  // Whether KernelSet::kOptimized has a kernel of its own for the op (else it serves the reference one).
+  static bool HasOptimizedKernel(int builtin_code);
 
  private:
   std::map<int, TfLiteRegistration> builtins_;

@@ -212,15 +212,16 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
 
 class XnnpackDelegate : public tflite::SimpleDelegateInterface {
  public:
-  XnnpackDelegate(const TfLiteXNNPackDelegateOptions& options, pthreadpool_t threadpool)
-      : options_(options), threadpool_(threadpool) {}
+  XnnpackDelegate(const TfLiteXNNPackDelegateOptions& options, pthreadpool_t threadpool,
+                  const XnnpackExtraOptions& extra)
+      : options_(options), threadpool_(threadpool), extra_(extra) {}
   ~XnnpackDelegate() override {
     if (threadpool_ != nullptr) pthreadpool_destroy(threadpool_);
   }
 
   bool IsNodeSupportedByDelegate(const TfLiteRegistration* registration, const TfLiteNode* node,
                                  TfLiteContext* context) const override {
-    xnnpack::GraphTranslator translator(context, options_.flags, &info_);
+    xnnpack::GraphTranslator translator(context, options_.flags, &info_, &extra_.declined_float_builtins);
     return translator.Check(-1, node, registration);
   }
 
@@ -244,13 +245,15 @@ class XnnpackDelegate : public tflite::SimpleDelegateInterface {
  private:
   const TfLiteXNNPackDelegateOptions options_;
   const pthreadpool_t threadpool_;
+  const XnnpackExtraOptions extra_;
   xnnpack::GraphInfo info_;  // of the subgraph being delegated
   bool announced_ = false;
 };
 
 }  // namespace
 
-TfLiteDelegate* CreateXnnpackDelegate(const TfLiteXNNPackDelegateOptions& options, std::string* error) {
+TfLiteDelegate* CreateXnnpackDelegate(const TfLiteXNNPackDelegateOptions& options, std::string* error,
+                                      const XnnpackExtraOptions& extra) {
   const enum xnn_status status = xnn_initialize(nullptr);
   if (status != xnn_status_success) {
     *error = status == xnn_status_unsupported_hardware
@@ -266,10 +269,11 @@ TfLiteDelegate* CreateXnnpackDelegate(const TfLiteXNNPackDelegateOptions& option
       return nullptr;
     }
   }
-  return tflite::TfLiteDelegateFactory::CreateSimpleDelegate(std::make_unique<XnnpackDelegate>(options, threadpool));
+  return tflite::TfLiteDelegateFactory::CreateSimpleDelegate(std::make_unique<XnnpackDelegate>(options, threadpool, extra));
 }
 
-bool XnnpackSupportsNode(TfLiteContext* context, int node_index, uint32_t flags, std::string* why) {
+bool XnnpackSupportsNode(TfLiteContext* context, int node_index, uint32_t flags, std::string* why,
+                         const XnnpackExtraOptions& extra) {
   TfLiteNode* node = nullptr;
   TfLiteRegistration* registration = nullptr;
   if (context->GetNodeAndRegistration(context, node_index, &node, &registration) != kTfLiteOk) {
@@ -277,7 +281,7 @@ bool XnnpackSupportsNode(TfLiteContext* context, int node_index, uint32_t flags,
     return false;
   }
   const xnnpack::GraphInfo info = xnnpack::AnalyzeGraph(context);
-  xnnpack::GraphTranslator translator(context, flags, &info);
+  xnnpack::GraphTranslator translator(context, flags, &info, &extra.declined_float_builtins);
   const bool ok = translator.Check(node_index, node, registration);
   *why = translator.why_not();
   return ok;

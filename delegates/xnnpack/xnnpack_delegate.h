@@ -22,6 +22,7 @@
 #define TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_DELEGATE_H_
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "runtime/c/common.h"
@@ -53,12 +54,21 @@ namespace touchstone {
 // Name() of the delegate: TFLite's, also the custom_name of its kernel nodes (op profiles show it).
 constexpr char kXnnpackDelegateName[] = "TfLiteXNNPackDelegate";
 
+// Touchstone's options beyond TFLite's (not part of the C API).
+struct XnnpackExtraOptions {
+  // Builtin ops whose float32 nodes the delegate leaves to the interpreter: the provider's
+  // --xnnpack_fp32=auto puts the ops with an optimized float kernel here where those run on AVX-512.
+  std::set<int> declined_float_builtins;
+};
+
 // As TfLiteXNNPackDelegateCreate, but on failure returns null with *error saying why (one line).
-TfLiteDelegate* CreateXnnpackDelegate(const TfLiteXNNPackDelegateOptions& options, std::string* error);
+TfLiteDelegate* CreateXnnpackDelegate(const TfLiteXNNPackDelegateOptions& options, std::string* error,
+                                      const XnnpackExtraOptions& extra = {});
 
 // Whether the delegate would take node `node_index` of `context`'s execution plan as it stands, and
-// if not, why (for tests and diagnostics). `flags` as in the options.
-bool XnnpackSupportsNode(TfLiteContext* context, int node_index, uint32_t flags, std::string* why);
+// if not, why (for tests and diagnostics). `flags` and `extra` as the delegate's.
+bool XnnpackSupportsNode(TfLiteContext* context, int node_index, uint32_t flags, std::string* why,
+                         const XnnpackExtraOptions& extra = {});
 
 }  // namespace touchstone
 

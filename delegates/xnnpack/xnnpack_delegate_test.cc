@@ -894,6 +894,8 @@ TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
   ProviderParams params = DefaultParams({provider});
   params.Declare(ProviderFlag::Bool(kXnnpackReferenceKernelsParam, false, "the tool's kernels"));
   const bool vnni = optimized::QuantizedKernelsUseVnni();
+  // Float operators follow their own rule (FloatOperatorsStayOnAvx512Kernels): here XNNPACK takes them.
+  params.SetString("xnnpack_fp32", "xnnpack", 3);
   struct Case {
     const char* name;
     Build build;
@@ -935,6 +937,59 @@ TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
     EXPECT_EQ(bad.status().code(), StatusCode::kUsage);
     EXPECT_EQ(bad.status().message(), "--xnnpack_8bit=always: must be auto or xnnpack");
   }
+}
+
+// With --xnnpack_fp32=auto (the default) float32 operators that have an optimized kernel stay on the
+// optimized kernels where those run on AVX-512, named or applied by default; float32 operators only
+// XNNPACK vectorises (LOGISTIC here) are still its. =xnnpack and --xnnpack_force_fp16 give XNNPACK
+// them all; any other value is a usage error.
+TEST(XnnpackProviderTest, FloatOperatorsStayOnAvx512Kernels) {
+  const DelegateProvider provider = XnnpackDelegateProvider();
+  ProviderParams params = DefaultParams({provider});
+  params.Declare(ProviderFlag::Bool(kXnnpackReferenceKernelsParam, false, "the tool's kernels"));
+  const bool avx512 = optimized::FloatKernelsUseAvx512();
+  struct Case {
+    const char* name;
+    Build build;
+    bool named;
+    const char* fp32;
+    bool force_fp16;
+    int delegated;
+  };
+  const Build conv = Conv({1, 6, 6, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::NONE);
+  const Build add = Binary(kTfLiteBuiltinAdd, {1, 4, 4, 3}, {1, 4, 4, 3}, ActivationFunctionType::NONE);
+  const Build logistic = Unary(kTfLiteBuiltinLogistic, {1, 4, 4, 3});
+  const Case cases[] = {
+      {"default, float conv", conv, false, "auto", false, avx512 ? 0 : 1},
+      {"named, float conv", conv, true, "auto", false, avx512 ? 0 : 1},
+      {"named, float add", add, true, "auto", false, avx512 ? 0 : 1},
+      {"default, float logistic", logistic, false, "auto", false, 1},
+      {"default, float conv, --xnnpack_fp32=xnnpack", conv, false, "xnnpack", false, 1},
+      {"named, float add, --xnnpack_fp32=xnnpack", add, true, "xnnpack", false, 1},
+      {"named, float add, --xnnpack_force_fp16", add, true, "auto", true, 1},
+  };
+  for (const Case& c : cases) {
+    params.SetBool("use_xnnpack", true, c.named ? 1 : 0);
+    params.SetString("xnnpack_fp32", c.fp32, 2);
+    params.SetBool("xnnpack_force_fp16", c.force_fp16, c.force_fp16 ? 3 : 0);
+    ::testing::internal::CaptureStderr();
+    StatusOr<TfLiteDelegatePtr> made = provider.create(params);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    ASSERT_TRUE(made.ok()) << c.name;
+    ASSERT_NE(made.value(), nullptr) << c.name;
+    // Named, the rule says so; applied by default, it is silent.
+    const bool said = err.find("INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized "
+                               "kernels (AVX-512); --xnnpack_fp32=xnnpack gives them to XNNPACK.") != std::string::npos;
+    EXPECT_EQ(said, avx512 && c.named && !c.force_fp16 && std::string(c.fp32) == "auto") << c.name << "\n" << err;
+    RunResult run = RunModel(c.build, made.value().get());
+    ASSERT_TRUE(run.status.ok()) << c.name << ": " << run.status.message();
+    EXPECT_EQ(run.delegated, c.delegated) << c.name << " (AVX-512 kernels: " << avx512 << ")\n" << run.log;
+  }
+  params.SetString("xnnpack_fp32", "always", 2);
+  StatusOr<TfLiteDelegatePtr> bad = provider.create(params);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kUsage);
+  EXPECT_EQ(bad.status().message(), "--xnnpack_fp32=always: must be auto or xnnpack");
 }
 
 }  // namespace

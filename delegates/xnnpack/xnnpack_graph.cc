@@ -43,6 +43,13 @@ const char* OpName(int op) {
     case kTfLiteBuiltinMaximum: return "MAXIMUM";
     case kTfLiteBuiltinMinimum: return "MINIMUM";
     case kTfLiteBuiltinSquaredDifference: return "SQUARED_DIFFERENCE";
+    case kTfLiteBuiltinConv2d: return "CONV_2D";
+    case kTfLiteBuiltinDepthwiseConv2d: return "DEPTHWISE_CONV_2D";
+    case kTfLiteBuiltinFullyConnected: return "FULLY_CONNECTED";
+    case kTfLiteBuiltinBatchMatmul: return "BATCH_MATMUL";
+    case kTfLiteBuiltinSoftmax: return "SOFTMAX";
+    case kTfLiteBuiltinResizeBilinear: return "RESIZE_BILINEAR";
+    case kTfLiteBuiltinTranspose: return "TRANSPOSE";
     case kTfLiteBuiltinMaxPool2d: return "MAX_POOL_2D";
     case kTfLiteBuiltinAveragePool2d: return "AVERAGE_POOL_2D";
     case kTfLiteBuiltinPad: return "PAD";
@@ -307,8 +314,9 @@ GraphInfo AnalyzeGraph(TfLiteContext* context) {
   return info;
 }
 
-GraphTranslator::GraphTranslator(TfLiteContext* context, uint32_t flags, const GraphInfo* info)
-    : context_(context), flags_(flags), info_(info) {}
+GraphTranslator::GraphTranslator(TfLiteContext* context, uint32_t flags, const GraphInfo* info,
+                                 const std::set<int>* declined_float_builtins)
+    : context_(context), flags_(flags), info_(info), declined_float_builtins_(declined_float_builtins) {}
 
 bool GraphTranslator::Fail(const std::string& message) {
   why_ = message;
@@ -632,6 +640,15 @@ bool GraphTranslator::MarkProduced(int index) {
 bool GraphTranslator::Check(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
   mode_ = Mode::kCheck;
   why_.clear();
+  // Declined before Visit, which notes the constants a taken node reads.
+  if (declined_float_builtins_ != nullptr && node != nullptr && registration != nullptr &&
+      declined_float_builtins_->count(registration->builtin_code) != 0 && node->outputs != nullptr &&
+      node->outputs->size > 0 && node->outputs->data[0] >= 0 &&
+      node->outputs->data[0] < static_cast<int>(context_->tensors_size) &&
+      Tensor(node->outputs->data[0]).type == kTfLiteFloat32) {
+    return Fail(std::string("float32 ") + OpName(registration->builtin_code) +
+                " stays on the optimized kernels (--xnnpack_fp32=auto)");
+  }
   return Visit(node_index, node, registration);
 }
 
@@ -1507,7 +1524,7 @@ bool GraphTranslator::VisitDequantize(const TfLiteNode* node) {
       for (int k = 0; k < other->inputs->size; ++k) reads = reads || other->inputs->data[k] == output;
       if (!reads) continue;
       ++readers;
-      GraphTranslator reader_check(context_, flags_, info_);
+      GraphTranslator reader_check(context_, flags_, info_, declined_float_builtins_);
       if (!reader_check.Check(plan->data[i], other, registration)) {
         return Fail("folded weights read by a node XNNPACK does not take (" + reader_check.why_not() + ")");
       }

@@ -37,7 +37,10 @@ GraphInfo AnalyzeGraph(TfLiteContext* context);
 
 class GraphTranslator {
  public:
-  GraphTranslator(TfLiteContext* context, uint32_t flags, const GraphInfo* info);
+  // `declined_float_builtins` (may be null): ops whose float32 nodes Check refuses (they stay on the
+  // interpreter's kernels; the provider's --xnnpack_fp32=auto).
+  GraphTranslator(TfLiteContext* context, uint32_t flags, const GraphInfo* info,
+                  const std::set<int>* declined_float_builtins = nullptr);
 
   // Check mode: whether the node can be defined, else why (why_not()).
   bool Check(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
@@ -117,6 +120,7 @@ class GraphTranslator {
   TfLiteContext* context_;
   uint32_t flags_;
   const GraphInfo* info_;
+  const std::set<int>* declined_float_builtins_;
   Mode mode_ = Mode::kCheck;
   std::string why_;
 

@@ -5,6 +5,7 @@
 
 #include "delegates/xnnpack/xnnpack_delegate.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/op_resolver.h"
 
 namespace touchstone {
 
@@ -23,6 +24,10 @@ DelegateProvider XnnpackDelegateProvider() {
                            "auto: int8 and uint8 operators stay on the optimized kernels where those run on AVX-512 "
                            "VNNI (faster there than this XNNPACK, which has none); xnnpack: XNNPACK takes them on "
                            "every CPU (int8, and uint8 when --use_xnnpack is named)"),
+      ProviderFlag::String(kXnnpackFp32Flag, "auto",
+                           "auto: float32 operators the optimized kernels have a kernel for stay on them where those "
+                           "run on AVX-512 (faster there than this XNNPACK); xnnpack: XNNPACK takes them on every "
+                           "CPU (so does --xnnpack_force_fp16)"),
       ProviderFlag::String(kXnnpackWeightCacheFlag, "",
                            "file for XNNPACK's packed weights; this XNNPACK has no weights cache, so it is "
                            "ignored with a warning"),
@@ -35,12 +40,20 @@ DelegateProvider XnnpackDelegateProvider() {
     if (eight_bit != "auto" && eight_bit != "xnnpack") {
       return UsageError("--" + std::string(kXnnpack8BitFlag) + "=" + eight_bit + ": must be auto or xnnpack");
     }
+    const std::string fp32 = params.GetString(kXnnpackFp32Flag);
+    if (fp32 != "auto" && fp32 != "xnnpack") {
+      return UsageError("--" + std::string(kXnnpackFp32Flag) + "=" + fp32 + ": must be auto or xnnpack");
+    }
     if (!params.GetBool(kUseXnnpackFlag)) return none;
     const bool given = params.Position(kUseXnnpackFlag) > 0;
-    if (!given) {
-      // By default only over the optimized kernels, and only when the tool says which kernels it runs.
-      if (!params.Has(kXnnpackReferenceKernelsParam) || params.GetBool(kXnnpackReferenceKernelsParam)) return none;
-    }
+    const bool says_kernels = params.Has(kXnnpackReferenceKernelsParam);
+    const bool over_reference = says_kernels && params.GetBool(kXnnpackReferenceKernelsParam);
+    // By default only over the optimized kernels, and only when the tool says which kernels it runs.
+    if (!given && (!says_kernels || over_reference)) return none;
+    // The two rules below leave operators to the optimized kernels: not when the tool says it runs the
+    // reference kernels (inference_diff's test interpreter does not say; it runs the optimized ones
+    // unless told otherwise).
+    const bool over_optimized = !over_reference;
     TfLiteXNNPackDelegateOptions options = TfLiteXNNPackDelegateOptionsDefault();
     // Named, it takes int8 and uint8 operators (TFLite built with XNNPACK's qs8 and qu8 support).
     // Applied by default, it takes what stock TFLite 2.14.1's default delegate takes: float32 and int8,
@@ -49,7 +62,7 @@ DelegateProvider XnnpackDelegateProvider() {
     if (!given) options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
     // Where the optimized 8-bit kernels run on AVX-512 VNNI they beat this XNNPACK (2022, no VNNI
     // kernels) on int8 and uint8 operators: those stay on them (docs/xnnpack.md, docs/performance.md).
-    if (eight_bit == "auto" && optimized::QuantizedKernelsUseVnni()) {
+    if (eight_bit == "auto" && over_optimized && optimized::QuantizedKernelsUseVnni()) {
       options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QS8 | TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
       // Named, the user expects XNNPACK to take what it can: say why 8-bit operators are not its.
       if (given) {
@@ -57,15 +70,28 @@ DelegateProvider XnnpackDelegateProvider() {
                   << "--" << kXnnpack8BitFlag << "=xnnpack gives them to XNNPACK." << std::endl;
       }
     }
+    // Likewise the float32 operators the optimized kernels have a kernel for, where those run on
+    // AVX-512; not with --xnnpack_force_fp16, which asks for XNNPACK's float16 inference.
+    const bool force_fp16 = params.GetBool(kXnnpackForceFp16Flag);
+    XnnpackExtraOptions extra;
+    if (fp32 == "auto" && !force_fp16 && over_optimized && optimized::FloatKernelsUseAvx512()) {
+      for (int code : BuiltinOpResolver::SupportedBuiltins()) {
+        if (BuiltinOpResolver::HasOptimizedKernel(code)) extra.declined_float_builtins.insert(code);
+      }
+      if (given) {
+        std::cerr << "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized kernels "
+                  << "(AVX-512); --" << kXnnpackFp32Flag << "=xnnpack gives them to XNNPACK." << std::endl;
+      }
+    }
     options.num_threads = params.num_threads > 0 ? params.num_threads : 1;
-    if (params.GetBool(kXnnpackForceFp16Flag)) options.flags |= TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16;
+    if (force_fp16) options.flags |= TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16;
     const std::string cache = params.GetString(kXnnpackWeightCacheFlag);
     if (!cache.empty()) {
       std::cerr << "WARNING: --" << kXnnpackWeightCacheFlag << "=" << cache
                 << ": this XNNPACK (git 2022-02-16) has no weights cache; ignored" << std::endl;
     }
     std::string error;
-    TfLiteDelegate* delegate = CreateXnnpackDelegate(options, &error);
+    TfLiteDelegate* delegate = CreateXnnpackDelegate(options, &error, extra);
     if (delegate == nullptr) return ExecutionError("XNNPACK delegate: " + error);
     return TfLiteDelegatePtr(delegate, TfLiteXNNPackDelegateDelete);
   };

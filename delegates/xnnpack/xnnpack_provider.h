@@ -4,6 +4,8 @@
 //   --xnnpack_weight_cache_file_path  accepted; this XNNPACK has no weights cache, so it warns and ignores it
 //   --xnnpack_8bit                    auto: int8/uint8 operators stay on the optimized kernels where those
 //                                     run on AVX-512 VNNI; xnnpack: XNNPACK takes them whatever the CPU
+//   --xnnpack_fp32                    auto: float32 operators with an optimized kernel stay on it where the
+//                                     optimized kernels run on AVX-512; xnnpack: XNNPACK takes them
 // The delegate's pthreadpool gets the tool's --num_threads (ProviderParams::num_threads).
 //
 // Applied by default, as TFLite applies XNNPACK: when --use_xnnpack is not given, the delegate is
@@ -15,6 +17,10 @@
 // With --xnnpack_8bit=auto (the default) it takes no int8 or uint8 operator where the optimized 8-bit
 // kernels run on AVX-512 VNNI (optimized::QuantizedKernelsUseVnni): they are faster there than this
 // XNNPACK (2022), which has no VNNI kernels. --xnnpack_8bit=xnnpack keeps the rule above on every CPU.
+// With --xnnpack_fp32=auto (the default) it likewise takes no float32 node of an op the optimized
+// kernel set has a kernel of its own for (BuiltinOpResolver::HasOptimizedKernel) where those run on
+// AVX-512 (optimized::FloatKernelsUseAvx512), unless --xnnpack_force_fp16 asks for XNNPACK's float16
+// inference; it still takes the float32 ops only it vectorises (LOGISTIC, HARD_SWISH, SUB, ...).
 #ifndef TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
 #define TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
 
@@ -26,6 +32,7 @@ constexpr char kUseXnnpackFlag[] = "use_xnnpack";
 constexpr char kXnnpackForceFp16Flag[] = "xnnpack_force_fp16";
 constexpr char kXnnpackWeightCacheFlag[] = "xnnpack_weight_cache_file_path";
 constexpr char kXnnpack8BitFlag[] = "xnnpack_8bit";
+constexpr char kXnnpackFp32Flag[] = "xnnpack_fp32";
 // The tool's --use_reference_kernels, as tools hand it to providers (a bool parameter of this name).
 constexpr char kXnnpackReferenceKernelsParam[] = "use_reference_kernels";
 

@@ -208,15 +208,15 @@ echo "   conformer, sample delegate + optimized kernels: $(grep '^OutputDiff\[0\
 # and only when named (TFLite's interpreters apply it by default; here the test interpreter has exactly
 # the delegates named).
 if grep -E '^  --delegate=' "$TMP/help.txt" | grep -q 'xnnpack'; then
-  run xnn1 "${CONFORMER[@]}" --num_runs=2 --delegate=xnnpack --max_abs_error=1e-4 --min_cosine=0.9999 --output_file_path="$TMP/xnn1.json"
-  run xnn2 "${CONFORMER[@]}" --num_runs=2 --delegate=xnnpack --max_abs_error=1e-4 --min_cosine=0.9999 --output_file_path="$TMP/xnn2.json"
+  run xnn1 "${CONFORMER[@]}" --num_runs=2 --delegate=xnnpack --xnnpack_fp32=xnnpack --max_abs_error=1e-4 --min_cosine=0.9999 --output_file_path="$TMP/xnn1.json"
+  run xnn2 "${CONFORMER[@]}" --num_runs=2 --delegate=xnnpack --xnnpack_fp32=xnnpack --max_abs_error=1e-4 --min_cosine=0.9999 --output_file_path="$TMP/xnn2.json"
   check "conformer, --delegate=xnnpack: applied" grep -qF "Explicitly applied XNNPACK delegate" "$TMP/xnn1.out"
   check "conformer, --delegate=xnnpack: PASS within 1e-4" passed xnn1
   check "conformer, --delegate=xnnpack: the same figures twice" \
     test "$(json "$TMP/xnn1.json" "$figures")" = "$(json "$TMP/xnn2.json" "$figures")"
   echo "   conformer, XNNPACK: $(grep '^OutputDiff\[0\]: ' "$TMP/xnn1.out"), max_abs_error=$(json "$TMP/xnn1.json" 'j["outputs"][0]["max_abs_error"]')"
   mapfile -t QUANT < <(model_args classification/mobilenet_v1_0.25_128_quant)
-  run xnn_quant "${QUANT[@]}" --num_runs=2 --delegate=xnnpack --min_cosine=0.99 --output_file_path="$TMP/xnn_quant.json"
+  run xnn_quant "${QUANT[@]}" --num_runs=2 --delegate=xnnpack --xnnpack_8bit=xnnpack --min_cosine=0.99 --output_file_path="$TMP/xnn_quant.json"
   check "mobilenet_v1 quant, --delegate=xnnpack: PASS at --min_cosine=0.99" passed xnn_quant
   echo "   mobilenet_v1_0.25_128_quant, XNNPACK: $(grep '^OutputDiff\[0\]: ' "$TMP/xnn_quant.out"), steps $(json "$TMP/xnn_quant.json" 'j["outputs"][0]["quantized"]["step_histogram"]')"
   run no_xnn "${CONFORMER[@]}" --num_runs=1

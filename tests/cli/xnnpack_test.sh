@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end: the XNNPACK delegate through benchmark_model. Its flags (--use_xnnpack, applied by
 # default over the optimized kernels and never by default over --use_reference_kernels,
-# --use_xnnpack=false, --xnnpack_force_fp16, --xnnpack_weight_cache_file_path, --num_threads), and
+# --use_xnnpack=false, --xnnpack_force_fp16, --xnnpack_weight_cache_file_path, --xnnpack_fp32,
+# --num_threads), and
 # every golden model of ../shared run with --use_xnnpack against the reference kernels on the same
 # inputs (--input_layer_value_files, --output_filepath):
 # - float32 outputs within 1e-4 of the largest magnitude in the reference output,
@@ -34,20 +35,22 @@ not_created() { ! created "$1"; }
 # --help lists the provider's flags.
 "$BIN" --help >"$TMP/help.txt" 2>&1
 for flag in "Delegate provider XNNPACK" --use_xnnpack=true --xnnpack_force_fp16=false '--xnnpack_weight_cache_file_path=""' \
-  '--xnnpack_8bit="auto"'; do
+  '--xnnpack_8bit="auto"' '--xnnpack_fp32="auto"'; do
   check "--help lists $flag" grep -qF -- "$flag" "$TMP/help.txt"
 done
 
-# A model Touchstone makes (MobileNet-shaped, float): every node is XNNPACK's.
+# A model Touchstone makes (MobileNet-shaped, float): with --xnnpack_fp32=xnnpack every node is
+# XNNPACK's (by default, on an AVX-512 CPU, its float operators stay on the optimized kernels).
 "$MAKE" --output="$TMP/m.tflite" --input_size=64 >/dev/null
 M=(--graph="$TMP/m.tflite" "${RUN_FLAGS[@]}")
-run explicit "${M[@]}" --use_xnnpack --output_filepath="$TMP/m.xnn.bin"
+XNN=(--use_xnnpack --xnnpack_fp32=xnnpack)
+run explicit "${M[@]}" "${XNN[@]}" --output_filepath="$TMP/m.xnn.bin"
 check "--use_xnnpack runs" test "$(rc explicit)" -eq 0
 check "--use_xnnpack creates the delegate" created explicit
 check "--use_xnnpack: the whole graph is delegated" grep -qxF \
   "Explicitly applied XNNPACK delegate, and the model graph will be completely executed by the delegate." "$TMP/explicit.out"
 # Debian's XNNPACK cannot time its operators; the partition's invoke is its delegate-internal row.
-run prof "${M[@]}" --use_xnnpack --enable_op_profiling
+run prof "${M[@]}" "${XNN[@]}" --enable_op_profiling
 check "--enable_op_profiling: the XNNPACK kernel is a node" grep -qE $'^\t +TfLiteXNNPackDelegate\t' "$TMP/prof.out"
 check "--enable_op_profiling: xnn_invoke_runtime is a delegate-internal row" \
   grep -qE $'^\t +xnn_invoke_runtime\t.*\tDelegate/xnn_invoke_runtime:0$' "$TMP/prof.out"
@@ -58,8 +61,22 @@ check "applied by default over the optimized kernels" created default
 run off "${M[@]}" --use_xnnpack=false
 check "--use_xnnpack=false applies nothing" not_created off
 check "--use_xnnpack=false runs" test "$(rc off)" -eq 0
-run threads "${M[@]}" --use_xnnpack --num_threads=2 --output_filepath="$TMP/m.xnn2.bin"
+run threads "${M[@]}" "${XNN[@]}" --num_threads=2 --output_filepath="$TMP/m.xnn2.bin"
 check "--num_threads=2 runs" test "$(rc threads)" -eq 0
+# --xnnpack_fp32=auto (the default): where the optimized float kernels run on AVX-512, the float
+# operators they have a kernel for stay on them, and a named --use_xnnpack says so.
+run auto "${M[@]}" --use_xnnpack --output_filepath="$TMP/m.auto.bin"
+check "--xnnpack_fp32=auto runs" test "$(rc auto)" -eq 0
+if grep -qxF "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized kernels (AVX-512); --xnnpack_fp32=xnnpack gives them to XNNPACK." "$TMP/auto.err"; then
+  check "--xnnpack_fp32=auto on AVX-512: the optimized kernels run the float operators" grep -qE \
+    "^(Though XNNPACK delegate is explicitly applied, the model graph will not be executed|Explicitly applied XNNPACK delegate, and the model graph will be partially executed)" "$TMP/auto.out"
+else
+  check "--xnnpack_fp32=auto without AVX-512 kernels: the whole graph is delegated" grep -qxF \
+    "Explicitly applied XNNPACK delegate, and the model graph will be completely executed by the delegate." "$TMP/auto.out"
+fi
+run fp32_bad "${M[@]}" --use_xnnpack --xnnpack_fp32=always
+check "--xnnpack_fp32=always: exit 2" test "$(rc fp32_bad)" -eq 2
+check "--xnnpack_fp32=always: says what is wrong" grep -qF -- "--xnnpack_fp32=always: must be auto or xnnpack" "$TMP/fp32_bad.err"
 
 # within <reference file> <delegated file> <float relative tolerance> <steps>: same byte count; the
 # made model's single float output compared as described above.
@@ -76,8 +93,9 @@ EOF
 }
 check "made model: XNNPACK agrees with the reference kernels" within "$TMP/m.ref.bin" "$TMP/m.xnn.bin" 1e-4
 check "made model: 2 threads agree with the reference kernels" within "$TMP/m.ref.bin" "$TMP/m.xnn2.bin" 1e-4
+check "made model: --xnnpack_fp32=auto agrees with the reference kernels" within "$TMP/m.ref.bin" "$TMP/m.auto.bin" 1e-4
 
-run cache "${M[@]}" --use_xnnpack --xnnpack_weight_cache_file_path="$TMP/cache.bin"
+run cache "${M[@]}" "${XNN[@]}" --xnnpack_weight_cache_file_path="$TMP/cache.bin"
 check "--xnnpack_weight_cache_file_path is accepted" test "$(rc cache)" -eq 0
 check "--xnnpack_weight_cache_file_path warns it is ignored" grep -qF \
   "WARNING: --xnnpack_weight_cache_file_path=$TMP/cache.bin: this XNNPACK (git 2022-02-16) has no weights cache; ignored" \
@@ -180,9 +198,10 @@ for model in "${MODELS[@]}"; do
     echo "skip: $model: the reference run needs more than value files ($(grep -m1 '^ERROR' "$TMP/$tag.ref.err"))"
     continue
   fi
-  # --xnnpack_8bit=xnnpack: XNNPACK's own int8/uint8 kernels, which on an AVX-512 VNNI CPU the
-  # default (auto) leaves to the optimized kernels.
+  # --xnnpack_8bit=xnnpack, --xnnpack_fp32=xnnpack: XNNPACK's own kernels, which the defaults (auto)
+  # leave to the optimized kernels where those run on AVX-512 (VNNI) and the tool runs them.
   run "$tag.xnn" "${ARGS[@]}" "${RUN_FLAGS[@]}" --use_reference_kernels --use_xnnpack --xnnpack_8bit=xnnpack \
+    --xnnpack_fp32=xnnpack \
     --output_filepath="$TMP/$tag.xnn.bin"
   if [ "$(rc "$tag.xnn")" -ne 0 ] || grep -q "^WARNING: Failed to apply XNNPACK" "$TMP/$tag.xnn.err"; then
     fail "$model: --use_xnnpack: exit $(rc "$tag.xnn"): $(grep -E '^(ERROR|WARNING)' "$TMP/$tag.xnn.err" | head -2)"

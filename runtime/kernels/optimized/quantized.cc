@@ -338,6 +338,8 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
 
 bool QuantizedKernelsUseVnni() { return std::strcmp(QuantKernelsFor(Kernels()).name, "avx512vnni") == 0; }
 
+bool FloatKernelsUseAvx512() { return std::strcmp(Kernels().name, "avx512") == 0; }
+
 int64_t QuantizedNodesPrepared() { return g_prepared.load(std::memory_order_relaxed); }
 
 TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmState* s) {
