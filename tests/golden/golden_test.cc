@@ -6,11 +6,9 @@
 // Tiers 1-3 must match; tier-4 models must run (their outputs are information only). Anything that
 // does not run says why ("not yet: ..."), never skipped silently.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -189,12 +187,50 @@ bool IsQuantizedModel(Interpreter* interpreter) {
   return quantized;
 }
 
-TEST(GoldenTest, OptimizedKernelsMatchTheReferenceBytewiseOnQuantizedModels) {
-  TOUCHSTONE_REQUIRE_SHARED(shared);
+// Runs `folder` on the optimized kernels (the microkernel set in force) with `threads` threads and
+// checks each output against the reference run's: byte for byte, or with `float_tolerance` given,
+// float32 outputs within it (CompareTensor; other types still byte for byte). Returns the largest
+// difference seen relative to the output's largest magnitude.
+double ExpectOptimizedAgrees(const std::string& shared, const std::string& folder, Interpreter* reference,
+                             int threads, const testing::FloatTolerance* float_tolerance,
+                             const std::string& label) {
+  InterpreterOptions options;
+  options.kernel_set = KernelSet::kOptimized;
+  options.num_threads = threads;
+  std::string detail;
+  std::unique_ptr<Interpreter> optimized_run = RunOnGoldenInputs(shared, folder, options, nullptr, &detail);
+  EXPECT_NE(optimized_run, nullptr) << label << ": " << detail;
+  if (optimized_run == nullptr) return 0.0;
+  double worst_relative = 0.0;
+  for (size_t k = 0; k < reference->outputs().size(); ++k) {
+    const TfLiteTensor* expected = reference->output_tensor(k);
+    const TfLiteTensor* actual = optimized_run->output_tensor(k);
+    if (float_tolerance == nullptr || expected->type != kTfLiteFloat32) {
+      EXPECT_EQ(expected->bytes, actual->bytes) << label << " output " << k;
+      EXPECT_TRUE(expected->bytes == actual->bytes &&
+                  std::memcmp(expected->data.raw, actual->data.raw, expected->bytes) == 0)
+          << label << " output " << k << " differs from the reference";
+      continue;
+    }
+    const std::vector<int> shape(expected->dims->data, expected->dims->data + expected->dims->size);
+    const std::vector<uint8_t> bytes(expected->data.uint8, expected->data.uint8 + expected->bytes);
+    const testing::CompareResult compared = testing::CompareTensor(actual, shape, bytes, *float_tolerance);
+    EXPECT_TRUE(compared.match) << label << " output " << k << ": " << compared.detail;
+    if (compared.max_magnitude > 0) {
+      worst_relative = std::max(worst_relative, compared.max_abs_diff / compared.max_magnitude);
+    }
+  }
+  return worst_relative;
+}
+
+// The golden folders whose reference run succeeds and whose model is (or is not) quantized, with
+// that reference run.
+template <typename F>
+int ForEachReferenceRun(const std::string& shared, bool quantized, F&& fn) {
   std::ifstream tiers_file(shared + "/golden/tiers.json");
-  ASSERT_TRUE(tiers_file) << "golden/tiers.json missing";
+  EXPECT_TRUE(tiers_file) << "golden/tiers.json missing";
+  if (!tiers_file) return 0;
   json tiers = json::parse(tiers_file);
-  const std::vector<std::string> sets = optimized::AvailableKernelSets();
   int compared = 0;
   for (auto it = tiers.begin(); it != tiers.end(); ++it) {
     const std::string folder = it.key();
@@ -203,32 +239,29 @@ TEST(GoldenTest, OptimizedKernelsMatchTheReferenceBytewiseOnQuantizedModels) {
     std::string detail;
     std::unique_ptr<Interpreter> reference =
         RunOnGoldenInputs(shared, folder, reference_options, nullptr, &detail);
-    if (reference == nullptr || !IsQuantizedModel(reference.get())) continue;
+    if (reference == nullptr || IsQuantizedModel(reference.get()) != quantized) continue;
     ++compared;
+    fn(folder, reference.get());
+  }
+  return compared;
+}
+
+TEST(GoldenTest, OptimizedKernelsMatchTheReferenceBytewiseOnQuantizedModels) {
+  TOUCHSTONE_REQUIRE_SHARED(shared);
+  const std::vector<std::string> sets = optimized::AvailableKernelSets();
+  const int compared = ForEachReferenceRun(shared, true, [&](const std::string& folder, Interpreter* reference) {
     for (const std::string& set : sets) {
       ASSERT_TRUE(optimized::SelectKernelSet(set));
       // The widest set with 1 and 2 threads, the others with 2.
       for (int threads : {1, 2}) {
         if (threads == 1 && set != sets.front()) continue;
-        const std::string label = folder + " (" + set + ", " + std::to_string(threads) + " threads)";
-        InterpreterOptions options;
-        options.kernel_set = KernelSet::kOptimized;
-        options.num_threads = threads;
-        std::unique_ptr<Interpreter> optimized_run =
-            RunOnGoldenInputs(shared, folder, options, nullptr, &detail);
-        ASSERT_NE(optimized_run, nullptr) << label << ": " << detail;
-        for (size_t k = 0; k < reference->outputs().size(); ++k) {
-          const TfLiteTensor* expected = reference->output_tensor(k);
-          const TfLiteTensor* actual = optimized_run->output_tensor(k);
-          ASSERT_EQ(expected->bytes, actual->bytes) << label << " output " << k;
-          EXPECT_EQ(std::memcmp(expected->data.raw, actual->data.raw, expected->bytes), 0)
-              << label << " output " << k << " differs from the reference";
-        }
+        ExpectOptimizedAgrees(shared, folder, reference, threads, nullptr,
+                              folder + " (" + set + ", " + std::to_string(threads) + " threads)");
       }
     }
     optimized::SelectKernelSet(sets.front());
     std::printf("optimized == reference, byte for byte: %s\n", folder.c_str());
-  }
+  });
   EXPECT_GT(compared, 0) << "no quantized golden model ran";
 }
 
@@ -238,58 +271,16 @@ TEST(GoldenTest, OptimizedKernelsMatchTheReferenceBytewiseOnQuantizedModels) {
 // outputs above.
 TEST(GoldenTest, OptimizedKernelsAgreeWithTheReferenceOnFloatModels) {
   TOUCHSTONE_REQUIRE_SHARED(shared);
-  std::ifstream tiers_file(shared + "/golden/tiers.json");
-  ASSERT_TRUE(tiers_file) << "golden/tiers.json missing";
-  json tiers = json::parse(tiers_file);
-  constexpr double kRelativeTolerance = 1e-4;
-  int compared = 0;
-  for (auto it = tiers.begin(); it != tiers.end(); ++it) {
-    const std::string folder = it.key();
-    InterpreterOptions reference_options;
-    reference_options.kernel_set = KernelSet::kReference;
-    std::string detail;
-    std::unique_ptr<Interpreter> reference =
-        RunOnGoldenInputs(shared, folder, reference_options, nullptr, &detail);
-    if (reference == nullptr || IsQuantizedModel(reference.get())) continue;
-    ++compared;
+  testing::FloatTolerance tolerance;
+  tolerance.atol_of_max = 1e-4;
+  const int compared = ForEachReferenceRun(shared, false, [&](const std::string& folder, Interpreter* reference) {
     double worst = 0.0;
     for (int threads : {1, 2}) {
-      const std::string label = folder + " (" + std::to_string(threads) + " threads)";
-      InterpreterOptions options;
-      options.kernel_set = KernelSet::kOptimized;
-      options.num_threads = threads;
-      std::unique_ptr<Interpreter> optimized_run =
-          RunOnGoldenInputs(shared, folder, options, nullptr, &detail);
-      ASSERT_NE(optimized_run, nullptr) << label << ": " << detail;
-      for (size_t k = 0; k < reference->outputs().size(); ++k) {
-        const TfLiteTensor* expected = reference->output_tensor(k);
-        const TfLiteTensor* actual = optimized_run->output_tensor(k);
-        ASSERT_EQ(expected->bytes, actual->bytes) << label << " output " << k;
-        if (expected->type != kTfLiteFloat32) {
-          EXPECT_EQ(std::memcmp(expected->data.raw, actual->data.raw, expected->bytes), 0)
-              << label << " output " << k << " differs from the reference";
-          continue;
-        }
-        const size_t count = expected->bytes / sizeof(float);
-        double max_magnitude = 0.0, max_diff = 0.0;
-        for (size_t i = 0; i < count; ++i) {
-          max_magnitude = std::max(max_magnitude, std::fabs(double{expected->data.f[i]}));
-          const double diff = std::fabs(double{expected->data.f[i]} - actual->data.f[i]);
-          // A NaN on one side only is a difference; NaN on both is agreement.
-          if (std::isnan(diff) && std::isnan(expected->data.f[i]) != std::isnan(actual->data.f[i])) {
-            max_diff = std::numeric_limits<double>::infinity();
-          } else if (diff > max_diff) {
-            max_diff = diff;
-          }
-        }
-        if (max_magnitude > 0) worst = std::max(worst, max_diff / max_magnitude);
-        EXPECT_LE(max_diff, kRelativeTolerance * max_magnitude)
-            << label << " output " << k << ": largest difference " << max_diff
-            << ", largest magnitude " << max_magnitude;
-      }
+      worst = std::max(worst, ExpectOptimizedAgrees(shared, folder, reference, threads, &tolerance,
+                                                    folder + " (" + std::to_string(threads) + " threads)"));
     }
     std::printf("optimized ~ reference: %s, max rel diff %.2e\n", folder.c_str(), worst);
-  }
+  });
   EXPECT_GT(compared, 0) << "no float golden model ran";
 }
 
