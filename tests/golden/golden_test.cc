@@ -215,7 +215,8 @@ double ExpectOptimizedAgrees(const std::string& shared, const std::string& folde
     const std::vector<int> shape(expected->dims->data, expected->dims->data + expected->dims->size);
     const std::vector<uint8_t> bytes(expected->data.uint8, expected->data.uint8 + expected->bytes);
     const testing::CompareResult compared = testing::CompareTensor(actual, shape, bytes, *float_tolerance);
-    EXPECT_TRUE(compared.match) << label << " output " << k << ": " << compared.detail;
+    // CompareTensor names the expected side "TFLite": here it is the reference kernels' output.
+    EXPECT_TRUE(compared.match) << label << " output " << k << " against the reference kernels: " << compared.detail;
     if (compared.max_magnitude > 0) {
       worst_relative = std::max(worst_relative, compared.max_abs_diff / compared.max_magnitude);
     }
