@@ -53,21 +53,26 @@ WindowGeometry ConvWindow(const TfLiteTensor* input, const TfLiteTensor* filter,
 }
 
 // The indirection buffer of a node, rebuilt when the geometry or the input's address changes.
+// Columns [skip_begin, skip_end) of each row are left out (BuildIndirection).
 struct Indirection {
   WindowGeometry geometry;
   const float* input = nullptr;
   size_t pixel_stride = 0;
+  int skip_begin = 0, skip_end = 0;
   std::vector<const float*> buffer;
   bool valid = false;
 
   void Invalidate() { valid = false; }
   const float* const* Get(const WindowGeometry& g, const float* in, size_t stride,
-                          const float* zero) {
-    if (!valid || in != input || stride != pixel_stride || g != geometry) {
-      BuildIndirection(g, in, stride, zero, &buffer);
+                          const float* zero, int skip_from = 0, int skip_to = 0) {
+    if (!valid || in != input || stride != pixel_stride || g != geometry || skip_from != skip_begin ||
+        skip_to != skip_end) {
+      BuildIndirection(g, in, stride, zero, &buffer, skip_from, skip_to);
       geometry = g;
       input = in;
       pixel_stride = stride;
+      skip_begin = skip_from;
+      skip_end = skip_to;
       valid = true;
     }
     return buffer.data();
@@ -491,16 +496,19 @@ struct DepthwiseOp {
           }
         }
       }
+      // The indirection buffer holds the edge pixels only: interior_begin on the left, then the
+      // rest of the row on the right.
+      const int64_t first_edge = row * (g.out_width - interior_pixels);
       if (s->interior_begin > 0) {
         edge.pixels = s->interior_begin;
-        edge.in = indirection + first_pixel * taps;
+        edge.in = indirection + first_edge * taps;
         edge.out = out_row;
         s->kernels->dwconv(edge);
       }
       if (s->interior_end < g.out_width) {
-        const int64_t x = std::max(s->interior_begin, s->interior_end);
+        const int64_t x = s->interior_end;
         edge.pixels = g.out_width - x;
-        edge.in = indirection + (first_pixel + x) * taps;
+        edge.in = indirection + (first_edge + s->interior_begin) * taps;
         edge.out = out_row + x * channels;
         s->kernels->dwconv(edge);
       }
@@ -514,8 +522,11 @@ struct DepthwiseOp {
     const TfLiteTensor* bias =
         node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    // The row kernel reads the interior columns in place: the indirection buffer holds the others.
+    const bool row_kernel = s->multiplier == 1 && s->interior_end > s->interior_begin;
     const float* const* indirection = s->indirection.Get(
-        s->geometry, tflite::GetTensorData<float>(input), s->input_depth, s->zero.data());
+        s->geometry, tflite::GetTensorData<float>(input), s->input_depth, s->zero.data(),
+        row_kernel ? s->interior_begin : 0, row_kernel ? s->interior_end : 0);
     const float* filter_data = tflite::GetTensorData<float>(filter);
     const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
     float* output_data = tflite::GetTensorData<float>(output);
@@ -525,7 +536,7 @@ struct DepthwiseOp {
     const int64_t min_pixels =
         std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
 
-    if (s->multiplier == 1 && s->interior_end > s->interior_begin) {
+    if (row_kernel) {
       if (s->group_pixels > 1 &&
           (!s->constant_weights || s->grouped_filter != filter->data.raw ||
            s->grouped_bias != (bias != nullptr ? bias->data.raw : nullptr))) {

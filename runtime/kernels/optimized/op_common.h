@@ -173,8 +173,11 @@ struct WindowGeometry {
 // Indirection buffer: for each output pixel p (batch-major, then rows, then columns) and kernel tap
 // t (rows, then columns), buffer[p * taps + t] points at the input pixel the tap reads (its first
 // channel; pixels are `pixel_stride` floats apart), or at `zero` where the tap falls in the padding.
+// Output columns [skip_begin, skip_end) of every row are left out (a kernel that reads them in
+// place): each row then holds out_width - (skip_end - skip_begin) pixels, its columns in order.
 void BuildIndirection(const WindowGeometry& g, const float* input, size_t pixel_stride,
-                      const float* zero, std::vector<const float*>* buffer);
+                      const float* zero, std::vector<const float*>* buffer, int skip_begin = 0,
+                      int skip_end = 0);
 
 }  // namespace optimized
 }  // namespace touchstone

@@ -17,14 +17,18 @@ bool WindowGeometry::operator==(const WindowGeometry& o) const {
 }
 
 void BuildIndirection(const WindowGeometry& g, const float* input, size_t pixel_stride,
-                      const float* zero, std::vector<const float*>* buffer) {
+                      const float* zero, std::vector<const float*>* buffer, int skip_begin,
+                      int skip_end) {
   const size_t taps = g.taps();
-  buffer->resize(static_cast<size_t>(g.out_pixels()) * taps);
+  const int skipped = std::max(0, skip_end - skip_begin);
+  const size_t row_pixels = static_cast<size_t>(g.out_width - skipped);
+  buffer->resize(static_cast<size_t>(g.batches) * g.out_height * row_pixels * taps);
   const float** out = buffer->data();
   for (int b = 0; b < g.batches; ++b) {
     const float* image = input + static_cast<size_t>(b) * g.in_height * g.in_width * pixel_stride;
     for (int oy = 0; oy < g.out_height; ++oy) {
       for (int ox = 0; ox < g.out_width; ++ox) {
+        if (ox >= skip_begin && ox < skip_end) continue;
         const int64_t y0 = static_cast<int64_t>(oy) * g.stride_height - g.pad_top;
         const int64_t x0 = static_cast<int64_t>(ox) * g.stride_width - g.pad_left;
         for (int ky = 0; ky < g.kernel_height; ++ky) {
