@@ -1034,6 +1034,10 @@ TEST(OptimizedPoolTest, Shapes) {
 TEST(OptimizedPoolTest, LargeCrossesThreadChunks) {
   CheckPool(kTfLiteBuiltinMaxPool2d, {{1, 64, 64, 19}, 3, 3, 1, 1});
   CheckPool(kTfLiteBuiltinAveragePool2d, {{2, 33, 33, 40}, 33, 33, 1, 1, fb::Padding::VALID});
+  // Chunks that start mid-row and span images (each chunk steps row and image from its first pixel).
+  for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+    CheckPool(code, {{3, 40, 41, 16}, 2, 2, 2, 2});
+  }
 }
 TEST(OptimizedPoolTest, Int8FallsBackToTheReference) {
   for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
