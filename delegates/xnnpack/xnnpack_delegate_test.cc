@@ -985,6 +985,21 @@ TEST(XnnpackProviderTest, FloatOperatorsStayOnAvx512Kernels) {
     ASSERT_TRUE(run.status.ok()) << c.name << ": " << run.status.message();
     EXPECT_EQ(run.delegated, c.delegated) << c.name << " (AVX-512 kernels: " << avx512 << ")\n" << run.log;
   }
+  // Over the reference kernels (--use_reference_kernels --use_xnnpack) neither auto rule applies:
+  // XNNPACK takes float and 8-bit operators alike.
+  params.SetBool(kXnnpackReferenceKernelsParam, true);
+  params.SetBool("use_xnnpack", true, 1);
+  params.SetString("xnnpack_fp32", "auto", 2);
+  params.SetBool("xnnpack_force_fp16", false, 0);
+  for (const Build& build : {conv, QConv(kTfLiteInt8, true, false, ActivationFunctionType::NONE)}) {
+    StatusOr<TfLiteDelegatePtr> made = provider.create(params);
+    ASSERT_TRUE(made.ok());
+    ASSERT_NE(made.value(), nullptr);
+    RunResult run = RunModel(build, made.value().get());
+    ASSERT_TRUE(run.status.ok()) << run.status.message();
+    EXPECT_EQ(run.delegated, 1) << "over the reference kernels\n" << run.log;
+  }
+  params.SetBool(kXnnpackReferenceKernelsParam, false);
   params.SetString("xnnpack_fp32", "always", 2);
   StatusOr<TfLiteDelegatePtr> bad = provider.create(params);
   ASSERT_FALSE(bad.ok());
