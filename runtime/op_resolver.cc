@@ -203,11 +203,13 @@ std::vector<int> BuiltinOpResolver::SupportedBuiltins() {
   return codes;
 }
 
-bool BuiltinOpResolver::HasOptimizedKernel(int builtin_code) {
+std::vector<int> BuiltinOpResolver::OptimizedBuiltins() {
+  std::vector<int> codes;
   for (const BuiltinEntry& entry : kBuiltinOps) {
-    if (entry.code == builtin_code) return entry.optimized != nullptr;
+    if (entry.optimized != nullptr) codes.push_back(entry.code);
   }
-  return false;
+  std::sort(codes.begin(), codes.end());
+  return codes;
 }
 
 }  // namespace touchstone

@@ -32,8 +32,9 @@ class BuiltinOpResolver : public OpResolver {
 
   // The builtin codes this kernel set implements, ascending (for tests, docs and --help).
   static std::vector<int> SupportedBuiltins();
-  // Whether KernelSet::kOptimized has a kernel of its own for the op (else it serves the reference one).
-  static bool HasOptimizedKernel(int builtin_code);
+  // The builtin codes KernelSet::kOptimized has a kernel of its own for, ascending (it serves the
+  // reference kernel for the others).
+  static std::vector<int> OptimizedBuiltins();
 
  private:
   std::map<int, TfLiteRegistration> builtins_;

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "runtime/c/builtin_ops.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
@@ -35,6 +37,25 @@ TEST(OpResolverTest, KernelSetOptimizedServesTheOptimizedKernels) {
   // Everything else is the reference kernel in both sets.
   EXPECT_EQ(optimized_set.FindOp(kTfLiteBuiltinSub, 1)->invoke,
             reference_set.FindOp(kTfLiteBuiltinSub, 1)->invoke);
+}
+
+// OptimizedBuiltins lists exactly the ops whose kernel differs between the two sets (the XNNPACK
+// provider's --xnnpack_fp32=auto leaves these to the optimized kernels).
+TEST(OpResolverTest, OptimizedBuiltinsAreTheOpsWithTheirOwnOptimizedKernel) {
+  BuiltinOpResolver optimized_set(KernelSet::kOptimized);
+  BuiltinOpResolver reference_set(KernelSet::kReference);
+  const std::vector<int> listed = BuiltinOpResolver::OptimizedBuiltins();
+  EXPECT_TRUE(std::is_sorted(listed.begin(), listed.end()));
+  std::vector<int> differing;
+  for (int code : BuiltinOpResolver::SupportedBuiltins()) {
+    const TfLiteRegistration* a = optimized_set.FindOp(code, 1000);
+    const TfLiteRegistration* b = reference_set.FindOp(code, 1000);
+    ASSERT_TRUE(a != nullptr && b != nullptr) << code;
+    if (a->invoke != b->invoke) differing.push_back(code);
+  }
+  EXPECT_EQ(listed, differing);
+  EXPECT_TRUE(std::count(listed.begin(), listed.end(), kTfLiteBuiltinConv2d) == 1);
+  EXPECT_TRUE(std::count(listed.begin(), listed.end(), kTfLiteBuiltinSub) == 0);
 }
 
 }  // namespace

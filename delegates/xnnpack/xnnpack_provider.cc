@@ -50,10 +50,10 @@ DelegateProvider XnnpackDelegateProvider() {
     const bool over_reference = says_kernels && params.GetBool(kXnnpackReferenceKernelsParam);
     // By default only over the optimized kernels, and only when the tool says which kernels it runs.
     if (!given && (!says_kernels || over_reference)) return none;
-    // The two rules below leave operators to the optimized kernels: not when the tool says it runs the
-    // reference kernels (inference_diff's test interpreter does not say; it runs the optimized ones
-    // unless told otherwise).
-    const bool over_optimized = !over_reference;
+    // The two rules below leave operators to the optimized kernels, so they apply unless the tool
+    // says it runs the reference kernels (inference_diff's test interpreter does not say; it runs
+    // the optimized ones unless told otherwise).
+    const bool rules_apply = !over_reference;
     TfLiteXNNPackDelegateOptions options = TfLiteXNNPackDelegateOptionsDefault();
     // Named, it takes int8 and uint8 operators (TFLite built with XNNPACK's qs8 and qu8 support).
     // Applied by default, it takes what stock TFLite 2.14.1's default delegate takes: float32 and int8,
@@ -62,7 +62,7 @@ DelegateProvider XnnpackDelegateProvider() {
     if (!given) options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
     // Where the optimized 8-bit kernels run on AVX-512 VNNI they beat this XNNPACK (2022, no VNNI
     // kernels) on int8 and uint8 operators: those stay on them (docs/xnnpack.md, docs/performance.md).
-    if (eight_bit == "auto" && over_optimized && optimized::QuantizedKernelsUseVnni()) {
+    if (eight_bit == "auto" && rules_apply && optimized::QuantizedKernelsUseVnni()) {
       options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QS8 | TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
       // Named, the user expects XNNPACK to take what it can: say why 8-bit operators are not its.
       if (given) {
@@ -74,10 +74,9 @@ DelegateProvider XnnpackDelegateProvider() {
     // AVX-512; not with --xnnpack_force_fp16, which asks for XNNPACK's float16 inference.
     const bool force_fp16 = params.GetBool(kXnnpackForceFp16Flag);
     XnnpackExtraOptions extra;
-    if (fp32 == "auto" && !force_fp16 && over_optimized && optimized::FloatKernelsUseAvx512()) {
-      for (int code : BuiltinOpResolver::SupportedBuiltins()) {
-        if (BuiltinOpResolver::HasOptimizedKernel(code)) extra.declined_float_builtins.insert(code);
-      }
+    if (fp32 == "auto" && !force_fp16 && rules_apply && optimized::FloatKernelsUseAvx512()) {
+      const std::vector<int> codes = BuiltinOpResolver::OptimizedBuiltins();
+      extra.declined_float_builtins.insert(codes.begin(), codes.end());
       if (given) {
         std::cerr << "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized kernels "
                   << "(AVX-512); --" << kXnnpackFp32Flag << "=xnnpack gives them to XNNPACK." << std::endl;
