@@ -61,8 +61,8 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::RunChunk(int chunk) {
   int64_t begin, end;
-  ChunkBounds(job_n_, job_chunks_, chunk, &begin, &end);
-  if (begin < end) job_fn_(job_state_, begin, end);
+  ChunkBounds(job_.n, job_.chunks, chunk, &begin, &end);
+  if (begin < end) job_.fn(job_.state, begin, end);
 }
 
 int ThreadPool::ClaimFrom(int range, uint64_t sequence) {
@@ -100,11 +100,10 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
     fn(state, 0, n);
     return;
   }
-  job_n_ = n;
-  job_chunks_ = chunks;
-  job_fn_ = fn;
-  job_state_ = state;
-  finished_.store(0, std::memory_order_relaxed);
+  job_.n = n;
+  job_.chunks = chunks;
+  job_.fn = fn;
+  job_.state = state;
   const uint64_t sequence = (job_word_.load(std::memory_order_relaxed) >> kChunkBits) + 1;
   for (int t = 0; t < num_threads_; ++t) {
     // Thread t's range [ceil(t * chunks / threads), ceil((t + 1) * chunks / threads)): the
@@ -133,15 +132,17 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
   for (int chunk; (chunk = Claim(0, sequence)) >= 0; ++own) RunChunk(chunk);
   t_in_pool_chunk = false;
 
-  const int others = chunks - own;
+  // finished_ only grows (the caller never writes the line the workers add to).
+  const uint64_t target = finished_before_ + static_cast<uint64_t>(chunks - own);
   int spins = 0;
-  while (finished_.load(std::memory_order_acquire) != others) {
+  while (finished_.load(std::memory_order_acquire) != target) {
     if (++spins < 4096) {
       CpuRelax();
     } else {
       std::this_thread::yield();
     }
   }
+  finished_before_ = target;
   busy_.store(false, std::memory_order_release);
 }
 
@@ -172,10 +173,10 @@ void ThreadPool::WorkerLoop(int thread) {
     seen = word;
     if (stop_.load(std::memory_order_acquire)) return;
     const uint64_t sequence = word >> kChunkBits;
-    for (int chunk; (chunk = Claim(thread, sequence)) >= 0;) {
-      RunChunk(chunk);
-      finished_.fetch_add(1, std::memory_order_acq_rel);
-    }
+    int done = 0;
+    for (int chunk; (chunk = Claim(thread, sequence)) >= 0; ++done) RunChunk(chunk);
+    // One add per job: the caller polls this line, so each add costs a round trip between cores.
+    if (done > 0) finished_.fetch_add(done, std::memory_order_acq_rel);
   }
 }
 

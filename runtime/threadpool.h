@@ -47,27 +47,39 @@ class ThreadPool : public TaskRunner {
   const int num_threads_;
   std::vector<std::thread> workers_;
 
-  // The job being run. `job_word_` packs (sequence << 16) | chunks and announces a job. Each
-  // thread (the caller is thread 0) owns a contiguous range of chunks, in thread order, so
+  // Each thread (the caller is thread 0) owns a contiguous range of chunks, in thread order, so
   // consecutive ops with the same split give each thread the same part of the data (on a CPU whose
   // cores do not share a cache, reading what the other core just wrote is the slow part of small
   // layers). A thread takes its own range from the front, then the others' (a late worker's
   // chunks run on whoever is free, so a busy machine degrades to running on fewer threads instead
-  // of waiting). Range r's word packs (sequence << 32) | (end << 16) | next chunk. `finished_`
-  // counts the chunks that threads other than the caller completed.
+  // of waiting). Range r's word packs (sequence << 32) | (end << 16) | next chunk.
   struct alignas(64) Range {
     std::atomic<uint64_t> word{0};
   };
-  std::atomic<uint64_t> job_word_{0};
   std::unique_ptr<Range[]> ranges_;
-  std::atomic<int> finished_{0};
-  int64_t job_n_ = 0;
-  int job_chunks_ = 0;
-  RangeFn job_fn_ = nullptr;
-  void* job_state_ = nullptr;
 
-  std::atomic<bool> busy_{false};
+  // Cache lines are laid out by who writes them while a job runs: a line another core wrote costs
+  // a round trip between the cores to read (about 250 ns on this project's 2-vCPU host, where the
+  // two vCPUs can sit on different core complexes).
+  // - The job, written by the caller before it publishes job_word_, then only read.
+  struct alignas(64) Job {
+    int64_t n = 0;
+    int chunks = 0;
+    RangeFn fn = nullptr;
+    void* state = nullptr;
+  };
+  Job job_;
+  // - `job_word_` packs (sequence << 16) | chunks and announces a job; `stop_` ends the workers.
+  //   Workers poll this line between jobs.
+  alignas(64) std::atomic<uint64_t> job_word_{0};
   std::atomic<bool> stop_{false};
+  // - The chunks that threads other than the caller have completed, over all jobs: each worker
+  //   adds its count once per job, when it finds no chunk left, and the caller polls (it never
+  //   writes this line, so it does not take it back from the worker).
+  alignas(64) std::atomic<uint64_t> finished_{0};
+  // - The caller's own: one ParallelFor at a time, and finished_ when the last job ended.
+  alignas(64) std::atomic<bool> busy_{false};
+  uint64_t finished_before_ = 0;
 
   std::mutex mutex_;
   std::condition_variable wake_;

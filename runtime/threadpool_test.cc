@@ -139,6 +139,28 @@ void RunTwoChunksNeedingAWorker(ThreadPool* pool, Recorder* recorder) {
   });
 }
 
+// Workers report their chunks once per job, after running them: ParallelFor returns only when
+// every chunk has finished, however the chunks fall between the threads.
+TEST(ThreadPoolTest, ReturnsOnlyAfterEveryChunkHasFinished) {
+  ThreadPool pool(3);
+  for (int job = 0; job < 200; ++job) {
+    const int chunks = 2 + job % 9;
+    std::vector<std::atomic<int>> done(chunks);
+    for (auto& d : done) d.store(0);
+    ParallelFor(
+        &pool, chunks,
+        [&](int64_t b, int64_t e) {
+          // Slow enough that a worker still runs its chunk when the caller is done with its own.
+          if (b % 3 == 1) std::this_thread::sleep_for(std::chrono::microseconds(200));
+          for (int64_t i = b; i < e; ++i) done[i].store(1, std::memory_order_release);
+        },
+        chunks);
+    for (int i = 0; i < chunks; ++i) {
+      ASSERT_EQ(done[i].load(std::memory_order_acquire), 1) << "job " << job << " chunk " << i;
+    }
+  }
+}
+
 TEST(ThreadPoolTest, WorkersWakeAfterSleeping) {
   ThreadPool pool(2);
   Recorder first;
