@@ -173,7 +173,35 @@ struct ConvState : OpState {
   std::vector<GemmProblem> problems;  // one per group
   bool quantized = false;
   QuantGemmState quant;
+  // Few input channels (a first layer): MicroKernels::planar_conv over the input split into planes
+  // per channel and column phase (x mod stride_width), see PlanarLayout. Else the GEMM.
+  bool planar = false;
+  int plane_margin = 0;     // plane elements left of input column 0
+  size_t plane_width = 0;   // floats per plane row
+  int planar_ring_rows = 0;  // input rows one output row reads
+  std::vector<float> planes;  // per chunk, a ring of planar_ring_rows rows: [channel][phase][plane_width]
+  std::vector<float> planar_w;  // [tap][output_depth], tap = (ky * kernel_width + kx) * channels + c
 };
+
+// The planar kernel's limits: input channels and taps (ky, kx, c) per node; it writes 8 output
+// channels.
+constexpr int kMaxPlanarInputChannels = 4;
+constexpr int kMaxPlanarTaps = 64;
+constexpr int kPlanarOutputChannels = 8;
+
+// Where kernel column kx reads in the planes: input column x * stride + kx * dilation - pad_left
+// lies in phase plane `phase` at element x + shift (the plane's margin included).
+struct PlanarColumn {
+  int phase;
+  int shift;
+};
+inline PlanarColumn PlanarColumnOf(const WindowGeometry& g, int kx, int margin) {
+  const int offset = kx * g.dilation_width - g.pad_left;
+  // Floor division (offset may be negative).
+  const int q = offset >= 0 ? offset / g.stride_width
+                            : -((-offset + g.stride_width - 1) / g.stride_width);
+  return {offset - q * g.stride_width, q + margin};
+}
 
 struct ConvOp {
   using State = ConvState;
@@ -182,6 +210,18 @@ struct ConvOp {
   static void Pack(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
     const float* filter_data = tflite::GetTensorData<float>(filter);
     const float* bias_data = tflite::GetTensorData<float>(bias);
+    if (s->planar) {
+      // filter is [output][ky][kx][c]: transposed to [tap][output].
+      const size_t taps = static_cast<size_t>(s->geometry.taps()) * s->filter_depth;
+      const size_t outputs = s->output_depth;
+      s->planar_w.resize(taps * outputs);
+      for (size_t o = 0; o < outputs; ++o) {
+        for (size_t t = 0; t < taps; ++t) s->planar_w[t * outputs + o] = filter_data[o * taps + t];
+      }
+      s->packed_filter = filter->data.raw;
+      s->packed_bias = bias->data.raw;
+      return;
+    }
     const size_t taps = s->geometry.taps();
     const size_t kc = s->filter_depth;
     const size_t nr = s->variant->nr;
@@ -234,6 +274,7 @@ struct ConvOp {
     s->merged_rows = s->groups == 1 && s->geometry.kernel_width > 1 &&
                      s->geometry.dilation_width == 1;
     s->zero.assign(std::max(s->filter_depth * s->geometry.kernel_width, 1), 0.f);
+    PreparePlanar(s);
     s->indirection.Invalidate();
     s->row_indirection.valid = false;
     // Persistent read-only tensors (a DEQUANTIZE of float16 weights, computed in its Prepare) are
@@ -247,8 +288,169 @@ struct ConvOp {
     return kTfLiteOk;
   }
 
+  // The planar kernel takes nodes with few input channels and 8 outputs (with 16 or more the GEMM
+  // fills its registers and is as fast), at least a register's width of output pixels per row,
+  // when the kernel set has one. The planes have `plane_margin` zeros left of input column 0 and
+  // room on the right for the last register's reads.
+  static void PreparePlanar(State* s) {
+    const WindowGeometry& g = s->geometry;
+    s->planar = s->kernels->planar_conv != nullptr && s->groups == 1 &&
+                s->filter_depth <= kMaxPlanarInputChannels &&
+                g.taps() * s->filter_depth <= kMaxPlanarTaps &&
+                s->output_depth == kPlanarOutputChannels &&
+                g.out_width >= s->kernels->float_lanes;
+    s->planes.clear();
+    if (!s->planar) return;
+    int min_shift = 0, max_shift = 0;
+    for (int kx = 0; kx < g.kernel_width; ++kx) {
+      const PlanarColumn column = PlanarColumnOf(g, kx, 0);
+      min_shift = std::min(min_shift, column.shift);
+      max_shift = std::max(max_shift, column.shift);
+    }
+    s->plane_margin = -min_shift;
+    const size_t lanes = s->kernels->float_lanes;
+    const size_t read_end = s->plane_margin + max_shift + (g.out_width + lanes - 1) / lanes * lanes;
+    const size_t columns_end =
+        s->plane_margin + (static_cast<size_t>(g.in_width) + g.stride_width - 1) / g.stride_width;
+    s->plane_width = (std::max(read_end, columns_end) + lanes - 1) / lanes * lanes;
+    s->planar_ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
+  }
+
+  // Splits input row `row` (all batches' rows in order) into its planes at `out`: column x goes to
+  // phase x mod stride, element x / stride after the margin. The margins are never written, so
+  // they stay zero. kChannels and kPhases > 0 fix the counts at compile time (the common first
+  // layers), 0 takes them from the node.
+  template <int kChannels, int kPhases>
+  static void SplitRow(const State* s, const float* input, int64_t row, float* out) {
+    const WindowGeometry& g = s->geometry;
+    const int channels = kChannels > 0 ? kChannels : s->filter_depth;
+    const int phases = kPhases > 0 ? kPhases : g.stride_width;
+    const int width = g.in_width;
+    const size_t plane_width = s->plane_width;
+    const float* in = input + row * width * channels;
+    out += s->plane_margin;
+    const int whole = width / phases;
+    int done = 0;
+    if (kChannels == 3 && kPhases == 2 && s->kernels->planar_split_3x2 != nullptr) {
+      // planes[3 * phase + c] is plane (c, phase).
+      float* planes[6];
+      for (int phase = 0; phase < 2; ++phase) {
+        for (int c = 0; c < 3; ++c) planes[3 * phase + c] = out + (c * 2 + phase) * plane_width;
+      }
+      done = whole / 16 * 16;
+      s->kernels->planar_split_3x2(in, done, planes);
+    }
+    for (int phase = 0; phase < phases; ++phase) {
+      for (int c = 0; c < channels; ++c) {
+        float* __restrict plane = out + (static_cast<size_t>(c) * phases + phase) * plane_width;
+        const float* __restrict column = in + phase * channels + c;
+        for (int element = done; element < whole; ++element) {
+          plane[element] = column[element * phases * channels];
+        }
+      }
+    }
+    for (int x = whole * phases; x < width; ++x) {
+      for (int c = 0; c < channels; ++c) {
+        out[(static_cast<size_t>(c) * phases + x - whole * phases) * plane_width + whole] =
+            in[x * channels + c];
+      }
+    }
+  }
+
+  using SplitRowFn = void (*)(const State*, const float*, int64_t, float*);
+  static SplitRowFn ChooseSplitRow(const State* s) {
+    const int channels = s->filter_depth;
+    const int phases = s->geometry.stride_width;
+    if (channels == 3 && phases == 2) return SplitRow<3, 2>;
+    if (channels == 3 && phases == 1) return SplitRow<3, 1>;
+    if (channels == 1 && phases == 2) return SplitRow<1, 2>;
+    if (channels == 1 && phases == 1) return SplitRow<1, 1>;
+    return SplitRow<0, 0>;
+  }
+
+  // Runs the planar kernel over the output rows. Each chunk splits the input rows its output rows
+  // read into a ring of `planar_ring_rows` plane rows as it goes (a few KB, so the planes stay in
+  // L1 instead of making a second copy of the input).
+  static TfLiteStatus EvalPlanar(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+    if (!s->constant_weights || s->packed_filter != filter->data.raw ||
+        s->packed_bias != bias->data.raw) {
+      Pack(s, filter, bias);
+    }
+    const WindowGeometry& g = s->geometry;
+    const int channels = s->filter_depth;
+    const int phases = g.stride_width;
+    const size_t plane_width = s->plane_width;
+    const size_t row_floats = static_cast<size_t>(channels) * phases * plane_width;
+    const int64_t ring_rows = s->planar_ring_rows;
+    const size_t ring_floats = ring_rows * row_floats;
+    const int max_chunks = MaxChunks(context);
+    if (s->planes.size() < max_chunks * ring_floats) s->planes.assign(max_chunks * ring_floats, 0.f);
+    const float* input_data = tflite::GetTensorData<float>(input);
+    const float* bias_data = tflite::GetTensorData<float>(bias);
+    float* output_data = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    const int64_t output_rows = int64_t{g.batches} * g.out_height;
+    const PlanarConvFn planar_conv = s->kernels->planar_conv;
+    const SplitRowFn split_row = ChooseSplitRow(s);
+    ParallelChunks(context, output_rows, 1, [&](int chunk, int64_t begin, int64_t end) {
+      float* ring = s->planes.data() + chunk * ring_floats;
+      const float* tap_in[kMaxPlanarTaps];
+      const float* tap_w[kMaxPlanarTaps];
+      PlanarConvArgs args;
+      args.pixels = g.out_width;
+      args.tap_in = tap_in;
+      args.tap_w = tap_w;
+      args.bias = bias_data;
+      args.min = s->act_min;
+      args.max = s->act_max;
+      int64_t batch = -1;
+      int64_t next_row = 0;  // the next input row of `batch` to split
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t oy = row % g.out_height;
+        if (row / g.out_height != batch) {
+          batch = row / g.out_height;
+          next_row = 0;
+        }
+        const int64_t y0 = oy * g.stride_height - g.pad_top;
+        const int64_t first = std::max<int64_t>(0, y0);
+        const int64_t last = std::min<int64_t>(
+            g.in_height - 1, y0 + int64_t{g.kernel_height - 1} * g.dilation_height);
+        // Rows below `first` are not read again; the ring keeps the ring_rows latest.
+        next_row = std::max(next_row, first);
+        for (; next_row <= last; ++next_row) {
+          split_row(s, input_data, batch * g.in_height + next_row,
+                   ring + (next_row % ring_rows) * row_floats);
+        }
+        size_t taps = 0;
+        for (int ky = 0; ky < g.kernel_height; ++ky) {
+          const int64_t iy = y0 + int64_t{ky} * g.dilation_height;
+          if (iy < 0 || iy >= g.in_height) continue;  // zero rows add nothing
+          const float* plane_row = ring + (iy % ring_rows) * row_floats;
+          for (int kx = 0; kx < g.kernel_width; ++kx) {
+            const PlanarColumn column = PlanarColumnOf(g, kx, s->plane_margin);
+            for (int c = 0; c < channels; ++c, ++taps) {
+              tap_in[taps] = plane_row +
+                             (static_cast<size_t>(c) * phases + column.phase) * plane_width +
+                             column.shift;
+              tap_w[taps] = s->planar_w.data() +
+                            ((static_cast<size_t>(ky) * g.kernel_width + kx) * channels + c) *
+                                s->output_depth;
+            }
+          }
+        }
+        args.taps = taps;
+        args.out = output_data + row * g.out_width * s->output_depth;
+        planar_conv(args);
+      }
+    });
+    return kTfLiteOk;
+  }
+
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
+    if (s->planar) return EvalPlanar(context, node, s);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias = tflite::GetInput(context, node, 2);

@@ -82,6 +82,29 @@ struct DwRowArgs {
 };
 using DwRowFn = void (*)(const DwRowArgs& args);
 
+// A convolution with few input channels and 8 output channels (a model's first layer, where a
+// GEMM over 16-float registers would leave half of each idle), over planar input rows, for one row
+// of output pixels: out[x * 8 + o] = clamp(bias[o] + sum over t < taps of tap_in[t][x] *
+// tap_w[t][o]) for x < pixels, the taps summed in order. tap_in[t] holds, for every output pixel,
+// the input value tap t reads (rows outside the input are left out of the list); it is readable up
+// to pixels rounded up to a whole register.
+struct PlanarConvArgs {
+  size_t pixels = 0;
+  size_t taps = 0;
+  const float* const* tap_in = nullptr;
+  const float* const* tap_w = nullptr;  // per tap, 8 weights
+  const float* bias = nullptr;          // 8, or null (zeros)
+  float* out = nullptr;                 // the row's first pixel; pixels * 8 floats
+  float min = 0.f;
+  float max = 0.f;
+};
+using PlanarConvFn = void (*)(const PlanarConvArgs& args);
+
+// Splits pixels of 3 channels into the planes of stride 2 (PlanarConvArgs' input): for e < elements
+// (a multiple of 16) and k < 6, planes[k][e] = in[6 * e + k], i.e. channel k % 3 of column
+// 2e + k / 3.
+using PlanarSplit3x2Fn = void (*)(const float* in, size_t elements, float* const* planes);
+
 // Pooling of one output pixel over `count` input pixels (window clipped to the input):
 // max: out[ch] = clamp(max over i of in[i][ch]); average: clamp((sum over i in order) / count).
 using PoolFn = void (*)(size_t channels, size_t count, const float* const* in, float* out,
@@ -123,6 +146,9 @@ struct MicroKernels {
   BinaryFn mul = nullptr;
   SoftmaxFn softmax = nullptr;
   BilinearRowFn bilinear_row = nullptr;
+  // Null where the set has none (only AVX-512 has one): conv.cc then uses the GEMM.
+  PlanarConvFn planar_conv = nullptr;
+  PlanarSplit3x2Fn planar_split_3x2 = nullptr;
 };
 
 // The kernel set in use. The first call picks the widest set the CPU runs, unless the environment

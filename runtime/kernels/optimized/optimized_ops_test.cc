@@ -260,6 +260,28 @@ TEST(OptimizedConv2dTest, ValidMixedStridesAndDilation) {
 TEST(OptimizedConv2dTest, SameNonSquareKernelDilationRelu6) {
   CheckConv({{1, 10, 12, 6}, 33, 5, 3, fb::Padding::SAME, 1, 3, 2, 1, Act::RELU6}, 7);
 }
+// Few input channels and 8 outputs take the planar kernel where the kernel set has one (AVX-512):
+// input split by channel and column phase, 16 output pixels per register, rows that end partway
+// through a register, odd input widths, margins for padding on both sides.
+TEST(OptimizedConv2dTest, PlanarFirstLayerStrideTwoSame) {
+  CheckConv({{1, 40, 45, 3}, 8, 3, 3, fb::Padding::SAME, 2, 2});
+}
+TEST(OptimizedConv2dTest, PlanarWholeRegistersRelu6Batches) {
+  CheckConv({{2, 34, 64, 3}, 8, 3, 3, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU6});
+}
+TEST(OptimizedConv2dTest, PlanarStrideOneValidFiveByFiveOneChannel) {
+  CheckConv({{2, 20, 37, 1}, 8, 5, 5, fb::Padding::VALID, 1, 1});
+}
+TEST(OptimizedConv2dTest, PlanarStrideThreeDilationFourChannels) {
+  CheckConv({{1, 21, 70, 4}, 8, 3, 3, fb::Padding::SAME, 1, 3, 2, 2});
+  CheckConv({{1, 12, 60, 2}, 8, 3, 2, fb::Padding::SAME, 3, 3});
+}
+TEST(OptimizedConv2dTest, PlanarWeightsAreAGraphInput) {
+  Conv c{{1, 18, 40, 3}, 8, 3, 3, fb::Padding::SAME, 2, 2};
+  c.filter_is_input = true;
+  CheckConv(c);
+}
+
 TEST(OptimizedConv2dTest, Activations) {
   CheckConv({{1, 6, 6, 8}, 8, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU}, 3);
   CheckConv({{1, 6, 6, 8}, 8, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU_N1_TO_1}, 4);
