@@ -173,8 +173,9 @@ struct ConvState : OpState {
   std::vector<GemmProblem> problems;  // one per group
   bool quantized = false;
   QuantGemmState quant;
-  // Few input channels (a first layer): MicroKernels::planar_conv over the input split into planes
-  // per channel and column phase (x mod stride_width), see PlanarLayout. Else the GEMM.
+  // Few input channels and 8 outputs (a first layer): MicroKernels::planar_conv over the input
+  // split into planes per channel and column phase (x mod stride_width), see PreparePlanar. Else
+  // the GEMM.
   bool planar = false;
   int plane_margin = 0;     // plane elements left of input column 0
   size_t plane_width = 0;   // floats per plane row
@@ -274,7 +275,7 @@ struct ConvOp {
     s->merged_rows = s->groups == 1 && s->geometry.kernel_width > 1 &&
                      s->geometry.dilation_width == 1;
     s->zero.assign(std::max(s->filter_depth * s->geometry.kernel_width, 1), 0.f);
-    PreparePlanar(s);
+    PreparePlanar(context, s);
     s->indirection.Invalidate();
     s->row_indirection.valid = false;
     // Persistent read-only tensors (a DEQUANTIZE of float16 weights, computed in its Prepare) are
@@ -292,7 +293,7 @@ struct ConvOp {
   // fills its registers and is as fast), at least a register's width of output pixels per row,
   // when the kernel set has one. The planes have `plane_margin` zeros left of input column 0 and
   // room on the right for the last register's reads.
-  static void PreparePlanar(State* s) {
+  static void PreparePlanar(TfLiteContext* context, State* s) {
     const WindowGeometry& g = s->geometry;
     s->planar = s->kernels->planar_conv != nullptr && s->groups == 1 &&
                 s->filter_depth <= kMaxPlanarInputChannels &&
@@ -314,6 +315,9 @@ struct ConvOp {
         s->plane_margin + (static_cast<size_t>(g.in_width) + g.stride_width - 1) / g.stride_width;
     s->plane_width = (std::max(read_end, columns_end) + lanes - 1) / lanes * lanes;
     s->planar_ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
+    s->planes.assign(static_cast<size_t>(MaxChunks(context)) * s->planar_ring_rows *
+                         s->filter_depth * g.stride_width * s->plane_width,
+                     0.f);
   }
 
   // Splits input row `row` (all batches' rows in order) into its planes at `out`: column x goes to
@@ -386,7 +390,8 @@ struct ConvOp {
     const size_t row_floats = static_cast<size_t>(channels) * phases * plane_width;
     const int64_t ring_rows = s->planar_ring_rows;
     const size_t ring_floats = ring_rows * row_floats;
-    const int max_chunks = MaxChunks(context);
+    // Sized in Prepare for MaxChunks(context) rings, which ParallelChunks does not exceed.
+    const size_t max_chunks = MaxChunks(context);
     if (s->planes.size() < max_chunks * ring_floats) s->planes.assign(max_chunks * ring_floats, 0.f);
     const float* input_data = tflite::GetTensorData<float>(input);
     const float* bias_data = tflite::GetTensorData<float>(bias);
