@@ -276,6 +276,10 @@ TEST(OptimizedConv2dTest, PlanarStrideThreeDilationFourChannels) {
   CheckConv({{1, 21, 70, 4}, 8, 3, 3, fb::Padding::SAME, 1, 3, 2, 2});
   CheckConv({{1, 12, 60, 2}, 8, 3, 2, fb::Padding::SAME, 3, 3});
 }
+TEST(OptimizedConv2dTest, PlanarThreeChannelsStrideOneAndOneChannelStrideTwo) {
+  CheckConv({{1, 9, 33, 3}, 8, 3, 3, fb::Padding::SAME, 1, 1});
+  CheckConv({{1, 10, 40, 1}, 8, 3, 3, fb::Padding::SAME, 2, 2});
+}
 TEST(OptimizedConv2dTest, PlanarWeightsAreAGraphInput) {
   Conv c{{1, 18, 40, 3}, 8, 3, 3, fb::Padding::SAME, 2, 2};
   c.filter_is_input = true;
