@@ -180,6 +180,9 @@ struct ConvState : OpState {
   int plane_margin = 0;     // plane elements left of input column 0
   size_t plane_width = 0;   // floats per plane row
   int planar_ring_rows = 0;  // input rows one output row reads
+  // Per kernel column and input channel (kx * channels + c), where its tap reads in a row of
+  // planes: the same for every kernel row.
+  std::vector<size_t> planar_tap_offsets;
   std::vector<float> planes;  // per chunk, a ring of planar_ring_rows rows: [channel][phase][plane_width]
   std::vector<float> planar_w;  // [tap][output_depth], tap = (ky * kernel_width + kx) * channels + c
 };
@@ -315,6 +318,14 @@ struct ConvOp {
         s->plane_margin + (static_cast<size_t>(g.in_width) + g.stride_width - 1) / g.stride_width;
     s->plane_width = (std::max(read_end, columns_end) + lanes - 1) / lanes * lanes;
     s->planar_ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
+    s->planar_tap_offsets.clear();
+    for (int kx = 0; kx < g.kernel_width; ++kx) {
+      const PlanarColumn column = PlanarColumnOf(g, kx, s->plane_margin);
+      for (int c = 0; c < s->filter_depth; ++c) {
+        s->planar_tap_offsets.push_back(
+            (static_cast<size_t>(c) * g.stride_width + column.phase) * s->plane_width + column.shift);
+      }
+    }
     s->planes.assign(static_cast<size_t>(MaxChunks(context)) * s->planar_ring_rows *
                          s->filter_depth * g.stride_width * s->plane_width,
                      0.f);
@@ -399,6 +410,7 @@ struct ConvOp {
     const int64_t output_rows = int64_t{g.batches} * g.out_height;
     const PlanarConvFn planar_conv = s->kernels->planar_conv;
     const SplitRowFn split_row = ChooseSplitRow(s);
+    const size_t row_taps = s->planar_tap_offsets.size();  // taps of one kernel row
     ParallelChunks(context, output_rows, 1, [&](int chunk, int64_t begin, int64_t end) {
       float* ring = s->planes.data() + chunk * ring_floats;
       const float* tap_in[kMaxPlanarTaps];
@@ -433,16 +445,10 @@ struct ConvOp {
           const int64_t iy = y0 + int64_t{ky} * g.dilation_height;
           if (iy < 0 || iy >= g.in_height) continue;  // zero rows add nothing
           const float* plane_row = ring + (iy % ring_rows) * row_floats;
-          for (int kx = 0; kx < g.kernel_width; ++kx) {
-            const PlanarColumn column = PlanarColumnOf(g, kx, s->plane_margin);
-            for (int c = 0; c < channels; ++c, ++taps) {
-              tap_in[taps] = plane_row +
-                             (static_cast<size_t>(c) * phases + column.phase) * plane_width +
-                             column.shift;
-              tap_w[taps] = s->planar_w.data() +
-                            ((static_cast<size_t>(ky) * g.kernel_width + kx) * channels + c) *
-                                s->output_depth;
-            }
+          const float* row_w = s->planar_w.data() + ky * row_taps * s->output_depth;
+          for (size_t j = 0; j < row_taps; ++j, ++taps) {
+            tap_in[taps] = plane_row + s->planar_tap_offsets[j];
+            tap_w[taps] = row_w + j * s->output_depth;
           }
         }
         args.taps = taps;
