@@ -8,6 +8,7 @@
 // nothing and no im2col copy is made (with one group and no horizontal dilation, one pointer per
 // kernel row: see RowIndirection). Weights are packed once in Prepare when they are constant.
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <numeric>
 #include <utility>
@@ -524,6 +525,18 @@ struct DepthwiseState : OpState {
   int interior_begin = 0;
   int interior_end = 0;
   std::vector<float> zero_row;  // one input row of zeros, for tap rows above or below the input
+  // Short rows, where the edge pixels are a large share (a 5x5 window on a 14x14 or 7x7 map): a
+  // chunk copies each input row it reads once into a ring of rows padded with zeros on both sides,
+  // and every output pixel of the row takes the row kernel. Used when each chunk has enough rows
+  // that the rows read twice (the window's height) stay a small part of the copying.
+  bool padded_rows = false;
+  int padded_width = 0;      // columns of a padded row: input columns -pad_left onwards
+  int padded_ring_rows = 0;  // input rows one output row's window spans
+  // Per chunk, padded_ring_rows rows of padded_row_floats (padded_width pixels rounded up to whole
+  // cache lines, so loads from a slot are aligned as loads from the input are).
+  size_t padded_row_floats = 0;
+  CacheAlignedFloats padded_rings;
+  CacheAlignedFloats padded_zero_row;  // a padded row of zeros, for tap rows outside the input
   // With stride 1 the interior of a row is one run of floats in which output float j reads input
   // float j of each tap's run and weight j mod channels. When channels do not fill whole vector
   // registers, the row kernel takes groups of `group_pixels` pixels (lcm(channels, lanes) floats)
@@ -547,6 +560,22 @@ constexpr int kMaxRowKernelTaps = 64;
 
 // Multiply-adds a chunk should hold at least before it goes to another thread.
 constexpr int64_t kMinDepthwiseMacsPerChunk = 16 * 1024;
+
+// Padded rows (DepthwiseState::padded_rows) are used with stride 1 (with stride 2 each output row
+// copies two input rows) when the edge pixels' taps are at least kPaddedRowsEdgeTapsPerPixel per
+// output pixel of the row (measured on hand_landmark: 5x5 windows on 7x7 to 28x28 maps gain
+// 10-38%; 3x3 windows on a 14x14 map lose 11%), the ring spans at most kMaxPaddedRingRows input
+// rows and takes at most kMaxPaddedRingBytes per chunk.
+constexpr int kPaddedRowsEdgeTapsPerPixel = 3;
+constexpr int kMaxPaddedRingRows = 16;
+constexpr size_t kMaxPaddedRingBytes = 256 * 1024;
+
+// Output rows a chunk of the row kernel should hold at least.
+int64_t MinDepthwiseRows(const DepthwiseState* s) {
+  const int64_t macs_per_row =
+      int64_t{s->geometry.taps()} * s->output_depth * s->geometry.out_width;
+  return std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_row));
+}
 
 struct DepthwiseOp {
   using State = DepthwiseState;
@@ -601,6 +630,35 @@ struct DepthwiseOp {
         s->zero_row.assign(static_cast<size_t>(g.in_width) * s->input_depth, 0.f);
       }
     }
+    s->padded_rows = false;
+    s->padded_rings.clear();
+    s->padded_zero_row.clear();
+    if (s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps) {
+      const int edge_pixels = g.out_width - (s->interior_end - s->interior_begin);
+      const int64_t width = int64_t{g.out_width - 1} * g.stride_width +
+                            int64_t{g.kernel_width - 1} * g.dilation_width + 1;
+      const int ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
+      const size_t row_floats = RoundUpToLineFloats(static_cast<size_t>(width) * s->input_depth);
+      const size_t ring_floats = ring_rows * row_floats;
+      // Every chunk gets at least the window's height in rows: a chunk copies the rows above its
+      // first output row's window again, which must stay a small share of its copies.
+      const int64_t rows = int64_t{g.batches} * g.out_height;
+      const int64_t min_rows = std::max<int64_t>(MinDepthwiseRows(s), ring_rows);
+      const int max_chunks = MaxChunks(context);
+      if (edge_pixels > 0 && g.stride_height == 1 &&
+          int64_t{edge_pixels} * g.taps() >= int64_t{kPaddedRowsEdgeTapsPerPixel} * g.out_width &&
+          ring_rows <= kMaxPaddedRingRows && g.pad_left < width &&
+          ring_floats * sizeof(float) <= kMaxPaddedRingBytes &&
+          (max_chunks == 1 || rows / min_rows >= max_chunks)) {
+        s->padded_rows = true;
+        s->padded_width = static_cast<int>(width);
+        s->padded_ring_rows = ring_rows;
+        s->padded_row_floats = row_floats;
+        // Zeros everywhere: copies write only the input's columns, so the padding stays zero.
+        s->padded_rings.assign(max_chunks * ring_floats);
+        s->padded_zero_row.assign(row_floats);
+      }
+    }
     s->group_pixels = 1;
     s->grouped_filter = nullptr;
     s->constant_weights = tflite::IsConstantOrPersistentTensor(filter) &&
@@ -638,15 +696,28 @@ struct DepthwiseOp {
     s->grouped_bias = bias != nullptr ? bias->data.raw : nullptr;
   }
 
-  // Multiplier 1: rows [begin, end) of the output (all batches' rows in order).
+  // Multiplier 1: rows [begin, end) of the output (all batches' rows in order). With `ring` (a
+  // chunk's padded rows, DepthwiseState::padded_rows), every pixel takes the row kernel;
+  // otherwise the edge pixels read through `indirection`.
   static void EvalRows(const State* s, const float* input, const float* const* indirection,
-                       const float* filter, const float* bias, float* output, int64_t begin,
-                       int64_t end) {
+                       float* ring, const float* filter, const float* bias, float* output,
+                       int64_t begin, int64_t end) {
     const WindowGeometry& g = s->geometry;
     const size_t channels = s->output_depth;
     const size_t taps = g.taps();
     const size_t row_floats = static_cast<size_t>(g.in_width) * channels;
-    const int interior_pixels = s->interior_end - s->interior_begin;
+    const int interior_begin = ring != nullptr ? 0 : s->interior_begin;
+    const int interior_end = ring != nullptr ? g.out_width : s->interior_end;
+    const int interior_pixels = interior_end - interior_begin;
+    // Padded rows: a ring slot's pixel 0 is input column -pad_left; in_row below points at
+    // column 0 so that both paths address taps alike. held[slot] is the input row (batch *
+    // in_height + iy) the slot holds, -1 for none.
+    const size_t padded_row_floats = s->padded_row_floats;
+    const size_t pad_floats = static_cast<size_t>(g.pad_left) * channels;
+    const size_t copy_floats =
+        std::min<size_t>(g.in_width, static_cast<size_t>(s->padded_width - g.pad_left)) * channels;
+    int64_t held[kMaxPaddedRingRows];
+    if (ring != nullptr) std::fill(held, held + s->padded_ring_rows, int64_t{-1});
     DwConvArgs edge;
     edge.channels = channels;
     edge.taps = taps;
@@ -673,17 +744,32 @@ struct DepthwiseOp {
         const int64_t batch = row / g.out_height;
         const int64_t oy = row % g.out_height;
         const float* image = input + batch * g.in_height * row_floats;
-        const int64_t x0 = static_cast<int64_t>(s->interior_begin) * g.stride_width - g.pad_left;
+        const int64_t x0 = static_cast<int64_t>(interior_begin) * g.stride_width - g.pad_left;
         for (int ky = 0; ky < g.kernel_height; ++ky) {
           const int64_t iy = oy * g.stride_height - g.pad_top + int64_t{ky} * g.dilation_height;
-          const float* in_row =
-              iy >= 0 && iy < g.in_height ? image + iy * row_floats : s->zero_row.data();
+          const bool inside = iy >= 0 && iy < g.in_height;
+          const float* in_row;
+          if (ring == nullptr) {
+            in_row = inside ? image + iy * row_floats : s->zero_row.data();
+          } else if (!inside) {
+            in_row = s->padded_zero_row.data() + pad_floats;
+          } else {
+            // The rows of one window are fewer than the ring's, so they never share a slot.
+            const int64_t slot = iy % s->padded_ring_rows;
+            float* padded = ring + slot * padded_row_floats;
+            const int64_t key = batch * g.in_height + iy;
+            if (held[slot] != key) {
+              std::memcpy(padded + pad_floats, image + iy * row_floats, copy_floats * sizeof(float));
+              held[slot] = key;
+            }
+            in_row = padded + pad_floats;
+          }
           for (int kx = 0; kx < g.kernel_width; ++kx) {
             tap_in[ky * g.kernel_width + kx] =
                 in_row + (x0 + int64_t{kx} * g.dilation_width) * static_cast<int64_t>(channels);
           }
         }
-        row_args.out = out_row + static_cast<size_t>(s->interior_begin) * channels;
+        row_args.out = out_row + static_cast<size_t>(interior_begin) * channels;
         if (s->group_pixels == 1) {
           s->kernels->dwconv_row(row_args);
         } else {
@@ -709,6 +795,7 @@ struct DepthwiseOp {
           }
         }
       }
+      if (ring != nullptr) continue;
       // The indirection buffer holds the edge pixels only: interior_begin on the left, then the
       // rest of the row on the right.
       const int64_t first_edge = row * (g.out_width - interior_pixels);
@@ -735,19 +822,26 @@ struct DepthwiseOp {
     const TfLiteTensor* bias =
         node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    // The row kernel reads the interior columns in place: the indirection buffer holds the others.
-    const bool row_kernel = s->multiplier == 1 && s->interior_end > s->interior_begin;
-    const float* const* indirection = s->indirection.Get(
-        s->geometry, tflite::GetTensorData<float>(input), s->input_depth, s->zero.data(),
-        row_kernel ? s->interior_begin : 0, row_kernel ? s->interior_end : 0);
-    const float* filter_data = tflite::GetTensorData<float>(filter);
-    const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
-    float* output_data = tflite::GetTensorData<float>(output);
     const size_t taps = s->geometry.taps();
     const int64_t pixels = s->geometry.out_pixels();
     const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->output_depth;
     const int64_t min_pixels =
         std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
+    const int64_t rows = int64_t{s->geometry.batches} * s->geometry.out_height;
+    const bool padded = s->padded_rows;
+    const int64_t min_rows =
+        padded ? std::max<int64_t>(MinDepthwiseRows(s), s->padded_ring_rows) : MinDepthwiseRows(s);
+    // The row kernel reads the interior columns in place: the indirection buffer holds the others.
+    const bool row_kernel = s->multiplier == 1 && (padded || s->interior_end > s->interior_begin);
+    const float* const* indirection =
+        padded ? nullptr
+               : s->indirection.Get(s->geometry, tflite::GetTensorData<float>(input),
+                                    s->input_depth, s->zero.data(),
+                                    row_kernel ? s->interior_begin : 0,
+                                    row_kernel ? s->interior_end : 0);
+    const float* filter_data = tflite::GetTensorData<float>(filter);
+    const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
+    float* output_data = tflite::GetTensorData<float>(output);
 
     if (row_kernel) {
       if (s->group_pixels > 1 &&
@@ -756,12 +850,18 @@ struct DepthwiseOp {
         RepeatWeights(s, filter, bias);
       }
       const float* input_data = tflite::GetTensorData<float>(input);
-      const int64_t rows = int64_t{s->geometry.batches} * s->geometry.out_height;
-      const int64_t min_rows = std::max<int64_t>(
-          1, kMinDepthwiseMacsPerChunk /
-                 std::max<int64_t>(1, macs_per_pixel * s->geometry.out_width));
-      ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
-        EvalRows(s, input_data, indirection, filter_data, bias_data, output_data, begin, end);
+      const size_t ring_floats = s->padded_ring_rows * s->padded_row_floats;
+      if (padded) {
+        // Sized in Prepare for MaxChunks(context) rings, which ParallelChunks does not exceed.
+        const size_t max_chunks = MaxChunks(context);
+        if (s->padded_rings.size() < max_chunks * ring_floats) {
+          s->padded_rings.assign(max_chunks * ring_floats);
+        }
+      }
+      ParallelChunks(context, rows, min_rows, [&](int chunk, int64_t begin, int64_t end) {
+        float* ring = padded ? s->padded_rings.data() + chunk * ring_floats : nullptr;
+        EvalRows(s, input_data, indirection, ring, filter_data, bias_data, output_data, begin,
+                 end);
       });
       return kTfLiteOk;
     }

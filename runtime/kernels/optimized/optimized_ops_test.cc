@@ -431,6 +431,19 @@ TEST(OptimizedDepthwiseTest, RowKernelValidDilatedAndWide) {
   // More taps than the row kernel keeps: the indirect kernel throughout.
   CheckDepthwise({{1, 12, 12, 16}, 1, 9, 9, fb::Padding::SAME});
 }
+TEST(OptimizedDepthwiseTest, PaddedRows) {
+  // Short rows with many edge pixels take a ring of zero-padded input rows (stride 1): hand_landmark's
+  // 5x5 windows on 7x7 and 14x14 maps, channels in whole registers, in pixel groups and partial,
+  // batches, dilation, a stride across the row only, and tall maps whose rows split over 4 threads.
+  CheckDepthwise({{1, 7, 7, 32}, 1, 5, 5});
+  CheckDepthwise({{1, 14, 14, 48}, 1, 5, 5, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6}, 3);
+  CheckDepthwise({{2, 7, 7, 24}, 1, 5, 5}, 5);
+  CheckDepthwise({{2, 6, 5, 7}, 1, 5, 5, fb::Padding::SAME, 1, 1, 1, 1, Act::NONE, false}, 7);
+  CheckDepthwise({{1, 9, 9, 16}, 1, 3, 3, fb::Padding::SAME, 1, 1, 2, 2}, 9);
+  CheckDepthwise({{1, 7, 11, 16}, 1, 5, 5, fb::Padding::SAME, 1, 3}, 11);
+  CheckDepthwise({{1, 96, 7, 16}, 1, 5, 5}, 13);
+  CheckDepthwise({{3, 40, 7, 20}, 1, 5, 3, fb::Padding::SAME, 1, 1, 2, 1, Act::RELU}, 15);
+}
 TEST(OptimizedDepthwiseTest, LargeCrossesThreadChunks) {
   CheckDepthwise({{1, 56, 56, 24}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6});
 }
