@@ -640,8 +640,9 @@ struct DepthwiseOp {
       const int ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
       const size_t row_floats = RoundUpToLineFloats(static_cast<size_t>(width) * s->input_depth);
       const size_t ring_floats = ring_rows * row_floats;
-      // Every chunk gets at least the window's height in rows: a chunk copies the rows above its
-      // first output row's window again, which must stay a small share of its copies.
+      // Every chunk gets at least the window's height in rows (a chunk copies the rows above its
+      // first output row's window again, which must stay a small share of its copies), and every
+      // thread at least one chunk.
       const int64_t rows = int64_t{g.batches} * g.out_height;
       const int64_t min_rows = std::max<int64_t>(MinDepthwiseRows(s), ring_rows);
       const int max_chunks = MaxChunks(context);
@@ -649,7 +650,7 @@ struct DepthwiseOp {
           int64_t{edge_pixels} * g.taps() >= int64_t{kPaddedRowsEdgeTapsPerPixel} * g.out_width &&
           ring_rows <= kMaxPaddedRingRows && g.pad_left < width &&
           ring_floats * sizeof(float) <= kMaxPaddedRingBytes &&
-          (max_chunks == 1 || rows / min_rows >= max_chunks)) {
+          (max_chunks == 1 || rows / min_rows >= NumThreads(context))) {
         s->padded_rows = true;
         s->padded_width = static_cast<int>(width);
         s->padded_ring_rows = ring_rows;
