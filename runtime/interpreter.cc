@@ -251,7 +251,7 @@ Status Subgraph::BuildSparseTensor(const Model& model, const fb::SubGraph* subgr
     t.data.raw = const_cast<char*>(reinterpret_cast<const char*>(buffer));
     return Status::Ok();
   }
-  std::vector<uint8_t>& dense = expanded_constants_[index];
+  CacheAlignedVector<uint8_t>& dense = expanded_constants_[index];
   dense.assign(t.bytes, 0);
   const bool ok = sparsity::SparseToDense(*sparsity, t.dims, element, buffer, buffer_bytes, dense.data(), t.bytes, &why);
   TfLiteSparsityFree(sparsity);
@@ -408,7 +408,7 @@ Status Subgraph::AllocateIndividually(TfLiteTensor* tensor) {
   }
   const int index = static_cast<int>(tensor - tensors_.data());
   if (in_arena_[index]) return Status::Ok();
-  std::vector<uint8_t>& storage = individual_[index];
+  CacheAlignedVector<uint8_t>& storage = individual_[index];
   // Slack so vectorised kernels and delegates may read a little past the end.
   if (storage.size() < tensor->bytes + 16) storage.resize(tensor->bytes + 16);
   tensor->data.raw = reinterpret_cast<char*>(storage.data());
@@ -537,7 +537,7 @@ Status Subgraph::AllocateTensors() {
   for (size_t t = 0; t < tensors_.size(); ++t) {
     TfLiteTensor& tensor = tensors_[t];
     if (tensor.allocation_type != kTfLiteArenaRwPersistent) continue;
-    std::vector<uint8_t>& storage = individual_[static_cast<int>(t)];
+    CacheAlignedVector<uint8_t>& storage = individual_[static_cast<int>(t)];
     // As TFLite's ResetVariableTensor: int8 variables start at their zero point, others at zero.
     const uint8_t fill = tensor.type == kTfLiteInt8 ? static_cast<uint8_t>(tensor.params.zero_point) : 0;
     storage.assign(tensor.bytes + 16, fill);

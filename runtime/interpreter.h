@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/aligned_vector.h"
 #include "runtime/c/common.h"
 #include "runtime/delegate_profiler.h"
 #include "runtime/kernels/cpu_backend_context.h"
@@ -169,8 +170,8 @@ class Subgraph {
   std::vector<uint8_t, std::allocator<uint8_t>> arena_;
   uint8_t* arena_base_ = nullptr;
   // Tensors allocated one by one: variables, and arena tensors of nodes prepared during Invoke.
-  std::map<int, std::vector<uint8_t>> individual_;
-  std::map<int, std::vector<uint8_t>> expanded_constants_;  // sparse constants made dense at load
+  std::map<int, CacheAlignedVector<uint8_t>> individual_;  // tensors outside the arena
+  std::map<int, CacheAlignedVector<uint8_t>> expanded_constants_;  // sparse constants made dense at load
   std::vector<bool> in_arena_;
   std::string error_;
   bool allocated_ = false;

@@ -92,7 +92,7 @@ struct RowIndirection {
   const float* input = nullptr;
   bool valid = false;
   std::vector<const float*> buffer;  // per output pixel, kernel_height row pointers
-  std::vector<float> edge_rows;      // the copies, kernel_width * channels floats each
+  CacheAlignedVector<float> edge_rows;      // the copies, kernel_width * channels floats each
   // Per copy: the input pixel (batch, y, x) of its first tap; x may be negative.
   struct EdgeCopy {
     int64_t batch, y, x;
@@ -162,7 +162,7 @@ struct ConvState : OpState {
   float act_min = 0.f, act_max = 0.f;
   const GemmVariant* variant = nullptr;
   // Packed weights, one run of panels per group; what they were packed from.
-  std::vector<float> packed;
+  CacheAlignedVector<float> packed;
   size_t group_packed_size = 0;
   const void* packed_filter = nullptr;
   const void* packed_bias = nullptr;
@@ -184,8 +184,8 @@ struct ConvState : OpState {
   // Per kernel column and input channel (kx * channels + c), where its tap reads in a row of
   // planes: the same for every kernel row.
   std::vector<size_t> planar_tap_offsets;
-  std::vector<float> planes;  // per chunk, a ring of planar_ring_rows rows: [channel][phase][plane_width]
-  std::vector<float> planar_w;  // [tap][output_depth], tap = (ky * kernel_width + kx) * channels + c
+  CacheAlignedVector<float> planes;  // per chunk, a ring of planar_ring_rows rows: [channel][phase][plane_width]
+  CacheAlignedVector<float> planar_w;  // [tap][output_depth], tap = (ky * kernel_width + kx) * channels + c
 };
 
 // The planar kernel's limits: input channels and taps (ky, kx, c) per node; it writes 8 output
@@ -233,7 +233,7 @@ struct ConvOp {
     const size_t panels = (s->group_outputs + nr - 1) / nr;
     s->group_packed_size = panels * PackedPanelSize(taps, kc, nr);
     s->packed.resize(s->group_packed_size * s->groups);
-    std::vector<float> group_packed;
+    CacheAlignedVector<float> group_packed;
     for (int g = 0; g < s->groups; ++g) {
       const size_t first = static_cast<size_t>(g) * s->group_outputs;
       PackGemmWeights(s->group_outputs, taps, kc, filter_data + first * taps * kc, taps * kc, kc, 1,
@@ -524,7 +524,7 @@ struct DepthwiseState : OpState {
   // indirection buffer.
   int interior_begin = 0;
   int interior_end = 0;
-  std::vector<float> zero_row;  // one input row of zeros, for tap rows above or below the input
+  CacheAlignedVector<float> zero_row;  // one input row of zeros, for tap rows above or below the input
   // Short rows, where the edge pixels are a large share (a 5x5 window on a 14x14 or 7x7 map): a
   // chunk copies each input row it reads once into a ring of rows padded with zeros on both sides,
   // and every output pixel of the row takes the row kernel. Used when each chunk has enough rows
@@ -535,16 +535,16 @@ struct DepthwiseState : OpState {
   // Per chunk, padded_ring_rows rows of padded_row_floats (padded_width pixels rounded up to whole
   // cache lines, so loads from a slot are aligned as loads from the input are).
   size_t padded_row_floats = 0;
-  CacheAlignedFloats padded_rings;
-  CacheAlignedFloats padded_zero_row;  // a padded row of zeros, for tap rows outside the input
+  CacheAlignedVector<float> padded_rings;
+  CacheAlignedVector<float> padded_zero_row;  // a padded row of zeros, for tap rows outside the input
   // With stride 1 the interior of a row is one run of floats in which output float j reads input
   // float j of each tap's run and weight j mod channels. When channels do not fill whole vector
   // registers, the row kernel takes groups of `group_pixels` pixels (lcm(channels, lanes) floats)
   // as its "pixels", with weights and bias repeated to that width (group_w, group_bias), so every
   // lane does work. 1: no grouping.
   int group_pixels = 1;
-  std::vector<float> group_w;
-  std::vector<float> group_bias;
+  CacheAlignedVector<float> group_w;
+  CacheAlignedVector<float> group_bias;
   const void* grouped_filter = nullptr;  // what group_w was made from
   const void* grouped_bias = nullptr;
   bool constant_weights = false;
@@ -656,8 +656,8 @@ struct DepthwiseOp {
         s->padded_ring_rows = ring_rows;
         s->padded_row_floats = row_floats;
         // Zeros everywhere: copies write only the input's columns, so the padding stays zero.
-        s->padded_rings.assign(max_chunks * ring_floats);
-        s->padded_zero_row.assign(row_floats);
+        s->padded_rings.assign(max_chunks * ring_floats, 0.f);
+        s->padded_zero_row.assign(row_floats, 0.f);
       }
     }
     s->group_pixels = 1;
@@ -856,7 +856,7 @@ struct DepthwiseOp {
         // Sized in Prepare for MaxChunks(context) rings, which ParallelChunks does not exceed.
         const size_t max_chunks = MaxChunks(context);
         if (s->padded_rings.size() < max_chunks * ring_floats) {
-          s->padded_rings.assign(max_chunks * ring_floats);
+          s->padded_rings.assign(max_chunks * ring_floats, 0.f);
         }
       }
       ParallelChunks(context, rows, min_rows, [&](int chunk, int64_t begin, int64_t end) {

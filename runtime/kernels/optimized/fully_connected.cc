@@ -25,7 +25,7 @@ struct FullyConnectedState : OpState {
   size_t rows = 0, units = 0, depth = 0;
   float act_min = 0.f, act_max = 0.f;
   const GemmVariant* variant = nullptr;
-  std::vector<float> packed;
+  CacheAlignedVector<float> packed;
   const void* packed_weights = nullptr;
   const void* packed_bias = nullptr;
   bool constant_weights = false;
@@ -145,7 +145,7 @@ struct BatchMatMulState : OpState {
   bool adj_x = false, adj_y = false;
   const GemmVariant* variant = nullptr;
   size_t packed_matrix_size = 0;
-  std::vector<float> packed;  // every rhs matrix, packed
+  CacheAlignedVector<float> packed;  // every rhs matrix, packed
   const void* packed_rhs = nullptr;
   bool constant_rhs = false;
   std::vector<float> lhs_transposed;
@@ -167,7 +167,7 @@ struct BatchMatMulOp {
     const size_t col_stride = s->adj_y ? s->depth : 1;
     const size_t k_stride = s->adj_y ? 1 : s->cols;
     ParallelChunks(context, s->rhs_matrices, 1, [&](int, int64_t begin, int64_t end) {
-      std::vector<float> one;
+      CacheAlignedVector<float> one;
       for (int64_t i = begin; i < end; ++i) {
         PackGemmWeights(s->cols, 1, s->depth, rhs_data + i * matrix, col_stride, 0, k_stride,
                         nullptr, nr, &one);

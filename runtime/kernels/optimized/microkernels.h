@@ -14,8 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "runtime/aligned_vector.h"
+
 namespace touchstone {
 namespace optimized {
+
+// Floats in one cache line, and a count of floats rounded up to whole lines.
+constexpr size_t kCacheLineFloats = kCacheLineBytes / sizeof(float);
+inline size_t RoundUpToLineFloats(size_t floats) {
+  return (floats + kCacheLineFloats - 1) / kCacheLineFloats * kCacheLineFloats;
+}
 
 constexpr int kMaxGemmMr = 8;
 
@@ -169,7 +177,7 @@ bool SelectKernelSet(const std::string& name);
 // Returns the packed floats (ceil(n / nr) panels).
 void PackGemmWeights(size_t n, size_t ks, size_t kc, const float* src, size_t col_stride,
                      size_t tap_stride, size_t k_stride, const float* bias, int nr,
-                     std::vector<float>* packed);
+                     CacheAlignedVector<float>* packed);
 
 // Floats of one packed panel.
 inline size_t PackedPanelSize(size_t ks, size_t kc, int nr) { return static_cast<size_t>(nr) * (1 + ks * kc); }

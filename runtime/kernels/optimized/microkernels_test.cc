@@ -79,7 +79,7 @@ void CheckGemm(const MicroKernels& k, const GemmVariant& variant, const std::str
           }
           std::vector<float> weights = Random(n * ks * kc);  // [n][ks][kc]
           std::vector<float> bias = Random(n);
-          std::vector<float> packed;
+          CacheAlignedVector<float> packed;
           PackGemmWeights(n, ks, kc, weights.data(), ks * kc, kc, 1, bias.data(), variant.nr,
                           &packed);
           const size_t c_stride = n + 2;

@@ -117,35 +117,6 @@ inline size_t ElementBytes(TfLiteType type) {
 // thread is free, so a thread the OS delays (a busy machine) holds up at most one small chunk.
 constexpr int kChunksPerThread = 4;
 
-// Zero-initialised float scratch whose first float starts a cache line, so that vector loads from
-// it do not straddle two lines when its rows are whole lines (std::vector<float> only guarantees
-// 16 bytes).
-class CacheAlignedFloats {
- public:
-  static constexpr size_t kLineFloats = 64 / sizeof(float);
-  void assign(size_t count) {
-    storage_.assign(count + kLineFloats, 0.f);
-    const uintptr_t address = reinterpret_cast<uintptr_t>(storage_.data());
-    offset_ = ((64 - address % 64) % 64) / sizeof(float);
-    size_ = count;
-  }
-  void clear() { assign(0); }
-  size_t size() const { return size_; }
-  float* data() { return storage_.data() + offset_; }
-  const float* data() const { return storage_.data() + offset_; }
-
- private:
-  std::vector<float> storage_;
-  size_t offset_ = 0;
-  size_t size_ = 0;
-};
-
-// Rounds a count of floats up to whole cache lines.
-inline size_t RoundUpToLineFloats(size_t floats) {
-  return (floats + CacheAlignedFloats::kLineFloats - 1) / CacheAlignedFloats::kLineFloats *
-         CacheAlignedFloats::kLineFloats;
-}
-
 // The most chunks ParallelChunks makes on this context (for per-chunk scratch).
 inline int MaxChunks(TfLiteContext* context) {
   const int threads = NumThreads(context);

@@ -9,7 +9,7 @@ namespace optimized {
 
 void PackGemmWeights(size_t n, size_t ks, size_t kc, const float* src, size_t col_stride,
                      size_t tap_stride, size_t k_stride, const float* bias, int nr,
-                     std::vector<float>* packed) {
+                     CacheAlignedVector<float>* packed) {
   const size_t panels = (n + nr - 1) / nr;
   const size_t panel_size = PackedPanelSize(ks, kc, nr);
   packed->assign(panels * panel_size, 0.f);

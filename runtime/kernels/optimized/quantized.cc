@@ -14,7 +14,6 @@ namespace optimized {
 namespace {
 
 constexpr int kMaxRowsPerTile = 8;
-constexpr size_t kCacheLineBytes = 64;
 // Work a chunk should hold at least before it goes to another thread.
 constexpr int64_t kMinQuantGemmMacsPerChunk = 32 * 1024;
 constexpr int64_t kMinQuantDepthwiseMacsPerChunk = 16 * 1024;
@@ -216,14 +215,12 @@ void EnsureScratch(TfLiteContext* context, QuantGemmState* s) {
   const size_t chunks = MaxChunks(context);
   if (s->direct || s->scratch_chunks >= chunks) return;
   s->scratch_stride = RoundUp(static_cast<size_t>(s->kernels->mr) * s->kp, kCacheLineBytes);
-  s->scratch.assign(chunks * s->scratch_stride + kCacheLineBytes, 0);
+  s->scratch.assign(chunks * s->scratch_stride, 0);
   s->scratch_chunks = chunks;
 }
 
 uint8_t* ScratchFor(QuantGemmState* s, int chunk) {
-  const uintptr_t base = reinterpret_cast<uintptr_t>(s->scratch.data());
-  const uintptr_t aligned = (base + kCacheLineBytes - 1) & ~uintptr_t{kCacheLineBytes - 1};
-  return reinterpret_cast<uint8_t*>(aligned) + static_cast<size_t>(chunk) * s->scratch_stride;
+  return s->scratch.data() + static_cast<size_t>(chunk) * s->scratch_stride;
 }
 
 }  // namespace

@@ -39,11 +39,11 @@ struct QuantGemmState {
   bool conv = false;
   WindowGeometry geometry;
   int channels = 0;
-  std::vector<uint8_t> packed_b;
+  CacheAlignedVector<uint8_t> packed_b;
   QuantOutput output;
   // Per chunk a tile of rows, each chunk's on cache lines of its own (chunks run on different
   // threads: buffers sharing a line made the packing threads invalidate each other's writes).
-  std::vector<uint8_t> scratch;
+  CacheAlignedVector<uint8_t> scratch;
   size_t scratch_stride = 0;
   size_t scratch_chunks = 0;
 };
@@ -55,7 +55,7 @@ struct QuantDepthwiseState {
   int channels = 0;
   int taps = 0;  // padded to even
   int32_t input_zero_point = 0;
-  std::vector<uint8_t> packed_w;
+  CacheAlignedVector<uint8_t> packed_w;
   std::vector<uint8_t> zero;  // a row of input zero points (padding taps)
   QuantOutput output;
   const void* indirection_input = nullptr;
