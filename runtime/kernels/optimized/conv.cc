@@ -738,6 +738,12 @@ struct DepthwiseOp {
     row_args.bias = bias;
     row_args.min = s->act_min;
     row_args.max = s->act_max;
+    // Kernel rows of adjacent taps read with stride 1 (not in pixel groups, whose "pixels" are
+    // wider than a tap's step).
+    if (g.stride_width == 1 && g.dilation_width == 1 && s->group_pixels == 1 &&
+        (g.kernel_width == 3 || g.kernel_width == 5)) {
+      row_args.kernel_width = g.kernel_width;
+    }
     for (int64_t row = begin; row < end; ++row) {
       const int64_t first_pixel = row * g.out_width;
       float* out_row = output + first_pixel * channels;

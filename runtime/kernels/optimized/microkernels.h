@@ -87,6 +87,11 @@ struct DwRowArgs {
   float* out = nullptr;
   float min = 0.f;
   float max = 0.f;
+  // 3 or 5 when the taps are kernel rows of that many adjacent input pixels read with stride 1
+  // (tap_in[ky * kernel_width + kx] == tap_in[ky * kernel_width] + kx * x_step and x_step ==
+  // channels): the kernel then loads each input once per kernel row for all the pixels whose
+  // windows hold it. 0: no such structure. The sums are the same either way.
+  size_t kernel_width = 0;
 };
 using DwRowFn = void (*)(const DwRowArgs& args);
 

@@ -160,6 +160,62 @@ void CheckDwConv(const MicroKernels& k) {
   }
 }
 
+// The row kernel against a double-precision sum, and its sliding form (kernel_width set) against
+// its per-tap form bit for bit: both add each pixel's taps in the same order.
+void CheckDwRow(const MicroKernels& k) {
+  for (size_t channels : {size_t{1}, size_t{5}, size_t{16}, size_t{24}, size_t{37}}) {
+    for (size_t kernel_width : {size_t{3}, size_t{5}}) {
+      for (size_t kernel_rows : {size_t{1}, size_t{3}, size_t{5}}) {
+        for (size_t pixels = 1; pixels <= 19; ++pixels) {
+          const size_t row_floats = (pixels + kernel_width - 1) * channels;
+          std::vector<float> rows = Random(kernel_rows * row_floats);
+          const size_t taps = kernel_rows * kernel_width;
+          std::vector<const float*> tap_in(taps);
+          for (size_t ky = 0; ky < kernel_rows; ++ky) {
+            for (size_t kx = 0; kx < kernel_width; ++kx) {
+              tap_in[ky * kernel_width + kx] = rows.data() + ky * row_floats + kx * channels;
+            }
+          }
+          std::vector<float> w = Random(taps * channels), bias = Random(channels);
+          std::vector<float> expected(pixels * channels);
+          for (size_t x = 0; x < pixels; ++x) {
+            for (size_t c = 0; c < channels; ++c) {
+              double sum = bias[c];
+              for (size_t t = 0; t < taps; ++t) {
+                sum += double(tap_in[t][x * channels + c]) * w[t * channels + c];
+              }
+              expected[x * channels + c] = Clamp(static_cast<float>(sum), -2.f, 2.f);
+            }
+          }
+          DwRowArgs args;
+          args.channels = channels;
+          args.taps = taps;
+          args.pixels = pixels;
+          args.tap_in = tap_in.data();
+          args.x_step = channels;
+          args.w = w.data();
+          args.bias = bias.data();
+          args.min = -2.f;
+          args.max = 2.f;
+          std::vector<float> per_tap(pixels * channels), sliding(pixels * channels);
+          args.out = per_tap.data();
+          k.dwconv_row(args);
+          args.kernel_width = kernel_width;
+          args.out = sliding.data();
+          k.dwconv_row(args);
+          const std::string what = std::string(k.name) + " dwconv_row channels " +
+                                   std::to_string(channels) + " kernel " +
+                                   std::to_string(kernel_rows) + "x" +
+                                   std::to_string(kernel_width) + " pixels " +
+                                   std::to_string(pixels);
+          ExpectClose(expected, per_tap, 1e-5f, what);
+          ExpectExact(per_tap, sliding, what + " sliding");
+        }
+      }
+    }
+  }
+}
+
 void CheckPoolAndBinary(const MicroKernels& k) {
   for (size_t channels = 1; channels <= 70; ++channels) {
     for (size_t count : {size_t{1}, size_t{4}, size_t{9}}) {
@@ -263,6 +319,7 @@ int Run() {
     CheckGemm(k, k.gemm, "gemm");
     CheckGemm(k, k.gemm_narrow, "gemm_narrow");
     CheckDwConv(k);
+    CheckDwRow(k);
     CheckPoolAndBinary(k);
     CheckSoftmax(k);
     CheckBilinear(k);
