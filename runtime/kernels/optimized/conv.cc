@@ -530,6 +530,7 @@ struct DepthwiseState : OpState {
   // and every output pixel of the row takes the row kernel. Used when each chunk has enough rows
   // that the rows read twice (the window's height) stay a small part of the copying.
   bool padded_rows = false;
+  bool padded_channel_split = false;  // chunks take channel ranges of all rows, not rows
   int padded_width = 0;      // columns of a padded row: input columns -pad_left onwards
   int padded_ring_rows = 0;  // input rows one output row's window spans
   // Per chunk, padded_ring_rows rows of padded_row_floats (padded_width pixels rounded up to whole
@@ -630,36 +631,6 @@ struct DepthwiseOp {
         s->zero_row.assign(static_cast<size_t>(g.in_width) * s->input_depth, 0.f);
       }
     }
-    s->padded_rows = false;
-    s->padded_rings.clear();
-    s->padded_zero_row.clear();
-    if (s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps) {
-      const int edge_pixels = g.out_width - (s->interior_end - s->interior_begin);
-      const int64_t width = int64_t{g.out_width - 1} * g.stride_width +
-                            int64_t{g.kernel_width - 1} * g.dilation_width + 1;
-      const int ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
-      const size_t row_floats = RoundUpToLineFloats(static_cast<size_t>(width) * s->input_depth);
-      const size_t ring_floats = ring_rows * row_floats;
-      // Every chunk gets at least the window's height in rows (a chunk copies the rows above its
-      // first output row's window again, which must stay a small share of its copies), and every
-      // thread at least one chunk.
-      const int64_t rows = int64_t{g.batches} * g.out_height;
-      const int64_t min_rows = std::max<int64_t>(MinDepthwiseRows(s), ring_rows);
-      const int max_chunks = MaxChunks(context);
-      if (edge_pixels > 0 && g.stride_height == 1 &&
-          int64_t{edge_pixels} * g.taps() >= int64_t{kPaddedRowsEdgeTapsPerPixel} * g.out_width &&
-          ring_rows <= kMaxPaddedRingRows && g.pad_left < width &&
-          ring_floats * sizeof(float) <= kMaxPaddedRingBytes &&
-          (max_chunks == 1 || rows / min_rows >= NumThreads(context))) {
-        s->padded_rows = true;
-        s->padded_width = static_cast<int>(width);
-        s->padded_ring_rows = ring_rows;
-        s->padded_row_floats = row_floats;
-        // Zeros everywhere: copies write only the input's columns, so the padding stays zero.
-        s->padded_rings.assign(max_chunks * ring_floats, 0.f);
-        s->padded_zero_row.assign(row_floats, 0.f);
-      }
-    }
     s->group_pixels = 1;
     s->grouped_filter = nullptr;
     s->constant_weights = tflite::IsConstantOrPersistentTensor(filter) &&
@@ -672,6 +643,38 @@ struct DepthwiseOp {
       if (group_floats <= kMaxGroupFloats && group_pixels <= s->interior_end - s->interior_begin) {
         s->group_pixels = group_pixels;
         if (s->constant_weights) RepeatWeights(s, filter, bias);
+      }
+    }
+    s->padded_rows = false;
+    s->padded_rings.clear();
+    s->padded_zero_row.clear();
+    if (s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps) {
+      const int edge_pixels = g.out_width - (s->interior_end - s->interior_begin);
+      const int64_t width = int64_t{g.out_width - 1} * g.stride_width +
+                            int64_t{g.kernel_width - 1} * g.dilation_width + 1;
+      const int ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
+      const size_t row_floats = RoundUpToLineFloats(static_cast<size_t>(width) * s->input_depth);
+      const size_t ring_floats = ring_rows * row_floats;
+      // On several threads, chunks split the channels (each chunk copies its channels of every
+      // row once), or with channels in pixel groups the rows: then every chunk gets at least the
+      // window's height in rows (a chunk copies the rows above its first output row's window
+      // again, which must stay a small share of its copies), and every thread at least one chunk.
+      const int64_t rows = int64_t{g.batches} * g.out_height;
+      const int64_t min_rows = std::max<int64_t>(MinDepthwiseRows(s), ring_rows);
+      const int max_chunks = MaxChunks(context);
+      s->padded_channel_split = max_chunks > 1 && s->group_pixels == 1;
+      if (edge_pixels > 0 && g.stride_height == 1 &&
+          int64_t{edge_pixels} * g.taps() >= int64_t{kPaddedRowsEdgeTapsPerPixel} * g.out_width &&
+          ring_rows <= kMaxPaddedRingRows && g.pad_left < width &&
+          ring_floats * sizeof(float) <= kMaxPaddedRingBytes &&
+          (max_chunks == 1 || s->padded_channel_split || rows / min_rows >= NumThreads(context))) {
+        s->padded_rows = true;
+        s->padded_width = static_cast<int>(width);
+        s->padded_ring_rows = ring_rows;
+        s->padded_row_floats = row_floats;
+        // Zeros everywhere: copies write only the input's columns, so the padding stays zero.
+        s->padded_rings.assign(max_chunks * ring_floats, 0.f);
+        s->padded_zero_row.assign(row_floats, 0.f);
       }
     }
     s->fast = true;
@@ -700,9 +703,11 @@ struct DepthwiseOp {
   // Multiplier 1: rows [begin, end) of the output (all batches' rows in order). With `ring` (a
   // chunk's padded rows, DepthwiseState::padded_rows), every pixel takes the row kernel;
   // otherwise the edge pixels read through `indirection`.
+  // Padded rows may also be limited to the channels [c0, c1) (a chunk of a channel split; c0 a
+  // whole number of vector registers).
   static void EvalRows(const State* s, const float* input, const float* const* indirection,
                        float* ring, const float* filter, const float* bias, float* output,
-                       int64_t begin, int64_t end) {
+                       int64_t begin, int64_t end, size_t c0 = 0, size_t c1 = 0) {
     const WindowGeometry& g = s->geometry;
     const size_t channels = s->output_depth;
     const size_t taps = g.taps();
@@ -719,6 +724,9 @@ struct DepthwiseOp {
         std::min<size_t>(g.in_width, static_cast<size_t>(s->padded_width - g.pad_left)) * channels;
     int64_t held[kMaxPaddedRingRows];
     if (ring != nullptr) std::fill(held, held + s->padded_ring_rows, int64_t{-1});
+    if (c1 == 0) c1 = channels;
+    const bool all_channels = c0 == 0 && c1 == channels;
+    const size_t copy_pixels = copy_floats / std::max<size_t>(channels, 1);
     DwConvArgs edge;
     edge.channels = channels;
     edge.taps = taps;
@@ -734,8 +742,9 @@ struct DepthwiseOp {
     row_args.pixels = interior_pixels;
     row_args.tap_in = tap_in;
     row_args.x_step = static_cast<size_t>(g.stride_width) * channels;
-    row_args.w = filter;
-    row_args.bias = bias;
+    row_args.w = filter + c0;
+    row_args.bias = bias != nullptr ? bias + c0 : nullptr;
+    row_args.channel_count = c1 - c0;
     row_args.min = s->act_min;
     row_args.max = s->act_max;
     // Kernel rows of adjacent taps read with stride 1 (not in pixel groups, whose "pixels" are
@@ -766,17 +775,26 @@ struct DepthwiseOp {
             float* padded = ring + slot * padded_row_floats;
             const int64_t key = batch * g.in_height + iy;
             if (held[slot] != key) {
-              std::memcpy(padded + pad_floats, image + iy * row_floats, copy_floats * sizeof(float));
+              const float* source = image + iy * row_floats;
+              if (all_channels) {
+                std::memcpy(padded + pad_floats, source, copy_floats * sizeof(float));
+              } else {
+                for (size_t x = 0; x < copy_pixels; ++x) {
+                  std::memcpy(padded + pad_floats + x * channels + c0, source + x * channels + c0,
+                              (c1 - c0) * sizeof(float));
+                }
+              }
               held[slot] = key;
             }
             in_row = padded + pad_floats;
           }
           for (int kx = 0; kx < g.kernel_width; ++kx) {
             tap_in[ky * g.kernel_width + kx] =
-                in_row + (x0 + int64_t{kx} * g.dilation_width) * static_cast<int64_t>(channels);
+                in_row + (x0 + int64_t{kx} * g.dilation_width) * static_cast<int64_t>(channels) +
+                c0;
           }
         }
-        row_args.out = out_row + static_cast<size_t>(interior_begin) * channels;
+        row_args.out = out_row + static_cast<size_t>(interior_begin) * channels + c0;
         if (s->group_pixels == 1) {
           s->kernels->dwconv_row(row_args);
         } else {
@@ -785,6 +803,7 @@ struct DepthwiseOp {
           const size_t groups = interior_pixels / s->group_pixels;
           DwRowArgs grouped = row_args;
           grouped.channels = group_floats;
+          grouped.channel_count = 0;
           grouped.x_step = group_floats;
           grouped.pixels = groups;
           grouped.w = s->group_w.data();
@@ -864,6 +883,23 @@ struct DepthwiseOp {
         if (s->padded_rings.size() < max_chunks * ring_floats) {
           s->padded_rings.assign(max_chunks * ring_floats, 0.f);
         }
+      }
+      if (padded && s->padded_channel_split && NumThreads(context) > 1) {
+        // Chunks of whole vector registers of channels, each over every row.
+        const size_t lanes = s->kernels->float_lanes;
+        const size_t channels = s->output_depth;
+        const int64_t blocks = static_cast<int64_t>((channels + lanes - 1) / lanes);
+        const int64_t macs_per_block = macs_per_pixel / static_cast<int64_t>(channels) *
+                                       static_cast<int64_t>(lanes) * pixels;
+        const int64_t min_blocks =
+            std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_block));
+        ParallelChunks(context, blocks, min_blocks, [&](int chunk, int64_t begin, int64_t end) {
+          float* ring = s->padded_rings.data() + chunk * ring_floats;
+          EvalRows(s, input_data, nullptr, ring, filter_data, bias_data, output_data, 0, rows,
+                   static_cast<size_t>(begin) * lanes,
+                   std::min(static_cast<size_t>(end) * lanes, channels));
+        });
+        return kTfLiteOk;
       }
       ParallelChunks(context, rows, min_rows, [&](int chunk, int64_t begin, int64_t end) {
         float* ring = padded ? s->padded_rings.data() + chunk * ring_floats : nullptr;

@@ -87,6 +87,9 @@ struct DwRowArgs {
   float* out = nullptr;
   float min = 0.f;
   float max = 0.f;
+  // Channels computed, from the first (tap_in, w, bias and out point at the first); `channels`
+  // stays the distance between pixels' (and taps') values. 0: all `channels`.
+  size_t channel_count = 0;
   // 3 or 5 when the taps are kernel rows of that many adjacent input pixels read with stride 1
   // (tap_in[ky * kernel_width + kx] == tap_in[ky * kernel_width] + kx * x_step and x_step ==
   // channels): the kernel then loads each input once per kernel row for all the pixels whose

@@ -443,6 +443,10 @@ TEST(OptimizedDepthwiseTest, PaddedRows) {
   CheckDepthwise({{1, 7, 11, 16}, 1, 5, 5, fb::Padding::SAME, 1, 3}, 11);
   CheckDepthwise({{1, 96, 7, 16}, 1, 5, 5}, 13);
   CheckDepthwise({{3, 40, 7, 20}, 1, 5, 3, fb::Padding::SAME, 1, 1, 2, 1, Act::RELU}, 15);
+  // On several threads, chunks of whole registers of channels over every row, the last one
+  // partial.
+  CheckDepthwise({{1, 7, 7, 40}, 1, 5, 5}, 17);
+  CheckDepthwise({{2, 14, 14, 72}, 1, 5, 5, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6}, 19);
 }
 TEST(OptimizedDepthwiseTest, LargeCrossesThreadChunks) {
   CheckDepthwise({{1, 56, 56, 24}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6});
