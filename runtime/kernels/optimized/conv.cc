@@ -646,6 +646,7 @@ struct DepthwiseOp {
       }
     }
     s->padded_rows = false;
+    s->padded_channel_split = false;
     s->padded_rings.clear();
     s->padded_zero_row.clear();
     if (s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps) {
@@ -662,13 +663,14 @@ struct DepthwiseOp {
       const int64_t rows = int64_t{g.batches} * g.out_height;
       const int64_t min_rows = std::max<int64_t>(MinDepthwiseRows(s), ring_rows);
       const int max_chunks = MaxChunks(context);
-      s->padded_channel_split = max_chunks > 1 && s->group_pixels == 1;
+      const bool channel_split = max_chunks > 1 && s->group_pixels == 1;
       if (edge_pixels > 0 && g.stride_height == 1 &&
           int64_t{edge_pixels} * g.taps() >= int64_t{kPaddedRowsEdgeTapsPerPixel} * g.out_width &&
           ring_rows <= kMaxPaddedRingRows && g.pad_left < width &&
           ring_floats * sizeof(float) <= kMaxPaddedRingBytes &&
-          (max_chunks == 1 || s->padded_channel_split || rows / min_rows >= NumThreads(context))) {
+          (max_chunks == 1 || channel_split || rows / min_rows >= NumThreads(context))) {
         s->padded_rows = true;
+        s->padded_channel_split = channel_split;
         s->padded_width = static_cast<int>(width);
         s->padded_ring_rows = ring_rows;
         s->padded_row_floats = row_floats;
@@ -720,8 +722,11 @@ struct DepthwiseOp {
     // in_height + iy) the slot holds, -1 for none.
     const size_t padded_row_floats = s->padded_row_floats;
     const size_t pad_floats = static_cast<size_t>(g.pad_left) * channels;
-    const size_t copy_floats =
-        std::min<size_t>(g.in_width, static_cast<size_t>(s->padded_width - g.pad_left)) * channels;
+    size_t copy_floats = 0;  // the floats of an input row that a padded row holds
+    if (ring != nullptr) {
+      const size_t columns = static_cast<size_t>(s->padded_width - g.pad_left);
+      copy_floats = std::min<size_t>(g.in_width, columns) * channels;
+    }
     int64_t held[kMaxPaddedRingRows];
     if (ring != nullptr) std::fill(held, held + s->padded_ring_rows, int64_t{-1});
     if (c1 == 0) c1 = channels;
