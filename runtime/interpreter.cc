@@ -491,13 +491,13 @@ Status Subgraph::PlanArena(size_t prepared_steps) {
     return InvalidInputError("the tensor arena would need " + std::to_string(plan.arena_bytes) +
                              " bytes, more than the tensor memory limit of " + std::to_string(limit) + " bytes");
   }
-  arena_.assign(plan.arena_bytes + kArenaAlignmentBytes + 16, 0);
-  const uintptr_t raw = reinterpret_cast<uintptr_t>(arena_.data());
-  arena_base_ = reinterpret_cast<uint8_t*>((raw + kArenaAlignmentBytes - 1) /
-                                           kArenaAlignmentBytes * kArenaAlignmentBytes);
+  // The arena starts a cache line, so the planner's aligned offsets are aligned addresses; 16 bytes
+  // of slack let vectorised kernels read a little past the last tensor.
+  static_assert(kCacheLineBytes % kArenaAlignmentBytes == 0, "arena offsets must stay aligned");
+  arena_.assign(plan.arena_bytes + 16, 0);
   for (size_t r = 0; r < requests.size(); ++r) {
     TfLiteTensor& tensor = tensors_[request_tensor[r]];
-    tensor.data.raw = reinterpret_cast<char*>(arena_base_ + plan.offsets[r]);
+    tensor.data.raw = reinterpret_cast<char*>(arena_.data() + plan.offsets[r]);
     in_arena_[request_tensor[r]] = true;
   }
   return Status::Ok();

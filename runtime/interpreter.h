@@ -167,8 +167,7 @@ class Subgraph {
   TfLiteIntArray* plan_array_ = nullptr;
   std::vector<TfLiteDelegateParams> preview_params_;
   std::vector<void*> persistent_buffers_;
-  std::vector<uint8_t, std::allocator<uint8_t>> arena_;
-  uint8_t* arena_base_ = nullptr;
+  CacheAlignedVector<uint8_t> arena_;
   // Tensors allocated one by one: variables, and arena tensors of nodes prepared during Invoke.
   std::map<int, CacheAlignedVector<uint8_t>> individual_;  // tensors outside the arena
   std::map<int, CacheAlignedVector<uint8_t>> expanded_constants_;  // sparse constants made dense at load

@@ -889,7 +889,7 @@ struct DepthwiseOp {
           s->padded_rings.assign(max_chunks * ring_floats, 0.f);
         }
       }
-      if (padded && s->padded_channel_split && NumThreads(context) > 1) {
+      if (padded && s->padded_channel_split) {
         // Chunks of whole vector registers of channels, each over every row.
         const size_t lanes = s->kernels->float_lanes;
         const size_t channels = s->output_depth;
