@@ -85,7 +85,7 @@ const BuiltinEntry kBuiltinOps[] = {
     TS_OP(kTfLiteBuiltinGatherNd, GATHER_ND),
     TS_OP(kTfLiteBuiltinSlice, SLICE),
     TS_OP(kTfLiteBuiltinStridedSlice, STRIDED_SLICE),
-    TS_OP(kTfLiteBuiltinConcatenation, CONCATENATION),
+    TS_OPT_OP(kTfLiteBuiltinConcatenation, CONCATENATION),
     TS_OP(kTfLiteBuiltinSplit, SPLIT),
     TS_OP(kTfLiteBuiltinSplitV, SPLIT_V),
     TS_OPT_OP(kTfLiteBuiltinPad, PAD),

@@ -4,9 +4,9 @@
 // Prepare first) and runs the reference Eval for every type and configuration it does not
 // specialise (the quantized forms, hybrid weights, general broadcasts). Float results differ from
 // the reference only by the order of accumulation (and fused multiply-add): within 1e-5 of the
-// output's largest magnitude. Pooling, ADD, MUL, RESIZE_BILINEAR and PAD are exactly the
-// reference's, and so are the quantized (uint8, int8) CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED
-// and ADD (quantized.h).
+// output's largest magnitude. Pooling, ADD, MUL, RESIZE_BILINEAR, PAD, TRANSPOSE and
+// CONCATENATION are exactly the reference's, and so are the quantized (uint8, int8) CONV_2D,
+// DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD (quantized.h).
 //
 // The op resolver (runtime/op_resolver.cc) serves these for KernelSet::kOptimized.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OPTIMIZED_OPS_H_
@@ -30,6 +30,7 @@ TfLiteRegistration* Register_RESIZE_BILINEAR();
 TfLiteRegistration* Register_PAD();
 TfLiteRegistration* Register_PADV2();
 TfLiteRegistration* Register_TRANSPOSE();
+TfLiteRegistration* Register_CONCATENATION();
 
 // True when the optimized 8-bit CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels run on
 // AVX-512 VNNI on this CPU (with the microkernel set in force): the XNNPACK delegate's default

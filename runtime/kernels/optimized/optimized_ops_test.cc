@@ -50,6 +50,7 @@ class OptimizedTestResolver : public OpResolver {
     Add(kTfLiteBuiltinPad, optimized::Register_PAD());
     Add(kTfLiteBuiltinPadv2, optimized::Register_PADV2());
     Add(kTfLiteBuiltinTranspose, optimized::Register_TRANSPOSE());
+    Add(kTfLiteBuiltinConcatenation, optimized::Register_CONCATENATION());
   }
   const TfLiteRegistration* FindOp(int code, int version) const override {
     auto it = ops_.find(code);
@@ -1038,6 +1039,57 @@ TEST(OptimizedTransposeTest, Permutations) {
   CheckTranspose(kTfLiteInt8, {2, 3, 1, 4, 2, 3}, {5, 3, 0, 4, 1, 2});
   // The last dimension stays last while the others move (memcpy rows).
   CheckTranspose(kTfLiteFloat32, {3, 4, 5, 6}, {2, 0, 1, 3});
+}
+
+// ---- CONCATENATION
+
+struct ConcatInput {
+  std::vector<int> shape;
+  float scale = 0.1f;  // 8-bit types only
+  int zero_point = 7;
+};
+
+void CheckConcat(TfLiteType type, const std::vector<ConcatInput>& inputs, int axis,
+                 Act activation = Act::NONE, uint32_t seed = 5) {
+  OpCase op;
+  const bool quantized = type == kTfLiteInt8 || type == kTfLiteUInt8;
+  std::vector<int> tensors;
+  for (const ConcatInput& in : inputs) {
+    const size_t bytes = Count(in.shape) * optimized::ElementBytes(type);
+    const int t = type == kTfLiteFloat32
+                      ? op.AddFloatInput(in.shape, seed++, -4.f, 4.f)
+                      : op.AddInputBytes(type, in.shape, RandomInts<uint8_t>(bytes, seed++, 0, 255));
+    if (quantized) op.test().builder().SetQuantization(t, {in.scale}, {in.zero_point});
+    tensors.push_back(t);
+  }
+  const int output = op.test().AddOutput(type);
+  if (quantized) op.test().builder().SetQuantization(output, {0.1f}, {7});
+  op.test().AddOp(kTfLiteBuiltinConcatenation, tensors, {output},
+                  fb::BuiltinOptions::ConcatenationOptions,
+                  fb::CreateConcatenationOptions(op.test().fbb(), axis, activation).Union());
+  op.Check(optimized::Register_CONCATENATION(), true);
+}
+
+TEST(OptimizedConcatenationTest, Axes) {
+  // DeepLab v3's channel concatenation, cut down: outer rows split over several chunks.
+  CheckConcat(kTfLiteFloat32, {{{1, 33, 33, 64}}, {{1, 33, 33, 64}}}, 3);
+  // Three inputs on a middle axis with odd sizes; the first axis (one outer row); the last axis
+  // given as -1; rank 1.
+  CheckConcat(kTfLiteInt8, {{{2, 3, 4, 5}}, {{2, 1, 4, 5}}, {{2, 6, 4, 5}}}, 1);
+  CheckConcat(kTfLiteFloat32, {{{2, 3}}, {{1, 3}}}, 0);
+  CheckConcat(kTfLiteUInt8, {{{3, 1, 7}}, {{3, 1, 2}}}, -1);
+  CheckConcat(kTfLiteFloat32, {{{5}}, {{1}}, {{3}}}, 0);
+  // Sizes 1 everywhere, and 2- and 8-byte elements.
+  CheckConcat(kTfLiteInt8, {{{1, 1, 1, 1}}, {{1, 1, 1, 1}}}, 3);
+  CheckConcat(kTfLiteInt16, {{{4, 2, 3}}, {{4, 5, 3}}}, 1);
+  CheckConcat(kTfLiteInt64, {{{2, 2}}, {{2, 1}}}, 1);
+}
+
+TEST(OptimizedConcatenationTest, ReferenceCases) {
+  // uint8 inputs whose quantization differs from the output's are rescaled (reference kernel);
+  // a fused activation clamps (reference kernel).
+  CheckConcat(kTfLiteUInt8, {{{2, 4, 3}, 0.05f, 3}, {{2, 4, 5}}}, 2);
+  CheckConcat(kTfLiteFloat32, {{{2, 4, 3}}, {{2, 4, 5}}}, 2, Act::RELU6);
 }
 
 // ---- AVERAGE_POOL_2D and MAX_POOL_2D
