@@ -6,7 +6,7 @@
 // the reference only by the order of accumulation (and fused multiply-add): within 1e-5 of the
 // output's largest magnitude. Pooling, ADD, MUL, RESIZE_BILINEAR, PAD, TRANSPOSE and
 // CONCATENATION are exactly the reference's, and so are the quantized (uint8, int8) CONV_2D,
-// DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD (quantized.h).
+// DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD (quantized.h) and pooling (pooling.cc).
 //
 // The op resolver (runtime/op_resolver.cc) serves these for KernelSet::kOptimized.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OPTIMIZED_OPS_H_

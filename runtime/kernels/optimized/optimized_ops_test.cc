@@ -1102,10 +1102,29 @@ struct Pool {
   Act activation = Act::NONE;
 };
 
-void CheckPool(int code, const Pool& p, uint32_t seed = 1) {
+// `type`: float32 (values in [-4, 4]), or uint8 / int8 (every stored value; the input and output
+// quantization given, which moves the activation's clamp).
+struct PoolQuantization {
+  float input_scale = 0.1f;
+  int input_zero_point = 7;
+  float output_scale = 0.1f;
+  int output_zero_point = 7;
+};
+
+void CheckPool(int code, const Pool& p, TfLiteType type = kTfLiteFloat32,
+               const PoolQuantization& q = {}, uint32_t seed = 1) {
   OpCase op;
-  const int input = op.AddFloatInput(p.input, seed, -4.f, 4.f);
-  const int output = op.AddFloatOutput();
+  int input;
+  if (type == kTfLiteFloat32) {
+    input = op.AddFloatInput(p.input, seed, -4.f, 4.f);
+  } else {
+    input = op.AddInputBytes(type, p.input, RandomInts<uint8_t>(Count(p.input), seed, 0, 255));
+    op.test().builder().SetQuantization(input, {q.input_scale}, {q.input_zero_point});
+  }
+  const int output = op.test().AddOutput(type);
+  if (type != kTfLiteFloat32) {
+    op.test().builder().SetQuantization(output, {q.output_scale}, {q.output_zero_point});
+  }
   op.test().AddOp(code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
                   fb::CreatePool2DOptions(op.test().fbb(), p.padding, p.stride_w, p.stride_h,
                                           p.filter_w, p.filter_h, p.activation)
@@ -1116,23 +1135,46 @@ void CheckPool(int code, const Pool& p, uint32_t seed = 1) {
 }
 
 TEST(OptimizedPoolTest, Shapes) {
-  for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
-    SCOPED_TRACE(code);
-    CheckPool(code, {{1, 1, 1, 1}, 1, 1, 1, 1});
-    CheckPool(code, {{1, 9, 9, 8}, 3, 3, 2, 2});
-    CheckPool(code, {{2, 7, 6, 5}, 2, 2, 2, 2, fb::Padding::VALID});
-    CheckPool(code, {{1, 8, 10, 37}, 3, 2, 1, 3, fb::Padding::SAME, Act::RELU6});
-    CheckPool(code, {{1, 7, 7, 256}, 7, 7, 1, 1, fb::Padding::VALID});
-    CheckPool(code, {{1, 6, 6, 3}, 4, 4, 1, 1, fb::Padding::SAME, Act::RELU});
+  for (TfLiteType type : {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8}) {
+    for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+      SCOPED_TRACE(std::string(TfLiteTypeGetName(type)) + " " + std::to_string(code));
+      CheckPool(code, {{1, 1, 1, 1}, 1, 1, 1, 1}, type);
+      CheckPool(code, {{1, 9, 9, 8}, 3, 3, 2, 2}, type);
+      CheckPool(code, {{2, 7, 6, 5}, 2, 2, 2, 2, fb::Padding::VALID}, type);
+      CheckPool(code, {{1, 8, 10, 37}, 3, 2, 1, 3, fb::Padding::SAME, Act::RELU6}, type);
+      CheckPool(code, {{1, 7, 7, 256}, 7, 7, 1, 1, fb::Padding::VALID}, type);
+      CheckPool(code, {{1, 6, 6, 3}, 4, 4, 1, 1, fb::Padding::SAME, Act::RELU}, type);
+    }
   }
 }
+
+TEST(OptimizedPoolTest, QuantizedClampsAndGlobalAverage) {
+  // MobileNet v2's global average (uint8, 7x7x1280), and activations whose clamp cuts into the
+  // stored range: RELU6 with a fine output scale, RELU_N1_TO_1 around an extreme zero point.
+  CheckPool(kTfLiteBuiltinAveragePool2d, {{1, 7, 7, 1280}, 7, 7, 1, 1, fb::Padding::VALID},
+            kTfLiteUInt8, {0.023f, 0, 0.023f, 0});
+  for (TfLiteType type : {kTfLiteUInt8, kTfLiteInt8}) {
+    const int low = type == kTfLiteUInt8 ? 0 : -128;
+    for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+      CheckPool(code, {{1, 5, 6, 19}, 3, 3, 1, 1, fb::Padding::SAME, Act::RELU6}, type,
+                {0.1f, low + 40, 0.02f, low + 10});
+      CheckPool(code, {{2, 4, 4, 17}, 2, 3, 2, 1, fb::Padding::SAME, Act::RELU_N1_TO_1}, type,
+                {0.5f, low + 255, 0.01f, low + 255});
+    }
+  }
+}
+
 TEST(OptimizedPoolTest, LargeCrossesThreadChunks) {
   CheckPool(kTfLiteBuiltinMaxPool2d, {{1, 64, 64, 19}, 3, 3, 1, 1});
   CheckPool(kTfLiteBuiltinAveragePool2d, {{2, 33, 33, 40}, 33, 33, 1, 1, fb::Padding::VALID});
   // Chunks that start mid-row and span images (each chunk steps row and image from its first pixel).
-  for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
-    CheckPool(code, {{3, 40, 41, 16}, 2, 2, 2, 2});
+  for (TfLiteType type : {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8}) {
+    for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+      CheckPool(code, {{3, 40, 41, 16}, 2, 2, 2, 2}, type);
+    }
   }
+  CheckPool(kTfLiteBuiltinAveragePool2d, {{2, 33, 33, 40}, 33, 33, 1, 1, fb::Padding::VALID},
+            kTfLiteInt8);
 }
 TEST(OptimizedPoolTest, Int8FallsBackToTheReference) {
   for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
