@@ -1039,6 +1039,12 @@ TEST(OptimizedTransposeTest, Permutations) {
   CheckTranspose(kTfLiteInt8, {2, 3, 1, 4, 2, 3}, {5, 3, 0, 4, 1, 2});
   // The last dimension stays last while the others move (memcpy rows).
   CheckTranspose(kTfLiteFloat32, {3, 4, 5, 6}, {2, 0, 1, 3});
+  // Channels to the end (runs of rows that read consecutive input elements): runs that end with
+  // their dimension and carry into the next, several images, and chunks that start mid-run.
+  CheckTranspose(kTfLiteFloat32, {2, 3, 5, 7}, {0, 2, 3, 1});
+  CheckTranspose(kTfLiteUInt8, {3, 1, 13, 17}, {0, 2, 3, 1});
+  CheckTranspose(kTfLiteFloat32, {2, 4, 37, 301}, {0, 2, 3, 1});
+  CheckTranspose(kTfLiteInt16, {5, 2, 9}, {2, 0, 1});
 }
 
 // ---- CONCATENATION

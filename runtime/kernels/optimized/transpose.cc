@@ -1,6 +1,8 @@
 // TRANSPOSE with a constant perm and output sizes known at Prepare: output rows (the last output
 // dimension) are gathered from the input with that dimension's input stride, element by element
-// (a straight copy where the last dimension stays last), rows split over the thread pool. The
+// (a straight copy where the last dimension stays last; where the input's last dimension becomes
+// the output's second-to-last, as from NCHW to NHWC, a run of rows is copied one input stream at
+// a time), rows split over the thread pool. The
 // reference's Prepare validates perm and sizes the output; anything else (a perm computed at run
 // time, a type that is not a plain 1- to 8-byte value) takes the reference kernel. A permutation
 // moves values without arithmetic, so the output is the reference's byte for byte.
@@ -46,16 +48,38 @@ void TransposeRows(const TransposeState& s, const T* in, T* out, int64_t begin, 
     offset += coordinate[d] * s.in_stride[d];
   }
   T* dst = out + begin * row_length;
-  for (int64_t row = begin; row < end; ++row, dst += row_length) {
-    const T* src = in + offset;
-    if (step == 1) {
-      std::memcpy(dst, src, static_cast<size_t>(row_length) * sizeof(T));
+  // Consecutive rows read consecutive input elements when the output's second-to-last dimension is
+  // the input's last (NCHW to NHWC: a row is one pixel's few channels): a run of such rows is one
+  // small 2-D transpose, without stepping the odometer per row.
+  const bool runs = last >= 1 && step != 1 && s.in_stride[last - 1] == 1;
+  for (int64_t row = begin; row < end;) {
+    int64_t rows = 1;
+    if (runs) {
+      rows = std::min(end - row, s.out_shape[last - 1] - coordinate[last - 1]);
+      // One input stream at a time: each pass reads consecutive elements.
+      for (int64_t i = 0; i < row_length; ++i) {
+        const T* src = in + offset + i * step;
+        T* column = dst + i;
+        for (int64_t j = 0; j < rows; ++j) column[j * row_length] = src[j];
+      }
+      dst += rows * row_length;
     } else {
-      for (int64_t i = 0; i < row_length; ++i) dst[i] = src[i * step];
+      const T* src = in + offset;
+      if (step == 1) {
+        std::memcpy(dst, src, static_cast<size_t>(row_length) * sizeof(T));
+      } else {
+        for (int64_t i = 0; i < row_length; ++i) dst[i] = src[i * step];
+      }
+      dst += row_length;
     }
+    row += rows;
+    // Step the odometer by `rows` (a run never passes the end of its dimension, so only the
+    // second-to-last coordinate moves by more than one).
     for (int d = last - 1; d >= 0; --d) {
-      offset += s.in_stride[d];
-      if (++coordinate[d] < s.out_shape[d]) break;
+      const int64_t by = d == last - 1 ? rows : 1;
+      offset += by * s.in_stride[d];
+      coordinate[d] += by;
+      if (coordinate[d] < s.out_shape[d]) break;
       offset -= coordinate[d] * s.in_stride[d];
       coordinate[d] = 0;
     }
