@@ -2,10 +2,10 @@
 // dimension) are gathered from the input with that dimension's input stride, element by element
 // (a straight copy where the last dimension stays last; where the input's last dimension becomes
 // the output's second-to-last, as from NCHW to NHWC, a run of rows is copied one input stream at
-// a time), rows split over the thread pool. The
-// reference's Prepare validates perm and sizes the output; anything else (a perm computed at run
-// time, a type that is not a plain 1- to 8-byte value) takes the reference kernel. A permutation
-// moves values without arithmetic, so the output is the reference's byte for byte.
+// a time), rows split over the thread pool. The reference's Prepare validates perm and sizes the
+// output; anything else (a perm computed at run time, a type that is not a plain 1- to 8-byte
+// value) takes the reference kernel. A permutation moves values without arithmetic, so the output
+// is the reference's byte for byte.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
