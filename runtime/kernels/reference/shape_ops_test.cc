@@ -934,6 +934,40 @@ TEST(ReduceTest, SumProdMaxMin) {
   EXPECT_TRUE(shape.empty());
 }
 
+// A kept last axis of 16 channels or more folds in blocks (FoldInto): sums, products, maxima and
+// minima over H and W of a 2x3x37 input (two full blocks and 5 channels more) against a plain loop.
+TEST(ReduceTest, KeptChannelsInBlocks) {
+  const int pixels = 2 * 3, channels = 37;
+  std::vector<int32_t> data(pixels * channels);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<int32_t>((i * 7919) % 23) - 11;
+  std::vector<int32_t> sum(channels, 0), prod(channels, 1), max(channels, INT32_MIN),
+      min(channels, INT32_MAX);
+  for (int p = 0; p < pixels; ++p) {
+    for (int c = 0; c < channels; ++c) {
+      const int32_t v = data[p * channels + c];
+      sum[c] += v;
+      prod[c] *= v;
+      max[c] = std::max(max[c], v);
+      min[c] = std::min(min[c], v);
+    }
+  }
+  std::vector<int> shape;
+  const std::vector<int> in_shape = {1, 2, 3, channels};
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinSum, kTfLiteInt32, in_shape, data, {1, 2}, true,
+                               &shape),
+            sum);
+  EXPECT_EQ(shape, (std::vector<int>{1, 1, 1, channels}));
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceProd, kTfLiteInt32, in_shape, data, {1, 2},
+                               false, &shape),
+            prod);
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceMax, kTfLiteInt32, in_shape, data, {2, 1},
+                               false, &shape),
+            max);
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceMin, kTfLiteInt32, in_shape, data, {1, 2},
+                               true, &shape),
+            min);
+}
+
 TEST(ReduceTest, AnyOverBools) {
   OpTest t;
   const int in = t.AddInput(kTfLiteBool, {2, 2});
