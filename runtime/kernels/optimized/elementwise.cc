@@ -2,9 +2,11 @@
 // over the thread pool; other broadcasts and every other type run the reference kernel. The result
 // is exactly the reference's (the same one rounding per element, then the same clamp).
 //
-// ADD, uint8 and int8, the same shapes: an 8-bit sum depends on nothing but its two input bytes,
-// so Prepare tabulates the reference's own arithmetic for all 65536 pairs (64 KiB, which stays in
-// the L2 cache) and Eval looks each element up: byte-identical by construction.
+// ADD, uint8 and int8, the same shapes. Where the 8-bit kernel set has add_arith (AVX-512), Eval
+// computes the reference's arithmetic in integer SIMD, lane for lane (the inputs' rescaling and
+// the output's with the GEMM's output stage). Elsewhere, since an 8-bit sum depends on nothing but
+// its two input bytes, Prepare tabulates the reference's result for all 65536 pairs (64 KiB) and
+// Eval looks each element up. Both are byte-identical to the reference.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
+#include "runtime/kernels/optimized/quantized.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -29,7 +32,10 @@ struct BinaryState : OpState {
   bool swap = false;      // the first input is the single value
   bool b_scalar = false;  // one input is a single value
   float act_min = 0.f, act_max = 0.f;
-  bool quantized = false;       // 8-bit ADD through `table`
+  bool quantized = false;       // 8-bit ADD through add_arith or `table`
+  bool arith = false;
+  QuantOutput input1_stage, input2_stage, output_stage;
+  QuantKernels::AddStages stages;
   std::vector<uint8_t> table;   // [a * 256 + b], then kLookupTablePadding bytes
   const QuantKernels* quant_kernels = nullptr;
 };
@@ -60,9 +66,33 @@ struct BinaryOp {
         tflite::NumElements(output) > 0 && SameDims(a->dims, output->dims) &&
         SameDims(b->dims, output->dims)) {
       s->elements = tflite::NumElements(output);
-      s->table.assign(256 * 256 + kLookupTablePadding, 0);
       s->quant_kernels = &QuantKernelsFor(*s->kernels);
-      s->quantized = reference::QuantizedAddTable(s->reference_data, a->type, s->table.data());
+      s->arith = false;
+      reference::QuantizedAddParams p;
+      if (s->quant_kernels->add_arith != nullptr &&
+          reference::GetQuantizedAddParams(s->reference_data, a->type, &p) &&
+          BuildUniformOutputStage(p.input1_multiplier, p.input1_shift, 0, INT32_MIN, INT32_MAX,
+                                  &s->input1_stage) &&
+          BuildUniformOutputStage(p.input2_multiplier, p.input2_shift, 0, INT32_MIN, INT32_MAX,
+                                  &s->input2_stage) &&
+          BuildUniformOutputStage(p.output_multiplier, p.output_shift, p.output_offset,
+                                  p.act_min, p.act_max, &s->output_stage)) {
+        s->stages.input1 = &s->input1_stage.stage;
+        s->stages.input2 = &s->input2_stage.stage;
+        s->stages.output = &s->output_stage.stage;
+        s->stages.input1_offset = p.input1_offset;
+        s->stages.input2_offset = p.input2_offset;
+        s->stages.left_shift = p.left_shift;
+        s->stages.is_signed = a->type == kTfLiteInt8;
+        s->arith = true;
+      }
+      if (s->arith) {
+        s->table.clear();
+        s->quantized = true;
+      } else {
+        s->table.assign(256 * 256 + kLookupTablePadding, 0);
+        s->quantized = reference::QuantizedAddTable(s->reference_data, a->type, s->table.data());
+      }
       s->fast = s->quantized;
       return kTfLiteOk;
     }
@@ -98,6 +128,15 @@ struct BinaryOp {
     const uint8_t* a = tflite::GetInput(context, node, 0)->data.uint8;
     const uint8_t* b = tflite::GetInput(context, node, 1)->data.uint8;
     uint8_t* out = tflite::GetOutput(context, node, 0)->data.uint8;
+    if (s->arith) {
+      const auto add_arith = s->quant_kernels->add_arith;
+      const QuantKernels::AddStages& stages = s->stages;
+      ParallelChunks(context, s->elements, kMinElementsPerChunk,
+                     [&](int, int64_t begin, int64_t end) {
+                       add_arith(a + begin, b + begin, end - begin, stages, out + begin);
+                     });
+      return kTfLiteOk;
+    }
     const uint8_t* table = s->table.data();
     const auto lookup = s->quant_kernels->lookup_pairs;
     ParallelChunks(context, s->elements, kMinElementsPerChunk,

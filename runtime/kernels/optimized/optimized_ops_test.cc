@@ -968,6 +968,38 @@ TEST(OptimizedBinaryTest, QuantizedAdd) {
   CheckQuantAdd(kTfLiteUInt8, {2, 3, 4}, {4}, 0.02f, 4, 0.03f, 9, 0.04f, 2);
 }
 
+// Every pair of input bytes (a = i / 256, b = i % 256 over 65536 elements), so that the computed
+// path (AVX-512) and the pair table agree with the reference on all of them: scales from a tenth
+// to ten times each other, an output scale below the inputs' (a left shift in the output stage),
+// zero points at both ends, and each activation.
+void CheckQuantAddAllPairs(TfLiteType type, float a_scale, int a_zp, float b_scale, int b_zp,
+                           float out_scale, int out_zp, Act activation) {
+  std::vector<uint8_t> a_bytes(65536), b_bytes(65536);
+  for (int i = 0; i < 65536; ++i) {
+    a_bytes[i] = static_cast<uint8_t>(i / 256);
+    b_bytes[i] = static_cast<uint8_t>(i % 256);
+  }
+  OpCase op;
+  const int a = op.AddInputBytes(type, {256, 256}, a_bytes);
+  op.test().builder().SetQuantization(a, {a_scale}, {a_zp});
+  const int b = op.AddInputBytes(type, {256, 256}, b_bytes);
+  op.test().builder().SetQuantization(b, {b_scale}, {b_zp});
+  const int output = op.test().AddOutput(type);
+  op.test().builder().SetQuantization(output, {out_scale}, {out_zp});
+  op.test().AddOp(kTfLiteBuiltinAdd, {a, b}, {output}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(op.test().fbb(), activation).Union());
+  op.Check(optimized::Register_ADD(), true);
+}
+
+TEST(OptimizedBinaryTest, QuantizedAddEveryPair) {
+  CheckQuantAddAllPairs(kTfLiteUInt8, 0.0235f, 128, 0.0171f, 121, 0.0297f, 130, Act::NONE);
+  CheckQuantAddAllPairs(kTfLiteInt8, 0.12f, -128, 0.012f, 127, 0.08f, -5, Act::RELU6);
+  CheckQuantAddAllPairs(kTfLiteUInt8, 0.5f, 0, 0.05f, 255, 0.01f, 255, Act::RELU);
+  CheckQuantAddAllPairs(kTfLiteInt8, 0.031f, 9, 0.029f, -17, 0.9f, 0, Act::RELU_N1_TO_1);
+  CheckQuantAddAllPairs(kTfLiteInt8, 1e-3f, 0, 2e-3f, 3, 1e-9f, 1, Act::NONE);
+  CheckQuantAddAllPairs(kTfLiteUInt8, 0.1f, 3, 0.1f, 3, 0.1f, 3, Act::NONE);
+}
+
 // ---- PAD and PADV2
 
 void CheckPad(TfLiteType type, const std::vector<int>& shape, const std::vector<int32_t>& pads,

@@ -87,15 +87,21 @@ inline __m512i RoundShift64(__m512i p, __m512i round, __m512i shift, __m512i fix
 // The reference's output stage on 16 accumulators of columns [col, col + 16): the column term,
 // the left shift, the high multiply and rounding right shift (RoundShift64, on the even and odd
 // lanes' 64-bit products), the zero point and the clamp.
+// The column term, the left shift, the high multiply and the rounding right shift of 16 lanes.
 template <bool kUp>
-inline __m128i Requantize(__m512i v, const StageRegs& r, bool any_left_shift) {
+inline __m512i Scale(__m512i v, const StageRegs& r, bool any_left_shift) {
   v = _mm512_add_epi32(v, r.col_term);
   if (any_left_shift) v = _mm512_sllv_epi32(v, r.left);
   const __m512i even = RoundShift64<kUp>(_mm512_mul_epi32(v, r.multiplier), r.round_even, r.shift_even, r.fix_even);
   const __m512i odd = RoundShift64<kUp>(_mm512_mul_epi32(_mm512_srli_epi64(v, 32), r.multiplier_odd),
                                         r.round_odd, r.shift_odd, r.fix_odd);
   // The results fit int32: the even lanes' low halves, and the odd lanes' low halves moved up.
-  __m512i result = _mm512_mask_shuffle_epi32(even, 0xAAAA, odd, _MM_PERM_CDAB);
+  return _mm512_mask_shuffle_epi32(even, 0xAAAA, odd, _MM_PERM_CDAB);
+}
+
+template <bool kUp>
+inline __m128i Requantize(__m512i v, const StageRegs& r, bool any_left_shift) {
+  __m512i result = Scale<kUp>(v, r, any_left_shift);
   result = _mm512_add_epi32(result, r.offset);
   result = _mm512_max_epi32(result, r.act_min);
   result = _mm512_min_epi32(result, r.act_max);
@@ -346,6 +352,39 @@ void Dw(const QDwArgs& a) {
 
 // 16 pairs per step: the two bytes make a 16-bit index, and vpgatherdd reads the 4-byte word at
 // each (the table's padding keeps the last ones in bounds); the low byte is the entry.
+// 16 pairs at a time, in registers: no table, so nothing to fetch from memory but the inputs.
+template <bool kSigned>
+void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st,
+              uint8_t* out) {
+  const StageRegs r1 = LoadStage(*st.input1, 0);
+  const StageRegs r2 = LoadStage(*st.input2, 0);
+  const StageRegs ro = LoadStage(*st.output, 0);
+  const bool left1 = st.input1->any_left_shift, left2 = st.input2->any_left_shift;
+  const bool left_out = st.output->any_left_shift;
+  const __m512i offset1 = _mm512_set1_epi32(st.input1_offset);
+  const __m512i offset2 = _mm512_set1_epi32(st.input2_offset);
+  const __m128i shift = _mm_cvtsi32_si128(st.left_shift);
+  auto widen = [](__m128i bytes) {
+    return kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+  };
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = FirstLanes16(static_cast<int>(std::min<int64_t>(n - i, 16)));
+    const __m512i va = _mm512_sll_epi32(_mm512_add_epi32(widen(_mm_maskz_loadu_epi8(m, a + i)), offset1), shift);
+    const __m512i vb = _mm512_sll_epi32(_mm512_add_epi32(widen(_mm_maskz_loadu_epi8(m, b + i)), offset2), shift);
+    const __m512i sum = _mm512_add_epi32(Scale<false>(va, r1, left1), Scale<false>(vb, r2, left2));
+    _mm_mask_storeu_epi8(out + i, m, Requantize<false>(sum, ro, left_out));
+  }
+}
+
+void AddArithAny(const uint8_t* a, const uint8_t* b, int64_t n,
+                 const QuantKernels::AddStages& st, uint8_t* out) {
+  if (st.is_signed) {
+    AddArith<true>(a, b, n, st, out);
+  } else {
+    AddArith<false>(a, b, n, st, out);
+  }
+}
+
 void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -377,6 +416,7 @@ const QuantKernels* Table() {
     t.dw_s8 = Dw<true>;
     t.dw_zero_point_in_column_term = true;
     t.lookup_pairs = LookupPairs;
+    t.add_arith = AddArithAny;
     return t;
   }();
   return &table;

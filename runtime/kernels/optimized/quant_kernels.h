@@ -114,6 +114,20 @@ struct QuantKernels {
   // past its 65536 entries (the vector form gathers 4-byte words).
   void (*lookup_pairs)(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table,
                        uint8_t* out) = nullptr;
+  // An 8-bit ADD computed (reference::QuantizedAddParams): each input's value plus its offset,
+  // shifted left by left_shift (wrapping), through its stage's multiplier (the stage's column 0
+  // in every column, no offset); the sum through the output stage. Null where the set has none
+  // (the ADD then uses lookup_pairs).
+  struct AddStages {
+    const QuantOutputStage* input1 = nullptr;
+    const QuantOutputStage* input2 = nullptr;
+    const QuantOutputStage* output = nullptr;
+    int32_t input1_offset = 0, input2_offset = 0;
+    int left_shift = 0;
+    bool is_signed = false;
+  };
+  void (*add_arith)(const uint8_t* a, const uint8_t* b, int64_t n, const AddStages& stages,
+                    uint8_t* out) = nullptr;
 };
 
 constexpr int kLookupTablePadding = 4;

@@ -96,6 +96,21 @@ bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
   return true;
 }
 
+}  // namespace
+
+bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min,
+                             int32_t act_max, QuantOutput* out) {
+  nn::OutputRequantization rq;
+  rq.multiplier.assign(kQuantColumnPadding, multiplier);
+  rq.shift.assign(kQuantColumnPadding, shift);
+  rq.activation_min = act_min;
+  rq.activation_max = act_max;
+  return BuildOutput(rq, /*rounding_up=*/false, std::vector<int64_t>(kQuantColumnPadding, 0),
+                     offset, out);
+}
+
+namespace {
+
 // Packs the weights [n][k] (bytes of the input's type) as d = w ^ 0x80 and derives the column
 // terms: bias - zx * sum d - K * zx * beta (quant_kernels.h).
 bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights, int n, size_t k,

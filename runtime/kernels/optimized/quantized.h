@@ -74,6 +74,13 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
 // case takes the quantized path rather than the reference fallback).
 int64_t QuantizedNodesPrepared();
 
+// One output stage in every column (a multiplier and shift as QuantizeMultiplier gives them, the
+// reference's MultiplyByQuantizedMultiplier rounding, then the offset and the clamp), for
+// element-wise kernels that requantize with the GEMM's vector stage. False where that stage does
+// not reproduce the reference (as for PrepareQuantConv).
+bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min,
+                             int32_t act_max, QuantOutput* out);
+
 TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmState* state);
 TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
                                 QuantDepthwiseState* state);

@@ -1928,6 +1928,24 @@ TS_REGISTER(LOGICAL_AND, Init, Free, PrepareLogicalBinary<true>, EvalLogicalBina
 TS_REGISTER(LOGICAL_OR, Init, Free, PrepareLogicalBinary<false>, EvalLogicalBinary<false>)
 TS_REGISTER(LOGICAL_NOT, Init, Free, PrepareLogicalNot, EvalLogicalNot)
 
+bool GetQuantizedAddParams(const void* user_data, TfLiteType type, QuantizedAddParams* p) {
+  if (user_data == nullptr || (type != kTfLiteUInt8 && type != kTfLiteInt8)) return false;
+  const OpData& d = *static_cast<const OpData*>(user_data);
+  p->input1_offset = d.input1_offset;
+  p->input2_offset = d.input2_offset;
+  p->left_shift = d.left_shift;
+  p->input1_multiplier = d.input1_multiplier;
+  p->input1_shift = d.input1_shift;
+  p->input2_multiplier = d.input2_multiplier;
+  p->input2_shift = d.input2_shift;
+  p->output_multiplier = d.output_multiplier;
+  p->output_shift = d.output_shift;
+  p->output_offset = d.output_offset;
+  p->act_min = d.act_min;
+  p->act_max = d.act_max;
+  return true;
+}
+
 bool QuantizedAddTable(const void* user_data, TfLiteType type, uint8_t* table) {
   if (user_data == nullptr || (type != kTfLiteUInt8 && type != kTfLiteInt8)) return false;
   const OpData& d = *static_cast<const OpData*>(user_data);

@@ -14,6 +14,21 @@ TfLiteRegistration* Register_ADD();
 // For the optimized kernel set: a prepared uint8 or int8 ADD node's output (`user_data` is the
 // reference kernel's) for every pair of input bytes, table[a * 256 + b]. False for other types.
 bool QuantizedAddTable(const void* user_data, TfLiteType type, uint8_t* table);
+// The same node's arithmetic as parameters: each input byte x (as the type's value) becomes
+// MultiplyByQuantizedMultiplier((x + offset) << left_shift, multiplier, shift) (the shift wraps),
+// the two are added, and the sum becomes clamp(MultiplyByQuantizedMultiplier(sum,
+// output_multiplier, output_shift) + output_offset, act_min, act_max). False for other types.
+struct QuantizedAddParams {
+  int32_t input1_offset = 0, input2_offset = 0;
+  int left_shift = 0;
+  int32_t input1_multiplier = 0, input2_multiplier = 0;
+  int input1_shift = 0, input2_shift = 0;
+  int32_t output_multiplier = 0;
+  int output_shift = 0;
+  int32_t output_offset = 0;
+  int32_t act_min = 0, act_max = 0;
+};
+bool GetQuantizedAddParams(const void* user_data, TfLiteType type, QuantizedAddParams* params);
 TfLiteRegistration* Register_SUB();
 TfLiteRegistration* Register_MUL();
 TfLiteRegistration* Register_DIV();
