@@ -87,7 +87,7 @@ struct BinaryOp {
         s->arith = true;
       }
       if (s->arith) {
-        s->table.clear();
+        std::vector<uint8_t>().swap(s->table);
         s->quantized = true;
       } else {
         s->table.assign(256 * 256 + kLookupTablePadding, 0);

@@ -33,15 +33,16 @@ struct PoolState : OpState {
   int32_t quantized_min = 0, quantized_max = 0;
 };
 
-// Calls fn(pixel, window) for output pixels [begin, end), where window holds the input offsets
-// (in pixels) of the pixel's in-bounds window, rows then columns.
+// One output pixel's window: its taps [ky_begin, ky_end) x [kx_begin, kx_end) lie in the input;
+// tap (ky, kx) reads input pixel first_row_pixel + ky * in_width + x0 + kx.
 struct WindowSpan {
-  int64_t first_row_pixel = 0;  // input pixel of the window's first in-bounds row and column 0
-  int x0 = 0;
+  int64_t first_row_pixel = 0;  // the window's top row (which may lie in the padding), column 0
+  int x0 = 0;                   // the window's left column (negative in the padding)
   int ky_begin = 0, ky_end = 0, kx_begin = 0, kx_end = 0;
   int count() const { return (ky_end - ky_begin) * (kx_end - kx_begin); }
 };
 
+// Calls fn(pixel, window) for output pixels [begin, end).
 template <typename F>
 void ForEachWindow(const WindowGeometry& g, int64_t begin, int64_t end, F&& fn) {
   // The first pixel decomposed once; the loop steps (b, oy, ox) without dividing (a pixel of a

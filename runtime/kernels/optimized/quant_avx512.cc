@@ -84,10 +84,8 @@ inline __m512i RoundShift64(__m512i p, __m512i round, __m512i shift, __m512i fix
   return _mm512_srav_epi64(t, shift);
 }
 
-// The reference's output stage on 16 accumulators of columns [col, col + 16): the column term,
-// the left shift, the high multiply and rounding right shift (RoundShift64, on the even and odd
-// lanes' 64-bit products), the zero point and the clamp.
-// The column term, the left shift, the high multiply and the rounding right shift of 16 lanes.
+// The column term, the left shift, the high multiply and the rounding right shift (RoundShift64,
+// on the even and odd lanes' 64-bit products) of 16 lanes.
 template <bool kUp>
 inline __m512i Scale(__m512i v, const StageRegs& r, bool any_left_shift) {
   v = _mm512_add_epi32(v, r.col_term);
@@ -99,6 +97,8 @@ inline __m512i Scale(__m512i v, const StageRegs& r, bool any_left_shift) {
   return _mm512_mask_shuffle_epi32(even, 0xAAAA, odd, _MM_PERM_CDAB);
 }
 
+// The reference's output stage on 16 accumulators of columns [col, col + 16): Scale, then the
+// zero point and the clamp.
 template <bool kUp>
 inline __m128i Requantize(__m512i v, const StageRegs& r, bool any_left_shift) {
   __m512i result = Scale<kUp>(v, r, any_left_shift);
@@ -350,9 +350,8 @@ void Dw(const QDwArgs& a) {
   }
 }
 
-// 16 pairs per step: the two bytes make a 16-bit index, and vpgatherdd reads the 4-byte word at
-// each (the table's padding keeps the last ones in bounds); the low byte is the entry.
-// 16 pairs at a time, in registers: no table, so nothing to fetch from memory but the inputs.
+// An 8-bit ADD, 16 pairs at a time in registers (quant_kernels.h, add_arith): no table, so
+// nothing to fetch from memory but the inputs.
 template <bool kSigned>
 void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st,
               uint8_t* out) {
@@ -385,6 +384,8 @@ void AddArithAny(const uint8_t* a, const uint8_t* b, int64_t n,
   }
 }
 
+// 16 pairs per step: the two bytes make a 16-bit index, and vpgatherdd reads the 4-byte word at
+// each (the table's padding keeps the last ones in bounds); the low byte is the entry.
 void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
