@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/c/builtin_ops.h"
@@ -939,21 +940,32 @@ TEST(OptimizedBinaryTest, Int32FallsBackToTheReference) {
   op.Check(optimized::Register_ADD(), true);
 }
 
-// Quantized ADD (a table of the reference's results for every pair of input bytes).
-void CheckQuantAdd(TfLiteType type, const std::vector<int>& a_shape,
-                   const std::vector<int>& b_shape, float a_scale, int a_zp, float b_scale,
-                   int b_zp, float out_scale, int out_zp, Act activation = Act::NONE,
-                   uint32_t seed = 1) {
+// Quantized ADD (computed on AVX-512, a table of the reference's results for every pair of input
+// bytes elsewhere) on the given input bytes.
+void CheckQuantAddBytes(TfLiteType type, const std::vector<int>& a_shape,
+                        std::vector<uint8_t> a_bytes, const std::vector<int>& b_shape,
+                        std::vector<uint8_t> b_bytes, float a_scale, int a_zp, float b_scale,
+                        int b_zp, float out_scale, int out_zp, Act activation) {
   OpCase op;
-  const int a = op.AddInputBytes(type, a_shape, RandomQuantBytes(type, Count(a_shape), seed));
+  const int a = op.AddInputBytes(type, a_shape, std::move(a_bytes));
   op.test().builder().SetQuantization(a, {a_scale}, {a_zp});
-  const int b = op.AddInputBytes(type, b_shape, RandomQuantBytes(type, Count(b_shape), seed + 1));
+  const int b = op.AddInputBytes(type, b_shape, std::move(b_bytes));
   op.test().builder().SetQuantization(b, {b_scale}, {b_zp});
   const int output = op.test().AddOutput(type);
   op.test().builder().SetQuantization(output, {out_scale}, {out_zp});
   op.test().AddOp(kTfLiteBuiltinAdd, {a, b}, {output}, fb::BuiltinOptions::AddOptions,
                   fb::CreateAddOptions(op.test().fbb(), activation).Union());
   op.Check(optimized::Register_ADD(), true);
+}
+
+// The same on random input bytes.
+void CheckQuantAdd(TfLiteType type, const std::vector<int>& a_shape,
+                   const std::vector<int>& b_shape, float a_scale, int a_zp, float b_scale,
+                   int b_zp, float out_scale, int out_zp, Act activation = Act::NONE,
+                   uint32_t seed = 1) {
+  CheckQuantAddBytes(type, a_shape, RandomQuantBytes(type, Count(a_shape), seed), b_shape,
+                     RandomQuantBytes(type, Count(b_shape), seed + 1), a_scale, a_zp, b_scale,
+                     b_zp, out_scale, out_zp, activation);
 }
 
 TEST(OptimizedBinaryTest, QuantizedAdd) {
@@ -979,16 +991,8 @@ void CheckQuantAddAllPairs(TfLiteType type, float a_scale, int a_zp, float b_sca
     a_bytes[i] = static_cast<uint8_t>(i / 256);
     b_bytes[i] = static_cast<uint8_t>(i % 256);
   }
-  OpCase op;
-  const int a = op.AddInputBytes(type, {256, 256}, a_bytes);
-  op.test().builder().SetQuantization(a, {a_scale}, {a_zp});
-  const int b = op.AddInputBytes(type, {256, 256}, b_bytes);
-  op.test().builder().SetQuantization(b, {b_scale}, {b_zp});
-  const int output = op.test().AddOutput(type);
-  op.test().builder().SetQuantization(output, {out_scale}, {out_zp});
-  op.test().AddOp(kTfLiteBuiltinAdd, {a, b}, {output}, fb::BuiltinOptions::AddOptions,
-                  fb::CreateAddOptions(op.test().fbb(), activation).Union());
-  op.Check(optimized::Register_ADD(), true);
+  CheckQuantAddBytes(type, {256, 256}, std::move(a_bytes), {256, 256}, std::move(b_bytes), a_scale,
+                     a_zp, b_scale, b_zp, out_scale, out_zp, activation);
 }
 
 TEST(OptimizedBinaryTest, QuantizedAddEveryPair) {
