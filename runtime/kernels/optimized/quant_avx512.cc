@@ -37,6 +37,29 @@ constexpr int kPanel = 16 * kBlocks;
 
 inline __m512i Load(const int32_t* p) { return _mm512_loadu_si512(p); }
 
+// vpdpbusd (acc + four u8 x s8 products per int32 lane) and vpdpwssd (acc + two s16 x s16
+// products). GCC 12's builtins do not tie the accumulator to the result: it copies each
+// accumulator to a scratch register and back around every instruction, which with a GEMM tile's 24
+// accumulators spills them to the stack inside the k loop (twice as slow). The asm form accumulates
+// in place. Clang (the sanitizer build) keeps the builtins.
+inline __m512i DotBytes(__m512i acc, __m512i unsigned_bytes, __m512i signed_bytes) {
+#if defined(__clang__)
+  return _mm512_dpbusd_epi32(acc, unsigned_bytes, signed_bytes);
+#else
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(unsigned_bytes), "v"(signed_bytes));
+  return acc;
+#endif
+}
+
+inline __m512i DotWords(__m512i acc, __m512i a, __m512i b) {
+#if defined(__clang__)
+  return _mm512_dpwssd_epi32(acc, a, b);
+#else
+  asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+  return acc;
+#endif
+}
+
 // The per-column constants of the output stage for 16 columns, loaded once where a kernel
 // requantizes many rows or pixels of the same columns.
 struct StageRegs {
@@ -178,8 +201,7 @@ void Tile(const QGemmArgs& g, int n0) {
       const __m512i x = _mm512_set1_epi32(word);
       for (int j = 0; j < NB; ++j) {
         // vpdpbusd multiplies unsigned bytes (first) by signed ones (second).
-        acc[i][j] = kSigned ? _mm512_dpbusd_epi32(acc[i][j], b[j], x)
-                            : _mm512_dpbusd_epi32(acc[i][j], x, b[j]);
+        acc[i][j] = kSigned ? DotBytes(acc[i][j], b[j], x) : DotBytes(acc[i][j], x, b[j]);
       }
     }
   }
@@ -295,10 +317,10 @@ void DwBlock(const QDwArgs& a, int c0, const uint8_t* w_block, __mmask32 m, int 
       const __m512i a1 = WidenTap<kSigned, kFull>(in_a[t + 1] + c0, m);
       const __m512i b0 = WidenTap<kSigned, kFull>(in_b[t] + c0, m);
       const __m512i b1 = WidenTap<kSigned, kFull>(in_b[t + 1] + c0, m);
-      lo_a = _mm512_dpwssd_epi32(lo_a, _mm512_unpacklo_epi16(a0, a1), w_lo);
-      hi_a = _mm512_dpwssd_epi32(hi_a, _mm512_unpackhi_epi16(a0, a1), w_hi);
-      lo_b = _mm512_dpwssd_epi32(lo_b, _mm512_unpacklo_epi16(b0, b1), w_lo);
-      hi_b = _mm512_dpwssd_epi32(hi_b, _mm512_unpackhi_epi16(b0, b1), w_hi);
+      lo_a = DotWords(lo_a, _mm512_unpacklo_epi16(a0, a1), w_lo);
+      hi_a = DotWords(hi_a, _mm512_unpackhi_epi16(a0, a1), w_hi);
+      lo_b = DotWords(lo_b, _mm512_unpacklo_epi16(b0, b1), w_lo);
+      hi_b = DotWords(hi_b, _mm512_unpackhi_epi16(b0, b1), w_hi);
     }
     finish(lo_a, hi_a, a.out + static_cast<size_t>(p) * a.channels + c0);
     finish(lo_b, hi_b, a.out + static_cast<size_t>(p + 1) * a.channels + c0);
@@ -310,8 +332,8 @@ void DwBlock(const QDwArgs& a, int c0, const uint8_t* w_block, __mmask32 m, int 
     for (int t = 0; t < taps; t += 2, w += 128) {
       const __m512i a0 = WidenTap<kSigned, kFull>(in_a[t] + c0, m);
       const __m512i a1 = WidenTap<kSigned, kFull>(in_a[t + 1] + c0, m);
-      lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(a0, a1), _mm512_loadu_si512(w));
-      hi = _mm512_dpwssd_epi32(hi, _mm512_unpackhi_epi16(a0, a1), _mm512_loadu_si512(w + 64));
+      lo = DotWords(lo, _mm512_unpacklo_epi16(a0, a1), _mm512_loadu_si512(w));
+      hi = DotWords(hi, _mm512_unpackhi_epi16(a0, a1), _mm512_loadu_si512(w + 64));
     }
     finish(lo, hi, a.out + static_cast<size_t>(p) * a.channels + c0);
   }
