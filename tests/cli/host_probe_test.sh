@@ -1,0 +1,29 @@
+#!/bin/bash
+# tools/host_probe: its lines (scripts/bench parses them) and its exit codes.
+set -u
+PROBE="$TEST_SRCDIR/touchstone/tools/host_probe/host_probe"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+out="$("$PROBE" --duration_ms=5 --buffer_mb=1)"; rc=$?
+[ "$rc" -eq 0 ] || fail "plain run exited $rc"
+for what in compute memory; do
+  unit=GFLOP/s; [ "$what" = memory ] && unit=GB/s
+  echo "$out" | grep -Eq "^$what cpu [0-9]+ alone: [0-9]+\.[0-9] $unit$" || fail "no '$what cpu N alone' line"
+  echo "$out" | grep -Eq "^$what at once: [0-9]+\.[0-9]( [0-9]+\.[0-9])* $unit$" || fail "no '$what at once' line"
+  echo "$out" | grep -Eq "^${what}_at_once_over_alone: [0-9]+\.[0-9]{2}$" || fail "no '${what}_at_once_over_alone' line"
+done
+# One figure per allowed CPU, alone and at once.
+cpus=$(echo "$out" | grep -c "^compute cpu ")
+at_once=$(echo "$out" | sed -n 's/^compute at once: \(.*\) GFLOP\/s$/\1/p' | wc -w)
+[ "$cpus" -ge 1 ] && [ "$cpus" -eq "$at_once" ] || fail "$cpus CPUs alone but $at_once figures at once"
+
+for bad in --duration_ms=0 --duration_ms=20000 --buffer_mb=0 --bogus=1; do
+  err="$("$PROBE" "$bad" 2>&1 >/dev/null)"; rc=$?
+  [ "$rc" -eq 2 ] || fail "$bad exited $rc, not 2"
+  [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q "^ERROR: " || fail "$bad: not one ERROR line: $err"
+done
+"$PROBE" --help | grep -q -- "--duration_ms" || fail "--help lists no --duration_ms"
+
+if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
+echo "host_probe_test: all checks passed"

@@ -1,0 +1,278 @@
+// host_probe: how much floating-point compute each CPU this process may run on delivers alone, and
+// what each delivers while all of them run at once. On a virtual machine two vCPUs may be two cores,
+// two hardware threads of one core, or share a core with another tenant for a while; a two-thread
+// benchmark row means little unless "at once" stays close to "alone" (scripts/bench prints this
+// next to its table, docs/performance.md).
+//
+// What it measures, pinned to each CPU in turn and then on every CPU at once:
+// - compute: multiply-add throughput (GFLOP/s, 2 per multiply-add) of a register-only loop;
+// - memory: read-modify-write bandwidth (GB/s, bytes read plus bytes written) over a buffer of
+//   --buffer_mb per thread, larger than a core's L2 (activations that do not fit it, DeepLab's).
+// What it does not: latency, frequency, or anything another process does outside the measured
+// intervals.
+//
+// Output, for compute then memory: "<what> cpu N alone: X <unit>" per CPU, "<what> at once: X Y ...
+// <unit>", and "<what>_at_once_over_alone: R" (the mean at-once figure over the mean alone figure:
+// about 1 when each CPU has a core and bandwidth of its own, about 0.5 for compute when two share one
+// core). Exit code 0, 2 on a bad flag, 4 when a thread cannot be pinned or a buffer allocated.
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "tools/common/flags.h"
+
+namespace touchstone {
+namespace {
+
+constexpr int kAccumulators = 12;       // independent chains: enough to cover the FMA latency
+constexpr int64_t kStepsPerCheck = 4096;  // loop steps between clock reads
+
+// Each loop returns the multiply-adds done (lanes x accumulators x steps) in about `duration`.
+// Every accumulator feeds a sink the caller keeps, so the compiler cannot drop the loop.
+using Clock = std::chrono::steady_clock;
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) int64_t LoopAvx512(Clock::duration duration, float* sink) {
+  __m512 acc[kAccumulators];
+  for (int i = 0; i < kAccumulators; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+  const __m512 scale = _mm512_set1_ps(0.999999f), add = _mm512_set1_ps(1e-7f);
+  const auto end = Clock::now() + duration;
+  int64_t steps = 0;
+  do {
+    for (int64_t s = 0; s < kStepsPerCheck; ++s) {
+      // Unrolled, so that the accumulators live in registers.
+#pragma GCC unroll 12
+      for (int i = 0; i < kAccumulators; ++i) acc[i] = _mm512_fmadd_ps(acc[i], scale, add);
+    }
+    steps += kStepsPerCheck;
+  } while (Clock::now() < end);
+  float lanes[16];
+  __m512 total = acc[0];
+  for (int i = 1; i < kAccumulators; ++i) total = _mm512_add_ps(total, acc[i]);
+  _mm512_storeu_ps(lanes, total);
+  *sink = lanes[0] + lanes[15];
+  return steps * kAccumulators * 16;
+}
+
+__attribute__((target("avx2,fma"))) int64_t LoopAvx2(Clock::duration duration, float* sink) {
+  __m256 acc[kAccumulators];
+  for (int i = 0; i < kAccumulators; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
+  const __m256 scale = _mm256_set1_ps(0.999999f), add = _mm256_set1_ps(1e-7f);
+  const auto end = Clock::now() + duration;
+  int64_t steps = 0;
+  do {
+    for (int64_t s = 0; s < kStepsPerCheck; ++s) {
+      // Unrolled, so that the accumulators live in registers.
+#pragma GCC unroll 12
+      for (int i = 0; i < kAccumulators; ++i) acc[i] = _mm256_fmadd_ps(acc[i], scale, add);
+    }
+    steps += kStepsPerCheck;
+  } while (Clock::now() < end);
+  float lanes[8];
+  __m256 total = acc[0];
+  for (int i = 1; i < kAccumulators; ++i) total = _mm256_add_ps(total, acc[i]);
+  _mm256_storeu_ps(lanes, total);
+  *sink = lanes[0] + lanes[7];
+  return steps * kAccumulators * 8;
+}
+#endif
+
+// Any CPU: the compiler's own vectors (NEON on arm64, SSE2 on plain x86-64).
+int64_t LoopPortable(Clock::duration duration, float* sink) {
+  typedef float Vec __attribute__((vector_size(16)));
+  Vec acc[kAccumulators];
+  for (int i = 0; i < kAccumulators; ++i) acc[i] = Vec{} + static_cast<float>(i);
+  const Vec scale = Vec{} + 0.999999f, add = Vec{} + 1e-7f;
+  const auto end = Clock::now() + duration;
+  int64_t steps = 0;
+  do {
+    for (int64_t s = 0; s < kStepsPerCheck; ++s) {
+      // Unrolled, so that the accumulators live in registers.
+#pragma GCC unroll 12
+      for (int i = 0; i < kAccumulators; ++i) acc[i] = acc[i] * scale + add;
+    }
+    steps += kStepsPerCheck;
+  } while (Clock::now() < end);
+  Vec total = acc[0];
+  for (int i = 1; i < kAccumulators; ++i) total += acc[i];
+  *sink = total[0] + total[3];
+  return steps * kAccumulators * 4;
+}
+
+using LoopFn = int64_t (*)(Clock::duration, float*);
+
+// Adds one to every 8-byte word of a buffer, pass after pass, for about `duration`; returns the
+// bytes moved (read plus written). The buffer is touched before the clock starts.
+double MemoryLoop(std::vector<uint64_t>* buffer, Clock::duration duration) {
+  uint64_t* words = buffer->data();
+  const size_t count = buffer->size();
+  const auto end = Clock::now() + duration;
+  int64_t passes = 0;
+  do {
+    for (size_t i = 0; i < count; ++i) words[i] += 1;
+    ++passes;
+  } while (Clock::now() < end);
+  return 2.0 * static_cast<double>(passes) * static_cast<double>(count * sizeof(uint64_t));
+}
+
+LoopFn ChooseLoop(std::string* name) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    *name = "avx512";
+    return LoopAvx512;
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    *name = "avx2";
+    return LoopAvx2;
+  }
+#endif
+  *name = "portable";
+  return LoopPortable;
+}
+
+bool PinTo(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+// Runs work(i) on each of `cpus`, all started together (one CPU: alone), and returns each one's
+// units per second divided by 1e9. Empty when a thread could not be pinned. `work` returns the units
+// it did.
+template <typename Work>
+std::vector<double> Measure(const std::vector<int>& cpus, Work work) {
+  std::vector<double> rates(cpus.size(), 0.0);
+  std::atomic<int> ready{0};
+  std::atomic<bool> pinned_all{true};
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    threads.emplace_back([&, i] {
+      if (!PinTo(cpus[i])) pinned_all = false;
+      // Start together: each waits until every thread is pinned and spinning.
+      ready.fetch_add(1);
+      while (ready.load() < static_cast<int>(cpus.size())) {
+      }
+      const auto start = Clock::now();
+      const double units = work(i);
+      const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      rates[i] = units / seconds / 1e9;
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  if (!pinned_all) return {};
+  return rates;
+}
+
+std::string Join(const std::vector<double>& values) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1);
+  for (size_t i = 0; i < values.size(); ++i) out << (i ? " " : "") << values[i];
+  return out.str();
+}
+
+double Mean(const std::vector<double>& values) {
+  double sum = 0.0;
+  for (double value : values) sum += value;
+  return values.empty() ? 0.0 : sum / static_cast<double>(values.size());
+}
+
+// One figure per CPU alone, then all at once, printed as "<what> ..." lines. False when a thread
+// could not be pinned.
+template <typename Work>
+bool Report(const std::string& what, const std::string& unit, const std::vector<int>& cpus,
+            Work work) {
+  std::vector<double> alone;
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    const std::vector<double> one =
+        Measure({cpus[i]}, [&](size_t) { return work(i); });
+    if (one.empty()) {
+      std::cerr << "ERROR: host_probe: cannot pin a thread to cpu " << cpus[i] << std::endl;
+      return false;
+    }
+    alone.push_back(one[0]);
+  }
+  const std::vector<double> together = Measure(cpus, work);
+  if (together.empty()) {
+    std::cerr << "ERROR: host_probe: cannot pin a thread to every allowed cpu" << std::endl;
+    return false;
+  }
+  std::cout << std::fixed << std::setprecision(1);
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    std::cout << what << " cpu " << cpus[i] << " alone: " << alone[i] << " " << unit << std::endl;
+  }
+  std::cout << what << " at once: " << Join(together) << " " << unit << std::endl;
+  const double mean_alone = Mean(alone);
+  std::cout << std::setprecision(2) << what << "_at_once_over_alone: "
+            << (mean_alone > 0.0 ? Mean(together) / mean_alone : 0.0) << std::endl;
+  return true;
+}
+
+int Main(int argc, char** argv) {
+  int32_t duration_ms = 50;
+  int32_t buffer_mb = 8;
+  FlagTable table;
+  table.AddInt("duration_ms", &duration_ms, "length of each measurement (per CPU alone, then at once)");
+  table.AddInt("buffer_mb", &buffer_mb, "memory measurement: MiB each thread streams over");
+  bool help = false;
+  Status parsed = table.Parse(argc, argv, &help, nullptr);
+  if (help) {
+    std::cout << table.Usage("host_probe");
+    return 0;
+  }
+  if (!parsed.ok()) return ReportFailure(parsed);
+  if (duration_ms < 1 || duration_ms > 10000) {
+    return ReportFailure(UsageError("--duration_ms must be in [1, 10000]"));
+  }
+  if (buffer_mb < 1 || buffer_mb > 1024) {
+    return ReportFailure(UsageError("--buffer_mb must be in [1, 1024]"));
+  }
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
+    std::cerr << "ERROR: host_probe: cannot read this process's CPU affinity" << std::endl;
+    return 4;
+  }
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  }
+  std::string isa;
+  const LoopFn loop = ChooseLoop(&isa);
+  const auto duration = std::chrono::milliseconds(duration_ms);
+  std::cout << "compute loop: " << isa << "; " << duration_ms << " ms per measurement; memory: "
+            << buffer_mb << " MiB per thread" << std::endl;
+  std::vector<float> sinks(cpus.size(), 0.0f);
+  const bool compute_ok = Report("compute", "GFLOP/s", cpus, [&](size_t i) {
+    return 2.0 * static_cast<double>(loop(duration, &sinks[i]));
+  });
+  if (!compute_ok) return 4;
+  volatile float keep = 0.0f;
+  for (float sink : sinks) keep = keep + sink;
+  const size_t words = static_cast<size_t>(buffer_mb) * 1024 * 1024 / sizeof(uint64_t);
+  std::vector<std::vector<uint64_t>> buffers(cpus.size());
+  for (auto& buffer : buffers) buffer.assign(words, 1);
+  const bool memory_ok = Report("memory", "GB/s", cpus, [&](size_t i) {
+    return MemoryLoop(&buffers[i], duration);
+  });
+  return memory_ok ? 0 : 4;
+}
+
+}  // namespace
+}  // namespace touchstone
+
+int main(int argc, char** argv) { return touchstone::Main(argc, argv); }
