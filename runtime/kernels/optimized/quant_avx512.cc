@@ -71,7 +71,8 @@ struct StageRegs {
 
 inline __m512i Load64(const int64_t* p) { return _mm512_loadu_si512(p); }
 
-inline StageRegs LoadStage(const QuantOutputStage& s, int col) {
+// Always inlined: GCC kept it out of line, and a call returns its 13 vectors through memory.
+__attribute__((always_inline)) inline StageRegs LoadStage(const QuantOutputStage& s, int col) {
   StageRegs r;
   r.col_term = Load(s.col_term + col);
   r.multiplier = Load(s.multiplier + col);
