@@ -33,6 +33,14 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
       std::min(panels, std::max<size_t>(1, kBlockBytes / (panel_size * sizeof(float))));
   const size_t blocks = (panels + block_panels - 1) / block_panels;
   const size_t row_tiles = (p.m + mr - 1) / mr;
+  // The rows spread evenly over the tiles (tiles of mr - 1 and mr rows rather than full tiles and
+  // one short one): a 1-row tile costs nearly what an 8-row one does, and 7x7 = 49 rows would
+  // otherwise be six tiles of 8 and one of 1.
+  const size_t tile_base_rows = p.m / row_tiles;
+  const size_t tiles_with_extra_row = p.m % row_tiles;
+  auto tile_first_row = [&](size_t tile) {
+    return tile * tile_base_rows + std::min(tile, tiles_with_extra_row);
+  };
   const size_t tasks_per_problem = blocks * row_tiles;
   // With several weight blocks, the rows are first cut into one part per thread, and each part
   // runs block by block (a block's weights stay in the cache over the part's tiles). Chunks are
@@ -63,8 +71,9 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
     size_t tile_in_part = local % part_tiles;
     for (int64_t task = begin; task < end; ++task) {
       const GemmProblem& q = problems[problem];
-      const size_t row = (first_tile + tile_in_part) * mr;
-      const size_t rows = std::min(mr, p.m - row);
+      const size_t tile = first_tile + tile_in_part;
+      const size_t row = tile_first_row(tile);
+      const size_t rows = tile_first_row(tile + 1) - row;
       const size_t col = block * block_panels * nr;
       args.a = q.a + row * q.a_row_stride;
       args.a_row_stride = q.a_row_stride;
