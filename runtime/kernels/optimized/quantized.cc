@@ -363,6 +363,14 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   const QuantKernels& kernels = *s->kernels;
   const int mr = std::min(kernels.mr, kMaxRowsPerTile);
   const int64_t tiles = (s->rows + mr - 1) / mr;
+  if (tiles == 0) return kTfLiteOk;
+  // The rows spread evenly over the tiles (as RunGemm does): 7x7 = 49 rows make nine tiles of 5 or
+  // 6 rows, not eight of 6 and one of 1.
+  const int64_t tile_base_rows = s->rows / tiles;
+  const int64_t tiles_with_extra_row = s->rows % tiles;
+  auto tile_first_row = [&](int64_t tile) {
+    return tile * tile_base_rows + std::min(tile, tiles_with_extra_row);
+  };
   const int64_t panels = (s->n + kernels.panel - 1) / kernels.panel;
   // Few rows (a fully connected layer, a small image): split the columns too.
   const int64_t max_chunks = MaxChunks(context);
@@ -390,10 +398,10 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
     for (int64_t item = begin; item < end; ++item) {
       const int64_t tile = item / groups;
       const int64_t group = item % groups;
-      const int64_t m0 = tile * mr;
+      const int64_t m0 = tile_first_row(tile);
       if (tile != current_tile) {
         current_tile = tile;
-        args.rows = static_cast<int>(std::min<int64_t>(mr, s->rows - m0));
+        args.rows = static_cast<int>(tile_first_row(tile + 1) - m0);
         if (s->direct) {
           args.a = input_data + m0 * s->k;
           args.a_stride = s->k;
