@@ -28,12 +28,11 @@ inline void CpuRelax() {
 #endif
 }
 
-// [begin, end) of chunk `chunk` when n items are split into `chunks` nearly equal parts.
+// [begin, end) of chunk `chunk` when n items are split into `chunks` nearly equal parts, at evenly
+// spaced bounds (the longer parts spread over the threads' ranges, not all in the first ones).
 inline void ChunkBounds(int64_t n, int chunks, int chunk, int64_t* begin, int64_t* end) {
-  const int64_t base = n / chunks;
-  const int64_t extra = n % chunks;
-  *begin = chunk * base + std::min<int64_t>(chunk, extra);
-  *end = *begin + base + (chunk < extra ? 1 : 0);
+  *begin = chunk * n / chunks;
+  *end = (chunk + 1) * n / chunks;
 }
 
 }  // namespace

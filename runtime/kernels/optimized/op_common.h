@@ -141,12 +141,12 @@ void ParallelChunks(TfLiteContext* context, int64_t items, int64_t min_items_per
   ParallelFor(
       context, chunks,
       [&](int64_t begin, int64_t end) {
+        // Evenly spaced bounds, floor(chunk * items / chunks): the longer chunks are spread over
+        // the threads' ranges instead of all going to the first ones (14 rows in 8 chunks: 7 and 7
+        // rows per thread, not 8 and 6), and every op's thread boundary is at the same fraction
+        // of its items.
         for (int64_t chunk = begin; chunk < end; ++chunk) {
-          const int64_t base = items / chunks;
-          const int64_t extra = items % chunks;
-          const int64_t first = chunk * base + std::min(chunk, extra);
-          const int64_t last = first + base + (chunk < extra ? 1 : 0);
-          fn(static_cast<int>(chunk), first, last);
+          fn(static_cast<int>(chunk), chunk * items / chunks, (chunk + 1) * items / chunks);
         }
       },
       static_cast<int>(chunks));
