@@ -33,12 +33,15 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
       std::min(panels, std::max<size_t>(1, kBlockBytes / (panel_size * sizeof(float))));
   const size_t blocks = (panels + block_panels - 1) / block_panels;
   const size_t row_tiles = (p.m + mr - 1) / mr;
-  // The rows spread evenly over the tiles (EvenBound) rather than full tiles and one short one: a
-  // short tile streams the same packed weights as a full one for a fraction of the work, and 7x7
-  // = 49 rows would be six tiles of 8 and one of 1 instead of seven of 7.
+  // The rows spread evenly over the tiles rather than full tiles and one short one: a short tile
+  // streams the same packed weights as a full one for a fraction of the work, and 7x7 = 49 rows
+  // would be six tiles of 8 and one of 1 instead of seven of 7. The first tiles take the extra
+  // rows (not EvenBound, which divides: the loop below runs this per task, and a task can be ~100
+  // cycles).
+  const size_t tile_base_rows = p.m / row_tiles;
+  const size_t tiles_with_extra_row = p.m % row_tiles;
   auto tile_first_row = [&](size_t tile) {
-    return static_cast<size_t>(EvenBound(static_cast<int64_t>(p.m), static_cast<int64_t>(row_tiles),
-                                         static_cast<int64_t>(tile)));
+    return tile * tile_base_rows + std::min(tile, tiles_with_extra_row);
   };
   const size_t tasks_per_problem = blocks * row_tiles;
   // With several weight blocks, the rows are first cut into one part per thread, and each part

@@ -119,8 +119,8 @@ constexpr int kChunksPerThread = 4;
 
 // Bound `index` (0..parts) of `total` items cut into `parts` contiguous runs, at evenly spaced
 // points floor(index * total / parts): the runs differ by at most one item, and the longer ones are
-// spread out instead of all coming first (so a thread's share of an op's chunks, or a GEMM's row
-// tiles, is as close to an equal share as the split allows).
+// spread out instead of all coming first (so a thread's share of an op's chunks is as close to an
+// equal share as the split allows).
 inline int64_t EvenBound(int64_t total, int64_t parts, int64_t index) {
   return index * total / parts;
 }

@@ -364,9 +364,14 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   const int mr = std::min(kernels.mr, kMaxRowsPerTile);
   const int64_t tiles = (s->rows + mr - 1) / mr;
   if (tiles == 0) return kTfLiteOk;
-  // The rows spread evenly over the tiles (EvenBound, as RunGemm does): 7x7 = 49 rows make nine
-  // tiles of 5 or 6 rows, not eight of 6 and one of 1.
-  auto tile_first_row = [&](int64_t tile) { return EvenBound(s->rows, tiles, tile); };
+  // The rows spread evenly over the tiles, the first tiles taking the extra rows (as RunGemm does,
+  // without a division per tile): 7x7 = 49 rows make nine tiles of 5 or 6 rows, not eight of 6 and
+  // one of 1.
+  const int64_t tile_base_rows = s->rows / tiles;
+  const int64_t tiles_with_extra_row = s->rows % tiles;
+  auto tile_first_row = [&](int64_t tile) {
+    return tile * tile_base_rows + std::min(tile, tiles_with_extra_row);
+  };
   const int64_t panels = (s->n + kernels.panel - 1) / kernels.panel;
   // Few rows (a fully connected layer, a small image): split the columns too.
   const int64_t max_chunks = MaxChunks(context);
