@@ -18,7 +18,20 @@ cpus=$(echo "$out" | grep -c "^compute cpu ")
 at_once=$(echo "$out" | sed -n 's/^compute at once: \(.*\) GFLOP\/s$/\1/p' | wc -w)
 [ "$cpus" -ge 1 ] && [ "$cpus" -eq "$at_once" ] || fail "$cpus CPUs alone but $at_once figures at once"
 
-for bad in --duration_ms=0 --duration_ms=20000 --buffer_mb=0 --bogus=1; do
+# Handoff: four lines between the first two CPUs, or one "skipped" line with one CPU.
+if [ "$cpus" -ge 2 ]; then
+  echo "$out" | grep -Eq "^handoff own cpu [0-9]+: [0-9]+\.[0-9] GB/s$" || fail "no 'handoff own' line"
+  echo "$out" | grep -Eq "^handoff between cpu [0-9]+ and [0-9]+: [0-9]+\.[0-9] GB/s$" || fail "no 'handoff between' line"
+  echo "$out" | grep -Eq "^handoff_between_over_own: [0-9]+\.[0-9]{2}$" || fail "no 'handoff_between_over_own' line"
+  echo "$out" | grep -Eq "^round trip between cpu [0-9]+ and [0-9]+: [0-9]+ ns$" || fail "no 'round trip' line"
+else
+  echo "$out" | grep -q "^handoff: skipped, one cpu$" || fail "one CPU but no 'handoff: skipped' line"
+fi
+one_cpu="$(taskset -c "$(echo "$out" | sed -n 's/^compute cpu \([0-9]*\) alone.*/\1/p' | head -1)" \
+  "$PROBE" --duration_ms=2 --buffer_mb=1 2>&1)" || fail "run on one CPU exited non-zero"
+echo "$one_cpu" | grep -q "^handoff: skipped, one cpu$" || fail "run on one CPU: no 'handoff: skipped' line"
+
+for bad in --duration_ms=0 --duration_ms=20000 --buffer_mb=0 --handoff_kb=2 --bogus=1; do
   err="$("$PROBE" "$bad" 2>&1 >/dev/null)"; rc=$?
   [ "$rc" -eq 2 ] || fail "$bad exited $rc, not 2"
   [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q "^ERROR: " || fail "$bad: not one ERROR line: $err"

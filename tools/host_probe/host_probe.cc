@@ -8,13 +8,18 @@
 // - compute: multiply-add throughput (GFLOP/s, 2 per multiply-add) of a register-only loop;
 // - memory: read-modify-write bandwidth (GB/s, bytes read plus bytes written) over a buffer of
 //   --buffer_mb per thread, larger than a core's L2 (activations that do not fit it, DeepLab's).
-// What it does not: latency, frequency, or anything another process does outside the measured
-// intervals.
+// - handoff (with two CPUs or more, between the first two): the same read-modify-write over a buffer
+//   of --handoff_kb that the two CPUs take turns on, so each pass first fetches what the other CPU
+//   has just written (as a thread does with the activations another thread wrote in the op before),
+//   against one CPU doing every pass; and the round trip of one flag between the two.
+// What it does not: frequency, or anything another process does outside the measured intervals.
 //
 // Output, for compute then memory: "<what> cpu N alone: X <unit>" per CPU, "<what> at once: X Y ...
 // <unit>", and "<what>_at_once_over_alone: R" (the mean at-once figure over the mean alone figure:
 // about 1 when each CPU has a core and bandwidth of its own, about 0.5 for compute when two share one
-// core). Exit code 0, 2 on a bad flag, 4 when a thread cannot be pinned or a buffer allocated.
+// core). Then "handoff own cpu A: X GB/s", "handoff between cpu A and B: Y GB/s",
+// "handoff_between_over_own: R" and "round trip between cpu A and B: N ns" (or "handoff: skipped,
+// one cpu"). Exit code 0, 2 on a bad flag, 4 when a thread cannot be pinned or a buffer allocated.
 #include <pthread.h>
 #include <sched.h>
 
@@ -114,15 +119,33 @@ int64_t LoopPortable(Clock::duration duration, float* sink) {
 
 using LoopFn = int64_t (*)(Clock::duration, float*);
 
-// Adds one to every 8-byte word of a buffer, pass after pass, for about `duration`; returns the
-// bytes moved (read plus written). The buffer is touched before the clock starts.
+// One pass of the memory loops: adds one to every 8-byte word of `words` (count a multiple of 8), a
+// cache line per step. A scalar add per word would cap the pass at about 16 bytes per cycle
+// (55 GB/s here, session 10's figures), under what the caches deliver.
+typedef uint64_t LineWords __attribute__((vector_size(64), aligned(8)));
+using PassFn = void (*)(uint64_t* words, size_t count);
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void AddOnePassAvx512(uint64_t* words, size_t count) {
+  for (size_t i = 0; i < count; i += 8) *reinterpret_cast<LineWords*>(words + i) += 1;
+}
+#endif
+
+void AddOnePassPortable(uint64_t* words, size_t count) {
+  for (size_t i = 0; i < count; i += 8) *reinterpret_cast<LineWords*>(words + i) += 1;
+}
+
+PassFn g_pass = AddOnePassPortable;
+
+// g_pass over a buffer, pass after pass, for about `duration`; returns the bytes moved (read plus
+// written). The buffer is touched before the clock starts.
 double MemoryLoop(std::vector<uint64_t>* buffer, Clock::duration duration) {
   uint64_t* words = buffer->data();
   const size_t count = buffer->size();
   const auto end = Clock::now() + duration;
   int64_t passes = 0;
   do {
-    for (size_t i = 0; i < count; ++i) words[i] += 1;
+    g_pass(words, count);
     ++passes;
   } while (Clock::now() < end);
   return 2.0 * static_cast<double>(passes) * static_cast<double>(count * sizeof(uint64_t));
@@ -133,6 +156,7 @@ LoopFn ChooseLoop(std::string* name) {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) {
     *name = "avx512";
+    g_pass = AddOnePassAvx512;
     return LoopAvx512;
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
@@ -222,12 +246,137 @@ bool Report(const std::string& what, const std::string& unit, const std::vector<
   return true;
 }
 
+inline void CpuRelax() {
+#if defined(__x86_64__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// MemoryLoop's passes over one buffer, taken in turn by a thread on cpu_a and one on cpu_b for about
+// `duration`: every pass starts on lines the other CPU holds. Returns GB/s over the passes' own
+// time (the hand-over waits between passes are not counted), or a negative value when a thread could
+// not be pinned.
+double HandoffRate(int cpu_a, int cpu_b, std::vector<uint64_t>* buffer, Clock::duration duration) {
+  uint64_t* words = buffer->data();
+  const size_t count = buffer->size();
+  std::atomic<int64_t> turn{0};  // pass number; even passes are cpu_a's, odd ones cpu_b's
+  std::atomic<bool> stop{false};
+  std::atomic<bool> pinned_all{true};
+  Clock::duration busy[2] = {Clock::duration::zero(), Clock::duration::zero()};
+  int64_t passes[2] = {0, 0};
+  const auto end = Clock::now() + duration;
+  auto side = [&](int who) {
+    if (!PinTo(who == 0 ? cpu_a : cpu_b)) {
+      pinned_all = false;
+      stop = true;
+    }
+    for (int64_t pass = who;; pass += 2) {
+      while (turn.load(std::memory_order_acquire) != pass) {
+        if (stop.load(std::memory_order_acquire)) return;
+        CpuRelax();
+      }
+      const auto start = Clock::now();
+      g_pass(words, count);
+      const auto finish = Clock::now();
+      busy[who] += finish - start;
+      ++passes[who];
+      // cpu_a ends the run after one of its passes, so both have made about as many.
+      if (who == 0 && finish > end) {
+        stop.store(true, std::memory_order_release);
+        return;
+      }
+      turn.store(pass + 1, std::memory_order_release);
+    }
+  };
+  std::thread other(side, 1);
+  side(0);
+  other.join();
+  if (!pinned_all) return -1.0;
+  const double seconds = std::chrono::duration<double>(busy[0] + busy[1]).count();
+  const double bytes =
+      2.0 * static_cast<double>(passes[0] + passes[1]) * static_cast<double>(count * sizeof(uint64_t));
+  return seconds > 0.0 ? bytes / seconds / 1e9 : 0.0;
+}
+
+// Nanoseconds for one flag to go from cpu_a to cpu_b and back, averaged over about `duration`;
+// negative when a thread could not be pinned.
+double RoundTripNs(int cpu_a, int cpu_b, Clock::duration duration) {
+  std::atomic<int64_t> flag{0};  // cpu_a makes it odd, cpu_b even again
+  std::atomic<bool> pinned_all{true};
+  constexpr int64_t kStop = -1;
+  std::thread other([&] {
+    if (!PinTo(cpu_b)) pinned_all = false;
+    int64_t seen = 0;
+    while (true) {
+      const int64_t value = flag.load(std::memory_order_acquire);
+      if (value == kStop) return;
+      if (value != seen && (value & 1) != 0) {
+        seen = value + 1;
+        flag.store(seen, std::memory_order_release);
+      } else {
+        CpuRelax();
+      }
+    }
+  });
+  if (!PinTo(cpu_a)) pinned_all = false;
+  int64_t trips = 0;
+  const auto start = Clock::now();
+  const auto end = start + duration;
+  Clock::time_point now = start;
+  while (pinned_all.load() && now < end) {
+    for (int i = 0; i < 64; ++i) {
+      const int64_t sent = 2 * trips + 1;
+      flag.store(sent, std::memory_order_release);
+      while (flag.load(std::memory_order_acquire) != sent + 1) CpuRelax();
+      ++trips;
+    }
+    now = Clock::now();
+  }
+  flag.store(kStop, std::memory_order_release);
+  other.join();
+  if (!pinned_all) return -1.0;
+  return trips > 0 ? std::chrono::duration<double, std::nano>(now - start).count() / trips : 0.0;
+}
+
+// The handoff lines (between the first two CPUs). False when a thread could not be pinned.
+bool ReportHandoff(const std::vector<int>& cpus, size_t bytes, Clock::duration duration) {
+  if (cpus.size() < 2) {
+    std::cout << "handoff: skipped, one cpu" << std::endl;
+    return true;
+  }
+  std::vector<uint64_t> buffer(bytes / sizeof(uint64_t), 1);
+  const std::vector<double> own = Measure({cpus[0]}, [&](size_t) {
+    return MemoryLoop(&buffer, duration);
+  });
+  const double between = HandoffRate(cpus[0], cpus[1], &buffer, duration);
+  const double round_trip_ns = RoundTripNs(cpus[0], cpus[1], duration);
+  if (own.empty() || between < 0.0 || round_trip_ns < 0.0) {
+    std::cerr << "ERROR: host_probe: cannot pin threads to cpus " << cpus[0] << " and " << cpus[1]
+              << std::endl;
+    return false;
+  }
+  std::cout << std::fixed << std::setprecision(1);
+  std::cout << "handoff own cpu " << cpus[0] << ": " << own[0] << " GB/s" << std::endl;
+  std::cout << "handoff between cpu " << cpus[0] << " and " << cpus[1] << ": " << between << " GB/s"
+            << std::endl;
+  std::cout << std::setprecision(2) << "handoff_between_over_own: "
+            << (own[0] > 0.0 ? between / own[0] : 0.0) << std::endl;
+  std::cout << std::setprecision(0) << "round trip between cpu " << cpus[0] << " and " << cpus[1]
+            << ": " << round_trip_ns << " ns" << std::endl;
+  return true;
+}
+
 int Main(int argc, char** argv) {
   int32_t duration_ms = 50;
   int32_t buffer_mb = 8;
+  int32_t handoff_kb = 512;
   FlagTable table;
   table.AddInt("duration_ms", &duration_ms, "length of each measurement (per CPU alone, then at once)");
   table.AddInt("buffer_mb", &buffer_mb, "memory measurement: MiB each thread streams over");
+  table.AddInt("handoff_kb", &handoff_kb,
+               "handoff measurement: KiB the first two CPUs take turns on (activation-sized)");
   bool help = false;
   Status parsed = table.Parse(argc, argv, &help, nullptr);
   if (help) {
@@ -240,6 +389,9 @@ int Main(int argc, char** argv) {
   }
   if (buffer_mb < 1 || buffer_mb > 1024) {
     return ReportFailure(UsageError("--buffer_mb must be in [1, 1024]"));
+  }
+  if (handoff_kb < 4 || handoff_kb > 1024 * 1024) {
+    return ReportFailure(UsageError("--handoff_kb must be in [4, 1048576]"));
   }
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
@@ -269,7 +421,9 @@ int Main(int argc, char** argv) {
   const bool memory_ok = Report("memory", "GB/s", cpus, [&](size_t i) {
     return MemoryLoop(&buffers[i], duration);
   });
-  return memory_ok ? 0 : 4;
+  if (!memory_ok) return 4;
+  buffers.clear();
+  return ReportHandoff(cpus, static_cast<size_t>(handoff_kb) * 1024, duration) ? 0 : 4;
 }
 
 }  // namespace
