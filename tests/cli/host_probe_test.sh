@@ -20,7 +20,7 @@ at_once=$(echo "$out" | sed -n 's/^compute at once: \(.*\) GFLOP\/s$/\1/p' | wc 
 
 # Handoff: four lines between the first two CPUs, or one "skipped" line with one CPU.
 if [ "$cpus" -ge 2 ]; then
-  echo "$out" | grep -Eq "^handoff own cpu [0-9]+: [0-9]+\.[0-9] GB/s$" || fail "no 'handoff own' line"
+  [ "$(echo "$out" | grep -Ec "^handoff own cpu [0-9]+: [0-9]+\.[0-9] GB/s$")" -eq 2 ] || fail "not two 'handoff own' lines"
   echo "$out" | grep -Eq "^handoff between cpu [0-9]+ and [0-9]+: [0-9]+\.[0-9] GB/s$" || fail "no 'handoff between' line"
   echo "$out" | grep -Eq "^handoff_between_over_own: [0-9]+\.[0-9]{2}$" || fail "no 'handoff_between_over_own' line"
   echo "$out" | grep -Eq "^round trip between cpu [0-9]+ and [0-9]+: [0-9]+ ns$" || fail "no 'round trip' line"

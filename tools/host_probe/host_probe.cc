@@ -8,18 +8,19 @@
 // - compute: multiply-add throughput (GFLOP/s, 2 per multiply-add) of a register-only loop;
 // - memory: read-modify-write bandwidth (GB/s, bytes read plus bytes written) over a buffer of
 //   --buffer_mb per thread, larger than a core's L2 (activations that do not fit it, DeepLab's).
-// - handoff (with two CPUs or more, between the first two): the same read-modify-write over a buffer
-//   of --handoff_kb that the two CPUs take turns on, so each pass first fetches what the other CPU
-//   has just written (as a thread does with the activations another thread wrote in the op before),
-//   against one CPU doing every pass; and the round trip of one flag between the two.
+// - handoff (with two CPUs or more, between the first two): the same read-modify-write over a
+//   buffer of --handoff_kb that the two CPUs take turns on, so each pass first fetches what the
+//   other CPU has just written (as a thread does with the activations another thread wrote in the
+//   op before), against each CPU alone on it; and the round trip of one flag between the two.
 // What it does not: frequency, or anything another process does outside the measured intervals.
 //
 // Output, for compute then memory: "<what> cpu N alone: X <unit>" per CPU, "<what> at once: X Y ...
 // <unit>", and "<what>_at_once_over_alone: R" (the mean at-once figure over the mean alone figure:
 // about 1 when each CPU has a core and bandwidth of its own, about 0.5 for compute when two share one
-// core). Then "handoff own cpu A: X GB/s", "handoff between cpu A and B: Y GB/s",
-// "handoff_between_over_own: R" and "round trip between cpu A and B: N ns" (or "handoff: skipped,
-// one cpu"). Exit code 0, 2 on a bad flag, 4 when a thread cannot be pinned or a buffer allocated.
+// core). Then "handoff own cpu A: X GB/s" and the same for B (each alone on the buffer), "handoff
+// between cpu A and B: Y GB/s", "handoff_between_over_own: R" (over the mean of the two) and
+// "round trip between cpu A and B: N ns" (or "handoff: skipped, one cpu"). Exit code 0, 2 on a bad
+// flag, 4 when a thread cannot be pinned or a buffer allocated.
 #include <pthread.h>
 #include <sched.h>
 
@@ -254,10 +255,10 @@ inline void CpuRelax() {
 #endif
 }
 
-// MemoryLoop's passes over one buffer, taken in turn by a thread on cpu_a and one on cpu_b for about
-// `duration`: every pass starts on lines the other CPU holds. Returns GB/s over the passes' own
-// time (the hand-over waits between passes are not counted), or a negative value when a thread could
-// not be pinned.
+// MemoryLoop's passes over one buffer, taken in turn by a thread on cpu_a and one on cpu_b for
+// about `duration`: every pass starts on lines the other CPU holds. Returns GB/s over the passes'
+// own time (the hand-over waits between passes are not counted), or a negative value when a
+// thread could not be pinned.
 double HandoffRate(int cpu_a, int cpu_b, std::vector<uint64_t>* buffer, Clock::duration duration) {
   uint64_t* words = buffer->data();
   const size_t count = buffer->size();
@@ -295,8 +296,8 @@ double HandoffRate(int cpu_a, int cpu_b, std::vector<uint64_t>* buffer, Clock::d
   other.join();
   if (!pinned_all) return -1.0;
   const double seconds = std::chrono::duration<double>(busy[0] + busy[1]).count();
-  const double bytes =
-      2.0 * static_cast<double>(passes[0] + passes[1]) * static_cast<double>(count * sizeof(uint64_t));
+  const double bytes = 2.0 * static_cast<double>(passes[0] + passes[1]) *
+                       static_cast<double>(count * sizeof(uint64_t));
   return seconds > 0.0 ? bytes / seconds / 1e9 : 0.0;
 }
 
@@ -347,22 +348,32 @@ bool ReportHandoff(const std::vector<int>& cpus, size_t bytes, Clock::duration d
     return true;
   }
   std::vector<uint64_t> buffer(bytes / sizeof(uint64_t), 1);
-  const std::vector<double> own = Measure({cpus[0]}, [&](size_t) {
-    return MemoryLoop(&buffer, duration);
-  });
-  const double between = HandoffRate(cpus[0], cpus[1], &buffer, duration);
-  const double round_trip_ns = RoundTripNs(cpus[0], cpus[1], duration);
-  if (own.empty() || between < 0.0 || round_trip_ns < 0.0) {
+  // Each of the two alone on the buffer: the rate its own cache gives (a tenant on the same core
+  // shows here as a CPU slower than the other).
+  std::vector<double> own;
+  for (int i = 0; i < 2; ++i) {
+    const std::vector<double> rate = Measure({cpus[i]}, [&](size_t) {
+      return MemoryLoop(&buffer, duration);
+    });
+    if (rate.empty()) break;
+    own.push_back(rate[0]);
+  }
+  const double between = own.size() == 2 ? HandoffRate(cpus[0], cpus[1], &buffer, duration) : -1.0;
+  const double round_trip_ns = between >= 0.0 ? RoundTripNs(cpus[0], cpus[1], duration) : -1.0;
+  if (between < 0.0 || round_trip_ns < 0.0) {
     std::cerr << "ERROR: host_probe: cannot pin threads to cpus " << cpus[0] << " and " << cpus[1]
               << std::endl;
     return false;
   }
   std::cout << std::fixed << std::setprecision(1);
-  std::cout << "handoff own cpu " << cpus[0] << ": " << own[0] << " GB/s" << std::endl;
+  for (int i = 0; i < 2; ++i) {
+    std::cout << "handoff own cpu " << cpus[i] << ": " << own[i] << " GB/s" << std::endl;
+  }
   std::cout << "handoff between cpu " << cpus[0] << " and " << cpus[1] << ": " << between << " GB/s"
             << std::endl;
+  const double mean_own = Mean(own);
   std::cout << std::setprecision(2) << "handoff_between_over_own: "
-            << (own[0] > 0.0 ? between / own[0] : 0.0) << std::endl;
+            << (mean_own > 0.0 ? between / mean_own : 0.0) << std::endl;
   std::cout << std::setprecision(0) << "round trip between cpu " << cpus[0] << " and " << cpus[1]
             << ": " << round_trip_ns << " ns" << std::endl;
   return true;
