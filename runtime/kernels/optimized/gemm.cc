@@ -36,8 +36,7 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
   // The rows spread evenly over the tiles rather than full tiles and one short one: a short tile
   // streams the same packed weights as a full one for a fraction of the work, and 7x7 = 49 rows
   // would be six tiles of 8 and one of 1 instead of seven of 7. The first tiles take the extra
-  // rows (not EvenBound, which divides: the loop below runs this per task, and a task can be ~100
-  // cycles).
+  // rows, with no division (the loop below runs this per task, and a task can be ~100 cycles).
   const size_t tile_base_rows = p.m / row_tiles;
   const size_t tiles_with_extra_row = p.m % row_tiles;
   auto tile_first_row = [&](size_t tile) {

@@ -117,14 +117,6 @@ inline size_t ElementBytes(TfLiteType type) {
 // thread is free, so a thread the OS delays (a busy machine) holds up at most one small chunk.
 constexpr int kChunksPerThread = 4;
 
-// Bound `index` (0..parts) of `total` items cut into `parts` contiguous runs, at evenly spaced
-// points floor(index * total / parts): the runs differ by at most one item, and the longer ones are
-// spread out instead of all coming first (so a thread's share of an op's chunks is as close to an
-// equal share as the split allows).
-inline int64_t EvenBound(int64_t total, int64_t parts, int64_t index) {
-  return index * total / parts;
-}
-
 // The most chunks ParallelChunks makes on this context (for per-chunk scratch).
 inline int MaxChunks(TfLiteContext* context) {
   const int threads = NumThreads(context);
@@ -149,11 +141,12 @@ void ParallelChunks(TfLiteContext* context, int64_t items, int64_t min_items_per
   ParallelFor(
       context, chunks,
       [&](int64_t begin, int64_t end) {
-        // EvenBound: 14 rows in 8 chunks give each of two threads 7 rows (not 8 and 6), and every
-        // op's thread boundary sits at the same fraction of its items.
+        // Evenly spaced bounds, floor(chunk * items / chunks): the longer chunks are spread over
+        // the threads' ranges instead of all going to the first ones (14 rows in 8 chunks: 7 and 7
+        // rows per thread, not 8 and 6), and every op's thread boundary is at the same fraction
+        // of its items.
         for (int64_t chunk = begin; chunk < end; ++chunk) {
-          fn(static_cast<int>(chunk), EvenBound(items, chunks, chunk),
-             EvenBound(items, chunks, chunk + 1));
+          fn(static_cast<int>(chunk), chunk * items / chunks, (chunk + 1) * items / chunks);
         }
       },
       static_cast<int>(chunks));
