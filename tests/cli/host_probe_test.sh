@@ -36,6 +36,16 @@ for bad in --duration_ms=0 --duration_ms=20000 --buffer_mb=0 --handoff_kb=2 --bo
   [ "$rc" -eq 2 ] || fail "$bad exited $rc, not 2"
   [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q "^ERROR: " || fail "$bad: not one ERROR line: $err"
 done
+# Buffers the address space cannot hold: one ERROR line naming the buffer, exit 4, no figures.
+for flags in "--buffer_mb=1024" "--buffer_mb=1 --handoff_kb=1048576"; do
+  what=memory; [ "$flags" != "--buffer_mb=1024" ] && what=handoff
+  [ "$cpus" -lt 2 ] && [ "$what" = handoff ] && continue
+  # shellcheck disable=SC2086
+  both="$( (ulimit -v 300000; "$PROBE" --duration_ms=2 $flags) 2>&1)"; rc=$?
+  [ "$rc" -eq 4 ] || fail "$flags under a 300 MB address space exited $rc, not 4"
+  [ "$both" = "ERROR: host_probe: cannot allocate 1048576 KiB for the $what buffer" ] ||
+    fail "$flags under a 300 MB address space: not one ERROR line: $both"
+done
 "$PROBE" --help | grep -q -- "--duration_ms" || fail "--help lists no --duration_ms"
 
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi

@@ -20,13 +20,15 @@
 // core). Then "handoff own cpu A: X GB/s" and the same for B (each alone on the buffer), "handoff
 // between cpu A and B: Y GB/s", "handoff_between_over_own: R" (over the mean of the two) and
 // "round trip between cpu A and B: N ns" (or "handoff: skipped, one cpu"). Exit code 0, 2 on a bad
-// flag, 4 when a thread cannot be pinned or a buffer allocated.
+// flag, 4 when a thread cannot be pinned or a buffer cannot be allocated (one ERROR line; the
+// buffers are allocated before any figure is printed).
 #include <pthread.h>
 #include <sched.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -341,13 +343,14 @@ double RoundTripNs(int cpu_a, int cpu_b, Clock::duration duration) {
   return trips > 0 ? std::chrono::duration<double, std::nano>(now - start).count() / trips : 0.0;
 }
 
-// The handoff lines (between the first two CPUs). False when a thread could not be pinned.
-bool ReportHandoff(const std::vector<int>& cpus, size_t bytes, Clock::duration duration) {
+// The handoff lines (between the first two CPUs) over `buffer`. False when a thread could not be
+// pinned.
+bool ReportHandoff(const std::vector<int>& cpus, std::vector<uint64_t>& buffer,
+                   Clock::duration duration) {
   if (cpus.size() < 2) {
     std::cout << "handoff: skipped, one cpu" << std::endl;
     return true;
   }
-  std::vector<uint64_t> buffer(bytes / sizeof(uint64_t), 1);
   // Each of the two alone on the buffer: the rate its own cache gives (a tenant on the same core
   // shows here as a CPU slower than the other).
   std::vector<double> own;
@@ -377,6 +380,19 @@ bool ReportHandoff(const std::vector<int>& cpus, size_t bytes, Clock::duration d
   std::cout << std::setprecision(0) << "round trip between cpu " << cpus[0] << " and " << cpus[1]
             << ": " << round_trip_ns << " ns" << std::endl;
   return true;
+}
+
+// `buffer` as `bytes` of ones; false, with one ERROR line, when the memory is not there (the only
+// allocations whose size a flag sets).
+bool AllocateOnes(std::vector<uint64_t>* buffer, size_t bytes, const char* what) {
+  try {
+    buffer->assign(bytes / sizeof(uint64_t), 1);
+    return true;
+  } catch (const std::exception&) {
+    std::cerr << "ERROR: host_probe: cannot allocate " << bytes / 1024 << " KiB for the " << what
+              << " buffer" << std::endl;
+    return false;
+  }
 }
 
 int Main(int argc, char** argv) {
@@ -414,6 +430,16 @@ int Main(int argc, char** argv) {
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
   }
+  // Every buffer before any measurement: a run that cannot have them prints no figures.
+  std::vector<std::vector<uint64_t>> buffers(cpus.size());
+  for (auto& buffer : buffers) {
+    if (!AllocateOnes(&buffer, static_cast<size_t>(buffer_mb) * 1024 * 1024, "memory")) return 4;
+  }
+  std::vector<uint64_t> handoff_buffer;
+  if (cpus.size() >= 2 &&
+      !AllocateOnes(&handoff_buffer, static_cast<size_t>(handoff_kb) * 1024, "handoff")) {
+    return 4;
+  }
   std::string isa;
   const LoopFn loop = ChooseLoop(&isa);
   const auto duration = std::chrono::milliseconds(duration_ms);
@@ -426,15 +452,11 @@ int Main(int argc, char** argv) {
   if (!compute_ok) return 4;
   volatile float keep = 0.0f;
   for (float sink : sinks) keep = keep + sink;
-  const size_t words = static_cast<size_t>(buffer_mb) * 1024 * 1024 / sizeof(uint64_t);
-  std::vector<std::vector<uint64_t>> buffers(cpus.size());
-  for (auto& buffer : buffers) buffer.assign(words, 1);
   const bool memory_ok = Report("memory", "GB/s", cpus, [&](size_t i) {
     return MemoryLoop(&buffers[i], duration);
   });
   if (!memory_ok) return 4;
-  buffers.clear();
-  return ReportHandoff(cpus, static_cast<size_t>(handoff_kb) * 1024, duration) ? 0 : 4;
+  return ReportHandoff(cpus, handoff_buffer, duration) ? 0 : 4;
 }
 
 }  // namespace
