@@ -472,6 +472,7 @@ Status Subgraph::PlanArena(size_t prepared_steps) {
   if (interpreter_->options().preserve_all_tensors) {
     for (int& l : last) l = num_steps;
   }
+  ExtendForFusedReads(&last);
 
   std::vector<ArenaRequest> requests;
   std::vector<int> request_tensor;
@@ -547,6 +548,7 @@ Status Subgraph::AllocateTensors() {
     if (initial != nullptr && buffer_bytes == tensor.bytes) std::memcpy(storage.data(), initial, buffer_bytes);
   }
   TS_RETURN_IF_ERROR(CheckOutputsAreWritten());
+  fused_reads_.clear();
   TS_RETURN_IF_ERROR(PrepareNodes(0, &arena_prepared_steps_));
   TS_RETURN_IF_ERROR(PlanArena(arena_prepared_steps_));
   PlanDynamicTensorRelease();
@@ -927,6 +929,9 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   interpreter->cpu_backend_context_.type = kTfLiteCpuBackendContext;
   interpreter->cpu_backend_context_.Refresh = nullptr;
   interpreter->external_contexts_[kTfLiteCpuBackendContext] = &interpreter->cpu_backend_context_;
+  if (!options.preserve_all_tensors) {
+    interpreter->cpu_backend_context_.fuse_producer = Subgraph::FuseProducerCallback;
+  }
   if (resolver == nullptr) {
     interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
     resolver = interpreter->owned_resolver_.get();
@@ -1020,12 +1025,57 @@ void Subgraph::PlanDynamicTensorRelease() {
       }
     }
   }
+  ExtendForFusedReads(&last_step);
   for (int t : inputs_) if (t >= 0) last_step[t] = -1;
   for (int t : outputs_) if (t >= 0) last_step[t] = -1;
   last_used_at_step_.assign(execution_plan_.size(), {});
   for (size_t t = 0; t < tensors_.size(); ++t) {
     if (last_step[t] >= 0) last_used_at_step_[last_step[t]].push_back(static_cast<int>(t));
   }
+}
+
+void Subgraph::ExtendForFusedReads(std::vector<int>* last_step) const {
+  for (const auto& read : fused_reads_) {
+    const auto it = std::find(execution_plan_.begin(), execution_plan_.end(), read.second);
+    if (it == execution_plan_.end()) continue;
+    int& last = (*last_step)[read.first];
+    last = std::max(last, static_cast<int>(it - execution_plan_.begin()));
+  }
+}
+
+bool Subgraph::FuseProducerCallback(TfLiteContext* context, int producer_node, int consumer_node) {
+  Subgraph* self = SubgraphOf(context);
+  // Every tensor must stay readable, or the arena is planned already (a node prepared during
+  // Invoke, after a dynamic output): no fusion.
+  if (self->invoking_ || self->interpreter_->options().preserve_all_tensors) return false;
+  const std::vector<int>& plan = self->execution_plan_;
+  const auto producer_step = std::find(plan.begin(), plan.end(), producer_node);
+  const auto consumer_step = std::find(plan.begin(), plan.end(), consumer_node);
+  if (producer_step == plan.end() || consumer_step == plan.end() || producer_step >= consumer_step) {
+    return false;
+  }
+  const TfLiteNode& producer = self->nodes_[producer_node].node;
+  const TfLiteNode& consumer = self->nodes_[consumer_node].node;
+  if (producer.outputs->size != 1 || consumer.inputs->size < 1) return false;
+  const int tensor = producer.outputs->data[0];
+  if (tensor < 0 || consumer.inputs->data[0] != tensor ||
+      self->tensors_[tensor].allocation_type != kTfLiteArenaRw) {
+    return false;
+  }
+  for (const std::vector<int>* ends : {&self->inputs_, &self->outputs_}) {
+    if (std::find(ends->begin(), ends->end(), tensor) != ends->end()) return false;
+  }
+  // The consumer's first input is the only read of the tensor in the whole plan.
+  int reads = 0;
+  for (int node_index : plan) {
+    const TfLiteIntArray* inputs = self->nodes_[node_index].node.inputs;
+    for (int k = 0; k < inputs->size; ++k) reads += inputs->data[k] == tensor ? 1 : 0;
+  }
+  if (reads != 1) return false;
+  for (int k = 0; k < producer.inputs->size; ++k) {
+    if (producer.inputs->data[k] >= 0) self->fused_reads_.emplace_back(producer.inputs->data[k], consumer_node);
+  }
+  return true;
 }
 
 void Subgraph::SetNodeObserver(NodeObserver* observer) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/aligned_vector.h"
@@ -104,6 +105,9 @@ class Subgraph {
   bool invoking() const { return invoking_; }
   // Points TfLiteContext::profiler at a DelegateProfiler forwarding to `observer` (null: no profiler).
   void SetNodeObserver(NodeObserver* observer);
+  // CpuBackendContext::fuse_producer: whether node `consumer_node` may compute the output of
+  // `producer_node` itself; when it may, the producer's inputs are kept until the consumer ran.
+  static bool FuseProducerCallback(TfLiteContext* context, int producer_node, int consumer_node);
 
  private:
   struct NodeEntry {
@@ -154,6 +158,8 @@ class Subgraph {
   TfLiteStatus EnsureReadable(TfLiteTensor* tensor);
   void ReleaseIndividualAllocations();
   void PlanDynamicTensorRelease();
+  // Raises each fused read's tensor's last step (indexed by tensor) to its reader's step.
+  void ExtendForFusedReads(std::vector<int>* last_step) const;
 
   Interpreter* interpreter_;
   int index_;
@@ -181,6 +187,9 @@ class Subgraph {
   DelegateProfiler delegate_profiler_;
   // ensure_dynamic_tensors_are_released: per plan step, the tensors no later step uses.
   std::vector<std::vector<int>> last_used_at_step_;
+  // Fused nodes (FuseProducerCallback) since the last AllocateTensors: (tensor, node) where node
+  // reads tensor, a producer's input, later than the plan shows.
+  std::vector<std::pair<int, int>> fused_reads_;
 };
 
 // A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE), shared by every subgraph of

@@ -19,6 +19,9 @@ constexpr auto kSpinDuration = std::chrono::microseconds(300);
 
 // True on the pool's worker threads (a ParallelFor from inside a chunk runs serially).
 thread_local bool t_in_pool_chunk = false;
+// On a worker thread: its pool and its index there (current_thread).
+thread_local const ThreadPool* t_worker_pool = nullptr;
+thread_local int t_worker_index = 0;
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -145,8 +148,12 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
   busy_.store(false, std::memory_order_release);
 }
 
+int ThreadPool::current_thread() const { return t_worker_pool == this ? t_worker_index : 0; }
+
 void ThreadPool::WorkerLoop(int thread) {
   t_in_pool_chunk = true;
+  t_worker_pool = this;
+  t_worker_index = thread;
   // The word the pool starts with (workers are created before any job is published).
   uint64_t seen = 0;
   while (true) {

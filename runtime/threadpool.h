@@ -32,6 +32,7 @@ class ThreadPool : public TaskRunner {
 
   int num_threads() const override { return num_threads_; }
   void ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks = 0) override;
+  int current_thread() const override;
 
   // Worker threads that exist (num_threads - 1), for tests.
   int worker_count() const { return static_cast<int>(workers_.size()); }

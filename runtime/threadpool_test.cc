@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -184,6 +185,39 @@ TEST(ThreadPoolTest, TheCallerRunsChunksNoWorkerHasClaimed) {
     ASSERT_EQ(runs.load(), 4);
     if (job % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
+}
+
+TEST(ThreadPoolTest, CurrentThreadTellsConcurrentChunksApart) {
+  // Each chunk notes its thread's index on entry and leaves it on exit: two chunks running at once
+  // must never hold the same index, each thread keeps one index, and the caller's is 0.
+  ThreadPool pool(3);
+  EXPECT_EQ(pool.current_thread(), 0);
+  std::mutex mutex;
+  std::map<std::thread::id, int> index_of;
+  std::vector<std::atomic<int>> busy(3);
+  for (auto& b : busy) b.store(0);
+  for (int job = 0; job < 300; ++job) {
+    ParallelFor(
+        &pool, 12,
+        [&](int64_t b, int64_t) {
+          const int index = pool.current_thread();
+          ASSERT_GE(index, 0);
+          ASSERT_LT(index, 3);
+          EXPECT_EQ(busy[index].fetch_add(1), 0) << "two chunks at once on index " << index;
+          if (b % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            const auto inserted = index_of.emplace(std::this_thread::get_id(), index);
+            EXPECT_EQ(inserted.first->second, index) << "a thread changed its index";
+          }
+          busy[index].fetch_sub(1);
+        },
+        12);
+  }
+  EXPECT_EQ(index_of.at(std::this_thread::get_id()), 0);
+  // Another pool's workers are that pool's; here they count as callers.
+  ThreadPool other(2);
+  ParallelFor(&other, 2, [&](int64_t, int64_t) { EXPECT_EQ(pool.current_thread(), 0); }, 2);
 }
 
 TEST(ThreadPoolTest, NestedCallsRunSeriallyInsideTheChunk) {

@@ -30,11 +30,24 @@ class TaskRunner {
   // run at once and a worker the OS has not scheduled yet delays nothing. Returns when every chunk
   // is done. Calls made from inside a chunk (or while another call is running) run serially.
   virtual void ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks = 0) = 0;
+  // The calling thread's index in [0, num_threads()) while it runs a chunk of this runner's
+  // ParallelFor, 0 for the thread that called it. Chunks that run at the same time are on
+  // different indices, so a kernel can give each thread scratch memory of its own.
+  virtual int current_thread() const { return 0; }
 };
 
 // The external context of type kTfLiteCpuBackendContext the runtime hands kernels.
 struct CpuBackendContext : public TfLiteExternalContext {
   TaskRunner* runner = nullptr;  // owned by the interpreter; null means "no pool"
+  // Operator fusion: a kernel that computes the output of the node producing its input itself, so
+  // that the tensor between them is never written (the producer's Eval then does nothing). It asks
+  // from its Prepare, naming both nodes; the runtime answers true when the graph allows it: the
+  // producer has one output, read by the consumer alone (once, as its first input), neither a
+  // subgraph input nor output, asked before the arena is planned (not by a node prepared during
+  // Invoke), with no tensor required to stay readable (InterpreterOptions::preserve_all_tensors).
+  // The runtime then keeps the producer's inputs allocated until the consumer has run. Null where
+  // the host fuses nothing.
+  bool (*fuse_producer)(TfLiteContext* context, int producer_node, int consumer_node) = nullptr;
 };
 
 // The context's CPU backend, or null when it has none.

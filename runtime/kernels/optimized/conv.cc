@@ -184,8 +184,11 @@ struct ConvState : OpState {
   // Per kernel column and input channel (kx * channels + c), where its tap reads in a row of
   // planes: the same for every kernel row.
   std::vector<size_t> planar_tap_offsets;
-  CacheAlignedVector<float> planes;  // per chunk, a ring of planar_ring_rows rows: [channel][phase][plane_width]
+  ThreadScratch<float> planes;  // per thread, a ring of planar_ring_rows rows: [channel][phase][plane_width]
   CacheAlignedVector<float> planar_w;  // [tap][output_depth], tap = (ky * kernel_width + kx) * channels + c
+  // The DEPTHWISE_CONV_2D reading this node's output computes it (DepthwiseOp::PrepareFusion):
+  // Eval does nothing.
+  bool fused_into_consumer = false;
 };
 
 // The planar kernel's limits: input channels and taps (ky, kx, c) per node; it writes 8 output
@@ -246,6 +249,8 @@ struct ConvOp {
   }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    // Set again by the consumer's Prepare, which runs after this one.
+    s->fused_into_consumer = false;
     const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -304,7 +309,7 @@ struct ConvOp {
                 g.taps() * s->filter_depth <= kMaxPlanarTaps &&
                 s->output_depth == kPlanarOutputChannels &&
                 g.out_width >= s->kernels->float_lanes;
-    s->planes.clear();
+    s->planes.Clear();
     if (!s->planar) return;
     int min_shift = 0, max_shift = 0;
     for (int kx = 0; kx < g.kernel_width; ++kx) {
@@ -327,9 +332,8 @@ struct ConvOp {
             (static_cast<size_t>(c) * g.stride_width + column.phase) * s->plane_width + column.shift);
       }
     }
-    s->planes.assign(static_cast<size_t>(MaxChunks(context)) * s->planar_ring_rows *
-                         s->filter_depth * g.stride_width * s->plane_width,
-                     0.f);
+    s->planes.Assign(NumThreads(context), static_cast<size_t>(s->planar_ring_rows) *
+                                              s->filter_depth * g.stride_width * s->plane_width);
   }
 
   // Splits input row `row` (all batches' rows in order) into its planes at `out`: column x goes to
@@ -402,9 +406,7 @@ struct ConvOp {
     const size_t row_floats = static_cast<size_t>(channels) * phases * plane_width;
     const int64_t ring_rows = s->planar_ring_rows;
     const size_t ring_floats = ring_rows * row_floats;
-    // Sized in Prepare for MaxChunks(context) rings, which ParallelChunks does not exceed.
-    const size_t max_chunks = MaxChunks(context);
-    if (s->planes.size() < max_chunks * ring_floats) s->planes.assign(max_chunks * ring_floats, 0.f);
+    s->planes.Ensure(NumThreads(context), ring_floats);
     const float* input_data = tflite::GetTensorData<float>(input);
     const float* bias_data = tflite::GetTensorData<float>(bias);
     float* output_data = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
@@ -412,8 +414,8 @@ struct ConvOp {
     const PlanarConvFn planar_conv = s->kernels->planar_conv;
     const SplitRowFn split_row = ChooseSplitRow(s);
     const size_t row_taps = s->planar_tap_offsets.size();  // taps of one kernel row
-    ParallelChunks(context, output_rows, 1, [&](int chunk, int64_t begin, int64_t end) {
-      float* ring = s->planes.data() + chunk * ring_floats;
+    ParallelChunks(context, output_rows, 1, [&](int, int64_t begin, int64_t end) {
+      float* ring = s->planes.part(CurrentThread(context));
       const float* tap_in[kMaxPlanarTaps];
       const float* tap_w[kMaxPlanarTaps];
       PlanarConvArgs args;
@@ -461,6 +463,7 @@ struct ConvOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->fused_into_consumer) return kTfLiteOk;
     if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
     if (s->planar) return EvalPlanar(context, node, s);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
@@ -533,10 +536,10 @@ struct DepthwiseState : OpState {
   bool padded_channel_split = false;  // chunks take channel ranges of all rows, not rows
   int padded_width = 0;      // columns of a padded row: input columns -pad_left onwards
   int padded_ring_rows = 0;  // input rows one output row's window spans
-  // Per chunk, padded_ring_rows rows of padded_row_floats (padded_width pixels rounded up to whole
+  // Per thread, padded_ring_rows rows of padded_row_floats (padded_width pixels rounded up to whole
   // cache lines, so loads from a slot are aligned as loads from the input are).
   size_t padded_row_floats = 0;
-  CacheAlignedVector<float> padded_rings;
+  ThreadScratch<float> padded_rings;
   CacheAlignedVector<float> padded_zero_row;  // a padded row of zeros, for tap rows outside the input
   // With stride 1 the interior of a row is one run of floats in which output float j reads input
   // float j of each tap's run and weight j mod channels. When channels do not fill whole vector
@@ -551,6 +554,52 @@ struct DepthwiseState : OpState {
   bool constant_weights = false;
   bool quantized = false;
   QuantDepthwiseState quant;
+  // Fused with the 1x1 CONV_2D producing the input (PrepareFusion): that node's state, and its
+  // input, filter and bias tensors. Null: not fused.
+  ConvState* expansion = nullptr;
+  int expansion_input = -1, expansion_filter = -1, expansion_bias = -1;
+  ThreadScratch<const float*> expansion_pointers;  // per thread, an input pixel pointer per column
+};
+
+// A fused depthwise chunk's source of input rows: row `row` (all batches' rows in order) of the
+// 1x1 convolution's output, computed by its GEMM from the convolution's input.
+struct ExpansionRows {
+  const ConvState* conv = nullptr;
+  const float* input = nullptr;  // the convolution's input, NHWC
+  size_t width = 0;              // pixels per input row
+  const float** pointers = nullptr;  // `width` slots of scratch
+
+  // Writes the first `pixels` pixels of output row `row` to `out` (output_depth floats each).
+  void Compute(int64_t row, size_t pixels, float* out) const {
+    const size_t depth = conv->filter_depth;
+    const float* in = input + static_cast<size_t>(row) * width * depth;
+    for (size_t x = 0; x < pixels; ++x) pointers[x] = in + x * depth;
+    const GemmVariant& variant = *conv->variant;
+    GemmArgs args;
+    args.nc = conv->output_depth;
+    args.kc = depth;
+    args.ks = 1;
+    args.a_row_stride = 1;
+    args.zero = conv->zero.data();
+    args.w = conv->packed.data();
+    args.c_stride = conv->output_depth;
+    args.min = conv->act_min;
+    args.max = conv->act_max;
+    // Rows spread evenly over the tiles, as RunGemm does.
+    const size_t mr = variant.mr;
+    const size_t tiles = (pixels + mr - 1) / mr;
+    if (tiles == 0) return;
+    const size_t base_rows = pixels / tiles;
+    const size_t tiles_with_extra_row = pixels % tiles;
+    size_t first = 0;
+    for (size_t tile = 0; tile < tiles; ++tile) {
+      const size_t rows = base_rows + (tile < tiles_with_extra_row ? 1 : 0);
+      args.a = pointers + first;
+      args.c = out + first * conv->output_depth;
+      variant.fn[rows](args);
+      first += rows;
+    }
+  }
 };
 
 // Widest run of floats the grouped row kernel takes (the repeated weights are taps times that).
@@ -571,6 +620,12 @@ constexpr int kPaddedRowsEdgeTapsPerPixel = 3;
 constexpr int kMaxPaddedRingRows = 16;
 constexpr size_t kMaxPaddedRingBytes = 256 * 1024;
 
+// A fused depthwise node (DepthwiseOp::PrepareFusion) on several threads: output rows each
+// thread's chunk must have. Measured on hand_landmark's blocks, two threads: 14x14 and larger
+// maps gain (8-24 us a block when the vCPUs sit far apart, within 4 us either way near), 7x7
+// maps lose 3-10 us (a chunk of 3 rows computes 2-4 more of the expansion).
+constexpr int64_t kMinFusedRowsPerThread = 7;
+
 // Output rows a chunk of the row kernel should hold at least.
 int64_t MinDepthwiseRows(const DepthwiseState* s) {
   const int64_t macs_per_row =
@@ -590,6 +645,7 @@ struct DepthwiseOp {
         node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->quantized = false;
+    s->expansion = nullptr;
     if (input->type != kTfLiteFloat32 && tflite::NumElements(output) > 0) {
       s->quantized = PrepareQuantDepthwise(
           context, node, *s->kernels,
@@ -647,7 +703,7 @@ struct DepthwiseOp {
     }
     s->padded_rows = false;
     s->padded_channel_split = false;
-    s->padded_rings.clear();
+    s->padded_rings.Clear();
     s->padded_zero_row.clear();
     if (s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps) {
       const int edge_pixels = g.out_width - (s->interior_end - s->interior_begin);
@@ -675,12 +731,96 @@ struct DepthwiseOp {
         s->padded_ring_rows = ring_rows;
         s->padded_row_floats = row_floats;
         // Zeros everywhere: copies write only the input's columns, so the padding stays zero.
-        s->padded_rings.assign(max_chunks * ring_floats, 0.f);
+        s->padded_rings.Assign(NumThreads(context), ring_floats);
         s->padded_zero_row.assign(row_floats, 0.f);
       }
     }
+    PrepareFusion(context, node, s);
     s->fast = true;
     return kTfLiteOk;
+  }
+
+  // Fuses the 1x1 CONV_2D that produces the input (an inverted-residual block's expansion) into
+  // this node: each chunk computes the rows of that convolution its windows read straight into
+  // its ring of padded rows (ExpansionRows), and every pixel takes the row kernel. The expanded
+  // tensor, often a model's largest (hand_landmark's 112x112x64, 3.2 MB), is then neither
+  // written nor read back, and on several threads none of it passes between cores. A chunk
+  // computes again the rows its first window shares with the chunk before (kernel rows minus
+  // stride), so on several threads each chunk must have kMinFusedRowsPerThread output rows and
+  // compute at least as many input rows as it shares. The runtime decides whether the graph
+  // allows it (fuse_producer).
+  static void PrepareFusion(TfLiteContext* context, TfLiteNode* node, State* s) {
+    CpuBackendContext* backend = GetCpuBackendContext(context);
+    if (backend == nullptr || backend->fuse_producer == nullptr) return;
+    const WindowGeometry& g = s->geometry;
+    if (s->multiplier != 1 || g.taps() > kMaxRowKernelTaps) return;
+    const int ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
+    const int64_t width = int64_t{g.out_width - 1} * g.stride_width +
+                          int64_t{g.kernel_width - 1} * g.dilation_width + 1;
+    const size_t row_floats = RoundUpToLineFloats(static_cast<size_t>(width) * s->input_depth);
+    const size_t ring_floats = ring_rows * row_floats;
+    if (ring_rows > kMaxPaddedRingRows || g.pad_left >= width ||
+        ring_floats * sizeof(float) > kMaxPaddedRingBytes) {
+      return;
+    }
+    const int threads = NumThreads(context);
+    const int64_t rows_per_thread = int64_t{g.batches} * g.out_height / threads;
+    const int64_t shared_rows = std::max(0, ring_rows - g.stride_height);
+    if (threads > 1 && (rows_per_thread < kMinFusedRowsPerThread ||
+                        rows_per_thread * g.stride_height < shared_rows)) {
+      return;
+    }
+    // The node writing the input, before this one in the plan.
+    TfLiteIntArray* plan = nullptr;
+    if (context->GetExecutionPlan(context, &plan) != kTfLiteOk) return;
+    const int input_tensor = node->inputs->data[0];
+    int self = -1;
+    int producer = -1;
+    TfLiteNode* producer_node = nullptr;
+    TfLiteRegistration* producer_registration = nullptr;
+    for (int i = 0; i < plan->size && self < 0; ++i) {
+      TfLiteNode* other = nullptr;
+      TfLiteRegistration* registration = nullptr;
+      if (context->GetNodeAndRegistration(context, plan->data[i], &other, &registration) !=
+          kTfLiteOk) {
+        return;
+      }
+      if (other == node) {
+        self = plan->data[i];
+      } else if (other->outputs->size == 1 && other->outputs->data[0] == input_tensor) {
+        producer = plan->data[i];
+        producer_node = other;
+        producer_registration = registration;
+      }
+    }
+    if (self < 0 || producer < 0 || producer_node->delegate != nullptr ||
+        producer_registration->invoke != OptimizedKernel<ConvOp>::Invoke ||
+        producer_node->inputs->size != 3) {
+      return;
+    }
+    ConvState* conv = static_cast<ConvState*>(producer_node->user_data);
+    const WindowGeometry& cg = conv->geometry;
+    if (!conv->fast || conv->quantized || conv->planar || conv->groups != 1 ||
+        cg.kernel_height != 1 || cg.kernel_width != 1 || cg.stride_height != 1 ||
+        cg.stride_width != 1 || cg.batches != g.batches || cg.out_height != g.in_height ||
+        cg.out_width != g.in_width || cg.in_height != g.in_height || cg.in_width != g.in_width ||
+        conv->output_depth != s->input_depth) {
+      return;
+    }
+    if (!backend->fuse_producer(context, producer, self)) return;
+    conv->fused_into_consumer = true;
+    s->expansion = conv;
+    s->expansion_input = producer_node->inputs->data[0];
+    s->expansion_filter = producer_node->inputs->data[1];
+    s->expansion_bias = producer_node->inputs->data[2];
+    s->expansion_pointers.Assign(threads, g.in_width);
+    s->padded_rows = true;
+    s->padded_channel_split = false;
+    s->padded_width = static_cast<int>(width);
+    s->padded_ring_rows = ring_rows;
+    s->padded_row_floats = row_floats;
+    s->padded_rings.Assign(threads, ring_floats);
+    s->padded_zero_row.assign(row_floats, 0.f);
   }
 
   static void RepeatWeights(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
@@ -707,9 +847,12 @@ struct DepthwiseOp {
   // otherwise the edge pixels read through `indirection`.
   // Padded rows may also be limited to the channels [c0, c1) (a chunk of a channel split; c0 a
   // whole number of vector registers).
+  // With `expansion` (a fused node, which always has a ring), the ring's rows are computed by the
+  // fused convolution instead of copied from `input`.
   static void EvalRows(const State* s, const float* input, const float* const* indirection,
-                       float* ring, const float* filter, const float* bias, float* output,
-                       int64_t begin, int64_t end, size_t c0 = 0, size_t c1 = 0) {
+                       float* ring, const ExpansionRows* expansion, const float* filter,
+                       const float* bias, float* output, int64_t begin, int64_t end,
+                       size_t c0 = 0, size_t c1 = 0) {
     const WindowGeometry& g = s->geometry;
     const size_t channels = s->output_depth;
     const size_t taps = g.taps();
@@ -781,7 +924,9 @@ struct DepthwiseOp {
             const int64_t key = batch * g.in_height + iy;
             if (held[slot] != key) {
               const float* source = image + iy * row_floats;
-              if (all_channels) {
+              if (expansion != nullptr) {
+                expansion->Compute(key, copy_pixels, padded + pad_floats);
+              } else if (all_channels) {
                 std::memcpy(padded + pad_floats, source, copy_floats * sizeof(float));
               } else {
                 for (size_t x = 0; x < copy_pixels; ++x) {
@@ -882,13 +1027,7 @@ struct DepthwiseOp {
       }
       const float* input_data = tflite::GetTensorData<float>(input);
       const size_t ring_floats = s->padded_ring_rows * s->padded_row_floats;
-      if (padded) {
-        // Sized in Prepare for MaxChunks(context) rings, which ParallelChunks does not exceed.
-        const size_t max_chunks = MaxChunks(context);
-        if (s->padded_rings.size() < max_chunks * ring_floats) {
-          s->padded_rings.assign(max_chunks * ring_floats, 0.f);
-        }
-      }
+      if (padded) s->padded_rings.Ensure(NumThreads(context), ring_floats);
       if (padded && s->padded_channel_split) {
         // Chunks of whole vector registers of channels, each over every row.
         const size_t lanes = s->kernels->float_lanes;
@@ -898,18 +1037,45 @@ struct DepthwiseOp {
                                        static_cast<int64_t>(lanes) * pixels;
         const int64_t min_blocks =
             std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_block));
-        ParallelChunks(context, blocks, min_blocks, [&](int chunk, int64_t begin, int64_t end) {
-          float* ring = s->padded_rings.data() + chunk * ring_floats;
-          EvalRows(s, input_data, nullptr, ring, filter_data, bias_data, output_data, 0, rows,
+        ParallelChunks(context, blocks, min_blocks, [&](int, int64_t begin, int64_t end) {
+          float* ring = s->padded_rings.part(CurrentThread(context));
+          EvalRows(s, input_data, nullptr, ring, nullptr, filter_data, bias_data, output_data, 0,
+                   rows,
                    static_cast<size_t>(begin) * lanes,
                    std::min(static_cast<size_t>(end) * lanes, channels));
         });
         return kTfLiteOk;
       }
-      ParallelChunks(context, rows, min_rows, [&](int chunk, int64_t begin, int64_t end) {
-        float* ring = padded ? s->padded_rings.data() + chunk * ring_floats : nullptr;
-        EvalRows(s, input_data, indirection, ring, filter_data, bias_data, output_data, begin,
-                 end);
+      if (s->expansion != nullptr) {
+        // One chunk per thread: each chunk computes again the rows it shares with the one before.
+        ConvState* conv = s->expansion;
+        const TfLiteTensor* conv_filter = &context->tensors[s->expansion_filter];
+        const TfLiteTensor* conv_bias = &context->tensors[s->expansion_bias];
+        if (!conv->constant_weights || conv->packed_filter != conv_filter->data.raw ||
+            conv->packed_bias != conv_bias->data.raw) {
+          ConvOp::Pack(conv, conv_filter, conv_bias);
+        }
+        const float* conv_input =
+            tflite::GetTensorData<float>(&context->tensors[s->expansion_input]);
+        const int threads = NumThreads(context);
+        s->expansion_pointers.Ensure(threads, s->geometry.in_width);
+        ParallelChunks(context, rows, std::max<int64_t>(1, rows / threads),
+                       [&](int, int64_t begin, int64_t end) {
+                         const int thread = CurrentThread(context);
+                         ExpansionRows expansion;
+                         expansion.conv = conv;
+                         expansion.input = conv_input;
+                         expansion.width = s->geometry.in_width;
+                         expansion.pointers = s->expansion_pointers.part(thread);
+                         EvalRows(s, input_data, nullptr, s->padded_rings.part(thread), &expansion,
+                                  filter_data, bias_data, output_data, begin, end);
+                       });
+        return kTfLiteOk;
+      }
+      ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
+        float* ring = padded ? s->padded_rings.part(CurrentThread(context)) : nullptr;
+        EvalRows(s, input_data, indirection, ring, nullptr, filter_data, bias_data, output_data,
+                 begin, end);
       });
       return kTfLiteOk;
     }

@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "runtime/c/common.h"
@@ -151,6 +154,59 @@ void ParallelChunks(TfLiteContext* context, int64_t items, int64_t min_items_per
       },
       static_cast<int>(chunks));
 }
+
+// The index of the calling thread among the context's pool threads while it runs a chunk (0 for
+// the thread that called Invoke, and without a pool): see TaskRunner::current_thread.
+inline int CurrentThread(TfLiteContext* context) {
+  TaskRunner* runner = GetTaskRunner(context);
+  return runner != nullptr ? runner->current_thread() : 0;
+}
+
+// Bytes left between two threads' parts of a ThreadScratch.
+constexpr size_t kThreadScratchGapBytes = 512 * 1024;
+
+// Scratch memory with a part per pool thread (CurrentThread), for the buffers a chunk writes and
+// reads again and again: padded input rows, split planes, packed rows. A chunk must not expect
+// what an earlier chunk left in its part, other than what no chunk writes (zero padding). The
+// parts lie kThreadScratchGapBytes apart: on this project's 2-vCPU host, two threads working on
+// such buffers within ~128 KB of each other ran at half speed whenever the vCPUs sat on
+// different core complexes, and 256 KB or more apart as fast as in the near placement (output
+// rows written side by side cost nothing; docs/performance.md, session 12). The gaps are never
+// touched: they take address space, not memory. Parts are zero-filled when sized.
+template <typename T>
+class ThreadScratch {
+ public:
+  // Sizes `threads` parts of `count` elements each, zero-filled, unless they have that size.
+  void Ensure(int threads, size_t count) {
+    if (threads != threads_ || count != count_) Assign(threads, count);
+  }
+  void Assign(int threads, size_t count) {
+    threads_ = std::max(threads, 1);
+    count_ = count;
+    const size_t part_bytes = RoundUpToLine(count * sizeof(T));
+    stride_bytes_ = threads_ > 1 ? part_bytes + kThreadScratchGapBytes : part_bytes;
+    memory_.reset(static_cast<unsigned char*>(::operator new(
+        std::max<size_t>(stride_bytes_ * threads_, kCacheLineBytes), std::align_val_t(kCacheLineBytes))));
+    for (int t = 0; t < threads_; ++t) std::memset(memory_.get() + t * stride_bytes_, 0, part_bytes);
+  }
+  void Clear() {
+    memory_.reset();
+    threads_ = 0;
+    count_ = 0;
+  }
+  T* part(int thread) const { return reinterpret_cast<T*>(memory_.get() + thread * stride_bytes_); }
+  size_t count() const { return count_; }
+
+ private:
+  static size_t RoundUpToLine(size_t bytes) { return (bytes + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes; }
+  struct Free {
+    void operator()(unsigned char* p) const { ::operator delete(p, std::align_val_t(kCacheLineBytes)); }
+  };
+  std::unique_ptr<unsigned char, Free> memory_;
+  int threads_ = 0;
+  size_t count_ = 0;
+  size_t stride_bytes_ = 0;
+};
 
 // ---- Convolution windows (conv.cc and pooling.cc).
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -173,6 +174,11 @@ class OpCase {
   }
   int AddFloatOutput() { return test_.AddOutput(kTfLiteFloat32); }
 
+  // Called after every optimized run with that run's interpreter and thread count.
+  using Inspect = std::function<void(Interpreter* interpreter, int threads, const std::string& label)>;
+  void set_inspect(Inspect inspect) { inspect_ = std::move(inspect); }
+  void set_preserve_all_tensors(bool preserve) { preserve_all_tensors_ = preserve; }
+
   // `expected_registration`: the optimized registration node 0 must run.
   void Check(const TfLiteRegistration* expected_registration, bool exact = false) {
     const Status built = test_.Build();
@@ -193,6 +199,7 @@ class OpCase {
         InterpreterOptions options;
         options.kernel_set = KernelSet::kOptimized;
         options.num_threads = threads;
+        options.preserve_all_tensors = preserve_all_tensors_;
         StatusOr<std::unique_ptr<Interpreter>> created = Interpreter::Create(model, options, &resolver);
         ASSERT_TRUE(created.ok()) << created.status().message();
         Interpreter* interpreter = created.value().get();
@@ -205,6 +212,7 @@ class OpCase {
           const Status invoked = interpreter->Invoke();
           ASSERT_TRUE(invoked.ok()) << label << ": " << invoked.message();
           ExpectAgree(reference, Collect(interpreter), exact, label + ", run " + std::to_string(run));
+          if (inspect_) inspect_(interpreter, threads, label);
         }
       }
     }
@@ -214,6 +222,8 @@ class OpCase {
  private:
   OpTest test_{KernelSet::kReference};
   std::vector<std::vector<uint8_t>> inputs_;
+  Inspect inspect_;
+  bool preserve_all_tensors_ = false;
 };
 
 // ---- CONV_2D
@@ -452,6 +462,186 @@ TEST(OptimizedDepthwiseTest, PaddedRows) {
 }
 TEST(OptimizedDepthwiseTest, LargeCrossesThreadChunks) {
   CheckDepthwise({{1, 56, 56, 24}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6});
+}
+
+// ---- Per-thread scratch
+
+TEST(ThreadScratchTest, PartsAreZeroedAndFarApart) {
+  optimized::ThreadScratch<float> scratch;
+  scratch.Assign(3, 1000);
+  for (int t = 0; t < 3; ++t) {
+    const float* part = scratch.part(t);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(part) % 64, 0u) << "part " << t;
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(part[i], 0.f) << "part " << t << " element " << i;
+  }
+  for (int t = 1; t < 3; ++t) {
+    const auto previous_end = reinterpret_cast<uintptr_t>(scratch.part(t - 1) + 1000);
+    EXPECT_GE(reinterpret_cast<uintptr_t>(scratch.part(t)) - previous_end,
+              optimized::kThreadScratchGapBytes);
+  }
+  // Ensure keeps the parts (and what they hold) when the size is unchanged, and sizes again
+  // otherwise.
+  scratch.part(1)[7] = 5.f;
+  scratch.Ensure(3, 1000);
+  EXPECT_EQ(scratch.part(1)[7], 5.f);
+  scratch.Ensure(2, 10);
+  EXPECT_EQ(scratch.count(), 10u);
+  EXPECT_EQ(scratch.part(1)[7], 0.f);
+  // One thread needs no gap.
+  scratch.Assign(1, 16);
+  EXPECT_EQ(scratch.part(0)[15], 0.f);
+}
+
+// ---- A 1x1 CONV_2D fused into the DEPTHWISE_CONV_2D reading its output
+
+// The expansion and depthwise layers of an inverted-residual block: input -> 1x1 CONV_2D ->
+// `expanded` channels -> DEPTHWISE_CONV_2D -> output.
+struct Expansion {
+  std::vector<int> input;  // NHWC of the 1x1 convolution's input
+  int expanded;
+  Act expansion_activation;
+  Depthwise depthwise;  // its `input` is ignored; multiplier 1
+  bool expansion_weights_are_input = false;  // packed at every Invoke
+};
+
+enum class Fused { kNever, kOneThread, kAlways };
+
+// Runs the block against the reference (the output, and the expanded tensor too when
+// `expanded_is_output`) and checks where the convolution's output was never written, i.e. was
+// fused: the arena starts zeroed and nothing else shares those bytes in a two-node graph.
+void CheckExpansion(const Expansion& e, Fused fused, uint32_t seed, bool expanded_is_output = false,
+                    bool preserve_all_tensors = false) {
+  OpCase op;
+  const Depthwise& d = e.depthwise;
+  const int input = op.AddFloatInput(e.input, seed);
+  const int filter = e.expansion_weights_are_input
+                         ? op.AddFloatInput({e.expanded, 1, 1, e.input[3]}, seed + 1)
+                         : op.AddFloatConst({e.expanded, 1, 1, e.input[3]}, seed + 1);
+  const int bias = op.AddFloatConst({e.expanded}, seed + 2);
+  const int expanded =
+      expanded_is_output ? op.AddFloatOutput() : op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {expanded},
+                  fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1,
+                                          e.expansion_activation)
+                      .Union());
+  const int dw_filter = op.AddFloatConst({1, d.kernel_h, d.kernel_w, e.expanded}, seed + 3);
+  std::vector<int> dw_inputs = {expanded, dw_filter};
+  if (d.bias) dw_inputs.push_back(op.AddFloatConst({e.expanded}, seed + 4));
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, dw_inputs, {output},
+                  fb::BuiltinOptions::DepthwiseConv2DOptions,
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w,
+                                                   d.stride_h, 1, d.activation, d.dilation_w,
+                                                   d.dilation_h)
+                      .Union());
+  op.set_preserve_all_tensors(preserve_all_tensors);
+  op.set_inspect([&](Interpreter* interpreter, int threads, const std::string& label) {
+    const TfLiteTensor* t = interpreter->tensor(expanded);
+    const float* values = reinterpret_cast<const float*>(t->data.raw);
+    bool written = false;
+    for (size_t i = 0; i < t->bytes / sizeof(float); ++i) written = written || values[i] != 0.f;
+    const bool expect_fused =
+        fused == Fused::kAlways || (fused == Fused::kOneThread && threads == 1);
+    EXPECT_EQ(!written, expect_fused) << label << ": the expanded tensor was "
+                                      << (written ? "" : "not ") << "written";
+  });
+  op.Check(optimized::Register_CONV_2D());
+}
+
+TEST(OptimizedExpansionFusionTest, StrideTwoLikeHandLandmark) {
+  // 33 output rows: 8 per chunk on 4 threads, 16 input rows each against 1 shared.
+  CheckExpansion({{1, 66, 20, 16}, 64, Act::RELU6, {{}, 1, 3, 3, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU6}},
+                 Fused::kAlways, 1);
+  CheckExpansion({{1, 65, 21, 8}, 24, Act::NONE, {{}, 1, 3, 3, fb::Padding::VALID, 2, 2}},
+                 Fused::kAlways, 3);
+}
+TEST(OptimizedExpansionFusionTest, StrideOneChannelsInPixelGroupsAndPartial) {
+  // 17 rows per chunk on 4 threads against 2 shared; 40 and 37 channels do not fill registers.
+  CheckExpansion({{1, 70, 9, 24}, 40, Act::RELU, {{}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6}},
+                 Fused::kAlways, 5);
+  CheckExpansion({{1, 68, 6, 5}, 37, Act::NONE, {{}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::NONE, false}},
+                 Fused::kAlways, 7);
+}
+TEST(OptimizedExpansionFusionTest, BatchesDilationAndWidthOne) {
+  // Chunks across the batches' rows, a dilated VALID window, one-pixel rows with a stride across.
+  CheckExpansion({{2, 20, 11, 8}, 32, Act::NONE, {{}, 1, 3, 3, fb::Padding::VALID, 1, 1, 2, 2, Act::RELU}},
+                 Fused::kAlways, 11);
+  CheckExpansion({{1, 40, 1, 4}, 20, Act::NONE, {{}, 1, 3, 3, fb::Padding::SAME, 1, 2}},
+                 Fused::kAlways, 13);
+}
+TEST(OptimizedExpansionFusionTest, SmallMapsFuseOnOneThreadOnly) {
+  // Fewer than 7 output rows per thread on 4 threads: fused on one thread only.
+  CheckExpansion({{1, 7, 7, 8}, 48, Act::RELU6, {{}, 1, 5, 5, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6}},
+                 Fused::kOneThread, 9);
+  CheckExpansion({{3, 5, 4, 3}, 16, Act::RELU, {{}, 1, 3, 3, fb::Padding::SAME, 2, 1}},
+                 Fused::kOneThread, 15);
+  CheckExpansion({{1, 1, 1, 1}, 1, Act::NONE, {{}, 1, 1, 1}}, Fused::kOneThread, 17);
+}
+TEST(OptimizedExpansionFusionTest, WeightsPackedAtEveryInvoke) {
+  Expansion e{{1, 9, 8, 6}, 24, Act::NONE, {{}, 1, 3, 3}};
+  e.expansion_weights_are_input = true;
+  CheckExpansion(e, Fused::kOneThread, 19);
+}
+TEST(OptimizedExpansionFusionTest, NotFusedWhereTheGraphNeedsTheTensor) {
+  const Expansion e{{1, 66, 20, 16}, 64, Act::RELU6, {{}, 1, 3, 3, fb::Padding::SAME, 2, 2}};
+  // A graph output must be written.
+  CheckExpansion(e, Fused::kNever, 21, /*expanded_is_output=*/true);
+  // Every tensor readable after Invoke (inference_diff --layerwise).
+  CheckExpansion(e, Fused::kNever, 23, false, /*preserve_all_tensors=*/true);
+  // Windows the row kernel does not take: more taps than it keeps, a depth multiplier (below).
+  CheckExpansion({{1, 12, 12, 8}, 16, Act::NONE, {{}, 1, 9, 9}}, Fused::kNever, 25);
+}
+TEST(OptimizedExpansionFusionTest, KeepsTheConvolutionInputUntilTheDepthwiseRuns) {
+  // The convolution's input comes from an ADD. Its last reader in the plan is the convolution,
+  // so without the fused read the planner would give its bytes to the depthwise output.
+  OpCase op;
+  const int input = op.AddFloatInput({1, 40, 12, 8}, 41);
+  const int sum = op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinAdd, {input, input}, {sum}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(op.test().fbb()).Union());
+  const int filter = op.AddFloatConst({32, 1, 1, 8}, 42);
+  const int bias = op.AddFloatConst({32}, 43);
+  const int expanded = op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinConv2d, {sum, filter, bias}, {expanded},
+                  fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1).Union());
+  const int dw_filter = op.AddFloatConst({1, 3, 3, 32}, 44);
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, {expanded, dw_filter}, {output},
+                  fb::BuiltinOptions::DepthwiseConv2DOptions,
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1, 1)
+                      .Union());
+  op.set_inspect([&](Interpreter* interpreter, int threads, const std::string& label) {
+    if (threads != 1) return;
+    const TfLiteTensor* t = interpreter->tensor(expanded);
+    const float* values = reinterpret_cast<const float*>(t->data.raw);
+    bool written = false;
+    for (size_t i = 0; i < t->bytes / sizeof(float); ++i) written = written || values[i] != 0.f;
+    EXPECT_FALSE(written) << label << ": not fused";
+  });
+  op.Check(optimized::Register_ADD());
+}
+TEST(OptimizedExpansionFusionTest, NotFusedWithASecondReader) {
+  // The expanded tensor also feeds an ADD: both must see it.
+  OpCase op;
+  const int input = op.AddFloatInput({1, 10, 10, 8}, 31);
+  const int filter = op.AddFloatConst({16, 1, 1, 8}, 32);
+  const int bias = op.AddFloatConst({16}, 33);
+  const int expanded = op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {expanded},
+                  fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1).Union());
+  const int dw_filter = op.AddFloatConst({1, 3, 3, 16}, 34);
+  const int depthwise = op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, {expanded, dw_filter}, {depthwise},
+                  fb::BuiltinOptions::DepthwiseConv2DOptions,
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1, 1)
+                      .Union());
+  const int sum = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinAdd, {depthwise, expanded}, {sum},
+                  fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(op.test().fbb()).Union());
+  op.Check(optimized::Register_CONV_2D());
 }
 
 // ---- FULLY_CONNECTED

@@ -227,15 +227,8 @@ void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int row
 }
 
 void EnsureScratch(TfLiteContext* context, QuantGemmState* s) {
-  const size_t chunks = MaxChunks(context);
-  if (s->direct || s->scratch_chunks >= chunks) return;
-  s->scratch_stride = RoundUp(static_cast<size_t>(s->kernels->mr) * s->kp, kCacheLineBytes);
-  s->scratch.assign(chunks * s->scratch_stride, 0);
-  s->scratch_chunks = chunks;
-}
-
-uint8_t* ScratchFor(QuantGemmState* s, int chunk) {
-  return s->scratch.data() + static_cast<size_t>(chunk) * s->scratch_stride;
+  if (s->direct) return;
+  s->scratch.Ensure(NumThreads(context), static_cast<size_t>(s->kernels->mr) * s->kp);
 }
 
 }  // namespace
@@ -278,8 +271,7 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
               geometry.out_height == geometry.in_height &&
               geometry.out_width == geometry.in_width && geometry.pad_top == 0 &&
               geometry.pad_left == 0 && k % 4 == 0;
-  s->scratch.clear();
-  s->scratch_chunks = 0;
+  s->scratch.Clear();
   EnsureScratch(context, s);
   g_prepared.fetch_add(1, std::memory_order_relaxed);
   return true;
@@ -341,8 +333,7 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
     return false;
   }
   s->direct = k % 4 == 0;
-  s->scratch.clear();
-  s->scratch_chunks = 0;
+  s->scratch.Clear();
   EnsureScratch(context, s);
   g_prepared.fetch_add(1, std::memory_order_relaxed);
   return true;
@@ -385,7 +376,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   const int64_t macs_per_item = static_cast<int64_t>(mr) * static_cast<int64_t>(s->kp) *
                                 panels_per_group * kernels.panel;
   const int64_t min_items = std::max<int64_t>(1, kMinQuantGemmMacsPerChunk / std::max<int64_t>(1, macs_per_item));
-  ParallelChunks(context, tiles * groups, min_items, [&](int chunk, int64_t begin, int64_t end) {
+  ParallelChunks(context, tiles * groups, min_items, [&](int, int64_t begin, int64_t end) {
     int32_t sums[kMaxRowsPerTile];
     int32_t row_terms[kMaxRowsPerTile];
     QGemmArgs args;
@@ -407,7 +398,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
           args.a = input_data + m0 * s->k;
           args.a_stride = s->k;
         } else {
-          uint8_t* buffer = ScratchFor(s, chunk);
+          uint8_t* buffer = s->scratch.part(CurrentThread(context));
           PackRows(*s, input_data, m0, args.rows, buffer);
           args.a = buffer;
           args.a_stride = s->kp;

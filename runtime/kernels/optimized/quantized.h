@@ -41,11 +41,8 @@ struct QuantGemmState {
   int channels = 0;
   CacheAlignedVector<uint8_t> packed_b;
   QuantOutput output;
-  // Per chunk a tile of rows, each chunk's on cache lines of its own (chunks run on different
-  // threads: buffers sharing a line made the packing threads invalidate each other's writes).
-  CacheAlignedVector<uint8_t> scratch;
-  size_t scratch_stride = 0;
-  size_t scratch_chunks = 0;
+  // Per thread a tile of packed rows (ThreadScratch keeps the threads' parts far apart).
+  ThreadScratch<uint8_t> scratch;
 };
 
 struct QuantDepthwiseState {
