@@ -483,7 +483,8 @@ Status Subgraph::PlanArena(size_t prepared_steps) {
     const bool produced_early = first[t] != kUnset && first[t] < static_cast<int>(prepared_steps);
     const bool is_input = first[t] == -1;
     if (!produced_early && !is_input) continue;
-    requests.push_back({tensor.bytes, first[t], last[t]});
+    const bool fused_away = std::find(fused_away_.begin(), fused_away_.end(), static_cast<int>(t)) != fused_away_.end();
+    requests.push_back({fused_away ? 0 : tensor.bytes, first[t], last[t]});
     request_tensor.push_back(static_cast<int>(t));
   }
   const touchstone::ArenaPlan plan = touchstone::PlanArena(requests);
@@ -549,6 +550,7 @@ Status Subgraph::AllocateTensors() {
   }
   TS_RETURN_IF_ERROR(CheckOutputsAreWritten());
   fused_reads_.clear();
+  fused_away_.clear();
   TS_RETURN_IF_ERROR(PrepareNodes(0, &arena_prepared_steps_));
   TS_RETURN_IF_ERROR(PlanArena(arena_prepared_steps_));
   PlanDynamicTensorRelease();
@@ -1075,6 +1077,7 @@ bool Subgraph::FuseProducerCallback(TfLiteContext* context, int producer_node, i
   for (int k = 0; k < producer.inputs->size; ++k) {
     if (producer.inputs->data[k] >= 0) self->fused_reads_.emplace_back(producer.inputs->data[k], consumer_node);
   }
+  self->fused_away_.push_back(tensor);
   return true;
 }
 

@@ -5,6 +5,7 @@
 #ifndef TOUCHSTONE_RUNTIME_INTERPRETER_H_
 #define TOUCHSTONE_RUNTIME_INTERPRETER_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -90,6 +91,11 @@ class Subgraph {
   Interpreter* interpreter() { return interpreter_; }
   size_t tensors_size() const { return tensors_.size(); }
   TfLiteTensor* tensor(int index) { return &tensors_[index]; }
+  // True when the node producing tensor `index` was fused into its reader (FuseProducerCallback):
+  // nothing computes the tensor, and it has no bytes of its own.
+  bool tensor_fused_away(int index) const {
+    return std::find(fused_away_.begin(), fused_away_.end(), index) != fused_away_.end();
+  }
   const std::vector<int>& inputs() const { return inputs_; }
   const std::vector<int>& outputs() const { return outputs_; }
   const std::vector<int>& execution_plan() const { return execution_plan_; }
@@ -190,6 +196,9 @@ class Subgraph {
   // Fused nodes (FuseProducerCallback) since the last AllocateTensors: (tensor, node) where node
   // reads tensor, a producer's input, later than the plan shows.
   std::vector<std::pair<int, int>> fused_reads_;
+  // Tensors no kernel writes or reads since their producer was fused into their reader: they take
+  // no bytes of their own (their data points at the arena's start, so that Invoke's checks pass).
+  std::vector<int> fused_away_;
 };
 
 // A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE), shared by every subgraph of
