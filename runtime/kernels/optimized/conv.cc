@@ -725,14 +725,7 @@ struct DepthwiseOp {
           ring_rows <= kMaxPaddedRingRows && g.pad_left < width &&
           ring_floats * sizeof(float) <= kMaxPaddedRingBytes &&
           (max_chunks == 1 || channel_split || rows / min_rows >= NumThreads(context))) {
-        s->padded_rows = true;
-        s->padded_channel_split = channel_split;
-        s->padded_width = static_cast<int>(width);
-        s->padded_ring_rows = ring_rows;
-        s->padded_row_floats = row_floats;
-        // Zeros everywhere: copies write only the input's columns, so the padding stays zero.
-        s->padded_rings.Assign(NumThreads(context), ring_floats);
-        s->padded_zero_row.assign(row_floats, 0.f);
+        UsePaddedRows(s, width, ring_rows, row_floats, NumThreads(context), channel_split);
       }
     }
     PrepareFusion(context, node, s);
@@ -814,12 +807,19 @@ struct DepthwiseOp {
     s->expansion_filter = producer_node->inputs->data[1];
     s->expansion_bias = producer_node->inputs->data[2];
     s->expansion_pointers.Assign(threads, g.in_width);
+    UsePaddedRows(s, width, ring_rows, row_floats, threads, false);
+  }
+
+  // Sets the node to the padded-rows path (DepthwiseState::padded_rows).
+  static void UsePaddedRows(State* s, int64_t width, int ring_rows, size_t row_floats, int threads,
+                            bool channel_split) {
     s->padded_rows = true;
-    s->padded_channel_split = false;
+    s->padded_channel_split = channel_split;
     s->padded_width = static_cast<int>(width);
     s->padded_ring_rows = ring_rows;
     s->padded_row_floats = row_floats;
-    s->padded_rings.Assign(threads, ring_floats);
+    // Zeros everywhere: rows are written only in the input's columns, so the padding stays zero.
+    s->padded_rings.Assign(threads, ring_rows * row_floats);
     s->padded_zero_row.assign(row_floats, 0.f);
   }
 
@@ -922,11 +922,12 @@ struct DepthwiseOp {
             const int64_t slot = iy % s->padded_ring_rows;
             float* padded = ring + slot * padded_row_floats;
             const int64_t key = batch * g.in_height + iy;
-            if (held[slot] != key) {
+            if (held[slot] != key && expansion != nullptr) {
+              expansion->Compute(key, copy_pixels, padded + pad_floats);
+              held[slot] = key;
+            } else if (held[slot] != key) {
               const float* source = image + iy * row_floats;
-              if (expansion != nullptr) {
-                expansion->Compute(key, copy_pixels, padded + pad_floats);
-              } else if (all_channels) {
+              if (all_channels) {
                 std::memcpy(padded + pad_floats, source, copy_floats * sizeof(float));
               } else {
                 for (size_t x = 0; x < copy_pixels; ++x) {
