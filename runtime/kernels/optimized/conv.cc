@@ -626,6 +626,28 @@ constexpr size_t kMaxPaddedRingBytes = 256 * 1024;
 // maps lose 3-10 us (a chunk of 3 rows computes 2-4 more of the expansion).
 constexpr int64_t kMinFusedRowsPerThread = 7;
 
+// The rows of the padded-rows path (DepthwiseState::padded_rows) for a node's geometry, and whether
+// the path can take it at all (multiplier 1, a window the row kernel takes, a ring within bounds).
+struct PaddedLayout {
+  int64_t width = 0;   // columns of a padded row
+  int ring_rows = 0;   // input rows one output row's window spans
+  size_t row_floats = 0;  // floats of a padded row, rounded up to whole cache lines
+  bool fits = false;
+};
+
+PaddedLayout PaddedLayoutOf(const DepthwiseState* s) {
+  const WindowGeometry& g = s->geometry;
+  PaddedLayout layout;
+  layout.width = int64_t{g.out_width - 1} * g.stride_width +
+                 int64_t{g.kernel_width - 1} * g.dilation_width + 1;
+  layout.ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
+  layout.row_floats = RoundUpToLineFloats(static_cast<size_t>(layout.width) * s->input_depth);
+  layout.fits = s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps &&
+                layout.ring_rows <= kMaxPaddedRingRows && g.pad_left < layout.width &&
+                layout.ring_rows * layout.row_floats * sizeof(float) <= kMaxPaddedRingBytes;
+  return layout;
+}
+
 // Output rows a chunk of the row kernel should hold at least.
 int64_t MinDepthwiseRows(const DepthwiseState* s) {
   const int64_t macs_per_row =
@@ -705,30 +727,24 @@ struct DepthwiseOp {
     s->padded_channel_split = false;
     s->padded_rings.Clear();
     s->padded_zero_row.clear();
-    if (s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps) {
+    const PaddedLayout layout = PaddedLayoutOf(s);
+    if (layout.fits) {
       const int edge_pixels = g.out_width - (s->interior_end - s->interior_begin);
-      const int64_t width = int64_t{g.out_width - 1} * g.stride_width +
-                            int64_t{g.kernel_width - 1} * g.dilation_width + 1;
-      const int ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
-      const size_t row_floats = RoundUpToLineFloats(static_cast<size_t>(width) * s->input_depth);
-      const size_t ring_floats = ring_rows * row_floats;
       // On several threads, chunks split the channels (each chunk copies its channels of every
       // row once), or with channels in pixel groups the rows: then every chunk gets at least the
       // window's height in rows (a chunk copies the rows above its first output row's window
       // again, which must stay a small share of its copies), and every thread at least one chunk.
       const int64_t rows = int64_t{g.batches} * g.out_height;
-      const int64_t min_rows = std::max<int64_t>(MinDepthwiseRows(s), ring_rows);
+      const int64_t min_rows = std::max<int64_t>(MinDepthwiseRows(s), layout.ring_rows);
       const int max_chunks = MaxChunks(context);
       const bool channel_split = max_chunks > 1 && s->group_pixels == 1;
       if (edge_pixels > 0 && g.stride_height == 1 &&
           int64_t{edge_pixels} * g.taps() >= int64_t{kPaddedRowsEdgeTapsPerPixel} * g.out_width &&
-          ring_rows <= kMaxPaddedRingRows && g.pad_left < width &&
-          ring_floats * sizeof(float) <= kMaxPaddedRingBytes &&
           (max_chunks == 1 || channel_split || rows / min_rows >= NumThreads(context))) {
-        UsePaddedRows(s, width, ring_rows, row_floats, NumThreads(context), channel_split);
+        UsePaddedRows(s, layout, NumThreads(context), channel_split);
       }
+      PrepareFusion(context, node, s, layout);
     }
-    PrepareFusion(context, node, s);
     s->fast = true;
     return kTfLiteOk;
   }
@@ -742,23 +758,15 @@ struct DepthwiseOp {
   // stride), so on several threads each chunk must have kMinFusedRowsPerThread output rows and
   // compute at least as many input rows as it shares. The runtime decides whether the graph
   // allows it (fuse_producer).
-  static void PrepareFusion(TfLiteContext* context, TfLiteNode* node, State* s) {
+  // Only for layouts that fit (PaddedLayout::fits).
+  static void PrepareFusion(TfLiteContext* context, TfLiteNode* node, State* s,
+                            const PaddedLayout& layout) {
     CpuBackendContext* backend = GetCpuBackendContext(context);
     if (backend == nullptr || backend->fuse_producer == nullptr) return;
     const WindowGeometry& g = s->geometry;
-    if (s->multiplier != 1 || g.taps() > kMaxRowKernelTaps) return;
-    const int ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
-    const int64_t width = int64_t{g.out_width - 1} * g.stride_width +
-                          int64_t{g.kernel_width - 1} * g.dilation_width + 1;
-    const size_t row_floats = RoundUpToLineFloats(static_cast<size_t>(width) * s->input_depth);
-    const size_t ring_floats = ring_rows * row_floats;
-    if (ring_rows > kMaxPaddedRingRows || g.pad_left >= width ||
-        ring_floats * sizeof(float) > kMaxPaddedRingBytes) {
-      return;
-    }
     const int threads = NumThreads(context);
     const int64_t rows_per_thread = int64_t{g.batches} * g.out_height / threads;
-    const int64_t shared_rows = std::max(0, ring_rows - g.stride_height);
+    const int64_t shared_rows = std::max(0, layout.ring_rows - g.stride_height);
     if (threads > 1 && (rows_per_thread < kMinFusedRowsPerThread ||
                         rows_per_thread * g.stride_height < shared_rows)) {
       return;
@@ -807,20 +815,19 @@ struct DepthwiseOp {
     s->expansion_filter = producer_node->inputs->data[1];
     s->expansion_bias = producer_node->inputs->data[2];
     s->expansion_pointers.Assign(threads, g.in_width);
-    UsePaddedRows(s, width, ring_rows, row_floats, threads, false);
+    UsePaddedRows(s, layout, threads, false);
   }
 
   // Sets the node to the padded-rows path (DepthwiseState::padded_rows).
-  static void UsePaddedRows(State* s, int64_t width, int ring_rows, size_t row_floats, int threads,
-                            bool channel_split) {
+  static void UsePaddedRows(State* s, const PaddedLayout& layout, int threads, bool channel_split) {
     s->padded_rows = true;
     s->padded_channel_split = channel_split;
-    s->padded_width = static_cast<int>(width);
-    s->padded_ring_rows = ring_rows;
-    s->padded_row_floats = row_floats;
+    s->padded_width = static_cast<int>(layout.width);
+    s->padded_ring_rows = layout.ring_rows;
+    s->padded_row_floats = layout.row_floats;
     // Zeros everywhere: rows are written only in the input's columns, so the padding stays zero.
-    s->padded_rings.Assign(threads, ring_rows * row_floats);
-    s->padded_zero_row.assign(row_floats, 0.f);
+    s->padded_rings.Assign(threads, layout.ring_rows * layout.row_floats);
+    s->padded_zero_row.assign(layout.row_floats, 0.f);
   }
 
   static void RepeatWeights(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {

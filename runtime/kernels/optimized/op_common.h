@@ -120,7 +120,7 @@ inline size_t ElementBytes(TfLiteType type) {
 // thread is free, so a thread the OS delays (a busy machine) holds up at most one small chunk.
 constexpr int kChunksPerThread = 4;
 
-// The most chunks ParallelChunks makes on this context (for per-chunk scratch).
+// The most chunks ParallelChunks makes on this context.
 inline int MaxChunks(TfLiteContext* context) {
   const int threads = NumThreads(context);
   return threads <= 1 ? 1 : threads * kChunksPerThread;
@@ -128,8 +128,8 @@ inline int MaxChunks(TfLiteContext* context) {
 
 // Splits `items` into contiguous chunks, at most MaxChunks(context) and at most
 // items / min_items_per_chunk of them (at least one), and calls fn(chunk, begin, end) for each on
-// the context's pool (or the calling thread). Chunk indices are dense from 0, so fn may use
-// per-chunk scratch.
+// the context's pool (or the calling thread). Chunk indices are dense from 0; scratch a chunk
+// writes and reads again belongs in a ThreadScratch (below), not in a part per chunk.
 template <typename F>
 void ParallelChunks(TfLiteContext* context, int64_t items, int64_t min_items_per_chunk, F&& fn) {
   if (items <= 0) return;

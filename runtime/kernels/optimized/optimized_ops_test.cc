@@ -607,7 +607,9 @@ TEST(OptimizedExpansionFusionTest, KeepsTheConvolutionInputUntilTheDepthwiseRuns
                   fb::CreateDepthwiseConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1, 1)
                       .Union());
   op.set_inspect([&](Interpreter* interpreter, int threads, const std::string& label) {
-    if (threads == 1) EXPECT_TRUE(interpreter->primary()->tensor_fused_away(expanded)) << label;
+    if (threads == 1) {
+      EXPECT_TRUE(interpreter->primary()->tensor_fused_away(expanded)) << label;
+    }
   });
   op.Check(optimized::Register_ADD());
 }

@@ -26,8 +26,8 @@ struct PoolState : OpState {
   WindowGeometry geometry;
   int channels = 0;
   float act_min = 0.f, act_max = 0.f;
-  // Per-chunk scratch for one window's pointers.
-  std::vector<std::vector<const float*>> windows;
+  // Per thread, one window's pointers.
+  ThreadScratch<const float*> windows;
   // uint8 and int8: the clamp in stored values.
   TfLiteType quantized_type = kTfLiteNoType;
   int32_t quantized_min = 0, quantized_max = 0;
@@ -157,7 +157,7 @@ struct PoolOp {
       if (range != kTfLiteOk) return range;
     } else {
       tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
-      s->windows.assign(MaxChunks(context), {});
+      s->windows.Assign(NumThreads(context), static_cast<size_t>(g.taps()));
     }
     s->fast = true;
     return kTfLiteOk;
@@ -191,12 +191,9 @@ struct PoolOp {
     const int64_t pixels = g.out_pixels();
     const int64_t min_pixels = std::max<int64_t>(
         1, kMinElementsPerChunk / std::max<int64_t>(1, int64_t{g.taps()} * s->channels));
-    if (static_cast<int>(s->windows.size()) < MaxChunks(context)) {
-      s->windows.resize(MaxChunks(context));
-    }
-    ParallelChunks(context, pixels, min_pixels, [&](int chunk, int64_t begin, int64_t end) {
-      std::vector<const float*>& window = s->windows[chunk];
-      window.resize(g.taps());
+    s->windows.Ensure(NumThreads(context), static_cast<size_t>(g.taps()));
+    ParallelChunks(context, pixels, min_pixels, [&](int, int64_t begin, int64_t end) {
+      const float** window = s->windows.part(CurrentThread(context));
       ForEachWindow(g, begin, end, [&](int64_t p, const WindowSpan& w) {
         size_t count = 0;
         for (int ky = w.ky_begin; ky < w.ky_end; ++ky) {
@@ -205,7 +202,7 @@ struct PoolOp {
             window[count++] = input + (row + kx) * static_cast<int64_t>(channels);
           }
         }
-        pool(channels, count, window.data(), output + p * channels, s->act_min, s->act_max);
+        pool(channels, count, window, output + p * channels, s->act_min, s->act_max);
       });
     });
     return kTfLiteOk;
