@@ -12,6 +12,7 @@
 #include "evaluation/machine_info.h"
 #include "evaluation/memory_usage.h"
 #include "evaluation/op_profile.h"
+#include "evaluation/report_envelope.h"
 #include "evaluation/sha256.h"
 
 namespace touchstone {
@@ -22,6 +23,10 @@ class SystemClock : public BenchmarkClock {
   int64_t NowMicros() override {
     return std::chrono::duration_cast<std::chrono::microseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  int64_t NowNanos() override {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
   void SleepMicros(int64_t micros) override {
@@ -77,6 +82,47 @@ StatusOr<Target> ResolveTarget(Interpreter* interpreter, const std::string& requ
   return target;
 }
 
+ReportedDelegate ReportDelegateOutcome(const DelegateOutcome& outcome) {
+  ReportedDelegate d;
+  d.provider = outcome.provider;
+  d.applied = outcome.applied;
+  d.delegate_kernels = outcome.delegate_kernels;
+  d.fully_delegated = outcome.fully_delegated;
+  d.error = outcome.error;
+  return d;
+}
+
+// Each input's name, type, shape and where its values come from: "random", "random [lo,hi]" or "file
+// sha256 <12 hex digits>" (the content, so that the same file compares equal on another machine).
+std::vector<ReportedInput> DescribeInputs(const InputSpec& spec, const InputTarget& target,
+                                          const std::vector<std::vector<uint8_t>>& data) {
+  std::vector<ReportedInput> described;
+  const std::vector<int>& indices = target.subgraph->inputs();
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const TfLiteTensor* t = target.subgraph->tensor(indices[i]);
+    ReportedInput input;
+    input.name = t->name != nullptr ? t->name : "";
+    input.type = TfLiteTypeGetName(t->type);
+    for (int d = 0; t->dims != nullptr && d < t->dims->size; ++d) input.shape.push_back(t->dims->data[d]);
+    // The names this input goes by on the command line: its tensor name and its signature aliases.
+    std::vector<std::string> names = {input.name};
+    for (const auto& alias : target.aliases) {
+      if (alias.second == indices[i]) names.push_back(alias.first);
+    }
+    input.source = "random";
+    for (const std::string& name : names) {
+      if (spec.value_files.count(name) != 0 && i < data.size()) {
+        input.source = "file sha256 " + Sha256Hex(data[i].data(), data[i].size()).substr(0, 12);
+      } else if (spec.value_ranges.count(name) != 0) {
+        const std::pair<int, int>& range = spec.value_ranges.at(name);
+        input.source = "random [" + std::to_string(range.first) + "," + std::to_string(range.second) + "]";
+      }
+    }
+    described.push_back(input);
+  }
+  return described;
+}
+
 InputTarget MakeInputTarget(Interpreter* interpreter, const Target& target) {
   InputTarget input;
   input.subgraph = interpreter->subgraph(target.subgraph);
@@ -106,12 +152,12 @@ Status RunLoop(const RunLoopConfig& config, const RunLoopHooks& hooks, Benchmark
   double next_run_finish_secs = static_cast<double>(now_us) * 1e-6 + gap_secs;
   for (int64_t run = 0; (run < config.min_runs || now_us < min_finish_us) && now_us <= max_finish_us; ++run) {
     if (hooks.before_run) TS_RETURN_IF_ERROR(hooks.before_run());
-    const int64_t run_start_us = clock->NowMicros();
+    const int64_t run_start_ns = clock->NowNanos();
     const Status status = hooks.invoke ? hooks.invoke() : Status::Ok();
-    const int64_t run_end_us = clock->NowMicros();
+    const int64_t run_end_ns = clock->NowNanos();
     if (hooks.after_run) hooks.after_run();
     if (!status.ok()) return status;
-    stats->Add(run_end_us - run_start_us);
+    stats->Add(LatencySample{run_end_ns / 1000 - run_start_ns / 1000, run_end_ns - run_start_ns});
     double sleep_secs = config.run_delay_secs;
     if (config.run_frequency > 0) {
       sleep_secs = next_run_finish_secs - static_cast<double>(clock->NowMicros()) * 1e-6;
@@ -171,10 +217,17 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   BenchmarkListener silent;
   if (listener == nullptr) listener = &silent;
   if (clock == nullptr) clock = SystemBenchmarkClock();
-  report->machine = ReadMachineInfo();
-  report->config.num_threads = config.interpreter.num_threads;
-  report->config.kernels = config.interpreter.kernel_set == KernelSet::kReference ? "reference" : "optimized";
+  ReportEnvelope& envelope = report->envelope;
+  envelope.start_time = UtcTimestamp();
+  envelope.machine = ReadMachineInfo();
+  envelope.config.num_threads = config.interpreter.num_threads;
+  envelope.config.kernels = config.interpreter.kernel_set == KernelSet::kReference ? "reference" : "optimized";
+  if (!config.signature.empty()) envelope.config.settings.emplace_back("signature", config.signature);
   report->config.dry_run = config.dry_run;
+  if (config.keep_all_samples) {
+    report->warmup = LatencyStats(LatencyStats::kKeepAll);
+    report->regular = LatencyStats(LatencyStats::kKeepAll);
+  }
 
   // TFLite: --dry_run sets warmup_runs 0, warmup_min_secs -1, num_runs 0, min_secs -1.
   RunLoopConfig warmup = config.warmup;
@@ -201,14 +254,14 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   const MemorySnapshot start_memory = ReadMemorySnapshot();
   const int64_t init_start_us = clock->NowMicros();
 
-  report->model.path = config.graph;
+  envelope.model.path = config.graph;
   StatusOr<std::shared_ptr<const Model>> loaded = LoadBenchmarkModel(config.graph);
   if (!loaded.ok()) return loaded.status();
   const std::shared_ptr<const Model> model = loaded.value();
-  report->model.size_bytes = static_cast<int64_t>(model->file_bytes());
-  report->model.sha256 = Sha256Hex(model->file_data(), model->file_bytes());
-  report->model.subgraphs = model->fb()->subgraphs() != nullptr ? static_cast<int>(model->fb()->subgraphs()->size()) : 0;
-  report->memory.model_file_bytes = report->model.size_bytes;
+  envelope.model.size_bytes = static_cast<int64_t>(model->file_bytes());
+  envelope.model.sha256 = Sha256Hex(model->file_data(), model->file_bytes());
+  report->config.subgraphs = model->fb()->subgraphs() != nullptr ? static_cast<int>(model->fb()->subgraphs()->size()) : 0;
+  report->memory.model_file_bytes = envelope.model.size_bytes;
   report->memory.weights_bytes = static_cast<int64_t>(model->weights_bytes());
   listener->OnModelLoaded(*report);
 
@@ -235,13 +288,7 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   StatusOr<std::unique_ptr<Interpreter>> built =
       BuildInterpreterWithDelegates(make_interpreter, delegates, apply_options, &outcomes);
   for (const DelegateOutcome& outcome : outcomes) {
-    DelegateReport d;
-    d.provider = outcome.provider;
-    d.applied = outcome.applied;
-    d.delegate_kernels = outcome.delegate_kernels;
-    d.fully_delegated = outcome.fully_delegated;
-    d.error = outcome.error;
-    report->config.delegates.push_back(d);
+    envelope.config.delegates.push_back(ReportDelegateOutcome(outcome));
     listener->OnDelegateOutcome(outcome, built.ok());
   }
   if (!built.ok()) return built.status();
@@ -265,6 +312,7 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   StatusOr<std::vector<std::vector<uint8_t>>> data = MakeInputData(config.inputs, inputs);
   if (!data.ok()) return data.status();
   for (const std::vector<uint8_t>& d : data.value()) report->config.input_bytes += static_cast<int64_t>(d.size());
+  envelope.config.inputs = DescribeInputs(config.inputs, inputs, data.value());
 
   std::unique_ptr<OpProfiler> profiler;
   if (config.op_profiling) {
@@ -272,6 +320,7 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
     interpreter->SetNodeObserver(profiler.get());
   }
   listener->OnBenchmarkStart(*report, interpreter);
+  TS_RETURN_IF_ERROR(listener->CheckBeforeRuns(report));
 
   const bool primary = target.subgraph == 0;
   Subgraph* subgraph = inputs.subgraph;

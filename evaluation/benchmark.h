@@ -30,6 +30,8 @@ class BenchmarkClock {
  public:
   virtual ~BenchmarkClock() = default;
   virtual int64_t NowMicros() = 0;
+  // Nanoseconds of the same clock (a fake clock's microseconds * 1000 unless it says otherwise).
+  virtual int64_t NowNanos() { return NowMicros() * 1000; }
   virtual void SleepMicros(int64_t micros) = 0;
 };
 
@@ -53,7 +55,8 @@ struct RunLoopHooks {
 };
 
 // TFLite's loop: run while (run < min_runs || now < start + min_secs) && now <= start + max_secs. Each
-// sample is the time of `invoke` alone. With run_frequency > 0 the loop sleeps until the next slot of
+// sample is the time of `invoke` alone: in whole microseconds as TFLite takes it (the difference of two
+// microsecond readings) and in nanoseconds. With run_frequency > 0 the loop sleeps until the next slot of
 // a fixed schedule (1/run_frequency apart), not at all when it is behind (it catches up); otherwise it
 // sleeps run_delay seconds after each run. The first failing hook ends the loop with its error.
 Status RunLoop(const RunLoopConfig& config, const RunLoopHooks& hooks, BenchmarkClock* clock, LatencyStats* stats);
@@ -74,6 +77,9 @@ struct BenchmarkConfig {
   bool op_profiling = false;
   bool peak_memory = false;          // sample the RSS on a thread
   int memory_interval_ms = 50;
+  // Keep every latency sample (unbounded memory and report size) instead of a bounded summary
+  // (latency_stats.h).
+  bool keep_all_samples = false;
 };
 
 enum class RunKind { kWarmup, kRegular };
@@ -91,6 +97,9 @@ class BenchmarkListener {
   virtual void OnInitialized(const BenchmarkReport&) {}
   // After the inputs are made, before the first run (TFLite prints the pre-invoke state here).
   virtual void OnBenchmarkStart(const BenchmarkReport&, Interpreter*) {}
+  // Then, with the report's envelope complete as far as RunBenchmark knows it: the listener may add to it
+  // and stop the benchmark before any run (a gate whose baseline was made with another configuration).
+  virtual Status CheckBeforeRuns(BenchmarkReport*) { return Status::Ok(); }
   virtual void OnRunsStarting(RunKind, const RunLoopConfig&) {}
   virtual void OnRunProgress(RunKind, int64_t /*runs*/, int64_t /*elapsed_us*/) {}
   virtual void OnRunsFinished(RunKind, const LatencyStats&) {}
@@ -106,7 +115,9 @@ StatusOr<std::shared_ptr<const Model>> LoadBenchmarkModel(const std::string& gra
 StatusOr<std::vector<std::string>> ListSignatures(const std::string& graph, const InterpreterOptions& options);
 
 // Runs the benchmark. `delegates` are applied in order and must outlive the call. `report` is filled as
-// far as the run got, also on error. `clock` null: the system clock.
+// far as the run got, also on error: its envelope's start time, model, machine, threads, kernels,
+// delegate outcomes and inputs (the caller adds the version, the flags and the delegates' options).
+// `clock` null: the system clock.
 Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDelegate>& delegates,
                     BenchmarkListener* listener, BenchmarkReport* report, BenchmarkClock* clock = nullptr);
 

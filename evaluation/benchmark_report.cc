@@ -24,26 +24,6 @@ ordered_json Num(double v) {
   return v;
 }
 
-ordered_json StatsJson(const LatencyStats& stats) {
-  const LatencySummary s = stats.Summary();
-  ordered_json j;
-  j["count"] = s.count;
-  j["first_us"] = s.first_us;
-  j["last_us"] = s.last_us;
-  j["min_us"] = s.min_us;
-  j["max_us"] = s.max_us;
-  j["mean_us"] = Num(s.mean_us);
-  j["std_us"] = Num(s.stddev_us);
-  j["median_us"] = Num(s.median_us);
-  j["p5_us"] = s.p5_us;
-  j["p50_us"] = s.p50_us;
-  j["p90_us"] = s.p90_us;
-  j["p95_us"] = s.p95_us;
-  j["p99_us"] = s.p99_us;
-  j["samples_us"] = stats.samples_us();
-  return j;
-}
-
 ordered_json NodeJson(const OpProfileNode& node, int64_t runs) {
   ordered_json j;
   j["node_index"] = node.node_index;
@@ -66,6 +46,7 @@ ordered_json GateJson(const BenchmarkReport::Gate& gate) {
   ordered_json j;
   j["baseline"] = gate.baseline_path;
   j["baseline_sha256"] = gate.baseline_sha256;
+  j["config_change"] = gate.config_change;
   j["verdict"] = GateVerdictName(gate.verdict);
   j["exit_code"] = GateExitCode(gate.verdict);
   const LatencyGateResult& l = gate.latency;
@@ -82,6 +63,8 @@ ordered_json GateJson(const BenchmarkReport::Gate& gate) {
   lat["max_regression_pct"] = l.max_regression_pct;
   lat["baseline_count"] = l.baseline_count;
   lat["current_count"] = l.current_count;
+  lat["baseline_bootstrapped"] = l.baseline_bootstrapped;
+  lat["current_bootstrapped"] = l.current_bootstrapped;
   lat["reason"] = l.reason;
   j["latency"] = lat;
   ordered_json memory = ordered_json::array();
@@ -111,15 +94,29 @@ std::string FormatInferenceTimings(const BenchmarkReport& report) {
 
 std::string FormatPercentiles(const BenchmarkReport& report) {
   const LatencySummary s = report.regular.Summary();
-  std::ostringstream out;
-  out << "Inference latency percentiles in us (" << s.count << " samples): p5=" << s.p5_us << " p50=" << s.p50_us
-      << " p90=" << s.p90_us << " p95=" << s.p95_us << " p99=" << s.p99_us;
-  return out.str();
+  char line[512];
+  std::snprintf(line, sizeof(line),
+                "Inference latency in us (%lld runs): min=%.3f avg=%.3f std=%.3f p5=%.3f p50=%.3f p90=%.3f p95=%.3f "
+                "p99=%.3f max=%.3f",
+                static_cast<long long>(s.count), s.min_fine_us, s.mean_fine_us, s.stddev_fine_us, s.p5_fine_us,
+                s.p50_fine_us, s.p90_fine_us, s.p95_fine_us, s.p99_fine_us, s.max_fine_us);
+  std::string text = line;
+  if (!s.percentiles_exact) text += " (percentiles from a histogram of every run, within 0.4%)";
+  return text;
 }
 
 std::string FormatSamples(const BenchmarkReport& report) {
-  std::string line = "Inference latency samples in us:";
-  for (int64_t s : report.regular.samples_us()) line += " " + std::to_string(s);
+  std::string line = "Inference latency samples in us";
+  if (!report.regular.all_kept()) {
+    line += " (a uniform sample of " + std::to_string(report.regular.kept().size()) + " of " +
+            std::to_string(report.regular.count()) + " runs; --report_all_latency_samples keeps every one)";
+  }
+  line += ":";
+  char value[32];
+  for (int64_t ns : report.regular.samples_ns()) {
+    std::snprintf(value, sizeof(value), " %.3f", static_cast<double>(ns) / 1000.0);
+    line += value;
+  }
   return line;
 }
 
@@ -171,58 +168,34 @@ std::vector<std::string> FormatMemoryLines(const BenchmarkReport& report) {
 }
 
 std::string ReportToJson(const BenchmarkReport& r) {
-  ordered_json j;
-  j["schema"] = kBenchmarkReportSchema;
-  j["tool"] = "benchmark_model";
-  j["tool_version"] = kTouchstoneVersion;
+  ordered_json j = EnvelopeJson(r.envelope);
   j["benchmark_name"] = r.benchmark_name;
   j["output_prefix"] = r.output_prefix;
-  ordered_json model;
-  model["path"] = r.model.path;
-  model["size_bytes"] = r.model.size_bytes;
-  model["sha256"] = r.model.sha256;
-  model["subgraphs"] = r.model.subgraphs;
-  j["model"] = model;
 
   const BenchmarkReport::Configuration& c = r.config;
-  ordered_json config;
-  ordered_json flags = ordered_json::object();
-  for (const auto& f : c.flags) flags[f.first] = f.second;
-  config["flags"] = flags;
-  config["num_threads"] = c.num_threads;
-  config["kernels"] = c.kernels;
-  config["signature"] = c.signature;
-  config["subgraph"] = c.subgraph;
-  config["warmup_runs"] = c.warmup_runs;
-  config["warmup_min_secs"] = c.warmup_min_secs;
-  config["num_runs"] = c.num_runs;
-  config["min_secs"] = c.min_secs;
-  config["max_secs"] = c.max_secs;
-  config["run_delay"] = c.run_delay;
-  config["run_frequency"] = c.run_frequency;
-  config["dry_run"] = c.dry_run;
-  ordered_json delegates = ordered_json::array();
-  for (const DelegateReport& d : c.delegates) {
-    ordered_json e;
-    e["provider"] = d.provider;
-    e["applied"] = d.applied;
-    e["delegate_kernels"] = d.delegate_kernels;
-    e["fully_delegated"] = d.fully_delegated;
-    e["error"] = d.error;
-    delegates.push_back(e);
-  }
-  config["delegates"] = delegates;
-  config["execution_plan_nodes"] = c.execution_plan_nodes;
-  config["delegate_kernels"] = c.delegate_kernels;
-  config["fully_delegated"] = c.fully_delegated;
-  config["input_bytes"] = c.input_bytes;
-  j["configuration"] = config;
+  ordered_json run;
+  run["subgraphs"] = c.subgraphs;
+  run["signature"] = c.signature;
+  run["subgraph"] = c.subgraph;
+  run["warmup_runs"] = c.warmup_runs;
+  run["warmup_min_secs"] = c.warmup_min_secs;
+  run["num_runs"] = c.num_runs;
+  run["min_secs"] = c.min_secs;
+  run["max_secs"] = c.max_secs;
+  run["run_delay"] = c.run_delay;
+  run["run_frequency"] = c.run_frequency;
+  run["dry_run"] = c.dry_run;
+  run["execution_plan_nodes"] = c.execution_plan_nodes;
+  run["delegate_kernels"] = c.delegate_kernels;
+  run["fully_delegated"] = c.fully_delegated;
+  run["input_bytes"] = c.input_bytes;
+  j["run"] = run;
 
   ordered_json latency;
   latency["init_us"] = r.init_us;
-  latency["first_inference_us"] = r.warmup.first_us();
-  latency["warmup"] = StatsJson(r.warmup);
-  latency["regular"] = StatsJson(r.regular);
+  latency["first_inference_us"] = r.warmup.empty() ? 0.0 : static_cast<double>(r.warmup.first_ns()) / 1000.0;
+  latency["warmup"] = LatencyStatsJson(r.warmup, true);
+  latency["regular"] = LatencyStatsJson(r.regular, true);
   j["latency"] = latency;
 
   const BenchmarkReport::Memory& m = r.memory;
@@ -256,8 +229,7 @@ std::string ReportToJson(const BenchmarkReport& r) {
       ordered_json e;
       e["index"] = s.index;
       e["name"] = s.name;
-      e["run_total"] = StatsJson(s.run_total_us);
-      e["run_total"].erase("samples_us");
+      e["run_total"] = LatencyStatsJson(s.run_total_us, false);
       ordered_json nodes = ordered_json::array();
       for (const OpProfileNode& n : s.nodes) nodes.push_back(NodeJson(n, s.run_total_us.count()));
       e["nodes"] = nodes;
@@ -268,18 +240,6 @@ std::string ReportToJson(const BenchmarkReport& r) {
   } else {
     j["op_profile"] = nullptr;
   }
-
-  const MachineInfo& mi = r.machine;
-  ordered_json machine;
-  machine["cpu_model"] = mi.cpu_model;
-  machine["logical_cores"] = mi.logical_cores;
-  machine["usable_cores"] = mi.usable_cores;
-  machine["governor"] = mi.governor;
-  machine["cur_freq_khz"] = mi.cur_freq_khz;
-  machine["max_freq_khz"] = mi.max_freq_khz;
-  machine["kernel"] = mi.kernel;
-  machine["hostname"] = mi.hostname;
-  j["machine"] = machine;
 
   j["gate"] = r.gate.requested ? GateJson(r.gate) : ordered_json(nullptr);
   return j.dump(2) + "\n";
@@ -310,7 +270,7 @@ std::string ResultFileJson(const BenchmarkReport& r) {
     j["memory_metrics"] = memory;
   }
   ordered_json misc;
-  misc["model_size_mb"] = static_cast<double>(r.model.size_bytes) / 1e6;
+  misc["model_size_mb"] = static_cast<double>(r.envelope.model.size_bytes) / 1e6;
   misc["num_runs"] = r.regular.count();
   misc["num_warmup_runs"] = r.warmup.count();
   // TFLite's throughput: input bytes consumed per second of inference, in MiB.
@@ -328,35 +288,31 @@ StatusOr<BaselineReport> ParseReportJson(const std::string& text, const std::str
   if (j.is_discarded() || !j.is_object()) {
     return InvalidInputError(source + ": not a JSON object (expected a report written by --report_json)");
   }
-  const std::string schema = j.value("schema", std::string());
-  const std::string prefix = "touchstone.benchmark_model.report/";
-  if (schema.rfind(prefix, 0) != 0) {
-    return InvalidInputError(source + ": \"schema\" is '" + schema + "', not a benchmark_model report (" +
-                             kBenchmarkReportSchema + ")");
-  }
-  if (schema != kBenchmarkReportSchema) {
-    return InvalidInputError(source + ": report schema '" + schema + "' is not the one this tool reads (" +
-                             kBenchmarkReportSchema + ")");
-  }
+  StatusOr<ReportEnvelope> envelope = ParseEnvelope(j, source, kBenchmarkReportSchema, kBenchmarkReportVersion);
+  if (!envelope.ok()) return envelope.status();
   BaselineReport baseline;
-  if (j.contains("model") && j["model"].is_object()) {
-    baseline.model_path = j["model"].value("path", std::string());
-    baseline.model_sha256 = j["model"].value("sha256", std::string());
-  }
-  const json* samples = nullptr;
+  baseline.envelope = envelope.value();
+  const json* regular = nullptr;
   if (j.contains("latency") && j["latency"].is_object() && j["latency"].contains("regular") &&
-      j["latency"]["regular"].is_object() && j["latency"]["regular"].contains("samples_us")) {
-    samples = &j["latency"]["regular"]["samples_us"];
+      j["latency"]["regular"].is_object()) {
+    regular = &j["latency"]["regular"];
   }
-  if (samples == nullptr || !samples->is_array()) {
-    return InvalidInputError(source + ": has no latency.regular.samples_us list");
+  if (regular == nullptr || !regular->contains("samples") || !(*regular)["samples"].is_object() ||
+      !(*regular)["samples"].contains("latency_us") || !(*regular)["samples"]["latency_us"].is_array()) {
+    return InvalidInputError(source + ": has no latency.regular.samples.latency_us list");
   }
-  for (const json& s : *samples) {
-    if (!s.is_number()) return InvalidInputError(source + ": latency.regular.samples_us holds a non-number");
+  for (const json& s : (*regular)["samples"]["latency_us"]) {
+    if (!s.is_number()) return InvalidInputError(source + ": latency.regular.samples.latency_us holds a non-number");
     const double v = s.get<double>();
-    if (!(v >= 0.0) || v > 9.0e18) return InvalidInputError(source + ": latency.regular.samples_us holds a value out of range");
-    baseline.regular_samples_us.push_back(static_cast<int64_t>(v));
+    if (!(v >= 0.0) || v > 9.0e15) {
+      return InvalidInputError(source + ": latency.regular.samples.latency_us holds a value out of range");
+    }
+    baseline.regular.us.push_back(v);
   }
+  const json count = regular->value("count", json());
+  baseline.regular.runs = count.is_number_integer() && count.get<int64_t>() >= static_cast<int64_t>(baseline.regular.us.size())
+                              ? count.get<int64_t>()
+                              : static_cast<int64_t>(baseline.regular.us.size());
   if (j.contains("memory") && j["memory"].is_object()) {
     const json& m = j["memory"];
     auto get = [&](const char* key) -> int64_t {

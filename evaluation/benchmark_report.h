@@ -1,7 +1,7 @@
 // The one structure a benchmark_model run produces. Every result line the tool prints is formatted
-// from it (the text is a view of the report), and --report_json writes it whole (schema in
-// docs/benchmark_model.md). A report read back (ParseReportJson) is what the regression gate compares
-// against.
+// from it (the text is a view of the report), and --report_json writes it whole, in the envelope every
+// Touchstone report shares (report_envelope.h; schema docs/schemas/benchmark_model.schema.json). A
+// report read back (ParseReportJson) is what the regression gate compares against.
 #ifndef TOUCHSTONE_EVALUATION_BENCHMARK_REPORT_H_
 #define TOUCHSTONE_EVALUATION_BENCHMARK_REPORT_H_
 
@@ -14,37 +14,27 @@
 #include "evaluation/machine_info.h"
 #include "evaluation/op_profile.h"
 #include "evaluation/regression_gate.h"
+#include "evaluation/report_envelope.h"
 #include "runtime/status.h"
 
 namespace touchstone {
 
-// Identifies the report format; ParseReportJson accepts this major version.
-constexpr const char* kBenchmarkReportSchema = "touchstone.benchmark_model.report/1";
-constexpr const char* kTouchstoneVersion = "0.5.0";
-
-struct DelegateReport {
-  std::string provider;          // "SAMPLE", "EXTERNAL", ...
-  bool applied = false;
-  int delegate_kernels = 0;      // its kernel nodes in the executed graph
-  bool fully_delegated = false;
-  std::string error;             // why it was not applied
-};
+// The report format ParseReportJson reads (the envelope's schema and version).
+constexpr const char* kBenchmarkReportSchema = "touchstone.benchmark_model.report";
+constexpr int kBenchmarkReportVersion = 2;
 
 struct BenchmarkReport {
+  // Schema, tool, version, start time, model (--graph as given, size, sha256), machine, and the
+  // configuration a gate compares: threads, kernels, delegates (with their flags and outcomes), inputs
+  // (names, types, shapes, source) and the signature.
+  // RunBenchmark fills the start time and the machine.
+  ReportEnvelope envelope{kBenchmarkReportSchema, kBenchmarkReportVersion, "benchmark_model"};
   std::string benchmark_name;    // --benchmark_name
   std::string output_prefix;     // --output_prefix
 
-  struct Model {
-    std::string path;            // --graph as given
-    int64_t size_bytes = 0;
-    std::string sha256;
-    int subgraphs = 0;
-  } model;
-
+  // How the benchmark ran.
   struct Configuration {
-    std::vector<std::pair<std::string, std::string>> flags;  // flags given on the command line, in order
-    int num_threads = 1;
-    std::string kernels;         // "optimized" or "reference"
+    int subgraphs = 0;           // in the model
     std::string signature;       // the signature benchmarked; "" for the primary subgraph without one
     int subgraph = 0;            // the subgraph run
     int warmup_runs = 0;
@@ -55,7 +45,6 @@ struct BenchmarkReport {
     double run_delay = -1;
     double run_frequency = -1;
     bool dry_run = false;
-    std::vector<DelegateReport> delegates;  // in the order tried
     int execution_plan_nodes = 0;           // nodes of the executed subgraph's plan after delegation
     int delegate_kernels = 0;               // of which delegate kernels
     bool fully_delegated = false;
@@ -83,12 +72,12 @@ struct BenchmarkReport {
   bool has_op_profile = false;
   OpProfileReport op_profile;
 
-  MachineInfo machine;
-
   struct Gate {
     bool requested = false;
     std::string baseline_path;
     std::string baseline_sha256;
+    // What differed between the configurations (--allow_config_change), "" when they matched.
+    std::string config_change;
     GateVerdict verdict = GateVerdict::kPass;
     LatencyGateResult latency;
     std::vector<MemoryGateResult> memory;
@@ -99,9 +88,11 @@ struct BenchmarkReport {
 
 // "Inference timings in us: Init: X, First inference: Y, Warmup (avg): Z, Inference (avg): W"
 std::string FormatInferenceTimings(const BenchmarkReport& report);
-// "Inference latency percentiles in us (N samples): p5=.. p50=.. p90=.. p95=.. p99=.."
+// Touchstone's finer figures, at nanosecond resolution: "Inference latency in us (N runs): min=0.381
+// avg=0.412 std=0.031 p5=0.390 p50=0.405 p90=0.431 p95=0.452 p99=0.610 max=12.043", with "(percentiles
+// from a histogram of every run, within 0.4%)" when not every run was kept.
 std::string FormatPercentiles(const BenchmarkReport& report);
-// "Inference latency samples in us: a b c ..."
+// "Inference latency samples in us: a b c ..." (every run's, or "(a uniform sample of K of N runs)").
 std::string FormatSamples(const BenchmarkReport& report);
 // TFLite's: the "Note: ..." line, "Memory footprint delta from the start of the tool (MB): init=X
 // overall=Y", and with peak sampling "Overall peak memory footprint (MB) via periodic monitoring: X".
@@ -119,9 +110,8 @@ std::string ResultFileJson(const BenchmarkReport& report);
 
 // What the gate needs from a report read back.
 struct BaselineReport {
-  std::string model_path;
-  std::string model_sha256;
-  std::vector<int64_t> regular_samples_us;
+  ReportEnvelope envelope;
+  LatencySampleSet regular;      // the kept samples of the regular runs, and how many runs there were
   int64_t arena_bytes = -1;      // -1: absent
   int64_t peak_rss_bytes = -1;
   int64_t max_rss_end_bytes = -1;

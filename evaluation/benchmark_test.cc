@@ -239,8 +239,15 @@ TEST(RunBenchmarkTest, FillsTheReportAndCallsTheListenerInOrder) {
   EXPECT_EQ(report.config.input_bytes, 32);
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(report.model.size_bytes, static_cast<int64_t>(bytes.size()));
-  EXPECT_EQ(report.model.sha256, Sha256Hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  EXPECT_EQ(report.envelope.model.size_bytes, static_cast<int64_t>(bytes.size()));
+  EXPECT_EQ(report.envelope.model.sha256, Sha256Hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  // The envelope's configuration: the inputs as arrays, the signature among the settings.
+  ASSERT_EQ(report.envelope.config.inputs.size(), 2u);
+  EXPECT_EQ(report.envelope.config.inputs[0].type, "FLOAT32");
+  EXPECT_EQ(report.envelope.config.inputs[0].source, "random");
+  EXPECT_EQ(report.envelope.config.kernels, "optimized");
+  EXPECT_FALSE(report.envelope.start_time.empty());
+  EXPECT_FALSE(report.envelope.machine.isa.empty());
   EXPECT_GT(report.memory.arena_bytes, 0);
   EXPECT_TRUE(report.memory.os_figures);
   EXPECT_TRUE(report.memory.peak_sampled);
@@ -262,14 +269,21 @@ TEST(RunBenchmarkTest, JsonReportRoundTripsForTheGate) {
   const std::string text = ReportToJson(report);
   const nlohmann::json j = nlohmann::json::parse(text);
   EXPECT_EQ(j["schema"], kBenchmarkReportSchema);
+  EXPECT_EQ(j["schema_version"], kBenchmarkReportVersion);
+  EXPECT_TRUE(j["configuration"]["inputs"][0]["shape"].is_array());
   EXPECT_EQ(j["latency"]["regular"]["count"], 5);
   EXPECT_EQ(j["latency"]["warmup"]["count"], 1);
-  EXPECT_EQ(j["model"]["sha256"], report.model.sha256);
+  EXPECT_EQ(j["model"]["sha256"], report.envelope.model.sha256);
   EXPECT_EQ(j["memory"]["arena_bytes"], report.memory.arena_bytes);
   EXPECT_TRUE(j["op_profile"].is_null());
   auto baseline = ParseReportJson(text, "report.json");
   ASSERT_TRUE(baseline.ok()) << baseline.status().message();
-  EXPECT_EQ(baseline.value().regular_samples_us, report.regular.samples_us());
+  ASSERT_EQ(baseline.value().regular.us.size(), 5u);
+  EXPECT_EQ(baseline.value().regular.runs, 5);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_DOUBLE_EQ(baseline.value().regular.us[i], static_cast<double>(report.regular.samples_ns()[i]) / 1000.0);
+  }
+  EXPECT_TRUE(ConfigDifferences(baseline.value().envelope, report.envelope).empty());
   EXPECT_EQ(baseline.value().arena_bytes, report.memory.arena_bytes);
   EXPECT_EQ(baseline.value().peak_rss_bytes, -1);  // not sampled
   EXPECT_EQ(ParseReportJson("{\"schema\": \"other\"}", "x.json").status().code(), StatusCode::kInvalidInput);
@@ -286,8 +300,16 @@ TEST(RunBenchmarkTest, TextLinesAreViewsOfTheReport) {
   for (int64_t v : {100, 200, 300, 400}) report.regular.Add(v);
   EXPECT_EQ(FormatInferenceTimings(report),
             "Inference timings in us: Init: 1234, First inference: 500, Warmup (avg): 400, Inference (avg): 250");
-  EXPECT_EQ(FormatPercentiles(report), "Inference latency percentiles in us (4 samples): p5=100 p50=300 p90=400 p95=400 p99=400");
-  EXPECT_EQ(FormatSamples(report), "Inference latency samples in us: 100 200 300 400");
+  EXPECT_EQ(FormatPercentiles(report),
+            "Inference latency in us (4 runs): min=100.000 avg=250.000 std=111.803 p5=100.000 p50=300.000 p90=400.000 "
+            "p95=400.000 p99=400.000 max=400.000");
+  EXPECT_EQ(FormatSamples(report), "Inference latency samples in us: 100.000 200.000 300.000 400.000");
+  // Sub-microsecond runs keep their resolution in Touchstone's line.
+  BenchmarkReport fast;
+  for (int64_t ns : {381, 412, 443}) fast.regular.Add(LatencySample{0, ns});
+  EXPECT_EQ(FormatPercentiles(fast),
+            "Inference latency in us (3 runs): min=0.381 avg=0.412 std=0.025 p5=0.381 p50=0.412 p90=0.443 p95=0.443 "
+            "p99=0.443 max=0.443");
   report.memory.os_figures = true;
   report.memory.max_rss_start_bytes = 10 << 20;
   report.memory.max_rss_after_init_bytes = (10 << 20) + (3 << 19);  // + 1.5 MB
@@ -350,8 +372,8 @@ TEST(RunBenchmarkTest, DelegateKernelProfilesAsOneNode) {
   config.require_full_delegation = true;
   BenchmarkReport report;
   ASSERT_TRUE(RunBenchmark(config, delegates, nullptr, &report).ok());
-  ASSERT_EQ(report.config.delegates.size(), 1u);
-  EXPECT_TRUE(report.config.delegates[0].fully_delegated);
+  ASSERT_EQ(report.envelope.config.delegates.size(), 1u);
+  EXPECT_TRUE(report.envelope.config.delegates[0].fully_delegated);
   EXPECT_TRUE(report.config.fully_delegated);
   ASSERT_EQ(report.op_profile.subgraphs.size(), 1u);
   ASSERT_EQ(report.op_profile.subgraphs[0].nodes.size(), 1u);

@@ -1,5 +1,10 @@
 #include "evaluation/latency_stats.h"
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace touchstone {
@@ -75,6 +80,98 @@ TEST(LatencyStatsTest, MedianOf) {
   EXPECT_DOUBLE_EQ(MedianOf({5}), 5.0);
   EXPECT_DOUBLE_EQ(MedianOf({9, 1, 5}), 5.0);
   EXPECT_DOUBLE_EQ(MedianOf({9, 1, 5, 3}), 4.0);
+}
+
+}  // namespace
+}  // namespace touchstone
+
+namespace touchstone {
+namespace {
+
+TEST(LatencyHistogramTest, BucketsAreAnEighthOfAPercentWide) {
+  for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{127}}) {
+    const int b = LatencyHistogram::BucketOf(v);
+    EXPECT_EQ(LatencyHistogram::BucketLow(b), v);
+    EXPECT_EQ(LatencyHistogram::BucketHigh(b), v);
+  }
+  // 128..255: width 1; 256..511: width 2; each octave in 128 buckets.
+  EXPECT_EQ(LatencyHistogram::BucketOf(128), 128);
+  EXPECT_EQ(LatencyHistogram::BucketOf(255), 255);
+  EXPECT_EQ(LatencyHistogram::BucketOf(256), 256);
+  EXPECT_EQ(LatencyHistogram::BucketOf(257), 256);
+  EXPECT_EQ(LatencyHistogram::BucketLow(256), 256);
+  EXPECT_EQ(LatencyHistogram::BucketHigh(256), 257);
+  for (int64_t v : {int64_t{1000}, int64_t{412345}, int64_t{999999999}, int64_t{1} << 40}) {
+    const int b = LatencyHistogram::BucketOf(v);
+    EXPECT_LE(LatencyHistogram::BucketLow(b), v);
+    EXPECT_GE(LatencyHistogram::BucketHigh(b), v);
+    EXPECT_LE(static_cast<double>(LatencyHistogram::BucketHigh(b) - LatencyHistogram::BucketLow(b) + 1),
+              static_cast<double>(v) / 128.0 + 1.0);
+  }
+  EXPECT_EQ(LatencyHistogram::BucketOf(int64_t{1} << 60), LatencyHistogram::kBuckets - 1);
+}
+
+TEST(LatencyStatsTest, SubMicrosecondRunsKeepTheirResolution) {
+  // TFLite's whole microseconds: a 0.412 us run reads 0 or 1 by where it falls between clock ticks.
+  LatencyStats stats;
+  for (int i = 0; i < 1000; ++i) stats.Add(LatencySample{i % 1000 < 412 ? 1 : 0, 412});
+  EXPECT_DOUBLE_EQ(stats.mean_us(), 0.412);
+  EXPECT_DOUBLE_EQ(stats.mean_ns(), 412.0);
+  EXPECT_EQ(stats.percentile_ns(50), 412);
+  EXPECT_EQ(stats.min_ns(), 412);
+  const LatencySummary s = stats.Summary();
+  EXPECT_DOUBLE_EQ(s.mean_fine_us, 0.412);
+  EXPECT_DOUBLE_EQ(s.stddev_fine_us, 0.0);
+  EXPECT_EQ(s.p50_us, 0);  // 588 of 1000 runs read 0
+}
+
+TEST(LatencyStatsTest, ShortRunsKeepEverySample) {
+  LatencyStats stats(8);
+  for (int64_t v : {5, 3, 9, 1}) stats.Add(v);
+  EXPECT_TRUE(stats.all_kept());
+  EXPECT_EQ(stats.samples_us(), (std::vector<int64_t>{5, 3, 9, 1}));
+  EXPECT_TRUE(stats.histogram().empty());
+  EXPECT_TRUE(stats.Summary().percentiles_exact);
+}
+
+TEST(LatencyStatsTest, ThirtyMinuteRunStaysBounded) {
+  // Five million runs of ~360 us (half an hour) into the default summary: exact count, extremes and
+  // moments; a reservoir of 4096 samples spread over the whole run; percentiles within 0.4%.
+  std::mt19937_64 engine(7);
+  std::uniform_int_distribution<int64_t> jitter(0, 40000);
+  LatencyStats stats;
+  std::vector<int64_t> all;
+  all.reserve(5000000);
+  double sum_ns = 0.0;
+  for (int i = 0; i < 5000000; ++i) {
+    const int64_t ns = 340000 + jitter(engine) + (i % 1000 == 0 ? 2000000 : 0);
+    all.push_back(ns);
+    sum_ns += static_cast<double>(ns);
+    stats.Add(LatencySample{ns / 1000, ns});
+  }
+  EXPECT_EQ(stats.count(), 5000000);
+  EXPECT_FALSE(stats.all_kept());
+  const std::vector<KeptLatencySample> kept = stats.kept();
+  ASSERT_EQ(kept.size(), static_cast<size_t>(LatencyStats::kDefaultCapacity));
+  EXPECT_LT(stats.histogram().NonEmptyBuckets().size(), static_cast<size_t>(LatencyHistogram::kBuckets));
+  // The reservoir is a uniform sample of the run: its run indices average about half the run.
+  double mean_run = 0.0;
+  for (const KeptLatencySample& k : kept) mean_run += static_cast<double>(k.run) / static_cast<double>(kept.size());
+  EXPECT_NEAR(mean_run, 2500000.0, 100000.0);
+  EXPECT_TRUE(std::is_sorted(kept.begin(), kept.end(),
+                             [](const KeptLatencySample& a, const KeptLatencySample& b) { return a.run < b.run; }));
+  std::vector<int64_t> sorted = all;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(stats.min_ns(), sorted.front());
+  EXPECT_EQ(stats.max_ns(), sorted.back());
+  EXPECT_NEAR(stats.mean_ns(), sum_ns / 5e6, 1e-6 * sum_ns / 5e6);
+  for (double p : {5.0, 50.0, 90.0, 95.0, 99.0, 99.9}) {
+    const double exact = static_cast<double>(sorted[static_cast<size_t>(std::floor(5e6 * p / 100.0))]);
+    EXPECT_NEAR(static_cast<double>(stats.percentile_ns(p)), exact, exact * 0.004) << "p" << p;
+  }
+  const LatencySummary s = stats.Summary();
+  EXPECT_FALSE(s.percentiles_exact);
+  EXPECT_EQ(s.count, 5000000);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "runtime/kernels/optimized/isa_name.h"
+
 namespace touchstone {
 namespace {
 
@@ -60,11 +62,23 @@ MachineInfo ReadMachineInfo() {
   info.governor = FirstLine(cpufreq + "scaling_governor");
   info.cur_freq_khz = ReadInt(cpufreq + "scaling_cur_freq");
   info.max_freq_khz = ReadInt(cpufreq + "cpuinfo_max_freq");
+  info.isa = OptimizedKernelsIsa();
+  std::ifstream os_release("/etc/os-release");
+  while (std::getline(os_release, line)) {
+    if (line.rfind("PRETTY_NAME=", 0) != 0) continue;
+    std::string value = line.substr(12);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+    info.os = value;
+  }
   struct utsname name;
   if (uname(&name) == 0) {
     info.kernel = std::string(name.sysname) + " " + name.release + " " + name.machine;
     info.hostname = name.nodename;
+    if (info.os.empty()) info.os = name.sysname;
   }
+#if defined(__ANDROID__)
+  info.os = "Android";
+#endif
   return info;
 }
 

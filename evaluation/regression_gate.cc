@@ -40,6 +40,16 @@ std::string Percent(double pct) {
   return buffer;
 }
 
+// At most `limit` of `values`, evenly spaced over the list (all of them when it is not longer). The
+// samples a report keeps are in run order, so this keeps the early and the late runs alike.
+std::vector<double> EvenlySpaced(const std::vector<double>& values, int limit) {
+  if (limit <= 0 || values.size() <= static_cast<size_t>(limit)) return values;
+  std::vector<double> picked;
+  picked.reserve(static_cast<size_t>(limit));
+  for (size_t i = 0; i < static_cast<size_t>(limit); ++i) picked.push_back(values[i * values.size() / limit]);
+  return picked;
+}
+
 }  // namespace
 
 const char* GateVerdictName(GateVerdict verdict) {
@@ -70,23 +80,25 @@ GateVerdict CombineVerdicts(const std::vector<GateVerdict>& verdicts) {
   return GateVerdict::kPass;
 }
 
-LatencyGateResult CompareLatency(const std::vector<int64_t>& baseline_us, const std::vector<int64_t>& current_us,
+LatencyGateResult CompareLatency(const LatencySampleSet& baseline_set, const LatencySampleSet& current_set,
                                  const LatencyGateConfig& config) {
   LatencyGateResult result;
-  result.baseline_count = static_cast<int64_t>(baseline_us.size());
-  result.current_count = static_cast<int64_t>(current_us.size());
+  result.baseline_count = baseline_set.runs >= 0 ? baseline_set.runs : static_cast<int64_t>(baseline_set.us.size());
+  result.current_count = current_set.runs >= 0 ? current_set.runs : static_cast<int64_t>(current_set.us.size());
   result.max_regression_pct = config.max_regression_pct;
   result.confidence = config.confidence;
   result.resamples = config.resamples;
-  const std::vector<double> baseline(baseline_us.begin(), baseline_us.end());
-  const std::vector<double> current(current_us.begin(), current_us.end());
+  const std::vector<double> baseline = EvenlySpaced(baseline_set.us, config.max_bootstrap_samples);
+  const std::vector<double> current = EvenlySpaced(current_set.us, config.max_bootstrap_samples);
+  result.baseline_bootstrapped = static_cast<int64_t>(baseline.size());
+  result.current_bootstrapped = static_cast<int64_t>(current.size());
   result.baseline_median_us = MedianOf(baseline);
   result.current_median_us = MedianOf(current);
   result.ratio = Ratio(result.current_median_us, result.baseline_median_us);
-  if (result.baseline_count < config.min_samples || result.current_count < config.min_samples) {
+  if (result.baseline_bootstrapped < config.min_samples || result.current_bootstrapped < config.min_samples) {
     result.verdict = GateVerdict::kNoisy;
-    result.reason = "too few samples (" + std::to_string(result.baseline_count) + " baseline, " +
-                    std::to_string(result.current_count) + " current; at least " +
+    result.reason = "too few samples (" + std::to_string(result.baseline_bootstrapped) + " baseline, " +
+                    std::to_string(result.current_bootstrapped) + " current; at least " +
                     std::to_string(config.min_samples) + " each)";
     result.ci_low = result.ci_high = result.ratio;
     return result;
@@ -150,12 +162,23 @@ MemoryGateResult CompareMemory(const std::string& figure, int64_t baseline_bytes
 
 std::string FormatLatencyGate(const LatencyGateResult& r) {
   std::string line = std::string("Latency gate: ") + GateVerdictName(r.verdict) + ": median " +
-                     Number(r.current_median_us, 1) + " us vs baseline " + Number(r.baseline_median_us, 1) +
+                     Number(r.current_median_us, 3) + " us vs baseline " + Number(r.baseline_median_us, 3) +
                      " us, ratio " + Number(r.ratio, 3) + " (" + Percent(r.confidence * 100.0) + "% CI " +
                      Number(r.ci_low, 3) + " to " + Number(r.ci_high, 3) + "), limit +" +
                      Percent(r.max_regression_pct) + "%, " + std::to_string(r.current_count) + " vs " +
                      std::to_string(r.baseline_count) + " runs";
+  if (r.current_bootstrapped < r.current_count || r.baseline_bootstrapped < r.baseline_count) {
+    line += ", bootstrap over " + std::to_string(r.current_bootstrapped) + " vs " +
+            std::to_string(r.baseline_bootstrapped) + " kept samples";
+  }
   if (!r.reason.empty()) line += "; " + r.reason;
+  return line;
+}
+
+std::string FormatGateVerdict(GateVerdict verdict, const std::string& config_change) {
+  std::string line = std::string("Gate verdict: ") + GateVerdictName(verdict) + " (exit code " +
+                     std::to_string(GateExitCode(verdict)) + ")";
+  if (!config_change.empty()) line += "; " + config_change;
   return line;
 }
 

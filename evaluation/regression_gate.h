@@ -36,12 +36,25 @@ struct LatencyGateConfig {
   int resamples = 2000;
   uint64_t seed = 0x70c4570e5ULL;
   int min_samples = 5;
+  // Each side is bootstrapped from at most this many of its samples (an evenly spaced, hence uniform,
+  // subset of a longer list): the gate's time and memory do not grow with the run length.
+  int max_bootstrap_samples = 4096;
+};
+
+// One run's latencies as the gate sees them: the samples a report kept (every run, or a uniform
+// reservoir of them; latency_stats.h) in microseconds at nanosecond resolution, and how many runs there
+// were in all.
+struct LatencySampleSet {
+  std::vector<double> us;
+  int64_t runs = -1;  // -1: us.size()
 };
 
 struct LatencyGateResult {
   GateVerdict verdict = GateVerdict::kNoisy;
-  int64_t baseline_count = 0;
+  int64_t baseline_count = 0;   // runs
   int64_t current_count = 0;
+  int64_t baseline_bootstrapped = 0;  // samples the bootstrap drew from
+  int64_t current_bootstrapped = 0;
   double baseline_median_us = 0.0;
   double current_median_us = 0.0;
   double ratio = 0.0;    // current median / baseline median
@@ -53,7 +66,8 @@ struct LatencyGateResult {
   std::string reason;    // why NOISY, when it is
 };
 
-LatencyGateResult CompareLatency(const std::vector<int64_t>& baseline_us, const std::vector<int64_t>& current_us,
+// The medians and the interval are those of the sample sets (uniform samples of their runs).
+LatencyGateResult CompareLatency(const LatencySampleSet& baseline, const LatencySampleSet& current,
                                  const LatencyGateConfig& config);
 
 struct MemoryGateResult {
@@ -70,9 +84,12 @@ struct MemoryGateResult {
 MemoryGateResult CompareMemory(const std::string& figure, int64_t baseline_bytes, int64_t current_bytes,
                                double max_regression_pct);
 
-// "Latency gate: REGRESSION: median 1234.5 us vs baseline 1100 us, ratio 1.122 (95% CI 1.101 to 1.143),
-// limit +5%, 50 vs 50 runs"
+// "Latency gate: REGRESSION: median 1234.500 us vs baseline 1100.000 us, ratio 1.122 (95% CI 1.101 to
+// 1.143), limit +5%, 50 vs 50 runs" (", bootstrap over 4096 vs 4096 kept samples" when it drew from fewer)
 std::string FormatLatencyGate(const LatencyGateResult& result);
+// The closing line of every tool's gate: "Gate verdict: REGRESSION (exit code 1)", with "; configuration
+// changed: ..." when `config_change` (CheckComparable's note) is not empty.
+std::string FormatGateVerdict(GateVerdict verdict, const std::string& config_change);
 // "Memory gate (arena_bytes): PASS: 1024 bytes vs baseline 1024 bytes, ratio 1.000, limit +5%"
 std::string FormatMemoryGate(const MemoryGateResult& result);
 

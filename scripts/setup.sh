@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential pkg-config python3 bazel-bootstrap
+  build-essential pkg-config python3 python3-jsonschema bazel-bootstrap
   libflatbuffers-dev flatbuffers-compiler
   libabsl-dev libcli11-dev libfmt-dev libspdlog-dev
   libopencv-dev libstb-dev libjpeg-dev

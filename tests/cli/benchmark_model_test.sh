@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # End to end: benchmark_model's lines (checked with the regexes scripts use on TFLite's output), its
-# JSON report against tools/benchmark_model/report.schema.json, the op profile (text and CSV), memory
-# lines, the regression gate's verdicts and exit codes on synthetic baselines, every bad flag (one line
-# on stderr, a documented exit code), and, with ../shared, golden models: '::' escapes, signatures,
-# dynamic input shapes, control flow and a delegate in the profile.
+# JSON report against docs/schemas/benchmark_model.schema.json, the op profile (text and CSV), memory
+# lines, the regression gate's verdicts and exit codes on synthetic baselines and its refusal of another
+# configuration, every bad flag (one line on stderr, a documented exit code), the heartbeat of a long
+# run into a log, and, with ../shared, golden models: '::' escapes, signatures, dynamic input shapes,
+# control flow, a delegate in the profile, and a bounded report and gate on a sub-microsecond model.
 set -uo pipefail
 BIN="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
-SCHEMA="$TEST_SRCDIR/touchstone/tools/benchmark_model/report.schema.json"
+SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
+VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 check() {  # check <description> <command...>: the command must succeed
@@ -54,7 +56,7 @@ for line in "STARTING!" "Graph: [$TMP/m.tflite]" "Loaded model $TMP/m.tflite" "T
             "Running benchmark for at least 1 iterations and at least 0 seconds but terminate if exceeding 150 seconds." \
             "Running benchmark for at least 3 iterations and at least 0 seconds but terminate if exceeding 150 seconds." \
             "Inference timings in us: Init: " "Memory footprint delta from the start of the tool (MB): init=" \
-            "Inference latency percentiles in us (3 samples): p5=" "Memory, tensor arena (planned at AllocateTensors"; do
+            "Inference latency in us (3 runs): min=" "Memory, tensor arena (planned at AllocateTensors"; do
   check "prints '$line'" grep -qF "$line" "$TMP/plain.out"
 done
 check "the statistics lines, TFLite's form" test "$(grep -cE '^count=[0-9]+ (first=[0-9]+ curr=[0-9]+ min=[0-9]+ max=[0-9]+ avg=[0-9.e+]+ std=[0-9]+|curr=[0-9]+( \(all same\))?) p5=[0-9]+ median=[0-9]+ p95=[0-9]+$' "$TMP/plain.out")" -eq 2
@@ -86,7 +88,7 @@ run sigs --graph="$TMP/m.tflite" --list_signatures
 check "--list_signatures on a model without any" grep -qxF "The Model contains 0 signature key(s)." "$TMP/sigs.out"
 
 run samples --graph="$TMP/m.tflite" "${FAST[@]}" --print_latency_samples
-check "--print_latency_samples" grep -qE '^Inference latency samples in us: [0-9]+ [0-9]+ [0-9]+$' "$TMP/samples.out"
+check "--print_latency_samples" grep -qE '^Inference latency samples in us: [0-9]+\.[0-9]{3} [0-9.]+ [0-9.]+$' "$TMP/samples.out"
 
 # --- Memory --------------------------------------------------------------------------------------------
 run peak --graph="$TMP/m.tflite" "${FAST[@]}" --report_peak_memory_footprint --memory_footprint_check_interval_ms=5
@@ -155,58 +157,27 @@ check "a delegate that takes nothing leaves the CPU nodes in the profile" grep -
 run json --graph="$TMP/m.tflite" "${FAST[@]}" --enable_op_profiling --report_peak_memory_footprint \
   --report_json="$TMP/report.json" --result_file_path="$TMP/result.json" --benchmark_name=demo
 check "JSON report written" test "$(rc json)" -eq 0 -a -s "$TMP/report.json"
-check "JSON report matches its schema, and the text" python3 - "$SCHEMA" "$TMP/report.json" "$TMP/json.out" <<'EOF'
+check "JSON report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/report.json"
+check "JSON report matches the text" python3 - "$TMP/report.json" "$TMP/json.out" <<'EOF'
 import json, re, sys
-schema = json.load(open(sys.argv[1]))
-report = json.load(open(sys.argv[2]))
-text = open(sys.argv[3]).read()
-def resolve(s):
-    while "$ref" in s:
-        s = schema["definitions"][s["$ref"].split("/")[-1]]
-    return s
-def is_type(v, t):
-    return {"object": isinstance(v, dict), "array": isinstance(v, list), "string": isinstance(v, str),
-            "boolean": isinstance(v, bool), "null": v is None,
-            "integer": isinstance(v, int) and not isinstance(v, bool),
-            "number": isinstance(v, (int, float)) and not isinstance(v, bool)}[t]
-def validate(v, s, path):
-    s = resolve(s)
-    if "oneOf" in s:
-        ok = []
-        for option in s["oneOf"]:
-            try:
-                validate(v, option, path); ok.append(option)
-            except AssertionError:
-                pass
-        assert len(ok) == 1, "%s: matches %d of oneOf" % (path, len(ok))
-        return
-    if "type" in s:
-        types = s["type"] if isinstance(s["type"], list) else [s["type"]]
-        assert any(is_type(v, t) for t in types), "%s: %r is not %s" % (path, v, types)
-    if "enum" in s: assert v in s["enum"], "%s: %r not in %r" % (path, v, s["enum"])
-    if "minimum" in s and is_type(v, "number"): assert v >= s["minimum"], "%s: %r < minimum" % (path, v)
-    if "pattern" in s: assert re.search(s["pattern"], v), "%s: %r" % (path, v)
-    if isinstance(v, dict):
-        for k in s.get("required", []): assert k in v, "%s: missing %s" % (path, k)
-        for k, sub in s.get("properties", {}).items():
-            if k in v: validate(v[k], sub, path + "." + k)
-        if isinstance(s.get("additionalProperties"), dict):
-            for k, x in v.items():
-                if k not in s.get("properties", {}): validate(x, s["additionalProperties"], path + "." + k)
-    if isinstance(v, list) and "items" in s:
-        for i, x in enumerate(v): validate(x, s["items"], "%s[%d]" % (path, i))
-validate(report, schema, "$")
+report = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
 # The text is a view of the report.
 reg = report["latency"]["regular"]
-assert reg["count"] == 3 and len(reg["samples_us"]) == 3
+assert reg["count"] == 3 and len(reg["samples"]["latency_us"]) == 3 and reg["samples"]["all_kept"]
 m = re.search(r"Inference timings in us: Init: (\d+), First inference: (\d+), Warmup \(avg\): ([\d.e+-]+), Inference \(avg\): ([\d.e+-]+)", text)
 assert int(m.group(1)) == report["latency"]["init_us"]
-assert int(m.group(2)) == report["latency"]["first_inference_us"]
-assert abs(float(m.group(4)) - reg["mean_us"]) <= 1e-6 * reg["mean_us"] + 0.05
-p = re.search(r"p5=(\d+) p50=(\d+) p90=(\d+) p95=(\d+) p99=(\d+)", text)
-assert [int(x) for x in p.groups()] == [reg["p5_us"], reg["p50_us"], reg["p90_us"], reg["p95_us"], reg["p99_us"]]
+assert abs(int(m.group(2)) - report["latency"]["first_inference_us"]) <= 1
+# TFLite's whole-microsecond avg against the JSON's nanosecond one.
+assert abs(float(m.group(4)) - reg["tflite"]["avg"]) <= 1e-6 * reg["tflite"]["avg"] + 0.05
+assert abs(reg["tflite"]["avg"] - reg["mean_us"]) <= 1.0
+p = re.search(r"p5=([\d.]+) p50=([\d.]+) p90=([\d.]+) p95=([\d.]+) p99=([\d.]+)", text)
+assert [float(x) for x in p.groups()] == [reg["p5_us"], reg["p50_us"], reg["p90_us"], reg["p95_us"], reg["p99_us"]]
 assert report["benchmark_name"] == "demo"
 assert report["configuration"]["flags"]["num_runs"] == "3"
+assert report["configuration"]["num_threads"] == 1 and report["configuration"]["kernels"] == "optimized"
+assert report["configuration"]["inputs"][0]["shape"] == [1, 64, 64, 3], report["configuration"]["inputs"]
+assert report["touchstone_version"] and report["machine"]["isa"]
 assert len(report["op_profile"]["subgraphs"][0]["nodes"]) == 30
 assert report["memory"]["peak_rss_bytes"] > 0
 EOF
@@ -220,14 +191,17 @@ assert "init_footprint_kb" in r["memory_metrics"] and r["memory_metrics"]["peak_
 EOF
 
 # --- The regression gate on synthetic baselines ----------------------------------------------------
-# baseline <file> <python expression for samples_us, given m = this run's median>
+# baseline <file> <python expression for the kept samples' latency_us, given m = this run's median>
 baseline() {
   python3 - "$TMP/report.json" "$1" "$2" "${3:-}" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
-s = sorted(r["latency"]["regular"]["samples_us"])
+s = sorted(r["latency"]["regular"]["samples"]["latency_us"])
 m = max(1, s[len(s) // 2])
-r["latency"]["regular"]["samples_us"] = eval(sys.argv[3])
+samples = eval(sys.argv[3])
+r["latency"]["regular"]["samples"]["latency_us"] = samples
+r["latency"]["regular"]["samples"]["run_index"] = list(range(len(samples)))
+r["latency"]["regular"]["count"] = len(samples)
 if sys.argv[4]:
     r["memory"]["arena_bytes"] = eval(sys.argv[4])
 json.dump(r, open(sys.argv[2], "w"))
@@ -237,8 +211,9 @@ GATE=(--graph="$TMP/m.tflite" --num_runs=10 --min_secs=0 --warmup_runs=1 --warmu
 baseline "$TMP/regress.json" "[max(1, m // 20)] * 10"
 run regress "${GATE[@]}" --baseline="$TMP/regress.json" --report_json="$TMP/gated.json"
 gate_check regress "gate: a 20x faster baseline is a REGRESSION, exit 1" 1 \
-  '^Latency gate: REGRESSION: median [0-9.]+ us vs baseline [0-9.]+ us, ratio [0-9.]+ \(95% CI [0-9.]+ to [0-9.]+\), limit \+5%, 10 vs 10 runs$'
+  '^Latency gate: REGRESSION: median [0-9]+\.[0-9]{3} us vs baseline [0-9]+\.[0-9]{3} us, ratio [0-9.]+ \(95% CI [0-9.]+ to [0-9.]+\), limit \+5%, 10 vs 10 runs$'
 check "gate: the overall verdict" grep -qxF "Gate verdict: REGRESSION (exit code 1)" "$TMP/regress.out"
+check "gate: the gated report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/gated.json"
 check "gate: the JSON report carries the verdict" python3 -c '
 import json, sys; g = json.load(open(sys.argv[1]))["gate"]
 assert g["verdict"] == "REGRESSION" and g["exit_code"] == 1 and g["latency"]["ci_low"] > 1.05' "$TMP/gated.json"
@@ -266,6 +241,26 @@ echo "not json" >"$TMP/bad.json"
 expect_exit 3 "gate: a baseline that is not a report" --graph="$TMP/m.tflite" "${FAST[@]}" --baseline="$TMP/bad.json"
 expect_exit 3 "gate: a missing baseline" --graph="$TMP/m.tflite" "${FAST[@]}" --baseline="$TMP/none.json"
 expect_exit 2 "gate: --gate_memory without --baseline" --graph="$TMP/m.tflite" --gate_memory
+expect_exit 2 "gate: --allow_config_change without --baseline" --graph="$TMP/m.tflite" --allow_config_change
+# Another configuration is refused before any run, one line naming what differs; or compared on request.
+expect_exit 2 "gate: a one-thread baseline against --num_threads=2 is refused" "${GATE[@]}" --baseline="$TMP/same.json" \
+  --num_threads=2
+check "gate: the refusal names the field" grep -qxF "ERROR: --baseline=$TMP/same.json: the configuration differs from this run's: num_threads 1 -> 2 (--allow_config_change compares them anyway)" "$TMP/err.txt"
+check "gate: refused before any run" test "$(grep -c '^Running benchmark' "$TMP/out.txt")" -eq 0
+expect_exit 2 "gate: against --use_reference_kernels, refused" "${GATE[@]}" --baseline="$TMP/same.json" --use_reference_kernels
+check "gate: names the kernel set" grep -qF "kernels optimized -> reference" "$TMP/err.txt"
+"$MAKE" --output="$TMP/other.tflite" --input_size=32 >/dev/null
+expect_exit 2 "gate: another model (sha256) is refused, not a warning" --graph="$TMP/other.tflite" --num_runs=10 \
+  --min_secs=0 --baseline="$TMP/same.json"
+check "gate: names the model and the input shape" grep -qE "model sha256 [0-9a-f]{12} -> [0-9a-f]{12}; input 'input' shape \[1,64,64,3\] -> \[1,32,32,3\]" "$TMP/err.txt"
+run changed "${GATE[@]}" --baseline="$TMP/same.json" --num_threads=2 --max_regression_pct=100000 --allow_config_change
+gate_check changed "gate: --allow_config_change compares, the verdict line says what changed" 0 \
+  '^Gate verdict: PASS \(exit code 0\); configuration changed: num_threads 1 -> 2$'
+expect_exit 2 "--num_threads=0 is refused" --graph="$TMP/m.tflite" --num_threads=0
+expect_exit 2 "--num_threads=-2 is refused" --graph="$TMP/m.tflite" --num_threads=-2
+run many_threads --graph="$TMP/m.tflite" "${FAST[@]}" --num_threads=4096
+check "more threads than CPUs: one warning line" test "$(rc many_threads)" -eq 0 -a \
+  "$(grep -c '^WARNING: --num_threads=4096 is more threads than the ' "$TMP/many_threads.err")" -eq 1
 
 # --- Flags TFLite has that do nothing here: accepted, one warning naming each -------------------------
 run inapplicable --graph="$TMP/m.tflite" "${FAST[@]}" --use_caching=true --use_hexagon=false --use_nnapi \
@@ -304,6 +299,11 @@ expect_exit 2 "output into a missing folder" --graph="$TMP/m.tflite" --report_js
 expect_exit 2 "a signature the model lacks" --graph="$TMP/m.tflite" --signature_to_run_for=serving_default
 expect_exit 2 "malformed fd: graph" --graph=fd:3:0
 expect_exit 2 "negative --num_runs" --graph="$TMP/m.tflite" --num_runs=-1
+
+# --- A long run into a log: a heartbeat line every 10 s (stdout is a file here) ----------------------
+run heartbeat --graph="$TMP/m.tflite" --num_runs=1 --min_secs=11 --warmup_runs=1 --warmup_min_secs=0
+check "heartbeat: one 'regular runs: N in T s' line after 10 s" test "$(rc heartbeat)" -eq 0 -a \
+  "$(grep -cE '^regular runs: [0-9]+ in 1[0-9]\.[0-9] s$' "$TMP/heartbeat.out")" -eq 1
 check "no output file is left behind by a failed run" test ! -e "$TMP/no/such/dir/r.json"
 
 # --- Against TFLite's own outputs and models (../shared) ---------------------------------------------
@@ -362,6 +362,28 @@ sys.exit(0 if all(abs(p - q) <= 1e-5 * m for p, q in zip(x, y)) else 1)' "$TMP/h
     test "$(outside release_dyn)" -lt "$(outside keep_dyn)"
   check "--release_dynamic_tensors: the same outputs" cmp -s "$TMP/keep_dyn.bin" "$TMP/release_dyn.bin"
   expect_exit 4 "--require_full_delegation without a delegate" --graph="$S/models/litert_testdata/add.bin" "${FAST[@]}" --require_full_delegation
+
+  # A sub-microsecond model run for seconds: millions of runs, a report under 1 MB with nanosecond
+  # figures, and a gate that answers at once.
+  HW=(--graph="$S/models/misc/hello_world_float.tflite" --min_secs=2)
+  run hw_long "${HW[@]}" --report_json="$TMP/hw_long.json"
+  check "hello_world for 2 s: the report stays under 1 MB" test "$(rc hw_long)" -eq 0 -a \
+    "$(stat -c %s "$TMP/hw_long.json")" -lt 1000000
+  check "hello_world: the report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/hw_long.json"
+  check "hello_world: sub-microsecond figures, a bounded summary of every run" python3 - "$TMP/hw_long.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["latency"]["regular"]
+assert r["count"] > 100000, r["count"]
+assert 0 < r["mean_us"] < 5 and r["mean_us"] != int(r["mean_us"]), r["mean_us"]
+assert r["samples"]["kept"] == 4096 and not r["samples"]["all_kept"] and not r["percentiles_exact"]
+assert sum(r["histogram"]["count"]) == r["count"]
+EOF
+  START=$(date +%s%N)
+  run hw_gate "${HW[@]}" --min_secs=0.5 --baseline="$TMP/hw_long.json" --max_regression_pct=100000
+  END=$(date +%s%N)
+  gate_check hw_gate "hello_world: the gate answers on a summary of millions of runs" 0 \
+    '^Latency gate: PASS: .*, bootstrap over 4096 vs 4096 kept samples$'
+  echo "note: hello_world gate run took $(( (END - START) / 1000000 )) ms including 0.5 s of runs"
 elif [ "${CI:-}" = "true" ]; then
   echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set"; failures=$((failures + 1))
 else

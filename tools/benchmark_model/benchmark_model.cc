@@ -30,6 +30,7 @@
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/common/tool_report.h"
 
 namespace touchstone {
 namespace {
@@ -77,7 +78,9 @@ struct BenchmarkFlags {
   bool use_reference_kernels = false;
   std::string report_json;
   bool print_latency_samples = false;
+  bool report_all_latency_samples = false;
   std::string baseline;
+  bool allow_config_change = false;
   float max_regression_pct = 5.0f;
   bool gate_memory = false;
   float max_memory_regression_pct = 5.0f;
@@ -197,12 +200,17 @@ std::string OutputBytes(const InputTarget& target) {
 // Prints the report's lines as the benchmark proceeds.
 class Printer : public BenchmarkListener {
  public:
-  explicit Printer(const BenchmarkFlags& flags) : flags_(flags) {
-    progress_ = isatty(fileno(stderr)) != 0;
+  Printer(const BenchmarkFlags& flags, const FlagTable& table, const DelegateFlagGroup& delegate_flags)
+      : flags_(flags), table_(table), delegate_flags_(delegate_flags), heartbeat_(stdout) {
+    progress_ = IsTerminal(stdout) && IsTerminal(stderr);
   }
 
+  // Read before the run: a configuration the gate cannot compare stops it here, not after the runs.
+  void set_baseline(const BaselineReport* baseline) { baseline_ = baseline; }
+  const std::string& config_change() const { return config_change_; }
+
   void OnModelLoaded(const BenchmarkReport& report) override {
-    Out("Loaded model " + report.model.path);
+    Out("Loaded model " + report.envelope.model.path);
     if (delegates_ >= 2) Out("Going to apply " + std::to_string(delegates_) + " delegates one after another.");
   }
   void set_delegates(size_t count) { delegates_ = count; }
@@ -217,13 +225,19 @@ class Printer : public BenchmarkListener {
   }
   void OnInitialized(const BenchmarkReport& report) override {
     std::ostringstream size, init;
-    size << "The input model file size (MB): " << static_cast<double>(report.model.size_bytes) / 1e6;
+    size << "The input model file size (MB): " << static_cast<double>(report.envelope.model.size_bytes) / 1e6;
     init << "Initialized session in " << static_cast<double>(report.init_us) / 1e3 << "ms.";
     Out(size.str());
     Out(init.str());
   }
   void OnBenchmarkStart(const BenchmarkReport&, Interpreter* interpreter) override {
     if (flags_.print_preinvoke_state) PrintState(interpreter, "pre-invoke");
+  }
+  Status CheckBeforeRuns(BenchmarkReport* report) override {
+    CompleteEnvelope(table_, delegate_flags_, &report->envelope);
+    if (baseline_ == nullptr) return Status::Ok();
+    return CheckComparable(baseline_->envelope, report->envelope, flags_.baseline, flags_.allow_config_change,
+                           &config_change_);
   }
   void OnRunsStarting(RunKind kind, const RunLoopConfig& loop) override {
     std::ostringstream line;
@@ -233,10 +247,16 @@ class Printer : public BenchmarkListener {
     phase_ = kind == RunKind::kWarmup ? "warm-up" : "regular";
     shown_ = false;
     last_shown_us_ = 0;
+    heartbeat_.Reset();
   }
   void OnRunProgress(RunKind, int64_t runs, int64_t elapsed_us) override {
-    // Only on a terminal, and only once a loop has run for a few seconds.
-    if (!progress_ || elapsed_us < 3000000 || elapsed_us - last_shown_us_ < 250000) return;
+    // Into a log: a line every 10 s. On a terminal: a line redrawn in place, once a loop has run for a
+    // few seconds.
+    if (!progress_) {
+      heartbeat_.Beat(phase_ + " runs", runs, static_cast<double>(elapsed_us) / 1e6);
+      return;
+    }
+    if (elapsed_us < 3000000 || elapsed_us - last_shown_us_ < 250000) return;
     last_shown_us_ = elapsed_us;
     shown_ = true;
     std::fprintf(stderr, "\r%s runs: %lld in %.1f s (stops by %g s)   ", phase_.c_str(), static_cast<long long>(runs),
@@ -284,6 +304,11 @@ class Printer : public BenchmarkListener {
 
  private:
   const BenchmarkFlags& flags_;
+  const FlagTable& table_;
+  const DelegateFlagGroup& delegate_flags_;
+  const BaselineReport* baseline_ = nullptr;
+  std::string config_change_;
+  Heartbeat heartbeat_;
   size_t delegates_ = 0;
   bool progress_ = false;
   bool shown_ = false;
@@ -299,21 +324,7 @@ std::string ProviderValue(const DelegateFlagGroup& delegate_flags, const std::st
   if (name == "delegate_isolation") return delegate_flags.isolation().delegate_isolation;
   if (name == "delegate_timeout_secs") return std::to_string(delegate_flags.isolation().delegate_timeout_secs);
   if (name == "max_tensor_memory_mb") return std::to_string(delegate_flags.max_tensor_bytes() >> 20);
-  const ProviderParams& values = delegate_flags.params();
-  for (const DelegateProvider& provider : RegisteredDelegateProviders()) {
-    for (const ProviderFlag& f : provider.flags) {
-      if (f.name != name) continue;
-      std::ostringstream value;
-      switch (f.type) {
-        case ProviderFlag::Type::kBool: value << (values.GetBool(name) ? 1 : 0); break;
-        case ProviderFlag::Type::kInt: value << values.GetInt(name); break;
-        case ProviderFlag::Type::kFloat: value << values.GetFloat(name); break;
-        case ProviderFlag::Type::kString: value << values.GetString(name); break;
-      }
-      return value.str();
-    }
-  }
-  return "(given)";
+  return delegate_flags.ValueText(name);
 }
 
 void LogParams(const BenchmarkFlags& flags, const FlagTable& table, const std::vector<LoggedParam>& params,
@@ -363,6 +374,10 @@ Status Validate(BenchmarkFlags* f, std::vector<std::string>* warnings) {
     return UsageError("--max_regression_pct and --max_memory_regression_pct must not be negative");
   }
   if (f->baseline.empty() && f->gate_memory) return UsageError("--gate_memory needs --baseline=REPORT.json");
+  if (f->baseline.empty() && f->allow_config_change) {
+    return UsageError("--allow_config_change needs --baseline=REPORT.json");
+  }
+  TS_RETURN_IF_ERROR(CheckThreadCount("num_threads", f->num_threads, /*minus_one_allowed=*/true, warnings));
   if (f->tensor_name_display_length < 0 || f->tensor_type_display_length < 0 || f->alloc_type_display_length < 0) {
     return UsageError("--tensor_*_display_length and --alloc_type_display_length must not be negative");
   }
@@ -375,28 +390,21 @@ Status Validate(BenchmarkFlags* f, std::vector<std::string>* warnings) {
   return Status::Ok();
 }
 
-StatusOr<BaselineReport> ReadBaseline(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidInputError("--baseline: cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseReportJson(text.str(), path);
-}
-
-// Compares this run with the baseline; fills report->gate and prints one line per check.
-void RunGate(const BenchmarkFlags& flags, const BaselineReport& baseline, BenchmarkReport* report) {
+// Compares this run with the baseline (whose configuration CheckBeforeRuns found comparable); fills
+// report->gate and prints one line per check.
+void RunGate(const BenchmarkFlags& flags, const BaselineReport& baseline, const std::string& config_change,
+             BenchmarkReport* report) {
   BenchmarkReport::Gate& gate = report->gate;
   gate.requested = true;
   gate.baseline_path = flags.baseline;
-  gate.baseline_sha256 = baseline.model_sha256;
-  if (!baseline.model_sha256.empty() && baseline.model_sha256 != report->model.sha256) {
-    std::cerr << "WARNING: --baseline: " << flags.baseline << " was measured on another model file (sha256 "
-              << baseline.model_sha256.substr(0, 12) << "..., this one " << report->model.sha256.substr(0, 12)
-              << "...)" << std::endl;
-  }
+  gate.baseline_sha256 = baseline.envelope.model.sha256;
+  gate.config_change = config_change;
   LatencyGateConfig config;
   config.max_regression_pct = flags.max_regression_pct;
-  gate.latency = CompareLatency(baseline.regular_samples_us, report->regular.samples_us(), config);
+  LatencySampleSet current;
+  for (int64_t ns : report->regular.samples_ns()) current.us.push_back(static_cast<double>(ns) / 1000.0);
+  current.runs = report->regular.count();
+  gate.latency = CompareLatency(baseline.regular, current, config);
   std::vector<GateVerdict> verdicts = {gate.latency.verdict};
   if (flags.gate_memory) {
     gate.memory.push_back(CompareMemory("arena_bytes", baseline.arena_bytes, report->memory.arena_bytes,
@@ -415,8 +423,7 @@ void RunGate(const BenchmarkFlags& flags, const BaselineReport& baseline, Benchm
   gate.verdict = CombineVerdicts(verdicts);
   Printer::Out(FormatLatencyGate(gate.latency));
   for (const MemoryGateResult& m : gate.memory) Printer::Out(FormatMemoryGate(m));
-  Printer::Out(std::string("Gate verdict: ") + GateVerdictName(gate.verdict) + " (exit code " +
-               std::to_string(GateExitCode(gate.verdict)) + ")");
+  Printer::Out(FormatGateVerdict(gate.verdict, config_change));
 }
 
 int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarations& d,
@@ -497,8 +504,18 @@ int Main(int argc, char** argv) {
            "JSON report file");
   d.Bool("print_latency_samples", &flags.print_latency_samples, "print every regular run's latency",
          "Print latency samples");
+  d.Bool("report_all_latency_samples", &flags.report_all_latency_samples,
+         "keep every run's latency for --report_json and --print_latency_samples (unbounded memory and report "
+         "size; by default a bounded summary: docs/gates.md)",
+         "Report all latency samples");
   d.String("baseline", &flags.baseline,
-           "gate against this --report_json of an earlier run: exit 1 on REGRESSION, 5 when NOISY", "Baseline report");
+           "gate against this --report_json of an earlier run: exit 1 on REGRESSION, 5 when NOISY, 2 when the "
+           "configurations differ (docs/gates.md)",
+           "Baseline report");
+  d.Bool("allow_config_change", &flags.allow_config_change,
+         "let --baseline compare runs whose model, threads, kernels, delegates or inputs differ (the verdict "
+         "line says what differed)",
+         "Allow config change");
   d.Float("max_regression_pct", &flags.max_regression_pct, "latency slowdown the gate tolerates, in percent",
           "Max regression (%)");
   d.Bool("gate_memory", &flags.gate_memory, "also gate the arena bytes and the peak (or high-water) RSS",
@@ -560,7 +577,9 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
   if (!spec.ok()) return ReportFailure(spec.status());
   BaselineReport baseline;
   if (!flags.baseline.empty()) {
-    StatusOr<BaselineReport> read = ReadBaseline(flags.baseline);
+    StatusOr<std::string> text = ReadBaselineText(flags.baseline);
+    if (!text.ok()) return ReportFailure(text.status());
+    StatusOr<BaselineReport> read = ParseReportJson(text.value(), flags.baseline);
     if (!read.ok()) return ReportFailure(read.status());
     baseline = read.value();
   }
@@ -577,6 +596,7 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
   config.op_profiling = flags.enable_op_profiling;
   config.peak_memory = flags.report_peak_memory_footprint;
   config.memory_interval_ms = flags.memory_footprint_check_interval_ms;
+  config.keep_all_samples = flags.report_all_latency_samples;
 
   // Declared before the interpreter (inside RunBenchmark's report), so delegate kernels outlive it.
   StatusOr<std::vector<ProvidedDelegate>> delegates = delegate_flags.CreateDelegates(table, options.num_threads,
@@ -586,18 +606,9 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
   BenchmarkReport report;
   report.benchmark_name = flags.benchmark_name;
   report.output_prefix = flags.output_prefix;
-  for (const std::string& name : table.given()) {
-    bool seen = false;
-    for (auto& entry : report.config.flags) seen |= entry.first == name;
-    if (seen) continue;
-    std::string value = ProviderValue(delegate_flags, name);
-    for (const LoggedParam& p : d.params()) {
-      if (p.flag == name) value = p.value();
-    }
-    report.config.flags.emplace_back(name, value);
-  }
-  Printer printer(flags);
+  Printer printer(flags, table, delegate_flags);
   printer.set_delegates(delegates.value().size());
+  if (!flags.baseline.empty()) printer.set_baseline(&baseline);
   Status status = RunBenchmark(config, delegates.value(), &printer, &report);
   if (!status.ok()) return ReportFailure(status);
 
@@ -622,7 +633,7 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
     Status written = WriteFileAtomically(flags.output_filepath, printer.output_bytes(), "output_filepath");
     if (!written.ok()) return ReportFailure(written);
   }
-  if (!flags.baseline.empty()) RunGate(flags, baseline, &report);
+  if (!flags.baseline.empty()) RunGate(flags, baseline, printer.config_change(), &report);
   if (!flags.result_file_path.empty()) {
     Status written = WriteFileAtomically(flags.result_file_path, ResultFileJson(report), "result_file_path");
     if (!written.ok()) return ReportFailure(written);

@@ -1,5 +1,6 @@
 #include "tools/common/delegate_flags.h"
 
+#include <cstdio>
 #include <utility>
 
 namespace touchstone {
@@ -61,6 +62,44 @@ std::string DelegateFlagGroup::RequestedDelegates(const FlagTable& table) const 
     if (on) names += (names.empty() ? "" : ", ") + ProviderLabel(provider.name, params_);
   }
   return names;
+}
+
+std::string DelegateFlagGroup::ValueText(const std::string& name) const {
+  for (const DelegateProvider& provider : providers_) {
+    for (const ProviderFlag& f : provider.flags) {
+      if (f.name != name) continue;
+      switch (f.type) {
+        case ProviderFlag::Type::kBool: return params_.GetBool(name) ? "1" : "0";
+        case ProviderFlag::Type::kInt: return std::to_string(params_.GetInt(name));
+        case ProviderFlag::Type::kFloat: {
+          char text[32];
+          std::snprintf(text, sizeof(text), "%g", static_cast<double>(params_.GetFloat(name)));
+          return text;
+        }
+        case ProviderFlag::Type::kString: return params_.GetString(name);
+      }
+    }
+  }
+  return "";
+}
+
+std::vector<std::pair<std::string, std::string>> DelegateFlagGroup::DelegateOptions(const std::string& provider) const {
+  std::vector<std::pair<std::string, std::string>> options;
+  for (const DelegateProvider& p : providers_) {
+    if (p.name != provider) continue;
+    for (const ProviderFlag& f : p.flags) {
+      if (f.name == p.enabling_flag && f.type == ProviderFlag::Type::kBool) continue;
+      bool is_default = false;
+      switch (f.type) {
+        case ProviderFlag::Type::kBool: is_default = params_.GetBool(f.name) == f.default_bool; break;
+        case ProviderFlag::Type::kInt: is_default = params_.GetInt(f.name) == f.default_int; break;
+        case ProviderFlag::Type::kFloat: is_default = params_.GetFloat(f.name) == f.default_float; break;
+        case ProviderFlag::Type::kString: is_default = params_.GetString(f.name) == f.default_string; break;
+      }
+      if (!is_default) options.emplace_back(f.name, ValueText(f.name));
+    }
+  }
+  return options;
 }
 
 int DelegateFlagGroup::RunIsolated(const FlagTable& table, const std::function<int()>& work) const {

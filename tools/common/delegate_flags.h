@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "delegates/providers/delegate_provider.h"
@@ -37,6 +38,12 @@ class DelegateFlagGroup {
                                                           bool use_reference_kernels);
 
   const ProviderParams& params() const { return params_; }
+  // The flags that shape `provider`'s delegate and their values as text (booleans "1"/"0", as TFLite logs
+  // them): each of its flags whose value differs from the default, a boolean enabling flag excepted. What
+  // a report records of a delegate, and what two runs' delegates are compared by.
+  std::vector<std::pair<std::string, std::string>> DelegateOptions(const std::string& provider) const;
+  // A provider flag's value as text ("1"/"0" for booleans); "" for a name no provider declares.
+  std::string ValueText(const std::string& name) const;
   const IsolationFlags& isolation() const { return isolation_; }
   // --max_tensor_memory_mb in bytes, for InterpreterOptions::max_tensor_bytes: a model whose tensors
   // would need more is refused with the number it asked for, instead of the system killing the tool.

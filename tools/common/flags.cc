@@ -147,6 +147,30 @@ std::string FlagTable::Usage(const std::string& program) const {
   return text;
 }
 
+std::vector<std::pair<std::string, std::string>> FlagTable::GivenValues() const {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const std::string& name : given_) {
+    bool seen = false;
+    for (const auto& v : values) seen |= v.first == name;
+    if (seen) continue;
+    for (const Flag& f : flags_) {
+      if (f.kind == Kind::kGroup || f.name != name) continue;
+      std::string text;
+      switch (f.kind) {
+        case Kind::kString: text = *static_cast<const std::string*>(f.value); break;
+        case Kind::kInt: text = std::to_string(*static_cast<const int32_t*>(f.value)); break;
+        case Kind::kInt64: text = std::to_string(*static_cast<const int64_t*>(f.value)); break;
+        case Kind::kFloat: text = FormatFloat(*static_cast<const float*>(f.value)); break;
+        case Kind::kBool: text = *static_cast<const bool*>(f.value) ? "true" : "false"; break;
+        case Kind::kIgnored: text = "(ignored)"; break;
+        case Kind::kGroup: break;
+      }
+      values.emplace_back(name, text);
+    }
+  }
+  return values;
+}
+
 int FlagTable::Position(const std::string& name) const {
   for (size_t i = given_.size(); i > 0; --i) {
     if (given_[i - 1] == name) return static_cast<int>(i);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/status.h"
@@ -31,6 +32,9 @@ class FlagTable {
   std::string Usage(const std::string& program) const;
   // Names of flags given on the command line, in order.
   const std::vector<std::string>& given() const { return given_; }
+  // Each flag given (once, in the order first given) and its value now, as text ("true"/"false" for
+  // booleans): what a report records of the command line.
+  std::vector<std::pair<std::string, std::string>> GivenValues() const;
   // 1-based position of the flag's last occurrence among those given; 0 when it was not given. Orders
   // things the command line orders, e.g. delegates.
   int Position(const std::string& name) const;

@@ -1,0 +1,56 @@
+#include "tools/common/tool_report.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "tools/common/version.h"
+
+namespace touchstone {
+
+void CompleteEnvelope(const FlagTable& table, const DelegateFlagGroup& delegates, ReportEnvelope* envelope) {
+  envelope->touchstone_version = TouchstoneVersion();
+  envelope->config.flags = table.GivenValues();
+  for (ReportedDelegate& d : envelope->config.delegates) d.options = delegates.DelegateOptions(d.provider);
+}
+
+Status CheckThreadCount(const std::string& flag, int value, bool minus_one_allowed, std::vector<std::string>* warnings) {
+  if (value == 0 || value < -1 || (value == -1 && !minus_one_allowed)) {
+    return UsageError("--" + flag + "=" + std::to_string(value) + ": must be at least 1" +
+                      (minus_one_allowed ? " (or -1 for the default)" : ""));
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+  if (cpus > 0 && value > cpus && warnings != nullptr) {
+    warnings->push_back("--" + flag + "=" + std::to_string(value) + " is more threads than the " + std::to_string(cpus) +
+                        " CPUs this process may use: threads will share CPUs and latencies will suffer");
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::string> ReadBaselineText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidInputError("--baseline=" + path + ": cannot read the file");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size > (std::streamoff{256} << 20)) {
+    return InvalidInputError("--baseline=" + path + ": " + std::to_string(size) +
+                             " bytes is larger than any report Touchstone writes (256 MiB at most)");
+  }
+  in.seekg(0, std::ios::beg);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void Heartbeat::Beat(const std::string& what, int64_t done, double elapsed_secs, const std::string& detail) {
+  if (elapsed_secs - last_secs_ < every_secs_) return;
+  last_secs_ = elapsed_secs;
+  std::fprintf(out_, "%s: %lld in %.1f s%s\n", what.c_str(), static_cast<long long>(done), elapsed_secs, detail.c_str());
+  std::fflush(out_);
+}
+
+bool IsTerminal(FILE* stream) { return isatty(fileno(stream)) != 0; }
+
+}  // namespace touchstone

@@ -1,0 +1,52 @@
+// What every tool does around its report and its gate: completing the report's envelope with what only
+// the tool knows, checking thread counts, reading a baseline, and a heartbeat for long runs whose output
+// goes to a log.
+#ifndef TOUCHSTONE_TOOLS_COMMON_TOOL_REPORT_H_
+#define TOUCHSTONE_TOOLS_COMMON_TOOL_REPORT_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "evaluation/report_envelope.h"
+#include "runtime/status.h"
+#include "tools/common/delegate_flags.h"
+#include "tools/common/flags.h"
+
+namespace touchstone {
+
+// Sets this build's version and the flags given on the command line, and each reported delegate's
+// options (DelegateFlagGroup::DelegateOptions).
+void CompleteEnvelope(const FlagTable& table, const DelegateFlagGroup& delegates, ReportEnvelope* envelope);
+
+// A thread-count flag's value: at least 1, or -1 where `minus_one_allowed` (the runtime's default). 0 and
+// anything below -1 are usage errors naming the flag; more threads than this process may use adds a
+// warning to *warnings.
+Status CheckThreadCount(const std::string& flag, int value, bool minus_one_allowed, std::vector<std::string>* warnings);
+
+// The text of a --baseline report (at most 256 MiB). Errors name the flag and the file (kInvalidInput).
+StatusOr<std::string> ReadBaselineText(const std::string& path);
+
+// One progress line at most every `every_secs` for a long loop whose output is not a terminal (a CI
+// log): "regular runs: 4860 in 30.0 s". Tools on a terminal redraw a progress line instead.
+class Heartbeat {
+ public:
+  explicit Heartbeat(FILE* out, double every_secs = 10.0) : out_(out), every_secs_(every_secs) {}
+  // `elapsed_secs` since the loop started; prints "<what>: <done> in <elapsed> s<detail>" when due.
+  void Beat(const std::string& what, int64_t done, double elapsed_secs, const std::string& detail = "");
+  // Starts a new loop (the next line is due `every_secs` after its start).
+  void Reset() { last_secs_ = 0.0; }
+
+ private:
+  FILE* out_;
+  double every_secs_;
+  double last_secs_ = 0.0;
+};
+
+// Whether `stream` is a terminal.
+bool IsTerminal(FILE* stream);
+
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_TOOLS_COMMON_TOOL_REPORT_H_

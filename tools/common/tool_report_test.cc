@@ -1,0 +1,62 @@
+#include "tools/common/tool_report.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace touchstone {
+namespace {
+
+TEST(CheckThreadCountTest, RefusesZeroAndBelowMinusOne) {
+  std::vector<std::string> warnings;
+  EXPECT_TRUE(CheckThreadCount("num_threads", 1, true, &warnings).ok());
+  EXPECT_TRUE(CheckThreadCount("num_threads", -1, true, &warnings).ok());
+  const Status zero = CheckThreadCount("num_threads", 0, true, &warnings);
+  EXPECT_EQ(zero.code(), StatusCode::kUsage);
+  EXPECT_EQ(zero.message(), "--num_threads=0: must be at least 1 (or -1 for the default)");
+  EXPECT_EQ(CheckThreadCount("num_threads", -2, true, &warnings).code(), StatusCode::kUsage);
+  EXPECT_EQ(CheckThreadCount("num_interpreter_threads", -1, false, &warnings).message(),
+            "--num_interpreter_threads=-1: must be at least 1");
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(CheckThreadCountTest, MoreThreadsThanCpusWarnsOnce) {
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(CheckThreadCount("num_threads", 4096, true, &warnings).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("--num_threads=4096 is more threads than the ", 0), 0u) << warnings[0];
+}
+
+TEST(HeartbeatTest, AtMostOneLineEveryPeriod) {
+  char* text = nullptr;
+  size_t size = 0;
+  FILE* out = open_memstream(&text, &size);
+  ASSERT_NE(out, nullptr);
+  Heartbeat heartbeat(out, 10.0);
+  heartbeat.Beat("regular runs", 100, 1.0);    // too early
+  heartbeat.Beat("regular runs", 4860, 10.0);  // due
+  heartbeat.Beat("regular runs", 5000, 15.0);  // 5 s after the last
+  heartbeat.Beat("regular runs", 9720, 20.5);  // due
+  heartbeat.Reset();
+  heartbeat.Beat("warm-up runs", 3, 2.0);      // a new loop starts the period again
+  std::fclose(out);
+  EXPECT_EQ(std::string(text, size), "regular runs: 4860 in 10.0 s\nregular runs: 9720 in 20.5 s\n");
+  std::free(text);
+}
+
+TEST(ReadBaselineTextTest, MissingFileNamesFlagAndFile) {
+  const StatusOr<std::string> missing = ReadBaselineText("/nonexistent/a.json");
+  EXPECT_EQ(missing.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(missing.status().message(), "--baseline=/nonexistent/a.json: cannot read the file");
+  const std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") + "/b.json";
+  std::ofstream(path) << "{}";
+  const StatusOr<std::string> read = ReadBaselineText(path);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read.value(), "{}");
+}
+
+}  // namespace
+}  // namespace touchstone
