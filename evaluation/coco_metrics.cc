@@ -224,6 +224,17 @@ CocoMetrics EvaluateCoco(const std::vector<CocoBox>& ground_truth, const std::ve
     return count == 0 ? -1.0 : sum / count;
   };
   CocoMetrics metrics;
+  for (size_t k = 0; k < K; ++k) {
+    double sum = 0;
+    int count = 0;
+    for (size_t t = 0; t < T; ++t) {
+      for (size_t r = 0; r < R; ++r) {
+        const double v = precision[idx_p(t, r, k, 0, 2)];
+        if (v > -1) sum += v, ++count;
+      }
+    }
+    metrics.category_ap.emplace_back(category_ids[k], count == 0 ? -1.0 : sum / count);
+  }
   metrics.values = {summarize(true, -1, 0, 2),  summarize(true, 0, 0, 2),   summarize(true, 5, 0, 2),
                     summarize(true, -1, 1, 2),  summarize(true, -1, 2, 2),  summarize(true, -1, 3, 2),
                     summarize(false, -1, 0, 0), summarize(false, -1, 0, 1), summarize(false, -1, 0, 2),
@@ -318,6 +329,7 @@ TfliteApResult EvaluateTfliteAp(const std::vector<std::vector<TfliteBox>>& groun
   for (const auto& e : pd_by_class) classes.insert(e.first);
 
   TfliteApResult result;
+  std::map<int, float> class_sum;
   float ap_sum = 0;
   int num_total_aps = 0;
   const float start = 0.5;
@@ -334,6 +346,7 @@ TfliteApResult EvaluateTfliteAp(const std::vector<std::vector<TfliteBox>>& groun
                                        threshold);
       }
       ap_sum += ap;
+      class_sum[c] += ap;
       ++num_total_aps;
       threshold_sum += ap;
       ++counted;
@@ -343,6 +356,9 @@ TfliteApResult EvaluateTfliteAp(const std::vector<std::vector<TfliteBox>>& groun
     result.average_precision.push_back(threshold_sum / counted);
   }
   result.overall_map = num_total_aps == 0 ? 0.0f : ap_sum / num_total_aps;
+  for (const auto& c : class_sum) {
+    result.class_ap.emplace_back(c.first, c.second / static_cast<float>(result.iou_thresholds.size()));
+  }
   return result;
 }
 

@@ -22,6 +22,9 @@ struct CocoMetrics {
   // AP, AP50, AP75, APsmall, APmedium, APlarge, AR1, AR10, AR100, ARsmall, ARmedium, ARlarge;
   // -1 where no ground truth exists for the setting (as pycocotools prints).
   std::array<double, 12> values{};
+  // AP@[.5:.95] (area all, 100 detections) of each category, in category id order; -1 where the
+  // category has no ground truth.
+  std::vector<std::pair<int64_t, double>> category_ap;
   static const char* Label(int i);  // "Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ]"
 };
 
@@ -36,6 +39,8 @@ struct TfliteApResult {
   std::vector<double> iou_thresholds;     // 0.5, 0.55, ..., 0.95
   std::vector<float> average_precision;   // per threshold
   float overall_map = 0.0f;
+  // Each class's AP averaged over the thresholds, in class id order.
+  std::vector<std::pair<int, float>> class_ap;
 };
 
 struct TfliteBox {

@@ -65,6 +65,31 @@ TEST(CocoMetricsTest, FalsePositiveAboveTheTruePositive) {
   EXPECT_NEAR(m.values[6], 0.0, 1e-12);  // maxDets=1 keeps only the wrong box
 }
 
+TEST(CocoMetricsTest, PerCategoryAp) {
+  // Category 1 found perfectly, category 2 missed, category 3 has no ground truth.
+  std::vector<CocoBox> gt = {Box(1, 1, 10, 10, 50, 50), Box(1, 2, 100, 100, 50, 50)};
+  std::vector<CocoBox> dets = {Box(1, 1, 10, 10, 50, 50, 0.9), Box(1, 2, 300, 300, 50, 50, 0.8)};
+  CocoMetrics m = EvaluateCoco(gt, dets, {1}, {3, 1, 2});
+  ASSERT_EQ(m.category_ap.size(), 3u);
+  EXPECT_EQ(m.category_ap[0].first, 1);
+  EXPECT_NEAR(m.category_ap[0].second, 1.0, 1e-12);  // precision 1/(1+eps) at every recall point
+  EXPECT_EQ(m.category_ap[1].first, 2);
+  EXPECT_EQ(m.category_ap[1].second, 0.0);
+  EXPECT_EQ(m.category_ap[2].first, 3);
+  EXPECT_EQ(m.category_ap[2].second, -1.0);
+  EXPECT_NEAR(m.values[0], 0.5, 1e-12);  // the mean over the categories that have ground truth  // the mean over the categories that have ground truth
+  // TFLite's per-class AP, the mean over its ten thresholds.
+  TfliteBox found{0.1f, 0.1f, 0.5f, 0.5f, 1, 0.9f};
+  TfliteBox truth2{0.6f, 0.6f, 0.9f, 0.9f, 2, 0.0f};
+  TfliteBox wrong2{0.0f, 0.0f, 0.1f, 0.1f, 2, 0.8f};
+  TfliteApResult ap = EvaluateTfliteAp({{found, truth2}}, {{found, wrong2}});
+  ASSERT_EQ(ap.class_ap.size(), 2u);
+  EXPECT_EQ(ap.class_ap[0].first, 1);
+  EXPECT_FLOAT_EQ(ap.class_ap[0].second, 1.0f);
+  EXPECT_FLOAT_EQ(ap.class_ap[1].second, 0.0f);
+  EXPECT_FLOAT_EQ(ap.overall_map, 0.5f);
+}
+
 TEST(CocoMetricsTest, CrowdRegionsAreIgnored) {
   // A detection inside a crowd region is neither a true nor a false positive.
   std::vector<CocoBox> gt = {Box(1, 1, 0, 0, 100, 100), Box(1, 1, 200, 200, 300, 300, 0, true)};

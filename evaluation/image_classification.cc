@@ -259,6 +259,24 @@ StatusOr<std::vector<double>> ScoresOf(const TfLiteTensor& output) {
   return scores;
 }
 
+std::vector<ClassAccuracy> PerClassAccuracy(const std::vector<LabelledImage>& images, const ClassificationResult& result) {
+  std::vector<ClassAccuracy> classes;
+  std::map<std::string, size_t> index;
+  for (const EvaluatedImage& e : result.evaluated) {
+    const std::string& label = images[static_cast<size_t>(e.image)].label;
+    auto it = index.find(label);
+    if (it == index.end()) {
+      it = index.emplace(label, classes.size()).first;
+      classes.push_back({label, 0, 0, 0});
+    }
+    ClassAccuracy& c = classes[it->second];
+    ++c.images;
+    if (e.first_hit_rank == 1) ++c.top1_hits;
+    if (e.first_hit_rank >= 1 && e.first_hit_rank <= 5) ++c.top5_hits;
+  }
+  return classes;
+}
+
 Status RunClassification(const std::vector<LabelledImage>& images, const ClassificationConfig& config,
                          Interpreter* interpreter, Interpreter* reference, ClassificationResult* result,
                          const std::function<void(int, int)>& progress) {
@@ -293,6 +311,8 @@ Status RunClassification(const std::vector<LabelledImage>& images, const Classif
     prediction.label = images[i].label;
     prediction.first_hit_rank = result->topk.Add(scores, labels, images[i].label);
     prediction.top_indices = TopKIndices(scores, config.top_k);
+    result->evaluated.push_back({static_cast<int>(i), prediction.top_indices.empty() ? -1 : prediction.top_indices[0],
+                                 prediction.first_hit_rank});
     if (reference != nullptr) {
       std::vector<double> reference_scores;
       Status checked = Infer(reference, prepared.tensor, &reference_scores, &latency_us);

@@ -120,8 +120,16 @@ struct ImagePrediction {
   bool top1_changed = false;         // reference's top-1 index differs
 };
 
+// One image the run evaluated (not skipped).
+struct EvaluatedImage {
+  int image = 0;           // index into the image list
+  int top1 = -1;           // the output index ranked first
+  int first_hit_rank = 0;  // 1-based; 0 = miss within top_k
+};
+
 struct ClassificationResult {
   TopKAccumulator topk;
+  std::vector<EvaluatedImage> evaluated;  // every image evaluated, in list order (always kept: small)
   TopKAccumulator reference_topk;
   LatencyStats preprocessing_us;
   LatencyStats inference_us;
@@ -138,6 +146,16 @@ struct ClassificationResult {
 Status RunClassification(const std::vector<LabelledImage>& images, const ClassificationConfig& config,
                          Interpreter* interpreter, Interpreter* reference, ClassificationResult* result,
                          const std::function<void(int, int)>& progress);
+
+// Accuracy per ground-truth label, over the images evaluated.
+struct ClassAccuracy {
+  std::string label;
+  int images = 0;
+  int top1_hits = 0;
+  int top5_hits = 0;
+};
+// In order of the labels' first appearance in the image list.
+std::vector<ClassAccuracy> PerClassAccuracy(const std::vector<LabelledImage>& images, const ClassificationResult& result);
 
 // Output scores as doubles (raw values: the ranking of quantized scores does not need the scale).
 StatusOr<std::vector<double>> ScoresOf(const TfLiteTensor& output);

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evaluation/machine_info.h"
+#include "evaluation/sha256.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -66,12 +68,6 @@ T Clamped(float value) {
   return static_cast<T>(value);
 }
 
-std::string ShapeText(const std::vector<int>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 std::vector<int> ShapeOf(const TfLiteTensor& t) {
   if (t.dims == nullptr) return {};
   return std::vector<int>(t.dims->data, t.dims->data + t.dims->size);
@@ -115,15 +111,23 @@ void Compare(const TfLiteTensor& reference, const TfLiteTensor& test, Tracked* t
   if (!s.ok()) tracked->mismatch = s.message();
 }
 
-void Finish(const Tracked& tracked, const TfLiteTensor& reference, const DiffThresholds& thresholds,
+bool IsQuantized(const TfLiteTensor& t) {
+  return (t.type == kTfLiteUInt8 || t.type == kTfLiteInt8 || t.type == kTfLiteInt16) && t.params.scale != 0.0f;
+}
+
+void Finish(const Tracked& tracked, const TfLiteTensor& reference, const InferenceDiffConfig& config,
             TensorDiffEntry* entry) {
   entry->name = reference.name != nullptr ? reference.name : "";
   entry->type = TypeName(reference.type);
   entry->shape = ShapeOf(reference);
   entry->diff = tracked.accumulator.Summary();
+  entry->thresholds = config.qualify ? QualifyThresholds(reference.type, entry->diff.quantized || IsQuantized(reference),
+                                                         config.qualify_float_tolerance)
+                                     : config.thresholds;
   entry->mismatch = tracked.mismatch;
-  entry->breach = !tracked.mismatch.empty() ? tracked.mismatch : DescribeBreach(entry->diff, thresholds);
+  entry->breach = !tracked.mismatch.empty() ? tracked.mismatch : DescribeBreach(entry->diff, entry->thresholds);
 }
+
 
 Status CopyInputs(const std::vector<std::vector<uint8_t>>& inputs, Interpreter* interpreter) {
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -269,6 +273,11 @@ std::string DetailLine(const std::string& label, const TensorDiffEntry& e) {
   return out.str();
 }
 
+// A figure JSON can hold (null for NaN and infinities).
+nlohmann::ordered_json JsonNumber(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
 nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
   nlohmann::ordered_json j;
   j["tensor"] = e.tensor;
@@ -290,6 +299,7 @@ nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
                                                          {"reference", d.reference_at_max},
                                                          {"test", d.test_at_max}};
     j["mean_relative_error"] = d.mean_relative_error;
+    j["max_relative_error"] = JsonNumber(d.max_relative_error);
     j["cosine_similarity"] = d.cosine_similarity;
     j["elements"] = d.elements;
     j["elements_differing"] = d.elements_differing;
@@ -312,17 +322,15 @@ nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
   return j;
 }
 
-nlohmann::ordered_json LatencyJson(const LatencyStats& s) {
-  return {{"invocations", s.count()},
-          {"avg_us", s.mean_us()},
-          {"std_dev_us", static_cast<int64_t>(s.stddev_us())},
-          {"min_us", s.min_us()},
-          {"max_us", s.max_us()}};
+nlohmann::ordered_json ThresholdsJson(const DiffThresholds& t) {
+  auto on = [](double value, bool enabled) { return enabled ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr); };
+  return {{"max_avg_error", on(t.max_avg_error, t.max_avg_error >= 0)},
+          {"max_abs_error", on(t.max_abs_error, t.max_abs_error >= 0)},
+          {"min_cosine", on(t.min_cosine, t.min_cosine > -1.0)},
+          {"max_relative_error", on(t.max_relative_error, t.max_relative_error >= 0)},
+          {"source", t.qualify ? "qualify" : "flags"}};
 }
 
-nlohmann::ordered_json Threshold(double value, bool on) {
-  return on ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
-}
 
 }  // namespace
 
@@ -397,17 +405,59 @@ Status GaussianInputGenerator::Fill(TfLiteType type, int64_t count, std::vector<
 }
 
 std::string DescribeBreach(const TensorDiffSummary& d, const DiffThresholds& t) {
+  // "--max_abs_error=1", or "1 (--qualify's default)".
+  auto limit = [&](const char* flag, double value) {
+    return t.qualify ? Num(value) + " (--qualify's default)" : std::string("--") + flag + "=" + Num(value);
+  };
   // Written so that NaN figures breach too.
   if (t.max_avg_error >= 0 && !(d.avg_error <= t.max_avg_error)) {
-    return "avg_error=" + Num(d.avg_error) + " > --max_avg_error=" + Num(t.max_avg_error);
+    return "avg_error=" + Num(d.avg_error) + " > " + limit("max_avg_error", t.max_avg_error);
   }
   if (t.max_abs_error >= 0 && !(d.max_abs_error <= t.max_abs_error)) {
-    return "max_abs_error=" + Num(d.max_abs_error) + " > --max_abs_error=" + Num(t.max_abs_error);
+    return "max_abs_error=" + Num(d.max_abs_error) + " > " + limit("max_abs_error", t.max_abs_error);
+  }
+  if (t.max_relative_error >= 0 && !(d.max_relative_error <= t.max_relative_error)) {
+    return "max_relative_error=" + Num(d.max_relative_error) + " > " +
+           limit("qualify_float_tolerance", t.max_relative_error);
   }
   if (t.min_cosine > -1.0 && !(d.cosine_similarity >= t.min_cosine)) {
-    return "cosine_similarity=" + Num(d.cosine_similarity) + " < --min_cosine=" + Num(t.min_cosine);
+    return "cosine_similarity=" + Num(d.cosine_similarity) + " < " + limit("min_cosine", t.min_cosine);
   }
   return "";
+}
+
+DiffThresholds QualifyThresholds(TfLiteType type, bool quantized, double float_tolerance) {
+  DiffThresholds t;
+  t.qualify = true;
+  switch (type) {
+    case kTfLiteFloat32:
+    case kTfLiteFloat16:
+    case kTfLiteFloat64:
+    case kTfLiteComplex64:
+    case kTfLiteComplex128:
+      t.max_relative_error = float_tolerance;
+      break;
+    default:
+      t.max_abs_error = quantized ? 1.0 : 0.0;
+      break;
+  }
+  return t;
+}
+
+std::string DescribeThresholds(const DiffThresholds& t) {
+  std::vector<std::string> parts;
+  if (t.max_relative_error >= 0) parts.push_back("max |diff| <= " + Num(t.max_relative_error) + " x max |reference|");
+  if (t.max_abs_error == 0.0) {
+    parts.push_back("exact");
+  } else if (t.max_abs_error >= 0) {
+    parts.push_back("max |diff| <= " + Num(t.max_abs_error) + (t.qualify ? " step" : ""));
+  }
+  if (t.max_avg_error >= 0) parts.push_back("avg_error <= " + Num(t.max_avg_error));
+  if (t.min_cosine > -1.0) parts.push_back("cosine >= " + Num(t.min_cosine));
+  if (parts.empty()) return "none";
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) text += (i ? ", " : "") + parts[i];
+  return text;
 }
 
 StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model>& model,
@@ -482,6 +532,11 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
       }
     }
     result.inputs.push_back(info);
+    ReportedInput reported{info.name, TfLiteTypeGetName(t->type), info.shape, "random"};
+    if (fixed[i] != nullptr) {
+      reported.source = "file sha256 " + Sha256Hex(fixed[i]->bytes.data(), fixed[i]->bytes.size()).substr(0, 12);
+    }
+    result.envelope.config.inputs.push_back(reported);
   }
 
   const std::vector<int>& outputs = ref->outputs();
@@ -519,23 +574,47 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   }
 
   result.model = model->name();
+  ReportEnvelope& envelope = result.envelope;
+  envelope.start_time = UtcTimestamp();
+  envelope.machine = ReadMachineInfo();
+  envelope.model.path = model->name();
+  envelope.model.size_bytes = static_cast<int64_t>(model->file_bytes());
+  envelope.model.sha256 = Sha256Hex(model->file_data(), model->file_bytes());
+  envelope.config.num_threads = config.test_num_threads;
+  envelope.config.kernels = config.test_kernel_set == KernelSet::kReference ? "reference" : "optimized";
+  for (const DelegateOutcome& d : result.delegates) {
+    ReportedDelegate reported;
+    reported.provider = d.provider;
+    reported.applied = d.applied;
+    reported.delegate_kernels = d.delegate_kernels;
+    reported.fully_delegated = d.fully_delegated;
+    reported.error = d.error;
+    envelope.config.delegates.push_back(reported);
+  }
+  // What else makes two runs' figures comparable: the same inputs (runs, seed) and invocations.
+  envelope.config.settings = {{"num_runs", std::to_string(config.num_runs)},
+                              {"seed", std::to_string(config.seed)},
+                              {"invocations_per_run", std::to_string(config.invocations_per_run)}};
   result.num_runs = config.num_runs;
   result.invocations_per_run = config.invocations_per_run;
   result.seed = config.seed;
   result.test_kernels = config.test_kernel_set == KernelSet::kReference ? "reference" : "optimized";
   result.test_num_threads = config.test_num_threads;
   result.thresholds = config.thresholds;
+  result.qualify = config.qualify;
+  result.qualify_float_tolerance = config.qualify ? config.qualify_float_tolerance : 0.0;
+  result.checked = config.qualify || config.thresholds.any();
   result.layerwise = config.layerwise;
   result.tensors_inside_partitions = inside_partitions;
   for (size_t o = 0; o < outputs.size(); ++o) {
     OutputDiffEntry e;
     e.index = static_cast<int>(o);
     e.tensor = outputs[o];
-    Finish(output_tracks[o], *ref->output_tensor(o), config.thresholds, &e);
+    Finish(output_tracks[o], *ref->output_tensor(o), config, &e);
     result.outputs.push_back(e);
   }
   for (size_t l = 0; l < layers.size(); ++l) {
-    Finish(layer_tracks[l], *ref->tensor(layers[l].tensor), config.thresholds, &layers[l]);
+    Finish(layer_tracks[l], *ref->tensor(layers[l].tensor), config, &layers[l]);
   }
   result.layers = std::move(layers);
 
@@ -548,7 +627,7 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
       result.divergence_is_breach = true;
     }
   }
-  if (result.first_divergence < 0 && !config.thresholds.any()) {
+  if (result.first_divergence < 0 && !result.checked) {
     for (size_t l = 0; l < result.layers.size() && result.first_divergence < 0; ++l) {
       if (result.layers[l].diff.elements_differing > 0) result.first_divergence = static_cast<int>(l);
     }
@@ -629,7 +708,7 @@ std::string FormatInferenceDiff(const InferenceDiffResult& r) {
     }
     out << "\n";
     if (r.first_divergence < 0) {
-      out << (r.thresholds.any() ? "No tensor exceeds a threshold.\n" : "No tensor differs.\n");
+      out << (r.checked ? "No tensor exceeds a threshold.\n" : "No tensor differs.\n");
     } else {
       out << (r.divergence_is_breach ? "First diverging op: " : "First op that differs: ") << DivergenceLine(r) << "\n";
       for (const DivergenceInput& in : r.divergence_inputs) {
@@ -643,44 +722,41 @@ std::string FormatInferenceDiff(const InferenceDiffResult& r) {
       }
     }
   }
-  out << (r.passed ? "PASS" : "FAIL: " + r.failure) << "\n";
+  if (r.qualify) {
+    for (const OutputDiffEntry& e : r.outputs) {
+      out << "Qualify threshold OutputDiff[" << e.index << "] '" << e.name << "' " << e.type << ": "
+          << DescribeThresholds(e.thresholds) << "\n";
+    }
+  }
+  if (!r.checked) {
+    out << "verdict: none (no thresholds given)\n";
+  } else {
+    out << (r.passed ? "PASS" : "FAIL: " + r.failure) << "\n";
+  }
+  if (r.gate.requested) {
+    for (const std::string& line : FormatErrorGate(r.gate.errors)) out << line << "\n";
+    out << FormatGateVerdict(r.gate.errors.verdict, r.gate.config_change) << "\n";
+  }
   return out.str();
 }
 
 std::string InferenceDiffJson(const InferenceDiffResult& r) {
-  nlohmann::ordered_json j;
-  j["tool"] = "inference_diff";
-  j["model"] = r.model;
+  nlohmann::ordered_json j = EnvelopeJson(r.envelope);
   j["num_runs"] = r.num_runs;
   j["invocations_per_run"] = r.invocations_per_run;
   j["seed"] = r.seed;
-  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
-  for (const InputInfo& in : r.inputs) {
-    inputs.push_back({{"name", in.name}, {"type", in.type}, {"shape", in.shape}, {"source", in.source}});
-  }
-  j["inputs"] = inputs;
-  j["reference"] = {{"kernels", "reference"}, {"num_threads", 1}, {"latency", LatencyJson(r.reference_latency)}};
-  nlohmann::ordered_json delegates = nlohmann::ordered_json::array();
-  for (const DelegateOutcome& d : r.delegates) {
-    delegates.push_back({{"provider", d.provider},
-                         {"applied", d.applied},
-                         {"delegate_kernels", d.delegate_kernels},
-                         {"fully_delegated", d.fully_delegated},
-                         {"error", d.applied ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(d.error)}});
-  }
-  j["test"] = {{"kernels", r.test_kernels},
-               {"num_threads", r.test_num_threads},
-               {"delegates", delegates},
-               {"latency", LatencyJson(r.test_latency)}};
-  j["thresholds"] = {{"max_avg_error", Threshold(r.thresholds.max_avg_error, r.thresholds.max_avg_error >= 0)},
-                     {"max_abs_error", Threshold(r.thresholds.max_abs_error, r.thresholds.max_abs_error >= 0)},
-                     {"min_cosine", Threshold(r.thresholds.min_cosine, r.thresholds.min_cosine > -1.0)}};
+  j["reference"] = {{"kernels", "reference"}, {"num_threads", 1}, {"latency", LatencyStatsJson(r.reference_latency, false)}};
+  j["test"] = {{"latency", LatencyStatsJson(r.test_latency, false)}};
+  j["thresholds"] = ThresholdsJson(r.thresholds);
+  j["qualify"] = r.qualify ? nlohmann::ordered_json({{"float_tolerance", r.qualify_float_tolerance}})
+                           : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
   for (const OutputDiffEntry& e : r.outputs) {
     nlohmann::ordered_json o;
     o["index"] = e.index;
     const nlohmann::ordered_json diff = DiffJson(e);  // (a named object: items() would outlive a temporary)
     for (auto& item : diff.items()) o[item.key()] = item.value();
+    o["thresholds"] = ThresholdsJson(e.thresholds);
     outputs.push_back(o);
   }
   j["outputs"] = outputs;
@@ -722,9 +798,72 @@ std::string InferenceDiffJson(const InferenceDiffResult& r) {
   } else {
     j["layerwise"] = nullptr;
   }
-  j["verdict"] = r.passed ? "PASS" : "FAIL";
+  j["verdict"] = !r.checked ? "NONE" : (r.passed ? "PASS" : "FAIL");
   j["failure"] = r.passed ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.failure);
+  if (r.gate.requested) {
+    nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
+    for (const ErrorGateResult::Line& l : r.gate.errors.outputs) {
+      outputs.push_back({{"index", l.current.index},
+                         {"name", l.current.name},
+                         {"verdict", GateVerdictName(l.verdict)},
+                         {"baseline_max_abs_error", JsonNumber(l.baseline.max_abs_error)},
+                         {"max_abs_error", JsonNumber(l.current.max_abs_error)},
+                         {"baseline_avg_error", JsonNumber(l.baseline.avg_error)},
+                         {"avg_error", JsonNumber(l.current.avg_error)},
+                         {"what", l.what}});
+    }
+    j["gate"] = {{"baseline", r.gate.baseline_path},
+                 {"config_change", r.gate.config_change},
+                 {"verdict", GateVerdictName(r.gate.errors.verdict)},
+                 {"exit_code", GateExitCode(r.gate.errors.verdict)},
+                 {"max_error_increase_pct", r.gate.errors.max_error_increase_pct},
+                 {"outputs", outputs}};
+  } else {
+    j["gate"] = nullptr;
+  }
   return j.dump(2) + "\n";
+}
+
+int InferenceDiffExitCode(const InferenceDiffResult& r) {
+  if (r.checked && !r.passed) return 1;
+  return r.gate.requested ? GateExitCode(r.gate.errors.verdict) : 0;
+}
+
+std::vector<OutputErrors> OutputErrorsOf(const InferenceDiffResult& r) {
+  std::vector<OutputErrors> errors;
+  for (const OutputDiffEntry& e : r.outputs) {
+    errors.push_back({e.index, e.name, e.mismatch.empty(), e.diff.avg_error, e.diff.max_abs_error});
+  }
+  return errors;
+}
+
+StatusOr<InferenceDiffBaseline> ParseInferenceDiffJson(const std::string& text, const std::string& source) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return InvalidInputError(source + ": not a JSON object (expected a report written by --output_file_path)");
+  }
+  StatusOr<ReportEnvelope> envelope = ParseEnvelope(j, source, "touchstone.inference_diff.report", 2);
+  if (!envelope.ok()) return envelope.status();
+  InferenceDiffBaseline baseline;
+  baseline.envelope = envelope.value();
+  if (!j.contains("outputs") || !j["outputs"].is_array()) return InvalidInputError(source + ": has no \"outputs\" list");
+  for (const nlohmann::json& o : j["outputs"]) {
+    if (!o.is_object() || !o.contains("index") || !o["index"].is_number_integer()) {
+      return InvalidInputError(source + ": an output without an index");
+    }
+    OutputErrors e;
+    e.index = o["index"].get<int>();
+    e.name = o.value("name", std::string());
+    e.compared = !o.contains("mismatch");
+    // null figures were not numbers (NaN or infinite): a NaN the gate treats as such.
+    auto figure = [&](const char* key) {
+      return o.contains(key) && o[key].is_number() ? o[key].get<double>() : std::nan("");
+    };
+    e.avg_error = figure("avg_error");
+    e.max_abs_error = figure("max_abs_error");
+    baseline.outputs.push_back(e);
+  }
+  return baseline;
 }
 
 }  // namespace touchstone

@@ -21,6 +21,8 @@
 #include "delegates/providers/delegate_provider.h"
 #include "evaluation/latency_stats.h"
 #include "evaluation/output_diff.h"
+#include "evaluation/quality_gate.h"
+#include "evaluation/report_envelope.h"
 #include "runtime/model.h"
 #include "runtime/op_resolver.h"
 #include "runtime/status.h"
@@ -55,16 +57,33 @@ class GaussianInputGenerator {
 
 // A breach is a value beyond one of these; a negative maximum (or a min_cosine of -1 or less) turns its
 // check off. Errors are in the tensor's raw units (quantization steps for quantized tensors), as
-// TFLite's avg_error.
+// TFLite's avg_error; max_relative_error is TensorDiffSummary::max_relative_error (max |diff| over the
+// reference's largest magnitude).
 struct DiffThresholds {
   double max_avg_error = -1.0;
   double max_abs_error = -1.0;
   double min_cosine = -1.0;
-  bool any() const { return max_avg_error >= 0 || max_abs_error >= 0 || min_cosine > -1.0; }
+  double max_relative_error = -1.0;
+  bool qualify = false;  // --qualify's defaults (breaches say so), not flags
+  bool any() const {
+    return max_avg_error >= 0 || max_abs_error >= 0 || min_cosine > -1.0 || max_relative_error >= 0;
+  }
 };
 
-// "avg_error=0.5 > --max_avg_error=0.1", or "" when the summary is within every threshold that is on.
+// "avg_error=0.5 > --max_avg_error=0.1" ("> 1 (--qualify's default)" for the defaults), or "" when the
+// summary is within every threshold that is on.
 std::string DescribeBreach(const TensorDiffSummary& diff, const DiffThresholds& thresholds);
+
+// --qualify's thresholds for a tensor (docs/inference_diff.md): float tensors within `float_tolerance` of
+// the reference's largest magnitude (max_relative_error); quantized integer tensors within one
+// quantization step (max_abs_error 1); other integer, boolean and byte tensors exact.
+DiffThresholds QualifyThresholds(TfLiteType type, bool quantized, double float_tolerance);
+// The float tolerances --qualify uses by default: float32 arithmetic against the reference, and a
+// delegate that computes in float16 (DelegateProvider::reduced_precision).
+constexpr double kQualifyFloat32Tolerance = 1e-5;
+constexpr double kQualifyFloat16Tolerance = 1e-2;
+// "max |diff| <= 1e-05 x max |reference|", "max |diff| <= 1 step", "exact".
+std::string DescribeThresholds(const DiffThresholds& thresholds);
 
 struct InferenceDiffConfig {
   int num_runs = 50;
@@ -82,6 +101,9 @@ struct InferenceDiffConfig {
   // Keep every tensor of both interpreters and compare them all (InterpreterOptions::preserve_all_tensors).
   bool layerwise = false;
   DiffThresholds thresholds;
+  // --qualify: per-tensor thresholds by type (QualifyThresholds) instead of `thresholds`.
+  bool qualify = false;
+  double qualify_float_tolerance = kQualifyFloat32Tolerance;
   // The test interpreter's CPU side; its delegates are given to RunInferenceDiff.
   KernelSet test_kernel_set = KernelSet::kOptimized;
   int test_num_threads = 1;
@@ -97,6 +119,7 @@ struct TensorDiffEntry {
   std::string type;
   std::vector<int> shape;  // the reference's, after the last run
   TensorDiffSummary diff;
+  DiffThresholds thresholds;  // those applied to this tensor
   std::string mismatch;    // non-empty: shapes or types differ (a failure whatever the thresholds)
   std::string breach;      // DescribeBreach, or the mismatch
 };
@@ -135,6 +158,9 @@ struct InputInfo {
 };
 
 struct InferenceDiffResult {
+  // Schema, tool, version, start time, model, machine, and the test interpreter's configuration
+  // (threads, kernels, delegates, inputs; num_runs, seed and invocations as settings).
+  ReportEnvelope envelope{"touchstone.inference_diff.report", 2, "inference_diff"};
   std::string model;
   int num_runs = 0;
   int invocations_per_run = 0;
@@ -147,6 +173,8 @@ struct InferenceDiffResult {
   LatencyStats test_latency;
   std::vector<OutputDiffEntry> outputs;
   DiffThresholds thresholds;
+  bool qualify = false;
+  double qualify_float_tolerance = 0.0;
 
   bool layerwise = false;
   std::vector<LayerDiffEntry> layers;      // in execution order
@@ -157,9 +185,33 @@ struct InferenceDiffResult {
   bool divergence_is_breach = false;
   std::vector<DivergenceInput> divergence_inputs;
 
+  // Whether any threshold applied (flags or --qualify): without one there is no verdict, never a PASS.
+  bool checked = false;
   bool passed = true;
   std::string failure;  // the FAIL line's text (without "FAIL: ")
+
+  // --baseline: this run's output errors against an earlier report's.
+  struct Gate {
+    bool requested = false;
+    std::string baseline_path;
+    std::string config_change;  // what differed (--allow_config_change), "" when the configurations matched
+    ErrorGateResult errors;
+  } gate;
 };
+
+// The exit code of a run: 1 when a threshold failed, else the gate's (0, 1 or 5), else 0.
+int InferenceDiffExitCode(const InferenceDiffResult& result);
+
+// The output errors of this run, for the gate.
+std::vector<OutputErrors> OutputErrorsOf(const InferenceDiffResult& result);
+
+// What the gate needs from a report read back.
+struct InferenceDiffBaseline {
+  ReportEnvelope envelope;
+  std::vector<OutputErrors> outputs;
+};
+// Parses a report written by InferenceDiffJson. Errors (kInvalidInput) name `source`.
+StatusOr<InferenceDiffBaseline> ParseInferenceDiffJson(const std::string& text, const std::string& source);
 
 // Builds both interpreters for `model` (`delegates` go to the test interpreter, in order, with CPU
 // fallback as every binary applies them; they must outlive the call), runs config.num_runs runs and
@@ -172,10 +224,12 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
 
 // The lines the tool prints on stdout: TFLite's ("Num evaluation runs: N", "Reference run latency:
 // avg=X(us), std_dev=Y(us)", "Test run latency: ...", "OutputDiff[i]: avg_error=X, std_dev=Y"), then
-// per-output detail, the layer-wise table and first divergence, and "PASS" or "FAIL: ...".
+// per-output detail, the layer-wise table and first divergence, the thresholds --qualify applied, and
+// "PASS", "FAIL: ..." or "verdict: none (no thresholds given)"; then the gate's lines.
 std::string FormatInferenceDiff(const InferenceDiffResult& result);
 
-// The JSON report (docs/inference_diff.md describes it). Infinite or NaN figures are written as null.
+// The JSON report in the shared envelope (docs/inference_diff.md, docs/schemas/inference_diff.schema.json).
+// Infinite or NaN figures are written as null.
 std::string InferenceDiffJson(const InferenceDiffResult& result);
 
 }  // namespace touchstone

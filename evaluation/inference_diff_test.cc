@@ -206,9 +206,62 @@ TEST(InferenceDiffTest, ReferenceAgainstItselfIsExactlyZero) {
   const std::string text = FormatInferenceDiff(r);
   for (const char* line : {"Num evaluation runs: 4\n", "Reference run latency: avg=", "(us), std_dev=",
                            "Test run latency: avg=", "OutputDiff[0]: avg_error=0, std_dev=0\n", "No tensor differs.\n",
-                           "\nPASS\n"}) {
+                           "\nverdict: none (no thresholds given)\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
+  // No threshold, no verdict: never a PASS, and exit 0.
+  EXPECT_FALSE(r.checked);
+  EXPECT_EQ(text.find("PASS"), std::string::npos) << text;
+  EXPECT_EQ(InferenceDiffExitCode(r), 0);
+  const nlohmann::json j = nlohmann::json::parse(InferenceDiffJson(r));
+  EXPECT_EQ(j["verdict"], "NONE");
+  EXPECT_EQ(j["configuration"]["kernels"], "reference");
+  EXPECT_EQ(j["configuration"]["settings"]["num_runs"], "4");
+}
+
+TEST(InferenceDiffTest, QualifyAppliesDefaultsByType) {
+  const DiffThresholds f = QualifyThresholds(kTfLiteFloat32, false, kQualifyFloat32Tolerance);
+  EXPECT_EQ(DescribeThresholds(f), "max |diff| <= 1e-05 x max |reference|");
+  EXPECT_EQ(DescribeThresholds(QualifyThresholds(kTfLiteUInt8, true, 1e-5)), "max |diff| <= 1 step");
+  EXPECT_EQ(DescribeThresholds(QualifyThresholds(kTfLiteInt32, false, 1e-5)), "exact");
+  EXPECT_EQ(DescribeThresholds(QualifyThresholds(kTfLiteBool, false, 1e-5)), "exact");
+  // The breach names the default, not a flag.
+  TensorDiffSummary d;
+  d.max_relative_error = 2e-5;
+  EXPECT_EQ(DescribeBreach(d, f), "max_relative_error=2e-05 > 1e-05 (--qualify's default)");
+  d.max_relative_error = 1e-5;
+  EXPECT_EQ(DescribeBreach(d, f), "");
+
+  // A delegate biasing one ADD by 0.5 fails --qualify; the exact one passes.
+  InferenceDiffConfig config = Quick(false);
+  config.qualify = true;
+  InferenceDiffResult exact = MustRun(ChainModel(), config, Sample());
+  EXPECT_TRUE(exact.checked);
+  EXPECT_TRUE(exact.passed) << exact.failure;
+  InferenceDiffResult biased = MustRun(ChainModel(), config, Sample(0.5f, 2));
+  EXPECT_FALSE(biased.passed);
+  EXPECT_NE(biased.failure.find("max_relative_error="), std::string::npos) << biased.failure;
+  EXPECT_EQ(InferenceDiffExitCode(biased), 1);
+  const std::string text = FormatInferenceDiff(biased);
+  EXPECT_NE(text.find("Qualify threshold OutputDiff[0] 'out' float32: max |diff| <= 1e-05 x max |reference|\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(InferenceDiffTest, ErrorGateAgainstABaselineReport) {
+  InferenceDiffResult exact = MustRun(ChainModel(), Quick(false), Sample());
+  const StatusOr<InferenceDiffBaseline> baseline = ParseInferenceDiffJson(InferenceDiffJson(exact), "exact.json");
+  ASSERT_TRUE(baseline.ok()) << baseline.status().message();
+  ASSERT_EQ(baseline.value().outputs.size(), 1u);
+  EXPECT_EQ(baseline.value().outputs[0].max_abs_error, 0.0);
+  InferenceDiffResult biased = MustRun(ChainModel(), Quick(false), Sample(0.5f, 2));
+  EXPECT_TRUE(ConfigDifferences(baseline.value().envelope, biased.envelope).empty());
+  biased.gate.requested = true;
+  biased.gate.errors = CompareOutputErrors(baseline.value().outputs, OutputErrorsOf(biased), 10.0);
+  EXPECT_EQ(biased.gate.errors.verdict, GateVerdict::kRegression);
+  EXPECT_EQ(InferenceDiffExitCode(biased), 1);
+  EXPECT_NE(FormatInferenceDiff(biased).find("\nGate verdict: REGRESSION (exit code 1)\n"), std::string::npos);
+  EXPECT_EQ(ParseInferenceDiffJson("{}", "x.json").status().code(), StatusCode::kInvalidInput);
 }
 
 TEST(InferenceDiffTest, SampleDelegateIsExact) {
@@ -263,7 +316,7 @@ TEST(InferenceDiffTest, PerturbedDelegateFailsAndLayerwiseNamesTheOp) {
 
   // Without --layerwise the output is named; the error is stable across runs.
   InferenceDiffResult outputs_only = MustRun(ChainModel(), Quick(false), Sample(0.5f, 2));
-  EXPECT_TRUE(outputs_only.passed);  // no thresholds: nothing to fail
+  EXPECT_FALSE(outputs_only.checked);  // no thresholds: nothing to fail, nothing passes
   EXPECT_FLOAT_EQ(outputs_only.outputs[0].diff.avg_error, 0.5f * 1.5f / 4 + 0.5f * 0.5f / 4 + 0.5f * 2.0f / 4 + 0.5f * 3.0f / 4);
   EXPECT_NEAR(outputs_only.outputs[0].diff.std_dev, 0.0, 1e-6);
   config.layerwise = false;
@@ -281,7 +334,7 @@ TEST(InferenceDiffTest, PerturbedDelegateFailsAndLayerwiseNamesTheOp) {
 
   // No thresholds, --layerwise: the first op that differs is named, as information.
   InferenceDiffResult info = MustRun(ChainModel(), Quick(true), Sample(0.5f, 4));
-  EXPECT_TRUE(info.passed);
+  EXPECT_FALSE(info.checked);
   ASSERT_EQ(info.first_divergence, 4);
   EXPECT_FALSE(info.divergence_is_breach);
   EXPECT_NE(FormatInferenceDiff(info).find("First op that differs: op 4 (SUB"), std::string::npos);
@@ -313,8 +366,8 @@ TEST(InferenceDiffTest, ReportIsJsonOfTheSameResult) {
   EXPECT_EQ(j["failure"], r.failure);
   EXPECT_EQ(j["thresholds"]["max_abs_error"], 1e-3);
   EXPECT_TRUE(j["thresholds"]["max_avg_error"].is_null());
-  EXPECT_EQ(j["reference"]["latency"]["invocations"], 12);
-  EXPECT_EQ(j["test"]["delegates"][0]["provider"], "SAMPLE");
+  EXPECT_EQ(j["reference"]["latency"]["count"], 12);
+  EXPECT_EQ(j["configuration"]["delegates"][0]["provider"], "SAMPLE");
   EXPECT_EQ(j["outputs"][0]["name"], "out");
   EXPECT_DOUBLE_EQ(j["outputs"][0]["avg_error"].get<double>(), r.outputs[0].diff.avg_error);
   EXPECT_EQ(j["layerwise"]["tensors"].size(), 5u);

@@ -131,6 +131,7 @@ void TensorDiffAccumulator::AddBytewiseRun(const TfLiteTensor& reference, const 
       test_at_max_ = 1.0;
     }
     max_abs_ = 1.0;
+    max_relative_ = 1.0;
   }
   run_means_.push_back(error);
   run_relative_.push_back(error);
@@ -162,7 +163,7 @@ Status TensorDiffAccumulator::AddRun(const TfLiteTensor& reference, const TfLite
   zero_point_ = quantized_ ? reference.params.zero_point : 0;
   elements_ = n;
   const int64_t run = static_cast<int64_t>(run_means_.size());
-  double sum_abs = 0.0, max_ref = 0.0, dot = 0.0, norm_ref = 0.0, norm_test = 0.0;
+  double sum_abs = 0.0, max_ref = 0.0, run_max_diff = 0.0, dot = 0.0, norm_ref = 0.0, norm_test = 0.0;
   for (int64_t i = 0; i < n; ++i) {
     const double r = ElementAsDouble(reference, i);
     const double t = ElementAsDouble(test, i);
@@ -179,6 +180,7 @@ Status TensorDiffAccumulator::AddRun(const TfLiteTensor& reference, const TfLite
       diff = std::fabs(t - r);
     }
     sum_abs += diff;
+    run_max_diff = std::fmax(run_max_diff, diff);
     if (diff > 0) ++differing_;
     if (diff > max_abs_ || (diff > 0 && max_index_ < 0)) {
       max_abs_ = diff;
@@ -200,6 +202,7 @@ Status TensorDiffAccumulator::AddRun(const TfLiteTensor& reference, const TfLite
   const double mean = n > 0 ? sum_abs / static_cast<double>(n) : 0.0;
   run_means_.push_back(mean);
   run_relative_.push_back(max_ref > 0 ? mean / max_ref : mean);
+  max_relative_ = std::fmax(max_relative_, max_ref > 0 ? run_max_diff / max_ref : run_max_diff);
   double cosine = 1.0;
   if (norm_ref > 0 && norm_test > 0) {
     cosine = dot / (std::sqrt(norm_ref) * std::sqrt(norm_test));
@@ -226,6 +229,7 @@ TensorDiffSummary TensorDiffAccumulator::Summary() const {
   s.std_dev = std::isfinite(s.avg_error) ? std::sqrt(squares / static_cast<double>(s.runs)) : 0.0;
   s.max_abs_error = max_abs_;
   s.mean_relative_error = sum_rel / static_cast<double>(s.runs);
+  s.max_relative_error = max_relative_;
   s.cosine_similarity = sum_cos / static_cast<double>(s.runs);
   s.quantized = quantized_;
   s.scale = scale_;

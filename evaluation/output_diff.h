@@ -29,6 +29,9 @@ struct TensorDiffSummary {
   double std_dev = 0.0;            // population std of the per-run means
   double max_abs_error = 0.0;      // over all runs and elements, raw units (steps when quantized)
   double mean_relative_error = 0.0;  // mean |diff| / max |reference|, averaged over runs
+  // The largest of each run's max |diff| / max |reference| (max |diff| when the reference is all zeros):
+  // the float figure inference_diff --qualify bounds.
+  double max_relative_error = 0.0;
   double cosine_similarity = 1.0;  // of the flattened tensors, averaged over runs
   bool quantized = false;
   double scale = 0.0;              // quantized: real = scale * (q - zero_point)
@@ -59,6 +62,7 @@ class TensorDiffAccumulator {
 
   std::vector<double> run_means_;
   std::vector<double> run_relative_;
+  double max_relative_ = 0.0;
   std::vector<double> run_cosine_;
   double max_abs_ = 0.0;
   bool quantized_ = false;

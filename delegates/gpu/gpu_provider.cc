@@ -28,6 +28,7 @@ DelegateProvider GpuDelegateProvider() {
                         "integrated, else any such as lavapipe)"),
   };
   provider.enabling_flag = "use_gpu";
+  provider.reduced_precision = [](const ProviderParams& params) { return params.GetBool("gpu_precision_loss_allowed"); };
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     if (!params.GetBool("use_gpu")) return TfLiteDelegatePtr(nullptr, [](TfLiteDelegate*) {});
     const std::string backend = params.GetString("gpu_backend");

@@ -92,6 +92,9 @@ struct DelegateProvider {
   // bad flag values, kInvalidInput for an unreadable plugin file, kExecution for a delegate that fails
   // to come up.
   std::function<StatusOr<TfLiteDelegatePtr>(const ProviderParams&)> create;
+  // Whether the delegate these values make may compute float32 tensors in float16 (inference_diff
+  // --qualify then allows float16's error); empty: never.
+  std::function<bool(const ProviderParams&)> reduced_precision;
 };
 
 // The tool's --use_reference_kernels as providers see it: a bool parameter of this name, declared by

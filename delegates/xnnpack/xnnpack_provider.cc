@@ -33,6 +33,7 @@ DelegateProvider XnnpackDelegateProvider() {
                            "ignored with a warning"),
   };
   provider.enabling_flag = kUseXnnpackFlag;
+  provider.reduced_precision = [](const ProviderParams& params) { return params.GetBool(kXnnpackForceFp16Flag); };
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     TfLiteDelegatePtr none(nullptr, [](TfLiteDelegate*) {});
     // Checked whether or not the delegate is applied: a bad value is a usage error either way.

@@ -2,11 +2,14 @@
 # End to end: coco_eval scoring results files made here (perfect, empty, one false positive), its JSON
 # report, and bad inputs (malformed JSON, unknown category, image missing, a model with the wrong
 # outputs, corrupt image, usage errors), each a one-line error with its documented exit code; then, with
-# ../shared, one image through the SSD model with a delegate and explicit output tensors. The full SSD
-# run against TFLite's numbers is tests/coco/coco_ssd_test.
+# ../shared, one image through the SSD model with a delegate and explicit output tensors. The reports
+# validate against docs/schemas/coco_eval.schema.json; the mAP gate (--baseline) passes, regresses and
+# refuses another image set. The full SSD run against TFLite's numbers is tests/coco/coco_ssd_test.
 set -uo pipefail
 BIN="$TEST_SRCDIR/touchstone/tools/coco_eval/coco_eval"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
+SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
+VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 check() {  # check <description> <command...>
@@ -72,8 +75,11 @@ r = json.load(open(sys.argv[1]))
 assert r["tool"] == "coco_eval" and r["num_images"] == 2 and r["num_detections"] == 2
 assert sorted(r["coco"]) == sorted(["AP", "AP50", "AP75", "APs", "APm", "APl", "AR1", "AR10", "AR100", "ARs", "ARm", "ARl"])
 assert abs(r["coco"]["AP"] - 1.0) < 1e-9 and r["tflite"]["overall_map"] == 1.0 and len(r["tflite"]["average_precision"]) == 10
-assert r["configuration"]["detections_json"].endswith("perfect.json") and r["configuration"]["metric"] == "both"
+assert r["details"]["detections_json"].endswith("perfect.json") and r["details"]["metric"] == "both"
+assert r["configuration"]["kernels"] == "none" and r["configuration"]["settings"]["images"] == "2"
+assert [(c["name"], round(c["coco_ap"], 9), c["tflite_ap"]) for c in r["per_class"]] == [("person", 1.0, 1.0), ("bicycle", 1.0, 1.0)], r["per_class"]
 PY
+check "the report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/perfect_report.json"
 "$BIN" "${GT[@]}" --detections_json="$TMP/empty.json" >"$TMP/empty.txt" 2>&1
 check "no detections: mAP 0" grep -qxF "Overall mAP: 0" "$TMP/empty.txt"
 check "no detections: COCO AP 0.000" grep -qF "maxDets=100 ] = 0.000" "$TMP/empty.txt"
@@ -82,6 +88,23 @@ check "one false positive above the true one: TFLite AP < 1" grep -qE '^Overall 
 check "--metric=tflite prints no COCO lines" test "$(grep -c 'maxDets' "$TMP/fp.txt")" -eq 0
 "$BIN" "${GT[@]}" --detections_json="$TMP/perfect.json" --metric=coco --image_ids=2 >"$TMP/one.txt" 2>&1
 check "--metric=coco --image_ids=2 prints only COCO lines" test "$(grep -c 'Overall mAP' "$TMP/one.txt")" -eq 0 -a "$(grep -c 'maxDets' "$TMP/one.txt")" -eq 12
+
+# The mAP gate: the perfect report as the baseline. The same results pass; a false positive above a true
+# detection lowers TFLite's mAP and bicycle's AP: REGRESSION naming the class; another image set is refused.
+"$BIN" "${GT[@]}" --detections_json="$TMP/perfect.json" --baseline="$TMP/perfect_report.json" \
+  --output_file_path="$TMP/gated.json" >"$TMP/gate_same.txt" 2>&1
+check "gate: the same results PASS, exit 0" test $? -eq 0 -a "$(tail -1 "$TMP/gate_same.txt")" = "Gate verdict: PASS (exit code 0)"
+check "gate: the gated report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/gated.json"
+"$BIN" "${GT[@]}" --detections_json="$TMP/false_positive.json" --baseline="$TMP/perfect_report.json" --allow_config_change \
+  >"$TMP/gate_fp.txt" 2>&1
+check "gate: a false positive is a REGRESSION, exit 1" test $? -eq 1 -a \
+  "$(grep -cE '^Detection gate: REGRESSION: coco AP .*tflite mAP [0-9.]+ vs baseline 1\.0000 \(-[0-9.]+ points\); limit -0\.000 points; dropped most: bicycle' "$TMP/gate_fp.txt")" -eq 1
+check "gate: the verdict line says the results file changed" grep -qE '^Gate verdict: REGRESSION \(exit code 1\); configuration changed: input .detections. source file sha256 [0-9a-f]{12} -> file sha256 [0-9a-f]{12}$' "$TMP/gate_fp.txt"
+"$BIN" "${GT[@]}" --detections_json="$TMP/false_positive.json" --baseline="$TMP/perfect_report.json" --allow_config_change \
+  --max_accuracy_drop_pct=100 >"$TMP/gate_tolerant.txt" 2>&1
+check "gate: within --max_accuracy_drop_pct=100: PASS" test $? -eq 0
+expect_exit 2 "the configuration differs from this run's: images 2 -> 1" "gate: another image set is refused" \
+  "${GT[@]}" --detections_json="$TMP/perfect.json" --image_ids=2 --baseline="$TMP/perfect_report.json"
 
 # Usage errors.
 expect_exit 2 "--metric=all: expected tflite, coco or both" "bad --metric" "${GT[@]}" --detections_json="$TMP/perfect.json" --metric=all
@@ -121,11 +144,12 @@ if [ -n "${TOUCHSTONE_SHARED_DIR:-}" ] && [ -d "$TOUCHSTONE_SHARED_DIR/data/coco
     --output_tensors=TFLite_Detection_PostProcess,1,2,3 --output_file_path="$TMP/ssd.json" \
     --write_detections="$TMP/ssd_detections.json" >"$TMP/ssd.txt" 2>"$TMP/ssd_err.txt"
   check "SSD on one image with --delegate=sample (exit $?)" grep -qxF "Num evaluation runs: 1" "$TMP/ssd.txt"
+  check "SSD: the report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/ssd.json"
   check "SSD report and results file" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1])); d = json.load(open(sys.argv[2]))
-c = r["configuration"]
-ok = c["output_tensors"]["found_by"] == "flag" and c["delegates"][0]["provider"] == "SAMPLE" and len(d) == 10
+c = r["details"]
+ok = c["output_tensors"]["found_by"] == "flag" and r["configuration"]["delegates"][0]["provider"] == "SAMPLE" and len(d) == 10
 ok = ok and all(set(x) == {"image_id", "category_id", "bbox", "score"} and x["image_id"] == 4495 for x in d)
 sys.exit(0 if ok else 1)' "$TMP/ssd.json" "$TMP/ssd_detections.json"
   # Its results file scores the same without the model.

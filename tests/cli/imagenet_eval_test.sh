@@ -2,10 +2,14 @@
 # End to end: imagenet_eval's lines, JSON report, pipeline, --reference, delegates and bad inputs (each a
 # one-line error and its documented exit code, never a crash), on a set made here from a model
 # Touchstone builds itself; then, with ../shared, TFLite's numbers for the sample set through the binary,
-# --use_model_metadata and the NCHW model's label-offset warning.
+# --use_model_metadata and the NCHW model's label-offset warning. The report validates against
+# docs/schemas/imagenet_eval.schema.json; the accuracy gate (--baseline) passes, regresses and refuses
+# another configuration.
 set -uo pipefail
 BIN="$TEST_SRCDIR/touchstone/tools/imagenet_eval/imagenet_eval"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
+SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
+VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 check() {  # check <description> <command...>: the command must succeed
@@ -56,18 +60,22 @@ for line in "Num evaluation runs: 6" "Preprocessing latency: avg=" "Inference la
   check "prints '$line'" grep -qF "$line" "$TMP/run.txt"
 done
 check "ten Top-k lines in order" test "$(grep -E '^Top-[0-9]+ Accuracy: ' "$TMP/run.txt" | cut -d' ' -f1 | tr '\n' ' ')" = "Top-1 Top-2 Top-3 Top-4 Top-5 Top-6 Top-7 Top-8 Top-9 Top-10 "
-check "plain progress line off a terminal" grep -qE '^Evaluated 6 of 6 images \([0-9.]+ images/s\)$' "$TMP/run_err.txt"
+check "no progress line in a short run off a terminal" test "$(cat "$TMP/run.txt" "$TMP/run_err.txt" | grep -c 'evaluated images')" -eq 0
+check "the report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/report.json"
 check "report: documented keys, printed values" python3 - "$TMP/report.json" "$TMP/run.txt" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); out = open(sys.argv[2]).read()
-for key in ("tool", "configuration", "num_evaluation_runs", "topk_accuracy", "topk_hits", "latency_us",
+for key in ("tool", "configuration", "num_evaluation_runs", "topk_accuracy", "topk_hits", "latency",
             "wall_seconds", "images_per_second", "skipped", "images"):
     assert key in r, key
-c = r["configuration"]
-assert c["input"] == {"name": c["input"]["name"], "shape": "[1,32,32,3]", "type": "FLOAT32", "layout": "NHWC"}, c["input"]
-assert c["normalization"] == {"source": "tflite_default"} and c["label_offset"] == 0 and c["num_outputs"] == 10
+c = r["details"]
+i = r["configuration"]["inputs"][0]
+assert i["shape"] == [1, 32, 32, 3] and i["type"] == "FLOAT32" and i["source"] == "images", i
+assert c["layout"] == "NHWC" and c["normalization"] == {"source": "tflite_default"} and c["label_offset"] == 0 and c["num_outputs"] == 10
+assert r["configuration"]["settings"]["images"] == "6"
 assert r["num_evaluation_runs"] == 6 and len(r["topk_accuracy"]) == 10 and r["topk_hits"][9] == 6
-assert r["latency_us"]["inference"]["count"] == 6 and r["latency_us"]["preprocessing"]["count"] == 6
+assert r["latency"]["inference"]["count"] == 6 and r["latency"]["preprocessing"]["count"] == 6
+assert sum(c["images"] for c in r["per_class"]) == 6 and len(r["predictions"]["top1_index"]) == 6
 for k, a in enumerate(r["topk_accuracy"]):
     assert "Top-%d Accuracy: %s\n" % (k + 1, ("%.6g" % a)) in out, (k, a)
 assert len(r["images"]) == 6 and all(len(i["top_indices"]) == 10 and len(i["top_labels"]) == 10 for i in r["images"])
@@ -83,7 +91,7 @@ a, b, c = (json.load(open(p)) for p in sys.argv[1:4])
 assert a["topk_hits"] == b["topk_hits"] == c["topk_hits"]
 ref = c["reference"]
 assert ref["topk_hits"] == c["topk_hits"] and ref["top1_changed"] == 0 and ref["topk_accuracy_delta"] == [0.0] * 10
-assert ref["inference_latency_us"]["count"] == 6
+assert ref["inference_latency"]["count"] == 6
 PY
 check "--reference prints both and the changed count" grep -qF "Images whose top-1 changed against the reference: 0" "$TMP/ref.txt"
 check "--reference prints reference Top-1" grep -qE '^Reference Top-1 Accuracy: [0-9.]+ \(delta 0\)$' "$TMP/ref.txt"
@@ -101,7 +109,7 @@ expect_exit 2 "--delegate=nnapi: no such delegate" "unknown --delegate" "${SET[@
 check "--input_mean/--input_std 127.5 equal TFLite's default" python3 -c '
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-sys.exit(0 if a["topk_hits"] == b["topk_hits"] and [i["top_indices"] for i in a["images"]] == [i["top_indices"] for i in json.load(open(sys.argv[3]))["images"]] and b["configuration"]["normalization"]["source"] == "flags" else 1)' \
+sys.exit(0 if a["topk_hits"] == b["topk_hits"] and [i["top_indices"] for i in a["images"]] == [i["top_indices"] for i in json.load(open(sys.argv[3]))["images"]] and b["details"]["normalization"]["source"] == "flags" else 1)' \
   "$TMP/report.json" "$TMP/norm.json" "$TMP/report.json"
 "$BIN" "${SET[@]}" --input_mean=123.675,116.28,103.53 --input_std=58.395,57.12,57.375 >/dev/null 2>&1
 check "per-channel mean/std run" test $? -eq 0
@@ -157,6 +165,37 @@ for threads in 0 2; do
   rm -f "$TMP/skip.json"
 done
 
+# The accuracy gate. A baseline whose top-1 was higher (edited) is a REGRESSION; the same report passes;
+# a baseline whose first image had another top-1 fails --require_same_predictions; another thread count
+# is refused before any image is evaluated.
+"$BIN" "${SET[@]}" --baseline="$TMP/report.json" --output_file_path="$TMP/gated.json" >"$TMP/gate_same.txt" 2>&1
+check "gate: the same run PASS, exit 0" test $? -eq 0 -a "$(tail -1 "$TMP/gate_same.txt")" = "Gate verdict: PASS (exit code 0)"
+check "gate: the gated report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/gated.json"
+python3 - "$TMP/report.json" "$TMP/higher.json" "$TMP/changed.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+higher = json.loads(json.dumps(r))
+higher["topk_accuracy"][0] = min(1.0, higher["topk_accuracy"][0] + 0.01)
+json.dump(higher, open(sys.argv[2], "w"))
+changed = json.loads(json.dumps(r))
+changed["predictions"]["top1_index"][0] = (changed["predictions"]["top1_index"][0] + 1) % 10
+json.dump(changed, open(sys.argv[3], "w"))
+PY
+"$BIN" "${SET[@]}" --baseline="$TMP/higher.json" >"$TMP/gate_lower.txt" 2>&1
+check "gate: a 1-point top-1 drop is a REGRESSION, exit 1" test $? -eq 1 -a \
+  "$(grep -cE '^Accuracy gate: REGRESSION: top-1 [0-9.]+% vs baseline [0-9.]+% \(-1\.000 points\)' "$TMP/gate_lower.txt")" -eq 1
+"$BIN" "${SET[@]}" --baseline="$TMP/higher.json" --max_accuracy_drop_pct=1.5 >"$TMP/gate_tolerated.txt" 2>&1
+check "gate: within --max_accuracy_drop_pct=1.5: PASS" test $? -eq 0
+"$BIN" "${SET[@]}" --baseline="$TMP/changed.json" >"$TMP/gate_changed.txt" 2>&1
+check "gate: a changed top-1 alone passes" test $? -eq 0
+"$BIN" "${SET[@]}" --baseline="$TMP/changed.json" --require_same_predictions >"$TMP/gate_changed.txt" 2>&1
+check "gate: --require_same_predictions: REGRESSION naming the image" test $? -eq 1 -a \
+  "$(grep -cE '^Accuracy gate: REGRESSION: .*1 images changed their top-1 label: img_00\.bmp: class_[0-9] -> class_[0-9]' "$TMP/gate_changed.txt")" -eq 1
+expect_exit 2 "the configuration differs from this run's: num_threads 1 -> 2" "gate: another thread count is refused" \
+  "${SET[@]}" --baseline="$TMP/report.json" --num_interpreter_threads=2
+expect_exit 2 "need --baseline" "gate: --require_same_predictions without --baseline" "${SET[@]}" --require_same_predictions
+expect_exit 2 "--num_interpreter_threads=0: must be at least 1" "--num_interpreter_threads=0" "${SET[@]}" --num_interpreter_threads=0
+
 # With ../shared: TFLite's numbers through the binary, metadata normalisation, the NCHW model.
 if [ -n "${TOUCHSTONE_SHARED_DIR:-}" ] && [ -d "$TOUCHSTONE_SHARED_DIR/data/imagenet_sample" ]; then
   S="$TOUCHSTONE_SHARED_DIR"
@@ -178,7 +217,7 @@ for line in json.load(open(sys.argv[1]))["log_accuracy_lines"]: print(line[len("
     --model_output_labels="$S/data/labels/imagenet_labels_1001.txt" --use_model_metadata --output_file_path="$TMP/meta.json" >/dev/null 2>&1
   check "--use_model_metadata reads mean/std 127.5 and quantizes" python3 -c '
 import json, sys
-n = json.load(open(sys.argv[1]))["configuration"]["normalization"]
+n = json.load(open(sys.argv[1]))["details"]["normalization"]
 sys.exit(0 if n["source"] == "model_metadata" and n["mean"] == [127.5] and n["std"] == [127.5] and n["quantized"]["zero_point"] == 128 else 1)' "$TMP/meta.json"
   "$BIN" "${SAMPLE[@]}" --model_file="$S/models/classification/mobilenet_v2_quantized_1x3x224x224.tflite" \
     --model_output_labels="$S/data/labels/imagenet_labels_1001.txt" --num_images=2 \
@@ -186,8 +225,8 @@ sys.exit(0 if n["source"] == "model_metadata" and n["mean"] == [127.5] and n["st
   check "NCHW model, 1001 labels: offset detected with a warning" grep -qF "WARNING: the model has 1000 outputs and $S/data/labels/imagenet_labels_1001.txt has 1001 labels" "$TMP/nchw_err.txt"
   check "NCHW model: layout, offset, the fox" python3 -c '
 import json, sys
-r = json.load(open(sys.argv[1])); c = r["configuration"]
-sys.exit(0 if c["input"]["layout"] == "NCHW" and c["label_offset"] == -1 and r["images"][1]["top_labels"][0] == "red fox" else 1)' "$TMP/nchw.json"
+r = json.load(open(sys.argv[1])); c = r["details"]
+sys.exit(0 if c["layout"] == "NCHW" and c["label_offset"] == -1 and r["images"][1]["top_labels"][0] == "red fox" else 1)' "$TMP/nchw.json"
 elif [ "${CI:-}" = "true" ]; then
   echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set"; failures=$((failures + 1))
 else

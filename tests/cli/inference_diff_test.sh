@@ -3,12 +3,15 @@
 # the lines), one-line errors for bad flags and inputs; with ../shared: reference against reference on
 # golden models (every error exactly 0), the sample delegate in-process, by --delegate=sample and as a
 # plugin (exact on the reference kernels; small and stable errors with the optimized ones), XNNPACK where
-# built (small, stable), and a deliberately wrong plugin (perturb) caught: FAIL, and --layerwise names the
-# perturbed op.
+# built (small, stable), and a deliberately wrong plugin (perturb) caught: FAIL, --qualify's defaults and
+# the --baseline error gate catch it, no threshold means no verdict (never PASS), and --layerwise names the
+# perturbed op. Every report validates against docs/schemas/inference_diff.schema.json.
 set -uo pipefail
 BIN="$TEST_SRCDIR/touchstone/tools/inference_diff/inference_diff"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 PLUGIN="$TEST_SRCDIR/touchstone/delegates/sample/libsample_delegate_plugin.so"
+SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
+VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 pass() { echo "ok: $1"; }
@@ -43,6 +46,11 @@ one_fail_line() {
     tail -1 "$TMP/$1.out" | grep -q '^FAIL: ' && ! grep -q '^ERROR: ' "$TMP/$1.err"
 }
 passed() { [ "$(rc "$1")" -eq 0 ] && [ "$(tail -1 "$TMP/$1.out")" = "PASS" ]; }
+# No threshold: the figures and "verdict: none (no thresholds given)", exit 0, never PASS.
+no_verdict() {
+  [ "$(rc "$1")" -eq 0 ] && [ "$(tail -1 "$TMP/$1.out")" = "verdict: none (no thresholds given)" ] &&
+    ! grep -qx 'PASS' "$TMP/$1.out"
+}
 # Every OutputDiff line says avg_error=0, std_dev=0, and there is at least one.
 all_zero() {
   [ "$(grep -c '^OutputDiff\[[0-9]*\]: avg_error=' "$TMP/$1.out")" -ge 1 ] &&
@@ -56,7 +64,8 @@ json() {  # json <file> <python expression over j>: prints the value
 "$BIN" --help >"$TMP/help.txt" 2>&1
 for flag in '--model_file=""' '--output_file_path=""' --num_runs=50 --num_interpreter_threads=1 '--delegate=""' \
             --seed=1 '--input_layer_value_files=""' --layerwise=false --max_avg_error=-1 --max_abs_error=-1 \
-            --min_cosine=-1 --use_reference_kernels=false --require_full_delegation=false \
+            --min_cosine=-1 --use_reference_kernels=false --require_full_delegation=false --qualify=false \
+            --qualify_float_tolerance=-1 '--baseline=""' --allow_config_change=false --max_error_increase_pct=10 \
             --use_sample_delegate=false '--external_delegate_path=""' --max_delegated_partitions=0; do
   check "--help lists $flag" grep -qF -- "$flag" "$TMP/help.txt"
 done
@@ -64,7 +73,10 @@ done
 # A model Touchstone makes itself (MobileNet-shaped, float).
 "$MAKE" --output="$TMP/m.tflite" --input_size=32 --num_classes=10 >/dev/null
 run same --model_file="$TMP/m.tflite" --num_runs=3 --use_reference_kernels --output_file_path="$TMP/same.json"
-check "reference against reference: exit 0, PASS" passed same
+check "reference against reference, no threshold: exit 0, no verdict" no_verdict same
+check "the report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/same.json"
+run same_checked --model_file="$TMP/m.tflite" --num_runs=3 --use_reference_kernels --max_abs_error=0
+check "reference against reference at --max_abs_error=0: exit 0, PASS" passed same_checked
 check "TFLite's lines, in order" python3 - "$TMP/same.out" <<'EOF'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
@@ -77,9 +89,9 @@ sys.exit(0 if at == sorted(at) and at[-1] - at[0] == 3 else "out of order: %s" %
 EOF
 check "reference against reference: every error exactly 0" all_zero same
 check "the per-output detail line" grep -qE "^OutputDiff\[0\] '.*' float32 \[1,10\]: max_abs_error=0, mean_relative_error=0, cosine_similarity=1, elements_differing=0 of 30$" "$TMP/same.out"
-check "the report is JSON with the verdict" test "$(json "$TMP/same.json" 'j["verdict"]')" = PASS
-check "the report: 3 runs, 9 invocations each side" test "$(json "$TMP/same.json" '(j["num_runs"], j["reference"]["latency"]["invocations"], j["test"]["latency"]["invocations"])')" = "(3, 9, 9)"
-check "the report: the same figures as the lines" test "$(json "$TMP/same.json" '(j["outputs"][0]["avg_error"], j["outputs"][0]["max_abs_error"], j["inputs"][0]["source"])')" = "(0.0, 0.0, 'random')"
+check "the report is JSON with no verdict" test "$(json "$TMP/same.json" 'j["verdict"]')" = NONE
+check "the report: 3 runs, 9 invocations each side" test "$(json "$TMP/same.json" '(j["num_runs"], j["reference"]["latency"]["count"], j["test"]["latency"]["count"])')" = "(3, 9, 9)"
+check "the report: the same figures as the lines" test "$(json "$TMP/same.json" '(j["outputs"][0]["avg_error"], j["outputs"][0]["max_abs_error"], j["configuration"]["inputs"][0]["source"])')" = "(0.0, 0.0, 'random')"
 
 # The optimized kernels against the reference: small, stable (the same inputs give the same figures).
 run opt1 --model_file="$TMP/m.tflite" --num_runs=3 --min_cosine=0.9999 --output_file_path="$TMP/opt1.json"
@@ -94,12 +106,12 @@ check "--seed=1 is the default" test "$(json "$TMP/seed1.json" 'j["seed"]')" = 1
 
 # Inputs from files: the same bytes every run.
 python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('3072f', *[((i*37)%200-100)/100.0 for i in range(3072)]))" "$TMP/in.bin"
-check "the report names the input" test "$(json "$TMP/same.json" '(j["inputs"][0]["name"], j["inputs"][0]["shape"])')" = "('input', [1, 32, 32, 3])"
+check "the report names the input" test "$(json "$TMP/same.json" '(j["configuration"]["inputs"][0]["name"], j["configuration"]["inputs"][0]["shape"])')" = "('input', [1, 32, 32, 3])"
 run files --model_file="$TMP/m.tflite" --num_runs=2 --use_reference_kernels --layerwise \
-  --input_layer_value_files="input:$TMP/in.bin" --output_file_path="$TMP/files.json"
+  --input_layer_value_files="input:$TMP/in.bin" --output_file_path="$TMP/files.json" --max_abs_error=0
 check "inputs from a file: PASS, zero" passed files
-check "inputs from a file: the report names the file" test "$(json "$TMP/files.json" 'j["inputs"][0]["source"]')" = "$TMP/in.bin"
-check "--layerwise: every op's tensor compared, none differs" grep -qxF "No tensor differs." "$TMP/files.out"
+check "inputs from a file: the report names the file's content" test "$(json "$TMP/files.json" 'j["configuration"]["inputs"][0]["source"]')" = "file sha256 $(sha256sum "$TMP/in.bin" | cut -c1-12)"
+check "--layerwise: every op's tensor compared, none exceeds" grep -qxF "No tensor exceeds a threshold." "$TMP/files.out"
 check "--layerwise: the report lists the tensors" test "$(json "$TMP/files.json" 'len(j["layerwise"]["tensors"]) > 5')" = True
 
 # Usage and input errors: one line, documented exit codes, no report left behind.
@@ -108,6 +120,14 @@ expect_failure 2 "unknown flag" "unknown flag --num_rnus" --model_file="$TMP/m.t
 expect_failure 2 "bad flag value" "--num_runs" --model_file="$TMP/m.tflite" --num_runs=many
 expect_failure 2 "--num_runs=0" "--num_runs=0: must be at least 1" --model_file="$TMP/m.tflite" --num_runs=0
 expect_failure 2 "--num_interpreter_threads=0" "--num_interpreter_threads=0" --model_file="$TMP/m.tflite" --num_interpreter_threads=0
+expect_failure 2 "--qualify with an explicit threshold" "--qualify sets every threshold by output type" \
+  --model_file="$TMP/m.tflite" --qualify --max_abs_error=1
+expect_failure 2 "--qualify_float_tolerance without --qualify" "--qualify_float_tolerance needs --qualify" \
+  --model_file="$TMP/m.tflite" --qualify_float_tolerance=1e-3
+expect_failure 2 "--allow_config_change without --baseline" "--allow_config_change needs --baseline" \
+  --model_file="$TMP/m.tflite" --allow_config_change
+expect_failure 3 "a baseline that is not a report" "not a JSON object" \
+  --model_file="$TMP/m.tflite" --num_runs=1 --baseline="$TMP/in.bin"
 expect_failure 2 "--seed=-1" "--seed=-1" --model_file="$TMP/m.tflite" --seed=-1
 expect_failure 2 "--min_cosine=2" "--min_cosine" --model_file="$TMP/m.tflite" --min_cosine=2
 expect_failure 2 "--delegate=hexagon (not in this build)" "--delegate=hexagon: no such delegate in this build (available: " \
@@ -266,11 +286,48 @@ before = j["layerwise"]["tensors"][:first["layer"]]
 assert before and all(t["max_abs_error"] == 0 for t in before)
 EOF2
 check "perturbed plugin, --layerwise: the inputs are printed" grep -qE '^  input tensor [0-9]+ ' "$TMP/wrong_layers.out"
-# Without thresholds nothing fails, and --layerwise still says where the results start to differ.
+# Without thresholds nothing fails and nothing passes; --layerwise still says where the results start to
+# differ.
 run wrong_info "${CONFORMER[@]}" --num_runs=1 --use_reference_kernels "${PERTURB[@]}" --layerwise
-check "perturbed plugin, no thresholds: PASS" passed wrong_info
+check "perturbed plugin, no thresholds: no verdict, never PASS" no_verdict wrong_info
 check "perturbed plugin, no thresholds: names the first op that differs" grep -qF "First op that differs: op $NODE ($OP" "$TMP/wrong_info.out"
 echo "   $(grep '^FAIL: ' "$TMP/wrong_layers.out")"
+
+# The sample plugin perturbing every result by 0.001 (the deliberately wrong delegate of docs/gates.md).
+run perturbed_none "${CONFORMER[@]}" --num_runs=1 --external_delegate_path="$PLUGIN" \
+  --external_delegate_options="perturb:0.001"
+check "perturb:0.001, no threshold: no verdict, exit 0" no_verdict perturbed_none
+run perturbed_qualify "${CONFORMER[@]}" --num_runs=1 --external_delegate_path="$PLUGIN" \
+  --external_delegate_options="perturb:0.001" --qualify --output_file_path="$TMP/perturbed_qualify.json"
+check "perturb:0.001, --qualify: FAIL, one line, exit 1" one_fail_line perturbed_qualify
+check "perturb:0.001, --qualify: the FAIL line names the default it broke" grep -qE \
+  "^FAIL: OutputDiff\[0\] tensor [0-9]+ '.*': max_relative_error=[0-9.e-]+ > 1e-05 \(--qualify's default\)$" "$TMP/perturbed_qualify.out"
+check "--qualify says which defaults it used" grep -qE \
+  "^Qualify threshold OutputDiff\[0\] '.*' float32: max \|diff\| <= 1e-05 x max \|reference\|$" "$TMP/perturbed_qualify.out"
+check "--qualify: the report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/perturbed_qualify.json"
+run exact_qualify "${CONFORMER[@]}" --num_runs=1 --use_reference_kernels --external_delegate_path="$PLUGIN" --qualify \
+  --output_file_path="$TMP/exact_qualify.json"
+check "the exact sample plugin on the reference kernels: --qualify PASS" passed exact_qualify
+run quant_qualify --model_file="$S/models/classification/mobilenet_v1_0.25_128_quant.tflite" --num_runs=2 --qualify
+check "a quantized output under --qualify: within one step" grep -qE \
+  "^Qualify threshold OutputDiff\[0\] '.*' uint8: max \|diff\| <= 1 step$" "$TMP/quant_qualify.out"
+check "optimized kernels on a quantized model: --qualify PASS" passed quant_qualify
+
+# The error gate: the exact plugin's report as the baseline; the same run passes, a perturbed one
+# regresses; another delegate configuration is refused.
+run gate_same "${CONFORMER[@]}" --num_runs=1 --use_reference_kernels --external_delegate_path="$PLUGIN" \
+  --baseline="$TMP/exact_qualify.json" --output_file_path="$TMP/gate_same.json"
+check "error gate: the same run PASS, exit 0" test "$(rc gate_same)" -eq 0 -a \
+  "$(tail -1 "$TMP/gate_same.out")" = "Gate verdict: PASS (exit code 0)"
+check "error gate: the gated report matches its schema" python3 "$VALIDATE" "$SCHEMAS" "$TMP/gate_same.json"
+run gate_worse "${CONFORMER[@]}" --num_runs=1 --use_reference_kernels --external_delegate_path="$PLUGIN" \
+  --external_delegate_options="perturb:0.001" --baseline="$TMP/exact_qualify.json" --allow_config_change
+check "error gate: a perturbed delegate REGRESSION, exit 1" test "$(rc gate_worse)" -eq 1 -a \
+  "$(grep -cE "^Error gate: OutputDiff\[0\] '.*': REGRESSION: max_abs_error [0-9.e-]+ vs baseline 0 \(xinf\)" "$TMP/gate_worse.out")" -eq 1
+check "error gate: the verdict line says what changed" grep -qxF \
+  "Gate verdict: REGRESSION (exit code 1); configuration changed: delegates EXTERNAL (external_delegate_path=$PLUGIN) -> EXTERNAL (external_delegate_path=$PLUGIN, external_delegate_options=perturb:0.001)" "$TMP/gate_worse.out"
+expect_failure 2 "error gate: another configuration is refused" "the configuration differs from this run's: kernels reference -> optimized" \
+  "${CONFORMER[@]}" --num_runs=1 --external_delegate_path="$PLUGIN" --baseline="$TMP/exact_qualify.json"
 grep -A3 '^First diverging op' "$TMP/wrong_layers.out" | sed 's/^/   /'
 
 echo "inference_diff_test: $failures failures"

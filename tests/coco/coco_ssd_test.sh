@@ -54,7 +54,7 @@ for a, w in zip(aps, want):
     assert abs(a["iou_threshold"] - w["iou_threshold"]) < 1e-6 and abs(a["average_precision"] - w["average_precision"]) < 1e-8, (a, w)
 assert abs(report["tflite"]["overall_map"] - expected["proto_overall_mean_average_precision_float32"]) < 1e-8
 assert " = %0.3f" % report["coco"]["AP"] in out
-assert report["configuration"]["output_tensors"]["found_by"] == "names"
+assert report["details"]["output_tensors"]["found_by"] == "names"
 PY
 done
 # TFLite's own command line, as expected_tflite_ssd.json records it (its binary proto ground truth).

@@ -2,12 +2,15 @@
 // TFLite run_eval's average precision (to compare with old results) and the 12 official COCO
 // metrics. It reads COCO instances JSON; it can also score an existing results JSON without a model.
 // It measures accuracy and per-image latency, not throughput. Delegates come from the provider registry.
+// --baseline gates on mAP (either metric) against an earlier report (docs/gates.md).
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -21,14 +24,18 @@
 #include "datasets/imagenet_folder.h"
 #include "delegates/providers/apply_delegates.h"
 #include "evaluation/coco_metrics.h"
+#include "evaluation/detection_report.h"
 #include "evaluation/image_classification.h"
 #include "evaluation/latency_stats.h"
+#include "evaluation/machine_info.h"
 #include "evaluation/object_detection.h"
+#include "evaluation/sha256.h"
 #include "runtime/interpreter.h"
 #include "runtime/model.h"
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/common/tool_report.h"
 #include "tools/imagenet_eval/eval_tool_support.h"
 
 namespace touchstone {
@@ -59,6 +66,9 @@ struct CocoFlags {
   int32_t class_offset = 1;
   bool debug_mode = false;
   bool use_reference_kernels = false;
+  std::string baseline;
+  bool allow_config_change = false;
+  float max_accuracy_drop_pct = 0.0f;
 };
 
 bool FileExists(const std::string& path) {
@@ -78,10 +88,12 @@ std::string ShapeText(const TfLiteTensor& t) {
   return shape + "]";
 }
 
-json LatencyJson(const LatencyStats& stats) {
-  return {{"count", stats.count()}, {"avg", stats.mean_us()}, {"std_dev", stats.stddev_us()},
-          {"min", stats.min_us()},  {"max", stats.max_us()},  {"p50", stats.percentile_us(50)},
-          {"p95", stats.percentile_us(95)}};
+// The sha256 of a file's bytes ("" when it cannot be read).
+std::string FileSha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return Sha256Hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
 
 // The images to evaluate: those of the ground truth that have annotations (as TFLite's
@@ -149,20 +161,21 @@ std::vector<std::vector<TfliteBox>> TfliteGroundTruth(const CocoDataset& gt, con
 void PrintReport(const json& report) {
   if (report.contains("num_evaluation_runs")) {
     std::cout << "Num evaluation runs: " << report["num_evaluation_runs"].get<int>() << std::endl;
-    const json& latency = report["latency_us"];
-    std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["avg"].get<double>() << "(us), std_dev="
-              << static_cast<int64_t>(latency["preprocessing"]["std_dev"].get<double>()) << "(us)" << std::endl;
-    std::cout << "Inference latency: avg=" << latency["inference"]["avg"].get<double>() << "(us), std_dev="
-              << static_cast<int64_t>(latency["inference"]["std_dev"].get<double>()) << "(us)" << std::endl;
+    // TFLite's whole-microsecond figures.
+    const json& latency = report["latency"];
+    std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["tflite"]["avg"].get<double>()
+              << "(us), std_dev=" << latency["preprocessing"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
+    std::cout << "Inference latency: avg=" << latency["inference"]["tflite"]["avg"].get<double>() << "(us), std_dev="
+              << latency["inference"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
   }
-  if (report.contains("tflite")) {
+  if (!report["tflite"].is_null()) {
     for (const json& entry : report["tflite"]["average_precision"]) {
       std::cout << "Average Precision [IOU Threshold=" << Printed(entry["iou_threshold"].get<double>())
                 << "]: " << Printed(entry["average_precision"].get<float>()) << std::endl;
     }
     std::cout << "Overall mAP: " << Printed(report["tflite"]["overall_map"].get<float>()) << std::endl;
   }
-  if (report.contains("coco")) {
+  if (!report["coco"].is_null()) {
     for (int i = 0; i < 12; ++i) {
       std::printf(" %s = %0.3f\n", CocoMetrics::Label(i), report["coco"][kCocoNames[i]].get<double>());
     }
@@ -170,7 +183,8 @@ void PrintReport(const json& report) {
   }
 }
 
-Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGroup& delegate_flags) {
+// The exit code (the gate's, or 0) or an error.
+StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGroup& delegate_flags) {
   const bool proto = !flags.ground_truth_proto.empty();
   if (proto && !flags.ground_truth_json.empty()) {
     return UsageError("--ground_truth_json and --ground_truth_proto are two forms of the ground truth; give one");
@@ -204,6 +218,29 @@ Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGro
   }
   TS_RETURN_IF_ERROR(CheckWritable(flags.output_file_path, "output_file_path"));
   TS_RETURN_IF_ERROR(CheckWritable(flags.write_detections, "write_detections"));
+  if (flags.max_accuracy_drop_pct < 0) return UsageError("--max_accuracy_drop_pct must not be negative");
+  if (flags.baseline.empty() && flags.allow_config_change) {
+    return UsageError("--allow_config_change needs --baseline=REPORT.json");
+  }
+  DetectionBaseline baseline;
+  if (!flags.baseline.empty()) {
+    StatusOr<std::string> text = ReadBaselineText(flags.baseline);
+    if (!text.ok()) return text.status();
+    StatusOr<DetectionBaseline> read = ParseDetectionReport(text.value(), flags.baseline);
+    if (!read.ok()) return read.status();
+    baseline = read.value();
+  }
+  ReportEnvelope envelope{kDetectionReportSchema, kDetectionReportVersion, "coco_eval"};
+  envelope.start_time = UtcTimestamp();
+  envelope.machine = ReadMachineInfo();
+  std::string config_change;
+  // The configuration is complete before the model runs: a baseline made with another one is refused
+  // before any image is evaluated.
+  auto check_comparable = [&]() -> Status {
+    CompleteEnvelope(table, delegate_flags, &envelope);
+    if (flags.baseline.empty()) return Status::Ok();
+    return CheckComparable(baseline.envelope, envelope, flags.baseline, flags.allow_config_change, &config_change);
+  };
   // Declared before the interpreter, which holds kernels of these delegates and must go first.
   StatusOr<std::vector<ProvidedDelegate>> delegates = std::vector<ProvidedDelegate>();
   if (run_model) {
@@ -259,8 +296,8 @@ Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGro
   std::map<int64_t, size_t> index;
   for (size_t i = 0; i < images.size(); ++i) index[images[i].id] = i;
 
-  json report;
-  report["tool"] = "coco_eval";
+  const std::string truth_file = proto ? flags.ground_truth_proto : flags.ground_truth_json;
+  envelope.config.settings = DetectionSettings(images, FileSha256(truth_file), flags.metric, flags.class_offset);
   json configuration = {
       {"ground_truth_json", flags.ground_truth_json}, {"ground_truth_proto", flags.ground_truth_proto},
       {"metric", flags.metric},                       {"image_ids", flags.image_ids},
@@ -268,8 +305,13 @@ Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGro
   };
   std::vector<std::vector<TfliteBox>> predicted(images.size());
   std::vector<CocoBox> detections;
+  json measured;
   if (!run_model) {
     configuration["detections_json"] = flags.detections_json;
+    // No model runs: the results file is what is scored.
+    envelope.config.kernels = "none";
+    envelope.config.inputs.push_back({"detections", "json", {}, "file sha256 " + FileSha256(flags.detections_json).substr(0, 12)});
+    TS_RETURN_IF_ERROR(check_comparable());
     StatusOr<std::vector<CocoBox>> read = ReadCocoResults(flags.detections_json, gt.value());
     if (!read.ok()) return read.status();
     for (const CocoBox& d : read.value()) {
@@ -343,8 +385,29 @@ Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGro
     config.outputs = outputs.value();
     config.class_offset = flags.class_offset;
     config.num_preprocessing_threads = flags.num_preprocessing_threads;
+    envelope.model.path = flags.model_file;
+    envelope.model.size_bytes = static_cast<int64_t>(loaded->file_bytes());
+    envelope.model.sha256 = Sha256Hex(loaded->file_data(), loaded->file_bytes());
+    envelope.config.num_threads = flags.num_interpreter_threads;
+    envelope.config.kernels = flags.use_reference_kernels ? "reference" : "optimized";
+    for (const DelegateOutcome& o : outcomes) {
+      ReportedDelegate d;
+      d.provider = o.provider;
+      d.applied = o.applied;
+      d.delegate_kernels = o.delegate_kernels;
+      d.fully_delegated = o.fully_delegated;
+      d.error = o.error;
+      envelope.config.delegates.push_back(d);
+    }
+    {
+      const TfLiteTensor& in = *interp->input_tensor(0);
+      std::vector<int> shape;
+      for (int i = 0; in.dims != nullptr && i < in.dims->size; ++i) shape.push_back(in.dims->data[i]);
+      envelope.config.inputs.push_back({in.name != nullptr ? in.name : "", TfLiteTypeGetName(in.type), shape, "images"});
+    }
+    TS_RETURN_IF_ERROR(check_comparable());
     DetectionResult run;
-    Status ran = RunDetection(paths, config, interp, &run, MakeProgress(stderr, isatty(fileno(stderr)) != 0, 100));
+    Status ran = RunDetection(paths, config, interp, &run, MakeProgress());
     if (!ran.ok()) return ran;  // errors name the image or the output tensor
     for (size_t i = 0; i < images.size(); ++i) {
       for (const TfliteBox& b : run.detections[i]) {
@@ -400,13 +463,15 @@ Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGro
                             {"scores", config.outputs.scores}, {"count", config.outputs.count},
                             {"found_by", config.outputs.how}}},
     });
-    report["num_evaluation_runs"] = images.size();
-    report["latency_us"] = {{"preprocessing", LatencyJson(run.preprocessing_us)},
-                            {"inference", LatencyJson(run.inference_us)}};
-    report["wall_seconds"] = run.wall_seconds;
-    report["images_per_second"] = run.wall_seconds > 0 ? images.size() / run.wall_seconds : 0.0;
+    measured["num_evaluation_runs"] = images.size();
+    measured["latency"] = {{"preprocessing", LatencyStatsJson(run.preprocessing_us, false)},
+                           {"inference", LatencyStatsJson(run.inference_us, false)}};
+    measured["wall_seconds"] = run.wall_seconds;
+    measured["images_per_second"] = run.wall_seconds > 0 ? images.size() / run.wall_seconds : 0.0;
   }
-  report["configuration"] = configuration;
+  json report = json::parse(EnvelopeJson(envelope).dump(-1, ' ', false, json::error_handler_t::replace));
+  report["details"] = configuration;
+  for (auto it = measured.begin(); it != measured.end(); ++it) report[it.key()] = it.value();
   report["num_images"] = images.size();
   size_t num_detections = 0;
   for (const std::vector<TfliteBox>& boxes : predicted) num_detections += boxes.size();
@@ -415,8 +480,12 @@ Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGro
     std::cerr << "NOTE: TFLite's metric only: the COCO metrics need --ground_truth_json (image sizes, areas)" << std::endl;
   }
 
+  TfliteApResult ap;
+  CocoMetrics metrics;
+  report["tflite"] = nullptr;
+  report["coco"] = nullptr;
   if (flags.metric != "coco") {
-    const TfliteApResult ap = EvaluateTfliteAp(truth, predicted);
+    ap = EvaluateTfliteAp(truth, predicted);
     json list = json::array();
     for (size_t i = 0; i < ap.average_precision.size(); ++i) {
       list.push_back({{"iou_threshold", ap.iou_thresholds[i]}, {"average_precision", ap.average_precision[i]}});
@@ -431,12 +500,42 @@ Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGro
     for (const CocoBox& a : gt.value().annotations) {
       if (index.count(a.image_id)) truth.push_back(a);
     }
-    const CocoMetrics metrics = EvaluateCoco(truth, detections, image_ids, category_ids);
+    metrics = EvaluateCoco(truth, detections, image_ids, category_ids);
     json coco = json::object();
     for (int i = 0; i < 12; ++i) coco[kCocoNames[i]] = metrics.values[i];
     report["coco"] = coco;
   }
+  report["per_class"] = json::parse(
+      PerClassApJson(report["coco"].is_null() ? nullptr : &metrics, report["tflite"].is_null() ? nullptr : &ap,
+                     gt.value().categories)
+          .dump(-1, ' ', false, json::error_handler_t::replace));
+  DetectionGateResult gate;
+  if (!flags.baseline.empty()) {
+    gate = CompareDetection(baseline.run, DetectionRunOf(report), flags.max_accuracy_drop_pct);
+    json gate_json = {{"baseline", flags.baseline},
+                      {"config_change", config_change},
+                      {"verdict", GateVerdictName(gate.verdict)},
+                      {"exit_code", GateExitCode(gate.verdict)},
+                      {"max_accuracy_drop_pct", gate.max_accuracy_drop_pct},
+                      {"reason", gate.reason}};
+    json metrics_json = json::array(), worst = json::array();
+    for (const DetectionGateResult::Metric& m : gate.metrics) {
+      metrics_json.push_back({{"name", m.name}, {"baseline", m.baseline}, {"current", m.current},
+                              {"verdict", GateVerdictName(m.verdict)}});
+    }
+    for (const auto& w : gate.worst_classes) {
+      worst.push_back({{"name", std::get<0>(w)}, {"baseline", std::get<1>(w)}, {"current", std::get<2>(w)}});
+    }
+    gate_json["metrics"] = metrics_json;
+    gate_json["dropped_most"] = worst;
+    report["gate"] = gate_json;
+  } else {
+    report["gate"] = nullptr;
+  }
   PrintReport(report);
+  if (!flags.baseline.empty()) {
+    std::cout << FormatDetectionGate(gate) << "\n" << FormatGateVerdict(gate.verdict, config_change) << std::endl;
+  }
   if (!flags.write_detections.empty()) {
     json results = json::array();
     for (const CocoBox& d : detections) {
@@ -448,7 +547,7 @@ Status Run(const CocoFlags& flags, const FlagTable& table, const DelegateFlagGro
     const std::string text = report.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
     TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, text, "output_file_path"));
   }
-  return Status::Ok();
+  return flags.baseline.empty() ? 0 : GateExitCode(gate.verdict);
 }
 
 int Main(int argc, char** argv) {
@@ -472,6 +571,13 @@ int Main(int argc, char** argv) {
   table.AddInt("class_offset", &flags.class_offset, "class id = class output + offset");
   table.AddBool("debug_mode", &flags.debug_mode, "print every image's detections");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels");
+  table.AddString("baseline", &flags.baseline,
+                  "gate against this --output_file_path report of an earlier run: exit 1 when mAP (either metric) "
+                  "drops by more than --max_accuracy_drop_pct, 2 when the configurations differ (docs/gates.md)");
+  table.AddBool("allow_config_change", &flags.allow_config_change,
+                "let --baseline compare runs whose model, threads, kernels, delegates, images or ground truth differ");
+  table.AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
+                 "drop of mAP, in percentage points of AP, that --baseline tolerates");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
   bool help = false;
@@ -484,16 +590,20 @@ int Main(int argc, char** argv) {
   if (flags.num_preprocessing_threads < 0 || flags.num_preprocessing_threads > 64) {
     return ReportFailure(UsageError("--num_preprocessing_threads must be in [0, 64]"));
   }
-  if (flags.num_interpreter_threads < 1 || flags.num_interpreter_threads > 256) {
+  std::vector<std::string> warnings;
+  Status threads = CheckThreadCount("num_interpreter_threads", flags.num_interpreter_threads, false, &warnings);
+  if (!threads.ok()) return ReportFailure(threads);
+  if (flags.num_interpreter_threads > 256) {
     return ReportFailure(UsageError("--num_interpreter_threads must be in [1, 256]"));
   }
+  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
   if (flags.num_images < 0) return ReportFailure(UsageError("--num_images must not be negative"));
   if (flags.class_offset < -1000000 || flags.class_offset > 1000000) {
     return ReportFailure(UsageError("--class_offset is out of range"));
   }
   return delegate_flags.RunIsolated(table, [&]() {
-    Status status = Run(flags, table, delegate_flags);
-    return status.ok() ? 0 : ReportFailure(status);
+    StatusOr<int> code = Run(flags, table, delegate_flags);
+    return code.ok() ? code.value() : ReportFailure(code.status());
   });
 }
 

@@ -83,6 +83,15 @@ std::string DelegateFlagGroup::ValueText(const std::string& name) const {
   return "";
 }
 
+bool DelegateFlagGroup::ReducedPrecision(const std::vector<ProvidedDelegate>& delegates) const {
+  for (const ProvidedDelegate& d : delegates) {
+    for (const DelegateProvider& p : providers_) {
+      if (p.name == d.provider && d.delegate && p.reduced_precision && p.reduced_precision(params_)) return true;
+    }
+  }
+  return false;
+}
+
 std::vector<std::pair<std::string, std::string>> DelegateFlagGroup::DelegateOptions(const std::string& provider) const {
   std::vector<std::pair<std::string, std::string>> options;
   for (const DelegateProvider& p : providers_) {

@@ -42,6 +42,8 @@ class DelegateFlagGroup {
   // them): each of its flags whose value differs from the default, a boolean enabling flag excepted. What
   // a report records of a delegate, and what two runs' delegates are compared by.
   std::vector<std::pair<std::string, std::string>> DelegateOptions(const std::string& provider) const;
+  // Whether any of `delegates` may compute float32 in float16 (DelegateProvider::reduced_precision).
+  bool ReducedPrecision(const std::vector<ProvidedDelegate>& delegates) const;
   // A provider flag's value as text ("1"/"0" for booleans); "" for a name no provider declares.
   std::string ValueText(const std::string& name) const;
   const IsolationFlags& isolation() const { return isolation_; }

@@ -9,12 +9,16 @@
 #include <memory>
 
 #include "delegates/providers/registry.h"
+#include "tools/common/tool_report.h"
 
 namespace touchstone {
 
-std::function<void(int, int)> MakeProgress(FILE* out, bool terminal, int every) {
+std::function<void(int, int)> MakeProgress() {
   const auto start = std::chrono::steady_clock::now();
-  return [out, terminal, every, start](int done, int total) {
+  FILE* out = stderr;
+  const bool terminal = IsTerminal(stdout) && IsTerminal(stderr);
+  auto heartbeat = std::make_shared<Heartbeat>(stdout);
+  return [out, terminal, start, heartbeat](int done, int total) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double rate = seconds > 0 ? done / seconds : 0.0;
     if (terminal) {
@@ -25,9 +29,10 @@ std::function<void(int, int)> MakeProgress(FILE* out, bool terminal, int every) 
                    std::string(width - filled, '.').c_str(), done, total, rate, eta);
       if (done == total) std::fprintf(out, "\n");
       std::fflush(out);
-    } else if (done == total || (every > 0 && done % every == 0)) {
-      std::fprintf(out, "Evaluated %d of %d images (%.1f images/s)\n", done, total, rate);
-      std::fflush(out);
+    } else {
+      char detail[96];
+      std::snprintf(detail, sizeof(detail), " (of %d, %.1f images/s)", total, rate);
+      heartbeat->Beat("evaluated images", done, seconds, detail);
     }
   };
 }

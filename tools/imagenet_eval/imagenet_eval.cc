@@ -18,13 +18,17 @@
 #include "datasets/imagenet_folder.h"
 #include "datasets/model_metadata.h"
 #include "delegates/providers/apply_delegates.h"
+#include "evaluation/classification_report.h"
 #include "evaluation/image_classification.h"
+#include "evaluation/machine_info.h"
+#include "evaluation/sha256.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/model.h"
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/common/tool_report.h"
 #include "tools/imagenet_eval/eval_tool_support.h"
 
 namespace touchstone {
@@ -52,6 +56,10 @@ struct EvalFlags {
   bool reference = false;
   bool use_reference_kernels = false;
   bool per_image = false;
+  std::string baseline;
+  bool allow_config_change = false;
+  float max_accuracy_drop_pct = 0.0f;
+  bool require_same_predictions = false;
 };
 
 StatusOr<std::vector<float>> ParseFloats(const std::string& text, const std::string& flag) {
@@ -79,39 +87,27 @@ std::string Printed(float value) {
   return out.str();
 }
 
-json LatencyJson(const LatencyStats& stats) {
-  return {{"count", stats.count()},   {"avg", stats.mean_us()},   {"std_dev", stats.stddev_us()},
-          {"min", stats.min_us()},    {"max", stats.max_us()},    {"p50", stats.percentile_us(50)},
-          {"p95", stats.percentile_us(95)}};
-}
-
-std::string ShapeText(const TfLiteTensor& t) {
-  std::string shape = "[";
-  for (int i = 0; t.dims != nullptr && i < t.dims->size; ++i) shape += (i ? "," : "") + std::to_string(t.dims->data[i]);
-  return shape + "]";
-}
-
 // The lines TFLite prints (and ours after them), all read from the report.
 void PrintReport(const json& report) {
   std::cout << "Num evaluation runs: " << report["num_evaluation_runs"].get<int>() << std::endl;
-  const json& latency = report["latency_us"];
-  std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["avg"].get<double>() << "(us), std_dev="
-            << static_cast<int64_t>(latency["preprocessing"]["std_dev"].get<double>()) << "(us)" << std::endl;
-  std::cout << "Inference latency: avg=" << latency["inference"]["avg"].get<double>() << "(us), std_dev="
-            << static_cast<int64_t>(latency["inference"]["std_dev"].get<double>()) << "(us)" << std::endl;
+  // TFLite's whole-microsecond figures.
+  const json& latency = report["latency"];
+  std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["tflite"]["avg"].get<double>()
+            << "(us), std_dev=" << latency["preprocessing"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
+  std::cout << "Inference latency: avg=" << latency["inference"]["tflite"]["avg"].get<double>() << "(us), std_dev="
+            << latency["inference"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
   const json& accuracy = report["topk_accuracy"];
   for (size_t k = 0; k < accuracy.size(); ++k) {
     std::cout << "Top-" << k + 1 << " Accuracy: " << Printed(accuracy[k].get<float>()) << std::endl;
   }
-  if (report.contains("reference")) {
+  if (!report["reference"].is_null()) {
     const json& ref = report["reference"];
     for (size_t k = 0; k < ref["topk_accuracy"].size(); ++k) {
       std::cout << "Reference Top-" << k + 1 << " Accuracy: " << Printed(ref["topk_accuracy"][k].get<float>())
                 << " (delta " << Printed(ref["topk_accuracy_delta"][k].get<float>()) << ")" << std::endl;
     }
-    std::cout << "Reference inference latency: avg=" << ref["inference_latency_us"]["avg"].get<double>()
-              << "(us), std_dev=" << static_cast<int64_t>(ref["inference_latency_us"]["std_dev"].get<double>())
-              << "(us)" << std::endl;
+    std::cout << "Reference inference latency: avg=" << ref["inference_latency"]["tflite"]["avg"].get<double>()
+              << "(us), std_dev=" << ref["inference_latency"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
     std::cout << "Images whose top-1 changed against the reference: " << ref["top1_changed"].get<int>() << std::endl;
   }
   std::printf("Wall time: %.3f s (%.2f images/s)\n", report["wall_seconds"].get<double>(),
@@ -119,7 +115,8 @@ void PrintReport(const json& report) {
   std::fflush(stdout);
 }
 
-Status Run(const EvalFlags& flags, const FlagTable& table, const DelegateFlagGroup& delegate_flags) {
+// The exit code (the gate's, or 0) or an error.
+StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const DelegateFlagGroup& delegate_flags) {
   for (const auto& required : {std::make_pair("model_file", flags.model_file),
                                std::make_pair("model_output_labels", flags.model_output_labels)}) {
     if (required.second.empty()) return UsageError(std::string("--") + required.first + " is required");
@@ -148,6 +145,18 @@ Status Run(const EvalFlags& flags, const FlagTable& table, const DelegateFlagGro
   }
 
   TS_RETURN_IF_ERROR(CheckWritable(flags.output_file_path, "output_file_path"));
+  const std::string start_time = UtcTimestamp();
+  ClassificationBaseline baseline;
+  if (!flags.baseline.empty()) {
+    StatusOr<std::string> text = ReadBaselineText(flags.baseline);
+    if (!text.ok()) return text.status();
+    StatusOr<ClassificationBaseline> read = ParseClassificationReport(text.value(), flags.baseline);
+    if (!read.ok()) return read.status();
+    baseline = read.value();
+  } else if (flags.allow_config_change || flags.require_same_predictions) {
+    return UsageError("--allow_config_change and --require_same_predictions need --baseline=REPORT.json");
+  }
+  if (flags.max_accuracy_drop_pct < 0) return UsageError("--max_accuracy_drop_pct must not be negative");
   // Declared before the interpreter, which holds kernels of these delegates and must go first.
   StatusOr<std::vector<ProvidedDelegate>> delegates =
       CreateDelegatesWithName(table, delegate_flags, flags.delegate, flags.num_interpreter_threads,
@@ -258,84 +267,81 @@ Status Run(const EvalFlags& flags, const FlagTable& table, const DelegateFlagGro
   config.skip_unreadable_images = flags.skip_unreadable_images;
   config.keep_predictions = flags.per_image;
 
-  ClassificationResult result;
-  TS_RETURN_IF_ERROR(RunClassification(images.value(), config, interp, reference.get(), &result,
-                                       MakeProgress(stderr, isatty(fileno(stderr)) != 0)));
-  for (const std::string& skipped : result.skipped) std::cerr << "WARNING: skipped " << skipped << std::endl;
-  if (result.topk.images() == 0) return InvalidInputError("every image was skipped; nothing evaluated");
-
-  json report;
-  report["tool"] = "imagenet_eval";
-  json delegates_json = json::array();
+  ClassificationReport report;
+  ReportEnvelope& envelope = report.envelope;
+  envelope.start_time = start_time;
+  envelope.machine = ReadMachineInfo();
+  envelope.model.path = flags.model_file;
+  envelope.model.size_bytes = static_cast<int64_t>(loaded->file_bytes());
+  envelope.model.sha256 = Sha256Hex(loaded->file_data(), loaded->file_bytes());
+  envelope.config.num_threads = flags.num_interpreter_threads;
+  envelope.config.kernels = flags.use_reference_kernels ? "reference" : "optimized";
   for (const DelegateOutcome& o : outcomes) {
-    delegates_json.push_back({{"provider", o.provider}, {"applied", o.applied}, {"delegate_kernels", o.delegate_kernels},
-                              {"fully_delegated", o.fully_delegated}, {"error", o.error}});
+    ReportedDelegate d;
+    d.provider = o.provider;
+    d.applied = o.applied;
+    d.delegate_kernels = o.delegate_kernels;
+    d.fully_delegated = o.fully_delegated;
+    d.error = o.error;
+    envelope.config.delegates.push_back(d);
   }
-  report["configuration"] = {
-      {"model_file", flags.model_file},
+  std::vector<int> input_shape;
+  for (int i = 0; input.dims != nullptr && i < input.dims->size; ++i) input_shape.push_back(input.dims->data[i]);
+  envelope.config.inputs.push_back(
+      {input.name != nullptr ? input.name : "", TfLiteTypeGetName(input.type), input_shape, "images"});
+  envelope.config.settings = DatasetSettings(images.value(), labels.value(), normalization.dump(), config.label_offset);
+  CompleteEnvelope(table, delegate_flags, &envelope);
+  report.details = {
       {"ground_truth_images_path", flags.ground_truth_images_path},
       {"ground_truth_labels", flags.ground_truth_labels},
       {"class_folders_path", flags.class_folders_path},
       {"model_output_labels", flags.model_output_labels},
       {"denylist_file_path", flags.denylist_file_path},
       {"num_images", flags.num_images},
-      {"num_interpreter_threads", flags.num_interpreter_threads},
       {"num_preprocessing_threads", flags.num_preprocessing_threads},
-      {"kernel_set", flags.use_reference_kernels ? "reference" : "optimized"},
-      {"delegate", flags.delegate},
-      {"delegates", delegates_json},
       {"skip_unreadable_images", flags.skip_unreadable_images},
-      {"input", {{"name", input.name != nullptr ? input.name : ""},
-                 {"shape", ShapeText(input)},
-                 {"type", TfLiteTypeGetName(input.type)},
-                 {"layout", config.preprocessing.nchw ? "NCHW" : "NHWC"}}},
+      {"layout", config.preprocessing.nchw ? "NCHW" : "NHWC"},
       {"normalization", normalization},
       {"num_outputs", outputs},
       {"num_labels", labels.value().size()},
       {"label_offset", config.label_offset},
   };
-  report["num_evaluation_runs"] = result.topk.images();
-  report["topk_accuracy"] = result.topk.accuracies();
-  report["topk_hits"] = result.topk.hits();
-  report["latency_us"] = {{"preprocessing", LatencyJson(result.preprocessing_us)},
-                          {"inference", LatencyJson(result.inference_us)}};
-  report["wall_seconds"] = result.wall_seconds;
-  report["images_per_second"] =
-      result.wall_seconds > 0 ? static_cast<double>(images.value().size()) / result.wall_seconds : 0.0;
-  report["skipped"] = result.skipped;
-  if (reference) {
-    const std::vector<float> ours = result.topk.accuracies(), ref = result.reference_topk.accuracies();
-    std::vector<float> delta;
-    for (size_t k = 0; k < ours.size(); ++k) delta.push_back(ours[k] - ref[k]);
-    report["reference"] = {{"topk_accuracy", ref},
-                           {"topk_hits", result.reference_topk.hits()},
-                           {"topk_accuracy_delta", delta},
-                           {"top1_changed", result.top1_changed},
-                           {"inference_latency_us", LatencyJson(result.reference_inference_us)}};
+  // A baseline made with another configuration is refused before any image is evaluated.
+  if (!flags.baseline.empty()) {
+    TS_RETURN_IF_ERROR(CheckComparable(baseline.envelope, envelope, flags.baseline, flags.allow_config_change,
+                                       &report.gate.config_change));
   }
-  if (flags.per_image) {
-    report["images"] = json::array();
-    for (const ImagePrediction& p : result.predictions) {
-      json image = {{"path", p.path}, {"label", p.label}, {"first_hit_rank", p.first_hit_rank},
-                    {"top_indices", p.top_indices}};
-      json top_labels = json::array();
-      for (int i : p.top_indices) top_labels.push_back(result.output_labels[i]);
-      image["top_labels"] = top_labels;
-      if (reference) {
-        image["reference_first_hit_rank"] = p.reference_first_hit_rank;
-        image["reference_top_indices"] = p.reference_top_indices;
-        image["top1_changed"] = p.top1_changed;
-      }
-      report["images"].push_back(image);
-    }
+  ClassificationResult result;
+  TS_RETURN_IF_ERROR(RunClassification(images.value(), config, interp, reference.get(), &result, MakeProgress()));
+  for (const std::string& skipped : result.skipped) std::cerr << "WARNING: skipped " << skipped << std::endl;
+  if (result.topk.images() == 0) return InvalidInputError("every image was skipped; nothing evaluated");
+
+  report.images = &images.value();
+  report.result = &result;
+  report.has_reference = reference != nullptr;
+  report.per_image = flags.per_image;
+  if (!flags.baseline.empty()) {
+    report.gate.requested = true;
+    report.gate.baseline_path = flags.baseline;
+    AccuracyRun baseline_run, current_run;
+    AccuracyRuns(baseline, images.value(), result, &baseline_run, &current_run);
+    AccuracyGateConfig gate_config;
+    gate_config.max_accuracy_drop_pct = flags.max_accuracy_drop_pct;
+    gate_config.require_same_predictions = flags.require_same_predictions;
+    report.gate.accuracy = CompareAccuracy(baseline_run, current_run, gate_config);
   }
-  PrintReport(report);
+  // Labels and paths may hold any bytes: invalid UTF-8 is replaced, never a throw.
+  const std::string text =
+      ClassificationReportJson(report).dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  PrintReport(json::parse(text));
+  if (report.gate.requested) {
+    std::cout << FormatAccuracyGate(report.gate.accuracy) << "\n"
+              << FormatGateVerdict(report.gate.accuracy.verdict, report.gate.config_change) << std::endl;
+  }
   if (!flags.output_file_path.empty()) {
-    // Labels and paths may hold any bytes: invalid UTF-8 is replaced, never a throw.
-    const std::string text = report.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
     TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, text, "output_file_path"));
   }
-  return Status::Ok();
+  return report.gate.requested ? GateExitCode(report.gate.accuracy.verdict) : 0;
 }
 
 int Main(int argc, char** argv) {
@@ -360,6 +366,15 @@ int Main(int argc, char** argv) {
   table.AddBool("reference", &flags.reference, "also run the reference kernels and report both");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels only");
   table.AddBool("per_image", &flags.per_image, "put per-image predictions in the JSON report");
+  table.AddString("baseline", &flags.baseline,
+                  "gate against this --output_file_path report of an earlier run: exit 1 when top-1 or top-5 drop by "
+                  "more than --max_accuracy_drop_pct, 2 when the configurations differ (docs/gates.md)");
+  table.AddBool("allow_config_change", &flags.allow_config_change,
+                "let --baseline compare runs whose model, threads, kernels, delegates, images or labels differ");
+  table.AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
+                 "drop of top-1 or top-5 accuracy, in percentage points, that --baseline tolerates");
+  table.AddBool("require_same_predictions", &flags.require_same_predictions,
+                "--baseline also fails when any image's top-1 label changed");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
   bool help = false;
@@ -372,13 +387,17 @@ int Main(int argc, char** argv) {
   if (flags.num_preprocessing_threads < 0 || flags.num_preprocessing_threads > 64) {
     return ReportFailure(UsageError("--num_preprocessing_threads must be in [0, 64]"));
   }
-  if (flags.num_interpreter_threads < 1 || flags.num_interpreter_threads > 256) {
+  std::vector<std::string> warnings;
+  Status threads = CheckThreadCount("num_interpreter_threads", flags.num_interpreter_threads, false, &warnings);
+  if (!threads.ok()) return ReportFailure(threads);
+  if (flags.num_interpreter_threads > 256) {
     return ReportFailure(UsageError("--num_interpreter_threads must be in [1, 256]"));
   }
+  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
   if (flags.num_images < 0) return ReportFailure(UsageError("--num_images must not be negative"));
   return delegate_flags.RunIsolated(table, [&]() {
-    Status status = Run(flags, table, delegate_flags);
-    return status.ok() ? 0 : ReportFailure(status);
+    StatusOr<int> code = Run(flags, table, delegate_flags);
+    return code.ok() ? code.value() : ReportFailure(code.status());
   });
 }
 

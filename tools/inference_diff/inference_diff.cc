@@ -1,9 +1,12 @@
 // inference_diff: does the test interpreter (the user's kernels, threads and delegates) compute what
 // the reference interpreter (reference kernels, one thread, no delegate) computes? TensorFlow Lite's
 // inference_diff flags and lines, plus per-output detail, thresholds for CI (a breach prints one
-// "FAIL: ..." line and exits 1), a layer-wise comparison naming the first diverging op (--layerwise),
-// inputs from files, and a JSON report. The work is evaluation/inference_diff.h; this main turns flags
-// into its config and prints its result. docs/inference_diff.md.
+// "FAIL: ..." line and exits 1; without any there is no verdict, never a PASS), --qualify's documented
+// default thresholds per output type, a gate against an earlier report's errors (--baseline), a
+// layer-wise comparison naming the first diverging op (--layerwise), inputs from files, and a JSON
+// report. It measures errors, not speed (its latencies are TFLite's lines, not a benchmark). The work is
+// evaluation/inference_diff.h; this main turns flags into its config and prints its result.
+// docs/inference_diff.md.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -22,6 +25,7 @@
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/common/tool_report.h"
 
 namespace touchstone {
 namespace {
@@ -40,6 +44,11 @@ struct DiffFlags {
   float min_cosine = -1.0f;
   bool use_reference_kernels = false;
   bool require_full_delegation = false;
+  bool qualify = false;
+  float qualify_float_tolerance = -1.0f;
+  std::string baseline;
+  bool allow_config_change = false;
+  float max_error_increase_pct = 10.0f;
 };
 
 // The flag table parses floats; thresholds are compared as doubles, so 1e-5 means 1e-5 and not the
@@ -86,13 +95,32 @@ StatusOr<std::map<std::string, InferenceDiffConfig::FixedInput>> ReadInputFiles(
   return inputs;
 }
 
-// 0 (PASS), 1 (FAIL) or an error.
+// The exit code (InferenceDiffExitCode) or an error.
 StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const DelegateFlagGroup& group) {
   if (flags.model_file.empty()) return UsageError("--model_file is required (the .tflite model to compare)");
   if (flags.num_runs < 1) return UsageError("--num_runs=" + std::to_string(flags.num_runs) + ": must be at least 1");
-  if (flags.num_interpreter_threads < 1) {
-    return UsageError("--num_interpreter_threads=" + std::to_string(flags.num_interpreter_threads) +
-                      ": must be at least 1");
+  std::vector<std::string> warnings;
+  TS_RETURN_IF_ERROR(CheckThreadCount("num_interpreter_threads", flags.num_interpreter_threads, false, &warnings));
+  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  const bool explicit_thresholds = flags.max_avg_error >= 0 || flags.max_abs_error >= 0 || flags.min_cosine > -1.0f;
+  if (flags.qualify && explicit_thresholds) {
+    return UsageError("--qualify sets every threshold by output type; give it or --max_avg_error/--max_abs_error/"
+                      "--min_cosine, not both (--qualify_float_tolerance changes its float tolerance)");
+  }
+  if (!flags.qualify && flags.qualify_float_tolerance >= 0) {
+    return UsageError("--qualify_float_tolerance needs --qualify");
+  }
+  if (flags.baseline.empty() && flags.allow_config_change) {
+    return UsageError("--allow_config_change needs --baseline=REPORT.json");
+  }
+  if (flags.max_error_increase_pct < 0) return UsageError("--max_error_increase_pct must not be negative");
+  InferenceDiffBaseline baseline;
+  if (!flags.baseline.empty()) {
+    StatusOr<std::string> text = ReadBaselineText(flags.baseline);
+    if (!text.ok()) return text.status();
+    StatusOr<InferenceDiffBaseline> read = ParseInferenceDiffJson(text.value(), flags.baseline);
+    if (!read.ok()) return read.status();
+    baseline = read.value();
   }
   if (flags.seed < 0 || flags.seed > 4294967295LL) {
     return UsageError("--seed=" + std::to_string(flags.seed) + ": must be in [0, 4294967295]");
@@ -118,16 +146,31 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   config.test_num_threads = flags.num_interpreter_threads;
   config.require_full_delegation = flags.require_full_delegation;
   config.max_tensor_bytes = group.max_tensor_bytes();
-  StatusOr<InferenceDiffResult> result = RunInferenceDiff(model.value(), config, delegates.value());
-  if (!result.ok()) return result.status();
-  for (const DelegateOutcome& outcome : result.value().delegates) {
+  config.qualify = flags.qualify;
+  if (flags.qualify) {
+    config.qualify_float_tolerance = flags.qualify_float_tolerance >= 0 ? AsDouble(flags.qualify_float_tolerance)
+                                     : group.ReducedPrecision(delegates.value()) ? kQualifyFloat16Tolerance
+                                                                                 : kQualifyFloat32Tolerance;
+  }
+  StatusOr<InferenceDiffResult> ran = RunInferenceDiff(model.value(), config, delegates.value());
+  if (!ran.ok()) return ran.status();
+  InferenceDiffResult& result = ran.value();
+  CompleteEnvelope(table, group, &result.envelope);
+  for (const DelegateOutcome& outcome : result.delegates) {
     if (!outcome.applied) std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;
   }
-  std::cout << FormatInferenceDiff(result.value()) << std::flush;
-  if (!flags.output_file_path.empty()) {
-    TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, InferenceDiffJson(result.value()), "output_file_path"));
+  if (!flags.baseline.empty()) {
+    result.gate.requested = true;
+    result.gate.baseline_path = flags.baseline;
+    TS_RETURN_IF_ERROR(CheckComparable(baseline.envelope, result.envelope, flags.baseline, flags.allow_config_change,
+                                       &result.gate.config_change));
+    result.gate.errors = CompareOutputErrors(baseline.outputs, OutputErrorsOf(result), flags.max_error_increase_pct);
   }
-  return result.value().passed ? 0 : 1;
+  std::cout << FormatInferenceDiff(result) << std::flush;
+  if (!flags.output_file_path.empty()) {
+    TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, InferenceDiffJson(result), "output_file_path"));
+  }
+  return InferenceDiffExitCode(result);
 }
 
 int Main(int argc, char** argv) {
@@ -155,6 +198,20 @@ int Main(int argc, char** argv) {
                  "FAIL (exit 1) when a tensor's max_abs_error exceeds this, raw units (negative: no check)");
   table.AddFloat("min_cosine", &flags.min_cosine,
                  "FAIL (exit 1) when a tensor's cosine similarity is below this (-1: no check)");
+  table.AddBool("qualify", &flags.qualify,
+                "FAIL (exit 1) unless every output is within the documented default of its type: float within "
+                "1e-5 of the reference's largest magnitude (1e-2 for a delegate computing in float16), quantized "
+                "within one step, other types exact (docs/inference_diff.md)");
+  table.AddFloat("qualify_float_tolerance", &flags.qualify_float_tolerance,
+                 "--qualify's float tolerance, relative to the reference's largest magnitude (-1: the default)");
+  table.AddString("baseline", &flags.baseline,
+                  "gate against this --output_file_path report of an earlier run: exit 1 when an output's "
+                  "max_abs_error or avg_error grew beyond --max_error_increase_pct, 2 when the configurations "
+                  "differ (docs/gates.md)");
+  table.AddBool("allow_config_change", &flags.allow_config_change,
+                "let --baseline compare runs whose model, threads, kernels, delegates, inputs, runs or seed differ");
+  table.AddFloat("max_error_increase_pct", &flags.max_error_increase_pct,
+                 "growth of an output's errors over the baseline's that --baseline tolerates, in percent");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels,
                 "the test interpreter runs the reference kernels too (else the optimized ones)");
   table.AddBool("require_full_delegation", &flags.require_full_delegation,
