@@ -1,0 +1,79 @@
+// report_diff: two reports of one Touchstone tool side by side, for people. It prints what differs in
+// their configurations, every figure both hold with its change and a verdict, per-op deltas when both
+// benchmark_model reports have op profiles, and the tool's own gate on the two (the statistics --baseline
+// uses). It measures nothing itself. The work is evaluation/report_diff.h; docs/gates.md.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evaluation/report_diff.h"
+#include "tools/common/flags.h"
+#include "tools/common/tool_report.h"
+
+namespace touchstone {
+namespace {
+
+StatusOr<nlohmann::json> ReadReport(const std::string& path) {
+  StatusOr<std::string> text = ReadBaselineText(path);
+  if (!text.ok()) return InvalidInputError(path + ": cannot read the file");
+  nlohmann::json j = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return InvalidInputError(path + ": not a JSON report");
+  return j;
+}
+
+int Main(int argc, char** argv) {
+  ReportDiffConfig config;
+  float threshold_pct = 5.0f, max_regression_pct = 5.0f, max_accuracy_drop_pct = 0.0f, max_error_increase_pct = 10.0f;
+  FlagTable table;
+  table.AddFloat("threshold_pct", &threshold_pct,
+                 "a figure worse by more than this percent is marked REGRESSION in the table (accuracy and AP: "
+                 "--max_accuracy_drop_pct points)");
+  table.AddFloat("max_regression_pct", &max_regression_pct, "benchmark_model: the latency gate's limit, percent");
+  table.AddFloat("max_accuracy_drop_pct", &max_accuracy_drop_pct,
+                 "imagenet_eval, coco_eval: the accuracy gate's limit, percentage points");
+  table.AddFloat("max_error_increase_pct", &max_error_increase_pct, "inference_diff: the error gate's limit, percent");
+  // Two report paths, then flags.
+  std::vector<std::string> paths;
+  std::vector<const char*> flag_args = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("-", 0) == 0) {
+      flag_args.push_back(argv[i]);
+    } else {
+      paths.push_back(arg);
+    }
+  }
+  bool help = false;
+  Status parsed = table.Parse(static_cast<int>(flag_args.size()), flag_args.data(), &help, nullptr);
+  if (help) {
+    std::cout << "usage: report_diff BASELINE.json CURRENT.json [--flag=value ...]\n"
+              << table.Usage("report_diff").substr(table.Usage("report_diff").find('\n') + 1);
+    return 0;
+  }
+  if (!parsed.ok()) return ReportFailure(parsed);
+  if (paths.size() != 2) {
+    return ReportFailure(UsageError("expected two reports, BASELINE.json CURRENT.json (got " +
+                                    std::to_string(paths.size()) + ")"));
+  }
+  config.threshold_pct = threshold_pct;
+  config.max_regression_pct = max_regression_pct;
+  config.max_accuracy_drop_pct = max_accuracy_drop_pct;
+  config.max_error_increase_pct = max_error_increase_pct;
+  StatusOr<nlohmann::json> baseline = ReadReport(paths[0]);
+  if (!baseline.ok()) return ReportFailure(baseline.status());
+  StatusOr<nlohmann::json> current = ReadReport(paths[1]);
+  if (!current.ok()) return ReportFailure(current.status());
+  StatusOr<ReportDiff> diff = DiffReports(baseline.value(), current.value(), config);
+  if (!diff.ok()) return ReportFailure(diff.status());
+  std::cout << FormatReportDiff(diff.value(), paths[0], paths[1]) << std::flush;
+  return GateExitCode(diff.value().verdict);
+}
+
+}  // namespace
+}  // namespace touchstone
+
+int main(int argc, char** argv) { return touchstone::Main(argc, argv); }
