@@ -91,7 +91,8 @@ class LatencyStats {
   // Keep every sample (unbounded memory; --report_all_latency_samples).
   static constexpr int64_t kKeepAll = -1;
 
-  explicit LatencyStats(int64_t capacity = kDefaultCapacity);
+  LatencyStats() : LatencyStats(kDefaultCapacity) {}
+  explicit LatencyStats(int64_t capacity);
   // Samples in microseconds, all kept (tests, figures computed elsewhere).
   explicit LatencyStats(const std::vector<int64_t>& samples_us);
 

@@ -103,6 +103,10 @@ check "gate: the verdict line says the results file changed" grep -qE '^Gate ver
 "$BIN" "${GT[@]}" --detections_json="$TMP/false_positive.json" --baseline="$TMP/perfect_report.json" --allow_config_change \
   --max_accuracy_drop_pct=100 >"$TMP/gate_tolerant.txt" 2>&1
 check "gate: within --max_accuracy_drop_pct=100: PASS" test $? -eq 0
+"$BIN" "${GT[@]}" --detections_json="$TMP/perfect.json" --metric=tflite --output_file_path="$TMP/tflite_only.json" >/dev/null 2>&1
+"$BIN" "${GT[@]}" --detections_json="$TMP/perfect.json" --baseline="$TMP/tflite_only.json" --allow_config_change >"$TMP/gate_noisy.txt" 2>&1
+check "gate: a baseline without the COCO metric cannot judge it: NOISY, exit 5" test $? -eq 5 -a \
+  "$(grep -c '(the baseline has no coco AP)$' "$TMP/gate_noisy.txt")" -eq 1
 expect_exit 2 "the configuration differs from this run's: images 2 -> 1" "gate: another image set is refused" \
   "${GT[@]}" --detections_json="$TMP/perfect.json" --image_ids=2 --baseline="$TMP/perfect_report.json"
 

@@ -326,6 +326,14 @@ check "error gate: a perturbed delegate REGRESSION, exit 1" test "$(rc gate_wors
   "$(grep -cE "^Error gate: OutputDiff\[0\] '.*': REGRESSION: max_abs_error [0-9.e-]+ vs baseline 0 \(xinf\)" "$TMP/gate_worse.out")" -eq 1
 check "error gate: the verdict line says what changed" grep -qxF \
   "Gate verdict: REGRESSION (exit code 1); configuration changed: delegates EXTERNAL (external_delegate_path=$PLUGIN) -> EXTERNAL (external_delegate_path=$PLUGIN, external_delegate_options=perturb:0.001)" "$TMP/gate_worse.out"
+# A baseline without figures for the output (NaN there: written as null) cannot decide: NOISY, exit 5.
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); r["outputs"][0]["max_abs_error"] = None; r["outputs"][0]["avg_error"] = None
+json.dump(r, open(sys.argv[2], "w"))' "$TMP/exact_qualify.json" "$TMP/no_figures.json"
+run gate_noisy "${CONFORMER[@]}" --num_runs=1 --use_reference_kernels --external_delegate_path="$PLUGIN" \
+  --baseline="$TMP/no_figures.json"
+check "error gate: a baseline without figures is NOISY, exit 5" test "$(rc gate_noisy)" -eq 5 -a \
+  "$(tail -1 "$TMP/gate_noisy.out")" = "Gate verdict: NOISY (exit code 5)"
 expect_failure 2 "error gate: another configuration is refused" "the configuration differs from this run's: kernels reference -> optimized" \
   "${CONFORMER[@]}" --num_runs=1 --external_delegate_path="$PLUGIN" --baseline="$TMP/exact_qualify.json"
 grep -A3 '^First diverging op' "$TMP/wrong_layers.out" | sed 's/^/   /'
