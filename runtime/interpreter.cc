@@ -298,10 +298,8 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
       entry.op_name = BuiltinOperatorName(builtin);
       registration = resolver.FindOp(builtin, version);
       if (registration == nullptr) {
-        return InvalidInputError(where + " (" + entry.op_name + "): " +
-                                 (resolver.FindOp(builtin, 0x7fffffff) != nullptr
-                                      ? "version " + std::to_string(version) + " of this op is not supported"
-                                      : "op (version " + std::to_string(version) + ") not supported yet"));
+        Status status = ResolveUnregisteredVersion(resolver, builtin, version, entry.op_name, &registration);
+        if (!status.ok()) return status.WithContext(where + " (" + entry.op_name + ")");
       }
       Status parsed = ParseBuiltinOptions(op, builtin, &entry.builtin_data_owned);
       if (!parsed.ok()) return parsed.WithContext(where + " (" + entry.op_name + ")");
@@ -329,6 +327,31 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
     execution_plan_.push_back(static_cast<int>(i));
   }
   return Status::Ok();
+}
+
+Status Subgraph::ResolveUnregisteredVersion(const OpResolver& resolver, int builtin, int version,
+                                            const std::string& op_name, const TfLiteRegistration** registration) {
+  // The versions the resolver does register (TFLite's op versions stay small).
+  constexpr int kHighestVersionProbed = 64;
+  int lowest = 0, highest = 0;
+  for (int v = 1; v <= kHighestVersionProbed; ++v) {
+    if (resolver.FindOp(builtin, v) == nullptr) continue;
+    if (lowest == 0) lowest = v;
+    highest = v;
+  }
+  if (highest == 0) return InvalidInputError("op (version " + std::to_string(version) + ") not supported yet");
+  if (version > highest && interpreter_->options().allow_newer_op_versions) {
+    *registration = resolver.FindOp(builtin, highest);
+    std::fprintf(stderr, "WARNING: %s version %d is newer than TensorFlow Lite 2.14.1 registers; running it with "
+                 "the version %d kernel (allow_newer_op_versions)\n", op_name.c_str(), version, highest);
+    return Status::Ok();
+  }
+  return InvalidInputError("version " + std::to_string(version) + " of " + op_name +
+                           " is not registered in TensorFlow Lite 2.14.1, which runs versions " +
+                           std::to_string(lowest) + " to " + std::to_string(highest) +
+                           (version > highest ? " (a newer converter wrote this model; allow_newer_op_versions runs it "
+                                                "with the version " + std::to_string(highest) + " kernel)"
+                                              : ""));
 }
 
 Status Subgraph::NodeError(int node_index, const std::string& stage) {

@@ -63,6 +63,10 @@ struct InterpreterOptions {
   // Invoke. Tensors sized during Invoke after a dynamic output (held outside the arena here, where
   // TFLite puts them in its arena) are freed the same way. Ignored with preserve_all_tensors.
   bool ensure_dynamic_tensors_are_released = false;
+  // A model can name an operator version above the highest TFLite 2.14.1 registers (a newer converter
+  // wrote it). TFLite refuses such a model at load, and so does Touchstone by default; when set, the
+  // op runs with the kernel of its highest registered version, after a warning line on stderr.
+  bool allow_newer_op_versions = false;
 };
 
 // One subgraph: its tensors, nodes and execution plan, behind a TfLiteContext.
@@ -158,6 +162,11 @@ class Subgraph {
   Status CheckOutputsAreWritten() const;
   Status AllocateIndividually(TfLiteTensor* tensor);
   Status NodeError(int node_index, const std::string& stage);
+  // A builtin op whose version `resolver` does not register: refused naming the op, the version and
+  // the versions registered, unless InterpreterOptions::allow_newer_op_versions lets a version above
+  // them run with the highest registered kernel.
+  Status ResolveUnregisteredVersion(const OpResolver& resolver, int builtin, int version, const std::string& op_name,
+                                    const TfLiteRegistration** registration);
   std::vector<struct NodeSubset> Partition(const TfLiteIntArray* nodes_to_replace) const;
   void FreeNode(NodeEntry* entry);
   void FreePreviewParams();
