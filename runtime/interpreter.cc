@@ -301,6 +301,7 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
         Status status = ResolveUnregisteredVersion(resolver, builtin, version, entry.op_name, &registration);
         if (!status.ok()) return status.WithContext(where + " (" + entry.op_name + ")");
       }
+      entry.type_rules = resolver.TypeRules(builtin);
       Status parsed = ParseBuiltinOptions(op, builtin, &entry.builtin_data_owned);
       if (!parsed.ok()) return parsed.WithContext(where + " (" + entry.op_name + ")");
     }
@@ -396,12 +397,7 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
   for (size_t step = first_step; step < execution_plan_.size(); ++step) {
     const int node_index = execution_plan_[step];
     NodeEntry& entry = nodes_[node_index];
-    if (entry.registration.prepare != nullptr) {
-      error_.clear();
-      if (entry.registration.prepare(&context_, &entry.node) != kTfLiteOk) {
-        return NodeError(node_index, "prepare");
-      }
-    }
+    TS_RETURN_IF_ERROR(PrepareNode(node_index));
     bool has_dynamic_output = false;
     for (int k = 0; k < entry.node.outputs->size; ++k) {
       const int t = entry.node.outputs->data[k];
@@ -423,6 +419,54 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
   }
   *next_unprepared_step = execution_plan_.size();
   return Status::Ok();
+}
+
+Status Subgraph::PrepareNode(int node_index) {
+  NodeEntry& entry = nodes_[node_index];
+  entry.invoke_refusal.clear();
+  TypeVerdict verdict = TypeVerdict::kRun;
+  std::string refusal;
+  if (entry.type_rules != nullptr && entry.node.delegate == nullptr) {
+    std::vector<TfLiteType> input_types, output_types;
+    for (int k = 0; k < entry.node.inputs->size; ++k) {
+      const int t = entry.node.inputs->data[k];
+      input_types.push_back(t >= 0 ? tensors_[t].type : kTfLiteNoType);
+    }
+    for (int k = 0; k < entry.node.outputs->size; ++k) {
+      const int t = entry.node.outputs->data[k];
+      output_types.push_back(t >= 0 ? tensors_[t].type : kTfLiteNoType);
+    }
+    verdict = JudgeTypes(*entry.type_rules, input_types, output_types);
+    refusal = entry.op_name + " does not take " + TypeSignatureText(input_types, output_types) +
+              " in TensorFlow Lite 2.14.1 (refused at " +
+              (verdict == TypeVerdict::kRefuseAtInvoke ? "invoke" : "prepare") + ")";
+  }
+  if (verdict == TypeVerdict::kRefuseAtPrepare) {
+    error_ = refusal;
+    return NodeError(node_index, "prepare");
+  }
+  if (entry.registration.prepare != nullptr) {
+    error_.clear();
+    const TfLiteStatus prepared = entry.registration.prepare(&context_, &entry.node);
+    // Types TFLite refuses only in Eval: its Prepare ran (sizing the outputs where it could) and
+    // the node fails when it runs, whatever our kernel's Prepare made of those types.
+    if (verdict == TypeVerdict::kRefuseAtInvoke) {
+      error_.clear();
+      entry.invoke_refusal = refusal;
+      return Status::Ok();
+    }
+    if (prepared != kTfLiteOk) return NodeError(node_index, "prepare");
+  } else if (verdict == TypeVerdict::kRefuseAtInvoke) {
+    entry.invoke_refusal = refusal;
+  }
+  return Status::Ok();
+}
+
+void Subgraph::RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message) {
+  Subgraph* self = SubgraphOf(context);
+  for (NodeEntry& entry : self->nodes_) {
+    if (&entry.node == node) entry.invoke_refusal = message;
+  }
 }
 
 Status Subgraph::AllocateIndividually(TfLiteTensor* tensor) {
@@ -595,6 +639,11 @@ Status Subgraph::Invoke() {
     }
     const int node_index = execution_plan_[step];
     NodeEntry& entry = nodes_[node_index];
+    if (!entry.invoke_refusal.empty()) {
+      error_ = entry.invoke_refusal;
+      status = NodeError(node_index, "invoke");
+      break;
+    }
     for (int k = 0; k < entry.node.inputs->size; ++k) {
       const int t = entry.node.inputs->data[k];
       if (t >= 0 && tensors_[t].data.raw == nullptr && tensors_[t].bytes > 0) {
@@ -957,6 +1006,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   if (!options.preserve_all_tensors) {
     interpreter->cpu_backend_context_.fuse_producer = Subgraph::FuseProducerCallback;
   }
+  interpreter->cpu_backend_context_.refuse_at_invoke = Subgraph::RefuseAtInvokeCallback;
   if (resolver == nullptr) {
     interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
     resolver = interpreter->owned_resolver_.get();

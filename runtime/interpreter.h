@@ -21,6 +21,7 @@
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/model.h"
 #include "runtime/op_resolver.h"
+#include "runtime/op_type_rules.h"
 #include "runtime/status.h"
 #include "runtime/threadpool.h"
 
@@ -118,6 +119,8 @@ class Subgraph {
   // CpuBackendContext::fuse_producer: whether node `consumer_node` may compute the output of
   // `producer_node` itself; when it may, the producer's inputs are kept until the consumer ran.
   static bool FuseProducerCallback(TfLiteContext* context, int producer_node, int consumer_node);
+  // CpuBackendContext::refuse_at_invoke: the node fails when Invoke reaches it, with `message`.
+  static void RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message);
 
  private:
   struct NodeEntry {
@@ -127,6 +130,10 @@ class Subgraph {
     void* builtin_data_owned = nullptr;  // freed with free()
     TfLiteDelegateParams* delegate_params = nullptr;  // delegate kernels only
     bool initialized = false;
+    const OpTypeRules* type_rules = nullptr;  // TFLite's type rules for a builtin op, if any
+    // Set by Prepare when TFLite refuses the node only as it runs (its types, or a kernel's
+    // RefuseAtInvoke): Invoke fails there with this message instead of calling the kernel.
+    std::string invoke_refusal;
   };
 
   // TfLiteContext callbacks.
@@ -158,6 +165,8 @@ class Subgraph {
   Status BuildSparseTensor(const Model& model, const fb::SubGraph* subgraph, int index, const uint8_t* buffer,
                            size_t buffer_bytes);
   Status PrepareNodes(size_t first_step, size_t* next_unprepared_step);
+  // Runs a builtin node's kernel Prepare behind TFLite's type rules (op_type_rules.h).
+  Status PrepareNode(int node_index);
   Status PlanArena(size_t prepared_steps);
   Status CheckOutputsAreWritten() const;
   Status AllocateIndividually(TfLiteTensor* tensor);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/c/common.h"
+#include "runtime/op_type_rules.h"
 
 namespace touchstone {
 
@@ -21,6 +22,12 @@ class OpResolver {
   virtual ~OpResolver() = default;
   virtual const TfLiteRegistration* FindOp(int builtin_code, int version) const = 0;
   virtual const TfLiteRegistration* FindOp(const char* custom_name, int version) const = 0;
+  // The type rules the interpreter checks a builtin node against before its kernel's Prepare
+  // (op_type_rules.h); null: the kernel alone decides.
+  virtual const OpTypeRules* TypeRules(int builtin_code) const {
+    (void)builtin_code;
+    return nullptr;
+  }
 };
 
 class BuiltinOpResolver : public OpResolver {
@@ -28,6 +35,8 @@ class BuiltinOpResolver : public OpResolver {
   explicit BuiltinOpResolver(KernelSet kernel_set);
   const TfLiteRegistration* FindOp(int builtin_code, int version) const override;
   const TfLiteRegistration* FindOp(const char* custom_name, int version) const override;
+  // TFLite 2.14.1's (TypeRulesFor).
+  const OpTypeRules* TypeRules(int builtin_code) const override { return TypeRulesFor(builtin_code); }
 
   // Adds or replaces a custom op (e.g. a test's, or a tool's).
   void AddCustom(const std::string& name, const TfLiteRegistration* registration);

@@ -826,6 +826,44 @@ TfLiteStatus EvalFloorMod(TfLiteContext* context, TfLiteNode* node) {
 }
 
 // ================================================================================================
+// BITWISE_XOR, RIGHT_SHIFT: integer bit operations, broadcast (TFLite's own broadcast path stops at
+// rank 4 and aborts above it; these follow the definition at any rank).
+
+using BitTypes = TypeList<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+
+TfLiteStatus PrepareBitwiseXor(TfLiteContext* context, TfLiteNode* node) {
+  return PrepareSimpleBinary(context, node, "BITWISE_XOR", BitTypes());
+}
+TfLiteStatus PrepareRightShift(TfLiteContext* context, TfLiteNode* node) {
+  return PrepareSimpleBinary(context, node, "RIGHT_SHIFT", BitTypes());
+}
+
+TfLiteStatus EvalBitwiseXor(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteTensor* in[2];
+  TfLiteTensor* out;
+  EW_OK(GetIO(context, node, 2, "BITWISE_XOR", in, &out));
+  return EvalForType(context, BitTypes(), out->type, "BITWISE_XOR", [&](auto t) {
+    using T = decltype(t);
+    return Binary<T, T, T>(context, in[0], in[1], out, [](T a, T b) { return static_cast<T>(a ^ b); });
+  });
+}
+
+// TFLite clamps the shift to [0, bits - 1] and shifts signed values arithmetically.
+TfLiteStatus EvalRightShift(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteTensor* in[2];
+  TfLiteTensor* out;
+  EW_OK(GetIO(context, node, 2, "RIGHT_SHIFT", in, &out));
+  return EvalForType(context, BitTypes(), out->type, "RIGHT_SHIFT", [&](auto t) {
+    using T = decltype(t);
+    return Binary<T, T, T>(context, in[0], in[1], out, [](T a, T b) {
+      constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+      const int64_t shift = std::min<int64_t>(std::max<int64_t>(static_cast<int64_t>(b), 0), kBits - 1);
+      return static_cast<T>(a >> shift);
+    });
+  });
+}
+
+// ================================================================================================
 // Unary math: ABS, NEG, SQRT, RSQRT, SQUARE, EXP, LOG, SIN, COS, FLOOR, CEIL, ROUND.
 
 // Shared Prepare: one input, output of the same type and shape.
@@ -1889,6 +1927,8 @@ TS_REGISTER(MINIMUM, Init, Free, PrepareMinMax<false>, EvalMinMax<false>)
 TS_REGISTER(POW, Init, Free, PreparePow, EvalPow)
 TS_REGISTER(FLOOR_DIV, Init, Free, PrepareFloorDiv, EvalFloorDiv)
 TS_REGISTER(FLOOR_MOD, Init, Free, PrepareFloorMod, EvalFloorMod)
+TS_REGISTER(BITWISE_XOR, Init, Free, PrepareBitwiseXor, EvalBitwiseXor)
+TS_REGISTER(RIGHT_SHIFT, Init, Free, PrepareRightShift, EvalRightShift)
 TS_REGISTER(ABS, Init, Free, PrepareAbs, EvalAbs)
 TS_REGISTER(NEG, Init, Free, PrepareNeg, EvalNeg)
 TS_REGISTER(SQRT, Init, Free, PrepareFloatUnary<0>, EvalFloatUnary<0>)

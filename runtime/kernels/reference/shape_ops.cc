@@ -2434,6 +2434,53 @@ TfLiteStatus RangeEval(TfLiteContext* context, TfLiteNode* node) {
       [] { return kTfLiteError; });
 }
 
+// BROADCAST_ARGS: the broadcast of two shape vectors (int32 or int64), of the longer one's length.
+TfLiteStatus BroadcastArgsPrepare(TfLiteContext* context, TfLiteNode* node) {
+  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "BROADCAST_ARGS", 2, 2, 1));
+  const TfLiteTensor* a;
+  const TfLiteTensor* b;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &a));
+  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &b));
+  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  if (NumDimensions(a) != 1 || NumDimensions(b) != 1) {
+    TF_LITE_KERNEL_LOG(context, "BROADCAST_ARGS: the shapes must be vectors (ranks %d and %d)", NumDimensions(a),
+                       NumDimensions(b));
+    return kTfLiteError;
+  }
+  return ResizeOutput(context, output, {std::max(a->dims->data[0], b->dims->data[0])});
+}
+
+template <typename T>
+TfLiteStatus BroadcastArgsFill(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                               TfLiteTensor* output) {
+  const int na = a->dims->data[0], nb = b->dims->data[0], n = output->dims->data[0];
+  const T* da = reinterpret_cast<const T*>(a->data.raw);
+  const T* db = reinterpret_cast<const T*>(b->data.raw);
+  T* out = reinterpret_cast<T*>(output->data.raw);
+  // Aligned on the last dimension; a missing leading one counts as 1.
+  for (int back = 0; back < n; ++back) {
+    const T x = back < na ? da[na - 1 - back] : T(1);
+    const T y = back < nb ? db[nb - 1 - back] : T(1);
+    if (x != 1 && y != 1 && x != y) {
+      // TFLite aborts here (a failed CHECK); refused instead.
+      TF_LITE_KERNEL_LOG(context, "BROADCAST_ARGS: dimensions %lld and %lld do not broadcast",
+                         static_cast<long long>(x), static_cast<long long>(y));
+      return kTfLiteError;
+    }
+    out[n - 1 - back] = x == 1 ? y : x;
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus BroadcastArgsEval(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteTensor* a = GetInput(context, node, 0);
+  const TfLiteTensor* b = GetInput(context, node, 1);
+  TfLiteTensor* output = GetOutput(context, node, 0);
+  return output->type == kTfLiteInt64 ? BroadcastArgsFill<int64_t>(context, a, b, output)
+                                      : BroadcastArgsFill<int32_t>(context, a, b, output);
+}
+
 TfLiteStatus BroadcastToShape(TfLiteContext* context, TfLiteNode* node,
                               std::vector<Shape>* shapes) {
   const TfLiteTensor* input = GetInput(context, node, 0);
@@ -2735,6 +2782,7 @@ TS_REGISTER(ZEROS_LIKE, ZerosLikePrepare, ZerosLikeEval)
 TS_REGISTER(ONES_LIKE, OnesLikePrepare, OnesLikeEval)
 TS_REGISTER(RANGE, RangePrepare, RangeEval)
 TS_REGISTER(BROADCAST_TO, BroadcastToPrepare, BroadcastToEval)
+TS_REGISTER(BROADCAST_ARGS, BroadcastArgsPrepare, BroadcastArgsEval)
 TS_REGISTER(DEPTH_TO_SPACE, BlockPrepare<true>, BlockEval<true>)
 TS_REGISTER(SPACE_TO_DEPTH, BlockPrepare<false>, BlockEval<false>)
 TS_REGISTER(REVERSE_V2, ReversePrepare, ReverseEval)
