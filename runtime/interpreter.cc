@@ -436,6 +436,15 @@ Status Subgraph::PrepareNode(int node_index) {
       const int t = entry.node.outputs->data[k];
       output_types.push_back(t >= 0 ? tensors_[t].type : kTfLiteNoType);
     }
+    const int rank = entry.node.inputs->size > 0 && entry.node.inputs->data[0] >= 0
+                         ? tensors_[entry.node.inputs->data[0]].dims->size
+                         : 0;
+    if (entry.type_rules->max_input_rank > 0 && rank > entry.type_rules->max_input_rank) {
+      // TFLite's Prepare checks the rank before anything its Eval refuses.
+      error_ = entry.op_name + " takes inputs of rank " + std::to_string(entry.type_rules->max_input_rank) +
+               " at most in TensorFlow Lite 2.14.1, got rank " + std::to_string(rank);
+      return NodeError(node_index, "prepare");
+    }
     verdict = JudgeTypes(*entry.type_rules, input_types, output_types);
     refusal = entry.op_name + " does not take " + TypeSignatureText(input_types, output_types) +
               " in TensorFlow Lite 2.14.1 (refused at " +

@@ -39,6 +39,8 @@ struct TypeRule {
 struct OpTypeRules {
   std::vector<TypeRule> rules;
   TypeVerdict otherwise = TypeVerdict::kRefuseAtPrepare;
+  // When above 0: TFLite's Prepare refuses a first input of a higher rank, whatever the types.
+  int max_input_rank = 0;
 };
 
 // TFLite 2.14.1's rules for a builtin op; null for the ops whose types their kernel alone checks

@@ -20,6 +20,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
 #include "runtime/kernels/internal/type_dispatch.h"
@@ -159,19 +160,10 @@ void PopulateLut8(const TfLiteTensor* in, const TfLiteTensor* out, F f, uint8_t*
   }
 }
 
-// The fused activations binary ops accept; TANH, SIGN_BIT and SIGMOID are refused (TFLite's kernels
-// would silently ignore them).
-TfLiteStatus CheckActivation(TfLiteContext* context, TfLiteFusedActivation a, const char* op) {
-  EW_ENSURE(context,
-            a == kTfLiteActNone || a == kTfLiteActRelu || a == kTfLiteActRelu6 ||
-                a == kTfLiteActReluN1To1,
-            "%s: fused activation %d is not supported (only NONE, RELU, RELU6, RELU_N1_TO_1)", op,
-            static_cast<int>(a));
-  return kTfLiteOk;
-}
-
 // Clamp bounds of a fused activation for float and integer outputs. With no activation the bounds
 // are the type's finite range: a float infinity becomes the largest finite value, as in TFLite.
+// TFLite's ADD, SUB, MUL and DIV take every fused activation and clamp nothing for TANH, SIGN_BIT
+// and the others that are not a range: neither do these.
 template <typename T>
 void ActivationBounds(TfLiteFusedActivation a, T* lo, T* hi) {
   switch (a) {
@@ -400,7 +392,6 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
   EW_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op,
             TypeName(in1->type), TypeName(in2->type));
   const TfLiteFusedActivation activation = ArithActivation(kind, node);
-  EW_OK(CheckActivation(context, activation, op));
   const TfLiteType type = in1->type;
   // ADD, SUB and DIV give the output the inputs' type, as TFLite does; MUL refuses a different
   // declared output type (TFLite's int16 -> 8-bit MUL is not implemented here).
@@ -438,11 +429,10 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
       d->input1_offset = -in1->params.zero_point;
       d->input2_offset = -in2->params.zero_point;
       d->output_offset = out->params.zero_point;
-      if (kind == Arith::kMul && type == kTfLiteInt16) {
-        EW_ENSURE(context,
-                  in1->params.zero_point == 0 && in2->params.zero_point == 0 &&
-                      out->params.zero_point == 0,
-                  "MUL: int16 tensors must have zero point 0");
+      if (kind == Arith::kMul && type == kTfLiteInt16 &&
+          (in1->params.zero_point != 0 || in2->params.zero_point != 0 || out->params.zero_point != 0)) {
+        // TFLite's Eval refuses it (a nonzero offset), not its Prepare.
+        return RefuseAtInvoke(context, node, "MUL: int16 tensors must have zero point 0");
       }
       // The scale ratio is formed in float, as TFLite does, before it becomes a multiplier.
       const float real = kind == Arith::kMul
@@ -1816,8 +1806,9 @@ bool Compare(T a, T b) {
 
 // Quantized uint8/int8 inputs are compared on a common scale: each value, offset by its zero point
 // and shifted left 8 bits, is multiplied by its own scale.
-// Element types of the comparisons; BOOL only for EQUAL and NOT_EQUAL.
-using CompareTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, bool>;
+// Element types of the comparisons; BOOL only for EQUAL and NOT_EQUAL. Which op takes INT16 is
+// TFLite's per-op choice (op_type_rules.cc); it compares int16 values as stored, without rescaling.
+using CompareTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, int16_t, bool>;
 
 template <Cmp c>
 TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {

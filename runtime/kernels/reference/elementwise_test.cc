@@ -253,10 +253,15 @@ TEST(ElementwiseTest, FloatArithmeticClampsToActivationAndFiniteRange) {
   EXPECT_EQ(n1to1.t().GetOutput<float>(0), (std::vector<float>{1, -1, 0.25f}));
 }
 
-TEST(ElementwiseTest, RefusesUnsupportedFusedActivation) {
+// TFLite's ADD takes a TANH (or SIGN_BIT) fused activation and clamps nothing for it.
+TEST(ElementwiseTest, FusedTanhOnAddClampsNothing) {
   OneOp op(B::ADD, {{kTfLiteFloat32, {2}}, {kTfLiteFloat32, {2}}}, {kTfLiteFloat32},
            AddOpts(ActivationFunctionType::TANH));
-  EXPECT_FALSE(op.Build().ok());
+  ASSERT_OK(op.Build());
+  op.t().SetInput<float>(0, {3.f, -5.f});
+  op.t().SetInput<float>(1, {4.f, -1.f});
+  ASSERT_OK(op.t().Invoke());
+  EXPECT_EQ(op.t().GetOutput<float>(0), (std::vector<float>{7.f, -6.f}));
 }
 
 TEST(ElementwiseTest, IntegerDivTruncatesTowardZeroAndRefusesZeroDivisor) {

@@ -22,6 +22,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
@@ -1176,9 +1177,10 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
                        rank);
     return kTfLiteError;
   }
-  if (params.activation != kTfLiteActNone && output->type != kTfLiteFloat32) {
-    TF_LITE_KERNEL_LOG(context, "CONCATENATION: a fused activation needs FLOAT32, got %s",
-                       TfLiteTypeGetName(output->type));
+  if (params.activation != kTfLiteActNone) {
+    // TFLite 2.14.1 refuses every fused activation here, float32 included.
+    TF_LITE_KERNEL_LOG(context, "CONCATENATION: fused activation %d is not supported (only NONE)",
+                       static_cast<int>(params.activation));
     return kTfLiteError;
   }
   Shape out = ShapeOf(input0);
@@ -1262,14 +1264,6 @@ TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {
                         reinterpret_cast<uint8_t*>(out));
       }
       out += n * elem;
-    }
-  }
-  if (output->type == kTfLiteFloat32 && params.activation != kTfLiteActNone) {
-    float lo, hi;
-    tflite::CalculateActivationRange(params.activation, &lo, &hi);
-    float* data = output->data.f;
-    for (int64_t i = 0, n = tflite::NumElements(output); i < n; ++i) {
-      data[i] = std::min(std::max(data[i], lo), hi);
     }
   }
   return kTfLiteOk;
@@ -1478,6 +1472,12 @@ TfLiteStatus PadPrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "PAD", &input, &output));
+  // TFLite's PAD and PADV2 kernels stop at rank 5 (PadKernelMaxDimensionCount) and refuse more.
+  constexpr int kMaxPadRank = 5;
+  if (NumDimensions(input) > kMaxPadRank) {
+    TF_LITE_KERNEL_LOG(context, "PAD: rank %d is above %d, the most TFLite pads", NumDimensions(input), kMaxPadRank);
+    return kTfLiteError;
+  }
   const TfLiteTensor* value = NumInputs(node) == 3 ? GetInput(context, node, 2) : nullptr;
   if (value != nullptr) {
     TF_LITE_ENSURE_OK(context,
@@ -1754,8 +1754,8 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (kKind == ReduceKind::kSum && input->type == kTfLiteInt16 && !same_scale) {
-    TF_LITE_KERNEL_LOG(context, "SUM: INT16 input and output quantization must be the same");
-    return kTfLiteError;
+    // TFLite's Eval refuses it, not its Prepare.
+    return RefuseAtInvoke(context, node, "SUM: INT16 input and output quantization must be the same");
   }
   if ((kKind == ReduceKind::kMean || kKind == ReduceKind::kSum || kKind == ReduceKind::kProd) &&
       input->type == kTfLiteInt16 &&
