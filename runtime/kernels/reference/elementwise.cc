@@ -22,6 +22,7 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
@@ -1657,14 +1658,32 @@ TfLiteStatus CastFrom(TfLiteContext* context, const TfLiteTensor* in, TfLiteTens
       });
 }
 
+// FLOAT16 goes through float32 both ways, as in TFLite: a half input is widened exactly and then
+// cast as a float would be; a value cast to half is first cast to float, then rounded to nearest even.
+template <typename To>
+void CastFromHalf(const TfLiteTensor* in, TfLiteTensor* out) {
+  const int64_t n = tflite::NumElements(in);
+  const uint16_t* x = In<uint16_t>(in);
+  To* y = Out<To>(out);
+  for (int64_t i = 0; i < n; ++i) y[i] = CastValue<float, To>(float16::HalfToFloat(x[i]));
+}
+
+template <typename From>
+void CastToHalf(const TfLiteTensor* in, TfLiteTensor* out) {
+  const int64_t n = tflite::NumElements(in);
+  const From* x = In<From>(in);
+  uint16_t* y = Out<uint16_t>(out);
+  for (int64_t i = 0; i < n; ++i) y[i] = float16::FloatToHalf(CastValue<From, float>(x[i]));
+}
+
+bool IsCastType(TfLiteType type) { return type == kTfLiteFloat16 || IsOneOf(CastTypes(), type); }
+
 TfLiteStatus PrepareCast(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
-  EW_ENSURE(context, IsOneOf(CastTypes(), in->type), "CAST: input type %s is not supported",
-            TypeName(in->type));
-  EW_ENSURE(context, IsOneOf(CastTypes(), out->type), "CAST: output type %s is not supported",
-            TypeName(out->type));
+  EW_ENSURE(context, IsCastType(in->type), "CAST: input type %s is not supported", TypeName(in->type));
+  EW_ENSURE(context, IsCastType(out->type), "CAST: output type %s is not supported", TypeName(out->type));
   return ResizeLike(context, in, out);
 }
 
@@ -1672,6 +1691,31 @@ TfLiteStatus EvalCast(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
+  if (in->type == kTfLiteFloat16) {
+    if (out->type == kTfLiteFloat16) {
+      const int64_t n = tflite::NumElements(in);
+      for (int64_t i = 0; i < n; ++i) {
+        Out<uint16_t>(out)[i] = float16::FloatToHalf(float16::HalfToFloat(In<uint16_t>(in)[i]));
+      }
+      return kTfLiteOk;
+    }
+    return DispatchType(
+        CastTypes(), out->type,
+        [&](auto to) {
+          CastFromHalf<decltype(to)>(in, out);
+          return kTfLiteOk;
+        },
+        [] { return kTfLiteError; });
+  }
+  if (out->type == kTfLiteFloat16) {
+    return DispatchType(
+        CastTypes(), in->type,
+        [&](auto from) {
+          CastToHalf<decltype(from)>(in, out);
+          return kTfLiteOk;
+        },
+        [] { return kTfLiteError; });
+  }
   return DispatchType(
       CastTypes(), in->type, [&](auto from) { return CastFrom<decltype(from)>(context, in, out); },
       [&] {

@@ -679,6 +679,26 @@ TEST(ElementwiseTest, QuantizedHardSwishTracksFloat) {
 // ---------------------------------------------------------------------------------------------
 // CAST.
 
+// FLOAT16 both ways: rounding to nearest even, overflow to infinity, subnormals, and a half read
+// back exactly before an integer cast truncates it.
+TEST(ElementwiseTest, CastToAndFromFloat16) {
+  OneOp to_half(B::CAST, {{kTfLiteFloat32, {6}}}, {kTfLiteFloat16});
+  ASSERT_OK(to_half.Build());
+  // 1 + 2^-11 is a tie (rounds to 1), 1 + 3*2^-11 rounds up to 1 + 2^-9; 65520 overflows; 2^-24 is
+  // the smallest subnormal; NaN stays NaN.
+  to_half.t().SetInput<float>(0, {1.0f + 0.00048828125f, 1.0f + 3 * 0.00048828125f, 65520.0f, -65504.0f,
+                                  5.9604645e-08f, std::nanf("")});
+  ASSERT_OK(to_half.t().Invoke());
+  EXPECT_EQ(to_half.t().GetOutput<uint16_t>(0),
+            (std::vector<uint16_t>{0x3c00, 0x3c02, 0x7c00, 0xfbff, 0x0001, 0x7e00}));
+
+  OneOp from_half(B::CAST, {{kTfLiteFloat16, {4}}}, {kTfLiteInt32});
+  ASSERT_OK(from_half.Build());
+  from_half.t().SetInput<uint16_t>(0, {0x3e00 /*1.5*/, 0xbe00 /*-1.5*/, 0x7bff /*65504*/, 0x0001});
+  ASSERT_OK(from_half.t().Invoke());
+  EXPECT_EQ(from_half.t().GetOutput<int32_t>(0), (std::vector<int32_t>{1, -1, 65504, 0}));
+}
+
 TEST(ElementwiseTest, CastConversions) {
   auto cast = [](TfLiteType from, TfLiteType to, int n) {
     return std::make_unique<OneOp>(B::CAST, std::vector<T>{{from, {n}}}, T{to});
