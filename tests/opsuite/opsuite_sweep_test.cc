@@ -27,6 +27,7 @@
 
 #include "delegates/xnnpack/xnnpack_delegate.h"
 #include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_util.h"
 #include "tests/common/op_case.h"
 #include "tests/common/shared_dir.h"
 
@@ -147,6 +148,33 @@ std::string CompareXnnpackOutputs(const std::string& dir, const json& meta, Inte
   return "";
 }
 
+// Cases where TFLite 2.14.1 reads past the end of an input and its output depends on what its arena
+// held there (docs/fidelity.md): Touchstone computes the defined result, and only the part of the
+// output TFLite computed from the input's own elements is compared.
+struct UndefinedTail {
+  int input;    // the input read past its end
+  const char* why;
+};
+const std::map<std::string, UndefinedTail>& UndefinedTails() {
+  static const std::map<std::string, UndefinedTail> cases = {
+      {"ATAN2/float32_bcast_r4",
+       {1, "TFLite reads x past its 5 elements: zeros to the next 64 bytes, then its own output"}},
+  };
+  return cases;
+}
+
+// The first `count` elements of output 0 against TFLite's.
+std::string ComparePrefix(const std::string& dir, const json& meta, Interpreter* interpreter, int64_t count) {
+  std::vector<uint8_t> expected;
+  testing::ReadFileBytes(dir + "/" + meta["outputs"][0]["file"].get<std::string>(), &expected);
+  const TfLiteTensor* got = interpreter->output_tensor(0);
+  const size_t bytes = static_cast<size_t>(count) * tflite::TfLiteTypeGetSize(got->type);
+  if (got->bytes < bytes || expected.size() < bytes || std::memcmp(got->data.raw, expected.data(), bytes) != 0) {
+    return "output 0 differs in its first " + std::to_string(count) + " elements";
+  }
+  return "";
+}
+
 // Why the run does not agree with TFLite on this case; empty when it does.
 std::string Judge(const std::string& dir, const json& meta, Runner runner, testing::OpCaseRun* run) {
   const std::string op = meta["op"].get<std::string>();
@@ -168,6 +196,12 @@ std::string Judge(const std::string& dir, const json& meta, Runner runner, testi
   }
   if (run->stage != testing::CaseStage::kRan) {
     return std::string("refused at ") + testing::CaseStageName(run->stage) + ": " + run->status.message().substr(0, 200);
+  }
+  auto tail = UndefinedTails().find(op + "/" + meta["case"].get<std::string>());
+  if (tail != UndefinedTails().end()) {
+    int64_t count = 1;
+    for (int d : meta["inputs"][tail->second.input]["shape"]) count *= d;
+    return ComparePrefix(dir, meta, run->interpreter.get(), count);
   }
   if (runner == Runner::kXnnpack && run->delegated_nodes > 0) {
     return CompareXnnpackOutputs(dir, meta, run->interpreter.get());
