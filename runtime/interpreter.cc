@@ -478,6 +478,11 @@ void Subgraph::RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* 
   }
 }
 
+void Subgraph::WarnCallback(TfLiteContext* context, const char* message) {
+  Subgraph* self = SubgraphOf(context);
+  if (self->interpreter_->FirstWarning(message)) std::fprintf(stderr, "WARNING: %s\n", message);
+}
+
 Status Subgraph::AllocateIndividually(TfLiteTensor* tensor) {
   if (tensor->allocation_type != kTfLiteArenaRw && tensor->allocation_type != kTfLiteArenaRwPersistent) {
     return Status::Ok();
@@ -1016,6 +1021,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
     interpreter->cpu_backend_context_.fuse_producer = Subgraph::FuseProducerCallback;
   }
   interpreter->cpu_backend_context_.refuse_at_invoke = Subgraph::RefuseAtInvokeCallback;
+  interpreter->cpu_backend_context_.warn = Subgraph::WarnCallback;
   if (resolver == nullptr) {
     interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
     resolver = interpreter->owned_resolver_.get();

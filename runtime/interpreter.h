@@ -121,6 +121,8 @@ class Subgraph {
   static bool FuseProducerCallback(TfLiteContext* context, int producer_node, int consumer_node);
   // CpuBackendContext::refuse_at_invoke: the node fails when Invoke reaches it, with `message`.
   static void RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message);
+  // CpuBackendContext::warn: "WARNING: <message>" on stderr, once per interpreter.
+  static void WarnCallback(TfLiteContext* context, const char* message);
 
  private:
   struct NodeEntry {
@@ -273,6 +275,9 @@ class Interpreter {
   void SetNodeObserver(NodeObserver* observer);
   NodeObserver* node_observer() const { return observer_; }
 
+  // True the first time a kernel's warning (CpuBackendContext::warn) is reported to this interpreter.
+  bool FirstWarning(const std::string& message) { return warnings_.insert(message).second; }
+
   // CALL_ONCE bookkeeping: true the first time it is asked for `subgraph_index`.
   bool MarkInitialized(int subgraph_index) { return initialized_subgraphs_.insert(subgraph_index).second; }
 
@@ -303,6 +308,7 @@ class Interpreter {
   std::map<std::pair<std::string, std::string>, int> resource_ids_;
   std::map<int, ResourceVariable> resources_;
   std::set<int> initialized_subgraphs_;
+  std::set<std::string> warnings_;
   NodeObserver* observer_ = nullptr;
 };
 

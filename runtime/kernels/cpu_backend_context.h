@@ -55,6 +55,9 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // returns kTfLiteOk; the runtime then fails the node's Invoke with it, without calling the kernel's
   // Eval. Null where the host has no such channel (RefuseAtInvoke then refuses in Prepare).
   void (*refuse_at_invoke)(TfLiteContext* context, const TfLiteNode* node, const char* message) = nullptr;
+  // Where a kernel computes what TFLite 2.14.1 computes rather than the op's definition, it says so
+  // here; the runtime prints "WARNING: <message>" once per interpreter. Null: printed every time.
+  void (*warn)(TfLiteContext* context, const char* message) = nullptr;
 };
 
 // The context's CPU backend, or null when it has none.
@@ -76,6 +79,21 @@ inline TfLiteStatus RefuseAtInvoke(TfLiteContext* context, const TfLiteNode* nod
   }
   backend->refuse_at_invoke(context, node, message);
   return kTfLiteOk;
+}
+
+// Reports a difference from the op's definition that TFLite makes (see CpuBackendContext::warn).
+inline void WarnTfliteDifference(TfLiteContext* context, const char* format, ...) {
+  char message[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  CpuBackendContext* backend = GetCpuBackendContext(context);
+  if (backend != nullptr && backend->warn != nullptr) {
+    backend->warn(context, message);
+  } else {
+    std::fprintf(stderr, "WARNING: %s\n", message);
+  }
 }
 
 // The context's CPU backend, or null when it has none.

@@ -1,12 +1,7 @@
 #include "runtime/kernels/kernel_util.h"
 
 #include <algorithm>
-#include <cstdarg>
-#include <cstdio>
 #include <limits>
-#include <mutex>
-#include <set>
-#include <string>
 
 namespace tflite {
 namespace {
@@ -183,19 +178,3 @@ TfLiteIntArray* CreateIntArray(std::initializer_list<int> values) {
 
 }  // namespace tflite
 
-namespace touchstone {
-
-void WarnOnce(const char* format, ...) {
-  char message[512];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(message, sizeof(message), format, args);
-  va_end(args);
-  static std::mutex mutex;
-  static std::set<std::string>* printed = new std::set<std::string>;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!printed->insert(message).second) return;
-  std::fprintf(stderr, "WARNING: %s\n", message);
-}
-
-}  // namespace touchstone

@@ -120,10 +120,6 @@ inline TfLiteRegistration MakeKernelRegistration(
   return MakeKernelRegistration(nullptr, nullptr, prepare, invoke);
 }
 
-// Prints one line "WARNING: <message>" on stderr, once per distinct message in the process: where a
-// kernel computes what TFLite 2.14.1 computes rather than the op's definition, it says so.
-void WarnOnce(const char* format, ...);
-
 }  // namespace touchstone
 
 // Defines TfLiteRegistration* Register_NAME(), returning a registration with static storage made

@@ -5,7 +5,8 @@
 // - a case TFLite ran must run, with outputs compared under the op suite's rules (integers exactly,
 //   float32 within the op kind's tolerance); under XNNPACK, a case whose nodes the delegate took is
 //   held to the delegate's bound instead (float32 within 1e-4 of the output's largest magnitude,
-//   8-bit within 1 step; docs/xnnpack.md);
+//   8-bit within 1 step; docs/xnnpack.md); where TFLite computes something other than the op's
+//   definition (meta.json's notes), a warning line must name the op;
 // - a case TFLite refused must be refused at the same stage (load, prepare or invoke) with a one-line
 //   error naming the op.
 // Cases that do not agree yet are listed, per kernel set, in sweep_known_failures.txt; a listed case
@@ -196,6 +197,11 @@ std::string Judge(const std::string& dir, const json& meta, Runner runner, testi
   }
   if (run->stage != testing::CaseStage::kRan) {
     return std::string("refused at ") + testing::CaseStageName(run->stage) + ": " + run->status.message().substr(0, 200);
+  }
+  // Where TFLite computes something other than the op's definition (the case's notes say what),
+  // Touchstone computes the same and says so in one warning line naming the op.
+  if (meta["params"].contains("notes") && run->stderr_text.find("WARNING: " + op) == std::string::npos) {
+    return "no warning line names " + op + " (" + meta["params"]["notes"].dump().substr(0, 80) + ")";
   }
   auto tail = UndefinedTails().find(op + "/" + meta["case"].get<std::string>());
   if (tail != UndefinedTails().end()) {

@@ -18,6 +18,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/misc_ops_util.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
@@ -130,9 +131,11 @@ TfLiteStatus Atan2Prepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (!tflite::HaveSameShapes(y, x)) {
-    WarnOnce("ATAN2 of shapes %s and %s: TFLite 2.14.1 does not broadcast; it pairs the elements in memory "
-             "order, gives the output the first input's shape, and reads the second as 0 past its end",
-             ShapeString(y).c_str(), ShapeString(x).c_str());
+    WarnTfliteDifference(context,
+                         "ATAN2 of shapes %s and %s: TFLite 2.14.1 does not broadcast; it pairs the elements "
+                         "in memory order, gives the output the first input's shape, and reads the second as 0 "
+                         "past its end",
+                         ShapeString(y).c_str(), ShapeString(x).c_str());
   }
   return ResizeLike(context, output, y);
 }

@@ -2638,6 +2638,12 @@ TfLiteStatus ReversePrepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "REVERSE_V2: axis must be a vector");
     return kTfLiteError;
   }
+  if (tflite::NumElements(axis) > 1) {
+    WarnTfliteDifference(context,
+                         "REVERSE_V2 over %lld axes: TFLite 2.14.1 does not support more than one and "
+                         "reverses along the first listed axis only; so does Touchstone",
+                         static_cast<long long>(tflite::NumElements(axis)));
+  }
   return ResizeOutput(context, output, ShapeOf(input));
 }
 
@@ -2650,6 +2656,8 @@ TfLiteStatus ReverseEval(TfLiteContext* context, TfLiteNode* node) {
   const Shape shape = ShapeOf(input);
   const int rank = static_cast<int>(shape.size());
   std::vector<bool> reversed(rank, false);
+  // TFLite 2.14.1 reverses along the first listed axis only (ReversePrepare warned).
+  if (axes.size() > 1) axes.resize(1);
   for (int64_t a : axes) {
     int axis;
     if (!NormalizeAxis(a, rank, &axis) || reversed[axis]) {
