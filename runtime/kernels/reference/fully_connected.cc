@@ -4,8 +4,8 @@
 //
 // Types: float32; uint8 (per-tensor weights); int8 (per-tensor or per-channel weights, int32 bias);
 // int16 activations with int8 weights and int64 or int32 bias; and FULLY_CONNECTED's hybrid form
-// (float input and output, per-tensor int8 weights), whose input TFLite quantizes per batch row on
-// the fly. Quantized results are bit-exact with TFLite's x86 kernels: uint8 products run through
+// (float input and output, int8 weights per tensor or per channel: with per-channel weights TFLite
+// 2.14.1's output is the bias alone), whose input TFLite quantizes per batch row on the fly. Quantized results are bit-exact with TFLite's x86 kernels: uint8 products run through
 // gemmlowp (MultiplyByQuantizedMultiplier's rounding), int8 and int16 ones through ruy (ties
 // rounded up), those with an int64 bias through the 16x8 reference kernels (see nn::OutputStage).
 #include <algorithm>
@@ -14,6 +14,8 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/lstm_float.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -67,6 +69,8 @@ struct FullyConnectedData {
   // Hybrid: scratch for the quantized input rows and their parameters, and the weights' row sums
   // (asymmetric input quantization subtracts offset * row sum).
   bool hybrid = false;
+  // The weights' scale per output unit, when per-channel: TFLite's hybrid kernel then adds nothing.
+  const float* per_channel_scales = nullptr;
   std::vector<int8_t> quantized_input;
   std::vector<float> scaling_factors;
   std::vector<int32_t> input_offsets;
@@ -170,8 +174,20 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
+  const bool hybrid = input->type == kTfLiteFloat32 && weights->type == kTfLiteInt8;
+  // The hybrid form applies any activation to its float output (tensor_utils'
+  // ApplyActivationToVector, TANH and SIGN_BIT included); every other form takes the clamping ones.
+  if (!hybrid && params.activation != kTfLiteActNone && params.activation != kTfLiteActRelu &&
+      params.activation != kTfLiteActReluN1To1 && params.activation != kTfLiteActRelu6) {
+    TF_LITE_KERNEL_LOG(context,
+                       "fused activation %d is not supported (only NONE, RELU, RELU_N1_TO_1 and RELU6 "
+                       "outside the hybrid form)",
+                       static_cast<int>(params.activation));
+    return kTfLiteError;
+  }
 
   data->hybrid = false;
+  data->per_channel_scales = nullptr;
   switch (input->type) {
     case kTfLiteFloat32:
       if (weights->type == kTfLiteInt8) {
@@ -181,10 +197,18 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
           return kTfLiteError;
         }
         if (quantization->scale->size > 1) {
-          TF_LITE_KERNEL_LOG(context,
-                             "input 1 (weights) has per-channel scales; hybrid FULLY_CONNECTED "
-                             "supports per-tensor INT8 weights only");
-          return kTfLiteError;
+          if (quantization->quantized_dimension != 0 || quantization->scale->size != num_units) {
+            TF_LITE_KERNEL_LOG(context,
+                               "input 1 (weights) has %d scales along dimension %d; per-channel weights "
+                               "need one per output unit (%d) along dimension 0",
+                               quantization->scale->size, quantization->quantized_dimension, num_units);
+            return kTfLiteError;
+          }
+          data->per_channel_scales = quantization->scale->data;
+          WarnTfliteDifference(context,
+                               "FULLY_CONNECTED with a float input and per-channel int8 weights: TFLite "
+                               "2.14.1 adds nothing for the weights (the output is the bias, then the "
+                               "activation); so does Touchstone");
         }
         data->hybrid = true;
       } else if (weights->type == kTfLiteUInt8) {
@@ -301,11 +325,12 @@ void FullyConnectedQuantized(const FullyConnectedData& data, const TfLiteTensor*
       });
 }
 
-// TFLite's hybrid FULLY_CONNECTED (per-tensor int8 weights): the output starts as the bias; each
+// TFLite's hybrid FULLY_CONNECTED (int8 weights, per tensor or per output unit): the output starts
+// as the bias; each
 // input row is quantized to int8 (symmetrically, or with a zero point when
 // asymmetric_quantize_inputs is set) with its own scale; each unit's integer dot product (less
 // zero point * the weights' row sum, taken in float as TFLite's portable kernel takes it) times
-// (row scale * weights scale) is added to it; then the activation.
+// (row scale * weights scale) is added to it; then the activation, TANH and SIGN_BIT included.
 void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnectedData& data,
                           const TfLiteTensor* input, const TfLiteTensor* weights,
                           const TfLiteTensor* bias, TfLiteTensor* output) {
@@ -327,6 +352,16 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
     }
   }
 
+  if (data.per_channel_scales != nullptr) {
+    // TFLite 2.14.1 adds nothing for per-channel weights here (its output is the bias, then the
+    // activation, whatever the input); Prepare warned.
+    for (int64_t i = 0; i < rows * num_units; ++i) {
+      output_data[i] = bias_data != nullptr ? bias_data[i % num_units] : 0.f;
+    }
+    lstm::float_internal::ApplyActivation(output_data, static_cast<int>(rows * num_units), params.activation,
+                                          output_data);
+    return;
+  }
   for (int64_t row = 0; row < rows; ++row) {
     const float* input_row = input_data + row * accum_depth;
     int8_t* quantized_row = data.quantized_input.data() + row * accum_depth;
@@ -352,9 +387,11 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
       }
       float value = bias_data != nullptr ? bias_data[unit] : 0.f;
       value += static_cast<float>(dotprod) * scaling_factor;
-      output_row[unit] = nn::ClampToActivation(value, data.activation_min, data.activation_max);
+      output_row[unit] = value;
     }
   }
+  lstm::float_internal::ApplyActivation(output_data, static_cast<int>(rows * num_units), params.activation,
+                                        output_data);
 }
 
 TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
