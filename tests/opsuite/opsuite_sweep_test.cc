@@ -9,15 +9,11 @@
 //   definition (meta.json's notes), a warning line must name the op;
 // - a case TFLite refused must be refused at the same stage (load, prepare or invoke) with a one-line
 //   error naming the op.
-// Cases that do not agree yet are listed, per kernel set, in sweep_known_failures.txt; a listed case
-// that agrees fails the test too, so that the list only shrinks.
 // One test per kernel set and op (Bazel's shards would split them). The TOUCHSTONE_CASES lines
 // scripts/test_summary.py reads are printed when the tests end.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <map>
 #include <set>
 #include <string>
@@ -215,23 +211,6 @@ std::string Judge(const std::string& dir, const json& meta, Runner runner, testi
   return testing::CompareCaseOutputs(dir, meta, run->interpreter.get());
 }
 
-// "<runner> <OP>/<case>" lines of sweep_known_failures.txt (a runfile), '#' starting a comment.
-const std::set<std::string>& KnownFailures() {
-  static const std::set<std::string>* known = [] {
-    auto* set = new std::set<std::string>;
-    std::ifstream in("tests/opsuite/sweep_known_failures.txt");
-    std::string line;
-    while (std::getline(in, line)) {
-      line = line.substr(0, line.find('#'));
-      std::istringstream words(line);
-      std::string runner, name;
-      if (words >> runner >> name) set->insert(runner + " " + name);
-    }
-    return set;
-  }();
-  return *known;
-}
-
 struct SweepParam {
   Runner runner;
   std::string op;
@@ -266,10 +245,7 @@ TEST_P(OpSweepTest, MatchesTfliteOutputsAndRefusals) {
     testing::OpCaseRun run = testing::RunOpCase(dir, meta, options, delegate);
     const std::string why = Judge(dir, meta, param.runner, &run);
     ++count.ran;
-    const bool known = KnownFailures().count(std::string(RunnerName(param.runner)) + " " + param.op + "/" + name) > 0;
-    if (!why.empty() && !known) problems.push_back(param.op + "/" + name + ": " + why);
-    if (why.empty() && known) problems.push_back(param.op + "/" + name + ": agrees now; remove it from sweep_known_failures.txt");
-    if (!why.empty() && known) std::printf("  known %s %s/%s: %s\n", RunnerName(param.runner), param.op.c_str(), name.c_str(), why.c_str());
+    if (!why.empty()) problems.push_back(param.op + "/" + name + ": " + why);
   }
   if (delegate != nullptr) TfLiteXNNPackDelegateDelete(delegate);
   for (const std::string& p : problems) std::printf("  MISMATCH %s %s\n", RunnerName(param.runner), p.c_str());

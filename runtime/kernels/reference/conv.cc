@@ -733,6 +733,9 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       context, PrepareConvTypesWithoutHybrid(context, "TRANSPOSE_CONV", params.activation, input,
                                              "input 2", weights, "input 1 (weights)", bias,
                                              "input 3 (bias)", output, data));
+  // Without a bias TFLite's 16x8 TRANSPOSE_CONV requantizes with the 32-bit multiplier (as its
+  // 8-bit kernels do), not the reduced 16-bit one its int64-bias path takes.
+  if (input->type == kTfLiteInt16 && bias == nullptr) data->stage = nn::OutputStage::kDoubleRounding;
 
   if (input->dims->data[3] != weights->dims->data[3]) {
     TF_LITE_KERNEL_LOG(context, "input 2 has %d channels but input 1 (weights) expects %d",
