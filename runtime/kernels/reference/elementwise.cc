@@ -393,6 +393,12 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
   EW_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op,
             TypeName(in1->type), TypeName(in2->type));
   const TfLiteFusedActivation activation = ArithActivation(kind, node);
+  if (activation == kTfLiteActTanh || activation == kTfLiteActSignBit || activation == kTfLiteActSigmoid) {
+    WarnTfliteDifference(context,
+                         "%s with fused activation %d: TFLite 2.14.1 applies no activation for it (it clamps "
+                         "only for RELU, RELU6 and RELU_N1_TO_1); neither does Touchstone",
+                         op, static_cast<int>(activation));
+  }
   const TfLiteType type = in1->type;
   // ADD, SUB and DIV give the output the inputs' type, as TFLite does; MUL refuses a different
   // declared output type (TFLite's int16 -> 8-bit MUL is not implemented here).
