@@ -298,11 +298,10 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
       entry.op_name = BuiltinOperatorName(builtin);
       registration = resolver.FindOp(builtin, version);
       if (registration == nullptr) {
-        return InvalidInputError(where + " (" + entry.op_name + "): " +
-                                 (resolver.FindOp(builtin, 0x7fffffff) != nullptr
-                                      ? "version " + std::to_string(version) + " of this op is not supported"
-                                      : "op (version " + std::to_string(version) + ") not supported yet"));
+        Status status = ResolveUnregisteredVersion(resolver, builtin, version, entry.op_name, &registration);
+        if (!status.ok()) return status.WithContext(where + " (" + entry.op_name + ")");
       }
+      entry.type_rules = resolver.TypeRules(builtin);
       Status parsed = ParseBuiltinOptions(op, builtin, &entry.builtin_data_owned);
       if (!parsed.ok()) return parsed.WithContext(where + " (" + entry.op_name + ")");
     }
@@ -329,6 +328,31 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
     execution_plan_.push_back(static_cast<int>(i));
   }
   return Status::Ok();
+}
+
+Status Subgraph::ResolveUnregisteredVersion(const OpResolver& resolver, int builtin, int version,
+                                            const std::string& op_name, const TfLiteRegistration** registration) {
+  // The versions the resolver does register (TFLite's op versions stay small).
+  constexpr int kHighestVersionProbed = 64;
+  int lowest = 0, highest = 0;
+  for (int v = 1; v <= kHighestVersionProbed; ++v) {
+    if (resolver.FindOp(builtin, v) == nullptr) continue;
+    if (lowest == 0) lowest = v;
+    highest = v;
+  }
+  if (highest == 0) return InvalidInputError("op (version " + std::to_string(version) + ") not supported yet");
+  if (version > highest && interpreter_->options().allow_newer_op_versions) {
+    *registration = resolver.FindOp(builtin, highest);
+    std::fprintf(stderr, "WARNING: %s version %d is newer than TensorFlow Lite 2.14.1 registers; running it with "
+                 "the version %d kernel (allow_newer_op_versions)\n", op_name.c_str(), version, highest);
+    return Status::Ok();
+  }
+  return InvalidInputError("version " + std::to_string(version) + " of " + op_name +
+                           " is not registered in TensorFlow Lite 2.14.1, which runs versions " +
+                           std::to_string(lowest) + " to " + std::to_string(highest) +
+                           (version > highest ? " (a newer converter wrote this model; allow_newer_op_versions runs it "
+                                                "with the version " + std::to_string(highest) + " kernel)"
+                                              : ""));
 }
 
 Status Subgraph::NodeError(int node_index, const std::string& stage) {
@@ -373,12 +397,7 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
   for (size_t step = first_step; step < execution_plan_.size(); ++step) {
     const int node_index = execution_plan_[step];
     NodeEntry& entry = nodes_[node_index];
-    if (entry.registration.prepare != nullptr) {
-      error_.clear();
-      if (entry.registration.prepare(&context_, &entry.node) != kTfLiteOk) {
-        return NodeError(node_index, "prepare");
-      }
-    }
+    TS_RETURN_IF_ERROR(PrepareNode(node_index));
     bool has_dynamic_output = false;
     for (int k = 0; k < entry.node.outputs->size; ++k) {
       const int t = entry.node.outputs->data[k];
@@ -400,6 +419,68 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
   }
   *next_unprepared_step = execution_plan_.size();
   return Status::Ok();
+}
+
+Status Subgraph::PrepareNode(int node_index) {
+  NodeEntry& entry = nodes_[node_index];
+  entry.invoke_refusal.clear();
+  TypeVerdict verdict = TypeVerdict::kRun;
+  std::string refusal;
+  if (entry.type_rules != nullptr && entry.node.delegate == nullptr) {
+    std::vector<TfLiteType> input_types, output_types;
+    for (int k = 0; k < entry.node.inputs->size; ++k) {
+      const int t = entry.node.inputs->data[k];
+      input_types.push_back(t >= 0 ? tensors_[t].type : kTfLiteNoType);
+    }
+    for (int k = 0; k < entry.node.outputs->size; ++k) {
+      const int t = entry.node.outputs->data[k];
+      output_types.push_back(t >= 0 ? tensors_[t].type : kTfLiteNoType);
+    }
+    const int rank = entry.node.inputs->size > 0 && entry.node.inputs->data[0] >= 0
+                         ? tensors_[entry.node.inputs->data[0]].dims->size
+                         : 0;
+    if (entry.type_rules->max_input_rank > 0 && rank > entry.type_rules->max_input_rank) {
+      // TFLite's Prepare checks the rank before anything its Eval refuses.
+      error_ = entry.op_name + " takes inputs of rank " + std::to_string(entry.type_rules->max_input_rank) +
+               " at most in TensorFlow Lite 2.14.1, got rank " + std::to_string(rank);
+      return NodeError(node_index, "prepare");
+    }
+    verdict = JudgeTypes(*entry.type_rules, input_types, output_types);
+    refusal = entry.op_name + " does not take " + TypeSignatureText(input_types, output_types) +
+              " in TensorFlow Lite 2.14.1 (refused at " +
+              (verdict == TypeVerdict::kRefuseAtInvoke ? "invoke" : "prepare") + ")";
+  }
+  if (verdict == TypeVerdict::kRefuseAtPrepare) {
+    error_ = refusal;
+    return NodeError(node_index, "prepare");
+  }
+  if (entry.registration.prepare != nullptr) {
+    error_.clear();
+    const TfLiteStatus prepared = entry.registration.prepare(&context_, &entry.node);
+    // Types TFLite refuses only in Eval: its Prepare ran (sizing the outputs where it could) and
+    // the node fails when it runs, whatever our kernel's Prepare made of those types.
+    if (verdict == TypeVerdict::kRefuseAtInvoke) {
+      error_.clear();
+      entry.invoke_refusal = refusal;
+      return Status::Ok();
+    }
+    if (prepared != kTfLiteOk) return NodeError(node_index, "prepare");
+  } else if (verdict == TypeVerdict::kRefuseAtInvoke) {
+    entry.invoke_refusal = refusal;
+  }
+  return Status::Ok();
+}
+
+void Subgraph::RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message) {
+  Subgraph* self = SubgraphOf(context);
+  for (NodeEntry& entry : self->nodes_) {
+    if (&entry.node == node) entry.invoke_refusal = message;
+  }
+}
+
+void Subgraph::WarnCallback(TfLiteContext* context, const char* message) {
+  Subgraph* self = SubgraphOf(context);
+  if (self->interpreter_->FirstWarning(message)) std::fprintf(stderr, "WARNING: %s\n", message);
 }
 
 Status Subgraph::AllocateIndividually(TfLiteTensor* tensor) {
@@ -572,6 +653,11 @@ Status Subgraph::Invoke() {
     }
     const int node_index = execution_plan_[step];
     NodeEntry& entry = nodes_[node_index];
+    if (!entry.invoke_refusal.empty()) {
+      error_ = entry.invoke_refusal;
+      status = NodeError(node_index, "invoke");
+      break;
+    }
     for (int k = 0; k < entry.node.inputs->size; ++k) {
       const int t = entry.node.inputs->data[k];
       if (t >= 0 && tensors_[t].data.raw == nullptr && tensors_[t].bytes > 0) {
@@ -934,6 +1020,8 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   if (!options.preserve_all_tensors) {
     interpreter->cpu_backend_context_.fuse_producer = Subgraph::FuseProducerCallback;
   }
+  interpreter->cpu_backend_context_.refuse_at_invoke = Subgraph::RefuseAtInvokeCallback;
+  interpreter->cpu_backend_context_.warn = Subgraph::WarnCallback;
   if (resolver == nullptr) {
     interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
     resolver = interpreter->owned_resolver_.get();

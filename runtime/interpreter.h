@@ -21,6 +21,7 @@
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/model.h"
 #include "runtime/op_resolver.h"
+#include "runtime/op_type_rules.h"
 #include "runtime/status.h"
 #include "runtime/threadpool.h"
 
@@ -63,6 +64,10 @@ struct InterpreterOptions {
   // Invoke. Tensors sized during Invoke after a dynamic output (held outside the arena here, where
   // TFLite puts them in its arena) are freed the same way. Ignored with preserve_all_tensors.
   bool ensure_dynamic_tensors_are_released = false;
+  // A model can name an operator version above the highest TFLite 2.14.1 registers (a newer converter
+  // wrote it). TFLite refuses such a model at load, and so does Touchstone by default; when set, the
+  // op runs with the kernel of its highest registered version, after a warning line on stderr.
+  bool allow_newer_op_versions = false;
 };
 
 // One subgraph: its tensors, nodes and execution plan, behind a TfLiteContext.
@@ -114,6 +119,10 @@ class Subgraph {
   // CpuBackendContext::fuse_producer: whether node `consumer_node` may compute the output of
   // `producer_node` itself; when it may, the producer's inputs are kept until the consumer ran.
   static bool FuseProducerCallback(TfLiteContext* context, int producer_node, int consumer_node);
+  // CpuBackendContext::refuse_at_invoke: the node fails when Invoke reaches it, with `message`.
+  static void RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message);
+  // CpuBackendContext::warn: "WARNING: <message>" on stderr, once per interpreter.
+  static void WarnCallback(TfLiteContext* context, const char* message);
 
  private:
   struct NodeEntry {
@@ -123,6 +132,10 @@ class Subgraph {
     void* builtin_data_owned = nullptr;  // freed with free()
     TfLiteDelegateParams* delegate_params = nullptr;  // delegate kernels only
     bool initialized = false;
+    const OpTypeRules* type_rules = nullptr;  // TFLite's type rules for a builtin op, if any
+    // Set by Prepare when TFLite refuses the node only as it runs (its types, or a kernel's
+    // RefuseAtInvoke): Invoke fails there with this message instead of calling the kernel.
+    std::string invoke_refusal;
   };
 
   // TfLiteContext callbacks.
@@ -154,10 +167,17 @@ class Subgraph {
   Status BuildSparseTensor(const Model& model, const fb::SubGraph* subgraph, int index, const uint8_t* buffer,
                            size_t buffer_bytes);
   Status PrepareNodes(size_t first_step, size_t* next_unprepared_step);
+  // Runs a builtin node's kernel Prepare behind TFLite's type rules (op_type_rules.h).
+  Status PrepareNode(int node_index);
   Status PlanArena(size_t prepared_steps);
   Status CheckOutputsAreWritten() const;
   Status AllocateIndividually(TfLiteTensor* tensor);
   Status NodeError(int node_index, const std::string& stage);
+  // A builtin op whose version `resolver` does not register: refused naming the op, the version and
+  // the versions registered, unless InterpreterOptions::allow_newer_op_versions lets a version above
+  // them run with the highest registered kernel.
+  Status ResolveUnregisteredVersion(const OpResolver& resolver, int builtin, int version, const std::string& op_name,
+                                    const TfLiteRegistration** registration);
   std::vector<struct NodeSubset> Partition(const TfLiteIntArray* nodes_to_replace) const;
   void FreeNode(NodeEntry* entry);
   void FreePreviewParams();
@@ -255,6 +275,9 @@ class Interpreter {
   void SetNodeObserver(NodeObserver* observer);
   NodeObserver* node_observer() const { return observer_; }
 
+  // True the first time a kernel's warning (CpuBackendContext::warn) is reported to this interpreter.
+  bool FirstWarning(const std::string& message) { return warnings_.insert(message).second; }
+
   // CALL_ONCE bookkeeping: true the first time it is asked for `subgraph_index`.
   bool MarkInitialized(int subgraph_index) { return initialized_subgraphs_.insert(subgraph_index).second; }
 
@@ -285,6 +308,7 @@ class Interpreter {
   std::map<std::pair<std::string, std::string>, int> resource_ids_;
   std::map<int, ResourceVariable> resources_;
   std::set<int> initialized_subgraphs_;
+  std::set<std::string> warnings_;
   NodeObserver* observer_ = nullptr;
 };
 

@@ -85,6 +85,35 @@ TEST(InterpreterTest, UnsupportedOpIsNamed) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
 }
 
+// TFLite 2.14.1 registers ADD up to version 5: version 6 is refused at load, naming the op and the
+// version, unless allow_newer_op_versions runs it with the version 5 kernel.
+TEST(InterpreterTest, UnregisteredOpVersionIsRefusedUnlessAllowed) {
+  for (bool allow : {false, true}) {
+    OpTest t;
+    const int a = t.AddInput(kTfLiteFloat32, {2});
+    const int out = t.AddOutput(kTfLiteFloat32, {2});
+    t.AddOp(kTfLiteBuiltinAdd, {a, a}, {out}, fb::BuiltinOptions::AddOptions, AddOptions(t), /*version=*/6);
+    t.options()->allow_newer_op_versions = allow;
+    ::testing::internal::CaptureStderr();
+    Status s = t.Build();
+    const std::string warning = ::testing::internal::GetCapturedStderr();
+    if (!allow) {
+      ASSERT_FALSE(s.ok());
+      EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
+      EXPECT_NE(s.message().find("op 0 (ADD): version 6 of ADD is not registered in TensorFlow Lite 2.14.1, which "
+                                 "runs versions 1 to 5"),
+                std::string::npos)
+          << s.message();
+      continue;
+    }
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_NE(warning.find("WARNING: ADD version 6 is newer"), std::string::npos) << warning;
+    t.SetInput<float>(0, {1, 2});
+    ASSERT_TRUE(t.Invoke().ok());
+    EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{2, 4}));
+  }
+}
+
 TEST(InterpreterTest, KernelErrorsNameTheOp) {
   OpTest t;
   const int a = t.AddInput(kTfLiteFloat32, {2, 3});

@@ -1,4 +1,5 @@
-// Maps (builtin code or custom name, version) to a kernel registration. Two built-in kernel sets:
+// Maps (builtin code or custom name, version) to a kernel registration; a builtin resolves only at the
+// versions TensorFlow Lite 2.14.1 registers. Two built-in kernel sets:
 // reference (single-threaded, the golden reference) and optimized (faster; falls back to reference
 // for ops it does not specialise). The table in op_resolver.cc is the one list of supported ops.
 #ifndef TOUCHSTONE_RUNTIME_OP_RESOLVER_H_
@@ -6,9 +7,11 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/c/common.h"
+#include "runtime/op_type_rules.h"
 
 namespace touchstone {
 
@@ -19,6 +22,12 @@ class OpResolver {
   virtual ~OpResolver() = default;
   virtual const TfLiteRegistration* FindOp(int builtin_code, int version) const = 0;
   virtual const TfLiteRegistration* FindOp(const char* custom_name, int version) const = 0;
+  // The type rules the interpreter checks a builtin node against before its kernel's Prepare
+  // (op_type_rules.h); null: the kernel alone decides.
+  virtual const OpTypeRules* TypeRules(int builtin_code) const {
+    (void)builtin_code;
+    return nullptr;
+  }
 };
 
 class BuiltinOpResolver : public OpResolver {
@@ -26,19 +35,24 @@ class BuiltinOpResolver : public OpResolver {
   explicit BuiltinOpResolver(KernelSet kernel_set);
   const TfLiteRegistration* FindOp(int builtin_code, int version) const override;
   const TfLiteRegistration* FindOp(const char* custom_name, int version) const override;
+  // TFLite 2.14.1's (TypeRulesFor).
+  const OpTypeRules* TypeRules(int builtin_code) const override { return TypeRulesFor(builtin_code); }
 
   // Adds or replaces a custom op (e.g. a test's, or a tool's).
   void AddCustom(const std::string& name, const TfLiteRegistration* registration);
 
   // The builtin codes this kernel set implements, ascending (for tests, docs and --help).
   static std::vector<int> SupportedBuiltins();
+  // The versions of a builtin op FindOp resolves, TFLite 2.14.1's: {min, max}; {0, 0} when the op is
+  // not supported.
+  static std::pair<int, int> RegisteredVersions(int builtin_code);
   // The builtin codes KernelSet::kOptimized has a kernel of its own for, ascending (it serves the
   // reference kernel for the others).
   static std::vector<int> OptimizedBuiltins();
 
  private:
   std::map<int, TfLiteRegistration> builtins_;
-  std::map<int, int> min_versions_;
+  std::map<int, std::pair<int, int>> versions_;  // {min, max} per builtin code
   std::map<std::string, TfLiteRegistration> customs_;
 };
 

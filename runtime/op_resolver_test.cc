@@ -48,14 +48,34 @@ TEST(OpResolverTest, OptimizedBuiltinsAreTheOpsWithTheirOwnOptimizedKernel) {
   EXPECT_TRUE(std::is_sorted(listed.begin(), listed.end()));
   std::vector<int> differing;
   for (int code : BuiltinOpResolver::SupportedBuiltins()) {
-    const TfLiteRegistration* a = optimized_set.FindOp(code, 1000);
-    const TfLiteRegistration* b = reference_set.FindOp(code, 1000);
+    const int version = BuiltinOpResolver::RegisteredVersions(code).second;
+    const TfLiteRegistration* a = optimized_set.FindOp(code, version);
+    const TfLiteRegistration* b = reference_set.FindOp(code, version);
     ASSERT_TRUE(a != nullptr && b != nullptr) << code;
     if (a->invoke != b->invoke) differing.push_back(code);
   }
   EXPECT_EQ(listed, differing);
   EXPECT_TRUE(std::count(listed.begin(), listed.end(), kTfLiteBuiltinConv2d) == 1);
   EXPECT_TRUE(std::count(listed.begin(), listed.end(), kTfLiteBuiltinSub) == 0);
+}
+
+// A builtin resolves at the versions TFLite 2.14.1 registers and no other: BROADCAST_TO from 2 (its
+// version 1 was withdrawn), CONV_2D up to 7, ADD up to 5.
+TEST(OpResolverTest, ResolvesOnlyTheVersionsTfliteRegisters) {
+  BuiltinOpResolver resolver(KernelSet::kReference);
+  EXPECT_EQ(resolver.FindOp(kTfLiteBuiltinBroadcastTo, 1), nullptr);
+  EXPECT_NE(resolver.FindOp(kTfLiteBuiltinBroadcastTo, 3), nullptr);
+  EXPECT_EQ(resolver.FindOp(kTfLiteBuiltinBroadcastTo, 4), nullptr);
+  EXPECT_NE(resolver.FindOp(kTfLiteBuiltinConv2d, 7), nullptr);
+  EXPECT_EQ(resolver.FindOp(kTfLiteBuiltinConv2d, 8), nullptr);
+  EXPECT_EQ(resolver.FindOp(kTfLiteBuiltinAdd, 6), nullptr);
+  EXPECT_EQ(BuiltinOpResolver::RegisteredVersions(kTfLiteBuiltinAdd), std::make_pair(1, 5));
+  EXPECT_EQ(BuiltinOpResolver::RegisteredVersions(kTfLiteBuiltinCustom), std::make_pair(0, 0));
+  for (int code : BuiltinOpResolver::SupportedBuiltins()) {
+    const std::pair<int, int> versions = BuiltinOpResolver::RegisteredVersions(code);
+    EXPECT_LE(1, versions.first) << code;
+    EXPECT_LE(versions.first, versions.second) << code;
+  }
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-REQUIRED_SUITES = ["golden", "hostile", "hostile_cli", "models", "opsuite"]
+REQUIRED_SUITES = ["golden", "hostile", "hostile_cli", "model_consistency", "models", "opsuite", "opsuite_sweep",
+                   "opsuite_sweep_optimized", "opsuite_sweep_xnnpack"]
 
 
 def read_logs(logs):

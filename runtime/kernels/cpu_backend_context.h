@@ -7,7 +7,9 @@
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_CPU_BACKEND_CONTEXT_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_CPU_BACKEND_CONTEXT_H_
 
+#include <cstdarg>
 #include <cstdint>
+#include <cstdio>
 #include <type_traits>
 #include <utility>
 
@@ -48,7 +50,51 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // The runtime then keeps the producer's inputs allocated until the consumer has run. Null where
   // the host fuses nothing.
   bool (*fuse_producer)(TfLiteContext* context, int producer_node, int consumer_node) = nullptr;
+  // A refusal TensorFlow Lite makes only when the node runs (a check in its Eval that its Prepare
+  // does not make): the kernel's Prepare reports it here, with a message naming what is refused, and
+  // returns kTfLiteOk; the runtime then fails the node's Invoke with it, without calling the kernel's
+  // Eval. Null where the host has no such channel (RefuseAtInvoke then refuses in Prepare).
+  void (*refuse_at_invoke)(TfLiteContext* context, const TfLiteNode* node, const char* message) = nullptr;
+  // Where a kernel computes what TFLite 2.14.1 computes rather than the op's definition, it says so
+  // here; the runtime prints "WARNING: <message>" once per interpreter. Null: printed every time.
+  void (*warn)(TfLiteContext* context, const char* message) = nullptr;
 };
+
+// The context's CPU backend, or null when it has none.
+inline CpuBackendContext* GetCpuBackendContext(TfLiteContext* context);
+
+// Reports a refusal TFLite makes at invoke (see CpuBackendContext::refuse_at_invoke); returns what
+// the kernel's Prepare returns: kTfLiteOk, or kTfLiteError (with the message logged) where the host
+// has no channel for it.
+inline TfLiteStatus RefuseAtInvoke(TfLiteContext* context, const TfLiteNode* node, const char* format, ...) {
+  char message[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  CpuBackendContext* backend = GetCpuBackendContext(context);
+  if (backend == nullptr || backend->refuse_at_invoke == nullptr) {
+    TF_LITE_KERNEL_LOG(context, "%s", message);
+    return kTfLiteError;
+  }
+  backend->refuse_at_invoke(context, node, message);
+  return kTfLiteOk;
+}
+
+// Reports a difference from the op's definition that TFLite makes (see CpuBackendContext::warn).
+inline void WarnTfliteDifference(TfLiteContext* context, const char* format, ...) {
+  char message[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  CpuBackendContext* backend = GetCpuBackendContext(context);
+  if (backend != nullptr && backend->warn != nullptr) {
+    backend->warn(context, message);
+  } else {
+    std::fprintf(stderr, "WARNING: %s\n", message);
+  }
+}
 
 // The context's CPU backend, or null when it has none.
 inline CpuBackendContext* GetCpuBackendContext(TfLiteContext* context) {

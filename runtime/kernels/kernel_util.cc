@@ -177,3 +177,4 @@ TfLiteIntArray* CreateIntArray(std::initializer_list<int> values) {
 }
 
 }  // namespace tflite
+

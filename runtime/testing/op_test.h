@@ -56,7 +56,7 @@ class OpTest {
     StatusOr<std::shared_ptr<const Model>> model = Model::FromBuffer(builder_.Finish(), "op_test");
     if (!model.ok()) return model.status();
     model_ = model.value();
-    InterpreterOptions options;
+    InterpreterOptions options = options_;
     options.kernel_set = kernel_set_;
     StatusOr<std::unique_ptr<Interpreter>> interpreter = Interpreter::Create(model_, options);
     if (!interpreter.ok()) return interpreter.status();
@@ -88,9 +88,12 @@ class OpTest {
     return std::vector<int>(t->dims->data, t->dims->data + t->dims->size);
   }
   Interpreter* interpreter() { return interpreter_.get(); }
+  // Options Build() creates the interpreter with (the kernel set is the constructor's).
+  InterpreterOptions* options() { return &options_; }
 
  private:
   KernelSet kernel_set_;
+  InterpreterOptions options_;
   ModelBuilder builder_;
   std::vector<int> inputs_;
   std::vector<int> outputs_;

@@ -43,10 +43,10 @@ struct IntegerParams {
   IntegerGateParams gates[kNumGates];  // the input gate's is unused with CIFG
   int32_t projection_scale_a = 0;
   int projection_scale_b = 0;
-  std::vector<int32_t> projection_effective_bias;  // bias + row sums * -hidden_zero_point
+  std::vector<int32_t> projection_effective_bias;  // bias + row sums * hidden_zero_point
   int32_t hidden_scale_a = 0;                      // output gate * tanh(cell) -> hidden (int8)
   int hidden_scale_b = 0;
-  int32_t hidden_zero_point = 0;    // added to the hidden state (see PrepareIntegerParams)
+  int32_t hidden_zero_point = 0;    // the hidden intermediate's (see HiddenState)
   int16_t quantized_cell_clip = 0;  // 0: no clipping
   int8_t quantized_proj_clip = 0;   // 0: no clipping
   int cell_scale_log2 = 0;          // the cell state's scale is 2^cell_scale_log2
@@ -200,14 +200,32 @@ inline void MulShift(const int16_t* a, const int16_t* b, int size, int shift, in
   }
 }
 
-// output = clamp(rescale(a * b) + output_zp) as int8 (tensor_utils::CwiseMul).
-inline void MulRescale(const int16_t* a, const int16_t* b, int size, int32_t multiplier, int shift,
-                       int32_t output_zp, int8_t* output) {
-  for (int i = 0; i < size; ++i) {
-    int32_t value = static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
-    value = qu::MultiplyByQuantizedMultiplier(value, multiplier, shift);
-    value += output_zp;
-    output[i] = static_cast<int8_t>(std::min<int32_t>(std::max<int32_t>(value, -128), 127));
+// The hidden state, clamp(rescale(output_gate * tanh(cell)) +- zero_point) as int8, for n_batch
+// rows of n_cell, as TFLite 2.14.1's CwiseMul computes it on x86 and Arm (the NEON kernel, which
+// x86 builds run through NEON_2_SSE): it adds the zero point in each row's blocks of 8 and
+// subtracts it in the row's last n_cell % 8 values (the portable loop's older sign).
+constexpr int kHiddenBlock = 8;
+
+inline int32_t RescaleToInt8(int16_t a, int16_t b, int32_t multiplier, int shift, int32_t offset) {
+  int32_t value = static_cast<int32_t>(a) * static_cast<int32_t>(b);
+  value = qu::MultiplyByQuantizedMultiplier(value, multiplier, shift) + offset;
+  return std::min<int32_t>(std::max<int32_t>(value, -128), 127);
+}
+
+inline void HiddenState(const int16_t* output_gate, const int16_t* cell_tanh, int n_batch,
+                        int n_cell, int32_t multiplier, int shift, int32_t zero_point,
+                        int8_t* hidden) {
+  const int blocked = n_cell - n_cell % kHiddenBlock;
+  for (int b = 0; b < n_batch; ++b) {
+    const int row = b * n_cell;
+    for (int i = row; i < row + blocked; ++i) {
+      hidden[i] = static_cast<int8_t>(
+          RescaleToInt8(output_gate[i], cell_tanh[i], multiplier, shift, zero_point));
+    }
+    for (int i = row + blocked; i < row + n_cell; ++i) {
+      hidden[i] = static_cast<int8_t>(
+          RescaleToInt8(output_gate[i], cell_tanh[i], multiplier, shift, -zero_point));
+    }
   }
 }
 
@@ -289,8 +307,8 @@ inline void IntegerStep(const IntegerWeights& w, const IntegerParams& p, int n_b
   // into the effective bias) or a plain copy.
   int16_t* cell_tanh = scratch.gates[kInputGate];
   Tanh(15 + p.cell_scale_log2, cell_state, size, cell_tanh);
-  MulRescale(scratch.gates[kOutputGate], cell_tanh, size, p.hidden_scale_a, p.hidden_scale_b,
-             p.hidden_zero_point, scratch.hidden);
+  HiddenState(scratch.gates[kOutputGate], cell_tanh, n_batch, n_cell, p.hidden_scale_a,
+              p.hidden_scale_b, p.hidden_zero_point, scratch.hidden);
   if (w.projection != nullptr) {
     std::fill_n(output_state, n_batch * n_output, 0);
     MatMulAccumulate(scratch.hidden, p.projection_effective_bias.data(), w.projection,

@@ -3,12 +3,12 @@
 // they call): the same output shapes, padding, dilation, groups, and the same inputs refused.
 //
 // Types: float32; uint8 (per-tensor weights); int8 with per-channel int8 weights and int32 bias;
-// int16 activations with int8 weights and int64 bias (CONV_2D also int32 bias); and CONV_2D's
-// hybrid form (float input and output, int8 weights). Quantized results are bit-exact with
-// TFLite's x86 kernels, whose output stages do not all round alike (see nn::OutputStage): CONV_2D
-// runs its uint8 products through gemmlowp and its int8 and int16 ones through ruy, while
-// DEPTHWISE_CONV_2D, TRANSPOSE_CONV and the grouped and int64-bias convolutions requantize in
-// TFLite's own loops.
+// int16 activations with int8 weights and int64 bias (CONV_2D also int32 bias); and the hybrid
+// forms of CONV_2D and DEPTHWISE_CONV_2D (float input and output, int8 weights). Quantized results
+// are bit-exact with TFLite's x86 kernels, whose output stages do not all round alike (see
+// nn::OutputStage): CONV_2D runs its uint8 products through gemmlowp and its int8 and int16 ones
+// through ruy, while DEPTHWISE_CONV_2D, TRANSPOSE_CONV and the grouped and int64-bias convolutions
+// requantize in TFLite's own loops.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -83,8 +83,8 @@ TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor*
   return kTfLiteOk;
 }
 
-// The tensor types of DEPTHWISE_CONV_2D and TRANSPOSE_CONV (`op`), which TFLite has no hybrid form
-// of: float32 throughout, or a quantized input with the weights and bias CheckQuantizedConvTypes
+// The tensor types of DEPTHWISE_CONV_2D (besides its hybrid form, prepared apart) and TRANSPOSE_CONV
+// (`op`): float32 throughout, or a quantized input with the weights and bias CheckQuantizedConvTypes
 // takes. TFLite requantizes both in its own loops with MultiplyByQuantizedMultiplier, int16 in
 // the 16x8 reference kernels with int64 sums.
 TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* op,
@@ -425,6 +425,42 @@ TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
 // Output channel c * M + m is input channel c through filter channel c * M + m; TFLite derives the
 // depth multiplier M from the shapes and ignores the redundant depth_multiplier option.
 
+// Hybrid DEPTHWISE_CONV_2D (float input and output, int8 weights with one scale per output
+// channel): TFLite quantizes each batch's input asymmetrically on the fly. With a single weights
+// scale TFLite reads per-channel scales past it (its outputs vary from run to run); that scale
+// serves every channel here.
+TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context,
+                                        const TfLiteDepthwiseConvParams& params,
+                                        const TfLiteTensor* input, const TfLiteTensor* filter,
+                                        const TfLiteTensor* bias, const TfLiteTensor* output,
+                                        ConvData* data) {
+  if (bias != nullptr) {
+    TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
+  }
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(filter);
+  if (quantization == nullptr) {
+    TF_LITE_KERNEL_LOG(context, "input 1 (filter) is INT8 but not quantized");
+    return kTfLiteError;
+  }
+  const int output_depth = filter->dims->data[3];
+  if (quantization->scale->size != 1 &&
+      (quantization->scale->size != output_depth || quantization->quantized_dimension != 3)) {
+    TF_LITE_KERNEL_LOG(context,
+                       "input 1 (filter) has %d scales along dimension %d; per-channel weights "
+                       "need one per output channel (%d) along dimension 3",
+                       quantization->scale->size, quantization->quantized_dimension, output_depth);
+    return kTfLiteError;
+  }
+  tflite::CalculateActivationRange(params.activation, &data->activation_min,
+                                   &data->activation_max);
+  const int batches = input->dims->data[0];
+  data->quantized_input.resize(tflite::NumElements(input));
+  data->scaling_factors.resize(batches);
+  data->input_offsets.resize(batches);
+  return kTfLiteOk;
+}
+
 TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
@@ -449,9 +485,16 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, filter, 4, "input 1 (filter)"));
 
-  TF_LITE_ENSURE_OK(context, PrepareConvTypesWithoutHybrid(
-                                 context, "DEPTHWISE_CONV_2D", params.activation, input, "input 0",
-                                 filter, "input 1 (filter)", bias, "input 2 (bias)", output, data));
+  data->hybrid = input->type == kTfLiteFloat32 && filter->type == kTfLiteInt8;
+  if (data->hybrid) {
+    TF_LITE_ENSURE_OK(context,
+                      PrepareHybridDepthwiseConv(context, params, input, filter, bias, output, data));
+  } else {
+    TF_LITE_ENSURE_OK(context, PrepareConvTypesWithoutHybrid(
+                                   context, "DEPTHWISE_CONV_2D", params.activation, input,
+                                   "input 0", filter, "input 1 (filter)", bias, "input 2 (bias)",
+                                   output, data));
+  }
 
   if (filter->dims->data[0] != 1) {
     TF_LITE_KERNEL_LOG(context, "input 1 (filter) must be [1, H, W, C], has %d in dimension 0",
@@ -485,13 +528,13 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       input, output_depth, output, &data->padding);
 }
 
-// Calls emit(output index, output channel, sum) once per output element; output channel
-// c * M + m sums nn::ProductTerm of input channel c and filter channel c * M + m over its window,
-// in TFLite's order.
-template <typename Acc, typename InputT, typename FilterT, typename Emit>
+// Calls emit(batch, output index, output channel, sum) once per output element; output channel
+// c * M + m sums nn::ProductTerm (input offset input_offset_of(batch)) of input channel c and
+// filter channel c * M + m over its window, in TFLite's order.
+template <typename Acc, typename InputT, typename FilterT, typename InputOffset, typename Emit>
 void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& data,
-                       const TfLiteTensor* input, const TfLiteTensor* filter,
-                       const TfLiteTensor* output, int32_t input_offset, int32_t filter_offset,
+                       const TfLiteTensor* input, const InputT* input_data, const TfLiteTensor* filter,
+                       const TfLiteTensor* output, InputOffset input_offset_of, int32_t filter_offset,
                        Emit emit) {
   const int* input_dims = input->dims->data;
   const int* filter_dims = filter->dims->data;
@@ -505,10 +548,10 @@ void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& 
   const int output_height = output_dims[1];
   const int output_width = output_dims[2];
   const int depth_multiplier = output_dims[3] / input_depth;
-  const InputT* input_data = tflite::GetTensorData<InputT>(input);
   const FilterT* filter_data = tflite::GetTensorData<FilterT>(filter);
 
   for (int b = 0; b < batches; ++b) {
+    const int32_t input_offset = input_offset_of(b);
     for (int out_y = 0; out_y < output_height; ++out_y) {
       const int in_y_origin = out_y * params.stride_height - data.padding.height;
       for (int out_x = 0; out_x < output_width; ++out_x) {
@@ -529,7 +572,7 @@ void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& 
                     input_offset, filter_offset);
               }
             }
-            emit(nn::Offset4D(output_dims, b, out_y, out_x, out_c), out_c, acc);
+            emit(b, nn::Offset4D(output_dims, b, out_y, out_x, out_c), out_c, acc);
           }
         }
       }
@@ -543,7 +586,8 @@ void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData&
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
   DepthwiseConvSums<float, float, float>(
-      params, data, input, filter, output, 0, 0, [&](int64_t index, int out_c, float total) {
+      params, data, input, tflite::GetTensorData<float>(input), filter, output,
+      [](int) { return 0; }, 0, [&](int, int64_t index, int out_c, float total) {
         const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
         output_data[index] =
             nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
@@ -558,24 +602,60 @@ void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvD
                             const TfLiteTensor* bias, TfLiteTensor* output) {
   const int32_t output_offset = output->params.zero_point;
   OutputT* output_data = tflite::GetTensorData<OutputT>(output);
+  const int32_t input_offset = -input->params.zero_point;
   DepthwiseConvSums<int64_t, InputT, FilterT>(
-      params, data, input, filter, output, -input->params.zero_point, -filter->params.zero_point,
-      [&](int64_t index, int out_c, int64_t acc) {
+      params, data, input, tflite::GetTensorData<InputT>(input), filter, output,
+      [&](int) { return input_offset; }, -filter->params.zero_point,
+      [&](int, int64_t index, int out_c, int64_t acc) {
         output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
                                                            acc + nn::IntegerBiasValue(bias, out_c),
                                                            out_c, output_offset);
       });
 }
 
+// TFLite's reference_integer_ops::DepthwiseConvHybridPerChannel: integer sums of the weights and
+// (quantized input - the batch's zero point), times (channel scale * the batch's input scale), then
+// the bias and the activation.
+void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data,
+                         const TfLiteTensor* input, const TfLiteTensor* filter,
+                         const TfLiteTensor* bias, TfLiteTensor* output) {
+  const int batches = input->dims->data[0];
+  const int64_t input_size = batches == 0 ? 0 : tflite::NumElements(input) / batches;
+  const float* input_data = tflite::GetTensorData<float>(input);
+  for (int b = 0; b < batches && input_size > 0; ++b) {
+    nn::AsymmetricQuantizeFloats(input_data + b * input_size, static_cast<int>(input_size),
+                                 data.quantized_input.data() + b * input_size,
+                                 &data.scaling_factors[b], &data.input_offsets[b]);
+  }
+  const TfLiteFloatArray* scales = nn::AffineQuantization(filter)->scale;
+  const float* bias_data = tflite::GetTensorData<float>(bias);
+  float* output_data = tflite::GetTensorData<float>(output);
+  const ConvData& const_data = data;
+  DepthwiseConvSums<int64_t, int8_t, int8_t>(
+      params, const_data, input, const_data.quantized_input.data(), filter, output,
+      [&](int b) { return -const_data.input_offsets[b]; }, 0,
+      [&](int b, int64_t index, int out_c, int64_t acc) {
+        float value = static_cast<float>(static_cast<int32_t>(acc));
+        value *= scales->data[scales->size == 1 ? 0 : out_c] * const_data.scaling_factors[b];
+        if (bias_data != nullptr) value += bias_data[out_c];
+        output_data[index] =
+            nn::ClampToActivation(value, const_data.activation_min, const_data.activation_max);
+      });
+}
+
 TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
-  const auto& data = *static_cast<const ConvData*>(node->user_data);
+  auto& data = *static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
   const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   if (input->type == kTfLiteFloat32) {
-    DepthwiseConvFloat(params, data, input, filter, bias, output);
+    if (data.hybrid) {
+      DepthwiseConvHybrid(params, data, input, filter, bias, output);
+    } else {
+      DepthwiseConvFloat(params, data, input, filter, bias, output);
+    }
     return kTfLiteOk;
   }
   return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights) {
@@ -653,6 +733,9 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       context, PrepareConvTypesWithoutHybrid(context, "TRANSPOSE_CONV", params.activation, input,
                                              "input 2", weights, "input 1 (weights)", bias,
                                              "input 3 (bias)", output, data));
+  // Without a bias TFLite's 16x8 TRANSPOSE_CONV requantizes with the 32-bit multiplier (as its
+  // 8-bit kernels do), not the reduced 16-bit one its int64-bias path takes.
+  if (input->type == kTfLiteInt16 && bias == nullptr) data->stage = nn::OutputStage::kDoubleRounding;
 
   if (input->dims->data[3] != weights->dims->data[3]) {
     TF_LITE_KERNEL_LOG(context, "input 2 has %d channels but input 1 (weights) expects %d",

@@ -20,7 +20,9 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
@@ -159,19 +161,10 @@ void PopulateLut8(const TfLiteTensor* in, const TfLiteTensor* out, F f, uint8_t*
   }
 }
 
-// The fused activations binary ops accept; TANH, SIGN_BIT and SIGMOID are refused (TFLite's kernels
-// would silently ignore them).
-TfLiteStatus CheckActivation(TfLiteContext* context, TfLiteFusedActivation a, const char* op) {
-  EW_ENSURE(context,
-            a == kTfLiteActNone || a == kTfLiteActRelu || a == kTfLiteActRelu6 ||
-                a == kTfLiteActReluN1To1,
-            "%s: fused activation %d is not supported (only NONE, RELU, RELU6, RELU_N1_TO_1)", op,
-            static_cast<int>(a));
-  return kTfLiteOk;
-}
-
 // Clamp bounds of a fused activation for float and integer outputs. With no activation the bounds
 // are the type's finite range: a float infinity becomes the largest finite value, as in TFLite.
+// TFLite's ADD, SUB, MUL and DIV take every fused activation and clamp nothing for TANH, SIGN_BIT
+// and the others that are not a range: neither do these.
 template <typename T>
 void ActivationBounds(TfLiteFusedActivation a, T* lo, T* hi) {
   switch (a) {
@@ -400,7 +393,12 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
   EW_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op,
             TypeName(in1->type), TypeName(in2->type));
   const TfLiteFusedActivation activation = ArithActivation(kind, node);
-  EW_OK(CheckActivation(context, activation, op));
+  if (activation == kTfLiteActTanh || activation == kTfLiteActSignBit || activation == kTfLiteActSigmoid) {
+    WarnTfliteDifference(context,
+                         "%s with fused activation %d: TFLite 2.14.1 applies no activation for it (it clamps "
+                         "only for RELU, RELU6 and RELU_N1_TO_1); neither does Touchstone",
+                         op, static_cast<int>(activation));
+  }
   const TfLiteType type = in1->type;
   // ADD, SUB and DIV give the output the inputs' type, as TFLite does; MUL refuses a different
   // declared output type (TFLite's int16 -> 8-bit MUL is not implemented here).
@@ -438,11 +436,10 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
       d->input1_offset = -in1->params.zero_point;
       d->input2_offset = -in2->params.zero_point;
       d->output_offset = out->params.zero_point;
-      if (kind == Arith::kMul && type == kTfLiteInt16) {
-        EW_ENSURE(context,
-                  in1->params.zero_point == 0 && in2->params.zero_point == 0 &&
-                      out->params.zero_point == 0,
-                  "MUL: int16 tensors must have zero point 0");
+      if (kind == Arith::kMul && type == kTfLiteInt16 &&
+          (in1->params.zero_point != 0 || in2->params.zero_point != 0 || out->params.zero_point != 0)) {
+        // TFLite's Eval refuses it (a nonzero offset), not its Prepare.
+        return RefuseAtInvoke(context, node, "MUL: int16 tensors must have zero point 0");
       }
       // The scale ratio is formed in float, as TFLite does, before it becomes a multiplier.
       const float real = kind == Arith::kMul
@@ -822,6 +819,44 @@ TfLiteStatus EvalFloorMod(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(GetIO(context, node, 2, "FLOOR_MOD", in, &out));
   return EvalForType(context, FloorDivModTypes(), out->type, "FLOOR_MOD", [&](auto t) {
     return EvalFloorModT<decltype(t)>(context, in[0], in[1], out);
+  });
+}
+
+// ================================================================================================
+// BITWISE_XOR, RIGHT_SHIFT: integer bit operations, broadcast (TFLite's own broadcast path stops at
+// rank 4 and aborts above it; these follow the definition at any rank).
+
+using BitTypes = TypeList<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+
+TfLiteStatus PrepareBitwiseXor(TfLiteContext* context, TfLiteNode* node) {
+  return PrepareSimpleBinary(context, node, "BITWISE_XOR", BitTypes());
+}
+TfLiteStatus PrepareRightShift(TfLiteContext* context, TfLiteNode* node) {
+  return PrepareSimpleBinary(context, node, "RIGHT_SHIFT", BitTypes());
+}
+
+TfLiteStatus EvalBitwiseXor(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteTensor* in[2];
+  TfLiteTensor* out;
+  EW_OK(GetIO(context, node, 2, "BITWISE_XOR", in, &out));
+  return EvalForType(context, BitTypes(), out->type, "BITWISE_XOR", [&](auto t) {
+    using T = decltype(t);
+    return Binary<T, T, T>(context, in[0], in[1], out, [](T a, T b) { return static_cast<T>(a ^ b); });
+  });
+}
+
+// TFLite clamps the shift to [0, bits - 1] and shifts signed values arithmetically.
+TfLiteStatus EvalRightShift(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteTensor* in[2];
+  TfLiteTensor* out;
+  EW_OK(GetIO(context, node, 2, "RIGHT_SHIFT", in, &out));
+  return EvalForType(context, BitTypes(), out->type, "RIGHT_SHIFT", [&](auto t) {
+    using T = decltype(t);
+    return Binary<T, T, T>(context, in[0], in[1], out, [](T a, T b) {
+      constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+      const int64_t shift = std::min<int64_t>(std::max<int64_t>(static_cast<int64_t>(b), 0), kBits - 1);
+      return static_cast<T>(a >> shift);
+    });
   });
 }
 
@@ -1629,14 +1664,32 @@ TfLiteStatus CastFrom(TfLiteContext* context, const TfLiteTensor* in, TfLiteTens
       });
 }
 
+// FLOAT16 goes through float32 both ways, as in TFLite: a half input is widened exactly and then
+// cast as a float would be; a value cast to half is first cast to float, then rounded to nearest even.
+template <typename To>
+void CastFromHalf(const TfLiteTensor* in, TfLiteTensor* out) {
+  const int64_t n = tflite::NumElements(in);
+  const uint16_t* x = In<uint16_t>(in);
+  To* y = Out<To>(out);
+  for (int64_t i = 0; i < n; ++i) y[i] = CastValue<float, To>(float16::HalfToFloat(x[i]));
+}
+
+template <typename From>
+void CastToHalf(const TfLiteTensor* in, TfLiteTensor* out) {
+  const int64_t n = tflite::NumElements(in);
+  const From* x = In<From>(in);
+  uint16_t* y = Out<uint16_t>(out);
+  for (int64_t i = 0; i < n; ++i) y[i] = float16::FloatToHalf(CastValue<From, float>(x[i]));
+}
+
+bool IsCastType(TfLiteType type) { return type == kTfLiteFloat16 || IsOneOf(CastTypes(), type); }
+
 TfLiteStatus PrepareCast(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
-  EW_ENSURE(context, IsOneOf(CastTypes(), in->type), "CAST: input type %s is not supported",
-            TypeName(in->type));
-  EW_ENSURE(context, IsOneOf(CastTypes(), out->type), "CAST: output type %s is not supported",
-            TypeName(out->type));
+  EW_ENSURE(context, IsCastType(in->type), "CAST: input type %s is not supported", TypeName(in->type));
+  EW_ENSURE(context, IsCastType(out->type), "CAST: output type %s is not supported", TypeName(out->type));
   return ResizeLike(context, in, out);
 }
 
@@ -1644,6 +1697,31 @@ TfLiteStatus EvalCast(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
+  if (in->type == kTfLiteFloat16) {
+    if (out->type == kTfLiteFloat16) {
+      const int64_t n = tflite::NumElements(in);
+      for (int64_t i = 0; i < n; ++i) {
+        Out<uint16_t>(out)[i] = float16::FloatToHalf(float16::HalfToFloat(In<uint16_t>(in)[i]));
+      }
+      return kTfLiteOk;
+    }
+    return DispatchType(
+        CastTypes(), out->type,
+        [&](auto to) {
+          CastFromHalf<decltype(to)>(in, out);
+          return kTfLiteOk;
+        },
+        [] { return kTfLiteError; });
+  }
+  if (out->type == kTfLiteFloat16) {
+    return DispatchType(
+        CastTypes(), in->type,
+        [&](auto from) {
+          CastToHalf<decltype(from)>(in, out);
+          return kTfLiteOk;
+        },
+        [] { return kTfLiteError; });
+  }
   return DispatchType(
       CastTypes(), in->type, [&](auto from) { return CastFrom<decltype(from)>(context, in, out); },
       [&] {
@@ -1778,8 +1856,9 @@ bool Compare(T a, T b) {
 
 // Quantized uint8/int8 inputs are compared on a common scale: each value, offset by its zero point
 // and shifted left 8 bits, is multiplied by its own scale.
-// Element types of the comparisons; BOOL only for EQUAL and NOT_EQUAL.
-using CompareTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, bool>;
+// Element types of the comparisons; BOOL only for EQUAL and NOT_EQUAL. Which op takes INT16 is
+// TFLite's per-op choice (op_type_rules.cc); it compares int16 values as stored, without rescaling.
+using CompareTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, int16_t, bool>;
 
 template <Cmp c>
 TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {
@@ -1889,6 +1968,8 @@ TS_REGISTER(MINIMUM, Init, Free, PrepareMinMax<false>, EvalMinMax<false>)
 TS_REGISTER(POW, Init, Free, PreparePow, EvalPow)
 TS_REGISTER(FLOOR_DIV, Init, Free, PrepareFloorDiv, EvalFloorDiv)
 TS_REGISTER(FLOOR_MOD, Init, Free, PrepareFloorMod, EvalFloorMod)
+TS_REGISTER(BITWISE_XOR, Init, Free, PrepareBitwiseXor, EvalBitwiseXor)
+TS_REGISTER(RIGHT_SHIFT, Init, Free, PrepareRightShift, EvalRightShift)
 TS_REGISTER(ABS, Init, Free, PrepareAbs, EvalAbs)
 TS_REGISTER(NEG, Init, Free, PrepareNeg, EvalNeg)
 TS_REGISTER(SQRT, Init, Free, PrepareFloatUnary<0>, EvalFloatUnary<0>)

@@ -4,16 +4,20 @@
 //
 // Types: float32; uint8 (per-tensor weights); int8 (per-tensor or per-channel weights, int32 bias);
 // int16 activations with int8 weights and int64 or int32 bias; and FULLY_CONNECTED's hybrid form
-// (float input and output, per-tensor int8 weights), whose input TFLite quantizes per batch row on
-// the fly. Quantized results are bit-exact with TFLite's x86 kernels: uint8 products run through
-// gemmlowp (MultiplyByQuantizedMultiplier's rounding), int8 and int16 ones through ruy (ties
-// rounded up), those with an int64 bias through the 16x8 reference kernels (see nn::OutputStage).
+// (float input and output, int8 weights per tensor or per channel: with per-channel weights TFLite
+// 2.14.1's output is the bias alone) and BATCH_MATMUL's (float lhs, per-tensor int8 rhs), whose
+// float input TFLite quantizes per row on the fly. Quantized results are bit-exact with TFLite's
+// x86 kernels: uint8 products run through gemmlowp (MultiplyByQuantizedMultiplier's rounding), int8
+// and int16 ones through ruy (ties rounded up), those with an int64 bias through the 16x8 reference
+// kernels (see nn::OutputStage).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/lstm_float.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -67,6 +71,8 @@ struct FullyConnectedData {
   // Hybrid: scratch for the quantized input rows and their parameters, and the weights' row sums
   // (asymmetric input quantization subtracts offset * row sum).
   bool hybrid = false;
+  // The weights' scale per output unit, when per-channel: TFLite's hybrid kernel then adds nothing.
+  const float* per_channel_scales = nullptr;
   std::vector<int8_t> quantized_input;
   std::vector<float> scaling_factors;
   std::vector<int32_t> input_offsets;
@@ -170,8 +176,20 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
+  const bool hybrid = input->type == kTfLiteFloat32 && weights->type == kTfLiteInt8;
+  // The hybrid form applies any activation to its float output (tensor_utils'
+  // ApplyActivationToVector, TANH and SIGN_BIT included); every other form takes the clamping ones.
+  if (!hybrid && params.activation != kTfLiteActNone && params.activation != kTfLiteActRelu &&
+      params.activation != kTfLiteActReluN1To1 && params.activation != kTfLiteActRelu6) {
+    TF_LITE_KERNEL_LOG(context,
+                       "fused activation %d is not supported (only NONE, RELU, RELU_N1_TO_1 and RELU6 "
+                       "outside the hybrid form)",
+                       static_cast<int>(params.activation));
+    return kTfLiteError;
+  }
 
   data->hybrid = false;
+  data->per_channel_scales = nullptr;
   switch (input->type) {
     case kTfLiteFloat32:
       if (weights->type == kTfLiteInt8) {
@@ -181,10 +199,18 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
           return kTfLiteError;
         }
         if (quantization->scale->size > 1) {
-          TF_LITE_KERNEL_LOG(context,
-                             "input 1 (weights) has per-channel scales; hybrid FULLY_CONNECTED "
-                             "supports per-tensor INT8 weights only");
-          return kTfLiteError;
+          if (quantization->quantized_dimension != 0 || quantization->scale->size != num_units) {
+            TF_LITE_KERNEL_LOG(context,
+                               "input 1 (weights) has %d scales along dimension %d; per-channel weights "
+                               "need one per output unit (%d) along dimension 0",
+                               quantization->scale->size, quantization->quantized_dimension, num_units);
+            return kTfLiteError;
+          }
+          data->per_channel_scales = quantization->scale->data;
+          WarnTfliteDifference(context,
+                               "FULLY_CONNECTED with a float input and per-channel int8 weights: TFLite "
+                               "2.14.1 adds nothing for the weights (the output is the bias, then the "
+                               "activation); so does Touchstone");
         }
         data->hybrid = true;
       } else if (weights->type == kTfLiteUInt8) {
@@ -301,11 +327,12 @@ void FullyConnectedQuantized(const FullyConnectedData& data, const TfLiteTensor*
       });
 }
 
-// TFLite's hybrid FULLY_CONNECTED (per-tensor int8 weights): the output starts as the bias; each
+// TFLite's hybrid FULLY_CONNECTED (int8 weights, per tensor or per output unit): the output starts
+// as the bias; each
 // input row is quantized to int8 (symmetrically, or with a zero point when
 // asymmetric_quantize_inputs is set) with its own scale; each unit's integer dot product (less
 // zero point * the weights' row sum, taken in float as TFLite's portable kernel takes it) times
-// (row scale * weights scale) is added to it; then the activation.
+// (row scale * weights scale) is added to it; then the activation, TANH and SIGN_BIT included.
 void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnectedData& data,
                           const TfLiteTensor* input, const TfLiteTensor* weights,
                           const TfLiteTensor* bias, TfLiteTensor* output) {
@@ -327,6 +354,16 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
     }
   }
 
+  if (data.per_channel_scales != nullptr) {
+    // TFLite 2.14.1 adds nothing for per-channel weights here (its output is the bias, then the
+    // activation, whatever the input); Prepare warned.
+    for (int64_t i = 0; i < rows * num_units; ++i) {
+      output_data[i] = bias_data != nullptr ? bias_data[i % num_units] : 0.f;
+    }
+    lstm::float_internal::ApplyActivation(output_data, static_cast<int>(rows * num_units), params.activation,
+                                          output_data);
+    return;
+  }
   for (int64_t row = 0; row < rows; ++row) {
     const float* input_row = input_data + row * accum_depth;
     int8_t* quantized_row = data.quantized_input.data() + row * accum_depth;
@@ -352,9 +389,11 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
       }
       float value = bias_data != nullptr ? bias_data[unit] : 0.f;
       value += static_cast<float>(dotprod) * scaling_factor;
-      output_row[unit] = nn::ClampToActivation(value, data.activation_min, data.activation_max);
+      output_row[unit] = value;
     }
   }
+  lstm::float_internal::ApplyActivation(output_data, static_cast<int>(rows * num_units), params.activation,
+                                        output_data);
 }
 
 TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
@@ -390,6 +429,13 @@ constexpr int kBatchDims = kMaxBatchMatMulRank - 2;
 struct BatchMatMulData {
   nn::OutputRequantization requantization;
   nn::OutputStage stage = nn::OutputStage::kDoubleRounding;
+  // Hybrid (float lhs, int8 rhs): the lhs rows quantized on the fly, with their scales and zero
+  // points, and the rhs columns' sums (asymmetric input quantization subtracts offset * sum).
+  bool hybrid = false;
+  std::vector<int8_t> quantized_lhs;
+  std::vector<float> scaling_factors;
+  std::vector<int32_t> input_offsets;
+  std::vector<int32_t> column_sums;
 };
 
 void* InitBatchMatMulData(TfLiteContext*, const char*, size_t) { return new BatchMatMulData; }
@@ -446,14 +492,16 @@ TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &rhs));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
 
+  data->hybrid = lhs->type == kTfLiteFloat32 && rhs->type == kTfLiteInt8;
   switch (lhs->type) {
     case kTfLiteFloat32:
-      if (rhs->type == kTfLiteInt8 || rhs->type == kTfLiteUInt8) {
-        TF_LITE_KERNEL_LOG(context,
-                           "input 1 has type %s with a FLOAT32 input 0; hybrid BATCH_MATMUL is "
-                           "not supported",
-                           TfLiteTypeGetName(rhs->type));
-        return kTfLiteError;
+      if (data->hybrid) {
+        if (nn::AffineQuantization(rhs) == nullptr) {
+          TF_LITE_KERNEL_LOG(context, "input 1 is INT8 but not quantized");
+          return kTfLiteError;
+        }
+        TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+        break;
       }
       TF_LITE_ENSURE_OK(context, nn::CheckType(context, rhs, kTfLiteFloat32, "input 1"));
       TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
@@ -505,6 +553,13 @@ TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   output_dims->data[output_rank - 2] = params.adj_x ? lhs_matrix[1] : lhs_matrix[0];
   output_dims->data[output_rank - 1] = params.adj_y ? rhs_matrix[0] : rhs_matrix[1];
+  if (data->hybrid) {
+    const int64_t lhs_rows = lhs_accum > 0 ? tflite::NumElements(lhs) / lhs_accum : 0;
+    data->quantized_lhs.resize(tflite::NumElements(lhs));
+    data->scaling_factors.resize(lhs_rows);
+    data->input_offsets.resize(lhs_rows);
+    data->column_sums.resize(tflite::NumElements(rhs) / std::max(rhs_accum, 1));
+  }
   return context->ResizeTensor(context, output, output_dims);
 }
 
@@ -567,6 +622,91 @@ void BatchMatMulImpl(const TfLiteBatchMatMulParams& params, const TfLiteTensor* 
   }
 }
 
+// TFLite's hybrid BATCH_MATMUL (float lhs, per-tensor int8 rhs): each lhs row of K values is
+// quantized to int8 (symmetrically, or with a zero point when asymmetric_quantize_inputs is set)
+// with its own scale, times the rhs scale; each output is that scale times the integer sum (less
+// zero point * the rhs column's sum, taken in float as TFLite takes it).
+void BatchMatMulHybrid(const TfLiteBatchMatMulParams& params, BatchMatMulData& data,
+                       const TfLiteTensor* lhs, const TfLiteTensor* rhs, TfLiteTensor* output) {
+  const int* lhs_matrix = lhs->dims->data + lhs->dims->size - 2;
+  const int* rhs_matrix = rhs->dims->data + rhs->dims->size - 2;
+  const int rows = params.adj_x ? lhs_matrix[1] : lhs_matrix[0];
+  const int accum_depth = params.adj_x ? lhs_matrix[0] : lhs_matrix[1];
+  const int cols = params.adj_y ? rhs_matrix[0] : rhs_matrix[1];
+  const int64_t lhs_matrices =
+      tflite::NumElements(lhs) / std::max<int64_t>(int64_t{rows} * accum_depth, 1);
+  const int64_t rhs_matrices =
+      tflite::NumElements(rhs) / std::max<int64_t>(int64_t{cols} * accum_depth, 1);
+  const float* lhs_data = tflite::GetTensorData<float>(lhs);
+  const int8_t* rhs_data = tflite::GetTensorData<int8_t>(rhs);
+  const bool asymmetric = params.asymmetric_quantize_inputs;
+  // The lhs rows, transposed first where adj_x says so, quantized one by one.
+  std::vector<float> row(accum_depth);
+  for (int64_t m = 0; m < lhs_matrices; ++m) {
+    const float* matrix = lhs_data + m * rows * accum_depth;
+    for (int i = 0; i < rows; ++i) {
+      for (int k = 0; k < accum_depth; ++k) {
+        row[k] = params.adj_x ? matrix[static_cast<int64_t>(k) * rows + i]
+                              : matrix[static_cast<int64_t>(i) * accum_depth + k];
+      }
+      const int64_t r = m * rows + i;
+      int8_t* quantized = data.quantized_lhs.data() + r * accum_depth;
+      if (asymmetric) {
+        nn::AsymmetricQuantizeFloats(row.data(), accum_depth, quantized, &data.scaling_factors[r],
+                                     &data.input_offsets[r]);
+      } else {
+        nn::SymmetricQuantizeFloats(row.data(), accum_depth, quantized, &data.scaling_factors[r]);
+        data.input_offsets[r] = 0;
+      }
+      data.scaling_factors[r] *= rhs->params.scale;
+    }
+  }
+  // Element (k, j) of an rhs matrix, transposed as adj_y says.
+  const int64_t rhs_depth_stride = params.adj_y ? 1 : cols;
+  const int64_t rhs_col_stride = params.adj_y ? accum_depth : 1;
+  for (int64_t m = 0; m < rhs_matrices; ++m) {
+    const int8_t* matrix = rhs_data + m * cols * accum_depth;
+    for (int j = 0; j < cols; ++j) {
+      int32_t sum = 0;
+      for (int k = 0; k < accum_depth; ++k) sum += matrix[k * rhs_depth_stride + j * rhs_col_stride];
+      data.column_sums[m * cols + j] = sum;
+    }
+  }
+  int lhs_batch[kBatchDims], rhs_batch[kBatchDims], output_batch[kBatchDims];
+  ExtendedBatchDims(lhs, lhs_batch);
+  ExtendedBatchDims(rhs, rhs_batch);
+  ExtendedBatchDims(output, output_batch);
+  float* output_data = tflite::GetTensorData<float>(output);
+  for (int b0 = 0; b0 < output_batch[0]; ++b0) {
+    for (int b1 = 0; b1 < output_batch[1]; ++b1) {
+      for (int b2 = 0; b2 < output_batch[2]; ++b2) {
+        const int64_t lhs_index = BroadcastMatrixIndex(lhs_batch, b0, b1, b2);
+        const int64_t rhs_index = BroadcastMatrixIndex(rhs_batch, b0, b1, b2);
+        const int8_t* rhs_ptr = rhs_data + rhs_index * cols * accum_depth;
+        float* output_ptr =
+            output_data + BroadcastMatrixIndex(output_batch, b0, b1, b2) * int64_t{rows} * cols;
+        for (int i = 0; i < rows; ++i) {
+          const int64_t r = lhs_index * rows + i;
+          const int8_t* quantized = data.quantized_lhs.data() + r * accum_depth;
+          for (int j = 0; j < cols; ++j) {
+            int32_t total = 0;
+            for (int k = 0; k < accum_depth; ++k) {
+              total += quantized[k] * rhs_ptr[k * rhs_depth_stride + j * rhs_col_stride];
+            }
+            if (asymmetric) {
+              total = quantization_util::TruncateToInt32LikeX86(
+                  static_cast<float>(total) - static_cast<float>(data.column_sums[rhs_index * cols + j]) *
+                                                  static_cast<float>(data.input_offsets[r]));
+            }
+            output_ptr[static_cast<int64_t>(i) * cols + j] =
+                0.f + data.scaling_factors[r] * static_cast<float>(total);
+          }
+        }
+      }
+    }
+  }
+}
+
 template <typename T>
 void BatchMatMulQuantized(const TfLiteBatchMatMulParams& params, const BatchMatMulData& data,
                           const TfLiteTensor* lhs, const TfLiteTensor* rhs, TfLiteTensor* output) {
@@ -579,10 +719,14 @@ void BatchMatMulQuantized(const TfLiteBatchMatMulParams& params, const BatchMatM
 
 TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteBatchMatMulParams>(node);
-  const auto& data = *static_cast<const BatchMatMulData*>(node->user_data);
+  auto& data = *static_cast<BatchMatMulData*>(node->user_data);
   const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
   const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  if (data.hybrid) {
+    BatchMatMulHybrid(params, data, lhs, rhs, output);
+    return kTfLiteOk;
+  }
   switch (lhs->type) {
     case kTfLiteFloat32:
       BatchMatMulImpl<float, float, float>(params, lhs, rhs, output, 0, 0,

@@ -18,6 +18,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/misc_ops_util.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
@@ -108,8 +109,10 @@ TfLiteStatus AddNEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ATAN2(y, x) element-wise, float32 or float64. TFLite checks only that the ranks agree and reads
-// x as if it had y's shape; the shapes must be equal here.
+// ATAN2(y, x) element-wise, float32 or float64. TFLite checks only that the ranks agree: the output
+// takes y's shape and element i pairs y[i] with x[i] in memory order, whatever the shapes; where x
+// holds fewer elements TFLite reads past its end, and found zeros there in every case recorded
+// (../shared/opsuite_sweep), so those elements of x count as 0 here. A warning says so once.
 
 TfLiteStatus Atan2Prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
@@ -122,17 +125,26 @@ TfLiteStatus Atan2Prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ExpectOneOf(context, y, "input 0", {kTfLiteFloat32, kTfLiteFloat64}));
   TF_LITE_ENSURE_OK(context, ExpectType(context, x, "input 1", y->type));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", y->type));
-  if (!tflite::HaveSameShapes(y, x)) {
-    TF_LITE_KERNEL_LOG(context, "input 0 has shape %s but input 1 has shape %s; they must match",
-                       ShapeString(y).c_str(), ShapeString(x).c_str());
+  if (tflite::NumDimensions(y) != tflite::NumDimensions(x)) {
+    TF_LITE_KERNEL_LOG(context, "input 0 has rank %d but input 1 rank %d; they must match",
+                       tflite::NumDimensions(y), tflite::NumDimensions(x));
     return kTfLiteError;
+  }
+  if (!tflite::HaveSameShapes(y, x)) {
+    WarnTfliteDifference(context,
+                         "ATAN2 of shapes %s and %s: TFLite 2.14.1 does not broadcast; it pairs the elements "
+                         "in memory order, gives the output the first input's shape, and reads the second as 0 "
+                         "past its end",
+                         ShapeString(y).c_str(), ShapeString(x).c_str());
   }
   return ResizeLike(context, output, y);
 }
 
 template <typename T>
-void Atan2Compute(const T* y, const T* x, int64_t n, T* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = std::atan2(y[i], x[i]);
+void Atan2Compute(const T* y, const T* x, int64_t n, int64_t x_count, T* out) {
+  const int64_t paired = std::min(n, x_count);
+  for (int64_t i = 0; i < paired; ++i) out[i] = std::atan2(y[i], x[i]);
+  for (int64_t i = paired; i < n; ++i) out[i] = std::atan2(y[i], T(0));
 }
 
 TfLiteStatus Atan2Eval(TfLiteContext* context, TfLiteNode* node) {
@@ -140,10 +152,11 @@ TfLiteStatus Atan2Eval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* x = tflite::GetInput(context, node, 1);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   const int64_t n = NumElements(output);
+  const int64_t x_count = NumElements(x);
   if (output->type == kTfLiteFloat32) {
-    Atan2Compute(y->data.f, x->data.f, n, output->data.f);
+    Atan2Compute(y->data.f, x->data.f, n, x_count, output->data.f);
   } else {
-    Atan2Compute(y->data.f64, x->data.f64, n, output->data.f64);
+    Atan2Compute(y->data.f64, x->data.f64, n, x_count, output->data.f64);
   }
   return kTfLiteOk;
 }

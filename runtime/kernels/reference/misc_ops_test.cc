@@ -100,13 +100,32 @@ TEST(Atan2Test, FourQuadrants) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6f) << i;
 }
 
-TEST(Atan2Test, RefusesDifferentShapes) {
+TEST(Atan2Test, RefusesDifferentRanks) {
   OpTest t;
   const int y = t.AddInput(kTfLiteFloat32, {2, 2});
-  const int x = t.AddInput(kTfLiteFloat32, {2, 3});
+  const int x = t.AddInput(kTfLiteFloat32, {4});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinAtan2, {y, x}, {out});
   EXPECT_FALSE(t.Build().ok());
+}
+
+// TFLite pairs elements in memory order and gives the output y's shape; x's missing elements are 0.
+TEST(Atan2Test, ShapesOfOneRankPairInMemoryOrder) {
+  OpTest t;
+  const int y = t.AddInput(kTfLiteFloat32, {3, 1});
+  const int x = t.AddInput(kTfLiteFloat32, {1, 2});
+  const int out = t.AddOutput(kTfLiteFloat32);
+  t.AddOp(kTfLiteBuiltinAtan2, {y, x}, {out});
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(t.Build().ok());
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("WARNING: ATAN2"), std::string::npos);
+  t.SetInput<float>(0, {1.f, 1.f, -1.f});
+  t.SetInput<float>(1, {1.f, -1.f});
+  ASSERT_TRUE(t.Invoke().ok());
+  EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 1}));
+  const std::vector<float> got = t.GetOutput<float>(0);
+  const std::vector<float> want = {kPi / 4, 3 * kPi / 4, -kPi / 2};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6f) << i;
 }
 
 TEST(SignTest, FloatWithNanAndInt32) {

@@ -425,7 +425,9 @@ TEST(QuantizedDepthwiseConv2dTest, RefusesInt16WithInt32Bias) {
   EXPECT_FALSE(test.Build().ok());
 }
 
-TEST(QuantizedDepthwiseConv2dTest, RefusesHybridWeights) {
+// Hybrid depthwise (float input, int8 weights): the input quantized asymmetrically per batch
+// (2.0 -> 127 with zero point -128, scale 2/255), the sum scaled back by (0.5 * 2/255).
+TEST(QuantizedDepthwiseConv2dTest, HybridWeightsQuantizeTheInputPerBatch) {
   OpTest test;
   const int input = test.AddInput(kTfLiteFloat32, {1, 1, 1, 1});
   const int filter = test.AddConst<int8_t>(kTfLiteInt8, {1, 1, 1, 1}, {1});
@@ -434,7 +436,11 @@ TEST(QuantizedDepthwiseConv2dTest, RefusesHybridWeights) {
   test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output},
              fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1).Union());
-  EXPECT_FALSE(test.Build().ok());
+  ASSERT_TRUE(test.Build().ok());
+  test.SetInput<float>(0, {2.0f});
+  ASSERT_TRUE(test.Invoke().ok());
+  const float scale = 2.0f / 255.0f;
+  EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{255.0f * (0.5f * scale)}));
 }
 
 // ---- TRANSPOSE_CONV
@@ -649,10 +655,17 @@ TEST(HybridFullyConnectedTest, EmptyRowsGiveTheBias) {
   EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{1.f, 0.f, 3.f, 1.f, 0.f, 3.f}));
 }
 
-TEST(HybridFullyConnectedTest, RefusesPerChannelWeights) {
+// TFLite 2.14.1's hybrid FULLY_CONNECTED adds nothing for per-channel weights: the output is the
+// bias (0.25 here), whatever the input, and a warning says so.
+TEST(HybridFullyConnectedTest, PerChannelWeightsGiveTheBiasAsTflite) {
   OpTest test;
   AddHybridFullyConnected(test, false, {2, 2}, {2, 4, 1, 1}, {{0.5f, 1.f}, {0, 0}, 0});
-  EXPECT_FALSE(test.Build().ok());
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(test.Build().ok());
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("WARNING: FULLY_CONNECTED"), std::string::npos);
+  test.SetInput<float>(0, {1.0f, -0.5f});
+  ASSERT_TRUE(test.Invoke().ok());
+  EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{0.25f, 0.25f}));
 }
 
 // ---- BATCH_MATMUL
@@ -721,16 +734,22 @@ TEST(QuantizedBatchMatMulTest, RefusesMixedTypes) {
   EXPECT_FALSE(test.Build().ok());
 }
 
-TEST(QuantizedBatchMatMulTest, RefusesHybridOperands) {
+// Hybrid BATCH_MATMUL (float lhs, int8 rhs): each lhs row quantized symmetrically (1 -> 127,
+// -0.5 -> -64 at scale 1/127), the integer sum scaled by (row scale * rhs scale).
+TEST(QuantizedBatchMatMulTest, HybridOperandsQuantizeLhsRows) {
   OpTest test;
-  const int lhs = test.AddInput(kTfLiteFloat32, {1, 1});
-  const int rhs = test.AddInput(kTfLiteInt8, {1, 1});
-  SetQuant(test, rhs, {{1.f}, {0}});
+  const int lhs = test.AddInput(kTfLiteFloat32, {1, 2});
+  const int rhs = test.AddConst<int8_t>(kTfLiteInt8, {2, 1}, {2, 4});
+  SetQuant(test, rhs, {{0.5f}, {0}});
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output},
              fb::BuiltinOptions::BatchMatMulOptions,
              fb::CreateBatchMatMulOptions(test.fbb()).Union());
-  EXPECT_FALSE(test.Build().ok());
+  ASSERT_TRUE(test.Build().ok());
+  test.SetInput<float>(0, {1.0f, -0.5f});
+  ASSERT_TRUE(test.Invoke().ok());
+  const float row_scale = (1.0f / 127.0f) * 0.5f;
+  EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{row_scale * static_cast<float>(127 * 2 - 64 * 4)}));
 }
 
 }  // namespace

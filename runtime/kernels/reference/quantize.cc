@@ -24,6 +24,7 @@
 #include <string>
 
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/sparsity.h"
 #include "runtime/kernels/kernel_util.h"
@@ -273,28 +274,6 @@ TfLiteStatus QuantizeEval(TfLiteContext* context, TfLiteNode* node) {
 // ---------------------------------------------------------------------------------------------
 // DEQUANTIZE.
 
-// IEEE 754 binary16 -> binary32, exact for every value: subnormal halves become normal floats,
-// infinities stay infinite and NaNs keep their payload (Eigen::half's conversion).
-float HalfToFloat(uint16_t half) {
-  const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
-  const uint32_t exponent = (half >> 10) & 0x1fu;
-  const uint32_t mantissa = half & 0x3ffu;
-  uint32_t bits;
-  if (exponent == 0x1fu) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-  } else {
-    // Zero or subnormal: mantissa * 2^-24, exactly representable as a float.
-    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    std::memcpy(&bits, &magnitude, sizeof(bits));
-    bits |= sign;
-  }
-  float result;
-  std::memcpy(&result, &bits, sizeof(result));
-  return result;
-}
-
 template <typename T>
 void DequantizePerTensor(const T* input, int64_t count, float scale, int32_t zero_point, float* output) {
   const double scale_double = static_cast<double>(scale);
@@ -320,7 +299,7 @@ void Dequantize(const TfLiteTensor* input, TfLiteTensor* output) {
   if (count == 0) return;
   if (input->type == kTfLiteFloat16) {
     const auto* in = reinterpret_cast<const uint16_t*>(input->data.raw);
-    for (int64_t i = 0; i < count; ++i) out[i] = HalfToFloat(in[i]);
+    for (int64_t i = 0; i < count; ++i) out[i] = float16::HalfToFloat(in[i]);
     return;
   }
   if (IsPerChannel(input)) {

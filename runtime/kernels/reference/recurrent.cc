@@ -18,6 +18,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/lstm_float.h"
 #include "runtime/kernels/internal/lstm_hybrid.h"
 #include "runtime/kernels/internal/lstm_integer.h"
@@ -589,18 +590,26 @@ TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node
   const float effective_hidden_scale = static_cast<float>(
       std::pow(2, -15) / intermediate_scale[kHiddenIntermediate] * std::pow(2, -15));
   qu::QuantizeMultiplier(effective_hidden_scale, &p.hidden_scale_a, &p.hidden_scale_b);
-  // The hidden state's zero point. TFLite 2.14's UNIDIRECTIONAL_SEQUENCE_LSTM adds it to the
-  // hidden state; its LSTM op subtracts it (the sign of the kernel from before TFLite fixed it,
-  // which the projection's effective bias below undoes). Both signs are what TFLite 2.14.1
-  // computed for dtln_noise_suppression.tflite and lstm_quantized.bin.
+  // The hidden state's zero point; HiddenState applies it with TFLite 2.14.1's signs, which
+  // dtln_noise_suppression.tflite (128 cells) and lstm_quantized.bin (2 cells) show.
   const int32_t hidden_zero_point = intermediate_zp[kHiddenIntermediate];
-  p.hidden_zero_point = data->is_sequence ? hidden_zero_point : -hidden_zero_point;
+  p.hidden_zero_point = hidden_zero_point;
+  const int n_cell = in[full::kInputToOutputWeightsTensor]->dims->data[0];
+  if (hidden_zero_point != 0 && n_cell % lstm::integer_internal::kHiddenBlock != 0) {
+    WarnTfliteDifference(context,
+                         "%s with %d cells and hidden zero point %d: TFLite 2.14.1 subtracts the "
+                         "zero point from the last %d cells' hidden state where it adds it to the "
+                         "others; so does Touchstone",
+                         data->is_sequence ? "UNIDIRECTIONAL_SEQUENCE_LSTM" : "LSTM", n_cell,
+                         static_cast<int>(hidden_zero_point),
+                         n_cell % lstm::integer_internal::kHiddenBlock);
+  }
   const float effective_projection_scale = scale_of(full::kProjectionWeightsTensor) *
                                            intermediate_scale[kHiddenIntermediate] /
                                            output_state_scale;
   qu::QuantizeMultiplier(effective_projection_scale, &p.projection_scale_a, &p.projection_scale_b);
   if (use_projection) {
-    // TFLite adds the hidden zero point's row sums with a plus sign, for both ops.
+    // TFLite adds the hidden zero point's row sums with a plus sign.
     p.projection_effective_bias = ZeroPointTimesWeightsWithBias(
         hidden_zero_point, in[full::kProjectionWeightsTensor], in[full::kProjectionBiasTensor]);
   }

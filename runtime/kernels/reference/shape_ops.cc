@@ -22,6 +22,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
@@ -1176,9 +1177,10 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
                        rank);
     return kTfLiteError;
   }
-  if (params.activation != kTfLiteActNone && output->type != kTfLiteFloat32) {
-    TF_LITE_KERNEL_LOG(context, "CONCATENATION: a fused activation needs FLOAT32, got %s",
-                       TfLiteTypeGetName(output->type));
+  if (params.activation != kTfLiteActNone) {
+    // TFLite 2.14.1 refuses every fused activation here, float32 included.
+    TF_LITE_KERNEL_LOG(context, "CONCATENATION: fused activation %d is not supported (only NONE)",
+                       static_cast<int>(params.activation));
     return kTfLiteError;
   }
   Shape out = ShapeOf(input0);
@@ -1262,14 +1264,6 @@ TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {
                         reinterpret_cast<uint8_t*>(out));
       }
       out += n * elem;
-    }
-  }
-  if (output->type == kTfLiteFloat32 && params.activation != kTfLiteActNone) {
-    float lo, hi;
-    tflite::CalculateActivationRange(params.activation, &lo, &hi);
-    float* data = output->data.f;
-    for (int64_t i = 0, n = tflite::NumElements(output); i < n; ++i) {
-      data[i] = std::min(std::max(data[i], lo), hi);
     }
   }
   return kTfLiteOk;
@@ -1478,6 +1472,12 @@ TfLiteStatus PadPrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "PAD", &input, &output));
+  // TFLite's PAD and PADV2 kernels stop at rank 5 (PadKernelMaxDimensionCount) and refuse more.
+  constexpr int kMaxPadRank = 5;
+  if (NumDimensions(input) > kMaxPadRank) {
+    TF_LITE_KERNEL_LOG(context, "PAD: rank %d is above %d, the most TFLite pads", NumDimensions(input), kMaxPadRank);
+    return kTfLiteError;
+  }
   const TfLiteTensor* value = NumInputs(node) == 3 ? GetInput(context, node, 2) : nullptr;
   if (value != nullptr) {
     TF_LITE_ENSURE_OK(context,
@@ -1754,8 +1754,8 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (kKind == ReduceKind::kSum && input->type == kTfLiteInt16 && !same_scale) {
-    TF_LITE_KERNEL_LOG(context, "SUM: INT16 input and output quantization must be the same");
-    return kTfLiteError;
+    // TFLite's Eval refuses it, not its Prepare.
+    return RefuseAtInvoke(context, node, "SUM: INT16 input and output quantization must be the same");
   }
   if ((kKind == ReduceKind::kMean || kKind == ReduceKind::kSum || kKind == ReduceKind::kProd) &&
       input->type == kTfLiteInt16 &&
@@ -2434,6 +2434,53 @@ TfLiteStatus RangeEval(TfLiteContext* context, TfLiteNode* node) {
       [] { return kTfLiteError; });
 }
 
+// BROADCAST_ARGS: the broadcast of two shape vectors (int32 or int64), of the longer one's length.
+TfLiteStatus BroadcastArgsPrepare(TfLiteContext* context, TfLiteNode* node) {
+  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "BROADCAST_ARGS", 2, 2, 1));
+  const TfLiteTensor* a;
+  const TfLiteTensor* b;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &a));
+  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &b));
+  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  if (NumDimensions(a) != 1 || NumDimensions(b) != 1) {
+    TF_LITE_KERNEL_LOG(context, "BROADCAST_ARGS: the shapes must be vectors (ranks %d and %d)", NumDimensions(a),
+                       NumDimensions(b));
+    return kTfLiteError;
+  }
+  return ResizeOutput(context, output, {std::max(a->dims->data[0], b->dims->data[0])});
+}
+
+template <typename T>
+TfLiteStatus BroadcastArgsFill(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                               TfLiteTensor* output) {
+  const int na = a->dims->data[0], nb = b->dims->data[0], n = output->dims->data[0];
+  const T* da = reinterpret_cast<const T*>(a->data.raw);
+  const T* db = reinterpret_cast<const T*>(b->data.raw);
+  T* out = reinterpret_cast<T*>(output->data.raw);
+  // Aligned on the last dimension; a missing leading one counts as 1.
+  for (int back = 0; back < n; ++back) {
+    const T x = back < na ? da[na - 1 - back] : T(1);
+    const T y = back < nb ? db[nb - 1 - back] : T(1);
+    if (x != 1 && y != 1 && x != y) {
+      // TFLite aborts here (a failed CHECK); refused instead.
+      TF_LITE_KERNEL_LOG(context, "BROADCAST_ARGS: dimensions %lld and %lld do not broadcast",
+                         static_cast<long long>(x), static_cast<long long>(y));
+      return kTfLiteError;
+    }
+    out[n - 1 - back] = x == 1 ? y : x;
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus BroadcastArgsEval(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteTensor* a = GetInput(context, node, 0);
+  const TfLiteTensor* b = GetInput(context, node, 1);
+  TfLiteTensor* output = GetOutput(context, node, 0);
+  return output->type == kTfLiteInt64 ? BroadcastArgsFill<int64_t>(context, a, b, output)
+                                      : BroadcastArgsFill<int32_t>(context, a, b, output);
+}
+
 TfLiteStatus BroadcastToShape(TfLiteContext* context, TfLiteNode* node,
                               std::vector<Shape>* shapes) {
   const TfLiteTensor* input = GetInput(context, node, 0);
@@ -2591,6 +2638,12 @@ TfLiteStatus ReversePrepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "REVERSE_V2: axis must be a vector");
     return kTfLiteError;
   }
+  if (tflite::NumElements(axis) > 1) {
+    WarnTfliteDifference(context,
+                         "REVERSE_V2 over %lld axes: TFLite 2.14.1 does not support more than one and "
+                         "reverses along the first listed axis only; so does Touchstone",
+                         static_cast<long long>(tflite::NumElements(axis)));
+  }
   return ResizeOutput(context, output, ShapeOf(input));
 }
 
@@ -2603,6 +2656,8 @@ TfLiteStatus ReverseEval(TfLiteContext* context, TfLiteNode* node) {
   const Shape shape = ShapeOf(input);
   const int rank = static_cast<int>(shape.size());
   std::vector<bool> reversed(rank, false);
+  // TFLite 2.14.1 reverses along the first listed axis only (ReversePrepare warned).
+  if (axes.size() > 1) axes.resize(1);
   for (int64_t a : axes) {
     int axis;
     if (!NormalizeAxis(a, rank, &axis) || reversed[axis]) {
@@ -2735,6 +2790,7 @@ TS_REGISTER(ZEROS_LIKE, ZerosLikePrepare, ZerosLikeEval)
 TS_REGISTER(ONES_LIKE, OnesLikePrepare, OnesLikeEval)
 TS_REGISTER(RANGE, RangePrepare, RangeEval)
 TS_REGISTER(BROADCAST_TO, BroadcastToPrepare, BroadcastToEval)
+TS_REGISTER(BROADCAST_ARGS, BroadcastArgsPrepare, BroadcastArgsEval)
 TS_REGISTER(DEPTH_TO_SPACE, BlockPrepare<true>, BlockEval<true>)
 TS_REGISTER(SPACE_TO_DEPTH, BlockPrepare<false>, BlockEval<false>)
 TS_REGISTER(REVERSE_V2, ReversePrepare, ReverseEval)

@@ -324,6 +324,21 @@ TEST(ReverseV2Test, ReversesListedAxis) {
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{3, 2, 1, 6, 5, 4}));
 }
 
+// Several axes: TFLite 2.14.1 reverses along the first listed one only, and a warning says so.
+TEST(ReverseV2Test, SeveralAxesReverseTheFirstOnlyAsTflite) {
+  OpTest t;
+  const int in = t.AddInput(kTfLiteInt32, {2, 3});
+  const int axis = t.AddConst<int32_t>(kTfLiteInt32, {2}, {1, 0});
+  const int out = t.AddOutput(kTfLiteInt32);
+  t.AddOp(kTfLiteBuiltinReverseV2, {in, axis}, {out});
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(t.Build().ok());
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("WARNING: REVERSE_V2 over 2 axes"), std::string::npos);
+  t.SetInput<int32_t>(0, {1, 2, 3, 4, 5, 6});
+  ASSERT_TRUE(t.Invoke().ok());
+  EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{3, 2, 1, 6, 5, 4}));
+}
+
 // ---- PACK, UNPACK -----------------------------------------------------------------------------
 
 TEST(PackTest, AxisZeroAndLast) {

@@ -144,8 +144,8 @@ TfLiteStatus SpaceToBatchResize(TfLiteContext* context, TfLiteNode* node) {
 
 TfLiteStatus SpaceToBatchPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckCommon(context, node, "paddings",
-                                         {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8, kTfLiteInt32,
-                                          kTfLiteInt64}));
+                                         {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8, kTfLiteInt16,
+                                          kTfLiteInt32, kTfLiteInt64}));
   if (!ValuesKnown(tflite::GetInput(context, node, 1)) ||
       !ValuesKnown(tflite::GetInput(context, node, 2))) {
     tflite::SetTensorToDynamic(tflite::GetOutput(context, node, 0));
@@ -167,8 +167,8 @@ TfLiteStatus SpaceToBatchEval(TfLiteContext* context, TfLiteNode* node) {
   const Layout out = LayoutOf(ShapeOf(output));
   const size_t elem = tflite::TfLiteTypeGetSize(input->type);
   const size_t pixel_bytes = static_cast<size_t>(in.depth) * elem;
-  // TFLite memsets padding with the output zero point, which for 8-bit types is that value.
-  const bool quantized = input->type == kTfLiteUInt8 || input->type == kTfLiteInt8;
+  // TFLite memsets padding with the output zero point (for 8-bit types that value; int16's is 0).
+  const bool quantized = input->type == kTfLiteUInt8 || input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
   const int pad_byte = quantized ? output->params.zero_point : 0;
   char* dst = output->data.raw;
   for (int ob = 0; ob < out.batch; ++ob) {
