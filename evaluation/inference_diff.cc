@@ -472,6 +472,7 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   reference_options.num_threads = 1;
   reference_options.preserve_all_tensors = config.layerwise;
   reference_options.max_tensor_bytes = config.max_tensor_bytes;
+  reference_options.allow_newer_op_versions = config.allow_newer_op_versions;
   StatusOr<std::unique_ptr<Interpreter>> reference = Interpreter::Create(model, reference_options);
   if (!reference.ok()) return reference.status();
   {
@@ -485,6 +486,7 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   test_options.num_threads = config.test_num_threads;
   test_options.preserve_all_tensors = config.layerwise;
   test_options.max_tensor_bytes = config.max_tensor_bytes;
+  test_options.allow_newer_op_versions = config.allow_newer_op_versions;
   InterpreterFactory make_test = [&]() { return Interpreter::Create(model, test_options); };
   ApplyDelegatesOptions apply_options;
   apply_options.require_full_delegation = config.require_full_delegation;

@@ -110,6 +110,8 @@ struct InferenceDiffConfig {
   bool require_full_delegation = false;
   // InterpreterOptions::max_tensor_bytes for both interpreters.
   uint64_t max_tensor_bytes = uint64_t{16} << 30;
+  // InterpreterOptions::allow_newer_op_versions for both interpreters.
+  bool allow_newer_op_versions = false;
 };
 
 // One compared tensor of the primary subgraph.

@@ -42,14 +42,16 @@ TESTLOGS="$(bazel info bazel-testlogs 2>/dev/null)"
 SUMMARY_ARGS=()
 
 # The sanitizer subset that fits CI's time budget on 2 cores (docs/reliability.md): the unit tests, the
-# golden and op-suite tests, the shared models and hostile corpus, every binary over the hostile corpus,
-# and the fuzz targets' regression inputs; not the long CLI, ImageNet, COCO, XNNPACK op-suite and GPU runs.
+# golden, op-suite and op-sweep tests, the shared models (walked and cross-checked) and hostile corpus,
+# every binary over the hostile corpus, and the fuzz targets' regression inputs; not the long CLI,
+# ImageNet, COCO, XNNPACK op-suite and GPU runs.
 DEFAULT_ASAN_TARGETS=(//runtime/... //evaluation/... //datasets/... //tools/... //delegates/...
-  //tests/golden:golden_test //tests/opsuite:opsuite_test //tests/models:models_walk_test //tests/fuzz/...
+  //tests/golden:golden_test //tests/opsuite:opsuite_test //tests/opsuite:opsuite_sweep_test
+  //tests/models:models_walk_test //tests/models:model_consistency_test //tests/fuzz/...
   //tests/cli:hostile_cli_benchmark_model_test //tests/cli:hostile_cli_inference_diff_test
   //tests/cli:hostile_cli_imagenet_eval_test //tests/cli:hostile_cli_coco_eval_test
   -//delegates/xnnpack:xnnpack_opsuite_test)
-DEFAULT_ASAN_SUITES="golden,hostile,hostile_cli,models,opsuite"
+DEFAULT_ASAN_SUITES="golden,hostile,hostile_cli,model_consistency,models,opsuite,opsuite_sweep"
 ASAN="${TOUCHSTONE_ASAN:-}"
 FUZZ_SECONDS="${TOUCHSTONE_FUZZ_SECONDS:-}"
 if [ "${CI:-}" = "true" ]; then

@@ -363,6 +363,14 @@ sys.exit(0 if all(abs(p - q) <= 1e-5 * m for p, q in zip(x, y)) else 1)' "$TMP/h
   check "--release_dynamic_tensors: the same outputs" cmp -s "$TMP/keep_dyn.bin" "$TMP/release_dyn.bin"
   expect_exit 4 "--require_full_delegation without a delegate" --graph="$S/models/litert_testdata/add.bin" "${FAST[@]}" --require_full_delegation
 
+  # An operator version TFLite 2.14.1 does not register: refused at load as TFLite does, or run on request.
+  NEWER="$S/opsuite_sweep/ADD/float32_opversion6_unregistered/model.tflite"
+  expect_exit 3 "an unregistered operator version is refused at load" --graph="$NEWER" "${FAST[@]}"
+  check "the refusal names the op and its version" grep -qF "version 6 of ADD is not registered in TensorFlow Lite 2.14.1" "$TMP/err.txt"
+  run newer --graph="$NEWER" "${FAST[@]}" --allow_newer_op_versions
+  check "--allow_newer_op_versions runs it, with one warning line" test "$(rc newer)" -eq 0 -a \
+    "$(grep -c '^WARNING: ' "$TMP/newer.err")" -eq 1
+
   # A sub-microsecond model run for seconds: millions of runs, a report under 1 MB with nanosecond
   # figures, and a gate that answers at once.
   HW=(--graph="$S/models/misc/hello_world_float.tflite" --min_secs=2)

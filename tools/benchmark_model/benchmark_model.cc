@@ -324,6 +324,7 @@ std::string ProviderValue(const DelegateFlagGroup& delegate_flags, const std::st
   if (name == "delegate_isolation") return delegate_flags.isolation().delegate_isolation;
   if (name == "delegate_timeout_secs") return std::to_string(delegate_flags.isolation().delegate_timeout_secs);
   if (name == "max_tensor_memory_mb") return std::to_string(delegate_flags.max_tensor_bytes() >> 20);
+  if (name == "allow_newer_op_versions") return delegate_flags.allow_newer_op_versions() ? "1" : "0";
   return delegate_flags.ValueText(name);
 }
 
@@ -341,7 +342,8 @@ void LogParams(const BenchmarkFlags& flags, const FlagTable& table, const std::v
       if (flags.verbose || was_given(f.name)) Printer::Out(f.name + ": [" + ProviderValue(delegate_flags, f.name) + "]");
     }
   }
-  for (const char* name : {"delegate_isolation", "delegate_timeout_secs", "max_tensor_memory_mb"}) {
+  for (const char* name :
+       {"delegate_isolation", "delegate_timeout_secs", "max_tensor_memory_mb", "allow_newer_op_versions"}) {
     if (flags.verbose || was_given(name)) Printer::Out(std::string(name) + ": [" + ProviderValue(delegate_flags, name) + "]");
   }
 }
@@ -562,6 +564,7 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
   options.num_threads = flags.num_threads > 0 ? flags.num_threads : 1;
   options.ensure_dynamic_tensors_are_released = flags.release_dynamic_tensors;
   options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
+  options.allow_newer_op_versions = delegate_flags.allow_newer_op_versions();
 
   if (flags.list_signatures) {
     StatusOr<std::vector<std::string>> keys = ListSignatures(flags.graph, options);

@@ -358,6 +358,7 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
     options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
     options.num_threads = flags.num_interpreter_threads;
     options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
+    options.allow_newer_op_versions = delegate_flags.allow_newer_op_versions();
     const std::shared_ptr<const Model>& loaded = model.value();
     std::vector<DelegateOutcome> outcomes;
     StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(

@@ -48,6 +48,10 @@ void DelegateFlagGroup::AddTo(FlagTable* table) {
   table->AddInt("max_tensor_memory_mb", &max_tensor_memory_mb_,
                 "refuse a model whose tensors (arena plus dynamic) would need more than this many MiB, with "
                 "the number it asked for (exit code 3), instead of running out of memory");
+  table->AddGroup("Operator versions");
+  table->AddBool("allow_newer_op_versions", &allow_newer_op_versions_,
+                 "run an operator version newer than TensorFlow Lite 2.14.1 registers with its highest kernel, "
+                 "after a warning, instead of refusing the model at load as TFLite does");
 }
 
 std::string DelegateFlagGroup::RequestedDelegates(const FlagTable& table) const {

@@ -50,6 +50,10 @@ class DelegateFlagGroup {
   // --max_tensor_memory_mb in bytes, for InterpreterOptions::max_tensor_bytes: a model whose tensors
   // would need more is refused with the number it asked for, instead of the system killing the tool.
   uint64_t max_tensor_bytes() const { return static_cast<uint64_t>(max_tensor_memory_mb_) << 20; }
+  // --allow_newer_op_versions, for InterpreterOptions::allow_newer_op_versions: run an operator version
+  // above the highest TensorFlow Lite 2.14.1 registers (a newer converter's model) with the highest
+  // kernel, after a warning line, instead of refusing the model as TFLite does (docs/fidelity.md).
+  bool allow_newer_op_versions() const { return allow_newer_op_versions_; }
 
   // The delegates the parsed command line turns on by their providers' enabling flags, given there
   // ("EXTERNAL (libvendor.so), SAMPLE"; not those applied by default); "" for none. For the FAIL line
@@ -65,6 +69,7 @@ class DelegateFlagGroup {
   IsolationFlags isolation_;
   // Registered here because every tool that takes a model adds this group; 16 GiB as the runtime's default.
   int32_t max_tensor_memory_mb_ = 16384;
+  bool allow_newer_op_versions_ = false;
 };
 
 // "EXTERNAL (libvendor.so), XNNPACK": the created delegates' providers, a plugin by its file name.

@@ -194,6 +194,7 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
   options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
   options.num_threads = flags.num_interpreter_threads;
   options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
+  options.allow_newer_op_versions = delegate_flags.allow_newer_op_versions();
   const std::shared_ptr<const Model>& loaded = model.value();
   std::vector<DelegateOutcome> outcomes;
   StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(
@@ -205,6 +206,7 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
     InterpreterOptions reference_options;
     reference_options.kernel_set = KernelSet::kReference;
     reference_options.max_tensor_bytes = options.max_tensor_bytes;
+    reference_options.allow_newer_op_versions = options.allow_newer_op_versions;
     StatusOr<std::unique_ptr<Interpreter>> created = Interpreter::Create(loaded, reference_options);
     if (!created.ok()) return created.status();
     reference = std::move(created.value());

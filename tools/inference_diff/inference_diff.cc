@@ -146,6 +146,7 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   config.test_num_threads = flags.num_interpreter_threads;
   config.require_full_delegation = flags.require_full_delegation;
   config.max_tensor_bytes = group.max_tensor_bytes();
+  config.allow_newer_op_versions = group.allow_newer_op_versions();
   config.qualify = flags.qualify;
   if (flags.qualify) {
     config.qualify_float_tolerance = flags.qualify_float_tolerance >= 0 ? AsDouble(flags.qualify_float_tolerance)
