@@ -9,6 +9,7 @@
 #include <cstring>
 #include <thread>
 
+#include "evaluation/kernel_usage.h"
 #include "evaluation/machine_info.h"
 #include "evaluation/memory_usage.h"
 #include "evaluation/op_profile.h"
@@ -307,6 +308,7 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   report->init_us = clock->NowMicros() - init_start_us;
   const MemorySnapshot init_memory = ReadMemorySnapshot();
   report->memory.arena_bytes = static_cast<int64_t>(interpreter->arena_bytes());
+  report->kernels = KernelUsageOf(interpreter);
   listener->OnInitialized(*report);
 
   StatusOr<std::vector<std::vector<uint8_t>>> data = MakeInputData(config.inputs, inputs);

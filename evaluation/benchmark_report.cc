@@ -30,6 +30,7 @@ ordered_json NodeJson(const OpProfileNode& node, int64_t runs) {
   j["type"] = node.type;
   j["name"] = node.name;
   j["delegate"] = node.delegate;
+  j["kernel"] = node.kernel;
   j["run_order"] = node.run_order;
   j["first_us"] = node.us.first_us();
   j["avg_us"] = Num(node.us.mean_us());
@@ -190,6 +191,18 @@ std::string ReportToJson(const BenchmarkReport& r) {
   run["fully_delegated"] = c.fully_delegated;
   run["input_bytes"] = c.input_bytes;
   j["run"] = run;
+
+  ordered_json kernels;
+  kernels["optimized"] = r.kernels.optimized;
+  kernels["reference"] = r.kernels.reference;
+  kernels["delegated"] = r.kernels.delegated;
+  ordered_json nodes = ordered_json::array();
+  for (const NodeKernel& n : r.kernels.nodes) {
+    nodes.push_back({{"subgraph", n.subgraph}, {"node", n.node}, {"op", n.op}, {"kernel", n.kernel},
+                     {"configuration", n.configuration}});
+  }
+  kernels["nodes"] = nodes;
+  j["kernels"] = kernels;
 
   ordered_json latency;
   latency["init_us"] = r.init_us;

@@ -86,6 +86,41 @@ std::string StatsByMetric(const Calculator& calc, const std::string& title,
   return stream.str();
 }
 
+// Touchstone's table: each node in run order with the code that ran it.
+std::string KernelTable(const Calculator& calc, int subgraph, bool several_subgraphs, bool csv) {
+  std::ostringstream stream;
+  std::string title = "Kernel per node";
+  if (several_subgraphs) title += " (subgraph " + std::to_string(subgraph) + ")";
+  stream << "============================== " << title << " ==============================" << std::endl;
+  const int64_t total = calc.total_sum();
+  if (csv) {
+    stream << "node type, avg_ms, %, kernel, name" << std::endl;
+  } else {
+    Field(stream, 24) << "[node type]";
+    Field(stream, 9) << "[avg ms]";
+    Field(stream, 8) << "[%]";
+    Field(stream, 16) << "[kernel]";
+    stream << "\t" << "[Name]" << std::endl;
+  }
+  for (const OpProfileNode* node : calc.nodes) {
+    const double avg_ms = node->us.mean_us() / 1000.0;
+    const double percentage =
+        total > 0 ? static_cast<double>(node->us.sum_us()) * 100.0 / static_cast<double>(total) : 0.0;
+    if (csv) {
+      stream << node->type << ", " << avg_ms << ", " << percentage << "%, " << node->kernel << ", " << node->name
+             << std::endl;
+    } else {
+      Field(stream, 24) << node->type;
+      Field(stream, 9) << avg_ms;
+      Field(stream, 7) << percentage << "%";
+      Field(stream, 16) << node->kernel;
+      stream << "\t" << node->name << std::endl;
+    }
+  }
+  stream << std::endl;
+  return stream.str();
+}
+
 std::string StatsByNodeType(const Calculator& calc, bool csv) {
   std::ostringstream stream;
   stream << "Number of nodes executed: " << calc.nodes.size() << std::endl;
@@ -188,6 +223,13 @@ void OpProfiler::AddDelegateOp(int subgraph, int delegate_node, const std::strin
   events_.push_back(e);
 }
 
+std::string OpProfiler::NodeKernelName(int subgraph, int node_index) const {
+  if (subgraph < 0 || static_cast<size_t>(subgraph) >= interpreter_->subgraphs_size()) return "";
+  Subgraph* s = interpreter_->subgraph(subgraph);
+  if (node_index < 0 || static_cast<size_t>(node_index) >= s->nodes_size()) return "";
+  return s->node_kernel(node_index);
+}
+
 std::string OpProfiler::NodeName(int subgraph, int node_index) const {
   // TFLite's name: the node's output tensor names in brackets, then ":" and the node index.
   std::string name = "[";
@@ -250,6 +292,7 @@ void OpProfiler::EndRun() {
       fresh.subgraph = e.subgraph;
       fresh.node_index = parent_index;
       fresh.name = NodeName(e.subgraph, parent_index);
+      fresh.kernel = NodeKernelName(e.subgraph, parent_index);
       fresh.run_order = node_num;
       if (e.inside_of < 0) {
         fresh.type = e.type;
@@ -277,6 +320,7 @@ void OpProfiler::EndRun() {
         fresh.node_index = e.op_index;
         fresh.type = e.type;
         fresh.name = "Delegate/" + e.type + ":" + std::to_string(e.op_index);
+        fresh.kernel = node->kernel;
         fresh.run_order = node_num;
         node->inside.push_back(std::move(fresh));
         op = &node->inside.back();
@@ -354,6 +398,12 @@ std::string FormatOpProfile(const OpProfileReport& report, const OpProfileFormat
     stream << "Delegate internal: " << std::endl;
     stream << OutputString(calc, format.csv);
     stream << ShortSummary(calc) << std::endl;
+  }
+  for (const OpProfileSubgraph& s : report.subgraphs) {
+    Calculator calc;
+    calc.run_total = &s.run_total_us;
+    for (const OpProfileNode& n : s.nodes) calc.nodes.push_back(&n);
+    stream << KernelTable(calc, s.index, has_non_primary, format.csv);
   }
   return stream.str();
 }

@@ -1,7 +1,9 @@
 // Operator-wise profiling of the regular benchmark runs, as TFLite's benchmark_model reports it
 // (--enable_op_profiling): the runtime's NodeObserver tells how long each node's kernel took; per
 // subgraph the nodes are aggregated over the runs and printed in TFLite's three tables (Run Order, Top
-// by Computation Time, Summary by node type), in its columns, as text or CSV.
+// by Computation Time, Summary by node type), in its columns, as text or CSV. After them Touchstone adds
+// one table of its own, "Kernel per node": each node in run order with the code that ran it (optimized,
+// reference, or the delegate's name), so that TFLite's tables stay as scripts read them.
 //
 // A delegate kernel is one node whose type is the delegate's name (its registration's custom_name), as
 // in TFLite. A delegate that reports the ops it ran inside its kernel (AddDelegateOp) has them kept
@@ -28,6 +30,9 @@ struct OpProfileNode {
   std::string type;         // "CONV_2D", or the delegate's name for a delegate kernel
   std::string name;         // TFLite's: "[output tensor names]:node_index"
   bool delegate = false;    // a delegate kernel
+  // The code that ran it (Subgraph::node_kernel): "optimized", "reference" or the delegate's name;
+  // for an op inside a delegate kernel, that delegate's name.
+  std::string kernel;
   int64_t run_order = 0;    // position of its first event in the first run it appeared in
   LatencyStats us;          // one sample per call
   int64_t times_called = 0; // calls over all runs
@@ -84,6 +89,7 @@ class OpProfiler : public NodeObserver {
     int op_index = -1;
   };
   std::string NodeName(int subgraph, int node_index) const;
+  std::string NodeKernelName(int subgraph, int node_index) const;
 
   Interpreter* interpreter_;
   std::function<int64_t()> now_us_;

@@ -424,6 +424,11 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
 Status Subgraph::PrepareNode(int node_index) {
   NodeEntry& entry = nodes_[node_index];
   entry.invoke_refusal.clear();
+  // A delegate kernel by its delegate's name; a CPU kernel is the reference one unless an optimized
+  // kernel's Prepare says otherwise (NoteKernelCallback).
+  entry.kernel = entry.delegate_params != nullptr
+                     ? (entry.registration.custom_name != nullptr ? entry.registration.custom_name : "delegate")
+                     : "reference";
   TypeVerdict verdict = TypeVerdict::kRun;
   std::string refusal;
   if (entry.type_rules != nullptr && entry.node.delegate == nullptr) {
@@ -475,6 +480,13 @@ void Subgraph::RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* 
   Subgraph* self = SubgraphOf(context);
   for (NodeEntry& entry : self->nodes_) {
     if (&entry.node == node) entry.invoke_refusal = message;
+  }
+}
+
+void Subgraph::NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized) {
+  Subgraph* self = SubgraphOf(context);
+  for (NodeEntry& entry : self->nodes_) {
+    if (&entry.node == node && entry.delegate_params == nullptr) entry.kernel = optimized ? "optimized" : "reference";
   }
 }
 
@@ -1022,6 +1034,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   }
   interpreter->cpu_backend_context_.refuse_at_invoke = Subgraph::RefuseAtInvokeCallback;
   interpreter->cpu_backend_context_.warn = Subgraph::WarnCallback;
+  interpreter->cpu_backend_context_.note_kernel = Subgraph::NoteKernelCallback;
   if (resolver == nullptr) {
     interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
     resolver = interpreter->owned_resolver_.get();

@@ -109,6 +109,10 @@ class Subgraph {
   const TfLiteRegistration& registration(int index) const { return nodes_[index].registration; }
   // "CONV_2D", or the custom op's name.
   const std::string& op_name(int node_index) const { return nodes_[node_index].op_name; }
+  // The code that runs a node, after AllocateTensors: "optimized" (an optimized kernel's own path),
+  // "reference" (a reference kernel, or an optimized kernel running the reference Eval for this node's
+  // configuration), or a delegate kernel's name ("XNNPACK", "SampleDelegate").
+  const std::string& node_kernel(int node_index) const { return nodes_[node_index].kernel; }
   size_t arena_bytes() const { return arena_.size(); }
   size_t dynamic_bytes() const;
   bool tensors_allocated() const { return allocated_; }
@@ -123,6 +127,8 @@ class Subgraph {
   static void RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message);
   // CpuBackendContext::warn: "WARNING: <message>" on stderr, once per interpreter.
   static void WarnCallback(TfLiteContext* context, const char* message);
+  // CpuBackendContext::note_kernel: records the node's kernel as optimized or reference.
+  static void NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized);
 
  private:
   struct NodeEntry {
@@ -136,6 +142,7 @@ class Subgraph {
     // Set by Prepare when TFLite refuses the node only as it runs (its types, or a kernel's
     // RefuseAtInvoke): Invoke fails there with this message instead of calling the kernel.
     std::string invoke_refusal;
+    std::string kernel = "reference";  // node_kernel()
   };
 
   // TfLiteContext callbacks.

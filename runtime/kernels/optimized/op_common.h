@@ -78,7 +78,9 @@ struct OptimizedKernel {
     const TfLiteStatus status = CallReference(state->reference->prepare, context, node, state);
     if (status != kTfLiteOk) return status;
     state->kernels = &Kernels();
-    return Op::Prepare(context, node, state);
+    const TfLiteStatus prepared = Op::Prepare(context, node, state);
+    NoteKernel(context, node, state->fast);
+    return prepared;
   }
 
   static TfLiteStatus Invoke(TfLiteContext* context, TfLiteNode* node) {
