@@ -701,6 +701,9 @@ Status Subgraph::Invoke() {
       }
       if (!status.ok()) break;
     }
+    // A delegate kernel may run a thread pool of its own (XNNPACK's): ours stops polling so that it
+    // does not take a CPU from it.
+    if (entry.node.delegate != nullptr) interpreter_->ParkThreadPool();
     NodeObserver* observer = interpreter_->node_observer();
     delegate_profiler_.set_current_node(node_index);
     const auto started = observer != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();

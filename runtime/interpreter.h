@@ -281,6 +281,10 @@ class Interpreter {
   // While set, every subgraph's TfLiteContext::profiler forwards delegates' op events to it.
   void SetNodeObserver(NodeObserver* observer);
   NodeObserver* node_observer() const { return observer_; }
+  // ThreadPool::Park on the interpreter's pool, where it has one (before a delegate kernel runs).
+  void ParkThreadPool() {
+    if (thread_pool_ != nullptr) thread_pool_->Park();
+  }
 
   // True the first time a kernel's warning (CpuBackendContext::warn) is reported to this interpreter.
   bool FirstWarning(const std::string& message) { return warnings_.insert(message).second; }

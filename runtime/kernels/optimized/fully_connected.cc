@@ -41,6 +41,8 @@ const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode*
 
 struct FullyConnectedOp {
   using State = FullyConnectedState;
+  // Accumulates in another order than the reference anyway: denormals flushed (float_mode.h).
+  static constexpr bool kFlushDenormals = true;
   static TfLiteRegistration* Reference() { return reference::Register_FULLY_CONNECTED(); }
 
   static void Pack(State* s, const TfLiteTensor* weights, const TfLiteTensor* bias) {
@@ -155,6 +157,8 @@ struct BatchMatMulState : OpState {
 
 struct BatchMatMulOp {
   using State = BatchMatMulState;
+  // Accumulates in another order than the reference anyway: denormals flushed (float_mode.h).
+  static constexpr bool kFlushDenormals = true;
   static TfLiteRegistration* Reference() { return reference::Register_BATCH_MATMUL(); }
 
   static void Pack(TfLiteContext* context, State* s, const TfLiteTensor* rhs) {

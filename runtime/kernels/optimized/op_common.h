@@ -17,6 +17,7 @@
 
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/float_mode.h"
 #include "runtime/kernels/optimized/microkernels.h"
 
 namespace touchstone {
@@ -50,6 +51,19 @@ inline TfLiteStatus CallReference(TfLiteStatus (*fn)(TfLiteContext*, TfLiteNode*
 //   static TfLiteStatus Prepare(TfLiteContext*, TfLiteNode*, State*);  after the reference
 //     Prepare succeeded; sets state->fast when Eval can take the optimized path
 //   static TfLiteStatus Eval(TfLiteContext*, TfLiteNode*, State*);     only when state->fast
+// and optionally
+//   static constexpr bool kFlushDenormals = true;  Eval runs with denormals flushed (float_mode.h):
+//     the kernels whose results are within a tolerance of the reference anyway (accumulations), not
+//     those that are exactly the reference's.
+template <typename Op, typename = void>
+struct FlushesDenormals {
+  static constexpr bool value = false;
+};
+template <typename Op>
+struct FlushesDenormals<Op, decltype(void(Op::kFlushDenormals))> {
+  static constexpr bool value = Op::kFlushDenormals;
+};
+
 template <typename Op>
 struct OptimizedKernel {
   using State = typename Op::State;
@@ -86,6 +100,10 @@ struct OptimizedKernel {
   static TfLiteStatus Invoke(TfLiteContext* context, TfLiteNode* node) {
     State* state = StateOf(node);
     if (!state->fast) return CallReference(state->reference->invoke, context, node, state);
+    if (FlushesDenormals<Op>::value) {
+      ScopedDenormalFlush flush;
+      return Op::Eval(context, node, state);
+    }
     return Op::Eval(context, node, state);
   }
 

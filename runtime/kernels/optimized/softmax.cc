@@ -25,6 +25,8 @@ struct SoftmaxState : OpState {
 
 struct SoftmaxOp {
   using State = SoftmaxState;
+  // Accumulates in another order than the reference anyway: denormals flushed (float_mode.h).
+  static constexpr bool kFlushDenormals = true;
   static TfLiteRegistration* Reference() { return reference::Register_SOFTMAX(); }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
