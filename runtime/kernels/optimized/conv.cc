@@ -153,6 +153,20 @@ struct RowIndirection {
   }
 };
 
+// What a float convolution's packed weights were made from.
+struct PackedFrom {
+  const void* filter = nullptr;
+  const void* bias = nullptr;
+  bool planar = false;
+  int taps = 0, filter_depth = 0, group_outputs = 0, groups = 0;
+  const GemmVariant* variant = nullptr;
+  bool operator==(const PackedFrom& o) const {
+    return filter == o.filter && bias == o.bias && planar == o.planar && taps == o.taps &&
+           filter_depth == o.filter_depth && group_outputs == o.group_outputs && groups == o.groups &&
+           variant == o.variant;
+  }
+};
+
 struct ConvState : OpState {
   WindowGeometry geometry;
   int groups = 1;
@@ -166,6 +180,7 @@ struct ConvState : OpState {
   size_t group_packed_size = 0;
   const void* packed_filter = nullptr;
   const void* packed_bias = nullptr;
+  PackedFrom packed_from;
   bool constant_weights = false;
   std::vector<float> zero;
   Indirection indirection;
@@ -293,9 +308,19 @@ struct ConvOp {
     // as constant as the model's own buffers.
     s->constant_weights =
         tflite::IsConstantOrPersistentTensor(filter) && tflite::IsConstantOrPersistentTensor(bias);
-    s->packed_filter = nullptr;
-    s->packed.clear();
-    if (s->constant_weights) Pack(s, filter, bias);
+    // A second Prepare with the same constants (the runtime prepares once before a delegate looks at
+    // the graph and once after) keeps what the first packed.
+    const PackedFrom from{filter->data.raw, bias->data.raw, s->planar, s->geometry.taps(), s->filter_depth,
+                          s->group_outputs, s->groups, s->variant};
+    if (!(s->constant_weights && from == s->packed_from && s->packed_filter != nullptr)) {
+      s->packed_filter = nullptr;
+      s->packed.clear();
+      s->packed_from = PackedFrom();
+      if (s->constant_weights) {
+        Pack(s, filter, bias);
+        s->packed_from = from;
+      }
+    }
     s->fast = true;
     return kTfLiteOk;
   }

@@ -117,6 +117,10 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
                  int32_t input_zero_point, int32_t weights_zero_point, const int32_t* bias,
                  const nn::OutputRequantization& rq, bool rounding_up, int32_t output_offset,
                  QuantGemmState* s) {
+  const QuantGemmState::PackedFrom from{weights,       bias, n, k, input_zero_point, weights_zero_point, output_offset,
+                                        rounding_up,   is_signed, &QuantKernelsFor(set)};
+  if (from == s->packed_from && !s->packed_b.empty()) return true;
+  s->packed_from = QuantGemmState::PackedFrom();
   s->kernels = &QuantKernelsFor(set);
   s->is_signed = is_signed;
   s->n = n;
@@ -142,6 +146,7 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
   if (!BuildOutput(rq, rounding_up, col_terms, output_offset, &s->output)) return false;
   s->packed_b.assign(s->kernels->packed_b_size(n, s->kp), 0);
   s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!is_signed, s->packed_b.data());
+  s->packed_from = from;
   return true;
 }
 
