@@ -918,7 +918,7 @@ void CheckQuantDepthwise(TfLiteType type, const Depthwise& d, const Quant& q, ui
                                                    d.stride_h, d.multiplier, d.activation,
                                                    d.dilation_w, d.dilation_h)
                       .Union());
-  CheckQuantized(op, optimized::Register_DEPTHWISE_CONV_2D(), d.multiplier == 1);
+  CheckQuantized(op, optimized::Register_DEPTHWISE_CONV_2D());
 }
 
 void CheckQuantDepthwiseAllTypes(const Depthwise& d, uint32_t seed = 1) {
@@ -965,9 +965,14 @@ TEST(OptimizedQuantizedDepthwiseTest, ExtremeQuantization) {
     CheckQuantDepthwise(kTfLiteUInt8, d, u);
   }
 }
-TEST(OptimizedQuantizedDepthwiseTest, DepthMultiplierFallsBackToTheReference) {
-  CheckQuantDepthwise(kTfLiteUInt8, {{1, 5, 5, 3}, 2, 3, 3}, Uint8Quant());
-  CheckQuantDepthwise(kTfLiteInt8, {{1, 5, 5, 3}, 3, 3, 3}, Int8Quant(-3, 5, true));
+TEST(OptimizedQuantizedDepthwiseTest, DepthMultiplier) {
+  // Any multiplier takes the quantized path (the input expanded per channel), byte for byte the
+  // reference's: one input channel to 8 (micro_speech's layer) and to 128 (pc_conv's), odd counts.
+  CheckQuantDepthwiseAllTypes({{1, 5, 5, 3}, 2, 3, 3});
+  CheckQuantDepthwiseAllTypes({{1, 6, 4, 5}, 3, 2, 3, fb::Padding::VALID, 1, 1, 1, 1, Act::RELU_N1_TO_1});
+  CheckQuantDepthwiseAllTypes({{1, 49, 40, 1}, 8, 10, 8, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU});
+  CheckQuantDepthwiseAllTypes({{1, 9, 9, 1}, 128, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6});
+  CheckQuantDepthwiseAllTypes({{2, 7, 6, 4}, 4, 3, 3, fb::Padding::SAME, 2, 1, 2, 1, Act::NONE, false});
 }
 
 void CheckQuantFullyConnected(TfLiteType type, const FullyConnected& f, const Quant& q,

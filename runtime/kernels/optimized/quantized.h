@@ -66,7 +66,11 @@ struct QuantDepthwiseState {
   const QuantKernels* kernels = nullptr;
   bool is_signed = false;
   WindowGeometry geometry;
-  int channels = 0;
+  int channels = 0;  // output channels
+  // Depth multiplier: output channel c reads input channel c / multiplier. Above 1 the input is first
+  // expanded, each channel repeated `multiplier` times, so the kernels see a multiplier of 1.
+  int multiplier = 1;
+  std::vector<uint8_t> expanded;
   int taps = 0;  // padded to even
   int32_t input_zero_point = 0;
   CacheAlignedVector<uint8_t> packed_w;
