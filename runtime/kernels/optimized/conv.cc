@@ -228,8 +228,9 @@ inline PlanarColumn PlanarColumnOf(const WindowGeometry& g, int kx, int margin) 
 
 struct ConvOp {
   using State = ConvState;
-  // Accumulates in another order than the reference anyway: denormals flushed (float_mode.h).
-  static constexpr bool kFlushDenormals = true;
+  // Float paths accumulate in another order than the reference anyway: denormals flushed there
+  // (float_mode.h).
+  static bool FlushesDenormals(const ConvState* s) { return !s->quantized; }
   static TfLiteRegistration* Reference() { return reference::Register_CONV_2D(); }
 
   static void Pack(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
@@ -684,8 +685,9 @@ int64_t MinDepthwiseRows(const DepthwiseState* s) {
 
 struct DepthwiseOp {
   using State = DepthwiseState;
-  // Accumulates in another order than the reference anyway: denormals flushed (float_mode.h).
-  static constexpr bool kFlushDenormals = true;
+  // Float paths accumulate in another order than the reference anyway: denormals flushed there
+  // (float_mode.h).
+  static bool FlushesDenormals(const DepthwiseState* s) { return !s->quantized; }
   static TfLiteRegistration* Reference() { return reference::Register_DEPTHWISE_CONV_2D(); }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {

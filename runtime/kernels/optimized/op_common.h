@@ -52,16 +52,16 @@ inline TfLiteStatus CallReference(TfLiteStatus (*fn)(TfLiteContext*, TfLiteNode*
 //     Prepare succeeded; sets state->fast when Eval can take the optimized path
 //   static TfLiteStatus Eval(TfLiteContext*, TfLiteNode*, State*);     only when state->fast
 // and optionally
-//   static constexpr bool kFlushDenormals = true;  Eval runs with denormals flushed (float_mode.h):
-//     the kernels whose results are within a tolerance of the reference anyway (accumulations), not
-//     those that are exactly the reference's.
+//   static bool FlushesDenormals(const State*);  true: Eval runs with denormals flushed (float_mode.h):
+//     the float paths whose results are within a tolerance of the reference anyway (accumulations),
+//     not those that are exactly the reference's (the hybrid forms quantize their float input).
 template <typename Op, typename = void>
-struct FlushesDenormals {
-  static constexpr bool value = false;
+struct FlushPolicy {
+  static bool Flushes(const typename Op::State*) { return false; }
 };
 template <typename Op>
-struct FlushesDenormals<Op, decltype(void(Op::kFlushDenormals))> {
-  static constexpr bool value = Op::kFlushDenormals;
+struct FlushPolicy<Op, decltype(void(&Op::FlushesDenormals))> {
+  static bool Flushes(const typename Op::State* s) { return Op::FlushesDenormals(s); }
 };
 
 template <typename Op>
@@ -100,7 +100,7 @@ struct OptimizedKernel {
   static TfLiteStatus Invoke(TfLiteContext* context, TfLiteNode* node) {
     State* state = StateOf(node);
     if (!state->fast) return CallReference(state->reference->invoke, context, node, state);
-    if (FlushesDenormals<Op>::value) {
+    if (FlushPolicy<Op>::Flushes(state)) {
       ScopedDenormalFlush flush;
       return Op::Eval(context, node, state);
     }

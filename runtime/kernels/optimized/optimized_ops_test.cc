@@ -180,6 +180,10 @@ class OpCase {
   void set_preserve_all_tensors(bool preserve) { preserve_all_tensors_ = preserve; }
 
   // `expected_registration`: the optimized registration node 0 must run.
+  // Check() then also requires node 0's own optimized path (Subgraph::node_kernel), not the reference
+  // Eval an optimized kernel falls back to.
+  void RequireOptimizedPath() { require_optimized_path_ = true; }
+
   void Check(const TfLiteRegistration* expected_registration, bool exact = false) {
     const Status built = test_.Build();
     ASSERT_TRUE(built.ok()) << built.message();
@@ -207,6 +211,10 @@ class OpCase {
             << "node 0 does not run the optimized kernel";
         const Status allocated = interpreter->AllocateTensors();
         ASSERT_TRUE(allocated.ok()) << label << ": " << allocated.message();
+        if (require_optimized_path_) {
+          ASSERT_EQ(interpreter->primary()->node_kernel(0), "optimized")
+              << label << ": the optimized kernel ran the reference Eval for this node";
+        }
         SetInputs(interpreter, inputs_);
         for (int run = 0; run < 2; ++run) {  // the second run reuses packed weights and buffers
           const Status invoked = interpreter->Invoke();
@@ -220,6 +228,7 @@ class OpCase {
   }
 
  private:
+  bool require_optimized_path_ = false;
   OpTest test_{KernelSet::kReference};
   std::vector<std::vector<uint8_t>> inputs_;
   Inspect inspect_;
@@ -990,6 +999,40 @@ void CheckQuantFullyConnected(TfLiteType type, const FullyConnected& f, const Qu
                                                   f.keep_num_dims)
                       .Union());
   CheckQuantized(op, optimized::Register_FULLY_CONNECTED());
+}
+
+// Hybrid FULLY_CONNECTED (float input, int8 weights with one scale): the reference's arithmetic, so
+// the same floats bit for bit, symmetric and asymmetric input quantization, any activation.
+void CheckHybridFullyConnected(const FullyConnected& f, bool asymmetric, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(f.input, seed, -3.f, 2.f);
+  const int weights = op.test().AddConst<int8_t>(kTfLiteInt8, {f.units, f.depth},
+                                                  RandomInts<int8_t>(static_cast<size_t>(f.units) * f.depth,
+                                                                     seed + 1, -127, 127));
+  op.test().builder().SetQuantization(weights, {0.0123f}, {0});
+  std::vector<int> inputs = {input, weights};
+  if (f.bias) inputs.push_back(op.AddFloatConst({f.units}, seed + 2));
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output},
+                  fb::BuiltinOptions::FullyConnectedOptions,
+                  fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation,
+                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+                                                  f.keep_num_dims, asymmetric)
+                      .Union());
+  op.RequireOptimizedPath();
+  op.Check(optimized::Register_FULLY_CONNECTED(), /*exact=*/true);
+}
+
+TEST(OptimizedHybridFullyConnectedTest, ExactlyTheReference) {
+  for (bool asymmetric : {false, true}) {
+    SCOPED_TRACE(asymmetric);
+    CheckHybridFullyConnected({{1, 1}, 1, 1}, asymmetric);
+    CheckHybridFullyConnected({{1, 640}, 128, 640}, asymmetric);
+    CheckHybridFullyConnected({{3, 37}, 29, 37, true, false, Act::RELU}, asymmetric);
+    CheckHybridFullyConnected({{2, 20}, 9, 20, false, false, Act::TANH}, asymmetric);
+    CheckHybridFullyConnected({{4, 2, 8}, 5, 16, true, false, Act::SIGN_BIT}, asymmetric);
+    CheckHybridFullyConnected({{1, 1000}, 67, 1000, true, false, Act::RELU6}, asymmetric);
+  }
 }
 
 void CheckQuantFullyConnectedAllTypes(const FullyConnected& f, uint32_t seed = 1) {
