@@ -245,15 +245,21 @@ std::string QualificationHtml(const QualificationReport& report) {
   h << "</table>\n<h2>Models</h2>\n<table><tr><th>model</th><th>verdict</th><th>delegated</th><th>partitions</th>"
        "<th>outputs</th><th>on the CPU</th><th>detail</th></tr>\n";
   for (const QualifiedItem& m : report.models) {
-    std::string cpu;
+    // Nodes kept on the CPU, grouped by what they are and why.
+    std::map<std::string, std::vector<int>> groups;
     for (const CpuNode& n : m.cpu_nodes) {
-      cpu += "node " + std::to_string(n.node) + " " + n.op + " v" + std::to_string(n.version) + " (" + n.types + "): " +
-             n.reason + "\n";
+      groups[n.op + " v" + std::to_string(n.version) + " (" + n.types + "): " + n.reason].push_back(n.node);
+    }
+    std::string cpu;
+    for (const auto& g : groups) {
+      std::string nodes;
+      for (size_t k = 0; k < g.second.size() && k < 12; ++k) nodes += (k ? "," : "") + std::to_string(g.second[k]);
+      if (g.second.size() > 12) nodes += ",...";
+      cpu += Html(g.first) + " &times;" + std::to_string(g.second.size()) + " <small>(nodes " + nodes + ")</small><br>";
     }
     h << "<tr><td>" << Html(m.id.substr(6)) << "<br><small>" << Html(m.variant) << "</small></td><td class=\""
       << ItemVerdictName(m.verdict) << "\">" << ItemVerdictName(m.verdict) << "</td><td>" << m.delegated_nodes << " of "
-      << m.nodes << "</td><td>" << m.partitions << "</td><td>" << Html(Figures(m)) << "</td><td><pre>" << Html(cpu)
-      << "</pre></td><td>" << Html(m.detail) << (m.localization.empty() ? "" : "<br><b>" + Html(m.localization) + "</b>")
+      << m.nodes << "</td><td>" << m.partitions << "</td><td>" << Html(Figures(m)) << "</td><td>" << cpu << "</td><td>" << Html(m.detail) << (m.localization.empty() ? "" : "<br><b>" + Html(m.localization) + "</b>")
       << (Failing(m) ? "<br><code>" + Html(m.reproduce) + "</code>" : "") << "</td></tr>\n";
   }
   h << "</table>\n<h2>Op conformance</h2>\n";
