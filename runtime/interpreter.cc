@@ -314,6 +314,7 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
       if (!parsed.ok()) return parsed.WithContext(where + " (" + entry.op_name + ")");
     }
     entry.registration = *registration;
+    entry.registration.version = version;  // as TFLite's resolver hands it out: delegates check it
     entry.node.builtin_data = entry.builtin_data_owned;
     const char* init_data = reinterpret_cast<const char*>(entry.builtin_data_owned);
     size_t init_length = 0;

@@ -9,6 +9,7 @@
 
 #include "delegates/stable/tflite_settings_generated.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/c/c_api_opaque.h"
 #include "runtime/interpreter.h"
 #include "runtime/testing/op_test.h"
 
@@ -143,6 +144,44 @@ TEST(StableDelegateTest, OpaqueSampleLeavesUnsupportedNodesOnTheCpu) {
   t.SetInput<float>(1, {10, 20});
   ASSERT_TRUE(t.Invoke().ok());
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{11, 44, 39, 96}));
+}
+
+// What an opaque delegate reads of each node through the opaque API: the host's TfLiteRegistrationExternal
+// (never NULL, or TFLite's opaque code would read impl_ as its Subgraph) with the builtin code and the
+// model's op version.
+std::vector<std::pair<int, int>> g_seen;  // (builtin code, version) per plan node
+TfLiteStatus RecordingPrepare(TfLiteOpaqueContext* context, TfLiteOpaqueDelegate*, void*) {
+  TfLiteIntArray* plan = nullptr;
+  if (TfLiteOpaqueContextGetExecutionPlan(context, &plan) != kTfLiteOk) return kTfLiteError;
+  for (int i = 0; i < plan->size; ++i) {
+    TfLiteOpaqueNode* node = nullptr;
+    TfLiteRegistrationExternal* reg = nullptr;
+    if (TfLiteOpaqueContextGetNodeAndRegistration(context, plan->data[i], &node, &reg) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    g_seen.emplace_back(TfLiteRegistrationExternalGetBuiltInCode(reg), TfLiteRegistrationExternalGetVersion(reg));
+  }
+  return kTfLiteOk;
+}
+
+TEST(OpaqueHostTest, EveryRegistrationCarriesAnExternalOneWithTheModelsVersion) {
+  testing::OpTest t;
+  const int a = t.AddInput(kTfLiteInt8, {4});
+  const int b = t.AddInput(kTfLiteInt8, {4});
+  t.builder().SetQuantization(a, {0.5f}, {0});
+  t.builder().SetQuantization(b, {0.5f}, {0});
+  const int out = t.AddOutput(kTfLiteInt8, {4});
+  t.builder().SetQuantization(out, {1.0f}, {0});
+  t.AddOp(kTfLiteBuiltinAdd, {a, b}, {out}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb()).Union(), 2);
+  ASSERT_TRUE(t.Build().ok());
+  TfLiteOpaqueDelegateBuilder builder{};
+  builder.Prepare = RecordingPrepare;
+  TfLiteOpaqueDelegate* delegate = TfLiteOpaqueDelegateCreate(&builder);
+  g_seen.clear();
+  Status applied = t.interpreter()->ModifyGraphWithDelegate(reinterpret_cast<TfLiteDelegate*>(delegate));
+  EXPECT_TRUE(applied.ok()) << applied.message();
+  EXPECT_EQ(g_seen, (std::vector<std::pair<int, int>>{{kTfLiteBuiltinAdd, 2}}));
+  TfLiteOpaqueDelegateDelete(delegate);
 }
 
 TEST(StableDelegateTest, MissingPathIsAnInputError) {
