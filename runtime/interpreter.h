@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/aligned_vector.h"
+#include "runtime/c/c_api_opaque.h"
 #include "runtime/c/common.h"
 #include "runtime/delegate_profiler.h"
 #include "runtime/kernels/cpu_backend_context.h"
@@ -168,6 +169,14 @@ class Subgraph {
                                                            TfLiteExternalContextType type);
   static void SetExternalContextCallback(TfLiteContext* context, TfLiteExternalContextType type,
                                          TfLiteExternalContext* external_context);
+  static TfLiteStatus GetModelMetadataCallback(const TfLiteContext* context, const char* name, const char** ptr,
+                                               size_t* bytes);
+  // Classic prepare / invoke of a delegate kernel node whose callbacks are in a TfLiteRegistrationExternal
+  // (an opaque delegate's): they call the external ones.
+  static TfLiteStatus ExternalPrepareTrampoline(TfLiteContext* context, TfLiteNode* node);
+  static TfLiteStatus ExternalInvokeTrampoline(TfLiteContext* context, TfLiteNode* node);
+  // The external registration of the delegate kernel node `node`, or null.
+  const TfLiteRegistrationExternal* ExternalOf(const TfLiteNode* node) const;
 
   Status BuildTensors(const Model& model, const fb::SubGraph* subgraph);
   Status BuildNodes(const Model& model, const fb::SubGraph* subgraph, const OpResolver& resolver);
@@ -205,6 +214,11 @@ class Subgraph {
   std::vector<int> outputs_;
   TfLiteIntArray* plan_array_ = nullptr;
   std::vector<TfLiteDelegateParams> preview_params_;
+  // TfLiteRegistrationExternal structs: the ones this host makes for delegates to read (one per node a
+  // delegate asked about, node_index set), and the ones opaque delegates handed over with their kernels
+  // (node_index -1; made with C++ new in the delegate's .so, freed here with delete, as TFLite does).
+  std::map<int, std::unique_ptr<TfLiteRegistrationExternal>> host_externals_;
+  std::vector<std::unique_ptr<TfLiteRegistrationExternal>> delegate_externals_;
   std::vector<void*> persistent_buffers_;
   CacheAlignedVector<uint8_t> arena_;
   // Tensors allocated one by one: variables, and arena tensors of nodes prepared during Invoke.
