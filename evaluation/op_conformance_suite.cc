@@ -338,17 +338,18 @@ void AddActivations(std::vector<ConformanceCase>* cases, uint32_t* seed) {
     const char* name;
     int code;
     bool int16;
+    bool versioned;  // HARD_SWISH has one version in every type
   };
-  const Op ops[] = {{"LOGISTIC", kTfLiteBuiltinLogistic, true}, {"TANH", kTfLiteBuiltinTanh, true},
-                    {"RELU", kTfLiteBuiltinRelu, false},         {"RELU6", kTfLiteBuiltinRelu6, false},
-                    {"HARD_SWISH", kTfLiteBuiltinHardSwish, false}};
+  const Op ops[] = {{"LOGISTIC", kTfLiteBuiltinLogistic, true, true}, {"TANH", kTfLiteBuiltinTanh, true, true},
+                    {"RELU", kTfLiteBuiltinRelu, false, true},         {"RELU6", kTfLiteBuiltinRelu6, false, true},
+                    {"HARD_SWISH", kTfLiteBuiltinHardSwish, false, false}};
   for (const Op& op : ops) {
     for (const QType& q : AllTypes()) {
       if (q.type == kTfLiteInt16 && !op.int16) continue;
       CaseBuilder c(cases, (*seed)++);
       const int in = c.Input(q, {1, 3, 5, 4});
       const int out = c.Output(FixedOutput(q, op.name), {1, 3, 5, 4});
-      const int version = VersionFor(q.name, 2, 3);
+      const int version = op.versioned ? VersionFor(q.name, 2, 3) : 1;
       c.b().AddOperator(op.code, {in}, {out}, fb::BuiltinOptions::NONE, 0, version);
       c.Finish(op.name, version, q.name, "rank 4");
     }
@@ -416,7 +417,7 @@ void AddQuantization(std::vector<ConformanceCase>* cases, uint32_t* seed) {
       CaseBuilder c(cases, (*seed)++);
       const int in = c.Input(Float32(), {1, 4, 4, 2});
       const int out = c.Output(q, {1, 4, 4, 2});
-      const int version = VersionFor(q.name, 2, 4);
+      const int version = VersionFor(q.name, 2, 3);
       c.b().AddOperator(kTfLiteBuiltinQuantize, {in}, {out}, fb::BuiltinOptions::NONE, 0, version);
       c.Finish("QUANTIZE", version, q.name, "from float32");
     }
