@@ -1035,6 +1035,47 @@ TEST(OptimizedHybridFullyConnectedTest, ExactlyTheReference) {
   }
 }
 
+// Hybrid CONV_2D (float input, int8 weights): one weights scale takes the reference's symmetric
+// path, distinct channel scales its asymmetric per-channel one; both bit-exact.
+void CheckHybridConv(const Conv& c, bool per_channel, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(c.input, seed, -3.f, 2.f);
+  const int depth = c.input[3];
+  const size_t filter_elements = static_cast<size_t>(c.out_channels) * c.kernel_h * c.kernel_w * depth;
+  const int filter = op.test().AddConst<int8_t>(kTfLiteInt8, {c.out_channels, c.kernel_h, c.kernel_w, depth},
+                                                RandomInts<int8_t>(filter_elements, seed + 1, -127, 127));
+  std::vector<float> scales = {0.0123f};
+  std::vector<int64_t> zero_points = {0};
+  if (per_channel) {
+    scales.clear();
+    zero_points.assign(c.out_channels, 0);
+    for (int o = 0; o < c.out_channels; ++o) scales.push_back(0.004f + 0.001f * static_cast<float>(o % 7));
+  }
+  op.test().builder().SetQuantization(filter, scales, zero_points, 0);
+  const int bias = op.AddFloatConst({c.out_channels}, seed + 2);
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h, c.activation,
+                                          c.dilation_w, c.dilation_h)
+                      .Union());
+  op.RequireOptimizedPath();
+  op.Check(optimized::Register_CONV_2D(), /*exact=*/true);
+}
+
+TEST(OptimizedHybridConv2dTest, ExactlyTheReference) {
+  for (bool per_channel : {false, true}) {
+    SCOPED_TRACE(per_channel);
+    CheckHybridConv({{1, 1, 1, 1}, 1, 1, 1}, false);
+    CheckHybridConv({{1, 1, 1, 1}, 2, 1, 1}, per_channel);
+    CheckHybridConv({{1, 7, 9, 37}, 29, 1, 1}, per_channel);
+    CheckHybridConv({{2, 9, 8, 16}, 24, 1, 1, fb::Padding::VALID, 2, 2}, per_channel);
+    CheckHybridConv({{1, 49, 10, 1}, 64, 10, 4, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU}, per_channel);
+    CheckHybridConv({{2, 9, 8, 5}, 17, 3, 3, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU6}, per_channel, 3);
+    CheckHybridConv({{1, 13, 11, 5}, 9, 3, 3, fb::Padding::VALID, 2, 1, 2, 2}, per_channel, 5);
+    CheckHybridConv({{1, 10, 12, 6}, 33, 5, 3, fb::Padding::SAME, 1, 3, 2, 1, Act::RELU_N1_TO_1}, per_channel, 7);
+  }
+}
+
 void CheckQuantFullyConnectedAllTypes(const FullyConnected& f, uint32_t seed = 1) {
   {
     SCOPED_TRACE("uint8");
