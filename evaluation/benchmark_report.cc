@@ -93,6 +93,14 @@ std::string FormatInferenceTimings(const BenchmarkReport& report) {
   return out.str();
 }
 
+std::string FormatInitParts(const BenchmarkReport& report) {
+  const BenchmarkReport::InitParts& p = report.init_parts;
+  std::ostringstream out;
+  out << "Init parts in us: load " << p.load_us << ", build " << p.build_us << ", prepare " << p.prepare_us
+      << ", allocate " << p.allocate_us;
+  return out.str();
+}
+
 std::string FormatPercentiles(const BenchmarkReport& report) {
   const LatencySummary s = report.regular.Summary();
   char line[512];
@@ -206,6 +214,10 @@ std::string ReportToJson(const BenchmarkReport& r) {
 
   ordered_json latency;
   latency["init_us"] = r.init_us;
+  latency["init_parts_us"] = {{"load", r.init_parts.load_us},
+                              {"build", r.init_parts.build_us},
+                              {"prepare", r.init_parts.prepare_us},
+                              {"allocate", r.init_parts.allocate_us}};
   latency["first_inference_us"] = r.warmup.empty() ? 0.0 : static_cast<double>(r.warmup.first_ns()) / 1000.0;
   latency["warmup"] = LatencyStatsJson(r.warmup, true);
   latency["regular"] = LatencyStatsJson(r.regular, true);

@@ -54,6 +54,12 @@ struct BenchmarkReport {
 
   KernelUsage kernels;           // which code runs each node (after AllocateTensors)
   int64_t init_us = 0;           // load + build + delegates + AllocateTensors
+  // Init's parts, which add up to init_us: reading and verifying the file, building the interpreter
+  // (tensors, nodes, op registrations), preparing it (the delegates applied, then every node's
+  // Prepare and the arena plan), and what AllocateTensors had left to do.
+  struct InitParts {
+    int64_t load_us = 0, build_us = 0, prepare_us = 0, allocate_us = 0;
+  } init_parts;
   LatencyStats warmup;           // warm-up runs (the first one is the first inference)
   LatencyStats regular;          // regular runs
 
@@ -90,6 +96,9 @@ struct BenchmarkReport {
 
 // "Inference timings in us: Init: X, First inference: Y, Warmup (avg): Z, Inference (avg): W"
 std::string FormatInferenceTimings(const BenchmarkReport& report);
+// "Init parts in us: load 120, build 850, prepare 300, allocate 40" (Touchstone's; TFLite has one
+// Init figure).
+std::string FormatInitParts(const BenchmarkReport& report);
 // Touchstone's finer figures, at nanosecond resolution: "Inference latency in us (N runs): min=0.381
 // avg=0.412 std=0.031 p5=0.390 p50=0.405 p90=0.431 p95=0.452 p99=0.610 max=12.043", with "(percentiles
 // from a histogram of every run, within 0.4%)" when not every run was kept.

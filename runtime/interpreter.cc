@@ -597,7 +597,7 @@ Status Subgraph::PlanArena(size_t prepared_steps) {
   // The arena starts a cache line, so the planner's aligned offsets are aligned addresses; 16 bytes
   // of slack let vectorised kernels read a little past the last tensor.
   static_assert(kCacheLineBytes % kArenaAlignmentBytes == 0, "arena offsets must stay aligned");
-  arena_.assign(plan.arena_bytes + 16, 0);
+  arena_.Resize(plan.arena_bytes + 16);
   for (size_t r = 0; r < requests.size(); ++r) {
     TfLiteTensor& tensor = tensors_[request_tensor[r]];
     tensor.data.raw = reinterpret_cast<char*>(arena_.data() + plan.offsets[r]);

@@ -220,7 +220,7 @@ class Subgraph {
   std::map<int, std::unique_ptr<TfLiteRegistrationExternal>> host_externals_;
   std::vector<std::unique_ptr<TfLiteRegistrationExternal>> delegate_externals_;
   std::vector<void*> persistent_buffers_;
-  CacheAlignedVector<uint8_t> arena_;
+  CacheAlignedBuffer arena_;
   // Tensors allocated one by one: variables, and arena tensors of nodes prepared during Invoke.
   std::map<int, CacheAlignedVector<uint8_t>> individual_;  // tensors outside the arena
   std::map<int, CacheAlignedVector<uint8_t>> expanded_constants_;  // sparse constants made dense at load

@@ -178,6 +178,11 @@ reg = report["latency"]["regular"]
 assert reg["count"] == 3 and len(reg["samples"]["latency_us"]) == 3 and reg["samples"]["all_kept"]
 m = re.search(r"Inference timings in us: Init: (\d+), First inference: (\d+), Warmup \(avg\): ([\d.e+-]+), Inference \(avg\): ([\d.e+-]+)", text)
 assert int(m.group(1)) == report["latency"]["init_us"]
+# Init's parts add up to Init, in the text and the JSON.
+parts = report["latency"]["init_parts_us"]
+assert sum(parts.values()) == report["latency"]["init_us"], parts
+q = re.search(r"^Init parts in us: load (\d+), build (\d+), prepare (\d+), allocate (\d+)$", text, re.M)
+assert [int(x) for x in q.groups()] == [parts["load"], parts["build"], parts["prepare"], parts["allocate"]]
 assert abs(int(m.group(2)) - report["latency"]["first_inference_us"]) <= 1
 # TFLite's whole-microsecond avg against the JSON's nanosecond one.
 assert abs(float(m.group(4)) - reg["tflite"]["avg"]) <= 1e-6 * reg["tflite"]["avg"] + 0.05

@@ -329,14 +329,14 @@ struct ConvOp {
     // the graph and once after) keeps what the first packed.
     const PackedFrom from{filter->data.raw, bias->data.raw, s->planar, s->geometry.taps(), s->filter_depth,
                           s->group_outputs, s->groups, s->variant};
-    if (!(s->constant_weights && from == s->packed_from && s->packed_filter != nullptr)) {
+    // Constant weights are packed at the first Invoke (Init stays short, as TFLite's, whose kernels
+    // also pack on first use): Eval packs when packed_filter is not the filter's data.
+    if (!(s->constant_weights && from == s->packed_from)) {
       s->packed_filter = nullptr;
+      s->packed_bias = nullptr;
       s->packed.clear();
-      s->packed_from = PackedFrom();
-      if (s->constant_weights) {
-        Pack(s, filter, bias);
-        s->packed_from = from;
-      }
+      s->planar_w.clear();
+      s->packed_from = s->constant_weights ? from : PackedFrom();
     }
     s->fast = true;
     return kTfLiteOk;

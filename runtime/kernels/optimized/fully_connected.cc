@@ -33,6 +33,7 @@ struct FullyConnectedState : OpState {
   CacheAlignedVector<float> packed;
   const void* packed_weights = nullptr;
   const void* packed_bias = nullptr;
+  const GemmVariant* packed_variant = nullptr;
   bool constant_weights = false;
   std::vector<const float*> row_pointers;
   const float* rows_input = nullptr;
@@ -65,6 +66,7 @@ struct FullyConnectedOp {
                     s->variant->nr, &s->packed);
     s->packed_weights = weights->data.raw;
     s->packed_bias = bias != nullptr ? bias->data.raw : nullptr;
+    s->packed_variant = s->variant;
   }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
@@ -97,8 +99,14 @@ struct FullyConnectedOp {
     s->constant_weights =
         tflite::IsConstantOrPersistentTensor(weights) &&
         (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
-    s->packed.clear();
-    if (s->constant_weights) Pack(s, weights, bias);
+    // Constant weights are packed at the first Invoke (Init stays short, as TFLite's, whose kernels
+    // also pack on first use), and kept across a second Prepare with the same constants.
+    if (!(s->constant_weights && s->packed_weights == weights->data.raw &&
+          s->packed_bias == (bias != nullptr ? bias->data.raw : nullptr) && s->packed_variant == s->variant)) {
+      s->packed.clear();
+      s->packed_weights = nullptr;
+      s->packed_bias = nullptr;
+    }
     s->rows_input = nullptr;
     s->fast = true;
     return kTfLiteOk;
@@ -203,7 +211,7 @@ struct FullyConnectedOp {
     const TfLiteTensor* bias = FullyConnectedBias(context, node);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     if (!s->constant_weights || s->packed_weights != weights->data.raw ||
-        s->packed_bias != (bias != nullptr ? bias->data.raw : nullptr)) {
+        s->packed_bias != (bias != nullptr ? bias->data.raw : nullptr) || s->packed_variant != s->variant) {
       Pack(s, weights, bias);
     }
     const float* input_data = tflite::GetTensorData<float>(input);

@@ -119,8 +119,11 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
                  QuantGemmState* s) {
   const QuantGemmState::PackedFrom from{weights,       bias, n, k, input_zero_point, weights_zero_point, output_offset,
                                         rounding_up,   is_signed, &QuantKernelsFor(set)};
-  if (from == s->packed_from && !s->packed_b.empty()) return true;
-  s->packed_from = QuantGemmState::PackedFrom();
+  if (from == s->packed_from && (!s->packed_b.empty() || s->pending.pending)) return true;
+  // BuildOutput's only refusals, checked now so that the first Eval cannot fail.
+  for (int c = 0; c < n; ++c) {
+    if (rq.multiplier[c] == INT32_MIN || rq.shift[c] < -31) return false;
+  }
   s->kernels = &QuantKernelsFor(set);
   s->is_signed = is_signed;
   s->n = n;
@@ -128,26 +131,44 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
   s->kp = RoundUp(static_cast<int64_t>(k), 4);
   s->input_zero_point = input_zero_point;
   const int32_t delta = is_signed ? -128 : 128;
-  const int64_t beta = delta - weights_zero_point;
-  s->row_factor = static_cast<int32_t>(beta);
+  s->row_factor = static_cast<int32_t>(int64_t{delta} - weights_zero_point);
+  s->packed_b.clear();
+  s->pending.pending = true;
+  s->pending.weights = weights;
+  s->pending.bias = bias;
+  s->pending.rq = rq;
+  s->pending.weights_zero_point = weights_zero_point;
+  s->pending.output_offset = output_offset;
+  s->pending.rounding_up = rounding_up;
+  s->packed_from = from;
+  return true;
+}
+
+// The weights' columns with the sign bit flipped, their constant terms folded into the output
+// stage, packed for the microkernels.
+void PackPendingGemm(QuantGemmState* s) {
+  QuantGemmState::PendingPack& p = s->pending;
+  const int n = s->n;
+  const size_t k = s->k;
+  const int64_t beta = s->row_factor;
   std::vector<uint8_t> d(static_cast<size_t>(n) * s->kp, 0);
   std::vector<int64_t> col_terms(n);
   for (int col = 0; col < n; ++col) {
     int64_t sum = 0;
     for (size_t i = 0; i < k; ++i) {
-      const uint8_t byte = weights[static_cast<size_t>(col) * k + i] ^ 0x80;
+      const uint8_t byte = p.weights[static_cast<size_t>(col) * k + i] ^ 0x80;
       d[static_cast<size_t>(col) * s->kp + i] = byte;
-      sum += is_signed ? static_cast<int64_t>(byte) : static_cast<int64_t>(static_cast<int8_t>(byte));
+      sum += s->is_signed ? static_cast<int64_t>(byte) : static_cast<int64_t>(static_cast<int8_t>(byte));
     }
-    const int64_t bias_value = bias != nullptr ? bias[col] : 0;
-    col_terms[col] = bias_value - int64_t{input_zero_point} * sum -
-                     static_cast<int64_t>(k) * input_zero_point * beta;
+    const int64_t bias_value = p.bias != nullptr ? p.bias[col] : 0;
+    col_terms[col] = bias_value - int64_t{s->input_zero_point} * sum -
+                     static_cast<int64_t>(k) * s->input_zero_point * beta;
   }
-  if (!BuildOutput(rq, rounding_up, col_terms, output_offset, &s->output)) return false;
+  BuildOutput(p.rq, p.rounding_up, col_terms, p.output_offset, &s->output);
   s->packed_b.assign(s->kernels->packed_b_size(n, s->kp), 0);
-  s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!is_signed, s->packed_b.data());
-  s->packed_from = from;
-  return true;
+  s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
+  p.pending = false;
+  p.rq = nn::OutputRequantization();
 }
 
 // memcpy of a few bytes (an image's first layer copies runs of 9 or 12) without a call: two
@@ -355,6 +376,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   const uint8_t* input_data = input->data.uint8;
   uint8_t* output_data = output->data.uint8;
+  if (s->pending.pending) PackPendingGemm(s);
   EnsureScratch(context, s);
   const QuantKernels& kernels = *s->kernels;
   const int mr = std::min(kernels.mr, kMaxRowsPerTile);

@@ -2,8 +2,8 @@
 // FULLY_CONNECTED kernels: what conv.cc and fully_connected.cc run when Prepare* accepts a node.
 // Results are byte-identical to the reference kernels' (quant_kernels.h says why). Prepare*
 // returns false, leaving the node to the reference kernel, for anything else: int16, grouped
-// convolutions, depth multipliers above 1, weights or bias that are not constant, a multiplier
-// the vector output stage does not take.
+// convolutions, weights or bias that are not constant, a multiplier the vector output stage does
+// not take.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANTIZED_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANTIZED_H_
 
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 
@@ -58,6 +59,16 @@ struct QuantGemmState {
              kernels == o.kernels;
     }
   } packed_from;
+  // What Prepare checked and the first Eval packs (PackPendingGemm): Init stays short, as TFLite's,
+  // whose 8-bit kernels also pack on first use.
+  struct PendingPack {
+    bool pending = false;
+    const uint8_t* weights = nullptr;
+    const int32_t* bias = nullptr;
+    nn::OutputRequantization rq;
+    int32_t weights_zero_point = 0, output_offset = 0;
+    bool rounding_up = false;
+  } pending;
   // Per thread a tile of packed rows (ThreadScratch keeps the threads' parts far apart).
   ThreadScratch<uint8_t> scratch;
 };
