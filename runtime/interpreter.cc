@@ -398,6 +398,7 @@ Status Subgraph::ResizeInputTensor(int tensor_index, const std::vector<int>& dim
   t.dims = new_dims;
   t.bytes = bytes;
   allocated_ = false;
+  plain_invoke_ = false;
   return Status::Ok();
 }
 
@@ -656,7 +657,24 @@ Status Subgraph::AllocateTensors() {
   TS_RETURN_IF_ERROR(PlanArena(arena_prepared_steps_));
   PlanDynamicTensorRelease();
   allocated_ = true;
+  plain_invoke_ = ComputePlainInvoke();
   return Status::Ok();
+}
+
+bool Subgraph::ComputePlainInvoke() const {
+  if (arena_prepared_steps_ != execution_plan_.size() || !last_used_at_step_.empty()) return false;
+  for (const TfLiteTensor& tensor : tensors_) {
+    if (tensor.delegate != nullptr || tensor.allocation_type == kTfLiteDynamic) return false;
+  }
+  for (int node_index : execution_plan_) {
+    const NodeEntry& entry = nodes_[node_index];
+    if (entry.node.delegate != nullptr || !entry.invoke_refusal.empty()) return false;
+    for (int k = 0; k < entry.node.inputs->size; ++k) {
+      const int t = entry.node.inputs->data[k];
+      if (t >= 0 && tensors_[t].data.raw == nullptr && tensors_[t].bytes > 0) return false;
+    }
+  }
+  return true;
 }
 
 Status Subgraph::Invoke() {
@@ -664,8 +682,20 @@ Status Subgraph::Invoke() {
     return ExecutionError("Invoke called before AllocateTensors (or after an input was resized)");
   }
   invoking_ = true;
-  size_t next_to_prepare = arena_prepared_steps_;
   Status status;
+  if (plain_invoke_ && interpreter_->node_observer() == nullptr) {
+    for (int node_index : execution_plan_) {
+      NodeEntry& entry = nodes_[node_index];
+      if (!error_.empty()) error_.clear();
+      if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
+        status = NodeError(node_index, "invoke");
+        break;
+      }
+    }
+    invoking_ = false;
+    return status;
+  }
+  size_t next_to_prepare = arena_prepared_steps_;
   for (size_t step = 0; step < execution_plan_.size() && status.ok(); ++step) {
     if (step == next_to_prepare) {
       status = PrepareNodes(step, &next_to_prepare);
@@ -938,6 +968,7 @@ Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
     nodes_.resize(saved_nodes);
     execution_plan_ = saved_plan;
     allocated_ = false;
+    plain_invoke_ = false;
   };
   if (prepared != kTfLiteOk) {
     undo();
@@ -947,6 +978,7 @@ Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
     return ExecutionError(message);
   }
   allocated_ = false;
+  plain_invoke_ = false;
   if (nodes_.size() == saved_nodes) return Status::Ok();  // it claimed nothing
   // Delegate kernels prepare with the tensors: a failure there also restores the CPU graph.
   Status allocated = AllocateTensors();

@@ -231,6 +231,11 @@ class Subgraph {
   // are prepared during Invoke after a node produced a dynamic output.
   size_t arena_prepared_steps_ = 0;
   bool invoking_ = false;
+  // Set by AllocateTensors when every node of the plan is prepared and runs on a CPU kernel, no
+  // tensor is dynamic or held by a delegate, and every input a node reads has its storage: Invoke then
+  // runs the kernels back to back, without the per-node checks (a tiny graph's Invoke is mostly those).
+  bool plain_invoke_ = false;
+  bool ComputePlainInvoke() const;
   DelegateProfiler delegate_profiler_;
   // ensure_dynamic_tensors_are_released: per plan step, the tensors no later step uses.
   std::vector<std::vector<int>> last_used_at_step_;

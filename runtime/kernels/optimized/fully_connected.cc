@@ -26,6 +26,9 @@ namespace {
 
 // ---- FULLY_CONNECTED: output[r][u] = clamp(bias[u] + sum_k input[r][k] * weights[u][k]).
 
+// Nodes with at most this many multiply-adds per Invoke run FullyConnectedOp::EvalTiny.
+constexpr size_t kTinyMultiplyAdds = 512;
+
 struct FullyConnectedState : OpState {
   size_t rows = 0, units = 0, depth = 0;
   float act_min = 0.f, act_max = 0.f;
@@ -35,6 +38,9 @@ struct FullyConnectedState : OpState {
   const void* packed_bias = nullptr;
   const GemmVariant* packed_variant = nullptr;
   bool constant_weights = false;
+  bool tiny = false;  // few enough multiply-adds for plain loops (EvalTiny)
+  std::vector<float> tiny_transposed;  // EvalTiny's weights: blocks of 8 units, [depth][8] each
+  const void* tiny_from = nullptr;      // the weights they were transposed from
   std::vector<const float*> row_pointers;
   const float* rows_input = nullptr;
   bool quantized = false;
@@ -77,6 +83,7 @@ struct FullyConnectedOp {
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->quantized = false;
     s->hybrid = false;
+    s->tiny = false;
     if (input->type != kTfLiteFloat32) {
       s->quantized = PrepareQuantFullyConnected(context, node, *s->kernels, &s->quant);
       s->fast = s->quantized;
@@ -96,6 +103,8 @@ struct FullyConnectedOp {
     s->rows = tflite::NumElements(output) / s->units;
     tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
     s->variant = &ChooseGemmVariant(*s->kernels, s->units);
+    s->tiny = s->depth > 0 && s->rows * s->units * s->depth <= kTinyMultiplyAdds;
+    if (!s->tiny) s->tiny_from = nullptr;
     s->constant_weights =
         tflite::IsConstantOrPersistentTensor(weights) &&
         (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
@@ -203,9 +212,55 @@ struct FullyConnectedOp {
     return kTfLiteOk;
   }
 
+  // A few hundred multiply-adds (hello_world's 16x16 layers) take less time than setting up the GEMM:
+  // plain loops over the weights transposed to [depth][units], every unit's sum in the reference's
+  // order (so bit-exact) and the units side by side in vector registers.
+  static TfLiteStatus EvalTiny(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const float* input_data = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
+    const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = FullyConnectedBias(context, node);
+    const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
+    float* output_data = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    const size_t depth = s->depth;
+    const size_t units = s->units;
+    // Blocks of 8 units (zeros past the last): loops of a constant count, which the compiler keeps
+    // in vector registers.
+    constexpr size_t kBlock = 8;
+    const size_t blocks = (units + kBlock - 1) / kBlock;
+    if (!s->constant_weights || s->tiny_from != weights->data.raw) {
+      const float* w = tflite::GetTensorData<float>(weights);
+      s->tiny_transposed.assign(blocks * depth * kBlock, 0.f);
+      for (size_t unit = 0; unit < units; ++unit) {
+        float* column = s->tiny_transposed.data() + (unit / kBlock) * depth * kBlock + unit % kBlock;
+        for (size_t d = 0; d < depth; ++d) column[d * kBlock] = w[unit * depth + d];
+      }
+      s->tiny_from = weights->data.raw;
+    }
+    for (size_t row = 0; row < s->rows; ++row) {
+      const float* x = input_data + row * depth;
+      float* out = output_data + row * units;
+      for (size_t block = 0; block < blocks; ++block) {
+        const float* w = s->tiny_transposed.data() + block * depth * kBlock;
+        float totals[kBlock] = {};
+        for (size_t d = 0; d < depth; ++d) {
+          const float xd = x[d];
+          for (size_t j = 0; j < kBlock; ++j) totals[j] += xd * w[d * kBlock + j];
+        }
+        const size_t first = block * kBlock;
+        const size_t count = std::min(kBlock, units - first);
+        for (size_t j = 0; j < count; ++j) {
+          const float bias_value = bias_data != nullptr ? bias_data[first + j] : 0.f;
+          out[first + j] = nn::ClampToActivation(totals[j] + bias_value, s->act_min, s->act_max);
+        }
+      }
+    }
+    return kTfLiteOk;
+  }
+
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
     if (s->hybrid) return EvalHybrid(context, node, s);
+    if (s->tiny) return EvalTiny(context, node, s);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias = FullyConnectedBias(context, node);

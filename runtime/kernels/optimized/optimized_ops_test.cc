@@ -656,7 +656,7 @@ struct FullyConnected {
   bool weights_are_input = false;
 };
 
-void CheckFullyConnected(const FullyConnected& f, uint32_t seed = 1) {
+void CheckFullyConnected(const FullyConnected& f, uint32_t seed = 1, bool exact = false) {
   OpCase op;
   const int input = op.AddFloatInput(f.input, seed);
   const int weights = f.weights_are_input ? op.AddFloatInput({f.units, f.depth}, seed + 1)
@@ -670,7 +670,16 @@ void CheckFullyConnected(const FullyConnected& f, uint32_t seed = 1) {
                                                   fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
                                                   f.keep_num_dims)
                       .Union());
-  op.Check(optimized::Register_FULLY_CONNECTED());
+  op.RequireOptimizedPath();
+  op.Check(optimized::Register_FULLY_CONNECTED(), exact);
+}
+
+// Up to 512 multiply-adds the kernel runs the reference's loops: bit-exact.
+TEST(OptimizedFullyConnectedTest, TinyLayersAreExact) {
+  CheckFullyConnected({{1, 16}, 16, 16, true, false, Act::RELU}, 1, /*exact=*/true);
+  CheckFullyConnected({{1, 1}, 16, 1}, 2, /*exact=*/true);
+  CheckFullyConnected({{2, 16}, 16, 16, false}, 3, /*exact=*/true);
+  CheckFullyConnected({{4, 2, 8}, 5, 16, true, false, Act::RELU6}, 4, /*exact=*/true);
 }
 
 TEST(OptimizedFullyConnectedTest, SizeOne) { CheckFullyConnected({{1, 1}, 1, 1}); }
