@@ -441,7 +441,11 @@ Status Subgraph::PrepareNode(int node_index) {
   TypeVerdict verdict = TypeVerdict::kRun;
   std::string refusal;
   if (entry.type_rules != nullptr && entry.node.delegate == nullptr) {
-    std::vector<TfLiteType> input_types, output_types;
+    // Member scratch: a node prepared at every Invoke allocates nothing here.
+    std::vector<TfLiteType>& input_types = prepare_input_types_;
+    std::vector<TfLiteType>& output_types = prepare_output_types_;
+    input_types.clear();
+    output_types.clear();
     for (int k = 0; k < entry.node.inputs->size; ++k) {
       const int t = entry.node.inputs->data[k];
       input_types.push_back(t >= 0 ? tensors_[t].type : kTfLiteNoType);
@@ -460,9 +464,12 @@ Status Subgraph::PrepareNode(int node_index) {
       return NodeError(node_index, "prepare");
     }
     verdict = JudgeTypes(*entry.type_rules, input_types, output_types);
-    refusal = entry.op_name + " does not take " + TypeSignatureText(input_types, output_types) +
-              " in TensorFlow Lite 2.14.1 (refused at " +
-              (verdict == TypeVerdict::kRefuseAtInvoke ? "invoke" : "prepare") + ")";
+    // Built only for a refusal: nodes prepared at every Invoke (after a dynamic output) pay nothing.
+    if (verdict != TypeVerdict::kRun) {
+      refusal = entry.op_name + " does not take " + TypeSignatureText(input_types, output_types) +
+                " in TensorFlow Lite 2.14.1 (refused at " +
+                (verdict == TypeVerdict::kRefuseAtInvoke ? "invoke" : "prepare") + ")";
+    }
   }
   if (verdict == TypeVerdict::kRefuseAtPrepare) {
     error_ = refusal;

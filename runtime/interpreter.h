@@ -235,6 +235,7 @@ class Subgraph {
   // tensor is dynamic or held by a delegate, and every input a node reads has its storage: Invoke then
   // runs the kernels back to back, without the per-node checks (a tiny graph's Invoke is mostly those).
   bool plain_invoke_ = false;
+  std::vector<TfLiteType> prepare_input_types_, prepare_output_types_;  // PrepareNode's scratch
   bool ComputePlainInvoke() const;
   DelegateProfiler delegate_profiler_;
   // ensure_dynamic_tensors_are_released: per plan step, the tensors no later step uses.

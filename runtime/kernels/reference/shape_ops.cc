@@ -2176,7 +2176,18 @@ void TopKRows(const T* in, int64_t rows, int row_size, int k, T* values, TfLiteT
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = in + r * row_size;
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [row](int a, int b) { return row[a] > row[b]; });
+    // Without NaNs, (value descending, index ascending) is a total order whose first k are the
+    // stable sort's: a partial sort finds them without sorting the row.
+    bool has_nan = false;
+    if (std::is_floating_point<T>::value) {
+      for (int i = 0; i < row_size; ++i) has_nan |= row[i] != row[i];
+    }
+    if (has_nan) {
+      std::stable_sort(order.begin(), order.end(), [row](int a, int b) { return row[a] > row[b]; });
+    } else {
+      std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                        [row](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+    }
     for (int i = 0; i < k; ++i) {
       values[r * k + i] = row[order[i]];
       switch (indices->type) {
