@@ -49,7 +49,7 @@ struct BenchmarkReport {
     int execution_plan_nodes = 0;           // nodes of the executed subgraph's plan after delegation
     int delegate_kernels = 0;               // of which delegate kernels
     bool fully_delegated = false;
-    int64_t input_bytes = 0;                // bytes of all inputs copied in before each run
+    int64_t input_bytes = 0;                // bytes of all inputs (set once before the runs)
   } config;
 
   KernelUsage kernels;           // which code runs each node (after AllocateTensors)

@@ -141,16 +141,26 @@ inline void GatherByDimMaps(const char* in, size_t elem, const Shape& out_shape,
   }
   const int inner = out_shape[rank - 1];
   const std::vector<int64_t>& last = offsets[rank - 1];
+  // An innermost map that reads consecutive input elements (a slice, a copy, a broadcast row) is one
+  // memcpy per row.
+  bool contiguous = last[0] >= 0;
+  for (int i = 1; i < inner && contiguous; ++i) contiguous = last[i] == last[0] + i;
+  const size_t row_bytes = static_cast<size_t>(inner) * elem;
   while (true) {
     const int64_t base = partial[rank - 1];
-    for (int i = 0; i < inner; ++i) {
-      const int64_t o = last[i];
-      if (base < 0 || o < 0) {
-        CopyElement(pad_value, out, elem);
-      } else {
-        CopyElement(in + (base + o) * static_cast<int64_t>(elem), out, elem);
+    if (contiguous && base >= 0) {
+      std::memcpy(out, in + (base + last[0]) * static_cast<int64_t>(elem), row_bytes);
+      out += row_bytes;
+    } else {
+      for (int i = 0; i < inner; ++i) {
+        const int64_t o = last[i];
+        if (base < 0 || o < 0) {
+          CopyElement(pad_value, out, elem);
+        } else {
+          CopyElement(in + (base + o) * static_cast<int64_t>(elem), out, elem);
+        }
+        out += elem;
       }
-      out += elem;
     }
     // Advance the outer dimensions (odometer).
     int d = rank - 2;
