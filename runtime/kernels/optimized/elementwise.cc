@@ -1,6 +1,8 @@
-// ADD and MUL, float32: inputs of the same shape, or one of them a single value, run vectorised
-// over the thread pool; other broadcasts and every other type run the reference kernel. The result
-// is exactly the reference's (the same one rounding per element, then the same clamp).
+// ADD and MUL, float32: inputs of the same shape, one of them a single value, or any broadcast, run
+// vectorised over the thread pool. A broadcast is reduced to rows (BroadcastRows): the output's
+// dimensions merged where both inputs step through them alike, the innermost run computed by the
+// same microkernel (both inputs consecutive, or one of them a single value over the run). The
+// result is exactly the reference's (the same one rounding per element, then the same clamp).
 //
 // ADD, uint8 and int8, the same shapes. Where the 8-bit kernel set has add_arith (AVX-512), Eval
 // computes the reference's arithmetic in integer SIMD, lane for lane (the inputs' rescaling and
@@ -27,7 +29,76 @@ namespace {
 // Elements a chunk should hold at least before it goes to another thread.
 constexpr int64_t kMinElementsPerChunk = 16 * 1024;
 
+// A broadcast as rows: the output is `rows` runs of `inner` elements; run r starts in the inputs at
+// the offsets the odometer over outer_sizes gives (outer_a / outer_b: each outer dimension's stride,
+// 0 where that input repeats), and steps through them by inner_a / inner_b (1, or 0: a single value).
+struct BroadcastRows {
+  int64_t rows = 0;
+  int64_t inner = 0;
+  int64_t inner_a = 1, inner_b = 1;
+  std::vector<int64_t> outer_sizes, outer_a, outer_b;  // outermost first
+};
+
+// Builds `rows` from the inputs' and the output's dimensions (numpy broadcasting, the inputs
+// right-aligned); false when the shapes do not broadcast to the output's.
+bool MakeBroadcastRows(const TfLiteIntArray* a, const TfLiteIntArray* b, const TfLiteIntArray* out,
+                       BroadcastRows* rows) {
+  const int rank = out->size;
+  if (a->size > rank || b->size > rank) return false;
+  struct Dim {
+    int64_t size, stride_a, stride_b;
+  };
+  std::vector<Dim> dims;  // innermost first, size-1 dimensions left out
+  int64_t stride_a = 1, stride_b = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    const int64_t size = out->data[d];
+    const int da = d - (rank - a->size), db = d - (rank - b->size);
+    const int64_t size_a = da >= 0 ? a->data[da] : 1, size_b = db >= 0 ? b->data[db] : 1;
+    if ((size_a != size && size_a != 1) || (size_b != size && size_b != 1)) return false;
+    if (size != 1) dims.push_back({size, size_a == 1 ? 0 : stride_a, size_b == 1 ? 0 : stride_b});
+    stride_a *= size_a;
+    stride_b *= size_b;
+  }
+  // Merge a dimension into the one inside it where both inputs continue their steps across it.
+  std::vector<Dim> merged;
+  for (const Dim& dim : dims) {
+    if (!merged.empty()) {
+      Dim& in = merged.back();
+      if (dim.stride_a == in.stride_a * in.size && dim.stride_b == in.stride_b * in.size) {
+        in.size *= dim.size;
+        continue;
+      }
+    }
+    merged.push_back(dim);
+  }
+  rows->outer_sizes.clear();
+  rows->outer_a.clear();
+  rows->outer_b.clear();
+  if (merged.empty()) merged.push_back({1, 1, 1});
+  const Dim& inner = merged.front();
+  // Both inputs repeating over the innermost run: left to the reference kernel.
+  if ((inner.stride_a != 1 && inner.stride_a != 0) || (inner.stride_b != 1 && inner.stride_b != 0) ||
+      (inner.stride_a == 0 && inner.stride_b == 0 && inner.size > 1)) {
+    return false;
+  }
+  rows->inner = inner.size;
+  rows->inner_a = inner.stride_a;
+  rows->inner_b = inner.stride_b;
+  constexpr size_t kMaxOuterDims = 8;  // EvalBroadcast's odometer
+  if (merged.size() - 1 > kMaxOuterDims) return false;
+  rows->rows = 1;
+  for (size_t i = merged.size(); i-- > 1;) {
+    rows->outer_sizes.push_back(merged[i].size);
+    rows->outer_a.push_back(merged[i].stride_a);
+    rows->outer_b.push_back(merged[i].stride_b);
+    rows->rows *= merged[i].size;
+  }
+  return true;
+}
+
 struct BinaryState : OpState {
+  bool broadcast = false;  // rows below; else the same shape or a single value
+  BroadcastRows rows;
   int64_t elements = 0;
   bool swap = false;      // the first input is the single value
   bool b_scalar = false;  // one input is a single value
@@ -102,6 +173,7 @@ struct BinaryOp {
     }
     s->elements = tflite::NumElements(output);
     if (s->elements == 0) return kTfLiteOk;
+    s->broadcast = false;
     if (SameDims(a->dims, output->dims) && SameDims(b->dims, output->dims)) {
       s->swap = false;
       s->b_scalar = false;
@@ -111,8 +183,10 @@ struct BinaryOp {
     } else if (SameDims(b->dims, output->dims) && tflite::NumElements(a) == 1) {
       s->swap = true;  // a + b = b + a and a * b = b * a exactly
       s->b_scalar = true;
+    } else if (MakeBroadcastRows(a->dims, b->dims, output->dims, &s->rows)) {
+      s->broadcast = true;
     } else {
-      return kTfLiteOk;  // a real broadcast: the reference kernel
+      return kTfLiteOk;
     }
     TfLiteFusedActivation activation = kTfLiteActNone;
     if (node->builtin_data != nullptr) {
@@ -146,11 +220,51 @@ struct BinaryOp {
     return kTfLiteOk;
   }
 
+  static void EvalBroadcast(TfLiteContext* context, const float* a, const float* b, float* out, State* s) {
+    const BroadcastRows& r = s->rows;
+    const BinaryFn fn = kMul ? s->kernels->mul : s->kernels->add;
+    const int outer = static_cast<int>(r.outer_sizes.size());
+    const int64_t inner = r.inner;
+    // The single value over a run goes second (a + b = b + a, a * b = b * a exactly).
+    const bool swap = r.inner_a == 0 && r.inner_b != 0;
+    const bool scalar = r.inner_a == 0 || r.inner_b == 0;
+    ParallelChunks(context, r.rows, std::max<int64_t>(1, kMinElementsPerChunk / std::max<int64_t>(1, inner)),
+                   [&](int, int64_t begin, int64_t end) {
+                     int64_t index[8] = {};
+                     int64_t offset_a = 0, offset_b = 0;
+                     int64_t rest = begin;
+                     for (int d = outer - 1; d >= 0; --d) {
+                       index[d] = rest % r.outer_sizes[d];
+                       rest /= r.outer_sizes[d];
+                       offset_a += index[d] * r.outer_a[d];
+                       offset_b += index[d] * r.outer_b[d];
+                     }
+                     for (int64_t row = begin; row < end; ++row) {
+                       const float* x = a + offset_a;
+                       const float* y = b + offset_b;
+                       if (swap) std::swap(x, y);
+                       fn(inner, x, y, scalar, out + row * inner, s->act_min, s->act_max);
+                       for (int d = outer - 1; d >= 0; --d) {
+                         offset_a += r.outer_a[d];
+                         offset_b += r.outer_b[d];
+                         if (++index[d] < r.outer_sizes[d]) break;
+                         offset_a -= index[d] * r.outer_a[d];
+                         offset_b -= index[d] * r.outer_b[d];
+                         index[d] = 0;
+                       }
+                     }
+                   });
+  }
+
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->quantized) return EvalQuantized(context, node, s);
     const float* a = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     const float* b = tflite::GetTensorData<float>(tflite::GetInput(context, node, 1));
     float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    if (s->broadcast) {
+      EvalBroadcast(context, a, b, out, s);
+      return kTfLiteOk;
+    }
     if (s->swap) std::swap(a, b);
     const BinaryFn fn = kMul ? s->kernels->mul : s->kernels->add;
     const bool b_scalar = s->b_scalar;

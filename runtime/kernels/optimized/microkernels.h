@@ -130,6 +130,9 @@ using PoolFn = void (*)(size_t channels, size_t count, const float* const* in, f
 using BinaryFn = void (*)(size_t n, const float* a, const float* b, bool b_scalar, float* out,
                           float min, float max);
 
+// The sum of x[0..n), in vector lanes (not the reference's order: float MEAN/SUM).
+using SumFn = float (*)(size_t n, const float* x);
+
 // One row of softmax: out[i] = exp((in[i] - max) * beta) / sum.
 using SoftmaxFn = void (*)(size_t n, const float* in, float* out, float beta);
 
@@ -167,6 +170,7 @@ struct MicroKernels {
   BinaryFn add = nullptr;
   BinaryFn mul = nullptr;
   SoftmaxFn softmax = nullptr;
+  SumFn sum = nullptr;
   Int8DotsFn int8_dots = nullptr;
   BilinearRowFn bilinear_row = nullptr;
   // Null where the set has none (only AVX-512 has one): conv.cc then uses the GEMM.

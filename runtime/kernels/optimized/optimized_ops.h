@@ -26,6 +26,8 @@ TfLiteRegistration* Register_MUL();
 TfLiteRegistration* Register_AVERAGE_POOL_2D();
 TfLiteRegistration* Register_MAX_POOL_2D();
 TfLiteRegistration* Register_SOFTMAX();
+TfLiteRegistration* Register_MEAN();
+TfLiteRegistration* Register_SUM();
 TfLiteRegistration* Register_RESIZE_BILINEAR();
 TfLiteRegistration* Register_PAD();
 TfLiteRegistration* Register_PADV2();

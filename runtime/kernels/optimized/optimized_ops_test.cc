@@ -36,39 +36,10 @@ using Act = fb::ActivationFunctionType;
 
 // Serves the optimized kernels for their ops and the reference kernels for the rest, whatever
 // op_resolver.cc's table says, so these tests exercise the optimized code directly.
-class OptimizedTestResolver : public OpResolver {
+// The optimized kernel set as the runtime resolves it (runtime/op_resolver.cc's one table).
+class OptimizedTestResolver : public BuiltinOpResolver {
  public:
-  OptimizedTestResolver() : base_(KernelSet::kReference) {
-    Add(kTfLiteBuiltinConv2d, optimized::Register_CONV_2D());
-    Add(kTfLiteBuiltinDepthwiseConv2d, optimized::Register_DEPTHWISE_CONV_2D());
-    Add(kTfLiteBuiltinFullyConnected, optimized::Register_FULLY_CONNECTED());
-    Add(kTfLiteBuiltinBatchMatmul, optimized::Register_BATCH_MATMUL());
-    Add(kTfLiteBuiltinAdd, optimized::Register_ADD());
-    Add(kTfLiteBuiltinMul, optimized::Register_MUL());
-    Add(kTfLiteBuiltinAveragePool2d, optimized::Register_AVERAGE_POOL_2D());
-    Add(kTfLiteBuiltinMaxPool2d, optimized::Register_MAX_POOL_2D());
-    Add(kTfLiteBuiltinSoftmax, optimized::Register_SOFTMAX());
-    Add(kTfLiteBuiltinResizeBilinear, optimized::Register_RESIZE_BILINEAR());
-    Add(kTfLiteBuiltinPad, optimized::Register_PAD());
-    Add(kTfLiteBuiltinPadv2, optimized::Register_PADV2());
-    Add(kTfLiteBuiltinTranspose, optimized::Register_TRANSPOSE());
-    Add(kTfLiteBuiltinConcatenation, optimized::Register_CONCATENATION());
-  }
-  const TfLiteRegistration* FindOp(int code, int version) const override {
-    auto it = ops_.find(code);
-    return it != ops_.end() ? &it->second : base_.FindOp(code, version);
-  }
-  const TfLiteRegistration* FindOp(const char* name, int version) const override {
-    return base_.FindOp(name, version);
-  }
-
- private:
-  void Add(int code, const TfLiteRegistration* registration) {
-    ops_[code] = *registration;
-    ops_[code].builtin_code = code;
-  }
-  BuiltinOpResolver base_;
-  std::map<int, TfLiteRegistration> ops_;
+  OptimizedTestResolver() : BuiltinOpResolver(KernelSet::kOptimized) {}
 };
 
 std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
@@ -376,7 +347,8 @@ TEST(OptimizedConv2dTest, RefusesWhatTheReferenceRefuses) {
   ASSERT_TRUE(interpreter.ok());
   const Status status = interpreter.value()->AllocateTensors();
   EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("bias"), std::string::npos) << status.message();
+  // The runtime's type rules refuse it before either kernel's Prepare runs.
+  EXPECT_NE(status.message().find("op 0 (CONV_2D): prepare failed"), std::string::npos) << status.message();
 }
 
 // ---- DEPTHWISE_CONV_2D
@@ -1165,11 +1137,46 @@ TEST(OptimizedBatchMatMulTest, LargeCrossesThreadChunks) {
   CheckBatchMatMul({4, 64, 96}, {4, 96, 80}, false, false);
 }
 
+// ---- MEAN and SUM
+
+void CheckReduce(int code, const std::vector<int>& shape, const std::vector<int32_t>& axes, bool keep_dims,
+                 bool optimized = true, uint32_t seed = 1) {
+  OpCase op;
+  if (optimized) op.RequireOptimizedPath();
+  const int input = op.AddFloatInput(shape, seed, -4.f, 6.f);
+  const int axis = op.test().AddConst<int32_t>(kTfLiteInt32, {static_cast<int>(axes.size())}, axes);
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(code, {input, axis}, {output}, fb::BuiltinOptions::ReducerOptions,
+                  fb::CreateReducerOptions(op.test().fbb(), keep_dims).Union());
+  op.Check(code == kTfLiteBuiltinMean ? optimized::Register_MEAN() : optimized::Register_SUM());
+}
+
+TEST(OptimizedReduceTest, OneBlockOfAxes) {
+  for (int code : {kTfLiteBuiltinMean, kTfLiteBuiltinSum}) {
+    SCOPED_TRACE(code);
+    CheckReduce(code, {1, 335, 80}, {2}, false);       // a layer norm's mean
+    CheckReduce(code, {1, 335, 80}, {-1}, true);
+    CheckReduce(code, {2, 7, 7, 37}, {1, 2}, true);     // spatial mean, odd channels
+    CheckReduce(code, {2, 7, 7, 37}, {2, 1, 2}, false);  // unsorted, repeated
+    CheckReduce(code, {9, 4, 5}, {0}, false);           // leading axis
+    CheckReduce(code, {3, 4, 5}, {0, 1, 2}, false);     // everything
+    CheckReduce(code, {1}, {0}, true);                  // size 1
+    CheckReduce(code, {4, 1, 3}, {1}, false);           // a reduced axis of size 1 (nothing reduced)
+    CheckReduce(code, {1, 335, 80}, {0, 2}, false);     // axes apart but for a dimension of size 1
+    CheckReduce(code, {3, 1, 4, 5}, {0, 2}, true);
+    CheckReduce(code, {64, 3001}, {1}, false);          // rows over the threads, a long tail
+  }
+}
+TEST(OptimizedReduceTest, AxesApartRunTheReference) {
+  CheckReduce(kTfLiteBuiltinMean, {2, 3, 4}, {0, 2}, false, /*optimized=*/false);
+}
+
 // ---- ADD and MUL
 
 void CheckBinary(int code, const std::vector<int>& a_shape, const std::vector<int>& b_shape,
-                 Act activation = Act::NONE, bool exact = true, uint32_t seed = 1) {
+                 Act activation = Act::NONE, bool exact = true, uint32_t seed = 1, bool require_optimized = false) {
   OpCase op;
+  if (require_optimized) op.RequireOptimizedPath();
   const int a = op.AddFloatInput(a_shape, seed, -8.f, 8.f);
   const int b = op.AddFloatInput(b_shape, seed + 1, -8.f, 8.f);
   const int output = op.AddFloatOutput();
@@ -1199,10 +1206,25 @@ TEST(OptimizedBinaryTest, ScalarOperand) {
     CheckBinary(code, {1, 1}, {3, 13}, Act::RELU);
   }
 }
-TEST(OptimizedBinaryTest, BroadcastFallsBackToTheReference) {
+// Any broadcast runs as rows of the same microkernel: both operands consecutive over a row, or one of
+// them a single value over it; exactly the reference's results.
+TEST(OptimizedBinaryTest, Broadcasts) {
   for (int code : {kTfLiteBuiltinAdd, kTfLiteBuiltinMul}) {
-    CheckBinary(code, {2, 3, 1}, {1, 3, 4});
-    CheckBinary(code, {5, 8}, {8}, Act::RELU6);
+    SCOPED_TRACE(code);
+    const auto check = [&](const std::vector<int>& a, const std::vector<int>& b, Act act = Act::NONE) {
+      CheckBinary(code, a, b, act, /*exact=*/true, 1, /*require_optimized=*/true);
+      CheckBinary(code, b, a, act, /*exact=*/true, 2, /*require_optimized=*/true);
+    };
+    check({2, 3, 1}, {1, 3, 4});
+    check({5, 8}, {8}, Act::RELU6);
+    check({10, 4, 33, 35}, {10, 1, 1, 35});          // an attention mask
+    check({1, 335, 80}, {1, 335, 1}, Act::RELU);     // a per-row scale
+    check({10, 35, 160}, {1, 1, 160});               // a per-channel bias
+    check({3, 1, 5, 1, 7}, {1, 4, 1, 6, 1});         // every dimension broadcast one way or the other
+    check({2, 1, 3}, {2, 5, 3});
+    check({1, 1, 1, 9}, {4, 1});
+    check({6, 1}, {1});
+    check({1, 3000, 7}, {1, 3000, 1});               // rows split over the threads
   }
 }
 TEST(OptimizedBinaryTest, LargeCrossesThreadChunks) {
