@@ -321,7 +321,7 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   report->init_parts.allocate_us = init_end_us - built_us;
   report->init_us = init_end_us - init_start_us;
   // The report's fingerprint of the model, outside the Init figure (TFLite's Init has no such work).
-  envelope.model.sha256 = Sha256Hex(model->file_data(), model->file_bytes());
+  if (config.fingerprint_model) envelope.model.sha256 = Sha256Hex(model->file_data(), model->file_bytes());
   const MemorySnapshot init_memory = ReadMemorySnapshot();
   report->memory.arena_bytes = static_cast<int64_t>(interpreter->arena_bytes());
   report->kernels = KernelUsageOf(interpreter);

@@ -80,6 +80,9 @@ struct BenchmarkConfig {
   // Keep every latency sample (unbounded memory and report size) instead of a bounded summary
   // (latency_stats.h).
   bool keep_all_samples = false;
+  // The model's sha256 in the report's envelope: reading the whole file costs ~3 ms per MB, so a tool
+  // that writes no report and checks no baseline leaves it empty.
+  bool fingerprint_model = true;
 };
 
 enum class RunKind { kWarmup, kRegular };

@@ -984,9 +984,10 @@ Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
     error_.clear();
     return ExecutionError(message);
   }
+  // It claimed nothing: the graph is as prepared, and stays allocated (no second Prepare of every node).
+  if (nodes_.size() == saved_nodes) return Status::Ok();
   allocated_ = false;
   plain_invoke_ = false;
-  if (nodes_.size() == saved_nodes) return Status::Ok();  // it claimed nothing
   // Delegate kernels prepare with the tensors: a failure there also restores the CPU graph.
   Status allocated = AllocateTensors();
   if (!allocated.ok()) {

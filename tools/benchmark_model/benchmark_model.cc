@@ -602,6 +602,7 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
   config.peak_memory = flags.report_peak_memory_footprint;
   config.memory_interval_ms = flags.memory_footprint_check_interval_ms;
   config.keep_all_samples = flags.report_all_latency_samples;
+  config.fingerprint_model = !flags.report_json.empty() || !flags.baseline.empty();
 
   // Declared before the interpreter (inside RunBenchmark's report), so delegate kernels outlive it.
   StatusOr<std::vector<ProvidedDelegate>> delegates = delegate_flags.CreateDelegates(table, options.num_threads,

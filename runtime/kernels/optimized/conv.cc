@@ -297,7 +297,7 @@ struct ConvOp {
           ConvWindow(input, filter, output, params.padding, params.stride_height,
                      params.stride_width, params.dilation_height_factor,
                      params.dilation_width_factor),
-          &s->quant);
+          reference::ConvRequantization(s->reference_data), &s->quant);
       s->fast = s->quantized;
       return kTfLiteOk;
     }
@@ -857,7 +857,7 @@ struct DepthwiseOp {
           ConvWindow(input, filter, output, params.padding, params.stride_height,
                      params.stride_width, params.dilation_height_factor,
                      params.dilation_width_factor),
-          &s->quant);
+          reference::ConvRequantization(s->reference_data), &s->quant);
       s->fast = s->quantized;
       return kTfLiteOk;
     }

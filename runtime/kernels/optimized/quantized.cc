@@ -260,7 +260,8 @@ void EnsureScratch(TfLiteContext* context, QuantGemmState* s) {
 }  // namespace
 
 bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                      const WindowGeometry& geometry, QuantGemmState* s) {
+                      const WindowGeometry& geometry, const nn::OutputRequantization* requantization,
+                      QuantGemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -273,12 +274,15 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
     return false;
   }
   const int n = filter->dims->data[0];
-  nn::OutputRequantization rq;
-  if (nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output,
-                                                params.activation, n, "input 1 (filter)",
-                                                &rq) != kTfLiteOk) {
-    return false;
+  nn::OutputRequantization computed;
+  if (requantization == nullptr) {
+    if (nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output, params.activation, n,
+                                                  "input 1 (filter)", &computed) != kTfLiteOk) {
+      return false;
+    }
+    requantization = &computed;
   }
+  const nn::OutputRequantization& rq = *requantization;
   s->conv = true;
   s->geometry = geometry;
   s->channels = input->dims->data[3];
@@ -450,7 +454,8 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
 }
 
 bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                           const WindowGeometry& geometry, QuantDepthwiseState* s) {
+                           const WindowGeometry& geometry, const nn::OutputRequantization* requantization,
+                           QuantDepthwiseState* s) {
   const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -466,12 +471,15 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   }
   const int channels = filter->dims->data[3];
   s->multiplier = multiplier;
-  nn::OutputRequantization rq;
-  if (nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output,
-                                                params.activation, channels, "input 1 (filter)",
-                                                &rq) != kTfLiteOk) {
-    return false;
+  nn::OutputRequantization computed;
+  if (requantization == nullptr) {
+    if (nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output, params.activation,
+                                                  channels, "input 1 (filter)", &computed) != kTfLiteOk) {
+      return false;
+    }
+    requantization = &computed;
   }
+  const nn::OutputRequantization& rq = *requantization;
   s->kernels = &QuantKernelsFor(set);
   s->is_signed = input->type == kTfLiteInt8;
   s->geometry = geometry;

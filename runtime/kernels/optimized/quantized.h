@@ -91,13 +91,16 @@ struct QuantDepthwiseState {
   std::vector<const uint8_t*> indirection;
 };
 
-// Called after the reference Prepare succeeded; true when Eval* takes the node.
+// Called after the reference Prepare succeeded; true when Eval* takes the node. `requantization`: the
+// one the reference Prepare computed (reference::ConvRequantization), or null to compute it.
 bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                      const WindowGeometry& geometry, QuantGemmState* state);
+                      const WindowGeometry& geometry, const nn::OutputRequantization* requantization,
+                      QuantGemmState* state);
 bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
                                 const MicroKernels& set, QuantGemmState* state);
 bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                           const WindowGeometry& geometry, QuantDepthwiseState* state);
+                           const WindowGeometry& geometry, const nn::OutputRequantization* requantization,
+                           QuantDepthwiseState* state);
 
 // Nodes the Prepare* functions above have accepted since the process started (tests check that a
 // case takes the quantized path rather than the reference fallback).

@@ -883,6 +883,10 @@ TfLiteStatus TransposeConvEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
+const nn::OutputRequantization* ConvRequantization(const void* user_data) {
+  return user_data != nullptr ? &static_cast<const ConvData*>(user_data)->requantization : nullptr;
+}
+
 TS_REGISTER(CONV_2D, InitConvData, FreeConvData, ConvPrepare, ConvEval)
 TS_REGISTER(DEPTHWISE_CONV_2D, InitConvData, FreeConvData, DepthwiseConvPrepare, DepthwiseConvEval)
 TS_REGISTER(TRANSPOSE_CONV, InitConvData, FreeConvData, TransposeConvPrepare, TransposeConvEval)

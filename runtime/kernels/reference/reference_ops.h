@@ -5,6 +5,7 @@
 #define TOUCHSTONE_RUNTIME_KERNELS_REFERENCE_REFERENCE_OPS_H_
 
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/nn_common.h"
 
 namespace touchstone {
 namespace reference {
@@ -119,6 +120,9 @@ TfLiteRegistration* Register_CUMSUM();
 // nn_ops.cc: convolution, pooling, dense layers, normalization, resizing.
 TfLiteRegistration* Register_CONV_2D();
 TfLiteRegistration* Register_DEPTHWISE_CONV_2D();
+// The output requantization a quantized CONV_2D's or DEPTHWISE_CONV_2D's Prepare computed (from its
+// user_data), for a kernel set that wraps these kernels; null for none.
+const nn::OutputRequantization* ConvRequantization(const void* user_data);
 TfLiteRegistration* Register_TRANSPOSE_CONV();
 TfLiteRegistration* Register_FULLY_CONNECTED();
 TfLiteRegistration* Register_BATCH_MATMUL();
