@@ -17,15 +17,15 @@ std::string ListText(const std::vector<std::string>& items) {
   return text;
 }
 
-bool ReadInt(const json& j, const char* key, int64_t* value) {
+bool ReadInt(const ordered_json& j, const char* key, int64_t* value) {
   if (!j.contains(key) || !j[key].is_number_integer()) return false;
   *value = j[key].get<int64_t>();
   return true;
 }
 
-bool ReadIntArray(const json& j, const char* key, std::vector<int64_t>* values) {
+bool ReadIntArray(const ordered_json& j, const char* key, std::vector<int64_t>* values) {
   if (!j.contains(key) || !j[key].is_array()) return false;
-  for (const json& v : j[key]) {
+  for (const ordered_json& v : j[key]) {
     if (!v.is_number_integer()) return false;
     values->push_back(v.get<int64_t>());
   }
@@ -84,9 +84,36 @@ Status CheckShardReports(int schema_version, std::vector<ShardReport>* reports) 
     if (other != tool) {
       return InvalidInputError(r.path + ": a report of " + other + ", not of " + tool + " as " + first.path);
     }
-    StatusOr<ReportEnvelope> envelope = ParseEnvelope(r.json, r.path, schema, schema_version);
+    json envelope_members = json::object();
+    for (const char* key : {"schema", "schema_version", "tool", "touchstone_version", "start_time", "model", "machine",
+                            "configuration", "shard", "merged"}) {
+      if (r.json.contains(key)) envelope_members[key] = json::parse(r.json[key].dump());
+    }
+    StatusOr<ReportEnvelope> envelope = ParseEnvelope(envelope_members, r.path, schema, schema_version);
     if (!envelope.ok()) return envelope.status();
     r.envelope = envelope.value();
+    // ParseEnvelope reads an unordered object; the merged report keeps the order the tool wrote.
+    const ordered_json& config = r.json["configuration"];
+    for (auto* pairs : {&r.envelope.config.settings, &r.envelope.config.flags}) {
+      const char* key = pairs == &r.envelope.config.settings ? "settings" : "flags";
+      if (!config.contains(key) || !config[key].is_object()) continue;
+      pairs->clear();
+      for (auto it = config[key].begin(); it != config[key].end(); ++it) {
+        pairs->emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+      }
+    }
+    if (config.contains("delegates") && config["delegates"].is_array() &&
+        config["delegates"].size() == r.envelope.config.delegates.size()) {
+      for (size_t d = 0; d < config["delegates"].size(); ++d) {
+        const ordered_json& options = config["delegates"][d].value("options", ordered_json::object());
+        if (!options.is_object()) continue;
+        r.envelope.config.delegates[d].options.clear();
+        for (auto it = options.begin(); it != options.end(); ++it) {
+          r.envelope.config.delegates[d].options.emplace_back(
+              it.key(), it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+        }
+      }
+    }
     if (!r.envelope.shard.present()) {
       return InvalidInputError(r.path + ": not a shard report (no \"shard\": made without --shard_index/--num_shards)");
     }
@@ -181,7 +208,7 @@ ordered_json StateNumber(double value) {
   return value;
 }
 
-bool ReadStateNumber(const json& j, double* value) {
+bool ReadStateNumber(const ordered_json& j, double* value) {
   if (j.is_number()) {
     *value = j.get<double>();
     return true;
@@ -238,14 +265,14 @@ ordered_json ShardLatencyJson(const LatencyStats& stats, bool shard) {
 
 StatusOr<LatencyStats> MergedLatency(const std::vector<ShardReport>& shards, const std::string& pointer) {
   LatencyStats merged;
-  const json::json_pointer at(pointer);
+  const ordered_json::json_pointer at(pointer);
   for (const ShardReport& r : shards) {
     const std::string where = r.path + ": " + pointer.substr(1);
     if (!r.json.contains(at) || !r.json[at].is_object() || !r.json[at].contains("state") ||
         !r.json[at]["state"].is_object()) {
       return InvalidInputError(where + " has no \"state\" (not a shard report's latency figure)");
     }
-    const json& j = r.json[at]["state"];
+    const ordered_json& j = r.json[at]["state"];
     LatencyStats::State s;
     std::vector<int64_t> first, last, run, us, ns, bucket, count;
     bool ok = ReadInt(j, "capacity", &s.capacity) && ReadInt(j, "count", &s.count) &&

@@ -38,7 +38,7 @@ ShardInfo ShardPart(const ShardSpec& spec, int64_t total, const std::string& uni
 // A shard report given to a merge: where it came from and its JSON; CheckShardReports fills the envelope.
 struct ShardReport {
   std::string path;
-  nlohmann::json json;
+  nlohmann::ordered_json json;  // ordered: what a merge copies keeps the order the tool wrote
   ReportEnvelope envelope;
 };
 
@@ -65,7 +65,7 @@ StatusOr<LatencyStats> MergedLatency(const std::vector<ShardReport>& shards, con
 // Doubles in a state, where infinities and NaN must survive JSON: a number, or "inf", "-inf", "nan".
 nlohmann::ordered_json StateNumber(double value);
 // Reads one back; false when `j` is neither.
-bool ReadStateNumber(const nlohmann::json& j, double* value);
+bool ReadStateNumber(const nlohmann::ordered_json& j, double* value);
 
 }  // namespace touchstone
 

@@ -53,7 +53,7 @@ ShardReport Shard(int index, int count, int64_t total, const std::vector<int64_t
   j["latency"] = {{"inference", ShardLatencyJson(stats, true)}};
   ShardReport r;
   r.path = "shard" + std::to_string(index) + ".json";
-  r.json = nlohmann::json::parse(j.dump());
+  r.json = j;
   return r;
 }
 
@@ -105,12 +105,12 @@ TEST(ShardsTest, ChecksASetOfShardReportsAndOrdersThem) {
 TEST(ShardsTest, StateNumbersKeepInfinitiesAndNan) {
   double v = 0;
   for (double x : {1.5, -0.0, double(INFINITY), -double(INFINITY)}) {
-    ASSERT_TRUE(ReadStateNumber(nlohmann::json::parse(StateNumber(x).dump()), &v));
+    ASSERT_TRUE(ReadStateNumber(nlohmann::ordered_json::parse(StateNumber(x).dump()), &v));
     EXPECT_EQ(v, x);
   }
-  ASSERT_TRUE(ReadStateNumber(nlohmann::json::parse(StateNumber(NAN).dump()), &v));
+  ASSERT_TRUE(ReadStateNumber(nlohmann::ordered_json::parse(StateNumber(NAN).dump()), &v));
   EXPECT_TRUE(std::isnan(v));
-  EXPECT_FALSE(ReadStateNumber(nlohmann::json("x"), &v));
+  EXPECT_FALSE(ReadStateNumber(nlohmann::ordered_json("x"), &v));
 }
 
 TEST(ShardsTest, RefusesALatencyFigureWithoutState) {
