@@ -38,6 +38,7 @@ if [ -z "${TOUCHSTONE_SHARED_DIR:-}" ] || [ ! -d "$TOUCHSTONE_SHARED_DIR/data" ]
   exit 0
 fi
 S="$TOUCHSTONE_SHARED_DIR"
+MERGE_ARGS=()
 
 # sharded <name> <N> <tool args...>: N shard processes at once into $TMP/<name>/, merged into
 # $TMP/<name>/merged.json; checks the merge against $TMP/<name>.single.json.
@@ -55,7 +56,7 @@ sharded() {
   done
   check "$name: $n shard processes ran" test $rc -eq 0
   # Shell order puts shard-10 before shard-2: merge_reports orders them itself.
-  "$MERGE" --output_file_path="$dir/merged.json" "$dir"/shard-*.json >"$dir/merge.txt" 2>"$dir/merge_err.txt"
+  "$MERGE" --output_file_path="$dir/merged.json" "${MERGE_ARGS[@]}" "$dir"/shard-*.json >"$dir/merge.txt" 2>"$dir/merge_err.txt"
   check "$name: $n shards merged (exit $?; $(tail -1 "$dir/merge_err.txt"))" test -s "$dir/merged.json"
   check "$name: $n shards merged equal the single run" python3 "$COMPARE" "$TMP/$name.single.json" "$dir/merged.json"
   check "$name: shard and merged reports match the schema" python3 "$VALIDATE" "$SCHEMAS" "$dir/merged.json" "$dir"/shard-*.json >/dev/null
@@ -134,6 +135,33 @@ sys.exit(0 if len(empty) == 5 and all(r["num_evaluation_runs"] == 0 for r in emp
   expect_error 2 "--baseline gates a whole run" "--baseline with a shard" \
     "$BIN" "${ARGS[@]}" --shard_index=0 --num_shards=3 --baseline="$TMP/mobilenet_v1_0.25_128_quant.single.json"
   echo "TOUCHSTONE_CASES shard_merge_imagenet ran=$runs of=$runs"
+  ;;
+coco_eval)
+  # The shards name the ground truth relative to where they ran; the merge says where it is here.
+  MERGE_ARGS=(--ground_truth_json="$S/data/coco/instances_shared.json")
+  args=(--model_file=models/detection/coco_ssd_mobilenet_v1_1.0_quant_2018_06_29_no_metadata.tflite
+        --model_output_labels=data/coco/labelmap_91_with_background.txt --ground_truth_images_path=data/coco/val2017
+        --ground_truth_json=data/coco/instances_shared.json)
+  single ssd "${args[@]}"
+  runs=0
+  for n in 1 3 7 10; do sharded ssd $n "${args[@]}"; runs=$((runs + n)); done
+  check "the single run holds TFLite's mAP and COCO's figures" python3 - "$TMP/ssd.single.json" "$S/data/coco/expected_tflite_ssd.json" <<'PY'
+import json, sys
+r, e = (json.load(open(p)) for p in sys.argv[1:3])
+assert abs(r["tflite"]["overall_map"] - e["proto_overall_mean_average_precision_float32"]) < 1e-8
+assert r["num_detections"] == 70 and len(r["examples"]) == 6 and len(r["pr_curves"]["precision"]) == 10
+PY
+  (cd "$S" && "$BIN" "${args[@]}" --num_interpreter_threads=2 --shard_index=1 --num_shards=3 --output_file_path="$TMP/other.json") >/dev/null 2>&1
+  refusals "$TMP/ssd.3" "$TMP/other.json" "$TMP/ssd.single.json" "num_threads 1 -> 2"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["annotations"][0]["bbox"][0] += 1; json.dump(d, open(sys.argv[2], "w"))' \
+    "$S/data/coco/instances_shared.json" "$TMP/other_gt.json"
+  expect_error 3 "is not the one the shards evaluated against" "another ground truth" \
+    "$MERGE" --output_file_path="$TMP/x.json" --ground_truth_json="$TMP/other_gt.json" "$TMP"/ssd.3/shard-*.json
+  expect_error 3 "cannot read the ground truth the shards name" "the ground truth not where the shards name it" \
+    "$MERGE" --output_file_path="$TMP/x.json" "$TMP"/ssd.3/shard-*.json
+  expect_error 2 "it takes no --detections_json or --ground_truth_proto" "--num_shards scoring a results file" \
+    "$BIN" --ground_truth_json="$S/data/coco/instances_shared.json" --detections_json="$TMP/none.json" --shard_index=0 --num_shards=2
+  echo "TOUCHSTONE_CASES shard_merge_coco ran=$runs of=$runs"
   ;;
 *)
   echo "FAIL: unknown tool $TOOL"; exit 1 ;;
