@@ -11,6 +11,7 @@
 #include "datasets/coco_json.h"
 #include "evaluation/classification_report.h"
 #include "evaluation/detection_report.h"
+#include "evaluation/inference_diff.h"
 #include "evaluation/sha256.h"
 
 namespace touchstone {
@@ -96,6 +97,16 @@ StatusOr<MergedReport> MergeShardReports(std::vector<ShardReport> shards, const 
   const std::string tool = shards.front().envelope.tool;
   if (tool == "imagenet_eval") return MergeImagenet(shards);
   if (tool == "coco_eval") return MergeCoco(shards, options);
+  if (tool == "inference_diff") {
+    StatusOr<InferenceDiffResult> merged = MergeInferenceDiffShards(shards);
+    if (!merged.ok()) return merged.status();
+    MergedReport report;
+    report.tool = tool;
+    report.text = InferenceDiffJson(merged.value());
+    report.summary = MergedLine(shards, tool) + FormatInferenceDiff(merged.value());
+    report.exit_code = InferenceDiffExitCode(merged.value());
+    return report;
+  }
   return UsageError(shards.front().path + ": " + tool + " reports are not sharded (imagenet_eval, coco_eval and "
                     "inference_diff are)");
 }

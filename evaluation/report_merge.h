@@ -24,6 +24,8 @@ struct MergedReport {
   std::string tool;
   std::string text;     // the merged report, as the tool writes its report
   std::string summary;  // lines for the terminal: what was merged, and the tool's headline figures
+  // inference_diff: 1 when the merged run fails its thresholds (as the tool would exit), else 0.
+  int exit_code = 0;
 };
 
 // Errors: kUsage for no reports or a tool that is not sharded, kInvalidInput for a set that is not one

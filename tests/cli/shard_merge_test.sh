@@ -163,6 +163,38 @@ PY
     "$BIN" --ground_truth_json="$S/data/coco/instances_shared.json" --detections_json="$TMP/none.json" --shard_index=0 --num_shards=2
   echo "TOUCHSTONE_CASES shard_merge_coco ran=$runs of=$runs"
   ;;
+inference_diff)
+  PLUGIN="$R/delegates/sample/libsample_delegate_plugin.so"
+  runs=0
+  # uint8 layer-wise under --qualify; a delegate that perturbs its outputs (FAIL, the first diverging op
+  # inside its partition); int16 SVDF, whose state carries from run to run (the shards replay the runs
+  # before them).
+  for name in quant delegate svdf; do
+    case $name in
+      quant) args=(--model_file=models/classification/mobilenet_v1_0.25_128_quant.tflite --num_runs=5 --layerwise --qualify) ;;
+      delegate) args=(--model_file=models/misc/hand_landmark_lite.tflite --num_runs=4 --layerwise --qualify
+                      --external_delegate_path="$PLUGIN" --external_delegate_options=perturb:0.001) ;;
+      svdf) args=(--model_file=models/misc/keyword_scrambled.tflite --num_runs=6 --layerwise --seed=7) ;;
+    esac
+    single "$name" "${args[@]}"
+    for n in 1 3 7; do sharded "$name" $n "${args[@]}"; runs=$((runs + n)); done
+  done
+  check "the delegate's single run fails, and so does its merged report (exit 1)" python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if a["verdict"] == b["verdict"] == "FAIL" and a["layerwise"]["first_divergence"]["inputs"] else 1)' \
+    "$TMP/delegate.single.json" "$TMP/delegate.3/merged.json"
+  "$MERGE" --output_file_path="$TMP/again.json" "$TMP"/delegate.3/shard-*.json >/dev/null 2>&1
+  check "merge_reports exits 1 on the merged FAIL" test $? -eq 1
+  check "the SVDF shards replayed the runs before them" grep -q "runs before were replayed unmeasured" "$TMP/svdf.3/out-2.txt"
+  (cd "$S" && "$BIN" --model_file=models/classification/mobilenet_v1_0.25_128_quant.tflite --num_runs=5 --layerwise --qualify \
+     --seed=2 --shard_index=1 --num_shards=3 --output_file_path="$TMP/other.json") >/dev/null 2>&1
+  refusals "$TMP/quant.3" "$TMP/other.json" "$TMP/quant.single.json" "seed 1 -> 2"
+  expect_error 2 "--baseline gates a whole run" "--baseline with a shard" \
+    "$BIN" --model_file="$S/models/classification/mobilenet_v1_0.25_128_quant.tflite" --shard_index=0 --num_shards=3 \
+    --baseline="$TMP/quant.single.json"
+  echo "TOUCHSTONE_CASES shard_merge_inference_diff ran=$runs of=$runs"
+  ;;
 *)
   echo "FAIL: unknown tool $TOOL"; exit 1 ;;
 esac

@@ -4,7 +4,8 @@
 // same metric code for coco_eval, the error accumulators appended run by run for inference_diff. Their
 // figures equal a single run's exactly; latencies are the shards' merged (docs/cluster.md says what they
 // mean). It measures nothing itself, and it refuses a set of shards that is not one run's: a missing or
-// duplicate shard, another model, configuration, dataset or build (one line, exit 3).
+// duplicate shard, another model, configuration, dataset or build (one line, exit 3). It exits 1 when a
+// merged inference_diff run fails its thresholds, as the tool would have (the shards themselves exit 0).
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -80,7 +81,7 @@ int Main(int argc, char** argv) {
   std::cout << merged.value().summary << std::flush;
   Status written = WriteFileAtomically(output_file_path, merged.value().text, "output_file_path");
   if (!written.ok()) return ReportFailure(written);
-  return 0;
+  return merged.value().exit_code;
 }
 
 }  // namespace
