@@ -169,13 +169,25 @@ std::string ShortSummary(const Calculator& calc) {
 void OpProfiler::BeginRun() {
   in_run_ = true;
   events_.clear();
+  run_begin_us_ = now_us_ ? now_us_() : SteadyMicros();
+}
+
+int OpProfiler::ThreadNumber() {
+  const std::thread::id id = std::this_thread::get_id();
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    if (threads_[i] == id) return static_cast<int>(i);
+  }
+  threads_.push_back(id);
+  return static_cast<int>(threads_.size()) - 1;
 }
 
 void OpProfiler::NodeFinished(int subgraph, int node_index, const std::string& op_name, bool delegated,
                               int64_t duration_us) {
   if (!in_run_) return;
   const int64_t now = now_us_ ? now_us_() : SteadyMicros();
-  events_.push_back({subgraph, node_index, op_name, delegated, now - duration_us, duration_us});
+  Event e{subgraph, node_index, op_name, delegated, now - duration_us, duration_us};
+  e.thread = ThreadNumber();
+  events_.push_back(e);
 }
 
 void OpProfiler::AddDelegateOp(int subgraph, int delegate_node, const std::string& op_name, int op_index,
@@ -185,6 +197,7 @@ void OpProfiler::AddDelegateOp(int subgraph, int delegate_node, const std::strin
   Event e{subgraph, delegate_node, op_name, false, now - duration_us, duration_us};
   e.inside_of = delegate_node;
   e.op_index = op_index;
+  e.thread = ThreadNumber();
   events_.push_back(e);
 }
 
@@ -234,6 +247,22 @@ void OpProfiler::EndRun() {
     for (size_t p : entry.second) recorded.push_back(order[p]);
     std::sort(recorded.begin(), recorded.end());
     for (size_t k = 0; k < recorded.size(); ++k) order[entry.second[k]] = recorded[k];
+  }
+  // The timeline of this run (the report keeps the last run's).
+  timeline_.clear();
+  for (size_t i : order) {
+    const Event& e = events_[i];
+    OpTimelineEvent t;
+    t.subgraph = e.subgraph;
+    t.node_index = e.inside_of >= 0 ? e.op_index : e.node_index;
+    t.type = e.type;
+    t.name = e.inside_of >= 0 ? "Delegate/" + e.type + ":" + std::to_string(e.op_index) : NodeName(e.subgraph, e.node_index);
+    t.delegate = e.inside_of < 0 && e.delegated;
+    t.inside_of = e.inside_of;
+    t.thread = e.thread;
+    t.start_us = std::max<int64_t>(0, e.begin_us - run_begin_us_);
+    t.duration_us = e.duration_us;
+    timeline_.push_back(std::move(t));
   }
   std::map<int, int64_t> totals;
   int64_t delegate_ops_total = 0;
@@ -297,6 +326,7 @@ void OpProfiler::EndRun() {
 OpProfileReport OpProfiler::Report() const {
   OpProfileReport report;
   report.runs = runs_;
+  report.timeline = timeline_;
   std::map<int, OpProfileSubgraph> by_index;
   for (const auto& entry : nodes_) {
     const int index = entry.first.first;
