@@ -325,6 +325,14 @@ nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
     j["elements_differing"] = d.elements_differing;
     j["nonfinite_mismatches"] = d.nonfinite_mismatches;
     j["compared_bytewise"] = d.compared_bytewise;
+    // Every element's error by power of two (report_view draws it).
+    std::vector<int> log2;
+    std::vector<int64_t> counts;
+    for (const auto& b : d.error_log2_histogram) {
+      log2.push_back(b.first);
+      counts.push_back(b.second);
+    }
+    j["error_histogram"] = {{"zero", d.zero_errors}, {"log2", log2}, {"count", counts}};
     if (d.quantized) {
       j["quantized"] = {{"scale", d.scale},
                         {"zero_point", d.zero_point},
@@ -368,6 +376,16 @@ nlohmann::ordered_json StateJson(const TensorDiffAccumulator::State& s) {
   j["differing"] = s.differing;
   j["nonfinite"] = s.nonfinite;
   j["bytewise"] = s.bytewise;
+  std::vector<int> log2;
+  std::vector<int64_t> counts;
+  for (size_t b = 0; b < s.error_log2.size(); ++b) {
+    if (s.error_log2[b] == 0) continue;
+    log2.push_back(static_cast<int>(b) + kErrorLog2Min);
+    counts.push_back(s.error_log2[b]);
+  }
+  j["error_log2"] = log2;
+  j["error_log2_count"] = counts;
+  j["zeros"] = s.zeros;
   return j;
 }
 
@@ -403,6 +421,19 @@ bool ReadState(const nlohmann::ordered_json& j, TensorDiffAccumulator::State* s)
   for (size_t b = 0; b < 4; ++b) {
     if (!j["histogram"][b].is_number_integer()) return false;
     s->histogram[b] = j["histogram"][b].get<int64_t>();
+  }
+  if (!integer("zeros", &s->zeros) || !j.contains("error_log2") || !j["error_log2"].is_array() ||
+      !j.contains("error_log2_count") || !j["error_log2_count"].is_array() ||
+      j["error_log2"].size() != j["error_log2_count"].size()) {
+    return false;
+  }
+  for (size_t b = 0; b < j["error_log2"].size(); ++b) {
+    const nlohmann::ordered_json& e = j["error_log2"][b];
+    const nlohmann::ordered_json& n = j["error_log2_count"][b];
+    if (!e.is_number_integer() || !n.is_number_integer()) return false;
+    const int64_t exponent = e.get<int64_t>();
+    if (exponent < kErrorLog2Min || exponent > kErrorLog2Max) return false;
+    s->error_log2[static_cast<size_t>(exponent - kErrorLog2Min)] = n.get<int64_t>();
   }
   s->zero_point = static_cast<int32_t>(zero_point);
   s->quantized = j["quantized"].get<bool>();

@@ -1,5 +1,6 @@
 #include "evaluation/output_diff.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -181,6 +182,12 @@ Status TensorDiffAccumulator::AddRun(const TfLiteTensor& reference, const TfLite
     }
     sum_abs += diff;
     run_max_diff = std::fmax(run_max_diff, diff);
+    if (diff == 0.0) {
+      ++s_.zeros;
+    } else if (std::isfinite(diff)) {
+      const int e = std::min(std::max(std::ilogb(diff), kErrorLog2Min), kErrorLog2Max);
+      ++s_.error_log2[static_cast<size_t>(e - kErrorLog2Min)];
+    }
     if (diff > 0) ++s_.differing;
     if (diff > s_.max_abs || (diff > 0 && s_.max_index < 0)) {
       s_.max_abs = diff;
@@ -231,6 +238,8 @@ void TensorDiffAccumulator::Append(const State& later) {
   s_.run_relative.insert(s_.run_relative.end(), later.run_relative.begin(), later.run_relative.end());
   s_.run_cosine.insert(s_.run_cosine.end(), later.run_cosine.begin(), later.run_cosine.end());
   for (size_t b = 0; b < s_.histogram.size(); ++b) s_.histogram[b] += later.histogram[b];
+  for (size_t b = 0; b < s_.error_log2.size(); ++b) s_.error_log2[b] += later.error_log2[b];
+  s_.zeros += later.zeros;
   s_.differing += later.differing;
   s_.nonfinite += later.nonfinite;
   s_.bytewise = s_.bytewise || later.bytewise;
@@ -275,6 +284,10 @@ TensorDiffSummary TensorDiffAccumulator::Summary() const {
   s.elements_differing = s_.differing;
   s.nonfinite_mismatches = s_.nonfinite;
   s.compared_bytewise = s_.bytewise;
+  for (size_t b = 0; b < s_.error_log2.size(); ++b) {
+    if (s_.error_log2[b] != 0) s.error_log2_histogram.emplace_back(static_cast<int>(b) + kErrorLog2Min, s_.error_log2[b]);
+  }
+  s.zero_errors = s_.zeros;
   return s;
 }
 

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/c/common.h"
@@ -49,7 +50,15 @@ struct TensorDiffSummary {
   int64_t elements_differing = 0;    // over all runs
   int64_t nonfinite_mismatches = 0;  // over all runs
   bool compared_bytewise = false;
+  // Every element's |test - reference| over all runs, counted by power of two: (e, n) is n elements with
+  // 2^e <= |diff| < 2^(e+1) (e clamped to [kErrorLog2Min, kErrorLog2Max]), in e order; equal elements
+  // count in zero_errors, nonfinite ones in nonfinite_mismatches. Quantized tensors' steps too (e >= 0).
+  std::vector<std::pair<int, int64_t>> error_log2_histogram;
+  int64_t zero_errors = 0;
 };
+
+constexpr int kErrorLog2Min = -64;
+constexpr int kErrorLog2Max = 63;
 
 class TensorDiffAccumulator {
  public:
@@ -75,6 +84,8 @@ class TensorDiffAccumulator {
     int64_t differing = 0;
     int64_t nonfinite = 0;
     bool bytewise = false;
+    std::array<int64_t, kErrorLog2Max - kErrorLog2Min + 1> error_log2{};  // TensorDiffSummary::error_log2_histogram
+    int64_t zeros = 0;
   };
 
   TensorDiffAccumulator() = default;

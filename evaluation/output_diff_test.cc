@@ -254,6 +254,10 @@ TEST(OutputDiffTest, AppendedQuantizedHistogramsAdd) {
   EXPECT_EQ(first.Summary().step_histogram[0], 4);
   EXPECT_TRUE(first.Summary().quantized);
   EXPECT_EQ(whole.Summary().avg_error_dequantized, first.Summary().avg_error_dequantized);
+  // Steps by power of two: 1 (2^0), 2 (2^1), 10 (2^3), and one 1-step difference in the second run.
+  EXPECT_EQ(first.Summary().error_log2_histogram, (std::vector<std::pair<int, int64_t>>{{0, 2}, {1, 1}, {3, 1}}));
+  EXPECT_EQ(first.Summary().zero_errors, 4);
+  EXPECT_EQ(whole.Summary().error_log2_histogram, first.Summary().error_log2_histogram);
 }
 
 }  // namespace
