@@ -9,7 +9,7 @@ namespace touchstone {
 namespace svg {
 namespace {
 
-constexpr int kTop = 34;       // title
+constexpr int kTop = 38;       // title and a line of legend
 constexpr int kBottom = 46;    // x ticks and label
 constexpr int kLeft = 64;      // y ticks and label
 constexpr int kRight = 16;
@@ -94,7 +94,7 @@ std::string Open(const std::string& id, const std::string& title, int width, int
   out << "<svg class=\"chart\" data-chart=\"" << Escape(id) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\""
       << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\">"
       << "<title>" << Escape(title) << "</title>"
-      << "<text class=\"chart-title\" x=\"" << width / 2 << "\" y=\"20\" text-anchor=\"middle\">" << Escape(title)
+      << "<text class=\"chart-title\" x=\"" << width / 2 << "\" y=\"17\" text-anchor=\"middle\">" << Escape(title)
       << "</text>";
   return out.str();
 }
@@ -131,17 +131,38 @@ std::string Axes(const Scale& x, const Scale& y, const Axis& xa, const Axis& ya,
   return out.str();
 }
 
+double LegendWidth(const std::string& name) { return 18 + 6.5 * static_cast<double>(name.size()); }
+
+// Lines the legend needs at this width (0 for one series).
+int LegendLines(const std::vector<std::string>& names, int width) {
+  if (names.size() < 2) return 0;
+  int lines = 1;
+  double x = kLeft;
+  for (const std::string& n : names) {
+    if (x + LegendWidth(n) > width - kRight && x > kLeft) {
+      ++lines;
+      x = kLeft;
+    }
+    x += LegendWidth(n);
+  }
+  return lines;
+}
+
+// Keys left to right under the title, wrapping at the chart's width.
 std::string Legend(const std::vector<std::string>& names, const std::vector<std::string>& colors, int width) {
   if (names.size() < 2) return "";
   std::ostringstream out;
   out << "<g class=\"legend\">";
-  double x = width - kRight;
-  for (size_t i = names.size(); i-- > 0;) {
-    const double w = 18 + 7.0 * static_cast<double>(names[i].size());
-    x -= w;
-    out << "<rect class=\"legend-key\" x=\"" << Px(x) << "\" y=\"26\" width=\"10\" height=\"10\" fill=\""
-        << Escape(colors[i % colors.size()]) << "\"/><text class=\"legend-label\" x=\"" << Px(x + 13)
-        << "\" y=\"35\">" << Escape(names[i]) << "</text>";
+  double x = kLeft, y = 24;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (x + LegendWidth(names[i]) > width - kRight && x > kLeft) {
+      x = kLeft;
+      y += 14;
+    }
+    out << "<rect class=\"legend-key\" x=\"" << Px(x) << "\" y=\"" << Px(y) << "\" width=\"10\" height=\"10\" fill=\""
+        << Escape(colors[i % colors.size()]) << "\"/><text class=\"legend-label\" x=\"" << Px(x + 13) << "\" y=\""
+        << Px(y + 9) << "\">" << Escape(names[i]) << "</text>";
+    x += LegendWidth(names[i]);
   }
   out << "</g>";
   return out.str();
@@ -200,8 +221,12 @@ std::string LineChart(const std::string& id, const std::string& title, const std
     for (double v : xs) lo = std::isfinite(v) ? std::min(lo, v) : lo;
     if (std::isfinite(lo)) xa.min = lo;  // an x axis starts at the data
   }
+  std::vector<std::string> legend_names;
+  for (const Series& s : series) legend_names.push_back(s.name);
+  const int legend = LegendLines(legend_names, width);
+  height += 14 * std::max(0, legend - 1);
   const Scale sx = MakeScale(xa, xs, kLeft, width - kRight);
-  const Scale sy = MakeScale(y, ys, height - kBottom, kTop + 8);
+  const Scale sy = MakeScale(y, ys, height - kBottom, kTop + 8 + 14 * std::max(0, legend - 1));
   std::ostringstream out;
   out << Open(id, title, width, height) << Axes(sx, sy, xa, y, width, height, true);
   std::vector<std::string> names, colors;
@@ -246,8 +271,10 @@ std::string Histogram(const std::string& id, const std::string& title, const std
     if (std::isnan(xa.min)) xa.min = edges.front();
     if (std::isnan(xa.max)) xa.max = edges.back();
   }
+  const int legend = LegendLines(names, width);
+  height += 14 * std::max(0, legend - 1);
   const Scale sx = MakeScale(xa, edges, kLeft, width - kRight);
-  const Scale sy = MakeScale(y, ys, height - kBottom, kTop + 8);
+  const Scale sy = MakeScale(y, ys, height - kBottom, kTop + 8 + 14 * std::max(0, legend - 1));
   std::ostringstream out;
   out << Open(id, title, width, height) << Axes(sx, sy, xa, y, width, height, true);
   const size_t n = std::max<size_t>(1, counts.size());
@@ -310,7 +337,9 @@ std::string BarChart(const std::string& id, const std::string& title, const std:
     for (size_t s = 0; s < row.values.size(); ++s) {
       const double v = row.values[s];
       if (!std::isfinite(v)) continue;
-      const std::string color = s < colors.size() ? colors[s] : Palette()[s % Palette().size()];
+      const std::string color = n == 1 && !row.color.empty() ? row.color
+                                : s < colors.size()          ? colors[s]
+                                                             : Palette()[s % Palette().size()];
       const double h = n > 1 ? 8.0 : row_height - 4.0;
       const double by = y + 2 + (n > 1 ? 9.0 * static_cast<double>(s) : 0.0);
       const double w = std::max(0.5, sx.Map(v) - sx.Map(value.log ? std::pow(10.0, sx.lo) : 0.0));

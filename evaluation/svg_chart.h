@@ -53,6 +53,7 @@ struct BarRow {
   std::vector<double> values;  // one per series; NaN: no bar
   std::string tip;
   std::string css_class = "bar";  // e.g. "bar delegate"
+  std::string color;              // one series only: this row's colour instead of the series'
 };
 std::string BarChart(const std::string& id, const std::string& title, const std::vector<BarRow>& rows,
                      const std::vector<std::string>& names, const std::vector<std::string>& colors,
