@@ -30,6 +30,7 @@ ordered_json NodeJson(const OpProfileNode& node, int64_t runs) {
   j["type"] = node.type;
   j["name"] = node.name;
   j["delegate"] = node.delegate;
+  j["kernel"] = node.kernel;
   j["run_order"] = node.run_order;
   j["first_us"] = node.us.first_us();
   j["avg_us"] = Num(node.us.mean_us());
@@ -191,6 +192,18 @@ std::string ReportToJson(const BenchmarkReport& r) {
   run["input_bytes"] = c.input_bytes;
   j["run"] = run;
 
+  ordered_json kernels;
+  kernels["optimized"] = r.kernels.optimized;
+  kernels["reference"] = r.kernels.reference;
+  kernels["delegated"] = r.kernels.delegated;
+  ordered_json nodes = ordered_json::array();
+  for (const NodeKernel& n : r.kernels.nodes) {
+    nodes.push_back({{"subgraph", n.subgraph}, {"node", n.node}, {"op", n.op}, {"kernel", n.kernel},
+                     {"configuration", n.configuration}});
+  }
+  kernels["nodes"] = nodes;
+  j["kernels"] = kernels;
+
   ordered_json latency;
   latency["init_us"] = r.init_us;
   latency["first_inference_us"] = r.warmup.empty() ? 0.0 : static_cast<double>(r.warmup.first_ns()) / 1000.0;
@@ -240,7 +253,7 @@ std::string ReportToJson(const BenchmarkReport& r) {
     ordered_json events = ordered_json::array();
     for (const OpTimelineEvent& e : r.op_profile.timeline) {
       events.push_back({{"subgraph", e.subgraph}, {"node_index", e.node_index}, {"type", e.type}, {"name", e.name},
-                        {"delegate", e.delegate}, {"inside_of", e.inside_of}, {"thread", e.thread},
+                        {"kernel", e.kernel}, {"delegate", e.delegate}, {"inside_of", e.inside_of}, {"thread", e.thread},
                         {"start_us", e.start_us}, {"duration_us", e.duration_us}});
     }
     profile["timeline"] = {{"run", r.op_profile.runs - 1}, {"events", events}};

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "evaluation/kernel_usage.h"
 #include "evaluation/latency_stats.h"
 #include "evaluation/machine_info.h"
 #include "evaluation/op_profile.h"
@@ -51,6 +52,7 @@ struct BenchmarkReport {
     int64_t input_bytes = 0;                // bytes of all inputs copied in before each run
   } config;
 
+  KernelUsage kernels;           // which code runs each node (after AllocateTensors)
   int64_t init_us = 0;           // load + build + delegates + AllocateTensors
   LatencyStats warmup;           // warm-up runs (the first one is the first inference)
   LatencyStats regular;          // regular runs

@@ -86,6 +86,41 @@ std::string StatsByMetric(const Calculator& calc, const std::string& title,
   return stream.str();
 }
 
+// Touchstone's table: each node in run order with the code that ran it.
+std::string KernelTable(const Calculator& calc, int subgraph, bool several_subgraphs, bool csv) {
+  std::ostringstream stream;
+  std::string title = "Kernel per node";
+  if (several_subgraphs) title += " (subgraph " + std::to_string(subgraph) + ")";
+  stream << "============================== " << title << " ==============================" << std::endl;
+  const int64_t total = calc.total_sum();
+  if (csv) {
+    stream << "node type, avg_ms, %, kernel, name" << std::endl;
+  } else {
+    Field(stream, 24) << "[node type]";
+    Field(stream, 9) << "[avg ms]";
+    Field(stream, 8) << "[%]";
+    Field(stream, 16) << "[kernel]";
+    stream << "\t" << "[Name]" << std::endl;
+  }
+  for (const OpProfileNode* node : calc.nodes) {
+    const double avg_ms = node->us.mean_us() / 1000.0;
+    const double percentage =
+        total > 0 ? static_cast<double>(node->us.sum_us()) * 100.0 / static_cast<double>(total) : 0.0;
+    if (csv) {
+      stream << node->type << ", " << avg_ms << ", " << percentage << "%, " << node->kernel << ", " << node->name
+             << std::endl;
+    } else {
+      Field(stream, 24) << node->type;
+      Field(stream, 9) << avg_ms;
+      Field(stream, 7) << percentage << "%";
+      Field(stream, 16) << node->kernel;
+      stream << "\t" << node->name << std::endl;
+    }
+  }
+  stream << std::endl;
+  return stream.str();
+}
+
 std::string StatsByNodeType(const Calculator& calc, bool csv) {
   std::ostringstream stream;
   stream << "Number of nodes executed: " << calc.nodes.size() << std::endl;
@@ -201,6 +236,13 @@ void OpProfiler::AddDelegateOp(int subgraph, int delegate_node, const std::strin
   events_.push_back(e);
 }
 
+std::string OpProfiler::NodeKernelName(int subgraph, int node_index) const {
+  if (subgraph < 0 || static_cast<size_t>(subgraph) >= interpreter_->subgraphs_size()) return "";
+  Subgraph* s = interpreter_->subgraph(subgraph);
+  if (node_index < 0 || static_cast<size_t>(node_index) >= s->nodes_size()) return "";
+  return s->node_kernel(node_index);
+}
+
 std::string OpProfiler::NodeName(int subgraph, int node_index) const {
   // TFLite's name: the node's output tensor names in brackets, then ":" and the node index.
   std::string name = "[";
@@ -248,22 +290,6 @@ void OpProfiler::EndRun() {
     std::sort(recorded.begin(), recorded.end());
     for (size_t k = 0; k < recorded.size(); ++k) order[entry.second[k]] = recorded[k];
   }
-  // The timeline of this run (the report keeps the last run's).
-  timeline_.clear();
-  for (size_t i : order) {
-    const Event& e = events_[i];
-    OpTimelineEvent t;
-    t.subgraph = e.subgraph;
-    t.node_index = e.inside_of >= 0 ? e.op_index : e.node_index;
-    t.type = e.type;
-    t.name = e.inside_of >= 0 ? "Delegate/" + e.type + ":" + std::to_string(e.op_index) : NodeName(e.subgraph, e.node_index);
-    t.delegate = e.inside_of < 0 && e.delegated;
-    t.inside_of = e.inside_of;
-    t.thread = e.thread;
-    t.start_us = std::max<int64_t>(0, e.begin_us - run_begin_us_);
-    t.duration_us = e.duration_us;
-    timeline_.push_back(std::move(t));
-  }
   std::map<int, int64_t> totals;
   int64_t delegate_ops_total = 0;
   bool any_delegate_op = false;
@@ -279,6 +305,7 @@ void OpProfiler::EndRun() {
       fresh.subgraph = e.subgraph;
       fresh.node_index = parent_index;
       fresh.name = NodeName(e.subgraph, parent_index);
+      fresh.kernel = NodeKernelName(e.subgraph, parent_index);
       fresh.run_order = node_num;
       if (e.inside_of < 0) {
         fresh.type = e.type;
@@ -306,6 +333,7 @@ void OpProfiler::EndRun() {
         fresh.node_index = e.op_index;
         fresh.type = e.type;
         fresh.name = "Delegate/" + e.type + ":" + std::to_string(e.op_index);
+        fresh.kernel = node->kernel;
         fresh.run_order = node_num;
         node->inside.push_back(std::move(fresh));
         op = &node->inside.back();
@@ -320,13 +348,30 @@ void OpProfiler::EndRun() {
   for (const auto& entry : totals) run_totals_[entry.first].Add(entry.second);
   if (any_delegate_op) run_totals_[-1].Add(delegate_ops_total);
   ++runs_;
+  // The last run's events in start order, for the timeline (named only when a report asks).
+  last_events_.clear();
+  for (size_t i : order) last_events_.push_back(std::move(events_[i]));
+  last_run_begin_us_ = run_begin_us_;
   events_.clear();
 }
 
 OpProfileReport OpProfiler::Report() const {
   OpProfileReport report;
   report.runs = runs_;
-  report.timeline = timeline_;
+  for (const Event& e : last_events_) {
+    OpTimelineEvent t;
+    t.subgraph = e.subgraph;
+    t.node_index = e.inside_of >= 0 ? e.op_index : e.node_index;
+    t.type = e.type;
+    t.name = e.inside_of >= 0 ? "Delegate/" + e.type + ":" + std::to_string(e.op_index) : NodeName(e.subgraph, e.node_index);
+    t.kernel = NodeKernelName(e.subgraph, e.inside_of >= 0 ? e.inside_of : e.node_index);
+    t.delegate = e.inside_of < 0 && e.delegated;
+    t.inside_of = e.inside_of;
+    t.thread = e.thread;
+    t.start_us = std::max<int64_t>(0, e.begin_us - last_run_begin_us_);
+    t.duration_us = e.duration_us;
+    report.timeline.push_back(std::move(t));
+  }
   std::map<int, OpProfileSubgraph> by_index;
   for (const auto& entry : nodes_) {
     const int index = entry.first.first;
@@ -384,6 +429,12 @@ std::string FormatOpProfile(const OpProfileReport& report, const OpProfileFormat
     stream << "Delegate internal: " << std::endl;
     stream << OutputString(calc, format.csv);
     stream << ShortSummary(calc) << std::endl;
+  }
+  for (const OpProfileSubgraph& s : report.subgraphs) {
+    Calculator calc;
+    calc.run_total = &s.run_total_us;
+    for (const OpProfileNode& n : s.nodes) calc.nodes.push_back(&n);
+    stream << KernelTable(calc, s.index, has_non_primary, format.csv);
   }
   return stream.str();
 }

@@ -1,7 +1,9 @@
 // Operator-wise profiling of the regular benchmark runs, as TFLite's benchmark_model reports it
 // (--enable_op_profiling): the runtime's NodeObserver tells how long each node's kernel took; per
 // subgraph the nodes are aggregated over the runs and printed in TFLite's three tables (Run Order, Top
-// by Computation Time, Summary by node type), in its columns, as text or CSV.
+// by Computation Time, Summary by node type), in its columns, as text or CSV. After them Touchstone adds
+// one table of its own, "Kernel per node": each node in run order with the code that ran it (optimized,
+// reference, or the delegate's name), so that TFLite's tables stay as scripts read them.
 //
 // A delegate kernel is one node whose type is the delegate's name (its registration's custom_name), as
 // in TFLite. A delegate that reports the ops it ran inside its kernel (AddDelegateOp) has them kept
@@ -30,6 +32,9 @@ struct OpProfileNode {
   std::string type;         // "CONV_2D", or the delegate's name for a delegate kernel
   std::string name;         // TFLite's: "[output tensor names]:node_index"
   bool delegate = false;    // a delegate kernel
+  // The code that ran it (Subgraph::node_kernel): "optimized", "reference" or the delegate's name;
+  // for an op inside a delegate kernel, that delegate's name.
+  std::string kernel;
   int64_t run_order = 0;    // position of its first event in the first run it appeared in
   LatencyStats us;          // one sample per call
   int64_t times_called = 0; // calls over all runs
@@ -49,6 +54,7 @@ struct OpTimelineEvent {
   int node_index = -1;
   std::string type;
   std::string name;        // as OpProfileNode::name ("Delegate/<op>:<index>" inside a delegate kernel)
+  std::string kernel;      // as OpProfileNode::kernel: "optimized", "reference" or the delegate's name
   bool delegate = false;   // a delegate kernel
   int inside_of = -1;      // for an op a delegate reported: its delegate kernel's node
   int thread = 0;          // 0 for the first thread seen calling the observer, 1 for the next, ...
@@ -105,6 +111,7 @@ class OpProfiler : public NodeObserver {
   };
   int ThreadNumber();
   std::string NodeName(int subgraph, int node_index) const;
+  std::string NodeKernelName(int subgraph, int node_index) const;
 
   Interpreter* interpreter_;
   std::function<int64_t()> now_us_;
@@ -112,7 +119,8 @@ class OpProfiler : public NodeObserver {
   int64_t run_begin_us_ = 0;
   std::vector<Event> events_;
   std::vector<std::thread::id> threads_;  // in the order first seen
-  std::vector<OpTimelineEvent> timeline_;  // the last run's
+  std::vector<Event> last_events_;  // the last run's, in start order
+  int64_t last_run_begin_us_ = 0;
   int runs_ = 0;
   // (subgraph, node) -> aggregated node; insertion keeps the first run's order.
   std::map<std::pair<int, int>, OpProfileNode> nodes_;

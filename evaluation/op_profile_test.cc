@@ -136,6 +136,14 @@ TEST(OpProfileTest, TfliteTablesHandComputed) {
       "Memory (bytes): count=0",
       "3 nodes observed",
       "",
+      // Touchstone's table after TFLite's: the kernel of each node (the test interpreter is never
+      // allocated, so every node is on its default, the reference kernel).
+      "============================== Kernel per node ==============================",
+      "\t             [node type]\t [avg ms]\t     [%]\t        [kernel]\t[Name]",
+      "\t                     ADD\t    0.150\t 27.273%\t       reference\t[add_out]:0",
+      "\t                     MUL\t    0.300\t 54.545%\t       reference\t[mul_out]:1",
+      "\t                     ADD\t    0.100\t 18.182%\t       reference\t[out]:2",
+      "",
   };
   EXPECT_EQ(lines, expected);
 }

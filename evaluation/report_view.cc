@@ -328,7 +328,9 @@ std::string TimelineChart(const json& report) {
     b.start = Num(e, "start_us", 0);
     b.duration = Num(e, "duration_us", 0);
     b.label = Str(e, "type");
-    b.tip = Str(e, "type") + " " + Str(e, "name") + (inside >= 0 ? " (in delegate kernel node " + std::to_string(inside) + ")" : "") +
+    const std::string kernel = Str(e, "kernel");
+    b.tip = Str(e, "type") + " " + Str(e, "name") + (kernel.empty() ? "" : " [" + kernel + "]") +
+            (inside >= 0 ? " (in delegate kernel node " + std::to_string(inside) + ")" : "") +
             ": starts at " + Number(b.start) + " us, " + Number(b.duration) + " us";
     if (e.value("delegate", false)) {
       b.css_class = "block delegate";

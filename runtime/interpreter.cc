@@ -84,11 +84,18 @@ Subgraph::Subgraph(Interpreter* interpreter, int index)
   context_.SetExternalContext = SetExternalContextCallback;
   context_.ReplaceNodeSubsetsWithDelegateKernels = ReplaceNodeSubsetsCallback;
   context_.PreviewDelegatePartitioning = PreviewDelegatePartitioningCallback;
+  context_.GetModelMetadata = GetModelMetadataCallback;  // TFLite's XNNPACK calls it without a NULL check
   context_.recommended_num_threads = interpreter->options().num_threads;
 }
 
 void Subgraph::FreeNode(NodeEntry* entry) {
-  if (entry->initialized && entry->registration.free != nullptr) {
+  const TfLiteRegistrationExternal* external = ExternalOf(&entry->node);
+  if (entry->initialized && external != nullptr) {
+    // As TFLite: an opaque kernel's free is called only for non-null user data.
+    if (external->free != nullptr && entry->node.user_data != nullptr) {
+      external->free(reinterpret_cast<TfLiteOpaqueContext*>(&context_), entry->node.user_data);
+    }
+  } else if (entry->initialized && entry->registration.free != nullptr) {
     entry->registration.free(&context_, entry->node.user_data);
   }
   entry->initialized = false;
@@ -306,6 +313,7 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
       if (!parsed.ok()) return parsed.WithContext(where + " (" + entry.op_name + ")");
     }
     entry.registration = *registration;
+    entry.registration.version = version;  // as TFLite's resolver hands it out: delegates check it
     entry.node.builtin_data = entry.builtin_data_owned;
     const char* init_data = reinterpret_cast<const char*>(entry.builtin_data_owned);
     size_t init_length = 0;
@@ -424,6 +432,11 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
 Status Subgraph::PrepareNode(int node_index) {
   NodeEntry& entry = nodes_[node_index];
   entry.invoke_refusal.clear();
+  // A delegate kernel by its delegate's name; a CPU kernel is the reference one unless an optimized
+  // kernel's Prepare says otherwise (NoteKernelCallback).
+  entry.kernel = entry.delegate_params != nullptr
+                     ? (entry.registration.custom_name != nullptr ? entry.registration.custom_name : "delegate")
+                     : "reference";
   TypeVerdict verdict = TypeVerdict::kRun;
   std::string refusal;
   if (entry.type_rules != nullptr && entry.node.delegate == nullptr) {
@@ -475,6 +488,13 @@ void Subgraph::RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* 
   Subgraph* self = SubgraphOf(context);
   for (NodeEntry& entry : self->nodes_) {
     if (&entry.node == node) entry.invoke_refusal = message;
+  }
+}
+
+void Subgraph::NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized) {
+  Subgraph* self = SubgraphOf(context);
+  for (NodeEntry& entry : self->nodes_) {
+    if (&entry.node == node && entry.delegate_params == nullptr) entry.kernel = optimized ? "optimized" : "reference";
   }
 }
 
@@ -689,6 +709,9 @@ Status Subgraph::Invoke() {
       }
       if (!status.ok()) break;
     }
+    // A delegate kernel may run a thread pool of its own (XNNPACK's): ours stops polling so that it
+    // does not take a CPU from it.
+    if (entry.node.delegate != nullptr) interpreter_->ParkThreadPool();
     NodeObserver* observer = interpreter_->node_observer();
     delegate_profiler_.set_current_node(node_index);
     const auto started = observer != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
@@ -726,6 +749,15 @@ Status Subgraph::Invoke() {
 TfLiteStatus Subgraph::EnsureReadable(TfLiteTensor* tensor) {
   if (!tensor->data_is_stale || tensor->delegate == nullptr || tensor->buffer_handle < 0) return kTfLiteOk;
   TfLiteDelegate* delegate = tensor->delegate;
+  TfLiteOpaqueDelegateBuilder* builder = delegate->Prepare == nullptr ? delegate->opaque_delegate_builder : nullptr;
+  if (builder != nullptr && builder->CopyFromBufferHandle != nullptr) {
+    TF_LITE_ENSURE_STATUS(builder->CopyFromBufferHandle(reinterpret_cast<TfLiteOpaqueContext*>(&context_),
+                                                        reinterpret_cast<TfLiteOpaqueDelegate*>(delegate),
+                                                        builder->data, tensor->buffer_handle,
+                                                        reinterpret_cast<TfLiteOpaqueTensor*>(tensor)));
+    tensor->data_is_stale = false;
+    return kTfLiteOk;
+  }
   if (delegate->CopyFromBufferHandle == nullptr) {
     context_.ReportError(&context_, "tensor '%s' is stale and its delegate cannot copy it back", tensor->name);
     return kTfLiteError;
@@ -786,6 +818,25 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
   const int total_nodes = static_cast<int>(self->execution_plan_.size());
   std::vector<int> new_plan;
   registration.builtin_code = kTfLiteBuiltinDelegate;
+  // An opaque delegate's kernel comes as a TfLiteRegistrationExternal, owned from here on (TFLite 2.14.1,
+  // Subgraph::ReplaceNodeSubsetsWithDelegateKernels); its callbacks are reached through trampolines.
+  TfLiteRegistrationExternal* external = registration.registration_external;
+  const bool opaque = delegate != nullptr && delegate->Prepare == nullptr && delegate->opaque_delegate_builder != nullptr;
+  if (opaque && external == nullptr) {
+    context->ReportError(context, "an opaque delegate replaced nodes without a TfLiteRegistrationExternal");
+    return kTfLiteDelegateError;
+  }
+  if (external != nullptr) {
+    external->builtin_code = kTfLiteBuiltinDelegate;
+    const bool owned = std::any_of(self->delegate_externals_.begin(), self->delegate_externals_.end(),
+                                   [external](const auto& e) { return e.get() == external; });
+    if (!owned) self->delegate_externals_.emplace_back(external);
+    registration.prepare = ExternalPrepareTrampoline;
+    registration.invoke = ExternalInvokeTrampoline;
+    registration.init = nullptr;
+    registration.free = nullptr;
+    if (registration.custom_name == nullptr) registration.custom_name = external->custom_name;
+  }
   const std::string name = registration.custom_name != nullptr ? registration.custom_name : "DELEGATE";
   int delegated_nodes = 0, partitions = 0;
   for (const NodeSubset& subset : subsets) {
@@ -795,11 +846,6 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
     }
     delegated_nodes += static_cast<int>(subset.nodes.size());
     ++partitions;
-    auto* params = static_cast<TfLiteDelegateParams*>(calloc(1, sizeof(TfLiteDelegateParams)));
-    params->delegate = delegate;
-    params->nodes_to_replace = IntArrayFrom(subset.nodes);
-    params->input_tensors = IntArrayFrom(subset.input_tensors);
-    params->output_tensors = IntArrayFrom(subset.output_tensors);
     self->nodes_.emplace_back();
     NodeEntry& entry = self->nodes_.back();
     std::memset(&entry.node, 0, sizeof(entry.node));
@@ -808,12 +854,49 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
     entry.node.intermediates = TfLiteIntArrayCreate(0);
     entry.node.temporaries = TfLiteIntArrayCreate(0);
     entry.node.delegate = delegate;
+    void* params = nullptr;
+    if (opaque) {
+      // One block, as TFLite allocates it: the 40-byte struct, then its three arrays.
+      const size_t head = sizeof(TfLiteOpaqueDelegateParams);
+      const size_t sizes[3] = {TfLiteIntArrayGetSizeInBytes(static_cast<int>(subset.nodes.size())),
+                               TfLiteIntArrayGetSizeInBytes(static_cast<int>(subset.input_tensors.size())),
+                               TfLiteIntArrayGetSizeInBytes(static_cast<int>(subset.output_tensors.size()))};
+      char* block = static_cast<char*>(calloc(1, head + sizes[0] + sizes[1] + sizes[2]));
+      auto* opaque_params = reinterpret_cast<TfLiteOpaqueDelegateParams*>(block);
+      const std::vector<int>* lists[3] = {&subset.nodes, &subset.input_tensors, &subset.output_tensors};
+      TfLiteIntArray* arrays[3];
+      size_t offset = head;
+      for (int k = 0; k < 3; ++k) {
+        arrays[k] = reinterpret_cast<TfLiteIntArray*>(block + offset);
+        arrays[k]->size = static_cast<int>(lists[k]->size());
+        std::copy(lists[k]->begin(), lists[k]->end(), arrays[k]->data);
+        offset += sizes[k];
+      }
+      opaque_params->delegate = reinterpret_cast<TfLiteOpaqueDelegate*>(delegate);
+      opaque_params->delegate_data = delegate->opaque_delegate_builder->data;
+      opaque_params->nodes_to_replace = arrays[0];
+      opaque_params->input_tensors = arrays[1];
+      opaque_params->output_tensors = arrays[2];
+      entry.builtin_data_owned = block;
+      params = block;
+    } else {
+      auto* classic_params = static_cast<TfLiteDelegateParams*>(calloc(1, sizeof(TfLiteDelegateParams)));
+      classic_params->delegate = delegate;
+      classic_params->nodes_to_replace = IntArrayFrom(subset.nodes);
+      classic_params->input_tensors = IntArrayFrom(subset.input_tensors);
+      classic_params->output_tensors = IntArrayFrom(subset.output_tensors);
+      entry.delegate_params = classic_params;
+      params = classic_params;
+    }
     entry.node.builtin_data = params;
-    entry.delegate_params = params;
     entry.registration = registration;
     entry.op_name = name;
     const int node_index = static_cast<int>(self->nodes_.size()) - 1;
-    if (registration.init != nullptr) {
+    if (external != nullptr && external->init != nullptr) {
+      void* user_data = external->init(reinterpret_cast<TfLiteOpaqueContext*>(context),
+                                       reinterpret_cast<const char*>(params), 0);
+      self->nodes_[node_index].node.user_data = user_data;
+    } else if (registration.init != nullptr) {
       void* user_data = registration.init(context, reinterpret_cast<const char*>(params), 0);
       self->nodes_[node_index].node.user_data = user_data;
     }
@@ -827,17 +910,27 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
 }
 
 Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
-  if (delegate == nullptr || delegate->Prepare == nullptr) return UsageError("delegate has no Prepare function");
+  // TFLite's test for an opaque delegate: no classic Prepare, a builder. Its flags then come from the builder.
+  TfLiteOpaqueDelegateBuilder* builder = delegate != nullptr && delegate->Prepare == nullptr
+                                             ? delegate->opaque_delegate_builder
+                                             : nullptr;
+  if (delegate == nullptr || (delegate->Prepare == nullptr && (builder == nullptr || builder->Prepare == nullptr))) {
+    return UsageError("delegate has no Prepare function");
+  }
+  const int64_t flags = builder != nullptr ? builder->flags : delegate->flags;
   // As TFLite: a delegate that does not take dynamic tensors is asked about a prepared graph, so the
   // shapes it sees are the propagated ones (input shapes applied), not the file's, and tensors whose
   // size depends on data are already marked dynamic.
-  if ((delegate->flags & kTfLiteDelegateFlagsAllowDynamicTensors) == 0 && !allocated_) {
+  if ((flags & kTfLiteDelegateFlagsAllowDynamicTensors) == 0 && !allocated_) {
     TS_RETURN_IF_ERROR(AllocateTensors());
   }
   const std::vector<int> saved_plan = execution_plan_;
   const size_t saved_nodes = nodes_.size();
   error_.clear();
-  const TfLiteStatus prepared = delegate->Prepare(&context_, delegate);
+  const TfLiteStatus prepared =
+      builder != nullptr ? builder->Prepare(reinterpret_cast<TfLiteOpaqueContext*>(&context_),
+                                            reinterpret_cast<TfLiteOpaqueDelegate*>(delegate), builder->data)
+                         : delegate->Prepare(&context_, delegate);
   FreePreviewParams();
   auto undo = [&]() {
     // Free the delegate kernels it added and put the plan back.
@@ -980,9 +1073,48 @@ TfLiteStatus Subgraph::GetNodeAndRegistrationCallback(TfLiteContext* context, in
                                                       TfLiteRegistration** registration) {
   Subgraph* self = SubgraphOf(context);
   if (node_index < 0 || static_cast<size_t>(node_index) >= self->nodes_.size()) return kTfLiteError;
-  *node = &self->nodes_[node_index].node;
-  *registration = &self->nodes_[node_index].registration;
+  NodeEntry& entry = self->nodes_[node_index];
+  if (entry.registration.registration_external == nullptr) {
+    // A delegate built by TFLite reads the registration through TfLiteRegistrationExternal only; where
+    // it finds none, its opaque code would treat impl_ as TFLite's Subgraph. So every registration
+    // handed out carries one (node_index says which node's classic callbacks it stands for).
+    auto made = std::make_unique<TfLiteRegistrationExternal>();
+    made->custom_name = entry.registration.custom_name;
+    made->version = entry.registration.version;
+    made->builtin_code = entry.registration.builtin_code;
+    made->node_index = node_index;
+    entry.registration.registration_external = made.get();
+    self->host_externals_[node_index] = std::move(made);
+  }
+  *node = &entry.node;
+  *registration = &entry.registration;
   return kTfLiteOk;
+}
+
+TfLiteStatus Subgraph::GetModelMetadataCallback(const TfLiteContext*, const char*, const char**, size_t*) {
+  return kTfLiteError;  // metadata is not kept; TFLite's delegates then go without it
+}
+
+const TfLiteRegistrationExternal* Subgraph::ExternalOf(const TfLiteNode* node) const {
+  // Delegate kernel nodes are appended last: search from the end.
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+    if (&it->node != node) continue;
+    const TfLiteRegistrationExternal* external = it->registration.registration_external;
+    return external != nullptr && external->node_index == -1 ? external : nullptr;
+  }
+  return nullptr;
+}
+
+TfLiteStatus Subgraph::ExternalPrepareTrampoline(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteRegistrationExternal* external = SubgraphOf(context)->ExternalOf(node);
+  if (external == nullptr || external->prepare == nullptr) return kTfLiteOk;
+  return external->prepare(reinterpret_cast<TfLiteOpaqueContext*>(context), reinterpret_cast<TfLiteOpaqueNode*>(node));
+}
+
+TfLiteStatus Subgraph::ExternalInvokeTrampoline(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteRegistrationExternal* external = SubgraphOf(context)->ExternalOf(node);
+  if (external == nullptr || external->invoke == nullptr) return kTfLiteError;
+  return external->invoke(reinterpret_cast<TfLiteOpaqueContext*>(context), reinterpret_cast<TfLiteOpaqueNode*>(node));
 }
 
 TfLiteTensor* Subgraph::GetTensorCallback(const TfLiteContext* context, int tensor_index) {
@@ -1022,6 +1154,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   }
   interpreter->cpu_backend_context_.refuse_at_invoke = Subgraph::RefuseAtInvokeCallback;
   interpreter->cpu_backend_context_.warn = Subgraph::WarnCallback;
+  interpreter->cpu_backend_context_.note_kernel = Subgraph::NoteKernelCallback;
   if (resolver == nullptr) {
     interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
     resolver = interpreter->owned_resolver_.get();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/aligned_vector.h"
+#include "runtime/c/c_api_opaque.h"
 #include "runtime/c/common.h"
 #include "runtime/delegate_profiler.h"
 #include "runtime/kernels/cpu_backend_context.h"
@@ -109,6 +110,10 @@ class Subgraph {
   const TfLiteRegistration& registration(int index) const { return nodes_[index].registration; }
   // "CONV_2D", or the custom op's name.
   const std::string& op_name(int node_index) const { return nodes_[node_index].op_name; }
+  // The code that runs a node, after AllocateTensors: "optimized" (an optimized kernel's own path),
+  // "reference" (a reference kernel, or an optimized kernel running the reference Eval for this node's
+  // configuration), or a delegate kernel's name ("XNNPACK", "SampleDelegate").
+  const std::string& node_kernel(int node_index) const { return nodes_[node_index].kernel; }
   size_t arena_bytes() const { return arena_.size(); }
   size_t dynamic_bytes() const;
   bool tensors_allocated() const { return allocated_; }
@@ -123,6 +128,8 @@ class Subgraph {
   static void RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message);
   // CpuBackendContext::warn: "WARNING: <message>" on stderr, once per interpreter.
   static void WarnCallback(TfLiteContext* context, const char* message);
+  // CpuBackendContext::note_kernel: records the node's kernel as optimized or reference.
+  static void NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized);
 
  private:
   struct NodeEntry {
@@ -136,6 +143,7 @@ class Subgraph {
     // Set by Prepare when TFLite refuses the node only as it runs (its types, or a kernel's
     // RefuseAtInvoke): Invoke fails there with this message instead of calling the kernel.
     std::string invoke_refusal;
+    std::string kernel = "reference";  // node_kernel()
   };
 
   // TfLiteContext callbacks.
@@ -161,6 +169,14 @@ class Subgraph {
                                                            TfLiteExternalContextType type);
   static void SetExternalContextCallback(TfLiteContext* context, TfLiteExternalContextType type,
                                          TfLiteExternalContext* external_context);
+  static TfLiteStatus GetModelMetadataCallback(const TfLiteContext* context, const char* name, const char** ptr,
+                                               size_t* bytes);
+  // Classic prepare / invoke of a delegate kernel node whose callbacks are in a TfLiteRegistrationExternal
+  // (an opaque delegate's): they call the external ones.
+  static TfLiteStatus ExternalPrepareTrampoline(TfLiteContext* context, TfLiteNode* node);
+  static TfLiteStatus ExternalInvokeTrampoline(TfLiteContext* context, TfLiteNode* node);
+  // The external registration of the delegate kernel node `node`, or null.
+  const TfLiteRegistrationExternal* ExternalOf(const TfLiteNode* node) const;
 
   Status BuildTensors(const Model& model, const fb::SubGraph* subgraph);
   Status BuildNodes(const Model& model, const fb::SubGraph* subgraph, const OpResolver& resolver);
@@ -198,6 +214,11 @@ class Subgraph {
   std::vector<int> outputs_;
   TfLiteIntArray* plan_array_ = nullptr;
   std::vector<TfLiteDelegateParams> preview_params_;
+  // TfLiteRegistrationExternal structs: the ones this host makes for delegates to read (one per node a
+  // delegate asked about, node_index set), and the ones opaque delegates handed over with their kernels
+  // (node_index -1; made with C++ new in the delegate's .so, freed here with delete, as TFLite does).
+  std::map<int, std::unique_ptr<TfLiteRegistrationExternal>> host_externals_;
+  std::vector<std::unique_ptr<TfLiteRegistrationExternal>> delegate_externals_;
   std::vector<void*> persistent_buffers_;
   CacheAlignedVector<uint8_t> arena_;
   // Tensors allocated one by one: variables, and arena tensors of nodes prepared during Invoke.
@@ -274,6 +295,10 @@ class Interpreter {
   // While set, every subgraph's TfLiteContext::profiler forwards delegates' op events to it.
   void SetNodeObserver(NodeObserver* observer);
   NodeObserver* node_observer() const { return observer_; }
+  // ThreadPool::Park on the interpreter's pool, where it has one (before a delegate kernel runs).
+  void ParkThreadPool() {
+    if (thread_pool_ != nullptr) thread_pool_->Park();
+  }
 
   // True the first time a kernel's warning (CpuBackendContext::warn) is reported to this interpreter.
   bool FirstWarning(const std::string& message) { return warnings_.insert(message).second; }

@@ -1,5 +1,7 @@
 #include "runtime/threadpool.h"
 
+#include "runtime/kernels/float_mode.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -106,6 +108,8 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
   job_.chunks = chunks;
   job_.fn = fn;
   job_.state = state;
+  job_.float_mode = ReadFloatMode();
+  park_.store(false, std::memory_order_relaxed);
   const uint64_t sequence = (job_word_.load(std::memory_order_relaxed) >> kChunkBits) + 1;
   for (int t = 0; t < num_threads_; ++t) {
     // Thread t's range [ceil(t * chunks / threads), ceil((t + 1) * chunks / threads)): the
@@ -150,12 +154,15 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
 
 int ThreadPool::current_thread() const { return t_worker_pool == this ? t_worker_index : 0; }
 
+void ThreadPool::Park() { park_.store(true, std::memory_order_relaxed); }
+
 void ThreadPool::WorkerLoop(int thread) {
   t_in_pool_chunk = true;
   t_worker_pool = this;
   t_worker_index = thread;
   // The word the pool starts with (workers are created before any job is published).
   uint64_t seen = 0;
+  uint64_t float_mode = ReadFloatMode();
   while (true) {
     uint64_t word = job_word_.load(std::memory_order_acquire);
     if (word == seen) {
@@ -164,6 +171,7 @@ void ThreadPool::WorkerLoop(int thread) {
       int polls = 0;
       while ((word = job_word_.load(std::memory_order_acquire)) == seen) {
         CpuRelax();
+        if (park_.load(std::memory_order_relaxed)) break;
         if ((++polls & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
       }
       if (word == seen) {
@@ -179,6 +187,12 @@ void ThreadPool::WorkerLoop(int thread) {
     seen = word;
     if (stop_.load(std::memory_order_acquire)) return;
     const uint64_t sequence = word >> kChunkBits;
+    // The caller's floating-point mode (the optimized kernels flush denormals); written only when it
+    // changes between jobs.
+    if (job_.float_mode != float_mode) {
+      float_mode = job_.float_mode;
+      WriteFloatMode(float_mode);
+    }
     int done = 0;
     for (int chunk; (chunk = Claim(thread, sequence)) >= 0; ++done) RunChunk(chunk);
     // One add per job: the caller polls this line, so each add costs a round trip between cores.

@@ -33,6 +33,10 @@ class ThreadPool : public TaskRunner {
   int num_threads() const override { return num_threads_; }
   void ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks = 0) override;
   int current_thread() const override;
+  // Workers polling for the next job go to sleep now instead of after their polling time: another
+  // thread pool (a delegate's) is about to run on these CPUs, and a worker spinning beside it takes a
+  // CPU from it. The next job wakes them.
+  void Park();
 
   // Worker threads that exist (num_threads - 1), for tests.
   int worker_count() const { return static_cast<int>(workers_.size()); }
@@ -68,12 +72,15 @@ class ThreadPool : public TaskRunner {
     int chunks = 0;
     RangeFn fn = nullptr;
     void* state = nullptr;
+    // The caller's floating-point mode: workers run the job's chunks in it (float_mode.h).
+    uint64_t float_mode = 0;
   };
   Job job_;
   // - `job_word_` packs (sequence << 16) | chunks and announces a job; `stop_` ends the workers.
   //   Workers poll this line between jobs.
   alignas(64) std::atomic<uint64_t> job_word_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> park_{false};  // Park(): stop polling, sleep
   // - The chunks that threads other than the caller have completed, over all jobs: each worker
   //   adds its count once per job, when it finds no chunk left, and the caller polls (it never
   //   writes this line, so it does not take it back from the worker).

@@ -4,6 +4,7 @@
 #include "delegates/gpu/gpu_provider.h"
 #include "delegates/providers/common_provider.h"
 #include "delegates/sample/sample_provider.h"
+#include "delegates/stable/stable_delegate.h"
 #include "delegates/xnnpack/xnnpack_provider.h"
 
 namespace touchstone {
@@ -13,6 +14,7 @@ const std::vector<DelegateProvider>& RegisteredDelegateProviders() {
   static const std::vector<DelegateProvider>* const providers = new std::vector<DelegateProvider>{
       CommonDelegateProvider(),
       ExternalDelegateProvider(),
+      StableDelegateProvider(),
       SampleDelegateProvider(),
       GpuDelegateProvider(),
       XnnpackDelegateProvider(),

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "delegates/api/simple_delegate.h"
+#include "delegates/sample/elementwise.h"
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/builtin_ops.h"
 #include "runtime/c/profiler.h"
@@ -21,8 +22,6 @@
 
 namespace touchstone {
 namespace {
-
-constexpr int kMaxRank = 8;
 
 // One ADD or SUB of the partition, by tensor index. Tensors written and read only inside the partition
 // get no storage from the interpreter (its arena plans the graph it runs, where the partition is one
@@ -53,39 +52,6 @@ TfLiteFusedActivation ActivationOf(int builtin_code, const void* builtin_data) {
 std::vector<int> DimsOf(const TfLiteTensor& t) {
   if (t.dims == nullptr) return {};
   return std::vector<int>(t.dims->data, t.dims->data + t.dims->size);
-}
-
-int64_t CountOf(const std::vector<int>& shape) {
-  int64_t n = 1;
-  for (int d : shape) n *= d;
-  return n;
-}
-
-// The broadcast shape of a and b (numpy rules), or false when they do not broadcast.
-bool BroadcastShape(const std::vector<int>& a, const std::vector<int>& b, std::vector<int>* out) {
-  const int ra = static_cast<int>(a.size()), rb = static_cast<int>(b.size());
-  const int rank = std::max(ra, rb);
-  if (rank > kMaxRank) return false;
-  out->assign(rank, 1);
-  for (int i = 0; i < rank; ++i) {
-    const int da = i < rank - ra ? 1 : a[i - (rank - ra)];
-    const int db = i < rank - rb ? 1 : b[i - (rank - rb)];
-    if (da != db && da != 1 && db != 1) return false;
-    (*out)[i] = da == 1 ? db : da;
-  }
-  return true;
-}
-
-// Element strides of `dims` laid out in an output of rank `rank`; 0 along broadcast dimensions.
-void BroadcastStrides(const std::vector<int>& dims, int rank, int* strides) {
-  const int r = static_cast<int>(dims.size());
-  int stride = 1;
-  for (int i = rank - 1; i >= 0; --i) {
-    const int d = i - (rank - r);
-    const int size = d >= 0 ? dims[d] : 1;
-    strides[i] = size == 1 ? 0 : stride;
-    stride *= size;
-  }
 }
 
 // A genuine segmentation fault (a store through a null pointer the compiler cannot see is null). The
@@ -154,12 +120,12 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
       if (!BroadcastShape(ShapeOf(context, op.input1, op.input1_slot), ShapeOf(context, op.input2, op.input2_slot),
                           &shape)) {
         TF_LITE_KERNEL_LOG(context, "%s: inputs of tensor %d do not broadcast (or rank above %d)",
-                           kSampleDelegateName, op.output, kMaxRank);
+                           kSampleDelegateName, op.output, kSampleMaxRank);
         return kTfLiteError;
       }
       if (op.output_slot >= 0) {
         shapes_[op.output_slot] = shape;
-        buffers_[op.output_slot].assign(static_cast<size_t>(CountOf(shape)), 0.0f);
+        buffers_[op.output_slot].assign(static_cast<size_t>(ElementCount(shape)), 0.0f);
         continue;
       }
       TfLiteTensor* out = &context->tensors[op.output];
@@ -204,8 +170,7 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
     const std::vector<int> sa_shape = ShapeOf(context, op.input1, op.input1_slot);
     const std::vector<int> sb_shape = ShapeOf(context, op.input2, op.input2_slot);
     const std::vector<int> out_shape = ShapeOf(context, op.output, op.output_slot);
-    const int64_t n = CountOf(out_shape);
-    if (n == 0) return kTfLiteOk;
+    if (ElementCount(out_shape) == 0) return kTfLiteOk;
     const float* pa = DataOf(context, op.input1, op.input1_slot);
     const float* pb = DataOf(context, op.input2, op.input2_slot);
     float* po = DataOf(context, op.output, op.output_slot);
@@ -216,37 +181,10 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
     }
     float lo = 0, hi = 0;
     tflite::CalculateActivationRange(op.activation, &lo, &hi);
-    const bool add = op.builtin_code == kTfLiteBuiltinAdd;
     // A deliberately wrong delegate (options.perturb): a bias on this op's results.
     const float bias =
         options_.perturb_node < 0 || options_.perturb_node == op.node_index ? options_.perturb : 0.0f;
-    auto apply = [&](float x, float y) {
-      const float v = add ? x + y : x - y;
-      const float clamped = std::min(std::max(v, lo), hi);
-      return bias != 0.0f ? clamped + bias : clamped;  // (-0 + 0 would be +0: keep exact results exact)
-    };
-    if (CountOf(sa_shape) == n && CountOf(sb_shape) == n) {
-      for (int64_t i = 0; i < n; ++i) po[i] = apply(pa[i], pb[i]);
-      return kTfLiteOk;
-    }
-    // Broadcasting: walk the output index by index, advancing each input by its strides.
-    const int rank = static_cast<int>(out_shape.size());
-    int sa[kMaxRank], sb[kMaxRank], index[kMaxRank] = {0};
-    BroadcastStrides(sa_shape, rank, sa);
-    BroadcastStrides(sb_shape, rank, sb);
-    int64_t ia = 0, ib = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      po[i] = apply(pa[ia], pb[ib]);
-      for (int d = rank - 1; d >= 0; --d) {
-        ++index[d];
-        ia += sa[d];
-        ib += sb[d];
-        if (index[d] < out_shape[d]) break;
-        ia -= static_cast<int64_t>(sa[d]) * index[d];
-        ib -= static_cast<int64_t>(sb[d]) * index[d];
-        index[d] = 0;
-      }
-    }
+    ComputeElementwise(op.builtin_code == kTfLiteBuiltinAdd, lo, hi, bias, sa_shape, pa, sb_shape, pb, out_shape, po);
     return kTfLiteOk;
   }
 

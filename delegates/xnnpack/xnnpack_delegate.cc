@@ -3,6 +3,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -31,6 +32,45 @@ std::string TensorLabel(TfLiteContext* context, int index) {
 
 // One delegated partition: an XNNPACK runtime built once in Init from the tensors' shapes at that
 // time (static shapes), run by Eval.
+// Work below which a partition that shares the graph with CPU kernels runs on the calling thread, in
+// multiply-adds (or elements written, for ops that compute no products): about 20 us on one core.
+constexpr int64_t kThreadedPartitionCost = 200000;
+
+int64_t ElementsOf(const TfLiteTensor& t) {
+  int64_t n = 1;
+  for (int i = 0; t.dims != nullptr && i < t.dims->size; ++i) n *= t.dims->data[i];
+  return n;
+}
+
+// A partition's work: multiply-adds of its convolutions and products (output elements times the
+// weights each reads), elements written by the rest.
+int64_t PartitionCost(TfLiteContext* context, const std::vector<std::pair<TfLiteNode*, TfLiteRegistration*>>& nodes) {
+  int64_t cost = 0;
+  for (const auto& entry : nodes) {
+    const TfLiteNode* node = entry.first;
+    int64_t written = 0;
+    for (int k = 0; k < node->outputs->size; ++k) {
+      if (node->outputs->data[k] >= 0) written += ElementsOf(context->tensors[node->outputs->data[k]]);
+    }
+    int64_t per_element = 1;
+    const int op = entry.second->builtin_code;
+    if ((op == kTfLiteBuiltinConv2d || op == kTfLiteBuiltinFullyConnected || op == kTfLiteBuiltinTransposeConv) &&
+        node->inputs->size > 1 && node->inputs->data[1] >= 0) {
+      const TfLiteTensor& weights = context->tensors[node->inputs->data[1]];
+      // Weights [out, ..., in]: each output reads all but the first dimension.
+      per_element = std::max<int64_t>(1, ElementsOf(weights) / std::max(1, weights.dims->data[0]));
+    } else if (op == kTfLiteBuiltinDepthwiseConv2d && node->inputs->size > 1 && node->inputs->data[1] >= 0) {
+      const TfLiteTensor& weights = context->tensors[node->inputs->data[1]];  // [1, h, w, channels]
+      per_element = weights.dims->size == 4 ? std::max(1, weights.dims->data[1] * weights.dims->data[2]) : 1;
+    } else if (op == kTfLiteBuiltinBatchMatmul && node->inputs->size > 0 && node->inputs->data[0] >= 0) {
+      const TfLiteTensor& lhs = context->tensors[node->inputs->data[0]];
+      per_element = lhs.dims->size > 0 ? std::max(1, lhs.dims->data[lhs.dims->size - 1]) : 1;
+    }
+    cost += written * per_element;
+  }
+  return cost;
+}
+
 class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
  public:
   XnnpackKernel(uint32_t flags, pthreadpool_t threadpool, const xnnpack::GraphInfo& info)
@@ -42,6 +82,9 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
 
   TfLiteStatus Init(TfLiteContext* context, const TfLiteDelegateParams* params) override {
     translator_ = std::make_unique<xnnpack::GraphTranslator>(context, flags_, &info_);
+    TfLiteIntArray* plan = nullptr;
+    shares_the_graph_ = context->GetExecutionPlan(context, &plan) == kTfLiteOk && plan != nullptr &&
+                        params->nodes_to_replace->size < plan->size;
     std::vector<std::pair<TfLiteNode*, TfLiteRegistration*>> nodes;
     for (int i = 0; i < params->nodes_to_replace->size; ++i) {
       const int index = params->nodes_to_replace->data[i];
@@ -99,11 +142,17 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       }
     }
     if (translator_->nodes_defined() > 0) {
-      // No XNN_FLAG_YIELD_WORKERS (TFLite sets none either): XNNPACK's workers spin briefly after a
-      // partition, then sleep; yielding them at once made no measurable difference (docs/xnnpack.md).
+      // A partition that shares the graph with CPU kernels yields XNNPACK's workers when it ends: they
+      // would spin beside the interpreter's own pool on the same CPUs (on 2 threads the conformer ran
+      // 7x slower). A delegation of the whole graph keeps them spinning between Invokes, as TFLite.
       const uint32_t runtime_flags =
-          (flags_ & TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16) != 0 ? XNN_FLAG_FORCE_FP16_INFERENCE : 0;
-      status = xnn_create_runtime_v2(subgraph, threadpool_, runtime_flags, &runtime_);
+          ((flags_ & TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16) != 0 ? XNN_FLAG_FORCE_FP16_INFERENCE : 0) |
+          (shares_the_graph_ ? XNN_FLAG_YIELD_WORKERS : 0);
+      // A small partition among CPU kernels runs on the calling thread: waking XNNPACK's workers costs
+      // more than its work (a RESHAPE between two convolutions), and they would then compete with the
+      // interpreter's pool for the CPUs.
+      const bool on_caller = shares_the_graph_ && PartitionCost(context, nodes) < kThreadedPartitionCost;
+      status = xnn_create_runtime_v2(subgraph, on_caller ? nullptr : threadpool_, runtime_flags, &runtime_);
       if (status != xnn_status_success) {
         runtime_ = nullptr;
         xnn_delete_subgraph(subgraph);
@@ -200,6 +249,7 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
   const uint32_t flags_;
   const pthreadpool_t threadpool_;
   const xnnpack::GraphInfo info_;
+  bool shares_the_graph_ = false;  // CPU kernels run other nodes of the graph
   // Owns the static data the runtime reads; declared before runtime_ so it is destroyed after it.
   std::unique_ptr<xnnpack::GraphTranslator> translator_;
   xnn_runtime_t runtime_ = nullptr;

@@ -1,8 +1,9 @@
 // Checks that Touchstone's C API has TensorFlow Lite 2.14.1's binary layout.
 //
 // The layout rows and enum values come from
-// shared/reference/tflite-2.14.1-abi.md (g++ on x86-64 with TFLite 2.14.1's
-// own headers). Offsets and sizes are only asserted on LP64 targets, where
+// shared/reference/tflite-2.14.1-abi.md and, for the stable-delegate and
+// opaque structs, shared/reference/tflite-2.14.1-stable-delegate-abi.md (g++
+// on x86-64 with TFLite 2.14.1's own headers). Offsets and sizes are only asserted on LP64 targets, where
 // that table applies; enum values are asserted everywhere. The last tests
 // exercise the helpers in common.cc.
 
@@ -16,8 +17,10 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/c/c_api_opaque.h"
 #include "runtime/c/c_api_types.h"
 #include "runtime/c/common.h"
+#include "runtime/c/stable_delegate.h"
 
 namespace {
 
@@ -310,6 +313,138 @@ TEST(AbiLayout, OtherCommonTypes) {
   EXPECT_EQ(sizeof(TfLiteOpaqueDelegateParams), 40u);
   EXPECT_EQ(sizeof(TfLiteOpaqueDelegateBuilder), 48u);
   EXPECT_EQ(offsetof(TfLiteOpaqueDelegateBuilder, flags), 40u);
+}
+
+// ---- Stable-delegate and opaque structs (stable-delegate facts file, section 1) ----
+
+TEST(AbiLayout, TfLiteStableDelegate) {
+  REQUIRE_LP64();
+  EXPECT_EQ(sizeof(TfLiteStableDelegate), 32u);
+  EXPECT_EQ(alignof(TfLiteStableDelegate), 8u);
+  EXPECT_FIELD(TfLiteStableDelegate, delegate_abi_version, 0, 8);
+  EXPECT_FIELD(TfLiteStableDelegate, delegate_name, 8, 8);
+  EXPECT_FIELD(TfLiteStableDelegate, delegate_version, 16, 8);
+  EXPECT_FIELD(TfLiteStableDelegate, delegate_plugin, 24, 8);
+  EXPECT_STREQ(TFL_STABLE_DELEGATE_ABI_VERSION, "1.0.0");
+  EXPECT_STREQ(TFL_STABLE_DELEGATE_SYMBOL, "TFL_TheStableDelegate");
+}
+
+TEST(AbiLayout, TfLiteOpaqueDelegatePlugin) {
+  REQUIRE_LP64();
+  EXPECT_EQ(sizeof(TfLiteOpaqueDelegatePlugin), 24u);
+  EXPECT_EQ(alignof(TfLiteOpaqueDelegatePlugin), 8u);
+  EXPECT_FIELD(TfLiteOpaqueDelegatePlugin, create, 0, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegatePlugin, destroy, 8, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegatePlugin, get_delegate_errno, 16, 8);
+}
+
+TEST(AbiLayout, TfLiteOpaqueDelegateBuilder) {
+  REQUIRE_LP64();
+  EXPECT_EQ(sizeof(TfLiteOpaqueDelegateBuilder), 48u);
+  EXPECT_EQ(alignof(TfLiteOpaqueDelegateBuilder), 8u);
+  EXPECT_FIELD(TfLiteOpaqueDelegateBuilder, data, 0, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegateBuilder, Prepare, 8, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegateBuilder, CopyFromBufferHandle, 16, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegateBuilder, CopyToBufferHandle, 24, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegateBuilder, FreeBufferHandle, 32, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegateBuilder, flags, 40, 8);
+  EXPECT_EQ(sizeof(TfLiteBufferHandle), 4u);
+}
+
+TEST(AbiLayout, TfLiteRegistrationExternal) {
+  REQUIRE_LP64();
+  EXPECT_EQ(sizeof(TfLiteRegistrationExternal), 72u);
+  EXPECT_EQ(alignof(TfLiteRegistrationExternal), 8u);
+  EXPECT_FIELD(TfLiteRegistrationExternal, custom_name, 0, 8);
+  EXPECT_FIELD(TfLiteRegistrationExternal, version, 8, 4);
+  EXPECT_FIELD(TfLiteRegistrationExternal, init, 16, 8);
+  EXPECT_FIELD(TfLiteRegistrationExternal, free, 24, 8);
+  EXPECT_FIELD(TfLiteRegistrationExternal, prepare, 32, 8);
+  EXPECT_FIELD(TfLiteRegistrationExternal, invoke, 40, 8);
+  EXPECT_FIELD(TfLiteRegistrationExternal, async_kernel, 48, 8);
+  EXPECT_FIELD(TfLiteRegistrationExternal, builtin_code, 56, 4);
+  EXPECT_FIELD(TfLiteRegistrationExternal, node_index, 60, 4);
+  EXPECT_FIELD(TfLiteRegistrationExternal, inplace_operator, 64, 8);
+}
+
+TEST(AbiLayout, TfLiteOpaqueDelegateParams) {
+  REQUIRE_LP64();
+  EXPECT_EQ(sizeof(TfLiteOpaqueDelegateParams), 40u);
+  EXPECT_FIELD(TfLiteOpaqueDelegateParams, delegate, 0, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegateParams, delegate_data, 8, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegateParams, nodes_to_replace, 16, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegateParams, input_tensors, 24, 8);
+  EXPECT_FIELD(TfLiteOpaqueDelegateParams, output_tensors, 32, 8);
+  EXPECT_EQ(sizeof(TfLiteDelegateParams), 32u);
+  EXPECT_FIELD(TfLiteDelegateParams, delegate, 0, 8);
+  EXPECT_FIELD(TfLiteDelegateParams, nodes_to_replace, 8, 8);
+  EXPECT_FIELD(TfLiteDelegateParams, input_tensors, 16, 8);
+  EXPECT_FIELD(TfLiteDelegateParams, output_tensors, 24, 8);
+}
+
+// What the opaque functions compiled into a delegate do (facts file 1. and 3.7).
+TEST(OpaqueApi, RegistrationExternalCreateAndAccessors) {
+  TfLiteRegistrationExternal* r = TfLiteRegistrationExternalCreate(kTfLiteBuiltinDelegate, "vendor", 3);
+  EXPECT_EQ(TfLiteRegistrationExternalGetBuiltInCode(r), kTfLiteBuiltinDelegate);
+  EXPECT_STREQ(TfLiteRegistrationExternalGetCustomName(r), "vendor");
+  EXPECT_EQ(TfLiteRegistrationExternalGetVersion(r), 3);
+  EXPECT_EQ(r->node_index, -1);
+  EXPECT_EQ(r->init, nullptr);
+  EXPECT_EQ(r->invoke, nullptr);
+  EXPECT_EQ(r->inplace_operator, 0u);
+  EXPECT_EQ(TfLiteRegistrationExternalGetVersion(nullptr), -1);
+  TfLiteRegistrationExternalDelete(r);
+}
+
+TfLiteRegistration g_seen_registration;
+TfLiteStatus RecordReplace(TfLiteContext*, TfLiteRegistration registration, const TfLiteIntArray*,
+                           TfLiteDelegate*) {
+  g_seen_registration = registration;
+  return kTfLiteOk;
+}
+
+TEST(OpaqueApi, ReplaceNodeSubsetsPassesAZeroedRegistrationWithTheExternalOnly) {
+  TfLiteContext context;
+  memset(&context, 0, sizeof(context));
+  context.ReplaceNodeSubsetsWithDelegateKernels = RecordReplace;
+  memset(&g_seen_registration, 0xab, sizeof(g_seen_registration));
+  TfLiteRegistrationExternal* r = TfLiteRegistrationExternalCreate(kTfLiteBuiltinDelegate, "vendor", 1);
+  TfLiteIntArray* nodes = TfLiteIntArrayCreate(0);
+  ASSERT_EQ(TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(
+                reinterpret_cast<TfLiteOpaqueContext*>(&context), r, nodes, nullptr),
+            kTfLiteOk);
+  EXPECT_EQ(g_seen_registration.registration_external, r);
+  EXPECT_EQ(g_seen_registration.init, nullptr);
+  EXPECT_EQ(g_seen_registration.invoke, nullptr);
+  EXPECT_EQ(g_seen_registration.custom_name, nullptr);
+  EXPECT_EQ(g_seen_registration.builtin_code, 0);
+  TfLiteIntArrayFree(nodes);
+  TfLiteRegistrationExternalDelete(r);
+}
+
+TEST(OpaqueApi, NodeInputsOutOfRangeOrAbsentAreNull) {
+  TfLiteTensor tensors[2];
+  memset(tensors, 0, sizeof(tensors));
+  TfLiteContext context;
+  memset(&context, 0, sizeof(context));
+  context.tensors = tensors;
+  context.tensors_size = 2;
+  TfLiteNode node;
+  memset(&node, 0, sizeof(node));
+  node.inputs = TfLiteIntArrayCreate(2);
+  node.inputs->data[0] = 1;
+  node.inputs->data[1] = kTfLiteOptionalTensor;
+  node.outputs = TfLiteIntArrayCreate(0);
+  auto* opaque_context = reinterpret_cast<TfLiteOpaqueContext*>(&context);
+  auto* opaque_node = reinterpret_cast<TfLiteOpaqueNode*>(&node);
+  EXPECT_EQ(TfLiteOpaqueNodeGetInput(opaque_context, opaque_node, 0),
+            reinterpret_cast<TfLiteOpaqueTensor*>(&tensors[1]));
+  EXPECT_EQ(TfLiteOpaqueNodeGetInput(opaque_context, opaque_node, 1), nullptr);
+  EXPECT_EQ(TfLiteOpaqueNodeGetInput(opaque_context, opaque_node, 2), nullptr);
+  EXPECT_EQ(TfLiteOpaqueNodeGetOutput(opaque_context, opaque_node, 0), nullptr);
+  EXPECT_EQ(TfLiteOpaqueNodeNumberOfInputs(opaque_node), 2);
+  TfLiteIntArrayFree(node.inputs);
+  TfLiteIntArrayFree(node.outputs);
 }
 
 // ---- Other constants of the 2.14.1 headers ----

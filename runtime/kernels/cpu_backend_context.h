@@ -58,7 +58,14 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // Where a kernel computes what TFLite 2.14.1 computes rather than the op's definition, it says so
   // here; the runtime prints "WARNING: <message>" once per interpreter. Null: printed every time.
   void (*warn)(TfLiteContext* context, const char* message) = nullptr;
+  // Which code runs a node: an optimized kernel says from its Prepare whether it takes its own path
+  // for this node's configuration (true) or runs the reference kernel's Eval (false), so that tools
+  // can report the node's kernel (Subgraph::node_kernel). Null where the host records nothing.
+  void (*note_kernel)(TfLiteContext* context, const TfLiteNode* node, bool optimized) = nullptr;
 };
+
+// NoteKernel through the context's CpuBackendContext, where the host has one.
+inline void NoteKernel(TfLiteContext* context, const TfLiteNode* node, bool optimized);
 
 // The context's CPU backend, or null when it has none.
 inline CpuBackendContext* GetCpuBackendContext(TfLiteContext* context);
@@ -97,6 +104,11 @@ inline void WarnTfliteDifference(TfLiteContext* context, const char* format, ...
 }
 
 // The context's CPU backend, or null when it has none.
+inline void NoteKernel(TfLiteContext* context, const TfLiteNode* node, bool optimized) {
+  CpuBackendContext* backend = GetCpuBackendContext(context);
+  if (backend != nullptr && backend->note_kernel != nullptr) backend->note_kernel(context, node, optimized);
+}
+
 inline CpuBackendContext* GetCpuBackendContext(TfLiteContext* context) {
   if (context == nullptr || context->GetExternalContext == nullptr) return nullptr;
   TfLiteExternalContext* external =

@@ -59,6 +59,7 @@ for line in "STARTING!" "Graph: [$TMP/m.tflite]" "Loaded model $TMP/m.tflite" "T
             "Inference latency in us (3 runs): min=" "Memory, tensor arena (planned at AllocateTensors"; do
   check "prints '$line'" grep -qF "$line" "$TMP/plain.out"
 done
+check "the kernels line: every node's kernel counted" grep -qE '^Kernels: [0-9]+ optimized, [0-9]+ reference( \(.*\))?, [0-9]+ delegated$' "$TMP/plain.out"
 check "the statistics lines, TFLite's form" test "$(grep -cE '^count=[0-9]+ (first=[0-9]+ curr=[0-9]+ min=[0-9]+ max=[0-9]+ avg=[0-9.e+]+ std=[0-9]+|curr=[0-9]+( \(all same\))?) p5=[0-9]+ median=[0-9]+ p95=[0-9]+$' "$TMP/plain.out")" -eq 2
 check "a script's parse of the timings line and the avg (python re)" python3 - "$TMP/plain.out" <<'EOF'
 import re, sys
@@ -130,6 +131,16 @@ for i, r in enumerate(rows):
     assert f[1].strip() in ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "FULLY_CONNECTED", "SOFTMAX"), r
 assert abs(float(rows[-1].split("\t")[5].strip().rstrip("%")) - 100.0) < 0.01   # cdf ends at 100%
 assert "Number of nodes executed: 30" in text and "30 nodes observed" in text
+EOF
+check "op profile: Touchstone's kernel per node, after TFLite's tables" python3 - "$TMP/prof.out" <<'EOF'
+import sys
+text = open(sys.argv[1]).read()
+assert text.index("============================== Kernel per node ==============================") > text.index("30 nodes observed")
+block = text.split("============================== Kernel per node ==============================\n")[1].split("\n\n")[0]
+rows = block.split("\n")[1:]
+assert len(rows) == 30, len(rows)
+assert all(r.split("\t")[4].strip() in ("optimized", "reference") for r in rows), rows
+assert sum(r.split("\t")[4].strip() == "optimized" for r in rows) >= 25, rows
 EOF
 run csv --graph="$TMP/m.tflite" "${FAST[@]}" --enable_op_profiling --op_profiling_output_mode=csv \
   --op_profiling_output_file="$TMP/profile.csv"

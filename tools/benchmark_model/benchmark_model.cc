@@ -229,6 +229,7 @@ class Printer : public BenchmarkListener {
     init << "Initialized session in " << static_cast<double>(report.init_us) / 1e3 << "ms.";
     Out(size.str());
     Out(init.str());
+    Out(FormatKernelUsage(report.kernels));
   }
   void OnBenchmarkStart(const BenchmarkReport&, Interpreter* interpreter) override {
     if (flags_.print_preinvoke_state) PrintState(interpreter, "pre-invoke");

@@ -1,6 +1,7 @@
 // CONV_2D and DEPTHWISE_CONV_2D: float32 by indirect GEMM / indirect depthwise microkernels over
 // the thread pool; uint8 and int8 by the integer kernels of quantized.h (byte-identical to the
-// reference). Every other type (int16, hybrid) runs the reference kernel.
+// reference); hybrid CONV_2D (float input, int8 weights) by int8 dot products over an im2col row
+// per output pixel, bit-exact with the reference. Every other type (int16) runs the reference kernel.
 //
 // CONV_2D is a GEMM of the output pixels (rows) by the output channels (columns) over the taps of
 // the kernel window times the input channels: the indirection buffer gives, per output pixel and
@@ -153,6 +154,20 @@ struct RowIndirection {
   }
 };
 
+// What a float convolution's packed weights were made from.
+struct PackedFrom {
+  const void* filter = nullptr;
+  const void* bias = nullptr;
+  bool planar = false;
+  int taps = 0, filter_depth = 0, group_outputs = 0, groups = 0;
+  const GemmVariant* variant = nullptr;
+  bool operator==(const PackedFrom& o) const {
+    return filter == o.filter && bias == o.bias && planar == o.planar && taps == o.taps &&
+           filter_depth == o.filter_depth && group_outputs == o.group_outputs && groups == o.groups &&
+           variant == o.variant;
+  }
+};
+
 struct ConvState : OpState {
   WindowGeometry geometry;
   int groups = 1;
@@ -166,6 +181,7 @@ struct ConvState : OpState {
   size_t group_packed_size = 0;
   const void* packed_filter = nullptr;
   const void* packed_bias = nullptr;
+  PackedFrom packed_from;
   bool constant_weights = false;
   std::vector<float> zero;
   Indirection indirection;
@@ -189,6 +205,16 @@ struct ConvState : OpState {
   // The DEPTHWISE_CONV_2D reading this node's output computes it (DepthwiseOp::PrepareFusion):
   // Eval does nothing.
   bool fused_into_consumer = false;
+  // Hybrid (float input, int8 weights, one group): each batch quantized as the reference does, then
+  // per output pixel an im2col row of int8 against every filter row (ConvOp::EvalHybrid).
+  bool hybrid = false;
+  bool hybrid_asymmetric = false;  // the reference's per-channel path: inputs quantized with a zero point
+  std::vector<int32_t> hybrid_filter_sums;  // per output channel, for the zero point's share
+  std::vector<int8_t> hybrid_input;         // the quantized input, batch after batch
+  std::vector<float> hybrid_scaling_factors;
+  std::vector<int32_t> hybrid_input_offsets;
+  ThreadScratch<int8_t> hybrid_rows;  // per thread, one im2col row (taps * channels)
+  ThreadScratch<int32_t> hybrid_sums;  // per thread, one sum per output channel
 };
 
 // The planar kernel's limits: input channels and taps (ky, kx, c) per node; it writes 8 output
@@ -213,6 +239,9 @@ inline PlanarColumn PlanarColumnOf(const WindowGeometry& g, int kx, int margin) 
 
 struct ConvOp {
   using State = ConvState;
+  // Float paths accumulate in another order than the reference anyway: denormals flushed there
+  // (float_mode.h).
+  static bool FlushesDenormals(const ConvState* s) { return !s->quantized && !s->hybrid; }
   static TfLiteRegistration* Reference() { return reference::Register_CONV_2D(); }
 
   static void Pack(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
@@ -257,6 +286,11 @@ struct ConvOp {
     const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->quantized = false;
+    s->hybrid = false;
+    if (input->type == kTfLiteFloat32 && filter->type == kTfLiteInt8) {
+      s->fast = PrepareHybrid(context, params, input, filter, bias, output, s);
+      return kTfLiteOk;
+    }
     if (input->type != kTfLiteFloat32 && tflite::NumElements(output) > 0) {
       s->quantized = PrepareQuantConv(
           context, node, *s->kernels,
@@ -291,9 +325,19 @@ struct ConvOp {
     // as constant as the model's own buffers.
     s->constant_weights =
         tflite::IsConstantOrPersistentTensor(filter) && tflite::IsConstantOrPersistentTensor(bias);
-    s->packed_filter = nullptr;
-    s->packed.clear();
-    if (s->constant_weights) Pack(s, filter, bias);
+    // A second Prepare with the same constants (the runtime prepares once before a delegate looks at
+    // the graph and once after) keeps what the first packed.
+    const PackedFrom from{filter->data.raw, bias->data.raw, s->planar, s->geometry.taps(), s->filter_depth,
+                          s->group_outputs, s->groups, s->variant};
+    if (!(s->constant_weights && from == s->packed_from && s->packed_filter != nullptr)) {
+      s->packed_filter = nullptr;
+      s->packed.clear();
+      s->packed_from = PackedFrom();
+      if (s->constant_weights) {
+        Pack(s, filter, bias);
+        s->packed_from = from;
+      }
+    }
     s->fast = true;
     return kTfLiteOk;
   }
@@ -462,9 +506,145 @@ struct ConvOp {
     return kTfLiteOk;
   }
 
+  // Hybrid CONV_2D with one group, constant weights and a float bias (the reference has prepared it,
+  // so the weights' quantization is as it requires). The rest keeps the reference.
+  static bool PrepareHybrid(TfLiteContext* context, const TfLiteConvParams& params, const TfLiteTensor* input,
+                            const TfLiteTensor* filter, const TfLiteTensor* bias, const TfLiteTensor* output,
+                            State* s) {
+    const auto* quantization = static_cast<const TfLiteAffineQuantization*>(filter->quantization.params);
+    if (bias == nullptr || bias->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
+        !tflite::IsConstantTensor(filter) || tflite::NumElements(output) == 0 || tflite::IsDynamicTensor(output) ||
+        quantization == nullptr || quantization->scale == nullptr || s->kernels->int8_dots == nullptr ||
+        input->dims->size != 4 || filter->dims->data[3] != input->dims->data[3]) {
+      return false;
+    }
+    s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
+                             params.dilation_height_factor, params.dilation_width_factor);
+    s->filter_depth = filter->dims->data[3];
+    s->output_depth = filter->dims->data[0];
+    s->groups = 1;
+    s->group_outputs = s->output_depth;
+    tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
+    // As the reference decides: the per-channel (asymmetric) path only when the scales differ.
+    s->hybrid_asymmetric = false;
+    for (int i = 1; i < quantization->scale->size; ++i) {
+      if (quantization->scale->data[i] != quantization->scale->data[0]) s->hybrid_asymmetric = true;
+    }
+    const size_t row_bytes = static_cast<size_t>(s->geometry.taps()) * s->filter_depth;
+    const int8_t* filter_data = tflite::GetTensorData<int8_t>(filter);
+    s->hybrid_filter_sums.assign(s->output_depth, 0);
+    for (int o = 0; o < s->output_depth; ++o) {
+      uint32_t sum = 0;
+      for (size_t i = 0; i < row_bytes; ++i) sum += static_cast<uint32_t>(int32_t{filter_data[o * row_bytes + i]});
+      s->hybrid_filter_sums[o] = static_cast<int32_t>(sum);
+    }
+    const WindowGeometry& g = s->geometry;
+    s->hybrid_input.resize(static_cast<size_t>(tflite::NumElements(input)));
+    s->hybrid_scaling_factors.resize(g.batches);
+    s->hybrid_input_offsets.resize(g.batches);
+    const int threads = NumThreads(context);
+    s->hybrid_rows.Ensure(threads, row_bytes);
+    s->hybrid_sums.Ensure(threads, s->output_depth);
+    s->hybrid = true;
+    return true;
+  }
+
+  // The reference's ConvHybrid: the same per-batch quantization, the same integer sums (zero point
+  // times the filter's sum subtracted, in wrapping int32 as TFLite's im2col path), the same float
+  // epilogue, so the outputs are bit-exact.
+  static TfLiteStatus EvalHybrid(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const WindowGeometry& g = s->geometry;
+    const int channels = s->filter_depth;
+    const int64_t batch_elements = int64_t{g.in_height} * g.in_width * channels;
+    const float* input_data = tflite::GetTensorData<float>(input);
+    if (batch_elements == 0) return kTfLiteOk;
+    for (int b = 0; b < g.batches; ++b) {
+      const float* row = input_data + b * batch_elements;
+      int8_t* quantized = s->hybrid_input.data() + b * batch_elements;
+      if (s->hybrid_asymmetric) {
+        nn::AsymmetricQuantizeFloats(row, static_cast<int>(batch_elements), quantized, &s->hybrid_scaling_factors[b],
+                                     &s->hybrid_input_offsets[b]);
+      } else {
+        nn::SymmetricQuantizeFloats(row, static_cast<int>(batch_elements), quantized, &s->hybrid_scaling_factors[b]);
+        s->hybrid_scaling_factors[b] *= filter->params.scale;
+        s->hybrid_input_offsets[b] = 0;
+      }
+    }
+    const float* channel_scales =
+        static_cast<const TfLiteAffineQuantization*>(filter->quantization.params)->scale->data;
+    const int8_t* filter_data = tflite::GetTensorData<int8_t>(filter);
+    const float* bias_data = tflite::GetTensorData<float>(bias);
+    float* output_data = tflite::GetTensorData<float>(output);
+    const size_t row_bytes = static_cast<size_t>(g.taps()) * channels;
+    const int outputs = s->output_depth;
+    // A 1x1 window on every input pixel reads the quantized input in place.
+    const bool in_place = g.taps() == 1 && g.stride_height == 1 && g.stride_width == 1 && g.pad_top == 0 &&
+                          g.pad_left == 0 && g.out_height == g.in_height && g.out_width == g.in_width;
+    const Int8DotsFn dots = s->kernels->int8_dots;
+    const int64_t pixels_per_batch = int64_t{g.out_height} * g.out_width;
+    const int64_t min_pixels = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, int64_t{outputs} * row_bytes));
+    ParallelChunks(context, g.out_pixels(), min_pixels, [&](int, int64_t begin, int64_t end) {
+      const int thread = CurrentThread(context);
+      int8_t* im2col = s->hybrid_rows.part(thread);
+      int32_t* sums = s->hybrid_sums.part(thread);
+      for (int64_t pixel = begin; pixel < end; ++pixel) {
+        const int b = static_cast<int>(pixel / pixels_per_batch);
+        const int64_t within = pixel % pixels_per_batch;
+        const int oy = static_cast<int>(within / g.out_width);
+        const int ox = static_cast<int>(within % g.out_width);
+        const int8_t* batch_input = s->hybrid_input.data() + b * batch_elements;
+        const int32_t offset = s->hybrid_input_offsets[b];
+        const int8_t* row = im2col;
+        if (in_place) {
+          row = batch_input + within * channels;
+        } else {
+          // Padding reads the zero point: (zero point - zero point) * w adds nothing, as the
+          // reference's skipped taps.
+          const int8_t pad = static_cast<int8_t>(offset);
+          int8_t* out = im2col;
+          for (int ky = 0; ky < g.kernel_height; ++ky) {
+            const int iy = oy * g.stride_height - g.pad_top + ky * g.dilation_height;
+            for (int kx = 0; kx < g.kernel_width; ++kx, out += channels) {
+              const int ix = ox * g.stride_width - g.pad_left + kx * g.dilation_width;
+              if (iy < 0 || iy >= g.in_height || ix < 0 || ix >= g.in_width) {
+                std::memset(out, pad, channels);
+              } else {
+                std::memcpy(out, batch_input + (int64_t{iy} * g.in_width + ix) * channels, channels);
+              }
+            }
+          }
+        }
+        dots(row, filter_data, row_bytes, row_bytes, outputs, sums);
+        float* out = output_data + pixel * outputs;
+        const float scaling_factor = s->hybrid_scaling_factors[b];
+        if (s->hybrid_asymmetric) {
+          for (int o = 0; o < outputs; ++o) {
+            const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(sums[o]) -
+                                                     static_cast<uint32_t>(offset) *
+                                                         static_cast<uint32_t>(s->hybrid_filter_sums[o]));
+            const float scale = channel_scales[o] * scaling_factor;
+            out[o] = nn::ClampToActivation(static_cast<float>(sum) * scale + bias_data[o], s->act_min, s->act_max);
+          }
+        } else {
+          for (int o = 0; o < outputs; ++o) {
+            float value = static_cast<float>(sums[o]) * scaling_factor;
+            value += bias_data[o];
+            out[o] = nn::ClampToActivation(value, s->act_min, s->act_max);
+          }
+        }
+      }
+    });
+    return kTfLiteOk;
+  }
+
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->fused_into_consumer) return kTfLiteOk;
     if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
+    if (s->hybrid) return EvalHybrid(context, node, s);
     if (s->planar) return EvalPlanar(context, node, s);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -657,6 +837,9 @@ int64_t MinDepthwiseRows(const DepthwiseState* s) {
 
 struct DepthwiseOp {
   using State = DepthwiseState;
+  // Float paths accumulate in another order than the reference anyway: denormals flushed there
+  // (float_mode.h).
+  static bool FlushesDenormals(const DepthwiseState* s) { return !s->quantized; }
   static TfLiteRegistration* Reference() { return reference::Register_DEPTHWISE_CONV_2D(); }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
@@ -801,7 +984,7 @@ struct DepthwiseOp {
     }
     ConvState* conv = static_cast<ConvState*>(producer_node->user_data);
     const WindowGeometry& cg = conv->geometry;
-    if (!conv->fast || conv->quantized || conv->planar || conv->groups != 1 ||
+    if (!conv->fast || conv->quantized || conv->hybrid || conv->planar || conv->groups != 1 ||
         cg.kernel_height != 1 || cg.kernel_width != 1 || cg.stride_height != 1 ||
         cg.stride_width != 1 || cg.batches != g.batches || cg.out_height != g.in_height ||
         cg.out_width != g.in_width || cg.in_height != g.in_height || cg.in_width != g.in_width ||

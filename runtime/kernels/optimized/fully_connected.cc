@@ -1,13 +1,18 @@
 // FULLY_CONNECTED and BATCH_MATMUL, float32: GEMMs on the packed-panel microkernels over the thread
 // pool. FULLY_CONNECTED's uint8 and int8 forms run the integer kernels of quantized.h
-// (byte-identical to the reference); the other quantized and hybrid forms the reference kernel.
+// (byte-identical to the reference), and its hybrid form (float input, int8 weights per tensor) the
+// reference's arithmetic with the integer dot products vectorised (MicroKernels::int8_dots): the
+// input rows quantized by the same function, the same int32 sums, the same float steps after them,
+// so its output is the reference's bit for bit. The other forms run the reference kernel.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/lstm_float.h"
 #include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/gemm.h"
 #include "runtime/kernels/optimized/op_common.h"
@@ -33,6 +38,14 @@ struct FullyConnectedState : OpState {
   const float* rows_input = nullptr;
   bool quantized = false;
   QuantGemmState quant;
+  // Hybrid: the quantized input rows, their scale factors and zero points, the weights' row sums.
+  bool hybrid = false;
+  bool asymmetric = false;
+  TfLiteFusedActivation activation = kTfLiteActNone;
+  std::vector<int8_t> quantized_input;
+  std::vector<float> scaling_factors;
+  std::vector<int32_t> input_offsets;
+  std::vector<int32_t> row_sums;
 };
 
 const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
@@ -41,6 +54,9 @@ const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode*
 
 struct FullyConnectedOp {
   using State = FullyConnectedState;
+  // Float paths accumulate in another order than the reference anyway: denormals flushed there
+  // (float_mode.h).
+  static bool FlushesDenormals(const FullyConnectedState* s) { return !s->quantized && !s->hybrid; }
   static TfLiteRegistration* Reference() { return reference::Register_FULLY_CONNECTED(); }
 
   static void Pack(State* s, const TfLiteTensor* weights, const TfLiteTensor* bias) {
@@ -58,9 +74,14 @@ struct FullyConnectedOp {
     const TfLiteTensor* bias = FullyConnectedBias(context, node);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->quantized = false;
+    s->hybrid = false;
     if (input->type != kTfLiteFloat32) {
       s->quantized = PrepareQuantFullyConnected(context, node, *s->kernels, &s->quant);
       s->fast = s->quantized;
+      return kTfLiteOk;
+    }
+    if (weights->type == kTfLiteInt8) {
+      s->fast = PrepareHybrid(params, input, weights, bias, output, s);
       return kTfLiteOk;
     }
     if (input->type != kTfLiteFloat32 || weights->type != kTfLiteFloat32 ||
@@ -83,8 +104,100 @@ struct FullyConnectedOp {
     return kTfLiteOk;
   }
 
+  // The hybrid form with one weights scale (per-channel weights keep the reference, whose TFLite
+  // output is the bias alone), constant weights, float bias and output.
+  static bool PrepareHybrid(const TfLiteFullyConnectedParams& params, const TfLiteTensor* input,
+                            const TfLiteTensor* weights, const TfLiteTensor* bias, const TfLiteTensor* output,
+                            State* s) {
+    const auto* quantization = static_cast<const TfLiteAffineQuantization*>(weights->quantization.params);
+    if (output->type != kTfLiteFloat32 || (bias != nullptr && bias->type != kTfLiteFloat32) ||
+        !tflite::IsConstantTensor(weights) || tflite::NumElements(output) == 0 || tflite::IsDynamicTensor(output) ||
+        (quantization != nullptr && quantization->scale != nullptr && quantization->scale->size > 1) ||
+        weights->dims->size != 2 || s->kernels->int8_dots == nullptr) {
+      return false;
+    }
+    s->units = weights->dims->data[0];
+    s->depth = weights->dims->data[1];
+    if (s->units == 0 || tflite::NumElements(input) % static_cast<int64_t>(s->depth) != 0) return false;
+    s->rows = tflite::NumElements(output) / s->units;
+    s->asymmetric = params.asymmetric_quantize_inputs;
+    s->activation = params.activation;
+    s->quantized_input.resize(s->rows * s->depth);
+    s->scaling_factors.resize(s->rows);
+    s->input_offsets.resize(s->rows);
+    s->row_sums.assign(s->units, 0);
+    if (s->asymmetric) {
+      const int8_t* w = tflite::GetTensorData<int8_t>(weights);
+      for (size_t unit = 0; unit < s->units; ++unit) {
+        int32_t sum = 0;
+        for (size_t d = 0; d < s->depth; ++d) sum += w[unit * s->depth + d];
+        s->row_sums[unit] = sum;
+      }
+    }
+    s->hybrid = true;
+    return true;
+  }
+
+  // The reference's FullyConnectedHybrid, step for step, with the dot products vectorised and the
+  // units of each row split over the threads.
+  static TfLiteStatus EvalHybrid(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = FullyConnectedBias(context, node);
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const float* input_data = tflite::GetTensorData<float>(input);
+    const int8_t* weights_data = tflite::GetTensorData<int8_t>(weights);
+    const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
+    float* output_data = tflite::GetTensorData<float>(output);
+    const int depth = static_cast<int>(s->depth);
+    for (size_t row = 0; row < s->rows; ++row) {
+      int8_t* quantized_row = s->quantized_input.data() + row * s->depth;
+      if (s->asymmetric) {
+        nn::AsymmetricQuantizeFloats(input_data + row * s->depth, depth, quantized_row, &s->scaling_factors[row],
+                                     &s->input_offsets[row]);
+      } else {
+        nn::SymmetricQuantizeFloats(input_data + row * s->depth, depth, quantized_row, &s->scaling_factors[row]);
+      }
+      s->scaling_factors[row] *= weights->params.scale;
+    }
+    constexpr int64_t kUnitsPerTask = 16;
+    const int64_t unit_blocks = (static_cast<int64_t>(s->units) + kUnitsPerTask - 1) / kUnitsPerTask;
+    const int64_t min_tasks = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, kUnitsPerTask * depth));
+    const Int8DotsFn dots = s->kernels->int8_dots;
+    ParallelChunks(context, static_cast<int64_t>(s->rows) * unit_blocks, min_tasks,
+                   [&](int, int64_t begin, int64_t end) {
+                     int32_t sums[kUnitsPerTask];
+                     for (int64_t task = begin; task < end; ++task) {
+                       const size_t row = static_cast<size_t>(task / unit_blocks);
+                       const size_t first = static_cast<size_t>(task % unit_blocks) * kUnitsPerTask;
+                       const size_t count = std::min<size_t>(kUnitsPerTask, s->units - first);
+                       dots(s->quantized_input.data() + row * s->depth, weights_data + first * s->depth, s->depth,
+                            s->depth, count, sums);
+                       const float scaling_factor = s->scaling_factors[row];
+                       const int32_t offset = s->input_offsets[row];
+                       float* out = output_data + row * s->units;
+                       for (size_t j = 0; j < count; ++j) {
+                         const size_t unit = first + j;
+                         int32_t dotprod = sums[j];
+                         if (s->asymmetric) {
+                           dotprod = quantization_util::TruncateToInt32LikeX86(
+                               static_cast<float>(dotprod) -
+                               static_cast<float>(s->row_sums[unit]) * static_cast<float>(offset));
+                         }
+                         float value = bias_data != nullptr ? bias_data[unit] : 0.f;
+                         value += static_cast<float>(dotprod) * scaling_factor;
+                         out[unit] = value;
+                       }
+                     }
+                   });
+    lstm::float_internal::ApplyActivation(output_data, static_cast<int>(s->rows * s->units), s->activation,
+                                          output_data);
+    return kTfLiteOk;
+  }
+
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
+    if (s->hybrid) return EvalHybrid(context, node, s);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias = FullyConnectedBias(context, node);
@@ -155,6 +268,9 @@ struct BatchMatMulState : OpState {
 
 struct BatchMatMulOp {
   using State = BatchMatMulState;
+  // Float paths accumulate in another order than the reference anyway: denormals flushed there
+  // (float_mode.h).
+  static bool FlushesDenormals(const BatchMatMulState*) { return true; }
   static TfLiteRegistration* Reference() { return reference::Register_BATCH_MATMUL(); }
 
   static void Pack(TfLiteContext* context, State* s, const TfLiteTensor* rhs) {

@@ -133,6 +133,12 @@ using BinaryFn = void (*)(size_t n, const float* a, const float* b, bool b_scala
 // One row of softmax: out[i] = exp((in[i] - max) * beta) / sum.
 using SoftmaxFn = void (*)(size_t n, const float* in, float* out, float beta);
 
+// Integer dot products of int8 vectors, for the hybrid (float activations, int8 weights) kernels:
+// out[j] = sum over i < k of a[i] * w[j * w_stride + i], in 32 bits that wrap (the low 32 bits of the
+// exact sum, as TFLite's kernels keep), for j < n.
+using Int8DotsFn = void (*)(const int8_t* a, const int8_t* w, size_t k, size_t w_stride, size_t n,
+                            int32_t* out);
+
 // One output row of a bilinear resize: for each x < width, with tl = top + x0[x] * channels,
 // tr = top + x1[x] * channels and bl, br the same in `bottom`:
 // out[x * channels + c] = tl[c] * (1 - dy) * (1 - dx[x]) + bl[c] * dy * (1 - dx[x])
@@ -161,6 +167,7 @@ struct MicroKernels {
   BinaryFn add = nullptr;
   BinaryFn mul = nullptr;
   SoftmaxFn softmax = nullptr;
+  Int8DotsFn int8_dots = nullptr;
   BilinearRowFn bilinear_row = nullptr;
   // Null where the set has none (only AVX-512 has one): conv.cc then uses the GEMM.
   PlanarConvFn planar_conv = nullptr;

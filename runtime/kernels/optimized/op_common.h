@@ -17,6 +17,7 @@
 
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/float_mode.h"
 #include "runtime/kernels/optimized/microkernels.h"
 
 namespace touchstone {
@@ -50,6 +51,19 @@ inline TfLiteStatus CallReference(TfLiteStatus (*fn)(TfLiteContext*, TfLiteNode*
 //   static TfLiteStatus Prepare(TfLiteContext*, TfLiteNode*, State*);  after the reference
 //     Prepare succeeded; sets state->fast when Eval can take the optimized path
 //   static TfLiteStatus Eval(TfLiteContext*, TfLiteNode*, State*);     only when state->fast
+// and optionally
+//   static bool FlushesDenormals(const State*);  true: Eval runs with denormals flushed (float_mode.h):
+//     the float paths whose results are within a tolerance of the reference anyway (accumulations),
+//     not those that are exactly the reference's (the hybrid forms quantize their float input).
+template <typename Op, typename = void>
+struct FlushPolicy {
+  static bool Flushes(const typename Op::State*) { return false; }
+};
+template <typename Op>
+struct FlushPolicy<Op, decltype(void(&Op::FlushesDenormals))> {
+  static bool Flushes(const typename Op::State* s) { return Op::FlushesDenormals(s); }
+};
+
 template <typename Op>
 struct OptimizedKernel {
   using State = typename Op::State;
@@ -78,12 +92,18 @@ struct OptimizedKernel {
     const TfLiteStatus status = CallReference(state->reference->prepare, context, node, state);
     if (status != kTfLiteOk) return status;
     state->kernels = &Kernels();
-    return Op::Prepare(context, node, state);
+    const TfLiteStatus prepared = Op::Prepare(context, node, state);
+    NoteKernel(context, node, state->fast);
+    return prepared;
   }
 
   static TfLiteStatus Invoke(TfLiteContext* context, TfLiteNode* node) {
     State* state = StateOf(node);
     if (!state->fast) return CallReference(state->reference->invoke, context, node, state);
+    if (FlushPolicy<Op>::Flushes(state)) {
+      ScopedDenormalFlush flush;
+      return Op::Eval(context, node, state);
+    }
     return Op::Eval(context, node, state);
   }
 

@@ -180,6 +180,10 @@ class OpCase {
   void set_preserve_all_tensors(bool preserve) { preserve_all_tensors_ = preserve; }
 
   // `expected_registration`: the optimized registration node 0 must run.
+  // Check() then also requires node 0's own optimized path (Subgraph::node_kernel), not the reference
+  // Eval an optimized kernel falls back to.
+  void RequireOptimizedPath() { require_optimized_path_ = true; }
+
   void Check(const TfLiteRegistration* expected_registration, bool exact = false) {
     const Status built = test_.Build();
     ASSERT_TRUE(built.ok()) << built.message();
@@ -207,6 +211,10 @@ class OpCase {
             << "node 0 does not run the optimized kernel";
         const Status allocated = interpreter->AllocateTensors();
         ASSERT_TRUE(allocated.ok()) << label << ": " << allocated.message();
+        if (require_optimized_path_) {
+          ASSERT_EQ(interpreter->primary()->node_kernel(0), "optimized")
+              << label << ": the optimized kernel ran the reference Eval for this node";
+        }
         SetInputs(interpreter, inputs_);
         for (int run = 0; run < 2; ++run) {  // the second run reuses packed weights and buffers
           const Status invoked = interpreter->Invoke();
@@ -220,6 +228,7 @@ class OpCase {
   }
 
  private:
+  bool require_optimized_path_ = false;
   OpTest test_{KernelSet::kReference};
   std::vector<std::vector<uint8_t>> inputs_;
   Inspect inspect_;
@@ -918,7 +927,7 @@ void CheckQuantDepthwise(TfLiteType type, const Depthwise& d, const Quant& q, ui
                                                    d.stride_h, d.multiplier, d.activation,
                                                    d.dilation_w, d.dilation_h)
                       .Union());
-  CheckQuantized(op, optimized::Register_DEPTHWISE_CONV_2D(), d.multiplier == 1);
+  CheckQuantized(op, optimized::Register_DEPTHWISE_CONV_2D());
 }
 
 void CheckQuantDepthwiseAllTypes(const Depthwise& d, uint32_t seed = 1) {
@@ -965,9 +974,14 @@ TEST(OptimizedQuantizedDepthwiseTest, ExtremeQuantization) {
     CheckQuantDepthwise(kTfLiteUInt8, d, u);
   }
 }
-TEST(OptimizedQuantizedDepthwiseTest, DepthMultiplierFallsBackToTheReference) {
-  CheckQuantDepthwise(kTfLiteUInt8, {{1, 5, 5, 3}, 2, 3, 3}, Uint8Quant());
-  CheckQuantDepthwise(kTfLiteInt8, {{1, 5, 5, 3}, 3, 3, 3}, Int8Quant(-3, 5, true));
+TEST(OptimizedQuantizedDepthwiseTest, DepthMultiplier) {
+  // Any multiplier takes the quantized path (the input expanded per channel), byte for byte the
+  // reference's: one input channel to 8 (micro_speech's layer) and to 128 (pc_conv's), odd counts.
+  CheckQuantDepthwiseAllTypes({{1, 5, 5, 3}, 2, 3, 3});
+  CheckQuantDepthwiseAllTypes({{1, 6, 4, 5}, 3, 2, 3, fb::Padding::VALID, 1, 1, 1, 1, Act::RELU_N1_TO_1});
+  CheckQuantDepthwiseAllTypes({{1, 49, 40, 1}, 8, 10, 8, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU});
+  CheckQuantDepthwiseAllTypes({{1, 9, 9, 1}, 128, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6});
+  CheckQuantDepthwiseAllTypes({{2, 7, 6, 4}, 4, 3, 3, fb::Padding::SAME, 2, 1, 2, 1, Act::NONE, false});
 }
 
 void CheckQuantFullyConnected(TfLiteType type, const FullyConnected& f, const Quant& q,
@@ -985,6 +999,81 @@ void CheckQuantFullyConnected(TfLiteType type, const FullyConnected& f, const Qu
                                                   f.keep_num_dims)
                       .Union());
   CheckQuantized(op, optimized::Register_FULLY_CONNECTED());
+}
+
+// Hybrid FULLY_CONNECTED (float input, int8 weights with one scale): the reference's arithmetic, so
+// the same floats bit for bit, symmetric and asymmetric input quantization, any activation.
+void CheckHybridFullyConnected(const FullyConnected& f, bool asymmetric, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(f.input, seed, -3.f, 2.f);
+  const int weights = op.test().AddConst<int8_t>(kTfLiteInt8, {f.units, f.depth},
+                                                  RandomInts<int8_t>(static_cast<size_t>(f.units) * f.depth,
+                                                                     seed + 1, -127, 127));
+  op.test().builder().SetQuantization(weights, {0.0123f}, {0});
+  std::vector<int> inputs = {input, weights};
+  if (f.bias) inputs.push_back(op.AddFloatConst({f.units}, seed + 2));
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output},
+                  fb::BuiltinOptions::FullyConnectedOptions,
+                  fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation,
+                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+                                                  f.keep_num_dims, asymmetric)
+                      .Union());
+  op.RequireOptimizedPath();
+  op.Check(optimized::Register_FULLY_CONNECTED(), /*exact=*/true);
+}
+
+TEST(OptimizedHybridFullyConnectedTest, ExactlyTheReference) {
+  for (bool asymmetric : {false, true}) {
+    SCOPED_TRACE(asymmetric);
+    CheckHybridFullyConnected({{1, 1}, 1, 1}, asymmetric);
+    CheckHybridFullyConnected({{1, 640}, 128, 640}, asymmetric);
+    CheckHybridFullyConnected({{3, 37}, 29, 37, true, false, Act::RELU}, asymmetric);
+    CheckHybridFullyConnected({{2, 20}, 9, 20, false, false, Act::TANH}, asymmetric);
+    CheckHybridFullyConnected({{4, 2, 8}, 5, 16, true, false, Act::SIGN_BIT}, asymmetric);
+    CheckHybridFullyConnected({{1, 1000}, 67, 1000, true, false, Act::RELU6}, asymmetric);
+  }
+}
+
+// Hybrid CONV_2D (float input, int8 weights): one weights scale takes the reference's symmetric
+// path, distinct channel scales its asymmetric per-channel one; both bit-exact.
+void CheckHybridConv(const Conv& c, bool per_channel, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(c.input, seed, -3.f, 2.f);
+  const int depth = c.input[3];
+  const size_t filter_elements = static_cast<size_t>(c.out_channels) * c.kernel_h * c.kernel_w * depth;
+  const int filter = op.test().AddConst<int8_t>(kTfLiteInt8, {c.out_channels, c.kernel_h, c.kernel_w, depth},
+                                                RandomInts<int8_t>(filter_elements, seed + 1, -127, 127));
+  std::vector<float> scales = {0.0123f};
+  std::vector<int64_t> zero_points = {0};
+  if (per_channel) {
+    scales.clear();
+    zero_points.assign(c.out_channels, 0);
+    for (int o = 0; o < c.out_channels; ++o) scales.push_back(0.004f + 0.001f * static_cast<float>(o % 7));
+  }
+  op.test().builder().SetQuantization(filter, scales, zero_points, 0);
+  const int bias = op.AddFloatConst({c.out_channels}, seed + 2);
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h, c.activation,
+                                          c.dilation_w, c.dilation_h)
+                      .Union());
+  op.RequireOptimizedPath();
+  op.Check(optimized::Register_CONV_2D(), /*exact=*/true);
+}
+
+TEST(OptimizedHybridConv2dTest, ExactlyTheReference) {
+  for (bool per_channel : {false, true}) {
+    SCOPED_TRACE(per_channel);
+    CheckHybridConv({{1, 1, 1, 1}, 1, 1, 1}, false);
+    CheckHybridConv({{1, 1, 1, 1}, 2, 1, 1}, per_channel);
+    CheckHybridConv({{1, 7, 9, 37}, 29, 1, 1}, per_channel);
+    CheckHybridConv({{2, 9, 8, 16}, 24, 1, 1, fb::Padding::VALID, 2, 2}, per_channel);
+    CheckHybridConv({{1, 49, 10, 1}, 64, 10, 4, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU}, per_channel);
+    CheckHybridConv({{2, 9, 8, 5}, 17, 3, 3, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU6}, per_channel, 3);
+    CheckHybridConv({{1, 13, 11, 5}, 9, 3, 3, fb::Padding::VALID, 2, 1, 2, 2}, per_channel, 5);
+    CheckHybridConv({{1, 10, 12, 6}, 33, 5, 3, fb::Padding::SAME, 1, 3, 2, 1, Act::RELU_N1_TO_1}, per_channel, 7);
+  }
 }
 
 void CheckQuantFullyConnectedAllTypes(const FullyConnected& f, uint32_t seed = 1) {

@@ -117,6 +117,10 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
                  int32_t input_zero_point, int32_t weights_zero_point, const int32_t* bias,
                  const nn::OutputRequantization& rq, bool rounding_up, int32_t output_offset,
                  QuantGemmState* s) {
+  const QuantGemmState::PackedFrom from{weights,       bias, n, k, input_zero_point, weights_zero_point, output_offset,
+                                        rounding_up,   is_signed, &QuantKernelsFor(set)};
+  if (from == s->packed_from && !s->packed_b.empty()) return true;
+  s->packed_from = QuantGemmState::PackedFrom();
   s->kernels = &QuantKernelsFor(set);
   s->is_signed = is_signed;
   s->n = n;
@@ -142,6 +146,7 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
   if (!BuildOutput(rq, rounding_up, col_terms, output_offset, &s->output)) return false;
   s->packed_b.assign(s->kernels->packed_b_size(n, s->kp), 0);
   s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!is_signed, s->packed_b.data());
+  s->packed_from = from;
   return true;
 }
 
@@ -430,13 +435,15 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   const TfLiteTensor* bias =
       node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
   const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const int multiplier = params.depth_multiplier;
   if (!IsQuantized8(input->type) || filter->type != input->type ||
-      output->type != input->type || (bias != nullptr && bias->type != kTfLiteInt32) ||
-      filter->dims->data[3] != input->dims->data[3] || !tflite::IsConstantTensor(filter) ||
+      output->type != input->type || (bias != nullptr && bias->type != kTfLiteInt32) || multiplier < 1 ||
+      filter->dims->data[3] != input->dims->data[3] * multiplier || !tflite::IsConstantTensor(filter) ||
       (bias != nullptr && !tflite::IsConstantTensor(bias)) || tflite::NumElements(output) == 0) {
     return false;
   }
-  const int channels = input->dims->data[3];
+  const int channels = filter->dims->data[3];
+  s->multiplier = multiplier;
   nn::OutputRequantization rq;
   if (nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output,
                                                 params.activation, channels, "input 1 (filter)",
@@ -490,10 +497,26 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
   const WindowGeometry& g = s->geometry;
   const int64_t pixels = g.out_pixels();
   const int taps = s->taps;
-  if (s->indirection_input != input->data.raw) {
+  const uint8_t* in = input->data.uint8;
+  if (s->multiplier > 1) {
+    // Each input channel repeated `multiplier` times: output channel c then reads its input channel
+    // at the same position, as with a multiplier of 1.
+    const int input_channels = s->channels / s->multiplier;
+    const int64_t input_pixels = static_cast<int64_t>(tflite::NumElements(input)) / input_channels;
+    s->expanded.resize(static_cast<size_t>(input_pixels) * s->channels);
+    uint8_t* out = s->expanded.data();
+    for (int64_t p = 0; p < input_pixels; ++p) {
+      const uint8_t* pixel = in + p * input_channels;
+      for (int c = 0; c < input_channels; ++c) {
+        std::memset(out, pixel[c], static_cast<size_t>(s->multiplier));
+        out += s->multiplier;
+      }
+    }
+    in = s->expanded.data();
+  }
+  if (s->indirection_input != in) {
     // Per output pixel and tap (padded to even), the input pixel read or the zero-point row.
     s->indirection.assign(pixels * taps, s->zero.data());
-    const uint8_t* in = input->data.uint8;
     for (int64_t p = 0; p < pixels; ++p) {
       const int64_t plane = static_cast<int64_t>(g.out_height) * g.out_width;
       const int64_t b = p / plane;
@@ -510,7 +533,7 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
         }
       }
     }
-    s->indirection_input = input->data.raw;
+    s->indirection_input = in;
   }
   const auto dw = s->is_signed ? s->kernels->dw_s8 : s->kernels->dw_u8;
   uint8_t* output_data = output->data.uint8;

@@ -41,6 +41,23 @@ struct QuantGemmState {
   int channels = 0;
   CacheAlignedVector<uint8_t> packed_b;
   QuantOutput output;
+  // What packed_b and output were made from: a second Prepare of the same node (the runtime prepares
+  // once before a delegate looks at the graph and once after) with the same constants reuses them.
+  struct PackedFrom {
+    const uint8_t* weights = nullptr;
+    const int32_t* bias = nullptr;
+    int n = 0;
+    size_t k = 0;
+    int32_t input_zero_point = 0, weights_zero_point = 0, output_offset = 0;
+    bool rounding_up = false, is_signed = false;
+    const QuantKernels* kernels = nullptr;
+    bool operator==(const PackedFrom& o) const {
+      return weights == o.weights && bias == o.bias && n == o.n && k == o.k &&
+             input_zero_point == o.input_zero_point && weights_zero_point == o.weights_zero_point &&
+             output_offset == o.output_offset && rounding_up == o.rounding_up && is_signed == o.is_signed &&
+             kernels == o.kernels;
+    }
+  } packed_from;
   // Per thread a tile of packed rows (ThreadScratch keeps the threads' parts far apart).
   ThreadScratch<uint8_t> scratch;
 };
@@ -49,7 +66,11 @@ struct QuantDepthwiseState {
   const QuantKernels* kernels = nullptr;
   bool is_signed = false;
   WindowGeometry geometry;
-  int channels = 0;
+  int channels = 0;  // output channels
+  // Depth multiplier: output channel c reads input channel c / multiplier. Above 1 the input is first
+  // expanded, each channel repeated `multiplier` times, so the kernels see a multiplier of 1.
+  int multiplier = 1;
+  std::vector<uint8_t> expanded;
   int taps = 0;  // padded to even
   int32_t input_zero_point = 0;
   CacheAlignedVector<uint8_t> packed_w;

@@ -1,0 +1,83 @@
+#include "evaluation/kernel_usage.h"
+
+#include <map>
+
+#include "runtime/c/builtin_op_data.h"
+
+namespace touchstone {
+namespace {
+
+std::string TypeName(TfLiteType type) {
+  std::string name = TfLiteTypeGetName(type);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+}  // namespace
+
+std::string DescribeNodeConfiguration(Subgraph* subgraph, int node_index) {
+  const TfLiteNode& node = subgraph->node(node_index);
+  const std::string& op = subgraph->op_name(node_index);
+  std::string text = op;
+  const TfLiteIntArray* inputs = node.inputs;
+  if (inputs != nullptr && inputs->size > 0 && inputs->data[0] >= 0) {
+    const TfLiteType first = subgraph->tensor(inputs->data[0])->type;
+    text += " " + TypeName(first);
+    // Weights of another type (hybrid, 16x8): the second input when it is a constant.
+    if (inputs->size > 1 && inputs->data[1] >= 0) {
+      const TfLiteTensor* second = subgraph->tensor(inputs->data[1]);
+      if (second->allocation_type == kTfLiteMmapRo && second->type != first) text += "/" + TypeName(second->type);
+    }
+  }
+  if (op == "DEPTHWISE_CONV_2D" && node.builtin_data != nullptr) {
+    const auto* params = static_cast<const TfLiteDepthwiseConvParams*>(node.builtin_data);
+    text += " multiplier " + std::to_string(params->depth_multiplier);
+  }
+  return text;
+}
+
+KernelUsage KernelUsageOf(Interpreter* interpreter) {
+  KernelUsage usage;
+  for (size_t s = 0; s < interpreter->subgraphs_size(); ++s) {
+    Subgraph* subgraph = interpreter->subgraph(static_cast<int>(s));
+    for (int node_index : subgraph->execution_plan()) {
+      NodeKernel n;
+      n.subgraph = static_cast<int>(s);
+      n.node = node_index;
+      n.op = subgraph->op_name(node_index);
+      n.kernel = subgraph->node_kernel(node_index);
+      n.configuration = DescribeNodeConfiguration(subgraph, node_index);
+      if (n.kernel == "optimized") {
+        ++usage.optimized;
+      } else if (n.kernel == "reference") {
+        ++usage.reference;
+      } else {
+        ++usage.delegated;
+      }
+      usage.nodes.push_back(n);
+    }
+  }
+  return usage;
+}
+
+std::string FormatKernelUsage(const KernelUsage& usage) {
+  std::string text = "Kernels: " + std::to_string(usage.optimized) + " optimized, " + std::to_string(usage.reference) +
+                     " reference";
+  std::vector<std::string> order;
+  std::map<std::string, int> counts;
+  for (const NodeKernel& n : usage.nodes) {
+    if (n.kernel != "reference") continue;
+    if (counts[n.configuration]++ == 0) order.push_back(n.configuration);
+  }
+  if (!order.empty()) {
+    text += " (";
+    for (size_t i = 0; i < order.size(); ++i) {
+      text += (i ? ", " : "") + order[i];
+      if (counts[order[i]] > 1) text += " x" + std::to_string(counts[order[i]]);
+    }
+    text += ")";
+  }
+  return text + ", " + std::to_string(usage.delegated) + " delegated";
+}
+
+}  // namespace touchstone

@@ -1,0 +1,191 @@
+// delegate_qualify: qualifies a hardware delegate against Touchstone's single-threaded reference kernels
+// in one command, with any delegate flag every binary takes (--stable_delegate_settings_file,
+// --external_delegate_path, --use_gpu, ...). It measures op conformance (a built-in suite of single-op
+// models in every type the op takes, over edge shapes and parameters), whole-model accuracy with how
+// much of each graph the delegate took and why the rest stayed on the CPU, latency as TFLite's Delegate
+// Performance Benchmark judges it, and robustness (every item in a process of its own: a crash or hang
+// fails that item). It writes a JSON report, a CSV of the items and an HTML page. It does not measure
+// energy, memory or accuracy on a labelled data set (imagenet_eval, coco_eval), and does not bless a
+// delegate's speed on a loaded machine: NOISY says so. The work is qualification.h; docs/qualification.md.
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "delegates/providers/delegate_provider.h"
+#include "delegates/providers/registry.h"
+#include "evaluation/inference_diff.h"
+#include "tools/common/delegate_flags.h"
+#include "tools/common/flags.h"
+#include "tools/common/output_file.h"
+#include "tools/common/tool_report.h"
+#include "tools/delegate_qualify/qualification.h"
+
+namespace touchstone {
+namespace {
+
+struct QualifyFlags {
+  std::string report;
+  std::string csv;
+  std::string html;
+  std::string models;
+  std::string only;
+  std::string sections = "conformance,models,latency";
+  int32_t timeout_secs = 60;
+  int32_t num_runs = 2;
+  int32_t num_threads = 1;
+  int32_t startup_runs = 5;
+  int32_t inference_runs = 50;
+  float max_regression_pct = 5.0f;
+  bool localize = true;
+  bool gate_latency = false;
+};
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) items.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+
+// Every .tflite file directly in `path` (sorted), or `path` itself when it is a file.
+StatusOr<std::vector<std::string>> ModelPaths(const std::string& path) {
+  std::vector<std::string> paths;
+  FILE* probe = std::fopen(path.c_str(), "rb");
+  if (probe == nullptr) return InvalidInputError("--models=" + path + ": no such file or folder");
+  std::fclose(probe);
+  const std::string command = "find '" + path + "' -maxdepth 1 -type f -name '*.tflite' 2>/dev/null | sort";
+  FILE* list = popen(command.c_str(), "r");
+  if (list == nullptr) return InvalidInputError("--models=" + path + ": cannot list the folder");
+  char line[4096];
+  while (std::fgets(line, sizeof(line), list) != nullptr) {
+    std::string p(line);
+    while (!p.empty() && (p.back() == '\n' || p.back() == '\r')) p.pop_back();
+    if (!p.empty()) paths.push_back(p);
+  }
+  pclose(list);
+  if (paths.empty()) return InvalidInputError("--models=" + path + ": no .tflite model there");
+  return paths;
+}
+
+StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFlagGroup& group) {
+  if (flags.timeout_secs < 1) return UsageError("--timeout_secs must be at least 1");
+  if (flags.num_runs < 1) return UsageError("--num_runs must be at least 1");
+  if (flags.startup_runs < 3 || flags.inference_runs < 3) {
+    return UsageError("--startup_runs and --inference_runs must be at least 3 (the bootstrap needs samples)");
+  }
+  if (flags.max_regression_pct < 0) return UsageError("--max_regression_pct must not be negative");
+  std::vector<std::string> warnings;
+  TS_RETURN_IF_ERROR(CheckThreadCount("num_threads", flags.num_threads, false, &warnings));
+  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  QualifyConfig config;
+  config.conformance = config.models = config.latency = false;
+  for (const std::string& section : SplitList(flags.sections)) {
+    if (section == "conformance") {
+      config.conformance = true;
+    } else if (section == "models") {
+      config.models = true;
+    } else if (section == "latency") {
+      config.latency = true;
+    } else {
+      return UsageError("--sections: unknown section '" + section + "' (conformance, models, latency)");
+    }
+  }
+  if (!flags.models.empty()) {
+    StatusOr<std::vector<std::string>> paths = ModelPaths(flags.models);
+    if (!paths.ok()) return paths.status();
+    config.model_paths = paths.value();
+  }
+  // The delegate is created once here, so a missing .so or a bad settings file is one error line up
+  // front; each case then makes its own in its own process.
+  auto factory = [&table, &group, &flags]() {
+    return group.CreateDelegates(table, flags.num_threads, /*use_reference_kernels=*/true);
+  };
+  StatusOr<std::vector<ProvidedDelegate>> probe = factory();
+  if (!probe.ok()) return probe.status();
+  if (probe.value().empty()) {
+    return UsageError("no delegate to qualify: give one of the delegate flags (--stable_delegate_settings_file, "
+                      "--external_delegate_path, --use_gpu, --use_xnnpack, ...)");
+  }
+  const std::string delegates = DescribeDelegates(probe.value(), group.params());
+  config.float_tolerance = group.ReducedPrecision(probe.value()) ? kQualifyFloat16Tolerance : kQualifyFloat32Tolerance;
+  probe = StatusOr<std::vector<ProvidedDelegate>>(std::vector<ProvidedDelegate>());
+  config.only = flags.only;
+  config.timeout_secs = flags.timeout_secs;
+  config.diff_runs = flags.num_runs;
+  config.num_threads = flags.num_threads;
+  config.startup_runs = flags.startup_runs;
+  config.inference_runs = flags.inference_runs;
+  config.max_regression_pct = flags.max_regression_pct;
+  config.localize = flags.localize;
+  config.isolate = true;
+  for (const auto& given : table.GivenValues()) {
+    if (group.params().Has(given.first) || given.first == "num_threads") {
+      config.delegate_flags += (config.delegate_flags.empty() ? "--" : " --") + given.first + "=" + given.second;
+    }
+  }
+  StatusOr<QualificationReport> report = RunQualification(config, factory, stderr);
+  if (!report.ok()) return report.status();
+  QualificationReport& r = report.value();
+  r.delegates = delegates;
+  r.envelope = NewEnvelope("delegate_qualify", 1);
+  r.envelope.model.path = flags.models.empty() ? "(built-in suite)" : flags.models;
+  r.envelope.config.num_threads = flags.num_threads;
+  r.envelope.config.kernels = "reference";
+  CompleteEnvelope(table, group, &r.envelope);
+  std::cout << FormatQualification(r);
+  if (!flags.report.empty()) TS_RETURN_IF_ERROR(WriteFileAtomically(flags.report, QualificationJson(r), "report"));
+  if (!flags.csv.empty()) TS_RETURN_IF_ERROR(WriteFileAtomically(flags.csv, QualificationCsv(r), "csv"));
+  if (!flags.html.empty()) TS_RETURN_IF_ERROR(WriteFileAtomically(flags.html, QualificationHtml(r), "html"));
+  int code = QualificationExitCode(r);
+  if (flags.gate_latency) {
+    for (const LatencyResult& l : r.latency) {
+      if (l.verdict == "FAIL") code = 1;
+    }
+  }
+  return code;
+}
+
+int Main(int argc, char** argv) {
+  QualifyFlags flags;
+  FlagTable table;
+  table.AddString("report", &flags.report, "write the JSON report here (docs/qualification.md)");
+  table.AddString("csv", &flags.csv, "write one CSV row per case and model here");
+  table.AddString("html", &flags.html, "write a self-contained HTML page here");
+  table.AddString("models", &flags.models,
+                  "a folder of .tflite models (or one model) to qualify on; default: the suite's built-in models");
+  table.AddString("only", &flags.only, "run only this case or model id (as the report names it), in this process");
+  table.AddString("sections", &flags.sections, "what to run: any of conformance,models,latency");
+  table.AddInt("timeout_secs", &flags.timeout_secs, "a case, model or latency run that takes longer is a HANG");
+  table.AddInt("num_runs", &flags.num_runs, "inference_diff runs per case and model (3 invocations each)");
+  table.AddInt("num_threads", &flags.num_threads, "CPU threads of the latency runs, with and without the delegate");
+  table.AddInt("startup_runs", &flags.startup_runs, "latency: interpreter starts measured per side");
+  table.AddInt("inference_runs", &flags.inference_runs, "latency: invocations measured per side");
+  table.AddFloat("max_regression_pct", &flags.max_regression_pct,
+                 "latency: largest slowdown against the CPU that passes (with a warning), in percent");
+  table.AddBool("localize", &flags.localize, "for a failing model, find the first node whose delegation diverges");
+  table.AddBool("gate_latency", &flags.gate_latency, "a latency FAIL also makes the exit code 1");
+  DelegateFlagGroup delegate_flags;
+  delegate_flags.AddTo(&table);
+  bool help = false;
+  std::vector<std::string> warnings;
+  Status parsed = table.Parse(argc, argv, &help, &warnings);
+  if (help) {
+    std::cout << table.Usage("delegate_qualify");
+    return 0;
+  }
+  if (!parsed.ok()) return ReportFailure(parsed);
+  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  StatusOr<int> code = Run(flags, table, delegate_flags);
+  return code.ok() ? code.value() : ReportFailure(code.status());
+}
+
+}  // namespace
+}  // namespace touchstone
+
+int main(int argc, char** argv) { return touchstone::Main(argc, argv); }
