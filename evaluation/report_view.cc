@@ -46,6 +46,7 @@ svg.chart .block-label { fill: #fff; pointer-events: none; }
 .examples figure { margin: 0 0 16px 0; font-size: 12px; }
 .missing { width: 180px; height: 120px; background: #eee; color: #666; font-size: 11px; padding: 6px;
   box-sizing: border-box; overflow: hidden; }
+pre.gate { white-space: pre-wrap; font-size: 12px; }
 .key span { display: inline-block; padding: 1px 6px; margin-right: 6px; color: #fff; font-size: 12px; }
 )";
 
