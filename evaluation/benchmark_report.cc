@@ -261,6 +261,14 @@ std::string ReportToJson(const BenchmarkReport& r) {
       subgraphs.push_back(e);
     }
     profile["subgraphs"] = subgraphs;
+    // The last profiled run node by node (report_view draws it).
+    ordered_json events = ordered_json::array();
+    for (const OpTimelineEvent& e : r.op_profile.timeline) {
+      events.push_back({{"subgraph", e.subgraph}, {"node_index", e.node_index}, {"type", e.type}, {"name", e.name},
+                        {"kernel", e.kernel}, {"delegate", e.delegate}, {"inside_of", e.inside_of}, {"thread", e.thread},
+                        {"start_us", e.start_us}, {"duration_us", e.duration_us}});
+    }
+    profile["timeline"] = {{"run", r.op_profile.runs - 1}, {"events", events}};
     j["op_profile"] = profile;
   } else {
     j["op_profile"] = nullptr;

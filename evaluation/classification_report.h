@@ -14,6 +14,7 @@
 #include "evaluation/image_classification.h"
 #include "evaluation/quality_gate.h"
 #include "evaluation/report_envelope.h"
+#include "evaluation/shards.h"
 #include "runtime/status.h"
 
 namespace touchstone {
@@ -35,6 +36,9 @@ struct ClassificationReport {
   const ClassificationResult* result = nullptr;
   bool has_reference = false;
   bool per_image = false;  // every image's top-10 with labels, not only the compact top-1 indices
+  // The dataset's folder (--ground_truth_images_path or --class_folders_path): the worst misclassified
+  // images are also named relative to it ("file"), for a page made elsewhere (report_view --images_root).
+  std::string image_root;
   struct Gate {
     bool requested = false;
     std::string baseline_path;
@@ -43,7 +47,19 @@ struct ClassificationReport {
   } gate;
 };
 
+// The report. A shard report (envelope.shard) also holds each latency figure's state (shards.h).
+// "worst_misclassified": at most kWorstMisclassified images whose label was not ranked first, worst
+// first: label missed from the top 10, then ranked lower, then the more confident the wrong top-1, then
+// list order.
 nlohmann::ordered_json ClassificationReportJson(const ClassificationReport& report);
+constexpr size_t kWorstMisclassified = 24;
+
+// The report one run over every image of `shards` (checked and in order: CheckShardReports) would
+// have written, from their per-image results: top-K and per-class counts added, predictions, skipped
+// images and per-image entries in list order, the worst misclassified images chosen again from each
+// shard's, the accuracies computed from the counts as a run computes them. Latencies are merged
+// (MergedLatency); wall_seconds is the shards' sum, images_per_second the images over it.
+StatusOr<nlohmann::ordered_json> MergeClassificationShards(const std::vector<ShardReport>& shards);
 
 // What the gate needs from a report read back: the envelope, top-K accuracy and each evaluated image's
 // top-1 output index.

@@ -1,5 +1,7 @@
 #include "evaluation/classification_report.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace touchstone {
@@ -72,6 +74,70 @@ TEST(ClassificationReportTest, RoundTripAndGate) {
   ASSERT_EQ(differences.size(), 1u);
   EXPECT_EQ(differences[0].rfind("dataset_sha256 ", 0), 0u) << differences[0];
   EXPECT_EQ(ParseClassificationReport("[]", "x.json").status().code(), StatusCode::kInvalidInput);
+}
+
+// The fixture's images [first, end) as one run over them would report them (image indices into the whole
+// list), as a shard of `count` when count > 0.
+nlohmann::ordered_json PartReport(const Fixture& f, int first, int end, int index, int count) {
+  const std::vector<std::vector<double>> scores = {{0.9, 0.1}, {0.8, 0.2}, {0.7, 0.3}, {0.4, 0.6}};
+  static ClassificationResult result;  // the report points at it
+  result = ClassificationResult();
+  result.output_labels = f.result.output_labels;
+  result.topk = TopKAccumulator(2);
+  for (int i = first; i < end; ++i) {
+    const int rank = result.topk.Add(scores[i], result.output_labels, f.images[i].label);
+    result.evaluated.push_back({i, scores[i][0] > scores[i][1] ? 0 : 1, rank, std::max(scores[i][0], scores[i][1])});
+    result.inference_us.Add(100 + i);
+    result.preprocessing_us.Add(10 + i);
+  }
+  result.wall_seconds = 0.5;
+  ClassificationReport report;
+  report.envelope.start_time = "2026-11-28T00:00:00Z";
+  report.envelope.touchstone_version = "v1";
+  report.envelope.config.settings = DatasetSettings(f.images, f.result.output_labels, "tflite_default", 0);
+  if (count > 0) report.envelope.shard = ShardPart(ShardSpecFromFlags(index, count).value(), 4, "images");
+  report.images = &f.images;
+  report.result = &result;
+  report.image_root = "/a";
+  return ClassificationReportJson(report);
+}
+
+TEST(ClassificationReportTest, MergedShardsEqualTheWholeRun) {
+  Fixture f;
+  const nlohmann::ordered_json whole = PartReport(f, 0, 4, 0, 0);
+  EXPECT_EQ(whole["worst_misclassified"].size(), 1u);
+  EXPECT_EQ(whole["worst_misclassified"][0]["file"], "3.jpg");
+  EXPECT_EQ(whole["worst_misclassified"][0]["top1_label"], "cat");
+  for (int count : {1, 2, 3, 6}) {
+    std::vector<ShardReport> shards;
+    for (int index = count - 1; index >= 0; --index) {
+      const ShardInfo part = ShardPart(ShardSpecFromFlags(index, count).value(), 4, "images");
+      ShardReport r;
+      r.path = "s" + std::to_string(index) + ".json";
+      r.json = PartReport(f, static_cast<int>(part.first), static_cast<int>(part.end), index, count);
+      EXPECT_TRUE(r.json["latency"]["inference"].contains("state"));
+      shards.push_back(r);
+    }
+    ASSERT_TRUE(CheckShardReports(2, &shards).ok());
+    StatusOr<nlohmann::ordered_json> merged = MergeClassificationShards(shards);
+    ASSERT_TRUE(merged.ok()) << merged.status().message();
+    const nlohmann::ordered_json& m = merged.value();
+    for (const char* key : {"num_evaluation_runs", "topk_accuracy", "topk_hits", "per_class", "predictions",
+                            "skipped", "reference", "images", "worst_misclassified", "configuration", "model"}) {
+      EXPECT_EQ(m[key].dump(), whole[key].dump()) << key << " with " << count << " shards";
+    }
+    EXPECT_EQ(m["latency"]["inference"]["count"], 4);
+    EXPECT_FALSE(m["latency"]["inference"].contains("state"));
+    EXPECT_EQ(m["latency"]["inference"]["tflite"]["avg"].get<double>(), 101.5);
+    EXPECT_EQ(m["merged"]["shards"], count);
+    EXPECT_FALSE(m.contains("shard"));
+    EXPECT_DOUBLE_EQ(m["wall_seconds"].get<double>(), 0.5 * count);
+  }
+  // A shard report is not a baseline for a whole run.
+  const StatusOr<ClassificationBaseline> shard = ParseClassificationReport(PartReport(f, 0, 2, 0, 2).dump(), "s.json");
+  ASSERT_TRUE(shard.ok());
+  EXPECT_EQ(ConfigDifferences(shard.value().envelope, ParseClassificationReport(whole.dump(), "w.json").value().envelope),
+            (std::vector<std::string>{"shard 0 of 2 -> whole run"}));
 }
 
 }  // namespace

@@ -235,6 +235,19 @@ CocoMetrics EvaluateCoco(const std::vector<CocoBox>& ground_truth, const std::ve
     }
     metrics.category_ap.emplace_back(category_ids[k], count == 0 ? -1.0 : sum / count);
   }
+  for (size_t t = 0; t < T; ++t) {
+    std::vector<double> curve(R, -1.0);
+    for (size_t r = 0; r < R; ++r) {
+      double sum = 0;
+      int count = 0;
+      for (size_t k = 0; k < K; ++k) {
+        const double v = precision[idx_p(t, r, k, 0, 2)];
+        if (v > -1) sum += v, ++count;
+      }
+      if (count > 0) curve[r] = sum / count;
+    }
+    metrics.pr_curves.push_back(curve);
+  }
   metrics.values = {summarize(true, -1, 0, 2),  summarize(true, 0, 0, 2),   summarize(true, 5, 0, 2),
                     summarize(true, -1, 1, 2),  summarize(true, -1, 2, 2),  summarize(true, -1, 3, 2),
                     summarize(false, -1, 0, 0), summarize(false, -1, 0, 1), summarize(false, -1, 0, 2),

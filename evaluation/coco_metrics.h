@@ -25,6 +25,10 @@ struct CocoMetrics {
   // AP@[.5:.95] (area all, 100 detections) of each category, in category id order; -1 where the
   // category has no ground truth.
   std::vector<std::pair<int64_t, double>> category_ap;
+  // The precision-recall curve of each IoU threshold (0.50, 0.55, ..., 0.95): the interpolated precision
+  // at COCO's 101 recall points (0, 0.01, ..., 1) averaged over the categories with ground truth (area
+  // all, 100 detections), -1 where none has any. AP@[.5:.95] is the mean of these curves' points.
+  std::vector<std::vector<double>> pr_curves;
   static const char* Label(int i);  // "Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ]"
 };
 

@@ -63,6 +63,17 @@ TEST(CocoMetricsTest, FalsePositiveAboveTheTruePositive) {
   EXPECT_NEAR(m.values[1], 0.5, 1e-12);
   EXPECT_NEAR(m.values[8], 1.0, 1e-12);
   EXPECT_NEAR(m.values[6], 0.0, 1e-12);  // maxDets=1 keeps only the wrong box
+  // The curves: precision 1/2 at every recall point, at every threshold; their mean is the AP.
+  ASSERT_EQ(m.pr_curves.size(), 10u);
+  double sum = 0;
+  for (const std::vector<double>& curve : m.pr_curves) {
+    ASSERT_EQ(curve.size(), 101u);
+    for (double p : curve) sum += p;
+    EXPECT_NEAR(curve[0], 0.5, 1e-12);
+    EXPECT_NEAR(curve[100], 0.5, 1e-12);
+  }
+  EXPECT_NEAR(sum / 1010, m.values[0], 1e-12);
+  EXPECT_EQ(EvaluateCoco({}, dets, {1}, {1}).pr_curves[0][0], -1.0);  // no ground truth
 }
 
 TEST(CocoMetricsTest, PerCategoryAp) {

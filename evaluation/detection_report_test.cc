@@ -46,5 +46,93 @@ TEST(DetectionReportTest, SettingsNameTheImageSet) {
   EXPECT_EQ(ParseDetectionReport("{}", "x.json").status().code(), StatusCode::kInvalidInput);
 }
 
+// Three 100x50 images, one box each of class 1; the model finds two of them and adds a false positive.
+struct DetectionFixture {
+  CocoDataset gt;
+  std::vector<std::vector<TfliteBox>> predicted;
+  DetectionFixture() {
+    for (int i = 0; i < 3; ++i) {
+      gt.images.push_back({i + 1, "i" + std::to_string(i) + ".jpg", 100, 50});
+      CocoBox a;
+      a.image_id = i + 1;
+      a.category_id = 1;
+      a.x = 10;
+      a.y = 5;
+      a.w = 40;
+      a.h = 20;
+      a.area = 800;
+      gt.annotations.push_back(a);
+    }
+    gt.categories = {{1, "cat"}, {2, "dog"}};
+    TfliteBox hit;
+    hit.ymin = 0.1f;
+    hit.xmin = 0.1f;
+    hit.ymax = 0.5f;
+    hit.xmax = 0.5f;
+    hit.class_id = 1;
+    hit.score = 0.9f;
+    TfliteBox wrong = hit;
+    wrong.class_id = 2;
+    wrong.score = 0.7f;
+    predicted = {{hit}, {hit, wrong}, {}};
+  }
+};
+
+TEST(DetectionReportTest, ExamplesMarkHitsMissesAndFalsePositives) {
+  DetectionFixture f;
+  const std::vector<std::vector<TfliteBox>> truth = TfliteGroundTruth(f.gt, f.gt.images);
+  ASSERT_EQ(truth[0].size(), 1u);
+  EXPECT_FLOAT_EQ(truth[0][0].ymax, 0.5f);
+  const std::vector<CocoBox> detections = CocoDetections(f.gt.images, f.predicted);
+  ASSERT_EQ(detections.size(), 3u);
+  EXPECT_DOUBLE_EQ(detections[0].w, static_cast<double>(0.5f - 0.1f) * 100);
+  const DetectionScores scores = ScoreDetections("both", &f.gt, f.gt.images, truth, f.predicted, detections);
+  ASSERT_FALSE(scores.coco.is_null());
+  ASSERT_EQ(scores.pr_curves["precision"].size(), 10u);
+  ASSERT_EQ(scores.examples.size(), 3u);
+  // Most errors first: image 2 (one false positive) and image 3 (one miss) before image 1 (none).
+  EXPECT_EQ(scores.examples[0]["image_id"], 2);
+  EXPECT_EQ(scores.examples[0]["false_positives"], 1);
+  EXPECT_EQ(scores.examples[0]["detections"][1]["name"], "dog");
+  EXPECT_FALSE(scores.examples[0]["detections"][1]["hit"].get<bool>());
+  EXPECT_EQ(scores.examples[1]["image_id"], 3);
+  EXPECT_EQ(scores.examples[1]["missed"], 1);
+  EXPECT_TRUE(scores.examples[2]["ground_truth"][0]["hit"].get<bool>());
+  EXPECT_TRUE(ScoreDetections("tflite", &f.gt, f.gt.images, truth, f.predicted, detections).pr_curves.is_null());
+}
+
+TEST(DetectionReportTest, MergedShardsScoreAsTheWholeRun) {
+  DetectionFixture f;
+  const std::string sha = std::string(64, 'e');
+  const std::vector<std::vector<TfliteBox>> truth = TfliteGroundTruth(f.gt, f.gt.images);
+  const DetectionScores whole =
+      ScoreDetections("both", &f.gt, f.gt.images, truth, f.predicted, CocoDetections(f.gt.images, f.predicted));
+  std::vector<ShardReport> shards;
+  for (int index = 0; index < 2; ++index) {
+    ReportEnvelope e{kDetectionReportSchema, kDetectionReportVersion, "coco_eval"};
+    e.config.settings = DetectionSettings(f.gt.images, sha, "both", 1);
+    e.shard = ShardPart(ShardSpecFromFlags(index, 2).value(), 3, "images");
+    const std::vector<CocoImage> images(f.gt.images.begin() + e.shard.first, f.gt.images.begin() + e.shard.end);
+    const std::vector<std::vector<TfliteBox>> predicted(f.predicted.begin() + e.shard.first,
+                                                        f.predicted.begin() + e.shard.end);
+    ShardReport r;
+    r.path = "s" + std::to_string(index) + ".json";
+    r.json = EnvelopeJson(e);
+    r.json["detections"] = ShardDetectionsJson(images, predicted);
+    shards.push_back(r);
+  }
+  ASSERT_TRUE(CheckShardReports(kDetectionReportVersion, &shards).ok());
+  StatusOr<nlohmann::ordered_json> merged = MergeDetectionShards(shards, f.gt, sha);
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_EQ(merged.value()["coco"].dump(), whole.coco.dump());
+  EXPECT_EQ(merged.value()["tflite"].dump(), whole.tflite.dump());
+  EXPECT_EQ(merged.value()["per_class"].dump(), whole.per_class.dump());
+  EXPECT_EQ(merged.value()["examples"].dump(), whole.examples.dump());
+  EXPECT_EQ(merged.value()["num_detections"], 3);
+  // Another ground truth file is refused.
+  EXPECT_NE(MergeDetectionShards(shards, f.gt, std::string(64, 'f')).status().message().find("is not the one"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace touchstone

@@ -311,8 +311,16 @@ Status RunClassification(const std::vector<LabelledImage>& images, const Classif
     prediction.label = images[i].label;
     prediction.first_hit_rank = result->topk.Add(scores, labels, images[i].label);
     prediction.top_indices = TopKIndices(scores, config.top_k);
-    result->evaluated.push_back({static_cast<int>(i), prediction.top_indices.empty() ? -1 : prediction.top_indices[0],
-                                 prediction.first_hit_rank});
+    EvaluatedImage evaluated{static_cast<int>(i), prediction.top_indices.empty() ? -1 : prediction.top_indices[0],
+                             prediction.first_hit_rank};
+    if (evaluated.top1 >= 0) {
+      const TfLiteTensor& output = *interpreter->output_tensor(0);
+      const double raw = scores[static_cast<size_t>(evaluated.top1)];
+      evaluated.top1_score = output.type != kTfLiteFloat32 && output.params.scale > 0
+                                 ? (raw - output.params.zero_point) * output.params.scale
+                                 : raw;
+    }
+    result->evaluated.push_back(evaluated);
     if (reference != nullptr) {
       std::vector<double> reference_scores;
       Status checked = Infer(reference, prepared.tensor, &reference_scores, &latency_us);

@@ -125,6 +125,7 @@ struct EvaluatedImage {
   int image = 0;           // index into the image list
   int top1 = -1;           // the output index ranked first
   int first_hit_rank = 0;  // 1-based; 0 = miss within top_k
+  double top1_score = 0.0;  // its score, dequantized for a quantized output
 };
 
 struct ClassificationResult {

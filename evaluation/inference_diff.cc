@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -89,6 +91,23 @@ bool Readable(const TfLiteTensor& t) {
   return t.data.raw != nullptr || t.bytes == 0;
 }
 
+// Whether the model keeps state from one invoke to the next: variable tensors (SVDF, LSTM states) or
+// resource variables. A shard of its runs must then replay the runs before it to start where a single
+// run would be.
+bool HoldsState(Interpreter* interpreter) {
+  for (size_t g = 0; g < interpreter->subgraphs_size(); ++g) {
+    Subgraph* subgraph = interpreter->subgraph(static_cast<int>(g));
+    for (size_t t = 0; t < subgraph->tensors_size(); ++t) {
+      if (subgraph->tensor(static_cast<int>(t))->is_variable) return true;
+    }
+    for (size_t n = 0; n < subgraph->nodes_size(); ++n) {
+      const std::string& op = subgraph->op_name(static_cast<int>(n));
+      if (op == "VAR_HANDLE" || op == "ASSIGN_VARIABLE" || op == "READ_VARIABLE") return true;
+    }
+  }
+  return false;
+}
+
 // One tensor being compared across runs.
 struct Tracked {
   TensorDiffAccumulator accumulator;
@@ -126,6 +145,7 @@ void Finish(const Tracked& tracked, const TfLiteTensor& reference, const Inferen
                                      : config.thresholds;
   entry->mismatch = tracked.mismatch;
   entry->breach = !tracked.mismatch.empty() ? tracked.mismatch : DescribeBreach(entry->diff, entry->thresholds);
+  entry->state = tracked.accumulator.state();
 }
 
 
@@ -305,6 +325,14 @@ nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
     j["elements_differing"] = d.elements_differing;
     j["nonfinite_mismatches"] = d.nonfinite_mismatches;
     j["compared_bytewise"] = d.compared_bytewise;
+    // Every element's error by power of two (report_view draws it).
+    std::vector<int> log2;
+    std::vector<int64_t> counts;
+    for (const auto& b : d.error_log2_histogram) {
+      log2.push_back(b.first);
+      counts.push_back(b.second);
+    }
+    j["error_histogram"] = {{"zero", d.zero_errors}, {"log2", log2}, {"count", counts}};
     if (d.quantized) {
       j["quantized"] = {{"scale", d.scale},
                         {"zero_point", d.zero_point},
@@ -320,6 +348,141 @@ nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
   }
   j["breach"] = e.breach.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.breach);
   return j;
+}
+
+// An accumulator's state as a shard report holds it; doubles that may be infinite or NaN as StateNumber.
+nlohmann::ordered_json StateJson(const TensorDiffAccumulator::State& s) {
+  auto numbers = [](const std::vector<double>& values) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (double v : values) list.push_back(StateNumber(v));
+    return list;
+  };
+  nlohmann::ordered_json j;
+  j["first_run"] = s.first_run;
+  j["run_means"] = numbers(s.run_means);
+  j["run_relative"] = numbers(s.run_relative);
+  j["run_cosine"] = numbers(s.run_cosine);
+  j["max_relative"] = StateNumber(s.max_relative);
+  j["max_abs"] = StateNumber(s.max_abs);
+  j["quantized"] = s.quantized;
+  j["scale"] = StateNumber(s.scale);
+  j["zero_point"] = s.zero_point;
+  j["histogram"] = s.histogram;
+  j["max_run"] = s.max_run;
+  j["max_index"] = s.max_index;
+  j["reference_at_max"] = StateNumber(s.reference_at_max);
+  j["test_at_max"] = StateNumber(s.test_at_max);
+  j["elements"] = s.elements;
+  j["differing"] = s.differing;
+  j["nonfinite"] = s.nonfinite;
+  j["bytewise"] = s.bytewise;
+  std::vector<int> log2;
+  std::vector<int64_t> counts;
+  for (size_t b = 0; b < s.error_log2.size(); ++b) {
+    if (s.error_log2[b] == 0) continue;
+    log2.push_back(static_cast<int>(b) + kErrorLog2Min);
+    counts.push_back(s.error_log2[b]);
+  }
+  j["error_log2"] = log2;
+  j["error_log2_count"] = counts;
+  j["zeros"] = s.zeros;
+  return j;
+}
+
+bool ReadState(const nlohmann::ordered_json& j, TensorDiffAccumulator::State* s) {
+  if (!j.is_object()) return false;
+  auto integer = [&](const char* key, int64_t* v) {
+    if (!j.contains(key) || !j[key].is_number_integer()) return false;
+    *v = j[key].get<int64_t>();
+    return true;
+  };
+  auto number = [&](const char* key, double* v) { return j.contains(key) && ReadStateNumber(j[key], v); };
+  auto numbers = [&](const char* key, std::vector<double>* values) {
+    if (!j.contains(key) || !j[key].is_array()) return false;
+    for (const nlohmann::ordered_json& v : j[key]) {
+      double d = 0;
+      if (!ReadStateNumber(v, &d)) return false;
+      values->push_back(d);
+    }
+    return true;
+  };
+  int64_t zero_point = 0;
+  bool ok = integer("first_run", &s->first_run) && numbers("run_means", &s->run_means) &&
+            numbers("run_relative", &s->run_relative) && numbers("run_cosine", &s->run_cosine) &&
+            s->run_means.size() == s->run_relative.size() && s->run_means.size() == s->run_cosine.size() &&
+            number("max_relative", &s->max_relative) && number("max_abs", &s->max_abs) && number("scale", &s->scale) &&
+            integer("zero_point", &zero_point) && integer("max_run", &s->max_run) &&
+            integer("max_index", &s->max_index) && number("reference_at_max", &s->reference_at_max) &&
+            number("test_at_max", &s->test_at_max) && integer("elements", &s->elements) &&
+            integer("differing", &s->differing) && integer("nonfinite", &s->nonfinite) && j.contains("quantized") &&
+            j["quantized"].is_boolean() && j.contains("bytewise") && j["bytewise"].is_boolean() &&
+            j.contains("histogram") && j["histogram"].is_array() && j["histogram"].size() == 4;
+  if (!ok) return false;
+  for (size_t b = 0; b < 4; ++b) {
+    if (!j["histogram"][b].is_number_integer()) return false;
+    s->histogram[b] = j["histogram"][b].get<int64_t>();
+  }
+  if (!integer("zeros", &s->zeros) || !j.contains("error_log2") || !j["error_log2"].is_array() ||
+      !j.contains("error_log2_count") || !j["error_log2_count"].is_array() ||
+      j["error_log2"].size() != j["error_log2_count"].size()) {
+    return false;
+  }
+  for (size_t b = 0; b < j["error_log2"].size(); ++b) {
+    const nlohmann::ordered_json& e = j["error_log2"][b];
+    const nlohmann::ordered_json& n = j["error_log2_count"][b];
+    if (!e.is_number_integer() || !n.is_number_integer()) return false;
+    const int64_t exponent = e.get<int64_t>();
+    if (exponent < kErrorLog2Min || exponent > kErrorLog2Max) return false;
+    s->error_log2[static_cast<size_t>(exponent - kErrorLog2Min)] = n.get<int64_t>();
+  }
+  s->zero_point = static_cast<int32_t>(zero_point);
+  s->quantized = j["quantized"].get<bool>();
+  s->bytewise = j["bytewise"].get<bool>();
+  return true;
+}
+
+DiffThresholds ThresholdsFrom(const nlohmann::ordered_json& j) {
+  DiffThresholds t;
+  auto get = [&](const char* key, double off) {
+    return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : off;
+  };
+  t.max_avg_error = get("max_avg_error", -1.0);
+  t.max_abs_error = get("max_abs_error", -1.0);
+  t.min_cosine = get("min_cosine", -1.0);
+  t.max_relative_error = get("max_relative_error", -1.0);
+  t.qualify = j.is_object() && j.value("source", std::string()) == "qualify";
+  return t;
+}
+
+// The first diverging op, the verdict and the failure line, from finished outputs and layers;
+// `inputs_of(layer)` names the inputs of a layer's op.
+void Conclude(InferenceDiffResult* result, const std::function<std::vector<DivergenceInput>(int)>& inputs_of) {
+  // The first diverging op: the first tensor beyond a threshold (or differing in shape or type); with no
+  // threshold, the first that differs at all (information, not a failure).
+  for (size_t l = 0; l < result->layers.size() && result->first_divergence < 0; ++l) {
+    const LayerDiffEntry& e = result->layers[l];
+    if (!e.breach.empty()) {
+      result->first_divergence = static_cast<int>(l);
+      result->divergence_is_breach = true;
+    }
+  }
+  if (result->first_divergence < 0 && !result->checked) {
+    for (size_t l = 0; l < result->layers.size() && result->first_divergence < 0; ++l) {
+      if (result->layers[l].diff.elements_differing > 0) result->first_divergence = static_cast<int>(l);
+    }
+  }
+  if (result->first_divergence >= 0) result->divergence_inputs = inputs_of(result->first_divergence);
+  if (result->divergence_is_breach) {
+    result->passed = false;
+    result->failure = DivergenceLine(*result) + " (the first diverging op in execution order)";
+  } else {
+    for (const OutputDiffEntry& e : result->outputs) {
+      if (e.breach.empty()) continue;
+      result->passed = false;
+      result->failure = "OutputDiff[" + std::to_string(e.index) + "] " + TensorLabel(e.tensor, e.name) + ": " + e.breach;
+      break;
+    }
+  }
 }
 
 nlohmann::ordered_json ThresholdsJson(const DiffThresholds& t) {
@@ -548,13 +711,38 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   if (config.layerwise) layers = PlanLayers(test, ref, &inside_partitions);
   std::vector<Tracked> layer_tracks(layers.size());
 
+  // A shard runs its part of the runs; the generator first goes through the runs before it, drawing what
+  // a single run would have drawn for them (TFLite's sequence carries from run to run).
+  const ShardInfo part = ShardPart(config.shard, config.num_runs, "runs");
+  for (Tracked& t : output_tracks) t.accumulator.set_first_run(part.first);
+  for (Tracked& t : layer_tracks) t.accumulator.set_first_run(part.first);
   GaussianInputGenerator generator(config.seed);
   std::vector<std::vector<uint8_t>> inputs(num_inputs);
-  for (int run = 0; run < config.num_runs; ++run) {
+  // A model that keeps state between invokes replays those runs through both interpreters, unmeasured.
+  const bool replay = part.first > 0 && (HoldsState(ref) || HoldsState(test));
+  for (int64_t run = 0; run < part.first; ++run) {
     for (size_t i = 0; i < num_inputs; ++i) {
       const TfLiteTensor* t = ref->input_tensor(i);
       if (fixed[i] != nullptr) {
-        if (run == 0) inputs[i] = fixed[i]->bytes;
+        if (replay && run == 0) inputs[i] = fixed[i]->bytes;
+        continue;
+      }
+      Status s = generator.Fill(t->type, tflite::NumElements(t), &inputs[i]);
+      if (!s.ok()) return s.WithContext(std::string("input '") + (t->name ? t->name : "") + "'");
+    }
+    if (!replay) continue;
+    LatencyStats unmeasured;
+    TS_RETURN_IF_ERROR(CopyInputs(inputs, test).WithContext("test interpreter"));
+    TS_RETURN_IF_ERROR(InvokeTimed(test, config.invocations_per_run, "test interpreter", &unmeasured));
+    TS_RETURN_IF_ERROR(CopyInputs(inputs, ref).WithContext("reference interpreter"));
+    TS_RETURN_IF_ERROR(InvokeTimed(ref, config.invocations_per_run, "reference interpreter", &unmeasured));
+  }
+  result.replayed_runs = replay ? static_cast<int>(part.first) : 0;
+  for (int64_t run = part.first; run < part.end; ++run) {
+    for (size_t i = 0; i < num_inputs; ++i) {
+      const TfLiteTensor* t = ref->input_tensor(i);
+      if (fixed[i] != nullptr) {
+        if (run == part.first && !replay) inputs[i] = fixed[i]->bytes;
         continue;
       }
       Status s = generator.Fill(t->type, tflite::NumElements(t), &inputs[i]);
@@ -597,6 +785,7 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   envelope.config.settings = {{"num_runs", std::to_string(config.num_runs)},
                               {"seed", std::to_string(config.seed)},
                               {"invocations_per_run", std::to_string(config.invocations_per_run)}};
+  if (part.present()) envelope.shard = part;
   result.num_runs = config.num_runs;
   result.invocations_per_run = config.invocations_per_run;
   result.seed = config.seed;
@@ -620,31 +809,10 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   }
   result.layers = std::move(layers);
 
-  // The first diverging op: the first tensor beyond a threshold (or differing in shape or type); with no
-  // threshold, the first that differs at all (information, not a failure).
-  for (size_t l = 0; l < result.layers.size() && result.first_divergence < 0; ++l) {
-    const LayerDiffEntry& e = result.layers[l];
-    if (!e.breach.empty()) {
-      result.first_divergence = static_cast<int>(l);
-      result.divergence_is_breach = true;
-    }
-  }
-  if (result.first_divergence < 0 && !result.checked) {
-    for (size_t l = 0; l < result.layers.size() && result.first_divergence < 0; ++l) {
-      if (result.layers[l].diff.elements_differing > 0) result.first_divergence = static_cast<int>(l);
-    }
-  }
-  if (result.first_divergence >= 0) result.divergence_inputs = DescribeInputs(result.layers, result.first_divergence, test);
-
-  if (result.divergence_is_breach) {
-    result.passed = false;
-    result.failure = DivergenceLine(result) + " (the first diverging op in execution order)";
-  } else {
-    for (const OutputDiffEntry& e : result.outputs) {
-      if (e.breach.empty()) continue;
-      result.passed = false;
-      result.failure = "OutputDiff[" + std::to_string(e.index) + "] " + TensorLabel(e.tensor, e.name) + ": " + e.breach;
-      break;
+  Conclude(&result, [&](int layer) { return DescribeInputs(result.layers, layer, test); });
+  if (part.present()) {
+    for (size_t l = 0; l < result.layers.size(); ++l) {
+      result.layer_inputs.push_back(DescribeInputs(result.layers, static_cast<int>(l), test));
     }
   }
   return result;
@@ -652,6 +820,15 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
 
 std::string FormatInferenceDiff(const InferenceDiffResult& r) {
   std::ostringstream out;
+  if (r.envelope.shard.present()) {
+    const ShardInfo& s = r.envelope.shard;
+    out << "Shard " << s.index << " of " << s.count << ": runs " << s.first << " to " << s.end << " of " << s.total
+        << " (merge the shard reports with merge_reports)";
+    if (r.replayed_runs > 0) out << "; the model keeps state between invokes: the " << r.replayed_runs << " runs before were replayed unmeasured";
+    out << "\n";
+  } else if (r.envelope.merged.present()) {
+    out << "Merged from " << r.envelope.merged.shards << " shards\n";
+  }
   out << "Reference: reference kernels, 1 thread, no delegate. Test: " << r.test_kernels << " kernels, "
       << r.test_num_threads << (r.test_num_threads == 1 ? " thread" : " threads");
   int applied = 0;
@@ -747,8 +924,9 @@ std::string InferenceDiffJson(const InferenceDiffResult& r) {
   j["num_runs"] = r.num_runs;
   j["invocations_per_run"] = r.invocations_per_run;
   j["seed"] = r.seed;
-  j["reference"] = {{"kernels", "reference"}, {"num_threads", 1}, {"latency", LatencyStatsJson(r.reference_latency, false)}};
-  j["test"] = {{"latency", LatencyStatsJson(r.test_latency, false)}};
+  const bool shard = r.envelope.shard.present();
+  j["reference"] = {{"kernels", "reference"}, {"num_threads", 1}, {"latency", ShardLatencyJson(r.reference_latency, shard)}};
+  j["test"] = {{"latency", ShardLatencyJson(r.test_latency, shard)}};
   j["thresholds"] = ThresholdsJson(r.thresholds);
   j["qualify"] = r.qualify ? nlohmann::ordered_json({{"float_tolerance", r.qualify_float_tolerance}})
                            : nlohmann::ordered_json(nullptr);
@@ -759,6 +937,7 @@ std::string InferenceDiffJson(const InferenceDiffResult& r) {
     const nlohmann::ordered_json diff = DiffJson(e);  // (a named object: items() would outlive a temporary)
     for (auto& item : diff.items()) o[item.key()] = item.value();
     o["thresholds"] = ThresholdsJson(e.thresholds);
+    if (shard) o["shard_state"] = StateJson(e.state);
     outputs.push_back(o);
   }
   j["outputs"] = outputs;
@@ -773,6 +952,18 @@ std::string InferenceDiffJson(const InferenceDiffResult& r) {
                                   : nlohmann::ordered_json(nullptr);
       const nlohmann::ordered_json diff = DiffJson(e);
       for (auto& item : diff.items()) l[item.key()] = item.value();
+      if (shard) {
+        l["thresholds"] = ThresholdsJson(e.thresholds);
+        l["shard_state"] = StateJson(e.state);
+        nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+        const size_t index = layers.size();
+        if (index < r.layer_inputs.size()) {
+          for (const DivergenceInput& in : r.layer_inputs[index]) {
+            inputs.push_back({{"tensor", in.tensor}, {"name", in.name}, {"kind", in.kind}});
+          }
+        }
+        l["inputs"] = inputs;
+      }
       layers.push_back(l);
     }
     nlohmann::ordered_json first = nullptr;
@@ -866,6 +1057,153 @@ StatusOr<InferenceDiffBaseline> ParseInferenceDiffJson(const std::string& text, 
     baseline.outputs.push_back(e);
   }
   return baseline;
+}
+
+namespace {
+
+// One output's or layer's entry of every shard, appended run by run into one entry.
+Status MergeEntry(const std::vector<ShardReport>& shards, const std::vector<const nlohmann::ordered_json*>& entries,
+                  TensorDiffEntry* merged) {
+  const nlohmann::ordered_json& first = *entries.front();
+  merged->tensor = first.value("tensor", -1);
+  merged->name = first.value("name", std::string());
+  merged->type = first.value("type", std::string());
+  merged->thresholds = ThresholdsFrom(first.value("thresholds", nlohmann::ordered_json()));
+  TensorDiffAccumulator accumulator;
+  const nlohmann::ordered_json* shape = &first["shape"];
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const nlohmann::ordered_json& e = *entries[k];
+    TensorDiffAccumulator::State state;
+    if (!e.contains("shard_state") || !ReadState(e["shard_state"], &state)) {
+      return InvalidInputError(shards[k].path + ": tensor " + std::to_string(merged->tensor) +
+                               " has no complete shard_state (not a shard report's entry)");
+    }
+    if (e.value("tensor", -1) != merged->tensor) {
+      return InvalidInputError(shards[k].path + ": its entries list other tensors than " + shards.front().path + "'s");
+    }
+    if (!merged->mismatch.empty()) continue;  // a single run compares no more after a mismatch
+    accumulator.Append(state);
+    if (!state.run_means.empty()) shape = &e["shape"];
+    if (e.contains("mismatch") && e["mismatch"].is_string()) merged->mismatch = e["mismatch"].get<std::string>();
+  }
+  if (shape->is_array()) {
+    for (const nlohmann::ordered_json& d : *shape) merged->shape.push_back(d.is_number_integer() ? d.get<int>() : 0);
+  }
+  merged->state = accumulator.state();
+  merged->diff = accumulator.Summary();
+  merged->breach = !merged->mismatch.empty() ? merged->mismatch : DescribeBreach(merged->diff, merged->thresholds);
+  return Status::Ok();
+}
+
+// The entries at `key` (outputs, or layerwise.tensors) of every shard, by position.
+StatusOr<std::vector<std::vector<const nlohmann::ordered_json*>>> EntriesByPosition(
+    const std::vector<ShardReport>& shards, const nlohmann::ordered_json::json_pointer& at) {
+  std::vector<std::vector<const nlohmann::ordered_json*>> by_position;
+  for (const ShardReport& s : shards) {
+    if (!s.json.contains(at) || !s.json[at].is_array()) {
+      return InvalidInputError(s.path + ": has no " + at.to_string().substr(1) + " list");
+    }
+    const nlohmann::ordered_json& list = s.json[at];
+    if (by_position.empty()) by_position.resize(list.size());
+    if (list.size() != by_position.size()) {
+      return InvalidInputError(s.path + ": " + std::to_string(list.size()) + " entries in " + at.to_string().substr(1) +
+                               ", " + std::to_string(by_position.size()) + " in " + shards.front().path);
+    }
+    for (size_t i = 0; i < list.size(); ++i) by_position[i].push_back(&list[i]);
+  }
+  return by_position;
+}
+
+}  // namespace
+
+StatusOr<InferenceDiffResult> MergeInferenceDiffShards(const std::vector<ShardReport>& shards) {
+  if (shards.empty()) return UsageError("no shard reports to merge");
+  const nlohmann::ordered_json& first = shards.front().json;
+  InferenceDiffResult r;
+  r.envelope = MergedEnvelope(shards);
+  const RunConfiguration& c = r.envelope.config;
+  if (!first.value("num_runs", nlohmann::ordered_json()).is_number_integer() ||
+      !first.value("invocations_per_run", nlohmann::ordered_json()).is_number_integer() ||
+      !first.value("seed", nlohmann::ordered_json()).is_number_integer()) {
+    return InvalidInputError(shards.front().path + ": has no num_runs, invocations_per_run and seed");
+  }
+  r.num_runs = first["num_runs"].get<int>();
+  r.invocations_per_run = first["invocations_per_run"].get<int>();
+  r.seed = first["seed"].get<uint32_t>();
+  r.model = r.envelope.model.path;
+  for (const ReportedInput& in : c.inputs) {
+    std::string type = in.type;
+    for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    r.inputs.push_back({in.name, type, in.shape, in.source});
+  }
+  r.test_kernels = c.kernels;
+  r.test_num_threads = c.num_threads;
+  for (const ReportedDelegate& d : c.delegates) {
+    r.delegates.push_back({d.provider, d.applied, d.delegate_kernels, d.fully_delegated, d.error});
+  }
+  StatusOr<LatencyStats> reference = MergedLatency(shards, "/reference/latency");
+  if (!reference.ok()) return reference.status();
+  r.reference_latency = reference.value();
+  StatusOr<LatencyStats> test = MergedLatency(shards, "/test/latency");
+  if (!test.ok()) return test.status();
+  r.test_latency = test.value();
+  r.thresholds = ThresholdsFrom(first.value("thresholds", nlohmann::ordered_json()));
+  const nlohmann::ordered_json qualify = first.value("qualify", nlohmann::ordered_json());
+  r.qualify = qualify.is_object();
+  r.qualify_float_tolerance = r.qualify ? qualify.value("float_tolerance", 0.0) : 0.0;
+  r.checked = r.qualify || r.thresholds.any();
+
+  StatusOr<std::vector<std::vector<const nlohmann::ordered_json*>>> outputs =
+      EntriesByPosition(shards, nlohmann::ordered_json::json_pointer("/outputs"));
+  if (!outputs.ok()) return outputs.status();
+  for (const std::vector<const nlohmann::ordered_json*>& entries : outputs.value()) {
+    OutputDiffEntry e;
+    e.index = entries.front()->value("index", 0);
+    TS_RETURN_IF_ERROR(MergeEntry(shards, entries, &e));
+    r.outputs.push_back(e);
+  }
+  r.layerwise = first.contains("layerwise") && first["layerwise"].is_object();
+  if (r.layerwise) {
+    StatusOr<std::vector<std::vector<const nlohmann::ordered_json*>>> layers =
+        EntriesByPosition(shards, nlohmann::ordered_json::json_pointer("/layerwise/tensors"));
+    if (!layers.ok()) return layers.status();
+    for (const std::vector<const nlohmann::ordered_json*>& entries : layers.value()) {
+      const nlohmann::ordered_json& l = *entries.front();
+      LayerDiffEntry e;
+      e.step = l.value("step", 0);
+      e.node = l.value("node", -1);
+      e.op = l.value("op", std::string());
+      if (l.contains("delegate") && l["delegate"].is_object()) {
+        e.delegated = true;
+        e.delegate_node = l["delegate"].value("node", -1);
+        e.delegate_name = l["delegate"].value("name", std::string());
+      }
+      TS_RETURN_IF_ERROR(MergeEntry(shards, entries, &e));
+      std::vector<DivergenceInput> inputs;
+      for (const nlohmann::ordered_json& in : l.value("inputs", nlohmann::ordered_json::array())) {
+        DivergenceInput d;
+        d.tensor = in.value("tensor", -1);
+        d.name = in.value("name", std::string());
+        d.kind = in.value("kind", std::string());
+        inputs.push_back(d);
+      }
+      r.layer_inputs.push_back(inputs);
+      r.layers.push_back(e);
+    }
+    r.tensors_inside_partitions = first["layerwise"].value("tensors_inside_partitions", 0);
+  }
+  Conclude(&r, [&](int layer) {
+    std::vector<DivergenceInput> inputs = r.layer_inputs[static_cast<size_t>(layer)];
+    for (DivergenceInput& in : inputs) {
+      if (in.kind != "compared") continue;
+      for (const LayerDiffEntry& e : r.layers) {
+        if (e.tensor == in.tensor) in.diff = e.diff;
+      }
+    }
+    return inputs;
+  });
+  r.layer_inputs.clear();  // a merged report is a whole run's
+  return r;
 }
 
 }  // namespace touchstone

@@ -23,6 +23,7 @@
 #include "evaluation/output_diff.h"
 #include "evaluation/quality_gate.h"
 #include "evaluation/report_envelope.h"
+#include "evaluation/shards.h"
 #include "runtime/model.h"
 #include "runtime/op_resolver.h"
 #include "runtime/status.h"
@@ -112,6 +113,9 @@ struct InferenceDiffConfig {
   uint64_t max_tensor_bytes = uint64_t{16} << 30;
   // InterpreterOptions::allow_newer_op_versions for both interpreters.
   bool allow_newer_op_versions = false;
+  // --shard_index/--num_shards: this process runs only its part of the runs (docs/cluster.md), with the
+  // inputs a single run would draw for them (the generator goes through the runs before it unused).
+  ShardSpec shard;
 };
 
 // One compared tensor of the primary subgraph.
@@ -124,6 +128,7 @@ struct TensorDiffEntry {
   DiffThresholds thresholds;  // those applied to this tensor
   std::string mismatch;    // non-empty: shapes or types differ (a failure whatever the thresholds)
   std::string breach;      // DescribeBreach, or the mismatch
+  TensorDiffAccumulator::State state;  // what was accumulated (a shard report carries it)
 };
 
 struct OutputDiffEntry : TensorDiffEntry {
@@ -186,6 +191,11 @@ struct InferenceDiffResult {
   int first_divergence = -1;
   bool divergence_is_breach = false;
   std::vector<DivergenceInput> divergence_inputs;
+  // A shard of a model that keeps state between invokes (variable tensors, resource variables) runs the
+  // runs before its part first, unmeasured, so that its runs start from the single run's state.
+  int replayed_runs = 0;
+  // In a shard report: each layer's inputs as DivergenceInput names them (their figures left out).
+  std::vector<std::vector<DivergenceInput>> layer_inputs;
 
   // Whether any threshold applied (flags or --qualify): without one there is no verdict, never a PASS.
   bool checked = false;
@@ -224,6 +234,13 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
                                                const InferenceDiffConfig& config,
                                                const std::vector<ProvidedDelegate>& delegates);
 
+// The report one run over every run of `shards` (inference_diff shard reports, checked and in order:
+// CheckShardReports) would have written: each output's and layer's error accumulators appended run by
+// run (TensorDiffAccumulator::Append), so every error figure, the thresholds' verdicts and the first
+// diverging op are the single run's exactly; latencies merged (MergedLatency). Errors (kInvalidInput)
+// name the file and what it lacks.
+StatusOr<InferenceDiffResult> MergeInferenceDiffShards(const std::vector<ShardReport>& shards);
+
 // The lines the tool prints on stdout: TFLite's ("Num evaluation runs: N", "Reference run latency:
 // avg=X(us), std_dev=Y(us)", "Test run latency: ...", "OutputDiff[i]: avg_error=X, std_dev=Y"), then
 // per-output detail, the layer-wise table and first divergence, the thresholds --qualify applied, and
@@ -231,7 +248,9 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
 std::string FormatInferenceDiff(const InferenceDiffResult& result);
 
 // The JSON report in the shared envelope (docs/inference_diff.md, docs/schemas/inference_diff.schema.json).
-// Infinite or NaN figures are written as null.
+// Infinite or NaN figures are written as null. A shard report (envelope.shard) also holds each output's
+// and layer's accumulator state ("shard_state"), each layer's inputs as the first diverging op would
+// name them, and the latency states: what MergeInferenceDiffShards needs.
 std::string InferenceDiffJson(const InferenceDiffResult& result);
 
 }  // namespace touchstone

@@ -340,6 +340,41 @@ TEST(InferenceDiffTest, PerturbedDelegateFailsAndLayerwiseNamesTheOp) {
   EXPECT_NE(FormatInferenceDiff(info).find("First op that differs: op 4 (SUB"), std::string::npos);
 }
 
+// Shards of the runs, each from its own interpreters, merged: the single run's report, figure for figure.
+TEST(InferenceDiffTest, MergedShardsEqualTheSingleRun) {
+  InferenceDiffConfig config = Quick(true);
+  config.num_runs = 5;
+  config.thresholds.max_abs_error = 1e-3;
+  const InferenceDiffResult whole = MustRun(ChainModel(), config, Sample(0.5f, 2));
+  const nlohmann::json expected = nlohmann::json::parse(InferenceDiffJson(whole));
+  for (int count : {1, 3, 7}) {
+    std::vector<ShardReport> shards;
+    for (int index = 0; index < count; ++index) {
+      InferenceDiffConfig part = config;
+      part.shard = ShardSpecFromFlags(index, count).value();
+      const InferenceDiffResult r = MustRun(ChainModel(), part, Sample(0.5f, 2));
+      EXPECT_EQ(r.envelope.shard.index, index);
+      ShardReport report;
+      report.path = "shard" + std::to_string(index) + ".json";
+      report.json = nlohmann::ordered_json::parse(InferenceDiffJson(r));
+      EXPECT_TRUE(report.json["outputs"][0].contains("shard_state"));
+      shards.push_back(report);
+    }
+    ASSERT_TRUE(CheckShardReports(2, &shards).ok());
+    StatusOr<InferenceDiffResult> merged = MergeInferenceDiffShards(shards);
+    ASSERT_TRUE(merged.ok()) << merged.status().message();
+    EXPECT_EQ(merged.value().failure, whole.failure);
+    const nlohmann::json got = nlohmann::json::parse(InferenceDiffJson(merged.value()));
+    for (const char* key : {"num_runs", "seed", "outputs", "layerwise", "verdict", "failure", "configuration", "model"}) {
+      nlohmann::json a = expected[key], b = got[key];
+      if (std::string(key) == "configuration") a.erase("flags"), b.erase("flags");
+      EXPECT_EQ(a.dump(), b.dump()) << key << " with " << count << " shards";
+    }
+    EXPECT_EQ(got["reference"]["latency"]["count"], 15);  // 5 runs of 3 invocations
+    EXPECT_EQ(got["merged"]["shards"], count);
+  }
+}
+
 TEST(InferenceDiffTest, TensorsInsideAPartitionAreNotMaterialised) {
   InferenceDiffConfig config = Quick(true);
   config.thresholds.max_abs_error = 1e-3;

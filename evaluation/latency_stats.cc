@@ -216,6 +216,140 @@ LatencySummary LatencyStats::Summary() const {
   return s;
 }
 
+LatencyStats::State LatencyStats::GetState() const {
+  State s;
+  s.capacity = capacity_;
+  s.count = count_;
+  s.first = first_;
+  s.last = last_;
+  s.min_us = min_us_;
+  s.max_us = max_us_;
+  s.sum_us = sum_us_;
+  s.sum_squares_us = sum_squares_us_;
+  s.min_ns = min_ns_;
+  s.max_ns = max_ns_;
+  s.mean_ns = mean_ns_;
+  s.m2_ns = m2_ns_;
+  s.kept = kept();
+  s.histogram = histogram_.NonEmptyBuckets();
+  return s;
+}
+
+LatencyStats LatencyStats::FromState(const State& s, std::string* error) {
+  error->clear();
+  LatencyStats stats(s.capacity == 0 ? kDefaultCapacity : s.capacity);
+  if (s.count < 0 || s.capacity < kKeepAll) {
+    *error = "a negative count or capacity";
+    return stats;
+  }
+  const int64_t kept = static_cast<int64_t>(s.kept.size());
+  if (kept > s.count || (s.capacity >= 0 && kept > s.capacity) || (s.count > 0 && kept == 0)) {
+    *error = std::to_string(kept) + " kept samples for a count of " + std::to_string(s.count);
+    return stats;
+  }
+  for (const KeptLatencySample& k : s.kept) {
+    if (k.run < 0 || k.run >= s.count) {
+      *error = "a kept sample of run " + std::to_string(k.run) + " past the count " + std::to_string(s.count);
+      return stats;
+    }
+  }
+  int64_t in_histogram = 0;
+  for (const auto& b : s.histogram) {
+    if (b.first < 0 || b.first >= LatencyHistogram::kBuckets || b.second <= 0) {
+      *error = "a histogram bucket out of range";
+      return stats;
+    }
+    in_histogram += b.second;
+  }
+  if (kept < s.count && in_histogram != s.count) {
+    *error = "a histogram of " + std::to_string(in_histogram) + " samples for a count of " + std::to_string(s.count);
+    return stats;
+  }
+  stats.count_ = s.count;
+  stats.first_ = s.first;
+  stats.last_ = s.last;
+  stats.min_us_ = s.min_us;
+  stats.max_us_ = s.max_us;
+  stats.sum_us_ = s.sum_us;
+  stats.sum_squares_us_ = s.sum_squares_us;
+  stats.min_ns_ = s.min_ns;
+  stats.max_ns_ = s.max_ns;
+  stats.mean_ns_ = s.mean_ns;
+  stats.m2_ns_ = s.m2_ns;
+  stats.kept_ = s.kept;
+  if (kept < s.count) {
+    for (const auto& b : s.histogram) stats.histogram_.Add(LatencyHistogram::BucketLow(b.first), b.second);
+  }
+  return stats;
+}
+
+void LatencyStats::Append(const LatencyStats& later) {
+  if (later.empty()) return;
+  if (empty()) {
+    *this = later;
+    return;
+  }
+  const int64_t n_a = count_, n_b = later.count_;
+  const int64_t n = n_a + n_b;
+  // Exact figures.
+  last_ = later.last_;
+  min_us_ = std::min(min_us_, later.min_us_);
+  max_us_ = std::max(max_us_, later.max_us_);
+  min_ns_ = std::min(min_ns_, later.min_ns_);
+  max_ns_ = std::max(max_ns_, later.max_ns_);
+  sum_us_ += later.sum_us_;
+  sum_squares_us_ += later.sum_squares_us_;
+  const double delta = later.mean_ns_ - mean_ns_;
+  mean_ns_ += delta * static_cast<double>(n_b) / static_cast<double>(n);
+  m2_ns_ += later.m2_ns_ + delta * delta * static_cast<double>(n_a) * static_cast<double>(n_b) / static_cast<double>(n);
+
+  std::vector<KeptLatencySample> a = kept(), b = later.kept();
+  for (KeptLatencySample& k : b) k.run += n_a;
+  const bool all = all_kept() && later.all_kept();
+  if (all && (capacity_ < 0 || n <= capacity_)) {
+    kept_ = a;
+    kept_.insert(kept_.end(), b.begin(), b.end());
+    count_ = n;
+    return;
+  }
+  // The histogram of every sample: each side's own, or its kept samples when it kept every one.
+  if (all_kept()) {
+    for (const KeptLatencySample& k : a) histogram_.Add(k.ns);
+  }
+  if (later.all_kept()) {
+    for (const KeptLatencySample& k : b) histogram_.Add(k.ns);
+  } else {
+    for (const auto& bucket : later.histogram_.NonEmptyBuckets()) {
+      histogram_.Add(LatencyHistogram::BucketLow(bucket.first), bucket.second);
+    }
+  }
+  // Kept samples: each side's share of the capacity in proportion to its count, drawn uniformly from
+  // what it kept (a partial Fisher-Yates shuffle from the fixed-seed engine).
+  auto draw = [&](std::vector<KeptLatencySample>* from, int64_t take) {
+    take = std::min<int64_t>(take, static_cast<int64_t>(from->size()));
+    for (int64_t i = 0; i < take; ++i) {
+      const uint64_t span = static_cast<uint64_t>(from->size()) - static_cast<uint64_t>(i);
+      const uint64_t j = static_cast<uint64_t>(i) + static_cast<uint64_t>(
+          (static_cast<unsigned __int128>(reservoir_engine_()) * span) >> 64);
+      std::swap((*from)[static_cast<size_t>(i)], (*from)[static_cast<size_t>(j)]);
+    }
+    from->resize(static_cast<size_t>(take));
+  };
+  const int64_t capacity = capacity_ < 0 ? n : capacity_;
+  int64_t take_a = static_cast<int64_t>(std::llround(static_cast<double>(capacity) * static_cast<double>(n_a) /
+                                                     static_cast<double>(n)));
+  take_a = std::min<int64_t>(take_a, static_cast<int64_t>(a.size()));
+  const int64_t take_b = std::min<int64_t>(capacity - take_a, static_cast<int64_t>(b.size()));
+  take_a = std::min<int64_t>(capacity - take_b, static_cast<int64_t>(a.size()));
+  draw(&a, take_a);
+  draw(&b, take_b);
+  kept_ = a;
+  kept_.insert(kept_.end(), b.begin(), b.end());
+  std::sort(kept_.begin(), kept_.end(),
+            [](const KeptLatencySample& x, const KeptLatencySample& y) { return x.run < y.run; });
+  count_ = n;
+}
+
 std::string LatencyStats::ToStringWithoutPercentiles() const {
   std::ostringstream out;
   if (empty()) {

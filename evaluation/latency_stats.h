@@ -144,6 +144,29 @@ class LatencyStats {
   const LatencyHistogram& histogram() const { return histogram_; }
   LatencySummary Summary() const;
 
+  // Everything these statistics hold, so that a shard report can carry them to another process and a
+  // merge can go on from them (docs/cluster.md): the exact figures, the kept samples and the histogram.
+  struct State {
+    int64_t capacity = kDefaultCapacity;
+    int64_t count = 0;
+    LatencySample first, last;
+    int64_t min_us = 0, max_us = 0, sum_us = 0;
+    double sum_squares_us = 0.0;
+    int64_t min_ns = 0, max_ns = 0;
+    double mean_ns = 0.0, m2_ns = 0.0;
+    std::vector<KeptLatencySample> kept;                 // in the order kept() gives them
+    std::vector<std::pair<int, int64_t>> histogram;  // (bucket, count); empty while every sample is kept
+  };
+  State GetState() const;
+  // Statistics from a state; "" or what is inconsistent in it (counts, kept samples, buckets).
+  static LatencyStats FromState(const State& state, std::string* error);
+  // Appends `later`'s samples as if they had been added after these (their run indices follow on):
+  // count, first, last, min, max and sums exact; mean and standard deviation combined exactly up to
+  // floating-point rounding (Chan's pairwise update); every sample kept while both kept every sample and
+  // they fit the capacity, else the histogram of every sample (exact) and a draw of `capacity` kept
+  // samples in proportion to each side's count.
+  void Append(const LatencyStats& later);
+
   // TFLite's line: "count=N first=F curr=C min=m max=M avg=A std=S p5=.. median=.. p95=..";
   // "count=N curr=C (all same) p5=.. median=.. p95=.." when every sample is equal ("count=1 curr=C ..."
   // for a single sample); "count=0" when empty. avg in the stream's default format, std truncated to an

@@ -174,5 +174,107 @@ TEST(LatencyStatsTest, ThirtyMinuteRunStaysBounded) {
   EXPECT_EQ(s.count, 5000000);
 }
 
+// Samples split into parts, carried through a state and appended in order: what a merge of shard
+// reports does.
+LatencyStats AppendedParts(const std::vector<LatencySample>& samples, const std::vector<size_t>& cuts,
+                           int64_t capacity) {
+  LatencyStats merged(capacity);
+  size_t begin = 0;
+  for (size_t p = 0; p <= cuts.size(); ++p) {
+    const size_t end = p < cuts.size() ? cuts[p] : samples.size();
+    LatencyStats part(capacity);
+    for (size_t i = begin; i < end; ++i) part.Add(samples[i]);
+    std::string error;
+    LatencyStats carried = LatencyStats::FromState(part.GetState(), &error);
+    EXPECT_EQ(error, "");
+    merged.Append(carried);
+    begin = end;
+  }
+  return merged;
+}
+
+TEST(LatencyStatsTest, AppendedPartsEqualOneRunWhileEverySampleIsKept) {
+  std::vector<LatencySample> samples;
+  std::mt19937 engine(3);
+  for (int i = 0; i < 500; ++i) {
+    const int64_t ns = 1000 + static_cast<int64_t>(engine() % 90000);
+    samples.push_back({ns / 1000, ns});
+  }
+  LatencyStats whole;
+  for (const LatencySample& s : samples) whole.Add(s);
+  const LatencyStats merged = AppendedParts(samples, {0, 7, 7, 200, 499}, LatencyStats::kDefaultCapacity);
+  const LatencySummary a = whole.Summary(), b = merged.Summary();
+  EXPECT_EQ(b.count, 500);
+  EXPECT_TRUE(b.percentiles_exact);
+  EXPECT_EQ(a.first_us, b.first_us);
+  EXPECT_EQ(a.last_us, b.last_us);
+  EXPECT_EQ(a.min_us, b.min_us);
+  EXPECT_EQ(a.max_us, b.max_us);
+  EXPECT_EQ(a.sum_us, b.sum_us);
+  EXPECT_EQ(a.p5_us, b.p5_us);
+  EXPECT_EQ(a.p50_us, b.p50_us);
+  EXPECT_EQ(a.p99_us, b.p99_us);
+  EXPECT_DOUBLE_EQ(a.median_fine_us, b.median_fine_us);
+  EXPECT_DOUBLE_EQ(a.mean_us, b.mean_us);
+  EXPECT_NEAR(a.mean_fine_us, b.mean_fine_us, 1e-9 * a.mean_fine_us);
+  EXPECT_NEAR(a.stddev_fine_us, b.stddev_fine_us, 1e-9 * a.stddev_fine_us);
+  EXPECT_NEAR(a.stddev_us, b.stddev_us, 1e-9 * a.stddev_us);
+  // The kept samples are every sample, in run order.
+  const std::vector<KeptLatencySample> kept = merged.kept();
+  ASSERT_EQ(kept.size(), 500u);
+  for (size_t i = 0; i < kept.size(); ++i) {
+    EXPECT_EQ(kept[i].run, static_cast<int64_t>(i));
+    EXPECT_EQ(kept[i].ns, samples[i].ns);
+  }
+}
+
+TEST(LatencyStatsTest, AppendedPartsPastTheCapacityKeepEveryFigureButTheSampleExact) {
+  std::vector<LatencySample> samples;
+  std::mt19937 engine(5);
+  for (int i = 0; i < 3000; ++i) {
+    const int64_t ns = 2000 + static_cast<int64_t>(engine() % 500000);
+    samples.push_back({ns / 1000, ns});
+  }
+  LatencyStats whole(256);
+  for (const LatencySample& s : samples) whole.Add(s);
+  // Parts that kept every sample, and parts that already overflowed, in one merge.
+  const LatencyStats merged = AppendedParts(samples, {100, 1200, 1300}, 256);
+  EXPECT_EQ(merged.count(), 3000);
+  EXPECT_FALSE(merged.all_kept());
+  EXPECT_EQ(merged.kept().size(), 256u);
+  EXPECT_EQ(merged.histogram().count(), 3000);
+  EXPECT_EQ(merged.min_ns(), whole.min_ns());
+  EXPECT_EQ(merged.max_ns(), whole.max_ns());
+  EXPECT_EQ(merged.sum_us(), whole.sum_us());
+  EXPECT_EQ(merged.first_us(), samples.front().us);
+  EXPECT_EQ(merged.last_us(), samples.back().us);
+  // The histogram is the whole run's, bucket for bucket: the same percentiles.
+  EXPECT_EQ(merged.histogram().NonEmptyBuckets(), whole.histogram().NonEmptyBuckets());
+  for (double p : {5.0, 50.0, 95.0, 99.0}) EXPECT_EQ(merged.percentile_ns(p), whole.percentile_ns(p)) << p;
+  // Each part's share of the kept samples follows its count (100, 1100, 100, 1700 of 3000).
+  int64_t second = 0;
+  for (const KeptLatencySample& k : merged.kept()) second += k.run >= 100 && k.run < 1200 ? 1 : 0;
+  EXPECT_NEAR(static_cast<double>(second), 256.0 * 1100 / 3000, 2.0);
+  for (const KeptLatencySample& k : merged.kept()) EXPECT_EQ(k.ns, samples[static_cast<size_t>(k.run)].ns);
+}
+
+TEST(LatencyStatsTest, FromStateRefusesAnInconsistentState) {
+  LatencyStats stats;
+  for (int64_t v : {3, 4, 5}) stats.Add(v);
+  LatencyStats::State state = stats.GetState();
+  std::string error;
+  state.kept[1].run = 7;
+  LatencyStats::FromState(state, &error);
+  EXPECT_NE(error.find("past the count"), std::string::npos) << error;
+  state = stats.GetState();
+  state.count = 2;
+  LatencyStats::FromState(state, &error);
+  EXPECT_NE(error.find("kept samples"), std::string::npos) << error;
+  state = stats.GetState();
+  state.count = 5;  // more samples than kept, and no histogram for them
+  LatencyStats::FromState(state, &error);
+  EXPECT_NE(error.find("histogram"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace touchstone

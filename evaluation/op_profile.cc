@@ -204,13 +204,25 @@ std::string ShortSummary(const Calculator& calc) {
 void OpProfiler::BeginRun() {
   in_run_ = true;
   events_.clear();
+  run_begin_us_ = now_us_ ? now_us_() : SteadyMicros();
+}
+
+int OpProfiler::ThreadNumber() {
+  const std::thread::id id = std::this_thread::get_id();
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    if (threads_[i] == id) return static_cast<int>(i);
+  }
+  threads_.push_back(id);
+  return static_cast<int>(threads_.size()) - 1;
 }
 
 void OpProfiler::NodeFinished(int subgraph, int node_index, const std::string& op_name, bool delegated,
                               int64_t duration_us) {
   if (!in_run_) return;
   const int64_t now = now_us_ ? now_us_() : SteadyMicros();
-  events_.push_back({subgraph, node_index, op_name, delegated, now - duration_us, duration_us});
+  Event e{subgraph, node_index, op_name, delegated, now - duration_us, duration_us};
+  e.thread = ThreadNumber();
+  events_.push_back(e);
 }
 
 void OpProfiler::AddDelegateOp(int subgraph, int delegate_node, const std::string& op_name, int op_index,
@@ -220,6 +232,7 @@ void OpProfiler::AddDelegateOp(int subgraph, int delegate_node, const std::strin
   Event e{subgraph, delegate_node, op_name, false, now - duration_us, duration_us};
   e.inside_of = delegate_node;
   e.op_index = op_index;
+  e.thread = ThreadNumber();
   events_.push_back(e);
 }
 
@@ -335,12 +348,30 @@ void OpProfiler::EndRun() {
   for (const auto& entry : totals) run_totals_[entry.first].Add(entry.second);
   if (any_delegate_op) run_totals_[-1].Add(delegate_ops_total);
   ++runs_;
+  // The last run's events in start order, for the timeline (named only when a report asks).
+  last_events_.clear();
+  for (size_t i : order) last_events_.push_back(std::move(events_[i]));
+  last_run_begin_us_ = run_begin_us_;
   events_.clear();
 }
 
 OpProfileReport OpProfiler::Report() const {
   OpProfileReport report;
   report.runs = runs_;
+  for (const Event& e : last_events_) {
+    OpTimelineEvent t;
+    t.subgraph = e.subgraph;
+    t.node_index = e.inside_of >= 0 ? e.op_index : e.node_index;
+    t.type = e.type;
+    t.name = e.inside_of >= 0 ? "Delegate/" + e.type + ":" + std::to_string(e.op_index) : NodeName(e.subgraph, e.node_index);
+    t.kernel = NodeKernelName(e.subgraph, e.inside_of >= 0 ? e.inside_of : e.node_index);
+    t.delegate = e.inside_of < 0 && e.delegated;
+    t.inside_of = e.inside_of;
+    t.thread = e.thread;
+    t.start_us = std::max<int64_t>(0, e.begin_us - last_run_begin_us_);
+    t.duration_us = e.duration_us;
+    report.timeline.push_back(std::move(t));
+  }
   std::map<int, OpProfileSubgraph> by_index;
   for (const auto& entry : nodes_) {
     const int index = entry.first.first;

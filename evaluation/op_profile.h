@@ -21,6 +21,8 @@
 #include "evaluation/latency_stats.h"
 #include "runtime/interpreter.h"
 
+#include <thread>
+
 namespace touchstone {
 
 // One node (or one op inside a delegate kernel), aggregated over the profiled runs.
@@ -46,8 +48,26 @@ struct OpProfileSubgraph {
   std::vector<OpProfileNode> nodes;  // in run order
 };
 
+// One node's (or one delegate-internal op's) time in one run: what a timeline of an invoke draws.
+struct OpTimelineEvent {
+  int subgraph = 0;
+  int node_index = -1;
+  std::string type;
+  std::string name;        // as OpProfileNode::name ("Delegate/<op>:<index>" inside a delegate kernel)
+  std::string kernel;      // as OpProfileNode::kernel: "optimized", "reference" or the delegate's name
+  bool delegate = false;   // a delegate kernel
+  int inside_of = -1;      // for an op a delegate reported: its delegate kernel's node
+  int thread = 0;          // 0 for the first thread seen calling the observer, 1 for the next, ...
+  int64_t start_us = 0;    // from the start of the run
+  int64_t duration_us = 0;
+};
+
 struct OpProfileReport {
   int runs = 0;
+  // The last profiled run, node by node in start order (empty when no run was profiled). Times come
+  // from the observer's whole microseconds; an op a delegate reported afterwards starts where its
+  // duration ends at the report.
+  std::vector<OpTimelineEvent> timeline;
   std::vector<OpProfileSubgraph> subgraphs;  // by index; subgraphs never run are absent
   LatencyStats delegate_ops_run_total_us;    // per run: the time of the ops delegates reported
 };
@@ -87,14 +107,20 @@ class OpProfiler : public NodeObserver {
     int64_t duration_us;
     int inside_of = -1;  // delegate node, for ops inside a delegate kernel
     int op_index = -1;
+    int thread = 0;
   };
+  int ThreadNumber();
   std::string NodeName(int subgraph, int node_index) const;
   std::string NodeKernelName(int subgraph, int node_index) const;
 
   Interpreter* interpreter_;
   std::function<int64_t()> now_us_;
   bool in_run_ = false;
+  int64_t run_begin_us_ = 0;
   std::vector<Event> events_;
+  std::vector<std::thread::id> threads_;  // in the order first seen
+  std::vector<Event> last_events_;  // the last run's, in start order
+  int64_t last_run_begin_us_ = 0;
   int runs_ = 0;
   // (subgraph, node) -> aggregated node; insertion keeps the first run's order.
   std::map<std::pair<int, int>, OpProfileNode> nodes_;

@@ -198,6 +198,37 @@ TEST(OpProfileTest, DelegateKernelIsOneNodeWithItsOpsInside) {
   EXPECT_NE(text.find("Delegate/ADD:1"), std::string::npos) << text;
 }
 
+// The report keeps the last run node by node: start times from the run's start, the delegate kernel
+// marked, the ops it reported inside it.
+TEST(OpProfileTest, TimelineOfTheLastRun) {
+  auto interpreter = MakeInterpreter();
+  EXPECT_TRUE(TwoRuns(interpreter.get()).timeline.size() == 3u);
+  OpProfiler profiler(interpreter.get());
+  Feeder feed{&profiler};
+  profiler.SetClockForTesting([&]() { return feed.now; });
+  profiler.BeginRun();
+  feed.now += 5;  // the run starts 5 us before its first node
+  feed.Node(0, 0, "ADD", 10);
+  const int64_t kernel_start = feed.now;
+  feed.now += 20;
+  profiler.AddDelegateOp(0, 1, "MUL", 0, 20);
+  feed.now = kernel_start + 50;
+  profiler.NodeFinished(0, 1, "SampleDelegate", true, 50);
+  profiler.EndRun();
+  const std::vector<OpTimelineEvent> timeline = profiler.Report().timeline;
+  ASSERT_EQ(timeline.size(), 3u);
+  EXPECT_EQ(timeline[0].name, "[add_out]:0");
+  EXPECT_EQ(timeline[0].start_us, 5);
+  EXPECT_EQ(timeline[0].duration_us, 10);
+  EXPECT_EQ(timeline[1].type, "SampleDelegate");
+  EXPECT_TRUE(timeline[1].delegate);
+  EXPECT_EQ(timeline[1].start_us, 15);
+  EXPECT_EQ(timeline[2].name, "Delegate/MUL:0");
+  EXPECT_EQ(timeline[2].inside_of, 1);
+  EXPECT_EQ(timeline[2].start_us, 15);
+  EXPECT_EQ(timeline[2].thread, 0);
+}
+
 TEST(OpProfileTest, SeveralSubgraphsGetHeadings) {
   auto interpreter = MakeInterpreter();
   OpProfiler profiler(interpreter.get());

@@ -1,5 +1,6 @@
 #include "evaluation/output_diff.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -117,25 +118,25 @@ double ElementAsDouble(const TfLiteTensor& t, int64_t i) {
 }
 
 void TensorDiffAccumulator::AddBytewiseRun(const TfLiteTensor& reference, const TfLiteTensor& test) {
-  bytewise_ = true;
+  s_.bytewise = true;
   const bool equal = reference.bytes == test.bytes &&
                      (reference.bytes == 0 || std::memcmp(reference.data.raw, test.data.raw, reference.bytes) == 0);
   const double error = equal ? 0.0 : 1.0;
-  elements_ = 1;
+  s_.elements = 1;
   if (!equal) {
-    ++differing_;
-    if (max_index_ < 0) {
-      max_run_ = static_cast<int64_t>(run_means_.size());
-      max_index_ = 0;
-      reference_at_max_ = 0.0;
-      test_at_max_ = 1.0;
+    ++s_.differing;
+    if (s_.max_index < 0) {
+      s_.max_run = NextRun();
+      s_.max_index = 0;
+      s_.reference_at_max = 0.0;
+      s_.test_at_max = 1.0;
     }
-    max_abs_ = 1.0;
-    max_relative_ = 1.0;
+    s_.max_abs = 1.0;
+    s_.max_relative = 1.0;
   }
-  run_means_.push_back(error);
-  run_relative_.push_back(error);
-  run_cosine_.push_back(equal ? 1.0 : 0.0);
+  s_.run_means.push_back(error);
+  s_.run_relative.push_back(error);
+  s_.run_cosine.push_back(equal ? 1.0 : 0.0);
 }
 
 Status TensorDiffAccumulator::AddRun(const TfLiteTensor& reference, const TfLiteTensor& test) {
@@ -158,11 +159,11 @@ Status TensorDiffAccumulator::AddRun(const TfLiteTensor& reference, const TfLite
                 test.bytes < static_cast<size_t>(n) * scalar_bytes)) {
     return ExecutionError(name + " has no data, or fewer bytes than its shape needs");
   }
-  quantized_ = IsQuantizedInteger(reference);
-  scale_ = quantized_ ? reference.params.scale : 0.0;
-  zero_point_ = quantized_ ? reference.params.zero_point : 0;
-  elements_ = n;
-  const int64_t run = static_cast<int64_t>(run_means_.size());
+  s_.quantized = IsQuantizedInteger(reference);
+  s_.scale = s_.quantized ? reference.params.scale : 0.0;
+  s_.zero_point = s_.quantized ? reference.params.zero_point : 0;
+  s_.elements = n;
+  const int64_t run = NextRun();
   double sum_abs = 0.0, max_ref = 0.0, run_max_diff = 0.0, dot = 0.0, norm_ref = 0.0, norm_test = 0.0;
   for (int64_t i = 0; i < n; ++i) {
     const double r = ElementAsDouble(reference, i);
@@ -175,76 +176,118 @@ Status TensorDiffAccumulator::AddRun(const TfLiteTensor& reference, const TfLite
       diff = 0.0;
     } else if (!finite) {
       diff = std::numeric_limits<double>::infinity();
-      ++nonfinite_;
+      ++s_.nonfinite;
     } else {
       diff = std::fabs(t - r);
     }
     sum_abs += diff;
     run_max_diff = std::fmax(run_max_diff, diff);
-    if (diff > 0) ++differing_;
-    if (diff > max_abs_ || (diff > 0 && max_index_ < 0)) {
-      max_abs_ = diff;
-      max_run_ = run;
-      max_index_ = i;
-      reference_at_max_ = r;
-      test_at_max_ = t;
+    if (diff == 0.0) {
+      ++s_.zeros;
+    } else if (std::isfinite(diff)) {
+      const int e = std::min(std::max(std::ilogb(diff), kErrorLog2Min), kErrorLog2Max);
+      ++s_.error_log2[static_cast<size_t>(e - kErrorLog2Min)];
+    }
+    if (diff > 0) ++s_.differing;
+    if (diff > s_.max_abs || (diff > 0 && s_.max_index < 0)) {
+      s_.max_abs = diff;
+      s_.max_run = run;
+      s_.max_index = i;
+      s_.reference_at_max = r;
+      s_.test_at_max = t;
     }
     if (!finite) continue;
     max_ref = std::fmax(max_ref, std::fabs(r));
     // Cosine of the dequantized values: the zero point must not count as signal.
-    const double rz = quantized_ ? r - reference.params.zero_point : r;
-    const double tz = quantized_ ? t - test.params.zero_point : t;
+    const double rz = s_.quantized ? r - reference.params.zero_point : r;
+    const double tz = s_.quantized ? t - test.params.zero_point : t;
     dot += rz * tz;
     norm_ref += rz * rz;
     norm_test += tz * tz;
-    if (quantized_) histogram_[diff < 0.5 ? 0 : diff < 1.5 ? 1 : diff < 2.5 ? 2 : 3]++;
+    if (s_.quantized) s_.histogram[diff < 0.5 ? 0 : diff < 1.5 ? 1 : diff < 2.5 ? 2 : 3]++;
   }
   const double mean = n > 0 ? sum_abs / static_cast<double>(n) : 0.0;
-  run_means_.push_back(mean);
-  run_relative_.push_back(max_ref > 0 ? mean / max_ref : mean);
-  max_relative_ = std::fmax(max_relative_, max_ref > 0 ? run_max_diff / max_ref : run_max_diff);
+  s_.run_means.push_back(mean);
+  s_.run_relative.push_back(max_ref > 0 ? mean / max_ref : mean);
+  s_.max_relative = std::fmax(s_.max_relative, max_ref > 0 ? run_max_diff / max_ref : run_max_diff);
   double cosine = 1.0;
   if (norm_ref > 0 && norm_test > 0) {
     cosine = dot / (std::sqrt(norm_ref) * std::sqrt(norm_test));
   } else if (norm_ref != norm_test) {
     cosine = 0.0;  // one is all zeros and the other is not
   }
-  run_cosine_.push_back(cosine);
+  s_.run_cosine.push_back(cosine);
   return Status::Ok();
+}
+
+void TensorDiffAccumulator::Append(const State& later) {
+  const int64_t offset = NextRun() - later.first_run;
+  // The running maximum's rule (AddRun): a later maximum wins only when strictly larger, or when none
+  // was found yet.
+  if (later.max_index >= 0 && (later.max_abs > s_.max_abs || s_.max_index < 0)) {
+    s_.max_abs = later.max_abs;
+    s_.max_run = later.max_run + offset;
+    s_.max_index = later.max_index;
+    s_.reference_at_max = later.reference_at_max;
+    s_.test_at_max = later.test_at_max;
+  } else if (later.max_index < 0 && later.max_abs > s_.max_abs) {
+    s_.max_abs = later.max_abs;
+  }
+  s_.max_relative = std::fmax(s_.max_relative, later.max_relative);
+  s_.run_means.insert(s_.run_means.end(), later.run_means.begin(), later.run_means.end());
+  s_.run_relative.insert(s_.run_relative.end(), later.run_relative.begin(), later.run_relative.end());
+  s_.run_cosine.insert(s_.run_cosine.end(), later.run_cosine.begin(), later.run_cosine.end());
+  for (size_t b = 0; b < s_.histogram.size(); ++b) s_.histogram[b] += later.histogram[b];
+  for (size_t b = 0; b < s_.error_log2.size(); ++b) s_.error_log2[b] += later.error_log2[b];
+  s_.zeros += later.zeros;
+  s_.differing += later.differing;
+  s_.nonfinite += later.nonfinite;
+  s_.bytewise = s_.bytewise || later.bytewise;
+  if (!later.run_means.empty()) {
+    // Figures of the last run compared.
+    s_.quantized = later.quantized;
+    s_.scale = later.scale;
+    s_.zero_point = later.zero_point;
+    s_.elements = later.elements;
+  }
 }
 
 TensorDiffSummary TensorDiffAccumulator::Summary() const {
   TensorDiffSummary s;
-  s.runs = static_cast<int64_t>(run_means_.size());
+  s.runs = static_cast<int64_t>(s_.run_means.size());
   if (s.runs == 0) return s;
   double sum = 0.0, sum_rel = 0.0, sum_cos = 0.0;
-  for (size_t i = 0; i < run_means_.size(); ++i) {
-    sum += run_means_[i];
-    sum_rel += run_relative_[i];
-    sum_cos += run_cosine_[i];
+  for (size_t i = 0; i < s_.run_means.size(); ++i) {
+    sum += s_.run_means[i];
+    sum_rel += s_.run_relative[i];
+    sum_cos += s_.run_cosine[i];
   }
   s.avg_error = sum / static_cast<double>(s.runs);
   double squares = 0.0;
-  for (double m : run_means_) squares += (m - s.avg_error) * (m - s.avg_error);
+  for (double m : s_.run_means) squares += (m - s.avg_error) * (m - s.avg_error);
   s.std_dev = std::isfinite(s.avg_error) ? std::sqrt(squares / static_cast<double>(s.runs)) : 0.0;
-  s.max_abs_error = max_abs_;
+  s.max_abs_error = s_.max_abs;
   s.mean_relative_error = sum_rel / static_cast<double>(s.runs);
-  s.max_relative_error = max_relative_;
+  s.max_relative_error = s_.max_relative;
   s.cosine_similarity = sum_cos / static_cast<double>(s.runs);
-  s.quantized = quantized_;
-  s.scale = scale_;
-  s.zero_point = zero_point_;
-  s.step_histogram = histogram_;
-  s.max_abs_error_dequantized = quantized_ ? max_abs_ * scale_ : max_abs_;
-  s.avg_error_dequantized = quantized_ ? s.avg_error * scale_ : s.avg_error;
-  s.max_abs_error_run = max_run_;
-  s.max_abs_error_index = max_index_;
-  s.reference_at_max = reference_at_max_;
-  s.test_at_max = test_at_max_;
-  s.elements = elements_;
-  s.elements_differing = differing_;
-  s.nonfinite_mismatches = nonfinite_;
-  s.compared_bytewise = bytewise_;
+  s.quantized = s_.quantized;
+  s.scale = s_.scale;
+  s.zero_point = s_.zero_point;
+  s.step_histogram = s_.histogram;
+  s.max_abs_error_dequantized = s_.quantized ? s_.max_abs * s_.scale : s_.max_abs;
+  s.avg_error_dequantized = s_.quantized ? s.avg_error * s_.scale : s.avg_error;
+  s.max_abs_error_run = s_.max_run;
+  s.max_abs_error_index = s_.max_index;
+  s.reference_at_max = s_.reference_at_max;
+  s.test_at_max = s_.test_at_max;
+  s.elements = s_.elements;
+  s.elements_differing = s_.differing;
+  s.nonfinite_mismatches = s_.nonfinite;
+  s.compared_bytewise = s_.bytewise;
+  for (size_t b = 0; b < s_.error_log2.size(); ++b) {
+    if (s_.error_log2[b] != 0) s.error_log2_histogram.emplace_back(static_cast<int>(b) + kErrorLog2Min, s_.error_log2[b]);
+  }
+  s.zero_errors = s_.zeros;
   return s;
 }
 

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/c/common.h"
@@ -49,34 +50,63 @@ struct TensorDiffSummary {
   int64_t elements_differing = 0;    // over all runs
   int64_t nonfinite_mismatches = 0;  // over all runs
   bool compared_bytewise = false;
+  // Every element's |test - reference| over all runs, counted by power of two: (e, n) is n elements with
+  // 2^e <= |diff| < 2^(e+1) (e clamped to [kErrorLog2Min, kErrorLog2Max]), in e order; equal elements
+  // count in zero_errors, nonfinite ones in nonfinite_mismatches. Quantized tensors' steps too (e >= 0).
+  std::vector<std::pair<int, int64_t>> error_log2_histogram;
+  int64_t zero_errors = 0;
 };
+
+constexpr int kErrorLog2Min = -64;
+constexpr int kErrorLog2Max = 63;
 
 class TensorDiffAccumulator {
  public:
+  // Everything accumulated so far: the per-run figures in run order, the extremes and the counts. A shard
+  // report carries it so that a merge can go on from it (Append) and summarise exactly what one run over
+  // all the runs would have (docs/cluster.md).
+  struct State {
+    int64_t first_run = 0;  // the number of the first run added (a shard's first run among all)
+    std::vector<double> run_means;     // per run: mean |diff|
+    std::vector<double> run_relative;  // per run: mean |diff| / max |reference|
+    std::vector<double> run_cosine;    // per run: cosine similarity
+    double max_relative = 0.0;
+    double max_abs = 0.0;
+    bool quantized = false;
+    double scale = 0.0;
+    int32_t zero_point = 0;
+    std::array<int64_t, 4> histogram{};
+    int64_t max_run = -1;    // numbered from first_run
+    int64_t max_index = -1;
+    double reference_at_max = 0.0;
+    double test_at_max = 0.0;
+    int64_t elements = 0;
+    int64_t differing = 0;
+    int64_t nonfinite = 0;
+    bool bytewise = false;
+    std::array<int64_t, kErrorLog2Max - kErrorLog2Min + 1> error_log2{};  // TensorDiffSummary::error_log2_histogram
+    int64_t zeros = 0;
+  };
+
+  TensorDiffAccumulator() = default;
+  explicit TensorDiffAccumulator(State state) : s_(std::move(state)) {}
+
   // Compares one run. Shapes and types must agree (an error names what differs).
   Status AddRun(const TfLiteTensor& reference, const TfLiteTensor& test);
   TensorDiffSummary Summary() const;
 
+  const State& state() const { return s_; }
+  // Numbers the runs from `first_run` (before the first AddRun).
+  void set_first_run(int64_t first_run) { s_.first_run = first_run; }
+  // Goes on with the runs `later` accumulated, as if they had been added here after these: the summary
+  // is then the one a single accumulator over both would give, bit for bit.
+  void Append(const State& later);
+
  private:
   void AddBytewiseRun(const TfLiteTensor& reference, const TfLiteTensor& test);
+  int64_t NextRun() const { return s_.first_run + static_cast<int64_t>(s_.run_means.size()); }
 
-  std::vector<double> run_means_;
-  std::vector<double> run_relative_;
-  double max_relative_ = 0.0;
-  std::vector<double> run_cosine_;
-  double max_abs_ = 0.0;
-  bool quantized_ = false;
-  double scale_ = 0.0;
-  int32_t zero_point_ = 0;
-  std::array<int64_t, 4> histogram_{};
-  int64_t max_run_ = -1;
-  int64_t max_index_ = -1;
-  double reference_at_max_ = 0.0;
-  double test_at_max_ = 0.0;
-  int64_t elements_ = 0;
-  int64_t differing_ = 0;
-  int64_t nonfinite_ = 0;
-  bool bytewise_ = false;
+  State s_;
 };
 
 // Reads element i of a numeric tensor as double (bool as 0/1; float16 converted; complex tensors as

@@ -160,5 +160,105 @@ TEST(OutputDiffTest, TypeNames) {
   EXPECT_FALSE(IsNumericType(kTfLiteString));
 }
 
+// Runs split between accumulators (shards), each numbered from its first run, appended in order: the
+// summary is bit for bit the one accumulator's over every run.
+TEST(OutputDiffTest, AppendedShardsSummariseAsOneAccumulator) {
+  std::vector<std::vector<float>> refs, tests;
+  uint32_t x = 12345;
+  auto next = [&]() {
+    x = x * 1664525u + 1013904223u;
+    return static_cast<float>(x >> 8) / 16777216.0f - 0.5f;
+  };
+  for (int run = 0; run < 9; ++run) {
+    std::vector<float> r(6), t(6);
+    for (size_t i = 0; i < r.size(); ++i) {
+      r[i] = next();
+      t[i] = r[i] + (run == 4 && i == 2 ? 0.5f : run == 6 && i == 1 ? 0.5f : 0.01f * next());
+    }
+    if (run == 7) t[3] = std::numeric_limits<float>::infinity();
+    refs.push_back(r);
+    tests.push_back(t);
+  }
+  TensorDiffAccumulator whole;
+  for (size_t run = 0; run < refs.size(); ++run) {
+    TestTensor r(kTfLiteFloat32, &refs[run]), t(kTfLiteFloat32, &tests[run]);
+    ASSERT_TRUE(whole.AddRun(r.tensor, t.tensor).ok());
+  }
+  for (const std::vector<size_t>& cuts : std::vector<std::vector<size_t>>{{0, 9}, {3, 5}, {1, 2, 4, 5, 7, 8}, {9, 9}}) {
+    TensorDiffAccumulator merged;
+    size_t begin = 0;
+    for (size_t p = 0; p <= cuts.size(); ++p) {
+      const size_t end = p < cuts.size() ? cuts[p] : refs.size();
+      TensorDiffAccumulator shard;
+      shard.set_first_run(static_cast<int64_t>(begin));
+      for (size_t run = begin; run < end; ++run) {
+        TestTensor r(kTfLiteFloat32, &refs[run]), t(kTfLiteFloat32, &tests[run]);
+        ASSERT_TRUE(shard.AddRun(r.tensor, t.tensor).ok());
+      }
+      // Carried as a state (what a shard report holds).
+      merged.Append(TensorDiffAccumulator(shard.state()).state());
+      begin = end;
+    }
+    const TensorDiffSummary a = whole.Summary(), b = merged.Summary();
+    EXPECT_EQ(a.runs, b.runs);
+    EXPECT_EQ(a.avg_error, b.avg_error);  // inf: a nonfinite mismatch in run 7
+    EXPECT_EQ(a.std_dev, b.std_dev);
+    EXPECT_EQ(a.max_abs_error, b.max_abs_error);
+    EXPECT_EQ(a.mean_relative_error, b.mean_relative_error);
+    EXPECT_EQ(a.max_relative_error, b.max_relative_error);
+    EXPECT_EQ(a.cosine_similarity, b.cosine_similarity);
+    EXPECT_EQ(a.max_abs_error_run, b.max_abs_error_run);
+    EXPECT_EQ(a.max_abs_error_index, b.max_abs_error_index);
+    EXPECT_EQ(a.reference_at_max, b.reference_at_max);
+    EXPECT_EQ(a.test_at_max, b.test_at_max);
+    EXPECT_EQ(a.elements, b.elements);
+    EXPECT_EQ(a.elements_differing, b.elements_differing);
+    EXPECT_EQ(a.nonfinite_mismatches, b.nonfinite_mismatches);
+  }
+  // Without the infinity: the first of two equal maxima (runs 4 and 6) is the one named.
+  TensorDiffAccumulator finite_whole, finite_merged;
+  for (size_t run = 0; run < 7; ++run) {
+    TestTensor r(kTfLiteFloat32, &refs[run]), t(kTfLiteFloat32, &tests[run]);
+    ASSERT_TRUE(finite_whole.AddRun(r.tensor, t.tensor).ok());
+  }
+  for (size_t begin : {0, 5}) {
+    TensorDiffAccumulator shard;
+    shard.set_first_run(static_cast<int64_t>(begin));
+    for (size_t run = begin; run < (begin == 0 ? 5u : 7u); ++run) {
+      TestTensor r(kTfLiteFloat32, &refs[run]), t(kTfLiteFloat32, &tests[run]);
+      ASSERT_TRUE(shard.AddRun(r.tensor, t.tensor).ok());
+    }
+    finite_merged.Append(shard.state());
+  }
+  EXPECT_EQ(finite_whole.Summary().max_abs_error_run, finite_merged.Summary().max_abs_error_run);
+  EXPECT_EQ(finite_whole.Summary().avg_error, finite_merged.Summary().avg_error);
+  EXPECT_EQ(finite_whole.Summary().std_dev, finite_merged.Summary().std_dev);
+}
+
+TEST(OutputDiffTest, AppendedQuantizedHistogramsAdd) {
+  std::vector<int8_t> ref = {0, 10, -5, 100}, a = {0, 11, -7, 90}, b = {1, 10, -5, 100};
+  TestTensor r(kTfLiteInt8, &ref), ta(kTfLiteInt8, &a), tb(kTfLiteInt8, &b);
+  for (TestTensor* t : {&r, &ta, &tb}) {
+    t->tensor.quantization.type = kTfLiteAffineQuantization;
+    t->tensor.params.scale = 0.5f;
+    t->tensor.params.zero_point = 3;
+  }
+  TensorDiffAccumulator whole, first, second;
+  ASSERT_TRUE(whole.AddRun(r.tensor, ta.tensor).ok());
+  ASSERT_TRUE(whole.AddRun(r.tensor, tb.tensor).ok());
+  ASSERT_TRUE(first.AddRun(r.tensor, ta.tensor).ok());
+  second.set_first_run(1);
+  ASSERT_TRUE(second.AddRun(r.tensor, tb.tensor).ok());
+  first.Append(second.state());
+  EXPECT_EQ(whole.Summary().step_histogram, first.Summary().step_histogram);
+  EXPECT_EQ(first.Summary().step_histogram[0], 4);
+  EXPECT_TRUE(first.Summary().quantized);
+  EXPECT_EQ(whole.Summary().avg_error_dequantized, first.Summary().avg_error_dequantized);
+  // Steps by power of two: 1 (2^0), 2 (2^1), 10 (2^3), and one 1-step difference in the second run.
+  EXPECT_EQ(first.Summary().error_log2_histogram, (std::vector<std::pair<int, int64_t>>{{0, 2}, {1, 1}, {3, 1}}));
+  EXPECT_EQ(first.Summary().zero_errors, 4);
+  EXPECT_EQ(whole.Summary().error_log2_histogram, first.Summary().error_log2_histogram);
+}
+
 }  // namespace
 }  // namespace touchstone

@@ -51,11 +51,15 @@ bool InPoints(const std::string& path) {
 }
 
 // Subtrees that are not figures to compare one by one: samples, lists per image or class, the
-// machine, the configuration, the gate, the op profile (compared per op below), layer-wise tensors.
+// machine, the configuration, the gate, the op profile (compared per op below), layer-wise tensors, what
+// the pages draw (report_view), and shard notes and states.
 bool Skipped(const std::string& key, const json& parent) {
   static const char* kSkipped[] = {"samples", "histogram", "predictions", "images", "per_class", "machine",
                                    "configuration", "op_profile", "gate", "layerwise", "details", "model",
-                                   "thresholds", "qualify", "max_abs_error_at", "run"};
+                                   "thresholds", "qualify", "max_abs_error_at", "run",
+                                   // Pictures' material, shards' notes and states (docs/cluster.md).
+                                   "worst_misclassified", "pr_curves", "examples", "timeline", "shard", "merged",
+                                   "state", "shard_state"};
   for (const char* s : kSkipped) {
     if (key == s) return true;
   }

@@ -198,6 +198,14 @@ ordered_json EnvelopeJson(const ReportEnvelope& e) {
   config["settings"] = PairsJson(c.settings);
   config["flags"] = PairsJson(c.flags);
   j["configuration"] = config;
+  if (e.shard.present()) {
+    j["shard"] = {{"index", e.shard.index}, {"count", e.shard.count}, {"unit", e.shard.unit},
+                  {"first", e.shard.first}, {"end", e.shard.end},     {"total", e.shard.total}};
+  }
+  if (e.merged.present()) {
+    j["merged"] = {{"shards", e.merged.shards}, {"unit", e.merged.unit}, {"total", e.merged.total},
+                   {"hostnames", e.merged.hostnames}};
+  }
   return j;
 }
 
@@ -231,6 +239,9 @@ StatusOr<ReportEnvelope> ParseEnvelope(const json& j, const std::string& source,
   e.machine.os = StringOr(machine, "os");
   e.machine.kernel = StringOr(machine, "kernel");
   e.machine.hostname = StringOr(machine, "hostname");
+  e.machine.governor = StringOr(machine, "governor");
+  e.machine.cur_freq_khz = IntOr(machine, "cur_freq_khz", 0);
+  e.machine.max_freq_khz = IntOr(machine, "max_freq_khz", 0);
   const json config = j.value("configuration", json::object());
   if (!config.is_object()) return InvalidInputError(source + ": has no \"configuration\" object");
   e.config.num_threads = static_cast<int>(IntOr(config, "num_threads", 0));
@@ -260,6 +271,28 @@ StatusOr<ReportEnvelope> ParseEnvelope(const json& j, const std::string& source,
   }
   e.config.settings = PairsFrom(config.value("settings", json::object()));
   e.config.flags = PairsFrom(config.value("flags", json::object()));
+  if (j.contains("shard") && j["shard"].is_object()) {
+    const json& shard = j["shard"];
+    e.shard.index = static_cast<int>(IntOr(shard, "index", -1));
+    e.shard.count = static_cast<int>(IntOr(shard, "count", 0));
+    e.shard.unit = StringOr(shard, "unit");
+    e.shard.first = IntOr(shard, "first", -1);
+    e.shard.end = IntOr(shard, "end", -1);
+    e.shard.total = IntOr(shard, "total", -1);
+    if (e.shard.count < 1 || e.shard.index < 0 || e.shard.index >= e.shard.count || e.shard.first < 0 ||
+        e.shard.end < e.shard.first || e.shard.total < e.shard.end) {
+      return InvalidInputError(source + ": \"shard\" is not a valid shard (index, count, first, end, total)");
+    }
+  }
+  if (j.contains("merged") && j["merged"].is_object()) {
+    const json& merged = j["merged"];
+    e.merged.shards = static_cast<int>(IntOr(merged, "shards", 0));
+    e.merged.unit = StringOr(merged, "unit");
+    e.merged.total = IntOr(merged, "total", 0);
+    for (const json& h : merged.value("hostnames", json::array())) {
+      if (h.is_string()) e.merged.hostnames.push_back(h.get<std::string>());
+    }
+  }
   return e;
 }
 
@@ -267,6 +300,14 @@ std::vector<std::string> ConfigDifferences(const ReportEnvelope& baseline, const
   std::vector<std::string> differences;
   if (baseline.model.sha256 != current.model.sha256) {
     differences.push_back("model sha256 " + Short(baseline.model.sha256) + " -> " + Short(current.model.sha256));
+  }
+  if (baseline.shard.present() != current.shard.present() ||
+      (baseline.shard.present() &&
+       (baseline.shard.index != current.shard.index || baseline.shard.count != current.shard.count))) {
+    auto part = [](const ShardInfo& s) {
+      return s.present() ? "shard " + std::to_string(s.index) + " of " + std::to_string(s.count) : std::string("whole run");
+    };
+    differences.push_back(part(baseline.shard) + " -> " + part(current.shard));
   }
   const RunConfiguration& b = baseline.config;
   const RunConfiguration& c = current.config;

@@ -48,6 +48,27 @@ struct RunConfiguration {
   std::vector<std::pair<std::string, std::string>> flags;
 };
 
+// A shard report's part of the work (docs/cluster.md): shard `index` of `count` did the items [first, end)
+// of `total` (images, or inference_diff's runs).
+struct ShardInfo {
+  int index = 0;
+  int count = 0;  // 0: not a shard report
+  std::string unit;  // "images", "runs"
+  int64_t first = 0;
+  int64_t end = 0;
+  int64_t total = 0;
+  bool present() const { return count > 0; }
+};
+
+// A report merged from shard reports (merge_reports): how many, over what, and where they ran.
+struct MergeInfo {
+  int shards = 0;  // 0: not a merged report
+  std::string unit;
+  int64_t total = 0;
+  std::vector<std::string> hostnames;  // each shard's, in shard order
+  bool present() const { return shards > 0; }
+};
+
 struct ReportEnvelope {
   std::string schema;            // "touchstone.benchmark_model.report"
   int schema_version = 0;
@@ -61,6 +82,8 @@ struct ReportEnvelope {
   } model;
   MachineInfo machine;
   RunConfiguration config;
+  ShardInfo shard;    // written as "shard" (after "configuration") only in a shard report
+  MergeInfo merged;   // written as "merged" only in a merged report
 };
 
 // The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
@@ -71,7 +94,7 @@ std::string UtcTimestamp();
 ReportEnvelope NewEnvelope(const std::string& tool, int schema_version);
 
 // The envelope's fields as the first members of a report object (schema, schema_version, tool,
-// touchstone_version, start_time, model, machine, configuration).
+// touchstone_version, start_time, model, machine, configuration, and "shard" or "merged" where present).
 nlohmann::ordered_json EnvelopeJson(const ReportEnvelope& envelope);
 
 // Reads the envelope of a report written by EnvelopeJson. Errors (kInvalidInput) name `source`: not an
@@ -81,7 +104,8 @@ StatusOr<ReportEnvelope> ParseEnvelope(const nlohmann::json& report, const std::
 
 // What differs between two runs' configurations, one item per field: "model sha256 3fa2c1b0e9d4 ->
 // 9b0e77a1c2f3", "num_threads 1 -> 2", "kernels optimized -> reference", "delegates none -> XNNPACK",
-// "input 'x' shape [1,224,224,3] -> [1,160,160,3]", "num_images 50 -> 100". Empty when they match.
+// "input 'x' shape [1,224,224,3] -> [1,160,160,3]", "num_images 50 -> 100", "shard 1 of 3 -> whole run"
+// (a shard covers part of the work; a merged report covers all of it, as one run). Empty when they match.
 std::vector<std::string> ConfigDifferences(const ReportEnvelope& baseline, const ReportEnvelope& current);
 
 // The gate's first step in every tool: OK when the configurations match; when they differ, a usage

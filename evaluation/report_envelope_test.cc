@@ -99,5 +99,40 @@ TEST(LatencyStatsJsonTest, FineFiguresAndSamples) {
   EXPECT_FALSE(LatencyStatsJson(stats, false).contains("samples"));
 }
 
+TEST(ReportEnvelopeTest, ShardAndMergedRoundTripAndAShardIsAnotherConfiguration) {
+  ReportEnvelope e = Sample();
+  nlohmann::json plain = nlohmann::json::parse(EnvelopeJson(e).dump());
+  EXPECT_FALSE(plain.contains("shard"));
+  EXPECT_FALSE(plain.contains("merged"));
+  ReportEnvelope shard = e;
+  shard.shard = {2, 7, "images", 3, 4, 11};
+  const nlohmann::json j = nlohmann::json::parse(EnvelopeJson(shard).dump());
+  EXPECT_EQ(j["shard"].dump(), R"({"count":7,"end":4,"first":3,"index":2,"total":11,"unit":"images"})");
+  StatusOr<ReportEnvelope> back = ParseEnvelope(j, "s.json", "touchstone.benchmark_model.report", 2);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back.value().shard.index, 2);
+  EXPECT_EQ(back.value().shard.first, 3);
+  EXPECT_EQ(back.value().machine.governor, e.machine.governor);
+  const std::vector<std::string> d = ConfigDifferences(e, back.value());
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0], "whole run -> shard 2 of 7");
+  // A merged report stands for a whole run.
+  ReportEnvelope merged = e;
+  merged.merged.shards = 7;
+  merged.merged.unit = "images";
+  merged.merged.total = 11;
+  merged.merged.hostnames = {"a", "b"};
+  const nlohmann::json m = nlohmann::json::parse(EnvelopeJson(merged).dump());
+  EXPECT_EQ(m["merged"]["hostnames"].size(), 2u);
+  back = ParseEnvelope(m, "m.json", "touchstone.benchmark_model.report", 2);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back.value().merged.shards, 7);
+  EXPECT_TRUE(ConfigDifferences(e, back.value()).empty());
+  // An impossible shard is refused.
+  nlohmann::json bad = j;
+  bad["shard"]["index"] = 7;
+  EXPECT_FALSE(ParseEnvelope(bad, "s.json", "touchstone.benchmark_model.report", 2).ok());
+}
+
 }  // namespace
 }  // namespace touchstone

@@ -5,6 +5,7 @@
 #define TOUCHSTONE_EVALUATION_TOPK_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace touchstone {
@@ -15,6 +16,8 @@ std::vector<int> TopKIndices(const std::vector<double>& scores, int k);
 class TopKAccumulator {
  public:
   explicit TopKAccumulator(int k = 10) : hits_(k, 0) {}
+  // From counts accumulated elsewhere (a merge of shard reports): hits per k and images.
+  TopKAccumulator(std::vector<int> hits, int images) : hits_(std::move(hits)), images_(images) {}
   // Returns the 1-based rank of the first hit, or 0 for a miss.
   int Add(const std::vector<double>& scores, const std::vector<std::string>& model_labels,
           const std::string& ground_truth);

@@ -12,7 +12,7 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev
   libxnnpack-dev libpthreadpool-dev libeigen3-dev nlohmann-json3-dev
   clang-14 libclang-rt-14-dev libfuzzer-14-dev llvm-14
-  chromium
+  chromium python3-yaml parallel  # headless-browser tests of the HTML pages; docs/cluster.md's manifests and example
 )
 
 missing=()

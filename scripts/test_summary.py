@@ -16,6 +16,8 @@ import xml.etree.ElementTree as ET
 
 REQUIRED_SUITES = ["golden", "hostile", "hostile_cli", "model_consistency", "models", "opsuite", "opsuite_sweep",
                    "opsuite_sweep_optimized", "opsuite_sweep_xnnpack"]
+# Sharded runs merged against single runs (docs/cluster.md).
+REQUIRED_SUITES += ["shard_merge_imagenet", "shard_merge_coco", "shard_merge_inference_diff"]
 
 
 def read_logs(logs):

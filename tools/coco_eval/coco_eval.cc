@@ -30,6 +30,7 @@
 #include "evaluation/machine_info.h"
 #include "evaluation/object_detection.h"
 #include "evaluation/sha256.h"
+#include "evaluation/shards.h"
 #include "runtime/interpreter.h"
 #include "runtime/model.h"
 #include "tools/common/delegate_flags.h"
@@ -42,10 +43,6 @@ namespace touchstone {
 namespace {
 
 using nlohmann::json;
-
-// Short names of the 12 COCO metrics, in CocoMetrics order (the report's keys).
-constexpr const char* kCocoNames[12] = {"AP",  "AP50", "AP75", "APs",  "APm",   "APl",
-                                        "AR1", "AR10", "AR100", "ARs", "ARm", "ARl"};
 
 struct CocoFlags {
   std::string model_file;
@@ -69,6 +66,8 @@ struct CocoFlags {
   std::string baseline;
   bool allow_config_change = false;
   float max_accuracy_drop_pct = 0.0f;
+  int32_t shard_index = -1;
+  int32_t num_shards = 0;
 };
 
 bool FileExists(const std::string& path) {
@@ -136,27 +135,6 @@ StatusOr<std::vector<CocoImage>> SelectImages(const CocoDataset& gt, const CocoF
   return images;
 }
 
-// TFLite's ground truth: boxes normalised in double then stored as float, boxes past an edge dropped.
-std::vector<std::vector<TfliteBox>> TfliteGroundTruth(const CocoDataset& gt, const std::vector<CocoImage>& images) {
-  std::map<int64_t, size_t> index;
-  for (size_t i = 0; i < images.size(); ++i) index[images[i].id] = i;
-  std::vector<std::vector<TfliteBox>> truth(images.size());
-  for (const CocoBox& a : gt.annotations) {
-    auto it = index.find(a.image_id);
-    if (it == index.end()) continue;
-    const CocoImage& im = images[it->second];
-    if (im.width <= 0 || im.height <= 0 || a.x + a.w > im.width || a.y + a.h > im.height) continue;
-    TfliteBox b;
-    b.ymin = static_cast<float>(a.y / im.height);
-    b.xmin = static_cast<float>(a.x / im.width);
-    b.ymax = static_cast<float>((a.y + a.h) / im.height);
-    b.xmax = static_cast<float>((a.x + a.w) / im.width);
-    b.class_id = static_cast<int>(a.category_id);
-    truth[it->second].push_back(b);
-  }
-  return truth;
-}
-
 // Prints TFLite's lines and COCO's from the report.
 void PrintReport(const json& report) {
   if (report.contains("num_evaluation_runs")) {
@@ -177,7 +155,7 @@ void PrintReport(const json& report) {
   }
   if (!report["coco"].is_null()) {
     for (int i = 0; i < 12; ++i) {
-      std::printf(" %s = %0.3f\n", CocoMetrics::Label(i), report["coco"][kCocoNames[i]].get<double>());
+      std::printf(" %s = %0.3f\n", CocoMetrics::Label(i), report["coco"][kCocoMetricNames[i]].get<double>());
     }
     std::fflush(stdout);
   }
@@ -214,6 +192,18 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
       if (required.second.empty()) {
         return UsageError(std::string("--") + required.first + " is required (or --detections_json to score a results file)");
       }
+    }
+  }
+  StatusOr<ShardSpec> shard = ShardSpecFromFlags(flags.shard_index, flags.num_shards);
+  if (!shard.ok()) return shard.status();
+  if (shard.value().enabled()) {
+    if (!run_model || proto) {
+      return UsageError("--num_shards splits a model's run over the images of --ground_truth_json; it takes no "
+                        "--detections_json or --ground_truth_proto");
+    }
+    if (!flags.baseline.empty()) {
+      return UsageError("--baseline gates a whole run: merge the shard reports (merge_reports) and compare the "
+                        "merged report (report_diff)");
     }
   }
   TS_RETURN_IF_ERROR(CheckWritable(flags.output_file_path, "output_file_path"));
@@ -298,6 +288,17 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
 
   const std::string truth_file = proto ? flags.ground_truth_proto : flags.ground_truth_json;
   envelope.config.settings = DetectionSettings(images, FileSha256(truth_file), flags.metric, flags.class_offset);
+  // A shard evaluates its part of the images; the settings above name the whole list, as every shard's do.
+  const ShardInfo part = ShardPart(shard.value(), static_cast<int64_t>(images.size()), "images");
+  if (part.present()) {
+    envelope.shard = part;
+    images = std::vector<CocoImage>(images.begin() + part.first, images.begin() + part.end);
+    truth = std::vector<std::vector<TfliteBox>>(truth.begin() + part.first, truth.begin() + part.end);
+    index.clear();
+    for (size_t i = 0; i < images.size(); ++i) index[images[i].id] = i;
+    std::cout << "Shard " << part.index << " of " << part.count << ": images " << part.first << " to " << part.end
+              << " of " << part.total << " (merge the shard reports with merge_reports)" << std::endl;
+  }
   json configuration = {
       {"ground_truth_json", flags.ground_truth_json}, {"ground_truth_proto", flags.ground_truth_proto},
       {"metric", flags.metric},                       {"image_ids", flags.image_ids},
@@ -418,17 +419,6 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
                                    " on " + paths[i] + " but the label file has " +
                                    std::to_string(labels.value().size()) + " lines");
         }
-        if (proto) continue;  // no pixel sizes: TFLite's metric only
-        CocoBox d;
-        d.image_id = images[i].id;
-        d.category_id = b.class_id;
-        d.x = static_cast<double>(b.xmin) * images[i].width;
-        d.y = static_cast<double>(b.ymin) * images[i].height;
-        d.w = static_cast<double>(b.xmax - b.xmin) * images[i].width;
-        d.h = static_cast<double>(b.ymax - b.ymin) * images[i].height;
-        d.area = d.w * d.h;
-        d.score = b.score;
-        detections.push_back(d);
       }
       predicted[i] = run.detections[i];
       if (flags.debug_mode) {
@@ -464,9 +454,10 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
                             {"scores", config.outputs.scores}, {"count", config.outputs.count},
                             {"found_by", config.outputs.how}}},
     });
+    if (!proto) detections = CocoDetections(images, predicted);  // no pixel sizes in the proto: TFLite's metric only
     measured["num_evaluation_runs"] = images.size();
-    measured["latency"] = {{"preprocessing", LatencyStatsJson(run.preprocessing_us, false)},
-                           {"inference", LatencyStatsJson(run.inference_us, false)}};
+    measured["latency"] = {{"preprocessing", json::parse(ShardLatencyJson(run.preprocessing_us, part.present()).dump())},
+                           {"inference", json::parse(ShardLatencyJson(run.inference_us, part.present()).dump())}};
     measured["wall_seconds"] = run.wall_seconds;
     measured["images_per_second"] = run.wall_seconds > 0 ? images.size() / run.wall_seconds : 0.0;
   }
@@ -481,35 +472,15 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
     std::cerr << "NOTE: TFLite's metric only: the COCO metrics need --ground_truth_json (image sizes, areas)" << std::endl;
   }
 
-  TfliteApResult ap;
-  CocoMetrics metrics;
-  report["tflite"] = nullptr;
-  report["coco"] = nullptr;
-  if (flags.metric != "coco") {
-    ap = EvaluateTfliteAp(truth, predicted);
-    json list = json::array();
-    for (size_t i = 0; i < ap.average_precision.size(); ++i) {
-      list.push_back({{"iou_threshold", ap.iou_thresholds[i]}, {"average_precision", ap.average_precision[i]}});
-    }
-    report["tflite"] = {{"average_precision", list}, {"overall_map", ap.overall_map}};
-  }
-  if (flags.metric != "tflite" && !proto) {
-    std::vector<int64_t> image_ids, category_ids;
-    for (const CocoImage& im : images) image_ids.push_back(im.id);
-    for (const auto& c : gt.value().categories) category_ids.push_back(c.first);
-    std::vector<CocoBox> truth;
-    for (const CocoBox& a : gt.value().annotations) {
-      if (index.count(a.image_id)) truth.push_back(a);
-    }
-    metrics = EvaluateCoco(truth, detections, image_ids, category_ids);
-    json coco = json::object();
-    for (int i = 0; i < 12; ++i) coco[kCocoNames[i]] = metrics.values[i];
-    report["coco"] = coco;
-  }
-  report["per_class"] = json::parse(
-      PerClassApJson(report["coco"].is_null() ? nullptr : &metrics, report["tflite"].is_null() ? nullptr : &ap,
-                     gt.value().categories)
-          .dump(-1, ' ', false, json::error_handler_t::replace));
+  const DetectionScores scores =
+      ScoreDetections(flags.metric, proto ? nullptr : &gt.value(), images, truth, predicted, detections);
+  // (The report is an unordered json; its members are parsed over from the ordered ones.)
+  report["tflite"] = json::parse(scores.tflite.dump());
+  report["coco"] = json::parse(scores.coco.dump());
+  report["per_class"] = json::parse(scores.per_class.dump(-1, ' ', false, json::error_handler_t::replace));
+  report["pr_curves"] = json::parse(scores.pr_curves.dump());
+  report["examples"] = json::parse(scores.examples.dump(-1, ' ', false, json::error_handler_t::replace));
+  if (part.present()) report["detections"] = json::parse(ShardDetectionsJson(images, predicted).dump(-1, ' ', false, json::error_handler_t::replace));
   DetectionGateResult gate;
   if (!flags.baseline.empty()) {
     gate = CompareDetection(baseline.run, DetectionRunOf(report), flags.max_accuracy_drop_pct);
@@ -579,6 +550,10 @@ int Main(int argc, char** argv) {
                 "let --baseline compare runs whose model, threads, kernels, delegates, images or ground truth differ");
   table.AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
                  "drop of mAP, in percentage points of AP, that --baseline tolerates");
+  table.AddInt("shard_index", &flags.shard_index,
+               "with --num_shards: evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list, and write a shard "
+               "report for merge_reports (docs/cluster.md)");
+  table.AddInt("num_shards", &flags.num_shards, "split the images into N shards (with --shard_index)");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
   bool help = false;

@@ -22,6 +22,7 @@
 #include "evaluation/image_classification.h"
 #include "evaluation/machine_info.h"
 #include "evaluation/sha256.h"
+#include "evaluation/shards.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/model.h"
@@ -60,6 +61,8 @@ struct EvalFlags {
   bool allow_config_change = false;
   float max_accuracy_drop_pct = 0.0f;
   bool require_same_predictions = false;
+  int32_t shard_index = -1;
+  int32_t num_shards = 0;
 };
 
 StatusOr<std::vector<float>> ParseFloats(const std::string& text, const std::string& flag) {
@@ -144,6 +147,12 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
     return UsageError("--use_model_metadata and --input_mean/--input_std both set the normalisation; give one");
   }
 
+  StatusOr<ShardSpec> shard = ShardSpecFromFlags(flags.shard_index, flags.num_shards);
+  if (!shard.ok()) return shard.status();
+  if (shard.value().enabled() && !flags.baseline.empty()) {
+    return UsageError("--baseline gates a whole run: merge the shard reports (merge_reports) and compare the merged "
+                      "report (report_diff)");
+  }
   TS_RETURN_IF_ERROR(CheckWritable(flags.output_file_path, "output_file_path"));
   const std::string start_time = UtcTimestamp();
   ClassificationBaseline baseline;
@@ -293,6 +302,10 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
       {input.name != nullptr ? input.name : "", TfLiteTypeGetName(input.type), input_shape, "images"});
   envelope.config.settings = DatasetSettings(images.value(), labels.value(), normalization.dump(), config.label_offset);
   CompleteEnvelope(table, delegate_flags, &envelope);
+  // A shard evaluates its part of the list; the settings above name the whole list, as every shard's do.
+  const ShardInfo part = ShardPart(shard.value(), static_cast<int64_t>(images.value().size()), "images");
+  if (part.present()) envelope.shard = part;
+  report.image_root = flags.class_folders_path.empty() ? flags.ground_truth_images_path : flags.class_folders_path;
   report.details = {
       {"ground_truth_images_path", flags.ground_truth_images_path},
       {"ground_truth_labels", flags.ground_truth_labels},
@@ -314,9 +327,15 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
                                        &report.gate.config_change));
   }
   ClassificationResult result;
-  TS_RETURN_IF_ERROR(RunClassification(images.value(), config, interp, reference.get(), &result, MakeProgress()));
+  const std::vector<LabelledImage> part_images(images.value().begin() + part.first, images.value().begin() + part.end);
+  TS_RETURN_IF_ERROR(RunClassification(part_images, config, interp, reference.get(), &result, MakeProgress()));
+  for (EvaluatedImage& e : result.evaluated) e.image += static_cast<int>(part.first);  // index into the whole list
   for (const std::string& skipped : result.skipped) std::cerr << "WARNING: skipped " << skipped << std::endl;
-  if (result.topk.images() == 0) return InvalidInputError("every image was skipped; nothing evaluated");
+  if (result.topk.images() == 0 && !part.present()) return InvalidInputError("every image was skipped; nothing evaluated");
+  if (part.present()) {
+    std::cout << "Shard " << part.index << " of " << part.count << ": images " << part.first << " to " << part.end
+              << " of " << part.total << " (merge the shard reports with merge_reports)" << std::endl;
+  }
 
   report.images = &images.value();
   report.result = &result;
@@ -377,6 +396,10 @@ int Main(int argc, char** argv) {
                  "drop of top-1 or top-5 accuracy, in percentage points, that --baseline tolerates");
   table.AddBool("require_same_predictions", &flags.require_same_predictions,
                 "--baseline also fails when any image's top-1 label changed");
+  table.AddInt("shard_index", &flags.shard_index,
+               "with --num_shards: evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list, and write a shard "
+               "report for merge_reports (docs/cluster.md)");
+  table.AddInt("num_shards", &flags.num_shards, "split the image list into N shards (with --shard_index)");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
   bool help = false;

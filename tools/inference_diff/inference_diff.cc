@@ -21,6 +21,7 @@
 #include "delegates/providers/registry.h"
 #include "evaluation/inference_diff.h"
 #include "evaluation/model_inputs.h"
+#include "evaluation/shards.h"
 #include "runtime/model.h"
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
@@ -49,6 +50,8 @@ struct DiffFlags {
   std::string baseline;
   bool allow_config_change = false;
   float max_error_increase_pct = 10.0f;
+  int32_t shard_index = -1;
+  int32_t num_shards = 0;
 };
 
 // The flag table parses floats; thresholds are compared as doubles, so 1e-5 means 1e-5 and not the
@@ -114,6 +117,12 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
     return UsageError("--allow_config_change needs --baseline=REPORT.json");
   }
   if (flags.max_error_increase_pct < 0) return UsageError("--max_error_increase_pct must not be negative");
+  StatusOr<ShardSpec> shard = ShardSpecFromFlags(flags.shard_index, flags.num_shards);
+  if (!shard.ok()) return shard.status();
+  if (shard.value().enabled() && !flags.baseline.empty()) {
+    return UsageError("--baseline gates a whole run: merge the shard reports (merge_reports) and compare the merged "
+                      "report (report_diff)");
+  }
   InferenceDiffBaseline baseline;
   if (!flags.baseline.empty()) {
     StatusOr<std::string> text = ReadBaselineText(flags.baseline);
@@ -148,6 +157,7 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   config.max_tensor_bytes = group.max_tensor_bytes();
   config.allow_newer_op_versions = group.allow_newer_op_versions();
   config.qualify = flags.qualify;
+  config.shard = shard.value();
   if (flags.qualify) {
     config.qualify_float_tolerance = flags.qualify_float_tolerance >= 0 ? AsDouble(flags.qualify_float_tolerance)
                                      : group.ReducedPrecision(delegates.value()) ? kQualifyFloat16Tolerance
@@ -171,7 +181,8 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   if (!flags.output_file_path.empty()) {
     TS_RETURN_IF_ERROR(WriteFileAtomically(flags.output_file_path, InferenceDiffJson(result), "output_file_path"));
   }
-  return InferenceDiffExitCode(result);
+  // A shard's thresholds speak for its part only: the merged report's verdict is the run's (merge_reports).
+  return config.shard.enabled() ? 0 : InferenceDiffExitCode(result);
 }
 
 int Main(int argc, char** argv) {
@@ -217,6 +228,10 @@ int Main(int argc, char** argv) {
                 "the test interpreter runs the reference kernels too (else the optimized ones)");
   table.AddBool("require_full_delegation", &flags.require_full_delegation,
                 "fail (exit code 4) unless a delegate takes the whole graph of the test interpreter");
+  table.AddInt("shard_index", &flags.shard_index,
+               "with --num_shards: run shard I of N, runs [R*I/N, R*(I+1)/N) of --num_runs with the inputs a single "
+               "run draws for them, and write a shard report for merge_reports (docs/cluster.md)");
+  table.AddInt("num_shards", &flags.num_shards, "split the runs into N shards (with --shard_index)");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
   bool help = false;

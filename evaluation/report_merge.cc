@@ -1,0 +1,114 @@
+#include "evaluation/report_merge.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iterator>
+
+#include "datasets/coco_json.h"
+#include "evaluation/classification_report.h"
+#include "evaluation/detection_report.h"
+#include "evaluation/inference_diff.h"
+#include "evaluation/sha256.h"
+
+namespace touchstone {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+std::string Printed(double value) {
+  std::ostringstream out;
+  out << static_cast<float>(value);  // six significant digits, as the tools print their figures
+  return out.str();
+}
+
+std::string MergedLine(const std::vector<ShardReport>& shards, const std::string& tool) {
+  const ShardInfo& s = shards.front().envelope.shard;
+  return "Merged " + std::to_string(shards.size()) + " shard" + (shards.size() == 1 ? "" : "s") + " of " + tool +
+         ": " + std::to_string(s.total) + " " + s.unit + "\n";
+}
+
+StatusOr<MergedReport> MergeImagenet(const std::vector<ShardReport>& shards) {
+  StatusOr<ordered_json> merged = MergeClassificationShards(shards);
+  if (!merged.ok()) return merged.status();
+  const ordered_json& j = merged.value();
+  MergedReport report;
+  report.tool = "imagenet_eval";
+  report.text = j.dump(1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+  std::string summary = MergedLine(shards, report.tool);
+  summary += "Num evaluation runs: " + std::to_string(j["num_evaluation_runs"].get<int>()) + "\n";
+  for (size_t k = 0; k < j["topk_accuracy"].size(); ++k) {
+    summary += "Top-" + std::to_string(k + 1) + " Accuracy: " + Printed(j["topk_accuracy"][k].get<double>()) + "\n";
+  }
+  report.summary = summary;
+  return report;
+}
+
+StatusOr<MergedReport> MergeCoco(const std::vector<ShardReport>& shards, const MergeOptions& options) {
+  std::string path = options.ground_truth_json;
+  const ordered_json details = shards.front().json.value("details", ordered_json::object());
+  if (path.empty() && details.contains("ground_truth_json") && details["ground_truth_json"].is_string()) {
+    path = details["ground_truth_json"].get<std::string>();
+  }
+  if (path.empty()) return UsageError(shards.front().path + ": names no ground truth; give --ground_truth_json");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return InvalidInputError(path + ": cannot read the ground truth the shards name (--ground_truth_json gives where it "
+                             "is on this machine)");
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string sha256 = Sha256Hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  StatusOr<CocoDataset> gt = ReadCocoInstances(path);
+  if (!gt.ok()) return gt.status();
+  StatusOr<ordered_json> merged = MergeDetectionShards(shards, gt.value(), sha256);
+  if (!merged.ok()) return merged.status();
+  const ordered_json& j = merged.value();
+  MergedReport report;
+  report.tool = "coco_eval";
+  report.text = j.dump(1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+  std::string summary = MergedLine(shards, report.tool);
+  summary += "Num evaluation runs: " + std::to_string(j["num_images"].get<int64_t>()) + "\n";
+  if (!j["tflite"].is_null()) {
+    for (const ordered_json& entry : j["tflite"]["average_precision"]) {
+      summary += "Average Precision [IOU Threshold=" + Printed(entry["iou_threshold"].get<double>()) +
+                 "]: " + Printed(entry["average_precision"].get<double>()) + "\n";
+    }
+    summary += "Overall mAP: " + Printed(j["tflite"]["overall_map"].get<double>()) + "\n";
+  }
+  if (!j["coco"].is_null()) {
+    char line[160];
+    for (int i = 0; i < 12; ++i) {
+      std::snprintf(line, sizeof(line), " %s = %0.3f\n", CocoMetrics::Label(i), j["coco"][kCocoMetricNames[i]].get<double>());
+      summary += line;
+    }
+  }
+  report.summary = summary;
+  return report;
+}
+
+}  // namespace
+
+StatusOr<MergedReport> MergeShardReports(std::vector<ShardReport> shards, const MergeOptions& options) {
+  TS_RETURN_IF_ERROR(CheckShardReports(2, &shards));
+  const std::string tool = shards.front().envelope.tool;
+  if (tool == "imagenet_eval") return MergeImagenet(shards);
+  if (tool == "coco_eval") return MergeCoco(shards, options);
+  if (tool == "inference_diff") {
+    StatusOr<InferenceDiffResult> merged = MergeInferenceDiffShards(shards);
+    if (!merged.ok()) return merged.status();
+    MergedReport report;
+    report.tool = tool;
+    report.text = InferenceDiffJson(merged.value());
+    report.summary = MergedLine(shards, tool) + FormatInferenceDiff(merged.value());
+    report.exit_code = InferenceDiffExitCode(merged.value());
+    return report;
+  }
+  return UsageError(shards.front().path + ": " + tool + " reports are not sharded (imagenet_eval, coco_eval and "
+                    "inference_diff are)");
+}
+
+}  // namespace touchstone

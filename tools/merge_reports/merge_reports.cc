@@ -1,0 +1,90 @@
+// merge_reports: the shard reports of one sharded run (imagenet_eval, coco_eval or inference_diff with
+// --shard_index/--num_shards, docs/cluster.md) into the report one run over all the work would have
+// written: counts and per-image results added for imagenet_eval, every detection scored again with the
+// same metric code for coco_eval, the error accumulators appended run by run for inference_diff. Their
+// figures equal a single run's exactly; latencies are the shards' merged (docs/cluster.md says what they
+// mean). It measures nothing itself, and it refuses a set of shards that is not one run's: a missing or
+// duplicate shard, another model, configuration, dataset or build (one line, exit 3). It exits 1 when a
+// merged inference_diff run fails its thresholds, as the tool would have (the shards themselves exit 0).
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evaluation/report_merge.h"
+#include "tools/common/flags.h"
+#include "tools/common/output_file.h"
+
+namespace touchstone {
+namespace {
+
+constexpr int64_t kMaxReportBytes = int64_t{1} << 30;
+
+StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidInputError(path + ": cannot read the file");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0 || size > kMaxReportBytes) {
+    return InvalidInputError(path + ": " + std::to_string(size) + " bytes is larger than any shard report (1 GiB)");
+  }
+  in.seekg(0, std::ios::beg);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+int Main(int argc, char** argv) {
+  std::string output_file_path;
+  MergeOptions options;
+  FlagTable table;
+  table.AddString("output_file_path", &output_file_path, "write the merged report here (required)");
+  table.AddString("ground_truth_json", &options.ground_truth_json,
+                  "coco_eval: the COCO instances JSON the shards evaluated against, where it is on this machine "
+                  "(default: the path the shards name); its sha256 must be theirs");
+  std::vector<std::string> paths;
+  std::vector<const char*> flag_args = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("-", 0) == 0) {
+      flag_args.push_back(argv[i]);
+    } else {
+      paths.push_back(arg);
+    }
+  }
+  bool help = false;
+  Status parsed = table.Parse(static_cast<int>(flag_args.size()), flag_args.data(), &help, nullptr);
+  if (help) {
+    const std::string usage = table.Usage("merge_reports");
+    std::cout << "usage: merge_reports --output_file_path=MERGED.json SHARD.json... [--flag=value ...]\n"
+              << usage.substr(usage.find('\n') + 1);
+    return 0;
+  }
+  if (!parsed.ok()) return ReportFailure(parsed);
+  if (output_file_path.empty()) return ReportFailure(UsageError("--output_file_path is required"));
+  if (paths.empty()) return ReportFailure(UsageError("no shard reports given (SHARD.json...)"));
+  std::vector<ShardReport> shards;
+  for (const std::string& path : paths) {
+    StatusOr<std::string> text = ReadText(path);
+    if (!text.ok()) return ReportFailure(text.status());
+    ShardReport shard;
+    shard.path = path;
+    shard.json = nlohmann::ordered_json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
+    if (shard.json.is_discarded() || !shard.json.is_object()) {
+      return ReportFailure(InvalidInputError(path + ": not a JSON report"));
+    }
+    shards.push_back(std::move(shard));
+  }
+  StatusOr<MergedReport> merged = MergeShardReports(std::move(shards), options);
+  if (!merged.ok()) return ReportFailure(merged.status());
+  std::cout << merged.value().summary << std::flush;
+  Status written = WriteFileAtomically(output_file_path, merged.value().text, "output_file_path");
+  if (!written.ok()) return ReportFailure(written);
+  return merged.value().exit_code;
+}
+
+}  // namespace
+}  // namespace touchstone
+
+int main(int argc, char** argv) { return touchstone::Main(argc, argv); }
