@@ -33,7 +33,7 @@ run() {
 rc() { cat "$TMP/$1.rc"; }
 # Results without what varies from run to run (latencies, rates, wall time).
 # (benchmark_model logs the isolation flags given: those lines differ by design.)
-stable() { grep -vE '^delegate_(isolation|timeout_secs): |latency|Latency|images/s|Wall time|Initialized session|Inference timings|ms\.|\(us\)|Peak|memory|Memory|footprint|avg=|count=' "$1"; }
+stable() { grep -vE '^delegate_(isolation|timeout_secs): |latency|Latency|images/s|Wall time|Initialized session|Init parts|Inference timings|ms\.|\(us\)|Peak|memory|Memory|footprint|avg=|count=' "$1"; }
 
 for tool in "${TOOLS[@]}"; do
   BIN="$R/tools/$tool/$tool"

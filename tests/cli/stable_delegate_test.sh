@@ -39,7 +39,7 @@ run() {
 rc() { cat "$TMP/$1.rc"; }
 # Results without what varies from run to run, or names the delegate.
 results() {
-  grep -vE 'latency|Latency|images/s|Wall time|Initialized session|Inference timings|ms\.|\(us\)|Peak|memory|Memory|footprint|avg=|count=|delegate|Delegate|stable_delegate_settings_file|export outputs' "$1"
+  grep -vE 'latency|Latency|images/s|Wall time|Initialized session|Init parts|Inference timings|ms\.|\(us\)|Peak|memory|Memory|footprint|avg=|count=|delegate|Delegate|stable_delegate_settings_file|export outputs' "$1"
 }
 one_error() {  # one_error <name> <code> <text>
   [ "$(rc "$1")" -eq "$2" ] && [ "$(grep -c '^ERROR: ' "$TMP/$1.err")" -eq 1 ] && grep -qF -- "$3" "$TMP/$1.err"
