@@ -203,11 +203,12 @@ std::string ReportToJson(const BenchmarkReport& r) {
   ordered_json kernels;
   kernels["optimized"] = r.kernels.optimized;
   kernels["reference"] = r.kernels.reference;
+  kernels["reference_unlisted"] = r.kernels.reference_unlisted;
   kernels["delegated"] = r.kernels.delegated;
   ordered_json nodes = ordered_json::array();
   for (const NodeKernel& n : r.kernels.nodes) {
     nodes.push_back({{"subgraph", n.subgraph}, {"node", n.node}, {"op", n.op}, {"kernel", n.kernel},
-                     {"configuration", n.configuration}});
+                     {"configuration", n.configuration}, {"reference_reason", n.reference_reason}});
   }
   kernels["nodes"] = nodes;
   j["kernels"] = kernels;

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "runtime/c/builtin_op_data.h"
+#include "runtime/kernels/optimized/reference_paths.h"
 
 namespace touchstone {
 namespace {
@@ -38,6 +39,7 @@ std::string DescribeNodeConfiguration(Subgraph* subgraph, int node_index) {
 
 KernelUsage KernelUsageOf(Interpreter* interpreter) {
   KernelUsage usage;
+  const bool optimized_set = interpreter->options().kernel_set == KernelSet::kOptimized;
   for (size_t s = 0; s < interpreter->subgraphs_size(); ++s) {
     Subgraph* subgraph = interpreter->subgraph(static_cast<int>(s));
     for (int node_index : subgraph->execution_plan()) {
@@ -51,6 +53,18 @@ KernelUsage KernelUsageOf(Interpreter* interpreter) {
         ++usage.optimized;
       } else if (n.kernel == "reference") {
         ++usage.reference;
+        if (optimized_set) {
+          const TfLiteIntArray* inputs = subgraph->node(node_index).inputs;
+          const std::string type = inputs != nullptr && inputs->size > 0 && inputs->data[0] >= 0
+                                       ? TypeName(subgraph->tensor(inputs->data[0])->type)
+                                       : "";
+          const optimized::ReferencePath* path = optimized::FindReferencePath(n.op, type);
+          if (path != nullptr) {
+            n.reference_reason = path->why;
+          } else {
+            ++usage.reference_unlisted;
+          }
+        }
       } else {
         ++usage.delegated;
       }

@@ -18,11 +18,15 @@ struct NodeKernel {
   std::string op;           // "DEPTHWISE_CONV_2D"
   std::string kernel;       // "optimized", "reference", or the delegate's name
   std::string configuration;  // "DEPTHWISE_CONV_2D int8 multiplier 4": op, types, what selects a kernel
+  // A node of the optimized kernel set on the reference kernel: why that is by design
+  // (optimized::ReferencePaths), or empty for a gap.
+  std::string reference_reason;
 };
 
 struct KernelUsage {
   int optimized = 0;
   int reference = 0;
+  int reference_unlisted = 0;  // of which not in optimized::ReferencePaths (optimized kernel set only)
   int delegated = 0;  // delegate kernel nodes
   std::vector<NodeKernel> nodes;  // every node of every subgraph's execution plan, in plan order
 };

@@ -433,6 +433,7 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
 Status Subgraph::PrepareNode(int node_index) {
   NodeEntry& entry = nodes_[node_index];
   entry.invoke_refusal.clear();
+  entry.kernel_known = false;
   // A delegate kernel by its delegate's name; a CPU kernel is the reference one unless an optimized
   // kernel's Prepare says otherwise (NoteKernelCallback).
   entry.kernel = entry.delegate_params != nullptr
@@ -489,6 +490,7 @@ Status Subgraph::PrepareNode(int node_index) {
   } else if (verdict == TypeVerdict::kRefuseAtInvoke) {
     entry.invoke_refusal = refusal;
   }
+  entry.kernel_known = true;
   return Status::Ok();
 }
 
@@ -497,6 +499,18 @@ void Subgraph::RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* 
   for (NodeEntry& entry : self->nodes_) {
     if (&entry.node == node) entry.invoke_refusal = message;
   }
+}
+
+int Subgraph::CpuKernelStateCallback(TfLiteContext* context, const TfLiteNode* node) {
+  Subgraph* self = SubgraphOf(context);
+  // Over the reference kernel set no node has an optimized kernel to compare with.
+  if (self->interpreter_->options().kernel_set == KernelSet::kReference) return -1;
+  for (const NodeEntry& entry : self->nodes_) {
+    if (&entry.node != node) continue;
+    if (!entry.kernel_known || entry.delegate_params != nullptr) return -1;
+    return entry.kernel == "optimized" ? 1 : 0;
+  }
+  return -1;
 }
 
 void Subgraph::NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized) {
@@ -1195,6 +1209,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   interpreter->cpu_backend_context_.refuse_at_invoke = Subgraph::RefuseAtInvokeCallback;
   interpreter->cpu_backend_context_.warn = Subgraph::WarnCallback;
   interpreter->cpu_backend_context_.note_kernel = Subgraph::NoteKernelCallback;
+  interpreter->cpu_backend_context_.cpu_kernel_state = Subgraph::CpuKernelStateCallback;
   if (resolver == nullptr) {
     interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
     resolver = interpreter->owned_resolver_.get();

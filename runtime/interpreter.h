@@ -130,6 +130,7 @@ class Subgraph {
   static void WarnCallback(TfLiteContext* context, const char* message);
   // CpuBackendContext::note_kernel: records the node's kernel as optimized or reference.
   static void NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized);
+  static int CpuKernelStateCallback(TfLiteContext* context, const TfLiteNode* node);
 
  private:
   struct NodeEntry {
@@ -144,6 +145,7 @@ class Subgraph {
     // RefuseAtInvoke): Invoke fails there with this message instead of calling the kernel.
     std::string invoke_refusal;
     std::string kernel = "reference";  // node_kernel()
+    bool kernel_known = false;         // `kernel` is what the node's last Prepare chose
   };
 
   // TfLiteContext callbacks.

@@ -271,7 +271,7 @@ class XnnpackDelegate : public tflite::SimpleDelegateInterface {
 
   bool IsNodeSupportedByDelegate(const TfLiteRegistration* registration, const TfLiteNode* node,
                                  TfLiteContext* context) const override {
-    xnnpack::GraphTranslator translator(context, options_.flags, &info_, &extra_.declined_float_builtins);
+    xnnpack::GraphTranslator translator(context, options_.flags, &info_, &extra_);
     return translator.Check(-1, node, registration);
   }
 
@@ -331,7 +331,7 @@ bool XnnpackSupportsNode(TfLiteContext* context, int node_index, uint32_t flags,
     return false;
   }
   const xnnpack::GraphInfo info = xnnpack::AnalyzeGraph(context);
-  xnnpack::GraphTranslator translator(context, flags, &info, &extra.declined_float_builtins);
+  xnnpack::GraphTranslator translator(context, flags, &info, &extra);
   const bool ok = translator.Check(node_index, node, registration);
   *why = translator.why_not();
   return ok;

@@ -22,6 +22,7 @@
 #define TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_DELEGATE_H_
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -59,6 +60,11 @@ struct XnnpackExtraOptions {
   // Builtin ops whose float32 nodes the delegate leaves to the interpreter: the provider's
   // --xnnpack_fp32=auto puts the ops with an optimized float kernel here where those run on AVX-512.
   std::set<int> declined_float_builtins;
+  // Where the host says which kernel a node's CPU registration prepared to run (1: its own optimized
+  // path, 0: the reference kernel's, -1: not known), a declined op's node is left to the interpreter
+  // only when that is 1 (or not known): a node the optimized kernel would run through the reference
+  // kernel goes to XNNPACK when it can take it. Empty: every node of a declined op is left.
+  std::function<int(TfLiteContext* context, const TfLiteNode* node)> cpu_kernel_state;
 };
 
 // As TfLiteXNNPackDelegateCreate, but on failure returns null with *error saying why (one line).

@@ -315,8 +315,8 @@ GraphInfo AnalyzeGraph(TfLiteContext* context) {
 }
 
 GraphTranslator::GraphTranslator(TfLiteContext* context, uint32_t flags, const GraphInfo* info,
-                                 const std::set<int>* declined_float_builtins)
-    : context_(context), flags_(flags), info_(info), declined_float_builtins_(declined_float_builtins) {}
+                                 const XnnpackExtraOptions* extra)
+    : context_(context), flags_(flags), info_(info), extra_(extra) {}
 
 bool GraphTranslator::Fail(const std::string& message) {
   why_ = message;
@@ -641,11 +641,12 @@ bool GraphTranslator::Check(int node_index, const TfLiteNode* node, const TfLite
   mode_ = Mode::kCheck;
   why_.clear();
   // Declined before Visit, which notes the constants a taken node reads.
-  if (declined_float_builtins_ != nullptr && node != nullptr && registration != nullptr &&
-      declined_float_builtins_->count(registration->builtin_code) != 0 && node->outputs != nullptr &&
+  if (extra_ != nullptr && node != nullptr && registration != nullptr &&
+      extra_->declined_float_builtins.count(registration->builtin_code) != 0 && node->outputs != nullptr &&
       node->outputs->size > 0 && node->outputs->data[0] >= 0 &&
       node->outputs->data[0] < static_cast<int>(context_->tensors_size) &&
-      Tensor(node->outputs->data[0]).type == kTfLiteFloat32) {
+      Tensor(node->outputs->data[0]).type == kTfLiteFloat32 &&
+      (!extra_->cpu_kernel_state || extra_->cpu_kernel_state(context_, node) != 0)) {
     return Fail(std::string("float32 ") + OpName(registration->builtin_code) +
                 " stays on the optimized kernels (--xnnpack_fp32=auto)");
   }
@@ -1524,7 +1525,7 @@ bool GraphTranslator::VisitDequantize(const TfLiteNode* node) {
       for (int k = 0; k < other->inputs->size; ++k) reads = reads || other->inputs->data[k] == output;
       if (!reads) continue;
       ++readers;
-      GraphTranslator reader_check(context_, flags_, info_, declined_float_builtins_);
+      GraphTranslator reader_check(context_, flags_, info_, extra_);
       if (!reader_check.Check(plan->data[i], other, registration)) {
         return Fail("folded weights read by a node XNNPACK does not take (" + reader_check.why_not() + ")");
       }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "delegates/xnnpack/xnnpack_delegate.h"
 #include "runtime/c/common.h"
 
 namespace touchstone {
@@ -37,10 +38,11 @@ GraphInfo AnalyzeGraph(TfLiteContext* context);
 
 class GraphTranslator {
  public:
-  // `declined_float_builtins` (may be null): ops whose float32 nodes Check refuses (they stay on the
-  // interpreter's kernels; the provider's --xnnpack_fp32=auto).
+  // `extra` (may be null): its declined_float_builtins are ops whose float32 nodes Check refuses
+  // (they stay on the interpreter's kernels; the provider's --xnnpack_fp32=auto), node by node where
+  // its cpu_kernel_state tells.
   GraphTranslator(TfLiteContext* context, uint32_t flags, const GraphInfo* info,
-                  const std::set<int>* declined_float_builtins = nullptr);
+                  const XnnpackExtraOptions* extra = nullptr);
 
   // Check mode: whether the node can be defined, else why (why_not()).
   bool Check(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
@@ -120,7 +122,7 @@ class GraphTranslator {
   TfLiteContext* context_;
   uint32_t flags_;
   const GraphInfo* info_;
-  const std::set<int>* declined_float_builtins_;
+  const XnnpackExtraOptions* extra_;
   Mode mode_ = Mode::kCheck;
   std::string why_;
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "delegates/xnnpack/xnnpack_delegate.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/op_resolver.h"
 
@@ -78,6 +79,12 @@ DelegateProvider XnnpackDelegateProvider() {
     if (fp32 == "auto" && !force_fp16 && rules_apply && optimized::FloatKernelsUseAvx512()) {
       const std::vector<int> codes = BuiltinOpResolver::OptimizedBuiltins();
       extra.declined_float_builtins.insert(codes.begin(), codes.end());
+      // Node by node: one the optimized kernel would run through the reference kernel is XNNPACK's.
+      extra.cpu_kernel_state = [](TfLiteContext* context, const TfLiteNode* node) {
+        CpuBackendContext* backend = GetCpuBackendContext(context);
+        return backend != nullptr && backend->cpu_kernel_state != nullptr ? backend->cpu_kernel_state(context, node)
+                                                                           : -1;
+      };
       if (given) {
         std::cerr << "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized kernels "
                   << "(AVX-512); --" << kXnnpackFp32Flag << "=xnnpack gives them to XNNPACK." << std::endl;

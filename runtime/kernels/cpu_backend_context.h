@@ -62,6 +62,10 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // for this node's configuration (true) or runs the reference kernel's Eval (false), so that tools
   // can report the node's kernel (Subgraph::node_kernel). Null where the host records nothing.
   void (*note_kernel)(TfLiteContext* context, const TfLiteNode* node, bool optimized) = nullptr;
+  // What note_kernel recorded for a node at its last Prepare: 1 its own optimized path, 0 the
+  // reference kernel's Eval, -1 not known (not prepared yet, or not a CPU kernel). A delegate's
+  // partitioning asks, to leave a node to the optimized kernel only where that kernel takes it.
+  int (*cpu_kernel_state)(TfLiteContext* context, const TfLiteNode* node) = nullptr;
 };
 
 // NoteKernel through the context's CpuBackendContext, where the host has one.

@@ -1,0 +1,67 @@
+#include "runtime/kernels/optimized/reference_paths.h"
+
+#include <cstring>
+
+namespace touchstone {
+namespace optimized {
+
+const std::vector<ReferencePath>& ReferencePaths() {
+  static const std::vector<ReferencePath> table = {
+      {"ARG_MAX", "", "one pass over the input, once per model (a segmentation map's classes)"},
+      {"ASSIGN_VARIABLE", "", "resource variables: a copy"},
+      {"CALL_ONCE", "", "control flow: runs its subgraph at the first Invoke only"},
+      {"CAST", "", "shape arithmetic on a few elements"},
+      {"COMPLEX_ABS", "", "a spectrogram's magnitudes, once per model (yamnet)"},
+      {"COS", "", "a rotary embedding's angles, computed on a few thousand elements"},
+      {"DENSIFY", "", "constant weights made dense once, at Prepare"},
+      {"DEQUANTIZE", "float16", "float16 constants converted once, at Prepare"},
+      {"EQUAL", "", "a loop's condition"},
+      {"EXPAND_DIMS", "", "a copy at most"},
+      {"GATHER", "", "rows copied with memcpy"},
+      {"L2_NORMALIZATION", "", "one row of a few hundred elements"},
+      {"LEAKY_RELU", "", "a few hundred elements behind a dynamic shape (XNNPACK takes static ones)"},
+      {"LESS", "", "a loop's condition"},
+      {"LOG", "", "a spectrogram's log, once per model (yamnet)"},
+      {"MIRROR_PAD", "", "rows copied with memcpy"},
+      {"PACK", "", "shape arithmetic on a few elements"},
+      {"READ_VARIABLE", "", "resource variables: a copy"},
+      {"RESHAPE", "", "a copy of the input's bytes at most"},
+      {"RFFT2D", "", "a spectrogram's transform, once per model (yamnet)"},
+      {"RSQRT", "", "a layer norm's per-row factor: one element per row"},
+      {"SCATTER_ND", "", "writes a few indexed elements"},
+      {"SELECT_V2", "", "a mask over a few thousand elements"},
+      {"SHAPE", "", "writes the input's shape"},
+      {"SIN", "", "a rotary embedding's angles, computed on a few thousand elements"},
+      {"SLICE", "", "rows copied with memcpy"},
+      {"SPLIT", "", "rows copied with memcpy"},
+      {"SQUEEZE", "", "a copy of the input's bytes at most"},
+      {"STRIDED_SLICE", "", "rows copied with memcpy"},
+      {"SVDF", "", "a keyword spotter's filters over a short memory (keyword_scrambled)"},
+      {"TFLite_Detection_PostProcess", "", "non-maximum suppression over the detector's few thousand boxes"},
+      {"TILE", "", "rows copied with memcpy"},
+      {"TOPK_V2", "", "a partial sort of one row"},
+      {"VAR_HANDLE", "", "resource variables: a handle"},
+      {"WHILE", "", "control flow: runs its subgraphs' kernels"},
+  };
+  return table;
+}
+
+const ReferencePath* FindReferencePath(const std::string& op, const std::string& type) {
+  for (const ReferencePath& path : ReferencePaths()) {
+    if (op != path.op) continue;
+    if (path.types[0] == '\0') return &path;
+    // A comma-separated list: match one whole name.
+    const char* p = path.types;
+    while (*p != '\0') {
+      const char* end = std::strchr(p, ',');
+      const size_t length = end != nullptr ? static_cast<size_t>(end - p) : std::strlen(p);
+      if (type.size() == length && type.compare(0, length, p, length) == 0) return &path;
+      if (end == nullptr) break;
+      p = end + 1;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace optimized
+}  // namespace touchstone
