@@ -53,6 +53,8 @@ class OptimizedTestResolver : public OpResolver {
     Add(kTfLiteBuiltinPadv2, optimized::Register_PADV2());
     Add(kTfLiteBuiltinTranspose, optimized::Register_TRANSPOSE());
     Add(kTfLiteBuiltinConcatenation, optimized::Register_CONCATENATION());
+    Add(kTfLiteBuiltinLstm, optimized::Register_LSTM());
+    Add(kTfLiteBuiltinUnidirectionalSequenceLstm, optimized::Register_UNIDIRECTIONAL_SEQUENCE_LSTM());
   }
   const TfLiteRegistration* FindOp(int code, int version) const override {
     auto it = ops_.find(code);
@@ -188,9 +190,14 @@ class OpCase {
     const Status built = test_.Build();
     ASSERT_TRUE(built.ok()) << built.message();
     SetInputs(test_.interpreter(), inputs_);
-    const Status ran = test_.Invoke();
-    ASSERT_TRUE(ran.ok()) << ran.message();
-    const RunResult reference = Collect(test_.interpreter());
+    // Two runs, as the optimized interpreters make below: an op with state (variable tensors)
+    // continues from the first run's in the second.
+    RunResult reference[2];
+    for (RunResult& result : reference) {
+      const Status ran = test_.Invoke();
+      ASSERT_TRUE(ran.ok()) << ran.message();
+      result = Collect(test_.interpreter());
+    }
 
     // The loaded model, shared without ownership (test_ keeps it alive).
     std::shared_ptr<const Model> model(std::shared_ptr<const Model>(), &test_.interpreter()->model());
@@ -219,7 +226,7 @@ class OpCase {
         for (int run = 0; run < 2; ++run) {  // the second run reuses packed weights and buffers
           const Status invoked = interpreter->Invoke();
           ASSERT_TRUE(invoked.ok()) << label << ": " << invoked.message();
-          ExpectAgree(reference, Collect(interpreter), exact, label + ", run " + std::to_string(run));
+          ExpectAgree(reference[run], Collect(interpreter), exact, label + ", run " + std::to_string(run));
           if (inspect_) inspect_(interpreter, threads, label);
         }
       }
@@ -1583,6 +1590,183 @@ TEST(OptimizedResizeBilinearTest, LargeCrossesThreadChunks) {
 }
 TEST(OptimizedResizeBilinearTest, SizeComputedAtRunTimeFallsBackToTheReference) {
   CheckResize({1, 4, 4, 2}, 7, 6, false, false, /*constant_size=*/false);
+}
+
+// ---- LSTM (full kernel) and UNIDIRECTIONAL_SEQUENCE_LSTM
+
+// An LSTM's layout; the sequence op unless `sequence` is false (LSTM: one step, max_time 1).
+struct Lstm {
+  bool sequence = true;
+  bool time_major = false;
+  int max_time = 3, n_batch = 1, n_input = 5, n_cell = 4, n_output = 4;
+  bool cifg = false, peephole = false, projection = false, projection_bias = true;
+  bool layer_norm = false;
+  bool twenty_inputs = false;  // the form without layer-norm inputs
+  float cell_clip = 0.f, proj_clip = 0.f;
+  Act activation = Act::TANH;
+};
+
+std::vector<int> LstmInputShape(const Lstm& l) {
+  if (!l.sequence) return {l.n_batch, l.n_input};
+  return l.time_major ? std::vector<int>{l.max_time, l.n_batch, l.n_input}
+                      : std::vector<int>{l.n_batch, l.max_time, l.n_input};
+}
+
+void AddLstmNode(OpCase& op, const Lstm& l, const std::vector<int>& inputs, int output) {
+  if (l.sequence) {
+    op.test().AddOp(kTfLiteBuiltinUnidirectionalSequenceLstm, inputs, {output},
+                    fb::BuiltinOptions::UnidirectionalSequenceLSTMOptions,
+                    fb::CreateUnidirectionalSequenceLSTMOptions(op.test().fbb(), l.activation, l.cell_clip,
+                                                                l.proj_clip, l.time_major)
+                        .Union());
+  } else {
+    op.test().AddOp(kTfLiteBuiltinLstm, inputs, {output}, fb::BuiltinOptions::LSTMOptions,
+                    fb::CreateLSTMOptions(op.test().fbb(), l.activation, l.cell_clip, l.proj_clip).Union());
+  }
+}
+
+// A float LSTM with random weights against the reference over two runs (the second continues from
+// the first's states). `fast`: the node must take the optimized path.
+void CheckFloatLstm(const Lstm& l, bool fast = true, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(LstmInputShape(l), seed);
+  auto weights = [&](int rows, int cols, bool present) {
+    return present ? op.AddFloatConst({rows, cols}, ++seed, -0.6f, 0.6f) : -1;
+  };
+  auto vector = [&](int size, bool present) {
+    return present ? op.AddFloatConst({size}, ++seed, -0.5f, 0.5f) : -1;
+  };
+  std::vector<int> inputs = {input};
+  for (int g = 0; g < 4; ++g) inputs.push_back(weights(l.n_cell, l.n_input, g != 0 || !l.cifg));
+  for (int g = 0; g < 4; ++g) inputs.push_back(weights(l.n_cell, l.n_output, g != 0 || !l.cifg));
+  for (int g = 0; g < 3; ++g) inputs.push_back(vector(l.n_cell, l.peephole && (g != 0 || !l.cifg)));
+  for (int g = 0; g < 4; ++g) inputs.push_back(vector(l.n_cell, g != 0 || !l.cifg));
+  inputs.push_back(weights(l.n_output, l.n_cell, l.projection));
+  inputs.push_back(vector(l.n_output, l.projection && l.projection_bias));
+  const int output_state = op.test().AddIntermediate(kTfLiteFloat32, {l.n_batch, l.n_output});
+  const int cell_state = op.test().AddIntermediate(kTfLiteFloat32, {l.n_batch, l.n_cell});
+  op.test().builder().SetVariable(output_state, true);
+  op.test().builder().SetVariable(cell_state, true);
+  inputs.push_back(output_state);
+  inputs.push_back(cell_state);
+  if (!l.twenty_inputs) {
+    for (int g = 0; g < 4; ++g) inputs.push_back(vector(l.n_cell, l.layer_norm && (g != 0 || !l.cifg)));
+  }
+  const int output = op.AddFloatOutput();
+  AddLstmNode(op, l, inputs, output);
+  if (fast) op.RequireOptimizedPath();
+  op.Check(l.sequence ? optimized::Register_UNIDIRECTIONAL_SEQUENCE_LSTM() : optimized::Register_LSTM(),
+           /*exact=*/!fast);
+}
+
+TEST(OptimizedFloatLstmTest, LikeTrainedLstm) {
+  Lstm l;
+  l.max_time = 28;
+  l.n_input = 28;
+  l.n_cell = l.n_output = 20;
+  CheckFloatLstm(l);
+}
+
+TEST(OptimizedFloatLstmTest, SizeOne) {
+  Lstm l;
+  l.max_time = 1;
+  l.n_input = l.n_cell = l.n_output = 1;
+  CheckFloatLstm(l);
+  l.sequence = false;
+  CheckFloatLstm(l);
+}
+
+TEST(OptimizedFloatLstmTest, LayoutsAndBatches) {
+  for (bool time_major : {false, true}) {
+    for (int batch : {1, 3, 10}) {
+      Lstm l;
+      l.time_major = time_major;
+      l.n_batch = batch;
+      l.max_time = 5;
+      l.n_input = 7;
+      l.n_cell = l.n_output = 9;
+      CheckFloatLstm(l, true, batch);
+    }
+  }
+}
+
+TEST(OptimizedFloatLstmTest, CifgPeepholeProjectionClips) {
+  for (int variant = 0; variant < 16; ++variant) {
+    Lstm l;
+    l.time_major = variant % 2 == 1;
+    l.n_batch = 2;
+    l.max_time = 4;
+    l.n_input = 6;
+    l.n_cell = 11;
+    l.n_output = 11;
+    l.cifg = variant & 2;
+    l.peephole = variant & 4;
+    l.projection = variant & 8;
+    if (l.projection) l.n_output = 5;
+    l.projection_bias = variant % 3 != 0;
+    l.cell_clip = variant % 5 == 0 ? 0.f : 0.8f;
+    l.proj_clip = l.projection && variant % 3 == 1 ? 0.3f : 0.f;
+    l.twenty_inputs = variant % 7 == 3;
+    CheckFloatLstm(l, true, 100 + variant);
+  }
+}
+
+TEST(OptimizedFloatLstmTest, LstmOpOneStep) {
+  for (bool projection : {false, true}) {
+    Lstm l;
+    l.sequence = false;
+    l.n_batch = 3;
+    l.n_input = 8;
+    l.n_cell = 17;
+    l.n_output = projection ? 6 : 17;
+    l.projection = projection;
+    l.peephole = true;
+    CheckFloatLstm(l);
+  }
+}
+
+TEST(OptimizedFloatLstmTest, WideCellsAndLongSequencesCrossVectorsAndRuns) {
+  Lstm l;
+  l.time_major = true;
+  l.max_time = 40;
+  l.n_batch = 2;
+  l.n_input = 33;
+  l.n_cell = 67;
+  l.n_output = 67;
+  CheckFloatLstm(l);
+  // More steps than one run of precomputed input products holds.
+  Lstm long_sequence;
+  long_sequence.max_time = 300;
+  long_sequence.n_input = 3;
+  long_sequence.n_cell = long_sequence.n_output = 64;
+  CheckFloatLstm(long_sequence);
+}
+
+TEST(OptimizedFloatLstmTest, LayerNorm) {
+  for (int variant = 0; variant < 8; ++variant) {
+    Lstm l;
+    l.layer_norm = true;
+    l.sequence = variant != 7;
+    l.time_major = variant % 2 == 1;
+    l.n_batch = 1 + variant % 3;
+    l.n_input = 2 + variant;
+    l.n_cell = variant == 0 ? 2 : 13;
+    l.n_output = l.n_cell;
+    l.cifg = variant & 2;
+    l.peephole = variant & 4;
+    l.projection = variant % 3 == 2;
+    if (l.projection) l.n_output = 4;
+    CheckFloatLstm(l, true, 200 + variant);
+  }
+}
+
+TEST(OptimizedFloatLstmTest, OtherConfigurationsKeepTheReference) {
+  Lstm relu;
+  relu.activation = Act::RELU;
+  CheckFloatLstm(relu, /*fast=*/false);
+  Lstm empty;
+  empty.max_time = 0;
+  CheckFloatLstm(empty, /*fast=*/false);
 }
 
 // ---- A chain of optimized ops sharing the arena, as in a real model.
