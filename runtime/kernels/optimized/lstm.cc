@@ -9,8 +9,16 @@
 // not interact. The sums are taken in another order than the reference's, so results agree within
 // the optimized kernels' float tolerance.
 //
-// Everything else (other activations, weights that are not constant, empty sequences) runs the
-// reference kernel.
+// Integer ("8x8_16": int8 input, output and weights, int16 cell state): byte-identical to the
+// reference (runtime/kernels/internal/lstm_integer.h), with the parameters its Prepare derived
+// (reference::LstmIntegerParams). The steps are the reference's, in its order and with its row
+// grouping; the int8 matrix products run on MicroKernels::int8_dots (int32 sums that wrap, the
+// reference's low 32 bits exactly). The input's product does not depend on the recurrence, and the
+// first of the gate's two rescaled sums starts from zero, so a run of rows gets its input terms,
+// rescaled and clamped to int16, ahead of the steps that read them.
+//
+// Everything else (float with other activations or weights that are not constant, hybrid weights,
+// empty sequences) runs the reference kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,7 +28,9 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/lstm_integer.h"
 #include "runtime/kernels/internal/lstm_shared.h"
+#include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/gemm.h"
 #include "runtime/kernels/optimized/op_common.h"
@@ -75,6 +85,18 @@ struct LstmState : OpState {
   std::vector<float> gate_sums;    // n_batch rows
   std::vector<float> hidden;       // n_batch rows of n_cell, before the projection
   std::vector<const float*> input_rows, state_rows, hidden_rows;
+
+  // Integer: the reference's parameters; its gate buffers (four of n_batch * n_cell) and hidden
+  // state; the rescaled input terms of a run of rows (input rows in memory order, n_gates * n_cell
+  // each); the rows one step takes (n_batch time-major, 1 batch-major).
+  bool integer = false;
+  const lstm::IntegerParams* integer_params = nullptr;
+  int rows_per_step = 1;
+  int rows_per_run = 1;
+  std::vector<int16_t> integer_gates;
+  std::vector<int8_t> integer_hidden;
+  std::vector<int16_t> integer_gate_inputs;
+  std::vector<int32_t> dots;
 };
 
 // The weight and bias tensors the float path packs, in a fixed order, to tell whether they moved.
@@ -92,7 +114,7 @@ struct LstmOp {
   using State = LstmState;
   // The float path accumulates in another order than the reference anyway: denormals flushed
   // there (float_mode.h).
-  static bool FlushesDenormals(const State*) { return true; }
+  static bool FlushesDenormals(const State* s) { return !s->integer; }
   static TfLiteRegistration* Reference() {
     return kSequence ? reference::Register_UNIDIRECTIONAL_SEQUENCE_LSTM()
                      : reference::Register_LSTM();
@@ -147,8 +169,12 @@ struct LstmOp {
     s->layer_norm = Input(context, node, full::kForgetLayerNormCoefficientsTensor) != nullptr;
     if (tflite::NumElements(output) == 0 || tflite::IsDynamicTensor(output)) return kTfLiteOk;
     // The reference Prepare accepted the node, so its types agree with the input weights'.
+    s->integer = false;
     if (input->type == kTfLiteFloat32 && input_to_output->type == kTfLiteFloat32) {
       return PrepareFloat(context, node, s);
+    }
+    if (input->type == kTfLiteInt8 && input_to_output->type == kTfLiteInt8) {
+      return PrepareInteger(s);
     }
     return kTfLiteOk;
   }
@@ -382,7 +408,189 @@ struct LstmOp {
     return kTfLiteOk;
   }
 
+  // ---- Integer.
+
+  static TfLiteStatus PrepareInteger(State* s) {
+    s->integer_params = reference::LstmIntegerParams(s->reference_data);
+    if (s->integer_params == nullptr || s->kernels->int8_dots == nullptr) return kTfLiteOk;
+    s->n_gates = 0;
+    for (int g = 0; g < kGates; ++g) {
+      const bool present = !(g == kInputGate && s->cifg);
+      s->gate_offset[g] = present ? s->n_gates++ * s->n_cell : -1;
+    }
+    const size_t batch = static_cast<size_t>(s->n_batch);
+    const size_t columns = static_cast<size_t>(s->n_gates) * s->n_cell;
+    s->rows_per_step = s->time_major ? s->n_batch : 1;
+    // Whole steps per run, at least one.
+    const size_t steps = std::max<size_t>(1, kMaxGateInputFloats / std::max<size_t>(1, s->rows_per_step * columns));
+    s->rows_per_run = static_cast<int>(std::min<size_t>(steps * s->rows_per_step, batch * s->max_time));
+    s->integer_gates.assign(lstm::kNumGates * batch * s->n_cell, 0);
+    s->integer_hidden.assign(batch * s->n_cell, 0);
+    s->integer_gate_inputs.assign(static_cast<size_t>(s->rows_per_run) * columns, 0);
+    s->dots.assign(std::max(s->n_cell, s->n_output), 0);
+    s->integer = true;
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  static int16_t ClampToInt16(int32_t x) {
+    return static_cast<int16_t>(std::min<int32_t>(std::max<int32_t>(x, -32768), 32767));
+  }
+
+  // The input terms of `rows` input rows: the reference's first MatMulAccumulate of each gate, which
+  // starts from a zero gate with no zero point.
+  static void IntegerGateInputs(const State* s, const lstm::IntegerWeights& w, const int8_t* input,
+                                int rows, int16_t* out, int32_t* dots) {
+    namespace qu = quantization_util;
+    const size_t columns = static_cast<size_t>(s->n_gates) * s->n_cell;
+    for (int r = 0; r < rows; ++r) {
+      const int8_t* x = input + static_cast<size_t>(r) * s->n_input;
+      for (int g = 0; g < kGates; ++g) {
+        if (s->gate_offset[g] < 0) continue;
+        const lstm::IntegerGateParams& p = s->integer_params->gates[g];
+        s->kernels->int8_dots(x, w.gates[g].input_weights, s->n_input, s->n_input, s->n_cell, dots);
+        int16_t* o = out + r * columns + s->gate_offset[g];
+        for (int j = 0; j < s->n_cell; ++j) {
+          const int32_t acc = qu::WrappingAdd(p.input_effective_bias[j], dots[j]);
+          o[j] = ClampToInt16(qu::MultiplyByQuantizedMultiplier(acc, p.input_scale_a, p.input_scale_b));
+        }
+      }
+    }
+  }
+
+  // One gate of one step (the reference's CalculateGate) from its input terms.
+  static void IntegerGate(const State* s, const lstm::IntegerWeights& w, int g, int n_rows,
+                          const int16_t* gate_inputs, const int8_t* output_state,
+                          const int16_t* cell_state, int16_t* gate, int32_t* dots) {
+    namespace qu = quantization_util;
+    namespace li = lstm::integer_internal;
+    const lstm::IntegerGateParams& p = s->integer_params->gates[g];
+    const lstm::IntegerGateWeights& gw = w.gates[g];
+    const int n = s->n_cell;
+    const size_t columns = static_cast<size_t>(s->n_gates) * n;
+    for (int b = 0; b < n_rows; ++b) {
+      s->kernels->int8_dots(output_state + static_cast<size_t>(b) * s->n_output, gw.recurrent_weights,
+                            s->n_output, s->n_output, n, dots);
+      const int16_t* in = gate_inputs + b * columns + s->gate_offset[g];
+      int16_t* out = gate + static_cast<size_t>(b) * n;
+      for (int j = 0; j < n; ++j) {
+        int32_t acc = qu::WrappingAdd(p.recurrent_effective_bias[j], dots[j]);
+        acc = qu::MultiplyByQuantizedMultiplier(acc, p.recurrent_scale_a, p.recurrent_scale_b);
+        acc += in[j];
+        out[j] = ClampToInt16(acc);
+      }
+    }
+    if (gw.cell_weights != nullptr) {
+      li::PeepholeAccumulate(gw.cell_weights, s->n_output, cell_state, n_rows, p.cell_scale_a,
+                             p.cell_scale_b, gate);
+    }
+    if (gw.layer_norm != nullptr) {
+      li::LayerNorm(gate, gw.layer_norm, gw.bias, p.layer_norm_scale_a, p.layer_norm_scale_b,
+                    p.variance_guard, n_rows, n);
+    }
+    if (g == kCellGate) {
+      li::Tanh(3, gate, n_rows * n, gate);
+    } else {
+      li::Sigmoid(gate, n_rows * n, gate);
+    }
+  }
+
+  // One step of n_rows rows (the reference's IntegerStep) with the rows' input terms precomputed.
+  static void IntegerStep(const State* s, const lstm::IntegerWeights& w, int n_rows,
+                          const int16_t* gate_inputs, int8_t* output_state, int16_t* cell_state,
+                          int16_t* const* gates, int8_t* hidden, int32_t* dots, int8_t* output) {
+    namespace qu = quantization_util;
+    namespace li = lstm::integer_internal;
+    const lstm::IntegerParams& p = *s->integer_params;
+    const int size = n_rows * s->n_cell;
+    for (int g = s->cifg ? kForgetGate : kInputGate; g <= kCellGate; ++g) {
+      IntegerGate(s, w, g, n_rows, gate_inputs, output_state, cell_state, gates[g], dots);
+    }
+    int16_t* forget_gate = gates[kForgetGate];
+    const int16_t* cell_gate = gates[kCellGate];
+    li::MulShift(forget_gate, cell_state, size, 15, cell_state);
+    if (s->cifg) {
+      for (int i = 0; i < size; ++i) forget_gate[i] = static_cast<int16_t>(32767 - forget_gate[i]);
+      li::MulShift(forget_gate, cell_gate, size, 30 + p.cell_scale_log2, forget_gate);
+    } else {
+      li::MulShift(gates[kInputGate], cell_gate, size, 30 + p.cell_scale_log2, forget_gate);
+    }
+    li::AddSaturating(cell_state, forget_gate, size, cell_state);
+    if (p.quantized_cell_clip > 0) li::Clip<int16_t>(cell_state, size, p.quantized_cell_clip);
+    IntegerGate(s, w, kOutputGate, n_rows, gate_inputs, output_state, cell_state, gates[kOutputGate],
+                dots);
+    int16_t* cell_tanh = gates[kInputGate];
+    li::Tanh(15 + p.cell_scale_log2, cell_state, size, cell_tanh);
+    li::HiddenState(gates[kOutputGate], cell_tanh, n_rows, s->n_cell, p.hidden_scale_a,
+                    p.hidden_scale_b, p.hidden_zero_point, hidden);
+    const int output_size = n_rows * s->n_output;
+    if (w.projection != nullptr) {
+      for (int b = 0; b < n_rows; ++b) {
+        s->kernels->int8_dots(hidden + static_cast<size_t>(b) * s->n_cell, w.projection, s->n_cell,
+                              s->n_cell, s->n_output, dots);
+        int8_t* out = output_state + static_cast<size_t>(b) * s->n_output;
+        for (int j = 0; j < s->n_output; ++j) {
+          int32_t acc = qu::WrappingAdd(p.projection_effective_bias[j], dots[j]);
+          acc = qu::MultiplyByQuantizedMultiplier(acc, p.projection_scale_a, p.projection_scale_b);
+          acc += p.output_state_zero_point;
+          out[j] = static_cast<int8_t>(std::min<int32_t>(std::max<int32_t>(acc, -128), 127));
+        }
+      }
+      if (p.quantized_proj_clip > 0) li::Clip<int8_t>(output_state, output_size, p.quantized_proj_clip);
+    } else {
+      std::copy_n(hidden, output_size, output_state);
+    }
+    std::copy_n(output_state, output_size, output);
+  }
+
+  static TfLiteStatus EvalInteger(TfLiteContext* context, TfLiteNode* node, State* s) {
+    auto tensor = [&](int index) { return Input(context, node, index); };
+    lstm::IntegerWeights w;
+    for (int g = 0; g < kGates; ++g) {
+      lstm::IntegerGateWeights& gate = w.gates[g];
+      gate.input_weights = tflite::GetTensorData<int8_t>(tensor(kInputWeights[g]));
+      gate.recurrent_weights = tflite::GetTensorData<int8_t>(tensor(kRecurrentWeights[g]));
+      if (kCellWeights[g] >= 0) gate.cell_weights = tflite::GetTensorData<int16_t>(tensor(kCellWeights[g]));
+      if (s->layer_norm) {
+        gate.layer_norm = tflite::GetTensorData<int16_t>(tensor(kLayerNorm[g]));
+        gate.bias = tflite::GetTensorData<int32_t>(tensor(kGateBias[g]));
+      }
+    }
+    w.projection = tflite::GetTensorData<int8_t>(tensor(full::kProjectionWeightsTensor));
+    const int8_t* input = tflite::GetTensorData<int8_t>(tensor(full::kInputTensor));
+    int8_t* output_state =
+        tflite::GetTensorData<int8_t>(tflite::GetVariableInput(context, node, full::kOutputStateTensor));
+    int16_t* cell_state =
+        tflite::GetTensorData<int16_t>(tflite::GetVariableInput(context, node, full::kCellStateTensor));
+    int8_t* output = tflite::GetTensorData<int8_t>(tflite::GetOutput(context, node, full::kOutputTensor));
+
+    const size_t gate_size = static_cast<size_t>(s->n_batch) * s->n_cell;
+    int16_t* gates[kGates];
+    for (int g = 0; g < kGates; ++g) gates[g] = s->integer_gates.data() + g * gate_size;
+    const size_t columns = static_cast<size_t>(s->n_gates) * s->n_cell;
+    const int total_rows = s->n_batch * s->max_time;
+    const int step_rows = s->rows_per_step;
+    // Steps take the input rows in memory order (time-major: all rows of a step; batch-major: one
+    // row's sequence after the other), so runs of rows are runs of whole steps.
+    for (int r0 = 0; r0 < total_rows; r0 += s->rows_per_run) {
+      const int r1 = std::min(total_rows, r0 + s->rows_per_run);
+      IntegerGateInputs(s, w, input + static_cast<size_t>(r0) * s->n_input, r1 - r0,
+                        s->integer_gate_inputs.data(), s->dots.data());
+      for (int r = r0; r < r1; r += step_rows) {
+        // Batch-major: the row's batch owns its slice of the states.
+        const int batch = s->time_major ? 0 : r / s->max_time;
+        IntegerStep(s, w, step_rows, s->integer_gate_inputs.data() + (r - r0) * columns,
+                    output_state + static_cast<size_t>(batch) * s->n_output,
+                    cell_state + static_cast<size_t>(batch) * s->n_cell, gates,
+                    s->integer_hidden.data(), s->dots.data(),
+                    output + static_cast<size_t>(r) * s->n_output);
+      }
+    }
+    return kTfLiteOk;
+  }
+
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->integer) return EvalInteger(context, node, s);
     return EvalFloat(context, node, s);
   }
 };

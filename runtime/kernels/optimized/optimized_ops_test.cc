@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <random>
 #include <string>
@@ -1767,6 +1768,191 @@ TEST(OptimizedFloatLstmTest, OtherConfigurationsKeepTheReference) {
   Lstm empty;
   empty.max_time = 0;
   CheckFloatLstm(empty, /*fast=*/false);
+}
+
+// The quantization of an integer LSTM test model.
+struct LstmQuant {
+  float input_scale = 0.02f;
+  int input_zero_point = 5;
+  float input_weight_scale = 0.01f;
+  float recurrent_weight_scale = 0.012f;
+  float state_scale = 0.008f;  // output state and output
+  int state_zero_point = 0;
+  int cell_scale_log2 = -11;
+  float hidden_scale = 0.007f;
+  int hidden_zero_point = 0;
+  float peephole_scale = 0.0002f;
+  float projection_scale = 0.015f;
+  int bias_range = 3000;  // biases in [-range, range]
+  float gate_scale = 0.0004f;  // the layer-norm intermediates'
+};
+
+// An integer (8x8_16) LSTM with random weights, states and input, compared byte for byte over two
+// runs. `fast`: the node must take the optimized path. Returns how many distinct values the
+// reference output holds (a saturated model would check little).
+int CheckIntegerLstm(const Lstm& l, const LstmQuant& q, bool fast = true, uint32_t seed = 1) {
+  OpCase op;
+  OpTest& t = op.test();
+  const std::vector<int> input_shape = LstmInputShape(l);
+  const int input = op.AddInputBytes(kTfLiteInt8, input_shape,
+                                     Bytes(RandomInts<int8_t>(Count(input_shape), seed, -128, 127)));
+  t.builder().SetQuantization(input, {q.input_scale}, {q.input_zero_point});
+  auto quantized = [&](TfLiteType type, const std::vector<int>& shape, int lo, int hi, float scale) {
+    int tensor = -1;
+    const size_t count = Count(shape);
+    if (type == kTfLiteInt8) tensor = t.AddConst<int8_t>(type, shape, RandomInts<int8_t>(count, ++seed, lo, hi));
+    if (type == kTfLiteInt16) tensor = t.AddConst<int16_t>(type, shape, RandomInts<int16_t>(count, ++seed, lo, hi));
+    if (type == kTfLiteInt32) tensor = t.AddConst<int32_t>(type, shape, RandomInts<int32_t>(count, ++seed, lo, hi));
+    t.builder().SetQuantization(tensor, {scale}, {0});
+    return tensor;
+  };
+  std::vector<int> inputs(24, -1);
+  inputs[0] = input;
+  for (int g = 0; g < 4; ++g) {
+    if (g == 0 && l.cifg) continue;
+    inputs[1 + g] = quantized(kTfLiteInt8, {l.n_cell, l.n_input}, -127, 127, q.input_weight_scale * (1 + 0.2f * g));
+    inputs[5 + g] = quantized(kTfLiteInt8, {l.n_cell, l.n_output}, -127, 127, q.recurrent_weight_scale * (1 - 0.1f * g));
+    if (l.peephole && g != 2) {
+      inputs[g == 3 ? 11 : 9 + g] = quantized(kTfLiteInt16, {l.n_cell}, -20000, 20000, q.peephole_scale);
+    }
+    inputs[12 + g] = quantized(kTfLiteInt32, {l.n_cell}, -q.bias_range, q.bias_range,
+                               q.input_scale * q.input_weight_scale);
+    if (l.layer_norm) inputs[20 + g] = quantized(kTfLiteInt16, {l.n_cell}, 10000, 32767, 3.0e-5f);
+  }
+  if (l.projection) {
+    inputs[16] = quantized(kTfLiteInt8, {l.n_output, l.n_cell}, -127, 127, q.projection_scale);
+    if (l.projection_bias) inputs[17] = quantized(kTfLiteInt32, {l.n_output}, -500, 500, 0.0001f);
+  }
+  const int output_state = t.AddIntermediate(kTfLiteInt8, {l.n_batch, l.n_output});
+  const int cell_state = t.AddIntermediate(kTfLiteInt16, {l.n_batch, l.n_cell});
+  t.builder().SetQuantization(output_state, {q.state_scale}, {q.state_zero_point});
+  t.builder().SetQuantization(cell_state, {std::ldexp(1.f, q.cell_scale_log2)}, {0});
+  t.builder().SetVariable(output_state, true);
+  t.builder().SetVariable(cell_state, true);
+  inputs[18] = output_state;
+  inputs[19] = cell_state;
+  if (l.twenty_inputs) inputs.resize(20);
+  const int output = t.AddOutput(kTfLiteInt8);
+  t.builder().SetQuantization(output, {q.state_scale}, {q.state_zero_point});
+  std::vector<int> intermediates;
+  for (int g = 0; g < 4; ++g) {
+    intermediates.push_back(t.AddIntermediate(l.layer_norm ? kTfLiteInt16 : kTfLiteFloat32, {0}));
+    if (l.layer_norm) t.builder().SetQuantization(intermediates.back(), {q.gate_scale * (1 + 0.25f * g)}, {0});
+  }
+  intermediates.push_back(t.AddIntermediate(kTfLiteInt8, {0}));
+  t.builder().SetQuantization(intermediates.back(), {q.hidden_scale}, {q.hidden_zero_point});
+  AddLstmNode(op, l, inputs, output);
+  t.builder().SetIntermediates(0, intermediates);
+  if (fast) op.RequireOptimizedPath();
+  op.Check(l.sequence ? optimized::Register_UNIDIRECTIONAL_SEQUENCE_LSTM() : optimized::Register_LSTM(),
+           /*exact=*/true);
+  const std::vector<int8_t> values = t.GetOutput<int8_t>(0);
+  return static_cast<int>(std::set<int8_t>(values.begin(), values.end()).size());
+}
+
+TEST(OptimizedIntegerLstmTest, LikeTheModels) {
+  // trained_lstm_int8: 28 steps of 28 inputs, 20 cells; dtln_noise_suppression: one step of 257
+  // inputs, 128 cells.
+  Lstm small;
+  small.max_time = 28;
+  small.n_input = 28;
+  small.n_cell = small.n_output = 20;
+  LstmQuant small_q;
+  small_q.input_weight_scale = 0.002f;
+  small_q.recurrent_weight_scale = 0.004f;
+  EXPECT_GT(CheckIntegerLstm(small, small_q), 40);
+  Lstm wide;
+  wide.max_time = 1;
+  wide.n_input = 257;
+  wide.n_cell = wide.n_output = 128;
+  LstmQuant q;
+  q.hidden_zero_point = -3;
+  q.input_weight_scale = 0.0006f;
+  q.recurrent_weight_scale = 0.002f;
+  EXPECT_GT(CheckIntegerLstm(wide, q), 40);
+}
+
+TEST(OptimizedIntegerLstmTest, SizeOneLayoutsAndBatches) {
+  Lstm one;
+  one.max_time = 1;
+  one.n_input = one.n_cell = one.n_output = 1;
+  CheckIntegerLstm(one, {});
+  one.sequence = false;
+  CheckIntegerLstm(one, {});
+  for (bool time_major : {false, true}) {
+    for (int batch : {1, 3}) {
+      Lstm l;
+      l.time_major = time_major;
+      l.n_batch = batch;
+      l.max_time = 6;
+      l.n_input = 9;
+      l.n_cell = l.n_output = 11;
+      CheckIntegerLstm(l, {}, true, 10 + batch);
+    }
+  }
+}
+
+TEST(OptimizedIntegerLstmTest, CifgPeepholeProjectionLayerNormClips) {
+  for (int variant = 0; variant < 32; ++variant) {
+    Lstm l;
+    l.sequence = variant % 9 != 4;
+    l.time_major = variant % 2 == 1;
+    l.n_batch = 1 + variant % 3;
+    l.max_time = 3;
+    l.n_input = 5 + variant % 4;
+    l.n_cell = 12 + variant % 5;
+    l.n_output = l.n_cell;
+    l.cifg = variant & 2;
+    l.peephole = variant & 4;
+    l.projection = variant & 8;
+    l.layer_norm = variant & 16;
+    if (l.projection) l.n_output = 4 + variant % 3;
+    l.projection_bias = variant % 3 != 0;
+    l.cell_clip = variant % 5 == 0 ? 0.f : 0.7f;
+    l.proj_clip = l.projection && variant % 3 == 1 ? 0.25f : 0.f;
+    l.twenty_inputs = !l.layer_norm && variant % 7 == 3;
+    LstmQuant q;
+    q.hidden_zero_point = variant % 4 == 1 ? 7 : 0;
+    q.state_zero_point = variant % 6 == 5 ? -20 : 0;
+    q.input_weight_scale = 0.004f;
+    q.recurrent_weight_scale = 0.004f;
+    q.projection_scale = 0.002f;
+    EXPECT_GT(CheckIntegerLstm(l, q, true, 300 + variant), 4) << "variant " << variant;
+  }
+}
+
+TEST(OptimizedIntegerLstmTest, ExtremeQuantization) {
+  Lstm l;
+  l.max_time = 4;
+  l.n_batch = 2;
+  l.n_input = 13;
+  l.n_cell = 21;
+  l.n_output = 21;
+  l.peephole = true;
+  int seed = 400;
+  for (int cell_log2 : {-15, -9}) {
+    for (float weight_scale : {1e-5f, 0.5f}) {
+      LstmQuant q;
+      q.cell_scale_log2 = cell_log2;
+      q.input_weight_scale = weight_scale;
+      q.recurrent_weight_scale = weight_scale * 2;
+      q.input_zero_point = weight_scale > 0.1f ? -128 : 127;
+      q.state_zero_point = weight_scale > 0.1f ? 127 : -128;
+      q.hidden_zero_point = -128;
+      q.hidden_scale = weight_scale > 0.1f ? 1e-5f : 0.3f;
+      q.bias_range = 2000000000;
+      q.peephole_scale = weight_scale;
+      CheckIntegerLstm(l, q, true, ++seed);
+    }
+  }
+  // Wide cell and projection scales: the hidden and output stages saturate.
+  l.projection = true;
+  l.n_output = 7;
+  LstmQuant q;
+  q.projection_scale = 2.f;
+  q.hidden_scale = 1e-4f;
+  q.hidden_zero_point = 100;
+  CheckIntegerLstm(l, q, true, ++seed);
 }
 
 // ---- A chain of optimized ops sharing the arena, as in a real model.

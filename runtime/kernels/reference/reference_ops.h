@@ -7,6 +7,9 @@
 #include "runtime/c/common.h"
 
 namespace touchstone {
+namespace lstm {
+struct IntegerParams;
+}  // namespace lstm
 namespace reference {
 
 // elementwise.cc: arithmetic, unary math, activations, comparisons, casts, selection.
@@ -135,6 +138,10 @@ TfLiteRegistration* Register_RESIZE_NEAREST_NEIGHBOR();
 // recurrent.cc: LSTM cells and sequences.
 TfLiteRegistration* Register_LSTM();
 TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM();
+// For the optimized kernel set: the integer (8x8_16) parameters a prepared full-kernel LSTM or
+// UNIDIRECTIONAL_SEQUENCE_LSTM node computes with (`user_data` is the reference kernel's); null
+// when the node runs another arithmetic.
+const lstm::IntegerParams* LstmIntegerParams(const void* user_data);
 
 // quantize.cc: conversions between float and quantized types, float16 weights, sparse weights.
 TfLiteRegistration* Register_QUANTIZE();
