@@ -13,7 +13,8 @@
 // reference (runtime/kernels/internal/lstm_integer.h), with the parameters its Prepare derived
 // (reference::LstmIntegerParams). The steps are the reference's, in its order and with its row
 // grouping; the int8 matrix products run on MicroKernels::int8_dots (int32 sums that wrap, the
-// reference's low 32 bits exactly). The input's product does not depend on the recurrence, and the
+// reference's low 32 bits exactly), the gates' fixed-point sigmoid and tanh on the vector
+// FixedPointKernels (exact on every int16 input). The input's product does not depend on the recurrence, and the
 // first of the gate's two rescaled sums starts from zero, so a run of rows gets its input terms,
 // rescaled and clamped to int16, ahead of the steps that read them.
 //
@@ -32,6 +33,7 @@
 #include "runtime/kernels/internal/lstm_shared.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/fixed_point_kernels.h"
 #include "runtime/kernels/optimized/gemm.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
@@ -91,6 +93,7 @@ struct LstmState : OpState {
   // each); the rows one step takes (n_batch time-major, 1 batch-major).
   bool integer = false;
   const lstm::IntegerParams* integer_params = nullptr;
+  const FixedPointKernels* fixed_point = nullptr;
   int rows_per_step = 1;
   int rows_per_run = 1;
   std::vector<int16_t> integer_gates;
@@ -413,6 +416,7 @@ struct LstmOp {
   static TfLiteStatus PrepareInteger(State* s) {
     s->integer_params = reference::LstmIntegerParams(s->reference_data);
     if (s->integer_params == nullptr || s->kernels->int8_dots == nullptr) return kTfLiteOk;
+    s->fixed_point = &FixedPointKernelsFor(*s->kernels);
     s->n_gates = 0;
     for (int g = 0; g < kGates; ++g) {
       const bool present = !(g == kInputGate && s->cifg);
@@ -489,9 +493,9 @@ struct LstmOp {
                     p.variance_guard, n_rows, n);
     }
     if (g == kCellGate) {
-      li::Tanh(3, gate, n_rows * n, gate);
+      s->fixed_point->tanh(3, gate, static_cast<size_t>(n_rows) * n, gate);
     } else {
-      li::Sigmoid(gate, n_rows * n, gate);
+      s->fixed_point->sigmoid(gate, static_cast<size_t>(n_rows) * n, gate);
     }
   }
 
@@ -520,7 +524,7 @@ struct LstmOp {
     IntegerGate(s, w, kOutputGate, n_rows, gate_inputs, output_state, cell_state, gates[kOutputGate],
                 dots);
     int16_t* cell_tanh = gates[kInputGate];
-    li::Tanh(15 + p.cell_scale_log2, cell_state, size, cell_tanh);
+    s->fixed_point->tanh(15 + p.cell_scale_log2, cell_state, size, cell_tanh);
     li::HiddenState(gates[kOutputGate], cell_tanh, n_rows, s->n_cell, p.hidden_scale_a,
                     p.hidden_scale_b, p.hidden_zero_point, hidden);
     const int output_size = n_rows * s->n_output;
