@@ -12,8 +12,8 @@
 // Integer ("8x8_16": int8 input, output and weights, int16 cell state): byte-identical to the
 // reference (runtime/kernels/internal/lstm_integer.h), with the parameters its Prepare derived
 // (reference::LstmIntegerParams). The steps are the reference's, in its order and with its row
-// grouping; the int8 matrix products run on MicroKernels::int8_dots (int32 sums that wrap, the
-// reference's low 32 bits exactly), the gates' fixed-point sigmoid and tanh on the vector
+// grouping; the int8 matrix products (each gate's weights side by side, packed at the first Eval)
+// run on the Int8GemvKernels (int32 sums that wrap, the reference's low 32 bits exactly), the gates' fixed-point sigmoid and tanh on the vector
 // FixedPointKernels (exact on every int16 input). The input's product does not depend on the recurrence, and the
 // first of the gate's two rescaled sums starts from zero, so a run of rows gets its input terms,
 // rescaled and clamped to int16, ahead of the steps that read them.
@@ -35,6 +35,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/fixed_point_kernels.h"
 #include "runtime/kernels/optimized/gemm.h"
+#include "runtime/kernels/optimized/int8_gemv.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -99,7 +100,12 @@ struct LstmState : OpState {
   std::vector<int16_t> integer_gates;
   std::vector<int8_t> integer_hidden;
   std::vector<int16_t> integer_gate_inputs;
-  std::vector<int32_t> dots;
+  std::vector<int32_t> dots;            // one row's products of every gate, or the projection's
+  std::vector<int32_t> recurrent_dots;  // a step's rows' recurrent products
+  const Int8GemvKernels* gemv = nullptr;
+  // Packed at the first Eval with `packed_gemv` (again if the set changed).
+  std::vector<uint8_t> input_packed8, recurrent_packed8, projection_packed8;
+  const Int8GemvKernels* packed_gemv = nullptr;
 };
 
 // The weight and bias tensors the float path packs, in a fixed order, to tell whether they moved.
@@ -177,7 +183,7 @@ struct LstmOp {
       return PrepareFloat(context, node, s);
     }
     if (input->type == kTfLiteInt8 && input_to_output->type == kTfLiteInt8) {
-      return PrepareInteger(s);
+      return PrepareInteger(context, node, s);
     }
     return kTfLiteOk;
   }
@@ -413,9 +419,12 @@ struct LstmOp {
 
   // ---- Integer.
 
-  static TfLiteStatus PrepareInteger(State* s) {
+  static TfLiteStatus PrepareInteger(TfLiteContext* context, const TfLiteNode* node, State* s) {
     s->integer_params = reference::LstmIntegerParams(s->reference_data);
-    if (s->integer_params == nullptr || s->kernels->int8_dots == nullptr) return kTfLiteOk;
+    if (s->integer_params == nullptr) return kTfLiteOk;
+    s->gemv = &Int8GemvKernelsFor(*s->kernels);
+    // The weights are constants (the reference requires it); packed again only if they moved.
+    if (PackedSources(context, node) != s->packed_from) s->packed_from.clear();
     s->fixed_point = &FixedPointKernelsFor(*s->kernels);
     s->n_gates = 0;
     for (int g = 0; g < kGates; ++g) {
@@ -431,7 +440,8 @@ struct LstmOp {
     s->integer_gates.assign(lstm::kNumGates * batch * s->n_cell, 0);
     s->integer_hidden.assign(batch * s->n_cell, 0);
     s->integer_gate_inputs.assign(static_cast<size_t>(s->rows_per_run) * columns, 0);
-    s->dots.assign(std::max(s->n_cell, s->n_output), 0);
+    s->dots.assign(std::max<size_t>(columns, s->n_output), 0);
+    s->recurrent_dots.assign(s->rows_per_step * columns, 0);
     s->integer = true;
     s->fast = true;
     return kTfLiteOk;
@@ -441,31 +451,66 @@ struct LstmOp {
     return static_cast<int16_t>(std::min<int32_t>(std::max<int32_t>(x, -32768), 32767));
   }
 
+  // Packs each gate's `weights` ({n_cell, depth}) side by side for the gemv.
+  static void PackIntegerGates(const State* s, const int8_t* const* weights, size_t depth,
+                               std::vector<uint8_t>* packed) {
+    const size_t columns = static_cast<size_t>(s->n_gates) * s->n_cell;
+    std::vector<int8_t> gathered(columns * depth);
+    for (int g = 0; g < kGates; ++g) {
+      if (s->gate_offset[g] < 0) continue;
+      std::copy_n(weights[g], static_cast<size_t>(s->n_cell) * depth,
+                  gathered.begin() + static_cast<size_t>(s->gate_offset[g]) * depth);
+    }
+    packed->resize(s->gemv->packed_size(columns, depth));
+    s->gemv->pack(gathered.data(), columns, depth, packed->data());
+  }
+
+  static void PackInteger(TfLiteContext* context, const TfLiteNode* node, State* s,
+                          const lstm::IntegerWeights& w) {
+    const int8_t* input_weights[kGates];
+    const int8_t* recurrent_weights[kGates];
+    for (int g = 0; g < kGates; ++g) {
+      input_weights[g] = w.gates[g].input_weights;
+      recurrent_weights[g] = w.gates[g].recurrent_weights;
+    }
+    PackIntegerGates(s, input_weights, s->n_input, &s->input_packed8);
+    PackIntegerGates(s, recurrent_weights, s->n_output, &s->recurrent_packed8);
+    s->projection_packed8.clear();
+    if (w.projection != nullptr) {
+      s->projection_packed8.resize(s->gemv->packed_size(s->n_output, s->n_cell));
+      s->gemv->pack(w.projection, s->n_output, s->n_cell, s->projection_packed8.data());
+    }
+    s->packed_gemv = s->gemv;
+    s->packed_from = PackedSources(context, node);
+  }
+
   // The input terms of `rows` input rows: the reference's first MatMulAccumulate of each gate, which
   // starts from a zero gate with no zero point.
-  static void IntegerGateInputs(const State* s, const lstm::IntegerWeights& w, const int8_t* input,
-                                int rows, int16_t* out, int32_t* dots) {
+  static void IntegerGateInputs(const State* s, const int8_t* input, int rows, int16_t* out,
+                                int32_t* dots) {
     namespace qu = quantization_util;
     const size_t columns = static_cast<size_t>(s->n_gates) * s->n_cell;
     for (int r = 0; r < rows; ++r) {
-      const int8_t* x = input + static_cast<size_t>(r) * s->n_input;
+      s->gemv->gemv(s->input_packed8.data(), columns, s->n_input,
+                    input + static_cast<size_t>(r) * s->n_input, dots);
       for (int g = 0; g < kGates; ++g) {
         if (s->gate_offset[g] < 0) continue;
         const lstm::IntegerGateParams& p = s->integer_params->gates[g];
-        s->kernels->int8_dots(x, w.gates[g].input_weights, s->n_input, s->n_input, s->n_cell, dots);
+        const int32_t* d = dots + s->gate_offset[g];
         int16_t* o = out + r * columns + s->gate_offset[g];
         for (int j = 0; j < s->n_cell; ++j) {
-          const int32_t acc = qu::WrappingAdd(p.input_effective_bias[j], dots[j]);
+          const int32_t acc = qu::WrappingAdd(p.input_effective_bias[j], d[j]);
           o[j] = ClampToInt16(qu::MultiplyByQuantizedMultiplier(acc, p.input_scale_a, p.input_scale_b));
         }
       }
     }
   }
 
-  // One gate of one step (the reference's CalculateGate) from its input terms.
+  // One gate of one step (the reference's CalculateGate) from its input terms and the step's
+  // recurrent products.
   static void IntegerGate(const State* s, const lstm::IntegerWeights& w, int g, int n_rows,
-                          const int16_t* gate_inputs, const int8_t* output_state,
-                          const int16_t* cell_state, int16_t* gate, int32_t* dots) {
+                          const int16_t* gate_inputs, const int32_t* recurrent_dots,
+                          const int16_t* cell_state, int16_t* gate) {
     namespace qu = quantization_util;
     namespace li = lstm::integer_internal;
     const lstm::IntegerGateParams& p = s->integer_params->gates[g];
@@ -473,12 +518,11 @@ struct LstmOp {
     const int n = s->n_cell;
     const size_t columns = static_cast<size_t>(s->n_gates) * n;
     for (int b = 0; b < n_rows; ++b) {
-      s->kernels->int8_dots(output_state + static_cast<size_t>(b) * s->n_output, gw.recurrent_weights,
-                            s->n_output, s->n_output, n, dots);
+      const int32_t* d = recurrent_dots + b * columns + s->gate_offset[g];
       const int16_t* in = gate_inputs + b * columns + s->gate_offset[g];
       int16_t* out = gate + static_cast<size_t>(b) * n;
       for (int j = 0; j < n; ++j) {
-        int32_t acc = qu::WrappingAdd(p.recurrent_effective_bias[j], dots[j]);
+        int32_t acc = qu::WrappingAdd(p.recurrent_effective_bias[j], d[j]);
         acc = qu::MultiplyByQuantizedMultiplier(acc, p.recurrent_scale_a, p.recurrent_scale_b);
         acc += in[j];
         out[j] = ClampToInt16(acc);
@@ -502,13 +546,20 @@ struct LstmOp {
   // One step of n_rows rows (the reference's IntegerStep) with the rows' input terms precomputed.
   static void IntegerStep(const State* s, const lstm::IntegerWeights& w, int n_rows,
                           const int16_t* gate_inputs, int8_t* output_state, int16_t* cell_state,
-                          int16_t* const* gates, int8_t* hidden, int32_t* dots, int8_t* output) {
+                          int16_t* const* gates, int8_t* hidden, int32_t* dots,
+                          int32_t* recurrent_dots, int8_t* output) {
     namespace qu = quantization_util;
     namespace li = lstm::integer_internal;
     const lstm::IntegerParams& p = *s->integer_params;
     const int size = n_rows * s->n_cell;
+    // Every gate's recurrent products at once: the output state changes only at the step's end.
+    const size_t columns = static_cast<size_t>(s->n_gates) * s->n_cell;
+    for (int b = 0; b < n_rows; ++b) {
+      s->gemv->gemv(s->recurrent_packed8.data(), columns, s->n_output,
+                    output_state + static_cast<size_t>(b) * s->n_output, recurrent_dots + b * columns);
+    }
     for (int g = s->cifg ? kForgetGate : kInputGate; g <= kCellGate; ++g) {
-      IntegerGate(s, w, g, n_rows, gate_inputs, output_state, cell_state, gates[g], dots);
+      IntegerGate(s, w, g, n_rows, gate_inputs, recurrent_dots, cell_state, gates[g]);
     }
     int16_t* forget_gate = gates[kForgetGate];
     const int16_t* cell_gate = gates[kCellGate];
@@ -521,8 +572,8 @@ struct LstmOp {
     }
     li::AddSaturating(cell_state, forget_gate, size, cell_state);
     if (p.quantized_cell_clip > 0) li::Clip<int16_t>(cell_state, size, p.quantized_cell_clip);
-    IntegerGate(s, w, kOutputGate, n_rows, gate_inputs, output_state, cell_state, gates[kOutputGate],
-                dots);
+    IntegerGate(s, w, kOutputGate, n_rows, gate_inputs, recurrent_dots, cell_state,
+                gates[kOutputGate]);
     int16_t* cell_tanh = gates[kInputGate];
     s->fixed_point->tanh(15 + p.cell_scale_log2, cell_state, size, cell_tanh);
     li::HiddenState(gates[kOutputGate], cell_tanh, n_rows, s->n_cell, p.hidden_scale_a,
@@ -530,8 +581,8 @@ struct LstmOp {
     const int output_size = n_rows * s->n_output;
     if (w.projection != nullptr) {
       for (int b = 0; b < n_rows; ++b) {
-        s->kernels->int8_dots(hidden + static_cast<size_t>(b) * s->n_cell, w.projection, s->n_cell,
-                              s->n_cell, s->n_output, dots);
+        s->gemv->gemv(s->projection_packed8.data(), s->n_output, s->n_cell,
+                      hidden + static_cast<size_t>(b) * s->n_cell, dots);
         int8_t* out = output_state + static_cast<size_t>(b) * s->n_output;
         for (int j = 0; j < s->n_output; ++j) {
           int32_t acc = qu::WrappingAdd(p.projection_effective_bias[j], dots[j]);
@@ -561,6 +612,7 @@ struct LstmOp {
       }
     }
     w.projection = tflite::GetTensorData<int8_t>(tensor(full::kProjectionWeightsTensor));
+    if (s->packed_gemv != s->gemv || s->packed_from.empty()) PackInteger(context, node, s, w);
     const int8_t* input = tflite::GetTensorData<int8_t>(tensor(full::kInputTensor));
     int8_t* output_state =
         tflite::GetTensorData<int8_t>(tflite::GetVariableInput(context, node, full::kOutputStateTensor));
@@ -578,7 +630,7 @@ struct LstmOp {
     // row's sequence after the other), so runs of rows are runs of whole steps.
     for (int r0 = 0; r0 < total_rows; r0 += s->rows_per_run) {
       const int r1 = std::min(total_rows, r0 + s->rows_per_run);
-      IntegerGateInputs(s, w, input + static_cast<size_t>(r0) * s->n_input, r1 - r0,
+      IntegerGateInputs(s, input + static_cast<size_t>(r0) * s->n_input, r1 - r0,
                         s->integer_gate_inputs.data(), s->dots.data());
       for (int r = r0; r < r1; r += step_rows) {
         // Batch-major: the row's batch owns its slice of the states.
@@ -586,7 +638,7 @@ struct LstmOp {
         IntegerStep(s, w, step_rows, s->integer_gate_inputs.data() + (r - r0) * columns,
                     output_state + static_cast<size_t>(batch) * s->n_output,
                     cell_state + static_cast<size_t>(batch) * s->n_cell, gates,
-                    s->integer_hidden.data(), s->dots.data(),
+                    s->integer_hidden.data(), s->dots.data(), s->recurrent_dots.data(),
                     output + static_cast<size_t>(r) * s->n_output);
       }
     }
