@@ -57,6 +57,17 @@ TfLiteRegistration* Register_CEIL();
 TfLiteRegistration* Register_ROUND();
 TfLiteRegistration* Register_TANH();
 TfLiteRegistration* Register_LOGISTIC();
+// For the optimized kernel set: a prepared TANH or LOGISTIC node's quantized arithmetic
+// (`user_data` is the reference kernel's). uint8 and int8: lut8[input byte] is the output byte.
+// int16: input_multiplier > 0 takes elementwise::{Logistic,Tanh}Int16ByTable(x, input_multiplier,
+// input_left_shift); 0 the fixed-point function on Q3.12 (TANH doubles the input, saturating,
+// first when input_left_shift is 1).
+struct QuantizedActivationParams {
+  uint8_t lut8[256] = {};
+  int32_t input_multiplier = 0;
+  int input_left_shift = 0;
+};
+void GetQuantizedActivationParams(const void* user_data, QuantizedActivationParams* params);
 TfLiteRegistration* Register_RELU();
 TfLiteRegistration* Register_RELU6();
 TfLiteRegistration* Register_RELU_N1_TO_1();
