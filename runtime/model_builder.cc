@@ -101,6 +101,10 @@ int ModelBuilder::AddOperator(int builtin_code, const std::vector<int>& inputs,
   return static_cast<int>(ops.size()) - 1;
 }
 
+void ModelBuilder::SetIntermediates(int op, const std::vector<int>& intermediates) {
+  subgraphs_[current_].operators[op].intermediates = intermediates;
+}
+
 int ModelBuilder::AddCustomOperator(const std::string& custom_code, const std::vector<int>& inputs,
                                     const std::vector<int>& outputs,
                                     const std::vector<uint8_t>& custom_options) {
@@ -177,7 +181,9 @@ std::vector<uint8_t> ModelBuilder::Finish() {
       ops.push_back(fb::CreateOperator(fbb, op.opcode_index, fbb.CreateVector(op.inputs),
                                        fbb.CreateVector(op.outputs), op.options_type, op.options,
                                        VectorOrNull(fbb, op.custom_options),
-                                       fb::CustomOptionsFormat::FLEXBUFFERS));
+                                       fb::CustomOptionsFormat::FLEXBUFFERS,
+                                       /*mutating_variable_inputs=*/0,
+                                       VectorOrNull(fbb, op.intermediates)));
     }
     subgraphs.push_back(fb::CreateSubGraph(
         fbb, fbb.CreateVector(tensors), fbb.CreateVector(sg.inputs), fbb.CreateVector(sg.outputs),

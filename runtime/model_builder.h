@@ -41,6 +41,8 @@ class ModelBuilder {
   int AddOperator(int builtin_code, const std::vector<int>& inputs, const std::vector<int>& outputs,
                   fb::BuiltinOptions options_type = fb::BuiltinOptions::NONE,
                   flatbuffers::Offset<void> options = 0, int version = 1);
+  // The intermediate tensors of operator `op` (e.g. an integer LSTM's gate and hidden scales).
+  void SetIntermediates(int op, const std::vector<int>& intermediates);
   int AddCustomOperator(const std::string& custom_code, const std::vector<int>& inputs,
                         const std::vector<int>& outputs,
                         const std::vector<uint8_t>& custom_options = {});
@@ -81,6 +83,7 @@ class ModelBuilder {
     fb::BuiltinOptions options_type;
     flatbuffers::Offset<void> options;
     std::vector<uint8_t> custom_options;
+    std::vector<int> intermediates;
   };
   struct SubgraphSpec {
     std::string name;

@@ -40,6 +40,7 @@ class ModelBuilderTest : public ::testing::Test {
     reshape_ = b.AddOperator(
         kTfLiteBuiltinReshape, {sum_, shape_}, {out_}, fb::BuiltinOptions::ReshapeOptions,
         fb::CreateReshapeOptions(b.fbb(), b.fbb().CreateVector<int32_t>({1, 4})).Union());
+    b.SetIntermediates(reshape_, {state_});
     b.SetInputs({in_});
     b.SetOutputs({out_});
     b.AddSignature("serving_default", 0, {{"x", in_}}, {{"y", out_}});
@@ -186,6 +187,9 @@ TEST_F(ModelBuilderTest, OperatorsAndOptions) {
   ASSERT_NE(reshape->builtin_options_as_ReshapeOptions(), nullptr);
   EXPECT_EQ(Ints(reshape->builtin_options_as_ReshapeOptions()->new_shape()),
             std::vector<int>({1, 4}));
+
+  EXPECT_EQ(add->intermediates(), nullptr);
+  EXPECT_EQ(Ints(reshape->intermediates()), std::vector<int>({state_}));
 
   // Both ADDs share one operator code.
   EXPECT_EQ(sg->operators()->Get(second_add_)->opcode_index(), add->opcode_index());

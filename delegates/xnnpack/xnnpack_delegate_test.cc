@@ -941,7 +941,7 @@ TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
 
 // With --xnnpack_fp32=auto (the default) float32 operators that have an optimized kernel stay on the
 // optimized kernels where those run on AVX-512, named or applied by default; float32 operators only
-// XNNPACK vectorises (LOGISTIC here) are still its. =xnnpack and --xnnpack_force_fp16 give XNNPACK
+// XNNPACK vectorises (HARD_SWISH here) are still its. =xnnpack and --xnnpack_force_fp16 give XNNPACK
 // them all; any other value is a usage error.
 TEST(XnnpackProviderTest, FloatOperatorsStayOnAvx512Kernels) {
   const DelegateProvider provider = XnnpackDelegateProvider();
@@ -958,12 +958,12 @@ TEST(XnnpackProviderTest, FloatOperatorsStayOnAvx512Kernels) {
   };
   const Build conv = Conv({1, 6, 6, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::NONE);
   const Build add = Binary(kTfLiteBuiltinAdd, {1, 4, 4, 3}, {1, 4, 4, 3}, ActivationFunctionType::NONE);
-  const Build logistic = Unary(kTfLiteBuiltinLogistic, {1, 4, 4, 3});
+  const Build hard_swish = Unary(kTfLiteBuiltinHardSwish, {1, 4, 4, 3});
   const Case cases[] = {
       {"default, float conv", conv, false, "auto", false, avx512 ? 0 : 1},
       {"named, float conv", conv, true, "auto", false, avx512 ? 0 : 1},
       {"named, float add", add, true, "auto", false, avx512 ? 0 : 1},
-      {"default, float logistic", logistic, false, "auto", false, 1},
+      {"default, float hard swish", hard_swish, false, "auto", false, 1},
       {"default, float conv, --xnnpack_fp32=xnnpack", conv, false, "xnnpack", false, 1},
       {"named, float add, --xnnpack_fp32=xnnpack", add, true, "xnnpack", false, 1},
       {"named, float add, --xnnpack_force_fp16", add, true, "auto", true, 1},

@@ -20,7 +20,7 @@
 // With --xnnpack_fp32=auto (the default) it likewise takes no float32 node of an op the optimized
 // kernel set has a kernel of its own for (BuiltinOpResolver::OptimizedBuiltins) where those run on
 // AVX-512 (optimized::FloatKernelsUseAvx512), unless --xnnpack_force_fp16 asks for XNNPACK's float16
-// inference; it still takes the float32 ops only it vectorises (LOGISTIC, HARD_SWISH, SUB, ...).
+// inference; it still takes the float32 ops only it vectorises (HARD_SWISH, SUB, ...).
 #ifndef TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
 #define TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
 

@@ -136,6 +136,10 @@ using SumFn = float (*)(size_t n, const float* x);
 // One row of softmax: out[i] = exp((in[i] - max) * beta) / sum.
 using SoftmaxFn = void (*)(size_t n, const float* in, float* out, float beta);
 
+// out[i] = f(in[i]) for i < n (in == out allowed): sigmoid 1 / (1 + e^-x) and tanh, within a few
+// float ulps of the exact value (tanh's relative error stays small near 0 too).
+using UnaryFn = void (*)(size_t n, const float* in, float* out);
+
 // Integer dot products of int8 vectors, for the hybrid (float activations, int8 weights) kernels:
 // out[j] = sum over i < k of a[i] * w[j * w_stride + i], in 32 bits that wrap (the low 32 bits of the
 // exact sum, as TFLite's kernels keep), for j < n.
@@ -171,6 +175,8 @@ struct MicroKernels {
   BinaryFn mul = nullptr;
   SoftmaxFn softmax = nullptr;
   SumFn sum = nullptr;
+  UnaryFn sigmoid = nullptr;
+  UnaryFn tanh = nullptr;
   Int8DotsFn int8_dots = nullptr;
   BilinearRowFn bilinear_row = nullptr;
   // Null where the set has none (only AVX-512 has one): conv.cc then uses the GEMM.

@@ -271,6 +271,48 @@ void CheckSoftmax(const MicroKernels& k) {
   }
 }
 
+// Sigmoid and tanh against double precision, element by element relative to each value (a few
+// ulps): tanh near 0 and both far into their saturation too.
+void CheckSigmoidTanh(const MicroKernels& k) {
+  for (size_t n = 1; n <= 70; n += (n < 35 ? 1 : 17)) {
+    for (float range : {1e-4f, 1.f, 10.f, 80.f}) {
+      std::vector<float> in = Random(n, -range, range), sigmoid(n), tanh(n);
+      k.sigmoid(n, in.data(), sigmoid.data());
+      k.tanh(n, in.data(), tanh.data());
+      for (size_t i = 0; i < n; ++i) {
+        const double x = in[i];
+        const double expected_sigmoid = 1.0 / (1.0 + std::exp(-x));
+        const double expected_tanh = std::tanh(x);
+        EXPECT(std::fabs(sigmoid[i] - expected_sigmoid) <= 5e-7 * expected_sigmoid,
+               "%s sigmoid(%.9g) = %.9g, expected %.9g", k.name, in[i], sigmoid[i], expected_sigmoid);
+        EXPECT(std::fabs(tanh[i] - expected_tanh) <= 5e-7 * std::fabs(expected_tanh),
+               "%s tanh(%.9g) = %.9g, expected %.9g", k.name, in[i], tanh[i], expected_tanh);
+      }
+      // In place.
+      std::vector<float> inout = in;
+      k.tanh(n, inout.data(), inout.data());
+      ExpectExact(tanh, inout, std::string(k.name) + " tanh in place " + std::to_string(n));
+    }
+  }
+  const std::vector<float> edges = {0.f, -0.f, 1e-30f, -1e-30f, 200.f, -200.f, INFINITY, -INFINITY};
+  std::vector<float> sigmoid(edges.size()), tanh(edges.size());
+  k.sigmoid(edges.size(), edges.data(), sigmoid.data());
+  k.tanh(edges.size(), edges.data(), tanh.data());
+  const std::vector<float> expected_tanh = {0.f, 0.f, 1e-30f, -1e-30f, 1.f, -1.f, 1.f, -1.f};
+  for (size_t i = 0; i < edges.size(); ++i) {
+    EXPECT(tanh[i] == expected_tanh[i], "%s tanh(%g) = %.9g", k.name, edges[i], tanh[i]);
+    const double expected_sigmoid = 1.0 / (1.0 + std::exp(-double(edges[i])));
+    EXPECT(std::fabs(sigmoid[i] - expected_sigmoid) <= 1e-7, "%s sigmoid(%g) = %.9g", k.name, edges[i],
+           sigmoid[i]);
+  }
+  const float nan = std::nanf("");
+  float nan_out = 0.f;
+  k.sigmoid(1, &nan, &nan_out);
+  EXPECT(std::isnan(nan_out), "%s sigmoid(NaN) = %g", k.name, nan_out);
+  k.tanh(1, &nan, &nan_out);
+  EXPECT(std::isnan(nan_out), "%s tanh(NaN) = %g", k.name, nan_out);
+}
+
 void CheckBilinear(const MicroKernels& k) {
   for (size_t channels = 1; channels <= 40; channels += 3) {
     const size_t in_width = 5, width = 7;
@@ -322,6 +364,7 @@ int Run() {
     CheckDwRow(k);
     CheckPoolAndBinary(k);
     CheckSoftmax(k);
+    CheckSigmoidTanh(k);
     CheckBilinear(k);
   }
   std::printf("%d failures\n", g_failures);

@@ -33,6 +33,10 @@ TfLiteRegistration* Register_PAD();
 TfLiteRegistration* Register_PADV2();
 TfLiteRegistration* Register_TRANSPOSE();
 TfLiteRegistration* Register_CONCATENATION();
+TfLiteRegistration* Register_LSTM();
+TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM();
+TfLiteRegistration* Register_LOGISTIC();
+TfLiteRegistration* Register_TANH();
 
 // True when the optimized 8-bit CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels run on
 // AVX-512 VNNI on this CPU (with the microkernel set in force): the XNNPACK delegate's default

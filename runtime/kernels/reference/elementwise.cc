@@ -1955,6 +1955,13 @@ TfLiteStatus EvalLogicalNot(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
+void GetQuantizedActivationParams(const void* user_data, QuantizedActivationParams* params) {
+  const OpData* d = static_cast<const OpData*>(user_data);
+  std::memcpy(params->lut8, d->lut8, sizeof(params->lut8));
+  params->input_multiplier = d->input_multiplier;
+  params->input_left_shift = d->input_left_shift;
+}
+
 // ================================================================================================
 // Registrations.
 

@@ -1292,6 +1292,12 @@ TfLiteStatus EvalSvdf(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
+const lstm::IntegerParams* LstmIntegerParams(const void* user_data) {
+  const auto* data = static_cast<const OpData*>(user_data);
+  if (data == nullptr || data->basic_kernel || data->arithmetic != Arithmetic::kInteger) return nullptr;
+  return &data->integer;
+}
+
 TS_REGISTER(LSTM, Init, Free, PrepareLstm, EvalLstm)
 TS_REGISTER(UNIDIRECTIONAL_SEQUENCE_LSTM, Init, Free, PrepareSequenceLstm, EvalFull)
 TS_REGISTER(SVDF, InitSvdf, FreeSvdf, PrepareSvdf, EvalSvdf)

@@ -8,6 +8,9 @@
 #include "runtime/kernels/internal/nn_common.h"
 
 namespace touchstone {
+namespace lstm {
+struct IntegerParams;
+}  // namespace lstm
 namespace reference {
 
 // elementwise.cc: arithmetic, unary math, activations, comparisons, casts, selection.
@@ -55,6 +58,17 @@ TfLiteRegistration* Register_CEIL();
 TfLiteRegistration* Register_ROUND();
 TfLiteRegistration* Register_TANH();
 TfLiteRegistration* Register_LOGISTIC();
+// For the optimized kernel set: a prepared TANH or LOGISTIC node's quantized arithmetic
+// (`user_data` is the reference kernel's). uint8 and int8: lut8[input byte] is the output byte.
+// int16: input_multiplier > 0 takes elementwise::{Logistic,Tanh}Int16ByTable(x, input_multiplier,
+// input_left_shift); 0 the fixed-point function on Q3.12 (TANH doubles the input, saturating,
+// first when input_left_shift is 1).
+struct QuantizedActivationParams {
+  uint8_t lut8[256] = {};
+  int32_t input_multiplier = 0;
+  int input_left_shift = 0;
+};
+void GetQuantizedActivationParams(const void* user_data, QuantizedActivationParams* params);
 TfLiteRegistration* Register_RELU();
 TfLiteRegistration* Register_RELU6();
 TfLiteRegistration* Register_RELU_N1_TO_1();
@@ -139,6 +153,10 @@ TfLiteRegistration* Register_RESIZE_NEAREST_NEIGHBOR();
 // recurrent.cc: LSTM cells and sequences.
 TfLiteRegistration* Register_LSTM();
 TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM();
+// For the optimized kernel set: the integer (8x8_16) parameters a prepared full-kernel LSTM or
+// UNIDIRECTIONAL_SEQUENCE_LSTM node computes with (`user_data` is the reference kernel's); null
+// when the node runs another arithmetic.
+const lstm::IntegerParams* LstmIntegerParams(const void* user_data);
 
 // quantize.cc: conversions between float and quantized types, float16 weights, sparse weights.
 TfLiteRegistration* Register_QUANTIZE();

@@ -1,0 +1,118 @@
+// int8 matrix-vector products on AVX2. Handed out only where the CPU has it (Int8GemvKernelsFor);
+// enabled per function (target pragma).
+//
+// Layout: blocks of 8 rows; per block, for each pair of columns, 32 bytes (row j of the block as
+// the int16 pair w[2p], w[2p + 1] in lane j, zeros past the matrix). The vector's pair, widened to
+// int16 and broadcast, times a pair's lanes with vpmaddwd gives each row's two products summed
+// (|sum| <= 2^15, exact); the sums add up in int32 lanes that wrap.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/kernels/optimized/int8_gemv.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,avx"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,avx")
+#endif
+
+namespace touchstone {
+namespace optimized {
+namespace int8_gemv_avx2 {
+namespace {
+
+constexpr size_t kRows = 8;  // rows per block
+constexpr size_t kBlocksAtOnce = 4;
+
+size_t Pairs(size_t depth) { return (depth + 1) / 2; }
+size_t BlockBytes(size_t depth) { return Pairs(depth) * 32; }
+
+size_t PackedSize(size_t rows, size_t depth) { return (rows + kRows - 1) / kRows * BlockBytes(depth); }
+
+void Pack(const int8_t* matrix, size_t rows, size_t depth, uint8_t* packed) {
+  const size_t blocks = (rows + kRows - 1) / kRows;
+  std::memset(packed, 0, blocks * BlockBytes(depth));
+  for (size_t b = 0; b < blocks; ++b) {
+    int16_t* block = reinterpret_cast<int16_t*>(packed + b * BlockBytes(depth));
+    for (size_t j = 0; j < kRows && b * kRows + j < rows; ++j) {
+      const int8_t* row = matrix + (b * kRows + j) * depth;
+      for (size_t k = 0; k < depth; ++k) block[(k / 2) * 16 + j * 2 + k % 2] = row[k];
+    }
+  }
+}
+
+template <int kBlocks>
+inline void Blocks(const uint8_t* packed, size_t depth, const int8_t* x, size_t rows, int32_t* out) {
+  const size_t pairs = Pairs(depth);
+  const size_t block_bytes = BlockBytes(depth);
+  __m256i acc[kBlocks];
+  for (int i = 0; i < kBlocks; ++i) acc[i] = _mm256_setzero_si256();
+  for (size_t p = 0; p < pairs; ++p) {
+    const int16_t low = x[2 * p];
+    const int16_t high = 2 * p + 1 < depth ? x[2 * p + 1] : 0;
+    const __m256i xv = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(low) |
+                                                              (static_cast<uint32_t>(static_cast<uint16_t>(high)) << 16)));
+    for (int i = 0; i < kBlocks; ++i) {
+      const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + i * block_bytes + p * 32));
+      acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(xv, w));
+    }
+  }
+  for (int i = 0; i < kBlocks; ++i) {
+    const size_t first = i * kRows;
+    if (first + kRows <= rows) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + first), acc[i]);
+    } else {
+      int32_t lanes[kRows];
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes), acc[i]);
+      std::memcpy(out + first, lanes, (rows - first) * sizeof(int32_t));
+    }
+  }
+}
+
+void Gemv(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x, int32_t* out) {
+  const size_t blocks = (rows + kRows - 1) / kRows;
+  const size_t block_bytes = BlockBytes(depth);
+  size_t b = 0;
+  for (; b + kBlocksAtOnce <= blocks; b += kBlocksAtOnce) {
+    Blocks<kBlocksAtOnce>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
+  }
+  switch (blocks - b) {
+    case 3: Blocks<3>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows); break;
+    case 2: Blocks<2>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows); break;
+    case 1: Blocks<1>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows); break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+const Int8GemvKernels* Table() {
+  static const Int8GemvKernels table = [] {
+    Int8GemvKernels k;
+    k.name = "avx2";
+    k.packed_size = PackedSize;
+    k.pack = Pack;
+    k.gemv = Gemv;
+    return k;
+  }();
+  return &table;
+}
+
+}  // namespace int8_gemv_avx2
+}  // namespace optimized
+}  // namespace touchstone
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#endif  // __x86_64__
