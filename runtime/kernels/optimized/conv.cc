@@ -1,7 +1,8 @@
 // CONV_2D and DEPTHWISE_CONV_2D: float32 by indirect GEMM / indirect depthwise microkernels over
 // the thread pool; uint8 and int8 by the integer kernels of quantized.h (byte-identical to the
 // reference); hybrid CONV_2D (float input, int8 weights) by int8 dot products over an im2col row
-// per output pixel, bit-exact with the reference. Every other type (int16) runs the reference kernel.
+// per output pixel, bit-exact with the reference; CONV_2D with int16 activations (16x8, one group) by
+// the 16-bit GEMM of quantized16.h. Every other form runs the reference kernel.
 //
 // CONV_2D is a GEMM of the output pixels (rows) by the output channels (columns) over the taps of
 // the kernel window times the input channels: the indirection buffer gives, per output pixel and
@@ -23,6 +24,7 @@
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quantized.h"
+#include "runtime/kernels/optimized/quantized16.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -190,6 +192,8 @@ struct ConvState : OpState {
   std::vector<GemmProblem> problems;  // one per group
   bool quantized = false;
   QuantGemmState quant;
+  bool q16 = false;  // int16 activations (quantized16.h)
+  Q16GemmState q16_state;
   // Few input channels and 8 outputs (a first layer): MicroKernels::planar_conv over the input
   // split into planes per channel and column phase (x mod stride_width), see PreparePlanar. Else
   // the GEMM.
@@ -241,7 +245,7 @@ struct ConvOp {
   using State = ConvState;
   // Float paths accumulate in another order than the reference anyway: denormals flushed there
   // (float_mode.h).
-  static bool FlushesDenormals(const ConvState* s) { return !s->quantized && !s->hybrid; }
+  static bool FlushesDenormals(const ConvState* s) { return !s->quantized && !s->hybrid && !s->q16; }
   static TfLiteRegistration* Reference() { return reference::Register_CONV_2D(); }
 
   static void Pack(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
@@ -287,18 +291,19 @@ struct ConvOp {
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->quantized = false;
     s->hybrid = false;
+    s->q16 = false;
     if (input->type == kTfLiteFloat32 && filter->type == kTfLiteInt8) {
       s->fast = PrepareHybrid(context, params, input, filter, bias, output, s);
       return kTfLiteOk;
     }
     if (input->type != kTfLiteFloat32 && tflite::NumElements(output) > 0) {
-      s->quantized = PrepareQuantConv(
-          context, node, *s->kernels,
-          ConvWindow(input, filter, output, params.padding, params.stride_height,
-                     params.stride_width, params.dilation_height_factor,
-                     params.dilation_width_factor),
-          reference::ConvRequantization(s->reference_data), &s->quant);
-      s->fast = s->quantized;
+      const WindowGeometry geometry =
+          ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
+                     params.dilation_height_factor, params.dilation_width_factor);
+      s->q16 = input->type == kTfLiteInt16 && PrepareQ16Conv(context, node, *s->kernels, geometry, &s->q16_state);
+      s->quantized = !s->q16 && PrepareQuantConv(context, node, *s->kernels, geometry,
+                                                 reference::ConvRequantization(s->reference_data), &s->quant);
+      s->fast = s->quantized || s->q16;
       return kTfLiteOk;
     }
     if (input->type != kTfLiteFloat32 || filter->type != kTfLiteFloat32 ||
@@ -644,6 +649,7 @@ struct ConvOp {
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->fused_into_consumer) return kTfLiteOk;
     if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
+    if (s->q16) return EvalQ16Gemm(context, node, &s->q16_state);
     if (s->hybrid) return EvalHybrid(context, node, s);
     if (s->planar) return EvalPlanar(context, node, s);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);

@@ -9,6 +9,9 @@
 // the output's with the GEMM's output stage). Elsewhere, since an 8-bit sum depends on nothing but
 // its two input bytes, Prepare tabulates the reference's result for all 65536 pairs (64 KiB) and
 // Eval looks each element up. Both are byte-identical to the reference.
+//
+// The other quantized forms (int16 ADD, uint8/int8/int16 MUL, 8-bit ADD with a broadcast) run
+// quantized16.h's element-wise kernels, byte-identical as well.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -20,6 +23,7 @@
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
+#include "runtime/kernels/optimized/quantized16.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -109,6 +113,8 @@ struct BinaryState : OpState {
   QuantKernels::AddStages stages;
   std::vector<uint8_t> table;   // [a * 256 + b], then kLookupTablePadding bytes
   const QuantKernels* quant_kernels = nullptr;
+  bool q16 = false;  // the other quantized forms, broadcasts included (quantized16.h)
+  Q16BinaryState q16_state;
 };
 
 bool SameDims(const TfLiteIntArray* a, const TfLiteIntArray* b) {
@@ -132,6 +138,7 @@ struct BinaryOp {
     const TfLiteTensor* b = tflite::GetInput(context, node, 1);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->quantized = false;
+    s->q16 = false;
     if (!kMul && (a->type == kTfLiteUInt8 || a->type == kTfLiteInt8) && b->type == a->type &&
         output->type == a->type && !tflite::IsDynamicTensor(output) &&
         tflite::NumElements(output) > 0 && SameDims(a->dims, output->dims) &&
@@ -167,8 +174,12 @@ struct BinaryOp {
       s->fast = s->quantized;
       return kTfLiteOk;
     }
-    if (a->type != kTfLiteFloat32 || b->type != kTfLiteFloat32 ||
-        output->type != kTfLiteFloat32 || tflite::IsDynamicTensor(output)) {
+    if (a->type != kTfLiteFloat32) {
+      s->q16 = PrepareQ16Binary(context, node, kMul, *s->kernels, &s->q16_state);
+      s->fast = s->q16;
+      return kTfLiteOk;
+    }
+    if (b->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 || tflite::IsDynamicTensor(output)) {
       return kTfLiteOk;
     }
     s->elements = tflite::NumElements(output);
@@ -257,6 +268,7 @@ struct BinaryOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->q16) return EvalQ16Binary(context, node, &s->q16_state);
     if (s->quantized) return EvalQuantized(context, node, s);
     const float* a = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     const float* b = tflite::GetTensorData<float>(tflite::GetInput(context, node, 1));

@@ -3,7 +3,9 @@
 // (byte-identical to the reference), and its hybrid form (float input, int8 weights per tensor) the
 // reference's arithmetic with the integer dot products vectorised (MicroKernels::int8_dots): the
 // input rows quantized by the same function, the same int32 sums, the same float steps after them,
-// so its output is the reference's bit for bit. The other forms run the reference kernel.
+// so its output is the reference's bit for bit. FULLY_CONNECTED with int16 activations (16x8) and
+// the int8 and int16 BATCH_MATMUL run the 16-bit GEMM of quantized16.h, byte-identical too. The other
+// forms run the reference kernel.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quantized.h"
+#include "runtime/kernels/optimized/quantized16.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -45,6 +48,8 @@ struct FullyConnectedState : OpState {
   const float* rows_input = nullptr;
   bool quantized = false;
   QuantGemmState quant;
+  bool q16 = false;  // int16 activations (quantized16.h)
+  Q16GemmState q16_state;
   // Hybrid: the quantized input rows, their scale factors and zero points, the weights' row sums.
   bool hybrid = false;
   bool asymmetric = false;
@@ -63,7 +68,7 @@ struct FullyConnectedOp {
   using State = FullyConnectedState;
   // Float paths accumulate in another order than the reference anyway: denormals flushed there
   // (float_mode.h).
-  static bool FlushesDenormals(const FullyConnectedState* s) { return !s->quantized && !s->hybrid; }
+  static bool FlushesDenormals(const FullyConnectedState* s) { return !s->quantized && !s->hybrid && !s->q16; }
   static TfLiteRegistration* Reference() { return reference::Register_FULLY_CONNECTED(); }
 
   static void Pack(State* s, const TfLiteTensor* weights, const TfLiteTensor* bias) {
@@ -84,9 +89,11 @@ struct FullyConnectedOp {
     s->quantized = false;
     s->hybrid = false;
     s->tiny = false;
+    s->q16 = false;
     if (input->type != kTfLiteFloat32) {
-      s->quantized = PrepareQuantFullyConnected(context, node, *s->kernels, &s->quant);
-      s->fast = s->quantized;
+      s->q16 = PrepareQ16FullyConnected(context, node, *s->kernels, &s->q16_state);
+      s->quantized = !s->q16 && PrepareQuantFullyConnected(context, node, *s->kernels, &s->quant);
+      s->fast = s->quantized || s->q16;
       return kTfLiteOk;
     }
     if (weights->type == kTfLiteInt8) {
@@ -259,6 +266,7 @@ struct FullyConnectedOp {
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
+    if (s->q16) return EvalQ16Gemm(context, node, &s->q16_state);
     if (s->hybrid) return EvalHybrid(context, node, s);
     if (s->tiny) return EvalTiny(context, node, s);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
@@ -327,13 +335,15 @@ struct BatchMatMulState : OpState {
   std::vector<float> lhs_transposed;
   std::vector<const float*> row_pointers;
   std::vector<GemmProblem> problems;
+  bool q16 = false;  // int8 and int16 (quantized16.h)
+  Q16GemmState q16_state;
 };
 
 struct BatchMatMulOp {
   using State = BatchMatMulState;
   // Float paths accumulate in another order than the reference anyway: denormals flushed there
   // (float_mode.h).
-  static bool FlushesDenormals(const BatchMatMulState*) { return true; }
+  static bool FlushesDenormals(const BatchMatMulState* s) { return !s->q16; }
   static TfLiteRegistration* Reference() { return reference::Register_BATCH_MATMUL(); }
 
   static void Pack(TfLiteContext* context, State* s, const TfLiteTensor* rhs) {
@@ -361,6 +371,12 @@ struct BatchMatMulOp {
     const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
     const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->q16 = false;
+    if (lhs->type == kTfLiteInt16 || lhs->type == kTfLiteInt8) {
+      s->q16 = PrepareQ16BatchMatMul(context, node, *s->kernels, &s->q16_state);
+      s->fast = s->q16;
+      return kTfLiteOk;
+    }
     if (lhs->type != kTfLiteFloat32 || rhs->type != kTfLiteFloat32 ||
         output->type != kTfLiteFloat32 || tflite::NumElements(output) == 0 ||
         tflite::IsDynamicTensor(output)) {
@@ -387,6 +403,7 @@ struct BatchMatMulOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->q16) return EvalQ16Gemm(context, node, &s->q16_state);
     const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
     const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);

@@ -6,7 +6,8 @@
 // the reference only by the order of accumulation (and fused multiply-add): within 1e-5 of the
 // output's largest magnitude. Pooling, ADD, MUL, RESIZE_BILINEAR, PAD, TRANSPOSE and
 // CONCATENATION are exactly the reference's, and so are the quantized (uint8, int8) CONV_2D,
-// DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD (quantized.h) and pooling (pooling.cc).
+// DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD (quantized.h), pooling (pooling.cc), and the 16-bit
+// products, quantized ADD and MUL forms, QUANTIZE and DEQUANTIZE of quantized16.h.
 //
 // The op resolver (runtime/op_resolver.cc) serves these for KernelSet::kOptimized.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_OPTIMIZED_OPS_H_
@@ -37,6 +38,8 @@ TfLiteRegistration* Register_LSTM();
 TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM();
 TfLiteRegistration* Register_LOGISTIC();
 TfLiteRegistration* Register_TANH();
+TfLiteRegistration* Register_QUANTIZE();
+TfLiteRegistration* Register_DEQUANTIZE();
 
 // True when the optimized 8-bit CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels run on
 // AVX-512 VNNI on this CPU (with the microkernel set in force): the XNNPACK delegate's default
