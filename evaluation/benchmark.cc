@@ -387,6 +387,8 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   report->memory.max_rss_end_bytes = end_memory.max_rss_bytes;
   report->memory.arena_bytes = static_cast<int64_t>(interpreter->arena_bytes());
   report->memory.dynamic_tensor_bytes = static_cast<int64_t>(interpreter->dynamic_bytes());
+  // Nodes prepared during Invoke (after a dynamic output) have chosen their kernels by now.
+  if (report->kernels.at_invoke > 0) report->kernels = KernelUsageOf(interpreter);
   if (profiler != nullptr) {
     report->has_op_profile = true;
     report->op_profile = profiler->Report();

@@ -205,6 +205,7 @@ std::string ReportToJson(const BenchmarkReport& r) {
   kernels["reference"] = r.kernels.reference;
   kernels["reference_unlisted"] = r.kernels.reference_unlisted;
   kernels["delegated"] = r.kernels.delegated;
+  kernels["at_invoke"] = r.kernels.at_invoke;
   ordered_json nodes = ordered_json::array();
   for (const NodeKernel& n : r.kernels.nodes) {
     nodes.push_back({{"subgraph", n.subgraph}, {"node", n.node}, {"op", n.op}, {"kernel", n.kernel},

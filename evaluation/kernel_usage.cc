@@ -14,6 +14,27 @@ std::string TypeName(TfLiteType type) {
   return name;
 }
 
+// Reasons any op's optimized kernel leaves a node to the reference kernel, whatever its type: it
+// plans at Prepare, so an output sized only at Invoke runs the reference; an empty one computes
+// nothing.
+std::string GeneralReferenceReason(Subgraph* subgraph, int node_index) {
+  const TfLiteIntArray* outputs = subgraph->node(node_index).outputs;
+  if (outputs == nullptr) return "";
+  for (int k = 0; k < outputs->size; ++k) {
+    if (outputs->data[k] < 0) continue;
+    const TfLiteTensor* output = subgraph->tensor(outputs->data[k]);
+    if (output->allocation_type == kTfLiteDynamic) {
+      return "a dynamic output, sized at every Invoke (the optimized kernels plan at Prepare)";
+    }
+    if (output->dims != nullptr) {
+      int64_t elements = 1;
+      for (int d = 0; d < output->dims->size; ++d) elements *= output->dims->data[d];
+      if (elements == 0) return "an empty output: nothing to compute";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string DescribeNodeConfiguration(Subgraph* subgraph, int node_index) {
@@ -49,7 +70,10 @@ KernelUsage KernelUsageOf(Interpreter* interpreter) {
       n.op = subgraph->op_name(node_index);
       n.kernel = subgraph->node_kernel(node_index);
       n.configuration = DescribeNodeConfiguration(subgraph, node_index);
-      if (n.kernel == "optimized") {
+      if (!subgraph->node_kernel_known(node_index) && subgraph->node(node_index).delegate == nullptr) {
+        n.kernel = "at_invoke";
+        ++usage.at_invoke;
+      } else if (n.kernel == "optimized") {
         ++usage.optimized;
       } else if (n.kernel == "reference") {
         ++usage.reference;
@@ -59,7 +83,10 @@ KernelUsage KernelUsageOf(Interpreter* interpreter) {
                                        ? TypeName(subgraph->tensor(inputs->data[0])->type)
                                        : "";
           const optimized::ReferencePath* path = optimized::FindReferencePath(n.op, type);
-          if (path != nullptr) {
+          const std::string general = GeneralReferenceReason(subgraph, node_index);
+          if (!general.empty()) {
+            n.reference_reason = general;
+          } else if (path != nullptr) {
             n.reference_reason = path->why;
           } else {
             ++usage.reference_unlisted;
@@ -91,7 +118,9 @@ std::string FormatKernelUsage(const KernelUsage& usage) {
     }
     text += ")";
   }
-  return text + ", " + std::to_string(usage.delegated) + " delegated";
+  text += ", " + std::to_string(usage.delegated) + " delegated";
+  if (usage.at_invoke > 0) text += ", " + std::to_string(usage.at_invoke) + " chosen at the first Invoke";
+  return text;
 }
 
 }  // namespace touchstone

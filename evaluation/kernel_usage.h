@@ -16,7 +16,9 @@ struct NodeKernel {
   int subgraph = 0;
   int node = 0;
   std::string op;           // "DEPTHWISE_CONV_2D"
-  std::string kernel;       // "optimized", "reference", or the delegate's name
+  // "optimized", "reference", the delegate's name, or "at_invoke" for a node prepared only during
+  // Invoke (after a dynamic output) that has not run yet.
+  std::string kernel;
   std::string configuration;  // "DEPTHWISE_CONV_2D int8 multiplier 4": op, types, what selects a kernel
   // A node of the optimized kernel set on the reference kernel: why that is by design
   // (optimized::ReferencePaths), or empty for a gap.
@@ -28,10 +30,12 @@ struct KernelUsage {
   int reference = 0;
   int reference_unlisted = 0;  // of which not in optimized::ReferencePaths (optimized kernel set only)
   int delegated = 0;  // delegate kernel nodes
+  int at_invoke = 0;  // nodes whose kernel is chosen when they are first prepared, during Invoke
   std::vector<NodeKernel> nodes;  // every node of every subgraph's execution plan, in plan order
 };
 
-// After AllocateTensors (the kernels choose their path in Prepare).
+// After AllocateTensors (the kernels choose their path in Prepare); again after an Invoke for the
+// nodes prepared during it.
 KernelUsage KernelUsageOf(Interpreter* interpreter);
 
 // A node's configuration as it selects a kernel: the op, its input types ("float32", or
@@ -39,7 +43,8 @@ KernelUsage KernelUsageOf(Interpreter* interpreter);
 std::string DescribeNodeConfiguration(Subgraph* subgraph, int node_index);
 
 // "Kernels: 61 optimized, 2 reference (DEPTHWISE_CONV_2D int8 multiplier 4, SOFTMAX int16), 0 delegated"
-// (each reference configuration once, with a count when several nodes share it: "ADD int16 x3").
+// (each reference configuration once, with a count when several nodes share it: "ADD int16 x3"),
+// followed by ", 3 chosen at the first Invoke" where nodes are prepared only then.
 std::string FormatKernelUsage(const KernelUsage& usage);
 
 }  // namespace touchstone

@@ -114,6 +114,9 @@ class Subgraph {
   // "reference" (a reference kernel, or an optimized kernel running the reference Eval for this node's
   // configuration), or a delegate kernel's name ("XNNPACK", "SampleDelegate").
   const std::string& node_kernel(int node_index) const { return nodes_[node_index].kernel; }
+  // False until the node's first Prepare: one after a dynamic output is prepared during Invoke, and
+  // its kernel (node_kernel) chosen then.
+  bool node_kernel_known(int node_index) const { return nodes_[node_index].kernel_known; }
   size_t arena_bytes() const { return arena_.size(); }
   size_t dynamic_bytes() const;
   bool tensors_allocated() const { return allocated_; }

@@ -1613,6 +1613,38 @@ TEST(OptimizedResizeBilinearTest, SizeOneAndFromOnePixel) {
 TEST(OptimizedResizeBilinearTest, LargeCrossesThreadChunks) {
   CheckResize({1, 33, 33, 21}, 257, 257, true, false);
 }
+// uint8: the four corners weighed in float and truncated after adding 0.5; values at the ends
+// (0 and 255) and channel counts around the four-channel step.
+void CheckResizeUInt8(const std::vector<int>& input_shape, int height, int width, bool align_corners,
+                      bool half_pixel_centers) {
+  OpCase op;
+  int64_t elements = 1;
+  for (int d : input_shape) elements *= d;
+  std::vector<uint8_t> values = RandomInts<uint8_t>(static_cast<size_t>(elements), 7, 0, 255);
+  for (size_t i = 0; i < values.size(); i += 5) values[i] = (i / 5) % 2 == 0 ? 255 : 0;
+  const int input = op.AddInputBytes(kTfLiteUInt8, input_shape, values);
+  op.test().builder().SetQuantization(input, {0.05f}, {3});
+  const int size = op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {height, width});
+  const int output = op.test().AddOutput(kTfLiteUInt8);
+  op.test().builder().SetQuantization(output, {0.05f}, {3});
+  op.test().AddOp(kTfLiteBuiltinResizeBilinear, {input, size}, {output},
+                  fb::BuiltinOptions::ResizeBilinearOptions,
+                  fb::CreateResizeBilinearOptions(op.test().fbb(), align_corners, half_pixel_centers)
+                      .Union());
+  op.RequireOptimizedPath();
+  op.Check(optimized::Register_RESIZE_BILINEAR(), /*exact=*/true);
+}
+
+TEST(OptimizedResizeBilinearTest, UInt8) {
+  for (bool align : {false, true}) {
+    CheckResizeUInt8({1, 4, 5, 3}, 9, 11, align, false);
+    CheckResizeUInt8({2, 9, 7, 17}, 4, 3, align, false);
+  }
+  for (int channels : {1, 4, 5, 8, 21}) CheckResizeUInt8({1, 6, 6, channels}, 13, 5, false, true);
+  CheckResizeUInt8({1, 1, 1, 1}, 1, 1, false, false);
+  CheckResizeUInt8({1, 2, 2, 3}, 16, 16, false, true);  // 8x half-pixel upsampling
+  CheckResizeUInt8({1, 33, 33, 21}, 257, 257, true, false);
+}
 TEST(OptimizedResizeBilinearTest, SizeComputedAtRunTimeFallsBackToTheReference) {
   CheckResize({1, 4, 4, 2}, 7, 6, false, false, /*constant_size=*/false);
 }

@@ -7,10 +7,12 @@ namespace optimized {
 
 const std::vector<ReferencePath>& ReferencePaths() {
   static const std::vector<ReferencePath> table = {
+      {"ADD", "int32,int64", "integer arithmetic on shape values and loop counters: a few elements"},
       {"ARG_MAX", "", "one pass over the input, once per model (a segmentation map's classes)"},
       {"ASSIGN_VARIABLE", "", "resource variables: a copy"},
       {"CALL_ONCE", "", "control flow: runs its subgraph at the first Invoke only"},
       {"CAST", "", "shape arithmetic on a few elements"},
+      {"CONCATENATION", "uint8,int8", "inputs of different scales, requantized element by element: a detector's few thousand box scores"},
       {"COMPLEX_ABS", "", "a spectrogram's magnitudes, once per model (yamnet)"},
       {"COS", "", "a rotary embedding's angles, computed on a few thousand elements"},
       {"DENSIFY", "", "constant weights made dense once, at Prepare"},
@@ -22,7 +24,9 @@ const std::vector<ReferencePath>& ReferencePaths() {
       {"LEAKY_RELU", "", "a few hundred elements behind a dynamic shape (XNNPACK takes static ones)"},
       {"LESS", "", "a loop's condition"},
       {"LOG", "", "a spectrogram's log, once per model (yamnet)"},
+      {"MEAN", "uint8,int8,int16", "a global average: one pass over the last feature map, under 1% of the models that have it"},
       {"MIRROR_PAD", "", "rows copied with memcpy"},
+      {"MUL", "int32,int64", "integer arithmetic on shape values: a few elements"},
       {"PACK", "", "shape arithmetic on a few elements"},
       {"READ_VARIABLE", "", "resource variables: a copy"},
       {"RESHAPE", "", "a copy of the input's bytes at most"},
@@ -33,6 +37,7 @@ const std::vector<ReferencePath>& ReferencePaths() {
       {"SHAPE", "", "writes the input's shape"},
       {"SIN", "", "a rotary embedding's angles, computed on a few thousand elements"},
       {"SLICE", "", "rows copied with memcpy"},
+      {"SOFTMAX", "uint8,int8,int16", "a classifier's scores: one row of up to a thousand, under 1% of the models that have it"},
       {"SPLIT", "", "rows copied with memcpy"},
       {"SQUEEZE", "", "a copy of the input's bytes at most"},
       {"STRIDED_SLICE", "", "rows copied with memcpy"},

@@ -1,7 +1,7 @@
 // The nodes the optimized kernel set leaves on the reference kernel on purpose, with why: ops whose
 // work is a copy, bookkeeping or control flow, and small operators that stay a negligible share of
 // the models that have them (docs/performance.md lists each with its share). A node on the reference
-// kernel that is not covered here is a gap: tests/models:kernel_coverage_test fails on it for every
+// kernel that is not covered here is a gap: tests/cli:kernel_coverage_test fails on it for every
 // model in ../shared/models, and benchmark_model's report marks it.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_REFERENCE_PATHS_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_REFERENCE_PATHS_H_

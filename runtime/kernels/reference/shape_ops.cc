@@ -2080,12 +2080,12 @@ void ArgCompute(const Shape& shape, int axis, const T* in, Out* out) {
       const T* p = in + o * n * inner + i;
       T best = n > 0 ? p[0] : T();
       int best_index = 0;
+      // Selects rather than branches: a segmentation map's class scores make the branch unpredictable.
       for (int k = 1; k < n; ++k) {
         const T v = p[k * inner];
-        if (kIsMax ? (v > best) : (v < best)) {
-          best = v;
-          best_index = k;
-        }
+        const bool better = kIsMax ? (v > best) : (v < best);
+        best = better ? v : best;
+        best_index = better ? k : best_index;
       }
       out[o * inner + i] = static_cast<Out>(best_index);
     }
