@@ -1,7 +1,7 @@
 // What one ParallelFor costs on this machine: microseconds per call for a job of a few chunks whose
 // work is tiny, so that the figure is the hand-over between the caller and the workers (publishing
 // the job, claiming chunks, reporting them done). Kernels issue one such call per layer, so a model
-// pays it about once per layer on two or more threads (docs/performance.md, session 7).
+// pays it about once per layer on two or more threads (docs/performance.md, "The runtime around the kernels").
 // What it does not measure: the kernels' own scaling, or cache effects of real activations.
 //
 //   bazel run -c opt //runtime:threadpool_bench [-- items [threads [chunks]]]

@@ -124,7 +124,7 @@ using LoopFn = int64_t (*)(Clock::duration, float*);
 
 // One pass of the memory loops: adds one to every 8-byte word of `words` (count a multiple of 8), a
 // cache line per step. A scalar add per word would cap the pass at about 16 bytes per cycle
-// (55 GB/s here, session 10's figures), under what the caches deliver.
+// (about 55 GB/s on the project's host), under what the caches deliver.
 typedef uint64_t LineWords __attribute__((vector_size(64), aligned(8), may_alias));
 using PassFn = void (*)(uint64_t* words, size_t count);
 

@@ -109,6 +109,30 @@ inline void CopyElement(const char* from, char* to, size_t elem) {
   }
 }
 
+// Copies a row of n bytes; rows of up to 16 bytes (a rotary embedding's pairs, a box's four
+// coordinates) as two overlapping loads and stores instead of a call to memcpy.
+inline void CopyRow(char* to, const char* from, size_t n) {
+  if (n > 16) {
+    std::memcpy(to, from, n);
+  } else if (n >= 8) {
+    uint64_t head, tail;
+    std::memcpy(&head, from, 8);
+    std::memcpy(&tail, from + n - 8, 8);
+    std::memcpy(to, &head, 8);
+    std::memcpy(to + n - 8, &tail, 8);
+  } else if (n >= 4) {
+    uint32_t head, tail;
+    std::memcpy(&head, from, 4);
+    std::memcpy(&tail, from + n - 4, 4);
+    std::memcpy(to, &head, 4);
+    std::memcpy(to + n - 4, &tail, 4);
+  } else if (n > 0) {
+    to[0] = from[0];
+    to[n / 2] = from[n / 2];
+    to[n - 1] = from[n - 1];
+  }
+}
+
 // The general data-movement primitive. For every output position o (row-major over out_shape),
 // out[o] = in[sum_d maps[d][o_d] * in_strides[d]], where maps[d] has out_shape[d] entries giving
 // the input coordinate (already multiplied into whatever axis in_strides[d] addresses), or
@@ -146,10 +170,39 @@ inline void GatherByDimMaps(const char* in, size_t elem, const Shape& out_shape,
   bool contiguous = last[0] >= 0;
   for (int i = 1; i < inner && contiguous; ++i) contiguous = last[i] == last[0] + i;
   const size_t row_bytes = static_cast<size_t>(inner) * elem;
+  if (contiguous && rank >= 2) {
+    // Short rows (a slice of pairs): the second-to-last dimension's rows in one loop, the odometer
+    // only above it.
+    const std::vector<int64_t>& second = offsets[rank - 2];
+    const int rows = out_shape[rank - 2];
+    while (true) {
+      const int64_t base = partial[rank - 2];
+      for (int r = 0; r < rows; ++r) {
+        const int64_t o = second[r];
+        if (base < 0 || o < 0) {
+          for (int i = 0; i < inner; ++i, out += elem) CopyElement(pad_value, out, elem);
+        } else {
+          CopyRow(out, in + (base + o + last[0]) * static_cast<int64_t>(elem), row_bytes);
+          out += row_bytes;
+        }
+      }
+      int d = rank - 3;
+      while (d >= 0) {
+        if (++index[d] < out_shape[d]) break;
+        index[d] = 0;
+        --d;
+      }
+      if (d < 0) return;
+      for (int k = d; k < rank - 2; ++k) {
+        const int64_t o = offsets[k][index[k]];
+        partial[k + 1] = (partial[k] < 0 || o < 0) ? -1 : partial[k] + o;
+      }
+    }
+  }
   while (true) {
     const int64_t base = partial[rank - 1];
     if (contiguous && base >= 0) {
-      std::memcpy(out, in + (base + last[0]) * static_cast<int64_t>(elem), row_bytes);
+      CopyRow(out, in + (base + last[0]) * static_cast<int64_t>(elem), row_bytes);
       out += row_bytes;
     } else {
       for (int i = 0; i < inner; ++i) {

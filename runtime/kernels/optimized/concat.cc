@@ -16,6 +16,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
@@ -100,7 +101,7 @@ struct ConcatOp {
       for (int64_t row = begin; row < end; ++row) {
         for (size_t i = 0; i < state.inputs.size(); ++i) {
           const size_t block = state.input_block_bytes[i];
-          std::memcpy(dst, state.inputs[i] + static_cast<size_t>(row) * block, block);
+          shape_util::CopyRow(dst, state.inputs[i] + static_cast<size_t>(row) * block, block);
           dst += block;
         }
       }

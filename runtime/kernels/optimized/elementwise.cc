@@ -14,6 +14,7 @@
 // quantized16.h's element-wise kernels, byte-identical as well.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
@@ -32,6 +33,9 @@ namespace {
 
 // Elements a chunk should hold at least before it goes to another thread.
 constexpr int64_t kMinElementsPerChunk = 16 * 1024;
+// Broadcast rows shorter than this are tiled (EvalTiled) into buffers of kTileElements floats.
+constexpr int64_t kShortRow = 32;
+constexpr int64_t kTileElements = 1024;
 
 // A broadcast as rows: the output is `rows` runs of `inner` elements; run r starts in the inputs at
 // the offsets the odometer over outer_sizes gives (outer_a / outer_b: each outer dimension's stride,
@@ -103,6 +107,9 @@ bool MakeBroadcastRows(const TfLiteIntArray* a, const TfLiteIntArray* b, const T
 struct BinaryState : OpState {
   bool broadcast = false;  // rows below; else the same shape or a single value
   BroadcastRows rows;
+  // Short rows (a rotary embedding's pairs) where one input repeats its row over the next dimension
+  // out: that input's row is tiled into a buffer so that one call covers many rows (EvalTiled).
+  bool tiled = false;
   int64_t elements = 0;
   bool swap = false;      // the first input is the single value
   bool b_scalar = false;  // one input is a single value
@@ -196,6 +203,11 @@ struct BinaryOp {
       s->b_scalar = true;
     } else if (MakeBroadcastRows(a->dims, b->dims, output->dims, &s->rows)) {
       s->broadcast = true;
+      const BroadcastRows& r = s->rows;
+      const size_t repeat_dim = r.outer_sizes.size() - 1;  // the innermost outer dimension
+      s->tiled = r.inner < kShortRow && r.inner_a == 1 && r.inner_b == 1 && !r.outer_sizes.empty() &&
+                 ((r.outer_a[repeat_dim] == r.inner && r.outer_b[repeat_dim] == 0) ||
+                  (r.outer_b[repeat_dim] == r.inner && r.outer_a[repeat_dim] == 0));
     } else {
       return kTfLiteOk;
     }
@@ -267,12 +279,69 @@ struct BinaryOp {
                    });
   }
 
+  // Groups of `repeats` rows in which one input's row repeats: that row tiled into `pattern` (up to
+  // kTileElements), then one call per block of rows. Exact: the same operation on each element.
+  static void EvalTiled(TfLiteContext* context, const float* a, const float* b, float* out, State* s) {
+    const BroadcastRows& r = s->rows;
+    const BinaryFn fn = kMul ? s->kernels->mul : s->kernels->add;
+    const int outer = static_cast<int>(r.outer_sizes.size()) - 1;  // dimensions above the repeated one
+    const int64_t inner = r.inner;
+    const int64_t repeats = r.outer_sizes[outer];
+    const int64_t group_elements = inner * repeats;
+    const bool b_repeats = r.outer_b[outer] == 0;
+    const int64_t groups = r.rows / repeats;
+    const int64_t block_repeats = std::min<int64_t>(repeats, std::max<int64_t>(1, kTileElements / inner));
+    ParallelChunks(context, groups, std::max<int64_t>(1, kMinElementsPerChunk / group_elements),
+                   [&](int, int64_t begin, int64_t end) {
+                     float pattern[kTileElements];
+                     int64_t index[8] = {};
+                     int64_t offset_a = 0, offset_b = 0;
+                     int64_t rest = begin;
+                     for (int d = outer - 1; d >= 0; --d) {
+                       index[d] = rest % r.outer_sizes[d];
+                       rest /= r.outer_sizes[d];
+                       offset_a += index[d] * r.outer_a[d];
+                       offset_b += index[d] * r.outer_b[d];
+                     }
+                     for (int64_t group = begin; group < end; ++group) {
+                       const float* full = b_repeats ? a + offset_a : b + offset_b;
+                       const float* row = b_repeats ? b + offset_b : a + offset_a;
+                       // A few rows element by element, then doubling copies.
+                       const int64_t pattern_elements = block_repeats * inner;
+                       int64_t filled = std::min<int64_t>(pattern_elements, inner * 8);
+                       for (int64_t i = 0; i < filled; ++i) pattern[i] = row[i % inner];
+                       while (filled < pattern_elements) {
+                         const int64_t n = std::min(filled - filled % inner, pattern_elements - filled);
+                         std::memcpy(pattern + filled, pattern, static_cast<size_t>(n) * sizeof(float));
+                         filled += n;
+                       }
+                       float* o = out + group * group_elements;
+                       for (int64_t j = 0; j < repeats; j += block_repeats) {
+                         const int64_t n = std::min(block_repeats, repeats - j) * inner;
+                         fn(n, full + j * inner, pattern, false, o + j * inner, s->act_min, s->act_max);
+                       }
+                       for (int d = outer - 1; d >= 0; --d) {
+                         offset_a += r.outer_a[d];
+                         offset_b += r.outer_b[d];
+                         if (++index[d] < r.outer_sizes[d]) break;
+                         offset_a -= index[d] * r.outer_a[d];
+                         offset_b -= index[d] * r.outer_b[d];
+                         index[d] = 0;
+                       }
+                     }
+                   });
+  }
+
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->q16) return EvalQ16Binary(context, node, &s->q16_state);
     if (s->quantized) return EvalQuantized(context, node, s);
     const float* a = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     const float* b = tflite::GetTensorData<float>(tflite::GetInput(context, node, 1));
     float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    if (s->tiled) {
+      EvalTiled(context, a, b, out, s);
+      return kTfLiteOk;
+    }
     if (s->broadcast) {
       EvalBroadcast(context, a, b, out, s);
       return kTfLiteOk;

@@ -191,7 +191,7 @@ constexpr size_t kThreadScratchGapBytes = 512 * 1024;
 // parts lie kThreadScratchGapBytes apart: on this project's 2-vCPU host, two threads working on
 // such buffers within ~128 KB of each other ran at half speed whenever the vCPUs sat on
 // different core complexes, and 256 KB or more apart as fast as in the near placement (output
-// rows written side by side cost nothing; docs/performance.md, session 12). The gaps are never
+// rows written side by side cost nothing; docs/runtime.md, "Per-thread scratch"). The gaps are never
 // touched: they take address space, not memory. Parts are zero-filled when sized.
 template <typename T>
 class ThreadScratch {

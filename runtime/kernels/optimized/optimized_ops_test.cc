@@ -1235,6 +1235,12 @@ TEST(OptimizedBinaryTest, Broadcasts) {
     check({1, 1, 1, 9}, {4, 1});
     check({6, 1}, {1});
     check({1, 3000, 7}, {1, 3000, 1});               // rows split over the threads
+    // Short rows one input repeats over the next dimension out: tiled (EvalTiled).
+    check({8, 100, 32, 2}, {8, 100, 1, 2});          // a rotary embedding's pairs
+    check({3, 7, 5}, {3, 1, 5}, Act::RELU6);
+    check({2, 600, 3}, {2, 1, 3});                   // more repeats than one tile holds
+    check({4, 31}, {31});                            // one group per thread chunk boundary
+    check({5, 2, 9, 3}, {5, 1, 1, 3});
   }
 }
 TEST(OptimizedBinaryTest, LargeCrossesThreadChunks) {

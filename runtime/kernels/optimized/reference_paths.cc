@@ -8,12 +8,12 @@ namespace optimized {
 const std::vector<ReferencePath>& ReferencePaths() {
   static const std::vector<ReferencePath> table = {
       {"ADD", "int32,int64", "integer arithmetic on shape values and loop counters: a few elements"},
-      {"ARG_MAX", "", "one pass over the input, once per model (a segmentation map's classes)"},
+      {"ARG_MAX", "", "one pass over the input without branches, once per model (a segmentation map's classes)"},
       {"ASSIGN_VARIABLE", "", "resource variables: a copy"},
       {"CALL_ONCE", "", "control flow: runs its subgraph at the first Invoke only"},
       {"CAST", "", "shape arithmetic on a few elements"},
-      {"CONCATENATION", "uint8,int8", "inputs of different scales, requantized element by element: a detector's few thousand box scores"},
       {"COMPLEX_ABS", "", "a spectrogram's magnitudes, once per model (yamnet)"},
+      {"CONCATENATION", "uint8,int8", "inputs of different scales, requantized element by element: a detector's few thousand box scores"},
       {"COS", "", "a rotary embedding's angles, computed on a few thousand elements"},
       {"DENSIFY", "", "constant weights made dense once, at Prepare"},
       {"DEQUANTIZE", "float16", "float16 constants converted once, at Prepare"},
@@ -49,6 +49,16 @@ const std::vector<ReferencePath>& ReferencePaths() {
       {"WHILE", "", "control flow: runs its subgraphs' kernels"},
   };
   return table;
+}
+
+std::string ReferencePathsMarkdown() {
+  std::string text = "| op | input types | why it stays on the reference kernel |\n|---|---|---|\n";
+  for (const ReferencePath& path : ReferencePaths()) {
+    std::string types = path.types[0] == '\0' ? "any" : path.types;
+    for (size_t i = 0; (i = types.find(',', i)) != std::string::npos; i += 2) types.replace(i, 1, ", ");
+    text += std::string("| ") + path.op + " | " + types + " | " + path.why + " |\n";
+  }
+  return text;
 }
 
 const ReferencePath* FindReferencePath(const std::string& op, const std::string& type) {

@@ -21,6 +21,9 @@ struct ReferencePath {
 // The table, in op order.
 const std::vector<ReferencePath>& ReferencePaths();
 
+// The table as docs/performance.md holds it: "| op | input types | why |" rows in table order.
+std::string ReferencePathsMarkdown();
+
 // The entry covering a node of `op` whose first input is `type` ("int8"), or null.
 const ReferencePath* FindReferencePath(const std::string& op, const std::string& type);
 
