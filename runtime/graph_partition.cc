@@ -1,33 +1,43 @@
 #include "runtime/graph_partition.h"
 
 #include <algorithm>
-#include <map>
+#include <vector>
 
 namespace touchstone {
 
 std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& graph,
                                                         const std::vector<int>& plan,
                                                         const std::set<int>& delegated) {
-  // Which node of the plan writes each tensor.
-  std::map<int, int> producer;
+  // Tables indexed by node and tensor (a model's Init runs this for every delegate).
+  const size_t node_count = std::max(graph.node_inputs.size(), graph.node_outputs.size());
+  int max_tensor = -1;
+  for (const std::vector<std::vector<int>>* lists : {&graph.node_inputs, &graph.node_outputs}) {
+    for (const std::vector<int>& tensors : *lists) {
+      for (int t : tensors) max_tensor = std::max(max_tensor, t);
+    }
+  }
+  const size_t tensor_count = static_cast<size_t>(max_tensor + 1);
+  std::vector<char> is_delegated(node_count, 0);
+  for (int node : delegated) {
+    if (node >= 0 && static_cast<size_t>(node) < node_count) is_delegated[node] = 1;
+  }
+  // Which node of the plan writes each tensor (-1: none).
+  std::vector<int> producer(tensor_count, -1);
   for (int node : plan) {
     for (int t : graph.node_outputs[node]) {
       if (t >= 0) producer[t] = node;
     }
   }
   // subset_of[node]: index of the subset it went to; -1 while unassigned.
-  std::map<int, int> subset_of, position;
-  for (size_t i = 0; i < plan.size(); ++i) {
-    subset_of[plan[i]] = -1;
-    position[plan[i]] = static_cast<int>(i);
-  }
+  std::vector<int> subset_of(node_count, -1), position(node_count, 0);
+  for (size_t i = 0; i < plan.size(); ++i) position[plan[i]] = static_cast<int>(i);
 
   std::vector<NodeSubset> subsets;
   size_t assigned = 0;
   // Alternate between the two kinds, starting with the kind of the first node in the plan; each
   // subset takes every node of its kind whose producers are already placed (in earlier subsets or
   // in this one), scanning in plan order until nothing more fits.
-  bool kind = delegated.count(plan.empty() ? -1 : plan.front()) > 0;
+  bool kind = !plan.empty() && is_delegated[plan.front()];
   int idle_rounds = 0;  // consecutive subsets that took nothing
   while (assigned < plan.size()) {
     if (idle_rounds >= 2) {
@@ -37,7 +47,7 @@ std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& gr
       for (int node : plan) {
         if (subset_of[node] != -1) continue;
         NodeSubset forced;
-        forced.delegated = delegated.count(node) > 0;
+        forced.delegated = is_delegated[node] != 0;
         forced.nodes.push_back(node);
         subset_of[node] = static_cast<int>(subsets.size());
         ++assigned;
@@ -55,11 +65,10 @@ std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& gr
     while (grew) {
       grew = false;
       for (int node : plan) {
-        if (subset_of[node] != -1 || (delegated.count(node) > 0) != kind) continue;
+        if (subset_of[node] != -1 || (is_delegated[node] != 0) != kind) continue;
         bool ready = true;
         for (int t : graph.node_inputs[node]) {
-          auto p = producer.find(t);
-          if (t >= 0 && p != producer.end() && subset_of[p->second] == -1) ready = false;
+          if (t >= 0 && producer[t] != -1 && subset_of[producer[t]] == -1) ready = false;
         }
         if (!ready) continue;
         subset_of[node] = index;
@@ -79,8 +88,14 @@ std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& gr
     kind = !kind;
   }
 
-  // Boundary tensors of each subset.
+  // Boundary tensors of each subset. readers[t]: the plan's nodes that read t.
   std::set<int> graph_outputs(graph.graph_outputs.begin(), graph.graph_outputs.end());
+  std::vector<std::vector<int>> readers(tensor_count);
+  for (int node : plan) {
+    for (int t : graph.node_inputs[node]) {
+      if (t >= 0 && (readers[t].empty() || readers[t].back() != node)) readers[t].push_back(node);
+    }
+  }
   for (size_t s = 0; s < subsets.size(); ++s) {
     NodeSubset& subset = subsets[s];
     std::set<int> produced_inside, seen_inputs, seen_outputs;
@@ -99,10 +114,8 @@ std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& gr
       for (int t : graph.node_outputs[node]) {
         if (t < 0 || seen_outputs.count(t)) continue;
         bool read_outside = graph_outputs.count(t) > 0;
-        for (int other : plan) {
-          if (subset_of[other] == static_cast<int>(s)) continue;
-          const auto& ins = graph.node_inputs[other];
-          if (std::find(ins.begin(), ins.end(), t) != ins.end()) read_outside = true;
+        for (int other : readers[t]) {
+          if (subset_of[other] != static_cast<int>(s)) read_outside = true;
         }
         if (read_outside) {
           seen_outputs.insert(t);

@@ -487,21 +487,45 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   const int taps = geometry.taps();
   s->taps = static_cast<int>(RoundUp(taps, 2));
   s->input_zero_point = input->params.zero_point;
-  const int32_t filter_zero_point = filter->params.zero_point;
+  // BuildOutput's only refusals, checked now so that the first Eval cannot fail.
+  for (int c = 0; c < channels; ++c) {
+    if (rq.multiplier[c] == INT32_MIN || rq.shift[c] < -31) return false;
+  }
+  QuantDepthwiseState::PendingPack& p = s->pending;
+  p.pending = true;
+  p.filter = filter->data.uint8;
+  p.filter_zero_point = filter->params.zero_point;
+  p.bias = bias != nullptr ? tflite::GetTensorData<int32_t>(bias) : nullptr;
+  p.real_taps = taps;
+  p.output_zero_point = output->params.zero_point;
+  p.rq = rq;
+  s->packed_w.clear();
+  s->zero.assign(channels, static_cast<uint8_t>(s->input_zero_point));
+  s->indirection_input = nullptr;
+  g_prepared.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+// The filter with its zero point taken off, packed for the microkernels, and the output stage with
+// the bias (and, where the kernels want it, the input zero point's term) folded in.
+void PackPendingDepthwise(QuantDepthwiseState* s) {
+  QuantDepthwiseState::PendingPack& p = s->pending;
+  const int channels = s->channels;
+  const int taps = p.real_taps;
   std::vector<int16_t> w(static_cast<size_t>(s->taps) * channels, 0);
   for (int t = 0; t < taps; ++t) {
     for (int c = 0; c < channels; ++c) {
       const size_t i = static_cast<size_t>(t) * channels + c;
-      const int32_t value = s->is_signed ? static_cast<int32_t>(filter->data.int8[i])
-                                         : static_cast<int32_t>(filter->data.uint8[i]);
-      w[i] = static_cast<int16_t>(value - filter_zero_point);
+      const int32_t value = s->is_signed ? static_cast<int32_t>(static_cast<int8_t>(p.filter[i]))
+                                         : static_cast<int32_t>(p.filter[i]);
+      w[i] = static_cast<int16_t>(value - p.filter_zero_point);
     }
   }
   s->packed_w.assign(s->kernels->dw_packed_size(channels, s->taps), 0);
   s->kernels->dw_pack(w.data(), channels, s->taps, s->packed_w.data());
   std::vector<int64_t> col_terms(channels, 0);
-  if (bias != nullptr) {
-    for (int c = 0; c < channels; ++c) col_terms[c] = tflite::GetTensorData<int32_t>(bias)[c];
+  if (p.bias != nullptr) {
+    for (int c = 0; c < channels; ++c) col_terms[c] = p.bias[c];
   }
   if (s->kernels->dw_zero_point_in_column_term) {
     for (int c = 0; c < channels; ++c) {
@@ -510,18 +534,16 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
       col_terms[c] -= int64_t{s->input_zero_point} * weight_sum;
     }
   }
-  // Depthwise convolutions requantize in TFLite's own loops: ties away from zero.
-  if (!BuildOutput(rq, /*rounding_up=*/false, col_terms, output->params.zero_point, &s->output)) {
-    return false;
-  }
-  s->zero.assign(channels, static_cast<uint8_t>(s->input_zero_point));
-  s->indirection_input = nullptr;
-  g_prepared.fetch_add(1, std::memory_order_relaxed);
-  return true;
+  // Depthwise convolutions requantize in TFLite's own loops: ties away from zero. Prepare checked
+  // what BuildOutput refuses.
+  BuildOutput(p.rq, /*rounding_up=*/false, col_terms, p.output_zero_point, &s->output);
+  p.pending = false;
+  p.rq = nn::OutputRequantization();
 }
 
 TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
                                 QuantDepthwiseState* s) {
+  if (s->pending.pending) PackPendingDepthwise(s);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   const WindowGeometry& g = s->geometry;

@@ -89,6 +89,16 @@ struct QuantDepthwiseState {
   QuantOutput output;
   const void* indirection_input = nullptr;
   std::vector<const uint8_t*> indirection;
+  // What Prepare checked and the first Eval packs (PackPendingDepthwise), as for the GEMM above.
+  struct PendingPack {
+    bool pending = false;
+    const uint8_t* filter = nullptr;  // [taps][channels], before the zero point comes off
+    int32_t filter_zero_point = 0;
+    const int32_t* bias = nullptr;
+    int real_taps = 0;
+    int32_t output_zero_point = 0;
+    nn::OutputRequantization rq;
+  } pending;
 };
 
 // Called after the reference Prepare succeeded; true when Eval* takes the node. `requantization`: the
