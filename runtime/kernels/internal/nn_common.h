@@ -455,14 +455,27 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(
   }
   const float input_scale = input->params.scale;
   const float output_scale = output->params.scale;
-  result->multiplier.assign(num_channels, 0);
-  result->shift.assign(num_channels, 0);
-  for (int c = 0; c < num_channels; ++c) {
-    const double filter_scale = filter_quantization->scale->data[per_channel ? c : 0];
-    const double effective_scale =
-        static_cast<double>(input_scale) * filter_scale / static_cast<double>(output_scale);
-    quantization_util::QuantizeMultiplier(effective_scale, &result->multiplier[c],
-                                          &result->shift[c]);
+  result->multiplier.clear();
+  result->shift.clear();
+  if (per_channel) {
+    result->multiplier.assign(num_channels, 0);
+    result->shift.assign(num_channels, 0);
+    for (int c = 0; c < num_channels; ++c) {
+      const double filter_scale = filter_quantization->scale->data[c];
+      const double effective_scale =
+          static_cast<double>(input_scale) * filter_scale / static_cast<double>(output_scale);
+      quantization_util::QuantizeMultiplier(effective_scale, &result->multiplier[c],
+                                            &result->shift[c]);
+    }
+  } else if (input->type != kTfLiteUInt8 && num_channels > 0) {
+    // One scale: every channel's multiplier is the same (computed once; uint8's legacy one follows).
+    const double effective_scale = static_cast<double>(input_scale) * filter_quantization->scale->data[0] /
+                                   static_cast<double>(output_scale);
+    int32_t multiplier;
+    int shift;
+    quantization_util::QuantizeMultiplier(effective_scale, &multiplier, &shift);
+    result->multiplier.assign(num_channels, multiplier);
+    result->shift.assign(num_channels, shift);
   }
   if (input->type == kTfLiteUInt8) {
     TF_LITE_ENSURE_OK(context, CheckBiasScale(context, input, filter, bias, output));
