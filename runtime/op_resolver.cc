@@ -157,7 +157,7 @@ const BuiltinEntry kBuiltinOps[] = {
     TS_OP(kTfLiteBuiltinComplexAbs, COMPLEX_ABS, 1),
     TS_OPT_OP(kTfLiteBuiltinLstm, LSTM, 4),
     TS_OPT_OP(kTfLiteBuiltinUnidirectionalSequenceLstm, UNIDIRECTIONAL_SEQUENCE_LSTM, 4),
-    TS_OP(kTfLiteBuiltinSvdf, SVDF, 4),
+    TS_OPT_OP(kTfLiteBuiltinSvdf, SVDF, 4),
     TS_RUNTIME_OP(kTfLiteBuiltinWhile, WHILE, 1),
     TS_RUNTIME_OP(kTfLiteBuiltinIf, IF, 1),
     TS_RUNTIME_OP(kTfLiteBuiltinCallOnce, CALL_ONCE, 1),

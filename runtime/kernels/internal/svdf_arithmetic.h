@@ -142,33 +142,24 @@ struct IntegerParams {
   int32_t output_zero_point = 0;
 };
 
-// scratch: batch_size * num_filters; output_temp: batch_size * num_units. TFLite requires a ReLU
-// activation for this kernel but applies none beyond the int8 clamp; neither does this.
-inline void EvalInteger(const Shape& s, const IntegerParams& p, const int8_t* input,
-                        const int8_t* weights_feature, const int16_t* weights_time,
-                        const int32_t* bias, int16_t* state, int32_t* scratch, int32_t* output_temp,
-                        int8_t* output) {
+namespace internal {
+
+// A feature filter's dot product (input zero point already taken off) requantized to the state's
+// scale and clamped to int16: the value written in the state's newest column.
+inline int16_t RequantizeFeature(int32_t dot, const IntegerParams& p) {
+  dot = quantization_util::MultiplyByQuantizedMultiplier(dot, p.scale_1_a, p.scale_1_b);
+  dot = std::min<int32_t>(std::max<int32_t>(dot, std::numeric_limits<int16_t>::min()),
+                          std::numeric_limits<int16_t>::max());
+  return static_cast<int16_t>(dot);
+}
+
+// After the newest column is written: the time filter, the sum over rank, the bias and the output
+// requantization. TFLite's int32 sums here can overflow on a long memory; they wrap (computed in 64
+// bits and truncated, which is the same).
+inline void IntegerTimeAndOutput(const Shape& s, const IntegerParams& p, const int16_t* weights_time,
+                                 const int32_t* bias, const int16_t* state, int32_t* scratch,
+                                 int32_t* output_temp, int8_t* output) {
   namespace qu = quantization_util;
-  internal::ShiftStateLeft(s, state);
-
-  // The feature filter, requantized to the (symmetric) state's scale, into the newest column.
-  int16_t* newest = state + (s.memory_size - 1);
-  for (int b = 0; b < s.batch_size; ++b) {
-    const int8_t* vector = input + b * s.input_size;
-    for (int f = 0; f < s.num_filters; ++f) {
-      const int8_t* row = weights_feature + f * s.input_size;
-      int32_t dot = 0;
-      for (int c = 0; c < s.input_size; ++c) dot += row[c] * (vector[c] - p.input_zero_point);
-      dot = qu::MultiplyByQuantizedMultiplier(dot, p.scale_1_a, p.scale_1_b);
-      dot = std::min<int32_t>(std::max<int32_t>(dot, std::numeric_limits<int16_t>::min()),
-                              std::numeric_limits<int16_t>::max());
-      *newest = static_cast<int16_t>(dot);
-      newest += s.memory_size;
-    }
-  }
-
-  // The time filter. TFLite's int32 sums here can overflow on a long memory; they wrap (computed
-  // in 64 bits and truncated, which is the same).
   for (int b = 0; b < s.batch_size; ++b) {
     const int16_t* state_batch = state + b * s.memory_size * s.num_filters;
     for (int f = 0; f < s.num_filters; ++f) {
@@ -200,6 +191,31 @@ inline void EvalInteger(const Shape& s, const IntegerParams& p, const int8_t* in
         p.output_zero_point;
     output[i] = static_cast<int8_t>(std::min<int32_t>(std::max<int32_t>(scaled, -128), 127));
   }
+}
+
+}  // namespace internal
+
+// scratch: batch_size * num_filters; output_temp: batch_size * num_units. TFLite requires a ReLU
+// activation for this kernel but applies none beyond the int8 clamp; neither does this.
+inline void EvalInteger(const Shape& s, const IntegerParams& p, const int8_t* input,
+                        const int8_t* weights_feature, const int16_t* weights_time,
+                        const int32_t* bias, int16_t* state, int32_t* scratch, int32_t* output_temp,
+                        int8_t* output) {
+  internal::ShiftStateLeft(s, state);
+
+  // The feature filter, requantized to the (symmetric) state's scale, into the newest column.
+  int16_t* newest = state + (s.memory_size - 1);
+  for (int b = 0; b < s.batch_size; ++b) {
+    const int8_t* vector = input + b * s.input_size;
+    for (int f = 0; f < s.num_filters; ++f) {
+      const int8_t* row = weights_feature + f * s.input_size;
+      int32_t dot = 0;
+      for (int c = 0; c < s.input_size; ++c) dot += row[c] * (vector[c] - p.input_zero_point);
+      *newest = internal::RequantizeFeature(dot, p);
+      newest += s.memory_size;
+    }
+  }
+  internal::IntegerTimeAndOutput(s, p, weights_time, bias, state, scratch, output_temp, output);
 }
 
 }  // namespace svdf

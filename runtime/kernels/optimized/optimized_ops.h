@@ -38,6 +38,7 @@ TfLiteRegistration* Register_LSTM();
 TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM();
 TfLiteRegistration* Register_LOGISTIC();
 TfLiteRegistration* Register_TANH();
+TfLiteRegistration* Register_SVDF();
 TfLiteRegistration* Register_QUANTIZE();
 TfLiteRegistration* Register_DEQUANTIZE();
 

@@ -41,7 +41,7 @@ const std::vector<ReferencePath>& ReferencePaths() {
       {"SPLIT", "", "rows copied with memcpy"},
       {"SQUEEZE", "", "a copy of the input's bytes at most"},
       {"STRIDED_SLICE", "", "rows copied with memcpy"},
-      {"SVDF", "", "a keyword spotter's filters over a short memory (keyword_scrambled)"},
+      {"SVDF", "float32", "float and hybrid filters: a keyword spotter's few hundred multiply-adds"},
       {"TFLite_Detection_PostProcess", "", "non-maximum suppression over the detector's few thousand boxes"},
       {"TILE", "", "rows copied with memcpy"},
       {"TOPK_V2", "", "a partial sort of one row"},

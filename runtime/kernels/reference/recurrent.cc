@@ -1298,6 +1298,14 @@ const lstm::IntegerParams* LstmIntegerParams(const void* user_data) {
   return &data->integer;
 }
 
+bool SvdfIntegerParams(const void* user_data, svdf::Shape* shape, svdf::IntegerParams* params) {
+  const auto* data = static_cast<const SvdfData*>(user_data);
+  if (data == nullptr || data->arithmetic != Arithmetic::kInteger) return false;
+  *shape = data->shape;
+  *params = data->integer;
+  return true;
+}
+
 TS_REGISTER(LSTM, Init, Free, PrepareLstm, EvalLstm)
 TS_REGISTER(UNIDIRECTIONAL_SEQUENCE_LSTM, Init, Free, PrepareSequenceLstm, EvalFull)
 TS_REGISTER(SVDF, InitSvdf, FreeSvdf, PrepareSvdf, EvalSvdf)

@@ -11,6 +11,10 @@ namespace touchstone {
 namespace lstm {
 struct IntegerParams;
 }  // namespace lstm
+namespace svdf {
+struct Shape;
+struct IntegerParams;
+}  // namespace svdf
 namespace reference {
 
 // elementwise.cc: arithmetic, unary math, activations, comparisons, casts, selection.
@@ -189,6 +193,9 @@ TfLiteRegistration* Register_COMPLEX_ABS();
 
 // recurrent.cc (continued).
 TfLiteRegistration* Register_SVDF();
+// For the optimized kernel set: a prepared integer SVDF node's sizes and requantization (`user_data`
+// is the reference kernel's); false when the node runs the float or hybrid arithmetic.
+bool SvdfIntegerParams(const void* user_data, svdf::Shape* shape, svdf::IntegerParams* params);
 
 // detection_postprocess.cc: the custom op "TFLite_Detection_PostProcess".
 TfLiteRegistration* Register_DETECTION_POSTPROCESS();
