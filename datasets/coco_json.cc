@@ -61,9 +61,7 @@ bool ReadId(const json& entry, const char* key, int64_t* value) {
 }  // namespace
 
 StatusOr<CocoDataset> ReadCocoInstances(const std::string& path) {
-  StatusOr<json> parsed = ParseFile(path);
-  if (!parsed.ok()) return parsed.status();
-  const json& doc = parsed.value();
+  TS_ASSIGN_OR_RETURN(const json& doc, ParseFile(path));
   if (!doc.is_object() || !doc.contains("images") || !doc.contains("annotations") || !doc["images"].is_array() ||
       !doc["annotations"].is_array()) {
     return InvalidInputError(path + ": not a COCO instances file (needs \"images\" and \"annotations\" lists)");
@@ -119,9 +117,8 @@ StatusOr<CocoDataset> ReadCocoInstances(const std::string& path) {
 }
 
 StatusOr<std::vector<CocoBox>> ReadCocoResults(const std::string& path, const CocoDataset& ground_truth) {
-  StatusOr<json> parsed = ParseFile(path);
-  if (!parsed.ok()) return parsed.status();
-  const json* list = &parsed.value();
+  TS_ASSIGN_OR_RETURN(json parsed, ParseFile(path));
+  const json* list = &parsed;
   if (list->is_object() && list->contains("annotations")) list = &(*list)["annotations"];
   if (!list->is_array()) return InvalidInputError(path + ": not a COCO results list");
   std::set<int64_t> image_ids;

@@ -42,35 +42,32 @@ StatusOr<std::vector<std::string>> ListImageFiles(const std::string& folder) {
 StatusOr<std::vector<LabelledImage>> LoadImageNetSet(const std::string& images_folder,
                                                      const std::string& labels_file,
                                                      const std::string& denylist_file, int num_images) {
-  StatusOr<std::vector<std::string>> images = ListImageFiles(images_folder);
-  if (!images.ok()) return images.status();
-  StatusOr<std::vector<std::string>> labels = ReadLines(labels_file);
-  if (!labels.ok()) return labels.status();
-  if (images.value().empty()) return InvalidInputError(images_folder + ": no images");
-  if (images.value().size() != labels.value().size()) {
-    return InvalidInputError(labels_file + ": has " + std::to_string(labels.value().size()) + " labels for " +
-                             std::to_string(images.value().size()) + " images in " + images_folder);
+  TS_ASSIGN_OR_RETURN(std::vector<std::string> images, ListImageFiles(images_folder));
+  TS_ASSIGN_OR_RETURN(std::vector<std::string> labels, ReadLines(labels_file));
+  if (images.empty()) return InvalidInputError(images_folder + ": no images");
+  if (images.size() != labels.size()) {
+    return InvalidInputError(labels_file + ": has " + std::to_string(labels.size()) + " labels for " +
+                             std::to_string(images.size()) + " images in " + images_folder);
   }
   std::set<size_t> denied;
   if (!denylist_file.empty()) {
-    StatusOr<std::vector<std::string>> lines = ReadLines(denylist_file);
-    if (!lines.ok()) return lines.status();
-    for (const std::string& line : lines.value()) {
+    TS_ASSIGN_OR_RETURN(std::vector<std::string> lines, ReadLines(denylist_file));
+    for (const std::string& line : lines) {
       if (line.empty()) continue;
       char* end = nullptr;
       const long number = std::strtol(line.c_str(), &end, 10);
-      if (*end != '\0' || number < 1 || number > static_cast<long>(images.value().size())) {
+      if (*end != '\0' || number < 1 || number > static_cast<long>(images.size())) {
         return InvalidInputError(denylist_file + ": '" + line + "' is not an image number in 1.." +
-                                 std::to_string(images.value().size()));
+                                 std::to_string(images.size()));
       }
       denied.insert(static_cast<size_t>(number - 1));
     }
   }
   std::vector<LabelledImage> set;
-  for (size_t i = 0; i < images.value().size(); ++i) {
+  for (size_t i = 0; i < images.size(); ++i) {
     if (denied.count(i)) continue;
     if (num_images > 0 && static_cast<int>(set.size()) >= num_images) break;
-    set.push_back({images.value()[i], labels.value()[i]});
+    set.push_back({images[i], labels[i]});
   }
   return set;
 }
@@ -90,10 +87,9 @@ StatusOr<std::vector<LabelledImage>> LoadClassFolders(const std::string& root, i
   if (classes.empty()) return InvalidInputError(root + ": no class folders");
   std::vector<LabelledImage> set;
   for (const std::string& label : classes) {
-    StatusOr<std::vector<std::string>> files = ListImageFiles(root + "/" + label);
-    if (!files.ok()) return files.status();
+    TS_ASSIGN_OR_RETURN(std::vector<std::string> files, ListImageFiles(root + "/" + label));
     int taken = 0;
-    for (const std::string& path : files.value()) {
+    for (const std::string& path : files) {
       if (per_class > 0 && taken >= per_class) break;
       set.push_back({path, label});
       ++taken;

@@ -204,12 +204,10 @@ StatusOr<std::shared_ptr<const Model>> LoadBenchmarkModel(const std::string& gra
 }
 
 StatusOr<std::vector<std::string>> ListSignatures(const std::string& graph, const InterpreterOptions& options) {
-  StatusOr<std::shared_ptr<const Model>> model = LoadBenchmarkModel(graph);
-  if (!model.ok()) return model.status();
-  StatusOr<std::unique_ptr<Interpreter>> interpreter = Interpreter::Create(model.value(), options);
-  if (!interpreter.ok()) return interpreter.status();
+  TS_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, LoadBenchmarkModel(graph));
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<Interpreter> interpreter, Interpreter::Create(model, options));
   std::vector<std::string> keys;
-  for (const SignatureInfo& s : interpreter.value()->signatures()) keys.push_back(s.key);
+  for (const SignatureInfo& s : interpreter->signatures()) keys.push_back(s.key);
   return keys;
 }
 
@@ -256,9 +254,7 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   const int64_t init_start_us = clock->NowMicros();
 
   envelope.model.path = config.graph;
-  StatusOr<std::shared_ptr<const Model>> loaded = LoadBenchmarkModel(config.graph);
-  if (!loaded.ok()) return loaded.status();
-  const std::shared_ptr<const Model> model = loaded.value();
+  TS_ASSIGN_OR_RETURN(const std::shared_ptr<const Model> model, LoadBenchmarkModel(config.graph));
   const int64_t loaded_us = clock->NowMicros();
   report->init_parts.load_us = loaded_us - init_start_us;
   int64_t build_us = 0;
@@ -275,9 +271,7 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
     if (!made.ok()) return made.status();
     Interpreter* interpreter = made.value().get();
     if (!target_resolved) {
-      StatusOr<Target> resolved = ResolveTarget(interpreter, config.signature);
-      if (!resolved.ok()) return resolved.status();
-      target = resolved.value();
+      TS_ASSIGN_OR_RETURN(target, ResolveTarget(interpreter, config.signature));
       target_resolved = true;
       if (!target.warning.empty()) listener->OnWarning(target.warning);
       if (!target.signature.empty()) listener->OnSignature(target.signature);
@@ -327,10 +321,9 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   report->kernels = KernelUsageOf(interpreter);
   listener->OnInitialized(*report);
 
-  StatusOr<std::vector<std::vector<uint8_t>>> data = MakeInputData(config.inputs, inputs);
-  if (!data.ok()) return data.status();
-  for (const std::vector<uint8_t>& d : data.value()) report->config.input_bytes += static_cast<int64_t>(d.size());
-  envelope.config.inputs = DescribeInputs(config.inputs, inputs, data.value());
+  TS_ASSIGN_OR_RETURN(std::vector<std::vector<uint8_t>> data, MakeInputData(config.inputs, inputs));
+  for (const std::vector<uint8_t>& d : data) report->config.input_bytes += static_cast<int64_t>(d.size());
+  envelope.config.inputs = DescribeInputs(config.inputs, inputs, data);
 
   std::unique_ptr<OpProfiler> profiler;
   if (config.op_profiling) {
@@ -344,7 +337,7 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   Subgraph* subgraph = inputs.subgraph;
   // Inputs are set once, as TFLite's benchmark sets them: copying them again before every run would
   // keep them hot in the cache for Invoke (or, when large, push its working set out).
-  CopyInputData(data.value(), inputs);
+  CopyInputData(data, inputs);
   RunLoopHooks hooks;
   hooks.invoke = [&]() -> Status {
     if (primary) return interpreter->Invoke();

@@ -323,10 +323,10 @@ StatusOr<BaselineReport> ParseReportJson(const std::string& text, const std::str
   if (j.is_discarded() || !j.is_object()) {
     return InvalidInputError(source + ": not a JSON object (expected a report written by --report_json)");
   }
-  StatusOr<ReportEnvelope> envelope = ParseEnvelope(j, source, kBenchmarkReportSchema, kBenchmarkReportVersion);
-  if (!envelope.ok()) return envelope.status();
+  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope,
+                      ParseEnvelope(j, source, kBenchmarkReportSchema, kBenchmarkReportVersion));
   BaselineReport baseline;
-  baseline.envelope = envelope.value();
+  baseline.envelope = envelope;
   const json* regular = nullptr;
   if (j.contains("latency") && j["latency"].is_object() && j["latency"].contains("regular") &&
       j["latency"]["regular"].is_object()) {

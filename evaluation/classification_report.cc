@@ -280,9 +280,8 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
   j["predictions"] = {{"evaluated_image", evaluated}, {"top1_index", top1}};
   ordered_json latency;
   for (const char* figure : {"preprocessing", "inference"}) {
-    StatusOr<LatencyStats> merged = MergedLatency(shards, std::string("/latency/") + figure);
-    if (!merged.ok()) return merged.status();
-    latency[figure] = LatencyStatsJson(merged.value(), false);
+    TS_ASSIGN_OR_RETURN(LatencyStats merged, MergedLatency(shards, std::string("/latency/") + figure));
+    latency[figure] = LatencyStatsJson(merged, false);
   }
   j["latency"] = latency;
   j["wall_seconds"] = wall_seconds;
@@ -293,13 +292,12 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
     const std::vector<float> ours = topk.accuracies(), ref = TopKAccumulator(reference_hits, reference_images).accuracies();
     std::vector<float> delta;
     for (size_t k = 0; k < ours.size(); ++k) delta.push_back(ours[k] - ref[k]);
-    StatusOr<LatencyStats> reference_latency = MergedLatency(shards, "/reference/inference_latency");
-    if (!reference_latency.ok()) return reference_latency.status();
+    TS_ASSIGN_OR_RETURN(LatencyStats reference_latency, MergedLatency(shards, "/reference/inference_latency"));
     j["reference"] = {{"topk_accuracy", ref},
                       {"topk_hits", reference_hits},
                       {"topk_accuracy_delta", delta},
                       {"top1_changed", top1_changed},
-                      {"inference_latency", LatencyStatsJson(reference_latency.value(), false)}};
+                      {"inference_latency", LatencyStatsJson(reference_latency, false)}};
   } else {
     j["reference"] = nullptr;
   }
@@ -314,11 +312,10 @@ StatusOr<ClassificationBaseline> ParseClassificationReport(const std::string& te
   if (j.is_discarded() || !j.is_object()) {
     return InvalidInputError(source + ": not a JSON object (expected a report written by --output_file_path)");
   }
-  StatusOr<ReportEnvelope> envelope =
-      ParseEnvelope(j, source, kClassificationReportSchema, kClassificationReportVersion);
-  if (!envelope.ok()) return envelope.status();
+  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope,
+                      ParseEnvelope(j, source, kClassificationReportSchema, kClassificationReportVersion));
   ClassificationBaseline baseline;
-  baseline.envelope = envelope.value();
+  baseline.envelope = envelope;
   if (!j.contains("topk_accuracy") || !j["topk_accuracy"].is_array()) {
     return InvalidInputError(source + ": has no topk_accuracy list");
   }

@@ -266,9 +266,8 @@ StatusOr<ordered_json> MergeDetectionShards(const std::vector<ShardReport>& shar
     j["num_evaluation_runs"] = images.size();
     ordered_json latency;
     for (const char* figure : {"preprocessing", "inference"}) {
-      StatusOr<LatencyStats> merged = MergedLatency(shards, std::string("/latency/") + figure);
-      if (!merged.ok()) return merged.status();
-      latency[figure] = LatencyStatsJson(merged.value(), false);
+      TS_ASSIGN_OR_RETURN(LatencyStats merged, MergedLatency(shards, std::string("/latency/") + figure));
+      latency[figure] = LatencyStatsJson(merged, false);
     }
     j["latency"] = latency;
     j["wall_seconds"] = wall_seconds;
@@ -356,10 +355,10 @@ StatusOr<DetectionBaseline> ParseDetectionReport(const std::string& text, const 
   if (j.is_discarded() || !j.is_object()) {
     return InvalidInputError(source + ": not a JSON object (expected a report written by --output_file_path)");
   }
-  StatusOr<ReportEnvelope> envelope = ParseEnvelope(j, source, kDetectionReportSchema, kDetectionReportVersion);
-  if (!envelope.ok()) return envelope.status();
+  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope,
+                      ParseEnvelope(j, source, kDetectionReportSchema, kDetectionReportVersion));
   DetectionBaseline baseline;
-  baseline.envelope = envelope.value();
+  baseline.envelope = envelope;
   baseline.run = DetectionRunOf(j);
   if (baseline.run.metrics.empty()) return InvalidInputError(source + ": has neither coco.AP nor tflite.overall_map");
   return baseline;

@@ -41,9 +41,8 @@ Status Infer(Interpreter* interpreter, const std::vector<uint8_t>& tensor, std::
   const int64_t start = NowMicros();
   TS_RETURN_IF_ERROR(interpreter->Invoke());
   *latency_us = NowMicros() - start;
-  StatusOr<std::vector<double>> s = ScoresOf(*interpreter->output_tensor(0));
-  if (!s.ok()) return s.status();
-  *scores = std::move(s.value());
+  TS_ASSIGN_OR_RETURN(std::vector<double> s, ScoresOf(*interpreter->output_tensor(0)));
+  *scores = std::move(s);
   return Status::Ok();
 }
 

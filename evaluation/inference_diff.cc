@@ -636,13 +636,12 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   reference_options.preserve_all_tensors = config.layerwise;
   reference_options.max_tensor_bytes = config.max_tensor_bytes;
   reference_options.allow_newer_op_versions = config.allow_newer_op_versions;
-  StatusOr<std::unique_ptr<Interpreter>> reference = Interpreter::Create(model, reference_options);
-  if (!reference.ok()) return reference.status();
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<Interpreter> reference, Interpreter::Create(model, reference_options));
   {
-    Status s = reference.value()->AllocateTensors();
+    Status s = reference->AllocateTensors();
     if (!s.ok()) return s.WithContext("reference interpreter");
   }
-  Interpreter* ref = reference.value().get();
+  Interpreter* ref = reference.get();
 
   InterpreterOptions test_options;
   test_options.kernel_set = config.test_kernel_set;
@@ -654,10 +653,9 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   ApplyDelegatesOptions apply_options;
   apply_options.require_full_delegation = config.require_full_delegation;
   InferenceDiffResult result;
-  StatusOr<std::unique_ptr<Interpreter>> test_made =
-      BuildInterpreterWithDelegates(make_test, delegates, apply_options, &result.delegates);
-  if (!test_made.ok()) return test_made.status();
-  Interpreter* test = test_made.value().get();
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<Interpreter> test_made,
+                      BuildInterpreterWithDelegates(make_test, delegates, apply_options, &result.delegates));
+  Interpreter* test = test_made.get();
 
   // Inputs: fixed where given (names and sizes checked), random otherwise.
   for (const auto& fixed : config.fixed_inputs) {
@@ -1035,10 +1033,9 @@ StatusOr<InferenceDiffBaseline> ParseInferenceDiffJson(const std::string& text, 
   if (j.is_discarded() || !j.is_object()) {
     return InvalidInputError(source + ": not a JSON object (expected a report written by --output_file_path)");
   }
-  StatusOr<ReportEnvelope> envelope = ParseEnvelope(j, source, "touchstone.inference_diff.report", 2);
-  if (!envelope.ok()) return envelope.status();
+  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope, ParseEnvelope(j, source, "touchstone.inference_diff.report", 2));
   InferenceDiffBaseline baseline;
-  baseline.envelope = envelope.value();
+  baseline.envelope = envelope;
   if (!j.contains("outputs") || !j["outputs"].is_array()) return InvalidInputError(source + ": has no \"outputs\" list");
   for (const nlohmann::json& o : j["outputs"]) {
     if (!o.is_object() || !o.contains("index") || !o["index"].is_number_integer()) {
@@ -1141,22 +1138,17 @@ StatusOr<InferenceDiffResult> MergeInferenceDiffShards(const std::vector<ShardRe
   for (const ReportedDelegate& d : c.delegates) {
     r.delegates.push_back({d.provider, d.applied, d.delegate_kernels, d.fully_delegated, d.error});
   }
-  StatusOr<LatencyStats> reference = MergedLatency(shards, "/reference/latency");
-  if (!reference.ok()) return reference.status();
-  r.reference_latency = reference.value();
-  StatusOr<LatencyStats> test = MergedLatency(shards, "/test/latency");
-  if (!test.ok()) return test.status();
-  r.test_latency = test.value();
+  TS_ASSIGN_OR_RETURN(r.reference_latency, MergedLatency(shards, "/reference/latency"));
+  TS_ASSIGN_OR_RETURN(r.test_latency, MergedLatency(shards, "/test/latency"));
   r.thresholds = ThresholdsFrom(first.value("thresholds", nlohmann::ordered_json()));
   const nlohmann::ordered_json qualify = first.value("qualify", nlohmann::ordered_json());
   r.qualify = qualify.is_object();
   r.qualify_float_tolerance = r.qualify ? qualify.value("float_tolerance", 0.0) : 0.0;
   r.checked = r.qualify || r.thresholds.any();
 
-  StatusOr<std::vector<std::vector<const nlohmann::ordered_json*>>> outputs =
-      EntriesByPosition(shards, nlohmann::ordered_json::json_pointer("/outputs"));
-  if (!outputs.ok()) return outputs.status();
-  for (const std::vector<const nlohmann::ordered_json*>& entries : outputs.value()) {
+  TS_ASSIGN_OR_RETURN(std::vector<std::vector<const nlohmann::ordered_json*>> outputs,
+                      EntriesByPosition(shards, nlohmann::ordered_json::json_pointer("/outputs")));
+  for (const std::vector<const nlohmann::ordered_json*>& entries : outputs) {
     OutputDiffEntry e;
     e.index = entries.front()->value("index", 0);
     TS_RETURN_IF_ERROR(MergeEntry(shards, entries, &e));
@@ -1164,10 +1156,9 @@ StatusOr<InferenceDiffResult> MergeInferenceDiffShards(const std::vector<ShardRe
   }
   r.layerwise = first.contains("layerwise") && first["layerwise"].is_object();
   if (r.layerwise) {
-    StatusOr<std::vector<std::vector<const nlohmann::ordered_json*>>> layers =
-        EntriesByPosition(shards, nlohmann::ordered_json::json_pointer("/layerwise/tensors"));
-    if (!layers.ok()) return layers.status();
-    for (const std::vector<const nlohmann::ordered_json*>& entries : layers.value()) {
+    TS_ASSIGN_OR_RETURN(std::vector<std::vector<const nlohmann::ordered_json*>> layers,
+                        EntriesByPosition(shards, nlohmann::ordered_json::json_pointer("/layerwise/tensors")));
+    for (const std::vector<const nlohmann::ordered_json*>& entries : layers) {
       const nlohmann::ordered_json& l = *entries.front();
       LayerDiffEntry e;
       e.step = l.value("step", 0);

@@ -142,9 +142,7 @@ StatusOr<InputSpec> ParseInputSpec(const std::string& input_layer, const std::st
     }
     spec.value_ranges[parts[0]] = {low, high};
   }
-  StatusOr<std::map<std::string, std::string>> files = ParseNameValueList(value_files, "input_layer_value_files");
-  if (!files.ok()) return files.status();
-  spec.value_files = files.value();
+  TS_ASSIGN_OR_RETURN(spec.value_files, ParseNameValueList(value_files, "input_layer_value_files"));
   return spec;
 }
 

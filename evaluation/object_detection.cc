@@ -231,9 +231,7 @@ Status RunDetection(const std::vector<std::string>& paths, const DetectionConfig
     Status invoked = interpreter->Invoke();
     if (!invoked.ok()) return invoked.WithContext(paths[i]);
     result->inference_us.Add(NowMicros() - invoke_start);
-    StatusOr<std::vector<TfliteBox>> detections = ReadDetections(interpreter, config);
-    if (!detections.ok()) return detections.status();
-    result->detections[i] = std::move(detections.value());
+    TS_ASSIGN_OR_RETURN(result->detections[i], ReadDetections(interpreter, config));
     if (progress) progress(static_cast<int>(i + 1), static_cast<int>(paths.size()));
   }
   result->wall_seconds = static_cast<double>(NowMicros() - start_us) / 1e6;

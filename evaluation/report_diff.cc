@@ -152,44 +152,38 @@ std::vector<OpDiff> OpDiffs(const json& baseline, const json& current) {
 Status Gate(const std::string& tool, const json& baseline, const json& current, const ReportDiffConfig& config,
             ReportDiff* diff) {
   if (tool == "benchmark_model") {
-    StatusOr<BaselineReport> b = ParseReportJson(baseline.dump(), "baseline");
-    if (!b.ok()) return b.status();
-    StatusOr<BaselineReport> c = ParseReportJson(current.dump(), "current");
-    if (!c.ok()) return c.status();
+    TS_ASSIGN_OR_RETURN(BaselineReport b, ParseReportJson(baseline.dump(), "baseline"));
+    TS_ASSIGN_OR_RETURN(BaselineReport c, ParseReportJson(current.dump(), "current"));
     LatencyGateConfig gate;
     gate.max_regression_pct = config.max_regression_pct;
-    const LatencyGateResult r = CompareLatency(b.value().regular, c.value().regular, gate);
+    const LatencyGateResult r = CompareLatency(b.regular, c.regular, gate);
     diff->verdict = r.verdict;
     diff->gate_lines = {FormatLatencyGate(r)};
   } else if (tool == "inference_diff") {
-    StatusOr<InferenceDiffBaseline> b = ParseInferenceDiffJson(baseline.dump(), "baseline");
-    if (!b.ok()) return b.status();
-    StatusOr<InferenceDiffBaseline> c = ParseInferenceDiffJson(current.dump(), "current");
-    if (!c.ok()) return c.status();
-    const ErrorGateResult r = CompareOutputErrors(b.value().outputs, c.value().outputs, config.max_error_increase_pct);
+    TS_ASSIGN_OR_RETURN(InferenceDiffBaseline b, ParseInferenceDiffJson(baseline.dump(), "baseline"));
+    TS_ASSIGN_OR_RETURN(InferenceDiffBaseline c, ParseInferenceDiffJson(current.dump(), "current"));
+    const ErrorGateResult r = CompareOutputErrors(b.outputs, c.outputs, config.max_error_increase_pct);
     diff->verdict = r.verdict;
     diff->gate_lines = FormatErrorGate(r);
   } else if (tool == "imagenet_eval") {
-    StatusOr<ClassificationBaseline> b = ParseClassificationReport(baseline.dump(), "baseline");
-    if (!b.ok()) return b.status();
-    StatusOr<ClassificationBaseline> c = ParseClassificationReport(current.dump(), "current");
-    if (!c.ok()) return c.status();
+    TS_ASSIGN_OR_RETURN(ClassificationBaseline b, ParseClassificationReport(baseline.dump(), "baseline"));
+    TS_ASSIGN_OR_RETURN(ClassificationBaseline c, ParseClassificationReport(current.dump(), "current"));
     // Images by their index in the set, predictions by output index: the names are in the runs.
     AccuracyRun base_run, current_run;
-    base_run.topk_accuracy = b.value().topk_accuracy;
-    current_run.topk_accuracy = c.value().topk_accuracy;
+    base_run.topk_accuracy = b.topk_accuracy;
+    current_run.topk_accuracy = c.topk_accuracy;
     std::map<int, int> base_top1;
-    for (size_t i = 0; i < b.value().evaluated_image.size(); ++i) {
-      base_top1[b.value().evaluated_image[i]] = b.value().top1_index[i];
+    for (size_t i = 0; i < b.evaluated_image.size(); ++i) {
+      base_top1[b.evaluated_image[i]] = b.top1_index[i];
     }
-    for (size_t i = 0; i < c.value().evaluated_image.size(); ++i) {
-      auto it = base_top1.find(c.value().evaluated_image[i]);
+    for (size_t i = 0; i < c.evaluated_image.size(); ++i) {
+      auto it = base_top1.find(c.evaluated_image[i]);
       if (it == base_top1.end()) continue;
       const std::string name = "image " + std::to_string(it->first);
       base_run.images.push_back(name);
       current_run.images.push_back(name);
       base_run.top1_labels.push_back("output " + std::to_string(it->second));
-      current_run.top1_labels.push_back("output " + std::to_string(c.value().top1_index[i]));
+      current_run.top1_labels.push_back("output " + std::to_string(c.top1_index[i]));
     }
     AccuracyGateConfig gate;
     gate.max_accuracy_drop_pct = config.max_accuracy_drop_pct;
@@ -218,13 +212,11 @@ StatusOr<ReportDiff> DiffReports(const json& baseline, const json& current, cons
   }
   const std::string schema = current.value("schema", std::string());
   const int version = current.value("schema_version", 0);
-  StatusOr<ReportEnvelope> b = ParseEnvelope(baseline, "baseline", schema, version);
-  if (!b.ok()) return b.status();
-  StatusOr<ReportEnvelope> c = ParseEnvelope(current, "current", schema, version);
-  if (!c.ok()) return c.status();
+  TS_ASSIGN_OR_RETURN(ReportEnvelope b, ParseEnvelope(baseline, "baseline", schema, version));
+  TS_ASSIGN_OR_RETURN(ReportEnvelope c, ParseEnvelope(current, "current", schema, version));
   ReportDiff diff;
   diff.tool = tool;
-  diff.config_differences = ConfigDifferences(b.value(), c.value());
+  diff.config_differences = ConfigDifferences(b, c);
   std::map<std::string, double> base_figures, current_figures;
   std::vector<std::string> base_order, current_order;
   Flatten(baseline, "", &base_figures, &base_order);

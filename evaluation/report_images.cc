@@ -67,15 +67,12 @@ std::string Base64(const std::vector<unsigned char>& bytes) {
 }
 
 StatusOr<std::string> ThumbnailDataUri(const std::string& path, int max_side) {
-  StatusOr<cv::Mat> image = ReadScaled(path, max_side);
-  if (!image.ok()) return image.status();
-  return JpegDataUri(image.value(), path);
+  TS_ASSIGN_OR_RETURN(cv::Mat image, ReadScaled(path, max_side));
+  return JpegDataUri(image, path);
 }
 
 StatusOr<std::string> DrawBoxesDataUri(const std::string& path, const std::vector<DrawnBox>& boxes, int max_side) {
-  StatusOr<cv::Mat> read = ReadScaled(path, max_side);
-  if (!read.ok()) return read.status();
-  cv::Mat image = read.value();
+  TS_ASSIGN_OR_RETURN(cv::Mat image, ReadScaled(path, max_side));
   const int w = image.cols, h = image.rows;
   // Ground truth first, detections over it.
   std::vector<const DrawnBox*> order;

@@ -33,9 +33,7 @@ std::string MergedLine(const std::vector<ShardReport>& shards, const std::string
 }
 
 StatusOr<MergedReport> MergeImagenet(const std::vector<ShardReport>& shards) {
-  StatusOr<ordered_json> merged = MergeClassificationShards(shards);
-  if (!merged.ok()) return merged.status();
-  const ordered_json& j = merged.value();
+  TS_ASSIGN_OR_RETURN(const ordered_json& j, MergeClassificationShards(shards));
   MergedReport report;
   report.tool = "imagenet_eval";
   report.text = j.dump(1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
@@ -62,11 +60,8 @@ StatusOr<MergedReport> MergeCoco(const std::vector<ShardReport>& shards, const M
   }
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string sha256 = Sha256Hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  StatusOr<CocoDataset> gt = ReadCocoInstances(path);
-  if (!gt.ok()) return gt.status();
-  StatusOr<ordered_json> merged = MergeDetectionShards(shards, gt.value(), sha256);
-  if (!merged.ok()) return merged.status();
-  const ordered_json& j = merged.value();
+  TS_ASSIGN_OR_RETURN(CocoDataset gt, ReadCocoInstances(path));
+  TS_ASSIGN_OR_RETURN(const ordered_json& j, MergeDetectionShards(shards, gt, sha256));
   MergedReport report;
   report.tool = "coco_eval";
   report.text = j.dump(1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
@@ -98,13 +93,12 @@ StatusOr<MergedReport> MergeShardReports(std::vector<ShardReport> shards, const 
   if (tool == "imagenet_eval") return MergeImagenet(shards);
   if (tool == "coco_eval") return MergeCoco(shards, options);
   if (tool == "inference_diff") {
-    StatusOr<InferenceDiffResult> merged = MergeInferenceDiffShards(shards);
-    if (!merged.ok()) return merged.status();
+    TS_ASSIGN_OR_RETURN(InferenceDiffResult merged, MergeInferenceDiffShards(shards));
     MergedReport report;
     report.tool = tool;
-    report.text = InferenceDiffJson(merged.value());
-    report.summary = MergedLine(shards, tool) + FormatInferenceDiff(merged.value());
-    report.exit_code = InferenceDiffExitCode(merged.value());
+    report.text = InferenceDiffJson(merged);
+    report.summary = MergedLine(shards, tool) + FormatInferenceDiff(merged);
+    report.exit_code = InferenceDiffExitCode(merged);
     return report;
   }
   return UsageError(shards.front().path + ": " + tool + " reports are not sharded (imagenet_eval, coco_eval and "

@@ -860,9 +860,7 @@ StatusOr<std::string> ReportPage(const json& report, const PageOptions& options)
 
 StatusOr<std::string> ComparisonPage(const json& baseline, const json& current, const PageOptions& options,
                                      const ReportDiffConfig& config) {
-  StatusOr<ReportDiff> diff = DiffReports(baseline, current, config);
-  if (!diff.ok()) return diff.status();
-  const ReportDiff& d = diff.value();
+  TS_ASSIGN_OR_RETURN(const ReportDiff& d, DiffReports(baseline, current, config));
   Page page;
   page.Heading("configuration", "Configuration");
   if (d.config_differences.empty()) {

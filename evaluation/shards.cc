@@ -89,9 +89,8 @@ Status CheckShardReports(int schema_version, std::vector<ShardReport>* reports) 
                             "configuration", "shard", "merged"}) {
       if (r.json.contains(key)) envelope_members[key] = json::parse(r.json[key].dump());
     }
-    StatusOr<ReportEnvelope> envelope = ParseEnvelope(envelope_members, r.path, schema, schema_version);
-    if (!envelope.ok()) return envelope.status();
-    r.envelope = envelope.value();
+    TS_ASSIGN_OR_RETURN(ReportEnvelope envelope, ParseEnvelope(envelope_members, r.path, schema, schema_version));
+    r.envelope = envelope;
     // ParseEnvelope reads an unordered object; the merged report keeps the order the tool wrote.
     const ordered_json& config = r.json["configuration"];
     for (auto* pairs : {&r.envelope.config.settings, &r.envelope.config.flags}) {

@@ -363,12 +363,27 @@ Status Subgraph::ResolveUnregisteredVersion(const OpResolver& resolver, int buil
                                               : ""));
 }
 
-Status Subgraph::NodeError(int node_index, const std::string& stage) {
+Status Subgraph::NodeError(int node_index, NodeStage stage) {
+  const char* name = "";
+  switch (stage) {
+    case NodeStage::kPrepare:
+      name = "prepare";
+      break;
+    case NodeStage::kInvoke:
+      name = "invoke";
+      break;
+    case NodeStage::kCopyFromDelegateBuffer:
+      name = "copy from delegate buffer";
+      break;
+    case NodeStage::kAllocateDynamicOutput:
+      name = "allocate dynamic output";
+      break;
+  }
   std::string message = "subgraph " + std::to_string(index_) + " op " + std::to_string(node_index) +
-                        " (" + nodes_[node_index].op_name + "): " + stage + " failed";
+                        " (" + nodes_[node_index].op_name + "): " + name + " failed";
   if (!error_.empty()) message += ": " + error_;
   error_.clear();
-  return Status(stage == "prepare" ? StatusCode::kInvalidInput : StatusCode::kExecution, message);
+  return Status(stage == NodeStage::kPrepare ? StatusCode::kInvalidInput : StatusCode::kExecution, message);
 }
 
 Status Subgraph::ResizeInputTensor(int tensor_index, const std::vector<int>& dims) {
@@ -462,7 +477,7 @@ Status Subgraph::PrepareNode(int node_index) {
       // TFLite's Prepare checks the rank before anything its Eval refuses.
       error_ = entry.op_name + " takes inputs of rank " + std::to_string(entry.type_rules->max_input_rank) +
                " at most in TensorFlow Lite 2.14.1, got rank " + std::to_string(rank);
-      return NodeError(node_index, "prepare");
+      return NodeError(node_index, NodeStage::kPrepare);
     }
     verdict = JudgeTypes(*entry.type_rules, input_types, output_types);
     // Built only for a refusal: nodes prepared at every Invoke (after a dynamic output) pay nothing.
@@ -474,7 +489,7 @@ Status Subgraph::PrepareNode(int node_index) {
   }
   if (verdict == TypeVerdict::kRefuseAtPrepare) {
     error_ = refusal;
-    return NodeError(node_index, "prepare");
+    return NodeError(node_index, NodeStage::kPrepare);
   }
   if (entry.registration.prepare != nullptr) {
     error_.clear();
@@ -486,7 +501,7 @@ Status Subgraph::PrepareNode(int node_index) {
       entry.invoke_refusal = refusal;
       return Status::Ok();
     }
-    if (prepared != kTfLiteOk) return NodeError(node_index, "prepare");
+    if (prepared != kTfLiteOk) return NodeError(node_index, NodeStage::kPrepare);
   } else if (verdict == TypeVerdict::kRefuseAtInvoke) {
     entry.invoke_refusal = refusal;
   }
@@ -709,7 +724,7 @@ Status Subgraph::Invoke() {
       NodeEntry& entry = nodes_[node_index];
       if (!error_.empty()) error_.clear();
       if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
-        status = NodeError(node_index, "invoke");
+        status = NodeError(node_index, NodeStage::kInvoke);
         break;
       }
     }
@@ -726,7 +741,7 @@ Status Subgraph::Invoke() {
     NodeEntry& entry = nodes_[node_index];
     if (!entry.invoke_refusal.empty()) {
       error_ = entry.invoke_refusal;
-      status = NodeError(node_index, "invoke");
+      status = NodeError(node_index, NodeStage::kInvoke);
       break;
     }
     for (int k = 0; k < entry.node.inputs->size; ++k) {
@@ -744,7 +759,9 @@ Status Subgraph::Invoke() {
       // CPU kernels read host memory: bring delegate-held data back first.
       for (int k = 0; k < entry.node.inputs->size && status.ok(); ++k) {
         const int t = entry.node.inputs->data[k];
-        if (t >= 0 && EnsureReadable(&tensors_[t]) != kTfLiteOk) status = NodeError(node_index, "copy from delegate buffer");
+        if (t >= 0 && EnsureReadable(&tensors_[t]) != kTfLiteOk) {
+          status = NodeError(node_index, NodeStage::kCopyFromDelegateBuffer);
+        }
       }
       if (!status.ok()) break;
     }
@@ -755,7 +772,7 @@ Status Subgraph::Invoke() {
         TfLiteTensor* t = entry.node.outputs->data[k] >= 0 ? &tensors_[entry.node.outputs->data[k]] : nullptr;
         if (t != nullptr && t->allocation_type == kTfLiteDynamic && t->data.raw == nullptr && t->bytes > 0 &&
             TfLiteTensorRealloc(t->bytes, t) != kTfLiteOk) {
-          status = NodeError(node_index, "allocate dynamic output");
+          status = NodeError(node_index, NodeStage::kAllocateDynamicOutput);
         }
       }
       if (!status.ok()) break;
@@ -767,7 +784,7 @@ Status Subgraph::Invoke() {
     delegate_profiler_.set_current_node(node_index);
     const auto started = observer != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
-      status = NodeError(node_index, "invoke");
+      status = NodeError(node_index, NodeStage::kInvoke);
     }
     if (observer != nullptr) {
       const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(

@@ -193,7 +193,10 @@ class Subgraph {
   Status PlanArena(size_t prepared_steps);
   Status CheckOutputsAreWritten() const;
   Status AllocateIndividually(TfLiteTensor* tensor);
-  Status NodeError(int node_index, const std::string& stage);
+  // The stage of a node that failed, named in NodeError's message. A Prepare failure is the model's
+  // (invalid input, exit code 3); the others are execution errors (exit code 4).
+  enum class NodeStage { kPrepare, kInvoke, kCopyFromDelegateBuffer, kAllocateDynamicOutput };
+  Status NodeError(int node_index, NodeStage stage);
   // A builtin op whose version `resolver` does not register: refused naming the op, the version and
   // the versions registered, unless InterpreterOptions::allow_newer_op_versions lets a version above
   // them run with the highest registered kernel.

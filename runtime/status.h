@@ -73,4 +73,19 @@ class StatusOr {
     if (!_ts_status.ok()) return _ts_status;  \
   } while (0)
 
+// TS_ASSIGN_OR_RETURN(lhs, expr): evaluates expr, a StatusOr<T>; returns its status when it holds an
+// error, else moves its value into lhs: a declaration ("auto model", "const Shape& shape") or a variable
+// declared before. One statement; it declares a hidden variable, so it cannot be the sole statement of an
+// unbraced if or loop.
+#define TS_ASSIGN_OR_RETURN(lhs, ...) \
+  TS_ASSIGN_OR_RETURN_IMPL_(TS_STATUS_CONCAT_(_ts_statusor_, __LINE__), lhs, __VA_ARGS__)
+
+// Helpers of the macro above.
+#define TS_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, ...) \
+  auto statusor = (__VA_ARGS__);                      \
+  if (!statusor.ok()) return statusor.status();       \
+  lhs = std::move(statusor.value())
+#define TS_STATUS_CONCAT_(a, b) TS_STATUS_CONCAT_IMPL_(a, b)
+#define TS_STATUS_CONCAT_IMPL_(a, b) a##b
+
 #endif  // TOUCHSTONE_RUNTIME_STATUS_H_

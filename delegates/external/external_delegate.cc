@@ -129,13 +129,12 @@ DelegateProvider ExternalDelegateProvider() {
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     const std::string path = params.GetString("external_delegate_path");
     const std::string text = params.GetString("external_delegate_options");
-    StatusOr<ExternalDelegateOptions> options = ParseExternalDelegateOptions(text);
-    if (!options.ok()) return options.status();
+    TS_ASSIGN_OR_RETURN(ExternalDelegateOptions options, ParseExternalDelegateOptions(text));
     if (path.empty()) {
       if (!text.empty()) return UsageError("--external_delegate_options needs --external_delegate_path");
       return TfLiteDelegatePtr(nullptr, [](TfLiteDelegate*) {});
     }
-    return LoadExternalDelegate(path, options.value());
+    return LoadExternalDelegate(path, options);
   };
   return provider;
 }

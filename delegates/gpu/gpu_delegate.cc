@@ -548,9 +548,8 @@ Status GpuKernel::UploadNow(const Buffer& buffer, const void* data, size_t bytes
     return Status::Ok();
   }
   // Through a staging buffer and a one-off copy.
-  StatusOr<Buffer> staging = vk_->CreateBuffer(bytes, true);
-  if (!staging.ok()) return staging.status();
-  std::memcpy(staging.value().mapped, data, bytes);
+  TS_ASSIGN_OR_RETURN(Buffer staging, vk_->CreateBuffer(bytes, true));
+  std::memcpy(staging.mapped, data, bytes);
   const gpu::VulkanFunctions& vk = vk_->vk();
   VkDevice device = vk_->device();
   VkCommandPoolCreateInfo pool_info{};
@@ -584,7 +583,7 @@ Status GpuKernel::UploadNow(const Buffer& buffer, const void* data, size_t bytes
         vk.vkBeginCommandBuffer(cmd, &begin) != VK_SUCCESS) {
       status = ExecutionError("Vulkan: cannot record an upload");
     } else {
-      vk.vkCmdCopyBuffer(cmd, staging.value().buffer, buffer.buffer, 1, &region);
+      vk.vkCmdCopyBuffer(cmd, staging.buffer, buffer.buffer, 1, &region);
       if (vk.vkEndCommandBuffer(cmd) != VK_SUCCESS || vk.vkQueueSubmit(vk_->queue(), 1, &submit, fence) != VK_SUCCESS ||
           vk.vkWaitForFences(device, 1, &fence, VK_TRUE, kFenceTimeoutNs) != VK_SUCCESS) {
         status = ExecutionError("Vulkan: an upload failed");
@@ -593,7 +592,7 @@ Status GpuKernel::UploadNow(const Buffer& buffer, const void* data, size_t bytes
   }
   if (fence != VK_NULL_HANDLE) vk.vkDestroyFence(device, fence, nullptr);
   if (pool != VK_NULL_HANDLE) vk.vkDestroyCommandPool(device, pool, nullptr);
-  vk_->DestroyBuffer(&staging.value());
+  vk_->DestroyBuffer(&staging);
   return status;
 }
 
@@ -608,8 +607,7 @@ Status GpuKernel::CreateBuffers() {
     auto it = constant_buffers_.find(value.tensor);
     if (it == constant_buffers_.end()) {
       const std::vector<float>& data = *value.constant;
-      StatusOr<Buffer> buffer = vk_->CreateBuffer(data.size() * element_bytes, false);
-      if (!buffer.ok()) return buffer.status();
+      TS_ASSIGN_OR_RETURN(Buffer buffer, vk_->CreateBuffer(data.size() * element_bytes, false));
       std::vector<uint16_t> halves;
       const void* bytes = data.data();
       if (f16_) {
@@ -617,12 +615,12 @@ Status GpuKernel::CreateBuffers() {
         for (size_t i = 0; i < data.size(); ++i) halves[i] = gpu::FloatToHalf(data[i]);
         bytes = halves.data();
       }
-      Status uploaded = UploadNow(buffer.value(), bytes, data.size() * element_bytes);
+      Status uploaded = UploadNow(buffer, bytes, data.size() * element_bytes);
       if (!uploaded.ok()) {
-        vk_->DestroyBuffer(&buffer.value());
+        vk_->DestroyBuffer(&buffer);
         return uploaded;
       }
-      it = constant_buffers_.emplace(value.tensor, buffer.value()).first;
+      it = constant_buffers_.emplace(value.tensor, buffer).first;
     }
     storages_[s].device = it->second;
     storages_[s].owns_device = false;
@@ -634,14 +632,12 @@ Status GpuKernel::CreateBuffers() {
   for (size_t s = 0; s < storages_.size(); ++s) {
     Storage& storage = storages_[s];
     if (constant_storages.count(static_cast<int>(s)) == 0) {
-      StatusOr<Buffer> buffer = vk_->CreateBuffer(static_cast<size_t>(storage.elements) * element_bytes, false);
-      if (!buffer.ok()) return buffer.status();
-      storage.device = buffer.value();
+      TS_ASSIGN_OR_RETURN(storage.device,
+                          vk_->CreateBuffer(static_cast<size_t>(storage.elements) * element_bytes, false));
     }
     if (io.count(static_cast<int>(s)) != 0 && storage.device.mapped == nullptr) {
-      StatusOr<Buffer> staging = vk_->CreateBuffer(static_cast<size_t>(storage.elements) * element_bytes, true);
-      if (!staging.ok()) return staging.status();
-      storage.staging = staging.value();
+      TS_ASSIGN_OR_RETURN(storage.staging,
+                          vk_->CreateBuffer(static_cast<size_t>(storage.elements) * element_bytes, true));
     }
   }
   return Status::Ok();
@@ -761,9 +757,8 @@ Status GpuKernel::Record() {
     }
     for (size_t d = 0; d < plan_.dispatches.size(); ++d) {
       const Dispatch& dispatch = plan_.dispatches[d];
-      StatusOr<VkPipeline> pipeline = vk_->Pipeline(dispatch.shader, f16_);
-      if (!pipeline.ok()) return pipeline.status();
-      vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.value());
+      TS_ASSIGN_OR_RETURN(VkPipeline pipeline, vk_->Pipeline(dispatch.shader, f16_));
+      vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
       vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk_->pipeline_layout(), 0, 1, &sets[d], 0,
                                  nullptr);
       if (dispatch.push.size() * 4 > gpu::kPushConstantBytes) {

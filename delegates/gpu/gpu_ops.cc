@@ -816,17 +816,9 @@ std::vector<int64_t> Strides(const Shape& shape) { return shape_util::RowMajorSt
 
 Status Fail(const std::string& m) { return ExecutionError(m); }
 
-#define TS_ASSIGN(lhs, expr)            \
-  int lhs;                              \
-  {                                     \
-    StatusOr<int> _v = (expr);          \
-    if (!_v.ok()) return _v.status();   \
-    lhs = _v.value();                   \
-  }
-
 Status PlanBinary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
-  TS_ASSIGN(a, pl.InputValue(node->inputs->data[0]));
-  TS_ASSIGN(b, pl.InputValue(node->inputs->data[1]));
+  TS_ASSIGN_OR_RETURN(int a, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int b, pl.InputValue(node->inputs->data[1]));
   Shape out_shape;
   if (!Broadcast(pl.shape(a), pl.shape(b), &out_shape)) {
     return Fail("inputs " + ShapeString(pl.shape(a)) + " and " + ShapeString(pl.shape(b)) + " do not broadcast");
@@ -853,7 +845,7 @@ Status PlanBinary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
 }
 
 Status PlanUnary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape shape = pl.shape(in);
   const int out = pl.OutputValue(node->outputs->data[0], shape);
   float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
@@ -896,11 +888,11 @@ Status PlanCopyAll(Planner& pl, int in, int out) {
 }
 
 Status PlanConv(Planner& pl, const TfLiteNode* node, bool depthwise) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
-  TS_ASSIGN(filter, pl.InputValue(node->inputs->data[1]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int filter, pl.InputValue(node->inputs->data[1]));
   int bias = -1;
   if (node->inputs->size > 2 && node->inputs->data[2] >= 0) {
-    TS_ASSIGN(b, pl.InputValue(node->inputs->data[2]));
+    TS_ASSIGN_OR_RETURN(int b, pl.InputValue(node->inputs->data[2]));
     bias = b;
   }
   const Shape is = pl.shape(in);
@@ -948,11 +940,11 @@ Status PlanConv(Planner& pl, const TfLiteNode* node, bool depthwise) {
 }
 
 Status PlanFullyConnected(Planner& pl, const TfLiteNode* node) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
-  TS_ASSIGN(weights, pl.InputValue(node->inputs->data[1]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int weights, pl.InputValue(node->inputs->data[1]));
   int bias = -1;
   if (node->inputs->size > 2 && node->inputs->data[2] >= 0) {
-    TS_ASSIGN(b, pl.InputValue(node->inputs->data[2]));
+    TS_ASSIGN_OR_RETURN(int b, pl.InputValue(node->inputs->data[2]));
     bias = b;
   }
   const TfLiteFullyConnectedParams& params = ParamsOf<TfLiteFullyConnectedParams>(node);
@@ -988,7 +980,7 @@ Status PlanFullyConnected(Planner& pl, const TfLiteNode* node) {
 }
 
 Status PlanPool(Planner& pl, const TfLiteNode* node, uint32_t op) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape is = pl.shape(in);
   if (is.size() != 4) return Fail("input is not 4-D");
   const TfLitePoolParams& params = ParamsOf<TfLitePoolParams>(node);
@@ -1014,7 +1006,7 @@ Status PlanPool(Planner& pl, const TfLiteNode* node, uint32_t op) {
 }
 
 Status PlanSoftmax(Planner& pl, const TfLiteNode* node, uint32_t op) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape shape = pl.shape(in);
   if (shape.empty()) return Fail("scalar input");
   const int out = pl.OutputValue(node->outputs->data[0], shape);
@@ -1037,7 +1029,7 @@ Status PlanConcat(Planner& pl, const TfLiteNode* node) {
   const TfLiteConcatenationParams& params = ParamsOf<TfLiteConcatenationParams>(node);
   std::vector<int> inputs;
   for (int k = 0; k < node->inputs->size; ++k) {
-    TS_ASSIGN(v, pl.InputValue(node->inputs->data[k]));
+    TS_ASSIGN_OR_RETURN(int v, pl.InputValue(node->inputs->data[k]));
     inputs.push_back(v);
   }
   Shape out_shape = pl.shape(inputs[0]);
@@ -1069,7 +1061,7 @@ Status PlanConcat(Planner& pl, const TfLiteNode* node) {
 }
 
 Status PlanReshape(Planner& pl, const TfLiteNode* node, uint32_t kind) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape in_shape = pl.shape(in);
   Shape out_shape;
   bool ok = false;
@@ -1092,7 +1084,7 @@ Status PlanReshape(Planner& pl, const TfLiteNode* node, uint32_t kind) {
 }
 
 Status PlanResize(Planner& pl, const TfLiteNode* node, uint32_t op) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape is = pl.shape(in);
   if (is.size() != 4) return Fail("input is not 4-D");
   const std::vector<int64_t> size = ReadInts(pl.tensor(node->inputs->data[1]));
@@ -1126,15 +1118,14 @@ Status PlanResize(Planner& pl, const TfLiteNode* node, uint32_t op) {
 }
 
 Status PlanPad(Planner& pl, const TfLiteNode* node) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape is = pl.shape(in);
   const std::vector<int64_t> pads = ReadInts(pl.tensor(node->inputs->data[1]));
   if (pads.size() != 2 * is.size()) return Fail("paddings do not match the input's rank");
   float value = 0.0f;
   if (node->inputs->size > 2 && node->inputs->data[2] >= 0) {
-    StatusOr<std::vector<float>> v = TensorAsFloat(pl.tensor(node->inputs->data[2]));
-    if (!v.ok()) return v.status();
-    value = v.value()[0];
+    TS_ASSIGN_OR_RETURN(std::vector<float> v, TensorAsFloat(pl.tensor(node->inputs->data[2])));
+    value = v[0];
   }
   Shape out_shape = is;
   for (size_t d = 0; d < is.size(); ++d) out_shape[d] += static_cast<int>(pads[2 * d] + pads[2 * d + 1]);
@@ -1153,7 +1144,7 @@ Status PlanPad(Planner& pl, const TfLiteNode* node) {
 }
 
 Status PlanReduce(Planner& pl, const TfLiteNode* node, uint32_t kind) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape is = pl.shape(in);
   std::vector<int> axes;
   if (!ReductionAxes(pl.tensor(node->inputs->data[1]), static_cast<int>(is.size()), &axes)) {
@@ -1206,7 +1197,7 @@ Status PlanReduce(Planner& pl, const TfLiteNode* node, uint32_t kind) {
 }
 
 Status PlanStridedSlice(Planner& pl, const TfLiteNode* node) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape is = pl.shape(in);
   Slicing s;
   std::string why;
@@ -1228,7 +1219,7 @@ Status PlanStridedSlice(Planner& pl, const TfLiteNode* node) {
 }
 
 Status PlanSlice(Planner& pl, const TfLiteNode* node) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape is = pl.shape(in);
   const std::vector<int64_t> begin = ReadInts(pl.tensor(node->inputs->data[1]));
   const std::vector<int64_t> size = ReadInts(pl.tensor(node->inputs->data[2]));
@@ -1250,7 +1241,7 @@ Status PlanSlice(Planner& pl, const TfLiteNode* node) {
 }
 
 Status PlanTranspose(Planner& pl, const TfLiteNode* node) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape is = pl.shape(in);
   const std::vector<int64_t> perm = ReadInts(pl.tensor(node->inputs->data[1]));
   if (perm.size() != is.size()) return Fail("perm length");
@@ -1266,7 +1257,7 @@ Status PlanTranspose(Planner& pl, const TfLiteNode* node) {
 }
 
 Status PlanDepthSpace(Planner& pl, const TfLiteNode* node, bool to_space) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const Shape is = pl.shape(in);
   const int b = to_space ? ParamsOf<TfLiteDepthToSpaceParams>(node).block_size
                          : ParamsOf<TfLiteSpaceToDepthParams>(node).block_size;
@@ -1295,11 +1286,11 @@ Status PlanDepthSpace(Planner& pl, const TfLiteNode* node, bool to_space) {
 }
 
 Status PlanTransposeConv(Planner& pl, const TfLiteNode* node) {
-  TS_ASSIGN(filter, pl.InputValue(node->inputs->data[1]));
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[2]));
+  TS_ASSIGN_OR_RETURN(int filter, pl.InputValue(node->inputs->data[1]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[2]));
   int bias = -1;
   if (node->inputs->size > 3 && node->inputs->data[3] >= 0) {
-    TS_ASSIGN(b, pl.InputValue(node->inputs->data[3]));
+    TS_ASSIGN_OR_RETURN(int b, pl.InputValue(node->inputs->data[3]));
     bias = b;
   }
   const TfLiteTransposeConvParams& params = ParamsOf<TfLiteTransposeConvParams>(node);
@@ -1335,12 +1326,11 @@ Status PlanDequantize(Planner& pl, const TfLiteNode* node) {
   const int in_tensor = node->inputs->data[0];
   const TfLiteTensor& t = pl.tensor(in_tensor);
   if (IsConstant(t)) {
-    StatusOr<std::vector<float>> data = TensorAsFloat(t);
-    if (!data.ok()) return data.status();
-    pl.ConstantOutput(node->outputs->data[0], std::move(data.value()));
+    TS_ASSIGN_OR_RETURN(std::vector<float> data, TensorAsFloat(t));
+    pl.ConstantOutput(node->outputs->data[0], std::move(data));
     return Status::Ok();
   }
-  TS_ASSIGN(in, pl.InputValue(in_tensor));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(in_tensor));
   // The device already holds real values; the output is the same numbers off the grid.
   pl.AliasOutput(node->outputs->data[0], in, pl.shape(in));
   return Status::Ok();
@@ -1349,11 +1339,11 @@ Status PlanDequantize(Planner& pl, const TfLiteNode* node) {
 // TFLite's basic LSTM cell: concat_temp = [input, prev_activation]; activation_temp (the gates) =
 // concat_temp x weights^T + biases; then the new state and the activation from the gates.
 Status PlanLstmBasic(Planner& pl, const TfLiteNode* node) {
-  TS_ASSIGN(input, pl.InputValue(node->inputs->data[0]));
-  TS_ASSIGN(prev_activation, pl.InputValue(node->inputs->data[1]));
-  TS_ASSIGN(weights, pl.InputValue(node->inputs->data[2]));
-  TS_ASSIGN(biases, pl.InputValue(node->inputs->data[3]));
-  TS_ASSIGN(prev_state, pl.InputValue(node->inputs->data[4]));
+  TS_ASSIGN_OR_RETURN(int input, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int prev_activation, pl.InputValue(node->inputs->data[1]));
+  TS_ASSIGN_OR_RETURN(int weights, pl.InputValue(node->inputs->data[2]));
+  TS_ASSIGN_OR_RETURN(int biases, pl.InputValue(node->inputs->data[3]));
+  TS_ASSIGN_OR_RETURN(int prev_state, pl.InputValue(node->inputs->data[4]));
   const Shape is = pl.shape(input), ps = pl.shape(prev_activation);
   if (is.size() != 2 || ps.size() != 2 || ps[0] != is[0]) return Fail("input shapes");
   const int batch = is[0], input_depth = is[1], depth = ps[1], total = input_depth + depth;
@@ -1409,7 +1399,7 @@ Status PlanLstmBasic(Planner& pl, const TfLiteNode* node) {
 }
 
 Status PlanQuantize(Planner& pl, const TfLiteNode* node) {
-  TS_ASSIGN(in, pl.InputValue(node->inputs->data[0]));
+  TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   const int out = pl.OutputValue(node->outputs->data[0], pl.shape(in));
   return PlanCopyAll(pl, in, out);
 }
@@ -1526,9 +1516,8 @@ StatusOr<int> Planner::InputValue(int tensor) {
     v.kind = Value::Kind::kConstant;
     auto cached = constants_->find(tensor);
     if (cached == constants_->end()) {
-      StatusOr<std::vector<float>> data = TensorAsFloat(t);
-      if (!data.ok()) return data.status();
-      cached = constants_->emplace(tensor, std::make_unique<std::vector<float>>(std::move(data.value()))).first;
+      TS_ASSIGN_OR_RETURN(std::vector<float> data, TensorAsFloat(t));
+      cached = constants_->emplace(tensor, std::make_unique<std::vector<float>>(std::move(data))).first;
     }
     v.constant = cached->second.get();
   } else {

@@ -298,9 +298,7 @@ Status VulkanContext::InitDevice(const VulkanOptions& options) {
   TS_VK_CHECK(vk_.vkCreatePipelineCache(device_, &cache_info, nullptr, &pipeline_cache_), "vkCreatePipelineCache");
   pipelines_.assign(static_cast<size_t>(ShaderId::kCount) * 2, VK_NULL_HANDLE);
 
-  StatusOr<Buffer> dummy = CreateBuffer(16, false);
-  if (!dummy.ok()) return dummy.status();
-  dummy_ = dummy.value();
+  TS_ASSIGN_OR_RETURN(dummy_, CreateBuffer(16, false));
   return Status::Ok();
 }
 

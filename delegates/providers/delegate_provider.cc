@@ -174,12 +174,11 @@ StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const std::vector<Delega
   std::vector<ProvidedDelegate> created;
   for (const DelegateProvider& provider : providers) {
     if (!provider.create) continue;
-    StatusOr<TfLiteDelegatePtr> delegate = provider.create(params);
-    if (!delegate.ok()) return delegate.status();
-    if (delegate.value() == nullptr) continue;
+    TS_ASSIGN_OR_RETURN(TfLiteDelegatePtr delegate, provider.create(params));
+    if (delegate == nullptr) continue;
     ProvidedDelegate entry;
     entry.provider = provider.name;
-    entry.delegate = std::move(delegate.value());
+    entry.delegate = std::move(delegate);
     entry.position = provider.enabling_flag.empty() ? 0 : params.Position(provider.enabling_flag);
     created.push_back(std::move(entry));
   }

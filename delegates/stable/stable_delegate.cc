@@ -124,10 +124,8 @@ DelegateProvider StableDelegateProvider() {
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     const std::string path = params.GetString(kStableDelegateSettingsFlag);
     if (path.empty()) return TfLiteDelegatePtr(nullptr, [](TfLiteDelegate*) {});
-    StatusOr<TfliteSettings> settings = ReadTfliteSettingsFile(path);
-    if (!settings.ok()) return settings.status();
-    return LoadStableDelegate(settings.value(), std::string("--") + kStableDelegateSettingsFlag + "=" + path,
-                              nullptr);
+    TS_ASSIGN_OR_RETURN(TfliteSettings settings, ReadTfliteSettingsFile(path));
+    return LoadStableDelegate(settings, std::string("--") + kStableDelegateSettingsFlag + "=" + path, nullptr);
   };
   return provider;
 }

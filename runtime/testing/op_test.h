@@ -53,14 +53,10 @@ class OpTest {
   Status Build() {
     builder_.SetInputs(inputs_);
     builder_.SetOutputs(outputs_);
-    StatusOr<std::shared_ptr<const Model>> model = Model::FromBuffer(builder_.Finish(), "op_test");
-    if (!model.ok()) return model.status();
-    model_ = model.value();
+    TS_ASSIGN_OR_RETURN(model_, Model::FromBuffer(builder_.Finish(), "op_test"));
     InterpreterOptions options = options_;
     options.kernel_set = kernel_set_;
-    StatusOr<std::unique_ptr<Interpreter>> interpreter = Interpreter::Create(model_, options);
-    if (!interpreter.ok()) return interpreter.status();
-    interpreter_ = std::move(interpreter.value());
+    TS_ASSIGN_OR_RETURN(interpreter_, Interpreter::Create(model_, options));
     return interpreter_->AllocateTensors();
   }
 

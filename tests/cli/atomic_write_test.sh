@@ -6,11 +6,7 @@
 # replaces it whole. Also under --delegate_isolation=process, where the child writes and the tool is
 # killed. Nothing from ../shared.
 set -uo pipefail
-R="$TEST_SRCDIR/touchstone"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 
 source "$R/tests/cli/tiny_eval_set.sh"
 make_tiny_eval_set "$TMP" || { echo "FAIL: making the tiny models and set"; exit 1; }
@@ -101,5 +97,4 @@ case_run coco_isolated no coco.json "$R/tools/coco_eval/coco_eval" "${CE_ARGS[@]
   --output_file_path=@OUT@
 case_run make_model yes model.tflite "$R/tools/make_model/make_model" --input_size=32 --num_classes=4 --output=@OUT@
 
-echo "atomic_write_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "atomic_write_test"

@@ -6,16 +6,11 @@
 # run into a log, and, with ../shared, golden models: '::' escapes, signatures, dynamic input shapes,
 # control flow, a delegate in the profile, and a bounded report and gate on a sub-microsecond model.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
 VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-check() {  # check <description> <command...>: the command must succeed
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 # XNNPACK, applied by default over the optimized kernels, has its own test (xnnpack_test.sh); here the
 # CPU kernels' nodes are what the profiles, state dumps, gates and delegation checks look at.
 NO_XNNPACK=(--use_xnnpack=false)
@@ -35,7 +30,6 @@ run() {  # run <name> <args...>: stdout to $TMP/<name>.out, stderr to $TMP/<name
   "$BIN" "${NO_XNNPACK[@]}" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
   echo $? >"$TMP/$name.rc"
 }
-rc() { cat "$TMP/$1.rc"; }
 gate_check() {  # gate_check <run name> <description> <exit code> <regex one line of stdout must match>
   local name="$1" what="$2" code="$3" pattern="$4"
   if [ "$(rc "$name")" -eq "$code" ] && [ "$(grep -cE "$pattern" "$TMP/$name.out")" -eq 1 ]; then
@@ -323,7 +317,7 @@ check "heartbeat: one 'regular runs: N in T s' line after 10 s" test "$(rc heart
 check "no output file is left behind by a failed run" test ! -e "$TMP/no/such/dir/r.json"
 
 # --- Against TFLite's own outputs and models (../shared) ---------------------------------------------
-if [ -n "${TOUCHSTONE_SHARED_DIR:-}" ] && [ -d "$TOUCHSTONE_SHARED_DIR/golden" ]; then
+if shared_has -d golden; then
   S="$TOUCHSTONE_SHARED_DIR"
   G="$S/golden/misc/hello_world_float"
   run hw --graph="$S/models/misc/hello_world_float.tflite" \
@@ -408,11 +402,8 @@ EOF
   gate_check hw_gate "hello_world: the gate answers on a summary of millions of runs" 0 \
     '^Latency gate: PASS: .*, bootstrap over 4096 vs 4096 kept samples$'
   echo "note: hello_world gate run took $(( (END - START) / 1000000 )) ms including 0.5 s of runs"
-elif [ "${CI:-}" = "true" ]; then
-  echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set"; failures=$((failures + 1))
 else
-  echo "skip: ../shared not available"
+  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" "skip: ../shared not available"
 fi
 
-echo "benchmark_model_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "benchmark_model_test"

@@ -8,15 +8,9 @@
 # run's, and its page must be written. docs/cluster.md must hold every file verbatim, and the Dockerfile
 # must build every tool the examples call on Debian 12 with scripts/setup.sh.
 set -uo pipefail
-R="$TEST_SRCDIR/touchstone"
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 DEPLOY="$R/deploy/cluster"
 COMPARE="$R/tests/cli/compare_reports.py"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-check() {  # check <description> <command...>
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 
 check "docs/cluster.md holds every example verbatim, and the Dockerfile builds what they call" python3 - "$R" <<'PY'
 import glob, os, re, sys
@@ -36,10 +30,10 @@ for tool in ("imagenet_eval", "coco_eval", "merge_reports", "report_view"):
     assert any(tool in open(f).read() for f in files), tool + " is not used"
 PY
 
-if [ -z "${TOUCHSTONE_SHARED_DIR:-}" ] || [ ! -d "$TOUCHSTONE_SHARED_DIR/data" ]; then
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set"; exit 1; fi
-  echo "skip: the runs need ../shared (set TOUCHSTONE_SHARED_DIR)"
-  [ "$failures" -eq 0 ]; exit
+if ! shared_has -d data; then
+  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
+    "skip: the runs need ../shared (set TOUCHSTONE_SHARED_DIR)"
+  finish "cluster_manifests_test"
 fi
 S="$TOUCHSTONE_SHARED_DIR"
 for tool in imagenet_eval coco_eval merge_reports report_view; do PATH="$R/tools/$tool:$PATH"; done
@@ -140,9 +134,8 @@ if command -v parallel >/dev/null; then
      --output_file_path=coco-single.json) >/dev/null 2>&1
   merged_equals_single parallel-coco "$W" out/coco-merged.json "$W/coco-single.json"
 else
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: CI=true but GNU parallel is not installed (scripts/setup.sh)"; exit 1; fi
-  echo "skip: GNU parallel not installed (scripts/setup.sh installs it)"
+  unavailable "CI=true but GNU parallel is not installed (scripts/setup.sh)" \
+    "skip: GNU parallel not installed (scripts/setup.sh installs it)"
 fi
 
-echo "cluster_manifests_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "cluster_manifests_test"

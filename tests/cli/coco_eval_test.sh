@@ -6,16 +6,11 @@
 # validate against docs/schemas/coco_eval.schema.json; the mAP gate (--baseline) passes, regresses and
 # refuses another image set. The full SSD run against TFLite's numbers is tests/coco/coco_ssd_test.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/coco_eval/coco_eval"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
 VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-check() {  # check <description> <command...>
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 expect_exit() {  # expect_exit <code> <stderr substring> <description> <args...>: one-line error
   local code="$1" text="$2" what="$3"; shift 3
   "$BIN" "$@" >"$TMP/out.txt" 2>"$TMP/err.txt"
@@ -140,7 +135,7 @@ expect_exit 2 "--delegate=hexagon: no such delegate" "unknown --delegate" "${GT[
 expect_exit 2 "takes no --model_file" "results file and model together" "${GT[@]}" "${MODEL[@]}" --detections_json="$TMP/perfect.json"
 
 # With ../shared: the SSD model on one image, with the sample delegate, outputs named explicitly, a corrupt copy.
-if [ -n "${TOUCHSTONE_SHARED_DIR:-}" ] && [ -d "$TOUCHSTONE_SHARED_DIR/data/coco" ]; then
+if shared_has -d data/coco; then
   S="$TOUCHSTONE_SHARED_DIR"
   SSD=(--model_file="$S/models/detection/coco_ssd_mobilenet_v1_1.0_quant_2018_06_29_no_metadata.tflite"
        --model_output_labels="$S/data/coco/labelmap_91_with_background.txt" --ground_truth_json="$S/data/coco/instances_shared.json")
@@ -162,11 +157,8 @@ sys.exit(0 if ok else 1)' "$TMP/ssd.json" "$TMP/ssd_detections.json"
   mkdir -p "$TMP/corrupt"
   head -c 5000 "$S/data/coco/val2017/000000004495.jpg" >"$TMP/corrupt/000000004495.jpg"
   expect_exit 3 "000000004495.jpg: corrupt" "corrupt JPEG" "${SSD[@]}" --ground_truth_images_path="$TMP/corrupt" --image_ids=4495
-elif [ "${CI:-}" = "true" ]; then
-  echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set"; failures=$((failures + 1))
 else
-  echo "skip: ../shared not available"
+  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" "skip: ../shared not available"
 fi
 
-echo "coco_eval_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "coco_eval_test"

@@ -11,25 +11,13 @@
 # (no_signatures' ADD has a fused RELU, test_min_runtime's broadcasts). The models below are chosen for
 # all that.
 set -uo pipefail
-R="$TEST_SRCDIR/touchstone"
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$R/tools/benchmark_model/benchmark_model"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 RUN_FLAGS=(--num_runs=1 --warmup_runs=0 --min_secs=0 --warmup_min_secs=0 --use_reference_kernels)
-failures=0
-check() {
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 
-if [ -z "${TOUCHSTONE_SHARED_DIR:-}" ] || [ ! -f "$TOUCHSTONE_SHARED_DIR/reference/delegate-guide-example.md" ]; then
-  if [ "${CI:-}" = "true" ]; then
-    echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set (or lacks reference/delegate-guide-example.md)"
-    exit 1
-  fi
-  echo "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the guide example was not compiled"
-  exit 0
-fi
-S="$TOUCHSTONE_SHARED_DIR"
+require_shared -f reference/delegate-guide-example.md \
+  "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the guide example was not compiled" \
+  "CI=true but TOUCHSTONE_SHARED_DIR is not set (or lacks reference/delegate-guide-example.md)"
 CXX="${CXX:-g++}"
 command -v "$CXX" >/dev/null || { echo "FAIL: no C++ compiler ($CXX)"; exit 1; }
 
@@ -100,5 +88,4 @@ EOF
   check "$model: outputs equal the reference kernels'" cmp -s "$TMP/$tag.ref.bin" "$TMP/$tag.my.bin"
 done
 
-echo "delegate_guide_example_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "delegate_guide_example_test"

@@ -6,26 +6,17 @@
 # against docs/schemas; bad delegate flags give one ERROR line and a documented exit code; the HTML page
 # opens in headless Chromium, which renders its summary (a screenshot goes to the test outputs).
 set -uo pipefail
-R="$TEST_SRCDIR/touchstone"
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$R/tools/delegate_qualify/delegate_qualify"
 PLUGIN="$R/delegates/sample/libsample_delegate_plugin.so"
 SCHEMAS="$R/docs/schemas"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 OUT="${TEST_UNDECLARED_OUTPUTS_DIR:-$TMP}"
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-check() {  # check <description> <command...>
-  local what="$1"; shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
 # run <name> <args...>: stdout, stderr and exit code to $TMP/<name>.{out,err,rc}.
 run() {
   local name="$1"; shift
   timeout 300 "$BIN" --startup_runs=3 --inference_runs=10 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
   echo $? >"$TMP/$name.rc"
 }
-rc() { cat "$TMP/$1.rc"; }
 valid() { python3 "$R/tests/cli/validate_report.py" "$SCHEMAS" "$1" >/dev/null; }
 
 printf '{ "stable_delegate_loader_settings": { "delegate_path": "%s" } }\n' \
@@ -121,11 +112,9 @@ if [ -n "$CHROMIUM" ]; then
   check "chromium: the rendered page has the summary with the verdict" \
     grep -qE '<div id="summary" class="PASS"><b>Verdict: PASS</b>' "$TMP/dom.html"
   check "chromium: the rendered page has a table per op" grep -qF '<h3>CONV_2D</h3>' "$TMP/dom.html"
-elif [ "${CI:-}" = "true" ]; then
-  fail "CI=true but chromium is not installed (scripts/setup.sh installs it)"
 else
-  echo "skip: chromium not installed; the HTML page was not rendered"
+  unavailable "CI=true but chromium is not installed (scripts/setup.sh installs it)" \
+    "skip: chromium not installed; the HTML page was not rendered"
 fi
 
-echo "delegate_qualify_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "delegate_qualify_test"

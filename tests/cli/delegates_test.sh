@@ -5,41 +5,13 @@
 # log line, the "Explicitly applied" line, command-line order, failure injection through the plugin's
 # options (CPU fallback with a warning, --require_full_delegation, Eval failures), and flag errors.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
 PLUGIN="$TEST_SRCDIR/touchstone/delegates/sample/libsample_delegate_plugin.so"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 # XNNPACK (applied by default over the optimized kernels) stays out of these delegation checks.
 RUN_FLAGS=(--num_runs=1 --warmup_runs=0 --min_secs=0 --warmup_min_secs=0 --use_xnnpack=false)
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-check() {  # check <description> <command...>: the command must succeed
-  local what="$1"; shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
-# run <name> <args...>: runs benchmark_model, stdout to $TMP/<name>.out, stderr to $TMP/<name>.err,
-# exit code to $TMP/<name>.rc.
-run() {
-  local name="$1"; shift
-  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-  echo $? >"$TMP/$name.rc"
-}
-rc() { cat "$TMP/$1.rc"; }
-# The failure is one line: exactly one ERROR line, and nothing else but INFO lines.
-one_error_line() {
-  [ "$(grep -c '^ERROR: ' "$TMP/$1.err")" -eq 1 ] && [ "$(grep -vc '^INFO: ' "$TMP/$1.err")" -eq 1 ]
-}
 one_warning_line() {
   [ "$(grep -c '^WARNING: ' "$TMP/$1.err")" -eq 1 ] && [ "$(grep -vc '^INFO: ' "$TMP/$1.err")" -eq 1 ]
-}
-expect_failure() {  # expect_failure <code> <what> <text in the error> <args...>
-  local code="$1" what="$2" text="$3"; shift 3
-  run failure "$@"
-  if [ "$(rc failure)" -eq "$code" ] && one_error_line failure && grep -qF -- "$text" "$TMP/failure.err"; then
-    pass "$what (exit $code: $(grep '^ERROR: ' "$TMP/failure.err"))"
-  else
-    fail "$what: exit $(rc failure), expected $code with '$text'; stderr: $(cat "$TMP/failure.err")"
-  fi
 }
 
 # --help lists the registry's flags and the tool's own delegation flag.
@@ -50,15 +22,10 @@ for flag in --use_sample_delegate=false '--external_delegate_path=""' '--externa
   check "--help lists $flag" grep -qF -- "$flag" "$TMP/help.txt"
 done
 
-if [ -z "${TOUCHSTONE_SHARED_DIR:-}" ] || [ ! -d "$TOUCHSTONE_SHARED_DIR/golden" ]; then
-  if [ "${CI:-}" = "true" ]; then
-    fail "CI=true but TOUCHSTONE_SHARED_DIR is not set"
-  else
-    echo "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
-  fi
-  echo "delegates_test: $failures failures"
-  [ "$failures" -eq 0 ]
-  exit
+if ! shared_has -d golden; then
+  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
+    "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
+  finish "delegates_test"
 fi
 S="$TOUCHSTONE_SHARED_DIR"
 
@@ -213,5 +180,4 @@ expect_failure 3 "a shared object without the plugin symbols" "does not export t
 expect_failure 4 "a plugin that returns no delegate" "unknown option 'error_during_lunch'" \
   "${ADD[@]}" "${RUN_FLAGS[@]}" --external_delegate_path="$PLUGIN" --external_delegate_options='error_during_lunch:true'
 
-echo "delegates_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "delegates_test"

@@ -13,45 +13,18 @@
 # Without Vulkan the golden cases skip with a message, except under CI=true, where they fail; without
 # ../shared (TOUCHSTONE_SHARED_DIR) the model cases skip likewise.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
 MAKE_MODEL="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 DIFF="$TEST_SRCDIR/touchstone/tools/inference_diff/inference_diff"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 # Mesa keeps its shader cache under $HOME, which Bazel's sandbox makes read-only (and Mesa then says so
 # on stderr); give it a folder of the test's.
 export MESA_SHADER_CACHE_DIR="$TMP/mesa_cache"
 mkdir -p "$MESA_SHADER_CACHE_DIR"
 RUN_FLAGS=(--num_runs=1 --warmup_runs=0 --min_secs=0 --warmup_min_secs=0)
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-check() {  # check <description> <command...>: the command must succeed
-  local what="$1"; shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
-run() {  # run <name> <args...>: stdout, stderr and exit code to $TMP/<name>.{out,err,rc}
-  local name="$1"; shift
-  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-  echo $? >"$TMP/$name.rc"
-}
-rc() { cat "$TMP/$1.rc"; }
 # Nothing on stderr but INFO lines and exactly one line starting with $2 ("ERROR: ", "WARNING: ").
 one_line() {
   [ "$(grep -c "^$2" "$TMP/$1.err")" -eq 1 ] && [ "$(grep -vc '^INFO: ' "$TMP/$1.err")" -eq 1 ]
-}
-expect_failure() {  # expect_failure <code> <what> <text in the error> <args...>
-  local code="$1" what="$2" text="$3"; shift 3
-  run failure "$@"
-  if [ "$(rc failure)" -eq "$code" ] && one_line failure "ERROR: " && grep -qF -- "$text" "$TMP/failure.err"; then
-    pass "$what (exit $code: $(grep '^ERROR: ' "$TMP/failure.err"))"
-  else
-    fail "$what: exit $(rc failure), expected $code with '$text'; stderr: $(cat "$TMP/failure.err")"
-  fi
-}
-finish() {
-  echo "gpu_test: $failures failures"
-  [ "$failures" -eq 0 ]
-  exit
 }
 
 "$BIN" --help >"$TMP/help.txt" 2>&1
@@ -99,12 +72,9 @@ fi
 # Is there a Vulkan device?
 run probe --graph="$DEMO" "${RUN_FLAGS[@]}" --use_gpu
 if ! grep -q '^INFO: GPU delegate: ' "$TMP/probe.err"; then
-  if [ "${CI:-}" = "true" ]; then
-    fail "CI=true but no Vulkan device: $(grep -v '^INFO: ' "$TMP/probe.err" | head -1)"
-  else
-    echo "skip: no Vulkan device ($(grep '^WARNING' "$TMP/probe.err" | head -1)); the GPU cases did not run"
-  fi
-  finish
+  unavailable "CI=true but no Vulkan device: $(grep -v '^INFO: ' "$TMP/probe.err" | head -1)" \
+    "skip: no Vulkan device ($(grep '^WARNING' "$TMP/probe.err" | head -1)); the GPU cases did not run"
+  finish gpu_test
 fi
 echo "device: $(grep '^INFO: GPU delegate: ' "$TMP/probe.err" | head -1)"
 # Per-dispatch GPU times (Vulkan timestamp queries) as delegate-internal rows of --enable_op_profiling,
@@ -129,13 +99,10 @@ run demo_badindex --graph="$DEMO" "${RUN_FLAGS[@]}" --use_gpu --gpu_device_index
 check "--gpu_device_index=64: falls back with one warning naming the flag" \
   grep -qE '^WARNING: Failed to apply GPU delegate; .*--gpu_device_index=64' "$TMP/demo_badindex.err"
 
-if [ -z "${TOUCHSTONE_SHARED_DIR:-}" ] || [ ! -d "$TOUCHSTONE_SHARED_DIR/golden" ]; then
-  if [ "${CI:-}" = "true" ]; then
-    fail "CI=true but TOUCHSTONE_SHARED_DIR is not set"
-  else
-    echo "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
-  fi
-  finish
+if ! shared_has -d golden; then
+  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
+    "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
+  finish gpu_test
 fi
 S="$TOUCHSTONE_SHARED_DIR"
 
@@ -269,4 +236,4 @@ check "rope: runs" test "$(rc rope)" -eq 0
 check "rope: within 1e-4 of TFLite ($(within_golden "$TMP/rope.bin" litert_testdata/rope 1e-4 0))" \
   within_golden "$TMP/rope.bin" litert_testdata/rope 1e-4 0
 
-finish
+finish gpu_test

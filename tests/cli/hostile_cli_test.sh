@@ -7,16 +7,13 @@
 # A signal, a timeout, another exit code, a missing or multi-line error, a sanitizer report: a failure.
 # Prints one line per file, the counts, and "TOUCHSTONE_CASES hostile_cli ..." for scripts/test_summary.py.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 TOOL="${1:?usage: hostile_cli_test.sh <binary name>}"
 BIN="$TEST_SRCDIR/touchstone/tools/$TOOL/$TOOL"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 LIMIT_S="${HOSTILE_TIMEOUT_S:-60}"
-SHARED="${TOUCHSTONE_SHARED_DIR:-}"
-if [ -z "$SHARED" ] || [ ! -d "$SHARED/hostile" ]; then
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR/hostile is missing"; exit 1; fi
-  echo "SKIP: TOUCHSTONE_SHARED_DIR not set; the hostile corpus lives in ../shared/hostile"
-  exit 0
-fi
+require_shared -d hostile "SKIP: TOUCHSTONE_SHARED_DIR not set; the hostile corpus lives in ../shared/hostile" \
+  "CI=true but TOUCHSTONE_SHARED_DIR/hostile is missing"
+SHARED="$S"
 
 # One 32x32 BMP with its label and ground truth: enough for the evaluators to load the model.
 mkdir -p "$TMP/images"
@@ -69,7 +66,6 @@ if [ -n "${TEST_TOTAL_SHARDS:-}" ] && [ "${TEST_TOTAL_SHARDS}" -gt 1 ]; then
 fi
 
 declare -A by_code=()
-failures=0
 for f in "${files[@]}"; do
   name="$(basename "$f")"
   timeout -s KILL "$LIMIT_S" "$BIN" "$MODEL_FLAG=$f" "${ARGS[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt"

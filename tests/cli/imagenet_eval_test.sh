@@ -6,16 +6,11 @@
 # docs/schemas/imagenet_eval.schema.json; the accuracy gate (--baseline) passes, regresses and refuses
 # another configuration.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/imagenet_eval/imagenet_eval"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
 VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-check() {  # check <description> <command...>: the command must succeed
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 expect_exit() {  # expect_exit <code> <stderr substring> <description> <args...>: one-line error
   local code="$1" text="$2" what="$3"; shift 3
   "$BIN" "$@" >"$TMP/out.txt" 2>"$TMP/err.txt"
@@ -197,7 +192,7 @@ expect_exit 2 "need --baseline" "gate: --require_same_predictions without --base
 expect_exit 2 "--num_interpreter_threads=0: must be at least 1" "--num_interpreter_threads=0" "${SET[@]}" --num_interpreter_threads=0
 
 # With ../shared: TFLite's numbers through the binary, metadata normalisation, the NCHW model.
-if [ -n "${TOUCHSTONE_SHARED_DIR:-}" ] && [ -d "$TOUCHSTONE_SHARED_DIR/data/imagenet_sample" ]; then
+if shared_has -d data/imagenet_sample; then
   S="$TOUCHSTONE_SHARED_DIR"
   SAMPLE=(--ground_truth_images_path="$S/data/imagenet_sample/images"
           --ground_truth_labels="$S/data/imagenet_sample/ground_truth_labels.txt")
@@ -227,11 +222,8 @@ sys.exit(0 if n["source"] == "model_metadata" and n["mean"] == [127.5] and n["st
 import json, sys
 r = json.load(open(sys.argv[1])); c = r["details"]
 sys.exit(0 if c["layout"] == "NCHW" and c["label_offset"] == -1 and r["images"][1]["top_labels"][0] == "red fox" else 1)' "$TMP/nchw.json"
-elif [ "${CI:-}" = "true" ]; then
-  echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set"; failures=$((failures + 1))
 else
-  echo "skip: ../shared not available"
+  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" "skip: ../shared not available"
 fi
 
-echo "imagenet_eval_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "imagenet_eval_test"

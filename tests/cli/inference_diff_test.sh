@@ -7,39 +7,12 @@
 # the --baseline error gate catch it, no threshold means no verdict (never PASS), and --layerwise names the
 # perturbed op. Every report validates against docs/schemas/inference_diff.schema.json.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/inference_diff/inference_diff"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 PLUGIN="$TEST_SRCDIR/touchstone/delegates/sample/libsample_delegate_plugin.so"
 SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
 VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-check() {  # check <description> <command...>: the command must succeed
-  local what="$1"; shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
-# run <name> <args...>: stdout to $TMP/<name>.out, stderr to $TMP/<name>.err, exit code to $TMP/<name>.rc.
-run() {
-  local name="$1"; shift
-  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-  echo $? >"$TMP/$name.rc"
-}
-rc() { cat "$TMP/$1.rc"; }
-# The failure is one line: exactly one ERROR line on stderr, nothing else but the runtime's INFO lines.
-one_error_line() {
-  [ "$(grep -c '^ERROR: ' "$TMP/$1.err")" -eq 1 ] && [ "$(grep -vc '^INFO: ' "$TMP/$1.err")" -eq 1 ]
-}
-expect_failure() {  # expect_failure <code> <what> <text in the error> <args...>
-  local code="$1" what="$2" text="$3"; shift 3
-  run failure "$@"
-  if [ "$(rc failure)" -eq "$code" ] && one_error_line failure && grep -qF -- "$text" "$TMP/failure.err"; then
-    pass "$what (exit $code: $(grep '^ERROR: ' "$TMP/failure.err"))"
-  else
-    fail "$what: exit $(rc failure), expected $code with '$text'; stderr: $(cat "$TMP/failure.err")"
-  fi
-}
 # A check failure: exit 1, exactly one "FAIL: " line, the last line of stdout, and no ERROR line.
 one_fail_line() {
   [ "$(rc "$1")" -eq 1 ] && [ "$(grep -c '^FAIL: ' "$TMP/$1.out")" -eq 1 ] &&
@@ -151,15 +124,10 @@ check "no report left behind" test ! -e "$TMP/no_dir/report.json"
 expect_failure 4 "--require_full_delegation with no delegate" "Disallowed CPU fallback detected" \
   --model_file="$TMP/m.tflite" --num_runs=1 --require_full_delegation
 
-if [ -z "${TOUCHSTONE_SHARED_DIR:-}" ] || [ ! -d "$TOUCHSTONE_SHARED_DIR/golden" ]; then
-  if [ "${CI:-}" = "true" ]; then
-    fail "CI=true but TOUCHSTONE_SHARED_DIR is not set"
-  else
-    echo "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
-  fi
-  echo "inference_diff_test: $failures failures"
-  [ "$failures" -eq 0 ]
-  exit
+if ! shared_has -d golden; then
+  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
+    "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
+  finish "inference_diff_test"
 fi
 S="$TOUCHSTONE_SHARED_DIR"
 
@@ -338,5 +306,4 @@ expect_failure 2 "error gate: another configuration is refused" "the configurati
   "${CONFORMER[@]}" --num_runs=1 --external_delegate_path="$PLUGIN" --baseline="$TMP/exact_qualify.json"
 grep -A3 '^First diverging op' "$TMP/wrong_layers.out" | sed 's/^/   /'
 
-echo "inference_diff_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "inference_diff_test"

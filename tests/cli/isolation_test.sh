@@ -6,16 +6,8 @@
 # healthy plugin gives the same results with and without isolation; bad flag values are usage errors.
 # Models are the tiny float classifier and detector of tests/common/tiny_models.h: nothing from ../shared.
 set -uo pipefail
-R="$TEST_SRCDIR/touchstone"
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 PLUGIN="$R/delegates/sample/libsample_delegate_plugin.so"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-check() {  # check <description> <command...>
-  local what="$1"; shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
 
 source "$R/tests/cli/tiny_eval_set.sh"
 make_tiny_eval_set "$TMP" || { echo "FAIL: making the tiny models and set"; exit 1; }
@@ -30,7 +22,6 @@ run() {
     >"$TMP/$name.out" 2>"$TMP/$name.err"
   echo $? >"$TMP/$name.rc"
 }
-rc() { cat "$TMP/$1.rc"; }
 # Results without what varies from run to run (latencies, rates, wall time).
 # (benchmark_model logs the isolation flags given: those lines differ by design.)
 stable() { grep -vE '^delegate_(isolation|timeout_secs): |latency|Latency|images/s|Wall time|Initialized session|Init parts|Inference timings|ms\.|\(us\)|Peak|memory|Memory|footprint|avg=|count=' "$1"; }
@@ -105,5 +96,4 @@ check "no report from a crashed run, no temporary files" \
 # No child outlives the tool.
 if pgrep -f 'hang_during[_]invoke' >/dev/null; then fail "a process of a hung run is left"; else pass "no process of a hung run is left"; fi
 
-echo "isolation_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "isolation_test"

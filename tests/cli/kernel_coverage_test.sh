@@ -6,15 +6,11 @@
 # hybrid fully connected, a quantized convolution the optimized kernel stopped taking) fails here.
 # Kernels choose their path in Prepare, so --dry_run (load, build, allocate) is enough.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-SHARED="${TOUCHSTONE_SHARED_DIR:-}"
-if [ -z "$SHARED" ] || [ ! -d "$SHARED/models" ]; then
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR/models is missing"; exit 1; fi
-  echo "SKIP: TOUCHSTONE_SHARED_DIR not set; the models live in ../shared/models"
-  exit 0
-fi
-failures=0
+require_shared -d models "SKIP: TOUCHSTONE_SHARED_DIR not set; the models live in ../shared/models" \
+  "CI=true but TOUCHSTONE_SHARED_DIR/models is missing"
+SHARED="$S"
 checked=0
 while IFS= read -r model; do
   name="${model#"$SHARED/models/"}"

@@ -2,15 +2,10 @@
 # End to end: report_diff on two benchmark_model reports of a made model (the table, per-op deltas, the
 # latency gate's verdict and exit code), a synthetic 3x slowdown, two tools refused, usage errors.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/report_diff/report_diff"
 BENCH="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-check() {  # check <description> <command...>: the command must succeed
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 
 "$MAKE" --output="$TMP/m.tflite" --input_size=32 >/dev/null || { echo "FAIL: make_model"; exit 1; }
 for name in a b; do
@@ -54,5 +49,4 @@ check "one report: exit 2" test $? -eq 2 -a "$(grep -c '^ERROR: expected two rep
 "$BIN" "$TMP/a.json" "$TMP/none.json" >"$TMP/out.txt" 2>"$TMP/err.txt"
 check "a missing report: exit 3" test $? -eq 3 -a "$(grep -c "^ERROR: $TMP/none.json: cannot read the file" "$TMP/err.txt")" -eq 1
 
-echo "report_diff_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "report_diff_test"

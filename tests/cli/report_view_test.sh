@@ -5,40 +5,15 @@
 # every chart drawn with its elements counted against the report, every image decoded, no request beyond
 # the page; a screenshot of each page in the test outputs (report_view/<page>.png in outputs.zip).
 set -uo pipefail
-R="$TEST_SRCDIR/touchstone"
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 T="$R/tools"
 VIEW="$T/report_view/report_view"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 OUT="${TEST_UNDECLARED_OUTPUTS_DIR:-$TMP/outputs}/report_view"
 export HOME="$TMP"  # Chromium writes below it
-failures=0
-check() {  # check <description> <command...>
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
-expect_error() {  # expect_error <code> <stderr substring> <description> <command...>: one ERROR line
-  local code="$1" text="$2" what="$3"; shift 3
-  "$@" >"$TMP/out.txt" 2>"$TMP/err.txt"
-  local got=$?
-  if [ "$got" -eq "$code" ] && [ "$(grep -c '^ERROR: ' "$TMP/err.txt")" -eq 1 ] && grep -qF -- "$text" "$TMP/err.txt"; then
-    echo "ok: $what (exit $got: $(grep '^ERROR: ' "$TMP/err.txt"))"
-  else
-    echo "FAIL: $what: exit $got, expected $code with '$text'; stderr: $(tail -3 "$TMP/err.txt")"
-    failures=$((failures + 1))
-  fi
-}
 
-if [ -z "${TOUCHSTONE_SHARED_DIR:-}" ] || [ ! -d "$TOUCHSTONE_SHARED_DIR/data" ]; then
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set"; exit 1; fi
-  echo "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR)"
-  exit 0
-fi
-if ! command -v chromium >/dev/null; then
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: CI=true but chromium is not installed (scripts/setup.sh)"; exit 1; fi
-  echo "skip: chromium not installed (scripts/setup.sh installs it)"
-  exit 0
-fi
-S="$TOUCHSTONE_SHARED_DIR"
+require_shared -d data "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR)"
+command -v chromium >/dev/null || unavailable_exit "CI=true but chromium is not installed (scripts/setup.sh)" \
+  "skip: chromium not installed (scripts/setup.sh installs it)"
 PLUGIN="$R/delegates/sample/libsample_delegate_plugin.so"
 run() {  # run <report> <command...>: runs in ../shared, keeps the output
   local report="$1"; shift
@@ -159,5 +134,4 @@ expect_error 3 "not a JSON report" "a corrupt report" bash -c "head -c 100 '$TMP
 expect_error 3 "two tools" "comparing reports of two tools" "$VIEW" "$TMP/bench.json" --compare="$TMP/coco.json" --output="$TMP/x.html"
 check "nothing written by a refused page" test ! -e "$TMP/x.html"
 
-echo "report_view_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "report_view_test"

@@ -7,37 +7,15 @@
 # duplicate or a corrupt shard, another configuration, a report that is no shard) and the flags' usage
 # errors (exit 2).
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 TOOL="$1"
-R="$TEST_SRCDIR/touchstone"
 BIN="$R/tools/$TOOL/$TOOL"
 MERGE="$R/tools/merge_reports/merge_reports"
 SCHEMAS="$R/docs/schemas"
 VALIDATE="$R/tests/cli/validate_report.py"
 COMPARE="$R/tests/cli/compare_reports.py"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-check() {  # check <description> <command...>
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
-expect_error() {  # expect_error <code> <stderr substring> <description> <command...>: one ERROR line
-  local code="$1" text="$2" what="$3"; shift 3
-  "$@" >"$TMP/out.txt" 2>"$TMP/err.txt"
-  local got=$?
-  if [ "$got" -eq "$code" ] && [ "$(grep -c '^ERROR: ' "$TMP/err.txt")" -eq 1 ] && grep -qF -- "$text" "$TMP/err.txt"; then
-    echo "ok: $what (exit $got: $(grep '^ERROR: ' "$TMP/err.txt"))"
-  else
-    echo "FAIL: $what: exit $got, expected $code with '$text'; stderr: $(tail -3 "$TMP/err.txt")"
-    failures=$((failures + 1))
-  fi
-}
 
-if [ -z "${TOUCHSTONE_SHARED_DIR:-}" ] || [ ! -d "$TOUCHSTONE_SHARED_DIR/data" ]; then
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: CI=true but TOUCHSTONE_SHARED_DIR is not set"; exit 1; fi
-  echo "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR)"
-  exit 0
-fi
-S="$TOUCHSTONE_SHARED_DIR"
+require_shared -d data "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR)"
 MERGE_ARGS=()
 
 # sharded <name> <N> <tool args...>: N shard processes at once into $TMP/<name>/, merged into
@@ -199,5 +177,4 @@ sys.exit(0 if a["verdict"] == b["verdict"] == "FAIL" and a["layerwise"]["first_d
   echo "FAIL: unknown tool $TOOL"; exit 1 ;;
 esac
 
-echo "shard_merge_test $TOOL: $failures failures"
-[ "$failures" -eq 0 ]
+finish "shard_merge_test $TOOL"

@@ -5,15 +5,7 @@
 # the "Explicitly applied STABLE_DELEGATE delegate" line; bad settings and objects give one ERROR line
 # and a documented exit code. With ../shared: add.bin completely delegated, outputs as the reference's.
 set -uo pipefail
-R="$TEST_SRCDIR/touchstone"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-check() {  # check <description> <command...>
-  local what="$1"; shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 
 source "$R/tests/cli/tiny_eval_set.sh"
 make_tiny_eval_set "$TMP" || { echo "FAIL: making the tiny models and set"; exit 1; }
@@ -36,7 +28,6 @@ run() {
   timeout 120 "$R/tools/$tool/$tool" "${base[@]}" --use_xnnpack=false "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
   echo $? >"$TMP/$name.rc"
 }
-rc() { cat "$TMP/$1.rc"; }
 # Results without what varies from run to run, or names the delegate.
 results() {
   grep -vE 'latency|Latency|images/s|Wall time|Initialized session|Init parts|Inference timings|ms\.|\(us\)|Peak|memory|Memory|footprint|avg=|count=|delegate|Delegate|stable_delegate_settings_file|export outputs' "$1"
@@ -76,7 +67,7 @@ for tool in benchmark_model inference_diff imagenet_eval coco_eval; do
   check "$tool: a missing settings file -> exit 3" one_error no_file 3 "cannot read the file"
 done
 
-if [ -n "${TOUCHSTONE_SHARED_DIR:-}" ] && [ -f "$TOUCHSTONE_SHARED_DIR/models/litert_testdata/add.bin" ]; then
+if shared_has -f models/litert_testdata/add.bin; then
   ADD="$TOUCHSTONE_SHARED_DIR/models/litert_testdata/add.bin"
   BM="$R/tools/benchmark_model/benchmark_model"
   FAST=(--num_runs=1 --warmup_runs=0 --min_secs=0 --warmup_min_secs=0 --use_xnnpack=false)
@@ -87,11 +78,9 @@ if [ -n "${TOUCHSTONE_SHARED_DIR:-}" ] && [ -f "$TOUCHSTONE_SHARED_DIR/models/li
     "Explicitly applied STABLE_DELEGATE delegate, and the model graph will be completely executed by the delegate." \
     "$TMP/add.out"
   check "add.bin: outputs byte-identical to the reference kernels'" cmp -s "$TMP/add.ref.bin" "$TMP/add.stable.bin"
-elif [ "${CI:-}" = "true" ]; then
-  fail "CI=true but TOUCHSTONE_SHARED_DIR is not set"
 else
-  echo "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the add.bin case did not run"
+  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
+    "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the add.bin case did not run"
 fi
 
-echo "stable_delegate_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "stable_delegate_test"

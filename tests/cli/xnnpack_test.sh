@@ -11,24 +11,10 @@
 # kernels on that output (meta.json's max_abs_diff_between_runtimes; docs/xnnpack.md).
 # Prints one line per golden model with what was delegated and the differences measured.
 set -uo pipefail
+source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 RUN_FLAGS=(--num_runs=1 --warmup_runs=0 --min_secs=0 --warmup_min_secs=0)
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-check() {  # check <description> <command...>: the command must succeed
-  local what="$1"; shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
-# run <name> <args...>: stdout to $TMP/<name>.out, stderr to $TMP/<name>.err, exit code to $TMP/<name>.rc.
-run() {
-  local name="$1"; shift
-  "$BIN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
-  echo $? >"$TMP/$name.rc"
-}
-rc() { cat "$TMP/$1.rc"; }
 created() { grep -qxF "INFO: Created TensorFlow Lite XNNPACK delegate for CPU." "$TMP/$1.err"; }
 not_created() { ! created "$1"; }
 
@@ -111,15 +97,10 @@ check "--xnnpack_force_fp16 fallback: outputs are the CPU kernels'" within "$TMP
 run fp16_full "${M[@]}" --use_xnnpack --xnnpack_force_fp16 --require_full_delegation
 check "--xnnpack_force_fp16 with --require_full_delegation: exit 4" test "$(rc fp16_full)" -eq 4
 
-if [ -z "${TOUCHSTONE_SHARED_DIR:-}" ] || [ ! -d "$TOUCHSTONE_SHARED_DIR/golden" ]; then
-  if [ "${CI:-}" = "true" ]; then
-    fail "CI=true but TOUCHSTONE_SHARED_DIR is not set"
-  else
-    echo "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
-  fi
-  echo "xnnpack_test: $failures failures"
-  [ "$failures" -eq 0 ]
-  exit
+if ! shared_has -d golden; then
+  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
+    "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
+  finish "xnnpack_test"
 fi
 S="$TOUCHSTONE_SHARED_DIR"
 
@@ -233,5 +214,4 @@ for name in multi_add__sem_no_subgraph_outputs pc_conv__sem_no_subgraph_outputs 
   check "hostile $name: exit $(rc h_off) either way" test "$(rc h_on)" -eq "$(rc h_off)" -a "$(rc h_on)" -lt 128
 done
 
-echo "xnnpack_test: $failures failures"
-[ "$failures" -eq 0 ]
+finish "xnnpack_test"

@@ -194,9 +194,8 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
       }
     }
   }
-  StatusOr<ShardSpec> shard = ShardSpecFromFlags(flags.shard_index, flags.num_shards);
-  if (!shard.ok()) return shard.status();
-  if (shard.value().enabled()) {
+  TS_ASSIGN_OR_RETURN(ShardSpec shard, ShardSpecFromFlags(flags.shard_index, flags.num_shards));
+  if (shard.enabled()) {
     if (!run_model || proto) {
       return UsageError("--num_shards splits a model's run over the images of --ground_truth_json; it takes no "
                         "--detections_json or --ground_truth_proto");
@@ -214,11 +213,8 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
   }
   DetectionBaseline baseline;
   if (!flags.baseline.empty()) {
-    StatusOr<std::string> text = ReadBaselineText(flags.baseline);
-    if (!text.ok()) return text.status();
-    StatusOr<DetectionBaseline> read = ParseDetectionReport(text.value(), flags.baseline);
-    if (!read.ok()) return read.status();
-    baseline = read.value();
+    TS_ASSIGN_OR_RETURN(std::string text, ReadBaselineText(flags.baseline));
+    TS_ASSIGN_OR_RETURN(baseline, ParseDetectionReport(text, flags.baseline));
   }
   ReportEnvelope envelope{kDetectionReportSchema, kDetectionReportVersion, "coco_eval"};
   envelope.start_time = UtcTimestamp();
@@ -247,13 +243,12 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
   std::vector<CocoImage> images;
   std::vector<std::vector<TfliteBox>> truth;
   if (proto) {
-    StatusOr<std::vector<ProtoDetectionResult>> read = ReadDetectionGroundTruthProto(flags.ground_truth_proto);
-    if (!read.ok()) return read.status();
+    TS_ASSIGN_OR_RETURN(std::vector<ProtoDetectionResult> read,
+                        ReadDetectionGroundTruthProto(flags.ground_truth_proto));
     std::map<std::string, const ProtoDetectionResult*> by_name;
-    for (const ProtoDetectionResult& r : read.value()) by_name[r.image_name] = &r;  // the last one wins, as in run_eval
-    StatusOr<std::vector<std::string>> files = ListImageFiles(flags.ground_truth_images_path);
-    if (!files.ok()) return files.status();
-    for (const std::string& path : files.value()) {
+    for (const ProtoDetectionResult& r : read) by_name[r.image_name] = &r;  // the last one wins, as in run_eval
+    TS_ASSIGN_OR_RETURN(std::vector<std::string> files, ListImageFiles(flags.ground_truth_images_path));
+    for (const std::string& path : files) {
       if (flags.num_images > 0 && static_cast<int>(images.size()) >= flags.num_images) break;
       CocoImage image;
       image.file_name = path.substr(path.find_last_of('/') + 1);
@@ -278,9 +273,7 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
   } else {
     gt = ReadCocoInstances(flags.ground_truth_json);
     if (!gt.ok()) return gt.status();
-    StatusOr<std::vector<CocoImage>> selected = SelectImages(gt.value(), flags);
-    if (!selected.ok()) return selected.status();
-    images = selected.value();
+    TS_ASSIGN_OR_RETURN(images, SelectImages(gt.value(), flags));
     truth = TfliteGroundTruth(gt.value(), images);
   }
   std::map<int64_t, size_t> index;
@@ -289,7 +282,7 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
   const std::string truth_file = proto ? flags.ground_truth_proto : flags.ground_truth_json;
   envelope.config.settings = DetectionSettings(images, FileSha256(truth_file), flags.metric, flags.class_offset);
   // A shard evaluates its part of the images; the settings above name the whole list, as every shard's do.
-  const ShardInfo part = ShardPart(shard.value(), static_cast<int64_t>(images.size()), "images");
+  const ShardInfo part = ShardPart(shard, static_cast<int64_t>(images.size()), "images");
   if (part.present()) {
     envelope.shard = part;
     images = std::vector<CocoImage>(images.begin() + part.first, images.begin() + part.end);
@@ -313,9 +306,8 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
     envelope.config.kernels = "none";
     envelope.config.inputs.push_back({"detections", "json", {}, "file sha256 " + FileSha256(flags.detections_json).substr(0, 12)});
     TS_RETURN_IF_ERROR(check_comparable());
-    StatusOr<std::vector<CocoBox>> read = ReadCocoResults(flags.detections_json, gt.value());
-    if (!read.ok()) return read.status();
-    for (const CocoBox& d : read.value()) {
+    TS_ASSIGN_OR_RETURN(std::vector<CocoBox> read, ReadCocoResults(flags.detections_json, gt.value()));
+    for (const CocoBox& d : read) {
       auto it = index.find(d.image_id);
       if (it == index.end()) continue;
       detections.push_back(d);
@@ -330,16 +322,15 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
       predicted[it->second].push_back(b);
     }
   } else {
-    StatusOr<std::vector<std::string>> labels = ReadLines(flags.model_output_labels);
-    if (!labels.ok()) return labels.status();
-    if (labels.value().empty()) return InvalidInputError(flags.model_output_labels + ": no labels");
+    TS_ASSIGN_OR_RETURN(std::vector<std::string> labels, ReadLines(flags.model_output_labels));
+    if (labels.empty()) return InvalidInputError(flags.model_output_labels + ": no labels");
     if (proto) {
       // As TFLite's AP stage: a ground-truth class id past the label file is an invalid class.
       for (size_t i = 0; i < images.size(); ++i) {
         for (const TfliteBox& b : truth[i]) {
-          if (b.class_id < 0 || b.class_id >= static_cast<int>(labels.value().size())) {
+          if (b.class_id < 0 || b.class_id >= static_cast<int>(labels.size())) {
             return InvalidInputError(flags.ground_truth_proto + ": class id " + std::to_string(b.class_id) + " of " +
-                                     images[i].file_name + " is past the " + std::to_string(labels.value().size()) +
+                                     images[i].file_name + " is past the " + std::to_string(labels.size()) +
                                      " lines of " + flags.model_output_labels);
           }
         }
@@ -353,14 +344,13 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
       }
       paths.push_back(path);
     }
-    StatusOr<std::shared_ptr<const Model>> model = Model::FromFile(flags.model_file);
-    if (!model.ok()) return model.status();
+    TS_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::FromFile(flags.model_file));
     InterpreterOptions options;
     options.kernel_set = flags.use_reference_kernels ? KernelSet::kReference : KernelSet::kOptimized;
     options.num_threads = flags.num_interpreter_threads;
     options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
     options.allow_newer_op_versions = delegate_flags.allow_newer_op_versions();
-    const std::shared_ptr<const Model>& loaded = model.value();
+    const std::shared_ptr<const Model>& loaded = model;
     std::vector<DelegateOutcome> outcomes;
     StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(
         [&]() { return Interpreter::Create(loaded, options); }, delegates.value(), ApplyDelegatesOptions(), &outcomes);
@@ -414,10 +404,10 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
     for (size_t i = 0; i < images.size(); ++i) {
       for (const TfliteBox& b : run.detections[i]) {
         // As TFLite's AP stage: a class id past the label file is an invalid class.
-        if (b.class_id < 0 || b.class_id >= static_cast<int>(labels.value().size())) {
-          return InvalidInputError(flags.model_output_labels + ": the model predicted class " + std::to_string(b.class_id) +
-                                   " on " + paths[i] + " but the label file has " +
-                                   std::to_string(labels.value().size()) + " lines");
+        if (b.class_id < 0 || b.class_id >= static_cast<int>(labels.size())) {
+          return InvalidInputError(flags.model_output_labels + ": the model predicted class " +
+                                   std::to_string(b.class_id) + " on " + paths[i] + " but the label file has " +
+                                   std::to_string(labels.size()) + " lines");
         }
       }
       predicted[i] = run.detections[i];

@@ -97,9 +97,7 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
     }
   }
   if (!flags.models.empty()) {
-    StatusOr<std::vector<std::string>> paths = ModelPaths(flags.models);
-    if (!paths.ok()) return paths.status();
-    config.model_paths = paths.value();
+    TS_ASSIGN_OR_RETURN(config.model_paths, ModelPaths(flags.models));
   }
   // The delegate is created once here, so a missing .so or a bad settings file is one error line up
   // front; each case then makes its own in its own process.
@@ -129,9 +127,8 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
       config.delegate_flags += (config.delegate_flags.empty() ? "--" : " --") + given.first + "=" + given.second;
     }
   }
-  StatusOr<QualificationReport> report = RunQualification(config, factory, stderr);
-  if (!report.ok()) return report.status();
-  QualificationReport& r = report.value();
+  TS_ASSIGN_OR_RETURN(QualificationReport report, RunQualification(config, factory, stderr));
+  QualificationReport& r = report;
   r.delegates = delegates;
   r.envelope = NewEnvelope("delegate_qualify", 1);
   r.envelope.model.path = flags.models.empty() ? "(built-in suite)" : flags.models;

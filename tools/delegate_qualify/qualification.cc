@@ -136,9 +136,8 @@ StatusOr<Delegation> InspectDelegation(const std::shared_ptr<const Model>& model
                                        const std::vector<ProvidedDelegate>& delegates) {
   InterpreterOptions options;
   options.kernel_set = KernelSet::kReference;
-  StatusOr<std::unique_ptr<Interpreter>> made = Interpreter::Create(model, options);
-  if (!made.ok()) return made.status();
-  Interpreter* interpreter = made.value().get();
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<Interpreter> made, Interpreter::Create(model, options));
+  Interpreter* interpreter = made.get();
   const std::vector<int> original_plan = interpreter->primary()->execution_plan();
   Delegation d;
   d.nodes = static_cast<int>(original_plan.size());
@@ -488,17 +487,16 @@ StatusOr<LatencySamples> MeasureLatency(const std::shared_ptr<const Model>& mode
     const Clock::time_point start = Clock::now();
     InterpreterOptions options;
     options.num_threads = config.num_threads;
-    StatusOr<std::unique_ptr<Interpreter>> made = Interpreter::Create(model, options);
-    if (!made.ok()) return made.status();
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<Interpreter> made, Interpreter::Create(model, options));
     if (delegates != nullptr) {
       for (const ProvidedDelegate& d : *delegates) {
-        Status applied = made.value()->ModifyGraphWithDelegate(d.delegate.get());
+        Status applied = made->ModifyGraphWithDelegate(d.delegate.get());
         (void)applied;  // a delegate that fails to apply leaves the CPU kernels, as every binary does
       }
     }
-    TS_RETURN_IF_ERROR(made.value()->AllocateTensors());
+    TS_RETURN_IF_ERROR(made->AllocateTensors());
     if (run >= 0) samples.startup_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-    kept = std::move(made.value());
+    kept = std::move(made);
   }
   TS_RETURN_IF_ERROR(kept->Invoke());  // warm-up
   for (int run = 0; run < config.inference_runs; ++run) {

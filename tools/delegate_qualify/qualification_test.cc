@@ -20,11 +20,10 @@ std::string SamplePath(const std::string& name) {
 
 DelegateFactory Plugin(const ExternalDelegateOptions& options) {
   return [options]() -> StatusOr<std::vector<ProvidedDelegate>> {
-    StatusOr<TfLiteDelegatePtr> d = LoadExternalDelegate(SamplePath("libsample_delegate_plugin.so"), options);
-    if (!d.ok()) return d.status();
+    TS_ASSIGN_OR_RETURN(TfLiteDelegatePtr d, LoadExternalDelegate(SamplePath("libsample_delegate_plugin.so"), options));
     std::vector<ProvidedDelegate> delegates(1);
     delegates[0].provider = "EXTERNAL";
-    delegates[0].delegate = std::move(d.value());
+    delegates[0].delegate = std::move(d);
     return delegates;
   };
 }
@@ -64,15 +63,14 @@ TEST(QualificationTest, ExactDelegatePassesWhatItTakesAndDeclinesTheRest) {
 
 TEST(QualificationTest, StableSampleDelegatePasses) {
   DelegateFactory stable = []() -> StatusOr<std::vector<ProvidedDelegate>> {
-    StatusOr<TfliteSettings> s = ParseTfliteSettingsJson(
-        "{\"stable_delegate_loader_settings\":{\"delegate_path\":\"" + SamplePath("libsample_stable_delegate.so") + "\"}}",
-        "test");
-    if (!s.ok()) return s.status();
-    StatusOr<TfLiteDelegatePtr> d = LoadStableDelegate(s.value(), "test", nullptr);
-    if (!d.ok()) return d.status();
+    TS_ASSIGN_OR_RETURN(TfliteSettings s,
+                        ParseTfliteSettingsJson("{\"stable_delegate_loader_settings\":{\"delegate_path\":\"" +
+                                                    SamplePath("libsample_stable_delegate.so") + "\"}}",
+                                                "test"));
+    TS_ASSIGN_OR_RETURN(TfLiteDelegatePtr d, LoadStableDelegate(s, "test", nullptr));
     std::vector<ProvidedDelegate> delegates(1);
     delegates[0].provider = "STABLE_DELEGATE";
-    delegates[0].delegate = std::move(d.value());
+    delegates[0].delegate = std::move(d);
     return delegates;
   };
   StatusOr<QualificationReport> r = RunQualification(Only("SUB/float32/same_shape_RELU6"), stable, nullptr);

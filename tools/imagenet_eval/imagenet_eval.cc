@@ -135,21 +135,18 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
   if (!flags.class_folders_path.empty() && !flags.denylist_file_path.empty()) {
     return UsageError("--denylist_file_path numbers the images of --ground_truth_images_path; it does not apply to --class_folders_path");
   }
-  StatusOr<std::vector<float>> mean = ParseFloats(flags.input_mean, "input_mean");
-  if (!mean.ok()) return mean.status();
-  StatusOr<std::vector<float>> stddev = ParseFloats(flags.input_std, "input_std");
-  if (!stddev.ok()) return stddev.status();
-  for (float s : stddev.value()) {
+  TS_ASSIGN_OR_RETURN(std::vector<float> mean, ParseFloats(flags.input_mean, "input_mean"));
+  TS_ASSIGN_OR_RETURN(std::vector<float> stddev, ParseFloats(flags.input_std, "input_std"));
+  for (float s : stddev) {
     if (s == 0.0f) return UsageError("--input_std must not be 0");
   }
-  const bool normalization_flags = !mean.value().empty() || !stddev.value().empty();
+  const bool normalization_flags = !mean.empty() || !stddev.empty();
   if (normalization_flags && flags.use_model_metadata) {
     return UsageError("--use_model_metadata and --input_mean/--input_std both set the normalisation; give one");
   }
 
-  StatusOr<ShardSpec> shard = ShardSpecFromFlags(flags.shard_index, flags.num_shards);
-  if (!shard.ok()) return shard.status();
-  if (shard.value().enabled() && !flags.baseline.empty()) {
+  TS_ASSIGN_OR_RETURN(ShardSpec shard, ShardSpecFromFlags(flags.shard_index, flags.num_shards));
+  if (shard.enabled() && !flags.baseline.empty()) {
     return UsageError("--baseline gates a whole run: merge the shard reports (merge_reports) and compare the merged "
                       "report (report_diff)");
   }
@@ -157,41 +154,33 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
   const std::string start_time = UtcTimestamp();
   ClassificationBaseline baseline;
   if (!flags.baseline.empty()) {
-    StatusOr<std::string> text = ReadBaselineText(flags.baseline);
-    if (!text.ok()) return text.status();
-    StatusOr<ClassificationBaseline> read = ParseClassificationReport(text.value(), flags.baseline);
-    if (!read.ok()) return read.status();
-    baseline = read.value();
+    TS_ASSIGN_OR_RETURN(std::string text, ReadBaselineText(flags.baseline));
+    TS_ASSIGN_OR_RETURN(baseline, ParseClassificationReport(text, flags.baseline));
   } else if (flags.allow_config_change || flags.require_same_predictions) {
     return UsageError("--allow_config_change and --require_same_predictions need --baseline=REPORT.json");
   }
   if (flags.max_accuracy_drop_pct < 0) return UsageError("--max_accuracy_drop_pct must not be negative");
   // Declared before the interpreter, which holds kernels of these delegates and must go first.
-  StatusOr<std::vector<ProvidedDelegate>> delegates =
-      CreateDelegatesWithName(table, delegate_flags, flags.delegate, flags.num_interpreter_threads,
-                              flags.use_reference_kernels);
-  if (!delegates.ok()) return delegates.status();
+  TS_ASSIGN_OR_RETURN(std::vector<ProvidedDelegate> delegates,
+                      CreateDelegatesWithName(table, delegate_flags, flags.delegate, flags.num_interpreter_threads,
+                                              flags.use_reference_kernels));
 
-  StatusOr<std::vector<std::string>> labels = ReadLines(flags.model_output_labels);
-  if (!labels.ok()) return labels.status();
-  if (labels.value().empty()) return InvalidInputError(flags.model_output_labels + ": no labels");
-  StatusOr<std::vector<LabelledImage>> images =
-      flags.class_folders_path.empty()
-          ? LoadImageNetSet(flags.ground_truth_images_path, flags.ground_truth_labels, flags.denylist_file_path,
-                            flags.num_images)
-          : LoadClassFolders(flags.class_folders_path, 0);
-  if (!images.ok()) return images.status();
-  if (!flags.class_folders_path.empty() && flags.num_images > 0 &&
-      static_cast<int>(images.value().size()) > flags.num_images) {
-    images.value().resize(static_cast<size_t>(flags.num_images));
+  TS_ASSIGN_OR_RETURN(std::vector<std::string> labels, ReadLines(flags.model_output_labels));
+  if (labels.empty()) return InvalidInputError(flags.model_output_labels + ": no labels");
+  TS_ASSIGN_OR_RETURN(std::vector<LabelledImage> images,
+                      flags.class_folders_path.empty()
+                          ? LoadImageNetSet(flags.ground_truth_images_path, flags.ground_truth_labels,
+                                            flags.denylist_file_path, flags.num_images)
+                          : LoadClassFolders(flags.class_folders_path, 0));
+  if (!flags.class_folders_path.empty() && flags.num_images > 0 && static_cast<int>(images.size()) > flags.num_images) {
+    images.resize(static_cast<size_t>(flags.num_images));
   }
-  if (images.value().empty()) return InvalidInputError("no images to evaluate (after the denylist)");
+  if (images.empty()) return InvalidInputError("no images to evaluate (after the denylist)");
 
-  StatusOr<std::shared_ptr<const Model>> model = Model::FromFile(flags.model_file);
-  if (!model.ok()) return model.status();
+  TS_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::FromFile(flags.model_file));
   MetadataNormalization metadata_normalization;
   if (flags.use_model_metadata) {
-    StatusOr<MetadataNormalization> read = ReadInputNormalization(*model.value(), 0);
+    StatusOr<MetadataNormalization> read = ReadInputNormalization(*model, 0);
     if (!read.ok()) {
       Status status = read.status();
       return status.WithContext("--use_model_metadata");
@@ -204,10 +193,10 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
   options.num_threads = flags.num_interpreter_threads;
   options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
   options.allow_newer_op_versions = delegate_flags.allow_newer_op_versions();
-  const std::shared_ptr<const Model>& loaded = model.value();
+  const std::shared_ptr<const Model>& loaded = model;
   std::vector<DelegateOutcome> outcomes;
   StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(
-      [&]() { return Interpreter::Create(loaded, options); }, delegates.value(), ApplyDelegatesOptions(), &outcomes);
+      [&]() { return Interpreter::Create(loaded, options); }, delegates, ApplyDelegatesOptions(), &outcomes);
   PrintDelegateOutcomes(outcomes, interpreter.ok());
   if (!interpreter.ok()) return interpreter.status();
   std::unique_ptr<Interpreter> reference;
@@ -216,9 +205,7 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
     reference_options.kernel_set = KernelSet::kReference;
     reference_options.max_tensor_bytes = options.max_tensor_bytes;
     reference_options.allow_newer_op_versions = options.allow_newer_op_versions;
-    StatusOr<std::unique_ptr<Interpreter>> created = Interpreter::Create(loaded, reference_options);
-    if (!created.ok()) return created.status();
-    reference = std::move(created.value());
+    TS_ASSIGN_OR_RETURN(reference, Interpreter::Create(loaded, reference_options));
     TS_RETURN_IF_ERROR(reference->AllocateTensors());
   }
 
@@ -239,11 +226,11 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
   json normalization = {{"source", "tflite_default"}};
   if (normalization_flags || flags.use_model_metadata) {
     const std::vector<float> m = flags.use_model_metadata ? metadata_normalization.mean
-                                 : mean.value().empty()   ? std::vector<float>{0.0f}
-                                                          : mean.value();
+                                 : mean.empty()           ? std::vector<float>{0.0f}
+                                                          : mean;
     const std::vector<float> s = flags.use_model_metadata ? metadata_normalization.std
-                                 : stddev.value().empty() ? std::vector<float>{1.0f}
-                                                          : stddev.value();
+                                 : stddev.empty()         ? std::vector<float>{1.0f}
+                                                          : stddev;
     Status set = SetNormalization(input, m, s, &input_config);
     if (!set.ok()) return set.WithContext(flags.model_file);
     normalization = {{"source", flags.use_model_metadata ? "model_metadata" : "flags"}, {"mean", m}, {"std", s}};
@@ -256,7 +243,7 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
   ClassificationConfig config;
   config.preprocessing = input_config.preprocessing;
   config.quantization = input_config.quantization;
-  config.model_labels = labels.value();
+  config.model_labels = labels;
   const TfLiteTensor& output = *interp->output_tensor(0);
   const int64_t outputs = tflite::NumElements(&output);
   std::string warning;
@@ -269,11 +256,10 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
     }
     requested_offset = static_cast<int>(value);
   }
-  StatusOr<int> offset = ChooseLabelOffset(outputs, labels.value().size(), requested_offset,
-                                           flags.model_output_labels, &warning);
-  if (!offset.ok()) return offset.status();
+  TS_ASSIGN_OR_RETURN(int offset,
+                      ChooseLabelOffset(outputs, labels.size(), requested_offset, flags.model_output_labels, &warning));
   if (!warning.empty()) std::cerr << "WARNING: " << warning << " (--label_offset sets it)" << std::endl;
-  config.label_offset = offset.value();
+  config.label_offset = offset;
   config.num_preprocessing_threads = flags.num_preprocessing_threads;
   config.skip_unreadable_images = flags.skip_unreadable_images;
   config.keep_predictions = flags.per_image;
@@ -300,10 +286,10 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
   for (int i = 0; input.dims != nullptr && i < input.dims->size; ++i) input_shape.push_back(input.dims->data[i]);
   envelope.config.inputs.push_back(
       {input.name != nullptr ? input.name : "", TfLiteTypeGetName(input.type), input_shape, "images"});
-  envelope.config.settings = DatasetSettings(images.value(), labels.value(), normalization.dump(), config.label_offset);
+  envelope.config.settings = DatasetSettings(images, labels, normalization.dump(), config.label_offset);
   CompleteEnvelope(table, delegate_flags, &envelope);
   // A shard evaluates its part of the list; the settings above name the whole list, as every shard's do.
-  const ShardInfo part = ShardPart(shard.value(), static_cast<int64_t>(images.value().size()), "images");
+  const ShardInfo part = ShardPart(shard, static_cast<int64_t>(images.size()), "images");
   if (part.present()) envelope.shard = part;
   report.image_root = flags.class_folders_path.empty() ? flags.ground_truth_images_path : flags.class_folders_path;
   report.details = {
@@ -318,7 +304,7 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
       {"layout", config.preprocessing.nchw ? "NCHW" : "NHWC"},
       {"normalization", normalization},
       {"num_outputs", outputs},
-      {"num_labels", labels.value().size()},
+      {"num_labels", labels.size()},
       {"label_offset", config.label_offset},
   };
   // A baseline made with another configuration is refused before any image is evaluated.
@@ -327,7 +313,7 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
                                        &report.gate.config_change));
   }
   ClassificationResult result;
-  const std::vector<LabelledImage> part_images(images.value().begin() + part.first, images.value().begin() + part.end);
+  const std::vector<LabelledImage> part_images(images.begin() + part.first, images.begin() + part.end);
   TS_RETURN_IF_ERROR(RunClassification(part_images, config, interp, reference.get(), &result, MakeProgress()));
   for (EvaluatedImage& e : result.evaluated) e.image += static_cast<int>(part.first);  // index into the whole list
   for (const std::string& skipped : result.skipped) std::cerr << "WARNING: skipped " << skipped << std::endl;
@@ -337,7 +323,7 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
               << " of " << part.total << " (merge the shard reports with merge_reports)" << std::endl;
   }
 
-  report.images = &images.value();
+  report.images = &images;
   report.result = &result;
   report.has_reference = reference != nullptr;
   report.per_image = flags.per_image;
@@ -345,7 +331,7 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
     report.gate.requested = true;
     report.gate.baseline_path = flags.baseline;
     AccuracyRun baseline_run, current_run;
-    AccuracyRuns(baseline, images.value(), result, &baseline_run, &current_run);
+    AccuracyRuns(baseline, images, result, &baseline_run, &current_run);
     AccuracyGateConfig gate_config;
     gate_config.max_accuracy_drop_pct = flags.max_accuracy_drop_pct;
     gate_config.require_same_predictions = flags.require_same_predictions;

@@ -84,10 +84,9 @@ StatusOr<std::vector<ProvidedDelegate>> CreateTestDelegates(const DiffFlags& fla
 }
 
 StatusOr<std::map<std::string, InferenceDiffConfig::FixedInput>> ReadInputFiles(const std::string& text) {
-  StatusOr<std::map<std::string, std::string>> files = ParseNameValueList(text, "input_layer_value_files");
-  if (!files.ok()) return files.status();
+  TS_ASSIGN_OR_RETURN(auto files, ParseNameValueList(text, "input_layer_value_files"));
   std::map<std::string, InferenceDiffConfig::FixedInput> inputs;
-  for (const auto& entry : files.value()) {
+  for (const auto& entry : files) {
     std::ifstream in(entry.second, std::ios::binary);
     if (!in) return InvalidInputError(entry.second + ": cannot read input file for '" + entry.first + "'");
     InferenceDiffConfig::FixedInput input;
@@ -117,36 +116,29 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
     return UsageError("--allow_config_change needs --baseline=REPORT.json");
   }
   if (flags.max_error_increase_pct < 0) return UsageError("--max_error_increase_pct must not be negative");
-  StatusOr<ShardSpec> shard = ShardSpecFromFlags(flags.shard_index, flags.num_shards);
-  if (!shard.ok()) return shard.status();
-  if (shard.value().enabled() && !flags.baseline.empty()) {
+  TS_ASSIGN_OR_RETURN(ShardSpec shard, ShardSpecFromFlags(flags.shard_index, flags.num_shards));
+  if (shard.enabled() && !flags.baseline.empty()) {
     return UsageError("--baseline gates a whole run: merge the shard reports (merge_reports) and compare the merged "
                       "report (report_diff)");
   }
   InferenceDiffBaseline baseline;
   if (!flags.baseline.empty()) {
-    StatusOr<std::string> text = ReadBaselineText(flags.baseline);
-    if (!text.ok()) return text.status();
-    StatusOr<InferenceDiffBaseline> read = ParseInferenceDiffJson(text.value(), flags.baseline);
-    if (!read.ok()) return read.status();
-    baseline = read.value();
+    TS_ASSIGN_OR_RETURN(std::string text, ReadBaselineText(flags.baseline));
+    TS_ASSIGN_OR_RETURN(baseline, ParseInferenceDiffJson(text, flags.baseline));
   }
   if (flags.seed < 0 || flags.seed > 4294967295LL) {
     return UsageError("--seed=" + std::to_string(flags.seed) + ": must be in [0, 4294967295]");
   }
   if (flags.min_cosine > 1.0f) return UsageError("--min_cosine must be at most 1 (-1: no check)");
-  StatusOr<std::map<std::string, InferenceDiffConfig::FixedInput>> inputs = ReadInputFiles(flags.input_layer_value_files);
-  if (!inputs.ok()) return inputs.status();
-  StatusOr<std::shared_ptr<const Model>> model = Model::FromFile(flags.model_file);
-  if (!model.ok()) return model.status();
+  TS_ASSIGN_OR_RETURN(auto inputs, ReadInputFiles(flags.input_layer_value_files));
+  TS_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::FromFile(flags.model_file));
   // Declared before the interpreters (inside RunInferenceDiff), so they outlive them.
-  StatusOr<std::vector<ProvidedDelegate>> delegates = CreateTestDelegates(flags, table, group);
-  if (!delegates.ok()) return delegates.status();
+  TS_ASSIGN_OR_RETURN(std::vector<ProvidedDelegate> delegates, CreateTestDelegates(flags, table, group));
 
   InferenceDiffConfig config;
   config.num_runs = flags.num_runs;
   config.seed = static_cast<uint32_t>(flags.seed);
-  config.fixed_inputs = std::move(inputs.value());
+  config.fixed_inputs = std::move(inputs);
   config.layerwise = flags.layerwise;
   config.thresholds.max_avg_error = AsDouble(flags.max_avg_error);
   config.thresholds.max_abs_error = AsDouble(flags.max_abs_error);
@@ -157,15 +149,14 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   config.max_tensor_bytes = group.max_tensor_bytes();
   config.allow_newer_op_versions = group.allow_newer_op_versions();
   config.qualify = flags.qualify;
-  config.shard = shard.value();
+  config.shard = shard;
   if (flags.qualify) {
-    config.qualify_float_tolerance = flags.qualify_float_tolerance >= 0 ? AsDouble(flags.qualify_float_tolerance)
-                                     : group.ReducedPrecision(delegates.value()) ? kQualifyFloat16Tolerance
-                                                                                 : kQualifyFloat32Tolerance;
+    config.qualify_float_tolerance = flags.qualify_float_tolerance >= 0  ? AsDouble(flags.qualify_float_tolerance)
+                                     : group.ReducedPrecision(delegates) ? kQualifyFloat16Tolerance
+                                                                         : kQualifyFloat32Tolerance;
   }
-  StatusOr<InferenceDiffResult> ran = RunInferenceDiff(model.value(), config, delegates.value());
-  if (!ran.ok()) return ran.status();
-  InferenceDiffResult& result = ran.value();
+  TS_ASSIGN_OR_RETURN(InferenceDiffResult ran, RunInferenceDiff(model, config, delegates));
+  InferenceDiffResult& result = ran;
   CompleteEnvelope(table, group, &result.envelope);
   for (const DelegateOutcome& outcome : result.delegates) {
     if (!outcome.applied) std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;

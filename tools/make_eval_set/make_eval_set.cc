@@ -18,16 +18,15 @@ namespace {
 
 Status Run(const std::string& class_folders, const std::string& output, int per_class) {
   if (class_folders.empty() || output.empty()) return UsageError("--class_folders and --output are required");
-  StatusOr<std::vector<LabelledImage>> set = LoadClassFolders(class_folders, per_class);
-  if (!set.ok()) return set.status();
+  TS_ASSIGN_OR_RETURN(std::vector<LabelledImage> set, LoadClassFolders(class_folders, per_class));
   const std::string images = output + "/images";
   mkdir(output.c_str(), 0755);
   if (mkdir(images.c_str(), 0755) != 0) {
     return UsageError("--output: cannot create " + images + " (it must not exist yet)");
   }
   std::string labels;
-  for (size_t i = 0; i < set.value().size(); ++i) {
-    const LabelledImage& image = set.value()[i];
+  for (size_t i = 0; i < set.size(); ++i) {
+    const LabelledImage& image = set[i];
     const size_t dot = image.path.find_last_of('.');
     const size_t slash = image.path.find_last_of('/');
     const std::string extension = dot != std::string::npos && dot > slash ? image.path.substr(dot) : "";
@@ -40,7 +39,7 @@ Status Run(const std::string& class_folders, const std::string& output, int per_
     labels += image.label + "\n";
   }
   TS_RETURN_IF_ERROR(WriteFileAtomically(output + "/ground_truth_labels.txt", labels, "output"));
-  std::cout << "Wrote " << set.value().size() << " images and " << output << "/ground_truth_labels.txt" << std::endl;
+  std::cout << "Wrote " << set.size() << " images and " << output << "/ground_truth_labels.txt" << std::endl;
   return Status::Ok();
 }
 
