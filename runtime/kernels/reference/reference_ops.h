@@ -95,7 +95,8 @@ TfLiteRegistration* Register_LOGICAL_AND();
 TfLiteRegistration* Register_LOGICAL_OR();
 TfLiteRegistration* Register_LOGICAL_NOT();
 
-// shape_ops.cc: reshaping, data movement, reductions, sorting.
+// reshape_ops.cc, rearrange_ops.cc, gather_ops.cc, slice_ops.cc, concat_split_ops.cc, pad_ops.cc,
+// reduce_ops.cc, arg_topk_ops.cc, fill_range_ops.cc: reshaping, data movement, reductions, sorting.
 TfLiteRegistration* Register_RESHAPE();
 TfLiteRegistration* Register_SQUEEZE();
 TfLiteRegistration* Register_EXPAND_DIMS();

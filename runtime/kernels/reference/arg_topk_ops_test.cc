@@ -1,0 +1,64 @@
+// Reference ARG_MAX, ARG_MIN and TOPK_V2 kernels through the loader and interpreter; expected
+// values by hand or naive loops.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "runtime/c/builtin_ops.h"
+#include "runtime/testing/op_test.h"
+
+namespace touchstone {
+namespace {
+
+using testing::OpTest;
+
+// ---- ARG_MAX, ARG_MIN, TOPK_V2 ----------------------------------------------------------------
+
+TEST(ArgMaxTest, FirstIndexWinsTies) {
+  OpTest t;
+  const int in = t.AddInput(kTfLiteFloat32, {2, 3});
+  const int axis = t.AddConst<int32_t>(kTfLiteInt32, {1}, {1});
+  const int out = t.AddOutput(kTfLiteInt32);
+  t.AddOp(kTfLiteBuiltinArgMax, {in, axis}, {out}, fb::BuiltinOptions::ArgMaxOptions,
+          fb::CreateArgMaxOptions(t.fbb(), fb::TensorType::INT32).Union());
+  ASSERT_TRUE(t.Build().ok());
+  t.SetInput<float>(0, {1, 7, 7, 3, 2, 1});
+  ASSERT_TRUE(t.Invoke().ok());
+  EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2}));
+  EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{1, 0}));
+}
+
+TEST(ArgMinTest, Int64OutputAlongAxisZero) {
+  OpTest t;
+  const int in = t.AddInput(kTfLiteUInt8, {2, 3});
+  const int axis = t.AddConst<int64_t>(kTfLiteInt64, {}, {0});
+  const int out = t.AddOutput(kTfLiteInt64);
+  t.AddOp(kTfLiteBuiltinArgMin, {in, axis}, {out}, fb::BuiltinOptions::ArgMinOptions,
+          fb::CreateArgMinOptions(t.fbb(), fb::TensorType::INT64).Union());
+  ASSERT_TRUE(t.Build().ok());
+  t.SetInput<uint8_t>(0, {5, 1, 3, 4, 1, 9});
+  ASSERT_TRUE(t.Invoke().ok());
+  EXPECT_EQ(t.GetOutput<int64_t>(0), (std::vector<int64_t>{1, 0, 0}));
+}
+
+TEST(TopKV2Test, DescendingWithTiesByLowerIndex) {
+  OpTest t;
+  const int in = t.AddInput(kTfLiteFloat32, {2, 6});
+  const int k = t.AddConst<int32_t>(kTfLiteInt32, {}, {3});
+  const int values = t.AddOutput(kTfLiteFloat32);
+  const int indices = t.AddOutput(kTfLiteInt32);
+  t.AddOp(kTfLiteBuiltinTopkV2, {in, k}, {values, indices});
+  ASSERT_TRUE(t.Build().ok());
+  t.SetInput<float>(0, {1, 5, 3, 5, 2, 0, -1, -1, -1, -2, -1, -3});
+  ASSERT_TRUE(t.Invoke().ok());
+  EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 3}));
+  EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{5, 5, 3, -1, -1, -1}));
+  EXPECT_EQ(t.GetOutput<int32_t>(1), (std::vector<int32_t>{1, 3, 2, 0, 1, 2}));
+}
+
+}  // namespace
+}  // namespace touchstone

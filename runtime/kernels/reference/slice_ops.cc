@@ -1,0 +1,299 @@
+// Reference SLICE and STRIDED_SLICE kernels (TFLite 2.14 semantics; helpers in shape_ops_util.h).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/quantization_util.h"
+#include "runtime/kernels/internal/shape_util.h"
+#include "runtime/kernels/internal/type_dispatch.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/reference/reference_ops.h"
+#include "runtime/kernels/reference/shape_ops_util.h"
+
+namespace touchstone {
+namespace reference {
+namespace {
+
+using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+
+// ---------------------------------------------------------------------------------------------
+// SLICE (begin, size; size -1 means "to the end").
+
+TfLiteStatus SliceRange(TfLiteContext* context, TfLiteNode* node, std::vector<int64_t>* begin,
+                        Shape* size) {
+  const TfLiteTensor* input = GetInput(context, node, 0);
+  const TfLiteTensor* begin_t = GetInput(context, node, 1);
+  const TfLiteTensor* size_t_ = GetInput(context, node, 2);
+  std::vector<int64_t> sizes;
+  TF_LITE_ENSURE_OK(context, ReadInts(context, "SLICE", "begin", begin_t, begin));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, "SLICE", "size", size_t_, &sizes));
+  const int rank = NumDimensions(input);
+  if (static_cast<int>(begin->size()) != rank || static_cast<int>(sizes.size()) != rank) {
+    TF_LITE_KERNEL_LOG(context, "SLICE: begin and size must have %d values (have %d and %d)", rank,
+                       static_cast<int>(begin->size()), static_cast<int>(sizes.size()));
+    return kTfLiteError;
+  }
+  size->resize(rank);
+  for (int i = 0; i < rank; ++i) {
+    const int64_t dim = input->dims->data[i];
+    const int64_t b = (*begin)[i];
+    int64_t s = sizes[i];
+    if (b < 0 || b > dim) {
+      TF_LITE_KERNEL_LOG(context, "SLICE: begin %lld is out of range for dimension %d of size %lld",
+                         static_cast<long long>(b), i, static_cast<long long>(dim));
+      return kTfLiteError;
+    }
+    if (s == -1) s = dim - b;
+    if (s < 0 || b + s > dim) {
+      TF_LITE_KERNEL_LOG(context,
+                         "SLICE: begin %lld and size %lld exceed dimension %d of size %lld",
+                         static_cast<long long>(b), static_cast<long long>(sizes[i]), i,
+                         static_cast<long long>(dim));
+      return kTfLiteError;
+    }
+    (*size)[i] = static_cast<int>(s);
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus SliceShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
+  std::vector<int64_t> begin;
+  Shape size;
+  TF_LITE_ENSURE_OK(context, SliceRange(context, node, &begin, &size));
+  shapes->assign(1, size);
+  return kTfLiteOk;
+}
+
+TfLiteStatus SlicePrepare(TfLiteContext* context, TfLiteNode* node) {
+  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SLICE", 3, 3, 1));
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "SLICE", &input, &output));
+  const bool known =
+      ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
+  return SizeOrDefer(context, node, known, SliceShape);
+}
+
+TfLiteStatus SliceEval(TfLiteContext* context, TfLiteNode* node) {
+  TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, SliceShape));
+  std::vector<int64_t> begin;
+  Shape size;
+  TF_LITE_ENSURE_OK(context, SliceRange(context, node, &begin, &size));
+  const TfLiteTensor* input = GetInput(context, node, 0);
+  std::vector<std::vector<int64_t>> maps(size.size());
+  for (size_t d = 0; d < size.size(); ++d) {
+    maps[d].resize(size[d]);
+    std::iota(maps[d].begin(), maps[d].end(), begin[d]);
+  }
+  return GatherMapped(context, "SLICE", input, maps, RowMajorStrides(ShapeOf(input)), nullptr,
+                      GetOutput(context, node, 0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// STRIDED_SLICE, following TFLite 2.14's strided_slice.cc: the ellipsis and new-axis masks are
+// folded into an "effective" input shape (new axes are size-1 dimensions), then each effective
+// dimension is sliced with strided_slice_logic.h's start/stop rules.
+
+struct StridedSlicing {
+  Shape effective_shape;   // input shape with the new axes inserted
+  std::vector<int> start;  // per effective dimension
+  std::vector<int> count;  // elements taken per effective dimension
+  std::vector<int> stride;
+  std::vector<bool> shrink;  // dimension dropped from the output
+};
+
+TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, StridedSlicing* s) {
+  const TfLiteStridedSliceParams params = ParamsOrDefault<TfLiteStridedSliceParams>(node);
+  const TfLiteTensor* input = GetInput(context, node, 0);
+  std::vector<int64_t> begin, end, strides;
+  TF_LITE_ENSURE_OK(
+      context, ReadInts(context, "STRIDED_SLICE", "begin", GetInput(context, node, 1), &begin));
+  TF_LITE_ENSURE_OK(context,
+                    ReadInts(context, "STRIDED_SLICE", "end", GetInput(context, node, 2), &end));
+  TF_LITE_ENSURE_OK(
+      context, ReadInts(context, "STRIDED_SLICE", "strides", GetInput(context, node, 3), &strides));
+  const int begin_count = static_cast<int>(begin.size());
+  if (static_cast<int>(end.size()) != begin_count ||
+      static_cast<int>(strides.size()) != begin_count) {
+    TF_LITE_KERNEL_LOG(context,
+                       "STRIDED_SLICE: begin, end and strides differ in length (%d, %d, %d)",
+                       begin_count, static_cast<int>(end.size()), static_cast<int>(strides.size()));
+    return kTfLiteError;
+  }
+  if (begin_count > 31) {
+    TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: %d indices are too many", begin_count);
+    return kTfLiteError;
+  }
+  const int input_dims = NumDimensions(input);
+  int num_add_axis = 0;
+  for (int i = 0; i < begin_count; ++i) {
+    if (!((1 << i) & params.ellipsis_mask) && ((1 << i) & params.new_axis_mask)) ++num_add_axis;
+  }
+  const int effective_dims = input_dims + num_add_axis;
+  if (effective_dims > 31) {
+    TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: %d dimensions are too many", effective_dims);
+    return kTfLiteError;
+  }
+  // Expand the ellipsis (it covers the dimensions that begin/end/strides leave unspecified); a
+  // new-axis bit at the ellipsis position has no effect.
+  int64_t effective_ellipsis_mask = 0, effective_new_axis_mask = 0;
+  int ellipsis_start = effective_dims, expanded_ellipsis = 0;
+  for (int i = 0; i < effective_dims;) {
+    if ((1 << i) & params.ellipsis_mask) {
+      ellipsis_start = i;
+      const int ellipsis_end = std::max(
+          i + 1, std::min(i + 1 + num_add_axis + input_dims - begin_count, effective_dims));
+      expanded_ellipsis = ellipsis_end - ellipsis_start - 1;
+      for (; i < ellipsis_end; ++i) effective_ellipsis_mask |= (int64_t{1} << i);
+      continue;
+    }
+    if (i - expanded_ellipsis < 31 && ((1 << (i - expanded_ellipsis)) & params.new_axis_mask)) {
+      effective_new_axis_mask |= (int64_t{1} << i);
+    }
+    ++i;
+  }
+  s->effective_shape.assign(effective_dims, 1);
+  s->start.assign(effective_dims, 0);
+  s->count.assign(effective_dims, 0);
+  s->stride.assign(effective_dims, 1);
+  s->shrink.assign(effective_dims, false);
+  int added_ellipsis = 0, added_axes = 0;
+  for (int i = 0; i < effective_dims; ++i) {
+    int64_t b = 0, e = 0, stride = 1;
+    bool begin_mask = false, end_mask = false;
+    const bool is_new_axis = !((int64_t{1} << i) & effective_ellipsis_mask) &&
+                             ((int64_t{1} << i) & effective_new_axis_mask);
+    if (!is_new_axis) {
+      if (i - added_axes >= input_dims) {
+        TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: the masks do not fit an input of rank %d",
+                           input_dims);
+        return kTfLiteError;
+      }
+      s->effective_shape[i] = input->dims->data[i - added_axes];
+    }
+    if ((int64_t{1} << i) & effective_ellipsis_mask) {
+      added_ellipsis = std::max(0, i - ellipsis_start);
+      begin_mask = end_mask = true;
+    } else if (is_new_axis) {
+      b = 0;
+      e = 1;
+      s->effective_shape[i] = 1;
+      ++added_axes;
+    } else if (i >= begin_count + expanded_ellipsis) {
+      begin_mask = end_mask = true;
+    } else {
+      const int orig = i - added_ellipsis;
+      b = begin[orig];
+      e = end[orig];
+      stride = strides[orig];
+      begin_mask = (params.begin_mask >> orig) & 1;
+      end_mask = (params.end_mask >> orig) & 1;
+      s->shrink[i] = (params.shrink_axis_mask >> orig) & 1;
+    }
+    if (stride == 0) {
+      TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: stride of dimension %d is zero", i);
+      return kTfLiteError;
+    }
+    const int size = s->effective_shape[i];
+    const int st = static_cast<int>(stride);
+    const int start = shape_util::StridedSliceStart(
+        static_cast<int>(std::max<int64_t>(std::min<int64_t>(b, INT32_MAX), INT32_MIN)), st, size,
+        begin_mask);
+    if (s->shrink[i]) {
+      // Shrinking takes exactly the element at `start` (TF's semantics; it must exist).
+      if (start < 0 || start >= size) {
+        TF_LITE_KERNEL_LOG(
+            context, "STRIDED_SLICE: shrunk index %lld is out of range for dimension %d of size %d",
+            static_cast<long long>(b), i, size);
+        return kTfLiteError;
+      }
+      s->start[i] = start;
+      s->count[i] = 1;
+      s->stride[i] = 1;
+      continue;
+    }
+    const int stop = shape_util::StridedSliceStop(
+        static_cast<int>(std::max<int64_t>(std::min<int64_t>(e, INT32_MAX), INT32_MIN)), start, st,
+        size, end_mask, false, params.offset);
+    s->start[i] = start;
+    s->stride[i] = st;
+    s->count[i] = shape_util::StridedCount(start, stop, st);
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus StridedSliceShape(TfLiteContext* context, TfLiteNode* node,
+                               std::vector<Shape>* shapes) {
+  StridedSlicing slicing;
+  TF_LITE_ENSURE_OK(context, BuildStridedSlicing(context, node, &slicing));
+  Shape out;
+  for (size_t i = 0; i < slicing.count.size(); ++i) {
+    if (!slicing.shrink[i]) out.push_back(slicing.count[i]);
+  }
+  shapes->assign(1, out);
+  return kTfLiteOk;
+}
+
+TfLiteStatus StridedSlicePrepare(TfLiteContext* context, TfLiteNode* node) {
+  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "STRIDED_SLICE", 4, 4, 1));
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "STRIDED_SLICE", &input, &output));
+  for (int i = 1; i <= 3; ++i) {
+    const TfLiteTensor* t;
+    TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
+    if (NumDimensions(t) != 1) {
+      TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: input %d (begin/end/strides) must be 1-D", i);
+      return kTfLiteError;
+    }
+  }
+  const bool known = ValuesKnown(GetInput(context, node, 1)) &&
+                     ValuesKnown(GetInput(context, node, 2)) &&
+                     ValuesKnown(GetInput(context, node, 3));
+  return SizeOrDefer(context, node, known, StridedSliceShape);
+}
+
+TfLiteStatus StridedSliceEval(TfLiteContext* context, TfLiteNode* node) {
+  TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, StridedSliceShape));
+  StridedSlicing slicing;
+  TF_LITE_ENSURE_OK(context, BuildStridedSlicing(context, node, &slicing));
+  const int dims = static_cast<int>(slicing.count.size());
+  std::vector<std::vector<int64_t>> maps(dims);
+  Shape view(dims);
+  for (int d = 0; d < dims; ++d) {
+    view[d] = slicing.count[d];
+    maps[d].resize(slicing.count[d]);
+    for (int i = 0; i < slicing.count[d]; ++i) {
+      maps[d][i] = slicing.start[d] + int64_t{i} * slicing.stride[d];
+    }
+  }
+  const TfLiteTensor* input = GetInput(context, node, 0);
+  TfLiteTensor* output = GetOutput(context, node, 0);
+  size_t elem;
+  TF_LITE_ENSURE_OK(context, ElementSize(context, "STRIDED_SLICE", input, &elem));
+  if (static_cast<size_t>(FlatSize(view)) * elem != output->bytes) {
+    TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: output buffer has %zu bytes, slice needs %lld",
+                       output->bytes, static_cast<long long>(FlatSize(view) * elem));
+    return kTfLiteError;
+  }
+  shape_util::GatherByDimMaps(input->data.raw_const, elem, view, maps,
+                              RowMajorStrides(slicing.effective_shape), nullptr, output->data.raw);
+  return kTfLiteOk;
+}
+
+}  // namespace
+
+TS_REGISTER(SLICE, SlicePrepare, SliceEval)
+TS_REGISTER(STRIDED_SLICE, StridedSlicePrepare, StridedSliceEval)
+
+}  // namespace reference
+}  // namespace touchstone
