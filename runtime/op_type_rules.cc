@@ -54,7 +54,7 @@ const std::map<int, OpTypeRules>& RulesTable() {
       {kTfLiteBuiltinLogicalAnd, {{{"bool,bool->bool", kRun}}}},
       {kTfLiteBuiltinLogicalOr, {{{"bool,bool->bool", kRun}}}},
       {kTfLiteBuiltinLogicalNot, {{{"bool->bool", kRun}}}},
-      // Element-wise unary math (elementwise.cc and friends check in Prepare).
+      // Element-wise unary math (unary_math_ops.cc and friends check in Prepare).
       {kTfLiteBuiltinAbs, {{{"T->T : T=float32|int8|int16|int32", kRun}}}},
       {kTfLiteBuiltinSin, {{{"float32->float32", kRun}}}},
       {kTfLiteBuiltinCos, {{{"float32->float32", kRun}}}},

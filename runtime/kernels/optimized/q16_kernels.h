@@ -49,7 +49,7 @@ struct Q16Columns {
   int32_t act_min = 0, act_max = 0;
 };
 
-// The arithmetic of a quantized ADD (reference elementwise.cc, QuantizedAddSubValue): each input
+// The arithmetic of a quantized ADD (reference arithmetic_ops.cc, QuantizedAddSubValue): each input
 // plus its offset, shifted left by left_shift, through its multiplier; the sum through the
 // output's; the zero point; the clamp. Multipliers are (multiplier, left, right) as
 // MultiplyByQuantizedMultiplier splits its shift (left masked to 0..31). With `pot` (int16 with

@@ -17,7 +17,8 @@ struct IntegerParams;
 }  // namespace svdf
 namespace reference {
 
-// elementwise.cc: arithmetic, unary math, activations, comparisons, casts, selection.
+// arithmetic_ops.cc, unary_math_ops.cc, activation_ops.cc, cast_ops.cc, compare_select_ops.cc:
+// arithmetic, unary math, activations, comparisons, casts, selection.
 TfLiteRegistration* Register_ADD();
 // For the optimized kernel set: a prepared uint8 or int8 ADD node's output (`user_data` is the
 // reference kernel's) for every pair of input bytes, table[a * 256 + b]. False for other types.
