@@ -156,7 +156,7 @@ TfLiteRegistration* Register_LOCAL_RESPONSE_NORMALIZATION();
 TfLiteRegistration* Register_RESIZE_BILINEAR();
 TfLiteRegistration* Register_RESIZE_NEAREST_NEIGHBOR();
 
-// recurrent.cc: LSTM cells and sequences.
+// lstm_ops.cc: LSTM cells and sequences.
 TfLiteRegistration* Register_LSTM();
 TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM();
 // For the optimized kernel set: the integer (8x8_16) parameters a prepared full-kernel LSTM or
@@ -193,7 +193,7 @@ TfLiteRegistration* Register_WHERE();
 TfLiteRegistration* Register_RFFT2D();
 TfLiteRegistration* Register_COMPLEX_ABS();
 
-// recurrent.cc (continued).
+// svdf_ops.cc.
 TfLiteRegistration* Register_SVDF();
 // For the optimized kernel set: a prepared integer SVDF node's sizes and requantization (`user_data`
 // is the reference kernel's); false when the node runs the float or hybrid arithmetic.
