@@ -1,5 +1,5 @@
 // A whole GEMM over the thread pool: the microkernel of one GemmVariant applied to tiles of rows
-// and blocks of packed column panels (conv.cc, fully_connected.cc).
+// and blocks of packed column panels (conv_2d.cc, fully_connected.cc).
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_GEMM_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_GEMM_H_
 

@@ -4,8 +4,8 @@
 // same templated source (microkernels_impl.inc) compiled for its instruction set in its own file
 // (isa_*.cc); code outside those files never runs wider instructions than the CPU has.
 //
-// The operator code (conv.cc, fully_connected.cc, ...) prepares operands in the layouts described
-// here (packed weights, indirection buffers) and splits the work over the thread pool.
+// The operator code (conv_2d.cc, fully_connected.cc, ...) prepares operands in the layouts
+// described here (packed weights, indirection buffers) and splits the work over the thread pool.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_MICROKERNELS_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_MICROKERNELS_H_
 
@@ -179,7 +179,7 @@ struct MicroKernels {
   UnaryFn tanh = nullptr;
   Int8DotsFn int8_dots = nullptr;
   BilinearRowFn bilinear_row = nullptr;
-  // Null where the set has none (only AVX-512 has one): conv.cc then uses the GEMM.
+  // Null where the set has none (only AVX-512 has one): conv_2d.cc then uses the GEMM.
   PlanarConvFn planar_conv = nullptr;
   PlanarSplit3x2Fn planar_split_3x2 = nullptr;
 };

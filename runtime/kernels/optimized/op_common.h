@@ -228,7 +228,7 @@ class ThreadScratch {
   size_t stride_bytes_ = 0;
 };
 
-// ---- Convolution windows (conv.cc and pooling.cc).
+// ---- Convolution windows (conv_2d.cc, depthwise_conv.cc and pooling.cc).
 
 // An NHWC window geometry: input and output sizes, kernel, strides, dilations, leading padding.
 struct WindowGeometry {

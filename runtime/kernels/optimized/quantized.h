@@ -1,5 +1,6 @@
 // The quantized (uint8 and int8) paths of the optimized CONV_2D, DEPTHWISE_CONV_2D and
-// FULLY_CONNECTED kernels: what conv.cc and fully_connected.cc run when Prepare* accepts a node.
+// FULLY_CONNECTED kernels: what conv_2d.cc, depthwise_conv.cc and fully_connected.cc run when
+// Prepare* accepts a node.
 // Results are byte-identical to the reference kernels' (quant_kernels.h says why). Prepare*
 // returns false, leaving the node to the reference kernel, for anything else: int16, grouped
 // convolutions, weights or bias that are not constant, a multiplier the vector output stage does

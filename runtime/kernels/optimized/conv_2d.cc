@@ -1,0 +1,531 @@
+// CONV_2D (DEPTHWISE_CONV_2D is in depthwise_conv.cc): float32 by indirect GEMM microkernels over
+// the thread pool; uint8 and int8 by the integer kernels of quantized.h (byte-identical to the
+// reference); hybrid CONV_2D (float input, int8 weights) by int8 dot products over an im2col row
+// per output pixel, bit-exact with the reference; CONV_2D with int16 activations (16x8, one group) by
+// the 16-bit GEMM of quantized16.h. Every other form runs the reference kernel.
+//
+// CONV_2D is a GEMM of the output pixels (rows) by the output channels (columns) over the taps of
+// the kernel window times the input channels: the indirection buffer gives, per output pixel and
+// tap, the input pixel read (or a zero row for padding), so stride, dilation and padding cost
+// nothing and no im2col copy is made (with one group and no horizontal dilation, one pointer per
+// kernel row: see RowIndirection). Weights are packed once in Prepare when they are constant.
+#include <algorithm>
+#include <cstring>
+#include <cstdint>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "runtime/c/builtin_op_data.h"
+#include "runtime/c/common.h"
+#include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/conv_util.h"
+#include "runtime/kernels/optimized/gemm.h"
+#include "runtime/kernels/optimized/op_common.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/quantized.h"
+#include "runtime/kernels/optimized/quantized16.h"
+#include "runtime/kernels/reference/reference_ops.h"
+
+namespace touchstone {
+namespace optimized {
+namespace {
+
+using namespace conv_internal;  // NOLINT(build/namespaces): conv_util.h's state and helpers
+
+// ---- CONV_2D.
+
+constexpr int kMaxPlanarInputChannels = 4;
+constexpr int kMaxPlanarTaps = 64;
+constexpr int kPlanarOutputChannels = 8;
+
+// Where kernel column kx reads in the planes: input column x * stride + kx * dilation - pad_left
+// lies in phase plane `phase` at element x + shift (the plane's margin included).
+struct PlanarColumn {
+  int phase;
+  int shift;
+};
+inline PlanarColumn PlanarColumnOf(const WindowGeometry& g, int kx, int margin) {
+  const int offset = kx * g.dilation_width - g.pad_left;
+  // Floor division (offset may be negative).
+  const int q = offset >= 0 ? offset / g.stride_width
+                            : -((-offset + g.stride_width - 1) / g.stride_width);
+  return {offset - q * g.stride_width, q + margin};
+}
+
+struct ConvOp {
+  using State = ConvState;
+  // Float paths accumulate in another order than the reference anyway: denormals flushed there
+  // (float_mode.h).
+  static bool FlushesDenormals(const ConvState* s) { return !s->quantized && !s->hybrid && !s->q16; }
+  static TfLiteRegistration* Reference() { return reference::Register_CONV_2D(); }
+
+  static void Pack(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
+    const float* filter_data = tflite::GetTensorData<float>(filter);
+    const float* bias_data = tflite::GetTensorData<float>(bias);
+    if (s->planar) {
+      // filter is [output][ky][kx][c]: transposed to [tap][output].
+      const size_t taps = static_cast<size_t>(s->geometry.taps()) * s->filter_depth;
+      const size_t outputs = s->output_depth;
+      s->planar_w.resize(taps * outputs);
+      for (size_t o = 0; o < outputs; ++o) {
+        for (size_t t = 0; t < taps; ++t) s->planar_w[t * outputs + o] = filter_data[o * taps + t];
+      }
+      s->packed_filter = filter->data.raw;
+      s->packed_bias = bias->data.raw;
+      return;
+    }
+    const size_t taps = s->geometry.taps();
+    const size_t kc = s->filter_depth;
+    const size_t nr = s->variant->nr;
+    const size_t panels = (s->group_outputs + nr - 1) / nr;
+    s->group_packed_size = panels * PackedPanelSize(taps, kc, nr);
+    s->packed.resize(s->group_packed_size * s->groups);
+    CacheAlignedVector<float> group_packed;
+    for (int g = 0; g < s->groups; ++g) {
+      const size_t first = static_cast<size_t>(g) * s->group_outputs;
+      PackGemmWeights(s->group_outputs, taps, kc, filter_data + first * taps * kc, taps * kc, kc, 1,
+                      bias_data + first, nr, &group_packed);
+      std::copy(group_packed.begin(), group_packed.end(),
+                s->packed.begin() + g * s->group_packed_size);
+    }
+    s->packed_filter = filter->data.raw;
+    s->packed_bias = bias->data.raw;
+  }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    // Set again by the consumer's Prepare, which runs after this one.
+    s->fused_into_consumer = false;
+    const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->quantized = false;
+    s->hybrid = false;
+    s->q16 = false;
+    if (input->type == kTfLiteFloat32 && filter->type == kTfLiteInt8) {
+      s->fast = PrepareHybrid(context, params, input, filter, bias, output, s);
+      return kTfLiteOk;
+    }
+    if (input->type != kTfLiteFloat32 && tflite::NumElements(output) > 0) {
+      const WindowGeometry geometry =
+          ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
+                     params.dilation_height_factor, params.dilation_width_factor);
+      s->q16 = input->type == kTfLiteInt16 && PrepareQ16Conv(context, node, *s->kernels, geometry, &s->q16_state);
+      s->quantized = !s->q16 && PrepareQuantConv(context, node, *s->kernels, geometry,
+                                                 reference::ConvRequantization(s->reference_data), &s->quant);
+      s->fast = s->quantized || s->q16;
+      return kTfLiteOk;
+    }
+    if (input->type != kTfLiteFloat32 || filter->type != kTfLiteFloat32 ||
+        bias->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
+        tflite::NumElements(output) == 0) {
+      return kTfLiteOk;
+    }
+    s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height,
+                             params.stride_width, params.dilation_height_factor,
+                             params.dilation_width_factor);
+    s->filter_depth = filter->dims->data[3];
+    s->output_depth = filter->dims->data[0];
+    s->groups = input->dims->data[3] / s->filter_depth;
+    s->group_outputs = s->output_depth / s->groups;
+    tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
+    s->variant = &ChooseGemmVariant(*s->kernels, s->group_outputs);
+    s->merged_rows = s->groups == 1 && s->geometry.kernel_width > 1 &&
+                     s->geometry.dilation_width == 1;
+    s->zero.assign(std::max(s->filter_depth * s->geometry.kernel_width, 1), 0.f);
+    PreparePlanar(context, s);
+    s->indirection.Invalidate();
+    s->row_indirection.valid = false;
+    // Persistent read-only tensors (a DEQUANTIZE of float16 weights, computed in its Prepare) are
+    // as constant as the model's own buffers.
+    s->constant_weights =
+        tflite::IsConstantOrPersistentTensor(filter) && tflite::IsConstantOrPersistentTensor(bias);
+    // A second Prepare with the same constants (the runtime prepares once before a delegate looks at
+    // the graph and once after) keeps what the first packed.
+    const PackedFrom from{filter->data.raw, bias->data.raw, s->planar, s->geometry.taps(), s->filter_depth,
+                          s->group_outputs, s->groups, s->variant};
+    // Constant weights are packed at the first Invoke (Init stays short, as TFLite's, whose kernels
+    // also pack on first use): Eval packs when packed_filter is not the filter's data.
+    if (!(s->constant_weights && from == s->packed_from)) {
+      s->packed_filter = nullptr;
+      s->packed_bias = nullptr;
+      s->packed.clear();
+      s->planar_w.clear();
+      s->packed_from = s->constant_weights ? from : PackedFrom();
+    }
+    s->fast = true;
+    return kTfLiteOk;
+  }
+
+  // The planar kernel takes nodes with few input channels and 8 outputs (with 16 or more the GEMM
+  // fills its registers and is as fast), at least a register's width of output pixels per row,
+  // when the kernel set has one. The planes have `plane_margin` zeros left of input column 0 and
+  // room on the right for the last register's reads.
+  static void PreparePlanar(TfLiteContext* context, State* s) {
+    const WindowGeometry& g = s->geometry;
+    s->planar = s->kernels->planar_conv != nullptr && s->groups == 1 &&
+                s->filter_depth <= kMaxPlanarInputChannels &&
+                g.taps() * s->filter_depth <= kMaxPlanarTaps &&
+                s->output_depth == kPlanarOutputChannels &&
+                g.out_width >= s->kernels->float_lanes;
+    s->planes.Clear();
+    if (!s->planar) return;
+    int min_shift = 0, max_shift = 0;
+    for (int kx = 0; kx < g.kernel_width; ++kx) {
+      const PlanarColumn column = PlanarColumnOf(g, kx, 0);
+      min_shift = std::min(min_shift, column.shift);
+      max_shift = std::max(max_shift, column.shift);
+    }
+    s->plane_margin = -min_shift;
+    const size_t lanes = s->kernels->float_lanes;
+    const size_t read_end = s->plane_margin + max_shift + (g.out_width + lanes - 1) / lanes * lanes;
+    const size_t columns_end =
+        s->plane_margin + (static_cast<size_t>(g.in_width) + g.stride_width - 1) / g.stride_width;
+    s->plane_width = (std::max(read_end, columns_end) + lanes - 1) / lanes * lanes;
+    s->planar_ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
+    s->planar_tap_offsets.clear();
+    for (int kx = 0; kx < g.kernel_width; ++kx) {
+      const PlanarColumn column = PlanarColumnOf(g, kx, s->plane_margin);
+      for (int c = 0; c < s->filter_depth; ++c) {
+        s->planar_tap_offsets.push_back(
+            (static_cast<size_t>(c) * g.stride_width + column.phase) * s->plane_width + column.shift);
+      }
+    }
+    s->planes.Assign(NumThreads(context), static_cast<size_t>(s->planar_ring_rows) *
+                                              s->filter_depth * g.stride_width * s->plane_width);
+  }
+
+  // Splits input row `row` (all batches' rows in order) into its planes at `out`: column x goes to
+  // phase x mod stride, element x / stride after the margin. The margins are never written, so
+  // they stay zero. kChannels and kPhases > 0 fix the counts at compile time (the common first
+  // layers), 0 takes them from the node.
+  template <int kChannels, int kPhases>
+  static void SplitRow(const State* s, const float* input, int64_t row, float* out) {
+    const WindowGeometry& g = s->geometry;
+    const int channels = kChannels > 0 ? kChannels : s->filter_depth;
+    const int phases = kPhases > 0 ? kPhases : g.stride_width;
+    const int width = g.in_width;
+    const size_t plane_width = s->plane_width;
+    const float* in = input + row * width * channels;
+    out += s->plane_margin;
+    const int whole = width / phases;
+    int done = 0;
+    if (kChannels == 3 && kPhases == 2 && s->kernels->planar_split_3x2 != nullptr) {
+      // planes[3 * phase + c] is plane (c, phase).
+      float* planes[6];
+      for (int phase = 0; phase < 2; ++phase) {
+        for (int c = 0; c < 3; ++c) planes[3 * phase + c] = out + (c * 2 + phase) * plane_width;
+      }
+      done = whole / 16 * 16;
+      s->kernels->planar_split_3x2(in, done, planes);
+    }
+    for (int phase = 0; phase < phases; ++phase) {
+      for (int c = 0; c < channels; ++c) {
+        float* __restrict plane = out + (static_cast<size_t>(c) * phases + phase) * plane_width;
+        const float* __restrict column = in + phase * channels + c;
+        for (int element = done; element < whole; ++element) {
+          plane[element] = column[element * phases * channels];
+        }
+      }
+    }
+    for (int x = whole * phases; x < width; ++x) {
+      for (int c = 0; c < channels; ++c) {
+        out[(static_cast<size_t>(c) * phases + x - whole * phases) * plane_width + whole] =
+            in[x * channels + c];
+      }
+    }
+  }
+
+  using SplitRowFn = void (*)(const State*, const float*, int64_t, float*);
+  static SplitRowFn ChooseSplitRow(const State* s) {
+    const int channels = s->filter_depth;
+    const int phases = s->geometry.stride_width;
+    if (channels == 3 && phases == 2) return SplitRow<3, 2>;
+    if (channels == 3 && phases == 1) return SplitRow<3, 1>;
+    if (channels == 1 && phases == 2) return SplitRow<1, 2>;
+    if (channels == 1 && phases == 1) return SplitRow<1, 1>;
+    return SplitRow<0, 0>;
+  }
+
+  // Runs the planar kernel over the output rows. Each chunk splits the input rows its output rows
+  // read into a ring of `planar_ring_rows` plane rows as it goes (a few KB, so the planes stay in
+  // L1 instead of making a second copy of the input).
+  static TfLiteStatus EvalPlanar(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+    if (!s->constant_weights || s->packed_filter != filter->data.raw ||
+        s->packed_bias != bias->data.raw) {
+      Pack(s, filter, bias);
+    }
+    const WindowGeometry& g = s->geometry;
+    const int channels = s->filter_depth;
+    const int phases = g.stride_width;
+    const size_t plane_width = s->plane_width;
+    const size_t row_floats = static_cast<size_t>(channels) * phases * plane_width;
+    const int64_t ring_rows = s->planar_ring_rows;
+    const size_t ring_floats = ring_rows * row_floats;
+    s->planes.Ensure(NumThreads(context), ring_floats);
+    const float* input_data = tflite::GetTensorData<float>(input);
+    const float* bias_data = tflite::GetTensorData<float>(bias);
+    float* output_data = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    const int64_t output_rows = int64_t{g.batches} * g.out_height;
+    const PlanarConvFn planar_conv = s->kernels->planar_conv;
+    const SplitRowFn split_row = ChooseSplitRow(s);
+    const size_t row_taps = s->planar_tap_offsets.size();  // taps of one kernel row
+    ParallelChunks(context, output_rows, 1, [&](int, int64_t begin, int64_t end) {
+      float* ring = s->planes.part(CurrentThread(context));
+      const float* tap_in[kMaxPlanarTaps];
+      const float* tap_w[kMaxPlanarTaps];
+      PlanarConvArgs args;
+      args.pixels = g.out_width;
+      args.tap_in = tap_in;
+      args.tap_w = tap_w;
+      args.bias = bias_data;
+      args.min = s->act_min;
+      args.max = s->act_max;
+      int64_t batch = -1;
+      int64_t next_row = 0;  // the next input row of `batch` to split
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t oy = row % g.out_height;
+        if (row / g.out_height != batch) {
+          batch = row / g.out_height;
+          next_row = 0;
+        }
+        const int64_t y0 = oy * g.stride_height - g.pad_top;
+        const int64_t first = std::max<int64_t>(0, y0);
+        const int64_t last = std::min<int64_t>(
+            g.in_height - 1, y0 + int64_t{g.kernel_height - 1} * g.dilation_height);
+        // Rows below `first` are not read again; the ring keeps the ring_rows latest.
+        next_row = std::max(next_row, first);
+        for (; next_row <= last; ++next_row) {
+          split_row(s, input_data, batch * g.in_height + next_row,
+                   ring + (next_row % ring_rows) * row_floats);
+        }
+        size_t taps = 0;
+        for (int ky = 0; ky < g.kernel_height; ++ky) {
+          const int64_t iy = y0 + int64_t{ky} * g.dilation_height;
+          if (iy < 0 || iy >= g.in_height) continue;  // zero rows add nothing
+          const float* plane_row = ring + (iy % ring_rows) * row_floats;
+          const float* row_w = s->planar_w.data() + ky * row_taps * s->output_depth;
+          for (size_t j = 0; j < row_taps; ++j, ++taps) {
+            tap_in[taps] = plane_row + s->planar_tap_offsets[j];
+            tap_w[taps] = row_w + j * s->output_depth;
+          }
+        }
+        args.taps = taps;
+        args.out = output_data + row * g.out_width * s->output_depth;
+        planar_conv(args);
+      }
+    });
+    return kTfLiteOk;
+  }
+
+  // Hybrid CONV_2D with one group, constant weights and a float bias (the reference has prepared it,
+  // so the weights' quantization is as it requires). The rest keeps the reference.
+  static bool PrepareHybrid(TfLiteContext* context, const TfLiteConvParams& params, const TfLiteTensor* input,
+                            const TfLiteTensor* filter, const TfLiteTensor* bias, const TfLiteTensor* output,
+                            State* s) {
+    const auto* quantization = static_cast<const TfLiteAffineQuantization*>(filter->quantization.params);
+    if (bias == nullptr || bias->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
+        !tflite::IsConstantTensor(filter) || tflite::NumElements(output) == 0 || tflite::IsDynamicTensor(output) ||
+        quantization == nullptr || quantization->scale == nullptr || s->kernels->int8_dots == nullptr ||
+        input->dims->size != 4 || filter->dims->data[3] != input->dims->data[3]) {
+      return false;
+    }
+    s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
+                             params.dilation_height_factor, params.dilation_width_factor);
+    s->filter_depth = filter->dims->data[3];
+    s->output_depth = filter->dims->data[0];
+    s->groups = 1;
+    s->group_outputs = s->output_depth;
+    tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
+    // As the reference decides: the per-channel (asymmetric) path only when the scales differ.
+    s->hybrid_asymmetric = false;
+    for (int i = 1; i < quantization->scale->size; ++i) {
+      if (quantization->scale->data[i] != quantization->scale->data[0]) s->hybrid_asymmetric = true;
+    }
+    const size_t row_bytes = static_cast<size_t>(s->geometry.taps()) * s->filter_depth;
+    const int8_t* filter_data = tflite::GetTensorData<int8_t>(filter);
+    s->hybrid_filter_sums.assign(s->output_depth, 0);
+    for (int o = 0; o < s->output_depth; ++o) {
+      uint32_t sum = 0;
+      for (size_t i = 0; i < row_bytes; ++i) sum += static_cast<uint32_t>(int32_t{filter_data[o * row_bytes + i]});
+      s->hybrid_filter_sums[o] = static_cast<int32_t>(sum);
+    }
+    const WindowGeometry& g = s->geometry;
+    s->hybrid_input.resize(static_cast<size_t>(tflite::NumElements(input)));
+    s->hybrid_scaling_factors.resize(g.batches);
+    s->hybrid_input_offsets.resize(g.batches);
+    const int threads = NumThreads(context);
+    s->hybrid_rows.Ensure(threads, row_bytes);
+    s->hybrid_sums.Ensure(threads, s->output_depth);
+    s->hybrid = true;
+    return true;
+  }
+
+  // The reference's ConvHybrid: the same per-batch quantization, the same integer sums (zero point
+  // times the filter's sum subtracted, in wrapping int32 as TFLite's im2col path), the same float
+  // epilogue, so the outputs are bit-exact.
+  static TfLiteStatus EvalHybrid(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const WindowGeometry& g = s->geometry;
+    const int channels = s->filter_depth;
+    const int64_t batch_elements = int64_t{g.in_height} * g.in_width * channels;
+    const float* input_data = tflite::GetTensorData<float>(input);
+    if (batch_elements == 0) return kTfLiteOk;
+    for (int b = 0; b < g.batches; ++b) {
+      const float* row = input_data + b * batch_elements;
+      int8_t* quantized = s->hybrid_input.data() + b * batch_elements;
+      if (s->hybrid_asymmetric) {
+        nn::AsymmetricQuantizeFloats(row, static_cast<int>(batch_elements), quantized, &s->hybrid_scaling_factors[b],
+                                     &s->hybrid_input_offsets[b]);
+      } else {
+        nn::SymmetricQuantizeFloats(row, static_cast<int>(batch_elements), quantized, &s->hybrid_scaling_factors[b]);
+        s->hybrid_scaling_factors[b] *= filter->params.scale;
+        s->hybrid_input_offsets[b] = 0;
+      }
+    }
+    const float* channel_scales =
+        static_cast<const TfLiteAffineQuantization*>(filter->quantization.params)->scale->data;
+    const int8_t* filter_data = tflite::GetTensorData<int8_t>(filter);
+    const float* bias_data = tflite::GetTensorData<float>(bias);
+    float* output_data = tflite::GetTensorData<float>(output);
+    const size_t row_bytes = static_cast<size_t>(g.taps()) * channels;
+    const int outputs = s->output_depth;
+    // A 1x1 window on every input pixel reads the quantized input in place.
+    const bool in_place = g.taps() == 1 && g.stride_height == 1 && g.stride_width == 1 && g.pad_top == 0 &&
+                          g.pad_left == 0 && g.out_height == g.in_height && g.out_width == g.in_width;
+    const Int8DotsFn dots = s->kernels->int8_dots;
+    const int64_t pixels_per_batch = int64_t{g.out_height} * g.out_width;
+    const int64_t min_pixels = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, int64_t{outputs} * row_bytes));
+    ParallelChunks(context, g.out_pixels(), min_pixels, [&](int, int64_t begin, int64_t end) {
+      const int thread = CurrentThread(context);
+      int8_t* im2col = s->hybrid_rows.part(thread);
+      int32_t* sums = s->hybrid_sums.part(thread);
+      for (int64_t pixel = begin; pixel < end; ++pixel) {
+        const int b = static_cast<int>(pixel / pixels_per_batch);
+        const int64_t within = pixel % pixels_per_batch;
+        const int oy = static_cast<int>(within / g.out_width);
+        const int ox = static_cast<int>(within % g.out_width);
+        const int8_t* batch_input = s->hybrid_input.data() + b * batch_elements;
+        const int32_t offset = s->hybrid_input_offsets[b];
+        const int8_t* row = im2col;
+        if (in_place) {
+          row = batch_input + within * channels;
+        } else {
+          // Padding reads the zero point: (zero point - zero point) * w adds nothing, as the
+          // reference's skipped taps.
+          const int8_t pad = static_cast<int8_t>(offset);
+          int8_t* out = im2col;
+          for (int ky = 0; ky < g.kernel_height; ++ky) {
+            const int iy = oy * g.stride_height - g.pad_top + ky * g.dilation_height;
+            for (int kx = 0; kx < g.kernel_width; ++kx, out += channels) {
+              const int ix = ox * g.stride_width - g.pad_left + kx * g.dilation_width;
+              if (iy < 0 || iy >= g.in_height || ix < 0 || ix >= g.in_width) {
+                std::memset(out, pad, channels);
+              } else {
+                std::memcpy(out, batch_input + (int64_t{iy} * g.in_width + ix) * channels, channels);
+              }
+            }
+          }
+        }
+        dots(row, filter_data, row_bytes, row_bytes, outputs, sums);
+        float* out = output_data + pixel * outputs;
+        const float scaling_factor = s->hybrid_scaling_factors[b];
+        if (s->hybrid_asymmetric) {
+          for (int o = 0; o < outputs; ++o) {
+            const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(sums[o]) -
+                                                     static_cast<uint32_t>(offset) *
+                                                         static_cast<uint32_t>(s->hybrid_filter_sums[o]));
+            const float scale = channel_scales[o] * scaling_factor;
+            out[o] = nn::ClampToActivation(static_cast<float>(sum) * scale + bias_data[o], s->act_min, s->act_max);
+          }
+        } else {
+          for (int o = 0; o < outputs; ++o) {
+            float value = static_cast<float>(sums[o]) * scaling_factor;
+            value += bias_data[o];
+            out[o] = nn::ClampToActivation(value, s->act_min, s->act_max);
+          }
+        }
+      }
+    });
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->fused_into_consumer) return kTfLiteOk;
+    if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
+    if (s->q16) return EvalQ16Gemm(context, node, &s->q16_state);
+    if (s->hybrid) return EvalHybrid(context, node, s);
+    if (s->planar) return EvalPlanar(context, node, s);
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    if (!s->constant_weights || s->packed_filter != filter->data.raw ||
+        s->packed_bias != bias->data.raw) {
+      Pack(s, filter, bias);
+    }
+    const size_t input_depth = input->dims->data[3];
+    const float* input_data = tflite::GetTensorData<float>(input);
+    GemmProblem problem;
+    problem.variant = s->variant;
+    problem.m = s->geometry.out_pixels();
+    problem.n = s->group_outputs;
+    if (s->merged_rows) {
+      RowIndirection& rows = s->row_indirection;
+      if (!rows.valid || rows.input != input_data) {
+        rows.Build(s->geometry, input_data, input_depth, s->zero.data());
+      }
+      rows.CopyEdges(s->geometry, input_depth);
+      problem.kc = static_cast<size_t>(s->filter_depth) * s->geometry.kernel_width;
+      problem.ks = s->geometry.kernel_height;
+      problem.a = rows.buffer.data();
+    } else {
+      problem.kc = s->filter_depth;
+      problem.ks = s->geometry.taps();
+      problem.a = s->indirection.Get(s->geometry, input_data, input_depth, s->zero.data());
+    }
+    problem.a_row_stride = problem.ks;
+    problem.zero = s->zero.data();
+    problem.c_stride = s->output_depth;
+    problem.min = s->act_min;
+    problem.max = s->act_max;
+    float* output_data = tflite::GetTensorData<float>(output);
+    s->problems.assign(s->groups, problem);
+    for (int g = 0; g < s->groups; ++g) {
+      GemmProblem& group = s->problems[g];
+      group.a_offset = static_cast<size_t>(g) * s->filter_depth;
+      group.packed = s->packed.data() + g * s->group_packed_size;
+      group.c = output_data + static_cast<size_t>(g) * s->group_outputs;
+    }
+    RunGemm(context, s->problems.data(), s->problems.size());
+    return kTfLiteOk;
+  }
+};
+
+}  // namespace
+
+namespace conv_internal {
+
+bool IsOptimizedConvInvoke(TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
+  return invoke == OptimizedKernel<ConvOp>::Invoke;
+}
+
+void PackConv(ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
+  ConvOp::Pack(s, filter, bias);
+}
+
+}  // namespace conv_internal
+
+TfLiteRegistration* Register_CONV_2D() { return OptimizedKernel<ConvOp>::Registration(); }
+
+}  // namespace optimized
+}  // namespace touchstone
