@@ -1,0 +1,244 @@
+// The optimized AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX and RESIZE_BILINEAR kernels against the
+// reference on every microkernel set and 1 and 4 threads (OpCase, optimized_ops_test_util.h).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "runtime/c/builtin_ops.h"
+#include "runtime/interpreter.h"
+#include "runtime/kernels/optimized/microkernels.h"
+#include "runtime/kernels/optimized/op_common.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
+#include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/q16_kernels.h"
+#include "runtime/kernels/optimized/quant_kernels.h"
+#include "runtime/kernels/optimized/quantized.h"
+#include "runtime/kernels/optimized/quantized16.h"
+#include "runtime/op_resolver.h"
+#include "runtime/testing/op_test.h"
+
+namespace touchstone {
+namespace {
+
+using namespace optimized_test;  // NOLINT(build/namespaces): optimized_ops_test_util.h's helpers
+
+// ---- AVERAGE_POOL_2D and MAX_POOL_2D
+
+struct Pool {
+  std::vector<int> input;
+  int filter_h, filter_w;
+  int stride_h, stride_w;
+  fb::Padding padding = fb::Padding::SAME;
+  Act activation = Act::NONE;
+};
+
+// `type`: float32 (values in [-4, 4]), or uint8 / int8 (every stored value; the input and output
+// quantization given, which moves the activation's clamp).
+struct PoolQuantization {
+  float input_scale = 0.1f;
+  int input_zero_point = 7;
+  float output_scale = 0.1f;
+  int output_zero_point = 7;
+};
+
+void CheckPool(int code, const Pool& p, TfLiteType type = kTfLiteFloat32,
+               const PoolQuantization& q = {}, uint32_t seed = 1) {
+  OpCase op;
+  int input;
+  if (type == kTfLiteFloat32) {
+    input = op.AddFloatInput(p.input, seed, -4.f, 4.f);
+  } else {
+    input = op.AddInputBytes(type, p.input, RandomInts<uint8_t>(Count(p.input), seed, 0, 255));
+    op.test().builder().SetQuantization(input, {q.input_scale}, {q.input_zero_point});
+  }
+  const int output = op.test().AddOutput(type);
+  if (type != kTfLiteFloat32) {
+    op.test().builder().SetQuantization(output, {q.output_scale}, {q.output_zero_point});
+  }
+  op.test().AddOp(code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
+                  fb::CreatePool2DOptions(op.test().fbb(), p.padding, p.stride_w, p.stride_h,
+                                          p.filter_w, p.filter_h, p.activation)
+                      .Union());
+  op.Check(code == kTfLiteBuiltinMaxPool2d ? optimized::Register_MAX_POOL_2D()
+                                          : optimized::Register_AVERAGE_POOL_2D(),
+           /*exact=*/true);
+}
+
+TEST(OptimizedPoolTest, Shapes) {
+  for (TfLiteType type : {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8}) {
+    for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+      SCOPED_TRACE(std::string(TfLiteTypeGetName(type)) + " " + std::to_string(code));
+      CheckPool(code, {{1, 1, 1, 1}, 1, 1, 1, 1}, type);
+      CheckPool(code, {{1, 9, 9, 8}, 3, 3, 2, 2}, type);
+      CheckPool(code, {{2, 7, 6, 5}, 2, 2, 2, 2, fb::Padding::VALID}, type);
+      CheckPool(code, {{1, 8, 10, 37}, 3, 2, 1, 3, fb::Padding::SAME, Act::RELU6}, type);
+      CheckPool(code, {{1, 7, 7, 256}, 7, 7, 1, 1, fb::Padding::VALID}, type);
+      CheckPool(code, {{1, 6, 6, 3}, 4, 4, 1, 1, fb::Padding::SAME, Act::RELU}, type);
+    }
+  }
+}
+
+TEST(OptimizedPoolTest, QuantizedClampsAndGlobalAverage) {
+  // MobileNet v2's global average (uint8, 7x7x1280), and activations whose clamp cuts into the
+  // stored range: RELU6 with a fine output scale, RELU_N1_TO_1 around an extreme zero point.
+  CheckPool(kTfLiteBuiltinAveragePool2d, {{1, 7, 7, 1280}, 7, 7, 1, 1, fb::Padding::VALID},
+            kTfLiteUInt8, {0.023f, 0, 0.023f, 0});
+  for (TfLiteType type : {kTfLiteUInt8, kTfLiteInt8}) {
+    const int low = type == kTfLiteUInt8 ? 0 : -128;
+    for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+      CheckPool(code, {{1, 5, 6, 19}, 3, 3, 1, 1, fb::Padding::SAME, Act::RELU6}, type,
+                {0.1f, low + 40, 0.02f, low + 10});
+      CheckPool(code, {{2, 4, 4, 17}, 2, 3, 2, 1, fb::Padding::SAME, Act::RELU_N1_TO_1}, type,
+                {0.5f, low + 255, 0.01f, low + 255});
+    }
+  }
+}
+
+TEST(OptimizedPoolTest, LargeCrossesThreadChunks) {
+  CheckPool(kTfLiteBuiltinMaxPool2d, {{1, 64, 64, 19}, 3, 3, 1, 1});
+  CheckPool(kTfLiteBuiltinAveragePool2d, {{2, 33, 33, 40}, 33, 33, 1, 1, fb::Padding::VALID});
+  // Chunks that start mid-row and span images (each chunk steps row and image from its first pixel).
+  for (TfLiteType type : {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8}) {
+    for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+      CheckPool(code, {{3, 40, 41, 16}, 2, 2, 2, 2}, type);
+    }
+  }
+  CheckPool(kTfLiteBuiltinAveragePool2d, {{2, 33, 33, 40}, 33, 33, 1, 1, fb::Padding::VALID},
+            kTfLiteInt8);
+}
+TEST(OptimizedPoolTest, Int8FallsBackToTheReference) {
+  for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
+    OpCase op;
+    const int input = op.AddInputBytes(kTfLiteInt8, {1, 5, 5, 3}, Bytes(RandomInts<int8_t>(75, 1, -128, 127)));
+    op.test().builder().SetQuantization(input, {0.1f}, {0});
+    const int output = op.test().AddOutput(kTfLiteInt8);
+    op.test().builder().SetQuantization(output, {0.1f}, {0});
+    op.test().AddOp(code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
+                    fb::CreatePool2DOptions(op.test().fbb(), fb::Padding::SAME, 2, 2, 3, 3).Union());
+    op.Check(code == kTfLiteBuiltinMaxPool2d ? optimized::Register_MAX_POOL_2D()
+                                            : optimized::Register_AVERAGE_POOL_2D(),
+             true);
+  }
+}
+
+// ---- SOFTMAX
+
+void CheckSoftmax(const std::vector<int>& shape, float beta, float range = 4.f, uint32_t seed = 1) {
+  OpCase op;
+  const int input = op.AddFloatInput(shape, seed, -range, range);
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
+                  fb::CreateSoftmaxOptions(op.test().fbb(), beta).Union());
+  op.Check(optimized::Register_SOFTMAX());
+}
+
+TEST(OptimizedSoftmaxTest, Shapes) {
+  CheckSoftmax({1, 1001}, 1.f);
+  CheckSoftmax({1, 1}, 1.f);
+  CheckSoftmax({7}, 1.f);
+  CheckSoftmax({3, 7}, 0.5f);
+  CheckSoftmax({2, 3, 4, 37}, 2.f);
+}
+TEST(OptimizedSoftmaxTest, WideRangeOfLogits) { CheckSoftmax({4, 300}, 1.f, 60.f); }
+TEST(OptimizedSoftmaxTest, LargeCrossesThreadChunks) { CheckSoftmax({257, 257, 21}, 1.f, 10.f); }
+TEST(OptimizedSoftmaxTest, Uint8FallsBackToTheReference) {
+  OpCase op;
+  const int input = op.AddInputBytes(kTfLiteUInt8, {2, 10}, RandomInts<uint8_t>(20, 1, 0, 255));
+  op.test().builder().SetQuantization(input, {0.1f}, {128});
+  const int output = op.test().AddOutput(kTfLiteUInt8);
+  op.test().builder().SetQuantization(output, {1.f / 256}, {0});
+  op.test().AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
+                  fb::CreateSoftmaxOptions(op.test().fbb(), 1.f).Union());
+  op.Check(optimized::Register_SOFTMAX(), true);
+}
+
+// ---- RESIZE_BILINEAR
+
+void CheckResize(const std::vector<int>& input_shape, int height, int width, bool align_corners,
+                 bool half_pixel_centers, bool constant_size = true) {
+  OpCase op;
+  const int input = op.AddFloatInput(input_shape, 1, -5.f, 5.f);
+  const int size = constant_size
+                       ? op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {height, width})
+                       : op.AddInputBytes(kTfLiteInt32, {2}, Bytes(std::vector<int32_t>{height, width}));
+  const int output = op.AddFloatOutput();
+  op.test().AddOp(kTfLiteBuiltinResizeBilinear, {input, size}, {output},
+                  fb::BuiltinOptions::ResizeBilinearOptions,
+                  fb::CreateResizeBilinearOptions(op.test().fbb(), align_corners, half_pixel_centers)
+                      .Union());
+  // Exact where the reference rounds each multiply and add on its own (x86-64 builds do not fuse
+  // them); elsewhere the compiler may contract the reference's expression.
+#if defined(__x86_64__)
+  op.Check(optimized::Register_RESIZE_BILINEAR(), /*exact=*/true);
+#else
+  op.Check(optimized::Register_RESIZE_BILINEAR());
+#endif
+}
+
+TEST(OptimizedResizeBilinearTest, UpAndDown) {
+  for (bool align : {false, true}) {
+    CheckResize({1, 4, 5, 3}, 9, 11, align, false);
+    CheckResize({2, 9, 7, 17}, 4, 3, align, false);
+  }
+  CheckResize({1, 4, 5, 3}, 9, 11, false, true);
+  CheckResize({1, 6, 6, 40}, 13, 5, false, true);
+}
+TEST(OptimizedResizeBilinearTest, SizeOneAndFromOnePixel) {
+  CheckResize({1, 1, 1, 1}, 1, 1, false, false);
+  CheckResize({1, 1, 1, 256}, 33, 33, true, false);
+  CheckResize({1, 5, 5, 7}, 1, 1, false, true);
+}
+TEST(OptimizedResizeBilinearTest, LargeCrossesThreadChunks) {
+  CheckResize({1, 33, 33, 21}, 257, 257, true, false);
+}
+// uint8: the four corners weighed in float and truncated after adding 0.5; values at the ends
+// (0 and 255) and channel counts around the four-channel step.
+void CheckResizeUInt8(const std::vector<int>& input_shape, int height, int width, bool align_corners,
+                      bool half_pixel_centers) {
+  OpCase op;
+  int64_t elements = 1;
+  for (int d : input_shape) elements *= d;
+  std::vector<uint8_t> values = RandomInts<uint8_t>(static_cast<size_t>(elements), 7, 0, 255);
+  for (size_t i = 0; i < values.size(); i += 5) values[i] = (i / 5) % 2 == 0 ? 255 : 0;
+  const int input = op.AddInputBytes(kTfLiteUInt8, input_shape, values);
+  op.test().builder().SetQuantization(input, {0.05f}, {3});
+  const int size = op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {height, width});
+  const int output = op.test().AddOutput(kTfLiteUInt8);
+  op.test().builder().SetQuantization(output, {0.05f}, {3});
+  op.test().AddOp(kTfLiteBuiltinResizeBilinear, {input, size}, {output},
+                  fb::BuiltinOptions::ResizeBilinearOptions,
+                  fb::CreateResizeBilinearOptions(op.test().fbb(), align_corners, half_pixel_centers)
+                      .Union());
+  op.RequireOptimizedPath();
+  op.Check(optimized::Register_RESIZE_BILINEAR(), /*exact=*/true);
+}
+
+TEST(OptimizedResizeBilinearTest, UInt8) {
+  for (bool align : {false, true}) {
+    CheckResizeUInt8({1, 4, 5, 3}, 9, 11, align, false);
+    CheckResizeUInt8({2, 9, 7, 17}, 4, 3, align, false);
+  }
+  for (int channels : {1, 4, 5, 8, 21}) CheckResizeUInt8({1, 6, 6, channels}, 13, 5, false, true);
+  CheckResizeUInt8({1, 1, 1, 1}, 1, 1, false, false);
+  CheckResizeUInt8({1, 2, 2, 3}, 16, 16, false, true);  // 8x half-pixel upsampling
+  CheckResizeUInt8({1, 33, 33, 21}, 257, 257, true, false);
+}
+TEST(OptimizedResizeBilinearTest, SizeComputedAtRunTimeFallsBackToTheReference) {
+  CheckResize({1, 4, 4, 2}, 7, 6, false, false, /*constant_size=*/false);
+}
+
+}  // namespace
+}  // namespace touchstone
