@@ -71,6 +71,51 @@ TfLiteStatus CheckSvdfType(TfLiteContext* context, const TfLiteTensor* tensor, i
   return CheckType(context, tensor, "input", index, kSvdfInputNames[index], type);
 }
 
+// The integer part of PrepareSvdf (int8 input and weights, int16 state and time weights, int32
+// bias): the types, the activation, and the rescaling of the two products.
+TfLiteStatus PrepareSvdfInteger(TfLiteContext* context, const TfLiteSVDFParams* params,
+                                const TfLiteTensor* input, const TfLiteTensor* weights_feature,
+                                const TfLiteTensor* weights_time, const TfLiteTensor* bias,
+                                const TfLiteTensor* state, const TfLiteTensor* output, size_t batch,
+                                SvdfData* data) {
+  const svdf::Shape& shape = data->shape;
+  TF_LITE_ENSURE_OK(context,
+                    CheckSvdfType(context, weights_time, kSvdfWeightsTime, kTfLiteInt16));
+  if (bias != nullptr) {
+    TF_LITE_ENSURE_OK(context, CheckSvdfType(context, bias, kSvdfBias, kTfLiteInt32));
+  }
+  TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteInt16));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteInt8));
+  // TFLite refuses other activations (at invocation) without applying ReLU beyond the clamp.
+  if (params->activation != kTfLiteActRelu) {
+    TF_LITE_KERNEL_LOG(context, "the integer SVDF supports only a RELU activation, got %d",
+                       static_cast<int>(params->activation));
+    return kTfLiteError;
+  }
+  const TfLiteAffineQuantization* q[5] = {
+      RequireQuantization(context, input, "input 0 (input)"),
+      RequireQuantization(context, weights_feature, "input 1 (weights_feature)"),
+      RequireQuantization(context, weights_time, "input 2 (weights_time)"),
+      RequireQuantization(context, state, "input 4 (state)"),
+      RequireQuantization(context, output, "output 0")};
+  for (const TfLiteAffineQuantization* quantization : q) {
+    if (quantization == nullptr) return kTfLiteError;
+  }
+  // Products of float scales, rounded to float before QuantizeMultiplier sees them (TFLite's
+  // expressions are float).
+  const float effective_scale_1 =
+      q[0]->scale->data[0] * q[1]->scale->data[0] / q[3]->scale->data[0];
+  const float effective_scale_2 =
+      q[3]->scale->data[0] * q[2]->scale->data[0] / q[4]->scale->data[0];
+  qu::QuantizeMultiplier(effective_scale_1, &data->integer.scale_1_a, &data->integer.scale_1_b);
+  qu::QuantizeMultiplier(effective_scale_2, &data->integer.scale_2_a, &data->integer.scale_2_b);
+  data->integer.input_zero_point = q[0]->zero_point->data[0];
+  data->integer.output_zero_point = q[4]->zero_point->data[0];
+  data->integer_scratch.assign(batch * shape.num_filters, 0);
+  data->integer_output_temp.assign(batch * shape.num_units, 0);
+  return kTfLiteOk;
+}
+
 TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
   SvdfData* data = static_cast<SvdfData*>(node->user_data);
   if (tflite::NumInputs(node) != 5 || tflite::NumOutputs(node) != 1) {
@@ -199,40 +244,8 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     data->quantized_input.assign(batch * shape.input_size, 0);
   } else if (input_type == kTfLiteInt8 && weight_type == kTfLiteInt8) {
     data->arithmetic = Arithmetic::kInteger;
-    TF_LITE_ENSURE_OK(context,
-                      CheckSvdfType(context, weights_time, kSvdfWeightsTime, kTfLiteInt16));
-    if (bias != nullptr) {
-      TF_LITE_ENSURE_OK(context, CheckSvdfType(context, bias, kSvdfBias, kTfLiteInt32));
-    }
-    TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteInt16));
-    TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteInt8));
-    // TFLite refuses other activations (at invocation) without applying ReLU beyond the clamp.
-    if (params->activation != kTfLiteActRelu) {
-      TF_LITE_KERNEL_LOG(context, "the integer SVDF supports only a RELU activation, got %d",
-                         static_cast<int>(params->activation));
-      return kTfLiteError;
-    }
-    const TfLiteAffineQuantization* q[5] = {
-        RequireQuantization(context, input, "input 0 (input)"),
-        RequireQuantization(context, weights_feature, "input 1 (weights_feature)"),
-        RequireQuantization(context, weights_time, "input 2 (weights_time)"),
-        RequireQuantization(context, state, "input 4 (state)"),
-        RequireQuantization(context, output, "output 0")};
-    for (const TfLiteAffineQuantization* quantization : q) {
-      if (quantization == nullptr) return kTfLiteError;
-    }
-    // Products of float scales, rounded to float before QuantizeMultiplier sees them (TFLite's
-    // expressions are float).
-    const float effective_scale_1 =
-        q[0]->scale->data[0] * q[1]->scale->data[0] / q[3]->scale->data[0];
-    const float effective_scale_2 =
-        q[3]->scale->data[0] * q[2]->scale->data[0] / q[4]->scale->data[0];
-    qu::QuantizeMultiplier(effective_scale_1, &data->integer.scale_1_a, &data->integer.scale_1_b);
-    qu::QuantizeMultiplier(effective_scale_2, &data->integer.scale_2_a, &data->integer.scale_2_b);
-    data->integer.input_zero_point = q[0]->zero_point->data[0];
-    data->integer.output_zero_point = q[4]->zero_point->data[0];
-    data->integer_scratch.assign(batch * shape.num_filters, 0);
-    data->integer_output_temp.assign(batch * shape.num_units, 0);
+    TF_LITE_ENSURE_OK(context, PrepareSvdfInteger(context, params, input, weights_feature,
+                                                  weights_time, bias, state, output, batch, data));
   } else {
     TF_LITE_KERNEL_LOG(context,
                        "input 0 (input) has type %s and input 1 (weights_feature) type %s; "
