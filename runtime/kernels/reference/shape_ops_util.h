@@ -30,6 +30,7 @@ namespace reference {
 namespace shape_ops {
 
 using misc_ops::GetIn;
+using misc_ops::GetOut;
 using misc_ops::ShapeOf;
 using quantization_util::MultiplyByQuantizedMultiplier;
 using quantization_util::QuantizeMultiplier;
@@ -58,10 +59,6 @@ inline TfLiteStatus ResizeOutput(TfLiteContext* context, TfLiteTensor* output,
 // True when the tensor's values are available at Prepare time.
 inline bool ValuesKnown(const TfLiteTensor* t) {
   return t == nullptr || tflite::IsConstantOrPersistentTensor(t);
-}
-
-inline TfLiteStatus GetOut(TfLiteContext* context, TfLiteNode* node, int index, TfLiteTensor** t) {
-  return tflite::GetOutputSafe(context, node, index, t);
 }
 
 inline TfLiteStatus CheckIo(TfLiteContext* context, const TfLiteNode* node, const char* op,
