@@ -3,7 +3,8 @@
 // wrapping integer ops, the reciprocal DIV uses, 8-bit lookup tables built from a float function,
 // and the sigmoid table TFLite's int16 tanh and logistic interpolate in. Quantized kernels are
 // compared byte for byte with TensorFlow Lite's, so every rounding step follows TFLite's; the tests
-// in runtime/kernels/reference/elementwise_test.cc and the op suite check it.
+// of runtime/kernels/reference (arithmetic_ops_test.cc, activation_ops_test.cc, ...) and the op
+// suite check it.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_ELEMENTWISE_QUANT_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_ELEMENTWISE_QUANT_H_
 
