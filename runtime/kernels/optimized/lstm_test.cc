@@ -1,4 +1,4 @@
-// The optimized float and integer LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM kernels against the
+// The optimized float and integer LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM kernels, and the integer SVDF, against the
 // reference on every microkernel set and 1 and 4 threads (OpCase, optimized_ops_test_util.h).
 #include <gtest/gtest.h>
 
@@ -395,6 +395,52 @@ TEST(OptimizedIntegerLstmTest, ExtremeQuantization) {
   q.hidden_scale = 1e-4f;
   q.hidden_zero_point = 100;
   CheckIntegerLstm(l, q, true, ++seed);
+}
+
+// ---- SVDF (integer): int8 input and feature weights, int16 time weights and state, int32 bias.
+
+void CheckIntegerSvdf(int batch, int input_size, int num_filters, int rank, int memory_size, int input_zero_point,
+                      bool with_bias, uint32_t seed) {
+  OpCase op;
+  const int num_units = num_filters / rank;
+  const int input = op.AddInputBytes(kTfLiteInt8, {batch, input_size},
+                                     Bytes(RandomInts<int8_t>(static_cast<size_t>(batch) * input_size, seed, -128, 127)));
+  op.test().builder().SetQuantization(input, {0.06f}, {input_zero_point});
+  const int weights_feature = op.test().AddConst<int8_t>(
+      kTfLiteInt8, {num_filters, input_size},
+      RandomInts<int8_t>(static_cast<size_t>(num_filters) * input_size, seed + 1, -127, 127));
+  op.test().builder().SetQuantization(weights_feature, {0.009f}, {0});
+  const int weights_time = op.test().AddConst<int16_t>(
+      kTfLiteInt16, {num_filters, memory_size},
+      RandomInts<int16_t>(static_cast<size_t>(num_filters) * memory_size, seed + 2, -3000, 3000));
+  op.test().builder().SetQuantization(weights_time, {0.0004f}, {0});
+  int bias = -1;
+  if (with_bias) {
+    bias = op.test().AddConst<int32_t>(kTfLiteInt32, {num_units},
+                                       RandomInts<int32_t>(num_units, seed + 3, -4000000, 4000000));
+    op.test().builder().SetQuantization(bias, {1.6e-6f}, {0});
+  }
+  const int state = op.test().AddIntermediate(kTfLiteInt16, {batch, memory_size * num_filters});
+  op.test().builder().SetVariable(state, true);
+  op.test().builder().SetQuantization(state, {0.004f}, {0});
+  const int output = op.test().AddOutput(kTfLiteInt8);
+  op.test().builder().SetQuantization(output, {2.0f}, {-20});
+  op.test().AddOp(kTfLiteBuiltinSvdf, {input, weights_feature, weights_time, bias, state}, {output},
+                  fb::BuiltinOptions::SVDFOptions,
+                  fb::CreateSVDFOptions(op.test().fbb(), rank, fb::ActivationFunctionType::RELU).Union());
+  op.RequireOptimizedPath();
+  op.Check(optimized::Register_SVDF(), /*exact=*/true);
+}
+
+// Two runs each (the state carries over): sizes of 1, ranks 1 and 2, input zero points at both ends,
+// with and without a bias, and keyword_scrambled's layers.
+TEST(OptimizedSvdfTest, IntegerMatchesTheReference) {
+  uint32_t seed = 1;
+  CheckIntegerSvdf(1, 96, 64, 1, 8, -10, true, seed += 10);
+  CheckIntegerSvdf(1, 16, 32, 1, 32, 0, true, seed += 10);
+  CheckIntegerSvdf(2, 5, 6, 2, 3, -128, true, seed += 10);
+  CheckIntegerSvdf(3, 33, 8, 2, 4, 127, false, seed += 10);
+  CheckIntegerSvdf(1, 1, 1, 1, 1, 5, true, seed += 10);
 }
 
 }  // namespace
