@@ -1,4 +1,4 @@
-// No leaks or growth (issue 11): 10,000 invokes of a tiny model with the reference kernels, the
+// No leaks or growth: 10,000 invokes of a tiny model with the reference kernels, the
 // optimized kernels, the sample delegate and XNNPACK; resident memory (VmRSS) read after a warm-up and
 // at the end must not grow by more than kMaxGrowthBytes. A leak of a few bytes per invoke shows: 10,000
 // invokes of 32 bytes is 320 KiB. (Leaks at exit are LeakSanitizer's, in the --config=asan build.)

@@ -221,7 +221,7 @@ TEST(OpSuiteTest, EveryCaseMatchesIsRefusedOrSaysWhyNot) {
   // A wrong number is worse than none: any case that runs must agree with TFLite, and a case TFLite
   // refused (short of crashing) must be refused.
   EXPECT_TRUE(mismatches.empty()) << mismatches.size() << " mismatches, first: " << mismatches.front();
-  // Every op and type of the suite is implemented (issue 3): nothing may be "not yet".
+  // Every op and type of the suite is implemented: nothing may be "not yet".
   EXPECT_EQ(sum.not_yet, 0) << "cases not yet supported (see the table above)";
 }
 
