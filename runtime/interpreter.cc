@@ -445,15 +445,29 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
   return Status::Ok();
 }
 
+const std::string Subgraph::kReferenceKernelName = "reference";
+const std::string Subgraph::kOptimizedKernelName = "optimized";
+const std::string Subgraph::kDelegateKernelName = "delegate";
+
+Subgraph::NodeEntry* Subgraph::EntryOf(const TfLiteNode* node) {
+  if (node == nullptr || nodes_.empty()) return nullptr;
+  const uintptr_t first = reinterpret_cast<uintptr_t>(&nodes_[0].node);
+  const uintptr_t at = reinterpret_cast<uintptr_t>(node);
+  if (at < first || (at - first) % sizeof(NodeEntry) != 0) return nullptr;
+  const size_t index = (at - first) / sizeof(NodeEntry);
+  return index < nodes_.size() && &nodes_[index].node == node ? &nodes_[index] : nullptr;
+}
+
 Status Subgraph::PrepareNode(int node_index) {
   NodeEntry& entry = nodes_[node_index];
   entry.invoke_refusal.clear();
   entry.kernel_known = false;
   // A delegate kernel by its delegate's name; a CPU kernel is the reference one unless an optimized
   // kernel's Prepare says otherwise (NoteKernelCallback).
-  entry.kernel = entry.delegate_params != nullptr
-                     ? (entry.registration.custom_name != nullptr ? entry.registration.custom_name : "delegate")
-                     : "reference";
+  entry.kernel = &kReferenceKernelName;
+  if (entry.delegate_params != nullptr) {
+    entry.delegate_name = entry.registration.custom_name != nullptr ? entry.registration.custom_name : "delegate";
+  }
   TypeVerdict verdict = TypeVerdict::kRun;
   std::string refusal;
   if (entry.type_rules != nullptr && entry.node.delegate == nullptr) {
@@ -479,7 +493,13 @@ Status Subgraph::PrepareNode(int node_index) {
                " at most in TensorFlow Lite 2.14.1, got rank " + std::to_string(rank);
       return NodeError(node_index, NodeStage::kPrepare);
     }
-    verdict = JudgeTypes(*entry.type_rules, input_types, output_types);
+    if (!entry.judged || entry.judged_input_types != input_types || entry.judged_output_types != output_types) {
+      entry.judged_verdict = JudgeTypes(*entry.type_rules, input_types, output_types);
+      entry.judged_input_types = input_types;
+      entry.judged_output_types = output_types;
+      entry.judged = true;
+    }
+    verdict = entry.judged_verdict;
     // Built only for a refusal: nodes prepared at every Invoke (after a dynamic output) pay nothing.
     if (verdict != TypeVerdict::kRun) {
       refusal = entry.op_name + " does not take " + TypeSignatureText(input_types, output_types) +
@@ -510,28 +530,23 @@ Status Subgraph::PrepareNode(int node_index) {
 }
 
 void Subgraph::RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message) {
-  Subgraph* self = SubgraphOf(context);
-  for (NodeEntry& entry : self->nodes_) {
-    if (&entry.node == node) entry.invoke_refusal = message;
-  }
+  NodeEntry* entry = SubgraphOf(context)->EntryOf(node);
+  if (entry != nullptr) entry->invoke_refusal = message;
 }
 
 int Subgraph::CpuKernelStateCallback(TfLiteContext* context, const TfLiteNode* node) {
   Subgraph* self = SubgraphOf(context);
   // Over the reference kernel set no node has an optimized kernel to compare with.
   if (self->interpreter_->options().kernel_set == KernelSet::kReference) return -1;
-  for (const NodeEntry& entry : self->nodes_) {
-    if (&entry.node != node) continue;
-    if (!entry.kernel_known || entry.delegate_params != nullptr) return -1;
-    return entry.kernel == "optimized" ? 1 : 0;
-  }
-  return -1;
+  const NodeEntry* entry = self->EntryOf(node);
+  if (entry == nullptr || !entry->kernel_known || entry->delegate_params != nullptr) return -1;
+  return entry->kernel == &kOptimizedKernelName ? 1 : 0;
 }
 
 void Subgraph::NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized) {
-  Subgraph* self = SubgraphOf(context);
-  for (NodeEntry& entry : self->nodes_) {
-    if (&entry.node == node && entry.delegate_params == nullptr) entry.kernel = optimized ? "optimized" : "reference";
+  NodeEntry* entry = SubgraphOf(context)->EntryOf(node);
+  if (entry != nullptr && entry->delegate_params == nullptr) {
+    entry->kernel = optimized ? &kOptimizedKernelName : &kReferenceKernelName;
   }
 }
 

@@ -113,7 +113,11 @@ class Subgraph {
   // The code that runs a node, after AllocateTensors: "optimized" (an optimized kernel's own path),
   // "reference" (a reference kernel, or an optimized kernel running the reference Eval for this node's
   // configuration), or a delegate kernel's name ("XNNPACK", "SampleDelegate").
-  const std::string& node_kernel(int node_index) const { return nodes_[node_index].kernel; }
+  const std::string& node_kernel(int node_index) const {
+    const NodeEntry& entry = nodes_[node_index];
+    if (entry.delegate_params == nullptr) return *entry.kernel;
+    return entry.delegate_name.empty() ? kDelegateKernelName : entry.delegate_name;
+  }
   // False until the node's first Prepare: one after a dynamic output is prepared during Invoke, and
   // its kernel (node_kernel) chosen then.
   bool node_kernel_known(int node_index) const { return nodes_[node_index].kernel_known; }
@@ -147,9 +151,21 @@ class Subgraph {
     // Set by Prepare when TFLite refuses the node only as it runs (its types, or a kernel's
     // RefuseAtInvoke): Invoke fails there with this message instead of calling the kernel.
     std::string invoke_refusal;
-    std::string kernel = "reference";  // node_kernel()
-    bool kernel_known = false;         // `kernel` is what the node's last Prepare chose
+    // A CPU node's kernel, one of the static names below (a pointer: a node prepared at every Invoke
+    // assigns no string); a delegate kernel's is delegate_name (node_kernel()).
+    const std::string* kernel = &kReferenceKernelName;
+    std::string delegate_name;
+    bool kernel_known = false;  // `kernel` is what the node's last Prepare chose
+    // The verdict of the type rules for the types the node last had (a node prepared at every
+    // Invoke usually keeps its types).
+    bool judged = false;
+    std::vector<TfLiteType> judged_input_types, judged_output_types;
+    TypeVerdict judged_verdict = TypeVerdict::kRun;
   };
+  static const std::string kReferenceKernelName, kOptimizedKernelName, kDelegateKernelName;
+
+  // The entry whose node is `node` (a pointer into nodes_), or null.
+  NodeEntry* EntryOf(const TfLiteNode* node);
 
   // TfLiteContext callbacks.
   static TfLiteStatus ResizeTensorCallback(TfLiteContext* context, TfLiteTensor* tensor,

@@ -379,23 +379,34 @@ const Signature& Compiled(const char* text) {
   return it->second;
 }
 
-bool MatchSlot(const Slot& slot, TfLiteType type, const Signature& sig, std::map<char, TfLiteType>* bound) {
+// The types a signature's variables are bound to while one rule is matched (a signature has a few
+// variables at most; no allocation, since nodes after a dynamic output are judged at every Invoke).
+struct Bindings {
+  static constexpr int kMax = 16;
+  char names[kMax];
+  TfLiteType types[kMax];
+  int count = 0;
+};
+
+bool MatchSlot(const Slot& slot, TfLiteType type, const Signature& sig, Bindings* bound) {
   if (type == kTfLiteNoType) return slot.absent_only || slot.optional;
   if (slot.absent_only) return false;
   if (slot.any) return true;
   if (slot.variable == 0) return (slot.types & Bit(type)) != 0;
   auto domain = sig.domains.find(slot.variable);
   if (domain != sig.domains.end() && (domain->second & Bit(type)) == 0) return false;
-  auto it = bound->find(slot.variable);
-  if (it == bound->end()) {
-    (*bound)[slot.variable] = type;
-    return true;
+  for (int i = 0; i < bound->count; ++i) {
+    if (bound->names[i] == slot.variable) return bound->types[i] == type;
   }
-  return it->second == type;
+  if (bound->count == Bindings::kMax) return false;  // more variables than any signature has
+  bound->names[bound->count] = slot.variable;
+  bound->types[bound->count] = type;
+  ++bound->count;
+  return true;
 }
 
 bool MatchSide(const std::vector<Slot>& slots, const std::vector<TfLiteType>& types, const Signature& sig,
-               std::map<char, TfLiteType>* bound) {
+               Bindings* bound) {
   size_t i = 0;
   for (size_t s = 0; s < slots.size(); ++s) {
     const Slot& slot = slots[s];
@@ -443,7 +454,7 @@ TypeVerdict JudgeTypes(const OpTypeRules& rules, const std::vector<TfLiteType>& 
   for (const TypeRule& rule : rules.rules) {
     const Signature& sig = Compiled(rule.signature);
     if (!sig.error.empty()) continue;
-    std::map<char, TfLiteType> bound;
+    Bindings bound;
     if (MatchSide(sig.inputs, inputs, sig, &bound) && MatchSide(sig.outputs, outputs, sig, &bound)) {
       return rule.verdict;
     }

@@ -50,6 +50,30 @@ const FixedPointKernels* Table() {
 
 }  // namespace fixed_point_portable
 
+namespace {
+
+// Below this many values one vector evaluation (a chain of some 100 dependent instructions) takes
+// longer than the portable functions do value by value: a small LSTM's gates.
+constexpr size_t kVectorFrom = 8;
+
+// A vector set's table whose functions take short arrays value by value (the same results).
+template <const FixedPointKernels* (*VectorTable)()>
+const FixedPointKernels* WithShortArraysScalar() {
+  static const FixedPointKernels table = [] {
+    FixedPointKernels k = *VectorTable();
+    k.sigmoid = [](const int16_t* in, size_t n, int16_t* out) {
+      (n < kVectorFrom ? fixed_point_portable::Table() : VectorTable())->sigmoid(in, n, out);
+    };
+    k.tanh = [](int integer_bits, const int16_t* in, size_t n, int16_t* out) {
+      (n < kVectorFrom ? fixed_point_portable::Table() : VectorTable())->tanh(integer_bits, in, n, out);
+    };
+    return k;
+  }();
+  return &table;
+}
+
+}  // namespace
+
 const FixedPointKernels& FixedPointKernelsFor(const MicroKernels& set) {
 #if defined(__x86_64__)
   static const bool avx512bw = [] {
@@ -61,9 +85,9 @@ const FixedPointKernels& FixedPointKernelsFor(const MicroKernels& set) {
     return __builtin_cpu_supports("avx2") != 0;
   }();
   const bool avx512_set = std::strcmp(set.name, "avx512") == 0;
-  if (avx512_set && avx512bw) return *fixed_point_avx512::Table();
+  if (avx512_set && avx512bw) return *WithShortArraysScalar<fixed_point_avx512::Table>();
   if ((avx512_set || std::strcmp(set.name, "avx_fma") == 0) && avx2) {
-    return *fixed_point_avx2::Table();
+    return *WithShortArraysScalar<fixed_point_avx2::Table>();
   }
 #else
   (void)set;
