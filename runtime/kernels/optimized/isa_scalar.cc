@@ -44,7 +44,9 @@ struct V {
     return sum - magic;
   }
   static T pow2i(T n) {
-    const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+    // As cvttps2dq and vpslld: NaN and out-of-range values convert to INT32_MIN, the shift is logical.
+    const int32_t i = n >= -2147483648.f && n < 2147483648.f ? static_cast<int32_t>(n) : INT32_MIN;
+    const uint32_t bits = (static_cast<uint32_t>(i) + 127u) << 23;
     float result;
     std::memcpy(&result, &bits, sizeof(result));
     return result;
