@@ -176,7 +176,7 @@ std::string Mode(const BenchmarkFlags& f) {
 }
 
 // Fails early (before a long run) when an output file cannot be created where asked.
-Status CheckWritable(const std::string& path, const std::string& flag) {
+Status CheckOutputFolderWritable(const std::string& path, const std::string& flag) {
   if (path.empty()) return Status::Ok();
   const size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
@@ -387,10 +387,10 @@ Status Validate(BenchmarkFlags* f, std::vector<std::string>* warnings) {
   }
   const std::string profile_file =
       !f->profiling_output_csv_file.empty() ? f->profiling_output_csv_file : f->op_profiling_output_file;
-  TS_RETURN_IF_ERROR(CheckWritable(f->output_filepath, "output_filepath"));
-  TS_RETURN_IF_ERROR(CheckWritable(f->result_file_path, "result_file_path"));
-  TS_RETURN_IF_ERROR(CheckWritable(f->report_json, "report_json"));
-  if (f->enable_op_profiling) TS_RETURN_IF_ERROR(CheckWritable(profile_file, "op_profiling_output_file"));
+  TS_RETURN_IF_ERROR(CheckOutputFolderWritable(f->output_filepath, "output_filepath"));
+  TS_RETURN_IF_ERROR(CheckOutputFolderWritable(f->result_file_path, "result_file_path"));
+  TS_RETURN_IF_ERROR(CheckOutputFolderWritable(f->report_json, "report_json"));
+  if (f->enable_op_profiling) TS_RETURN_IF_ERROR(CheckOutputFolderWritable(profile_file, "op_profiling_output_file"));
   return Status::Ok();
 }
 

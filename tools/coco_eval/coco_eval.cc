@@ -37,7 +37,7 @@
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
 #include "tools/common/tool_report.h"
-#include "tools/imagenet_eval/eval_tool_support.h"
+#include "tools/common/eval_tool_support.h"
 
 namespace touchstone {
 namespace {
@@ -205,8 +205,8 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
                         "merged report (report_diff)");
     }
   }
-  TS_RETURN_IF_ERROR(CheckWritable(flags.output_file_path, "output_file_path"));
-  TS_RETURN_IF_ERROR(CheckWritable(flags.write_detections, "write_detections"));
+  TS_RETURN_IF_ERROR(CheckOutputFileWritable(flags.output_file_path, "output_file_path"));
+  TS_RETURN_IF_ERROR(CheckOutputFileWritable(flags.write_detections, "write_detections"));
   if (flags.max_accuracy_drop_pct < 0) return UsageError("--max_accuracy_drop_pct must not be negative");
   if (flags.baseline.empty() && flags.allow_config_change) {
     return UsageError("--allow_config_change needs --baseline=REPORT.json");

@@ -30,7 +30,7 @@
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
 #include "tools/common/tool_report.h"
-#include "tools/imagenet_eval/eval_tool_support.h"
+#include "tools/common/eval_tool_support.h"
 
 namespace touchstone {
 namespace {
@@ -150,7 +150,7 @@ StatusOr<int> Run(const EvalFlags& flags, const FlagTable& table, const Delegate
     return UsageError("--baseline gates a whole run: merge the shard reports (merge_reports) and compare the merged "
                       "report (report_diff)");
   }
-  TS_RETURN_IF_ERROR(CheckWritable(flags.output_file_path, "output_file_path"));
+  TS_RETURN_IF_ERROR(CheckOutputFileWritable(flags.output_file_path, "output_file_path"));
   const std::string start_time = UtcTimestamp();
   ClassificationBaseline baseline;
   if (!flags.baseline.empty()) {

@@ -1,7 +1,7 @@
 // What the evaluation tools (imagenet_eval, coco_eval) share beyond tools/common: the progress display
-// and TFLite's --delegate=<name> on top of the delegate-provider flags. (A candidate for tools/common.)
-#ifndef TOUCHSTONE_TOOLS_IMAGENET_EVAL_EVAL_TOOL_SUPPORT_H_
-#define TOUCHSTONE_TOOLS_IMAGENET_EVAL_EVAL_TOOL_SUPPORT_H_
+// and TFLite's --delegate=<name> on top of the delegate-provider flags.
+#ifndef TOUCHSTONE_TOOLS_COMMON_EVAL_TOOL_SUPPORT_H_
+#define TOUCHSTONE_TOOLS_COMMON_EVAL_TOOL_SUPPORT_H_
 
 #include <cstdio>
 #include <functional>
@@ -35,7 +35,7 @@ std::string DelegateFlagHelp();
 
 // Fails early (kUsage, as WriteFileAtomically would at the end) when `path` cannot be written: a long
 // evaluation should not run only to lose its report. Creates and removes a temporary file beside it.
-Status CheckWritable(const std::string& path, const std::string& flag);
+Status CheckOutputFileWritable(const std::string& path, const std::string& flag);
 
 // Prints what became of each delegate: TFLite's line on stdout for an applied one, a warning on stderr
 // for one that fell back to the CPU kernels (when the run goes on).
@@ -43,4 +43,4 @@ void PrintDelegateOutcomes(const std::vector<DelegateOutcome>& outcomes, bool ru
 
 }  // namespace touchstone
 
-#endif  // TOUCHSTONE_TOOLS_IMAGENET_EVAL_EVAL_TOOL_SUPPORT_H_
+#endif  // TOUCHSTONE_TOOLS_COMMON_EVAL_TOOL_SUPPORT_H_

@@ -1,4 +1,4 @@
-#include "tools/imagenet_eval/eval_tool_support.h"
+#include "tools/common/eval_tool_support.h"
 
 #include <unistd.h>
 
@@ -62,7 +62,7 @@ std::string DelegateFlagHelp() {
          "), as its provider's own flag; \"\": none";
 }
 
-Status CheckWritable(const std::string& path, const std::string& flag) {
+Status CheckOutputFileWritable(const std::string& path, const std::string& flag) {
   if (path.empty()) return Status::Ok();
   const std::string probe = path + ".tmp." + std::to_string(getpid());
   {
