@@ -109,9 +109,11 @@ inline void CopyElement(const char* from, char* to, size_t elem) {
   }
 }
 
-// Copies a row of n bytes; rows of up to 16 bytes (a rotary embedding's pairs, a box's four
-// coordinates) as two overlapping loads and stores instead of a call to memcpy.
-inline void CopyRow(char* to, const char* from, size_t n) {
+// Copies a row of n bytes; rows of up to 16 bytes (a rotary embedding's pairs, an image's first
+// convolution's runs of 9 or 12) as two overlapping loads and stores instead of a call to memcpy.
+inline void CopyRow(void* to_bytes, const void* from_bytes, size_t n) {
+  char* to = static_cast<char*>(to_bytes);
+  const char* from = static_cast<const char*>(from_bytes);
   if (n > 16) {
     std::memcpy(to, from, n);
   } else if (n >= 8) {

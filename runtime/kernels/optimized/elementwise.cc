@@ -36,6 +36,8 @@ constexpr int64_t kMinElementsPerChunk = 16 * 1024;
 // Broadcast rows shorter than this are tiled (EvalTiled) into buffers of kTileElements floats.
 constexpr int64_t kShortRow = 32;
 constexpr int64_t kTileElements = 1024;
+// MakeBroadcastRows keeps at most this many outer dimensions (OuterOffsets' odometer).
+constexpr size_t kMaxOuterDims = 8;
 
 // A broadcast as rows: the output is `rows` runs of `inner` elements; run r starts in the inputs at
 // the offsets the odometer over outer_sizes gives (outer_a / outer_b: each outer dimension's stride,
@@ -92,7 +94,6 @@ bool MakeBroadcastRows(const TfLiteIntArray* a, const TfLiteIntArray* b, const T
   rows->inner = inner.size;
   rows->inner_a = inner.stride_a;
   rows->inner_b = inner.stride_b;
-  constexpr size_t kMaxOuterDims = 8;  // EvalBroadcast's odometer
   if (merged.size() - 1 > kMaxOuterDims) return false;
   rows->rows = 1;
   for (size_t i = merged.size(); i-- > 1;) {
@@ -103,6 +104,33 @@ bool MakeBroadcastRows(const TfLiteIntArray* a, const TfLiteIntArray* b, const T
   }
   return true;
 }
+
+// The two inputs' element offsets at one row of BroadcastRows' first `dims` outer dimensions, moved
+// on row by row (an odometer).
+struct OuterOffsets {
+  OuterOffsets(const BroadcastRows& rows, int dim_count, int64_t first) : r(rows), dims(dim_count) {
+    for (int d = dims - 1; d >= 0; --d) {
+      index[d] = first % r.outer_sizes[d];
+      first /= r.outer_sizes[d];
+      a += index[d] * r.outer_a[d];
+      b += index[d] * r.outer_b[d];
+    }
+  }
+  void Next() {
+    for (int d = dims - 1; d >= 0; --d) {
+      a += r.outer_a[d];
+      b += r.outer_b[d];
+      if (++index[d] < r.outer_sizes[d]) return;
+      a -= index[d] * r.outer_a[d];
+      b -= index[d] * r.outer_b[d];
+      index[d] = 0;
+    }
+  }
+  const BroadcastRows& r;
+  const int dims;
+  int64_t index[kMaxOuterDims] = {};
+  int64_t a = 0, b = 0;
+};
 
 struct BinaryState : OpState {
   bool broadcast = false;  // rows below; else the same shape or a single value
@@ -253,28 +281,13 @@ struct BinaryOp {
     const bool scalar = r.inner_a == 0 || r.inner_b == 0;
     ParallelChunks(context, r.rows, std::max<int64_t>(1, kMinElementsPerChunk / std::max<int64_t>(1, inner)),
                    [&](int, int64_t begin, int64_t end) {
-                     int64_t index[8] = {};
-                     int64_t offset_a = 0, offset_b = 0;
-                     int64_t rest = begin;
-                     for (int d = outer - 1; d >= 0; --d) {
-                       index[d] = rest % r.outer_sizes[d];
-                       rest /= r.outer_sizes[d];
-                       offset_a += index[d] * r.outer_a[d];
-                       offset_b += index[d] * r.outer_b[d];
-                     }
+                     OuterOffsets at(r, outer, begin);
                      for (int64_t row = begin; row < end; ++row) {
-                       const float* x = a + offset_a;
-                       const float* y = b + offset_b;
+                       const float* x = a + at.a;
+                       const float* y = b + at.b;
                        if (swap) std::swap(x, y);
                        fn(inner, x, y, scalar, out + row * inner, s->act_min, s->act_max);
-                       for (int d = outer - 1; d >= 0; --d) {
-                         offset_a += r.outer_a[d];
-                         offset_b += r.outer_b[d];
-                         if (++index[d] < r.outer_sizes[d]) break;
-                         offset_a -= index[d] * r.outer_a[d];
-                         offset_b -= index[d] * r.outer_b[d];
-                         index[d] = 0;
-                       }
+                       at.Next();
                      }
                    });
   }
@@ -294,18 +307,10 @@ struct BinaryOp {
     ParallelChunks(context, groups, std::max<int64_t>(1, kMinElementsPerChunk / group_elements),
                    [&](int, int64_t begin, int64_t end) {
                      float pattern[kTileElements];
-                     int64_t index[8] = {};
-                     int64_t offset_a = 0, offset_b = 0;
-                     int64_t rest = begin;
-                     for (int d = outer - 1; d >= 0; --d) {
-                       index[d] = rest % r.outer_sizes[d];
-                       rest /= r.outer_sizes[d];
-                       offset_a += index[d] * r.outer_a[d];
-                       offset_b += index[d] * r.outer_b[d];
-                     }
+                     OuterOffsets at(r, outer, begin);
                      for (int64_t group = begin; group < end; ++group) {
-                       const float* full = b_repeats ? a + offset_a : b + offset_b;
-                       const float* row = b_repeats ? b + offset_b : a + offset_a;
+                       const float* full = b_repeats ? a + at.a : b + at.b;
+                       const float* row = b_repeats ? b + at.b : a + at.a;
                        // A few rows element by element, then doubling copies.
                        const int64_t pattern_elements = block_repeats * inner;
                        int64_t filled = std::min<int64_t>(pattern_elements, inner * 8);
@@ -320,14 +325,7 @@ struct BinaryOp {
                          const int64_t n = std::min(block_repeats, repeats - j) * inner;
                          fn(n, full + j * inner, pattern, false, o + j * inner, s->act_min, s->act_max);
                        }
-                       for (int d = outer - 1; d >= 0; --d) {
-                         offset_a += r.outer_a[d];
-                         offset_b += r.outer_b[d];
-                         if (++index[d] < r.outer_sizes[d]) break;
-                         offset_a -= index[d] * r.outer_a[d];
-                         offset_b -= index[d] * r.outer_b[d];
-                         index[d] = 0;
-                       }
+                       at.Next();
                      }
                    });
   }

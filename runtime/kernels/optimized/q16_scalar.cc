@@ -37,24 +37,7 @@ void Gemm(const int16_t* a, size_t a_stride, int rows, const int16_t* b, size_t 
 }  // namespace
 
 const Q16Kernels* Table() {
-  static const Q16Kernels table = [] {
-    Q16Kernels t;
-    t.name = "scalar";
-    t.mr = kMr;
-    t.nr = kNr;
-    t.gemm = Gemm;
-    t.stage32 = Stage32;
-    t.accumulate64 = Accumulate64;
-    t.stage64 = Stage64;
-    t.split_row = SplitRow;
-    t.interleave_rows = InterleaveRows;
-    t.add = Add;
-    t.mul = Mul;
-    t.requantize = Requantize;
-    t.quantize = Quantize;
-    t.dequantize = Dequantize;
-    return t;
-  }();
+  static const Q16Kernels table = MakeTable("scalar", kMr, kNr, Gemm);
   return &table;
 }
 

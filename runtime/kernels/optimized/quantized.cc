@@ -6,6 +6,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -171,28 +172,6 @@ void PackPendingGemm(QuantGemmState* s) {
   p.rq = nn::OutputRequantization();
 }
 
-// memcpy of a few bytes (an image's first layer copies runs of 9 or 12) without a call: two
-// overlapping fixed-size moves that read and write only [0, n).
-inline void CopySmall(uint8_t* dst, const uint8_t* src, size_t n) {
-  if (n >= 8 && n <= 16) {
-    uint64_t head, tail;
-    std::memcpy(&head, src, 8);
-    std::memcpy(&tail, src + n - 8, 8);
-    std::memcpy(dst, &head, 8);
-    std::memcpy(dst + n - 8, &tail, 8);
-  } else if (n >= 4 && n < 8) {
-    uint32_t head, tail;
-    std::memcpy(&head, src, 4);
-    std::memcpy(&tail, src + n - 4, 4);
-    std::memcpy(dst, &head, 4);
-    std::memcpy(dst + n - 4, &tail, 4);
-  } else if (n < 4) {
-    for (size_t i = 0; i < n; ++i) dst[i] = src[i];
-  } else {
-    std::memcpy(dst, src, n);
-  }
-}
-
 // The im2col rows [m0, m0 + rows) into dst (kp bytes each; taps in the padding read the input
 // zero point, the bytes past k are 0).
 void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int rows, uint8_t* dst) {
@@ -228,7 +207,7 @@ void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int row
       }
       const uint8_t* line = input + (b * g.in_height + iy) * g.in_width * static_cast<int64_t>(channels);
       if (row_inside) {
-        CopySmall(tap, line + static_cast<int64_t>(ix0) * channels, run_bytes);
+        shape_util::CopyRow(tap, line + static_cast<int64_t>(ix0) * channels, run_bytes);
         tap += run_bytes;
         continue;
       }
@@ -237,7 +216,7 @@ void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int row
         if (ix < 0 || ix >= g.in_width) {
           std::memset(tap, static_cast<uint8_t>(s.input_zero_point), channels);
         } else {
-          CopySmall(tap, line + static_cast<int64_t>(ix) * channels, channels);
+          shape_util::CopyRow(tap, line + static_cast<int64_t>(ix) * channels, channels);
         }
       }
     }
