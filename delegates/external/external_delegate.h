@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "delegates/external/external_provider_flags.h"
 #include "delegates/providers/delegate_provider.h"
 #include "runtime/status.h"
 

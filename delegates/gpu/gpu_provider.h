@@ -4,6 +4,7 @@
 #ifndef TOUCHSTONE_DELEGATES_GPU_GPU_PROVIDER_H_
 #define TOUCHSTONE_DELEGATES_GPU_GPU_PROVIDER_H_
 
+#include "delegates/gpu/gpu_provider_flags.h"
 #include "delegates/providers/delegate_provider.h"
 
 namespace touchstone {

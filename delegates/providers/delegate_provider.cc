@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cstdio>
 #include <utility>
 
 namespace touchstone {
@@ -162,6 +163,33 @@ Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, cons
   value->b = true;
   value->position = earlier;
   return Status::Ok();
+}
+
+DelegateProvider UnavailableProvider(DelegateProvider declaration, const std::string& reason) {
+  DelegateProvider provider = std::move(declaration);
+  provider.description += " (not in this build: " + reason + ")";
+  provider.reduced_precision = nullptr;
+  const std::string enabling = provider.enabling_flag;
+  std::vector<std::string> others;
+  for (const ProviderFlag& flag : provider.flags) {
+    if (flag.name != enabling) others.push_back(flag.name);
+  }
+  const std::string name = provider.name;
+  provider.create = [enabling, others, name, reason](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
+    TfLiteDelegatePtr none(nullptr, [](TfLiteDelegate*) {});
+    if (!enabling.empty() && params.Position(enabling) > 0) {
+      const bool turned_on = params.GetBool(enabling) || !params.GetString(enabling).empty();
+      if (turned_on) return UsageError("--" + enabling + ": the " + name + " delegate is not in this build (" + reason + ")");
+    }
+    for (const std::string& flag : others) {
+      if (params.Position(flag) > 0) {
+        std::fprintf(stderr, "WARNING: --%s: ignored, the %s delegate is not in this build\n", flag.c_str(),
+                     name.c_str());
+      }
+    }
+    return none;
+  };
+  return provider;
 }
 
 void DeclareCpuKernels(bool use_reference_kernels, ProviderParams* params) {

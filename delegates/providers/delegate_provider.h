@@ -97,6 +97,12 @@ struct DelegateProvider {
   std::function<bool(const ProviderParams&)> reduced_precision;
 };
 
+// A provider this build leaves out (a static build cannot load XNNPACK's shared library, Vulkan or
+// plugins): the same name and flags, so the tools still parse them and list them in --help, and a create
+// that refuses the enabling flag by name with `reason` (kUsage) when the command line turns it on. Its
+// other flags, given alone, get a warning that they are ignored. Applied-by-default stays off silently.
+DelegateProvider UnavailableProvider(DelegateProvider declaration, const std::string& reason);
+
 // The tool's --use_reference_kernels as providers see it: a bool parameter of this name, declared by
 // the tools that run a CPU interpreter of their choice (benchmark_model, imagenet_eval, coco_eval). A
 // delegate TFLite applies by default (XNNPACK) is applied by default only where it is declared and

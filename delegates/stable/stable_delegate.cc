@@ -111,16 +111,7 @@ StatusOr<TfLiteDelegatePtr> LoadStableDelegate(const TfliteSettings& settings, c
 }
 
 DelegateProvider StableDelegateProvider() {
-  DelegateProvider provider;
-  provider.name = "STABLE_DELEGATE";
-  provider.description =
-      "a TFLite stable delegate (TFL_TheStableDelegate), named by a TFLiteSettings JSON file";
-  provider.flags = {
-      ProviderFlag::String(kStableDelegateSettingsFlag, "",
-                           "TFLiteSettings JSON whose stable_delegate_loader_settings.delegate_path names the "
-                           "delegate's shared object"),
-  };
-  provider.enabling_flag = kStableDelegateSettingsFlag;
+  DelegateProvider provider = StableProviderDeclaration();
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     const std::string path = params.GetString(kStableDelegateSettingsFlag);
     if (path.empty()) return TfLiteDelegatePtr(nullptr, [](TfLiteDelegate*) {});

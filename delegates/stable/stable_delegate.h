@@ -11,13 +11,11 @@
 #include <vector>
 
 #include "delegates/providers/delegate_provider.h"
+#include "delegates/stable/stable_provider_flags.h"
 #include "runtime/c/stable_delegate.h"
 #include "runtime/status.h"
 
 namespace touchstone {
-
-// The flag, as TFLite names it.
-constexpr char kStableDelegateSettingsFlag[] = "stable_delegate_settings_file";
 
 // A TFLiteSettings flatbuffer parsed from JSON, and what Touchstone reads of it.
 struct TfliteSettings {

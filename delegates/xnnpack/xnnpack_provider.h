@@ -25,16 +25,9 @@
 #define TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
 
 #include "delegates/providers/delegate_provider.h"
+#include "delegates/xnnpack/xnnpack_provider_flags.h"
 
 namespace touchstone {
-
-constexpr char kUseXnnpackFlag[] = "use_xnnpack";
-constexpr char kXnnpackForceFp16Flag[] = "xnnpack_force_fp16";
-constexpr char kXnnpackWeightCacheFlag[] = "xnnpack_weight_cache_file_path";
-constexpr char kXnnpack8BitFlag[] = "xnnpack_8bit";
-constexpr char kXnnpackFp32Flag[] = "xnnpack_fp32";
-// The tool's --use_reference_kernels, as tools hand it to providers (a bool parameter of this name).
-constexpr char kXnnpackReferenceKernelsParam[] = "use_reference_kernels";
 
 DelegateProvider XnnpackDelegateProvider();
 

@@ -109,7 +109,7 @@ TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, "CONCATENATION", output, &elem));
   const Shape out_shape = ShapeOf(output);
-  int axis;
+  int axis = 0;  // NormalizeAxis fails only on axes Prepare refused
   NormalizeAxis(params.axis, static_cast<int>(out_shape.size()), &axis);
   const int64_t outer = ProductOfDims(out_shape, 0, axis);
   const int64_t inner = ProductOfDims(out_shape, axis + 1, static_cast<int>(out_shape.size()));

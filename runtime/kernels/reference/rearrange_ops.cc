@@ -204,7 +204,7 @@ TfLiteStatus PackEval(TfLiteContext* context, TfLiteNode* node) {
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, "PACK", output, &elem));
   const Shape shape = ShapeOf(input0);
-  int axis;
+  int axis = 0;  // NormalizeAxis fails only on axes Prepare refused
   NormalizeAxis(params.axis, static_cast<int>(shape.size()) + 1, &axis);
   const int64_t outer = ProductOfDims(shape, 0, axis);
   const size_t inner_bytes = ProductOfDims(shape, axis, static_cast<int>(shape.size())) * elem;
@@ -254,7 +254,7 @@ TfLiteStatus UnpackEval(TfLiteContext* context, TfLiteNode* node) {
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, "UNPACK", input, &elem));
   const Shape shape = ShapeOf(input);
-  int axis;
+  int axis = 0;  // NormalizeAxis fails only on axes Prepare refused
   NormalizeAxis(params.axis, static_cast<int>(shape.size()), &axis);
   const int n = NumOutputs(node);
   const int64_t outer = ProductOfDims(shape, 0, axis);
