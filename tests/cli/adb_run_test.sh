@@ -3,8 +3,8 @@
 # is a folder): benchmark_model on one device (its lines streamed as they come, the JSON report pulled
 # back and valid, the device folder removed), imagenet_eval on three images of ../shared's sample set,
 # two devices in parallel giving one table of two rows, the frequency-change flag, the tool's exit code
-# through an adb shell that always exits 0, a timeout and a SIGTERM that stop the tool and clean up, and
-# one ERROR line for a missing model, a missing binary and no device.
+# through an adb shell that always exits 0, --taskset, a timeout and a SIGTERM that stop the tool and
+# clean up, and one ERROR line for a missing model, a missing binary and no device.
 #
 # Under Bazel it runs the host binaries. Outside Bazel it runs whatever binaries a folder holds, e.g. the
 # static arm64 ones, which fake_adb runs under qemu-aarch64:
@@ -115,6 +115,12 @@ import sys
 t = {l.split(" ", 1)[1].strip(): float(l.split(" ", 1)[0]) for l in open(sys.argv[1])}
 assert t["tick 2"] - t["tick 1"] > 1.5, t
 PY
+
+# --taskset runs the tool under taskset on the device: a tool that prints the CPUs it may use.
+printf '#!/bin/sh\ngrep Cpus_allowed_list /proc/self/status\n' >"$TMP/affinity"
+chmod +x "$TMP/affinity"
+adb_run_case affinity --binary="$TMP/affinity" --out="$TMP/affinity_out" --taskset=1 affinity
+check "--taskset=1: the tool runs on CPU 0 only" grep -qE "^Cpus_allowed_list:[[:space:]]+0$" "$TMP/affinity.out"
 
 # --- imagenet_eval on three sample images ------------------------------------------------------------
 if shared_has -d data/imagenet_sample; then
