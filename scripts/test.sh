@@ -9,7 +9,10 @@
 #                              TOUCHSTONE_ASAN_TARGETS (default: the subset below), in its own output base
 #                              (TOUCHSTONE_CLANG_OUTPUT_BASE, default ~/.cache/touchstone-clang/<workspace>)
 #   TOUCHSTONE_FUZZ_SECONDS=N  scripts/fuzz.sh for N seconds per target (CI: 20), same output base
-# Both add to the closing line: the sanitizer run's test cases, and one case per fuzz target.
+#   TOUCHSTONE_AARCH64=1       the arm64 pass: scripts/test_aarch64.sh (cross build, tests under
+#                              qemu-aarch64 on two CPU models; docs/arm64.md)
+# They add to the closing line: the sanitizer run's test cases, one case per fuzz target, and the arm64
+# pass's test cases and checks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,7 +60,9 @@ FUZZ_SECONDS="${TOUCHSTONE_FUZZ_SECONDS:-}"
 if [ "${CI:-}" = "true" ]; then
   ASAN="${ASAN:-1}"
   FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+  AARCH64="${TOUCHSTONE_AARCH64:-1}"
 fi
+AARCH64="${AARCH64:-${TOUCHSTONE_AARCH64:-}}"
 WORKSPACE_HASH="$(pwd | md5sum | cut -c1-12)"  # two clones never share a clang output base or fuzz corpus
 CLANG_BASE="${TOUCHSTONE_CLANG_OUTPUT_BASE:-$HOME/.cache/touchstone-clang/$WORKSPACE_HASH}"
 CLANG_BAZEL=(env CC=clang-14 bazel --output_base="$CLANG_BASE")
@@ -99,9 +104,20 @@ if [ "$ASAN" = "1" ] || [ -n "${FUZZ_LOG:-}" ]; then
   if [ "${CI:-}" = "true" ]; then "${CLANG_BAZEL[@]}" shutdown >/dev/null 2>&1 || true; fi
 fi
 
+AARCH64_RC=0
+if [ "$AARCH64" = "1" ]; then
+  AARCH64_LOGS="$(mktemp -d "${TMPDIR:-/tmp}/touchstone-aarch64-logs.XXXXXX")"
+  TOUCHSTONE_SHARED_DIR="$SHARED_DIR" TOUCHSTONE_AARCH64_LOGS="$AARCH64_LOGS" bash scripts/test_aarch64.sh
+  AARCH64_RC=$?
+  SUMMARY_ARGS+=(--aarch64_logs="$AARCH64_LOGS")
+fi
+
 python3 scripts/test_summary.py "${TESTLOGS:-bazel-testlogs}" "${CI:-}" "${SUMMARY_ARGS[@]}"
 SUMMARY_RC=$?
 [ -z "${FUZZ_LOG:-}" ] || rm -f "$FUZZ_LOG"
+[ -z "${AARCH64_LOGS:-}" ] || rm -rf "$AARCH64_LOGS"
 
-if [ $BAZEL_RC -ne 0 ] || [ $ASAN_RC -ne 0 ] || [ $FUZZ_RC -ne 0 ] || [ $SUMMARY_RC -ne 0 ]; then exit 1; fi
+if [ $BAZEL_RC -ne 0 ] || [ $ASAN_RC -ne 0 ] || [ $FUZZ_RC -ne 0 ] || [ $AARCH64_RC -ne 0 ] || [ $SUMMARY_RC -ne 0 ]; then
+  exit 1
+fi
 exit 0

@@ -3,9 +3,13 @@
 "TOUCHSTONE_CASES <suite> ran=N of=M" printed by those tests; a suite printed by several test targets,
 such as hostile_cli once per binary, adds up), and a closing "N passed, N failed" line counted from the
 GoogleTest cases in every test.xml of the plain run, of the sanitizer run (--sanitizer_logs) and one
-case per fuzz target (--fuzz_log, the "fuzz: <target>: ..." lines of scripts/fuzz.sh).
+case per fuzz target (--fuzz_log, the "fuzz: <target>: ..." lines of scripts/fuzz.sh), and the arm64 pass
+(--aarch64_logs, scripts/test_aarch64.sh's folder: the test logs of each qemu CPU model, and one case per
+"ok:"/"FAIL:" line of its checks.log).
 
     test_summary.py TESTLOGS [CI] [--sanitizer_logs=DIR] [--sanitizer_suites=a,b] [--fuzz_log=FILE]
+                    [--aarch64_logs=DIR]
+    test_summary.py --only_aarch64 --aarch64_logs=DIR [CI]
 
 Under CI=true a required suite that ran fewer cases than it holds, or did not run at all, is a failure:
 every REQUIRED_SUITES in the plain run, and the --sanitizer_suites in the sanitizer run."""
@@ -16,6 +20,8 @@ import xml.etree.ElementTree as ET
 
 REQUIRED_SUITES = ["golden", "hostile", "hostile_cli", "model_consistency", "models", "opsuite", "opsuite_sweep",
                    "opsuite_sweep_optimized", "opsuite_sweep_xnnpack"]
+# What the arm64 pass must run in full, on each CPU model (scripts/test_aarch64.sh).
+AARCH64_SUITES = ["golden", "hostile_cli", "opsuite"]
 # Sharded runs merged against single runs (docs/cluster.md).
 REQUIRED_SUITES += ["shard_merge_imagenet", "shard_merge_coco", "shard_merge_inference_diff"]
 
@@ -69,9 +75,36 @@ def check_suites(label, suites, required, under_ci):
     return rc
 
 
+def read_aarch64(folder, under_ci):
+    """Returns (passed, failed, rc) of the arm64 pass: each CPU model's logs, and its checks."""
+    passed = failed = rc = 0
+    cpus = sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d))) if os.path.isdir(folder) else []
+    if not cpus:
+        print("ERROR: the arm64 pass left no test logs")
+        return 0, 1, 1
+    for cpu in cpus:
+        c_passed, c_failed, _, c_suites = read_logs(os.path.join(folder, cpu))
+        rc |= check_suites(f"aarch64 {cpu}", c_suites, AARCH64_SUITES, under_ci)
+        passed, failed = passed + c_passed, failed + c_failed
+    checks = os.path.join(folder, "checks.log")
+    if os.path.exists(checks):
+        with open(checks, errors="replace") as f:
+            for line in f:
+                if line.startswith("ok: "):
+                    passed += 1
+                elif line.startswith("FAIL: "):
+                    failed += 1
+    print(f"aarch64 run: {passed} passed, {failed} failed")
+    return passed, failed, rc
+
+
 def main():
     positional = [a for a in sys.argv[1:] if not a.startswith("--")]
     options = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+    if "--only_aarch64" in sys.argv[1:]:
+        under_ci = bool(positional) and positional[0] == "true"
+        passed, failed, rc = read_aarch64(options.get("aarch64_logs", ""), under_ci)
+        return 1 if (rc or failed) else 0
     logs = positional[0]
     under_ci = len(positional) > 1 and positional[1] == "true"
     passed, failed, skipped, suites = read_logs(logs)
@@ -106,6 +139,11 @@ def main():
         if targets == 0:
             print("ERROR: the fuzz pass ran no target")
             failed += 1
+
+    if options.get("aarch64_logs"):
+        a_passed, a_failed, a_rc = read_aarch64(options["aarch64_logs"], under_ci)
+        rc |= a_rc
+        passed, failed = passed + a_passed, failed + a_failed
 
     print(f"{passed} passed, {failed} failed")
     if failed:

@@ -9,7 +9,8 @@
 set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 TOOL="${1:?usage: hostile_cli_test.sh <binary name>}"
-BIN="$TEST_SRCDIR/touchstone/tools/$TOOL/$TOOL"
+# HOSTILE_BIN runs another build of the tool (scripts/test_aarch64.sh: an arm64 one under qemu-aarch64).
+BIN="${HOSTILE_BIN:-$TEST_SRCDIR/touchstone/tools/$TOOL/$TOOL}"
 LIMIT_S="${HOSTILE_TIMEOUT_S:-60}"
 require_shared -d hostile "SKIP: TOUCHSTONE_SHARED_DIR not set; the hostile corpus lives in ../shared/hostile" \
   "CI=true but TOUCHSTONE_SHARED_DIR/hostile is missing"

@@ -175,7 +175,8 @@ bool PinTo(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+  // sched_setaffinity on the calling thread (pid 0): pthread_setaffinity_np is glibc-only, Android lacks it.
+  return sched_setaffinity(0, sizeof(set), &set) == 0;
 }
 
 // Runs work(i) on each of `cpus`, all started together (one CPU: alone), and returns each one's
