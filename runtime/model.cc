@@ -128,9 +128,138 @@ Status CheckIndices(const flatbuffers::Vector<int32_t>* indices, size_t num_tens
   return Status::Ok();
 }
 
+// One tensor: its type, its buffer index, its shape (non-negative, element count and byte size free
+// of overflow) and its quantization (zero points in the type's range, per-channel counts).
+Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t num_buffers) {
+  TfLiteType type;
+  if (!ConvertTensorType(tensor->type(), &type)) {
+    return Invalid(label + " has unsupported type " +
+                   std::to_string(static_cast<int>(tensor->type())));
+  }
+  if (tensor->buffer() >= num_buffers && !(tensor->buffer() == 0 && num_buffers == 0)) {
+    return Invalid(label + " refers to buffer " + std::to_string(tensor->buffer()) +
+                   " but the model has " + std::to_string(num_buffers) + " buffers");
+  }
+  // Shapes: non-negative, element count and byte size free of overflow.
+  uint64_t elements = 1;
+  const auto* shape = tensor->shape();
+  if (shape != nullptr) {
+    if (shape->size() > 16) {
+      return Invalid(label + " has rank " + std::to_string(shape->size()) + " (at most 16)");
+    }
+    for (flatbuffers::uoffset_t d = 0; d < shape->size(); ++d) {
+      const int32_t dim = shape->Get(d);
+      if (dim < 0) {
+        return Invalid(label + " has negative dimension " + std::to_string(dim) + " at axis " +
+                       std::to_string(d));
+      }
+      if (dim != 0 && elements > (uint64_t{1} << 48) / static_cast<uint64_t>(dim)) {
+        return Invalid(label + " has a shape whose element count overflows");
+      }
+      elements *= static_cast<uint64_t>(dim);
+    }
+  }
+  const auto* quant = tensor->quantization();
+  if (quant != nullptr && quant->scale() != nullptr && quant->zero_point() != nullptr &&
+      quant->zero_point()->size() != quant->scale()->size()) {
+    return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) + " zero points for " +
+                   std::to_string(quant->scale()->size()) + " scales");
+  }
+  if (quant != nullptr && quant->zero_point() != nullptr) {
+    // Kernels compute in int32 with the zero point as an operand: one outside the type's range
+    // overflows their sums (found by model_fuzzer: int8 weights with zero point 16777216).
+    int64_t low = std::numeric_limits<int32_t>::min(), high = std::numeric_limits<int32_t>::max();
+    switch (type) {
+      case kTfLiteUInt8: low = 0, high = 255; break;
+      case kTfLiteInt8: low = -128, high = 127; break;
+      case kTfLiteInt16: low = -32768, high = 32767; break;
+      case kTfLiteInt4: low = -8, high = 7; break;
+      default: break;
+    }
+    for (flatbuffers::uoffset_t z = 0; z < quant->zero_point()->size(); ++z) {
+      const int64_t zero_point = quant->zero_point()->Get(z);
+      if (zero_point < low || zero_point > high) {
+        return Invalid(label + " has zero point " + std::to_string(zero_point) + " outside " +
+                       TfLiteTypeGetName(type) + "'s range [" + std::to_string(low) + ", " +
+                       std::to_string(high) + "]");
+      }
+    }
+  }
+  if (quant != nullptr && quant->scale() != nullptr && quant->scale()->size() > 1) {
+    const int rank = shape != nullptr ? static_cast<int>(shape->size()) : 0;
+    const int qdim = quant->quantized_dimension();
+    if (qdim < 0 || qdim >= rank) {
+      return Invalid(label + " has quantized_dimension " + std::to_string(qdim) +
+                     " outside [0, " + std::to_string(rank) + ")");
+    }
+    if (quant->scale()->size() != static_cast<flatbuffers::uoffset_t>(shape->Get(qdim))) {
+      return Invalid(label + " has " + std::to_string(quant->scale()->size()) +
+                     " scales for " + std::to_string(shape->Get(qdim)) + " channels");
+    }
+    if (quant->zero_point() != nullptr && quant->zero_point()->size() != quant->scale()->size()) {
+      return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) +
+                     " zero points for " + std::to_string(quant->scale()->size()) + " scales");
+    }
+  }
+  return Status::Ok();
+}
+
+// A subgraph's operators: opcode indices, tensor indices, custom options inside the file.
+Status VerifyOperators(const fb::SubGraph* subgraph, const std::string& where, size_t num_tensors,
+                       size_t num_opcodes, size_t file_bytes) {
+  const size_t num_operators = subgraph->operators() != nullptr ? subgraph->operators()->size() : 0;
+  for (size_t o = 0; o < num_operators; ++o) {
+    const fb::Operator* op = subgraph->operators()->Get(o);
+    const std::string op_where = where + " op " + std::to_string(o);
+    if (op->opcode_index() >= num_opcodes) {
+      return Invalid(op_where + " has opcode index " + std::to_string(op->opcode_index()) +
+                     " but the model has " + std::to_string(num_opcodes) + " operator codes");
+    }
+    TS_RETURN_IF_ERROR(CheckIndices(op->inputs(), num_tensors, true, op_where + " input"));
+    TS_RETURN_IF_ERROR(CheckIndices(op->outputs(), num_tensors, true, op_where + " output"));
+    TS_RETURN_IF_ERROR(
+        CheckIndices(op->intermediates(), num_tensors, false, op_where + " intermediate"));
+    if (op->large_custom_options_size() > 0) {
+      const uint64_t offset = op->large_custom_options_offset();
+      const uint64_t bytes = op->large_custom_options_size();
+      if (offset > file_bytes || bytes > file_bytes - offset) {
+        return Invalid(op_where + " has custom options outside the file");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// Signatures name existing subgraphs and tensors.
+Status VerifySignatures(const fb::Model* model) {
+  const int num_subgraphs = static_cast<int>(model->subgraphs()->size());
+  if (model->signature_defs() != nullptr) {
+    for (flatbuffers::uoffset_t i = 0; i < model->signature_defs()->size(); ++i) {
+      const fb::SignatureDef* sig = model->signature_defs()->Get(i);
+      if (sig->subgraph_index() >= static_cast<uint32_t>(num_subgraphs)) {
+        return Invalid("signature " + std::to_string(i) + " refers to subgraph " +
+                       std::to_string(sig->subgraph_index()) + " of " + std::to_string(num_subgraphs));
+      }
+      const fb::SubGraph* subgraph = model->subgraphs()->Get(sig->subgraph_index());
+      const size_t num_tensors = subgraph->tensors() != nullptr ? subgraph->tensors()->size() : 0;
+      for (const auto* list : {sig->inputs(), sig->outputs()}) {
+        if (list == nullptr) continue;
+        for (flatbuffers::uoffset_t k = 0; k < list->size(); ++k) {
+          if (list->Get(k)->tensor_index() >= num_tensors) {
+            return Invalid("signature " + std::to_string(i) + " maps to tensor " +
+                           std::to_string(list->Get(k)->tensor_index()) + " outside subgraph " +
+                           std::to_string(sig->subgraph_index()));
+          }
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-Status Model::Verify() {
+Status Model::VerifyFlatbuffer() {
   if (size_ < 8) {
     return Invalid("not a valid TFLite model: file is " + std::to_string(size_) + " bytes");
   }
@@ -158,10 +287,12 @@ Status Model::Verify() {
   if (model_->subgraphs() == nullptr || model_->subgraphs()->size() == 0) {
     return Invalid("no subgraph in the model");
   }
-  const size_t num_buffers = model_->buffers() != nullptr ? model_->buffers()->size() : 0;
-  const size_t num_opcodes = model_->operator_codes() != nullptr ? model_->operator_codes()->size() : 0;
+  return Status::Ok();
+}
 
-  // Buffers: external ones (offset > 1) must lie inside the file.
+// Buffers: external ones (offset > 1) must lie inside the file; counts the weights' bytes.
+Status Model::VerifyBuffers() {
+  const size_t num_buffers = model_->buffers() != nullptr ? model_->buffers()->size() : 0;
   weights_bytes_ = 0;
   for (size_t b = 0; b < num_buffers; ++b) {
     const fb::Buffer* buffer = model_->buffers()->Get(b);
@@ -179,7 +310,11 @@ Status Model::Verify() {
       weights_bytes_ += buffer->data()->size();
     }
   }
+  return Status::Ok();
+}
 
+Status Model::VerifyOperatorCodes() {
+  const size_t num_opcodes = model_->operator_codes() != nullptr ? model_->operator_codes()->size() : 0;
   for (size_t c = 0; c < num_opcodes; ++c) {
     const fb::OperatorCode* code = model_->operator_codes()->Get(c);
     const int builtin = BuiltinCode(static_cast<uint32_t>(c));
@@ -192,7 +327,15 @@ Status Model::Verify() {
       return Invalid("operator code " + std::to_string(c) + " is CUSTOM but has no custom_code");
     }
   }
+  return Status::Ok();
+}
 
+Status Model::Verify() {
+  TS_RETURN_IF_ERROR(VerifyFlatbuffer());
+  TS_RETURN_IF_ERROR(VerifyBuffers());
+  TS_RETURN_IF_ERROR(VerifyOperatorCodes());
+  const size_t num_buffers = model_->buffers() != nullptr ? model_->buffers()->size() : 0;
+  const size_t num_opcodes = model_->operator_codes() != nullptr ? model_->operator_codes()->size() : 0;
   const int num_subgraphs = static_cast<int>(model_->subgraphs()->size());
   for (int s = 0; s < num_subgraphs; ++s) {
     const fb::SubGraph* subgraph = model_->subgraphs()->Get(s);
@@ -200,124 +343,12 @@ Status Model::Verify() {
     const size_t num_tensors = subgraph->tensors() != nullptr ? subgraph->tensors()->size() : 0;
     for (size_t t = 0; t < num_tensors; ++t) {
       const fb::Tensor* tensor = subgraph->tensors()->Get(t);
-      const std::string label = TensorLabel(s, static_cast<int>(t), tensor);
-      TfLiteType type;
-      if (!ConvertTensorType(tensor->type(), &type)) {
-        return Invalid(label + " has unsupported type " +
-                       std::to_string(static_cast<int>(tensor->type())));
-      }
-      if (tensor->buffer() >= num_buffers && !(tensor->buffer() == 0 && num_buffers == 0)) {
-        return Invalid(label + " refers to buffer " + std::to_string(tensor->buffer()) +
-                       " but the model has " + std::to_string(num_buffers) + " buffers");
-      }
-      // Shapes: non-negative, element count and byte size free of overflow.
-      uint64_t elements = 1;
-      const auto* shape = tensor->shape();
-      if (shape != nullptr) {
-        if (shape->size() > 16) {
-          return Invalid(label + " has rank " + std::to_string(shape->size()) + " (at most 16)");
-        }
-        for (flatbuffers::uoffset_t d = 0; d < shape->size(); ++d) {
-          const int32_t dim = shape->Get(d);
-          if (dim < 0) {
-            return Invalid(label + " has negative dimension " + std::to_string(dim) + " at axis " +
-                           std::to_string(d));
-          }
-          if (dim != 0 && elements > (uint64_t{1} << 48) / static_cast<uint64_t>(dim)) {
-            return Invalid(label + " has a shape whose element count overflows");
-          }
-          elements *= static_cast<uint64_t>(dim);
-        }
-      }
-      const auto* quant = tensor->quantization();
-      if (quant != nullptr && quant->scale() != nullptr && quant->zero_point() != nullptr &&
-          quant->zero_point()->size() != quant->scale()->size()) {
-        return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) + " zero points for " +
-                       std::to_string(quant->scale()->size()) + " scales");
-      }
-      if (quant != nullptr && quant->zero_point() != nullptr) {
-        // Kernels compute in int32 with the zero point as an operand: one outside the type's range
-        // overflows their sums (found by model_fuzzer: int8 weights with zero point 16777216).
-        int64_t low = std::numeric_limits<int32_t>::min(), high = std::numeric_limits<int32_t>::max();
-        switch (type) {
-          case kTfLiteUInt8: low = 0, high = 255; break;
-          case kTfLiteInt8: low = -128, high = 127; break;
-          case kTfLiteInt16: low = -32768, high = 32767; break;
-          case kTfLiteInt4: low = -8, high = 7; break;
-          default: break;
-        }
-        for (flatbuffers::uoffset_t z = 0; z < quant->zero_point()->size(); ++z) {
-          const int64_t zero_point = quant->zero_point()->Get(z);
-          if (zero_point < low || zero_point > high) {
-            return Invalid(label + " has zero point " + std::to_string(zero_point) + " outside " +
-                           TfLiteTypeGetName(type) + "'s range [" + std::to_string(low) + ", " +
-                           std::to_string(high) + "]");
-          }
-        }
-      }
-      if (quant != nullptr && quant->scale() != nullptr && quant->scale()->size() > 1) {
-        const int rank = shape != nullptr ? static_cast<int>(shape->size()) : 0;
-        const int qdim = quant->quantized_dimension();
-        if (qdim < 0 || qdim >= rank) {
-          return Invalid(label + " has quantized_dimension " + std::to_string(qdim) +
-                         " outside [0, " + std::to_string(rank) + ")");
-        }
-        if (quant->scale()->size() != static_cast<flatbuffers::uoffset_t>(shape->Get(qdim))) {
-          return Invalid(label + " has " + std::to_string(quant->scale()->size()) +
-                         " scales for " + std::to_string(shape->Get(qdim)) + " channels");
-        }
-        if (quant->zero_point() != nullptr && quant->zero_point()->size() != quant->scale()->size()) {
-          return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) +
-                         " zero points for " + std::to_string(quant->scale()->size()) + " scales");
-        }
-      }
+      TS_RETURN_IF_ERROR(VerifyTensor(tensor, TensorLabel(s, static_cast<int>(t), tensor), num_buffers));
     }
-    const size_t num_operators = subgraph->operators() != nullptr ? subgraph->operators()->size() : 0;
-    for (size_t o = 0; o < num_operators; ++o) {
-      const fb::Operator* op = subgraph->operators()->Get(o);
-      const std::string op_where = where + " op " + std::to_string(o);
-      if (op->opcode_index() >= num_opcodes) {
-        return Invalid(op_where + " has opcode index " + std::to_string(op->opcode_index()) +
-                       " but the model has " + std::to_string(num_opcodes) + " operator codes");
-      }
-      TS_RETURN_IF_ERROR(CheckIndices(op->inputs(), num_tensors, true, op_where + " input"));
-      TS_RETURN_IF_ERROR(CheckIndices(op->outputs(), num_tensors, true, op_where + " output"));
-      TS_RETURN_IF_ERROR(
-          CheckIndices(op->intermediates(), num_tensors, false, op_where + " intermediate"));
-      if (op->large_custom_options_size() > 0) {
-        const uint64_t offset = op->large_custom_options_offset();
-        const uint64_t bytes = op->large_custom_options_size();
-        if (offset > size_ || bytes > size_ - offset) {
-          return Invalid(op_where + " has custom options outside the file");
-        }
-      }
-    }
+    TS_RETURN_IF_ERROR(VerifyOperators(subgraph, where, num_tensors, num_opcodes, size_));
     TS_RETURN_IF_ERROR(CheckIndices(subgraph->inputs(), num_tensors, false, where + " input"));
     TS_RETURN_IF_ERROR(CheckIndices(subgraph->outputs(), num_tensors, false, where + " output"));
   }
-
-  if (model_->signature_defs() != nullptr) {
-    for (flatbuffers::uoffset_t i = 0; i < model_->signature_defs()->size(); ++i) {
-      const fb::SignatureDef* sig = model_->signature_defs()->Get(i);
-      if (sig->subgraph_index() >= static_cast<uint32_t>(num_subgraphs)) {
-        return Invalid("signature " + std::to_string(i) + " refers to subgraph " +
-                       std::to_string(sig->subgraph_index()) + " of " + std::to_string(num_subgraphs));
-      }
-      const fb::SubGraph* subgraph = model_->subgraphs()->Get(sig->subgraph_index());
-      const size_t num_tensors = subgraph->tensors() != nullptr ? subgraph->tensors()->size() : 0;
-      for (const auto* list : {sig->inputs(), sig->outputs()}) {
-        if (list == nullptr) continue;
-        for (flatbuffers::uoffset_t k = 0; k < list->size(); ++k) {
-          if (list->Get(k)->tensor_index() >= num_tensors) {
-            return Invalid("signature " + std::to_string(i) + " maps to tensor " +
-                           std::to_string(list->Get(k)->tensor_index()) + " outside subgraph " +
-                           std::to_string(sig->subgraph_index()));
-          }
-        }
-      }
-    }
-  }
-  return Status::Ok();
+  return VerifySignatures(model_);
 }
-
 }  // namespace touchstone

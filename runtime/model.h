@@ -51,6 +51,10 @@ class Model {
  private:
   Model() = default;
   Status Verify();
+  // Verify's parts that need the file or the opcode table (the others are free functions).
+  Status VerifyFlatbuffer();
+  Status VerifyBuffers();
+  Status VerifyOperatorCodes();
 
   std::string name_;
   const uint8_t* data_ = nullptr;

@@ -147,6 +147,10 @@ class GpuKernel : public tflite::SimpleDelegateKernelInterface {
   Status AssignStorage();
   Status CreateBuffers();
   Status Record();
+  // Record's steps.
+  Status AllocateDescriptorSets(std::vector<VkDescriptorSet>* sets);
+  Status CreateCommandObjects();
+  Status RecordCommands(VkCommandBuffer cmd, bool stamps, const std::vector<VkDescriptorSet>& sets);
   Status UploadNow(const Buffer& buffer, const void* data, size_t bytes);
   void ReleaseRun();
   int StorageOf(int value) const { return value < 0 ? -1 : value_storage_[value]; }
@@ -643,7 +647,9 @@ Status GpuKernel::CreateBuffers() {
   return Status::Ok();
 }
 
-Status GpuKernel::Record() {
+// One descriptor set per dispatch: binding 0 its output, the others its inputs (the dummy buffer where
+// it has fewer).
+Status GpuKernel::AllocateDescriptorSets(std::vector<VkDescriptorSet>* sets_out) {
   const gpu::VulkanFunctions& vk = vk_->vk();
   VkDevice device = vk_->device();
   const uint32_t count = static_cast<uint32_t>(std::max<size_t>(plan_.dispatches.size(), 1));
@@ -656,7 +662,8 @@ Status GpuKernel::Record() {
   if (vk.vkCreateDescriptorPool(device, &pool_info, nullptr, &descriptor_pool_) != VK_SUCCESS) {
     return ExecutionError("Vulkan: vkCreateDescriptorPool failed");
   }
-  std::vector<VkDescriptorSet> sets(plan_.dispatches.size());
+  std::vector<VkDescriptorSet>& sets = *sets_out;
+  sets.assign(plan_.dispatches.size(), VK_NULL_HANDLE);
   if (!sets.empty()) {
     std::vector<VkDescriptorSetLayout> layouts(sets.size(), vk_->set_layout());
     VkDescriptorSetAllocateInfo alloc{};
@@ -687,6 +694,13 @@ Status GpuKernel::Record() {
     vk.vkUpdateDescriptorSets(device, gpu::kMaxBindings, writes.data(), 0, nullptr);
   }
 
+  return Status::Ok();
+}
+
+// The command pool, the command buffers, the fence and, where the queue has timestamps, the query pool.
+Status GpuKernel::CreateCommandObjects() {
+  const gpu::VulkanFunctions& vk = vk_->vk();
+  VkDevice device = vk_->device();
   VkCommandPoolCreateInfo command_pool_info{};
   command_pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
   command_pool_info.queueFamilyIndex = vk_->queue_family();
@@ -722,85 +736,93 @@ Status GpuKernel::Record() {
       return ExecutionError("Vulkan: vkCreateQueryPool failed");
     }
   }
+  return Status::Ok();
+}
 
-  auto record = [&](VkCommandBuffer cmd, bool stamps) -> Status {
-    VkCommandBufferBeginInfo begin{};
-    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    if (vk.vkBeginCommandBuffer(cmd, &begin) != VK_SUCCESS) {
-      return ExecutionError("Vulkan: vkBeginCommandBuffer failed");
-    }
-    auto barrier = [&](VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
-                       VkAccessFlags dst) {
-      VkMemoryBarrier b{};
-      b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-      b.srcAccessMask = src;
-      b.dstAccessMask = dst;
-      vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
-    };
-    if (stamps) {
-      vk.vkCmdResetQueryPool(cmd, query_pool_, 0, static_cast<uint32_t>(plan_.dispatches.size()) + 1);
-    }
-    bool staged_in = false;
-    for (const Transfer& t : uploads_) {
-      const Storage& s = storages_[t.storage];
-      if (s.staging.buffer == VK_NULL_HANDLE || s.elements == 0) continue;
-      VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(s.elements) * (f16_ ? 2 : 4)};
-      vk.vkCmdCopyBuffer(cmd, s.staging.buffer, s.device.buffer, 1, &region);
-      staged_in = true;
-    }
-    if (staged_in) {
-      barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_ACCESS_SHADER_READ_BIT);
-    }
-    if (stamps) {
-      vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 0);
-    }
-    for (size_t d = 0; d < plan_.dispatches.size(); ++d) {
-      const Dispatch& dispatch = plan_.dispatches[d];
-      TS_ASSIGN_OR_RETURN(VkPipeline pipeline, vk_->Pipeline(dispatch.shader, f16_));
-      vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-      vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk_->pipeline_layout(), 0, 1, &sets[d], 0,
-                                 nullptr);
-      if (dispatch.push.size() * 4 > gpu::kPushConstantBytes) {
-        return ExecutionError("node " + std::to_string(dispatch.node_index) + ": push constants too large");
-      }
-      vk.vkCmdPushConstants(cmd, vk_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                            static_cast<uint32_t>(dispatch.push.size() * 4), dispatch.push.data());
-      const uint64_t groups = (dispatch.work_items + gpu::kWorkgroupSize - 1) / gpu::kWorkgroupSize;
-      const uint64_t gx = std::max<uint64_t>(1, std::min<uint64_t>(groups, vk_->max_workgroups_x()));
-      const uint64_t gy = (groups + gx - 1) / gx;
-      if (gy > vk_->max_workgroups_y()) {
-        return ExecutionError("node " + std::to_string(dispatch.node_index) + " (" + dispatch.op_name +
-                              "): too many work items (" + std::to_string(dispatch.work_items) + ")");
-      }
-      if (groups > 0) vk.vkCmdDispatch(cmd, static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1);
-      barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-      if (stamps) {
-        vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, static_cast<uint32_t>(d + 1));
-      }
-    }
-    bool staged_out = false;
-    for (const Transfer& t : downloads_) {
-      const Storage& s = storages_[t.storage];
-      if (s.staging.buffer == VK_NULL_HANDLE || s.elements == 0) continue;
-      if (!staged_out) {
-        barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                VK_ACCESS_TRANSFER_READ_BIT);
-      }
-      VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(s.elements) * (f16_ ? 2 : 4)};
-      vk.vkCmdCopyBuffer(cmd, s.device.buffer, s.staging.buffer, 1, &region);
-      staged_out = true;
-    }
-    barrier(staged_out ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            staged_out ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-            VK_ACCESS_HOST_READ_BIT);
-    if (vk.vkEndCommandBuffer(cmd) != VK_SUCCESS) return ExecutionError("Vulkan: vkEndCommandBuffer failed");
-    return Status::Ok();
+// Uploads, every dispatch with a barrier after it, downloads; with `stamps`, a timestamp after each.
+Status GpuKernel::RecordCommands(VkCommandBuffer cmd, bool stamps, const std::vector<VkDescriptorSet>& sets) {
+  const gpu::VulkanFunctions& vk = vk_->vk();
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  if (vk.vkBeginCommandBuffer(cmd, &begin) != VK_SUCCESS) {
+    return ExecutionError("Vulkan: vkBeginCommandBuffer failed");
+  }
+  auto barrier = [&](VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
+                     VkAccessFlags dst) {
+    VkMemoryBarrier b{};
+    b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    b.srcAccessMask = src;
+    b.dstAccessMask = dst;
+    vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
   };
-  TS_RETURN_IF_ERROR(record(command_buffer_, false));
-  if (timestamps) TS_RETURN_IF_ERROR(record(profiled_command_buffer_, true));
+  if (stamps) {
+    vk.vkCmdResetQueryPool(cmd, query_pool_, 0, static_cast<uint32_t>(plan_.dispatches.size()) + 1);
+  }
+  bool staged_in = false;
+  for (const Transfer& t : uploads_) {
+    const Storage& s = storages_[t.storage];
+    if (s.staging.buffer == VK_NULL_HANDLE || s.elements == 0) continue;
+    VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(s.elements) * (f16_ ? 2 : 4)};
+    vk.vkCmdCopyBuffer(cmd, s.staging.buffer, s.device.buffer, 1, &region);
+    staged_in = true;
+  }
+  if (staged_in) {
+    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT);
+  }
+  if (stamps) {
+    vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 0);
+  }
+  for (size_t d = 0; d < plan_.dispatches.size(); ++d) {
+    const Dispatch& dispatch = plan_.dispatches[d];
+    TS_ASSIGN_OR_RETURN(VkPipeline pipeline, vk_->Pipeline(dispatch.shader, f16_));
+    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk_->pipeline_layout(), 0, 1, &sets[d], 0,
+                               nullptr);
+    if (dispatch.push.size() * 4 > gpu::kPushConstantBytes) {
+      return ExecutionError("node " + std::to_string(dispatch.node_index) + ": push constants too large");
+    }
+    vk.vkCmdPushConstants(cmd, vk_->pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                          static_cast<uint32_t>(dispatch.push.size() * 4), dispatch.push.data());
+    const uint64_t groups = (dispatch.work_items + gpu::kWorkgroupSize - 1) / gpu::kWorkgroupSize;
+    const uint64_t gx = std::max<uint64_t>(1, std::min<uint64_t>(groups, vk_->max_workgroups_x()));
+    const uint64_t gy = (groups + gx - 1) / gx;
+    if (gy > vk_->max_workgroups_y()) {
+      return ExecutionError("node " + std::to_string(dispatch.node_index) + " (" + dispatch.op_name +
+                            "): too many work items (" + std::to_string(dispatch.work_items) + ")");
+    }
+    if (groups > 0) vk.vkCmdDispatch(cmd, static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1);
+    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (stamps) {
+      vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, static_cast<uint32_t>(d + 1));
+    }
+  }
+  bool staged_out = false;
+  for (const Transfer& t : downloads_) {
+    const Storage& s = storages_[t.storage];
+    if (s.staging.buffer == VK_NULL_HANDLE || s.elements == 0) continue;
+    if (!staged_out) {
+      barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+              VK_ACCESS_TRANSFER_READ_BIT);
+    }
+    VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(s.elements) * (f16_ ? 2 : 4)};
+    vk.vkCmdCopyBuffer(cmd, s.device.buffer, s.staging.buffer, 1, &region);
+    staged_out = true;
+  }
+  barrier(staged_out ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          staged_out ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+          VK_ACCESS_HOST_READ_BIT);
+  if (vk.vkEndCommandBuffer(cmd) != VK_SUCCESS) return ExecutionError("Vulkan: vkEndCommandBuffer failed");
+  return Status::Ok();
+}
 
+Status GpuKernel::Record() {
+  std::vector<VkDescriptorSet> sets;
+  TS_RETURN_IF_ERROR(AllocateDescriptorSets(&sets));
+  TS_RETURN_IF_ERROR(CreateCommandObjects());
+  TS_RETURN_IF_ERROR(RecordCommands(command_buffer_, false, sets));
+  if (vk_->supports_timestamps()) TS_RETURN_IF_ERROR(RecordCommands(profiled_command_buffer_, true, sets));
   // Buffer handles for the outputs.
   delegate_->UnregisterHandles(this);
   storage_handles_.clear();

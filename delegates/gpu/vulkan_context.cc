@@ -119,7 +119,8 @@ Status VulkanContext::Init(const VulkanOptions& options) {
   return InitDevice(options);
 }
 
-Status VulkanContext::InitDevice(const VulkanOptions& options) {
+// Picks the device (--gpu_device_index, else the best-ranked with a compute queue and Vulkan 1.1).
+Status VulkanContext::ChoosePhysicalDevice(const VulkanOptions& options) {
   uint32_t count = 0;
   TS_VK_CHECK(vk_.vkEnumeratePhysicalDevices(instance_, &count, nullptr), "vkEnumeratePhysicalDevices");
   std::vector<VkPhysicalDevice> devices(count);
@@ -172,10 +173,15 @@ Status VulkanContext::InitDevice(const VulkanOptions& options) {
   device_index_ = chosen;
   queue_family_ = static_cast<uint32_t>(compute_family(physical_device_));
 
-  VkPhysicalDeviceProperties properties;
+  return Status::Ok();
+}
+
+// The chosen device's limits, memory types and what it can do.
+Status VulkanContext::ReadDeviceProperties(VkPhysicalDeviceProperties* properties_out) {
+  VkPhysicalDeviceProperties& properties = *properties_out;
   vk_.vkGetPhysicalDeviceProperties(physical_device_, &properties);
   if (properties.apiVersion < VK_API_VERSION_1_1) {
-    return ExecutionError("Vulkan device " + std::to_string(chosen) + " (" + properties.deviceName +
+    return ExecutionError("Vulkan device " + std::to_string(device_index_) + " (" + properties.deviceName +
                           ") supports only Vulkan 1.0; the GPU delegate needs 1.1");
   }
   device_name_ = properties.deviceName;
@@ -196,6 +202,11 @@ Status VulkanContext::InitDevice(const VulkanOptions& options) {
   }
   vk_.vkGetPhysicalDeviceMemoryProperties(physical_device_, &memory_properties_);
 
+  return Status::Ok();
+}
+
+// The logical device (float16 where asked for and supported), its functions and its queue.
+Status VulkanContext::CreateLogicalDevice(const VulkanOptions& options, const VkPhysicalDeviceProperties& properties) {
   // Float16: 16-bit storage buffers (core in 1.1) and float16 arithmetic (VK_KHR_shader_float16_int8,
   // core in 1.2).
   std::vector<const char*> extensions;
@@ -258,15 +269,11 @@ Status VulkanContext::InitDevice(const VulkanOptions& options) {
 #undef TS_VK_LOAD_DEVICE
   vk_.vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
 
-  // Unified memory: a device-local type that is also host-visible and coherent, or no device-local
-  // type at all.
-  unified_memory_ = false;
-  for (uint32_t i = 0; i < memory_properties_.memoryTypeCount; ++i) {
-    const VkMemoryPropertyFlags flags = memory_properties_.memoryTypes[i].propertyFlags;
-    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    if ((flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0 && (flags & host) == host) unified_memory_ = true;
-  }
+  return Status::Ok();
+}
 
+// One descriptor-set layout and pipeline layout for every shader, and the pipeline cache.
+Status VulkanContext::CreateLayouts() {
   // One layout for every shader: kMaxBindings storage buffers and the push constants.
   std::array<VkDescriptorSetLayoutBinding, kMaxBindings> bindings{};
   for (int i = 0; i < kMaxBindings; ++i) {
@@ -298,6 +305,24 @@ Status VulkanContext::InitDevice(const VulkanOptions& options) {
   TS_VK_CHECK(vk_.vkCreatePipelineCache(device_, &cache_info, nullptr, &pipeline_cache_), "vkCreatePipelineCache");
   pipelines_.assign(static_cast<size_t>(ShaderId::kCount) * 2, VK_NULL_HANDLE);
 
+  return Status::Ok();
+}
+
+Status VulkanContext::InitDevice(const VulkanOptions& options) {
+  TS_RETURN_IF_ERROR(ChoosePhysicalDevice(options));
+  VkPhysicalDeviceProperties properties;
+  TS_RETURN_IF_ERROR(ReadDeviceProperties(&properties));
+  TS_RETURN_IF_ERROR(CreateLogicalDevice(options, properties));
+  // Unified memory: a device-local type that is also host-visible and coherent, or no device-local
+  // type at all.
+  unified_memory_ = false;
+  for (uint32_t i = 0; i < memory_properties_.memoryTypeCount; ++i) {
+    const VkMemoryPropertyFlags flags = memory_properties_.memoryTypes[i].propertyFlags;
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    if ((flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0 && (flags & host) == host) unified_memory_ = true;
+  }
+
+  TS_RETURN_IF_ERROR(CreateLayouts());
   TS_ASSIGN_OR_RETURN(dummy_, CreateBuffer(16, false));
   return Status::Ok();
 }

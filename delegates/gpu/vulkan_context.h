@@ -123,6 +123,11 @@ class VulkanContext {
   VulkanContext() = default;
   Status Init(const VulkanOptions& options);
   Status InitDevice(const VulkanOptions& options);
+  // InitDevice's steps, in order.
+  Status ChoosePhysicalDevice(const VulkanOptions& options);
+  Status ReadDeviceProperties(VkPhysicalDeviceProperties* properties);
+  Status CreateLogicalDevice(const VulkanOptions& options, const VkPhysicalDeviceProperties& properties);
+  Status CreateLayouts();
   StatusOr<uint32_t> FindMemoryType(uint32_t type_bits, VkMemoryPropertyFlags required,
                                     VkMemoryPropertyFlags preferred) const;
 
