@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runtime/kernels/optimized/int8_gemv.h"
+#include "runtime/kernels/optimized/quant_kernels.h"
 
 namespace touchstone {
 namespace optimized {
@@ -54,6 +55,10 @@ const Int8GemvKernels& Int8GemvKernelsFor(const MicroKernels& set) {
   const bool avx512_set = std::strcmp(set.name, "avx512") == 0;
   if (avx512_set && vnni) return *int8_gemv_avx512::Table();
   if ((avx512_set || std::strcmp(set.name, "avx_fma") == 0) && avx2) return *int8_gemv_avx2::Table();
+#elif defined(__aarch64__)
+  if (std::strcmp(set.name, "neon") == 0) {
+    return CpuHasDotProd() ? *int8_gemv_neon_dotprod::Table() : *int8_gemv_neon::Table();
+  }
 #else
   (void)set;
 #endif

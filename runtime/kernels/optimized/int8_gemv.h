@@ -2,7 +2,8 @@
 // sums, which is what TFLite's integer kernels keep), for the integer LSTM: one set per instruction
 // set, each with its own packed layout of the matrix. AVX-512 VNNI multiplies the vector's bytes
 // offset by 128 (vpdpbusd takes one unsigned operand) and subtracts 128 times each row's sum, packed
-// with the rows; AVX2 multiplies int16 pairs (vpmaddwd); the portable set runs plain loops.
+// with the rows; AVX2 multiplies int16 pairs (vpmaddwd); arm64 NEON multiplies bytes with SDOT where
+// the CPU has dot products, else vmull_s8; the portable set runs plain loops.
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_INT8_GEMV_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_INT8_GEMV_H_
 
@@ -25,7 +26,8 @@ struct Int8GemvKernels {
 
 // The set that goes with a float microkernel set (SelectKernelSet / TOUCHSTONE_CPU_KERNELS):
 // "avx512" takes AVX-512 VNNI where the CPU has it, "avx512" and "avx_fma" AVX2 where it has
-// that, every other set the portable one.
+// that, "neon" the dot-product set where the CPU has dot products and plain NEON elsewhere, every
+// other set the portable one.
 const Int8GemvKernels& Int8GemvKernelsFor(const MicroKernels& set);
 
 namespace int8_gemv_portable {
@@ -36,6 +38,15 @@ namespace int8_gemv_avx2 {
 const Int8GemvKernels* Table();
 }
 namespace int8_gemv_avx512 {
+const Int8GemvKernels* Table();
+}
+#endif
+#if defined(__aarch64__)
+namespace int8_gemv_neon {
+const Int8GemvKernels* Table();
+}
+// Only where CpuHasDotProd() (quant_kernels.h).
+namespace int8_gemv_neon_dotprod {
 const Int8GemvKernels* Table();
 }
 #endif

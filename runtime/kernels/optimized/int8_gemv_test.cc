@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/kernels/optimized/int8_gemv.h"
@@ -46,9 +47,18 @@ void Check(const Int8GemvKernels& k, size_t rows, size_t depth, int lo, int hi) 
 
 int Run() {
   std::vector<std::string> checked;
+  std::vector<std::pair<const Int8GemvKernels*, std::string>> sets;
   for (const std::string& set : AvailableKernelSets()) {
     SelectKernelSet(set);
-    const Int8GemvKernels& k = Int8GemvKernelsFor(Kernels());
+    sets.emplace_back(&Int8GemvKernelsFor(Kernels()), set);
+  }
+  SelectKernelSet(AvailableKernelSets().front());
+#if defined(__aarch64__)
+  // Plain NEON too where the "neon" set takes the dot-product one.
+  sets.emplace_back(int8_gemv_neon::Table(), "neon");
+#endif
+  for (const auto& [kernels, set] : sets) {
+    const Int8GemvKernels& k = *kernels;
     bool seen = false;
     for (const std::string& name : checked) seen = seen || name == k.name;
     if (seen) continue;

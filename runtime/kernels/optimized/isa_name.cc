@@ -1,5 +1,7 @@
 #include "runtime/kernels/optimized/isa_name.h"
 
+#include <string>
+
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 
@@ -9,7 +11,9 @@ std::string OptimizedKernelsIsa() {
   const optimized::MicroKernels& set = optimized::Kernels();
   const std::string float_set = set.name;
   const std::string quant_set = optimized::QuantKernelsFor(set).name;
-  return quant_set == float_set ? float_set : float_set + "+" + quant_set;
+  // A quantized set named after the float one ("neon+dotprod" with "neon") says it all.
+  if (quant_set == float_set || quant_set.rfind(float_set + "+", 0) == 0) return quant_set;
+  return float_set + "+" + quant_set;
 }
 
 }  // namespace touchstone

@@ -1,6 +1,6 @@
 // Integer microkernels for the quantized (uint8 / int8) CONV_2D, DEPTHWISE_CONV_2D and
-// FULLY_CONNECTED kernels, one set per instruction set: AVX-512 VNNI (vpdpbusd), AVX2 (vpmaddwd)
-// and portable C++. Each computes exactly what the reference kernels compute (see
+// FULLY_CONNECTED kernels, one set per instruction set: AVX-512 VNNI (vpdpbusd), AVX2 (vpmaddwd),
+// arm64 NEON with dot products (SDOT / UDOT) or without (vmlal), and portable C++. Each computes exactly what the reference kernels compute (see
 // docs/performance.md, "Optimized built-in kernels, quantized"):
 //
 // - Products are summed in int32 that wraps, which is the low 32 bits of the reference's sum, the
@@ -134,7 +134,8 @@ constexpr int kLookupTablePadding = 4;
 
 // The quantized set that goes with a float microkernel set (one override hook for both,
 // SelectKernelSet / TOUCHSTONE_CPU_KERNELS): "avx512" takes AVX-512 VNNI where the CPU has it,
-// "avx_fma" AVX2 where it has it, the others the portable set.
+// "avx_fma" AVX2 where it has it, "neon" the dot-product NEON set where the CPU has ARMv8.2 dot
+// products (HWCAP_ASIMDDP) and plain NEON elsewhere, the others the portable set.
 const QuantKernels& QuantKernelsFor(const MicroKernels& set);
 
 namespace qisa_scalar {
@@ -156,6 +157,17 @@ const QuantKernels* Table();
 namespace qisa_avx512 {
 const QuantKernels* Table();
 }
+#endif
+#if defined(__aarch64__)
+// Plain NEON ("neon": every arm64 CPU) and ARMv8.2 dot products ("neon+dotprod": call only where
+// CpuHasDotProd()).
+namespace qisa_neon {
+const QuantKernels* Table();
+}
+namespace qisa_neon_dotprod {
+const QuantKernels* Table();
+}
+bool CpuHasDotProd();
 #endif
 
 }  // namespace optimized

@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 
@@ -136,6 +140,19 @@ void PackDepthwisePairs(const int16_t* w, int channels, int taps, int block, uin
   }
 }
 
+#if defined(__aarch64__)
+bool CpuHasDotProd() {
+#if defined(__linux__)
+  // HWCAP_ASIMDDP from <asm/hwcap.h>, spelled out for C libraries whose headers lack it.
+  constexpr unsigned long kHwcapAsimdDp = 1ul << 20;
+  static const bool has = (getauxval(AT_HWCAP) & kHwcapAsimdDp) != 0;
+  return has;
+#else
+  return false;
+#endif
+}
+#endif
+
 const QuantKernels& QuantKernelsFor(const MicroKernels& set) {
 #if defined(__x86_64__)
   static const bool vnni = [] {
@@ -152,6 +169,10 @@ const QuantKernels& QuantKernelsFor(const MicroKernels& set) {
   if (std::strcmp(name, "avx512") == 0 && vnni) return *qisa_avx512::Table();
   if ((std::strcmp(name, "avx512") == 0 || std::strcmp(name, "avx_fma") == 0) && avx2) {
     return *qisa_avx2::Table();
+  }
+#elif defined(__aarch64__)
+  if (std::strcmp(set.name, "neon") == 0) {
+    return CpuHasDotProd() ? *qisa_neon_dotprod::Table() : *qisa_neon::Table();
   }
 #else
   (void)set;

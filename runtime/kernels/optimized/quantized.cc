@@ -27,11 +27,10 @@ int32_t Wrap(int64_t value) { return static_cast<int32_t>(static_cast<uint32_t>(
 
 bool IsQuantized8(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8; }
 
-// The output stage arrays for the reference's multipliers. False where a multiplier is one the
-// vector stage's high multiply does not reproduce (INT32_MIN, which QuantizeMultiplier never
-// gives for a positive scale) or a shift QuantizeMultiplier never gives.
-bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
-                 const std::vector<int64_t>& col_terms, int32_t output_offset, QuantOutput* out) {
+}  // namespace
+
+bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up,
+                      const std::vector<int64_t>& col_terms, int32_t output_offset, QuantOutput* out) {
   const int n = static_cast<int>(col_terms.size());
   const size_t padded = RoundUp(std::max(n, 1), kQuantColumnPadding);
   out->col_term.assign(padded, 0);
@@ -97,8 +96,6 @@ bool BuildOutput(const nn::OutputRequantization& rq, bool rounding_up,
   return true;
 }
 
-}  // namespace
-
 bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min,
                              int32_t act_max, QuantOutput* out) {
   nn::OutputRequantization rq;
@@ -106,7 +103,7 @@ bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int3
   rq.shift.assign(kQuantColumnPadding, shift);
   rq.activation_min = act_min;
   rq.activation_max = act_max;
-  return BuildOutput(rq, /*rounding_up=*/false, std::vector<int64_t>(kQuantColumnPadding, 0),
+  return BuildOutputStage(rq, /*rounding_up=*/false, std::vector<int64_t>(kQuantColumnPadding, 0),
                      offset, out);
 }
 
@@ -121,7 +118,7 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
   const QuantGemmState::PackedFrom from{weights,       bias, n, k, input_zero_point, weights_zero_point, output_offset,
                                         rounding_up,   is_signed, &QuantKernelsFor(set)};
   if (from == s->packed_from && (!s->packed_b.empty() || s->pending.pending)) return true;
-  // BuildOutput's only refusals, checked now so that the first Eval cannot fail.
+  // BuildOutputStage's only refusals, checked now so that the first Eval cannot fail.
   for (int c = 0; c < n; ++c) {
     if (rq.multiplier[c] == INT32_MIN || rq.shift[c] < -31) return false;
   }
@@ -165,7 +162,7 @@ void PackPendingGemm(QuantGemmState* s) {
     col_terms[col] = bias_value - int64_t{s->input_zero_point} * sum -
                      static_cast<int64_t>(k) * s->input_zero_point * beta;
   }
-  BuildOutput(p.rq, p.rounding_up, col_terms, p.output_offset, &s->output);
+  BuildOutputStage(p.rq, p.rounding_up, col_terms, p.output_offset, &s->output);
   s->packed_b.assign(s->kernels->packed_b_size(n, s->kp), 0);
   s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
   p.pending = false;
@@ -466,7 +463,7 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   const int taps = geometry.taps();
   s->taps = static_cast<int>(RoundUp(taps, 2));
   s->input_zero_point = input->params.zero_point;
-  // BuildOutput's only refusals, checked now so that the first Eval cannot fail.
+  // BuildOutputStage's only refusals, checked now so that the first Eval cannot fail.
   for (int c = 0; c < channels; ++c) {
     if (rq.multiplier[c] == INT32_MIN || rq.shift[c] < -31) return false;
   }
@@ -514,8 +511,8 @@ void PackPendingDepthwise(QuantDepthwiseState* s) {
     }
   }
   // Depthwise convolutions requantize in TFLite's own loops: ties away from zero. Prepare checked
-  // what BuildOutput refuses.
-  BuildOutput(p.rq, /*rounding_up=*/false, col_terms, p.output_zero_point, &s->output);
+  // what BuildOutputStage refuses.
+  BuildOutputStage(p.rq, /*rounding_up=*/false, col_terms, p.output_zero_point, &s->output);
   p.pending = false;
   p.rq = nn::OutputRequantization();
 }

@@ -117,6 +117,14 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
 // case takes the quantized path rather than the reference fallback).
 int64_t QuantizedNodesPrepared();
 
+// The output stage arrays for the reference's per-column multipliers and shifts (rq), the
+// column terms (bias and zero-point terms) and ruy's or the reference's rounding. False where a
+// multiplier is one the vector stage's high multiply does not reproduce (INT32_MIN, which
+// QuantizeMultiplier never gives for a positive scale) or a shift QuantizeMultiplier never gives.
+bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up,
+                      const std::vector<int64_t>& col_terms, int32_t output_offset,
+                      QuantOutput* out);
+
 // One output stage in every column (a multiplier and shift as QuantizeMultiplier gives them, the
 // reference's MultiplyByQuantizedMultiplier rounding, then the offset and the clamp), for
 // element-wise kernels that requantize with the GEMM's vector stage. False where that stage does
