@@ -38,6 +38,7 @@
 #include "tools/common/output_file.h"
 #include "tools/common/tool_report.h"
 #include "tools/common/eval_tool_support.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -230,8 +231,8 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
   // Declared before the interpreter, which holds kernels of these delegates and must go first.
   StatusOr<std::vector<ProvidedDelegate>> delegates = std::vector<ProvidedDelegate>();
   if (run_model) {
-    delegates = CreateDelegatesWithName(table, delegate_flags, flags.delegate, flags.num_interpreter_threads,
-                                        flags.use_reference_kernels);
+    delegates = delegate_flags.CreateDelegates(
+        table, {flags.num_interpreter_threads, flags.delegate, flags.use_reference_kernels});
     if (!delegates.ok()) return delegates.status();
   } else if (!flags.delegate.empty()) {
     return UsageError("--delegate: no model runs with --detections_json");
@@ -382,15 +383,7 @@ StatusOr<int> Run(const CocoFlags& flags, const FlagTable& table, const Delegate
     envelope.model.sha256 = Sha256Hex(loaded->file_data(), loaded->file_bytes());
     envelope.config.num_threads = flags.num_interpreter_threads;
     envelope.config.kernels = flags.use_reference_kernels ? "reference" : "optimized";
-    for (const DelegateOutcome& o : outcomes) {
-      ReportedDelegate d;
-      d.provider = o.provider;
-      d.applied = o.applied;
-      d.delegate_kernels = o.delegate_kernels;
-      d.fully_delegated = o.fully_delegated;
-      d.error = o.error;
-      envelope.config.delegates.push_back(d);
-    }
+    envelope.config.delegates = ReportedDelegates(outcomes);
     {
       const TfLiteTensor& in = *interp->input_tensor(0);
       std::vector<int> shape;
@@ -546,31 +539,23 @@ int Main(int argc, char** argv) {
   table.AddInt("num_shards", &flags.num_shards, "split the images into N shards (with --shard_index)");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
-  bool help = false;
-  Status parsed = table.Parse(argc, argv, &help, nullptr);
-  if (help) {
-    std::cout << table.Usage("coco_eval");
-    return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  if (flags.num_preprocessing_threads < 0 || flags.num_preprocessing_threads > 64) {
-    return ReportFailure(UsageError("--num_preprocessing_threads must be in [0, 64]"));
-  }
-  std::vector<std::string> warnings;
-  Status threads = CheckThreadCount("num_interpreter_threads", flags.num_interpreter_threads, false, &warnings);
-  if (!threads.ok()) return ReportFailure(threads);
-  if (flags.num_interpreter_threads > 256) {
-    return ReportFailure(UsageError("--num_interpreter_threads must be in [1, 256]"));
-  }
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
-  if (flags.num_images < 0) return ReportFailure(UsageError("--num_images must not be negative"));
-  if (flags.class_offset < -1000000 || flags.class_offset > 1000000) {
-    return ReportFailure(UsageError("--class_offset is out of range"));
-  }
-  return delegate_flags.RunIsolated(table, [&]() {
-    StatusOr<int> code = Run(flags, table, delegate_flags);
-    return code.ok() ? code.value() : ReportFailure(code.status());
-  });
+  ToolSpec spec;
+  spec.name = "coco_eval";
+  spec.check = [&](std::vector<std::string>*) {
+    if (flags.num_preprocessing_threads < 0 || flags.num_preprocessing_threads > 64) {
+      return UsageError("--num_preprocessing_threads must be in [0, 64]");
+    }
+    std::vector<std::string> warnings;
+    TS_RETURN_IF_ERROR(CheckThreadCount("num_interpreter_threads", flags.num_interpreter_threads, false, &warnings));
+    if (flags.num_interpreter_threads > 256) return UsageError("--num_interpreter_threads must be in [1, 256]");
+    PrintWarnings(warnings);  // here, ahead of the checks below, so the lines keep their order
+    if (flags.num_images < 0) return UsageError("--num_images must not be negative");
+    if (flags.class_offset < -1000000 || flags.class_offset > 1000000) return UsageError("--class_offset is out of range");
+    return Status::Ok();
+  };
+  spec.delegates = &delegate_flags;
+  spec.run = [&]() { return Run(flags, table, delegate_flags); };
+  return RunTool(argc, argv, &table, spec);
 }
 
 }  // namespace
