@@ -31,6 +31,7 @@
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
 #include "tools/common/tool_report.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -537,22 +538,18 @@ int Main(int argc, char** argv) {
     if (registered.count(entry.first) == 0) table.AddIgnored(entry.first, entry.second);
   }
 
-  bool help = false;
-  std::vector<std::string> warnings;
-  Status parsed = table.Parse(argc, argv, &help, &warnings);
-  if (help) {
-    std::cout << table.Usage("benchmark_model");
-    return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  if (table.Position("max_profiling_buffer_entries") > 0) {
-    warnings.push_back("--max_profiling_buffer_entries is not applicable here and was ignored (the op profiler "
-                       "aggregates per node and has no buffer)");
-  }
-  Status valid = Validate(&flags, &warnings);
-  if (!valid.ok()) return ReportFailure(valid);
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
-  return delegate_flags.RunIsolated(table, [&]() { return Run(flags, table, d, delegate_flags); });
+  ToolSpec spec;
+  spec.name = "benchmark_model";
+  spec.check = [&](std::vector<std::string>* warnings) {
+    if (table.Position("max_profiling_buffer_entries") > 0) {
+      warnings->push_back("--max_profiling_buffer_entries is not applicable here and was ignored (the op profiler "
+                          "aggregates per node and has no buffer)");
+    }
+    return Validate(&flags, warnings);
+  };
+  spec.delegates = &delegate_flags;
+  spec.run = [&]() -> StatusOr<int> { return Run(flags, table, d, delegate_flags); };
+  return RunTool(argc, argv, &table, spec);
 }
 
 // The run, once the flags are valid (in the child process under --delegate_isolation=process).
@@ -605,8 +602,10 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
   config.fingerprint_model = !flags.report_json.empty() || !flags.baseline.empty();
 
   // Declared before the interpreter (inside RunBenchmark's report), so delegate kernels outlive it.
-  StatusOr<std::vector<ProvidedDelegate>> delegates = delegate_flags.CreateDelegates(table, options.num_threads,
-                                                                                       flags.use_reference_kernels);
+  DelegateRequest request;
+  request.num_threads = options.num_threads;
+  request.use_reference_kernels = flags.use_reference_kernels;
+  StatusOr<std::vector<ProvidedDelegate>> delegates = delegate_flags.CreateDelegates(table, request);
   if (!delegates.ok()) return ReportFailure(delegates.status());
 
   BenchmarkReport report;

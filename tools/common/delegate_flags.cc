@@ -138,20 +138,21 @@ StatusOr<std::vector<ProvidedDelegate>> NoteCreatedDelegates(StatusOr<std::vecto
 }
 
 StatusOr<std::vector<ProvidedDelegate>> DelegateFlagGroup::CreateDelegates(const FlagTable& table,
-                                                                           int num_threads) {
+                                                                           const DelegateRequest& request) const {
+  // A copy: what --delegate=<name> enables is this run's, not the parsed flags' (RequestedDelegates and
+  // DelegateOptions report what the command line gave).
+  ProviderParams params = params_;
   for (const DelegateProvider& provider : providers_) {
     for (const ProviderFlag& flag : provider.flags) {
-      params_.Mutable(flag.name)->position = table.Position(flag.name);
+      if (ProviderParams::Value* value = params.Mutable(flag.name)) value->position = table.Position(flag.name);
     }
   }
-  params_.num_threads = num_threads;
-  return NoteCreatedDelegates(touchstone::CreateDelegates(providers_, params_), params_);
-}
-
-StatusOr<std::vector<ProvidedDelegate>> DelegateFlagGroup::CreateDelegates(const FlagTable& table, int num_threads,
-                                                                           bool use_reference_kernels) {
-  DeclareCpuKernels(use_reference_kernels, &params_);
-  return CreateDelegates(table, num_threads);
+  if (!request.by_name.empty()) {
+    TS_RETURN_IF_ERROR(EnableDelegateByName(providers_, request.by_name, table.Position("delegate"), &params));
+  }
+  params.num_threads = request.num_threads;
+  if (request.use_reference_kernels.has_value()) DeclareCpuKernels(*request.use_reference_kernels, &params);
+  return NoteCreatedDelegates(touchstone::CreateDelegates(providers_, params), params);
 }
 
 }  // namespace touchstone

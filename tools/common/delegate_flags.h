@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,19 @@
 
 namespace touchstone {
 
+// What a tool adds to the provider flags when it creates its delegates.
+struct DelegateRequest {
+  // The tool's CPU thread count, passed on to delegates that use threads.
+  int num_threads = 1;
+  // TFLite's --delegate=<name>: enables the provider of that name as if its own flag stood where
+  // --delegate stands. "" (TFLite's default) adds nothing; an unknown name is a usage error listing the names.
+  std::string by_name;
+  // Which CPU kernels the tool's interpreter runs, told to the providers (kUseReferenceKernelsParam) so a
+  // delegate applied by default (XNNPACK) stays off over the reference kernels. Unset: not told, and
+  // such a delegate applies whatever the kernels (inference_diff's test interpreter, as TFLite's).
+  std::optional<bool> use_reference_kernels;
+};
+
 class DelegateFlagGroup {
  public:
   explicit DelegateFlagGroup(const std::vector<DelegateProvider>& providers = RegisteredDelegateProviders());
@@ -28,14 +42,9 @@ class DelegateFlagGroup {
 
   // Adds every provider's flags, then the isolation flags, to `table` (which must not outlive this group).
   void AddTo(FlagTable* table);
-  // After table.Parse: notes where each flag was given, then runs the providers. `num_threads` is the
-  // tool's CPU thread count, passed on to delegates that use threads.
-  StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const FlagTable& table, int num_threads);
-  // As above, also telling providers which CPU kernels the tool's interpreter runs
-  // (kUseReferenceKernelsParam): a delegate applied by default (XNNPACK) stays off over the reference
-  // kernels.
-  StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const FlagTable& table, int num_threads,
-                                                          bool use_reference_kernels);
+  // After table.Parse: notes where each flag was given, then runs the providers, in the order their
+  // enabling flags appear on the command line. The one way every tool turns flags into delegates.
+  StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const FlagTable& table, const DelegateRequest& request) const;
 
   const ProviderParams& params() const { return params_; }
   // The flags that shape `provider`'s delegate and their values as text (booleans "1"/"0", as TFLite logs

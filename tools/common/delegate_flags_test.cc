@@ -18,11 +18,13 @@ std::string PluginPath() {
 
 struct Parsed {
   int32_t num_threads = 1;
+  std::string delegate;
   FlagTable table;
   DelegateFlagGroup group;
   Status status;
   explicit Parsed(std::vector<std::string> args) {
     table.AddInt("num_threads", &num_threads, "threads");
+    table.AddString("delegate", &delegate, "by name");
     group.AddTo(&table);
     args.insert(args.begin(), "tool");
     std::vector<const char*> argv;
@@ -47,19 +49,18 @@ TEST(DelegateFlagGroupTest, DelegatesInCommandLineOrder) {
   {
     Parsed p({"--external_delegate_path=" + PluginPath(), "--num_threads=2", "--use_sample_delegate"});
     ASSERT_TRUE(p.status.ok()) << p.status.message();
-    auto created = p.group.CreateDelegates(p.table, 2);
+    auto created = p.group.CreateDelegates(p.table, {2});
     ASSERT_TRUE(created.ok()) << created.status().message();
     ASSERT_EQ(created.value().size(), 2u);
     EXPECT_EQ(created.value()[0].provider, "EXTERNAL");
     EXPECT_EQ(created.value()[1].provider, "SAMPLE");
-    EXPECT_EQ(p.group.params().num_threads, 2);
   }
   {
     Parsed p({"--use_sample_delegate=true", "--max_delegated_partitions=2",
               "--external_delegate_path=" + PluginPath(), "--external_delegate_options=min_nodes_per_partition:2"});
     ASSERT_TRUE(p.status.ok()) << p.status.message();
     EXPECT_EQ(p.group.params().GetInt("max_delegated_partitions"), 2);
-    auto created = p.group.CreateDelegates(p.table, 1);
+    auto created = p.group.CreateDelegates(p.table, {});
     ASSERT_TRUE(created.ok()) << created.status().message();
     ASSERT_EQ(created.value().size(), 2u);
     EXPECT_EQ(created.value()[0].provider, "SAMPLE");
@@ -67,17 +68,36 @@ TEST(DelegateFlagGroupTest, DelegatesInCommandLineOrder) {
   }
 }
 
+// TFLite's --delegate=<name> stands for its provider's flag at --delegate's place; the parsed flags
+// keep saying what the command line gave.
+TEST(DelegateFlagGroupTest, DelegateByName) {
+  Parsed p({"--delegate=SAMPLE", "--external_delegate_path=" + PluginPath()});
+  ASSERT_TRUE(p.status.ok()) << p.status.message();
+  DelegateRequest request;
+  request.by_name = p.delegate;
+  auto created = p.group.CreateDelegates(p.table, request);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  ASSERT_EQ(created.value().size(), 2u);
+  EXPECT_EQ(created.value()[0].provider, "SAMPLE");
+  EXPECT_EQ(created.value()[1].provider, "EXTERNAL");
+  EXPECT_FALSE(p.group.params().GetBool("use_sample_delegate"));
+  request.by_name = "NO_SUCH_DELEGATE";
+  created = p.group.CreateDelegates(p.table, request);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), StatusCode::kUsage);
+}
+
 TEST(DelegateFlagGroupTest, BadValuesAndOptions) {
   Parsed bad_bool({"--use_sample_delegate=perhaps"});
   EXPECT_EQ(bad_bool.status.code(), StatusCode::kUsage);
   Parsed bad_item({"--external_delegate_path=" + PluginPath(), "--external_delegate_options=a:1;novalue"});
   ASSERT_TRUE(bad_item.status.ok());
-  auto created = bad_item.group.CreateDelegates(bad_item.table, 1);
+  auto created = bad_item.group.CreateDelegates(bad_item.table, {});
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.status().code(), StatusCode::kUsage);
   EXPECT_NE(created.status().message().find("'novalue'"), std::string::npos) << created.status().message();
   Parsed missing({"--external_delegate_path=/nonexistent/plugin.so"});
-  created = missing.group.CreateDelegates(missing.table, 1);
+  created = missing.group.CreateDelegates(missing.table, {});
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.status().code(), StatusCode::kInvalidInput);
 }
@@ -93,7 +113,7 @@ TEST(DelegateFlagGroupTest, IsolationFlagsAndDelegateNames) {
   EXPECT_TRUE(p.group.isolation().process());
   EXPECT_EQ(p.group.isolation().delegate_timeout_secs, 7);
   EXPECT_EQ(p.group.RequestedDelegates(p.table), "EXTERNAL (libsample_delegate_plugin.so), SAMPLE");
-  auto created = p.group.CreateDelegates(p.table, 1);
+  auto created = p.group.CreateDelegates(p.table, {});
   ASSERT_TRUE(created.ok()) << created.status().message();
   EXPECT_EQ(DescribeDelegates(created.value(), p.group.params()), "SAMPLE, EXTERNAL (libsample_delegate_plugin.so)");
   Parsed none({});

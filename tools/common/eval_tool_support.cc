@@ -37,24 +37,6 @@ std::function<void(int, int)> MakeProgress() {
   };
 }
 
-StatusOr<std::vector<ProvidedDelegate>> CreateDelegatesWithName(const FlagTable& table, const DelegateFlagGroup& group,
-                                                                const std::string& delegate_name, int num_threads,
-                                                                bool use_reference_kernels) {
-  const std::vector<DelegateProvider>& providers = RegisteredDelegateProviders();
-  ProviderParams params = group.params();  // the values the table parsed into
-  for (const DelegateProvider& provider : providers) {
-    for (const ProviderFlag& flag : provider.flags) {
-      if (ProviderParams::Value* value = params.Mutable(flag.name)) value->position = table.Position(flag.name);
-    }
-  }
-  if (!delegate_name.empty()) {
-    TS_RETURN_IF_ERROR(EnableDelegateByName(providers, delegate_name, table.Position("delegate"), &params));
-  }
-  params.num_threads = num_threads;
-  DeclareCpuKernels(use_reference_kernels, &params);
-  return NoteCreatedDelegates(CreateDelegates(providers, params), params);
-}
-
 std::string DelegateFlagHelp() {
   std::string names;
   for (const std::string& name : DelegateNames(RegisteredDelegateProviders())) names += (names.empty() ? "" : "|") + name;
@@ -73,14 +55,12 @@ Status CheckOutputFileWritable(const std::string& path, const std::string& flag)
   return Status::Ok();
 }
 
-void PrintDelegateOutcomes(const std::vector<DelegateOutcome>& outcomes, bool run_goes_on) {
-  for (const DelegateOutcome& outcome : outcomes) {
-    if (outcome.applied) {
-      std::cout << DescribeOutcome(outcome) << std::endl;
-    } else if (run_goes_on) {
-      std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;
-    }
-  }
+EvalHooks MakeEvalHooks(const FlagTable& table, const DelegateFlagGroup& group, const DelegateRequest& request) {
+  EvalHooks hooks;
+  hooks.create_delegates = [&table, &group, request]() { return group.CreateDelegates(table, request); };
+  hooks.complete_envelope = [&table, &group](ReportEnvelope* envelope) { CompleteEnvelope(table, group, envelope); };
+  hooks.make_progress = MakeProgress;
+  return hooks;
 }
 
 }  // namespace touchstone

@@ -19,6 +19,7 @@
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
 #include "tools/common/tool_report.h"
+#include "tools/common/tool_runner.h"
 #include "tools/delegate_qualify/qualification.h"
 
 namespace touchstone {
@@ -102,7 +103,10 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
   // The delegate is created once here, so a missing .so or a bad settings file is one error line up
   // front; each case then makes its own in its own process.
   auto factory = [&table, &group, &flags]() {
-    return group.CreateDelegates(table, flags.num_threads, /*use_reference_kernels=*/true);
+    DelegateRequest request;
+    request.num_threads = flags.num_threads;
+    request.use_reference_kernels = true;
+    return group.CreateDelegates(table, request);
   };
   StatusOr<std::vector<ProvidedDelegate>> probe = factory();
   if (!probe.ok()) return probe.status();
@@ -169,17 +173,11 @@ int Main(int argc, char** argv) {
   table.AddBool("gate_latency", &flags.gate_latency, "a latency FAIL also makes the exit code 1");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
-  bool help = false;
-  std::vector<std::string> warnings;
-  Status parsed = table.Parse(argc, argv, &help, &warnings);
-  if (help) {
-    std::cout << table.Usage("delegate_qualify");
-    return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
-  StatusOr<int> code = Run(flags, table, delegate_flags);
-  return code.ok() ? code.value() : ReportFailure(code.status());
+  // No isolation around the whole run: each case runs in a process of its own (qualification.h).
+  ToolSpec spec;
+  spec.name = "delegate_qualify";
+  spec.run = [&]() { return Run(flags, table, delegate_flags); };
+  return RunTool(argc, argv, &table, spec);
 }
 
 }  // namespace

@@ -41,6 +41,7 @@
 #endif
 
 #include "tools/common/flags.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -396,31 +397,8 @@ bool AllocateOnes(std::vector<uint64_t>* buffer, size_t bytes, const char* what)
   }
 }
 
-int Main(int argc, char** argv) {
-  int32_t duration_ms = 50;
-  int32_t buffer_mb = 8;
-  int32_t handoff_kb = 512;
-  FlagTable table;
-  table.AddInt("duration_ms", &duration_ms, "length of each measurement (per CPU alone, then at once)");
-  table.AddInt("buffer_mb", &buffer_mb, "memory measurement: MiB each thread streams over");
-  table.AddInt("handoff_kb", &handoff_kb,
-               "handoff measurement: KiB the first two CPUs take turns on (activation-sized)");
-  bool help = false;
-  Status parsed = table.Parse(argc, argv, &help, nullptr);
-  if (help) {
-    std::cout << table.Usage("host_probe");
-    return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  if (duration_ms < 1 || duration_ms > 10000) {
-    return ReportFailure(UsageError("--duration_ms must be in [1, 10000]"));
-  }
-  if (buffer_mb < 1 || buffer_mb > 1024) {
-    return ReportFailure(UsageError("--buffer_mb must be in [1, 1024]"));
-  }
-  if (handoff_kb < 4 || handoff_kb > 1024 * 1024) {
-    return ReportFailure(UsageError("--handoff_kb must be in [4, 1048576]"));
-  }
+// Measures and prints; the exit code.
+int Probe(int32_t duration_ms, int32_t buffer_mb, int32_t handoff_kb) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
@@ -458,6 +436,28 @@ int Main(int argc, char** argv) {
   });
   if (!memory_ok) return 4;
   return ReportHandoff(cpus, handoff_buffer, duration) ? 0 : 4;
+}
+
+
+int Main(int argc, char** argv) {
+  int32_t duration_ms = 50;
+  int32_t buffer_mb = 8;
+  int32_t handoff_kb = 512;
+  FlagTable table;
+  table.AddInt("duration_ms", &duration_ms, "length of each measurement (per CPU alone, then at once)");
+  table.AddInt("buffer_mb", &buffer_mb, "memory measurement: MiB each thread streams over");
+  table.AddInt("handoff_kb", &handoff_kb,
+               "handoff measurement: KiB the first two CPUs take turns on (activation-sized)");
+  ToolSpec spec;
+  spec.name = "host_probe";
+  spec.check = [&](std::vector<std::string>*) {
+    if (duration_ms < 1 || duration_ms > 10000) return UsageError("--duration_ms must be in [1, 10000]");
+    if (buffer_mb < 1 || buffer_mb > 1024) return UsageError("--buffer_mb must be in [1, 1024]");
+    if (handoff_kb < 4 || handoff_kb > 1024 * 1024) return UsageError("--handoff_kb must be in [4, 1048576]");
+    return Status::Ok();
+  };
+  spec.run = [&]() -> StatusOr<int> { return Probe(duration_ms, buffer_mb, handoff_kb); };
+  return RunTool(argc, argv, &table, spec);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/common/tool_runner.h"
 #include "tools/common/tool_report.h"
 
 namespace touchstone {
@@ -63,24 +64,6 @@ double AsDouble(float value) {
     if (std::strtof(text, nullptr) == value) break;
   }
   return std::strtod(text, nullptr);
-}
-
-// The registry's delegates for the parsed flags, with TFLite's --delegate=<name> standing for its
-// provider's enabling flag at --delegate's place on the command line.
-StatusOr<std::vector<ProvidedDelegate>> CreateTestDelegates(const DiffFlags& flags, const FlagTable& table,
-                                                           const DelegateFlagGroup& group) {
-  const std::vector<DelegateProvider>& providers = RegisteredDelegateProviders();
-  ProviderParams params = group.params();
-  for (const DelegateProvider& provider : providers) {
-    for (const ProviderFlag& flag : provider.flags) {
-      if (ProviderParams::Value* value = params.Mutable(flag.name)) value->position = table.Position(flag.name);
-    }
-  }
-  params.num_threads = flags.num_interpreter_threads;
-  if (!flags.delegate.empty()) {
-    TS_RETURN_IF_ERROR(EnableDelegateByName(providers, flags.delegate, table.Position("delegate"), &params));
-  }
-  return NoteCreatedDelegates(CreateDelegates(providers, params), params);
 }
 
 StatusOr<std::map<std::string, InferenceDiffConfig::FixedInput>> ReadInputFiles(const std::string& text) {
@@ -133,7 +116,12 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   TS_ASSIGN_OR_RETURN(auto inputs, ReadInputFiles(flags.input_layer_value_files));
   TS_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::FromFile(flags.model_file));
   // Declared before the interpreters (inside RunInferenceDiff), so they outlive them.
-  TS_ASSIGN_OR_RETURN(std::vector<ProvidedDelegate> delegates, CreateTestDelegates(flags, table, group));
+  // The test interpreter's delegates; not told its kernels, so one applied by default (XNNPACK) applies
+  // over the reference kernels too.
+  DelegateRequest request;
+  request.num_threads = flags.num_interpreter_threads;
+  request.by_name = flags.delegate;
+  TS_ASSIGN_OR_RETURN(std::vector<ProvidedDelegate> delegates, group.CreateDelegates(table, request));
 
   InferenceDiffConfig config;
   config.num_runs = flags.num_runs;
@@ -225,19 +213,11 @@ int Main(int argc, char** argv) {
   table.AddInt("num_shards", &flags.num_shards, "split the runs into N shards (with --shard_index)");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
-  bool help = false;
-  std::vector<std::string> warnings;
-  Status parsed = table.Parse(argc, argv, &help, &warnings);
-  if (help) {
-    std::cout << table.Usage("inference_diff");
-    return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
-  return delegate_flags.RunIsolated(table, [&]() {
-    StatusOr<int> code = Run(flags, table, delegate_flags);
-    return code.ok() ? code.value() : ReportFailure(code.status());
-  });
+  ToolSpec spec;
+  spec.name = "inference_diff";
+  spec.delegates = &delegate_flags;
+  spec.run = [&]() { return Run(flags, table, delegate_flags); };
+  return RunTool(argc, argv, &table, spec);
 }
 
 }  // namespace

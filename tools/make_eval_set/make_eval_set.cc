@@ -12,6 +12,7 @@
 #include "datasets/imagenet_folder.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -50,15 +51,13 @@ int Main(int argc, char** argv) {
   table.AddString("class_folders", &class_folders, "root holding one folder of images per class (the folder name is the label)");
   table.AddString("output", &output, "folder to create: images/ and ground_truth_labels.txt");
   table.AddInt("per_class", &per_class, "at most N images per class (0: all)");
-  bool help = false;
-  Status parsed = table.Parse(argc, argv, &help, nullptr);
-  if (help) {
-    std::cout << table.Usage("make_eval_set");
+  ToolSpec spec;
+  spec.name = "make_eval_set";
+  spec.run = [&]() -> StatusOr<int> {
+    TS_RETURN_IF_ERROR(Run(class_folders, output, per_class));
     return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  Status status = Run(class_folders, output, per_class);
-  return status.ok() ? 0 : ReportFailure(status);
+  };
+  return RunTool(argc, argv, &table, spec);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "datasets/sample_models.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -24,27 +25,23 @@ int Main(int argc, char** argv) {
   table.AddFloat("width_multiplier", &width, "MobileNet's depth multiplier");
   table.AddInt("num_classes", &num_classes, "classifier outputs");
   table.AddInt("seed", &seed, "seed of the weights");
-  bool help = false;
-  Status parsed = table.Parse(argc, argv, &help, nullptr);
-  if (help) {
-    std::cout << table.Usage("make_model");
+  ToolSpec spec;
+  spec.name = "make_model";
+  spec.run = [&]() -> StatusOr<int> {
+    if (output.empty()) return UsageError("--output is required");
+    if (input_size < 32 || input_size > 1024 || num_classes < 1 || width <= 0.0f || width > 4.0f) {
+      return UsageError("--input_size must be in [32, 1024], --num_classes >= 1, --width_multiplier in (0, 4]");
+    }
+    options.input_size = input_size;
+    options.num_classes = num_classes;
+    options.width_multiplier = width;
+    options.seed = static_cast<uint32_t>(seed);
+    const std::vector<uint8_t> bytes = MakeMobileNetLike(options);
+    TS_RETURN_IF_ERROR(WriteFileAtomically(output, std::string(bytes.begin(), bytes.end()), "output"));
+    std::cout << "Wrote " << output << " (" << bytes.size() << " bytes)" << std::endl;
     return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  if (output.empty()) return ReportFailure(UsageError("--output is required"));
-  if (input_size < 32 || input_size > 1024 || num_classes < 1 || width <= 0.0f || width > 4.0f) {
-    return ReportFailure(UsageError("--input_size must be in [32, 1024], --num_classes >= 1, "
-                                    "--width_multiplier in (0, 4]"));
-  }
-  options.input_size = input_size;
-  options.num_classes = num_classes;
-  options.width_multiplier = width;
-  options.seed = static_cast<uint32_t>(seed);
-  const std::vector<uint8_t> bytes = MakeMobileNetLike(options);
-  Status written = WriteFileAtomically(output, std::string(bytes.begin(), bytes.end()), "output");
-  if (!written.ok()) return ReportFailure(written);
-  std::cout << "Wrote " << output << " (" << bytes.size() << " bytes)" << std::endl;
-  return 0;
+  };
+  return RunTool(argc, argv, &table, spec);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "evaluation/report_merge.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -43,45 +44,29 @@ int Main(int argc, char** argv) {
   table.AddString("ground_truth_json", &options.ground_truth_json,
                   "coco_eval: the COCO instances JSON the shards evaluated against, where it is on this machine "
                   "(default: the path the shards name); its sha256 must be theirs");
-  std::vector<std::string> paths;
-  std::vector<const char*> flag_args = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("-", 0) == 0) {
-      flag_args.push_back(argv[i]);
-    } else {
-      paths.push_back(arg);
+  std::vector<std::string> paths;  // the shard reports, among the flags
+  ToolSpec spec;
+  spec.name = "merge_reports";
+  spec.usage_line = "usage: merge_reports --output_file_path=MERGED.json SHARD.json... [--flag=value ...]";
+  spec.operands = &paths;
+  spec.run = [&]() -> StatusOr<int> {
+    if (output_file_path.empty()) return UsageError("--output_file_path is required");
+    if (paths.empty()) return UsageError("no shard reports given (SHARD.json...)");
+    std::vector<ShardReport> shards;
+    for (const std::string& path : paths) {
+      TS_ASSIGN_OR_RETURN(std::string text, ReadText(path));
+      ShardReport shard;
+      shard.path = path;
+      shard.json = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (shard.json.is_discarded() || !shard.json.is_object()) return InvalidInputError(path + ": not a JSON report");
+      shards.push_back(std::move(shard));
     }
-  }
-  bool help = false;
-  Status parsed = table.Parse(static_cast<int>(flag_args.size()), flag_args.data(), &help, nullptr);
-  if (help) {
-    const std::string usage = table.Usage("merge_reports");
-    std::cout << "usage: merge_reports --output_file_path=MERGED.json SHARD.json... [--flag=value ...]\n"
-              << usage.substr(usage.find('\n') + 1);
-    return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  if (output_file_path.empty()) return ReportFailure(UsageError("--output_file_path is required"));
-  if (paths.empty()) return ReportFailure(UsageError("no shard reports given (SHARD.json...)"));
-  std::vector<ShardReport> shards;
-  for (const std::string& path : paths) {
-    StatusOr<std::string> text = ReadText(path);
-    if (!text.ok()) return ReportFailure(text.status());
-    ShardReport shard;
-    shard.path = path;
-    shard.json = nlohmann::ordered_json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
-    if (shard.json.is_discarded() || !shard.json.is_object()) {
-      return ReportFailure(InvalidInputError(path + ": not a JSON report"));
-    }
-    shards.push_back(std::move(shard));
-  }
-  StatusOr<MergedReport> merged = MergeShardReports(std::move(shards), options);
-  if (!merged.ok()) return ReportFailure(merged.status());
-  std::cout << merged.value().summary << std::flush;
-  Status written = WriteFileAtomically(output_file_path, merged.value().text, "output_file_path");
-  if (!written.ok()) return ReportFailure(written);
-  return merged.value().exit_code;
+    TS_ASSIGN_OR_RETURN(MergedReport merged, MergeShardReports(std::move(shards), options));
+    std::cout << merged.summary << std::flush;
+    TS_RETURN_IF_ERROR(WriteFileAtomically(output_file_path, merged.text, "output_file_path"));
+    return merged.exit_code;
+  };
+  return RunTool(argc, argv, &table, spec);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "evaluation/report_diff.h"
 #include "tools/common/flags.h"
 #include "tools/common/tool_report.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -36,41 +37,26 @@ int Main(int argc, char** argv) {
   table.AddFloat("max_accuracy_drop_pct", &max_accuracy_drop_pct,
                  "imagenet_eval, coco_eval: the accuracy gate's limit, percentage points");
   table.AddFloat("max_error_increase_pct", &max_error_increase_pct, "inference_diff: the error gate's limit, percent");
-  // Two report paths, then flags.
-  std::vector<std::string> paths;
-  std::vector<const char*> flag_args = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("-", 0) == 0) {
-      flag_args.push_back(argv[i]);
-    } else {
-      paths.push_back(arg);
+  std::vector<std::string> paths;  // two report paths, among the flags
+  ToolSpec spec;
+  spec.name = "report_diff";
+  spec.usage_line = "usage: report_diff BASELINE.json CURRENT.json [--flag=value ...]";
+  spec.operands = &paths;
+  spec.run = [&]() -> StatusOr<int> {
+    if (paths.size() != 2) {
+      return UsageError("expected two reports, BASELINE.json CURRENT.json (got " + std::to_string(paths.size()) + ")");
     }
-  }
-  bool help = false;
-  Status parsed = table.Parse(static_cast<int>(flag_args.size()), flag_args.data(), &help, nullptr);
-  if (help) {
-    std::cout << "usage: report_diff BASELINE.json CURRENT.json [--flag=value ...]\n"
-              << table.Usage("report_diff").substr(table.Usage("report_diff").find('\n') + 1);
-    return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  if (paths.size() != 2) {
-    return ReportFailure(UsageError("expected two reports, BASELINE.json CURRENT.json (got " +
-                                    std::to_string(paths.size()) + ")"));
-  }
-  config.threshold_pct = threshold_pct;
-  config.max_regression_pct = max_regression_pct;
-  config.max_accuracy_drop_pct = max_accuracy_drop_pct;
-  config.max_error_increase_pct = max_error_increase_pct;
-  StatusOr<nlohmann::json> baseline = ReadReport(paths[0]);
-  if (!baseline.ok()) return ReportFailure(baseline.status());
-  StatusOr<nlohmann::json> current = ReadReport(paths[1]);
-  if (!current.ok()) return ReportFailure(current.status());
-  StatusOr<ReportDiff> diff = DiffReports(baseline.value(), current.value(), config);
-  if (!diff.ok()) return ReportFailure(diff.status());
-  std::cout << FormatReportDiff(diff.value(), paths[0], paths[1]) << std::flush;
-  return GateExitCode(diff.value().verdict);
+    config.threshold_pct = threshold_pct;
+    config.max_regression_pct = max_regression_pct;
+    config.max_accuracy_drop_pct = max_accuracy_drop_pct;
+    config.max_error_increase_pct = max_error_increase_pct;
+    TS_ASSIGN_OR_RETURN(nlohmann::json baseline, ReadReport(paths[0]));
+    TS_ASSIGN_OR_RETURN(nlohmann::json current, ReadReport(paths[1]));
+    TS_ASSIGN_OR_RETURN(ReportDiff diff, DiffReports(baseline, current, config));
+    std::cout << FormatReportDiff(diff, paths[0], paths[1]) << std::flush;
+    return GateExitCode(diff.verdict);
+  };
+  return RunTool(argc, argv, &table, spec);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
 #include "tools/common/tool_report.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -39,50 +40,36 @@ int Main(int argc, char** argv) {
                   "<root>/<file_name>); default: the paths the report names");
   table.AddInt("thumbnail_px", &options.thumbnail_px, "longest side of imagenet_eval's thumbnails");
   table.AddInt("example_px", &options.example_px, "longest side of coco_eval's drawn images");
-  std::vector<std::string> paths;
-  std::vector<const char*> flag_args = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("-", 0) == 0) {
-      flag_args.push_back(argv[i]);
-    } else {
-      paths.push_back(arg);
+  std::vector<std::string> paths;  // the report, among the flags
+  ToolSpec spec;
+  spec.name = "report_view";
+  spec.usage_line = "usage: report_view REPORT.json --output=PAGE.html [--compare=BASELINE.json] [--flag=value ...]";
+  spec.operands = &paths;
+  spec.run = [&]() -> StatusOr<int> {
+    if (paths.size() != 1) {
+      return UsageError("expected one report, REPORT.json (got " + std::to_string(paths.size()) +
+                        "; --compare=BASELINE.json adds a baseline)");
     }
-  }
-  bool help = false;
-  Status parsed = table.Parse(static_cast<int>(flag_args.size()), flag_args.data(), &help, nullptr);
-  if (help) {
-    const std::string usage = table.Usage("report_view");
-    std::cout << "usage: report_view REPORT.json --output=PAGE.html [--compare=BASELINE.json] [--flag=value ...]\n"
-              << usage.substr(usage.find('\n') + 1);
+    if (output.empty()) return UsageError("--output=PAGE.html is required");
+    if (options.thumbnail_px < 16 || options.thumbnail_px > 4096 || options.example_px < 16 ||
+        options.example_px > 4096) {
+      return UsageError("--thumbnail_px and --example_px must be in [16, 4096]");
+    }
+    TS_ASSIGN_OR_RETURN(nlohmann::json report, ReadReport(paths[0]));
+    options.report_name = paths[0];
+    std::string page;
+    if (compare.empty()) {
+      TS_ASSIGN_OR_RETURN(page, ReportPage(report, options));
+    } else {
+      TS_ASSIGN_OR_RETURN(nlohmann::json baseline, ReadReport(compare));
+      options.baseline_name = compare;
+      TS_ASSIGN_OR_RETURN(page, ComparisonPage(baseline, report, options, ReportDiffConfig()));
+    }
+    TS_RETURN_IF_ERROR(WriteFileAtomically(output, page, "output"));
+    std::cout << "report_view: wrote " << output << " (" << page.size() << " bytes)" << std::endl;
     return 0;
-  }
-  if (!parsed.ok()) return ReportFailure(parsed);
-  if (paths.size() != 1) {
-    return ReportFailure(UsageError("expected one report, REPORT.json (got " + std::to_string(paths.size()) +
-                                    "; --compare=BASELINE.json adds a baseline)"));
-  }
-  if (output.empty()) return ReportFailure(UsageError("--output=PAGE.html is required"));
-  if (options.thumbnail_px < 16 || options.thumbnail_px > 4096 || options.example_px < 16 || options.example_px > 4096) {
-    return ReportFailure(UsageError("--thumbnail_px and --example_px must be in [16, 4096]"));
-  }
-  StatusOr<nlohmann::json> report = ReadReport(paths[0]);
-  if (!report.ok()) return ReportFailure(report.status());
-  options.report_name = paths[0];
-  StatusOr<std::string> page = std::string();
-  if (compare.empty()) {
-    page = ReportPage(report.value(), options);
-  } else {
-    StatusOr<nlohmann::json> baseline = ReadReport(compare);
-    if (!baseline.ok()) return ReportFailure(baseline.status());
-    options.baseline_name = compare;
-    page = ComparisonPage(baseline.value(), report.value(), options, ReportDiffConfig());
-  }
-  if (!page.ok()) return ReportFailure(page.status());
-  Status written = WriteFileAtomically(output, page.value(), "output");
-  if (!written.ok()) return ReportFailure(written);
-  std::cout << "report_view: wrote " << output << " (" << page.value().size() << " bytes)" << std::endl;
-  return 0;
+  };
+  return RunTool(argc, argv, &table, spec);
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+#include "tools/common/tool_runner.h"
+
+#include <iostream>
+
+namespace touchstone {
+
+void PrintWarnings(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+}
+
+int RunTool(int argc, char** argv, FlagTable* table, const ToolSpec& spec) {
+  // Operands are taken out before parsing, so the parser sees flags only.
+  std::vector<const char*> flag_args = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (spec.operands != nullptr && argv[i][0] != '-') {
+      spec.operands->push_back(argv[i]);
+    } else {
+      flag_args.push_back(argv[i]);
+    }
+  }
+  bool help = false;
+  std::vector<std::string> warnings;
+  Status parsed = table->Parse(static_cast<int>(flag_args.size()), flag_args.data(), &help, &warnings);
+  if (help) {
+    const std::string usage = table->Usage(spec.name);
+    std::cout << (spec.usage_line.empty() ? usage : spec.usage_line + "\n" + usage.substr(usage.find('\n') + 1));
+    return 0;
+  }
+  if (!parsed.ok()) return ReportFailure(parsed);
+  if (spec.check) {
+    Status checked = spec.check(&warnings);
+    if (!checked.ok()) return ReportFailure(checked);
+  }
+  PrintWarnings(warnings);
+  auto work = [&spec]() {
+    StatusOr<int> code = spec.run();
+    return code.ok() ? code.value() : ReportFailure(code.status());
+  };
+  return spec.delegates != nullptr ? spec.delegates->RunIsolated(*table, work) : work();
+}
+
+}  // namespace touchstone

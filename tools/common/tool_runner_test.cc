@@ -1,0 +1,94 @@
+// RunTool: --help wins over a bad flag after it, a failure is one ERROR line with its status's exit code, the
+// check's warnings follow the parser's, and operands are taken out for tools that have them.
+#include "tools/common/tool_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace touchstone {
+namespace {
+
+struct Tool {
+  int32_t count = 1;
+  FlagTable table;
+  ToolSpec spec;
+  Tool() {
+    table.AddInt("count", &count, "how many");
+    spec.name = "tool";
+    spec.run = [this]() -> StatusOr<int> {
+      if (count < 0) return InvalidInputError("count below zero");
+      return count;
+    };
+  }
+  int Run(std::vector<std::string> args) {
+    args.insert(args.begin(), "tool");
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(&a[0]);
+    return RunTool(static_cast<int>(argv.size()), argv.data(), &table, spec);
+  }
+};
+
+TEST(RunToolTest, HelpWinsOverABadFlagAfterIt) {
+  Tool tool;
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(tool.Run({"--help", "--no_such_flag"}), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.rfind("usage: tool [--flag=value ...]\nFlags:\n", 0), 0u) << out;
+  EXPECT_NE(out.find("--count=1"), std::string::npos) << out;
+}
+
+TEST(RunToolTest, UsageLineReplacesTheFirstLine) {
+  Tool tool;
+  tool.spec.usage_line = "usage: tool A.json B.json [--flag=value ...]";
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(tool.Run({"--help"}), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.rfind("usage: tool A.json B.json [--flag=value ...]\nFlags:\n", 0), 0u) << out;
+}
+
+TEST(RunToolTest, FailuresAreOneErrorLineAndTheirExitCode) {
+  Tool bad_flag;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(bad_flag.Run({"--count=x"}), 2);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "ERROR: --count=x: expected an integer\n");
+  Tool failing;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(failing.Run({"--count=-1"}), 3);  // kInvalidInput
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "ERROR: count below zero\n");
+  Tool operand;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(operand.Run({"report.json"}), 2);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("unexpected argument 'report.json'"), std::string::npos);
+}
+
+TEST(RunToolTest, CheckStopsBeforeTheWorkAndAddsWarnings) {
+  Tool tool;
+  bool ran = false;
+  tool.spec.run = [&]() -> StatusOr<int> { ran = true; return 0; };
+  tool.spec.check = [&](std::vector<std::string>* warnings) -> Status {
+    if (tool.count > 5) return UsageError("--count must be at most 5");
+    if (tool.count > 3) warnings->push_back("a large count");
+    return Status::Ok();
+  };
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(tool.Run({"--count=9"}), 2);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "ERROR: --count must be at most 5\n");
+  EXPECT_FALSE(ran);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(tool.Run({"--count=4"}), 0);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "WARNING: a large count\n");
+  EXPECT_TRUE(ran);
+}
+
+TEST(RunToolTest, OperandsAreTakenOut) {
+  Tool tool;
+  std::vector<std::string> operands;
+  tool.spec.operands = &operands;
+  EXPECT_EQ(tool.Run({"a.json", "--count=2", "b.json"}), 2);
+  EXPECT_EQ(operands, (std::vector<std::string>{"a.json", "b.json"}));
+}
+
+}  // namespace
+}  // namespace touchstone
