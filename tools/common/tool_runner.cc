@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "runtime/kernels/optimized/isa_name.h"
+
 namespace touchstone {
 
 void PrintWarnings(const std::vector<std::string>& warnings) {
@@ -24,6 +26,11 @@ int RunTool(int argc, char** argv, FlagTable* table, const ToolSpec& spec) {
   if (help) {
     const std::string usage = table->Usage(spec.name);
     std::cout << (spec.usage_line.empty() ? usage : spec.usage_line + "\n" + usage.substr(usage.find('\n') + 1));
+    // Tools that run models say which microkernels this CPU gets (the report's machine.isa).
+    if (spec.delegates != nullptr) {
+      std::cout << "\nOptimized kernels on this CPU: isa=" << OptimizedKernelsIsa()
+                << " (TOUCHSTONE_CPU_KERNELS=scalar forces the portable ones)" << std::endl;
+    }
     return 0;
   }
   if (!parsed.ok()) return ReportFailure(parsed);
