@@ -20,7 +20,8 @@ namespace {
 
 using namespace recurrent_test;  // NOLINT(build/namespaces): recurrent_test_util.h's helpers
 
-// An integer or hybrid LSTM's layout: which optional parts it has and its sizes.
+// An integer or hybrid LSTM's layout: its sizes (in the order tests list them, s{n_batch,
+// max_time, n_input, n_cell, n_output}) and which optional parts it has.
 struct QuantizedLstmSpec {
   int n_batch = 1;
   int max_time = 1;  // the sequence op only
@@ -32,16 +33,6 @@ struct QuantizedLstmSpec {
   bool projection = false;
   bool layer_norm = false;
 };
-
-QuantizedLstmSpec Sizes(int n_batch, int max_time, int n_input, int n_cell, int n_output) {
-  QuantizedLstmSpec s;
-  s.n_batch = n_batch;
-  s.max_time = max_time;
-  s.n_input = n_input;
-  s.n_cell = n_cell;
-  s.n_output = n_output;
-  return s;
-}
 
 // Runs one step on `input` and expects the int8 output.
 void ExpectStep(RawModel& m, const std::vector<int8_t>& input,
@@ -176,7 +167,7 @@ std::vector<int> BuildIntegerLstm(RawModel& m, const QuantizedLstmSpec& s, bool 
 }
 
 TEST(IntegerLstmTest, ProjectionWithClipOverTwoSteps) {
-  QuantizedLstmSpec s = Sizes(2, 1, 3, 4, 2);
+  QuantizedLstmSpec s{2, 1, 3, 4, 2};
   s.projection = true;
   RawModel m;
   BuildIntegerLstm(m, s, /*sequence=*/false, true, /*cell_clip=*/0.0f, /*proj_clip=*/0.6f,
@@ -188,7 +179,7 @@ TEST(IntegerLstmTest, ProjectionWithClipOverTwoSteps) {
 }
 
 TEST(IntegerSequenceLstmTest, CifgPeepholeCellClipBatchMajor) {
-  QuantizedLstmSpec s = Sizes(2, 3, 3, 4, 4);
+  QuantizedLstmSpec s{2, 3, 3, 4, 4};
   s.cifg = true;
   s.peephole = true;
   RawModel m;
@@ -204,7 +195,7 @@ TEST(IntegerSequenceLstmTest, CifgPeepholeCellClipBatchMajor) {
 }
 
 TEST(IntegerSequenceLstmTest, LayerNormCifgTimeMajor) {
-  QuantizedLstmSpec s = Sizes(1, 4, 2, 4, 4);
+  QuantizedLstmSpec s{1, 4, 2, 4, 4};
   s.cifg = true;
   s.layer_norm = true;
   RawModel m;
@@ -222,7 +213,7 @@ TEST(IntegerSequenceLstmTest, LayerNormCifgTimeMajor) {
 // output state starts at real 0 whatever its zero point; the recurrent products then subtract that
 // zero point through the effective bias.
 TEST(IntegerLstmTest, OutputStateStartsAtItsZeroPoint) {
-  QuantizedLstmSpec s = Sizes(2, 1, 3, 4, 4);
+  QuantizedLstmSpec s{2, 1, 3, 4, 4};
   RawModel m;
   BuildIntegerLstm(m, s, /*sequence=*/false, true, 0.0f, 0.0f, /*hidden_zero_point=*/-3,
                    /*state_zero_point=*/-3);
@@ -238,7 +229,7 @@ TEST(IntegerLstmTest, OutputStateStartsAtItsZeroPoint) {
 // row by -4 and cells 8..11 by +4, for both ops; a warning line says so.
 TEST(IntegerLstmTest, HiddenZeroPointSignsFollowTfLitesBlocksOfEight) {
   for (const bool sequence : {false, true}) {
-    const QuantizedLstmSpec s = Sizes(2, 1, 3, 12, 12);
+    const QuantizedLstmSpec s{2, 1, 3, 12, 12};
     const std::vector<int8_t> input = {100, -50, 7, -128, 127, 30};
     std::vector<int8_t> outputs[2];
     for (const int zero_point : {0, -4}) {
@@ -268,7 +259,7 @@ TEST(IntegerLstmTest, HiddenZeroPointSignsFollowTfLitesBlocksOfEight) {
 }
 
 TEST(IntegerSequenceLstmTest, ZeroLengthSequenceGivesEmptyOutput) {
-  QuantizedLstmSpec s = Sizes(2, 0, 3, 4, 4);
+  QuantizedLstmSpec s{2, 0, 3, 4, 4};
   RawModel m;
   BuildIntegerLstm(m, s, /*sequence=*/true, /*time_major=*/true, 0.0f, 0.0f, 0);
   ASSERT_TRUE(m.Build().ok());
@@ -351,7 +342,7 @@ std::vector<int> AddHybridParameters(RawModel& m, const QuantizedLstmSpec& s, in
 }
 
 TEST(HybridLstmTest, PeepholeProjectionClipOverTwoSteps) {
-  QuantizedLstmSpec s = Sizes(2, 1, 3, 4, 3);
+  QuantizedLstmSpec s{2, 1, 3, 4, 3};
   s.peephole = true;
   s.projection = true;
   RawModel m;
@@ -372,7 +363,7 @@ TEST(HybridLstmTest, PeepholeProjectionClipOverTwoSteps) {
 }
 
 TEST(HybridSequenceLstmTest, AsymmetricLayerNormCifgBatchMajor) {
-  QuantizedLstmSpec s = Sizes(2, 3, 2, 3, 3);
+  QuantizedLstmSpec s{2, 3, 2, 3, 3};
   s.cifg = true;
   s.layer_norm = true;
   RawModel m;
