@@ -6,9 +6,6 @@
 // (docs/xnnpack.md).
 // Cases TFLite refuses must still be refused with the delegate on. Prints a table per op: cases run,
 // cases where XNNPACK took nodes, the largest differences seen.
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -26,7 +23,9 @@
 #include "runtime/c/builtin_ops.h"
 #include "runtime/interpreter.h"
 #include "runtime/model.h"
+#include "tests/common/op_case.h"
 #include "tests/common/shared_dir.h"
+#include "tests/common/tensor_compare.h"
 
 namespace touchstone {
 namespace {
@@ -35,21 +34,6 @@ using nlohmann::json;
 
 constexpr double kFloatTolerance = 1e-4;
 constexpr int kQuantizedSteps = 1;
-
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return names;
-  while (dirent* entry = readdir(d)) {
-    const std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    struct stat st;
-    if (stat((dir + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) names.push_back(name);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 struct Outcome {
   Status status;
@@ -137,40 +121,6 @@ Outcome RunCase(const std::string& dir, const json& meta, TfLiteDelegate* delega
   return out;
 }
 
-// Float32: largest difference over the largest reference magnitude; 8-bit: steps; other types: 0 when
-// equal, infinity otherwise.
-double Difference(TfLiteType type, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  if (got.size() != want.size()) return INFINITY;
-  if (type == kTfLiteFloat32) {
-    const float* g = reinterpret_cast<const float*>(got.data());
-    const float* w = reinterpret_cast<const float*>(want.data());
-    double mag = 0.0, diff = 0.0;
-    for (size_t i = 0; i < got.size() / 4; ++i) {
-      if (std::isnan(g[i]) || std::isnan(w[i])) {
-        if (std::isnan(g[i]) != std::isnan(w[i])) return INFINITY;
-        continue;
-      }
-      if (std::isinf(g[i]) || std::isinf(w[i])) {
-        if (g[i] != w[i]) return INFINITY;
-        continue;
-      }
-      mag = std::max(mag, std::fabs(static_cast<double>(w[i])));
-      diff = std::max(diff, std::fabs(static_cast<double>(g[i]) - w[i]));
-    }
-    return mag > 0.0 ? diff / mag : diff;
-  }
-  if (type == kTfLiteInt8 || type == kTfLiteUInt8) {
-    int steps = 0;
-    for (size_t i = 0; i < got.size(); ++i) {
-      const int a = type == kTfLiteInt8 ? static_cast<int8_t>(got[i]) : got[i];
-      const int b = type == kTfLiteInt8 ? static_cast<int8_t>(want[i]) : want[i];
-      steps = std::max(steps, std::abs(a - b));
-    }
-    return steps;
-  }
-  return got == want ? 0.0 : INFINITY;
-}
-
 double MaxAbs(const std::vector<uint8_t>& floats) {
   double m = 0.0;
   const float* f = reinterpret_cast<const float*>(floats.data());
@@ -197,8 +147,8 @@ TEST(XnnpackOpSuiteTest, DelegatedCasesAgreeWithTheReference) {
   std::map<std::string, Row> rows;
   std::vector<std::string> problems;
   int total = 0, delegated_cases = 0;
-  for (const std::string& op : ListDir(root)) {
-    for (const std::string& name : ListDir(root + "/" + op)) {
+  for (const std::string& op : testing::ListSubdirs(root)) {
+    for (const std::string& name : testing::ListSubdirs(root + "/" + op)) {
       const std::string dir = root + "/" + op + "/" + name;
       std::ifstream meta_file(dir + "/meta.json");
       if (!meta_file) continue;
@@ -224,7 +174,8 @@ TEST(XnnpackOpSuiteTest, DelegatedCasesAgreeWithTheReference) {
       }
       if (!got.refusal.empty()) std::printf("  kept on the interpreter: %-48s %s\n", label.c_str(), got.refusal.c_str());
       for (size_t k = 0; k < ref.outputs.size() && k < got.outputs.size(); ++k) {
-        const double diff = Difference(ref.types[k], got.outputs[k], ref.outputs[k]);
+        const double diff =
+            testing::DelegateDeviation(ref.types[k], got.outputs[k].data(), got.outputs[k].size(), ref.outputs[k]);
         const bool quantized = ref.types[k] == kTfLiteInt8 || ref.types[k] == kTfLiteUInt8;
         if (ref.types[k] == kTfLiteFloat32) row.float_diff = std::max(row.float_diff, diff);
         if (quantized) row.steps = std::max(row.steps, static_cast<int>(diff));

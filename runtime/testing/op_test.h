@@ -16,6 +16,16 @@
 namespace touchstone {
 namespace testing {
 
+// A tensor's elements as T, and its shape.
+template <typename T>
+std::vector<T> TensorValues(const TfLiteTensor* t) {
+  const T* data = reinterpret_cast<const T*>(t->data.raw);
+  return std::vector<T>(data, data + t->bytes / sizeof(T));
+}
+inline std::vector<int> TensorShape(const TfLiteTensor* t) {
+  return std::vector<int>(t->dims->data, t->dims->data + t->dims->size);
+}
+
 class OpTest {
  public:
   explicit OpTest(KernelSet kernel_set = KernelSet::kReference) : kernel_set_(kernel_set) {}
@@ -75,14 +85,9 @@ class OpTest {
 
   template <typename T>
   std::vector<T> GetOutput(int position) {
-    const TfLiteTensor* t = interpreter_->output_tensor(position);
-    const T* data = reinterpret_cast<const T*>(t->data.raw);
-    return std::vector<T>(data, data + t->bytes / sizeof(T));
+    return TensorValues<T>(interpreter_->output_tensor(position));
   }
-  std::vector<int> GetOutputShape(int position) {
-    const TfLiteTensor* t = interpreter_->output_tensor(position);
-    return std::vector<int>(t->dims->data, t->dims->data + t->dims->size);
-  }
+  std::vector<int> GetOutputShape(int position) { return TensorShape(interpreter_->output_tensor(position)); }
   Interpreter* interpreter() { return interpreter_.get(); }
   // Options Build() creates the interpreter with (the kernel set is the constructor's).
   InterpreterOptions* options() { return &options_; }

@@ -66,16 +66,7 @@ CASES=(
 )
 for entry in "${CASES[@]}"; do
   read -r model delegated total partitions <<<"$entry"
-  mapfile -t ARGS < <(python3 - "$S" "$model" <<'EOF'
-import json, os, sys
-shared, name = sys.argv[1], sys.argv[2]
-folder = os.path.join(shared, "golden", name)
-meta = json.load(open(os.path.join(folder, "meta.json")))
-print("--graph=" + os.path.join(shared, "models", os.path.dirname(name), meta["model"]))
-print("--input_layer_value_files=" + ",".join(
-    i["name"].replace(":", "::") + ":" + os.path.join(folder, i["file"]) for i in meta["inputs"]))
-EOF
-)
+  mapfile -t ARGS < <(golden_model_args "$model")
   tag="${model//\//_}"
   "$BIN" "${ARGS[@]}" "${RUN_FLAGS[@]}" --output_filepath="$TMP/$tag.ref.bin" >/dev/null 2>&1
   check "$model: reference run" test $? -eq 0

@@ -22,26 +22,8 @@ for flag in --use_sample_delegate=false '--external_delegate_path=""' '--externa
   check "--help lists $flag" grep -qF -- "$flag" "$TMP/help.txt"
 done
 
-if ! shared_has -d golden; then
-  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
-    "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
-  finish "delegates_test"
-fi
-S="$TOUCHSTONE_SHARED_DIR"
+require_golden delegates_test
 
-# model_args <golden folder>: --graph and --input_layer_value_files for a golden model, from meta.json.
-model_args() {
-  python3 - "$S" "$1" <<'EOF'
-import json, os, sys
-shared, name = sys.argv[1], sys.argv[2]
-folder = os.path.join(shared, "golden", name)
-meta = json.load(open(os.path.join(folder, "meta.json")))
-model = os.path.join(shared, "models", os.path.dirname(name), meta["model"])
-files = ",".join(i["name"].replace(":", "::") + ":" + os.path.join(folder, i["file"]) for i in meta["inputs"])
-print("--graph=" + model)
-print("--input_layer_value_files=" + files)
-EOF
-}
 # within_golden <output file> <golden folder>: every output within 1e-5 of its largest magnitude.
 within_golden() {
   python3 - "$1" "$S/golden/$2" <<'EOF'
@@ -75,7 +57,7 @@ CASES=(
 )
 for entry in "${CASES[@]}"; do
   read -r model delegated total partitions how <<<"$entry"
-  mapfile -t ARGS < <(model_args "$model")
+  mapfile -t ARGS < <(golden_model_args "$model")
   tag="${model//\//_}"
   run "$tag.ref" "${ARGS[@]}" "${RUN_FLAGS[@]}" --use_reference_kernels --output_filepath="$TMP/$tag.ref.bin"
   check "$model: reference run" test "$(rc "$tag.ref")" -eq 0 -a -s "$TMP/$tag.ref.bin"
@@ -102,11 +84,11 @@ for entry in "${CASES[@]}"; do
 done
 
 ADD=()
-mapfile -t ADD < <(model_args litert_testdata/add)
+mapfile -t ADD < <(golden_model_args litert_testdata/add)
 REF="$TMP/litert_testdata_add.ref.bin"
 
 # Partition limits: the common flags reach the in-process delegate, plugin options the plugin.
-mapfile -t CONFORMER < <(model_args misc/torchaudio_conformer)
+mapfile -t CONFORMER < <(golden_model_args misc/torchaudio_conformer)
 run limit "${CONFORMER[@]}" "${RUN_FLAGS[@]}" --use_sample_delegate --max_delegated_partitions=2
 check "--max_delegated_partitions=2 keeps two partitions" \
   grep -qxF "INFO: SampleDelegate delegate: 2 nodes delegated out of 138 nodes with 2 partitions." "$TMP/limit.err"
@@ -149,7 +131,7 @@ expect_failure 4 "error_during_invoke: Invoke fails naming delegate and node" "(
 check "error_during_invoke: the error names the op index" grep -qE '^ERROR: .*subgraph 0 op [0-9]+ \(SampleDelegate\)' "$TMP/failure.err"
 
 # --require_full_delegation: full passes, partial fails.
-mapfile -t PARTIAL < <(model_args litert_testdata/reverse_signature_model)
+mapfile -t PARTIAL < <(golden_model_args litert_testdata/reverse_signature_model)
 run full "${ADD[@]}" "${RUN_FLAGS[@]}" --use_sample_delegate --require_full_delegation
 check "--require_full_delegation with a full delegation runs" test "$(rc full)" -eq 0
 expect_failure 4 "--require_full_delegation with a partial delegation" "Disallowed CPU fallback detected" \

@@ -99,25 +99,8 @@ run demo_badindex --graph="$DEMO" "${RUN_FLAGS[@]}" --use_gpu --gpu_device_index
 check "--gpu_device_index=64: falls back with one warning naming the flag" \
   grep -qE '^WARNING: Failed to apply GPU delegate; .*--gpu_device_index=64' "$TMP/demo_badindex.err"
 
-if ! shared_has -d golden; then
-  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
-    "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
-  finish gpu_test
-fi
-S="$TOUCHSTONE_SHARED_DIR"
+require_golden gpu_test
 
-model_args() {  # --graph and --input_layer_value_files for a golden folder
-  python3 - "$S" "$1" <<'EOF'
-import json, os, sys
-shared, name = sys.argv[1], sys.argv[2]
-folder = os.path.join(shared, "golden", name)
-meta = json.load(open(os.path.join(folder, "meta.json")))
-model = os.path.join(shared, "models", os.path.dirname(name), meta["model"])
-files = ",".join(i["name"].replace(":", "::") + ":" + os.path.join(folder, i["file"]) for i in meta["inputs"])
-print("--graph=" + model)
-print("--input_layer_value_files=" + files)
-EOF
-}
 # within_golden <outputs file> <golden folder> <float tolerance> <integer steps> [top1]: every float
 # output within tolerance * (its largest magnitude), every integer output within the steps, and with
 # top1 the same largest element (class) as TFLite's; prints the errors.
@@ -177,7 +160,7 @@ CASES=(
 for entry in "${CASES[@]}"; do
   read -r model precision tol steps top1 delegated total partitions <<<"$entry"
   [ "$top1" = "-" ] && top1=""
-  mapfile -t ARGS < <(model_args "$model")
+  mapfile -t ARGS < <(golden_model_args "$model")
   tag="${model//\//_}.$precision"
   loss=false
   [ "$precision" = f16 ] && loss=true
@@ -197,7 +180,7 @@ done
 mapfile -t TIER1 < <(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); print("\n".join(sorted(k for k,v in t.items() if v["tier"]==1)))' "$S/golden/tiers.json")
 mapfile -t TIER2 < <(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); print("\n".join(sorted(k for k,v in t.items() if v["tier"]==2)))' "$S/golden/tiers.json")
 for model in "${TIER1[@]}"; do
-  mapfile -t ARGS < <(model_args "$model")
+  mapfile -t ARGS < <(golden_model_args "$model")
   tag="tier1.${model//\//_}"
   run "$tag" "${ARGS[@]}" "${RUN_FLAGS[@]}" --use_gpu --gpu_precision_loss_allowed=false --output_filepath="$TMP/$tag.bin"
   partitions="$(grep -h '^INFO: TfLiteGpuDelegateV2 delegate: ' "$TMP/$tag.err" | head -1 | sed 's/^INFO: TfLiteGpuDelegateV2 delegate: //')"
@@ -206,7 +189,7 @@ for model in "${TIER1[@]}"; do
     within_golden "$TMP/$tag.bin" "$model" 1e-4 0
 done
 for model in "${TIER2[@]}"; do
-  mapfile -t ARGS < <(model_args "$model")
+  mapfile -t ARGS < <(golden_model_args "$model")
   tag="tier2.${model//\//_}"
   run "$tag" "${ARGS[@]}" "${RUN_FLAGS[@]}" --use_gpu --gpu_precision_loss_allowed=false --output_filepath="$TMP/$tag.bin"
   partitions="$(grep -h '^INFO: TfLiteGpuDelegateV2 delegate: ' "$TMP/$tag.err" | head -1 | sed 's/^INFO: TfLiteGpuDelegateV2 delegate: //')"
@@ -230,7 +213,7 @@ diff_case mobilenet_v2_quant classification/mobilenet_v2_1.0_224_quant --max_abs
 
 # A graph the delegate takes only part of: rope (CAST, SIN, COS stay on the CPU, or not), with the
 # CPU kernels in between: outputs still within 1e-4.
-mapfile -t ROPE < <(model_args litert_testdata/rope)
+mapfile -t ROPE < <(golden_model_args litert_testdata/rope)
 run rope "${ROPE[@]}" "${RUN_FLAGS[@]}" --use_gpu --gpu_precision_loss_allowed=false --output_filepath="$TMP/rope.bin"
 check "rope: runs" test "$(rc rope)" -eq 0
 check "rope: within 1e-4 of TFLite ($(within_golden "$TMP/rope.bin" litert_testdata/rope 1e-4 0))" \

@@ -11,16 +11,9 @@ BIN="$TEST_SRCDIR/touchstone/tools/imagenet_eval/imagenet_eval"
 MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
 VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
-expect_exit() {  # expect_exit <code> <stderr substring> <description> <args...>: one-line error
+expect_exit() {  # expect_exit <code> <stderr substring> <description> <args...>: lib.sh's expect_error on $BIN
   local code="$1" text="$2" what="$3"; shift 3
-  "$BIN" "$@" >"$TMP/out.txt" 2>"$TMP/err.txt"
-  local got=$?
-  if [ "$got" -eq "$code" ] && [ "$(grep -c '^ERROR: ' "$TMP/err.txt")" -eq 1 ] && grep -qF -- "$text" "$TMP/err.txt"; then
-    echo "ok: $what (exit $got: $(grep '^ERROR: ' "$TMP/err.txt"))"
-  else
-    echo "FAIL: $what: exit $got, expected $code with '$text'; stderr: $(cat "$TMP/err.txt")"
-    failures=$((failures + 1))
-  fi
+  expect_error "$code" "$text" "$what" "$BIN" "$@"
 }
 
 # A float classifier with 10 classes on 32x32 images, 6 BMP images, their labels and the model's labels.

@@ -124,38 +124,21 @@ check "no report left behind" test ! -e "$TMP/no_dir/report.json"
 expect_failure 4 "--require_full_delegation with no delegate" "Disallowed CPU fallback detected" \
   --model_file="$TMP/m.tflite" --num_runs=1 --require_full_delegation
 
-if ! shared_has -d golden; then
-  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
-    "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
-  finish "inference_diff_test"
-fi
-S="$TOUCHSTONE_SHARED_DIR"
+require_golden inference_diff_test
 
-# model_args <golden folder>: --model_file and --input_layer_value_files for a golden model.
-model_args() {
-  python3 - "$S" "$1" <<'EOF'
-import json, os, sys
-shared, name = sys.argv[1], sys.argv[2]
-folder = os.path.join(shared, "golden", name)
-meta = json.load(open(os.path.join(folder, "meta.json")))
-print("--model_file=" + os.path.join(shared, "models", os.path.dirname(name), meta["model"]))
-print("--input_layer_value_files=" + ",".join(
-    i["name"].replace(":", "::") + ":" + os.path.join(folder, i["file"]) for i in meta["inputs"]))
-EOF
-}
 
 # Reference against reference with the golden inputs (float, quantized, control
 # flow, variables): every output exactly 0. (evaluation:inference_diff_test covers every golden model,
 # layer-wise.)
 for model in litert_testdata/add litert_testdata/multi_add classification/mobilenet_v1_0.25_128_quant \
              litert_testdata/call_once_mul litert_testdata/nested_while misc/hello_world_int8; do
-  mapfile -t ARGS < <(model_args "$model")
+  mapfile -t ARGS < <(golden_model_args "$model" --model_file)
   tag="${model//\//_}"
   run "$tag" "${ARGS[@]}" --num_runs=2 --use_reference_kernels --max_abs_error=0
   check "$model: reference against reference is exactly 0, PASS at --max_abs_error=0" all_zero "$tag"
   check "$model: PASS" passed "$tag"
 done
-mapfile -t ADD < <(model_args litert_testdata/add)
+mapfile -t ADD < <(golden_model_args litert_testdata/add --model_file)
 expect_failure 4 "a delegate failing in Invoke" "(SampleDelegate): invoke failed" \
   "${ADD[@]}" --num_runs=1 --external_delegate_path="$PLUGIN" --external_delegate_options='error_during_invoke:true'
 check "a delegate failing in Invoke: the error says which interpreter" grep -qF "test interpreter: " "$TMP/failure.err"
@@ -172,7 +155,7 @@ check "quantized model: the step histogram" grep -qE "^OutputDiff\[0\] .* uint8 
 
 # The sample delegate: by --delegate=sample, --use_sample_delegate and the plugin. On the reference
 # kernels it is exact; on the optimized kernels the errors are small and stable.
-mapfile -t CONFORMER < <(model_args misc/torchaudio_conformer)
+mapfile -t CONFORMER < <(golden_model_args misc/torchaudio_conformer --model_file)
 for way in delegate flag plugin; do
   case "$way" in
     delegate) flags=(--delegate=sample); provider=SAMPLE ;;
@@ -203,7 +186,7 @@ if grep -E '^  --delegate=' "$TMP/help.txt" | grep -q 'xnnpack'; then
   check "conformer, --delegate=xnnpack: the same figures twice" \
     test "$(json "$TMP/xnn1.json" "$figures")" = "$(json "$TMP/xnn2.json" "$figures")"
   echo "   conformer, XNNPACK: $(grep '^OutputDiff\[0\]: ' "$TMP/xnn1.out"), max_abs_error=$(json "$TMP/xnn1.json" 'j["outputs"][0]["max_abs_error"]')"
-  mapfile -t QUANT < <(model_args classification/mobilenet_v1_0.25_128_quant)
+  mapfile -t QUANT < <(golden_model_args classification/mobilenet_v1_0.25_128_quant --model_file)
   run xnn_quant "${QUANT[@]}" --num_runs=2 --delegate=xnnpack --xnnpack_8bit=xnnpack --min_cosine=0.99 --output_file_path="$TMP/xnn_quant.json"
   check "mobilenet_v1 quant, --delegate=xnnpack: PASS at --min_cosine=0.99" passed xnn_quant
   echo "   mobilenet_v1_0.25_128_quant, XNNPACK: $(grep '^OutputDiff\[0\]: ' "$TMP/xnn_quant.out"), steps $(json "$TMP/xnn_quant.json" 'j["outputs"][0]["quantized"]["step_histogram"]')"

@@ -91,3 +91,28 @@ require_shared() {
   shared_has "$1" "$2" || unavailable_exit "${4:-CI=true but TOUCHSTONE_SHARED_DIR is not set}" "$3"
   S="$TOUCHSTONE_SHARED_DIR"
 }
+
+# require_golden <test name>: the prologue of a test's golden-model part: without ../shared/golden the
+# test ends here (a failure under CI=true, else a skip line); then S is ../shared.
+require_golden() {
+  if ! shared_has -d golden; then
+    unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
+      "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
+    finish "$1"
+  fi
+  S="$TOUCHSTONE_SHARED_DIR"
+}
+
+# golden_model_args <golden folder> [<model flag>]: two lines from the folder's meta.json (under
+# $S/golden): <model flag>=<its model> (--graph unless given) and --input_layer_value_files=<its inputs>.
+golden_model_args() {
+  python3 - "$S" "$1" "${2:---graph}" <<'EOF'
+import json, os, sys
+shared, name, model_flag = sys.argv[1:4]
+folder = os.path.join(shared, "golden", name)
+meta = json.load(open(os.path.join(folder, "meta.json")))
+print(model_flag + "=" + os.path.join(shared, "models", os.path.dirname(name), meta["model"]))
+print("--input_layer_value_files=" + ",".join(
+    i["name"].replace(":", "::") + ":" + os.path.join(folder, i["file"]) for i in meta["inputs"]))
+EOF
+}

@@ -97,26 +97,8 @@ check "--xnnpack_force_fp16 fallback: outputs are the CPU kernels'" within "$TMP
 run fp16_full "${M[@]}" --use_xnnpack --xnnpack_force_fp16 --require_full_delegation
 check "--xnnpack_force_fp16 with --require_full_delegation: exit 4" test "$(rc fp16_full)" -eq 4
 
-if ! shared_has -d golden; then
-  unavailable "CI=true but TOUCHSTONE_SHARED_DIR is not set" \
-    "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR); the golden-model cases did not run"
-  finish "xnnpack_test"
-fi
-S="$TOUCHSTONE_SHARED_DIR"
+require_golden xnnpack_test
 
-# model_args <golden folder>: --graph and --input_layer_value_files for a golden model, from meta.json.
-model_args() {
-  python3 - "$S" "$1" <<'EOF'
-import json, os, sys
-shared, name = sys.argv[1], sys.argv[2]
-folder = os.path.join(shared, "golden", name)
-meta = json.load(open(os.path.join(folder, "meta.json")))
-model = os.path.join(shared, "models", os.path.dirname(name), meta["model"])
-files = ",".join(i["name"].replace(":", "::") + ":" + os.path.join(folder, i["file"]) for i in meta["inputs"])
-print("--graph=" + model)
-print("--input_layer_value_files=" + files)
-EOF
-}
 
 # compare <golden folder> <reference output file> <XNNPACK output file>: prints the measured differences
 # and fails when one exceeds its allowance (see the top of this file).
@@ -172,7 +154,7 @@ declare -A EXPECTED=(
 )
 compared=0
 for model in "${MODELS[@]}"; do
-  mapfile -t ARGS < <(model_args "$model")
+  mapfile -t ARGS < <(golden_model_args "$model")
   tag="${model//\//_}"
   run "$tag.ref" "${ARGS[@]}" "${RUN_FLAGS[@]}" --use_reference_kernels --output_filepath="$TMP/$tag.ref.bin"
   if [ "$(rc "$tag.ref")" -ne 0 ]; then

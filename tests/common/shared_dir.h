@@ -4,6 +4,7 @@
 #ifndef TOUCHSTONE_TESTS_COMMON_SHARED_DIR_H_
 #define TOUCHSTONE_TESTS_COMMON_SHARED_DIR_H_
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -34,6 +35,26 @@ inline bool ReadFileBytes(const std::string& path, std::vector<uint8_t>* bytes) 
   if (!in) return false;
   bytes->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return true;
+}
+
+// Appends every model file (.bin or .tflite) below `dir`, subfolders included, in directory order.
+inline void ListModelFiles(const std::string& dir, std::vector<std::string>* out) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      ListModelFiles(path, out);
+    } else if ((name.size() > 4 && name.substr(name.size() - 4) == ".bin") ||
+               (name.size() > 7 && name.substr(name.size() - 7) == ".tflite")) {
+      out->push_back(path);
+    }
+  }
+  closedir(d);
 }
 
 // Prints the line .ci/run counts: "TOUCHSTONE_CASES <suite> ran=N of=M".

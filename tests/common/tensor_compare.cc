@@ -1,6 +1,8 @@
 #include "tests/common/tensor_compare.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 
@@ -76,6 +78,39 @@ CompareResult CompareTensor(const TfLiteTensor* actual, const std::vector<int>& 
   }
   result.match = result.detail.empty();
   return result;
+}
+
+double DelegateDeviation(TfLiteType type, const void* got, size_t got_bytes, const std::vector<uint8_t>& expected) {
+  if (got_bytes != expected.size()) return INFINITY;
+  const uint8_t* got_data = static_cast<const uint8_t*>(got);
+  if (type == kTfLiteFloat32) {
+    const float* g = static_cast<const float*>(got);
+    const float* w = reinterpret_cast<const float*>(expected.data());
+    double magnitude = 0.0, diff = 0.0;
+    for (size_t i = 0; i < expected.size() / 4; ++i) {
+      if (std::isnan(g[i]) || std::isnan(w[i])) {
+        if (std::isnan(g[i]) != std::isnan(w[i])) return INFINITY;
+        continue;
+      }
+      if (std::isinf(g[i]) || std::isinf(w[i])) {
+        if (g[i] != w[i]) return INFINITY;
+        continue;
+      }
+      magnitude = std::max(magnitude, std::fabs(static_cast<double>(w[i])));
+      diff = std::max(diff, std::fabs(static_cast<double>(g[i]) - w[i]));
+    }
+    return magnitude > 0.0 ? diff / magnitude : diff;
+  }
+  if (type == kTfLiteInt8 || type == kTfLiteUInt8) {
+    int steps = 0;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const int a = type == kTfLiteInt8 ? static_cast<int8_t>(got_data[i]) : got_data[i];
+      const int b = type == kTfLiteInt8 ? static_cast<int8_t>(expected[i]) : expected[i];
+      steps = std::max(steps, std::abs(a - b));
+    }
+    return steps;
+  }
+  return std::memcmp(got, expected.data(), expected.size()) == 0 ? 0.0 : INFINITY;
 }
 
 }  // namespace testing

@@ -30,6 +30,12 @@ struct CompareResult {
 CompareResult CompareTensor(const TfLiteTensor* actual, const std::vector<int>& expected_shape,
                             const std::vector<uint8_t>& expected, const FloatTolerance& tolerance);
 
+// How far a delegate's output strays, in the units of the XNNPACK delegate's bound (docs/xnnpack.md):
+// float32, the largest difference over the largest finite |expected| (infinity where NaN or infinity
+// positions disagree); int8 and uint8, the largest difference in steps; other types, 0 when equal.
+// Infinity when the sizes differ.
+double DelegateDeviation(TfLiteType type, const void* got, size_t got_bytes, const std::vector<uint8_t>& expected);
+
 }  // namespace testing
 }  // namespace touchstone
 

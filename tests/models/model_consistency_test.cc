@@ -7,9 +7,6 @@
 // per op that grows through a network (docs/xnnpack.md), so those runs could not be compared
 // exactly. Models with the hybrid (float activations, int8 weights) and recurrent (LSTM, SVDF)
 // paths run on more seeds.
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -41,29 +38,10 @@ namespace {
 constexpr double kFloatBound = 1e-4;
 constexpr double kHybridFloatBound = 1e-2;
 
-void ListModels(const std::string& dir, std::vector<std::string>* out) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
-  while (dirent* entry = readdir(d)) {
-    const std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    const std::string path = dir + "/" + name;
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      ListModels(path, out);
-    } else if ((name.size() > 4 && name.substr(name.size() - 4) == ".bin") ||
-               (name.size() > 7 && name.substr(name.size() - 7) == ".tflite")) {
-      out->push_back(path);
-    }
-  }
-  closedir(d);
-}
-
 std::vector<std::string> SharedModels() {
   std::vector<std::string> models;
   const std::string shared = testing::SharedDir();
-  if (!shared.empty()) ListModels(shared + "/models", &models);
+  if (!shared.empty()) testing::ListModelFiles(shared + "/models", &models);
   std::sort(models.begin(), models.end());
   return models;
 }

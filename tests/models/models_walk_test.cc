@@ -1,8 +1,5 @@
 // Every file in ../shared/models either runs (zero inputs, reference kernels) or is refused with a
 // one-line message naming the file; none may crash or hang. Prints a table of what happened.
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -17,25 +14,6 @@
 
 namespace touchstone {
 namespace {
-
-void ListModels(const std::string& dir, std::vector<std::string>* out) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
-  while (dirent* entry = readdir(d)) {
-    const std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    const std::string path = dir + "/" + name;
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      ListModels(path, out);
-    } else if (name.size() > 4 && (name.substr(name.size() - 4) == ".bin" ||
-                                   (name.size() > 7 && name.substr(name.size() - 7) == ".tflite"))) {
-      out->push_back(path);
-    }
-  }
-  closedir(d);
-}
 
 // Runs one model; returns "ran" or the refusal message.
 std::string RunModel(const std::string& path, bool* refused_cleanly) {
@@ -62,7 +40,7 @@ std::string RunModel(const std::string& path, bool* refused_cleanly) {
 // Walks every model under `folder`; each must run or be refused with one line naming the file.
 void WalkFolder(const std::string& shared, const std::string& folder, const std::string& suite) {
   std::vector<std::string> models;
-  ListModels(shared + "/" + folder, &models);
+  testing::ListModelFiles(shared + "/" + folder, &models);
   std::sort(models.begin(), models.end());
   ASSERT_FALSE(models.empty()) << "no models under " << folder;
   int ran = 0;

@@ -90,40 +90,6 @@ std::vector<std::string> SweepOps() {
   return ops;
 }
 
-// XNNPACK's bound: float32 difference over the largest reference magnitude, 8-bit steps; other types
-// must be equal (0), infinity otherwise.
-double XnnpackDeviation(const TfLiteTensor* got, const std::vector<uint8_t>& want) {
-  if (got->bytes != want.size()) return INFINITY;
-  if (got->type == kTfLiteFloat32) {
-    const float* g = reinterpret_cast<const float*>(got->data.raw);
-    const float* w = reinterpret_cast<const float*>(want.data());
-    double magnitude = 0.0, diff = 0.0;
-    for (size_t i = 0; i < want.size() / 4; ++i) {
-      if (std::isnan(g[i]) || std::isnan(w[i])) {
-        if (std::isnan(g[i]) != std::isnan(w[i])) return INFINITY;
-        continue;
-      }
-      if (std::isinf(g[i]) || std::isinf(w[i])) {
-        if (g[i] != w[i]) return INFINITY;
-        continue;
-      }
-      magnitude = std::max(magnitude, std::fabs(static_cast<double>(w[i])));
-      diff = std::max(diff, std::fabs(static_cast<double>(g[i]) - w[i]));
-    }
-    return magnitude > 0.0 ? diff / magnitude : diff;
-  }
-  if (got->type == kTfLiteInt8 || got->type == kTfLiteUInt8) {
-    int steps = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-      const int a = got->type == kTfLiteInt8 ? static_cast<int8_t>(got->data.raw[i]) : static_cast<uint8_t>(got->data.raw[i]);
-      const int b = got->type == kTfLiteInt8 ? static_cast<int8_t>(want[i]) : want[i];
-      steps = std::max(steps, std::abs(a - b));
-    }
-    return steps;
-  }
-  return std::memcmp(got->data.raw, want.data(), want.size()) == 0 ? 0.0 : INFINITY;
-}
-
 constexpr double kXnnpackFloatBound = 1e-4;
 constexpr int kXnnpackQuantizedSteps = 1;
 
@@ -133,7 +99,7 @@ std::string CompareXnnpackOutputs(const std::string& dir, const json& meta, Inte
     std::vector<uint8_t> expected;
     testing::ReadFileBytes(dir + "/" + outputs[k]["file"].get<std::string>(), &expected);
     const TfLiteTensor* got = interpreter->output_tensor(k);
-    const double deviation = XnnpackDeviation(got, expected);
+    const double deviation = testing::DelegateDeviation(got->type, got->data.raw, got->bytes, expected);
     const bool quantized = got->type == kTfLiteInt8 || got->type == kTfLiteUInt8;
     const double bound = got->type == kTfLiteFloat32 ? kXnnpackFloatBound : quantized ? kXnnpackQuantizedSteps : 0.0;
     if (!(deviation <= bound)) {

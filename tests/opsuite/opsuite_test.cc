@@ -3,9 +3,6 @@
 // exactly; float32 within rtol 1e-5 plus an absolute term that depends on the op's kind). Cases TFLite
 // refused must be refused. Cases whose op or type Touchstone does not run yet are reported as
 // "not yet" with the reason. Prints a table per op and the counts .ci/run reads.
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +17,7 @@
 
 #include "runtime/interpreter.h"
 #include "runtime/model.h"
+#include "tests/common/op_case.h"
 #include "tests/common/shared_dir.h"
 #include "tests/common/tensor_compare.h"
 
@@ -72,21 +70,6 @@ const std::map<std::string, std::string>& KnownTfliteDefects() {
       {"SLICE/int8_4d", "TFLite left the output at the file's shape [1]"},
   };
   return cases;
-}
-
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return names;
-  while (dirent* entry = readdir(d)) {
-    const std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    struct stat st;
-    if (stat((dir + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) names.push_back(name);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 // Runs a case; *detail says why it is not a match.
@@ -175,8 +158,8 @@ TEST(OpSuiteTest, EveryCaseMatchesIsRefusedOrSaysWhyNot) {
   std::map<std::string, Counts> per_op;
   int total = 0;
   std::vector<std::string> mismatches;
-  for (const std::string& op : ListDir(root)) {
-    for (const std::string& name : ListDir(root + "/" + op)) {
+  for (const std::string& op : testing::ListSubdirs(root)) {
+    for (const std::string& name : testing::ListSubdirs(root + "/" + op)) {
       const std::string dir = root + "/" + op + "/" + name;
       std::ifstream meta_file(dir + "/meta.json");
       if (!meta_file) continue;

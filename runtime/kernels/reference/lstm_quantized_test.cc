@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,7 +20,8 @@ namespace {
 
 using namespace recurrent_test;  // NOLINT(build/namespaces): recurrent_test_util.h's helpers
 
-// An integer or hybrid LSTM's layout: which optional parts it has and its sizes.
+// An integer or hybrid LSTM's layout: its sizes (in the order tests list them, s{n_batch,
+// max_time, n_input, n_cell, n_output}) and which optional parts it has.
 struct QuantizedLstmSpec {
   int n_batch = 1;
   int max_time = 1;  // the sequence op only
@@ -31,6 +33,21 @@ struct QuantizedLstmSpec {
   bool projection = false;
   bool layer_norm = false;
 };
+
+// Runs one step on `input` and expects the int8 output.
+void ExpectStep(RawModel& m, const std::vector<int8_t>& input,
+                const std::vector<int8_t>& expected) {
+  m.SetInput<int8_t>(0, input);
+  ASSERT_TRUE(m.Invoke().ok());
+  EXPECT_EQ(m.GetOutput<int8_t>(0), expected);
+}
+
+// Build must refuse the model with a message holding `text`.
+void ExpectRefused(RawModel& m, const std::string& text) {
+  const Status status = m.Build();
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(text), std::string::npos) << status.message();
+}
 
 // The 24 inputs of an integer LSTM with pattern weights: int8 weights of scale ~0.01, int32
 // biases in the products' scale, int16 peephole and layer norm weights. States and intermediates
@@ -112,14 +129,10 @@ TEST(IntegerLstmTest, ReproducesTfLiteOnLstmQuantizedModel) {
           fb::BuiltinOptions::LSTMOptions,
           fb::CreateLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH, 10.0f).Union());
   ASSERT_TRUE(m.Build().ok());
-  m.SetInput<int8_t>(0, {88, -128});
-  ASSERT_TRUE(m.Invoke().ok());
+  ExpectStep(m, {88, -128}, {72, 35});
   EXPECT_EQ(m.GetOutputShape(0), (std::vector<int>{1, 2}));
-  EXPECT_EQ(m.GetOutput<int8_t>(0), (std::vector<int8_t>{72, 35}));
   // A second step starts from the states the first one left.
-  m.SetInput<int8_t>(0, {-20, 100});
-  ASSERT_TRUE(m.Invoke().ok());
-  EXPECT_EQ(m.GetOutput<int8_t>(0), (std::vector<int8_t>{72, 35}));
+  ExpectStep(m, {-20, 100}, {72, 35});
 }
 
 // Builds an integer LSTM (LSTM op with max_time 1, else the sequence op) from `s`.
@@ -154,32 +167,19 @@ std::vector<int> BuildIntegerLstm(RawModel& m, const QuantizedLstmSpec& s, bool 
 }
 
 TEST(IntegerLstmTest, ProjectionWithClipOverTwoSteps) {
-  QuantizedLstmSpec s;
-  s.n_batch = 2;
-  s.n_input = 3;
-  s.n_cell = 4;
-  s.n_output = 2;
+  QuantizedLstmSpec s{2, 1, 3, 4, 2};
   s.projection = true;
   RawModel m;
   BuildIntegerLstm(m, s, /*sequence=*/false, true, /*cell_clip=*/0.0f, /*proj_clip=*/0.6f,
                    /*hidden_zero_point=*/2);
   ASSERT_TRUE(m.Build().ok());
-  m.SetInput<int8_t>(0, {100, -50, 7, -128, 127, 30});
-  ASSERT_TRUE(m.Invoke().ok());
+  ExpectStep(m, {100, -50, 7, -128, 127, 30}, {75, 62, 75, -75});
   EXPECT_EQ(m.GetOutputShape(0), (std::vector<int>{2, 2}));
-  EXPECT_EQ(m.GetOutput<int8_t>(0), (std::vector<int8_t>{75, 62, 75, -75}));
-  m.SetInput<int8_t>(0, {-90, 40, 60, 5, -70, 127});
-  ASSERT_TRUE(m.Invoke().ok());
-  EXPECT_EQ(m.GetOutput<int8_t>(0), (std::vector<int8_t>{53, -15, -32, 27}));
+  ExpectStep(m, {-90, 40, 60, 5, -70, 127}, {53, -15, -32, 27});
 }
 
 TEST(IntegerSequenceLstmTest, CifgPeepholeCellClipBatchMajor) {
-  QuantizedLstmSpec s;
-  s.n_batch = 2;
-  s.max_time = 3;
-  s.n_input = 3;
-  s.n_cell = 4;
-  s.n_output = 4;
+  QuantizedLstmSpec s{2, 3, 3, 4, 4};
   s.cifg = true;
   s.peephole = true;
   RawModel m;
@@ -195,12 +195,7 @@ TEST(IntegerSequenceLstmTest, CifgPeepholeCellClipBatchMajor) {
 }
 
 TEST(IntegerSequenceLstmTest, LayerNormCifgTimeMajor) {
-  QuantizedLstmSpec s;
-  s.n_batch = 1;
-  s.max_time = 4;
-  s.n_input = 2;
-  s.n_cell = 4;
-  s.n_output = 4;
+  QuantizedLstmSpec s{1, 4, 2, 4, 4};
   s.cifg = true;
   s.layer_norm = true;
   RawModel m;
@@ -218,21 +213,13 @@ TEST(IntegerSequenceLstmTest, LayerNormCifgTimeMajor) {
 // output state starts at real 0 whatever its zero point; the recurrent products then subtract that
 // zero point through the effective bias.
 TEST(IntegerLstmTest, OutputStateStartsAtItsZeroPoint) {
-  QuantizedLstmSpec s;
-  s.n_batch = 2;
-  s.n_input = 3;
-  s.n_cell = 4;
-  s.n_output = 4;
+  QuantizedLstmSpec s{2, 1, 3, 4, 4};
   RawModel m;
   BuildIntegerLstm(m, s, /*sequence=*/false, true, 0.0f, 0.0f, /*hidden_zero_point=*/-3,
                    /*state_zero_point=*/-3);
   ASSERT_TRUE(m.Build().ok());
-  m.SetInput<int8_t>(0, {-128, 77, 3, 90, -45, 127});
-  ASSERT_TRUE(m.Invoke().ok());
-  EXPECT_EQ(m.GetOutput<int8_t>(0), (std::vector<int8_t>{-43, 4, -58, 3, -63, -54, 38, -65}));
-  m.SetInput<int8_t>(0, {12, -100, 64, -7, 0, 55});
-  ASSERT_TRUE(m.Invoke().ok());
-  EXPECT_EQ(m.GetOutput<int8_t>(0), (std::vector<int8_t>{7, -25, 0, -2, -70, -74, 58, -54}));
+  ExpectStep(m, {-128, 77, 3, 90, -45, 127}, {-43, 4, -58, 3, -63, -54, 38, -65});
+  ExpectStep(m, {12, -100, 64, -7, 0, 55}, {7, -25, 0, -2, -70, -74, 58, -54});
 }
 
 // TFLite 2.14.1 adds the hidden state's zero point in each row's blocks of 8 cells and subtracts
@@ -242,12 +229,7 @@ TEST(IntegerLstmTest, OutputStateStartsAtItsZeroPoint) {
 // row by -4 and cells 8..11 by +4, for both ops; a warning line says so.
 TEST(IntegerLstmTest, HiddenZeroPointSignsFollowTfLitesBlocksOfEight) {
   for (const bool sequence : {false, true}) {
-    QuantizedLstmSpec s;
-    s.n_batch = 2;
-    s.max_time = 1;
-    s.n_input = 3;
-    s.n_cell = 12;
-    s.n_output = 12;
+    const QuantizedLstmSpec s{2, 1, 3, 12, 12};
     const std::vector<int8_t> input = {100, -50, 7, -128, 127, 30};
     std::vector<int8_t> outputs[2];
     for (const int zero_point : {0, -4}) {
@@ -277,12 +259,7 @@ TEST(IntegerLstmTest, HiddenZeroPointSignsFollowTfLitesBlocksOfEight) {
 }
 
 TEST(IntegerSequenceLstmTest, ZeroLengthSequenceGivesEmptyOutput) {
-  QuantizedLstmSpec s;
-  s.n_batch = 2;
-  s.max_time = 0;
-  s.n_input = 3;
-  s.n_cell = 4;
-  s.n_output = 4;
+  QuantizedLstmSpec s{2, 0, 3, 4, 4};
   RawModel m;
   BuildIntegerLstm(m, s, /*sequence=*/true, /*time_major=*/true, 0.0f, 0.0f, 0);
   ASSERT_TRUE(m.Build().ok());
@@ -291,53 +268,44 @@ TEST(IntegerSequenceLstmTest, ZeroLengthSequenceGivesEmptyOutput) {
   EXPECT_TRUE(m.GetOutput<int8_t>(0).empty());
 }
 
-TEST(IntegerLstmTest, RefusesMissingIntermediates) {
-  QuantizedLstmSpec s;
+// A default-spec integer LSTM op, its cell state at `cell_state_scale` and its intermediates those
+// `add_intermediates` adds; Build must refuse it with a message holding `text`.
+void ExpectIntegerLstmRefused(float cell_state_scale,
+                              const std::function<std::vector<int>(RawModel&)>& add_intermediates,
+                              const std::string& text) {
+  const QuantizedLstmSpec s;
   RawModel m;
   const int input = m.AddInput(kTfLiteInt8, {1, 2}, 0.02f, 0);
   std::vector<int> inputs = AddIntegerParameters(m, s, input, 0.02f);
   inputs[18] = m.AddState(kTfLiteInt8, {1, 2}, 0.008f, 0);
-  inputs[19] = m.AddState(kTfLiteInt16, {1, 2}, 1.0f / 2048);
+  inputs[19] = m.AddState(kTfLiteInt16, {1, 2}, cell_state_scale);
   const int output = m.AddOutput(kTfLiteInt8, 0.008f, 0);
-  m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, {}, fb::BuiltinOptions::LSTMOptions,
+  m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, add_intermediates(m),
+          fb::BuiltinOptions::LSTMOptions,
           fb::CreateLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH).Union());
-  const Status status = m.Build();
-  EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("intermediate"), std::string::npos) << status.message();
+  ExpectRefused(m, text);
+}
+
+TEST(IntegerLstmTest, RefusesMissingIntermediates) {
+  ExpectIntegerLstmRefused(
+      1.0f / 2048, [](RawModel&) { return std::vector<int>{}; }, "intermediate");
 }
 
 TEST(IntegerLstmTest, RefusesEightBitGateForm) {
-  QuantizedLstmSpec s;
-  RawModel m;
-  const int input = m.AddInput(kTfLiteInt8, {1, 2}, 0.02f, 0);
-  std::vector<int> inputs = AddIntegerParameters(m, s, input, 0.02f);
-  inputs[18] = m.AddState(kTfLiteInt8, {1, 2}, 0.008f, 0);
-  inputs[19] = m.AddState(kTfLiteInt16, {1, 2}, 1.0f / 2048);
-  const int output = m.AddOutput(kTfLiteInt8, 0.008f, 0);
-  std::vector<int> intermediates;
-  for (int k = 0; k < 12; ++k) intermediates.push_back(m.AddTensor(kTfLiteInt8, {0}, 0.01f));
-  m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, intermediates,
-          fb::BuiltinOptions::LSTMOptions,
-          fb::CreateLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH).Union());
-  const Status status = m.Build();
-  EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("12 intermediate"), std::string::npos) << status.message();
+  ExpectIntegerLstmRefused(
+      1.0f / 2048,
+      [](RawModel& m) {
+        std::vector<int> intermediates;
+        for (int k = 0; k < 12; ++k) intermediates.push_back(m.AddTensor(kTfLiteInt8, {0}, 0.01f));
+        return intermediates;
+      },
+      "12 intermediate");
 }
 
 TEST(IntegerLstmTest, RefusesCellStateScaleThatIsNotAPowerOfTwo) {
-  QuantizedLstmSpec s;
-  RawModel m;
-  const int input = m.AddInput(kTfLiteInt8, {1, 2}, 0.02f, 0);
-  std::vector<int> inputs = AddIntegerParameters(m, s, input, 0.02f);
-  inputs[18] = m.AddState(kTfLiteInt8, {1, 2}, 0.008f, 0);
-  inputs[19] = m.AddState(kTfLiteInt16, {1, 2}, 0.0003f);
-  const int output = m.AddOutput(kTfLiteInt8, 0.008f, 0);
-  m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, AddIntermediates(m, s, 0.007f, 0),
-          fb::BuiltinOptions::LSTMOptions,
-          fb::CreateLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH).Union());
-  const Status status = m.Build();
-  EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("power of two"), std::string::npos) << status.message();
+  ExpectIntegerLstmRefused(
+      0.0003f, [](RawModel& m) { return AddIntermediates(m, QuantizedLstmSpec(), 0.007f, 0); },
+      "power of two");
 }
 
 // A hybrid LSTM: float input, states and biases; int8 weights (peephole ones too); float layer
@@ -374,11 +342,7 @@ std::vector<int> AddHybridParameters(RawModel& m, const QuantizedLstmSpec& s, in
 }
 
 TEST(HybridLstmTest, PeepholeProjectionClipOverTwoSteps) {
-  QuantizedLstmSpec s;
-  s.n_batch = 2;
-  s.n_input = 3;
-  s.n_cell = 4;
-  s.n_output = 3;
+  QuantizedLstmSpec s{2, 1, 3, 4, 3};
   s.peephole = true;
   s.projection = true;
   RawModel m;
@@ -399,12 +363,7 @@ TEST(HybridLstmTest, PeepholeProjectionClipOverTwoSteps) {
 }
 
 TEST(HybridSequenceLstmTest, AsymmetricLayerNormCifgBatchMajor) {
-  QuantizedLstmSpec s;
-  s.n_batch = 2;
-  s.max_time = 3;
-  s.n_input = 2;
-  s.n_cell = 3;
-  s.n_output = 3;
+  QuantizedLstmSpec s{2, 3, 2, 3, 3};
   s.cifg = true;
   s.layer_norm = true;
   RawModel m;

@@ -23,6 +23,27 @@ void ExpectFloatsNear(const std::vector<float>& actual, const std::vector<float>
   }
 }
 
+// ExpectRun's expected_shape when a test does not check the output's shape.
+const std::vector<int> kAnyShape = {-1};
+
+// Builds the model, runs it with `input` as graph input 0, and expects output 0 to have
+// `expected_shape` (unless kAnyShape) and values within `tolerance` of `expected`.
+// ExpectRunOnInputs feeds graph inputs 0, 1, ... in order.
+void ExpectRunOnInputs(OpTest& test, const std::vector<std::vector<float>>& inputs,
+                       const std::vector<int>& expected_shape, const std::vector<float>& expected,
+                       float tolerance = 1e-5f) {
+  ASSERT_TRUE(test.Build().ok());
+  for (size_t i = 0; i < inputs.size(); ++i) test.SetInput<float>(static_cast<int>(i), inputs[i]);
+  ASSERT_TRUE(test.Invoke().ok());
+  if (expected_shape != kAnyShape) EXPECT_EQ(test.GetOutputShape(0), expected_shape);
+  ExpectFloatsNear(test.GetOutput<float>(0), expected, tolerance);
+}
+void ExpectRun(OpTest& test, const std::vector<float>& input,
+               const std::vector<int>& expected_shape, const std::vector<float>& expected,
+               float tolerance = 1e-5f) {
+  ExpectRunOnInputs(test, {input}, expected_shape, expected, tolerance);
+}
+
 std::vector<float> Iota(int count, float start = 0.f) {
   std::vector<float> values(count);
   for (int i = 0; i < count; ++i) values[i] = start + i;
@@ -59,11 +80,7 @@ TEST(Conv2dTest, ValidPaddingAddsBias) {
   OpTest test;
   // The filter sums the two diagonal pixels of each 2x2 window.
   AddConv(test, {{1, 3, 3, 1}, {1, 2, 2, 1}, {1, 0, 0, 1}, {0.5f}});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, Iota(9, 1));
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 2, 2, 1}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {6.5f, 8.5f, 12.5f, 14.5f});
+  ExpectRun(test, Iota(9, 1), {1, 2, 2, 1}, {6.5f, 8.5f, 12.5f, 14.5f});
 }
 
 TEST(Conv2dTest, SamePaddingWithStrideTwoSkipsPaddedPixels) {
@@ -75,11 +92,7 @@ TEST(Conv2dTest, SamePaddingWithStrideTwoSkipsPaddedPixels) {
                  {0.f},
                  fb::Padding::SAME,
                  /*stride=*/2});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, Iota(9, 1));
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 2, 2, 1}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {12, 16, 24, 28});
+  ExpectRun(test, Iota(9, 1), {1, 2, 2, 1}, {12, 16, 24, 28});
 }
 
 TEST(Conv2dTest, DilationSpreadsTheFilter) {
@@ -92,11 +105,7 @@ TEST(Conv2dTest, DilationSpreadsTheFilter) {
                  fb::Padding::VALID,
                  /*stride=*/1,
                  /*dilation=*/2});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, Iota(25));
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 3, 3, 1}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {24, 28, 32, 44, 48, 52, 64, 68, 72});
+  ExpectRun(test, Iota(25), {1, 3, 3, 1}, {24, 28, 32, 44, 48, 52, 64, 68, 72});
 }
 
 TEST(Conv2dTest, BatchesOddChannelsAndRelu) {
@@ -109,32 +118,22 @@ TEST(Conv2dTest, BatchesOddChannelsAndRelu) {
                  1,
                  1,
                  Act::RELU});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, -1, 0, 2});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{2, 1, 1, 2}));
   // Batch 0: 6 + 1 and 2 - 2 - 3 - 1 (clamped); batch 1: 1 + 1 and -2 - 2 - 1 (clamped).
-  ExpectFloatsNear(test.GetOutput<float>(0), {7, 0, 2, 0});
+  ExpectRun(test, {1, 2, 3, -1, 0, 2}, {2, 1, 1, 2}, {7, 0, 2, 0});
 }
 
 TEST(Conv2dTest, GroupedConvolutionSplitsInputChannels) {
   OpTest test;
   // 4 input channels, filters of 2: two groups, filter 0 reads channels 0-1, filter 1 channels 2-3.
   AddConv(test, {{1, 1, 1, 4}, {2, 1, 1, 2}, {1, 1, 1, -1}, {0.f, 0.f}});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, 4});
-  ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {3, -1});
+  ExpectRun(test, {1, 2, 3, 4}, kAnyShape, {3, -1});
 }
 
 TEST(Conv2dTest, ReluN1To1Clamps) {
   OpTest test;
   AddConv(test,
           {{1, 1, 3, 1}, {1, 1, 1, 1}, {1}, {0.f}, fb::Padding::SAME, 1, 1, Act::RELU_N1_TO_1});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {-3.f, 0.25f, 2.f});
-  ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {-1.f, 0.25f, 1.f});
+  ExpectRun(test, {-3.f, 0.25f, 2.f}, kAnyShape, {-1.f, 0.25f, 1.f});
 }
 
 TEST(Conv2dTest, EmptyBatchGivesEmptyOutput) {
@@ -202,11 +201,7 @@ TEST(DepthwiseConv2dTest, DepthMultiplierTwoWithBias) {
   test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, bias}, {output},
              fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 2).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 10, 2, 20, 3, 30, 4, 40});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 1, 1, 4}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {10.f, 1.5f, 100.f, 39.5f});
+  ExpectRun(test, {1, 10, 2, 20, 3, 30, 4, 40}, {1, 1, 1, 4}, {10.f, 1.5f, 100.f, 39.5f});
 }
 
 TEST(DepthwiseConv2dTest, NoBiasSamePaddingRelu6IgnoresDepthMultiplierOption) {
@@ -220,11 +215,7 @@ TEST(DepthwiseConv2dTest, NoBiasSamePaddingRelu6IgnoresDepthMultiplierOption) {
       kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output},
       fb::BuiltinOptions::DepthwiseConv2DOptions,
       fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::SAME, 1, 1, 0, Act::RELU6).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, 4});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 2, 2, 1}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {6, 6, 6, 6});
+  ExpectRun(test, {1, 2, 3, 4}, {1, 2, 2, 1}, {6, 6, 6, 6});
 }
 
 TEST(DepthwiseConv2dTest, DilationAndStride) {
@@ -238,11 +229,7 @@ TEST(DepthwiseConv2dTest, DilationAndStride) {
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 2, 1, 1, Act::NONE,
                                               /*dilation_w_factor=*/2, 1)
                  .Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, 4, 5});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 1, 2, 1}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {31, 53});
+  ExpectRun(test, {1, 2, 3, 4, 5}, {1, 1, 2, 1}, {31, 53});
 }
 
 TEST(DepthwiseConv2dTest, RefusesOmittedThirdInput) {
@@ -285,13 +272,9 @@ TEST(TransposeConvTest, StrideTwoSameWithBias) {
   test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input, bias}, {output},
              fb::BuiltinOptions::TransposeConvOptions,
              fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::SAME, 2, 2).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, 4});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 4, 4, 1}));
   std::vector<float> expected = kTransposeConvOnes;
   for (float& v : expected) v += 0.5f;
-  ExpectFloatsNear(test.GetOutput<float>(0), expected);
+  ExpectRun(test, {1, 2, 3, 4}, {1, 4, 4, 1}, expected);
 }
 
 TEST(TransposeConvTest, RuntimeOutputShapeMakesDynamicOutput) {
@@ -324,10 +307,7 @@ TEST(TransposeConvTest, ChannelsOmittedBiasAndRelu) {
       kTfLiteBuiltinTransposeConv, {output_shape, weights, input, -1}, {output},
       fb::BuiltinOptions::TransposeConvOptions,
       fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::VALID, 1, 1, Act::RELU).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2});
-  ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {1, 2, 0});
+  ExpectRun(test, {1, 2}, kAnyShape, {1, 2, 0});
 }
 
 TEST(TransposeConvTest, RefusesOutputShapeWithWrongChannels) {
@@ -367,42 +347,27 @@ void AddFullyConnected(OpTest& test, const std::vector<int>& input_shape,
 TEST(FullyConnectedTest, BiasAndRelu) {
   OpTest test;
   AddFullyConnected(test, {2, 3}, {2, 3}, {1, 0, -1, 0.5f, 0.5f, 0.5f}, {1.f, -1.f}, Act::RELU);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, 4, 5, 6});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{2, 2}));
   // Before RELU: row 0 {-1, 2}, row 1 {-1, 6.5}.
-  ExpectFloatsNear(test.GetOutput<float>(0), {0, 2, 0, 6.5f});
+  ExpectRun(test, {1, 2, 3, 4, 5, 6}, {2, 2}, {0, 2, 0, 6.5f});
 }
 
 TEST(FullyConnectedTest, OmittedBias) {
   OpTest test;
   AddFullyConnected(test, {1, 4}, {1, 4}, {1, 1, 1, 1}, {});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, 4});
-  ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {10});
+  ExpectRun(test, {1, 2, 3, 4}, kAnyShape, {10});
 }
 
 TEST(FullyConnectedTest, FlattensInputIntoRows) {
   OpTest test;
   AddFullyConnected(test, {2, 2, 3}, {2, 3}, {1, 1, 1, 0, 0, 1}, {0.f, 0.f});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, Iota(12));
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{4, 2}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {3, 2, 12, 5, 21, 8, 30, 11});
+  ExpectRun(test, Iota(12), {4, 2}, {3, 2, 12, 5, 21, 8, 30, 11});
 }
 
 TEST(FullyConnectedTest, KeepNumDimsKeepsLeadingDimensions) {
   OpTest test;
   AddFullyConnected(test, {2, 2, 3}, {2, 3}, {1, 1, 1, 0, 0, 1}, {0.f, 0.f}, Act::NONE,
                     /*keep_num_dims=*/true);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, Iota(12));
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{2, 2, 2}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {3, 2, 12, 5, 21, 8, 30, 11});
+  ExpectRun(test, Iota(12), {2, 2, 2}, {3, 2, 12, 5, 21, 8, 30, 11});
 }
 
 TEST(FullyConnectedTest, IgnoresElementsBeyondWholeRows) {
@@ -413,11 +378,7 @@ TEST(FullyConnectedTest, IgnoresElementsBeyondWholeRows) {
   weights[5] = 1.f;                              // unit 1 takes element 0
   weights[14] = 1.f;                             // unit 2 takes element 4
   AddFullyConnected(test, {2, 6}, {3, 5}, weights, {});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, Iota(12));
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{2, 3}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {10, 0, 4, 35, 5, 9});
+  ExpectRun(test, Iota(12), {2, 3}, {10, 0, 4, 35, 5, 9});
 }
 
 TEST(FullyConnectedTest, EmptyBatch) {
@@ -459,49 +420,29 @@ const std::vector<float> kMatMulProduct = {58, 64, 139, 154};
 TEST(BatchMatMulTest, RankTwo) {
   OpTest test;
   AddBatchMatMul(test, {2, 3}, {3, 2});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, 4, 5, 6});
-  test.SetInput<float>(1, {7, 8, 9, 10, 11, 12});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{2, 2}));
-  ExpectFloatsNear(test.GetOutput<float>(0), kMatMulProduct);
+  ExpectRunOnInputs(test, {{1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12}}, {2, 2}, kMatMulProduct);
 }
 
 TEST(BatchMatMulTest, AdjointFlagsTransposeTheOperands) {
   OpTest test;
   AddBatchMatMul(test, {3, 2}, {2, 3}, /*adj_x=*/true, /*adj_y=*/true);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 4, 2, 5, 3, 6});
-  test.SetInput<float>(1, {7, 9, 11, 8, 10, 12});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{2, 2}));
-  ExpectFloatsNear(test.GetOutput<float>(0), kMatMulProduct);
+  ExpectRunOnInputs(test, {{1, 4, 2, 5, 3, 6}, {7, 9, 11, 8, 10, 12}}, {2, 2}, kMatMulProduct);
 }
 
 TEST(BatchMatMulTest, BroadcastsBatchDimensions) {
   OpTest test;
   // lhs batches: I and 2I; rhs batches A, B, C: output [b][r] = (b + 1) * rhs[r].
   AddBatchMatMul(test, {2, 1, 2, 2}, {3, 2, 2});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 0, 0, 1, 2, 0, 0, 2});
   const std::vector<float> rhs = {1, 2, 3, 4, 0, 1, 1, 0, 1, 1, 1, 1};
-  test.SetInput<float>(1, rhs);
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{2, 3, 2, 2}));
   std::vector<float> expected = rhs;
   for (float v : rhs) expected.push_back(2 * v);
-  ExpectFloatsNear(test.GetOutput<float>(0), expected);
+  ExpectRunOnInputs(test, {{1, 0, 0, 1, 2, 0, 0, 2}, rhs}, {2, 3, 2, 2}, expected);
 }
 
 TEST(BatchMatMulTest, RankFiveWithRankTwoRhsBroadcast) {
   OpTest test;
   AddBatchMatMul(test, {2, 1, 1, 1, 2}, {2, 1});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, 4});
-  test.SetInput<float>(1, {5, 6});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{2, 1, 1, 1, 1}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {17, 39});
+  ExpectRunOnInputs(test, {{1, 2, 3, 4}, {5, 6}}, {2, 1, 1, 1, 1}, {17, 39});
 }
 
 TEST(BatchMatMulTest, RefusesMismatchedInnerDimensions) {
@@ -534,40 +475,27 @@ TEST(PoolTest, AveragePoolCountsOnlyInBoundsElements) {
   // 3x3 image, 2x2 windows, stride 2, SAME: the padding (one row and column) is after the image,
   // so the windows hold 4, 2, 2 and 1 pixels.
   AddPool(test, kTfLiteBuiltinAveragePool2d, {1, 3, 3, 1}, fb::Padding::SAME, 2, 2, 2, 2);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, Iota(9, 1));
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 2, 2, 1}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {3.f, 4.5f, 7.5f, 9.f});
+  ExpectRun(test, Iota(9, 1), {1, 2, 2, 1}, {3.f, 4.5f, 7.5f, 9.f});
 }
 
 TEST(PoolTest, MaxPoolPerChannelWithRelu) {
   OpTest test;
   AddPool(test, kTfLiteBuiltinMaxPool2d, {1, 2, 3, 2}, fb::Padding::VALID, 1, 1, 2, 2, Act::RELU);
-  ASSERT_TRUE(test.Build().ok());
   // Channel 0 rows {1, 5, 2}, {3, 0, 6}; channel 1 all negative.
-  test.SetInput<float>(0, {1, -1, 5, -5, 2, -2, 3, -3, 0, -7, 6, -6});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 1, 2, 2}));
-  EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{5, 0, 6, 0}));
+  ExpectRun(test, {1, -1, 5, -5, 2, -2, 3, -3, 0, -7, 6, -6}, {1, 1, 2, 2}, {5, 0, 6, 0},
+            /*tolerance=*/0.f);
 }
 
 TEST(PoolTest, MaxPoolOfNegativesWithoutActivation) {
   OpTest test;
   AddPool(test, kTfLiteBuiltinMaxPool2d, {1, 1, 3, 1}, fb::Padding::SAME, 1, 1, 1, 3);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {-4, -2, -8});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{-2, -2, -2}));
+  ExpectRun(test, {-4, -2, -8}, kAnyShape, {-2, -2, -2}, /*tolerance=*/0.f);
 }
 
 TEST(PoolTest, L2PoolIsRootMeanSquareOfTheWindow) {
   OpTest test;
   AddPool(test, kTfLiteBuiltinL2Pool2d, {1, 2, 2, 1}, fb::Padding::VALID, 1, 1, 2, 2);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {3, 4, 0, 0});
-  ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {2.5f});
+  ExpectRun(test, {3, 4, 0, 0}, kAnyShape, {2.5f});
 }
 
 TEST(PoolTest, EmptyBatch) {
@@ -595,12 +523,9 @@ TEST(SoftmaxTest, RowsSumToOne) {
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
              fb::CreateSoftmaxOptions(test.fbb(), 1.f).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3, 0, 0, 0});
-  ASSERT_TRUE(test.Invoke().ok());
   // exp(-2), exp(-1), 1 over their sum 1.5032147.
-  ExpectFloatsNear(test.GetOutput<float>(0),
-                   {0.09003057f, 0.24472847f, 0.66524096f, 1 / 3.f, 1 / 3.f, 1 / 3.f}, 1e-6f);
+  ExpectRun(test, {1, 2, 3, 0, 0, 0}, kAnyShape,
+            {0.09003057f, 0.24472847f, 0.66524096f, 1 / 3.f, 1 / 3.f, 1 / 3.f}, 1e-6f);
 }
 
 TEST(SoftmaxTest, BetaScalesLogitsAndLargeLogitsDoNotOverflow) {
@@ -609,10 +534,7 @@ TEST(SoftmaxTest, BetaScalesLogitsAndLargeLogitsDoNotOverflow) {
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
              fb::CreateSoftmaxOptions(test.fbb(), 0.5f).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {2, 4, 1000, 1000});
-  ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.26894142f, 0.73105858f, 0.5f, 0.5f}, 1e-6f);
+  ExpectRun(test, {2, 4, 1000, 1000}, kAnyShape, {0.26894142f, 0.73105858f, 0.5f, 0.5f}, 1e-6f);
 }
 
 TEST(SoftmaxTest, RefusesScalarInput) {
@@ -629,11 +551,8 @@ TEST(LogSoftmaxTest, SubtractsLogSumExp) {
   const int input = test.AddInput(kTfLiteFloat32, {1, 3});
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinLogSoftmax, {input}, {output});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3});
-  ASSERT_TRUE(test.Invoke().ok());
   // log(exp(-2) + exp(-1) + 1) = 0.40760596.
-  ExpectFloatsNear(test.GetOutput<float>(0), {-2.40760596f, -1.40760596f, -0.40760596f}, 1e-6f);
+  ExpectRun(test, {1, 2, 3}, kAnyShape, {-2.40760596f, -1.40760596f, -0.40760596f}, 1e-6f);
 }
 
 // ---- L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION
@@ -644,11 +563,8 @@ TEST(L2NormalizationTest, DividesByNormWithEpsilonFloor) {
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinL2Normalization, {input}, {output}, fb::BuiltinOptions::L2NormOptions,
              fb::CreateL2NormOptions(test.fbb()).Union());
-  ASSERT_TRUE(test.Build().ok());
   // The third row's norm (1e-7) is below epsilon (1e-6), which divides instead.
-  test.SetInput<float>(0, {3, 4, 0, 0, 1e-7f, 0});
-  ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.6f, 0.8f, 0, 0, 0.1f, 0}, 1e-6f);
+  ExpectRun(test, {3, 4, 0, 0, 1e-7f, 0}, kAnyShape, {0.6f, 0.8f, 0, 0, 0.1f, 0}, 1e-6f);
 }
 
 TEST(L2NormalizationTest, RefusesFusedActivation) {
@@ -667,11 +583,8 @@ TEST(LocalResponseNormalizationTest, NormalizesOverNeighbouringChannels) {
   test.AddOp(kTfLiteBuiltinLocalResponseNormalization, {input}, {output},
              fb::BuiltinOptions::LocalResponseNormalizationOptions,
              fb::CreateLocalResponseNormalizationOptions(test.fbb(), 1, 1.f, 1.f, 0.5f).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1, 2, 3});
-  ASSERT_TRUE(test.Invoke().ok());
   // x / sqrt(1 + sum of squares of channels c-1..c+1): 1/sqrt(6), 2/sqrt(15), 3/sqrt(14).
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.40824829f, 0.51639778f, 0.80178373f}, 1e-6f);
+  ExpectRun(test, {1, 2, 3}, kAnyShape, {0.40824829f, 0.51639778f, 0.80178373f}, 1e-6f);
 }
 
 TEST(LocalResponseNormalizationTest, RefusesNon4DInput) {
@@ -709,32 +622,23 @@ void AddResize(OpTest& test, int builtin_code, const std::vector<int32_t>& size,
 TEST(ResizeBilinearTest, DefaultSamplingClampsAtTheLastPixel) {
   OpTest test;
   AddResize(test, kTfLiteBuiltinResizeBilinear, {3, 3}, false, false);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {0, 1, 2, 3});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 3, 3, 1}));
   // Source coordinates 0, 2/3, 4/3 (clamped to 1) on both axes.
-  ExpectFloatsNear(test.GetOutput<float>(0), {0, 2 / 3.f, 1, 4 / 3.f, 2, 7 / 3.f, 2, 8 / 3.f, 3});
+  ExpectRun(test, {0, 1, 2, 3}, {1, 3, 3, 1}, {0, 2 / 3.f, 1, 4 / 3.f, 2, 7 / 3.f, 2, 8 / 3.f, 3});
 }
 
 TEST(ResizeBilinearTest, AlignCornersMapsCornersToCorners) {
   OpTest test;
   AddResize(test, kTfLiteBuiltinResizeBilinear, {3, 3}, true, false);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {0, 1, 2, 3});
-  ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {0, 0.5f, 1, 1, 1.5f, 2, 2, 2.5f, 3});
+  ExpectRun(test, {0, 1, 2, 3}, kAnyShape, {0, 0.5f, 1, 1, 1.5f, 2, 2, 2.5f, 3});
 }
 
 TEST(ResizeBilinearTest, HalfPixelCentersClampOutsideTheImage) {
   OpTest test;
   AddResize(test, kTfLiteBuiltinResizeBilinear, {4, 4}, false, true);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {0, 1, 2, 3});
-  ASSERT_TRUE(test.Invoke().ok());
   // Source coordinates -0.25, 0.25, 0.75, 1.25 act as 0, 0.25, 0.75, 1.
-  ExpectFloatsNear(test.GetOutput<float>(0), {0, 0.25f, 0.75f, 1, 0.5f, 0.75f, 1.25f, 1.5f, 1.5f,
-                                              1.75f, 2.25f, 2.5f, 2, 2.25f, 2.75f, 3});
+  ExpectRun(
+      test, {0, 1, 2, 3}, kAnyShape,
+      {0, 0.25f, 0.75f, 1, 0.5f, 0.75f, 1.25f, 1.5f, 1.5f, 1.75f, 2.25f, 2.5f, 2, 2.25f, 2.75f, 3});
 }
 
 TEST(ResizeBilinearTest, RuntimeSizeMakesDynamicOutput) {
@@ -763,32 +667,23 @@ TEST(ResizeBilinearTest, RefusesZeroSize) {
 TEST(ResizeNearestNeighborTest, DefaultFloorsTheSourceCoordinate) {
   OpTest test;
   AddResize(test, kTfLiteBuiltinResizeNearestNeighbor, {3, 3}, false, false);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {0, 1, 2, 3});
-  ASSERT_TRUE(test.Invoke().ok());
   // floor(0), floor(2/3), floor(4/3) = 0, 0, 1.
-  EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{0, 0, 1, 0, 0, 1, 2, 2, 3}));
+  ExpectRun(test, {0, 1, 2, 3}, kAnyShape, {0, 0, 1, 0, 0, 1, 2, 2, 3}, /*tolerance=*/0.f);
 }
 
 TEST(ResizeNearestNeighborTest, AlignCornersRoundsHalfAwayFromZero) {
   OpTest test;
   AddResize(test, kTfLiteBuiltinResizeNearestNeighbor, {3, 3}, true, false);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {0, 1, 2, 3});
-  ASSERT_TRUE(test.Invoke().ok());
   // round(0), round(0.5), round(1) = 0, 1, 1.
-  EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{0, 1, 1, 2, 3, 3, 2, 3, 3}));
+  ExpectRun(test, {0, 1, 2, 3}, kAnyShape, {0, 1, 1, 2, 3, 3, 2, 3, 3}, /*tolerance=*/0.f);
 }
 
 TEST(ResizeNearestNeighborTest, HalfPixelCentersWithTwoChannels) {
   OpTest test;
   AddResize(test, kTfLiteBuiltinResizeNearestNeighbor, {3, 3}, false, true, /*channels=*/2);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {0, 10, 1, 11, 2, 12, 3, 13});
-  ASSERT_TRUE(test.Invoke().ok());
   // floor(0.5 * 2/3), floor(1.5 * 2/3), floor(2.5 * 2/3) = 0, 1, 1.
-  EXPECT_EQ(test.GetOutput<float>(0),
-            (std::vector<float>{0, 10, 1, 11, 1, 11, 2, 12, 3, 13, 3, 13, 2, 12, 3, 13, 3, 13}));
+  ExpectRun(test, {0, 10, 1, 11, 2, 12, 3, 13}, kAnyShape,
+            {0, 10, 1, 11, 1, 11, 2, 12, 3, 13, 3, 13, 2, 12, 3, 13, 3, 13}, /*tolerance=*/0.f);
 }
 
 TEST(ResizeNearestNeighborTest, ZeroHeightGivesEmptyOutput) {

@@ -134,13 +134,10 @@ class RawModel {
   Status Invoke() { return interpreter_->Invoke(); }
   template <typename T>
   std::vector<T> GetOutput(int position) {
-    const TfLiteTensor* t = interpreter_->output_tensor(position);
-    const T* data = reinterpret_cast<const T*>(t->data.raw);
-    return std::vector<T>(data, data + t->bytes / sizeof(T));
+    return testing::TensorValues<T>(interpreter_->output_tensor(position));
   }
   std::vector<int> GetOutputShape(int position) {
-    const TfLiteTensor* t = interpreter_->output_tensor(position);
-    return std::vector<int>(t->dims->data, t->dims->data + t->dims->size);
+    return testing::TensorShape(interpreter_->output_tensor(position));
   }
 
  private:
