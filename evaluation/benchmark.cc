@@ -211,11 +211,12 @@ StatusOr<std::vector<std::string>> ListSignatures(const std::string& graph, cons
   return keys;
 }
 
-Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDelegate>& delegates,
-                    BenchmarkListener* listener, BenchmarkReport* report, BenchmarkClock* clock) {
-  BenchmarkListener silent;
-  if (listener == nullptr) listener = &silent;
-  if (clock == nullptr) clock = SystemBenchmarkClock();
+namespace {
+
+// The report's configuration: the envelope's, and the run loops as TFLite reads its flags (--dry_run
+// sets warmup_runs 0, warmup_min_secs -1, num_runs 0, min_secs -1), which *warmup and *regular become.
+void RecordRunConfig(const BenchmarkConfig& config, BenchmarkReport* report, RunLoopConfig* warmup_out,
+                     RunLoopConfig* regular_out) {
   ReportEnvelope& envelope = report->envelope;
   envelope.start_time = UtcTimestamp();
   envelope.machine = ReadMachineInfo();
@@ -228,9 +229,10 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
     report->regular = LatencyStats(LatencyStats::kKeepAll);
   }
 
-  // TFLite: --dry_run sets warmup_runs 0, warmup_min_secs -1, num_runs 0, min_secs -1.
-  RunLoopConfig warmup = config.warmup;
-  RunLoopConfig regular = config.regular;
+  RunLoopConfig& warmup = *warmup_out;
+  RunLoopConfig& regular = *regular_out;
+  warmup = config.warmup;
+  regular = config.regular;
   if (config.dry_run) {
     warmup.min_runs = 0;
     warmup.min_secs = -1.0f;
@@ -245,6 +247,64 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   report->config.run_delay = regular.run_delay_secs;
   report->config.run_frequency = regular.run_frequency;
 
+}
+
+// The warmup runs, then the regular ones (profiled when asked); the first error stops them.
+Status RunPhases(const RunLoopConfig& warmup, const RunLoopConfig& regular, const RunLoopHooks& hooks,
+                 OpProfiler* profiler, BenchmarkListener* listener, BenchmarkClock* clock, BenchmarkReport* report) {
+  Status status;
+  for (RunKind kind : {RunKind::kWarmup, RunKind::kRegular}) {
+    const RunLoopConfig& loop = kind == RunKind::kWarmup ? warmup : regular;
+    LatencyStats* stats = kind == RunKind::kWarmup ? &report->warmup : &report->regular;
+    RunLoopHooks run_hooks = hooks;
+    if (kind == RunKind::kRegular && profiler != nullptr) {
+      run_hooks.before_run = [&]() {
+        profiler->BeginRun();
+        return Status::Ok();
+      };
+      run_hooks.after_run = [&]() { profiler->EndRun(); };
+    }
+    run_hooks.progress = [&, kind](int64_t runs, int64_t elapsed_us) { listener->OnRunProgress(kind, runs, elapsed_us); };
+    listener->OnRunsStarting(kind, loop);
+    status = RunLoop(loop, run_hooks, clock, stats);
+    listener->OnRunsFinished(kind, *stats);
+    if (!status.ok()) break;
+  }
+  return status;
+}
+
+// The memory figures at the end, beside those at the start and after Init.
+void RecordMemory(const MemorySnapshot& start_memory, const MemorySnapshot& init_memory, PeakRssMonitor* monitor,
+                  const Interpreter& interpreter, BenchmarkReport* report) {
+  const MemorySnapshot end_memory = ReadMemorySnapshot();
+  if (monitor != nullptr) {
+    monitor->Stop();
+    report->memory.peak_sampled = true;
+    report->memory.peak_rss_bytes = monitor->peak_rss_bytes();
+    report->memory.sample_interval_ms = monitor->interval_ms();
+    report->memory.samples = monitor->samples();
+  }
+  report->memory.os_figures = start_memory.valid && init_memory.valid && end_memory.valid;
+  report->memory.rss_start_bytes = start_memory.rss_bytes;
+  report->memory.rss_after_init_bytes = init_memory.rss_bytes;
+  report->memory.rss_end_bytes = end_memory.rss_bytes;
+  report->memory.max_rss_start_bytes = start_memory.max_rss_bytes;
+  report->memory.max_rss_after_init_bytes = init_memory.max_rss_bytes;
+  report->memory.max_rss_end_bytes = end_memory.max_rss_bytes;
+  report->memory.arena_bytes = static_cast<int64_t>(interpreter.arena_bytes());
+  report->memory.dynamic_tensor_bytes = static_cast<int64_t>(interpreter.dynamic_bytes());
+}
+
+}  // namespace
+
+Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDelegate>& delegates,
+                    BenchmarkListener* listener, BenchmarkReport* report, BenchmarkClock* clock) {
+  BenchmarkListener silent;
+  if (listener == nullptr) listener = &silent;
+  if (clock == nullptr) clock = SystemBenchmarkClock();
+  ReportEnvelope& envelope = report->envelope;
+  RunLoopConfig warmup, regular;
+  RecordRunConfig(config, report, &warmup, &regular);
   std::unique_ptr<PeakRssMonitor> monitor;
   if (config.peak_memory) {
     monitor.reset(new PeakRssMonitor(config.memory_interval_ms));
@@ -343,43 +403,10 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
     if (primary) return interpreter->Invoke();
     return subgraph->Invoke().WithContext(model->name());
   };
-  Status status;
-  for (RunKind kind : {RunKind::kWarmup, RunKind::kRegular}) {
-    const RunLoopConfig& loop = kind == RunKind::kWarmup ? warmup : regular;
-    LatencyStats* stats = kind == RunKind::kWarmup ? &report->warmup : &report->regular;
-    RunLoopHooks run_hooks = hooks;
-    if (kind == RunKind::kRegular && profiler != nullptr) {
-      run_hooks.before_run = [&]() {
-        profiler->BeginRun();
-        return Status::Ok();
-      };
-      run_hooks.after_run = [&]() { profiler->EndRun(); };
-    }
-    run_hooks.progress = [&, kind](int64_t runs, int64_t elapsed_us) { listener->OnRunProgress(kind, runs, elapsed_us); };
-    listener->OnRunsStarting(kind, loop);
-    status = RunLoop(loop, run_hooks, clock, stats);
-    listener->OnRunsFinished(kind, *stats);
-    if (!status.ok()) break;
-  }
+  const Status status = RunPhases(warmup, regular, hooks, profiler.get(), listener, clock, report);
   interpreter->SetNodeObserver(nullptr);
 
-  const MemorySnapshot end_memory = ReadMemorySnapshot();
-  if (monitor != nullptr) {
-    monitor->Stop();
-    report->memory.peak_sampled = true;
-    report->memory.peak_rss_bytes = monitor->peak_rss_bytes();
-    report->memory.sample_interval_ms = monitor->interval_ms();
-    report->memory.samples = monitor->samples();
-  }
-  report->memory.os_figures = start_memory.valid && init_memory.valid && end_memory.valid;
-  report->memory.rss_start_bytes = start_memory.rss_bytes;
-  report->memory.rss_after_init_bytes = init_memory.rss_bytes;
-  report->memory.rss_end_bytes = end_memory.rss_bytes;
-  report->memory.max_rss_start_bytes = start_memory.max_rss_bytes;
-  report->memory.max_rss_after_init_bytes = init_memory.max_rss_bytes;
-  report->memory.max_rss_end_bytes = end_memory.max_rss_bytes;
-  report->memory.arena_bytes = static_cast<int64_t>(interpreter->arena_bytes());
-  report->memory.dynamic_tensor_bytes = static_cast<int64_t>(interpreter->dynamic_bytes());
+  RecordMemory(start_memory, init_memory, monitor.get(), *interpreter, report);
   // Nodes prepared during Invoke (after a dynamic output) have chosen their kernels by now.
   if (report->kernels.at_invoke > 0) report->kernels = KernelUsageOf(interpreter);
   if (profiler != nullptr) {

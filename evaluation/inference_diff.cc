@@ -623,6 +623,119 @@ std::string DescribeThresholds(const DiffThresholds& t) {
   return text;
 }
 
+namespace {
+
+// Inputs: fixed where given (names and sizes checked), random otherwise. Sets fixed[i] for the inputs
+// given by file and describes every input in the result and its report.
+Status PlanInputs(const InferenceDiffConfig& config, Interpreter* ref,
+                  std::vector<const InferenceDiffConfig::FixedInput*>* fixed_out, InferenceDiffResult* result_out) {
+  InferenceDiffResult& result = *result_out;
+  for (const auto& fixed : config.fixed_inputs) {
+    bool found = false;
+    for (size_t i = 0; i < ref->inputs().size(); ++i) {
+      const TfLiteTensor* t = ref->input_tensor(i);
+      if (t->name == nullptr || fixed.first != t->name) continue;
+      found = true;
+      if (fixed.second.bytes.size() != t->bytes) {
+        return InvalidInputError(fixed.second.source + ": has " + std::to_string(fixed.second.bytes.size()) +
+                                 " bytes but input '" + fixed.first + "' (" + TypeName(t->type) + " " +
+                                 ShapeText(ShapeOf(*t)) + ") needs " + std::to_string(t->bytes));
+      }
+    }
+    if (!found) {
+      return UsageError("--input_layer_value_files: the model has no input named '" + fixed.first + "'");
+    }
+  }
+  const size_t num_inputs = ref->inputs().size();
+  std::vector<const InferenceDiffConfig::FixedInput*>& fixed = *fixed_out;
+  fixed.assign(num_inputs, nullptr);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const TfLiteTensor* t = ref->input_tensor(i);
+    auto it = t->name != nullptr ? config.fixed_inputs.find(t->name) : config.fixed_inputs.end();
+    InputInfo info;
+    info.name = t->name != nullptr ? t->name : "";
+    info.type = TypeName(t->type);
+    info.shape = ShapeOf(*t);
+    info.source = "random";
+    if (it != config.fixed_inputs.end()) {
+      fixed[i] = &it->second;
+      info.source = it->second.source;
+    } else {
+      if (!IsNumericType(t->type) || t->type == kTfLiteComplex64 || t->type == kTfLiteComplex128) {
+        return InvalidInputError(std::string("input '") + (t->name ? t->name : "") + "' has type " +
+                                 TypeName(t->type) + ", which random inputs cannot fill: give its bytes with " +
+                                 "--input_layer_value_files");
+      }
+    }
+    result.inputs.push_back(info);
+    ReportedInput reported{info.name, TfLiteTypeGetName(t->type), info.shape, "random"};
+    if (fixed[i] != nullptr) {
+      reported.source = "file sha256 " + Sha256Hex(fixed[i]->bytes.data(), fixed[i]->bytes.size()).substr(0, 12);
+    }
+    result.envelope.config.inputs.push_back(reported);
+  }
+
+  return Status::Ok();
+}
+
+// One run's inputs: the next random values of every input not given by file; the files' bytes where
+// `load_fixed` (they are copied once, and stay).
+Status DrawInputs(Interpreter* ref, const std::vector<const InferenceDiffConfig::FixedInput*>& fixed, bool load_fixed,
+                  GaussianInputGenerator* generator, std::vector<std::vector<uint8_t>>* inputs) {
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    const TfLiteTensor* t = ref->input_tensor(i);
+    if (fixed[i] != nullptr) {
+      if (load_fixed) (*inputs)[i] = fixed[i]->bytes;
+      continue;
+    }
+    Status s = generator->Fill(t->type, tflite::NumElements(t), &(*inputs)[i]);
+    if (!s.ok()) return s.WithContext(std::string("input '") + (t->name ? t->name : "") + "'");
+  }
+  return Status::Ok();
+}
+
+// What the result and its report say of the run's configuration.
+void RecordConfiguration(const Model& model, const InferenceDiffConfig& config, const ShardInfo& part,
+                         int inside_partitions, InferenceDiffResult* result_out) {
+  InferenceDiffResult& result = *result_out;
+  result.model = model.name();
+  ReportEnvelope& envelope = result.envelope;
+  envelope.start_time = UtcTimestamp();
+  envelope.machine = ReadMachineInfo();
+  envelope.model.path = model.name();
+  envelope.model.size_bytes = static_cast<int64_t>(model.file_bytes());
+  envelope.model.sha256 = Sha256Hex(model.file_data(), model.file_bytes());
+  envelope.config.num_threads = config.test_num_threads;
+  envelope.config.kernels = config.test_kernel_set == KernelSet::kReference ? "reference" : "optimized";
+  for (const DelegateOutcome& d : result.delegates) {
+    ReportedDelegate reported;
+    reported.provider = d.provider;
+    reported.applied = d.applied;
+    reported.delegate_kernels = d.delegate_kernels;
+    reported.fully_delegated = d.fully_delegated;
+    reported.error = d.error;
+    envelope.config.delegates.push_back(reported);
+  }
+  // What else makes two runs' figures comparable: the same inputs (runs, seed) and invocations.
+  envelope.config.settings = {{"num_runs", std::to_string(config.num_runs)},
+                              {"seed", std::to_string(config.seed)},
+                              {"invocations_per_run", std::to_string(config.invocations_per_run)}};
+  if (part.present()) envelope.shard = part;
+  result.num_runs = config.num_runs;
+  result.invocations_per_run = config.invocations_per_run;
+  result.seed = config.seed;
+  result.test_kernels = config.test_kernel_set == KernelSet::kReference ? "reference" : "optimized";
+  result.test_num_threads = config.test_num_threads;
+  result.thresholds = config.thresholds;
+  result.qualify = config.qualify;
+  result.qualify_float_tolerance = config.qualify ? config.qualify_float_tolerance : 0.0;
+  result.checked = config.qualify || config.thresholds.any();
+  result.layerwise = config.layerwise;
+  result.tensors_inside_partitions = inside_partitions;
+}
+
+}  // namespace
+
 StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model>& model,
                                                const InferenceDiffConfig& config,
                                                const std::vector<ProvidedDelegate>& delegates) {
@@ -657,50 +770,9 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
                       BuildInterpreterWithDelegates(make_test, delegates, apply_options, &result.delegates));
   Interpreter* test = test_made.get();
 
-  // Inputs: fixed where given (names and sizes checked), random otherwise.
-  for (const auto& fixed : config.fixed_inputs) {
-    bool found = false;
-    for (size_t i = 0; i < ref->inputs().size(); ++i) {
-      const TfLiteTensor* t = ref->input_tensor(i);
-      if (t->name == nullptr || fixed.first != t->name) continue;
-      found = true;
-      if (fixed.second.bytes.size() != t->bytes) {
-        return InvalidInputError(fixed.second.source + ": has " + std::to_string(fixed.second.bytes.size()) +
-                                 " bytes but input '" + fixed.first + "' (" + TypeName(t->type) + " " +
-                                 ShapeText(ShapeOf(*t)) + ") needs " + std::to_string(t->bytes));
-      }
-    }
-    if (!found) {
-      return UsageError("--input_layer_value_files: the model has no input named '" + fixed.first + "'");
-    }
-  }
   const size_t num_inputs = ref->inputs().size();
-  std::vector<const InferenceDiffConfig::FixedInput*> fixed(num_inputs, nullptr);
-  for (size_t i = 0; i < num_inputs; ++i) {
-    const TfLiteTensor* t = ref->input_tensor(i);
-    auto it = t->name != nullptr ? config.fixed_inputs.find(t->name) : config.fixed_inputs.end();
-    InputInfo info;
-    info.name = t->name != nullptr ? t->name : "";
-    info.type = TypeName(t->type);
-    info.shape = ShapeOf(*t);
-    info.source = "random";
-    if (it != config.fixed_inputs.end()) {
-      fixed[i] = &it->second;
-      info.source = it->second.source;
-    } else {
-      if (!IsNumericType(t->type) || t->type == kTfLiteComplex64 || t->type == kTfLiteComplex128) {
-        return InvalidInputError(std::string("input '") + (t->name ? t->name : "") + "' has type " +
-                                 TypeName(t->type) + ", which random inputs cannot fill: give its bytes with " +
-                                 "--input_layer_value_files");
-      }
-    }
-    result.inputs.push_back(info);
-    ReportedInput reported{info.name, TfLiteTypeGetName(t->type), info.shape, "random"};
-    if (fixed[i] != nullptr) {
-      reported.source = "file sha256 " + Sha256Hex(fixed[i]->bytes.data(), fixed[i]->bytes.size()).substr(0, 12);
-    }
-    result.envelope.config.inputs.push_back(reported);
-  }
+  std::vector<const InferenceDiffConfig::FixedInput*> fixed;
+  TS_RETURN_IF_ERROR(PlanInputs(config, ref, &fixed, &result));
 
   const std::vector<int>& outputs = ref->outputs();
   std::vector<Tracked> output_tracks(outputs.size());
@@ -719,15 +791,7 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   // A model that keeps state between invokes replays those runs through both interpreters, unmeasured.
   const bool replay = part.first > 0 && (HoldsState(ref) || HoldsState(test));
   for (int64_t run = 0; run < part.first; ++run) {
-    for (size_t i = 0; i < num_inputs; ++i) {
-      const TfLiteTensor* t = ref->input_tensor(i);
-      if (fixed[i] != nullptr) {
-        if (replay && run == 0) inputs[i] = fixed[i]->bytes;
-        continue;
-      }
-      Status s = generator.Fill(t->type, tflite::NumElements(t), &inputs[i]);
-      if (!s.ok()) return s.WithContext(std::string("input '") + (t->name ? t->name : "") + "'");
-    }
+    TS_RETURN_IF_ERROR(DrawInputs(ref, fixed, replay && run == 0, &generator, &inputs));
     if (!replay) continue;
     LatencyStats unmeasured;
     TS_RETURN_IF_ERROR(CopyInputs(inputs, test).WithContext("test interpreter"));
@@ -737,15 +801,7 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
   }
   result.replayed_runs = replay ? static_cast<int>(part.first) : 0;
   for (int64_t run = part.first; run < part.end; ++run) {
-    for (size_t i = 0; i < num_inputs; ++i) {
-      const TfLiteTensor* t = ref->input_tensor(i);
-      if (fixed[i] != nullptr) {
-        if (run == part.first && !replay) inputs[i] = fixed[i]->bytes;
-        continue;
-      }
-      Status s = generator.Fill(t->type, tflite::NumElements(t), &inputs[i]);
-      if (!s.ok()) return s.WithContext(std::string("input '") + (t->name ? t->name : "") + "'");
-    }
+    TS_RETURN_IF_ERROR(DrawInputs(ref, fixed, run == part.first && !replay, &generator, &inputs));
     // TFLite runs the test interpreter first, then the reference.
     TS_RETURN_IF_ERROR(CopyInputs(inputs, test).WithContext("test interpreter"));
     TS_RETURN_IF_ERROR(InvokeTimed(test, config.invocations_per_run, "test interpreter", &result.test_latency));
@@ -761,40 +817,7 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
     }
   }
 
-  result.model = model->name();
-  ReportEnvelope& envelope = result.envelope;
-  envelope.start_time = UtcTimestamp();
-  envelope.machine = ReadMachineInfo();
-  envelope.model.path = model->name();
-  envelope.model.size_bytes = static_cast<int64_t>(model->file_bytes());
-  envelope.model.sha256 = Sha256Hex(model->file_data(), model->file_bytes());
-  envelope.config.num_threads = config.test_num_threads;
-  envelope.config.kernels = config.test_kernel_set == KernelSet::kReference ? "reference" : "optimized";
-  for (const DelegateOutcome& d : result.delegates) {
-    ReportedDelegate reported;
-    reported.provider = d.provider;
-    reported.applied = d.applied;
-    reported.delegate_kernels = d.delegate_kernels;
-    reported.fully_delegated = d.fully_delegated;
-    reported.error = d.error;
-    envelope.config.delegates.push_back(reported);
-  }
-  // What else makes two runs' figures comparable: the same inputs (runs, seed) and invocations.
-  envelope.config.settings = {{"num_runs", std::to_string(config.num_runs)},
-                              {"seed", std::to_string(config.seed)},
-                              {"invocations_per_run", std::to_string(config.invocations_per_run)}};
-  if (part.present()) envelope.shard = part;
-  result.num_runs = config.num_runs;
-  result.invocations_per_run = config.invocations_per_run;
-  result.seed = config.seed;
-  result.test_kernels = config.test_kernel_set == KernelSet::kReference ? "reference" : "optimized";
-  result.test_num_threads = config.test_num_threads;
-  result.thresholds = config.thresholds;
-  result.qualify = config.qualify;
-  result.qualify_float_tolerance = config.qualify ? config.qualify_float_tolerance : 0.0;
-  result.checked = config.qualify || config.thresholds.any();
-  result.layerwise = config.layerwise;
-  result.tensors_inside_partitions = inside_partitions;
+  RecordConfiguration(*model, config, part, inside_partitions, &result);
   for (size_t o = 0; o < outputs.size(); ++o) {
     OutputDiffEntry e;
     e.index = static_cast<int>(o);
