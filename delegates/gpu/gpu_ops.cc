@@ -478,6 +478,265 @@ bool StridedSlicing(TfLiteContext* context, const TfLiteNode* node, const Shape&
   return true;
 }
 
+// Per group of ops: the support check (partitioning) and the plan (Prepare), paired in one table
+// (OpsOf, after the planners) so that what the delegate takes and what it can run cannot drift.
+struct GroupOps {
+  Group group;
+  bool (*check)(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry);
+  Status (*plan)(Planner& pl, const TfLiteNode* node, const OpEntry* entry);
+};
+
+const GroupOps* OpsOf(Group group);
+
+// ---- Support checks, one per group ---------------------------------------------------------------
+
+bool CheckBinary(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 2)) return false;
+  Shape out;
+  if (!Broadcast(DimsOf(c.input(0)), DimsOf(c.input(1)), &out)) return c.Fail("inputs do not broadcast");
+  return true;
+}
+
+bool CheckUnary(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(1, 1, 1) || !c.DataInputsAndOutput(0, 1)) return false;
+  if (IsConstant(c.input(0))) return c.Fail("constant input");
+  return true;
+}
+
+bool CheckConv2d(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(2, 3, 1) || !c.DataInputsAndOutput(0, 3)) return false;
+  if (!c.Rank(c.input(0), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
+  if (c.input(1).dims->data[3] != c.input(0).dims->data[3]) {
+    return c.Fail("grouped convolution (filter depth " + std::to_string(c.input(1).dims->data[3]) +
+                  ", input depth " + std::to_string(c.input(0).dims->data[3]) + ")");
+  }
+  if (c.has_input(2) && Count(DimsOf(c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
+  const TfLiteConvParams& p = ParamsOf<TfLiteConvParams>(node);
+  if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
+    return c.Fail("stride or dilation below 1");
+  }
+  return true;
+}
+
+bool CheckDepthwise(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(2, 3, 1) || !c.DataInputsAndOutput(0, 3)) return false;
+  if (!c.Rank(c.input(0), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
+  const int in_c = c.input(0).dims->data[3], out_c = c.input(1).dims->data[3];
+  if (c.input(1).dims->data[0] != 1 || in_c == 0 || out_c % in_c != 0) return c.Fail("filter shape");
+  if (c.has_input(2) && Count(DimsOf(c.input(2))) != out_c) return c.Fail("bias size");
+  const TfLiteDepthwiseConvParams& p = ParamsOf<TfLiteDepthwiseConvParams>(node);
+  if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
+    return c.Fail("stride or dilation below 1");
+  }
+  return true;
+}
+
+bool CheckFullyConnected(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(2, 3, 1) || !c.DataInputsAndOutput(0, 3)) return false;
+  const TfLiteFullyConnectedParams& p = ParamsOf<TfLiteFullyConnectedParams>(node);
+  if (p.weights_format != kTfLiteFullyConnectedWeightsFormatDefault) return c.Fail("shuffled weights");
+  if (!c.Rank(c.input(1), 2, "weights")) return false;
+  const int in_c = c.input(1).dims->data[1];
+  if (in_c <= 0 || Count(DimsOf(c.input(0))) % in_c != 0) return c.Fail("input size not a multiple of the weights' depth");
+  if (c.has_input(2) && Count(DimsOf(c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
+  return true;
+}
+
+bool CheckPool(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(1, 1, 1) || !c.DataInputsAndOutput(0, 1) || !c.Rank(c.input(0), 4, "input")) return false;
+  const TfLitePoolParams& p = ParamsOf<TfLitePoolParams>(node);
+  if (p.stride_width <= 0 || p.stride_height <= 0 || p.filter_width <= 0 || p.filter_height <= 0) {
+    return c.Fail("stride or filter below 1");
+  }
+  return true;
+}
+
+bool CheckSoftmax(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(1, 1, 1) || !c.DataInputsAndOutput(0, 1)) return false;
+  if (c.input(0).dims->size < 1) return c.Fail("scalar input");
+  return true;
+}
+
+bool CheckConcat(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (c.num_inputs() < 1 || c.num_outputs() != 1) return c.Fail("inputs/outputs");
+  if (!c.DataInputsAndOutput(0, c.num_inputs())) return false;
+  const int rank = c.output(0).dims->size;
+  int axis = ParamsOf<TfLiteConcatenationParams>(node).axis;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return c.Fail("axis");
+  for (int k = 0; k < c.num_inputs(); ++k) {
+    if (!c.has_input(k) || c.input(k).dims->size != rank) return c.Fail("input ranks differ");
+  }
+  return true;
+}
+
+bool CheckReshape(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(1, 2, 1) || !c.Data(c.input(0), "input") || !c.Activation(c.output(0), "output")) return false;
+  const Shape in = DimsOf(c.input(0));
+  Shape out;
+  if (entry->op == 0) {
+    if (c.has_input(1) && !IsConstant(c.input(1)) && DimsOf(c.input(1)).size() == 1) {
+      return c.Fail("shape input is not constant");
+    }
+    if (!ReshapeShape(context, node, Count(in), &out)) return c.Fail("shape");
+  } else if (entry->op == 1) {
+    if (!SqueezeShape(node, in, &out)) return c.Fail("squeeze dimensions");
+  } else {
+    if (!c.has_input(1) || !c.ConstInts(c.input(1), "axis")) return false;
+    if (!ExpandDimsShape(context, node, in, &out)) return c.Fail("axis");
+  }
+  return true;
+}
+
+bool CheckResize(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 1) || !c.Rank(c.input(0), 4, "input")) return false;
+  if (!c.ConstInts(c.input(1), "size") || Count(DimsOf(c.input(1))) != 2) return c.Fail("size is not 2 constants");
+  for (int64_t v : ReadInts(c.input(1))) {
+    if (v <= 0 || v > (1 << 20)) return c.Fail("size " + std::to_string(v));
+  }
+  bool align = false, half = false;
+  if (entry->op == 0) {
+    align = ParamsOf<TfLiteResizeBilinearParams>(node).align_corners;
+    half = ParamsOf<TfLiteResizeBilinearParams>(node).half_pixel_centers;
+  } else {
+    align = ParamsOf<TfLiteResizeNearestNeighborParams>(node).align_corners;
+    half = ParamsOf<TfLiteResizeNearestNeighborParams>(node).half_pixel_centers;
+  }
+  if (align && half) return c.Fail("align_corners with half_pixel_centers");
+  return true;
+}
+
+bool CheckPad(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(2, entry->op == 1 ? 3 : 2, 1) || !c.DataInputsAndOutput(0, 1)) return false;
+  if (!c.ConstInts(c.input(1), "paddings")) return false;
+  const int rank = c.input(0).dims->size;
+  if (Count(DimsOf(c.input(1))) != 2 * rank) return c.Fail("paddings shape");
+  for (int64_t v : ReadInts(c.input(1))) {
+    if (v < 0 || v > (1 << 24)) return c.Fail("padding " + std::to_string(v));
+  }
+  if (entry->op == 1 && c.has_input(2)) {
+    if (!IsConstant(c.input(2)) || Count(DimsOf(c.input(2))) != 1) return c.Fail("pad value is not a constant scalar");
+    if (!c.Data(c.input(2), "pad value")) return false;
+  }
+  return true;
+}
+
+bool CheckReduce(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 1)) return false;
+  if (!c.ConstInts(c.input(1), "axes")) return false;
+  std::vector<int> axes;
+  if (!ReductionAxes(c.input(1), c.input(0).dims->size, &axes)) return c.Fail("axis out of range");
+  return true;
+}
+
+bool CheckStridedSlice(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(4, 4, 1) || !c.DataInputsAndOutput(0, 1)) return false;
+  for (int k = 1; k <= 3; ++k) {
+    if (!c.ConstInts(c.input(k), "begin/end/strides")) return false;
+  }
+  Slicing s;
+  std::string reason;
+  if (!StridedSlicing(context, node, DimsOf(c.input(0)), &s, &reason)) return c.Fail(reason);
+  return true;
+}
+
+bool CheckSlice(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(3, 3, 1) || !c.DataInputsAndOutput(0, 1)) return false;
+  if (!c.ConstInts(c.input(1), "begin") || !c.ConstInts(c.input(2), "size")) return false;
+  const Shape in = DimsOf(c.input(0));
+  const std::vector<int64_t> begin = ReadInts(c.input(1)), size = ReadInts(c.input(2));
+  if (begin.size() != in.size() || size.size() != in.size()) return c.Fail("begin/size length");
+  for (size_t d = 0; d < in.size(); ++d) {
+    const int64_t s = size[d] == -1 ? in[d] - begin[d] : size[d];
+    if (begin[d] < 0 || s <= 0 || begin[d] + s > in[d]) return c.Fail("slice out of range");
+  }
+  return true;
+}
+
+bool CheckTranspose(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 1) || !c.ConstInts(c.input(1), "perm")) return false;
+  const std::vector<int64_t> perm = ReadInts(c.input(1));
+  const int rank = c.input(0).dims->size;
+  if (static_cast<int>(perm.size()) != rank) return c.Fail("perm length");
+  std::vector<bool> seen(rank, false);
+  for (int64_t v : perm) {
+    if (v < 0 || v >= rank || seen[v]) return c.Fail("perm is not a permutation");
+    seen[v] = true;
+  }
+  return true;
+}
+
+bool CheckDepthSpace(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(1, 1, 1) || !c.DataInputsAndOutput(0, 1) || !c.Rank(c.input(0), 4, "input")) return false;
+  const int block = entry->group == Group::kDepthToSpace ? ParamsOf<TfLiteDepthToSpaceParams>(node).block_size
+                                                         : ParamsOf<TfLiteSpaceToDepthParams>(node).block_size;
+  if (block < 1) return c.Fail("block size");
+  const Shape in = DimsOf(c.input(0));
+  if (entry->group == Group::kDepthToSpace ? in[3] % (block * block) != 0 : (in[1] % block != 0 || in[2] % block != 0)) {
+    return c.Fail("shape not divisible by the block");
+  }
+  return true;
+}
+
+bool CheckTransposeConv(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(3, 4, 1) || !c.DataInputsAndOutput(1, 4)) return false;
+  if (!c.ConstInts(c.input(0), "output shape") || Count(DimsOf(c.input(0))) != 4) return c.Fail("output shape");
+  if (!c.Rank(c.input(2), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
+  if (c.input(1).dims->data[3] != c.input(2).dims->data[3]) return c.Fail("filter depth");
+  const std::vector<int64_t> shape = ReadInts(c.input(0));
+  if (shape[0] != c.input(2).dims->data[0] || shape[3] != c.input(1).dims->data[0]) return c.Fail("output shape");
+  for (int64_t v : shape) {
+    if (v <= 0 || v > (1 << 20)) return c.Fail("output shape");
+  }
+  if (c.has_input(3) && Count(DimsOf(c.input(3))) != shape[3]) return c.Fail("bias size");
+  const TfLiteTransposeConvParams& p = ParamsOf<TfLiteTransposeConvParams>(node);
+  if (p.stride_width <= 0 || p.stride_height <= 0) return c.Fail("stride below 1");
+  return true;
+}
+
+bool CheckDequantize(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(1, 1, 1) || c.output(0).type != kTfLiteFloat32) return c.Fail("output is not float32");
+  std::string reason;
+  if (!ShapeOk(c.output(0), &reason)) return c.Fail(reason);
+  // Constants (float16 or quantized weights) are folded at init; activations are already real
+  // values on the device.
+  if (IsConstant(c.input(0))) return c.Data(c.input(0), "input");
+  if (!IsQuantizedType(c.input(0).type)) return c.Fail("input is " + std::string(TfLiteTypeGetName(c.input(0).type)));
+  return c.Activation(c.input(0), "input");
+}
+
+bool CheckQuantize(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  if (!c.Counts(1, 1, 1) || !c.Activation(c.input(0), "input") || !c.Activation(c.output(0), "output")) return false;
+  if (!IsQuantizedType(c.output(0).type)) return c.Fail("output is not quantized");
+  return true;
+}
+
+bool CheckLstmBasic(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
+  // The basic kernel only (TFLite's GPU delegate takes the same): float32, 5 inputs, 4 outputs.
+  if (node->builtin_data == nullptr || ParamsOf<TfLiteLSTMParams>(node).kernel_type != kTfLiteLSTMBasicKernel) {
+    return c.Fail("LSTM with the full kernel (only the basic kernel is supported)");
+  }
+  if (!c.Counts(5, 5, 4)) return false;
+  for (int k = 0; k < 5; ++k) {
+    if (c.input(k).type != kTfLiteFloat32 || !c.Data(c.input(k), "input")) return c.Fail("input is not float32");
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (c.output(k).type != kTfLiteFloat32 || !c.Activation(c.output(k), "output")) return c.Fail("output is not float32");
+  }
+  if (!c.Rank(c.input(0), 2, "input") || !c.Rank(c.input(1), 2, "prev_activation") ||
+      !c.Rank(c.input(2), 2, "weights") || !c.Rank(c.input(4), 2, "prev_state")) {
+    return false;
+  }
+  const int batch = c.input(0).dims->data[0], depth = c.input(1).dims->data[1];
+  const int total = c.input(0).dims->data[1] + depth;
+  if (c.input(1).dims->data[0] != batch || c.input(2).dims->data[0] != 4 * depth ||
+      c.input(2).dims->data[1] != total || Count(DimsOf(c.input(3))) != 4 * depth ||
+      c.input(4).dims->data[0] != batch || c.input(4).dims->data[1] != depth) {
+    return c.Fail("shapes do not fit");
+  }
+  return true;
+}
+
 bool SupportedImpl(TfLiteContext* context, const TfLiteNode* node, const TfLiteRegistration* registration,
                    const OpSettings& settings, std::string* why) {
   const int code = registration->builtin_code;
@@ -496,237 +755,8 @@ bool SupportedImpl(TfLiteContext* context, const TfLiteNode* node, const TfLiteR
     }
   }
   if (!c.Activation(FusedActivation(code, node))) return false;
-  switch (entry->group) {
-    case Group::kBinary: {
-      if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 2)) return false;
-      Shape out;
-      if (!Broadcast(DimsOf(c.input(0)), DimsOf(c.input(1)), &out)) return c.Fail("inputs do not broadcast");
-      return true;
-    }
-    case Group::kUnary: {
-      if (!c.Counts(1, 1, 1) || !c.DataInputsAndOutput(0, 1)) return false;
-      if (IsConstant(c.input(0))) return c.Fail("constant input");
-      return true;
-    }
-    case Group::kConv2d: {
-      if (!c.Counts(2, 3, 1) || !c.DataInputsAndOutput(0, 3)) return false;
-      if (!c.Rank(c.input(0), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
-      if (c.input(1).dims->data[3] != c.input(0).dims->data[3]) {
-        return c.Fail("grouped convolution (filter depth " + std::to_string(c.input(1).dims->data[3]) +
-                      ", input depth " + std::to_string(c.input(0).dims->data[3]) + ")");
-      }
-      if (c.has_input(2) && Count(DimsOf(c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
-      const TfLiteConvParams& p = ParamsOf<TfLiteConvParams>(node);
-      if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
-        return c.Fail("stride or dilation below 1");
-      }
-      return true;
-    }
-    case Group::kDepthwise: {
-      if (!c.Counts(2, 3, 1) || !c.DataInputsAndOutput(0, 3)) return false;
-      if (!c.Rank(c.input(0), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
-      const int in_c = c.input(0).dims->data[3], out_c = c.input(1).dims->data[3];
-      if (c.input(1).dims->data[0] != 1 || in_c == 0 || out_c % in_c != 0) return c.Fail("filter shape");
-      if (c.has_input(2) && Count(DimsOf(c.input(2))) != out_c) return c.Fail("bias size");
-      const TfLiteDepthwiseConvParams& p = ParamsOf<TfLiteDepthwiseConvParams>(node);
-      if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
-        return c.Fail("stride or dilation below 1");
-      }
-      return true;
-    }
-    case Group::kFullyConnected: {
-      if (!c.Counts(2, 3, 1) || !c.DataInputsAndOutput(0, 3)) return false;
-      const TfLiteFullyConnectedParams& p = ParamsOf<TfLiteFullyConnectedParams>(node);
-      if (p.weights_format != kTfLiteFullyConnectedWeightsFormatDefault) return c.Fail("shuffled weights");
-      if (!c.Rank(c.input(1), 2, "weights")) return false;
-      const int in_c = c.input(1).dims->data[1];
-      if (in_c <= 0 || Count(DimsOf(c.input(0))) % in_c != 0) return c.Fail("input size not a multiple of the weights' depth");
-      if (c.has_input(2) && Count(DimsOf(c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
-      return true;
-    }
-    case Group::kPool: {
-      if (!c.Counts(1, 1, 1) || !c.DataInputsAndOutput(0, 1) || !c.Rank(c.input(0), 4, "input")) return false;
-      const TfLitePoolParams& p = ParamsOf<TfLitePoolParams>(node);
-      if (p.stride_width <= 0 || p.stride_height <= 0 || p.filter_width <= 0 || p.filter_height <= 0) {
-        return c.Fail("stride or filter below 1");
-      }
-      return true;
-    }
-    case Group::kSoftmax: {
-      if (!c.Counts(1, 1, 1) || !c.DataInputsAndOutput(0, 1)) return false;
-      if (c.input(0).dims->size < 1) return c.Fail("scalar input");
-      return true;
-    }
-    case Group::kConcat: {
-      if (c.num_inputs() < 1 || c.num_outputs() != 1) return c.Fail("inputs/outputs");
-      if (!c.DataInputsAndOutput(0, c.num_inputs())) return false;
-      const int rank = c.output(0).dims->size;
-      int axis = ParamsOf<TfLiteConcatenationParams>(node).axis;
-      if (axis < 0) axis += rank;
-      if (axis < 0 || axis >= rank) return c.Fail("axis");
-      for (int k = 0; k < c.num_inputs(); ++k) {
-        if (!c.has_input(k) || c.input(k).dims->size != rank) return c.Fail("input ranks differ");
-      }
-      return true;
-    }
-    case Group::kReshape: {
-      if (!c.Counts(1, 2, 1) || !c.Data(c.input(0), "input") || !c.Activation(c.output(0), "output")) return false;
-      const Shape in = DimsOf(c.input(0));
-      Shape out;
-      if (entry->op == 0) {
-        if (c.has_input(1) && !IsConstant(c.input(1)) && DimsOf(c.input(1)).size() == 1) {
-          return c.Fail("shape input is not constant");
-        }
-        if (!ReshapeShape(context, node, Count(in), &out)) return c.Fail("shape");
-      } else if (entry->op == 1) {
-        if (!SqueezeShape(node, in, &out)) return c.Fail("squeeze dimensions");
-      } else {
-        if (!c.has_input(1) || !c.ConstInts(c.input(1), "axis")) return false;
-        if (!ExpandDimsShape(context, node, in, &out)) return c.Fail("axis");
-      }
-      return true;
-    }
-    case Group::kResize: {
-      if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 1) || !c.Rank(c.input(0), 4, "input")) return false;
-      if (!c.ConstInts(c.input(1), "size") || Count(DimsOf(c.input(1))) != 2) return c.Fail("size is not 2 constants");
-      for (int64_t v : ReadInts(c.input(1))) {
-        if (v <= 0 || v > (1 << 20)) return c.Fail("size " + std::to_string(v));
-      }
-      bool align = false, half = false;
-      if (entry->op == 0) {
-        align = ParamsOf<TfLiteResizeBilinearParams>(node).align_corners;
-        half = ParamsOf<TfLiteResizeBilinearParams>(node).half_pixel_centers;
-      } else {
-        align = ParamsOf<TfLiteResizeNearestNeighborParams>(node).align_corners;
-        half = ParamsOf<TfLiteResizeNearestNeighborParams>(node).half_pixel_centers;
-      }
-      if (align && half) return c.Fail("align_corners with half_pixel_centers");
-      return true;
-    }
-    case Group::kPad: {
-      if (!c.Counts(2, entry->op == 1 ? 3 : 2, 1) || !c.DataInputsAndOutput(0, 1)) return false;
-      if (!c.ConstInts(c.input(1), "paddings")) return false;
-      const int rank = c.input(0).dims->size;
-      if (Count(DimsOf(c.input(1))) != 2 * rank) return c.Fail("paddings shape");
-      for (int64_t v : ReadInts(c.input(1))) {
-        if (v < 0 || v > (1 << 24)) return c.Fail("padding " + std::to_string(v));
-      }
-      if (entry->op == 1 && c.has_input(2)) {
-        if (!IsConstant(c.input(2)) || Count(DimsOf(c.input(2))) != 1) return c.Fail("pad value is not a constant scalar");
-        if (!c.Data(c.input(2), "pad value")) return false;
-      }
-      return true;
-    }
-    case Group::kReduce: {
-      if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 1)) return false;
-      if (!c.ConstInts(c.input(1), "axes")) return false;
-      std::vector<int> axes;
-      if (!ReductionAxes(c.input(1), c.input(0).dims->size, &axes)) return c.Fail("axis out of range");
-      return true;
-    }
-    case Group::kStridedSlice: {
-      if (!c.Counts(4, 4, 1) || !c.DataInputsAndOutput(0, 1)) return false;
-      for (int k = 1; k <= 3; ++k) {
-        if (!c.ConstInts(c.input(k), "begin/end/strides")) return false;
-      }
-      Slicing s;
-      std::string reason;
-      if (!StridedSlicing(context, node, DimsOf(c.input(0)), &s, &reason)) return c.Fail(reason);
-      return true;
-    }
-    case Group::kSlice: {
-      if (!c.Counts(3, 3, 1) || !c.DataInputsAndOutput(0, 1)) return false;
-      if (!c.ConstInts(c.input(1), "begin") || !c.ConstInts(c.input(2), "size")) return false;
-      const Shape in = DimsOf(c.input(0));
-      const std::vector<int64_t> begin = ReadInts(c.input(1)), size = ReadInts(c.input(2));
-      if (begin.size() != in.size() || size.size() != in.size()) return c.Fail("begin/size length");
-      for (size_t d = 0; d < in.size(); ++d) {
-        const int64_t s = size[d] == -1 ? in[d] - begin[d] : size[d];
-        if (begin[d] < 0 || s <= 0 || begin[d] + s > in[d]) return c.Fail("slice out of range");
-      }
-      return true;
-    }
-    case Group::kTranspose: {
-      if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 1) || !c.ConstInts(c.input(1), "perm")) return false;
-      const std::vector<int64_t> perm = ReadInts(c.input(1));
-      const int rank = c.input(0).dims->size;
-      if (static_cast<int>(perm.size()) != rank) return c.Fail("perm length");
-      std::vector<bool> seen(rank, false);
-      for (int64_t v : perm) {
-        if (v < 0 || v >= rank || seen[v]) return c.Fail("perm is not a permutation");
-        seen[v] = true;
-      }
-      return true;
-    }
-    case Group::kDepthToSpace:
-    case Group::kSpaceToDepth: {
-      if (!c.Counts(1, 1, 1) || !c.DataInputsAndOutput(0, 1) || !c.Rank(c.input(0), 4, "input")) return false;
-      const int block = entry->group == Group::kDepthToSpace ? ParamsOf<TfLiteDepthToSpaceParams>(node).block_size
-                                                             : ParamsOf<TfLiteSpaceToDepthParams>(node).block_size;
-      if (block < 1) return c.Fail("block size");
-      const Shape in = DimsOf(c.input(0));
-      if (entry->group == Group::kDepthToSpace ? in[3] % (block * block) != 0 : (in[1] % block != 0 || in[2] % block != 0)) {
-        return c.Fail("shape not divisible by the block");
-      }
-      return true;
-    }
-    case Group::kTransposeConv: {
-      if (!c.Counts(3, 4, 1) || !c.DataInputsAndOutput(1, 4)) return false;
-      if (!c.ConstInts(c.input(0), "output shape") || Count(DimsOf(c.input(0))) != 4) return c.Fail("output shape");
-      if (!c.Rank(c.input(2), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
-      if (c.input(1).dims->data[3] != c.input(2).dims->data[3]) return c.Fail("filter depth");
-      const std::vector<int64_t> shape = ReadInts(c.input(0));
-      if (shape[0] != c.input(2).dims->data[0] || shape[3] != c.input(1).dims->data[0]) return c.Fail("output shape");
-      for (int64_t v : shape) {
-        if (v <= 0 || v > (1 << 20)) return c.Fail("output shape");
-      }
-      if (c.has_input(3) && Count(DimsOf(c.input(3))) != shape[3]) return c.Fail("bias size");
-      const TfLiteTransposeConvParams& p = ParamsOf<TfLiteTransposeConvParams>(node);
-      if (p.stride_width <= 0 || p.stride_height <= 0) return c.Fail("stride below 1");
-      return true;
-    }
-    case Group::kDequantize: {
-      if (!c.Counts(1, 1, 1) || c.output(0).type != kTfLiteFloat32) return c.Fail("output is not float32");
-      std::string reason;
-      if (!ShapeOk(c.output(0), &reason)) return c.Fail(reason);
-      // Constants (float16 or quantized weights) are folded at init; activations are already real
-      // values on the device.
-      if (IsConstant(c.input(0))) return c.Data(c.input(0), "input");
-      if (!IsQuantizedType(c.input(0).type)) return c.Fail("input is " + std::string(TfLiteTypeGetName(c.input(0).type)));
-      return c.Activation(c.input(0), "input");
-    }
-    case Group::kQuantize: {
-      if (!c.Counts(1, 1, 1) || !c.Activation(c.input(0), "input") || !c.Activation(c.output(0), "output")) return false;
-      if (!IsQuantizedType(c.output(0).type)) return c.Fail("output is not quantized");
-      return true;
-    }
-    case Group::kLstmBasic: {
-      // The basic kernel only (TFLite's GPU delegate takes the same): float32, 5 inputs, 4 outputs.
-      if (node->builtin_data == nullptr || ParamsOf<TfLiteLSTMParams>(node).kernel_type != kTfLiteLSTMBasicKernel) {
-        return c.Fail("LSTM with the full kernel (only the basic kernel is supported)");
-      }
-      if (!c.Counts(5, 5, 4)) return false;
-      for (int k = 0; k < 5; ++k) {
-        if (c.input(k).type != kTfLiteFloat32 || !c.Data(c.input(k), "input")) return c.Fail("input is not float32");
-      }
-      for (int k = 0; k < 4; ++k) {
-        if (c.output(k).type != kTfLiteFloat32 || !c.Activation(c.output(k), "output")) return c.Fail("output is not float32");
-      }
-      if (!c.Rank(c.input(0), 2, "input") || !c.Rank(c.input(1), 2, "prev_activation") ||
-          !c.Rank(c.input(2), 2, "weights") || !c.Rank(c.input(4), 2, "prev_state")) {
-        return false;
-      }
-      const int batch = c.input(0).dims->data[0], depth = c.input(1).dims->data[1];
-      const int total = c.input(0).dims->data[1] + depth;
-      if (c.input(1).dims->data[0] != batch || c.input(2).dims->data[0] != 4 * depth ||
-          c.input(2).dims->data[1] != total || Count(DimsOf(c.input(3))) != 4 * depth ||
-          c.input(4).dims->data[0] != batch || c.input(4).dims->data[1] != depth) {
-        return c.Fail("shapes do not fit");
-      }
-      return true;
-    }
-  }
-  return c.Fail("op not supported");
+  const GroupOps* ops = OpsOf(entry->group);
+  return ops != nullptr ? ops->check(c, context, node, entry) : c.Fail("op not supported");
 }
 
 // ---- Planning -------------------------------------------------------------------------------------
@@ -1404,6 +1434,57 @@ Status PlanQuantize(Planner& pl, const TfLiteNode* node) {
   return PlanCopyAll(pl, in, out);
 }
 
+const GroupOps* OpsOf(Group group) {
+  static const GroupOps kGroupOps[] = {
+      {Group::kBinary, CheckBinary,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanBinary(pl, node, e->code, e->op); }},
+      {Group::kUnary, CheckUnary,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanUnary(pl, node, e->code, e->op); }},
+      {Group::kConv2d, CheckConv2d,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanConv(pl, node, false); }},
+      {Group::kDepthwise, CheckDepthwise,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanConv(pl, node, true); }},
+      {Group::kFullyConnected, CheckFullyConnected,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanFullyConnected(pl, node); }},
+      {Group::kPool, CheckPool,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanPool(pl, node, e->op); }},
+      {Group::kSoftmax, CheckSoftmax,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanSoftmax(pl, node, e->op); }},
+      {Group::kConcat, CheckConcat,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanConcat(pl, node); }},
+      {Group::kReshape, CheckReshape,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanReshape(pl, node, e->op); }},
+      {Group::kResize, CheckResize,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanResize(pl, node, e->op); }},
+      {Group::kPad, CheckPad,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanPad(pl, node); }},
+      {Group::kReduce, CheckReduce,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanReduce(pl, node, e->op); }},
+      {Group::kStridedSlice, CheckStridedSlice,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanStridedSlice(pl, node); }},
+      {Group::kSlice, CheckSlice,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanSlice(pl, node); }},
+      {Group::kTranspose, CheckTranspose,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanTranspose(pl, node); }},
+      {Group::kDepthToSpace, CheckDepthSpace,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanDepthSpace(pl, node, true); }},
+      {Group::kSpaceToDepth, CheckDepthSpace,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanDepthSpace(pl, node, false); }},
+      {Group::kTransposeConv, CheckTransposeConv,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanTransposeConv(pl, node); }},
+      {Group::kDequantize, CheckDequantize,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanDequantize(pl, node); }},
+      {Group::kQuantize, CheckQuantize,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanQuantize(pl, node); }},
+      {Group::kLstmBasic, CheckLstmBasic,
+       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanLstmBasic(pl, node); }},
+  };
+  for (const GroupOps& ops : kGroupOps) {
+    if (ops.group == group) return &ops;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 // ---- Public ---------------------------------------------------------------------------------------
@@ -1603,30 +1684,8 @@ Status Planner::PlanNode(int node_index, const TfLiteNode* node, const TfLiteReg
   if (entry == nullptr) {
     status = Fail("op not supported");
   } else {
-    const int code = entry->code;
-    switch (entry->group) {
-      case Group::kBinary: status = PlanBinary(*this, node, code, entry->op); break;
-      case Group::kUnary: status = PlanUnary(*this, node, code, entry->op); break;
-      case Group::kConv2d: status = PlanConv(*this, node, false); break;
-      case Group::kDepthwise: status = PlanConv(*this, node, true); break;
-      case Group::kFullyConnected: status = PlanFullyConnected(*this, node); break;
-      case Group::kPool: status = PlanPool(*this, node, entry->op); break;
-      case Group::kSoftmax: status = PlanSoftmax(*this, node, entry->op); break;
-      case Group::kConcat: status = PlanConcat(*this, node); break;
-      case Group::kReshape: status = PlanReshape(*this, node, entry->op); break;
-      case Group::kResize: status = PlanResize(*this, node, entry->op); break;
-      case Group::kPad: status = PlanPad(*this, node); break;
-      case Group::kReduce: status = PlanReduce(*this, node, entry->op); break;
-      case Group::kStridedSlice: status = PlanStridedSlice(*this, node); break;
-      case Group::kSlice: status = PlanSlice(*this, node); break;
-      case Group::kTranspose: status = PlanTranspose(*this, node); break;
-      case Group::kDepthToSpace: status = PlanDepthSpace(*this, node, true); break;
-      case Group::kSpaceToDepth: status = PlanDepthSpace(*this, node, false); break;
-      case Group::kTransposeConv: status = PlanTransposeConv(*this, node); break;
-      case Group::kDequantize: status = PlanDequantize(*this, node); break;
-      case Group::kQuantize: status = PlanQuantize(*this, node); break;
-      case Group::kLstmBasic: status = PlanLstmBasic(*this, node); break;
-    }
+    const GroupOps* ops = OpsOf(entry->group);
+    status = ops != nullptr ? ops->plan(*this, node, entry) : Fail("op not supported");
   }
   for (int k = 0; status.ok() && k < node->outputs->size; ++k) {
     auto it = plan_->tensor_values.find(node->outputs->data[k]);
