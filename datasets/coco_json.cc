@@ -88,8 +88,10 @@ StatusOr<CocoDataset> ReadCocoInstances(const std::string& path) {
   if (doc.contains("categories") && doc["categories"].is_array()) {
     for (const json& entry : doc["categories"]) {
       int64_t id;
-      if (!entry.is_object() || !ReadId(entry, "id", &id)) return InvalidInputError(path + ": a category has no integer id");
-      dataset.categories[id] = entry.contains("name") && entry["name"].is_string() ? entry["name"].get<std::string>() : "";
+      if (!entry.is_object() || !ReadId(entry, "id", &id))
+        return InvalidInputError(path + ": a category has no integer id");
+      dataset.categories[id] =
+          entry.contains("name") && entry["name"].is_string() ? entry["name"].get<std::string>() : "";
     }
   }
   for (size_t i = 0; i < doc["annotations"].size(); ++i) {

@@ -17,7 +17,7 @@ struct CocoBox {
   double x = 0, y = 0, w = 0, h = 0;  // pixels, [x, y, width, height]
   double area = 0;                    // ground truth: the annotation's area; detections: w * h
   bool iscrowd = false;
-  double score = 0;                   // detections only
+  double score = 0;  // detections only
 };
 
 struct CocoImage {

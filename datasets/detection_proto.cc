@@ -155,7 +155,8 @@ StatusOr<std::vector<ProtoDetectionResult>> ParseDetectionGroundTruthProto(const
     return 1;
   });
   if (!ok) {
-    return InvalidInputError(name + ": not a valid ObjectDetectionGroundTruth proto (malformed protobuf wire data after " +
+    return InvalidInputError(name +
+                             ": not a valid ObjectDetectionGroundTruth proto (malformed protobuf wire data after " +
                              std::to_string(results.size()) + " detection_results)");
   }
   return results;

@@ -86,8 +86,8 @@ TEST(DetectionProtoTest, MalformedDataIsAnErrorNeverACrash) {
     }
   }
   EXPECT_GT(refused, 0);
-  EXPECT_FALSE(ParseDetectionGroundTruthProto({0x0b, 0x00}, "group.pb").ok());        // wire type 3
-  EXPECT_FALSE(ParseDetectionGroundTruthProto({0x0a, 0x7f, 0x00}, "long.pb").ok());   // length past the end
+  EXPECT_FALSE(ParseDetectionGroundTruthProto({0x0b, 0x00}, "group.pb").ok());       // wire type 3
+  EXPECT_FALSE(ParseDetectionGroundTruthProto({0x0a, 0x7f, 0x00}, "long.pb").ok());  // length past the end
   EXPECT_FALSE(ParseDetectionGroundTruthProto(std::vector<uint8_t>(12, 0xff), "varint.pb").ok());
   EXPECT_FALSE(ReadDetectionGroundTruthProto("/nonexistent/gt.pb").ok());
 }

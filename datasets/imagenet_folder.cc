@@ -39,8 +39,7 @@ StatusOr<std::vector<std::string>> ListImageFiles(const std::string& folder) {
   return paths;
 }
 
-StatusOr<std::vector<LabelledImage>> LoadImageNetSet(const std::string& images_folder,
-                                                     const std::string& labels_file,
+StatusOr<std::vector<LabelledImage>> LoadImageNetSet(const std::string& images_folder, const std::string& labels_file,
                                                      const std::string& denylist_file, int num_images) {
   TS_ASSIGN_OR_RETURN(std::vector<std::string> images, ListImageFiles(images_folder));
   TS_ASSIGN_OR_RETURN(std::vector<std::string> labels, ReadLines(labels_file));

@@ -24,8 +24,7 @@ StatusOr<std::vector<std::string>> ListImageFiles(const std::string& folder);
 
 // Pairs images with labels, drops the denylisted (1-based numbers, any order) and keeps the first
 // `num_images` (0 = all). Counts must agree; a denylist entry out of range is an error.
-StatusOr<std::vector<LabelledImage>> LoadImageNetSet(const std::string& images_folder,
-                                                     const std::string& labels_file,
+StatusOr<std::vector<LabelledImage>> LoadImageNetSet(const std::string& images_folder, const std::string& labels_file,
                                                      const std::string& denylist_file, int num_images);
 
 // A folder per class: <root>/<label>/<image>; labels are the folder names. Images in byte-wise

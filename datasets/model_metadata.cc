@@ -65,7 +65,8 @@ StatusOr<MetadataNormalization> ReadInputNormalization(const Model& model, int i
       if (entry == nullptr || entry->name() == nullptr || entry->name()->str() != kTfLiteMetadataName) continue;
       size_t bytes = 0;
       const uint8_t* data = model.BufferData(entry->buffer(), &bytes);
-      if (data == nullptr) return InvalidInputError(model.name() + ": " + kTfLiteMetadataName + " names an empty buffer");
+      if (data == nullptr)
+        return InvalidInputError(model.name() + ": " + kTfLiteMetadataName + " names an empty buffer");
       return ParseInputNormalization(std::vector<uint8_t>(data, data + bytes), input_index, model.name());
     }
   }

@@ -20,7 +20,8 @@ std::vector<uint8_t> MakeMetadata(const std::vector<float>& mean, const std::vec
   std::vector<flatbuffers::Offset<metadata::ProcessUnit>> units;
   if (with_normalization) {
     const auto options = metadata::CreateNormalizationOptions(fbb, fbb.CreateVector(mean), fbb.CreateVector(std));
-    units.push_back(metadata::CreateProcessUnit(fbb, metadata::ProcessUnitOptions::NormalizationOptions, options.Union()));
+    units.push_back(
+        metadata::CreateProcessUnit(fbb, metadata::ProcessUnitOptions::NormalizationOptions, options.Union()));
   }
   const auto input = metadata::CreateTensorMetadata(fbb, fbb.CreateString("image"), 0, 0, fbb.CreateVector(units));
   std::vector<flatbuffers::Offset<metadata::TensorMetadata>> inputs = {input};
@@ -76,7 +77,8 @@ TEST(ModelMetadataTest, RefusesWhatCannotNormalise) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {MakeMetadata({127.5f}, {127.5f}, /*with_normalization=*/false), 0, "input 0 ('image') has no NormalizationOptions"},
+      {MakeMetadata({127.5f}, {127.5f}, /*with_normalization=*/false), 0,
+       "input 0 ('image') has no NormalizationOptions"},
       {MakeMetadata({127.5f}, {127.5f}), 1, "describes no input 1"},
       {MakeMetadata({127.5f}, {0.0f}), 0, "a std value is 0"},
       {MakeMetadata({1, 2}, {1, 2, 3}), 0, "has 2 mean and 3 std values"},
@@ -136,7 +138,8 @@ TEST(ModelMetadataTest, SharedModels) {
   ASSERT_TRUE(model.ok());
   auto yamnet = ReadInputNormalization(*model.value(), 0);
   ASSERT_FALSE(yamnet.ok());
-  EXPECT_NE(yamnet.status().message().find("has no NormalizationOptions"), std::string::npos) << yamnet.status().message();
+  EXPECT_NE(yamnet.status().message().find("has no NormalizationOptions"), std::string::npos)
+      << yamnet.status().message();
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ std::vector<uint8_t> MakeMobileNetLike(const MobileNetLikeOptions& options) {
                 fb::CreateConv2DOptions(b.fbb(), fb::Padding::SAME, 2, 2, fb::ActivationFunctionType::RELU6).Union());
 
   // (output channels, stride) of MobileNet v1's 13 depthwise-separable blocks.
-  const int blocks[13][2] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1}, {512, 2}, {512, 1},
+  const int blocks[13][2] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},  {512, 2}, {512, 1},
                              {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
   for (int i = 0; i < 13; ++i) {
     const std::string name = "block" + std::to_string(i + 1);
@@ -78,10 +78,11 @@ std::vector<uint8_t> MakeMobileNetLike(const MobileNetLikeOptions& options) {
                       .Union());
     const int out_depth = channels(blocks[i][0]);
     const int pw = net.Activation({1, size, size, out_depth}, name + "/pw");
-    b.AddOperator(kTfLiteBuiltinConv2d,
-                  {dw, net.Weights({out_depth, 1, 1, depth}, depth, name + "/pw/w"), net.Bias(out_depth, name + "/pw/b")},
-                  {pw}, fb::BuiltinOptions::Conv2DOptions,
-                  fb::CreateConv2DOptions(b.fbb(), fb::Padding::SAME, 1, 1, fb::ActivationFunctionType::RELU6).Union());
+    b.AddOperator(
+        kTfLiteBuiltinConv2d,
+        {dw, net.Weights({out_depth, 1, 1, depth}, depth, name + "/pw/w"), net.Bias(out_depth, name + "/pw/b")}, {pw},
+        fb::BuiltinOptions::Conv2DOptions,
+        fb::CreateConv2DOptions(b.fbb(), fb::Padding::SAME, 1, 1, fb::ActivationFunctionType::RELU6).Union());
     x = pw;
     depth = out_depth;
   }
@@ -90,10 +91,10 @@ std::vector<uint8_t> MakeMobileNetLike(const MobileNetLikeOptions& options) {
   b.AddOperator(kTfLiteBuiltinAveragePool2d, {x}, {pooled}, fb::BuiltinOptions::Pool2DOptions,
                 fb::CreatePool2DOptions(b.fbb(), fb::Padding::VALID, 1, 1, size, size).Union());
   const int logits = net.Activation({1, options.num_classes}, "logits");
-  b.AddOperator(kTfLiteBuiltinFullyConnected,
-                {pooled, net.Weights({options.num_classes, depth}, depth, "fc/w"), net.Bias(options.num_classes, "fc/b")},
-                {logits}, fb::BuiltinOptions::FullyConnectedOptions,
-                fb::CreateFullyConnectedOptions(b.fbb()).Union());
+  b.AddOperator(
+      kTfLiteBuiltinFullyConnected,
+      {pooled, net.Weights({options.num_classes, depth}, depth, "fc/w"), net.Bias(options.num_classes, "fc/b")},
+      {logits}, fb::BuiltinOptions::FullyConnectedOptions, fb::CreateFullyConnectedOptions(b.fbb()).Union());
   const int probabilities = net.Activation({1, options.num_classes}, "probabilities");
   b.AddOperator(kTfLiteBuiltinSoftmax, {logits}, {probabilities}, fb::BuiltinOptions::SoftmaxOptions,
                 fb::CreateSoftmaxOptions(b.fbb(), 1.0f).Union());

@@ -8,10 +8,10 @@
 namespace touchstone {
 
 struct MobileNetLikeOptions {
-  int input_size = 224;        // square input, 3 channels
+  int input_size = 224;  // square input, 3 channels
   float width_multiplier = 0.25f;
   int num_classes = 1001;
-  uint32_t seed = 1;           // weights are drawn from mt19937(seed)
+  uint32_t seed = 1;  // weights are drawn from mt19937(seed)
 };
 
 // A float32 MobileNet v1-shaped network: a strided 3x3 convolution, 13 depthwise-separable blocks

@@ -22,8 +22,7 @@ namespace {
 class SystemClock : public BenchmarkClock {
  public:
   int64_t NowMicros() override {
-    return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
   int64_t NowNanos() override {
@@ -195,8 +194,9 @@ StatusOr<std::shared_ptr<const Model>> LoadBenchmarkModel(const std::string& gra
                               static_cast<off_t>(offset + static_cast<long long>(done)));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) {
-      return InvalidInputError(graph + ": cannot read " + parts[3] + " bytes at offset " + parts[2] + " of descriptor " +
-                               parts[1] + (got < 0 ? std::string(": ") + std::strerror(errno) : ": file too short"));
+      return InvalidInputError(graph + ": cannot read " + parts[3] + " bytes at offset " + parts[2] +
+                               " of descriptor " + parts[1] +
+                               (got < 0 ? std::string(": ") + std::strerror(errno) : ": file too short"));
     }
     done += static_cast<size_t>(got);
   }
@@ -246,7 +246,6 @@ void RecordRunConfig(const BenchmarkConfig& config, BenchmarkReport* report, Run
   report->config.max_secs = regular.max_secs;
   report->config.run_delay = regular.run_delay_secs;
   report->config.run_frequency = regular.run_frequency;
-
 }
 
 // The warmup runs, then the regular ones (profiled when asked); the first error stops them.
@@ -264,7 +263,9 @@ Status RunPhases(const RunLoopConfig& warmup, const RunLoopConfig& regular, cons
       };
       run_hooks.after_run = [&]() { profiler->EndRun(); };
     }
-    run_hooks.progress = [&, kind](int64_t runs, int64_t elapsed_us) { listener->OnRunProgress(kind, runs, elapsed_us); };
+    run_hooks.progress = [&, kind](int64_t runs, int64_t elapsed_us) {
+      listener->OnRunProgress(kind, runs, elapsed_us);
+    };
     listener->OnRunsStarting(kind, loop);
     status = RunLoop(loop, run_hooks, clock, stats);
     listener->OnRunsFinished(kind, *stats);
@@ -319,7 +320,8 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   report->init_parts.load_us = loaded_us - init_start_us;
   int64_t build_us = 0;
   envelope.model.size_bytes = static_cast<int64_t>(model->file_bytes());
-  report->config.subgraphs = model->fb()->subgraphs() != nullptr ? static_cast<int>(model->fb()->subgraphs()->size()) : 0;
+  report->config.subgraphs =
+      model->fb()->subgraphs() != nullptr ? static_cast<int>(model->fb()->subgraphs()->size()) : 0;
   report->memory.model_file_bytes = envelope.model.size_bytes;
   report->memory.weights_bytes = static_cast<int64_t>(model->weights_bytes());
   listener->OnModelLoaded(*report);

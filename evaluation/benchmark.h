@@ -39,11 +39,11 @@ class BenchmarkClock {
 BenchmarkClock* SystemBenchmarkClock();
 
 struct RunLoopConfig {
-  int min_runs = 1;             // at least this many runs ...
-  float min_secs = 0.0f;        // ... and at least this long ...
-  float max_secs = 150.0f;      // ... but no run starts after this many seconds
-  float run_delay_secs = -1.0f; // sleep after each run (<= 0: none)
-  float run_frequency = -1.0f;  // > 0: pace runs to this many per second (overrides run_delay)
+  int min_runs = 1;              // at least this many runs ...
+  float min_secs = 0.0f;         // ... and at least this long ...
+  float max_secs = 150.0f;       // ... but no run starts after this many seconds
+  float run_delay_secs = -1.0f;  // sleep after each run (<= 0: none)
+  float run_frequency = -1.0f;   // > 0: pace runs to this many per second (overrides run_delay)
 };
 
 struct RunLoopHooks {
@@ -64,7 +64,7 @@ Status RunLoop(const RunLoopConfig& config, const RunLoopHooks& hooks, Benchmark
 // --- The whole benchmark -------------------------------------------------------------------------
 
 struct BenchmarkConfig {
-  std::string graph;                 // a path, or TFLite's "fd:<fd>:<offset>:<size>"
+  std::string graph;  // a path, or TFLite's "fd:<fd>:<offset>:<size>"
   InterpreterOptions interpreter;
   // --signature_to_run_for. "": the model's only signature; the primary subgraph when it has none, or
   // several (with a warning; TFLite refuses that case).
@@ -72,10 +72,10 @@ struct BenchmarkConfig {
   InputSpec inputs;
   RunLoopConfig warmup;
   RunLoopConfig regular;
-  bool dry_run = false;              // load, build, allocate; no Invoke (TFLite: 0 runs, min secs -1)
+  bool dry_run = false;  // load, build, allocate; no Invoke (TFLite: 0 runs, min secs -1)
   bool require_full_delegation = false;
   bool op_profiling = false;
-  bool peak_memory = false;          // sample the RSS on a thread
+  bool peak_memory = false;  // sample the RSS on a thread
   int memory_interval_ms = 50;
   // Keep every latency sample (unbounded memory and report size) instead of a bounded summary
   // (latency_stats.h).

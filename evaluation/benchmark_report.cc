@@ -170,8 +170,7 @@ std::vector<std::string> FormatMemoryLines(const BenchmarkReport& report) {
   }
   if (m.peak_sampled) {
     lines.push_back("Memory, peak process RSS sampled every " + std::to_string(m.sample_interval_ms) +
-                    " ms on its own thread: " + Mb(m.peak_rss_bytes) + " (" + std::to_string(m.samples) +
-                    " samples)");
+                    " ms on its own thread: " + Mb(m.peak_rss_bytes) + " (" + std::to_string(m.samples) + " samples)");
   }
   return lines;
 }
@@ -208,8 +207,12 @@ std::string ReportToJson(const BenchmarkReport& r) {
   kernels["at_invoke"] = r.kernels.at_invoke;
   ordered_json nodes = ordered_json::array();
   for (const NodeKernel& n : r.kernels.nodes) {
-    nodes.push_back({{"subgraph", n.subgraph}, {"node", n.node}, {"op", n.op}, {"kernel", n.kernel},
-                     {"configuration", n.configuration}, {"reference_reason", n.reference_reason}});
+    nodes.push_back({{"subgraph", n.subgraph},
+                     {"node", n.node},
+                     {"op", n.op},
+                     {"kernel", n.kernel},
+                     {"configuration", n.configuration},
+                     {"reference_reason", n.reference_reason}});
   }
   kernels["nodes"] = nodes;
   j["kernels"] = kernels;
@@ -266,9 +269,16 @@ std::string ReportToJson(const BenchmarkReport& r) {
     // The last profiled run node by node (report_view draws it).
     ordered_json events = ordered_json::array();
     for (const OpTimelineEvent& e : r.op_profile.timeline) {
-      events.push_back({{"subgraph", e.subgraph}, {"node_index", e.node_index}, {"type", e.type}, {"name", e.name},
-                        {"kernel", e.kernel}, {"delegate", e.delegate}, {"inside_of", e.inside_of}, {"thread", e.thread},
-                        {"start_us", e.start_us}, {"duration_us", e.duration_us}});
+      events.push_back({{"subgraph", e.subgraph},
+                        {"node_index", e.node_index},
+                        {"type", e.type},
+                        {"name", e.name},
+                        {"kernel", e.kernel},
+                        {"delegate", e.delegate},
+                        {"inside_of", e.inside_of},
+                        {"thread", e.thread},
+                        {"start_us", e.start_us},
+                        {"duration_us", e.duration_us}});
     }
     profile["timeline"] = {{"run", r.op_profile.runs - 1}, {"events", events}};
     j["op_profile"] = profile;
@@ -345,9 +355,10 @@ StatusOr<BaselineReport> ParseReportJson(const std::string& text, const std::str
     baseline.regular.us.push_back(v);
   }
   const json count = regular->value("count", json());
-  baseline.regular.runs = count.is_number_integer() && count.get<int64_t>() >= static_cast<int64_t>(baseline.regular.us.size())
-                              ? count.get<int64_t>()
-                              : static_cast<int64_t>(baseline.regular.us.size());
+  baseline.regular.runs =
+      count.is_number_integer() && count.get<int64_t>() >= static_cast<int64_t>(baseline.regular.us.size())
+          ? count.get<int64_t>()
+          : static_cast<int64_t>(baseline.regular.us.size());
   if (j.contains("memory") && j["memory"].is_object()) {
     const json& m = j["memory"];
     auto get = [&](const char* key) -> int64_t {

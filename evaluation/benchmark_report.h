@@ -30,14 +30,14 @@ struct BenchmarkReport {
   // (names, types, shapes, source) and the signature.
   // RunBenchmark fills the start time and the machine.
   ReportEnvelope envelope{kBenchmarkReportSchema, kBenchmarkReportVersion, "benchmark_model"};
-  std::string benchmark_name;    // --benchmark_name
-  std::string output_prefix;     // --output_prefix
+  std::string benchmark_name;  // --benchmark_name
+  std::string output_prefix;   // --output_prefix
 
   // How the benchmark ran.
   struct Configuration {
-    int subgraphs = 0;           // in the model
-    std::string signature;       // the signature benchmarked; "" for the primary subgraph without one
-    int subgraph = 0;            // the subgraph run
+    int subgraphs = 0;      // in the model
+    std::string signature;  // the signature benchmarked; "" for the primary subgraph without one
+    int subgraph = 0;       // the subgraph run
     int warmup_runs = 0;
     double warmup_min_secs = 0;
     int num_runs = 0;
@@ -46,32 +46,32 @@ struct BenchmarkReport {
     double run_delay = -1;
     double run_frequency = -1;
     bool dry_run = false;
-    int execution_plan_nodes = 0;           // nodes of the executed subgraph's plan after delegation
-    int delegate_kernels = 0;               // of which delegate kernels
+    int execution_plan_nodes = 0;  // nodes of the executed subgraph's plan after delegation
+    int delegate_kernels = 0;      // of which delegate kernels
     bool fully_delegated = false;
-    int64_t input_bytes = 0;                // bytes of all inputs (set once before the runs)
+    int64_t input_bytes = 0;  // bytes of all inputs (set once before the runs)
   } config;
 
-  KernelUsage kernels;           // which code runs each node (after AllocateTensors)
-  int64_t init_us = 0;           // load + build + delegates + AllocateTensors
+  KernelUsage kernels;  // which code runs each node (after AllocateTensors)
+  int64_t init_us = 0;  // load + build + delegates + AllocateTensors
   // Init's parts, which add up to init_us: reading and verifying the file, building the interpreter
   // (tensors, nodes, op registrations), preparing it (the delegates applied, then every node's
   // Prepare and the arena plan), and what AllocateTensors had left to do.
   struct InitParts {
     int64_t load_us = 0, build_us = 0, prepare_us = 0, allocate_us = 0;
   } init_parts;
-  LatencyStats warmup;           // warm-up runs (the first one is the first inference)
-  LatencyStats regular;          // regular runs
+  LatencyStats warmup;   // warm-up runs (the first one is the first inference)
+  LatencyStats regular;  // regular runs
 
   struct Memory {
     int64_t model_file_bytes = 0;
-    int64_t weights_bytes = 0;        // constant buffers, inside the mapped file
-    int64_t arena_bytes = 0;          // tensor arena planned at AllocateTensors (all subgraphs)
-    int64_t dynamic_tensor_bytes = 0; // tensors allocated on their own (dynamic, variables), at the end
-    bool os_figures = false;          // the RSS figures below could be read
+    int64_t weights_bytes = 0;         // constant buffers, inside the mapped file
+    int64_t arena_bytes = 0;           // tensor arena planned at AllocateTensors (all subgraphs)
+    int64_t dynamic_tensor_bytes = 0;  // tensors allocated on their own (dynamic, variables), at the end
+    bool os_figures = false;           // the RSS figures below could be read
     int64_t rss_start_bytes = 0, rss_after_init_bytes = 0, rss_end_bytes = 0;
     int64_t max_rss_start_bytes = 0, max_rss_after_init_bytes = 0, max_rss_end_bytes = 0;
-    bool peak_sampled = false;        // --report_peak_memory_footprint
+    bool peak_sampled = false;  // --report_peak_memory_footprint
     int64_t peak_rss_bytes = 0;
     int sample_interval_ms = 0;
     int64_t samples = 0;
@@ -122,8 +122,8 @@ std::string ResultFileJson(const BenchmarkReport& report);
 // What the gate needs from a report read back.
 struct BaselineReport {
   ReportEnvelope envelope;
-  LatencySampleSet regular;      // the kept samples of the regular runs, and how many runs there were
-  int64_t arena_bytes = -1;      // -1: absent
+  LatencySampleSet regular;  // the kept samples of the regular runs, and how many runs there were
+  int64_t arena_bytes = -1;  // -1: absent
   int64_t peak_rss_bytes = -1;
   int64_t max_rss_end_bytes = -1;
 };

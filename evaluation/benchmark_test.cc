@@ -185,7 +185,8 @@ std::string WriteModel(bool two_signatures) {
   }
   const std::vector<uint8_t> bytes = b.Finish();
   const std::string path = TempPath(two_signatures ? "two_signatures.tflite" : "add_sub.tflite");
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   return path;
 }
 
@@ -313,7 +314,7 @@ TEST(RunBenchmarkTest, TextLinesAreViewsOfTheReport) {
   report.memory.os_figures = true;
   report.memory.max_rss_start_bytes = 10 << 20;
   report.memory.max_rss_after_init_bytes = (10 << 20) + (3 << 19);  // + 1.5 MB
-  report.memory.max_rss_end_bytes = (10 << 20) + (2 << 20);          // + 2 MB
+  report.memory.max_rss_end_bytes = (10 << 20) + (2 << 20);         // + 2 MB
   const std::vector<std::string> lines = FormatTfliteMemoryLines(report);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[1], "Memory footprint delta from the start of the tool (MB): init=1.5 overall=2");

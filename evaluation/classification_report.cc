@@ -115,8 +115,8 @@ ordered_json ClassificationReportJson(const ClassificationReport& report) {
   if (report.per_image) {
     ordered_json list = ordered_json::array();
     for (const ImagePrediction& p : result.predictions) {
-      ordered_json image = {{"path", p.path}, {"label", p.label}, {"first_hit_rank", p.first_hit_rank},
-                            {"top_indices", p.top_indices}};
+      ordered_json image = {
+          {"path", p.path}, {"label", p.label}, {"first_hit_rank", p.first_hit_rank}, {"top_indices", p.top_indices}};
       ordered_json top_labels = ordered_json::array();
       for (int i : p.top_indices) top_labels.push_back(result.output_labels[static_cast<size_t>(i)]);
       image["top_labels"] = top_labels;
@@ -209,11 +209,14 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
     }
     const int n = r["num_evaluation_runs"].get<int>();
     images += n;
-    if (!r.contains("topk_hits") || !AddCounts(r["topk_hits"], &hits)) return bad("topk_hits is not a list of counts like the other shards'");
+    if (!r.contains("topk_hits") || !AddCounts(r["topk_hits"], &hits))
+      return bad("topk_hits is not a list of counts like the other shards'");
     if (!r.contains("per_class") || !r["per_class"].is_array()) return bad("has no per_class list");
     for (const ordered_json& c : r["per_class"]) {
-      if (!c.is_object() || !c.contains("label") || !c["label"].is_string() || !c.value("images", ordered_json()).is_number_integer() ||
-          !c.value("top1_hits", ordered_json()).is_number_integer() || !c.value("top5_hits", ordered_json()).is_number_integer()) {
+      if (!c.is_object() || !c.contains("label") || !c["label"].is_string() ||
+          !c.value("images", ordered_json()).is_number_integer() ||
+          !c.value("top1_hits", ordered_json()).is_number_integer() ||
+          !c.value("top5_hits", ordered_json()).is_number_integer()) {
         return bad("a per_class entry without label and counts");
       }
       const std::string label = c["label"].get<std::string>();
@@ -227,7 +230,8 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
       classes[it->second].top5_hits += c["top5_hits"].get<int>();
     }
     const ordered_json predictions = r.value("predictions", ordered_json::object());
-    const ordered_json e = predictions.value("evaluated_image", ordered_json()), t = predictions.value("top1_index", ordered_json());
+    const ordered_json e = predictions.value("evaluated_image", ordered_json()),
+                       t = predictions.value("top1_index", ordered_json());
     if (!e.is_array() || !t.is_array() || e.size() != t.size() || static_cast<int>(e.size()) != n) {
       return bad("predictions do not list its " + std::to_string(n) + " evaluated images");
     }
@@ -245,12 +249,14 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
     }
     if (has_reference) {
       const ordered_json& ref = r["reference"];
-      if (!ref.contains("topk_hits") || !AddCounts(ref["topk_hits"], &reference_hits)) return bad("reference.topk_hits is not a list of counts");
+      if (!ref.contains("topk_hits") || !AddCounts(ref["topk_hits"], &reference_hits))
+        return bad("reference.topk_hits is not a list of counts");
       if (!ref.value("top1_changed", ordered_json()).is_number_integer()) return bad("reference has no top1_changed");
       top1_changed += ref["top1_changed"].get<int>();
       reference_images += n;
     }
-    if (has_images != (r.contains("images") && !r["images"].is_null())) return bad("--per_image differs from the other shards'");
+    if (has_images != (r.contains("images") && !r["images"].is_null()))
+      return bad("--per_image differs from the other shards'");
     if (has_images) {
       if (!r["images"].is_array()) return bad("images is not a list");
       for (const ordered_json& i : r["images"]) per_image.push_back(i);
@@ -289,7 +295,8 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
   j["images_per_second"] = wall_seconds > 0 ? static_cast<double>(taken) / wall_seconds : 0.0;
   j["skipped"] = skipped;
   if (has_reference) {
-    const std::vector<float> ours = topk.accuracies(), ref = TopKAccumulator(reference_hits, reference_images).accuracies();
+    const std::vector<float> ours = topk.accuracies(),
+                             ref = TopKAccumulator(reference_hits, reference_images).accuracies();
     std::vector<float> delta;
     for (size_t k = 0; k < ours.size(); ++k) delta.push_back(ours[k] - ref[k]);
     TS_ASSIGN_OR_RETURN(LatencyStats reference_latency, MergedLatency(shards, "/reference/inference_latency"));

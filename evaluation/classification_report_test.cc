@@ -9,7 +9,8 @@ namespace {
 
 // Four images of two classes; the model ranks output 0 ("cat") or 1 ("dog") first.
 struct Fixture {
-  std::vector<LabelledImage> images = {{"/a/1.jpg", "cat"}, {"/a/2.jpg", "cat"}, {"/a/3.jpg", "dog"}, {"/a/4.jpg", "dog"}};
+  std::vector<LabelledImage> images = {
+      {"/a/1.jpg", "cat"}, {"/a/2.jpg", "cat"}, {"/a/3.jpg", "dog"}, {"/a/4.jpg", "dog"}};
   ClassificationResult result;
   Fixture() {
     result.output_labels = {"cat", "dog"};
@@ -122,8 +123,8 @@ TEST(ClassificationReportTest, MergedShardsEqualTheWholeRun) {
     StatusOr<nlohmann::ordered_json> merged = MergeClassificationShards(shards);
     ASSERT_TRUE(merged.ok()) << merged.status().message();
     const nlohmann::ordered_json& m = merged.value();
-    for (const char* key : {"num_evaluation_runs", "topk_accuracy", "topk_hits", "per_class", "predictions",
-                            "skipped", "reference", "images", "worst_misclassified", "configuration", "model"}) {
+    for (const char* key : {"num_evaluation_runs", "topk_accuracy", "topk_hits", "per_class", "predictions", "skipped",
+                            "reference", "images", "worst_misclassified", "configuration", "model"}) {
       EXPECT_EQ(m[key].dump(), whole[key].dump()) << key << " with " << count << " shards";
     }
     EXPECT_EQ(m["latency"]["inference"]["count"], 4);
@@ -136,8 +137,9 @@ TEST(ClassificationReportTest, MergedShardsEqualTheWholeRun) {
   // A shard report is not a baseline for a whole run.
   const StatusOr<ClassificationBaseline> shard = ParseClassificationReport(PartReport(f, 0, 2, 0, 2).dump(), "s.json");
   ASSERT_TRUE(shard.ok());
-  EXPECT_EQ(ConfigDifferences(shard.value().envelope, ParseClassificationReport(whole.dump(), "w.json").value().envelope),
-            (std::vector<std::string>{"shard 0 of 2 -> whole run"}));
+  EXPECT_EQ(
+      ConfigDifferences(shard.value().envelope, ParseClassificationReport(whole.dump(), "w.json").value().envelope),
+      (std::vector<std::string>{"shard 0 of 2 -> whole run"}));
 }
 
 }  // namespace

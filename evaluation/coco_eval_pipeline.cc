@@ -11,8 +11,8 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -142,8 +142,8 @@ void PrintReport(const json& report) {
     const json& latency = report["latency"];
     std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["tflite"]["avg"].get<double>()
               << "(us), std_dev=" << latency["preprocessing"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
-    std::cout << "Inference latency: avg=" << latency["inference"]["tflite"]["avg"].get<double>() << "(us), std_dev="
-              << latency["inference"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
+    std::cout << "Inference latency: avg=" << latency["inference"]["tflite"]["avg"].get<double>()
+              << "(us), std_dev=" << latency["inference"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
   }
   if (!report["tflite"].is_null()) {
     for (const json& entry : report["tflite"]["average_precision"]) {
@@ -177,8 +177,7 @@ struct CocoRun {
 Status CompleteAndCompare(const CocoEvalOptions& o, const EvalHooks& hooks, CocoRun* run) {
   if (hooks.complete_envelope) hooks.complete_envelope(&run->envelope);
   if (o.baseline.empty()) return Status::Ok();
-  return CheckComparable(run->baseline.envelope, run->envelope, o.baseline, o.allow_config_change,
-                         &run->config_change);
+  return CheckComparable(run->baseline.envelope, run->envelope, o.baseline, o.allow_config_change, &run->config_change);
 }
 
 // A shard keeps its part of the images; the envelope's settings name the whole list, as every shard's do.
@@ -195,8 +194,7 @@ void NarrowToShard(const ShardSpec& shard, CocoGroundTruth* truth, CocoRun* run)
 }
 
 // No model runs: the detections are those of the results file on the images evaluated.
-Status ScoreResultsFile(const CocoEvalOptions& o, const CocoGroundTruth& truth, const EvalHooks& hooks,
-                        CocoRun* run) {
+Status ScoreResultsFile(const CocoEvalOptions& o, const CocoGroundTruth& truth, const EvalHooks& hooks, CocoRun* run) {
   run->details["detections_json"] = o.detections_json;
   run->envelope.config.kernels = "none";
   run->envelope.config.inputs.push_back(
@@ -314,8 +312,11 @@ json ModelDetails(const CocoEvalOptions& o, const Detector& detector) {
   const DetectionConfig& config = detector.config;
   json delegates = json::array();
   for (const DelegateOutcome& d : detector.outcomes) {
-    delegates.push_back({{"provider", d.provider}, {"applied", d.applied}, {"delegate_kernels", d.delegate_kernels},
-                         {"fully_delegated", d.fully_delegated}, {"error", d.error}});
+    delegates.push_back({{"provider", d.provider},
+                         {"applied", d.applied},
+                         {"delegate_kernels", d.delegate_kernels},
+                         {"fully_delegated", d.fully_delegated},
+                         {"error", d.error}});
   }
   return {
       {"model_file", o.model_file},
@@ -327,11 +328,17 @@ json ModelDetails(const CocoEvalOptions& o, const Detector& detector) {
       {"delegate", o.delegate},
       {"delegates", delegates},
       {"class_offset", o.class_offset},
-      {"input", {{"name", input.name != nullptr ? input.name : ""}, {"shape", ShapeText(input)},
-                 {"type", TfLiteTypeGetName(input.type)}, {"layout", config.preprocessing.nchw ? "NCHW" : "NHWC"}}},
-      {"output_tensors", {{"boxes", config.outputs.boxes}, {"classes", config.outputs.classes},
-                          {"scores", config.outputs.scores}, {"count", config.outputs.count},
-                          {"found_by", config.outputs.how}}},
+      {"input",
+       {{"name", input.name != nullptr ? input.name : ""},
+        {"shape", ShapeText(input)},
+        {"type", TfLiteTypeGetName(input.type)},
+        {"layout", config.preprocessing.nchw ? "NCHW" : "NHWC"}}},
+      {"output_tensors",
+       {{"boxes", config.outputs.boxes},
+        {"classes", config.outputs.classes},
+        {"scores", config.outputs.scores},
+        {"count", config.outputs.count},
+        {"found_by", config.outputs.how}}},
   };
 }
 
@@ -355,9 +362,9 @@ Status TakeDetections(const CocoEvalOptions& o, const std::vector<CocoImage>& im
   for (size_t i = 0; i < images.size(); ++i) {
     for (const TfliteBox& b : result.detections[i]) {
       if (b.class_id < 0 || b.class_id >= static_cast<int>(num_labels)) {
-        return InvalidInputError(o.model_output_labels + ": the model predicted class " +
-                                 std::to_string(b.class_id) + " on " + paths[i] + " but the label file has " +
-                                 std::to_string(num_labels) + " lines");
+        return InvalidInputError(o.model_output_labels + ": the model predicted class " + std::to_string(b.class_id) +
+                                 " on " + paths[i] + " but the label file has " + std::to_string(num_labels) +
+                                 " lines");
       }
     }
     run->predicted[i] = result.detections[i];
@@ -405,8 +412,8 @@ json GateJson(const CocoEvalOptions& o, const std::string& config_change, const 
                     {"reason", gate.reason}};
   json metrics = json::array(), worst = json::array();
   for (const DetectionGateResult::Metric& m : gate.metrics) {
-    metrics.push_back({{"name", m.name}, {"baseline", m.baseline}, {"current", m.current},
-                       {"verdict", GateVerdictName(m.verdict)}});
+    metrics.push_back(
+        {{"name", m.name}, {"baseline", m.baseline}, {"current", m.current}, {"verdict", GateVerdictName(m.verdict)}});
   }
   for (const auto& w : gate.worst_classes) {
     worst.push_back({{"name", std::get<0>(w)}, {"baseline", std::get<1>(w)}, {"current", std::get<2>(w)}});
@@ -428,10 +435,11 @@ json BuildReport(const CocoEvalOptions& o, const CocoGroundTruth& truth, const C
   report["num_detections"] = num_detections;
   const bool proto = !o.ground_truth_proto.empty();
   if (proto && o.metric == "both") {
-    std::cerr << "NOTE: TFLite's metric only: the COCO metrics need --ground_truth_json (image sizes, areas)" << std::endl;
+    std::cerr << "NOTE: TFLite's metric only: the COCO metrics need --ground_truth_json (image sizes, areas)"
+              << std::endl;
   }
-  const DetectionScores scores = ScoreDetections(o.metric, proto ? nullptr : &truth.dataset, truth.images,
-                                                 truth.boxes, run.predicted, run.detections);
+  const DetectionScores scores = ScoreDetections(o.metric, proto ? nullptr : &truth.dataset, truth.images, truth.boxes,
+                                                 run.predicted, run.detections);
   // The scores are ordered json; the report takes them parsed over.
   report["tflite"] = json::parse(scores.tflite.dump());
   report["coco"] = json::parse(scores.coco.dump());
@@ -461,7 +469,9 @@ CocoEvalOutcome FinishReport(const CocoEvalOptions& o, const CocoGroundTruth& tr
   if (!o.write_detections.empty()) {
     json results = json::array();
     for (const CocoBox& d : run.detections) {
-      results.push_back({{"image_id", d.image_id}, {"category_id", d.category_id}, {"bbox", {d.x, d.y, d.w, d.h}},
+      results.push_back({{"image_id", d.image_id},
+                         {"category_id", d.category_id},
+                         {"bbox", {d.x, d.y, d.w, d.h}},
                          {"score", d.score}});
     }
     outcome.detections_json = results.dump() + "\n";
@@ -485,34 +495,40 @@ Status CheckCocoEvalOptions(const CocoEvalOptions& o) {
     return UsageError("--metric=" + o.metric + ": expected tflite, coco or both");
   }
   if (proto && o.metric == "coco") {
-    return UsageError("--metric=coco needs --ground_truth_json: TFLite's proto holds normalised boxes without image "
-                      "sizes, areas or crowd flags");
+    return UsageError(
+        "--metric=coco needs --ground_truth_json: TFLite's proto holds normalised boxes without image "
+        "sizes, areas or crowd flags");
   }
   if (proto && (!o.detections_json.empty() || !o.write_detections.empty() || !o.image_ids.empty())) {
-    return UsageError("--ground_truth_proto (TFLite's run_eval set-up) takes no --detections_json, --write_detections "
-                      "or --image_ids; they need --ground_truth_json");
+    return UsageError(
+        "--ground_truth_proto (TFLite's run_eval set-up) takes no --detections_json, --write_detections "
+        "or --image_ids; they need --ground_truth_json");
   }
   const bool run_model = o.detections_json.empty();
   if (!run_model && (!o.model_file.empty() || !o.write_detections.empty())) {
-    return UsageError("--detections_json scores an existing results file; it takes no --model_file or --write_detections");
+    return UsageError(
+        "--detections_json scores an existing results file; it takes no --model_file or --write_detections");
   }
   if (run_model) {
     for (const auto& required : {std::make_pair("model_file", o.model_file),
                                  std::make_pair("ground_truth_images_path", o.ground_truth_images_path),
                                  std::make_pair("model_output_labels", o.model_output_labels)}) {
       if (required.second.empty()) {
-        return UsageError(std::string("--") + required.first + " is required (or --detections_json to score a results file)");
+        return UsageError(std::string("--") + required.first +
+                          " is required (or --detections_json to score a results file)");
       }
     }
   }
   TS_ASSIGN_OR_RETURN(ShardSpec shard, ShardSpecFromFlags(o.shard_index, o.num_shards));
   if (shard.enabled() && (!run_model || proto)) {
-    return UsageError("--num_shards splits a model's run over the images of --ground_truth_json; it takes no "
-                      "--detections_json or --ground_truth_proto");
+    return UsageError(
+        "--num_shards splits a model's run over the images of --ground_truth_json; it takes no "
+        "--detections_json or --ground_truth_proto");
   }
   if (shard.enabled() && !o.baseline.empty()) {
-    return UsageError("--baseline gates a whole run: merge the shard reports (merge_reports) and compare the "
-                      "merged report (report_diff)");
+    return UsageError(
+        "--baseline gates a whole run: merge the shard reports (merge_reports) and compare the "
+        "merged report (report_diff)");
   }
   return Status::Ok();
 }
@@ -558,8 +574,10 @@ StatusOr<CocoEvalOutcome> RunCocoEval(const CocoEvalOptions& o, const std::strin
   TS_ASSIGN_OR_RETURN(ShardSpec shard, ShardSpecFromFlags(o.shard_index, o.num_shards));
   NarrowToShard(shard, &truth, &run);
   run.details = {
-      {"ground_truth_json", o.ground_truth_json}, {"ground_truth_proto", o.ground_truth_proto},
-      {"metric", o.metric},                       {"image_ids", o.image_ids},
+      {"ground_truth_json", o.ground_truth_json},
+      {"ground_truth_proto", o.ground_truth_proto},
+      {"metric", o.metric},
+      {"image_ids", o.image_ids},
       {"num_images", o.num_images},
   };
   run.predicted.resize(truth.images.size());

@@ -60,8 +60,8 @@ std::string ConstantDetector() {
   const int image = b.AddTensor(kTfLiteFloat32, {1, 2, 2, 3}, "image");
   auto add_output = [&](const std::string& name, const std::vector<int>& shape, const std::vector<float>& values) {
     const int value = b.AddConstTensor<float>(kTfLiteFloat32, shape, values, name + "_value");
-    const int zeros = b.AddConstTensor<float>(kTfLiteFloat32, shape, std::vector<float>(values.size(), 0.0f),
-                                              name + "_zeros");
+    const int zeros =
+        b.AddConstTensor<float>(kTfLiteFloat32, shape, std::vector<float>(values.size(), 0.0f), name + "_zeros");
     const int out = b.AddTensor(kTfLiteFloat32, shape, name);
     b.AddOperator(kTfLiteBuiltinAdd, {value, zeros}, {out}, fb::BuiltinOptions::AddOptions,
                   fb::CreateAddOptions(b.fbb()).Union());
@@ -87,13 +87,18 @@ struct Fixture {
     mkdir((dir + "/images").c_str(), 0755);
     for (const char* file : {"a.bmp", "b.bmp", "c.bmp"}) WriteText(dir + "/images/" + file, GreyBmp2x2());
     const json gt = {
-        {"images", {{{"id", 1}, {"file_name", "b.bmp"}, {"width", 100}, {"height", 100}},
-                    {{"id", 2}, {"file_name", "a.bmp"}, {"width", 100}, {"height", 100}},
-                    {{"id", 3}, {"file_name", "c.bmp"}, {"width", 100}, {"height", 100}}}},
-        {"annotations", {{{"id", 10}, {"image_id", 1}, {"category_id", 1}, {"bbox", {10, 20, 30, 40}},
-                          {"area", 1200}, {"iscrowd", 0}},
-                         {{"id", 11}, {"image_id", 2}, {"category_id", 1}, {"bbox", {10, 20, 30, 40}},
-                          {"area", 1200}, {"iscrowd", 0}}}},
+        {"images",
+         {{{"id", 1}, {"file_name", "b.bmp"}, {"width", 100}, {"height", 100}},
+          {{"id", 2}, {"file_name", "a.bmp"}, {"width", 100}, {"height", 100}},
+          {{"id", 3}, {"file_name", "c.bmp"}, {"width", 100}, {"height", 100}}}},
+        {"annotations",
+         {{{"id", 10}, {"image_id", 1}, {"category_id", 1}, {"bbox", {10, 20, 30, 40}}, {"area", 1200}, {"iscrowd", 0}},
+          {{"id", 11},
+           {"image_id", 2},
+           {"category_id", 1},
+           {"bbox", {10, 20, 30, 40}},
+           {"area", 1200},
+           {"iscrowd", 0}}}},
         {"categories", {{{"id", 1}, {"name", "person"}}, {{"id", 2}, {"name", "bicycle"}}}}};
     WriteText(dir + "/gt.json", gt.dump());
     json perfect = json::array();
@@ -122,8 +127,8 @@ EvalHooks NoDelegates() {
 }
 
 // Runs the pipeline with stdout captured into *out.
-StatusOr<CocoEvalOutcome> RunCaptured(const CocoEvalOptions& options, const std::string& baseline_text, std::string* out,
-                                      const EvalHooks& hooks = NoDelegates()) {
+StatusOr<CocoEvalOutcome> RunCaptured(const CocoEvalOptions& options, const std::string& baseline_text,
+                                      std::string* out, const EvalHooks& hooks = NoDelegates()) {
   ::testing::internal::CaptureStdout();
   StatusOr<CocoEvalOutcome> outcome = RunCocoEval(options, "2024-01-01T00:00:00Z", baseline_text, hooks);
   *out = ::testing::internal::GetCapturedStdout();
@@ -135,7 +140,8 @@ TEST(CocoEvalPipelineTest, OptionChecks) {
   EXPECT_EQ(CheckCocoEvalOptions(o).message(),
             "--ground_truth_json is required (COCO instances JSON; or TFLite's --ground_truth_proto)");
   o.ground_truth_json = "gt.json";
-  EXPECT_EQ(CheckCocoEvalOptions(o).message(), "--model_file is required (or --detections_json to score a results file)");
+  EXPECT_EQ(CheckCocoEvalOptions(o).message(),
+            "--model_file is required (or --detections_json to score a results file)");
   o.detections_json = "results.json";
   EXPECT_TRUE(CheckCocoEvalOptions(o).ok());
   o.metric = "all";
@@ -245,7 +251,8 @@ TEST(CocoEvalPipelineTest, ScoresAResultsFileWithoutAModel) {
   EXPECT_NE(out.find("Average Precision [IOU Threshold=0.5]: 1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("Overall mAP: 1\n"), std::string::npos) << out;
   EXPECT_NE(out.find(" Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 1.000\n"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   const json report = json::parse(run.value().report_json);
   EXPECT_EQ(report["num_images"], 2);
   EXPECT_EQ(report["num_detections"], 2);

@@ -39,9 +39,9 @@ const int kMaxDets[3] = {1, 10, 100};
 // evaluateImg's output for one (image, category, area range) at the largest maxDet.
 struct ImageEval {
   bool valid = false;
-  std::vector<double> dt_scores;             // sorted descending, at most 100
-  std::vector<std::vector<bool>> dt_matched; // [threshold][detection]
-  std::vector<std::vector<bool>> dt_ignore;  // [threshold][detection]
+  std::vector<double> dt_scores;              // sorted descending, at most 100
+  std::vector<std::vector<bool>> dt_matched;  // [threshold][detection]
+  std::vector<std::vector<bool>> dt_ignore;   // [threshold][detection]
   int num_gt_not_ignored = 0;
 };
 
@@ -57,9 +57,8 @@ ImageEval EvaluateImage(std::vector<const CocoBox*> gts, std::vector<const CocoB
   // Ground truth: not-ignored first (stable, as numpy's mergesort argsort).
   std::vector<size_t> gorder(gts.size());
   std::iota(gorder.begin(), gorder.end(), 0);
-  std::stable_sort(gorder.begin(), gorder.end(), [&](size_t a, size_t b) {
-    return gt_ignore_flags[a] < gt_ignore_flags[b];
-  });
+  std::stable_sort(gorder.begin(), gorder.end(),
+                   [&](size_t a, size_t b) { return gt_ignore_flags[a] < gt_ignore_flags[b]; });
   std::vector<const CocoBox*> g_sorted;
   std::vector<bool> g_ignore;
   for (size_t i : gorder) {
@@ -84,7 +83,7 @@ ImageEval EvaluateImage(std::vector<const CocoBox*> gts, std::vector<const CocoB
       long m = -1;
       for (size_t g = 0; g < G; ++g) {
         if (gt_matched[g] && !g_sorted[g]->iscrowd) continue;  // already matched, and not a crowd
-        if (m > -1 && !g_ignore[m] && g_ignore[g]) break;       // on to ignored gt: keep the real match
+        if (m > -1 && !g_ignore[m] && g_ignore[g]) break;      // on to ignored gt: keep the real match
         if (ious[d][g] < best) continue;
         best = ious[d][g];
         m = static_cast<long>(g);
@@ -111,19 +110,18 @@ ImageEval EvaluateImage(std::vector<const CocoBox*> gts, std::vector<const CocoB
 }  // namespace
 
 const char* CocoMetrics::Label(int i) {
-  static const char* kLabels[12] = {
-      "Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ]",
-      "Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ]",
-      "Average Precision  (AP) @[ IoU=0.75      | area=   all | maxDets=100 ]",
-      "Average Precision  (AP) @[ IoU=0.50:0.95 | area= small | maxDets=100 ]",
-      "Average Precision  (AP) @[ IoU=0.50:0.95 | area=medium | maxDets=100 ]",
-      "Average Precision  (AP) @[ IoU=0.50:0.95 | area= large | maxDets=100 ]",
-      "Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=  1 ]",
-      "Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets= 10 ]",
-      "Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ]",
-      "Average Recall     (AR) @[ IoU=0.50:0.95 | area= small | maxDets=100 ]",
-      "Average Recall     (AR) @[ IoU=0.50:0.95 | area=medium | maxDets=100 ]",
-      "Average Recall     (AR) @[ IoU=0.50:0.95 | area= large | maxDets=100 ]"};
+  static const char* kLabels[12] = {"Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ]",
+                                    "Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ]",
+                                    "Average Precision  (AP) @[ IoU=0.75      | area=   all | maxDets=100 ]",
+                                    "Average Precision  (AP) @[ IoU=0.50:0.95 | area= small | maxDets=100 ]",
+                                    "Average Precision  (AP) @[ IoU=0.50:0.95 | area=medium | maxDets=100 ]",
+                                    "Average Precision  (AP) @[ IoU=0.50:0.95 | area= large | maxDets=100 ]",
+                                    "Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=  1 ]",
+                                    "Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets= 10 ]",
+                                    "Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ]",
+                                    "Average Recall     (AR) @[ IoU=0.50:0.95 | area= small | maxDets=100 ]",
+                                    "Average Recall     (AR) @[ IoU=0.50:0.95 | area=medium | maxDets=100 ]",
+                                    "Average Recall     (AR) @[ IoU=0.50:0.95 | area= large | maxDets=100 ]"};
   return kLabels[i];
 }
 
@@ -140,7 +138,9 @@ CocoMetrics EvaluateCoco(const std::vector<CocoBox>& ground_truth, const std::ve
   for (const CocoBox& d : detections) dts[{d.image_id, d.category_id}].push_back(&d);
 
   // precision[t][r][k][a][m], recall[t][k][a][m]; -1 where undefined.
-  auto idx_p = [&](size_t t, size_t r, size_t k, size_t a, size_t m) { return (((t * R + r) * K + k) * 4 + a) * 3 + m; };
+  auto idx_p = [&](size_t t, size_t r, size_t k, size_t a, size_t m) {
+    return (((t * R + r) * K + k) * 4 + a) * 3 + m;
+  };
   auto idx_r = [&](size_t t, size_t k, size_t a, size_t m) { return ((t * K + k) * 4 + a) * 3 + m; };
   std::vector<double> precision(T * R * K * 4 * 3, -1.0), recall(T * K * 4 * 3, -1.0);
 
@@ -168,12 +168,14 @@ CocoMetrics EvaluateCoco(const std::vector<CocoBox>& ground_truth, const std::ve
         std::vector<Entry> entries;
         int npig = 0;
         for (size_t i = 0; i < evals.size(); ++i) {
-          for (size_t d = 0; d < std::min(cap, evals[i].dt_scores.size()); ++d) entries.push_back({evals[i].dt_scores[d], i, d});
+          for (size_t d = 0; d < std::min(cap, evals[i].dt_scores.size()); ++d)
+            entries.push_back({evals[i].dt_scores[d], i, d});
           npig += evals[i].num_gt_not_ignored;
         }
         if (npig == 0) continue;
         // np.argsort(-scores, kind='mergesort'): stable.
-        std::stable_sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) { return x.score > y.score; });
+        std::stable_sort(entries.begin(), entries.end(),
+                         [](const Entry& x, const Entry& y) { return x.score > y.score; });
         for (size_t t = 0; t < T; ++t) {
           std::vector<double> rc, pr;
           double tp = 0, fp = 0;
@@ -196,7 +198,8 @@ CocoMetrics EvaluateCoco(const std::vector<CocoBox>& ground_truth, const std::ve
           }
           for (size_t r = 0; r < R; ++r) {
             // np.searchsorted(rc, recall_point, side='left')
-            const size_t pi = static_cast<size_t>(std::lower_bound(rc.begin(), rc.end(), recall_points[r]) - rc.begin());
+            const size_t pi =
+                static_cast<size_t>(std::lower_bound(rc.begin(), rc.end(), recall_points[r]) - rc.begin());
             precision[idx_p(t, r, k, a, m)] = pi < pr.size() ? pr[pi] : 0.0;
           }
         }
@@ -300,7 +303,8 @@ float AveragePrecisionFromBoxes(const std::vector<TfliteDetection>& groundtruth,
   std::vector<TfliteDetection> pd = predictions;
   // std::sort, not stable: TFLite's order for tied scores is libstdc++'s, which this reproduces
   // given the same input order.
-  std::sort(pd.begin(), pd.end(), [](const TfliteDetection& a, const TfliteDetection& b) { return a.box.score > b.box.score; });
+  std::sort(pd.begin(), pd.end(),
+            [](const TfliteDetection& a, const TfliteDetection& b) { return a.box.score > b.box.score; });
   std::vector<std::pair<float, float>> pr;
   int correct = 0, num_pd = 0;
   for (const TfliteDetection& b : pd) {

@@ -40,8 +40,8 @@ CocoMetrics EvaluateCoco(const std::vector<CocoBox>& ground_truth, const std::ve
 // TFLite's definition. Boxes are compared in whatever units they are given (TFLite uses normalised
 // [ymin, xmin, ymax, xmax]; the IoU is the same in pixels up to rounding).
 struct TfliteApResult {
-  std::vector<double> iou_thresholds;     // 0.5, 0.55, ..., 0.95
-  std::vector<float> average_precision;   // per threshold
+  std::vector<double> iou_thresholds;    // 0.5, 0.55, ..., 0.95
+  std::vector<float> average_precision;  // per threshold
   float overall_map = 0.0f;
   // Each class's AP averaged over the thresholds, in class id order.
   std::vector<std::pair<int, float>> class_ap;

@@ -32,7 +32,8 @@ TEST(CocoJsonTest, ImageDimensionsMustFitAnInt) {
     std::ofstream(path) << "{\"images\":[{\"id\":1,\"width\":" << width << ",\"height\":48}],\"annotations\":[]}";
     auto gt = ReadCocoInstances(path);
     ASSERT_FALSE(gt.ok()) << width;
-    EXPECT_NE(gt.status().message().find("images[0] has a width or height"), std::string::npos) << gt.status().message();
+    EXPECT_NE(gt.status().message().find("images[0] has a width or height"), std::string::npos)
+        << gt.status().message();
   }
   std::ofstream(path) << "{\"images\":[{\"id\":1,\"width\":2147483647,\"height\":0}],\"annotations\":[]}";
   auto gt = ReadCocoInstances(path);
@@ -88,7 +89,8 @@ TEST(CocoMetricsTest, PerCategoryAp) {
   EXPECT_EQ(m.category_ap[1].second, 0.0);
   EXPECT_EQ(m.category_ap[2].first, 3);
   EXPECT_EQ(m.category_ap[2].second, -1.0);
-  EXPECT_NEAR(m.values[0], 0.5, 1e-12);  // the mean over the categories that have ground truth  // the mean over the categories that have ground truth
+  EXPECT_NEAR(m.values[0], 0.5, 1e-12);  // the mean over the categories that have ground truth  // the mean over the
+                                         // categories that have ground truth
   // TFLite's per-class AP, the mean over its ten thresholds.
   TfliteBox found{0.1f, 0.1f, 0.5f, 0.5f, 1, 0.9f};
   TfliteBox truth2{0.6f, 0.6f, 0.9f, 0.9f, 2, 0.0f};
@@ -124,7 +126,8 @@ TEST(CocoMetricsTest, MatchesCocoApiOnTheSharedFixture) {
     for (const CocoImage& i : gt.value().images) images.push_back(i.id);
     for (const auto& c : gt.value().categories) categories.push_back(c.first);
     CocoMetrics m = EvaluateCoco(gt.value().annotations, dets.value(), images, categories);
-    for (int i = 0; i < 12; ++i) EXPECT_NEAR(m.values[i], expected[i], 1e-6) << results << ": " << CocoMetrics::Label(i);
+    for (int i = 0; i < 12; ++i)
+      EXPECT_NEAR(m.values[i], expected[i], 1e-6) << results << ": " << CocoMetrics::Label(i);
   }
   testing::ReportCases("coco_fixture", 2, 2);
 }
@@ -137,7 +140,8 @@ TEST(CocoMetricsTest, TfliteApFromTflitesOwnDetections) {
   ASSERT_TRUE(gt.ok()) << gt.status().message();
   // Images in file-name order, as run_eval reads the folder.
   std::vector<CocoImage> images = gt.value().images;
-  std::sort(images.begin(), images.end(), [](const CocoImage& a, const CocoImage& b) { return a.file_name < b.file_name; });
+  std::sort(images.begin(), images.end(),
+            [](const CocoImage& a, const CocoImage& b) { return a.file_name < b.file_name; });
   std::map<std::string, size_t> index;
   std::vector<std::vector<TfliteBox>> truth(images.size()), predicted(images.size());
   for (size_t i = 0; i < images.size(); ++i) index[images[i].file_name] = i;
@@ -185,7 +189,7 @@ TEST(CocoMetricsTest, TfliteApFromTflitesOwnDetections) {
     }
   }
   TfliteApResult result = EvaluateTfliteAp(truth, predicted);
-  const char* expected[10] = {"0.471741", "0.426286", "0.426286", "0.403334", "0.401553",
+  const char* expected[10] = {"0.471741", "0.426286", "0.426286", "0.403334",  "0.401553",
                               "0.353398", "0.261926", "0.205821", "0.0694569", "0.00870087"};
   ASSERT_EQ(result.average_precision.size(), 10u);
   for (int i = 0; i < 10; ++i) {

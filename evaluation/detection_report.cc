@@ -81,9 +81,10 @@ ordered_json ExamplesJson(const std::vector<CocoImage>& images, const std::vecto
                           {"hit", static_cast<bool>(det_hit[d])}});
     }
     Example e{i, missed + false_positives, ordered_json()};
-    e.entry = {{"image_id", images[i].id},     {"file_name", images[i].file_name}, {"width", images[i].width},
-               {"height", images[i].height}, {"missed", missed},                 {"false_positives", false_positives},
-               {"ground_truth", gt_list},    {"detections", det_list}};
+    e.entry = {{"image_id", images[i].id}, {"file_name", images[i].file_name},
+               {"width", images[i].width}, {"height", images[i].height},
+               {"missed", missed},         {"false_positives", false_positives},
+               {"ground_truth", gt_list},  {"detections", det_list}};
     examples.push_back(std::move(e));
   }
   std::stable_sort(examples.begin(), examples.end(), [](const Example& a, const Example& b) {
@@ -180,8 +181,8 @@ DetectionScores ScoreDetections(const std::string& metric, const CocoDataset* gt
   }
   const std::map<int64_t, std::string> no_names;
   const std::map<int64_t, std::string>& names = gt != nullptr ? gt->categories : no_names;
-  scores.per_class = PerClassApJson(scores.coco.is_null() ? nullptr : &metrics, scores.tflite.is_null() ? nullptr : &ap,
-                                    names);
+  scores.per_class =
+      PerClassApJson(scores.coco.is_null() ? nullptr : &metrics, scores.tflite.is_null() ? nullptr : &ap, names);
   scores.examples = ExamplesJson(images, truth, predicted, names);
   return scores;
 }
@@ -251,7 +252,8 @@ StatusOr<ordered_json> MergeDetectionShards(const std::vector<ShardReport>& shar
   const std::string metric = settings["metric"];
   const std::vector<std::pair<std::string, std::string>> expected =
       DetectionSettings(images, gt_sha256, metric, std::atoi(settings["class_offset"].c_str()));
-  if (static_cast<int64_t>(images.size()) != first.envelope.shard.total || expected[1].second != settings["images_sha256"]) {
+  if (static_cast<int64_t>(images.size()) != first.envelope.shard.total ||
+      expected[1].second != settings["images_sha256"]) {
     return InvalidInputError(first.path + ": the shards' images (" + std::to_string(images.size()) +
                              ") are not the list they were split from (" + std::to_string(first.envelope.shard.total) +
                              " images, sha256 " + settings["images_sha256"] + ")");

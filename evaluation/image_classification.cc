@@ -16,8 +16,7 @@ namespace touchstone {
 namespace {
 
 int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -81,7 +80,8 @@ Status SetNormalization(const TfLiteTensor& input, const std::vector<float>& mea
                                "' needs one value or three (per channel) for mean and std");
     }
     for (float v : *values) {
-      if (!std::isfinite(v)) return InvalidInputError("normalisation of input '" + TensorName(input) + "': a value is not finite");
+      if (!std::isfinite(v))
+        return InvalidInputError("normalisation of input '" + TensorName(input) + "': a value is not finite");
     }
   }
   PreprocessingConfig& p = config->preprocessing;
@@ -105,7 +105,8 @@ Status SetNormalization(const TfLiteTensor& input, const std::vector<float>& mea
   if (input.quantization.type == kTfLiteAffineQuantization && input.quantization.params != nullptr) {
     const auto* affine = static_cast<const TfLiteAffineQuantization*>(input.quantization.params);
     if (affine->scale != nullptr && affine->scale->size > 1) {
-      return InvalidInputError("input '" + TensorName(input) + "' is quantized per channel; cannot quantize a normalised image");
+      return InvalidInputError("input '" + TensorName(input) +
+                               "' is quantized per channel; cannot quantize a normalised image");
     }
   }
   if (!(scale > 0.0f) || !std::isfinite(scale)) {
@@ -134,8 +135,8 @@ StatusOr<std::vector<uint8_t>> ImageToTensor(const RgbImage& image, const ImageI
     const float q = std::round(v / config.quantization.scale);
     // Clamp in float before converting: a huge or non-finite value must not overflow the int conversion.
     const float shifted = q + static_cast<float>(config.quantization.zero_point);
-    int32_t value = std::isnan(shifted) ? low
-                    : shifted <= static_cast<float>(low) ? low
+    int32_t value = std::isnan(shifted)                   ? low
+                    : shifted <= static_cast<float>(low)  ? low
                     : shifted >= static_cast<float>(high) ? high
                                                           : static_cast<int32_t>(shifted);
     out[i] = is_uint8 ? static_cast<uint8_t>(value) : static_cast<uint8_t>(static_cast<int8_t>(value));
@@ -221,8 +222,8 @@ void ImageTensorQueue::Work() {
   }
 }
 
-StatusOr<int> ChooseLabelOffset(int64_t outputs, size_t labels, std::optional<int> requested, const std::string& labels_file,
-                                std::string* warning) {
+StatusOr<int> ChooseLabelOffset(int64_t outputs, size_t labels, std::optional<int> requested,
+                                const std::string& labels_file, std::string* warning) {
   warning->clear();
   const int64_t n = static_cast<int64_t>(labels);
   if (requested.has_value()) return *requested;
@@ -258,7 +259,8 @@ StatusOr<std::vector<double>> ScoresOf(const TfLiteTensor& output) {
   return scores;
 }
 
-std::vector<ClassAccuracy> PerClassAccuracy(const std::vector<LabelledImage>& images, const ClassificationResult& result) {
+std::vector<ClassAccuracy> PerClassAccuracy(const std::vector<LabelledImage>& images,
+                                            const ClassificationResult& result) {
   std::vector<ClassAccuracy> classes;
   std::map<std::string, size_t> index;
   for (const EvaluatedImage& e : result.evaluated) {

@@ -96,15 +96,15 @@ ImageTensorQueue::Item PrepareImageFile(const std::string& path, const ImageInpu
 // output fewer (a label file with a background line, a 1000-class model) reads output i as label i+1
 // (offset -1); each of these two with a warning in *warning. A `requested` offset is taken as given.
 // Any other difference is an error (kInvalidInput) naming the label file.
-StatusOr<int> ChooseLabelOffset(int64_t outputs, size_t labels, std::optional<int> requested, const std::string& labels_file,
-                                std::string* warning);
+StatusOr<int> ChooseLabelOffset(int64_t outputs, size_t labels, std::optional<int> requested,
+                                const std::string& labels_file, std::string* warning);
 
 struct ClassificationConfig {
   PreprocessingConfig preprocessing;
   InputQuantization quantization;
   std::vector<std::string> model_labels;
-  int label_offset = 0;             // output index i is model_labels[i - label_offset]
-  int num_preprocessing_threads = 1;  // 0: preprocess inline, one image at a time
+  int label_offset = 0;                 // output index i is model_labels[i - label_offset]
+  int num_preprocessing_threads = 1;    // 0: preprocess inline, one image at a time
   bool skip_unreadable_images = false;  // else the first corrupt image stops the run
   int top_k = 10;
   bool keep_predictions = false;
@@ -117,14 +117,14 @@ struct ImagePrediction {
   int first_hit_rank = 0;            // 1-based; 0 = miss
   int reference_first_hit_rank = 0;  // when a reference interpreter ran
   std::vector<int> reference_top_indices;
-  bool top1_changed = false;         // reference's top-1 index differs
+  bool top1_changed = false;  // reference's top-1 index differs
 };
 
 // One image the run evaluated (not skipped).
 struct EvaluatedImage {
-  int image = 0;           // index into the image list
-  int top1 = -1;           // the output index ranked first
-  int first_hit_rank = 0;  // 1-based; 0 = miss within top_k
+  int image = 0;            // index into the image list
+  int top1 = -1;            // the output index ranked first
+  int first_hit_rank = 0;   // 1-based; 0 = miss within top_k
   double top1_score = 0.0;  // its score, dequantized for a quantized output
 };
 
@@ -156,7 +156,8 @@ struct ClassAccuracy {
   int top5_hits = 0;
 };
 // In order of the labels' first appearance in the image list.
-std::vector<ClassAccuracy> PerClassAccuracy(const std::vector<LabelledImage>& images, const ClassificationResult& result);
+std::vector<ClassAccuracy> PerClassAccuracy(const std::vector<LabelledImage>& images,
+                                            const ClassificationResult& result);
 
 // Output scores as doubles (raw values: the ranking of quantized scores does not need the scale).
 StatusOr<std::vector<double>> ScoresOf(const TfLiteTensor& output);

@@ -119,12 +119,10 @@ TEST(ImageClassificationTest, PipelinedRunsEqualTheInlineRun) {
     config.num_preprocessing_threads = threads;
     ClassificationResult result;
     int calls = 0;
-    ASSERT_TRUE(RunClassification(images, config, interpreter.get(), nullptr, &result,
-                                  [&](int done, int total) {
-                                    EXPECT_EQ(done, ++calls);
-                                    EXPECT_EQ(total, 23);
-                                  })
-                    .ok());
+    ASSERT_TRUE(RunClassification(images, config, interpreter.get(), nullptr, &result, [&](int done, int total) {
+                  EXPECT_EQ(done, ++calls);
+                  EXPECT_EQ(total, 23);
+                }).ok());
     EXPECT_EQ(calls, 23);
     ASSERT_EQ(result.predictions.size(), 23u);
     std::vector<std::vector<int>> tops;

@@ -1,7 +1,7 @@
 #include "evaluation/image_preprocessing.h"
 
-#include <csetjmp>
 #include <cmath>
+#include <csetjmp>
 #include <cstdio>
 #include <cstring>
 
@@ -112,8 +112,7 @@ Status CheckPngChunks(const std::vector<uint8_t>& bytes, const std::string& name
     // The chunk's data and its 4-byte CRC.
     if (uint64_t{length} + 4 > left) {
       return InvalidInputError(name + ": corrupt PNG: chunk '" + type + "' at byte " + std::to_string(offset) +
-                               " claims " + std::to_string(length) + " bytes; " + std::to_string(left) +
-                               " are left");
+                               " claims " + std::to_string(length) + " bytes; " + std::to_string(left) + " are left");
     }
     offset += 12 + size_t{length};
     if (type == "IEND") return Status::Ok();
@@ -123,12 +122,12 @@ Status CheckPngChunks(const std::vector<uint8_t>& bytes, const std::string& name
 
 StatusOr<RgbImage> DecodeWithStb(const std::vector<uint8_t>& bytes, const std::string& name) {
   int width = 0, height = 0, channels = 0;
-  if (!stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &width, &height, &channels) ||
-      width <= 0 || height <= 0 || (uint64_t)width * height > (uint64_t{1} << 28)) {
+  if (!stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &width, &height, &channels) || width <= 0 ||
+      height <= 0 || (uint64_t)width * height > (uint64_t{1} << 28)) {
     return InvalidInputError(name + ": not a decodable JPEG, PNG or BMP image");
   }
-  unsigned char* pixels = stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &width, &height,
-                                                &channels, 3);
+  unsigned char* pixels =
+      stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &width, &height, &channels, 3);
   if (pixels == nullptr) {
     return InvalidInputError(name + ": corrupt image: " + std::string(stbi_failure_reason()));
   }
@@ -171,8 +170,8 @@ CropWindow CentralCrop(int height, int width, float fraction) {
   return window;
 }
 
-std::vector<float> ResizeBilinearFloat(const std::vector<float>& input, int in_height, int in_width,
-                                       int channels, int out_height, int out_width) {
+std::vector<float> ResizeBilinearFloat(const std::vector<float>& input, int in_height, int in_width, int channels,
+                                       int out_height, int out_width) {
   std::vector<float> output(static_cast<size_t>(out_height) * out_width * channels);
   const float height_scale = static_cast<float>(in_height) / static_cast<float>(out_height);
   const float width_scale = static_cast<float>(in_width) / static_cast<float>(out_width);
@@ -206,8 +205,7 @@ std::vector<float> ResizeBilinearFloat(const std::vector<float>& input, int in_h
 }
 
 StatusOr<std::vector<uint8_t>> PreprocessImage(const RgbImage& image, const PreprocessingConfig& config) {
-  if (config.output_type != kTfLiteFloat32 && config.output_type != kTfLiteUInt8 &&
-      config.output_type != kTfLiteInt8) {
+  if (config.output_type != kTfLiteFloat32 && config.output_type != kTfLiteUInt8 && config.output_type != kTfLiteInt8) {
     return InvalidInputError(std::string("image inputs of type ") + TfLiteTypeGetName(config.output_type) +
                              " are not supported (float32, uint8, int8)");
   }
@@ -222,8 +220,8 @@ StatusOr<std::vector<uint8_t>> PreprocessImage(const RgbImage& image, const Prep
     float* dst = cropped.data() + static_cast<size_t>(y) * crop.side_w * 3;
     for (int i = 0; i < crop.side_w * 3; ++i) dst[i] = static_cast<float>(src[i]);
   }
-  const std::vector<float> resized = ResizeBilinearFloat(cropped, crop.side_h, crop.side_w, 3,
-                                                         config.output_height, config.output_width);
+  const std::vector<float> resized =
+      ResizeBilinearFloat(cropped, crop.side_h, crop.side_w, 3, config.output_height, config.output_width);
 
   float mean[3], scale[3];
   for (int c = 0; c < 3; ++c) {

@@ -48,8 +48,8 @@ CropWindow CentralCrop(int height, int width, float fraction);
 
 // TFLite's reference ResizeBilinear on float data, align_corners = half_pixel_centers = false, with
 // every product and sum in float32, left to right.
-std::vector<float> ResizeBilinearFloat(const std::vector<float>& input, int in_height, int in_width,
-                                       int channels, int out_height, int out_width);
+std::vector<float> ResizeBilinearFloat(const std::vector<float>& input, int in_height, int in_width, int channels,
+                                       int out_height, int out_width);
 
 // The whole stage; returns the bytes of the input tensor (4 bytes per element for float32).
 StatusOr<std::vector<uint8_t>> PreprocessImage(const RgbImage& image, const PreprocessingConfig& config);

@@ -70,7 +70,8 @@ TEST(ImagePreprocessingTest, CorruptImagesAreErrors) {
 // claim), formats other than JPEG/PNG/BMP reaching stb_image, and a normalisation whose results
 // overflow the int conversion of an integer output.
 TEST(ImagePreprocessingTest, HostileImagesAndNormalisationAreRefused) {
-  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0x69, 0xFF, 0x00, 0x1C, 'I', 'D', 'A', 'T', 0, 0};
+  std::vector<uint8_t> png = {0x89, 'P',  'N',  'G', '\r', '\n', 0x1A, '\n', 0x69,
+                              0xFF, 0x00, 0x1C, 'I', 'D',  'A',  'T',  0,    0};
   auto claim = DecodeImage(png, "claim.png");
   ASSERT_FALSE(claim.ok());
   EXPECT_NE(claim.status().message().find("chunk 'IDAT' at byte 8 claims 1778319388 bytes"), std::string::npos)
@@ -104,14 +105,15 @@ TEST(ImagePreprocessingTest, MatchesTflitePreprocessedTensors) {
     TfLiteType type;
     const char* suffix;
   };
-  const Case cases[] = {{"img_000", 224, kTfLiteFloat32, "224x224_float32"}, {"img_000", 224, kTfLiteUInt8, "224x224_uint8"},
-                        {"img_000", 128, kTfLiteUInt8, "128x128_uint8"},     {"img_000", 224, kTfLiteInt8, "224x224_int8"},
-                        {"img_002", 224, kTfLiteFloat32, "224x224_float32"}, {"img_002", 224, kTfLiteUInt8, "224x224_uint8"},
-                        {"img_002", 128, kTfLiteUInt8, "128x128_uint8"},     {"img_002", 224, kTfLiteInt8, "224x224_int8"},
-                        {"img_003", 224, kTfLiteFloat32, "224x224_float32"}, {"img_003", 224, kTfLiteUInt8, "224x224_uint8"},
-                        {"img_003", 128, kTfLiteUInt8, "128x128_uint8"},     {"img_003", 224, kTfLiteInt8, "224x224_int8"},
-                        {"img_006", 224, kTfLiteFloat32, "224x224_float32"}, {"img_006", 224, kTfLiteUInt8, "224x224_uint8"},
-                        {"img_006", 128, kTfLiteUInt8, "128x128_uint8"},     {"img_006", 224, kTfLiteInt8, "224x224_int8"}};
+  const Case cases[] = {
+      {"img_000", 224, kTfLiteFloat32, "224x224_float32"}, {"img_000", 224, kTfLiteUInt8, "224x224_uint8"},
+      {"img_000", 128, kTfLiteUInt8, "128x128_uint8"},     {"img_000", 224, kTfLiteInt8, "224x224_int8"},
+      {"img_002", 224, kTfLiteFloat32, "224x224_float32"}, {"img_002", 224, kTfLiteUInt8, "224x224_uint8"},
+      {"img_002", 128, kTfLiteUInt8, "128x128_uint8"},     {"img_002", 224, kTfLiteInt8, "224x224_int8"},
+      {"img_003", 224, kTfLiteFloat32, "224x224_float32"}, {"img_003", 224, kTfLiteUInt8, "224x224_uint8"},
+      {"img_003", 128, kTfLiteUInt8, "128x128_uint8"},     {"img_003", 224, kTfLiteInt8, "224x224_int8"},
+      {"img_006", 224, kTfLiteFloat32, "224x224_float32"}, {"img_006", 224, kTfLiteUInt8, "224x224_uint8"},
+      {"img_006", 128, kTfLiteUInt8, "128x128_uint8"},     {"img_006", 224, kTfLiteInt8, "224x224_int8"}};
   int ran = 0;
   for (const Case& c : cases) {
     std::vector<uint8_t> jpeg, expected;

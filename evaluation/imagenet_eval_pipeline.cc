@@ -42,8 +42,8 @@ void PrintReport(const json& report) {
   const json& latency = report["latency"];
   std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["tflite"]["avg"].get<double>()
             << "(us), std_dev=" << latency["preprocessing"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
-  std::cout << "Inference latency: avg=" << latency["inference"]["tflite"]["avg"].get<double>() << "(us), std_dev="
-            << latency["inference"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
+  std::cout << "Inference latency: avg=" << latency["inference"]["tflite"]["avg"].get<double>()
+            << "(us), std_dev=" << latency["inference"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
   const json& accuracy = report["topk_accuracy"];
   for (size_t k = 0; k < accuracy.size(); ++k) {
     std::cout << "Top-" << k + 1 << " Accuracy: " << Printed(accuracy[k].get<float>()) << std::endl;
@@ -67,10 +67,9 @@ void PrintReport(const json& report) {
 // folder per class; the first --num_images of them.
 StatusOr<std::vector<LabelledImage>> LoadGroundTruth(const ImageNetEvalOptions& o) {
   TS_ASSIGN_OR_RETURN(std::vector<LabelledImage> images,
-                      o.class_folders_path.empty()
-                          ? LoadImageNetSet(o.ground_truth_images_path, o.ground_truth_labels, o.denylist_file_path,
-                                            o.num_images)
-                          : LoadClassFolders(o.class_folders_path, 0));
+                      o.class_folders_path.empty() ? LoadImageNetSet(o.ground_truth_images_path, o.ground_truth_labels,
+                                                                     o.denylist_file_path, o.num_images)
+                                                   : LoadClassFolders(o.class_folders_path, 0));
   if (!o.class_folders_path.empty() && o.num_images > 0 && static_cast<int>(images.size()) > o.num_images) {
     images.resize(static_cast<size_t>(o.num_images));
   }
@@ -125,12 +124,8 @@ StatusOr<ImageInputConfig> ConfigureInput(const TfLiteTensor& input, const Image
   TS_ASSIGN_OR_RETURN(std::vector<float> mean, ParseNormalizationValues(o.input_mean, "input_mean"));
   TS_ASSIGN_OR_RETURN(std::vector<float> stddev, ParseNormalizationValues(o.input_std, "input_std"));
   if (mean.empty() && stddev.empty() && !o.use_model_metadata) return input_config;
-  const std::vector<float> m = o.use_model_metadata ? metadata.mean
-                               : mean.empty()        ? std::vector<float>{0.0f}
-                                                     : mean;
-  const std::vector<float> s = o.use_model_metadata ? metadata.std
-                               : stddev.empty()      ? std::vector<float>{1.0f}
-                                                     : stddev;
+  const std::vector<float> m = o.use_model_metadata ? metadata.mean : mean.empty() ? std::vector<float>{0.0f} : mean;
+  const std::vector<float> s = o.use_model_metadata ? metadata.std : stddev.empty() ? std::vector<float>{1.0f} : stddev;
   Status set = SetNormalization(input, m, s, &input_config);
   if (!set.ok()) return set.WithContext(o.model_file);
   *normalization = {{"source", o.use_model_metadata ? "model_metadata" : "flags"}, {"mean", m}, {"std", s}};
@@ -277,10 +272,13 @@ Status CheckImageNetEvalOptions(const ImageNetEvalOptions& o) {
     return UsageError("--ground_truth_images_path and --ground_truth_labels are required (or --class_folders_path)");
   }
   if (!o.class_folders_path.empty() && (!o.ground_truth_images_path.empty() || !o.ground_truth_labels.empty())) {
-    return UsageError("--class_folders_path replaces --ground_truth_images_path and --ground_truth_labels; give one or the other");
+    return UsageError(
+        "--class_folders_path replaces --ground_truth_images_path and --ground_truth_labels; give one or the other");
   }
   if (!o.class_folders_path.empty() && !o.denylist_file_path.empty()) {
-    return UsageError("--denylist_file_path numbers the images of --ground_truth_images_path; it does not apply to --class_folders_path");
+    return UsageError(
+        "--denylist_file_path numbers the images of --ground_truth_images_path; it does not apply to "
+        "--class_folders_path");
   }
   TS_ASSIGN_OR_RETURN(std::vector<float> mean, ParseNormalizationValues(o.input_mean, "input_mean"));
   TS_ASSIGN_OR_RETURN(std::vector<float> stddev, ParseNormalizationValues(o.input_std, "input_std"));
@@ -292,8 +290,9 @@ Status CheckImageNetEvalOptions(const ImageNetEvalOptions& o) {
   }
   TS_ASSIGN_OR_RETURN(ShardSpec shard, ShardSpecFromFlags(o.shard_index, o.num_shards));
   if (shard.enabled() && !o.baseline.empty()) {
-    return UsageError("--baseline gates a whole run: merge the shard reports (merge_reports) and compare the merged "
-                      "report (report_diff)");
+    return UsageError(
+        "--baseline gates a whole run: merge the shard reports (merge_reports) and compare the merged "
+        "report (report_diff)");
   }
   return Status::Ok();
 }

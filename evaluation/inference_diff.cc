@@ -1,8 +1,8 @@
 #include "evaluation/inference_diff.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -30,8 +30,7 @@ constexpr float kGaussianStdDev = 1.0 / 3;
 enum CppType { kFloat, kDouble, kUInt8, kInt8, kInt16, kUInt16, kInt32, kUInt32, kInt64, kUInt64, kBool };
 
 int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -117,13 +116,13 @@ struct Tracked {
 void Compare(const TfLiteTensor& reference, const TfLiteTensor& test, Tracked* tracked) {
   if (!tracked->mismatch.empty()) return;
   if (reference.type != test.type) {
-    tracked->mismatch = "type " + TypeName(test.type) + " in the test run, " + TypeName(reference.type) +
-                        " in the reference";
+    tracked->mismatch =
+        "type " + TypeName(test.type) + " in the test run, " + TypeName(reference.type) + " in the reference";
     return;
   }
   if (!TfLiteIntArrayEqual(reference.dims, test.dims)) {
-    tracked->mismatch = "shape " + ShapeText(ShapeOf(test)) + " in the test run, " +
-                        ShapeText(ShapeOf(reference)) + " in the reference";
+    tracked->mismatch = "shape " + ShapeText(ShapeOf(test)) + " in the test run, " + ShapeText(ShapeOf(reference)) +
+                        " in the reference";
     return;
   }
   Status s = tracked->accumulator.AddRun(reference, test);
@@ -140,14 +139,14 @@ void Finish(const Tracked& tracked, const TfLiteTensor& reference, const Inferen
   entry->type = TypeName(reference.type);
   entry->shape = ShapeOf(reference);
   entry->diff = tracked.accumulator.Summary();
-  entry->thresholds = config.qualify ? QualifyThresholds(reference.type, entry->diff.quantized || IsQuantized(reference),
-                                                         config.qualify_float_tolerance)
-                                     : config.thresholds;
+  entry->thresholds = config.qualify
+                          ? QualifyThresholds(reference.type, entry->diff.quantized || IsQuantized(reference),
+                                              config.qualify_float_tolerance)
+                          : config.thresholds;
   entry->mismatch = tracked.mismatch;
   entry->breach = !tracked.mismatch.empty() ? tracked.mismatch : DescribeBreach(entry->diff, entry->thresholds);
   entry->state = tracked.accumulator.state();
 }
-
 
 Status CopyInputs(const std::vector<std::vector<uint8_t>>& inputs, Interpreter* interpreter) {
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -285,10 +284,10 @@ std::string DetailLine(const std::string& label, const TensorDiffEntry& e) {
   if (d.nonfinite_mismatches > 0) out << ", nonfinite_mismatches=" << d.nonfinite_mismatches;
   if (d.compared_bytewise) out << ", compared by bytes";
   if (d.quantized) {
-    out << ", dequantized: avg_error=" << Num(d.avg_error_dequantized) << " max_abs_error="
-        << Num(d.max_abs_error_dequantized) << " (scale " << Num(d.scale) << ", zero_point " << d.zero_point
-        << "), steps: 0=" << d.step_histogram[0] << " 1=" << d.step_histogram[1] << " 2=" << d.step_histogram[2]
-        << " >2=" << d.step_histogram[3];
+    out << ", dequantized: avg_error=" << Num(d.avg_error_dequantized)
+        << " max_abs_error=" << Num(d.max_abs_error_dequantized) << " (scale " << Num(d.scale) << ", zero_point "
+        << d.zero_point << "), steps: 0=" << d.step_histogram[0] << " 1=" << d.step_histogram[1]
+        << " 2=" << d.step_histogram[2] << " >2=" << d.step_histogram[3];
   }
   return out.str();
 }
@@ -312,12 +311,11 @@ nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
     j["avg_error"] = d.avg_error;
     j["std_dev"] = d.std_dev;
     j["max_abs_error"] = d.max_abs_error;
-    j["max_abs_error_at"] = d.max_abs_error_index < 0
-                                ? nlohmann::ordered_json(nullptr)
-                                : nlohmann::ordered_json{{"run", d.max_abs_error_run},
-                                                         {"element", d.max_abs_error_index},
-                                                         {"reference", d.reference_at_max},
-                                                         {"test", d.test_at_max}};
+    j["max_abs_error_at"] = d.max_abs_error_index < 0 ? nlohmann::ordered_json(nullptr)
+                                                      : nlohmann::ordered_json{{"run", d.max_abs_error_run},
+                                                                               {"element", d.max_abs_error_index},
+                                                                               {"reference", d.reference_at_max},
+                                                                               {"test", d.test_at_max}};
     j["mean_relative_error"] = d.mean_relative_error;
     j["max_relative_error"] = JsonNumber(d.max_relative_error);
     j["cosine_similarity"] = d.cosine_similarity;
@@ -338,10 +336,11 @@ nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
                         {"zero_point", d.zero_point},
                         {"avg_error_dequantized", d.avg_error_dequantized},
                         {"max_abs_error_dequantized", d.max_abs_error_dequantized},
-                        {"step_histogram", {{"0", d.step_histogram[0]},
-                                            {"1", d.step_histogram[1]},
-                                            {"2", d.step_histogram[2]},
-                                            {">2", d.step_histogram[3]}}}};
+                        {"step_histogram",
+                         {{"0", d.step_histogram[0]},
+                          {"1", d.step_histogram[1]},
+                          {"2", d.step_histogram[2]},
+                          {">2", d.step_histogram[3]}}}};
     } else {
       j["quantized"] = nullptr;
     }
@@ -479,21 +478,23 @@ void Conclude(InferenceDiffResult* result, const std::function<std::vector<Diver
     for (const OutputDiffEntry& e : result->outputs) {
       if (e.breach.empty()) continue;
       result->passed = false;
-      result->failure = "OutputDiff[" + std::to_string(e.index) + "] " + TensorLabel(e.tensor, e.name) + ": " + e.breach;
+      result->failure =
+          "OutputDiff[" + std::to_string(e.index) + "] " + TensorLabel(e.tensor, e.name) + ": " + e.breach;
       break;
     }
   }
 }
 
 nlohmann::ordered_json ThresholdsJson(const DiffThresholds& t) {
-  auto on = [](double value, bool enabled) { return enabled ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr); };
+  auto on = [](double value, bool enabled) {
+    return enabled ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+  };
   return {{"max_avg_error", on(t.max_avg_error, t.max_avg_error >= 0)},
           {"max_abs_error", on(t.max_abs_error, t.max_abs_error >= 0)},
           {"min_cosine", on(t.min_cosine, t.min_cosine > -1.0)},
           {"max_relative_error", on(t.max_relative_error, t.max_relative_error >= 0)},
           {"source", t.qualify ? "qualify" : "flags"}};
 }
-
 
 }  // namespace
 
@@ -526,8 +527,12 @@ Status GaussianInputGenerator::Fill(TfLiteType type, int64_t count, std::vector<
     }
   };
   switch (type) {
-    case kTfLiteFloat32: fill(float(), kFloat, -1.0f, 1.0f); break;
-    case kTfLiteFloat64: fill(double(), kDouble, -1.0f, 1.0f); break;
+    case kTfLiteFloat32:
+      fill(float(), kFloat, -1.0f, 1.0f);
+      break;
+    case kTfLiteFloat64:
+      fill(double(), kDouble, -1.0f, 1.0f);
+      break;
     case kTfLiteFloat16: {
       std::vector<uint8_t> floats;
       std::swap(floats, *bytes);
@@ -541,20 +546,32 @@ Status GaussianInputGenerator::Fill(TfLiteType type, int64_t count, std::vector<
       }
       break;
     }
-    case kTfLiteUInt8: fill(uint8_t(), kUInt8, 0.0f, 255.0f); break;
-    case kTfLiteInt8: fill(int8_t(), kInt8, -128.0f, 127.0f); break;
-    case kTfLiteInt16: fill(int16_t(), kInt16, -32768.0f, 32767.0f); break;
-    case kTfLiteUInt16: fill(uint16_t(), kUInt16, 0.0f, 65535.0f); break;
+    case kTfLiteUInt8:
+      fill(uint8_t(), kUInt8, 0.0f, 255.0f);
+      break;
+    case kTfLiteInt8:
+      fill(int8_t(), kInt8, -128.0f, 127.0f);
+      break;
+    case kTfLiteInt16:
+      fill(int16_t(), kInt16, -32768.0f, 32767.0f);
+      break;
+    case kTfLiteUInt16:
+      fill(uint16_t(), kUInt16, 0.0f, 65535.0f);
+      break;
     case kTfLiteInt32:
       fill(int32_t(), kInt32, static_cast<float>(std::numeric_limits<int32_t>::min()),
            static_cast<float>(std::numeric_limits<int32_t>::max()));
       break;
-    case kTfLiteUInt32: fill(uint32_t(), kUInt32, 0.0f, static_cast<float>(std::numeric_limits<uint32_t>::max())); break;
+    case kTfLiteUInt32:
+      fill(uint32_t(), kUInt32, 0.0f, static_cast<float>(std::numeric_limits<uint32_t>::max()));
+      break;
     case kTfLiteInt64:
       fill(int64_t(), kInt64, static_cast<float>(std::numeric_limits<int64_t>::min()),
            static_cast<float>(std::numeric_limits<int64_t>::max()));
       break;
-    case kTfLiteUInt64: fill(uint64_t(), kUInt64, 0.0f, static_cast<float>(std::numeric_limits<uint64_t>::max())); break;
+    case kTfLiteUInt64:
+      fill(uint64_t(), kUInt64, 0.0f, static_cast<float>(std::numeric_limits<uint64_t>::max()));
+      break;
     case kTfLiteBool: {
       // Not in TFLite: [0, 2) truncated, so false and true are equally likely.
       fill(uint8_t(), kBool, 0.0f, 2.0f);
@@ -662,8 +679,8 @@ Status PlanInputs(const InferenceDiffConfig& config, Interpreter* ref,
       info.source = it->second.source;
     } else {
       if (!IsNumericType(t->type) || t->type == kTfLiteComplex64 || t->type == kTfLiteComplex128) {
-        return InvalidInputError(std::string("input '") + (t->name ? t->name : "") + "' has type " +
-                                 TypeName(t->type) + ", which random inputs cannot fill: give its bytes with " +
+        return InvalidInputError(std::string("input '") + (t->name ? t->name : "") + "' has type " + TypeName(t->type) +
+                                 ", which random inputs cannot fill: give its bytes with " +
                                  "--input_layer_value_files");
       }
     }
@@ -806,7 +823,8 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
     TS_RETURN_IF_ERROR(CopyInputs(inputs, test).WithContext("test interpreter"));
     TS_RETURN_IF_ERROR(InvokeTimed(test, config.invocations_per_run, "test interpreter", &result.test_latency));
     TS_RETURN_IF_ERROR(CopyInputs(inputs, ref).WithContext("reference interpreter"));
-    TS_RETURN_IF_ERROR(InvokeTimed(ref, config.invocations_per_run, "reference interpreter", &result.reference_latency));
+    TS_RETURN_IF_ERROR(
+        InvokeTimed(ref, config.invocations_per_run, "reference interpreter", &result.reference_latency));
     for (size_t o = 0; o < outputs.size(); ++o) {
       Compare(*ref->output_tensor(o), *test->output_tensor(o), &output_tracks[o]);
     }
@@ -845,7 +863,9 @@ std::string FormatInferenceDiff(const InferenceDiffResult& r) {
     const ShardInfo& s = r.envelope.shard;
     out << "Shard " << s.index << " of " << s.count << ": runs " << s.first << " to " << s.end << " of " << s.total
         << " (merge the shard reports with merge_reports)";
-    if (r.replayed_runs > 0) out << "; the model keeps state between invokes: the " << r.replayed_runs << " runs before were replayed unmeasured";
+    if (r.replayed_runs > 0)
+      out << "; the model keeps state between invokes: the " << r.replayed_runs
+          << " runs before were replayed unmeasured";
     out << "\n";
   } else if (r.envelope.merged.present()) {
     out << "Merged from " << r.envelope.merged.shards << " shards\n";
@@ -885,7 +905,8 @@ std::string FormatInferenceDiff(const InferenceDiffResult& r) {
     }
   }
   // Beyond TFLite.
-  for (const OutputDiffEntry& e : r.outputs) out << DetailLine("OutputDiff[" + std::to_string(e.index) + "]", e) << "\n";
+  for (const OutputDiffEntry& e : r.outputs)
+    out << DetailLine("OutputDiff[" + std::to_string(e.index) + "]", e) << "\n";
   if (r.layerwise) {
     for (size_t l = 0; l < r.layers.size(); ++l) {
       const LayerDiffEntry& e = r.layers[l];
@@ -946,7 +967,8 @@ std::string InferenceDiffJson(const InferenceDiffResult& r) {
   j["invocations_per_run"] = r.invocations_per_run;
   j["seed"] = r.seed;
   const bool shard = r.envelope.shard.present();
-  j["reference"] = {{"kernels", "reference"}, {"num_threads", 1}, {"latency", ShardLatencyJson(r.reference_latency, shard)}};
+  j["reference"] = {
+      {"kernels", "reference"}, {"num_threads", 1}, {"latency", ShardLatencyJson(r.reference_latency, shard)}};
   j["test"] = {{"latency", ShardLatencyJson(r.test_latency, shard)}};
   j["thresholds"] = ThresholdsJson(r.thresholds);
   j["qualify"] = r.qualify ? nlohmann::ordered_json({{"float_tolerance", r.qualify_float_tolerance}})
@@ -1006,9 +1028,8 @@ std::string InferenceDiffJson(const InferenceDiffResult& r) {
                {"tensor", r.layers[r.first_divergence].tensor},
                {"inputs", inputs}};
     }
-    j["layerwise"] = {{"tensors", layers},
-                      {"tensors_inside_partitions", r.tensors_inside_partitions},
-                      {"first_divergence", first}};
+    j["layerwise"] = {
+        {"tensors", layers}, {"tensors_inside_partitions", r.tensors_inside_partitions}, {"first_divergence", first}};
   } else {
     j["layerwise"] = nullptr;
   }
@@ -1059,7 +1080,8 @@ StatusOr<InferenceDiffBaseline> ParseInferenceDiffJson(const std::string& text, 
   TS_ASSIGN_OR_RETURN(ReportEnvelope envelope, ParseEnvelope(j, source, "touchstone.inference_diff.report", 2));
   InferenceDiffBaseline baseline;
   baseline.envelope = envelope;
-  if (!j.contains("outputs") || !j["outputs"].is_array()) return InvalidInputError(source + ": has no \"outputs\" list");
+  if (!j.contains("outputs") || !j["outputs"].is_array())
+    return InvalidInputError(source + ": has no \"outputs\" list");
   for (const nlohmann::json& o : j["outputs"]) {
     if (!o.is_object() || !o.contains("index") || !o["index"].is_number_integer()) {
       return InvalidInputError(source + ": an output without an index");

@@ -66,9 +66,7 @@ struct DiffThresholds {
   double min_cosine = -1.0;
   double max_relative_error = -1.0;
   bool qualify = false;  // --qualify's defaults (breaches say so), not flags
-  bool any() const {
-    return max_avg_error >= 0 || max_abs_error >= 0 || min_cosine > -1.0 || max_relative_error >= 0;
-  }
+  bool any() const { return max_avg_error >= 0 || max_abs_error >= 0 || min_cosine > -1.0 || max_relative_error >= 0; }
 };
 
 // "avg_error=0.5 > --max_avg_error=0.1" ("> 1 (--qualify's default)" for the defaults), or "" when the
@@ -125,9 +123,9 @@ struct TensorDiffEntry {
   std::string type;
   std::vector<int> shape;  // the reference's, after the last run
   TensorDiffSummary diff;
-  DiffThresholds thresholds;  // those applied to this tensor
-  std::string mismatch;    // non-empty: shapes or types differ (a failure whatever the thresholds)
-  std::string breach;      // DescribeBreach, or the mismatch
+  DiffThresholds thresholds;           // those applied to this tensor
+  std::string mismatch;                // non-empty: shapes or types differ (a failure whatever the thresholds)
+  std::string breach;                  // DescribeBreach, or the mismatch
   TensorDiffAccumulator::State state;  // what was accumulated (a shard report carries it)
 };
 
@@ -138,12 +136,12 @@ struct OutputDiffEntry : TensorDiffEntry {
 // A tensor the layer-wise comparison looks at: an output of an op in the test interpreter's execution
 // order; for a delegate kernel, the outputs of its partition, attributed to the original op writing them.
 struct LayerDiffEntry : TensorDiffEntry {
-  int step = 0;           // position of the op (or its delegate kernel) in the test execution plan
-  int node = -1;          // the original graph's op writing the tensor
-  std::string op;         // its op name ("CONV_2D", a custom op's name)
+  int step = 0;    // position of the op (or its delegate kernel) in the test execution plan
+  int node = -1;   // the original graph's op writing the tensor
+  std::string op;  // its op name ("CONV_2D", a custom op's name)
   bool delegated = false;
-  int delegate_node = -1;       // the delegate kernel node replacing it
-  std::string delegate_name;    // that kernel's name ("SampleDelegate")
+  int delegate_node = -1;     // the delegate kernel node replacing it
+  std::string delegate_name;  // that kernel's name ("SampleDelegate")
 };
 
 // An input of the first diverging op, and how far it already was.
@@ -172,8 +170,8 @@ struct InferenceDiffResult {
   int num_runs = 0;
   int invocations_per_run = 0;
   uint32_t seed = 1;
-  std::vector<InputInfo> inputs;           // the model's inputs, in order
-  std::string test_kernels;                // "optimized" or "reference"
+  std::vector<InputInfo> inputs;  // the model's inputs, in order
+  std::string test_kernels;       // "optimized" or "reference"
   int test_num_threads = 1;
   std::vector<DelegateOutcome> delegates;  // applied to the test interpreter, in order
   LatencyStats reference_latency;          // one sample per invocation
@@ -184,8 +182,8 @@ struct InferenceDiffResult {
   double qualify_float_tolerance = 0.0;
 
   bool layerwise = false;
-  std::vector<LayerDiffEntry> layers;      // in execution order
-  int tensors_inside_partitions = 0;       // written inside delegate kernels, not materialised
+  std::vector<LayerDiffEntry> layers;  // in execution order
+  int tensors_inside_partitions = 0;   // written inside delegate kernels, not materialised
   // Index into `layers` of the first tensor beyond a threshold (or, with no thresholds, the first that
   // differs at all); -1 when none.
   int first_divergence = -1;

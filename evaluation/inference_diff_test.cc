@@ -7,10 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -62,16 +62,19 @@ std::shared_ptr<const Model> ChainModel() {
   const int t3 = b.AddTensor(kTfLiteFloat32, {2, 4}, "t3");
   const int out = b.AddTensor(kTfLiteFloat32, {2, 4}, "out");
   auto add = [&](int a, int c, int o) {
-    b.AddOperator(kTfLiteBuiltinAdd, {a, c}, {o}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(b.fbb()).Union());
+    b.AddOperator(kTfLiteBuiltinAdd, {a, c}, {o}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(b.fbb()).Union());
   };
   auto mul = [&](int a, int c, int o) {
-    b.AddOperator(kTfLiteBuiltinMul, {a, c}, {o}, fb::BuiltinOptions::MulOptions, fb::CreateMulOptions(b.fbb()).Union());
+    b.AddOperator(kTfLiteBuiltinMul, {a, c}, {o}, fb::BuiltinOptions::MulOptions,
+                  fb::CreateMulOptions(b.fbb()).Union());
   };
   add(x, c1, t0);
   mul(t0, c2, t1);
   add(t1, c3, t2);
   mul(t2, c2, t3);
-  b.AddOperator(kTfLiteBuiltinSub, {t3, t0}, {out}, fb::BuiltinOptions::SubOptions, fb::CreateSubOptions(b.fbb()).Union());
+  b.AddOperator(kTfLiteBuiltinSub, {t3, t0}, {out}, fb::BuiltinOptions::SubOptions,
+                fb::CreateSubOptions(b.fbb()).Union());
   b.SetInputs({x});
   b.SetOutputs({out});
   auto model = Model::FromBuffer(b.Finish(), "chain.tflite");
@@ -87,7 +90,8 @@ std::shared_ptr<const Model> PairModel() {
   const int t0 = b.AddTensor(kTfLiteFloat32, {4}, "t0");
   const int out = b.AddTensor(kTfLiteFloat32, {4}, "out");
   b.AddOperator(kTfLiteBuiltinAdd, {x, c}, {t0}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(b.fbb()).Union());
-  b.AddOperator(kTfLiteBuiltinAdd, {t0, c}, {out}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(b.fbb()).Union());
+  b.AddOperator(kTfLiteBuiltinAdd, {t0, c}, {out}, fb::BuiltinOptions::AddOptions,
+                fb::CreateAddOptions(b.fbb()).Union());
   b.SetInputs({x});
   b.SetOutputs({out});
   auto model = Model::FromBuffer(b.Finish(), "pair.tflite");
@@ -204,9 +208,9 @@ TEST(InferenceDiffTest, ReferenceAgainstItselfIsExactlyZero) {
   }
   EXPECT_EQ(r.first_divergence, -1);
   const std::string text = FormatInferenceDiff(r);
-  for (const char* line : {"Num evaluation runs: 4\n", "Reference run latency: avg=", "(us), std_dev=",
-                           "Test run latency: avg=", "OutputDiff[0]: avg_error=0, std_dev=0\n", "No tensor differs.\n",
-                           "\nverdict: none (no thresholds given)\n"}) {
+  for (const char* line :
+       {"Num evaluation runs: 4\n", "Reference run latency: avg=", "(us), std_dev=", "Test run latency: avg=",
+        "OutputDiff[0]: avg_error=0, std_dev=0\n", "No tensor differs.\n", "\nverdict: none (no thresholds given)\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
   // No threshold, no verdict: never a PASS, and exit 0.
@@ -317,7 +321,8 @@ TEST(InferenceDiffTest, PerturbedDelegateFailsAndLayerwiseNamesTheOp) {
   // Without --layerwise the output is named; the error is stable across runs.
   InferenceDiffResult outputs_only = MustRun(ChainModel(), Quick(false), Sample(0.5f, 2));
   EXPECT_FALSE(outputs_only.checked);  // no thresholds: nothing to fail, nothing passes
-  EXPECT_FLOAT_EQ(outputs_only.outputs[0].diff.avg_error, 0.5f * 1.5f / 4 + 0.5f * 0.5f / 4 + 0.5f * 2.0f / 4 + 0.5f * 3.0f / 4);
+  EXPECT_FLOAT_EQ(outputs_only.outputs[0].diff.avg_error,
+                  0.5f * 1.5f / 4 + 0.5f * 0.5f / 4 + 0.5f * 2.0f / 4 + 0.5f * 3.0f / 4);
   EXPECT_NEAR(outputs_only.outputs[0].diff.std_dev, 0.0, 1e-6);
   config.layerwise = false;
   config.thresholds.max_abs_error = -1;
@@ -365,7 +370,8 @@ TEST(InferenceDiffTest, MergedShardsEqualTheSingleRun) {
     ASSERT_TRUE(merged.ok()) << merged.status().message();
     EXPECT_EQ(merged.value().failure, whole.failure);
     const nlohmann::json got = nlohmann::json::parse(InferenceDiffJson(merged.value()));
-    for (const char* key : {"num_runs", "seed", "outputs", "layerwise", "verdict", "failure", "configuration", "model"}) {
+    for (const char* key :
+         {"num_runs", "seed", "outputs", "layerwise", "verdict", "failure", "configuration", "model"}) {
       nlohmann::json a = expected[key], b = got[key];
       if (std::string(key) == "configuration") a.erase("flags"), b.erase("flags");
       EXPECT_EQ(a.dump(), b.dump()) << key << " with " << count << " shards";
@@ -534,9 +540,10 @@ TEST(InferenceDiffGoldenTest, ReferenceAgainstItselfAndTheSampleDelegateIsExactl
     }
     ++ran;
   }
-  std::printf("inference_diff golden: %d models, %d tensors compared (both runs), sample delegate took part of %d "
-              "models (%d delegate kernels); every error exactly 0\n",
-              ran, tensors, delegated_models, delegate_kernels);
+  std::printf(
+      "inference_diff golden: %d models, %d tensors compared (both runs), sample delegate took part of %d "
+      "models (%d delegate kernels); every error exactly 0\n",
+      ran, tensors, delegated_models, delegate_kernels);
   testing::ReportCases("inference_diff_golden", ran, static_cast<int>(folders.size()));
 }
 

@@ -23,14 +23,22 @@ void Append(std::string* out, const char* format, ...) {
 
 const char* AllocTypeName(TfLiteAllocationType type) {
   switch (type) {
-    case kTfLiteMemNone: return "kTfLiteMemNone";
-    case kTfLiteMmapRo: return "kTfLiteMmapRo";
-    case kTfLiteDynamic: return "kTfLiteDynamic";
-    case kTfLiteArenaRw: return "kTfLiteArenaRw";
-    case kTfLiteArenaRwPersistent: return "kTfLiteArenaRwPersistent";
-    case kTfLitePersistentRo: return "kTfLitePersistentRo";
-    case kTfLiteCustom: return "kTfLiteCustom";
-    default: break;
+    case kTfLiteMemNone:
+      return "kTfLiteMemNone";
+    case kTfLiteMmapRo:
+      return "kTfLiteMmapRo";
+    case kTfLiteDynamic:
+      return "kTfLiteDynamic";
+    case kTfLiteArenaRw:
+      return "kTfLiteArenaRw";
+    case kTfLiteArenaRwPersistent:
+      return "kTfLiteArenaRwPersistent";
+    case kTfLitePersistentRo:
+      return "kTfLitePersistentRo";
+    case kTfLiteCustom:
+      return "kTfLiteCustom";
+    default:
+      break;
   }
   return "(invalid)";
 }
@@ -121,14 +129,13 @@ std::string DescribeInterpreterState(Interpreter* interpreter, const Interpreter
         start = static_cast<int64_t>(reinterpret_cast<uintptr_t>(tensor->data.raw) - arena_start);
       }
       const int64_t end = start < 0 ? -1 : start + static_cast<int64_t>(tensor->bytes);
-      Append(&out, "Tensor %3zu %-*s %-*s %-*s %-8zu / %.2f %s [%" PRId64 ", %" PRId64 ")\n", t,
-             format.tensor_name_length,
-             Truncate(tensor->name != nullptr ? tensor->name : "(nil)", format.tensor_name_length, true).c_str(),
-             format.tensor_type_length, Truncate(TypeName(tensor->type), format.tensor_type_length, false).c_str(),
-             format.alloc_type_length,
-             Truncate(AllocTypeName(tensor->allocation_type), format.alloc_type_length, false).c_str(),
-             tensor->bytes, static_cast<double>(tensor->bytes) / (1 << 20),
-             IntList(ToVector(tensor->dims), false).c_str(), start, end);
+      Append(
+          &out, "Tensor %3zu %-*s %-*s %-*s %-8zu / %.2f %s [%" PRId64 ", %" PRId64 ")\n", t, format.tensor_name_length,
+          Truncate(tensor->name != nullptr ? tensor->name : "(nil)", format.tensor_name_length, true).c_str(),
+          format.tensor_type_length, Truncate(TypeName(tensor->type), format.tensor_type_length, false).c_str(),
+          format.alloc_type_length,
+          Truncate(AllocTypeName(tensor->allocation_type), format.alloc_type_length, false).c_str(), tensor->bytes,
+          static_cast<double>(tensor->bytes) / (1 << 20), IntList(ToVector(tensor->dims), false).c_str(), start, end);
     }
     out += "\n";
     for (const auto& entry : by_alloc) {
@@ -165,12 +172,14 @@ std::string DescribeInterpreterState(Interpreter* interpreter, const Interpreter
                s->op_name(static_cast<int>(n)).c_str(), status.c_str());
       }
       const std::vector<int> none;
-      Append(&out, "  %d Input Tensors:%s", node.inputs->size, IntList(ToVector(node.inputs), node.delegate != nullptr).c_str());
+      Append(&out, "  %d Input Tensors:%s", node.inputs->size,
+             IntList(ToVector(node.inputs), node.delegate != nullptr).c_str());
       out += TotalBytes(s, replaced ? none : ToVector(node.inputs));
       Append(&out, "  %d Output Tensors:%s", node.outputs->size, IntList(ToVector(node.outputs)).c_str());
       out += TotalBytes(s, replaced ? none : ToVector(node.outputs));
       if (node.intermediates != nullptr && node.intermediates->size > 0) {
-        Append(&out, "  %d Intermediate Tensors:%s", node.intermediates->size, IntList(ToVector(node.intermediates)).c_str());
+        Append(&out, "  %d Intermediate Tensors:%s", node.intermediates->size,
+               IntList(ToVector(node.intermediates)).c_str());
         out += TotalBytes(s, replaced ? none : ToVector(node.intermediates));
       }
       if (node.temporaries != nullptr && node.temporaries->size > 0) {
@@ -187,9 +196,8 @@ std::string DescribeInterpreterState(Interpreter* interpreter, const Interpreter
         if (node.delegate == nullptr || node.builtin_data == nullptr) continue;
         const char* name = s->registration(n).custom_name;
         const auto* params = static_cast<const TfLiteDelegateParams*>(node.builtin_data);
-        Append(&out, "  Node %d is a %s node, which has delegated %d nodes: %s\n", n,
-               name != nullptr ? name : "[n/a]", params->nodes_to_replace->size,
-               IntList(ToVector(params->nodes_to_replace)).c_str());
+        Append(&out, "  Node %d is a %s node, which has delegated %d nodes: %s\n", n, name != nullptr ? name : "[n/a]",
+               params->nodes_to_replace->size, IntList(ToVector(params->nodes_to_replace)).c_str());
       }
     }
     Append(&out, "--------------Subgraph-%zu dump has completed--------------\n\n", i);

@@ -102,8 +102,8 @@ KernelUsage KernelUsageOf(Interpreter* interpreter) {
 }
 
 std::string FormatKernelUsage(const KernelUsage& usage) {
-  std::string text = "Kernels: " + std::to_string(usage.optimized) + " optimized, " + std::to_string(usage.reference) +
-                     " reference";
+  std::string text =
+      "Kernels: " + std::to_string(usage.optimized) + " optimized, " + std::to_string(usage.reference) + " reference";
   std::vector<std::string> order;
   std::map<std::string, int> counts;
   for (const NodeKernel& n : usage.nodes) {

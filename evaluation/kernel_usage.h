@@ -15,7 +15,7 @@ namespace touchstone {
 struct NodeKernel {
   int subgraph = 0;
   int node = 0;
-  std::string op;           // "DEPTHWISE_CONV_2D"
+  std::string op;  // "DEPTHWISE_CONV_2D"
   // "optimized", "reference", the delegate's name, or "at_invoke" for a node prepared only during
   // Invoke (after a dynamic output) that has not run yet.
   std::string kernel;
@@ -28,9 +28,9 @@ struct NodeKernel {
 struct KernelUsage {
   int optimized = 0;
   int reference = 0;
-  int reference_unlisted = 0;  // of which not in optimized::ReferencePaths (optimized kernel set only)
-  int delegated = 0;  // delegate kernel nodes
-  int at_invoke = 0;  // nodes whose kernel is chosen when they are first prepared, during Invoke
+  int reference_unlisted = 0;     // of which not in optimized::ReferencePaths (optimized kernel set only)
+  int delegated = 0;              // delegate kernel nodes
+  int at_invoke = 0;              // nodes whose kernel is chosen when they are first prepared, during Invoke
   std::vector<NodeKernel> nodes;  // every node of every subgraph's execution plan, in plan order
 };
 

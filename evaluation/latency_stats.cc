@@ -329,15 +329,15 @@ void LatencyStats::Append(const LatencyStats& later) {
     take = std::min<int64_t>(take, static_cast<int64_t>(from->size()));
     for (int64_t i = 0; i < take; ++i) {
       const uint64_t span = static_cast<uint64_t>(from->size()) - static_cast<uint64_t>(i);
-      const uint64_t j = static_cast<uint64_t>(i) + static_cast<uint64_t>(
-          (static_cast<unsigned __int128>(reservoir_engine_()) * span) >> 64);
+      const uint64_t j = static_cast<uint64_t>(i) +
+                         static_cast<uint64_t>((static_cast<unsigned __int128>(reservoir_engine_()) * span) >> 64);
       std::swap((*from)[static_cast<size_t>(i)], (*from)[static_cast<size_t>(j)]);
     }
     from->resize(static_cast<size_t>(take));
   };
   const int64_t capacity = capacity_ < 0 ? n : capacity_;
-  int64_t take_a = static_cast<int64_t>(std::llround(static_cast<double>(capacity) * static_cast<double>(n_a) /
-                                                     static_cast<double>(n)));
+  int64_t take_a = static_cast<int64_t>(
+      std::llround(static_cast<double>(capacity) * static_cast<double>(n_a) / static_cast<double>(n)));
   take_a = std::min<int64_t>(take_a, static_cast<int64_t>(a.size()));
   const int64_t take_b = std::min<int64_t>(capacity - take_a, static_cast<int64_t>(b.size()));
   take_a = std::min<int64_t>(capacity - take_b, static_cast<int64_t>(a.size()));

@@ -73,7 +73,7 @@ struct LatencySummary {
   int64_t max_us = 0;
   int64_t sum_us = 0;
   double mean_us = 0.0;
-  double stddev_us = 0.0;  // population
+  double stddev_us = 0.0;                                             // population
   int64_t p5_us = 0, p50_us = 0, p90_us = 0, p95_us = 0, p99_us = 0;  // LiteRT's percentile rule
   double median_us = 0.0;  // conventional median: the mean of the two middle samples when N is even
 
@@ -154,7 +154,7 @@ class LatencyStats {
     double sum_squares_us = 0.0;
     int64_t min_ns = 0, max_ns = 0;
     double mean_ns = 0.0, m2_ns = 0.0;
-    std::vector<KeptLatencySample> kept;                 // in the order kept() gives them
+    std::vector<KeptLatencySample> kept;             // in the order kept() gives them
     std::vector<std::pair<int, int64_t>> histogram;  // (bucket, count); empty while every sample is kept
   };
   State GetState() const;

@@ -25,8 +25,7 @@ TEST(LatencyStatsTest, HandComputedFigures) {
   EXPECT_EQ(stats.percentile_us(95), 40);  // floor(4*0.95) = 3
   EXPECT_EQ(stats.percentile_us(100), 40);
   EXPECT_DOUBLE_EQ(stats.median_us(), 25.0);  // (20 + 30) / 2
-  EXPECT_EQ(stats.ToString(),
-            "count=4 first=10 curr=40 min=10 max=40 avg=25 std=11 p5=10 median=30 p95=40");
+  EXPECT_EQ(stats.ToString(), "count=4 first=10 curr=40 min=10 max=40 avg=25 std=11 p5=10 median=30 p95=40");
   EXPECT_EQ(stats.ToStringWithoutPercentiles(), "count=4 first=10 curr=40 min=10 max=40 avg=25 std=11");
 }
 

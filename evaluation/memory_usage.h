@@ -15,9 +15,9 @@
 namespace touchstone {
 
 struct MemorySnapshot {
-  bool valid = false;        // false where /proc or getrusage could not be read
-  int64_t rss_bytes = 0;     // resident set size now
-  int64_t max_rss_bytes = 0; // resident high-water mark since the process started (ru_maxrss)
+  bool valid = false;         // false where /proc or getrusage could not be read
+  int64_t rss_bytes = 0;      // resident set size now
+  int64_t max_rss_bytes = 0;  // resident high-water mark since the process started (ru_maxrss)
 };
 
 MemorySnapshot ReadMemorySnapshot();

@@ -64,7 +64,8 @@ std::string InputNames(const InputTarget& target) {
 
 std::string ShapeText(const TfLiteTensor* t) {
   std::string text = "[";
-  for (int i = 0; t->dims != nullptr && i < t->dims->size; ++i) text += (i ? "," : "") + std::to_string(t->dims->data[i]);
+  for (int i = 0; t->dims != nullptr && i < t->dims->size; ++i)
+    text += (i ? "," : "") + std::to_string(t->dims->data[i]);
   return text + "]";
 }
 
@@ -79,8 +80,7 @@ void FillRandom(std::mt19937* engine, Dist dist, std::vector<uint8_t>* bytes) {
 
 }  // namespace
 
-StatusOr<std::map<std::string, std::string>> ParseNameValueList(const std::string& text,
-                                                                const std::string& flag) {
+StatusOr<std::map<std::string, std::string>> ParseNameValueList(const std::string& text, const std::string& flag) {
   std::map<std::string, std::string> result;
   for (const std::string& item : Split(text, ',')) {
     // Exactly one ':' that is not part of '::' separates name from value.
@@ -131,8 +131,7 @@ StatusOr<InputSpec> ParseInputSpec(const std::string& input_layer, const std::st
   }
   if (!spec.layer_shapes.empty() && spec.layer_shapes.size() != spec.layer_names.size()) {
     return UsageError("--input_layer names " + std::to_string(spec.layer_names.size()) +
-                      " inputs but --input_layer_shape gives " +
-                      std::to_string(spec.layer_shapes.size()) + " shapes");
+                      " inputs but --input_layer_shape gives " + std::to_string(spec.layer_shapes.size()) + " shapes");
   }
   for (const std::string& item : Split(value_range, ':')) {
     const std::vector<std::string> parts = Split(item, ',');
@@ -212,9 +211,9 @@ StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec,
       if (!in) return InvalidInputError(file->second + ": cannot read input file for '" + name + "'");
       std::vector<uint8_t> content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       if (content.size() != t->bytes) {
-        return InvalidInputError(file->second + ": has " + std::to_string(content.size()) +
-                                 " bytes but input '" + name + "' needs " + std::to_string(t->bytes) +
-                                 " (" + TfLiteTypeGetName(t->type) + ", shape " + ShapeText(t) + ")");
+        return InvalidInputError(file->second + ": has " + std::to_string(content.size()) + " bytes but input '" +
+                                 name + "' needs " + std::to_string(t->bytes) + " (" + TfLiteTypeGetName(t->type) +
+                                 ", shape " + ShapeText(t) + ")");
       }
       data.push_back(std::move(content));
       continue;
@@ -231,7 +230,8 @@ StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec,
     switch (t->type) {
       case kTfLiteFloat32:
         pick(-0.5, 0.5, &lo, &hi);
-        FillRandom<float>(&engine, std::uniform_real_distribution<float>(static_cast<float>(lo), static_cast<float>(hi)), &bytes);
+        FillRandom<float>(
+            &engine, std::uniform_real_distribution<float>(static_cast<float>(lo), static_cast<float>(hi)), &bytes);
         break;
       case kTfLiteFloat64:
         pick(-0.5, 0.5, &lo, &hi);
@@ -240,33 +240,46 @@ StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec,
       case kTfLiteComplex64:
         // Real and imaginary parts, one draw each.
         pick(-0.5, 0.5, &lo, &hi);
-        FillRandom<float>(&engine, std::uniform_real_distribution<float>(static_cast<float>(lo), static_cast<float>(hi)), &bytes);
+        FillRandom<float>(
+            &engine, std::uniform_real_distribution<float>(static_cast<float>(lo), static_cast<float>(hi)), &bytes);
         break;
       case kTfLiteInt32:
         pick(0, 99, &lo, &hi);
-        FillRandom<int32_t>(&engine, std::uniform_int_distribution<int32_t>(static_cast<int32_t>(lo), static_cast<int32_t>(hi)), &bytes);
+        FillRandom<int32_t>(&engine,
+                            std::uniform_int_distribution<int32_t>(static_cast<int32_t>(lo), static_cast<int32_t>(hi)),
+                            &bytes);
         break;
       case kTfLiteUInt32:
         pick(0, 99, &lo, &hi);
-        FillRandom<uint32_t>(&engine, std::uniform_int_distribution<uint32_t>(static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)), &bytes);
+        FillRandom<uint32_t>(
+            &engine, std::uniform_int_distribution<uint32_t>(static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)),
+            &bytes);
         break;
       case kTfLiteInt64:
         pick(0, 99, &lo, &hi);
-        FillRandom<int64_t>(&engine, std::uniform_int_distribution<int64_t>(static_cast<int64_t>(lo), static_cast<int64_t>(hi)), &bytes);
+        FillRandom<int64_t>(&engine,
+                            std::uniform_int_distribution<int64_t>(static_cast<int64_t>(lo), static_cast<int64_t>(hi)),
+                            &bytes);
         break;
       case kTfLiteUInt8:
         pick(0, 254, &lo, &hi);
-        FillRandom<uint8_t>(&engine, std::uniform_int_distribution<uint32_t>(static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)), &bytes);
+        FillRandom<uint8_t>(
+            &engine, std::uniform_int_distribution<uint32_t>(static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)),
+            &bytes);
         break;
       case kTfLiteInt8:
         pick(-127, 127, &lo, &hi);
-        FillRandom<int8_t>(&engine, std::uniform_int_distribution<int32_t>(static_cast<int32_t>(lo), static_cast<int32_t>(hi)), &bytes);
+        FillRandom<int8_t>(&engine,
+                           std::uniform_int_distribution<int32_t>(static_cast<int32_t>(lo), static_cast<int32_t>(hi)),
+                           &bytes);
         break;
       case kTfLiteInt16:
         // TFLite has no default range for int16: without --input_layer_value_range its range is
         // [0, 0], so the values are zeros (it still draws them).
         pick(0, 0, &lo, &hi);
-        FillRandom<int16_t>(&engine, std::uniform_int_distribution<int16_t>(static_cast<int16_t>(lo), static_cast<int16_t>(hi)), &bytes);
+        FillRandom<int16_t>(&engine,
+                            std::uniform_int_distribution<int16_t>(static_cast<int16_t>(lo), static_cast<int16_t>(hi)),
+                            &bytes);
         break;
       case kTfLiteBool:
         // {0, 1} whatever the range, as TFLite.

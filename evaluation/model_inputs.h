@@ -22,10 +22,10 @@
 namespace touchstone {
 
 struct InputSpec {
-  std::vector<std::string> layer_names;            // --input_layer (comma separated)
-  std::vector<std::vector<int>> layer_shapes;      // --input_layer_shape ("1,224,224,3:1,10")
+  std::vector<std::string> layer_names;                     // --input_layer (comma separated)
+  std::vector<std::vector<int>> layer_shapes;               // --input_layer_shape ("1,224,224,3:1,10")
   std::map<std::string, std::pair<int, int>> value_ranges;  // --input_layer_value_range
-  std::map<std::string, std::string> value_files;  // --input_layer_value_files
+  std::map<std::string, std::string> value_files;           // --input_layer_value_files
 };
 
 // Parses the four flags' texts. Errors name the flag and the bad item (StatusCode::kUsage).
@@ -34,8 +34,7 @@ StatusOr<InputSpec> ParseInputSpec(const std::string& input_layer, const std::st
 
 // Splits "a:b,c::d:e" on ',' and then on the one single ':' of each item ('::' stands for a literal
 // ':', in the name and in the value alike, as TFLite's SplitInputLayerNameAndValueFile does).
-StatusOr<std::map<std::string, std::string>> ParseNameValueList(const std::string& text,
-                                                                const std::string& flag);
+StatusOr<std::map<std::string, std::string>> ParseNameValueList(const std::string& text, const std::string& flag);
 
 // The tensors a benchmark feeds: a subgraph's inputs, and other names for them (a signature's).
 struct InputTarget {

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "runtime/model.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/model.h"
 #include "runtime/model_builder.h"
 
 namespace touchstone {
@@ -50,9 +50,9 @@ TEST(ModelInputsTest, RefusesBadItems) {
 std::shared_ptr<const Model> TypedModel() {
   ModelBuilder m;
   std::vector<int> ins, outs;
-  const std::vector<std::pair<TfLiteType, std::string>> specs = {
-      {kTfLiteFloat32, "f32"}, {kTfLiteInt32, "i32"}, {kTfLiteUInt8, "u8"},
-      {kTfLiteInt8, "i8"},     {kTfLiteInt16, "i16"}, {kTfLiteBool, "b"}};
+  const std::vector<std::pair<TfLiteType, std::string>> specs = {{kTfLiteFloat32, "f32"}, {kTfLiteInt32, "i32"},
+                                                                 {kTfLiteUInt8, "u8"},    {kTfLiteInt8, "i8"},
+                                                                 {kTfLiteInt16, "i16"},   {kTfLiteBool, "b"}};
   const int new_shape = m.AddConstTensor<int32_t>(kTfLiteInt32, {2}, std::vector<int32_t>{1, 3}, "shape");
   for (const auto& spec : specs) {
     const int in = m.AddTensor(spec.first, {1, 3}, spec.second);

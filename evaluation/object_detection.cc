@@ -14,8 +14,7 @@ namespace touchstone {
 namespace {
 
 int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -23,7 +22,8 @@ std::string NameOf(const TfLiteTensor* t) { return t->name != nullptr ? t->name 
 
 std::string ShapeOf(const TfLiteTensor* t) {
   std::string shape = "[";
-  for (int i = 0; t->dims != nullptr && i < t->dims->size; ++i) shape += (i ? "," : "") + std::to_string(t->dims->data[i]);
+  for (int i = 0; t->dims != nullptr && i < t->dims->size; ++i)
+    shape += (i ? "," : "") + std::to_string(t->dims->data[i]);
   return shape + "]";
 }
 
@@ -31,7 +31,8 @@ std::string DescribeOutputs(Interpreter* interpreter) {
   std::string text;
   for (size_t i = 0; i < interpreter->outputs().size(); ++i) {
     const TfLiteTensor* t = interpreter->output_tensor(i);
-    text += (i ? "; " : "") + std::to_string(i) + ": '" + NameOf(t) + "' " + TfLiteTypeGetName(t->type) + " " + ShapeOf(t);
+    text +=
+        (i ? "; " : "") + std::to_string(i) + ": '" + NameOf(t) + "' " + TfLiteTypeGetName(t->type) + " " + ShapeOf(t);
   }
   return text;
 }
@@ -86,7 +87,8 @@ StatusOr<DetectionOutputs> ResolveDetectionOutputs(Interpreter* interpreter, con
         found = static_cast<int>(position);
       }
       if (found < 0) {
-        return UsageError("--output_tensors: no output '" + items[k] + "' (outputs: " + DescribeOutputs(interpreter) + ")");
+        return UsageError("--output_tensors: no output '" + items[k] + "' (outputs: " + DescribeOutputs(interpreter) +
+                          ")");
       }
       for (int j = 0; j < k; ++j) {
         if (*slots[j] == found) return UsageError("--output_tensors: output " + std::to_string(found) + " named twice");
@@ -147,14 +149,18 @@ StatusOr<DetectionOutputs> ResolveDetectionOutputs(Interpreter* interpreter, con
     }
   }
   if (box_candidates != 1 || count_candidates != 1) {
-    return InvalidInputError("cannot tell the detection outputs apart by shape (want one [1,N,4] boxes output and one "
-                             "single-element count output); name them with --output_tensors=boxes,classes,scores,count "
-                             "(outputs: " + DescribeOutputs(interpreter) + ")");
+    return InvalidInputError(
+        "cannot tell the detection outputs apart by shape (want one [1,N,4] boxes output and one "
+        "single-element count output); name them with --output_tensors=boxes,classes,scores,count "
+        "(outputs: " +
+        DescribeOutputs(interpreter) + ")");
   }
   if (boxes != 0 || count != 3) {
-    return InvalidInputError("boxes are output " + std::to_string(boxes) + " and count output " + std::to_string(count) +
+    return InvalidInputError("boxes are output " + std::to_string(boxes) + " and count output " +
+                             std::to_string(count) +
                              ", not where SSD has them, so classes and scores cannot be told apart; name them with "
-                             "--output_tensors=boxes,classes,scores,count (outputs: " + DescribeOutputs(interpreter) + ")");
+                             "--output_tensors=boxes,classes,scores,count (outputs: " +
+                             DescribeOutputs(interpreter) + ")");
   }
   outputs.how = "shapes";
   return outputs;
@@ -163,7 +169,8 @@ StatusOr<DetectionOutputs> ResolveDetectionOutputs(Interpreter* interpreter, con
 StatusOr<std::vector<TfliteBox>> ReadDetections(Interpreter* interpreter, const DetectionConfig& config) {
   const int num_outputs = static_cast<int>(interpreter->outputs().size());
   for (int index : {config.outputs.boxes, config.outputs.classes, config.outputs.scores, config.outputs.count}) {
-    if (index < 0 || index >= num_outputs) return InvalidInputError("detection output " + std::to_string(index) + " does not exist");
+    if (index < 0 || index >= num_outputs)
+      return InvalidInputError("detection output " + std::to_string(index) + " does not exist");
   }
   const TfLiteTensor* boxes = interpreter->output_tensor(config.outputs.boxes);
   const TfLiteTensor* classes = interpreter->output_tensor(config.outputs.classes);
@@ -171,9 +178,9 @@ StatusOr<std::vector<TfliteBox>> ReadDetections(Interpreter* interpreter, const 
   const TfLiteTensor* count = interpreter->output_tensor(config.outputs.count);
   for (const TfLiteTensor* t : {boxes, classes, scores, count}) {
     if (t->type != kTfLiteFloat32) {
-      return InvalidInputError("detection output '" + NameOf(t) + "' has type " + TfLiteTypeGetName(t->type) +
-                               "; boxes, classes, scores and count must be float32 (outputs: " +
-                               DescribeOutputs(interpreter) + ")");
+      return InvalidInputError(
+          "detection output '" + NameOf(t) + "' has type " + TfLiteTypeGetName(t->type) +
+          "; boxes, classes, scores and count must be float32 (outputs: " + DescribeOutputs(interpreter) + ")");
     }
     if (t->data.raw == nullptr && tflite::NumElements(t) > 0) {
       return ExecutionError("detection output '" + NameOf(t) + "' has no data");
@@ -186,8 +193,9 @@ StatusOr<std::vector<TfliteBox>> ReadDetections(Interpreter* interpreter, const 
                              ShapeOf(classes) + ", scores " + ShapeOf(scores) + ", count " + ShapeOf(count) + ")");
   }
   const float raw_count = tflite::GetTensorData<float>(count)[0];
-  const int64_t n = !(raw_count > 0) ? 0 : raw_count >= static_cast<float>(capacity) ? capacity
-                                                                                      : static_cast<int64_t>(raw_count);
+  const int64_t n = !(raw_count > 0)                            ? 0
+                    : raw_count >= static_cast<float>(capacity) ? capacity
+                                                                : static_cast<int64_t>(raw_count);
   const float* b = tflite::GetTensorData<float>(boxes);
   const float* c = tflite::GetTensorData<float>(classes);
   const float* s = tflite::GetTensorData<float>(scores);

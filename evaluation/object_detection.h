@@ -40,7 +40,7 @@ struct DetectionConfig {
   PreprocessingConfig preprocessing;  // crop_fraction 0: the whole image
   InputQuantization quantization;
   DetectionOutputs outputs;
-  int class_offset = 1;  // class id = int(class output) + offset (SSD: 0-based without background)
+  int class_offset = 1;               // class id = int(class output) + offset (SSD: 0-based without background)
   int num_preprocessing_threads = 2;  // 0: preprocess inline, one image at a time
 };
 

@@ -62,8 +62,10 @@ TEST(ObjectDetectionTest, SsdOutputsByName) {
 
 TEST(ObjectDetectionTest, Tf2OrderByWordsOrByFlag) {
   // TF2 detection models: scores, boxes, count, classes.
-  auto named = Passthrough({{"detection_scores", {1, 3}}, {"detection_boxes", {1, 3, 4}},
-                            {"num_detections", {1}}, {"detection_classes", {1, 3}}});
+  auto named = Passthrough({{"detection_scores", {1, 3}},
+                            {"detection_boxes", {1, 3, 4}},
+                            {"num_detections", {1}},
+                            {"detection_classes", {1, 3}}});
   auto outputs = ResolveDetectionOutputs(named.get(), "");
   ASSERT_TRUE(outputs.ok()) << outputs.status().message();
   EXPECT_EQ(outputs.value().boxes, 1);
@@ -71,8 +73,10 @@ TEST(ObjectDetectionTest, Tf2OrderByWordsOrByFlag) {
   EXPECT_EQ(outputs.value().scores, 0);
   EXPECT_EQ(outputs.value().count, 2);
 
-  auto anonymous = Passthrough({{"StatefulPartitionedCall:0", {1, 3}}, {"StatefulPartitionedCall:1", {1, 3, 4}},
-                                {"StatefulPartitionedCall:2", {1}}, {"StatefulPartitionedCall:3", {1, 3}}});
+  auto anonymous = Passthrough({{"StatefulPartitionedCall:0", {1, 3}},
+                                {"StatefulPartitionedCall:1", {1, 3, 4}},
+                                {"StatefulPartitionedCall:2", {1}},
+                                {"StatefulPartitionedCall:3", {1, 3}}});
   // Boxes and count by shape, but then classes and scores cannot be told apart: an error listing them.
   auto ambiguous = ResolveDetectionOutputs(anonymous.get(), "");
   ASSERT_FALSE(ambiguous.ok());
@@ -108,7 +112,8 @@ TEST(ObjectDetectionTest, ModelsThatAreNoDetectors) {
   EXPECT_NE(refused.status().message().find("the model has 1 outputs; a detector has four"), std::string::npos);
   EXPECT_NE(refused.status().message().find("0: 'scores' FLOAT32 [1,1001]"), std::string::npos);
   // Four outputs, none shaped like boxes (hand landmarks).
-  auto landmarks = Passthrough({{"Identity", {1, 63}}, {"Identity_1", {1, 1}}, {"Identity_2", {1, 1}}, {"Identity_3", {1, 63}}});
+  auto landmarks =
+      Passthrough({{"Identity", {1, 63}}, {"Identity_1", {1, 1}}, {"Identity_2", {1, 1}}, {"Identity_3", {1, 63}}});
   refused = ResolveDetectionOutputs(landmarks.get(), "");
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("cannot tell the detection outputs apart"), std::string::npos);

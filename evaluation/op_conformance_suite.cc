@@ -40,10 +40,14 @@ int VersionFor(const std::string& type, int int8_version, int int16_version) {
 
 const char* ActName(Act act) {
   switch (act) {
-    case Act::RELU: return " RELU";
-    case Act::RELU6: return " RELU6";
-    case Act::RELU_N1_TO_1: return " RELU_N1_TO_1";
-    default: return "";
+    case Act::RELU:
+      return " RELU";
+    case Act::RELU6:
+      return " RELU6";
+    case Act::RELU_N1_TO_1:
+      return " RELU_N1_TO_1";
+    default:
+      return "";
   }
 }
 
@@ -184,7 +188,8 @@ void AddElementwise(std::vector<ConformanceCase>* cases, uint32_t* seed) {
     int code;
     int int8_version, int16_version;
   };
-  const Op ops[] = {{"ADD", kTfLiteBuiltinAdd, 2, 3}, {"SUB", kTfLiteBuiltinSub, 2, 3}, {"MUL", kTfLiteBuiltinMul, 2, 4}};
+  const Op ops[] = {
+      {"ADD", kTfLiteBuiltinAdd, 2, 3}, {"SUB", kTfLiteBuiltinSub, 2, 3}, {"MUL", kTfLiteBuiltinMul, 2, 4}};
   struct Shape {
     std::vector<int> a, b, out;
     const char* name;
@@ -212,15 +217,16 @@ void AddElementwise(std::vector<ConformanceCase>* cases, uint32_t* seed) {
             type = fb::BuiltinOptions::MulOptions;
             options = fb::CreateMulOptions(c.fbb(), act).Union();
           }
-          c.b().AddOperator(op.code, {a, b}, {out}, type, options, VersionFor(q.name, op.int8_version, op.int16_version));
+          c.b().AddOperator(op.code, {a, b}, {out}, type, options,
+                            VersionFor(q.name, op.int8_version, op.int16_version));
           c.Finish(op.name, VersionFor(q.name, op.int8_version, op.int16_version), q.name,
                    std::string(s.name) + ActName(act));
         }
       }
     }
     // Extreme quantization: inputs of very different scales, zero points at the ends of the range.
-    for (const auto& pair : {std::make_pair(Int8(0.001f, -128), Int8(2.0f, 127)),
-                             std::make_pair(Uint8(0.002f, 0), Uint8(4.0f, 255))}) {
+    for (const auto& pair :
+         {std::make_pair(Int8(0.001f, -128), Int8(2.0f, 127)), std::make_pair(Uint8(0.002f, 0), Uint8(4.0f, 255))}) {
       CaseBuilder c(cases, (*seed)++);
       const int a = c.Input(pair.first, {1, 2, 2, 4}), b = c.Input(pair.second, {1, 2, 2, 4});
       const int out = c.Output(Wider(pair.second), {1, 2, 2, 4});
@@ -269,19 +275,18 @@ void AddConvolutions(std::vector<ConformanceCase>* cases, uint32_t* seed) {
         if (depthwise) {
           c.b().AddOperator(kTfLiteBuiltinDepthwiseConv2d, {in, w, bias}, {out},
                             fb::BuiltinOptions::DepthwiseConv2DOptions,
-                            fb::CreateDepthwiseConv2DOptions(c.fbb(), v.padding, v.stride, v.stride, v.multiplier, v.act,
-                                                             v.dilation, v.dilation)
+                            fb::CreateDepthwiseConv2DOptions(c.fbb(), v.padding, v.stride, v.stride, v.multiplier,
+                                                             v.act, v.dilation, v.dilation)
                                 .Union(),
                             version);
         } else {
-          c.b().AddOperator(kTfLiteBuiltinConv2d, {in, w, bias}, {out}, fb::BuiltinOptions::Conv2DOptions,
-                            fb::CreateConv2DOptions(c.fbb(), v.padding, v.stride, v.stride, v.act, v.dilation,
-                                                    v.dilation)
-                                .Union(),
-                            version);
+          c.b().AddOperator(
+              kTfLiteBuiltinConv2d, {in, w, bias}, {out}, fb::BuiltinOptions::Conv2DOptions,
+              fb::CreateConv2DOptions(c.fbb(), v.padding, v.stride, v.stride, v.act, v.dilation, v.dilation).Union(),
+              version);
         }
         std::string variant = std::to_string(v.kernel) + "x" + std::to_string(v.kernel) + " stride " +
-                               std::to_string(v.stride) + " " + (v.padding == fb::Padding::SAME ? "SAME" : "VALID");
+                              std::to_string(v.stride) + " " + (v.padding == fb::Padding::SAME ? "SAME" : "VALID");
         if (v.dilation > 1) variant += " dilation " + std::to_string(v.dilation);
         if (depthwise && v.multiplier > 1) variant += " multiplier " + std::to_string(v.multiplier);
         c.Finish(op, version, q.name, variant + ActName(v.act));
@@ -311,7 +316,8 @@ void AddPooling(std::vector<ConformanceCase>* cases, uint32_t* seed) {
     fb::Padding padding;
     Act act;
   };
-  const Variant variants[] = {{2, 2, fb::Padding::VALID, Act::NONE}, {3, 1, fb::Padding::SAME, Act::NONE},
+  const Variant variants[] = {{2, 2, fb::Padding::VALID, Act::NONE},
+                              {3, 1, fb::Padding::SAME, Act::NONE},
                               {3, 2, fb::Padding::SAME, Act::RELU6}};
   for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
     const char* op = code == kTfLiteBuiltinAveragePool2d ? "AVERAGE_POOL_2D" : "MAX_POOL_2D";
@@ -321,10 +327,10 @@ void AddPooling(std::vector<ConformanceCase>* cases, uint32_t* seed) {
         const int in = c.Input(q, {1, 7, 7, 3});
         const int out = c.Output(q, {});
         const int version = VersionFor(q.name, 2, 3);
-        c.b().AddOperator(code, {in}, {out}, fb::BuiltinOptions::Pool2DOptions,
-                          fb::CreatePool2DOptions(c.fbb(), v.padding, v.stride, v.stride, v.filter, v.filter, v.act)
-                              .Union(),
-                          version);
+        c.b().AddOperator(
+            code, {in}, {out}, fb::BuiltinOptions::Pool2DOptions,
+            fb::CreatePool2DOptions(c.fbb(), v.padding, v.stride, v.stride, v.filter, v.filter, v.act).Union(),
+            version);
         c.Finish(op, version, q.name,
                  std::to_string(v.filter) + "x" + std::to_string(v.filter) + " stride " + std::to_string(v.stride) +
                      (v.padding == fb::Padding::SAME ? " SAME" : " VALID") + ActName(v.act));
@@ -340,8 +346,10 @@ void AddActivations(std::vector<ConformanceCase>* cases, uint32_t* seed) {
     bool int16;
     bool versioned;  // HARD_SWISH has one version in every type
   };
-  const Op ops[] = {{"LOGISTIC", kTfLiteBuiltinLogistic, true, true}, {"TANH", kTfLiteBuiltinTanh, true, true},
-                    {"RELU", kTfLiteBuiltinRelu, false, true},         {"RELU6", kTfLiteBuiltinRelu6, false, true},
+  const Op ops[] = {{"LOGISTIC", kTfLiteBuiltinLogistic, true, true},
+                    {"TANH", kTfLiteBuiltinTanh, true, true},
+                    {"RELU", kTfLiteBuiltinRelu, false, true},
+                    {"RELU6", kTfLiteBuiltinRelu6, false, true},
                     {"HARD_SWISH", kTfLiteBuiltinHardSwish, false, false}};
   for (const Op& op : ops) {
     for (const QType& q : AllTypes()) {

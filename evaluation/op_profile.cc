@@ -9,8 +9,7 @@ namespace touchstone {
 namespace {
 
 int64_t SteadyMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -42,7 +41,8 @@ std::string Header(const std::string& title, bool csv) {
     Field(stream, 8) << "[cdf%]";
     Field(stream, 10) << "[mem KB]";
     Field(stream, 9) << "[times called]";
-    stream << "\t" << "[Name]";
+    stream << "\t"
+           << "[Name]";
   }
   return stream.str();
 }
@@ -52,14 +52,15 @@ std::string Row(const OpProfileNode& node, int64_t cumulative_us, const Calculat
   const double avg_ms = node.us.mean_us() / 1000.0;
   const int64_t total = calc.total_sum();
   // TFLite divides by the run total; a run whose nodes all took under a microsecond would give 0/0.
-  const double percentage = total > 0 ? static_cast<double>(node.us.sum_us()) * 100.0 / static_cast<double>(total) : 0.0;
+  const double percentage =
+      total > 0 ? static_cast<double>(node.us.sum_us()) * 100.0 / static_cast<double>(total) : 0.0;
   const float cdf = total > 0 ? (static_cast<float>(cumulative_us) * 100.0f) / static_cast<float>(total) : 0.0f;
   const int64_t times_called = calc.runs() > 0 ? node.times_called / calc.runs() : 0;
   const double mem_kb = 0.0;  // no memory events
   std::ostringstream stream;
   if (csv) {
-    stream << node.type << ", " << first_ms << ", " << avg_ms << ", " << percentage << "%, " << cdf << "%, "
-           << mem_kb << ", " << times_called << ", " << node.name;
+    stream << node.type << ", " << first_ms << ", " << avg_ms << ", " << percentage << "%, " << cdf << "%, " << mem_kb
+           << ", " << times_called << ", " << node.name;
   } else {
     Field(stream, 24) << node.type;
     Field(stream, 9) << first_ms;
@@ -100,7 +101,8 @@ std::string KernelTable(const Calculator& calc, int subgraph, bool several_subgr
     Field(stream, 9) << "[avg ms]";
     Field(stream, 8) << "[%]";
     Field(stream, 16) << "[kernel]";
-    stream << "\t" << "[Name]" << std::endl;
+    stream << "\t"
+           << "[Name]" << std::endl;
   }
   for (const OpProfileNode* node : calc.nodes) {
     const double avg_ms = node->us.mean_us() / 1000.0;
@@ -139,9 +141,8 @@ std::string StatsByNodeType(const Calculator& calc, bool csv) {
   // Largest time first; equal times: type names in descending order (TFLite's priority queue).
   std::vector<std::pair<int64_t, std::string>> order;
   for (const auto& entry : time) order.emplace_back(entry.second, entry.first);
-  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second > b.second;
-  });
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second > b.second; });
   if (csv) {
     stream << "node type, count, avg_ms, avg %, cdf %, mem KB, times called\n";
   } else {
@@ -184,9 +185,8 @@ std::string StatsByNodeType(const Calculator& calc, bool csv) {
 // summary by node type; no memory table, no short summary.
 std::string OutputString(const Calculator& calc, bool csv) {
   std::vector<const OpProfileNode*> by_time = calc.nodes;
-  std::stable_sort(by_time.begin(), by_time.end(), [](const OpProfileNode* a, const OpProfileNode* b) {
-    return a->us.mean_us() > b->us.mean_us();
-  });
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [](const OpProfileNode* a, const OpProfileNode* b) { return a->us.mean_us() > b->us.mean_us(); });
   return StatsByMetric(calc, "Run Order", calc.nodes, 0, csv) +
          StatsByMetric(calc, "Top by Computation Time", by_time, 10, csv) + StatsByNodeType(calc, csv);
 }
@@ -363,7 +363,8 @@ OpProfileReport OpProfiler::Report() const {
     t.subgraph = e.subgraph;
     t.node_index = e.inside_of >= 0 ? e.op_index : e.node_index;
     t.type = e.type;
-    t.name = e.inside_of >= 0 ? "Delegate/" + e.type + ":" + std::to_string(e.op_index) : NodeName(e.subgraph, e.node_index);
+    t.name =
+        e.inside_of >= 0 ? "Delegate/" + e.type + ":" + std::to_string(e.op_index) : NodeName(e.subgraph, e.node_index);
     t.kernel = NodeKernelName(e.subgraph, e.inside_of >= 0 ? e.inside_of : e.node_index);
     t.delegate = e.inside_of < 0 && e.delegated;
     t.inside_of = e.inside_of;

@@ -28,23 +28,23 @@ namespace touchstone {
 // One node (or one op inside a delegate kernel), aggregated over the profiled runs.
 struct OpProfileNode {
   int subgraph = 0;
-  int node_index = -1;      // in the subgraph; for ops inside a delegate, the delegate's own index
-  std::string type;         // "CONV_2D", or the delegate's name for a delegate kernel
-  std::string name;         // TFLite's: "[output tensor names]:node_index"
-  bool delegate = false;    // a delegate kernel
+  int node_index = -1;    // in the subgraph; for ops inside a delegate, the delegate's own index
+  std::string type;       // "CONV_2D", or the delegate's name for a delegate kernel
+  std::string name;       // TFLite's: "[output tensor names]:node_index"
+  bool delegate = false;  // a delegate kernel
   // The code that ran it (Subgraph::node_kernel): "optimized", "reference" or the delegate's name;
   // for an op inside a delegate kernel, that delegate's name.
   std::string kernel;
-  int64_t run_order = 0;    // position of its first event in the first run it appeared in
-  LatencyStats us;          // one sample per call
-  int64_t times_called = 0; // calls over all runs
+  int64_t run_order = 0;              // position of its first event in the first run it appeared in
+  LatencyStats us;                    // one sample per call
+  int64_t times_called = 0;           // calls over all runs
   std::vector<OpProfileNode> inside;  // ops a delegate kernel reported running (nested)
 };
 
 struct OpProfileSubgraph {
   int index = 0;
   std::string name;
-  LatencyStats run_total_us;  // per run: the sum of this subgraph's node times
+  LatencyStats run_total_us;         // per run: the sum of this subgraph's node times
   std::vector<OpProfileNode> nodes;  // in run order
 };
 
@@ -53,12 +53,12 @@ struct OpTimelineEvent {
   int subgraph = 0;
   int node_index = -1;
   std::string type;
-  std::string name;        // as OpProfileNode::name ("Delegate/<op>:<index>" inside a delegate kernel)
-  std::string kernel;      // as OpProfileNode::kernel: "optimized", "reference" or the delegate's name
-  bool delegate = false;   // a delegate kernel
-  int inside_of = -1;      // for an op a delegate reported: its delegate kernel's node
-  int thread = 0;          // 0 for the first thread seen calling the observer, 1 for the next, ...
-  int64_t start_us = 0;    // from the start of the run
+  std::string name;       // as OpProfileNode::name ("Delegate/<op>:<index>" inside a delegate kernel)
+  std::string kernel;     // as OpProfileNode::kernel: "optimized", "reference" or the delegate's name
+  bool delegate = false;  // a delegate kernel
+  int inside_of = -1;     // for an op a delegate reported: its delegate kernel's node
+  int thread = 0;         // 0 for the first thread seen calling the observer, 1 for the next, ...
+  int64_t start_us = 0;   // from the start of the run
   int64_t duration_us = 0;
 };
 
@@ -84,8 +84,7 @@ class OpProfiler : public NodeObserver {
   void NodeFinished(int subgraph, int node_index, const std::string& op_name, bool delegated,
                     int64_t duration_us) override;
   // An op a delegate kernel ran inside node `delegate_node` (`op_index` numbers the ops inside it).
-  void AddDelegateOp(int subgraph, int delegate_node, const std::string& op_name, int op_index,
-                     int64_t duration_us);
+  void AddDelegateOp(int subgraph, int delegate_node, const std::string& op_name, int op_index, int64_t duration_us);
   // Ops a delegate reports through TfLiteContext::profiler (runtime/delegate_profiler.h).
   void DelegateOpFinished(int subgraph, int node_index, const std::string& op_name, int op_index,
                           int64_t duration_us) override {
@@ -119,7 +118,7 @@ class OpProfiler : public NodeObserver {
   int64_t run_begin_us_ = 0;
   std::vector<Event> events_;
   std::vector<std::thread::id> threads_;  // in the order first seen
-  std::vector<Event> last_events_;  // the last run's, in start order
+  std::vector<Event> last_events_;        // the last run's, in start order
   int64_t last_run_begin_us_ = 0;
   int runs_ = 0;
   // (subgraph, node) -> aggregated node; insertion keeps the first run's order.

@@ -4,8 +4,8 @@
 
 #include <sstream>
 
-#include "runtime/model.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/model.h"
 #include "runtime/model_builder.h"
 
 namespace touchstone {
@@ -160,8 +160,10 @@ TEST(OpProfileTest, CsvMode) {
   EXPECT_EQ(lines[2], "node type, first, avg_ms, %, cdf%, mem KB, times called, name");
   EXPECT_EQ(lines[3], "ADD, 0.1, 0.15, 27.2727%, 27.2727%, 0, 1, [add_out]:0");
   EXPECT_EQ(lines[4], "MUL, 0.3, 0.3, 54.5455%, 81.8182%, 0, 1, [mul_out]:1");
-  EXPECT_NE(text.find("node type, count, avg_ms, avg %, cdf %, mem KB, times called\nMUL, 1, 0.3, 54.5455%, 54.5455%, 0, 1\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "node type, count, avg_ms, avg %, cdf %, mem KB, times called\nMUL, 1, 0.3, 54.5455%, 54.5455%, 0, 1\n"),
+      std::string::npos)
       << text;
 }
 

@@ -95,25 +95,39 @@ std::string TypeName(TfLiteType type) {
 
 double ElementAsDouble(const TfLiteTensor& t, int64_t i) {
   switch (t.type) {
-    case kTfLiteFloat32: return Read<float>(t, i);
-    case kTfLiteFloat64: return Read<double>(t, i);
-    case kTfLiteInt32: return Read<int32_t>(t, i);
-    case kTfLiteInt64: return Read<int64_t>(t, i);
-    case kTfLiteUInt64: return Read<uint64_t>(t, i);
-    case kTfLiteInt16: return Read<int16_t>(t, i);
-    case kTfLiteUInt16: return Read<uint16_t>(t, i);
-    case kTfLiteInt8: return Read<int8_t>(t, i);
-    case kTfLiteUInt8: return Read<uint8_t>(t, i);
-    case kTfLiteBool: return Read<uint8_t>(t, i) != 0 ? 1.0 : 0.0;
-    case kTfLiteUInt32: return Read<uint32_t>(t, i);
-    case kTfLiteComplex64: return Read<float>(t, i);
-    case kTfLiteComplex128: return Read<double>(t, i);
+    case kTfLiteFloat32:
+      return Read<float>(t, i);
+    case kTfLiteFloat64:
+      return Read<double>(t, i);
+    case kTfLiteInt32:
+      return Read<int32_t>(t, i);
+    case kTfLiteInt64:
+      return Read<int64_t>(t, i);
+    case kTfLiteUInt64:
+      return Read<uint64_t>(t, i);
+    case kTfLiteInt16:
+      return Read<int16_t>(t, i);
+    case kTfLiteUInt16:
+      return Read<uint16_t>(t, i);
+    case kTfLiteInt8:
+      return Read<int8_t>(t, i);
+    case kTfLiteUInt8:
+      return Read<uint8_t>(t, i);
+    case kTfLiteBool:
+      return Read<uint8_t>(t, i) != 0 ? 1.0 : 0.0;
+    case kTfLiteUInt32:
+      return Read<uint32_t>(t, i);
+    case kTfLiteComplex64:
+      return Read<float>(t, i);
+    case kTfLiteComplex128:
+      return Read<double>(t, i);
     case kTfLiteFloat16: {
       uint16_t h;
       std::memcpy(&h, t.data.raw + 2 * i, 2);
       return HalfToDouble(h);
     }
-    default: return 0.0;
+    default:
+      return 0.0;
   }
 }
 
@@ -154,9 +168,9 @@ Status TensorDiffAccumulator::AddRun(const TfLiteTensor& reference, const TfLite
   }
   const int64_t n = ScalarCount(reference);
   const size_t scalar_bytes = ScalarBytes(reference.type);
-  if (n > 0 && (reference.data.raw == nullptr || test.data.raw == nullptr ||
-                reference.bytes < static_cast<size_t>(n) * scalar_bytes ||
-                test.bytes < static_cast<size_t>(n) * scalar_bytes)) {
+  if (n > 0 &&
+      (reference.data.raw == nullptr || test.data.raw == nullptr ||
+       reference.bytes < static_cast<size_t>(n) * scalar_bytes || test.bytes < static_cast<size_t>(n) * scalar_bytes)) {
     return ExecutionError(name + " has no data, or fewer bytes than its shape needs");
   }
   s_.quantized = IsQuantizedInteger(reference);
@@ -169,8 +183,8 @@ Status TensorDiffAccumulator::AddRun(const TfLiteTensor& reference, const TfLite
     const double r = ElementAsDouble(reference, i);
     const double t = ElementAsDouble(test, i);
     double diff = 0.0;
-    const bool same_bytes = std::memcmp(reference.data.raw + i * scalar_bytes, test.data.raw + i * scalar_bytes,
-                                        scalar_bytes) == 0;
+    const bool same_bytes =
+        std::memcmp(reference.data.raw + i * scalar_bytes, test.data.raw + i * scalar_bytes, scalar_bytes) == 0;
     const bool finite = std::isfinite(r) && std::isfinite(t);
     if (same_bytes || r == t || (std::isnan(r) && std::isnan(t))) {
       diff = 0.0;
@@ -285,7 +299,8 @@ TensorDiffSummary TensorDiffAccumulator::Summary() const {
   s.nonfinite_mismatches = s_.nonfinite;
   s.compared_bytewise = s_.bytewise;
   for (size_t b = 0; b < s_.error_log2.size(); ++b) {
-    if (s_.error_log2[b] != 0) s.error_log2_histogram.emplace_back(static_cast<int>(b) + kErrorLog2Min, s_.error_log2[b]);
+    if (s_.error_log2[b] != 0)
+      s.error_log2_histogram.emplace_back(static_cast<int>(b) + kErrorLog2Min, s_.error_log2[b]);
   }
   s.zero_errors = s_.zeros;
   return s;

@@ -26,16 +26,16 @@ namespace touchstone {
 
 struct TensorDiffSummary {
   int64_t runs = 0;
-  double avg_error = 0.0;          // mean over runs of the per-run mean |test - reference|
-  double std_dev = 0.0;            // population std of the per-run means
-  double max_abs_error = 0.0;      // over all runs and elements, raw units (steps when quantized)
+  double avg_error = 0.0;            // mean over runs of the per-run mean |test - reference|
+  double std_dev = 0.0;              // population std of the per-run means
+  double max_abs_error = 0.0;        // over all runs and elements, raw units (steps when quantized)
   double mean_relative_error = 0.0;  // mean |diff| / max |reference|, averaged over runs
   // The largest of each run's max |diff| / max |reference| (max |diff| when the reference is all zeros):
   // the float figure inference_diff --qualify bounds.
   double max_relative_error = 0.0;
   double cosine_similarity = 1.0;  // of the flattened tensors, averaged over runs
   bool quantized = false;
-  double scale = 0.0;              // quantized: real = scale * (q - zero_point)
+  double scale = 0.0;  // quantized: real = scale * (q - zero_point)
   int32_t zero_point = 0;
   std::array<int64_t, 4> step_histogram{};  // quantized: |diff| = 0, 1, 2, > 2 steps
   double max_abs_error_dequantized = 0.0;
@@ -66,7 +66,7 @@ class TensorDiffAccumulator {
   // report carries it so that a merge can go on from it (Append) and summarise exactly what one run over
   // all the runs would have (docs/cluster.md).
   struct State {
-    int64_t first_run = 0;  // the number of the first run added (a shard's first run among all)
+    int64_t first_run = 0;             // the number of the first run added (a shard's first run among all)
     std::vector<double> run_means;     // per run: mean |diff|
     std::vector<double> run_relative;  // per run: mean |diff| / max |reference|
     std::vector<double> run_cosine;    // per run: cosine similarity
@@ -76,7 +76,7 @@ class TensorDiffAccumulator {
     double scale = 0.0;
     int32_t zero_point = 0;
     std::array<int64_t, 4> histogram{};
-    int64_t max_run = -1;    // numbered from first_run
+    int64_t max_run = -1;  // numbered from first_run
     int64_t max_index = -1;
     double reference_at_max = 0.0;
     double test_at_max = 0.0;

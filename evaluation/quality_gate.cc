@@ -33,7 +33,8 @@ std::string Points(double from, double to) {
 
 // A figure's verdict against its baseline: growth beyond the limit is a REGRESSION.
 GateVerdict GrowthVerdict(double baseline, double current, double t) {
-  if (std::isnan(current) || std::isnan(baseline)) return std::isnan(baseline) ? GateVerdict::kNoisy : GateVerdict::kRegression;
+  if (std::isnan(current) || std::isnan(baseline))
+    return std::isnan(baseline) ? GateVerdict::kNoisy : GateVerdict::kRegression;
   if (current > baseline * (1.0 + t) + 1e-12) return GateVerdict::kRegression;
   if (current < baseline * (1.0 - t) - 1e-12) return GateVerdict::kImprovement;
   return GateVerdict::kPass;
@@ -71,9 +72,10 @@ AccuracyGateResult CompareAccuracy(const AccuracyRun& baseline, const AccuracyRu
                Fixed(config.max_accuracy_drop_pct, 3) + " points";
   } else if (config.require_same_predictions && r.changed_images > 0) {
     r.verdict = GateVerdict::kRegression;
-    r.reason = "--require_same_predictions and " + std::to_string(r.changed_images) +
-               " images changed their top-1 label";
-  } else if (r.current_top1 > r.baseline_top1 + kAccuracyEpsilon && r.current_top5 + kAccuracyEpsilon >= r.baseline_top5) {
+    r.reason =
+        "--require_same_predictions and " + std::to_string(r.changed_images) + " images changed their top-1 label";
+  } else if (r.current_top1 > r.baseline_top1 + kAccuracyEpsilon &&
+             r.current_top5 + kAccuracyEpsilon >= r.baseline_top5) {
     r.verdict = GateVerdict::kImprovement;
   } else {
     r.verdict = GateVerdict::kPass;

@@ -40,7 +40,7 @@ struct AccuracyGateResult {
   double baseline_top1 = 0.0, current_top1 = 0.0;  // fractions
   double baseline_top5 = 0.0, current_top5 = 0.0;
   double max_accuracy_drop_pct = 0.0;
-  int64_t changed_images = 0;  // whose top-1 label differs from the baseline's
+  int64_t changed_images = 0;              // whose top-1 label differs from the baseline's
   std::vector<std::string> first_changed;  // "<image>: <baseline label> -> <label>"
   bool require_same_predictions = false;
   std::string reason;  // why REGRESSION or NOISY

@@ -79,8 +79,9 @@ TEST(ErrorGateTest, DoubledMaxErrorFails) {
   EXPECT_EQ(FormatErrorGate(r)[0],
             "Error gate: OutputDiff[0] 'Identity': REGRESSION: max_abs_error 0.0024 vs baseline 0.0012 (x2.000), "
             "avg_error 1e-05 vs baseline 1e-05; max_abs_error grew; limit +10%");
-  EXPECT_EQ(FormatErrorGate(r)[1], "Error gate: OutputDiff[1] 'q': PASS: max_abs_error 0 vs baseline 0 (x1.000), "
-                                   "avg_error 0 vs baseline 0; limit +10%");
+  EXPECT_EQ(FormatErrorGate(r)[1],
+            "Error gate: OutputDiff[1] 'q': PASS: max_abs_error 0 vs baseline 0 (x1.000), "
+            "avg_error 0 vs baseline 0; limit +10%");
   // An exact output that starts to differ at all is a regression.
   current = baseline;
   current[1].max_abs_error = 1.0;

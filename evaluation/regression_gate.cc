@@ -54,10 +54,14 @@ std::vector<double> EvenlySpaced(const std::vector<double>& values, int limit) {
 
 const char* GateVerdictName(GateVerdict verdict) {
   switch (verdict) {
-    case GateVerdict::kPass: return "PASS";
-    case GateVerdict::kImprovement: return "IMPROVEMENT";
-    case GateVerdict::kRegression: return "REGRESSION";
-    case GateVerdict::kNoisy: return "NOISY";
+    case GateVerdict::kPass:
+      return "PASS";
+    case GateVerdict::kImprovement:
+      return "IMPROVEMENT";
+    case GateVerdict::kRegression:
+      return "REGRESSION";
+    case GateVerdict::kNoisy:
+      return "NOISY";
   }
   return "NOISY";
 }
@@ -65,9 +69,12 @@ const char* GateVerdictName(GateVerdict verdict) {
 int GateExitCode(GateVerdict verdict) {
   switch (verdict) {
     case GateVerdict::kPass:
-    case GateVerdict::kImprovement: return 0;
-    case GateVerdict::kRegression: return 1;
-    case GateVerdict::kNoisy: return 5;
+    case GateVerdict::kImprovement:
+      return 0;
+    case GateVerdict::kRegression:
+      return 1;
+    case GateVerdict::kNoisy:
+      return 5;
   }
   return 5;
 }

@@ -51,19 +51,19 @@ struct LatencySampleSet {
 
 struct LatencyGateResult {
   GateVerdict verdict = GateVerdict::kNoisy;
-  int64_t baseline_count = 0;   // runs
+  int64_t baseline_count = 0;  // runs
   int64_t current_count = 0;
   int64_t baseline_bootstrapped = 0;  // samples the bootstrap drew from
   int64_t current_bootstrapped = 0;
   double baseline_median_us = 0.0;
   double current_median_us = 0.0;
-  double ratio = 0.0;    // current median / baseline median
-  double ci_low = 0.0;   // bootstrap interval of the ratio
+  double ratio = 0.0;   // current median / baseline median
+  double ci_low = 0.0;  // bootstrap interval of the ratio
   double ci_high = 0.0;
   double max_regression_pct = 0.0;
   double confidence = 0.0;
   int resamples = 0;
-  std::string reason;    // why NOISY, when it is
+  std::string reason;  // why NOISY, when it is
 };
 
 // The medians and the interval are those of the sample sets (uniform samples of their runs).
@@ -72,7 +72,7 @@ LatencyGateResult CompareLatency(const LatencySampleSet& baseline, const Latency
 
 struct MemoryGateResult {
   GateVerdict verdict = GateVerdict::kNoisy;
-  std::string figure;    // "arena_bytes", "peak_rss_bytes", ...
+  std::string figure;  // "arena_bytes", "peak_rss_bytes", ...
   int64_t baseline_bytes = 0;
   int64_t current_bytes = 0;
   double ratio = 0.0;

@@ -27,8 +27,8 @@ TEST(RegressionGateTest, ConstantSamplesGiveExactRatios) {
             "Latency gate: REGRESSION: median 110.000 us vs baseline 100.000 us, ratio 1.100 (95% CI 1.100 to 1.100), "
             "limit +5%, 10 vs 10 runs");
 
-  EXPECT_EQ(CompareLatency(Repeat(100, 10), Repeat(103, 10), config).verdict, GateVerdict::kPass);      // 1.03
-  EXPECT_EQ(CompareLatency(Repeat(100, 10), Repeat(96, 10), config).verdict, GateVerdict::kPass);       // 0.96
+  EXPECT_EQ(CompareLatency(Repeat(100, 10), Repeat(103, 10), config).verdict, GateVerdict::kPass);        // 1.03
+  EXPECT_EQ(CompareLatency(Repeat(100, 10), Repeat(96, 10), config).verdict, GateVerdict::kPass);         // 0.96
   EXPECT_EQ(CompareLatency(Repeat(100, 10), Repeat(90, 10), config).verdict, GateVerdict::kImprovement);  // 0.90
   EXPECT_EQ(CompareLatency(Repeat(100, 10), Repeat(105, 10), config).verdict, GateVerdict::kPass);  // at the limit
   LatencyGateConfig strict = config;
@@ -65,7 +65,8 @@ TEST(RegressionGateTest, PointRatioIsOfConventionalMedians) {
   EXPECT_DOUBLE_EQ(r.current_median_us, 6.0);
   EXPECT_DOUBLE_EQ(r.ratio, 2.0);
   EXPECT_LE(r.ci_low, r.ci_high);
-  const LatencyGateResult even = CompareLatency(Set({10, 20, 30, 40, 50, 60}), Set({10, 20, 30, 40, 50, 60}), LatencyGateConfig());
+  const LatencyGateResult even =
+      CompareLatency(Set({10, 20, 30, 40, 50, 60}), Set({10, 20, 30, 40, 50, 60}), LatencyGateConfig());
   EXPECT_DOUBLE_EQ(even.baseline_median_us, 35.0);
 }
 
@@ -106,7 +107,7 @@ TEST(RegressionGateTest, BoundedSummaryGivesTheVerdictsOfEverySample) {
   LatencyGateConfig all_samples;
   all_samples.max_bootstrap_samples = 0;  // no limit: every sample
   all_samples.resamples = 200;
-  const LatencyGateConfig summary;        // the default: at most 4096 a side
+  const LatencyGateConfig summary;  // the default: at most 4096 a side
   const struct {
     double slowdown;
     GateVerdict verdict;

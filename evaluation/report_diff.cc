@@ -29,14 +29,29 @@ std::string LastName(const std::string& path) {
 // Which way is better for a figure, by its name.
 int Better(const std::string& path) {
   const std::string name = LastName(path);
-  static const char* kLower[] = {"_us", "_bytes", "_kb", "_error", "std_dev", "wall_seconds", "_mismatches",
-                                 "elements_differing", "_ms"};
+  static const char* kLower[] = {
+      "_us", "_bytes", "_kb", "_error", "std_dev", "wall_seconds", "_mismatches", "elements_differing", "_ms"};
   for (const char* suffix : kLower) {
     if (EndsWith(name, suffix)) return -1;
   }
-  static const char* kHigher[] = {"accuracy", "average_precision", "overall_map", "cosine_similarity",
-                                  "images_per_second", "hits", "AP", "AP50", "AP75", "APs", "APm", "APl",
-                                  "AR1", "AR10", "AR100", "ARs", "ARm", "ARl"};
+  static const char* kHigher[] = {"accuracy",
+                                  "average_precision",
+                                  "overall_map",
+                                  "cosine_similarity",
+                                  "images_per_second",
+                                  "hits",
+                                  "AP",
+                                  "AP50",
+                                  "AP75",
+                                  "APs",
+                                  "APm",
+                                  "APl",
+                                  "AR1",
+                                  "AR10",
+                                  "AR100",
+                                  "ARs",
+                                  "ARm",
+                                  "ARl"};
   for (const char* n : kHigher) {
     if (name == n || EndsWith(name, std::string("_") + n)) return 1;
   }
@@ -47,19 +62,19 @@ int Better(const std::string& path) {
 bool InPoints(const std::string& path) {
   const std::string name = LastName(path);
   return name.find("accuracy") != std::string::npos || name.find("average_precision") != std::string::npos ||
-         name == "overall_map" || (name.size() >= 2 && (name.compare(0, 2, "AP") == 0 || name.compare(0, 2, "AR") == 0));
+         name == "overall_map" ||
+         (name.size() >= 2 && (name.compare(0, 2, "AP") == 0 || name.compare(0, 2, "AR") == 0));
 }
 
 // Subtrees that are not figures to compare one by one: samples, lists per image or class, the
 // machine, the configuration, the gate, the op profile (compared per op below), layer-wise tensors, what
 // the pages draw (report_view), and shard notes and states.
 bool Skipped(const std::string& key, const json& parent) {
-  static const char* kSkipped[] = {"samples", "histogram", "predictions", "images", "per_class", "machine",
-                                   "configuration", "op_profile", "gate", "layerwise", "details", "model",
-                                   "thresholds", "qualify", "max_abs_error_at", "run",
-                                   // Pictures' material, shards' notes and states (docs/cluster.md).
-                                   "worst_misclassified", "pr_curves", "examples", "timeline", "shard", "merged",
-                                   "state", "shard_state"};
+  static const char* kSkipped[] = {
+      "samples", "histogram", "predictions", "images", "per_class", "machine", "configuration", "op_profile", "gate",
+      "layerwise", "details", "model", "thresholds", "qualify", "max_abs_error_at", "run",
+      // Pictures' material, shards' notes and states (docs/cluster.md).
+      "worst_misclassified", "pr_curves", "examples", "timeline", "shard", "merged", "state", "shard_state"};
   for (const char* s : kSkipped) {
     if (key == s) return true;
   }
@@ -104,8 +119,8 @@ FigureDiff Compare(const std::string& path, double baseline, double current, con
     worse_by = -points * f.better;
     limit = config.max_accuracy_drop_pct;
   } else {
-    const double pct = baseline != 0.0 ? (current - baseline) / std::fabs(baseline) * 100.0
-                                       : (current > 0 ? INFINITY : -INFINITY);
+    const double pct =
+        baseline != 0.0 ? (current - baseline) / std::fabs(baseline) * 100.0 : (current > 0 ? INFINITY : -INFINITY);
     f.change = std::isinf(pct) ? (pct > 0 ? "+inf%" : "-inf%") : (pct >= 0 ? "+" : "") + Fixed(pct, 2) + "%";
     worse_by = f.better == 0 ? 0.0 : (f.better > 0 ? -pct : pct);
   }
@@ -231,7 +246,8 @@ StatusOr<ReportDiff> DiffReports(const json& baseline, const json& current, cons
   return diff;
 }
 
-std::string FormatReportDiff(const ReportDiff& diff, const std::string& baseline_name, const std::string& current_name) {
+std::string FormatReportDiff(const ReportDiff& diff, const std::string& baseline_name,
+                             const std::string& current_name) {
   std::string out = "report_diff: " + diff.tool + ", baseline " + baseline_name + ", current " + current_name + "\n";
   if (diff.config_differences.empty()) {
     out += "Configuration: the same\n";

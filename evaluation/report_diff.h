@@ -20,13 +20,13 @@ struct ReportDiffConfig {
   // A figure that moved the wrong way by more than this (percent; accuracy and AP: percentage points) is
   // a REGRESSION in the table, the right way an IMPROVEMENT. The gate below uses the tools' defaults.
   double threshold_pct = 5.0;
-  double max_regression_pct = 5.0;      // benchmark_model's latency gate
-  double max_accuracy_drop_pct = 0.0;   // imagenet_eval and coco_eval
-  double max_error_increase_pct = 10.0; // inference_diff
+  double max_regression_pct = 5.0;       // benchmark_model's latency gate
+  double max_accuracy_drop_pct = 0.0;    // imagenet_eval and coco_eval
+  double max_error_increase_pct = 10.0;  // inference_diff
 };
 
 struct FigureDiff {
-  std::string path;     // "latency.regular.mean_us"
+  std::string path;  // "latency.regular.mean_us"
   double baseline = 0.0;
   double current = 0.0;
   // +1: higher is better (accuracy, AP, cosine, throughput); -1: lower is better (times, bytes,
@@ -37,7 +37,7 @@ struct FigureDiff {
 };
 
 struct OpDiff {
-  std::string node;     // "[tensor]:3"
+  std::string node;  // "[tensor]:3"
   std::string type;
   double baseline_avg_us = 0.0;
   double current_avg_us = 0.0;

@@ -33,8 +33,8 @@ TEST(ReportDiffTest, EveryFigureWithItsChangeAndTheGate) {
   EXPECT_EQ(by_path.at("tflite.overall_map").change, "same");
   EXPECT_EQ(by_path.at("latency.inference.mean_us").change, "+10.00%");
   EXPECT_EQ(by_path.at("latency.inference.mean_us").verdict, "REGRESSION");  // lower is better, > 5%
-  EXPECT_EQ(by_path.at("num_detections").verdict, "-");                       // no direction
-  EXPECT_EQ(by_path.count("per_class[0].coco_ap"), 0u);                       // lists are not figures
+  EXPECT_EQ(by_path.at("num_detections").verdict, "-");                      // no direction
+  EXPECT_EQ(by_path.count("per_class[0].coco_ap"), 0u);                      // lists are not figures
   EXPECT_EQ(diff.value().verdict, GateVerdict::kRegression);
   const std::string text = FormatReportDiff(diff.value(), "a.json", "b.json");
   EXPECT_NE(text.find("Configuration: the same\n"), std::string::npos) << text;
@@ -45,7 +45,8 @@ TEST(ReportDiffTest, EveryFigureWithItsChangeAndTheGate) {
 TEST(ReportDiffTest, RefusesTwoTools) {
   nlohmann::json other = CocoReport(0.3, 0.2, 0.1);
   other["tool"] = "imagenet_eval";
-  EXPECT_EQ(DiffReports(CocoReport(0.3, 0.2, 0.1), other, ReportDiffConfig()).status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(DiffReports(CocoReport(0.3, 0.2, 0.1), other, ReportDiffConfig()).status().code(),
+            StatusCode::kInvalidInput);
 }
 
 }  // namespace

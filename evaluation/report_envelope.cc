@@ -126,7 +126,6 @@ ordered_json LatencyStatsJson(const LatencyStats& stats, bool with_samples) {
   return j;
 }
 
-
 std::string ShapeText(const std::vector<int>& shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
@@ -203,7 +202,9 @@ ordered_json EnvelopeJson(const ReportEnvelope& e) {
                   {"first", e.shard.first}, {"end", e.shard.end},     {"total", e.shard.total}};
   }
   if (e.merged.present()) {
-    j["merged"] = {{"shards", e.merged.shards}, {"unit", e.merged.unit}, {"total", e.merged.total},
+    j["merged"] = {{"shards", e.merged.shards},
+                   {"unit", e.merged.unit},
+                   {"total", e.merged.total},
                    {"hostnames", e.merged.hostnames}};
   }
   return j;
@@ -305,7 +306,8 @@ std::vector<std::string> ConfigDifferences(const ReportEnvelope& baseline, const
       (baseline.shard.present() &&
        (baseline.shard.index != current.shard.index || baseline.shard.count != current.shard.count))) {
     auto part = [](const ShardInfo& s) {
-      return s.present() ? "shard " + std::to_string(s.index) + " of " + std::to_string(s.count) : std::string("whole run");
+      return s.present() ? "shard " + std::to_string(s.index) + " of " + std::to_string(s.count)
+                         : std::string("whole run");
     };
     differences.push_back(part(baseline.shard) + " -> " + part(current.shard));
   }
@@ -323,12 +325,14 @@ std::vector<std::string> ConfigDifferences(const ReportEnvelope& baseline, const
     for (size_t i = 0; i < b.inputs.size(); ++i) {
       const ReportedInput& bi = b.inputs[i];
       const ReportedInput& ci = c.inputs[i];
-      if (bi.name != ci.name) differences.push_back("input " + std::to_string(i) + " name '" + bi.name + "' -> '" + ci.name + "'");
+      if (bi.name != ci.name)
+        differences.push_back("input " + std::to_string(i) + " name '" + bi.name + "' -> '" + ci.name + "'");
       if (bi.type != ci.type) differences.push_back("input '" + ci.name + "' type " + bi.type + " -> " + ci.type);
       if (bi.shape != ci.shape) {
         differences.push_back("input '" + ci.name + "' shape " + ShapeText(bi.shape) + " -> " + ShapeText(ci.shape));
       }
-      if (bi.source != ci.source) differences.push_back("input '" + ci.name + "' source " + bi.source + " -> " + ci.source);
+      if (bi.source != ci.source)
+        differences.push_back("input '" + ci.name + "' source " + bi.source + " -> " + ci.source);
     }
   }
   // Settings by name, in the current run's order, then those only the baseline has.

@@ -26,14 +26,14 @@ struct ReportedDelegate {
   bool applied = false;
   int delegate_kernels = 0;
   bool fully_delegated = false;
-  std::string error;     // why it was not applied
+  std::string error;  // why it was not applied
 };
 
 struct ReportedInput {
   std::string name;
-  std::string type;        // "FLOAT32", ...
+  std::string type;  // "FLOAT32", ...
   std::vector<int> shape;
-  std::string source;      // "random", "file:<path>", "images", ...
+  std::string source;  // "random", "file:<path>", "images", ...
 };
 
 struct RunConfiguration {
@@ -52,7 +52,7 @@ struct RunConfiguration {
 // of `total` (images, or inference_diff's runs).
 struct ShardInfo {
   int index = 0;
-  int count = 0;  // 0: not a shard report
+  int count = 0;     // 0: not a shard report
   std::string unit;  // "images", "runs"
   int64_t first = 0;
   int64_t end = 0;
@@ -70,11 +70,11 @@ struct MergeInfo {
 };
 
 struct ReportEnvelope {
-  std::string schema;            // "touchstone.benchmark_model.report"
+  std::string schema;  // "touchstone.benchmark_model.report"
   int schema_version = 0;
-  std::string tool;              // "benchmark_model"
+  std::string tool;                // "benchmark_model"
   std::string touchstone_version;  // git describe at build time
-  std::string start_time;        // UTC, "2026-11-28T14:53:30Z"
+  std::string start_time;          // UTC, "2026-11-28T14:53:30Z"
   struct Model {
     std::string path;
     int64_t size_bytes = 0;
@@ -82,8 +82,8 @@ struct ReportEnvelope {
   } model;
   MachineInfo machine;
   RunConfiguration config;
-  ShardInfo shard;    // written as "shard" (after "configuration") only in a shard report
-  MergeInfo merged;   // written as "merged" only in a merged report
+  ShardInfo shard;   // written as "shard" (after "configuration") only in a shard report
+  MergeInfo merged;  // written as "merged" only in a merged report
 };
 
 // The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".

@@ -59,11 +59,10 @@ TEST(ReportEnvelopeTest, NamesEachDifferingField) {
   current.config.settings[0].second = "other";
   current.config.flags.emplace_back("num_threads", "2");  // flags are recorded, not compared
   EXPECT_EQ(ConfigDifferences(baseline, current),
-            (std::vector<std::string>{"model sha256 3fa2c1b0e9d4 -> 9b0e77a1c2f3", "num_threads 1 -> 2",
-                                      "kernels optimized -> reference",
-                                      "delegates XNNPACK -> XNNPACK (xnnpack_force_fp16=1)",
-                                      "input 'x' shape [1,224,224,3] -> [1,160,160,3]",
-                                      "signature serving_default -> other"}));
+            (std::vector<std::string>{
+                "model sha256 3fa2c1b0e9d4 -> 9b0e77a1c2f3", "num_threads 1 -> 2", "kernels optimized -> reference",
+                "delegates XNNPACK -> XNNPACK (xnnpack_force_fp16=1)", "input 'x' shape [1,224,224,3] -> [1,160,160,3]",
+                "signature serving_default -> other"}));
   current = Sample();
   current.config.delegates.clear();
   EXPECT_EQ(ConfigDifferences(baseline, current), (std::vector<std::string>{"delegates XNNPACK -> none"}));
@@ -78,8 +77,9 @@ TEST(ReportEnvelopeTest, CheckComparableRefusesOrNotes) {
   current.config.num_threads = 2;
   const Status refused = CheckComparable(baseline, current, "a.json", false, &note);
   EXPECT_EQ(refused.code(), StatusCode::kUsage);
-  EXPECT_EQ(refused.message(), "--baseline=a.json: the configuration differs from this run's: num_threads 1 -> 2 "
-                               "(--allow_config_change compares them anyway)");
+  EXPECT_EQ(refused.message(),
+            "--baseline=a.json: the configuration differs from this run's: num_threads 1 -> 2 "
+            "(--allow_config_change compares them anyway)");
   EXPECT_TRUE(CheckComparable(baseline, current, "a.json", true, &note).ok());
   EXPECT_EQ(note, "configuration changed: num_threads 1 -> 2");
 }

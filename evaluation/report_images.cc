@@ -27,9 +27,10 @@ StatusOr<cv::Mat> ReadScaled(const std::string& path, int max_side) {
   if (side > max_side && max_side > 0) {
     const double scale = static_cast<double>(max_side) / side;
     cv::Mat scaled;
-    cv::resize(image, scaled, cv::Size(std::max(1, static_cast<int>(image.cols * scale)),
-                                       std::max(1, static_cast<int>(image.rows * scale))),
-               0, 0, cv::INTER_AREA);
+    cv::resize(
+        image, scaled,
+        cv::Size(std::max(1, static_cast<int>(image.cols * scale)), std::max(1, static_cast<int>(image.rows * scale))),
+        0, 0, cv::INTER_AREA);
     image = scaled;
   }
   return image;
@@ -65,13 +66,24 @@ StatusOr<std::string> DrawBoxesDataUri(const std::string& path, const std::vecto
     cv::Scalar color;  // BGR
     int thickness = 2;
     switch (b->kind) {
-      case DrawnBox::kTruth: color = cv::Scalar(75, 157, 42); break;
-      case DrawnBox::kMissedTruth: color = cv::Scalar(0, 200, 255); thickness = 3; break;
-      case DrawnBox::kHit: color = cv::Scalar(168, 120, 76); break;
-      case DrawnBox::kFalsePositive: color = cv::Scalar(91, 73, 209); break;
+      case DrawnBox::kTruth:
+        color = cv::Scalar(75, 157, 42);
+        break;
+      case DrawnBox::kMissedTruth:
+        color = cv::Scalar(0, 200, 255);
+        thickness = 3;
+        break;
+      case DrawnBox::kHit:
+        color = cv::Scalar(168, 120, 76);
+        break;
+      case DrawnBox::kFalsePositive:
+        color = cv::Scalar(91, 73, 209);
+        break;
     }
-    const cv::Point p0(static_cast<int>(std::clamp(b->xmin, 0.0f, 1.0f) * w), static_cast<int>(std::clamp(b->ymin, 0.0f, 1.0f) * h));
-    const cv::Point p1(static_cast<int>(std::clamp(b->xmax, 0.0f, 1.0f) * w), static_cast<int>(std::clamp(b->ymax, 0.0f, 1.0f) * h));
+    const cv::Point p0(static_cast<int>(std::clamp(b->xmin, 0.0f, 1.0f) * w),
+                       static_cast<int>(std::clamp(b->ymin, 0.0f, 1.0f) * h));
+    const cv::Point p1(static_cast<int>(std::clamp(b->xmax, 0.0f, 1.0f) * w),
+                       static_cast<int>(std::clamp(b->ymax, 0.0f, 1.0f) * h));
     cv::rectangle(image, p0, p1, color, thickness, cv::LINE_AA);
     if (b->label.empty()) continue;
     int baseline = 0;
@@ -82,8 +94,8 @@ StatusOr<std::string> DrawBoxesDataUri(const std::string& path, const std::vecto
     const int x = std::min(std::max(p0.x, 0), std::max(0, w - size.width - 2));
     cv::rectangle(image, cv::Point(x, y - size.height - 3), cv::Point(x + size.width + 2, y + baseline - 1), color,
                   cv::FILLED);
-    cv::putText(image, b->label, cv::Point(x + 1, y - 1), cv::FONT_HERSHEY_SIMPLEX, font_scale, cv::Scalar(255, 255, 255),
-                1, cv::LINE_AA);
+    cv::putText(image, b->label, cv::Point(x + 1, y - 1), cv::FONT_HERSHEY_SIMPLEX, font_scale,
+                cv::Scalar(255, 255, 255), 1, cv::LINE_AA);
   }
   return JpegDataUri(image, path);
 }

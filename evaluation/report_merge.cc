@@ -28,8 +28,8 @@ std::string Printed(double value) {
 
 std::string MergedLine(const std::vector<ShardReport>& shards, const std::string& tool) {
   const ShardInfo& s = shards.front().envelope.shard;
-  return "Merged " + std::to_string(shards.size()) + " shard" + (shards.size() == 1 ? "" : "s") + " of " + tool +
-         ": " + std::to_string(s.total) + " " + s.unit + "\n";
+  return "Merged " + std::to_string(shards.size()) + " shard" + (shards.size() == 1 ? "" : "s") + " of " + tool + ": " +
+         std::to_string(s.total) + " " + s.unit + "\n";
 }
 
 StatusOr<MergedReport> MergeImagenet(const std::vector<ShardReport>& shards) {
@@ -55,7 +55,8 @@ StatusOr<MergedReport> MergeCoco(const std::vector<ShardReport>& shards, const M
   if (path.empty()) return UsageError(shards.front().path + ": names no ground truth; give --ground_truth_json");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return InvalidInputError(path + ": cannot read the ground truth the shards name (--ground_truth_json gives where it "
+    return InvalidInputError(path +
+                             ": cannot read the ground truth the shards name (--ground_truth_json gives where it "
                              "is on this machine)");
   }
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -77,7 +78,8 @@ StatusOr<MergedReport> MergeCoco(const std::vector<ShardReport>& shards, const M
   if (!j["coco"].is_null()) {
     char line[160];
     for (int i = 0; i < 12; ++i) {
-      std::snprintf(line, sizeof(line), " %s = %0.3f\n", CocoMetrics::Label(i), j["coco"][kCocoMetricNames[i]].get<double>());
+      std::snprintf(line, sizeof(line), " %s = %0.3f\n", CocoMetrics::Label(i),
+                    j["coco"][kCocoMetricNames[i]].get<double>());
       summary += line;
     }
   }
@@ -101,7 +103,8 @@ StatusOr<MergedReport> MergeShardReports(std::vector<ShardReport> shards, const 
     report.exit_code = InferenceDiffExitCode(merged);
     return report;
   }
-  return UsageError(shards.front().path + ": " + tool + " reports are not sharded (imagenet_eval, coco_eval and "
+  return UsageError(shards.front().path + ": " + tool +
+                    " reports are not sharded (imagenet_eval, coco_eval and "
                     "inference_diff are)");
 }
 

@@ -91,8 +91,8 @@ struct Page {
   std::string Finish(const std::string& title, const std::string& subtitle) const {
     std::ostringstream out;
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << Escape(title)
-        << "</title><style>" << kStyle << "</style></head><body>\n<h1>" << Escape(title) << "</h1><div class=\"subtitle\">"
-        << Escape(subtitle) << "</div>\n"
+        << "</title><style>" << kStyle << "</style></head><body>\n<h1>" << Escape(title)
+        << "</h1><div class=\"subtitle\">" << Escape(subtitle) << "</div>\n"
         << body.str() << "<p class=\"note\">Made by report_view from the report alone; nothing on this page is fetched."
         << "</p></body></html>\n";
     return out.str();
@@ -103,7 +103,8 @@ std::string DelegatesText(const json& config) {
   std::string text;
   for (const json& d : Member(config, "delegates")) {
     text += (text.empty() ? "" : ", ") + Str(d, "provider") +
-            (d.value("applied", false) ? " (" + std::to_string(d.value("delegate_kernels", 0)) + " kernels)" : " (not applied)");
+            (d.value("applied", false) ? " (" + std::to_string(d.value("delegate_kernels", 0)) + " kernels)"
+                                       : " (not applied)");
   }
   return text.empty() ? "none" : text;
 }
@@ -301,7 +302,8 @@ std::vector<svg::BarRow> OpRows(const json& report, size_t limit) {
       rows.push_back(row);
     }
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const svg::BarRow& a, const svg::BarRow& b) { return a.values[0] > b.values[0]; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const svg::BarRow& a, const svg::BarRow& b) { return a.values[0] > b.values[0]; });
   if (rows.size() > limit) rows.resize(limit);
   return rows;
 }
@@ -323,16 +325,18 @@ std::string TimelineChart(const json& report) {
   for (const json& e : events) {
     svg::Block b;
     const int inside = e.value("inside_of", -1);
-    b.lane = inside >= 0 ? lane("ops inside delegate kernels")
-                         : lane("thread " + std::to_string(e.value("thread", 0)) +
-                                (e.value("subgraph", 0) != 0 ? " (subgraph " + std::to_string(e.value("subgraph", 0)) + ")" : ""));
+    b.lane =
+        inside >= 0
+            ? lane("ops inside delegate kernels")
+            : lane("thread " + std::to_string(e.value("thread", 0)) +
+                   (e.value("subgraph", 0) != 0 ? " (subgraph " + std::to_string(e.value("subgraph", 0)) + ")" : ""));
     b.start = Num(e, "start_us", 0);
     b.duration = Num(e, "duration_us", 0);
     b.label = Str(e, "type");
     const std::string kernel = Str(e, "kernel");
     b.tip = Str(e, "type") + " " + Str(e, "name") + (kernel.empty() ? "" : " [" + kernel + "]") +
-            (inside >= 0 ? " (in delegate kernel node " + std::to_string(inside) + ")" : "") +
-            ": starts at " + Number(b.start) + " us, " + Number(b.duration) + " us";
+            (inside >= 0 ? " (in delegate kernel node " + std::to_string(inside) + ")" : "") + ": starts at " +
+            Number(b.start) + " us, " + Number(b.duration) + " us";
     if (e.value("delegate", false)) {
       b.css_class = "block delegate";
       b.color = svg::kDelegate;
@@ -378,8 +382,9 @@ void BenchmarkPage(const json& r, Page* page) {
     page->Figure(histogram);
   }
   std::vector<svg::Series> order = RunOrderSeries(r, "", svg::kNeutral, svg::kDelegate);
-  page->Figure(svg::LineChart("run-order", "Every kept run in run order: warm-up, then regular (drift shows in the median)",
-                              order, {"run"}, RunOrderAxis({&warmup, &regular})));
+  page->Figure(svg::LineChart("run-order",
+                              "Every kept run in run order: warm-up, then regular (drift shows in the median)", order,
+                              {"run"}, RunOrderAxis({&warmup, &regular})));
   if (!Member(regular, "samples").value("all_kept", true)) {
     page->Note("A uniform sample of " + Member(Member(regular, "samples"), "kept").dump() + " of " +
                regular["count"].dump() + " regular runs is kept (and drawn); the histogram counts every run.");
@@ -397,8 +402,9 @@ void BenchmarkPage(const json& r, Page* page) {
       page->Note("No timeline in this report's op profile.");
     } else {
       page->Figure(timeline);
-      page->Note("Times are the op observer's whole microseconds; ops a delegate reported run inside its kernel "
-                 "(their own lanes). Intra-op threads work inside a node and are not drawn apart.");
+      page->Note(
+          "Times are the op observer's whole microseconds; ops a delegate reported run inside its kernel "
+          "(their own lanes). Intra-op threads work inside a node and are not drawn apart.");
     }
   }
   page->Heading("memory", "Memory");
@@ -451,8 +457,8 @@ std::string ErrorHistogramChart(const json& entry, const std::string& id, const 
   }
   if (counts.empty()) return "";
   svg::Axis x{"|test - reference| (raw units, log scale)", true};
-  return svg::Histogram(id, title + ": elements by error, powers of two", edges, {counts}, {"elements"}, {svg::kNeutral},
-                        x, {"elements (all runs)"});
+  return svg::Histogram(id, title + ": elements by error, powers of two", edges, {counts}, {"elements"},
+                        {svg::kNeutral}, x, {"elements (all runs)"});
 }
 
 void InferenceDiffPage(const json& r, Page* page) {
@@ -470,17 +476,17 @@ void InferenceDiffPage(const json& r, Page* page) {
         << "<th>max relative</th><th>cosine</th><th>breach</th></tr>";
   for (const json& o : Member(r, "outputs")) {
     table << "<tr><td>" << Escape(std::to_string(o.value("index", 0)) + " " + Str(o, "name")) << "</td><td>"
-          << Escape(Str(o, "type")) << "</td><td class=\"num\">" << Number(Num(o, "avg_error")) << "</td><td class=\"num\">"
-          << Number(Num(o, "max_abs_error")) << "</td><td class=\"num\">" << Number(Num(o, "max_relative_error"))
-          << "</td><td class=\"num\">" << Number(Num(o, "cosine_similarity")) << "</td><td>"
-          << Escape(Str(o, "breach", Str(o, "mismatch"))) << "</td></tr>";
+          << Escape(Str(o, "type")) << "</td><td class=\"num\">" << Number(Num(o, "avg_error"))
+          << "</td><td class=\"num\">" << Number(Num(o, "max_abs_error")) << "</td><td class=\"num\">"
+          << Number(Num(o, "max_relative_error")) << "</td><td class=\"num\">" << Number(Num(o, "cosine_similarity"))
+          << "</td><td>" << Escape(Str(o, "breach", Str(o, "mismatch"))) << "</td></tr>";
   }
   table << "</table>\n";
   page->body << table.str();
   for (const json& o : Member(r, "outputs")) {
-    const std::string chart = ErrorHistogramChart(
-        o, "error-histogram-" + std::to_string(o.value("index", 0)),
-        "OutputDiff[" + std::to_string(o.value("index", 0)) + "] '" + Str(o, "name") + "'");
+    const std::string chart =
+        ErrorHistogramChart(o, "error-histogram-" + std::to_string(o.value("index", 0)),
+                            "OutputDiff[" + std::to_string(o.value("index", 0)) + "] '" + Str(o, "name") + "'");
     if (chart.empty()) {
       const std::string label = "OutputDiff[" + std::to_string(o.value("index", 0)) + "]: ";
       page->Note(o.contains("mismatch") ? label + "not compared: " + Str(o, "mismatch")
@@ -533,12 +539,13 @@ void InferenceDiffPage(const json& r, Page* page) {
     series.push_back(marker);
   }
   if (!breach.x.empty()) series.push_back(breach);
-  page->Figure(svg::LineChart("layerwise", "Error along the graph, in execution order (relative to the reference's largest magnitude)",
-                              series, {"layer (tensor in execution order)"}, {"relative error (log; 0 at the floor)", true}));
+  page->Figure(svg::LineChart(
+      "layerwise", "Error along the graph, in execution order (relative to the reference's largest magnitude)", series,
+      {"layer (tensor in execution order)"}, {"relative error (log; 0 at the floor)", true}));
   if (first.is_object()) {
     page->Note((first.value("breach", false) ? "First diverging op: " : "First op that differs: ") + Str(first, "op") +
-               " (node " + std::to_string(first.value("node", -1)) + "), layer " + std::to_string(first.value("layer", 0)) +
-               ", tensor " + std::to_string(first.value("tensor", -1)) + ".");
+               " (node " + std::to_string(first.value("node", -1)) + "), layer " +
+               std::to_string(first.value("layer", 0)) + ", tensor " + std::to_string(first.value("tensor", -1)) + ".");
   } else {
     page->Note("No tensor exceeds a threshold (or differs, without thresholds).");
   }
@@ -572,12 +579,14 @@ void ImagenetPage(const json& r, const PageOptions& options, Page* page) {
   page->Heading("topk", "Top-K accuracy");
   std::vector<svg::Series> series = {TopKSeries(accuracy, "this run", svg::kNeutral)};
   const json& reference = Member(r, "reference");
-  if (reference.is_object()) series.push_back(TopKSeries(Member(reference, "topk_accuracy"), "reference kernels", svg::kDelegate));
+  if (reference.is_object())
+    series.push_back(TopKSeries(Member(reference, "topk_accuracy"), "reference kernels", svg::kDelegate));
   page->Figure(svg::LineChart("topk", "Top-K accuracy", series, {"K", false, 1, 10}, {"accuracy (%)", false, 0, 100}));
   page->Heading("classes", "Per-class accuracy");
   std::vector<std::pair<double, std::string>> classes;
   for (const json& c : Member(r, "per_class")) {
-    classes.emplace_back(Num(c, "top1_accuracy", 0) * 100, Str(c, "label") + " (" + std::to_string(c.value("images", 0)) + ")");
+    classes.emplace_back(Num(c, "top1_accuracy", 0) * 100,
+                         Str(c, "label") + " (" + std::to_string(c.value("images", 0)) + ")");
   }
   std::stable_sort(classes.begin(), classes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<svg::BarRow> rows;
@@ -593,9 +602,10 @@ void ImagenetPage(const json& r, const PageOptions& options, Page* page) {
     page->Figure(svg::LineChart("class-accuracy-sorted", "Top-1 accuracy of every class, sorted", {sorted},
                                 {"class (sorted by accuracy)"}, {"top-1 accuracy (%)", false, 0, 100}));
   }
-  page->Figure(svg::BarChart("class-accuracy", classes.size() > 40 ? "The 40 classes with the lowest top-1 accuracy"
-                                                                   : "Top-1 accuracy per class, lowest first",
-                             rows, {"top-1 %"}, {svg::kNeutral}, {"top-1 accuracy (%)", false, 0, 100}));
+  page->Figure(svg::BarChart(
+      "class-accuracy",
+      classes.size() > 40 ? "The 40 classes with the lowest top-1 accuracy" : "Top-1 accuracy per class, lowest first",
+      rows, {"top-1 %"}, {svg::kNeutral}, {"top-1 accuracy (%)", false, 0, 100}));
   page->Heading("worst", "Worst misclassified images");
   const json& worst = Member(r, "worst_misclassified");
   if (!worst.is_array() || worst.empty()) {
@@ -610,13 +620,15 @@ void ImagenetPage(const json& r, const PageOptions& options, Page* page) {
     const int rank = w.value("first_hit_rank", 0);
     page->body << "<figure class=\"thumb\">";
     if (thumbnail.ok()) {
-      page->body << "<img class=\"thumbnail\" alt=\"" << Escape(Str(w, "file")) << "\" src=\"" << thumbnail.value() << "\">";
+      page->body << "<img class=\"thumbnail\" alt=\"" << Escape(Str(w, "file")) << "\" src=\"" << thumbnail.value()
+                 << "\">";
     } else {
       page->body << "<div class=\"missing\">" << Escape(thumbnail.status().message()) << "</div>";
     }
     page->body << "<figcaption><b>" << Escape(Str(w, "file")) << "</b><br>true: " << Escape(Str(w, "label"))
                << "<br>predicted: " << Escape(Str(w, "top1_label")) << " (" << Number(Num(w, "top1_score")) << ")<br>"
-               << (rank == 0 ? "label not in the top 10" : "label ranked " + std::to_string(rank)) << "</figcaption></figure>";
+               << (rank == 0 ? "label not in the top 10" : "label ranked " + std::to_string(rank))
+               << "</figcaption></figure>";
   }
   page->body << "</div>\n";
 }
@@ -687,7 +699,8 @@ void CocoPage(const json& r, const PageOptions& options, Page* page) {
     page->Note("No images in this report.");
     return;
   }
-  page->body << "<p class=\"key\"><span style=\"background:#2a9d4b\">ground truth</span><span style=\"background:#ffc800;color:#222\">"
+  page->body << "<p class=\"key\"><span style=\"background:#2a9d4b\">ground truth</span><span "
+                "style=\"background:#ffc800;color:#222\">"
              << "missed ground truth</span><span style=\"background:#4c78a8\">detection that hit</span>"
              << "<span style=\"background:#d1495b\">false positive</span> (detections of score &gt;= 0.5; a hit "
              << "overlaps ground truth of its class by IoU &gt;= 0.5)</p>\n<div class=\"examples\">";
@@ -704,7 +717,8 @@ void CocoPage(const json& r, const PageOptions& options, Page* page) {
       d.ymax = box[2].get<float>();
       d.xmax = box[3].get<float>();
       const bool hit = b.value("hit", false);
-      d.kind = truth ? (hit ? DrawnBox::kTruth : DrawnBox::kMissedTruth) : (hit ? DrawnBox::kHit : DrawnBox::kFalsePositive);
+      d.kind =
+          truth ? (hit ? DrawnBox::kTruth : DrawnBox::kMissedTruth) : (hit ? DrawnBox::kHit : DrawnBox::kFalsePositive);
       d.label = Str(b, "name") + (truth ? "" : " " + Number(Num(b, "score")));
       boxes.push_back(d);
     };
@@ -714,12 +728,13 @@ void CocoPage(const json& r, const PageOptions& options, Page* page) {
     StatusOr<std::string> drawn = DrawBoxesDataUri(path, boxes, options.example_px);
     page->body << "<figure class=\"example\">";
     if (drawn.ok()) {
-      page->body << "<img class=\"drawn\" alt=\"" << Escape(Str(e, "file_name")) << "\" src=\"" << drawn.value() << "\">";
+      page->body << "<img class=\"drawn\" alt=\"" << Escape(Str(e, "file_name")) << "\" src=\"" << drawn.value()
+                 << "\">";
     } else {
       page->body << "<div class=\"missing\">" << Escape(drawn.status().message()) << "</div>";
     }
-    page->body << "<figcaption>" << Escape(Str(e, "file_name")) << " (image " << Member(e, "image_id").dump() << "): "
-               << Member(e, "missed").dump() << " missed, " << Member(e, "false_positives").dump()
+    page->body << "<figcaption>" << Escape(Str(e, "file_name")) << " (image " << Member(e, "image_id").dump()
+               << "): " << Member(e, "missed").dump() << " missed, " << Member(e, "false_positives").dump()
                << " false positives</figcaption></figure>\n";
   }
   page->body << "</div>\n";
@@ -883,15 +898,18 @@ StatusOr<std::string> ComparisonPage(const json& baseline, const json& current, 
   page.Heading("charts", "Both runs");
   ComparisonCharts(baseline, current, d, &page);
   page.Heading("figures", "Every figure both reports hold");
-  page.body << "<table class=\"figures\"><tr><th>figure</th><th>baseline</th><th>current</th><th>change</th><th>verdict</th></tr>";
+  page.body
+      << "<table "
+         "class=\"figures\"><tr><th>figure</th><th>baseline</th><th>current</th><th>change</th><th>verdict</th></tr>";
   for (const FigureDiff& f : d.figures) {
-    page.body << "<tr><td>" << Escape(f.path) << "</td><td class=\"num\">" << Number(f.baseline) << "</td><td class=\"num\">"
-              << Number(f.current) << "</td><td class=\"num\">" << Escape(f.change) << "</td><td class=\""
-              << Escape(f.verdict == "-" ? "" : f.verdict) << "\">" << Escape(f.verdict) << "</td></tr>";
+    page.body << "<tr><td>" << Escape(f.path) << "</td><td class=\"num\">" << Number(f.baseline)
+              << "</td><td class=\"num\">" << Number(f.current) << "</td><td class=\"num\">" << Escape(f.change)
+              << "</td><td class=\"" << Escape(f.verdict == "-" ? "" : f.verdict) << "\">" << Escape(f.verdict)
+              << "</td></tr>";
   }
   page.body << "</table>\n";
-  return page.Finish("Comparison: " + ToolTitle(d.tool), options.baseline_name + " (baseline) against " + options.report_name +
-                                                             " (current)");
+  return page.Finish("Comparison: " + ToolTitle(d.tool),
+                     options.baseline_name + " (baseline) against " + options.report_name + " (current)");
 }
 
 }  // namespace touchstone

@@ -19,30 +19,45 @@ nlohmann::json Envelope(const std::string& tool) {
           {"start_time", "2026-11-28T00:00:00Z"},
           {"model", {{"path", "m.tflite"}, {"size_bytes", 10}, {"sha256", std::string(64, 'a')}}},
           {"machine", {{"cpu_model", "cpu"}, {"hostname", "<host>"}}},
-          {"configuration", {{"num_threads", 1}, {"kernels", "optimized"}, {"delegates", nlohmann::json::array()},
-                             {"inputs", nlohmann::json::array()}, {"settings", nlohmann::json::object()},
-                             {"flags", nlohmann::json::object()}}}};
+          {"configuration",
+           {{"num_threads", 1},
+            {"kernels", "optimized"},
+            {"delegates", nlohmann::json::array()},
+            {"inputs", nlohmann::json::array()},
+            {"settings", nlohmann::json::object()},
+            {"flags", nlohmann::json::object()}}}};
 }
 
 nlohmann::json Latency(const std::vector<double>& us) {
   nlohmann::json runs = nlohmann::json::array();
   for (size_t i = 0; i < us.size(); ++i) runs.push_back(i);
-  return {{"count", us.size()}, {"min_us", 1.0}, {"max_us", 9.0}, {"mean_us", 4.0}, {"p99_us", 9.0},
-          {"percentiles_exact", true}, {"samples", {{"all_kept", true}, {"run_index", runs}, {"latency_us", us}}},
+  return {{"count", us.size()},
+          {"min_us", 1.0},
+          {"max_us", 9.0},
+          {"mean_us", 4.0},
+          {"p99_us", 9.0},
+          {"percentiles_exact", true},
+          {"samples", {{"all_kept", true}, {"run_index", runs}, {"latency_us", us}}},
           {"histogram", nullptr}};
 }
 
 TEST(ReportViewTest, BenchmarkPageDrawsEveryChart) {
   nlohmann::json r = Envelope("benchmark_model");
-  r["latency"] = {{"init_us", 100}, {"first_inference_us", 9.0}, {"warmup", Latency({9, 8})}, {"regular", Latency({1, 2, 3, 4})}};
+  r["latency"] = {
+      {"init_us", 100}, {"first_inference_us", 9.0}, {"warmup", Latency({9, 8})}, {"regular", Latency({1, 2, 3, 4})}};
   r["memory"] = {{"model_file_bytes", 1000}, {"arena_bytes", 2000}};
   r["op_profile"] = {
       {"runs", 4},
-      {"subgraphs", {{{"index", 0}, {"nodes", {{{"type", "CONV_2D"}, {"node_index", 0}, {"avg_us", 3.0}},
-                                              {{"type", "XNNPACK"}, {"node_index", 1}, {"avg_us", 1.0}, {"delegate", true}}}}}}},
-      {"timeline", {{"run", 3}, {"events", {{{"type", "CONV_2D"}, {"start_us", 0}, {"duration_us", 3}, {"inside_of", -1}},
-                                            {{"type", "XNNPACK"}, {"start_us", 3}, {"duration_us", 1}, {"delegate", true},
-                                             {"inside_of", -1}}}}}}};
+      {"subgraphs",
+       {{{"index", 0},
+         {"nodes",
+          {{{"type", "CONV_2D"}, {"node_index", 0}, {"avg_us", 3.0}},
+           {{"type", "XNNPACK"}, {"node_index", 1}, {"avg_us", 1.0}, {"delegate", true}}}}}}},
+      {"timeline",
+       {{"run", 3},
+        {"events",
+         {{{"type", "CONV_2D"}, {"start_us", 0}, {"duration_us", 3}, {"inside_of", -1}},
+          {{"type", "XNNPACK"}, {"start_us", 3}, {"duration_us", 1}, {"delegate", true}, {"inside_of", -1}}}}}}};
   PageOptions options;
   options.report_name = "bench.json";
   StatusOr<std::string> page = ReportPage(r, options);
@@ -63,7 +78,10 @@ TEST(ReportViewTest, BenchmarkPageDrawsEveryChart) {
 TEST(ReportViewTest, OtherToolsAndErrors) {
   nlohmann::json d = Envelope("inference_diff");
   d["verdict"] = "PASS";
-  d["outputs"] = {{{"index", 0}, {"name", "out"}, {"type", "float32"}, {"max_abs_error", 0.5},
+  d["outputs"] = {{{"index", 0},
+                   {"name", "out"},
+                   {"type", "float32"},
+                   {"max_abs_error", 0.5},
                    {"error_histogram", {{"zero", 3}, {"log2", {-3, -1}}, {"count", {2, 5}}}}}};
   d["layerwise"] = nullptr;
   StatusOr<std::string> page = ReportPage(d, PageOptions());
@@ -75,8 +93,12 @@ TEST(ReportViewTest, OtherToolsAndErrors) {
   nlohmann::json i = Envelope("imagenet_eval");
   i["topk_accuracy"] = {0.5, 0.75};
   i["per_class"] = {{{"label", "cat"}, {"images", 2}, {"top1_accuracy", 0.5}}};
-  i["worst_misclassified"] = {{{"file", "nowhere.jpg"}, {"path", "/nowhere/nowhere.jpg"}, {"label", "cat"},
-                               {"top1_label", "dog"}, {"top1_score", 0.9}, {"first_hit_rank", 2}}};
+  i["worst_misclassified"] = {{{"file", "nowhere.jpg"},
+                               {"path", "/nowhere/nowhere.jpg"},
+                               {"label", "cat"},
+                               {"top1_label", "dog"},
+                               {"top1_score", 0.9},
+                               {"first_hit_rank", 2}}};
   page = ReportPage(i, PageOptions());
   ASSERT_TRUE(page.ok());
   EXPECT_EQ(Count(page.value(), "class=\"point topk\""), 2);

@@ -149,8 +149,8 @@ Status CheckShardReports(int schema_version, std::vector<ShardReport>* reports) 
                             " -> " + std::to_string(s.total) + " " + s.unit);
     }
     if (!differences.empty()) {
-      return InvalidInputError(r.path + ": the configuration differs from " + base.path + "'s: " +
-                               ListText(differences) + " (shards of one run only)");
+      return InvalidInputError(r.path + ": the configuration differs from " + base.path +
+                               "'s: " + ListText(differences) + " (shards of one run only)");
     }
   }
   if (static_cast<int>(by_index.size()) != count) {
@@ -167,8 +167,8 @@ Status CheckShardReports(int schema_version, std::vector<ShardReport>* reports) 
     for (size_t i = 0; i < missing.size() && i < 10; ++i) text += (i ? ", " : "") + std::to_string(missing[i]);
     if (missing.size() > 10) text += ", ...";
     return InvalidInputError(std::string(missing.size() == 1 ? "shard " : "shards ") + text + " of " +
-                             std::to_string(count) + (missing.size() == 1 ? " is" : " are") + " missing (given: " +
-                             (given.empty() ? std::string("none") : given) + ")");
+                             std::to_string(count) + (missing.size() == 1 ? " is" : " are") +
+                             " missing (given: " + (given.empty() ? std::string("none") : given) + ")");
   }
   int64_t next = 0;
   for (const ShardReport& r : *reports) {

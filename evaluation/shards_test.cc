@@ -81,8 +81,9 @@ TEST(ShardsTest, ChecksASetOfShardReportsAndOrdersThem) {
   EXPECT_EQ(error_of({Shard(0, 3, 11, {1}), Shard(2, 3, 11, {1})}), "shard 1 of 3 is missing (given: 0, 2)");
   EXPECT_EQ(error_of({Shard(0, 2, 11, {1}), Shard(0, 2, 11, {1}), Shard(1, 2, 11, {1})}),
             "shard 0 of 2 is given twice: shard0.json and shard0.json");
-  EXPECT_NE(error_of({Shard(0, 2, 11, {1}), Shard(1, 3, 11, {1})}).find("shard 1 of 3, but shard0.json is shard 0 of 2"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of({Shard(0, 2, 11, {1}), Shard(1, 3, 11, {1})}).find("shard 1 of 3, but shard0.json is shard 0 of 2"),
+      std::string::npos);
   ShardReport other = Shard(1, 2, 11, {1});
   other.json["configuration"]["num_threads"] = 4;
   other.json["configuration"]["settings"]["images"] = "12";
@@ -117,8 +118,9 @@ TEST(ShardsTest, RefusesALatencyFigureWithoutState) {
   std::vector<ShardReport> reports = {Shard(0, 1, 3, {1})};
   ASSERT_TRUE(CheckShardReports(2, &reports).ok());
   reports[0].json["latency"]["inference"].erase("state");
-  EXPECT_NE(MergedLatency(reports, "/latency/inference").status().message().find("shard0.json: latency/inference has no"),
-            std::string::npos);
+  EXPECT_NE(
+      MergedLatency(reports, "/latency/inference").status().message().find("shard0.json: latency/inference has no"),
+      std::string::npos);
 }
 
 }  // namespace

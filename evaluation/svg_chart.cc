@@ -9,9 +9,9 @@ namespace touchstone {
 namespace svg {
 namespace {
 
-constexpr int kTop = 38;       // title and a line of legend
-constexpr int kBottom = 46;    // x ticks and label
-constexpr int kLeft = 64;      // y ticks and label
+constexpr int kTop = 38;     // title and a line of legend
+constexpr int kBottom = 46;  // x ticks and label
+constexpr int kLeft = 64;    // y ticks and label
 constexpr int kRight = 16;
 constexpr double kLogFloorDecades = 12;  // a log axis spans at most this many decades
 
@@ -23,7 +23,7 @@ std::string Px(double v) {
 
 // A mapping of data onto pixels along one axis.
 struct Scale {
-  double lo = 0, hi = 1;   // data (log10 of it on a log axis)
+  double lo = 0, hi = 1;    // data (log10 of it on a log axis)
   double from = 0, to = 1;  // pixels
   bool log = false;
   double Map(double v) const {
@@ -175,12 +175,23 @@ std::string Escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -208,8 +219,8 @@ const std::vector<std::string>& Palette() {
   return colors;
 }
 
-std::string LineChart(const std::string& id, const std::string& title, const std::vector<Series>& series,
-                      const Axis& x, const Axis& y, int width, int height) {
+std::string LineChart(const std::string& id, const std::string& title, const std::vector<Series>& series, const Axis& x,
+                      const Axis& y, int width, int height) {
   std::vector<double> xs, ys;
   for (const Series& s : series) {
     xs.insert(xs.end(), s.x.begin(), s.x.end());
@@ -302,8 +313,8 @@ std::string Histogram(const std::string& id, const std::string& title, const std
 }
 
 std::string BarChart(const std::string& id, const std::string& title, const std::vector<BarRow>& rows,
-                     const std::vector<std::string>& names, const std::vector<std::string>& colors,
-                     const Axis& value, int width) {
+                     const std::vector<std::string>& names, const std::vector<std::string>& colors, const Axis& value,
+                     int width) {
   const size_t n = std::max<size_t>(1, names.size());
   const int row_height = n > 1 ? 8 + 9 * static_cast<int>(n) : 18;
   const int left = 240;
@@ -349,8 +360,8 @@ std::string BarChart(const std::string& id, const std::string& title, const std:
                     (row.tip.empty() ? "" : " (" + row.tip + ")"))
           << "</title></rect>";
       if (n == 1) {
-        out << "<text class=\"bar-value\" x=\"" << Px(left + w + 4) << "\" y=\"" << Px(by + h - 3) << "\">"
-            << Number(v) << "</text>";
+        out << "<text class=\"bar-value\" x=\"" << Px(left + w + 4) << "\" y=\"" << Px(by + h - 3) << "\">" << Number(v)
+            << "</text>";
       }
     }
   }
@@ -371,8 +382,8 @@ std::string Timeline(const std::string& id, const std::string& title, const std:
   std::ostringstream out;
   out << Open(id, title, width, height);
   const double bottom = height - kBottom;
-  out << "<g class=\"axes\"><line class=\"axis\" x1=\"" << left << "\" y1=\"" << Px(bottom) << "\" x2=\""
-      << Px(sx.to) << "\" y2=\"" << Px(bottom) << "\"/>";
+  out << "<g class=\"axes\"><line class=\"axis\" x1=\"" << left << "\" y1=\"" << Px(bottom) << "\" x2=\"" << Px(sx.to)
+      << "\" y2=\"" << Px(bottom) << "\"/>";
   for (double t : Ticks(sx)) {
     const double px = sx.Map(t);
     out << "<line class=\"grid\" x1=\"" << Px(px) << "\" y1=\"" << kTop + 12 << "\" x2=\"" << Px(px) << "\" y2=\""
@@ -392,8 +403,9 @@ std::string Timeline(const std::string& id, const std::string& title, const std:
     const double w = std::max(1.0, x1 - x0);
     out << "<g class=\"" << Escape(b.css_class) << "\"><rect x=\"" << Px(x0) << "\" y=\"" << Px(y) << "\" width=\""
         << Px(w) << "\" height=\"" << lane_height - 6 << "\" fill=\""
-        << Escape(b.color.empty() ? std::string(kNeutral) : b.color) << "\" stroke=\"#fff\" stroke-width=\"0.5\"><title>"
-        << Escape(b.tip.empty() ? b.label : b.tip) << "</title></rect>";
+        << Escape(b.color.empty() ? std::string(kNeutral) : b.color)
+        << "\" stroke=\"#fff\" stroke-width=\"0.5\"><title>" << Escape(b.tip.empty() ? b.label : b.tip)
+        << "</title></rect>";
     if (w > 7.0 * static_cast<double>(b.label.size()) + 6) {
       out << "<text class=\"block-label\" x=\"" << Px(x0 + 3) << "\" y=\"" << Px(y + lane_height / 2.0 + 1) << "\">"
           << Escape(b.label) << "</text>";

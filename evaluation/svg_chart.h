@@ -20,8 +20,8 @@ std::string Number(double value);
 
 struct Axis {
   std::string label;
-  bool log = false;     // base 10; values <= 0 are drawn at the axis' floor
-  double min = NAN;     // NaN: from the data (0 for a linear axis whose data are all positive)
+  bool log = false;  // base 10; values <= 0 are drawn at the axis' floor
+  double min = NAN;  // NaN: from the data (0 for a linear axis whose data are all positive)
   double max = NAN;
 };
 
@@ -37,8 +37,8 @@ struct Series {
   bool dashed = false;
 };
 
-std::string LineChart(const std::string& id, const std::string& title, const std::vector<Series>& series,
-                      const Axis& x, const Axis& y, int width = 760, int height = 320);
+std::string LineChart(const std::string& id, const std::string& title, const std::vector<Series>& series, const Axis& x,
+                      const Axis& y, int width = 760, int height = 320);
 
 // Columns over [edges[i], edges[i+1]) (edges.size() == counts[s].size() + 1), one set per series,
 // drawn side by side within each bin when there are several.
@@ -56,15 +56,15 @@ struct BarRow {
   std::string color;              // one series only: this row's colour instead of the series'
 };
 std::string BarChart(const std::string& id, const std::string& title, const std::vector<BarRow>& rows,
-                     const std::vector<std::string>& names, const std::vector<std::string>& colors,
-                     const Axis& value, int width = 760);
+                     const std::vector<std::string>& names, const std::vector<std::string>& colors, const Axis& value,
+                     int width = 760);
 
 // Blocks on lanes against time: a lane per row, top to bottom.
 struct Block {
   int lane = 0;
   double start = 0.0;
   double duration = 0.0;
-  std::string label;   // written inside the block where it fits
+  std::string label;  // written inside the block where it fits
   std::string color;
   std::string tip;
   std::string css_class = "block";  // e.g. "block delegate"

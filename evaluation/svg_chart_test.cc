@@ -44,7 +44,8 @@ TEST(SvgChartTest, HistogramBarsBarChartRowsTimelineBlocks) {
   EXPECT_EQ(Count(b, "class=\"bar\""), 1);
   EXPECT_EQ(Count(b, "class=\"bar delegate\""), 1);
   EXPECT_EQ(Count(b, "class=\"bar-label\""), 2);
-  const std::string paired = BarChart("pair", "Pairs", {{"a", {1.0, 2.0}}, {"b", {NAN, 4.0}}}, {"base", "now"}, {}, {"x"});
+  const std::string paired =
+      BarChart("pair", "Pairs", {{"a", {1.0, 2.0}}, {"b", {NAN, 4.0}}}, {"base", "now"}, {}, {"x"});
   EXPECT_EQ(Count(paired, "class=\"bar\""), 3);
   Block conv{0, 0, 10, "CONV_2D"};
   Block del{0, 10, 30, "XNNPACK"};

@@ -21,8 +21,8 @@ TEST(ArenaPlannerTest, OverlappingLifetimesNeverAlias) {
   for (size_t a = 0; a < requests.size(); ++a) {
     EXPECT_EQ(plan.offsets[a] % kArenaAlignmentBytes, 0u);
     for (size_t b = a + 1; b < requests.size(); ++b) {
-      const bool time = requests[a].first_step <= requests[b].last_step &&
-                        requests[b].first_step <= requests[a].last_step;
+      const bool time =
+          requests[a].first_step <= requests[b].last_step && requests[b].first_step <= requests[a].last_step;
       const bool space = plan.offsets[a] < plan.offsets[b] + requests[b].bytes &&
                          plan.offsets[b] < plan.offsets[a] + requests[a].bytes;
       EXPECT_FALSE(time && space) << a << " and " << b;

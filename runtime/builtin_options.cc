@@ -16,26 +16,23 @@ using BO = fb::BuiltinOperator;
 // Schema enum value -> C API value, indexed by the schema value (TFLite's conversions). Values
 // outside the schema's enums are errors here; TFLite maps some of them (activation, padding, mirror
 // pad mode, LSH type, combiner, RNG algorithm) silently to None / Unknown / Sum instead.
-constexpr TfLiteFusedActivation kActivations[] = {kTfLiteActNone,      kTfLiteActRelu,
-                                                  kTfLiteActReluN1To1, kTfLiteActRelu6,
-                                                  kTfLiteActTanh,      kTfLiteActSignBit};
+constexpr TfLiteFusedActivation kActivations[] = {kTfLiteActNone,  kTfLiteActRelu, kTfLiteActReluN1To1,
+                                                  kTfLiteActRelu6, kTfLiteActTanh, kTfLiteActSignBit};
 constexpr TfLitePadding kPaddings[] = {kTfLitePaddingSame, kTfLitePaddingValid};
-constexpr TfLiteMirrorPaddingMode kMirrorPadModes[] = {kTfLiteMirrorPaddingReflect,
-                                                       kTfLiteMirrorPaddingSymmetric};
+constexpr TfLiteMirrorPaddingMode kMirrorPadModes[] = {kTfLiteMirrorPaddingReflect, kTfLiteMirrorPaddingSymmetric};
 constexpr TfLiteLSTMKernelType kLstmKernelTypes[] = {kTfLiteLSTMFullKernel, kTfLiteLSTMBasicKernel};
-constexpr TfLiteFullyConnectedWeightsFormat kWeightsFormats[] = {
-    kTfLiteFullyConnectedWeightsFormatDefault, kTfLiteFullyConnectedWeightsFormatShuffled4x16Int8};
-constexpr TfLiteLSHProjectionType kLshProjectionTypes[] = {
-    kTfLiteLshProjectionUnknown, kTfLiteLshProjectionSparse, kTfLiteLshProjectionDense};
+constexpr TfLiteFullyConnectedWeightsFormat kWeightsFormats[] = {kTfLiteFullyConnectedWeightsFormatDefault,
+                                                                 kTfLiteFullyConnectedWeightsFormatShuffled4x16Int8};
+constexpr TfLiteLSHProjectionType kLshProjectionTypes[] = {kTfLiteLshProjectionUnknown, kTfLiteLshProjectionSparse,
+                                                           kTfLiteLshProjectionDense};
 constexpr TfLiteCombinerType kCombinerTypes[] = {kTfLiteCombinerTypeSum, kTfLiteCombinerTypeMean,
                                                  kTfLiteCombinerTypeSqrtn};
-constexpr TfLiteRngAlgorithm kRngAlgorithms[] = {
-    kTfLiteRngAlgorithmDefault, kTfLiteRngAlgorithmPhilox, kTfLiteRngAlgorithmThreefry};
+constexpr TfLiteRngAlgorithm kRngAlgorithms[] = {kTfLiteRngAlgorithmDefault, kTfLiteRngAlgorithmPhilox,
+                                                 kTfLiteRngAlgorithmThreefry};
 // ReduceWindowFunction::UNSUPPORTED (0) is rejected like an unknown value.
 constexpr TfLiteReduceWindowFunction kReduceWindowFunctions[] = {
-    TfLiteReduceWindowFunctionUnsupported, TfLiteReduceWindowFunctionAdd,
-    TfLiteReduceWindowFunctionMul,         TfLiteReduceWindowFunctionMin,
-    TfLiteReduceWindowFunctionMax,         TfLiteReduceWindowFunctionAll,
+    TfLiteReduceWindowFunctionUnsupported, TfLiteReduceWindowFunctionAdd, TfLiteReduceWindowFunctionMul,
+    TfLiteReduceWindowFunctionMin,         TfLiteReduceWindowFunctionMax, TfLiteReduceWindowFunctionAll,
     TfLiteReduceWindowFunctionAny};
 
 // Fills one params struct from one options table and keeps the first conversion error.
@@ -97,8 +94,7 @@ class OptionsParser {
       return 0;
     }
     if (v->size() > N) {
-      Fail(field, "has " + std::to_string(v->size()) + " entries; the params hold at most " +
-                      std::to_string(N));
+      Fail(field, "has " + std::to_string(v->size()) + " entries; the params hold at most " + std::to_string(N));
       return 0;
     }
     for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i) dst[i] = static_cast<T>(v->Get(i));
@@ -139,8 +135,7 @@ void FillReduceWindow(OptionsParser& x, const fb::StablehloReduceWindowOptions& 
     if (v == nullptr || v->size() == 0) {
       for (int64_t& d : dst) d = fill;
     } else if (v->size() != expected) {
-      x.Fail(field, "has " + std::to_string(v->size()) + " entries for " + std::to_string(rank) +
-                        " window dimensions");
+      x.Fail(field, "has " + std::to_string(v->size()) + " entries for " + std::to_string(rank) + " window dimensions");
     } else {
       x.Ints(v, dst, field);
     }
@@ -170,9 +165,7 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
 
   // Fills shared by several operators.
   const auto no_fields = [](const auto&, auto*) {};
-  const auto activation = [&x](const auto& o, auto* p) {
-    p->activation = x.Activation(o.fused_activation_function());
-  };
+  const auto activation = [&x](const auto& o, auto* p) { p->activation = x.Activation(o.fused_activation_function()); };
   const auto activation_asymmetric = [&x](const auto& o, auto* p) {
     p->activation = x.Activation(o.fused_activation_function());
     p->asymmetric_quantize_inputs = o.asymmetric_quantize_inputs();
@@ -200,9 +193,7 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
     p->align_corners = o.align_corners();
     p->half_pixel_centers = o.half_pixel_centers();
   };
-  const auto output_type = [&x](const auto& o, auto* p) {
-    p->output_type = x.Type(o.output_type(), "output_type");
-  };
+  const auto output_type = [&x](const auto& o, auto* p) { p->output_type = x.Type(o.output_type(), "output_type"); };
   const auto num_splits = [](const auto& o, auto* p) { p->num_splits = o.num_splits(); };
   const auto block_size = [](const auto& o, auto* p) { p->block_size = o.block_size(); };
 
@@ -213,12 +204,11 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
         dilations(o, p);
       });
     case BO::DEPTHWISE_CONV_2D:
-      return x.Parse<TfLiteDepthwiseConvParams, fb::DepthwiseConv2DOptions>(
-          [&](const auto& o, auto* p) {
-            window(o, p);
-            dilations(o, p);
-            p->depth_multiplier = o.depth_multiplier();
-          });
+      return x.Parse<TfLiteDepthwiseConvParams, fb::DepthwiseConv2DOptions>([&](const auto& o, auto* p) {
+        window(o, p);
+        dilations(o, p);
+        p->depth_multiplier = o.depth_multiplier();
+      });
     case BO::CONV_3D:
     case BO::CONV_3D_TRANSPOSE:
       return x.Parse<TfLiteConv3DParams, fb::Conv3DOptions>([&](const auto& o, auto* p) {
@@ -238,12 +228,11 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
     case BO::TRANSPOSE_CONV:
       return x.Parse<TfLiteTransposeConvParams, fb::TransposeConvOptions>(window);
     case BO::FULLY_CONNECTED:
-      return x.Parse<TfLiteFullyConnectedParams, fb::FullyConnectedOptions>(
-          [&](const auto& o, auto* p) {
-            activation_asymmetric(o, p);
-            p->keep_num_dims = o.keep_num_dims();
-            p->weights_format = x.Enum(o.weights_format(), kWeightsFormats, "weights_format");
-          });
+      return x.Parse<TfLiteFullyConnectedParams, fb::FullyConnectedOptions>([&](const auto& o, auto* p) {
+        activation_asymmetric(o, p);
+        p->keep_num_dims = o.keep_num_dims();
+        p->weights_format = x.Enum(o.weights_format(), kWeightsFormats, "weights_format");
+      });
     case BO::SVDF:
       return x.Parse<TfLiteSVDFParams, fb::SVDFOptions>([&](const auto& o, auto* p) {
         activation_asymmetric(o, p);
@@ -295,32 +284,25 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
     case BO::L2_NORMALIZATION:
       return x.Parse<TfLiteL2NormParams, fb::L2NormOptions>(activation);
     case BO::CONCATENATION:
-      return x.Parse<TfLiteConcatenationParams, fb::ConcatenationOptions>(
-          [&x](const auto& o, auto* p) {
-            p->axis = o.axis();
-            p->activation = x.Activation(o.fused_activation_function());
-          });
+      return x.Parse<TfLiteConcatenationParams, fb::ConcatenationOptions>([&x](const auto& o, auto* p) {
+        p->axis = o.axis();
+        p->activation = x.Activation(o.fused_activation_function());
+      });
     case BO::SOFTMAX:
-      return x.Parse<TfLiteSoftmaxParams, fb::SoftmaxOptions>(
-          [](const auto& o, auto* p) { p->beta = o.beta(); });
+      return x.Parse<TfLiteSoftmaxParams, fb::SoftmaxOptions>([](const auto& o, auto* p) { p->beta = o.beta(); });
     case BO::LOCAL_RESPONSE_NORMALIZATION:
-      return x.Parse<TfLiteLocalResponseNormParams, fb::LocalResponseNormalizationOptions>(
-          [](const auto& o, auto* p) {
-            p->radius = o.radius();
-            p->bias = o.bias();
-            p->alpha = o.alpha();
-            p->beta = o.beta();
-          });
+      return x.Parse<TfLiteLocalResponseNormParams, fb::LocalResponseNormalizationOptions>([](const auto& o, auto* p) {
+        p->radius = o.radius();
+        p->bias = o.bias();
+        p->alpha = o.alpha();
+        p->beta = o.beta();
+      });
     case BO::LSH_PROJECTION:
       return x.Parse<TfLiteLSHProjectionParams, fb::LSHProjectionOptions>(
-          [&x](const auto& o, auto* p) {
-            p->type = x.Enum(o.type(), kLshProjectionTypes, "type");
-          });
+          [&x](const auto& o, auto* p) { p->type = x.Enum(o.type(), kLshProjectionTypes, "type"); });
     case BO::EMBEDDING_LOOKUP_SPARSE:
       return x.Parse<TfLiteEmbeddingLookupSparseParams, fb::EmbeddingLookupSparseOptions>(
-          [&x](const auto& o, auto* p) {
-            p->combiner = x.Enum(o.combiner(), kCombinerTypes, "combiner");
-          });
+          [&x](const auto& o, auto* p) { p->combiner = x.Enum(o.combiner(), kCombinerTypes, "combiner"); });
     case BO::SKIP_GRAM:
       return x.Parse<TfLiteSkipGramParams, fb::SkipGramOptions>([](const auto& o, auto* p) {
         p->ngram_size = o.ngram_size();
@@ -332,9 +314,8 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
     case BO::RESIZE_NEAREST_NEIGHBOR:
       return x.Parse<TfLiteResizeNearestNeighborParams, fb::ResizeNearestNeighborOptions>(resize);
     case BO::RESHAPE:
-      return x.Parse<TfLiteReshapeParams, fb::ReshapeOptions>([&x](const auto& o, auto* p) {
-        p->num_dimensions = x.Ints(o.new_shape(), p->shape, "new_shape");
-      });
+      return x.Parse<TfLiteReshapeParams, fb::ReshapeOptions>(
+          [&x](const auto& o, auto* p) { p->num_dimensions = x.Ints(o.new_shape(), p->shape, "new_shape"); });
     case BO::SQUEEZE:
       return x.Parse<TfLiteSqueezeParams, fb::SqueezeOptions>([&x](const auto& o, auto* p) {
         p->num_squeeze_dims = x.Ints(o.squeeze_dims(), p->squeeze_dims, "squeeze_dims");
@@ -403,11 +384,9 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
         p->axis = o.axis();
       });
     case BO::ONE_HOT:
-      return x.Parse<TfLiteOneHotParams, fb::OneHotOptions>(
-          [](const auto& o, auto* p) { p->axis = o.axis(); });
+      return x.Parse<TfLiteOneHotParams, fb::OneHotOptions>([](const auto& o, auto* p) { p->axis = o.axis(); });
     case BO::LEAKY_RELU:
-      return x.Parse<TfLiteLeakyReluParams, fb::LeakyReluOptions>(
-          [](const auto& o, auto* p) { p->alpha = o.alpha(); });
+      return x.Parse<TfLiteLeakyReluParams, fb::LeakyReluOptions>([](const auto& o, auto* p) { p->alpha = o.alpha(); });
     case BO::MIRROR_PAD:
       return x.Parse<TfLiteMirrorPaddingParams, fb::MirrorPadOptions>(
           [&x](const auto& o, auto* p) { p->mode = x.Enum(o.mode(), kMirrorPadModes, "mode"); });
@@ -416,11 +395,10 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
         p->index_out_type = o.idx_out_type() == fb::TensorType::INT64 ? kTfLiteInt64 : kTfLiteInt32;
       });
     case BO::REVERSE_SEQUENCE:
-      return x.Parse<TfLiteReverseSequenceParams, fb::ReverseSequenceOptions>(
-          [](const auto& o, auto* p) {
-            p->seq_dim = o.seq_dim();
-            p->batch_dim = o.batch_dim();
-          });
+      return x.Parse<TfLiteReverseSequenceParams, fb::ReverseSequenceOptions>([](const auto& o, auto* p) {
+        p->seq_dim = o.seq_dim();
+        p->batch_dim = o.batch_dim();
+      });
     case BO::IF:
       return x.Parse<TfLiteIfParams, fb::IfOptions>([](const auto& o, auto* p) {
         p->then_subgraph_index = o.then_subgraph_index();
@@ -496,26 +474,20 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
       return x.Parse<TfLiteStablehloConcatenateParams, fb::StablehloConcatenateOptions>(
           [](const auto& o, auto* p) { p->dimension = o.dimension(); });
     case BO::STABLEHLO_SCATTER:
-      return x.Parse<TfLiteStablehloScatterParams, fb::StablehloScatterOptions>(
-          [&x](const auto& o, auto* p) {
-            p->indices_are_sorted = o.indices_are_sorted();
-            p->num_update_window_dims =
-                x.Ints(o.update_window_dims(), p->update_window_dims, "update_window_dims");
-            p->num_inserted_window_dims =
-                x.Ints(o.inserted_window_dims(), p->inserted_window_dims, "inserted_window_dims");
-            p->num_scatter_dims_to_operand_dims =
-                x.Ints(o.scatter_dims_to_operand_dims(), p->scatter_dims_to_operand_dims,
-                       "scatter_dims_to_operand_dims");
-            p->index_vector_dim = o.index_vector_dim();
-            p->unique_indices = o.unique_indices();
-            p->update_computation_subgraph_index = o.update_computation_subgraph_index();
-          });
+      return x.Parse<TfLiteStablehloScatterParams, fb::StablehloScatterOptions>([&x](const auto& o, auto* p) {
+        p->indices_are_sorted = o.indices_are_sorted();
+        p->num_update_window_dims = x.Ints(o.update_window_dims(), p->update_window_dims, "update_window_dims");
+        p->num_inserted_window_dims = x.Ints(o.inserted_window_dims(), p->inserted_window_dims, "inserted_window_dims");
+        p->num_scatter_dims_to_operand_dims =
+            x.Ints(o.scatter_dims_to_operand_dims(), p->scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims");
+        p->index_vector_dim = o.index_vector_dim();
+        p->unique_indices = o.unique_indices();
+        p->update_computation_subgraph_index = o.update_computation_subgraph_index();
+      });
     case BO::STABLEHLO_GATHER:
-      return x.Parse<TfLiteStablehloGatherParams, fb::StablehloGatherOptions>([&x](const auto& o,
-                                                                                   auto* p) {
+      return x.Parse<TfLiteStablehloGatherParams, fb::StablehloGatherOptions>([&x](const auto& o, auto* p) {
         p->num_offset_dims = x.Ints(o.offset_dims(), p->offset_dims, "offset_dims");
-        p->num_collapsed_slice_dims =
-            x.Ints(o.collapsed_slice_dims(), p->collapsed_slice_dims, "collapsed_slice_dims");
+        p->num_collapsed_slice_dims = x.Ints(o.collapsed_slice_dims(), p->collapsed_slice_dims, "collapsed_slice_dims");
         p->num_start_index_map = x.Ints(o.start_index_map(), p->start_index_map, "start_index_map");
         p->index_vector_dim = o.index_vector_dim();
         p->num_slice_sizes = x.Ints(o.slice_sizes(), p->slice_sizes, "slice_sizes");
@@ -523,15 +495,12 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
       });
     case BO::STABLEHLO_RNG_BIT_GENERATOR:
       return x.Parse<TfLiteStablehloRngBitGeneratorParams, fb::StablehloRngBitGeneratorOptions>(
-          [&x](const auto& o, auto* p) {
-            p->algorithm = x.Enum(o.algorithm(), kRngAlgorithms, "algorithm");
-          });
+          [&x](const auto& o, auto* p) { p->algorithm = x.Enum(o.algorithm(), kRngAlgorithms, "algorithm"); });
     case BO::STABLEHLO_REDUCE_WINDOW:
       return x.Parse<TfLiteStablehloReduceWindowParams, fb::StablehloReduceWindowOptions>(
           [&x](const auto& o, auto* p) { FillReduceWindow(x, o, p); }, /*required=*/true);
     case BO::REDUCE_WINDOW:
-      return x.Parse<TfLiteReduceWindowParams, fb::ReduceWindowOptions>([&x](const auto& o,
-                                                                             auto* p) {
+      return x.Parse<TfLiteReduceWindowParams, fb::ReduceWindowOptions>([&x](const auto& o, auto* p) {
         p->reduce_function = x.Enum(o.reduce_function(), kReduceWindowFunctions, "reduce_function");
         if (p->reduce_function == TfLiteReduceWindowFunctionUnsupported) {
           x.Fail("reduce_function", "is UNSUPPORTED");
@@ -542,13 +511,12 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
           [&x](const auto& o, auto* p) {
             const int low = x.Ints(o.edge_padding_low(), p->edge_padding_low, "edge_padding_low",
                                    /*required=*/true);
-            const int high = x.Ints(o.edge_padding_high(), p->edge_padding_high,
-                                    "edge_padding_high", /*required=*/true);
-            const int interior = x.Ints(o.interior_padding(), p->interior_padding,
-                                        "interior_padding", /*required=*/true);
+            const int high =
+                x.Ints(o.edge_padding_high(), p->edge_padding_high, "edge_padding_high", /*required=*/true);
+            const int interior =
+                x.Ints(o.interior_padding(), p->interior_padding, "interior_padding", /*required=*/true);
             if (low != high || low != interior) {
-              x.Fail("edge_padding_low",
-                     "differs in length from edge_padding_high or interior_padding");
+              x.Fail("edge_padding_low", "differs in length from edge_padding_high or interior_padding");
             }
           },
           /*required=*/true);
@@ -569,9 +537,9 @@ Status ParseBuiltinOptions(const fb::Operator* op, int builtin_code, void** buil
     case BO::STABLEHLO_CASE:
       return x.Parse<TfLiteStablehloCaseParams, fb::StablehloCaseOptions>(
           [&x](const auto& o, auto* p) {
-            p->num_branches = static_cast<uint32_t>(x.Ints(
-                o.branch_subgraph_indices(), p->branch_subgraph_indices, "branch_subgraph_indices",
-                /*required=*/true));
+            p->num_branches = static_cast<uint32_t>(x.Ints(o.branch_subgraph_indices(), p->branch_subgraph_indices,
+                                                           "branch_subgraph_indices",
+                                                           /*required=*/true));
           },
           /*required=*/true);
 

@@ -20,8 +20,7 @@ class BuiltinOptionsTest : public ::testing::Test {
 
   flatbuffers::FlatBufferBuilder& fbb() { return builder_.fbb(); }
 
-  Status Parse(int code, fb::BuiltinOptions type = fb::BuiltinOptions::NONE,
-               flatbuffers::Offset<void> options = 0) {
+  Status Parse(int code, fb::BuiltinOptions type = fb::BuiltinOptions::NONE, flatbuffers::Offset<void> options = 0) {
     const int t = builder_.AddTensor(kTfLiteFloat32, {1});
     builder_.AddOperator(code, {t}, {t}, type, options);
     bytes_ = builder_.Finish();
@@ -99,9 +98,7 @@ TEST_F(BuiltinOptionsTest, TableOfAnotherTypeIsIgnored) {
 TEST_F(BuiltinOptionsTest, DepthwiseConvWithTanh) {
   auto o = fb::CreateDepthwiseConv2DOptions(fbb(), fb::Padding::VALID, 1, 2, /*depth_multiplier=*/3,
                                             fb::ActivationFunctionType::TANH, 2, 1);
-  ASSERT_TRUE(
-      Parse(kTfLiteBuiltinDepthwiseConv2d, fb::BuiltinOptions::DepthwiseConv2DOptions, o.Union())
-          .ok());
+  ASSERT_TRUE(Parse(kTfLiteBuiltinDepthwiseConv2d, fb::BuiltinOptions::DepthwiseConv2DOptions, o.Union()).ok());
   const auto& p = Params<TfLiteDepthwiseConvParams>();
   EXPECT_EQ(p.padding, kTfLitePaddingValid);
   EXPECT_EQ(p.stride_width, 1);
@@ -123,8 +120,7 @@ TEST_F(BuiltinOptionsTest, MaxPoolWithSignBit) {
 }
 
 TEST_F(BuiltinOptionsTest, UnknownActivationIsAnError) {
-  auto o = fb::CreateConv2DOptions(fbb(), fb::Padding::SAME, 1, 1,
-                                   static_cast<fb::ActivationFunctionType>(9));
+  auto o = fb::CreateConv2DOptions(fbb(), fb::Padding::SAME, 1, 1, static_cast<fb::ActivationFunctionType>(9));
   ExpectError(Parse(kTfLiteBuiltinConv2d, fb::BuiltinOptions::Conv2DOptions, o.Union()),
               "Conv2DOptions.fused_activation_function");
 }
@@ -154,8 +150,7 @@ TEST_F(BuiltinOptionsTest, ReshapeWithoutNewShape) {
 TEST_F(BuiltinOptionsTest, ReshapeWithTooManyDimensions) {
   std::vector<int32_t> dims(TFLITE_RESHAPE_PARAMS_MAX_DIMENSION_COUNT + 1, 1);
   auto o = fb::CreateReshapeOptions(fbb(), fbb().CreateVector(dims));
-  ExpectError(Parse(kTfLiteBuiltinReshape, fb::BuiltinOptions::ReshapeOptions, o.Union()),
-              "ReshapeOptions.new_shape");
+  ExpectError(Parse(kTfLiteBuiltinReshape, fb::BuiltinOptions::ReshapeOptions, o.Union()), "ReshapeOptions.new_shape");
 }
 
 TEST_F(BuiltinOptionsTest, Squeeze) {
@@ -186,24 +181,20 @@ TEST_F(BuiltinOptionsTest, Lstm) {
   EXPECT_TRUE(p.asymmetric_quantize_inputs);
 }
 
-TEST_F(BuiltinOptionsTest, LstmRequiresItsOptions) {
-  ExpectError(Parse(kTfLiteBuiltinLstm), "LSTMOptions");
-}
+TEST_F(BuiltinOptionsTest, LstmRequiresItsOptions) { ExpectError(Parse(kTfLiteBuiltinLstm), "LSTMOptions"); }
 
 TEST_F(BuiltinOptionsTest, LstmUnknownKernelType) {
-  auto o = fb::CreateLSTMOptions(fbb(), fb::ActivationFunctionType::TANH, 0.f, 0.f,
-                                 static_cast<fb::LSTMKernelType>(2));
-  ExpectError(Parse(kTfLiteBuiltinLstm, fb::BuiltinOptions::LSTMOptions, o.Union()),
-              "LSTMOptions.kernel_type");
+  auto o = fb::CreateLSTMOptions(fbb(), fb::ActivationFunctionType::TANH, 0.f, 0.f, static_cast<fb::LSTMKernelType>(2));
+  ExpectError(Parse(kTfLiteBuiltinLstm, fb::BuiltinOptions::LSTMOptions, o.Union()), "LSTMOptions.kernel_type");
 }
 
 TEST_F(BuiltinOptionsTest, UnidirectionalSequenceLstm) {
   auto o = fb::CreateUnidirectionalSequenceLSTMOptions(
       fbb(), fb::ActivationFunctionType::RELU, 1.f, 0.f, /*time_major=*/true,
       /*asymmetric_quantize_inputs=*/false, /*diagonal_recurrent_tensors=*/true);
-  ASSERT_TRUE(Parse(kTfLiteBuiltinUnidirectionalSequenceLstm,
-                    fb::BuiltinOptions::UnidirectionalSequenceLSTMOptions, o.Union())
-                  .ok());
+  ASSERT_TRUE(
+      Parse(kTfLiteBuiltinUnidirectionalSequenceLstm, fb::BuiltinOptions::UnidirectionalSequenceLSTMOptions, o.Union())
+          .ok());
   const auto& p = Params<TfLiteUnidirectionalSequenceLSTMParams>();
   EXPECT_EQ(p.activation, kTfLiteActRelu);
   EXPECT_FLOAT_EQ(p.cell_clip, 1.f);
@@ -213,11 +204,11 @@ TEST_F(BuiltinOptionsTest, UnidirectionalSequenceLstm) {
 }
 
 TEST_F(BuiltinOptionsTest, BidirectionalSequenceLstmSchemaDefaultTimeMajor) {
-  auto o = fb::CreateBidirectionalSequenceLSTMOptions(fbb(), fb::ActivationFunctionType::TANH, 0.f,
-                                                      0.f, /*merge_outputs=*/true);
-  ASSERT_TRUE(Parse(kTfLiteBuiltinBidirectionalSequenceLstm,
-                    fb::BuiltinOptions::BidirectionalSequenceLSTMOptions, o.Union())
-                  .ok());
+  auto o = fb::CreateBidirectionalSequenceLSTMOptions(fbb(), fb::ActivationFunctionType::TANH, 0.f, 0.f,
+                                                      /*merge_outputs=*/true);
+  ASSERT_TRUE(
+      Parse(kTfLiteBuiltinBidirectionalSequenceLstm, fb::BuiltinOptions::BidirectionalSequenceLSTMOptions, o.Union())
+          .ok());
   const auto& p = Params<TfLiteBidirectionalSequenceLSTMParams>();
   EXPECT_TRUE(p.merge_outputs);
   EXPECT_TRUE(p.time_major);  // schema default true
@@ -239,9 +230,7 @@ TEST_F(BuiltinOptionsTest, FullyConnected) {
   auto o = fb::CreateFullyConnectedOptions(fbb(), fb::ActivationFunctionType::RELU,
                                            fb::FullyConnectedOptionsWeightsFormat::SHUFFLED4x16INT8,
                                            /*keep_num_dims=*/true);
-  ASSERT_TRUE(
-      Parse(kTfLiteBuiltinFullyConnected, fb::BuiltinOptions::FullyConnectedOptions, o.Union())
-          .ok());
+  ASSERT_TRUE(Parse(kTfLiteBuiltinFullyConnected, fb::BuiltinOptions::FullyConnectedOptions, o.Union()).ok());
   const auto& p = Params<TfLiteFullyConnectedParams>();
   EXPECT_EQ(p.activation, kTfLiteActRelu);
   EXPECT_EQ(p.weights_format, kTfLiteFullyConnectedWeightsFormatShuffled4x16Int8);
@@ -252,9 +241,8 @@ TEST_F(BuiltinOptionsTest, FullyConnected) {
 TEST_F(BuiltinOptionsTest, FullyConnectedUnknownWeightsFormat) {
   auto o = fb::CreateFullyConnectedOptions(fbb(), fb::ActivationFunctionType::NONE,
                                            static_cast<fb::FullyConnectedOptionsWeightsFormat>(7));
-  ExpectError(
-      Parse(kTfLiteBuiltinFullyConnected, fb::BuiltinOptions::FullyConnectedOptions, o.Union()),
-      "FullyConnectedOptions.weights_format");
+  ExpectError(Parse(kTfLiteBuiltinFullyConnected, fb::BuiltinOptions::FullyConnectedOptions, o.Union()),
+              "FullyConnectedOptions.weights_format");
 }
 
 TEST_F(BuiltinOptionsTest, Cast) {
@@ -266,8 +254,7 @@ TEST_F(BuiltinOptionsTest, Cast) {
 
 TEST_F(BuiltinOptionsTest, CastToTypeTheCApiLacks) {
   auto o = fb::CreateCastOptions(fbb(), fb::TensorType::FLOAT32, fb::TensorType::BFLOAT16);
-  ExpectError(Parse(kTfLiteBuiltinCast, fb::BuiltinOptions::CastOptions, o.Union()),
-              "CastOptions.out_data_type");
+  ExpectError(Parse(kTfLiteBuiltinCast, fb::BuiltinOptions::CastOptions, o.Union()), "CastOptions.out_data_type");
 }
 
 TEST_F(BuiltinOptionsTest, ArgMaxOutputType) {
@@ -284,8 +271,7 @@ TEST_F(BuiltinOptionsTest, ReducerKeepDims) {
 
 TEST_F(BuiltinOptionsTest, StridedSlice) {
   auto o = fb::CreateStridedSliceOptions(fbb(), 1, 2, 4, 8, 16, /*offset=*/true);
-  ASSERT_TRUE(
-      Parse(kTfLiteBuiltinStridedSlice, fb::BuiltinOptions::StridedSliceOptions, o.Union()).ok());
+  ASSERT_TRUE(Parse(kTfLiteBuiltinStridedSlice, fb::BuiltinOptions::StridedSliceOptions, o.Union()).ok());
   const auto& p = Params<TfLiteStridedSliceParams>();
   EXPECT_EQ(p.begin_mask, 1);
   EXPECT_EQ(p.end_mask, 2);
@@ -303,8 +289,7 @@ TEST_F(BuiltinOptionsTest, MirrorPad) {
 
 TEST_F(BuiltinOptionsTest, MirrorPadUnknownMode) {
   auto o = fb::CreateMirrorPadOptions(fbb(), static_cast<fb::MirrorPadMode>(3));
-  ExpectError(Parse(kTfLiteBuiltinMirrorPad, fb::BuiltinOptions::MirrorPadOptions, o.Union()),
-              "MirrorPadOptions.mode");
+  ExpectError(Parse(kTfLiteBuiltinMirrorPad, fb::BuiltinOptions::MirrorPadOptions, o.Union()), "MirrorPadOptions.mode");
 }
 
 TEST_F(BuiltinOptionsTest, WhileSubgraphs) {
@@ -340,8 +325,7 @@ TEST_F(BuiltinOptionsTest, BucketizeWithoutBoundaries) {
 
 TEST_F(BuiltinOptionsTest, RandomSeeds) {
   auto o = fb::CreateRandomOptions(fbb(), 7, 11);
-  ASSERT_TRUE(
-      Parse(kTfLiteBuiltinRandomUniform, fb::BuiltinOptions::RandomOptions, o.Union()).ok());
+  ASSERT_TRUE(Parse(kTfLiteBuiltinRandomUniform, fb::BuiltinOptions::RandomOptions, o.Union()).ok());
   EXPECT_EQ(Params<TfLiteRandomParams>().seed, 7);
   EXPECT_EQ(Params<TfLiteRandomParams>().seed2, 11);
 }
@@ -356,9 +340,7 @@ TEST_F(BuiltinOptionsTest, PlaceholderParamsAreAllocated) {
   EXPECT_NE(data_, nullptr);
 }
 
-TEST_F(BuiltinOptionsTest, DelegateIsRejected) {
-  ExpectError(Parse(kTfLiteBuiltinDelegate), "DELEGATE");
-}
+TEST_F(BuiltinOptionsTest, DelegateIsRejected) { ExpectError(Parse(kTfLiteBuiltinDelegate), "DELEGATE"); }
 
 TEST_F(BuiltinOptionsTest, PlaceholderCodeIsRejected) {
   EXPECT_EQ(Parse(kTfLiteBuiltinPlaceholderForGreaterOpCodes).code(), StatusCode::kInvalidInput);
@@ -374,8 +356,7 @@ class BuiltinOptions2Test : public ::testing::Test {
     op.add_builtin_options_2_type(type);
     op.add_builtin_options_2(options);
     fbb_.Finish(op.Finish());
-    return ParseBuiltinOptions(flatbuffers::GetRoot<fb::Operator>(fbb_.GetBufferPointer()), code,
-                               &data_);
+    return ParseBuiltinOptions(flatbuffers::GetRoot<fb::Operator>(fbb_.GetBufferPointer()), code, &data_);
   }
 
   flatbuffers::FlatBufferBuilder fbb_;
@@ -383,11 +364,9 @@ class BuiltinOptions2Test : public ::testing::Test {
 };
 
 TEST_F(BuiltinOptions2Test, StablehloPad) {
-  auto o = fb::CreateStablehloPadOptions(fbb_, fbb_.CreateVector<int64_t>({1, 2}),
-                                         fbb_.CreateVector<int64_t>({3, 4}),
+  auto o = fb::CreateStablehloPadOptions(fbb_, fbb_.CreateVector<int64_t>({1, 2}), fbb_.CreateVector<int64_t>({3, 4}),
                                          fbb_.CreateVector<int64_t>({0, 5}));
-  ASSERT_TRUE(
-      Parse(kTfLiteBuiltinStablehloPad, fb::BuiltinOptions2::StablehloPadOptions, o.Union()).ok());
+  ASSERT_TRUE(Parse(kTfLiteBuiltinStablehloPad, fb::BuiltinOptions2::StablehloPadOptions, o.Union()).ok());
   const auto* p = static_cast<const TfLiteStablehloPadParams*>(data_);
   EXPECT_EQ(p->edge_padding_low[1], 2);
   EXPECT_EQ(p->edge_padding_high[0], 3);
@@ -395,12 +374,10 @@ TEST_F(BuiltinOptions2Test, StablehloPad) {
 }
 
 TEST_F(BuiltinOptions2Test, StablehloPadInconsistentLengths) {
-  auto o = fb::CreateStablehloPadOptions(fbb_, fbb_.CreateVector<int64_t>({1, 2}),
-                                         fbb_.CreateVector<int64_t>({3}),
+  auto o = fb::CreateStablehloPadOptions(fbb_, fbb_.CreateVector<int64_t>({1, 2}), fbb_.CreateVector<int64_t>({3}),
                                          fbb_.CreateVector<int64_t>({0, 5}));
-  ExpectError(
-      Parse(kTfLiteBuiltinStablehloPad, fb::BuiltinOptions2::StablehloPadOptions, o.Union()),
-      "StablehloPadOptions");
+  ExpectError(Parse(kTfLiteBuiltinStablehloPad, fb::BuiltinOptions2::StablehloPadOptions, o.Union()),
+              "StablehloPadOptions");
   EXPECT_EQ(data_, nullptr);
 }
 
@@ -408,9 +385,8 @@ TEST_F(BuiltinOptions2Test, StablehloReduceWindowDefaults) {
   auto o = fb::CreateStablehloReduceWindowOptions(fbb_, fbb_.CreateVector<int64_t>({2, 3}),
                                                   fbb_.CreateVector<int64_t>({1, 2}), 0, 0, 0,
                                                   /*body_subgraph_index=*/4);
-  ASSERT_TRUE(Parse(kTfLiteBuiltinStablehloReduceWindow,
-                    fb::BuiltinOptions2::StablehloReduceWindowOptions, o.Union())
-                  .ok());
+  ASSERT_TRUE(
+      Parse(kTfLiteBuiltinStablehloReduceWindow, fb::BuiltinOptions2::StablehloReduceWindowOptions, o.Union()).ok());
   const auto* p = static_cast<const TfLiteStablehloReduceWindowParams*>(data_);
   EXPECT_EQ(p->window_dimensions[1], 3);
   EXPECT_EQ(p->window_strides[1], 2);

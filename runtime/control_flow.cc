@@ -37,8 +37,8 @@ Subgraph* Callee(TfLiteContext* context, int index, const char* role) {
   Subgraph* self = Self(context);
   Interpreter* interpreter = self->interpreter();
   if (index < 0 || index >= static_cast<int>(interpreter->subgraphs_size())) {
-    TF_LITE_KERNEL_LOG(context, "%s subgraph index %d is out of range (the model has %d subgraphs)", role,
-                       index, static_cast<int>(interpreter->subgraphs_size()));
+    TF_LITE_KERNEL_LOG(context, "%s subgraph index %d is out of range (the model has %d subgraphs)", role, index,
+                       static_cast<int>(interpreter->subgraphs_size()));
     return nullptr;
   }
   if (index == self->index()) {
@@ -64,8 +64,8 @@ TfLiteStatus Call(TfLiteContext* context, Subgraph* callee, const std::vector<Va
   for (size_t i = 0; i < inputs.size(); ++i) {
     TfLiteTensor* t = callee->tensor(callee->inputs()[i]);
     if (t->type != inputs[i].type) {
-      TF_LITE_KERNEL_LOG(context, "subgraph %d input %d has type %s, given %s", callee->index(),
-                         static_cast<int>(i), TfLiteTypeGetName(t->type), TfLiteTypeGetName(inputs[i].type));
+      TF_LITE_KERNEL_LOG(context, "subgraph %d input %d has type %s, given %s", callee->index(), static_cast<int>(i),
+                         TfLiteTypeGetName(t->type), TfLiteTypeGetName(inputs[i].type));
       return kTfLiteError;
     }
     const std::vector<int> dims(t->dims->data, t->dims->data + t->dims->size);
@@ -104,16 +104,16 @@ TfLiteStatus Call(TfLiteContext* context, Subgraph* callee, const std::vector<Va
 // Sizes a node output to `value` and copies it in (outputs of control-flow ops are dynamic).
 TfLiteStatus WriteOutput(TfLiteContext* context, TfLiteTensor* output, const Value& value) {
   if (output->type != value.type) {
-    TF_LITE_KERNEL_LOG(context, "output has type %s but the subgraph produced %s",
-                       TfLiteTypeGetName(output->type), TfLiteTypeGetName(value.type));
+    TF_LITE_KERNEL_LOG(context, "output has type %s but the subgraph produced %s", TfLiteTypeGetName(output->type),
+                       TfLiteTypeGetName(value.type));
     return kTfLiteError;
   }
   TfLiteIntArray* dims = TfLiteIntArrayCreate(static_cast<int>(value.dims.size()));
   for (size_t d = 0; d < value.dims.size(); ++d) dims->data[d] = value.dims[d];
   TF_LITE_ENSURE_OK(context, context->ResizeTensor(context, output, dims));
   if (output->bytes != value.bytes.size()) {
-    TF_LITE_KERNEL_LOG(context, "output needs %d bytes, the subgraph produced %d",
-                       static_cast<int>(output->bytes), static_cast<int>(value.bytes.size()));
+    TF_LITE_KERNEL_LOG(context, "output needs %d bytes, the subgraph produced %d", static_cast<int>(output->bytes),
+                       static_cast<int>(value.bytes.size()));
     return kTfLiteError;
   }
   if (!value.bytes.empty()) std::memcpy(output->data.raw, value.bytes.data(), value.bytes.size());
@@ -144,8 +144,8 @@ TfLiteStatus WhilePrepare(TfLiteContext* context, TfLiteNode* node) {
   Subgraph* body = Callee(context, params->body_subgraph_index, "WHILE body");
   if (cond == nullptr || body == nullptr) return kTfLiteError;
   const size_t n = static_cast<size_t>(tflite::NumInputs(node));
-  if (static_cast<size_t>(tflite::NumOutputs(node)) != n || cond->inputs().size() != n ||
-      body->inputs().size() != n || body->outputs().size() != n || cond->outputs().size() != 1) {
+  if (static_cast<size_t>(tflite::NumOutputs(node)) != n || cond->inputs().size() != n || body->inputs().size() != n ||
+      body->outputs().size() != n || cond->outputs().size() != 1) {
     TF_LITE_KERNEL_LOG(context,
                        "WHILE has %d inputs and %d outputs; cond takes %d and gives %d; body takes %d and "
                        "gives %d (expected equal counts and one cond output)",
@@ -179,8 +179,10 @@ TfLiteStatus WhileEval(TfLiteContext* context, TfLiteNode* node) {
     }
     if (result[0].bytes[0] == 0) break;
     if (iteration >= max_iterations) {
-      TF_LITE_KERNEL_LOG(context, "WHILE loop ran %lld iterations, the limit; stopped (raise the limit if the "
-                         "model really needs more)", static_cast<long long>(max_iterations));
+      TF_LITE_KERNEL_LOG(context,
+                         "WHILE loop ran %lld iterations, the limit; stopped (raise the limit if the "
+                         "model really needs more)",
+                         static_cast<long long>(max_iterations));
       return kTfLiteError;
     }
     TF_LITE_ENSURE_OK(context, Call(context, body, vars, &result));
@@ -209,8 +211,7 @@ TfLiteStatus IfPrepare(TfLiteContext* context, TfLiteNode* node) {
   for (Subgraph* branch : {then_branch, else_branch}) {
     if (branch->inputs().size() + 1 != static_cast<size_t>(tflite::NumInputs(node)) ||
         branch->outputs().size() != static_cast<size_t>(tflite::NumOutputs(node))) {
-      TF_LITE_KERNEL_LOG(context, "IF branch subgraph %d does not take the node's inputs and outputs",
-                         branch->index());
+      TF_LITE_KERNEL_LOG(context, "IF branch subgraph %d does not take the node's inputs and outputs", branch->index());
       return kTfLiteError;
     }
   }
@@ -242,8 +243,7 @@ TfLiteStatus CallOncePrepare(TfLiteContext* context, TfLiteNode* node) {
   if (init == nullptr) return kTfLiteError;
   if (!init->inputs().empty() || !init->outputs().empty() || tflite::NumInputs(node) != 0 ||
       tflite::NumOutputs(node) != 0) {
-    TF_LITE_KERNEL_LOG(context, "CALL_ONCE and its init subgraph %d must have no inputs or outputs",
-                       init->index());
+    TF_LITE_KERNEL_LOG(context, "CALL_ONCE and its init subgraph %d must have no inputs or outputs", init->index());
     return kTfLiteError;
   }
   return kTfLiteOk;

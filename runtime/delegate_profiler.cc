@@ -15,8 +15,8 @@ bool DelegateProfiler::Forwarded(EventType type) {
 
 int64_t DelegateProfiler::NowMicros() const {
   if (now_us_) return now_us_();
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 uint32_t DelegateProfiler::BeginEvent(const char* tag, EventType event_type, int64_t event_metadata1,
@@ -51,8 +51,8 @@ void DelegateProfiler::AddEvent(const char* tag, EventType event_type, uint64_t 
                                 int64_t event_metadata2) {
   (void)event_metadata2;
   if (observer_ == nullptr || !Forwarded(event_type)) return;
-  observer_->DelegateOpFinished(subgraph_, current_node_, tag != nullptr ? tag : "",
-                                static_cast<int>(event_metadata1), static_cast<int64_t>(metric));
+  observer_->DelegateOpFinished(subgraph_, current_node_, tag != nullptr ? tag : "", static_cast<int>(event_metadata1),
+                                static_cast<int64_t>(metric));
 }
 
 }  // namespace touchstone

@@ -31,8 +31,7 @@ class DelegateProfiler : public tflite::Profiler {
   using tflite::Profiler::AddEvent;
   using tflite::Profiler::BeginEvent;
   using tflite::Profiler::EndEvent;
-  uint32_t BeginEvent(const char* tag, EventType event_type, int64_t event_metadata1,
-                      int64_t event_metadata2) override;
+  uint32_t BeginEvent(const char* tag, EventType event_type, int64_t event_metadata1, int64_t event_metadata2) override;
   void EndEvent(uint32_t event_handle) override;
   void AddEvent(const char* tag, EventType event_type, uint64_t metric, int64_t event_metadata1,
                 int64_t event_metadata2) override;

@@ -70,7 +70,10 @@ TEST(DelegateProfilerTest, DropsOtherEventTypesAndUnknownHandles) {
   profiler.set_observer(&recorder);
   { TFLITE_SCOPED_TAGGED_DEFAULT_PROFILE(&profiler, "whatever"); }
   { TFLITE_SCOPED_TAGGED_OPERATOR_PROFILE(&profiler, "CONV_2D", 1); }
-  { tflite::ScopedRuntimeInstrumentationProfile p(&profiler, "invoke"); p.set_runtime_status(0, 0); }
+  {
+    tflite::ScopedRuntimeInstrumentationProfile p(&profiler, "invoke");
+    p.set_runtime_status(0, 0);
+  }
   TFLITE_ADD_RUNTIME_INSTRUMENTATION_EVENT((&profiler), "status", 1, 2);
   profiler.AddEvent("x", tflite::Profiler::EventType::TELEMETRY_EVENT, 1, 0);
   profiler.AddEventWithData("x", tflite::Profiler::EventType::TELEMETRY_REPORT_SETTINGS, nullptr);

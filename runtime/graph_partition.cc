@@ -5,8 +5,7 @@
 
 namespace touchstone {
 
-std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& graph,
-                                                        const std::vector<int>& plan,
+std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& graph, const std::vector<int>& plan,
                                                         const std::set<int>& delegated) {
   // Tables indexed by node and tensor (a model's Init runs this for every delegate).
   const size_t node_count = std::max(graph.node_inputs.size(), graph.node_outputs.size());
@@ -78,8 +77,7 @@ std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& gr
       }
     }
     if (!subset.nodes.empty()) {
-      std::sort(subset.nodes.begin(), subset.nodes.end(),
-                [&](int a, int b) { return position[a] < position[b]; });
+      std::sort(subset.nodes.begin(), subset.nodes.end(), [&](int a, int b) { return position[a] < position[b]; });
       subsets.push_back(std::move(subset));
       idle_rounds = 0;
     } else {

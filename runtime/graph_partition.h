@@ -24,8 +24,7 @@ struct PartitionGraph {
 };
 
 // `plan` is a topological order of node indices; `delegated` the nodes a delegate wants.
-std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& graph,
-                                                        const std::vector<int>& plan,
+std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& graph, const std::vector<int>& plan,
                                                         const std::set<int>& delegated);
 
 }  // namespace touchstone

@@ -9,8 +9,8 @@
 
 #include "runtime/arena_planner.h"
 #include "runtime/builtin_options.h"
-#include "runtime/graph_partition.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/graph_partition.h"
 #include "runtime/kernels/internal/sparsity.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -63,9 +63,7 @@ std::string ShapeString(const TfLiteIntArray* dims) {
   return s + "]";
 }
 
-Subgraph* SubgraphOf(const TfLiteContext* context) {
-  return static_cast<Subgraph*>(context->impl_);
-}
+Subgraph* SubgraphOf(const TfLiteContext* context) { return static_cast<Subgraph*>(context->impl_); }
 
 }  // namespace
 
@@ -154,9 +152,8 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
   in_arena_.assign(count, false);
   context_.tensors = tensors_.data();
   context_.tensors_size = count;
-  const uint64_t limit = interpreter_->options().max_tensor_bytes
-                             ? interpreter_->options().max_tensor_bytes
-                             : UINT64_MAX;
+  const uint64_t limit =
+      interpreter_->options().max_tensor_bytes ? interpreter_->options().max_tensor_bytes : UINT64_MAX;
   for (size_t i = 0; i < count; ++i) {
     const fb::Tensor* src = subgraph->tensors()->Get(i);
     TfLiteTensor& t = tensors_[i];
@@ -177,7 +174,8 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
       affine->zero_point = TfLiteIntArrayCreate(channels);
       for (int c = 0; c < channels; ++c) {
         affine->scale->data[c] = q->scale()->Get(c);
-        const bool has_zp = q->zero_point() != nullptr && q->zero_point()->size() > static_cast<flatbuffers::uoffset_t>(c);
+        const bool has_zp =
+            q->zero_point() != nullptr && q->zero_point()->size() > static_cast<flatbuffers::uoffset_t>(c);
         affine->zero_point->data[c] = has_zp ? static_cast<int>(q->zero_point()->Get(c)) : 0;
       }
       // With one scale the dimension is irrelevant; TFLite refuses an out-of-range one even then
@@ -211,9 +209,9 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
                                  ", which Touchstone does not run yet");
       }
       if (sized && buffer_bytes != t.bytes) {
-        return InvalidInputError(label + " has " + std::to_string(buffer_bytes) +
-                                 " bytes of data but its shape " + ShapeString(t.dims) + " and type " +
-                                 TfLiteTypeGetName(t.type) + " need " + std::to_string(t.bytes));
+        return InvalidInputError(label + " has " + std::to_string(buffer_bytes) + " bytes of data but its shape " +
+                                 ShapeString(t.dims) + " and type " + TfLiteTypeGetName(t.type) + " need " +
+                                 std::to_string(t.bytes));
       }
       if (!sized) t.bytes = buffer_bytes;
       if (t.is_variable) {
@@ -234,8 +232,8 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
 
 // A sparse constant: DENSIFY's inputs keep the sparse form (the kernel expands it, as in TFLite);
 // any other consumer gets it expanded here, once, into storage the subgraph owns.
-Status Subgraph::BuildSparseTensor(const Model& model, const fb::SubGraph* subgraph, int index,
-                                   const uint8_t* buffer, size_t buffer_bytes) {
+Status Subgraph::BuildSparseTensor(const Model& model, const fb::SubGraph* subgraph, int index, const uint8_t* buffer,
+                                   size_t buffer_bytes) {
   TfLiteTensor& t = tensors_[index];
   const fb::Tensor* src = subgraph->tensors()->Get(index);
   const std::string label = "tensor " + std::to_string(index) + " '" + t.name + "'";
@@ -260,15 +258,15 @@ Status Subgraph::BuildSparseTensor(const Model& model, const fb::SubGraph* subgr
   }
   CacheAlignedVector<uint8_t>& dense = expanded_constants_[index];
   dense.assign(t.bytes, 0);
-  const bool ok = sparsity::SparseToDense(*sparsity, t.dims, element, buffer, buffer_bytes, dense.data(), t.bytes, &why);
+  const bool ok =
+      sparsity::SparseToDense(*sparsity, t.dims, element, buffer, buffer_bytes, dense.data(), t.bytes, &why);
   TfLiteSparsityFree(sparsity);
   if (!ok) return InvalidInputError(label + " has invalid sparsity: " + why);
   t.data.raw = reinterpret_cast<char*>(dense.data());
   return Status::Ok();
 }
 
-Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
-                            const OpResolver& resolver) {
+Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph, const OpResolver& resolver) {
   const size_t count = subgraph->operators() != nullptr ? subgraph->operators()->size() : 0;
   // Room for delegate kernels, so pointers a delegate holds during Prepare stay valid.
   nodes_.reserve(2 * count + 16);
@@ -286,8 +284,7 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph,
     for (int k = 0; k < entry.node.outputs->size; ++k) {
       const int t = entry.node.outputs->data[k];
       if (t >= 0 && tensors_[t].allocation_type == kTfLiteMmapRo) {
-        return InvalidInputError(where + ": output " + std::to_string(k) + " is constant tensor " +
-                                 std::to_string(t));
+        return InvalidInputError(where + ": output " + std::to_string(k) + " is constant tensor " + std::to_string(t));
       }
     }
 
@@ -351,15 +348,18 @@ Status Subgraph::ResolveUnregisteredVersion(const OpResolver& resolver, int buil
   if (highest == 0) return InvalidInputError("op (version " + std::to_string(version) + ") not supported yet");
   if (version > highest && interpreter_->options().allow_newer_op_versions) {
     *registration = resolver.FindOp(builtin, highest);
-    std::fprintf(stderr, "WARNING: %s version %d is newer than TensorFlow Lite 2.14.1 registers; running it with "
-                 "the version %d kernel (allow_newer_op_versions)\n", op_name.c_str(), version, highest);
+    std::fprintf(stderr,
+                 "WARNING: %s version %d is newer than TensorFlow Lite 2.14.1 registers; running it with "
+                 "the version %d kernel (allow_newer_op_versions)\n",
+                 op_name.c_str(), version, highest);
     return Status::Ok();
   }
   return InvalidInputError("version " + std::to_string(version) + " of " + op_name +
                            " is not registered in TensorFlow Lite 2.14.1, which runs versions " +
                            std::to_string(lowest) + " to " + std::to_string(highest) +
                            (version > highest ? " (a newer converter wrote this model; allow_newer_op_versions runs it "
-                                                "with the version " + std::to_string(highest) + " kernel)"
+                                                "with the version " +
+                                                    std::to_string(highest) + " kernel)"
                                               : ""));
 }
 
@@ -379,8 +379,8 @@ Status Subgraph::NodeError(int node_index, NodeStage stage) {
       name = "allocate dynamic output";
       break;
   }
-  std::string message = "subgraph " + std::to_string(index_) + " op " + std::to_string(node_index) +
-                        " (" + nodes_[node_index].op_name + "): " + name + " failed";
+  std::string message = "subgraph " + std::to_string(index_) + " op " + std::to_string(node_index) + " (" +
+                        nodes_[node_index].op_name + "): " + name + " failed";
   if (!error_.empty()) message += ": " + error_;
   error_.clear();
   return Status(stage == NodeStage::kPrepare ? StatusCode::kInvalidInput : StatusCode::kExecution, message);
@@ -401,7 +401,8 @@ Status Subgraph::ResizeInputTensor(int tensor_index, const std::vector<int>& dim
   }
   size_t bytes = 0;
   TfLiteIntArray* new_dims = IntArrayFrom(dims);
-  const uint64_t limit = interpreter_->options().max_tensor_bytes ? interpreter_->options().max_tensor_bytes : UINT64_MAX;
+  const uint64_t limit =
+      interpreter_->options().max_tensor_bytes ? interpreter_->options().max_tensor_bytes : UINT64_MAX;
   if (!TensorBytes(t.type, new_dims, limit, &bytes)) {
     const std::string shape = ShapeString(new_dims);
     const std::string asked = RequestedBytesText(t.type, new_dims);
@@ -762,9 +763,9 @@ Status Subgraph::Invoke() {
     for (int k = 0; k < entry.node.inputs->size; ++k) {
       const int t = entry.node.inputs->data[k];
       if (t >= 0 && tensors_[t].data.raw == nullptr && tensors_[t].bytes > 0) {
-        status = ExecutionError("subgraph " + std::to_string(index_) + " op " +
-                                std::to_string(node_index) + " (" + entry.op_name + "): input " +
-                                std::to_string(k) + " (tensor " + std::to_string(t) + ") lacks data");
+        status = ExecutionError("subgraph " + std::to_string(index_) + " op " + std::to_string(node_index) + " (" +
+                                entry.op_name + "): input " + std::to_string(k) + " (tensor " + std::to_string(t) +
+                                ") lacks data");
         break;
       }
     }
@@ -797,13 +798,14 @@ Status Subgraph::Invoke() {
     if (entry.node.delegate != nullptr) interpreter_->ParkThreadPool();
     NodeObserver* observer = interpreter_->node_observer();
     delegate_profiler_.set_current_node(node_index);
-    const auto started = observer != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    const auto started =
+        observer != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
       status = NodeError(node_index, NodeStage::kInvoke);
     }
     if (observer != nullptr) {
-      const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                                 std::chrono::steady_clock::now() - started).count();
+      const int64_t micros =
+          std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
       observer->NodeFinished(index_, node_index, entry.op_name, entry.node.delegate != nullptr, micros);
     }
     if (status.ok() && !last_used_at_step_.empty()) {
@@ -834,10 +836,9 @@ TfLiteStatus Subgraph::EnsureReadable(TfLiteTensor* tensor) {
   TfLiteDelegate* delegate = tensor->delegate;
   TfLiteOpaqueDelegateBuilder* builder = delegate->Prepare == nullptr ? delegate->opaque_delegate_builder : nullptr;
   if (builder != nullptr && builder->CopyFromBufferHandle != nullptr) {
-    TF_LITE_ENSURE_STATUS(builder->CopyFromBufferHandle(reinterpret_cast<TfLiteOpaqueContext*>(&context_),
-                                                        reinterpret_cast<TfLiteOpaqueDelegate*>(delegate),
-                                                        builder->data, tensor->buffer_handle,
-                                                        reinterpret_cast<TfLiteOpaqueTensor*>(tensor)));
+    TF_LITE_ENSURE_STATUS(builder->CopyFromBufferHandle(
+        reinterpret_cast<TfLiteOpaqueContext*>(&context_), reinterpret_cast<TfLiteOpaqueDelegate*>(delegate),
+        builder->data, tensor->buffer_handle, reinterpret_cast<TfLiteOpaqueTensor*>(tensor)));
     tensor->data_is_stale = false;
     return kTfLiteOk;
   }
@@ -886,8 +887,7 @@ TfLiteStatus Subgraph::PreviewDelegatePartitioningCallback(TfLiteContext* contex
 }
 
 TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLiteRegistration registration,
-                                                  const TfLiteIntArray* nodes_to_replace,
-                                                  TfLiteDelegate* delegate) {
+                                                  const TfLiteIntArray* nodes_to_replace, TfLiteDelegate* delegate) {
   Subgraph* self = SubgraphOf(context);
   if (nodes_to_replace == nullptr) return kTfLiteError;
   for (int i = 0; i < nodes_to_replace->size; ++i) {
@@ -904,7 +904,8 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
   // An opaque delegate's kernel comes as a TfLiteRegistrationExternal, owned from here on (TFLite 2.14.1,
   // Subgraph::ReplaceNodeSubsetsWithDelegateKernels); its callbacks are reached through trampolines.
   TfLiteRegistrationExternal* external = registration.registration_external;
-  const bool opaque = delegate != nullptr && delegate->Prepare == nullptr && delegate->opaque_delegate_builder != nullptr;
+  const bool opaque =
+      delegate != nullptr && delegate->Prepare == nullptr && delegate->opaque_delegate_builder != nullptr;
   if (opaque && external == nullptr) {
     context->ReportError(context, "an opaque delegate replaced nodes without a TfLiteRegistrationExternal");
     return kTfLiteDelegateError;
@@ -976,8 +977,8 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
     entry.op_name = name;
     const int node_index = static_cast<int>(self->nodes_.size()) - 1;
     if (external != nullptr && external->init != nullptr) {
-      void* user_data = external->init(reinterpret_cast<TfLiteOpaqueContext*>(context),
-                                       reinterpret_cast<const char*>(params), 0);
+      void* user_data =
+          external->init(reinterpret_cast<TfLiteOpaqueContext*>(context), reinterpret_cast<const char*>(params), 0);
       self->nodes_[node_index].node.user_data = user_data;
     } else if (registration.init != nullptr) {
       void* user_data = registration.init(context, reinterpret_cast<const char*>(params), 0);
@@ -994,9 +995,8 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
 
 Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
   // TFLite's test for an opaque delegate: no classic Prepare, a builder. Its flags then come from the builder.
-  TfLiteOpaqueDelegateBuilder* builder = delegate != nullptr && delegate->Prepare == nullptr
-                                             ? delegate->opaque_delegate_builder
-                                             : nullptr;
+  TfLiteOpaqueDelegateBuilder* builder =
+      delegate != nullptr && delegate->Prepare == nullptr ? delegate->opaque_delegate_builder : nullptr;
   if (delegate == nullptr || (delegate->Prepare == nullptr && (builder == nullptr || builder->Prepare == nullptr))) {
     return UsageError("delegate has no Prepare function");
   }
@@ -1010,10 +1010,10 @@ Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
   const std::vector<int> saved_plan = execution_plan_;
   const size_t saved_nodes = nodes_.size();
   error_.clear();
-  const TfLiteStatus prepared =
-      builder != nullptr ? builder->Prepare(reinterpret_cast<TfLiteOpaqueContext*>(&context_),
-                                            reinterpret_cast<TfLiteOpaqueDelegate*>(delegate), builder->data)
-                         : delegate->Prepare(&context_, delegate);
+  const TfLiteStatus prepared = builder != nullptr
+                                    ? builder->Prepare(reinterpret_cast<TfLiteOpaqueContext*>(&context_),
+                                                       reinterpret_cast<TfLiteOpaqueDelegate*>(delegate), builder->data)
+                                    : delegate->Prepare(&context_, delegate);
   FreePreviewParams();
   auto undo = [&]() {
     // Free the delegate kernels it added and put the plan back.
@@ -1063,12 +1063,10 @@ size_t Subgraph::dynamic_bytes() const {
   return bytes;
 }
 
-TfLiteStatus Subgraph::ResizeTensorCallback(TfLiteContext* context, TfLiteTensor* tensor,
-                                            TfLiteIntArray* new_size) {
+TfLiteStatus Subgraph::ResizeTensorCallback(TfLiteContext* context, TfLiteTensor* tensor, TfLiteIntArray* new_size) {
   Subgraph* self = SubgraphOf(context);
-  const uint64_t limit = self->interpreter_->options().max_tensor_bytes
-                             ? self->interpreter_->options().max_tensor_bytes
-                             : UINT64_MAX;
+  const uint64_t limit =
+      self->interpreter_->options().max_tensor_bytes ? self->interpreter_->options().max_tensor_bytes : UINT64_MAX;
   size_t bytes = 0;
   const bool sized = tensor->type != kTfLiteString && tensor->type != kTfLiteVariant;
   if (sized && !TensorBytes(tensor->type, new_size, limit, &bytes)) {
@@ -1095,8 +1093,7 @@ TfLiteStatus Subgraph::ResizeTensorCallback(TfLiteContext* context, TfLiteTensor
       break;
     default:
       if (bytes != tensor->bytes) {
-        context->ReportError(context, "constant tensor '%s' cannot be resized",
-                             tensor->name ? tensor->name : "");
+        context->ReportError(context, "constant tensor '%s' cannot be resized", tensor->name ? tensor->name : "");
         TfLiteIntArrayFree(new_size);
         return kTfLiteError;
       }
@@ -1126,8 +1123,7 @@ void Subgraph::ReportErrorCallback(TfLiteContext* context, const char* format, .
   self->error_ += buffer;
 }
 
-TfLiteStatus Subgraph::AddTensorsCallback(TfLiteContext* context, int tensors_to_add,
-                                          int* first_new_tensor_index) {
+TfLiteStatus Subgraph::AddTensorsCallback(TfLiteContext* context, int tensors_to_add, int* first_new_tensor_index) {
   Subgraph* self = SubgraphOf(context);
   if (tensors_to_add < 0) return kTfLiteError;
   const size_t base = self->tensors_.size();
@@ -1154,8 +1150,7 @@ TfLiteStatus Subgraph::GetExecutionPlanCallback(TfLiteContext* context, TfLiteIn
   return kTfLiteOk;
 }
 
-TfLiteStatus Subgraph::GetNodeAndRegistrationCallback(TfLiteContext* context, int node_index,
-                                                      TfLiteNode** node,
+TfLiteStatus Subgraph::GetNodeAndRegistrationCallback(TfLiteContext* context, int node_index, TfLiteNode** node,
                                                       TfLiteRegistration** registration) {
   Subgraph* self = SubgraphOf(context);
   if (node_index < 0 || static_cast<size_t>(node_index) >= self->nodes_.size()) return kTfLiteError;
@@ -1216,8 +1211,7 @@ void* Subgraph::AllocatePersistentBufferCallback(TfLiteContext* context, size_t 
   return buffer;
 }
 
-TfLiteExternalContext* Subgraph::GetExternalContextCallback(TfLiteContext* context,
-                                                            TfLiteExternalContextType type) {
+TfLiteExternalContext* Subgraph::GetExternalContextCallback(TfLiteContext* context, TfLiteExternalContextType type) {
   return SubgraphOf(context)->interpreter_->external_context(type);
 }
 
@@ -1265,8 +1259,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
         auto& dest = pass == 0 ? info.inputs : info.outputs;
         if (list == nullptr) continue;
         for (const fb::TensorMap* map : *list) {
-          dest.emplace_back(map->name() != nullptr ? map->name()->str() : "",
-                            static_cast<int>(map->tensor_index()));
+          dest.emplace_back(map->name() != nullptr ? map->name()->str() : "", static_cast<int>(map->tensor_index()));
         }
       }
       interpreter->signatures_.push_back(std::move(info));
@@ -1314,8 +1307,7 @@ TfLiteExternalContext* Interpreter::external_context(TfLiteExternalContextType t
   return external_contexts_[type];
 }
 
-void Interpreter::set_external_context(TfLiteExternalContextType type,
-                                       TfLiteExternalContext* context) {
+void Interpreter::set_external_context(TfLiteExternalContextType type, TfLiteExternalContext* context) {
   if (type < 0 || type >= kTfLiteMaxExternalContexts) return;
   external_contexts_[type] = context;
 }
@@ -1336,8 +1328,10 @@ void Subgraph::PlanDynamicTensorRelease() {
     }
   }
   ExtendForFusedReads(&last_step);
-  for (int t : inputs_) if (t >= 0) last_step[t] = -1;
-  for (int t : outputs_) if (t >= 0) last_step[t] = -1;
+  for (int t : inputs_)
+    if (t >= 0) last_step[t] = -1;
+  for (int t : outputs_)
+    if (t >= 0) last_step[t] = -1;
   last_used_at_step_.assign(execution_plan_.size(), {});
   for (size_t t = 0; t < tensors_.size(); ++t) {
     if (last_step[t] >= 0) last_used_at_step_[last_step[t]].push_back(static_cast<int>(t));
@@ -1368,8 +1362,7 @@ bool Subgraph::FuseProducerCallback(TfLiteContext* context, int producer_node, i
   const TfLiteNode& consumer = self->nodes_[consumer_node].node;
   if (producer.outputs->size != 1 || consumer.inputs->size < 1) return false;
   const int tensor = producer.outputs->data[0];
-  if (tensor < 0 || consumer.inputs->data[0] != tensor ||
-      self->tensors_[tensor].allocation_type != kTfLiteArenaRw) {
+  if (tensor < 0 || consumer.inputs->data[0] != tensor || self->tensors_[tensor].allocation_type != kTfLiteArenaRw) {
     return false;
   }
   for (const std::vector<int>* ends : {&self->inputs_, &self->outputs_}) {

@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -144,7 +144,7 @@ class Subgraph {
     TfLiteNode node;
     TfLiteRegistration registration;
     std::string op_name;
-    void* builtin_data_owned = nullptr;  // freed with free()
+    void* builtin_data_owned = nullptr;               // freed with free()
     TfLiteDelegateParams* delegate_params = nullptr;  // delegate kernels only
     bool initialized = false;
     const OpTypeRules* type_rules = nullptr;  // TFLite's type rules for a builtin op, if any
@@ -168,26 +168,21 @@ class Subgraph {
   NodeEntry* EntryOf(const TfLiteNode* node);
 
   // TfLiteContext callbacks.
-  static TfLiteStatus ResizeTensorCallback(TfLiteContext* context, TfLiteTensor* tensor,
-                                           TfLiteIntArray* new_size);
+  static TfLiteStatus ResizeTensorCallback(TfLiteContext* context, TfLiteTensor* tensor, TfLiteIntArray* new_size);
   static void ReportErrorCallback(TfLiteContext* context, const char* format, ...);
-  static TfLiteStatus AddTensorsCallback(TfLiteContext* context, int tensors_to_add,
-                                         int* first_new_tensor_index);
+  static TfLiteStatus AddTensorsCallback(TfLiteContext* context, int tensors_to_add, int* first_new_tensor_index);
   static TfLiteStatus GetExecutionPlanCallback(TfLiteContext* context, TfLiteIntArray** plan);
-  static TfLiteStatus GetNodeAndRegistrationCallback(TfLiteContext* context, int node_index,
-                                                     TfLiteNode** node,
+  static TfLiteStatus GetNodeAndRegistrationCallback(TfLiteContext* context, int node_index, TfLiteNode** node,
                                                      TfLiteRegistration** registration);
   static TfLiteTensor* GetTensorCallback(const TfLiteContext* context, int tensor_index);
   static void* AllocatePersistentBufferCallback(TfLiteContext* context, size_t bytes);
   static TfLiteStatus ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLiteRegistration registration,
-                                                 const TfLiteIntArray* nodes_to_replace,
-                                                 TfLiteDelegate* delegate);
+                                                 const TfLiteIntArray* nodes_to_replace, TfLiteDelegate* delegate);
   static TfLiteStatus PreviewDelegatePartitioningCallback(TfLiteContext* context,
                                                           const TfLiteIntArray* nodes_to_replace,
                                                           TfLiteDelegateParams** partition_params_array,
                                                           int* num_partitions);
-  static TfLiteExternalContext* GetExternalContextCallback(TfLiteContext* context,
-                                                           TfLiteExternalContextType type);
+  static TfLiteExternalContext* GetExternalContextCallback(TfLiteContext* context, TfLiteExternalContextType type);
   static void SetExternalContextCallback(TfLiteContext* context, TfLiteExternalContextType type,
                                          TfLiteExternalContext* external_context);
   static TfLiteStatus GetModelMetadataCallback(const TfLiteContext* context, const char* name, const char** ptr,
@@ -246,7 +241,7 @@ class Subgraph {
   std::vector<void*> persistent_buffers_;
   CacheAlignedBuffer arena_;
   // Tensors allocated one by one: variables, and arena tensors of nodes prepared during Invoke.
-  std::map<int, CacheAlignedVector<uint8_t>> individual_;  // tensors outside the arena
+  std::map<int, CacheAlignedVector<uint8_t>> individual_;          // tensors outside the arena
   std::map<int, CacheAlignedVector<uint8_t>> expanded_constants_;  // sparse constants made dense at load
   std::vector<bool> in_arena_;
   std::string error_;
@@ -284,7 +279,7 @@ struct ResourceVariable {
 struct SignatureInfo {
   std::string key;
   int subgraph_index = 0;
-  std::vector<std::pair<std::string, int>> inputs;   // (signature name, tensor index)
+  std::vector<std::pair<std::string, int>> inputs;  // (signature name, tensor index)
   std::vector<std::pair<std::string, int>> outputs;
 };
 

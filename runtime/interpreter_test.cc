@@ -15,9 +15,7 @@ namespace {
 
 using testing::OpTest;
 
-flatbuffers::Offset<void> AddOptions(OpTest& t) {
-  return fb::CreateAddOptions(t.fbb()).Union();
-}
+flatbuffers::Offset<void> AddOptions(OpTest& t) { return fb::CreateAddOptions(t.fbb()).Union(); }
 
 TEST(InterpreterTest, ChainReusesArenaMemory) {
   OpTest t;

@@ -15,25 +15,62 @@ namespace touchstone {
 
 bool ConvertTensorType(fb::TensorType type, TfLiteType* out) {
   switch (type) {
-    case fb::TensorType::FLOAT32: *out = kTfLiteFloat32; return true;
-    case fb::TensorType::FLOAT16: *out = kTfLiteFloat16; return true;
-    case fb::TensorType::INT32: *out = kTfLiteInt32; return true;
-    case fb::TensorType::UINT8: *out = kTfLiteUInt8; return true;
-    case fb::TensorType::INT64: *out = kTfLiteInt64; return true;
-    case fb::TensorType::STRING: *out = kTfLiteString; return true;
-    case fb::TensorType::BOOL: *out = kTfLiteBool; return true;
-    case fb::TensorType::INT16: *out = kTfLiteInt16; return true;
-    case fb::TensorType::COMPLEX64: *out = kTfLiteComplex64; return true;
-    case fb::TensorType::INT8: *out = kTfLiteInt8; return true;
-    case fb::TensorType::FLOAT64: *out = kTfLiteFloat64; return true;
-    case fb::TensorType::COMPLEX128: *out = kTfLiteComplex128; return true;
-    case fb::TensorType::UINT64: *out = kTfLiteUInt64; return true;
-    case fb::TensorType::RESOURCE: *out = kTfLiteResource; return true;
-    case fb::TensorType::VARIANT: *out = kTfLiteVariant; return true;
-    case fb::TensorType::UINT32: *out = kTfLiteUInt32; return true;
-    case fb::TensorType::UINT16: *out = kTfLiteUInt16; return true;
-    case fb::TensorType::INT4: *out = kTfLiteInt4; return true;
-    default: return false;
+    case fb::TensorType::FLOAT32:
+      *out = kTfLiteFloat32;
+      return true;
+    case fb::TensorType::FLOAT16:
+      *out = kTfLiteFloat16;
+      return true;
+    case fb::TensorType::INT32:
+      *out = kTfLiteInt32;
+      return true;
+    case fb::TensorType::UINT8:
+      *out = kTfLiteUInt8;
+      return true;
+    case fb::TensorType::INT64:
+      *out = kTfLiteInt64;
+      return true;
+    case fb::TensorType::STRING:
+      *out = kTfLiteString;
+      return true;
+    case fb::TensorType::BOOL:
+      *out = kTfLiteBool;
+      return true;
+    case fb::TensorType::INT16:
+      *out = kTfLiteInt16;
+      return true;
+    case fb::TensorType::COMPLEX64:
+      *out = kTfLiteComplex64;
+      return true;
+    case fb::TensorType::INT8:
+      *out = kTfLiteInt8;
+      return true;
+    case fb::TensorType::FLOAT64:
+      *out = kTfLiteFloat64;
+      return true;
+    case fb::TensorType::COMPLEX128:
+      *out = kTfLiteComplex128;
+      return true;
+    case fb::TensorType::UINT64:
+      *out = kTfLiteUInt64;
+      return true;
+    case fb::TensorType::RESOURCE:
+      *out = kTfLiteResource;
+      return true;
+    case fb::TensorType::VARIANT:
+      *out = kTfLiteVariant;
+      return true;
+    case fb::TensorType::UINT32:
+      *out = kTfLiteUInt32;
+      return true;
+    case fb::TensorType::UINT16:
+      *out = kTfLiteUInt16;
+      return true;
+    case fb::TensorType::INT4:
+      *out = kTfLiteInt4;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -69,8 +106,7 @@ StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) 
   return std::shared_ptr<const Model>(std::move(model));
 }
 
-StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(std::vector<uint8_t> bytes,
-                                                         const std::string& name) {
+StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(std::vector<uint8_t> bytes, const std::string& name) {
   std::shared_ptr<Model> model(new Model());
   model->name_ = name;
   model->owned_ = std::move(bytes);
@@ -114,8 +150,8 @@ std::string TensorLabel(int subgraph, int index, const fb::Tensor* tensor) {
 }
 
 // Checks a list of tensor indices (-1 allowed where `allow_optional`).
-Status CheckIndices(const flatbuffers::Vector<int32_t>* indices, size_t num_tensors,
-                    bool allow_optional, const std::string& what) {
+Status CheckIndices(const flatbuffers::Vector<int32_t>* indices, size_t num_tensors, bool allow_optional,
+                    const std::string& what) {
   if (indices == nullptr) return Status::Ok();
   for (flatbuffers::uoffset_t i = 0; i < indices->size(); ++i) {
     const int32_t index = indices->Get(i);
@@ -133,12 +169,11 @@ Status CheckIndices(const flatbuffers::Vector<int32_t>* indices, size_t num_tens
 Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t num_buffers) {
   TfLiteType type;
   if (!ConvertTensorType(tensor->type(), &type)) {
-    return Invalid(label + " has unsupported type " +
-                   std::to_string(static_cast<int>(tensor->type())));
+    return Invalid(label + " has unsupported type " + std::to_string(static_cast<int>(tensor->type())));
   }
   if (tensor->buffer() >= num_buffers && !(tensor->buffer() == 0 && num_buffers == 0)) {
-    return Invalid(label + " refers to buffer " + std::to_string(tensor->buffer()) +
-                   " but the model has " + std::to_string(num_buffers) + " buffers");
+    return Invalid(label + " refers to buffer " + std::to_string(tensor->buffer()) + " but the model has " +
+                   std::to_string(num_buffers) + " buffers");
   }
   // Shapes: non-negative, element count and byte size free of overflow.
   uint64_t elements = 1;
@@ -150,8 +185,7 @@ Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t n
     for (flatbuffers::uoffset_t d = 0; d < shape->size(); ++d) {
       const int32_t dim = shape->Get(d);
       if (dim < 0) {
-        return Invalid(label + " has negative dimension " + std::to_string(dim) + " at axis " +
-                       std::to_string(d));
+        return Invalid(label + " has negative dimension " + std::to_string(dim) + " at axis " + std::to_string(d));
       }
       if (dim != 0 && elements > (uint64_t{1} << 48) / static_cast<uint64_t>(dim)) {
         return Invalid(label + " has a shape whose element count overflows");
@@ -170,18 +204,26 @@ Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t n
     // overflows their sums (found by model_fuzzer: int8 weights with zero point 16777216).
     int64_t low = std::numeric_limits<int32_t>::min(), high = std::numeric_limits<int32_t>::max();
     switch (type) {
-      case kTfLiteUInt8: low = 0, high = 255; break;
-      case kTfLiteInt8: low = -128, high = 127; break;
-      case kTfLiteInt16: low = -32768, high = 32767; break;
-      case kTfLiteInt4: low = -8, high = 7; break;
-      default: break;
+      case kTfLiteUInt8:
+        low = 0, high = 255;
+        break;
+      case kTfLiteInt8:
+        low = -128, high = 127;
+        break;
+      case kTfLiteInt16:
+        low = -32768, high = 32767;
+        break;
+      case kTfLiteInt4:
+        low = -8, high = 7;
+        break;
+      default:
+        break;
     }
     for (flatbuffers::uoffset_t z = 0; z < quant->zero_point()->size(); ++z) {
       const int64_t zero_point = quant->zero_point()->Get(z);
       if (zero_point < low || zero_point > high) {
-        return Invalid(label + " has zero point " + std::to_string(zero_point) + " outside " +
-                       TfLiteTypeGetName(type) + "'s range [" + std::to_string(low) + ", " +
-                       std::to_string(high) + "]");
+        return Invalid(label + " has zero point " + std::to_string(zero_point) + " outside " + TfLiteTypeGetName(type) +
+                       "'s range [" + std::to_string(low) + ", " + std::to_string(high) + "]");
       }
     }
   }
@@ -189,36 +231,35 @@ Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t n
     const int rank = shape != nullptr ? static_cast<int>(shape->size()) : 0;
     const int qdim = quant->quantized_dimension();
     if (qdim < 0 || qdim >= rank) {
-      return Invalid(label + " has quantized_dimension " + std::to_string(qdim) +
-                     " outside [0, " + std::to_string(rank) + ")");
+      return Invalid(label + " has quantized_dimension " + std::to_string(qdim) + " outside [0, " +
+                     std::to_string(rank) + ")");
     }
     if (quant->scale()->size() != static_cast<flatbuffers::uoffset_t>(shape->Get(qdim))) {
-      return Invalid(label + " has " + std::to_string(quant->scale()->size()) +
-                     " scales for " + std::to_string(shape->Get(qdim)) + " channels");
+      return Invalid(label + " has " + std::to_string(quant->scale()->size()) + " scales for " +
+                     std::to_string(shape->Get(qdim)) + " channels");
     }
     if (quant->zero_point() != nullptr && quant->zero_point()->size() != quant->scale()->size()) {
-      return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) +
-                     " zero points for " + std::to_string(quant->scale()->size()) + " scales");
+      return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) + " zero points for " +
+                     std::to_string(quant->scale()->size()) + " scales");
     }
   }
   return Status::Ok();
 }
 
 // A subgraph's operators: opcode indices, tensor indices, custom options inside the file.
-Status VerifyOperators(const fb::SubGraph* subgraph, const std::string& where, size_t num_tensors,
-                       size_t num_opcodes, size_t file_bytes) {
+Status VerifyOperators(const fb::SubGraph* subgraph, const std::string& where, size_t num_tensors, size_t num_opcodes,
+                       size_t file_bytes) {
   const size_t num_operators = subgraph->operators() != nullptr ? subgraph->operators()->size() : 0;
   for (size_t o = 0; o < num_operators; ++o) {
     const fb::Operator* op = subgraph->operators()->Get(o);
     const std::string op_where = where + " op " + std::to_string(o);
     if (op->opcode_index() >= num_opcodes) {
-      return Invalid(op_where + " has opcode index " + std::to_string(op->opcode_index()) +
-                     " but the model has " + std::to_string(num_opcodes) + " operator codes");
+      return Invalid(op_where + " has opcode index " + std::to_string(op->opcode_index()) + " but the model has " +
+                     std::to_string(num_opcodes) + " operator codes");
     }
     TS_RETURN_IF_ERROR(CheckIndices(op->inputs(), num_tensors, true, op_where + " input"));
     TS_RETURN_IF_ERROR(CheckIndices(op->outputs(), num_tensors, true, op_where + " output"));
-    TS_RETURN_IF_ERROR(
-        CheckIndices(op->intermediates(), num_tensors, false, op_where + " intermediate"));
+    TS_RETURN_IF_ERROR(CheckIndices(op->intermediates(), num_tensors, false, op_where + " intermediate"));
     if (op->large_custom_options_size() > 0) {
       const uint64_t offset = op->large_custom_options_offset();
       const uint64_t bytes = op->large_custom_options_size();
@@ -269,20 +310,18 @@ Status Model::VerifyFlatbuffer() {
     for (char& c : id) {
       if (c != 0 && (c < 32 || c > 126)) c = '?';
     }
-    return Invalid(std::string("not a valid TFLite model: file identifier is '") + id +
-                   "', expected 'TFL3'");
+    return Invalid(std::string("not a valid TFLite model: file identifier is '") + id + "', expected 'TFL3'");
   }
   // The verifier sees at most the flatbuffer part; buffers beyond 2 GiB are checked below.
-  const size_t verify_bytes =
-      size_ < FLATBUFFERS_MAX_BUFFER_SIZE ? size_ : FLATBUFFERS_MAX_BUFFER_SIZE - 1;
+  const size_t verify_bytes = size_ < FLATBUFFERS_MAX_BUFFER_SIZE ? size_ : FLATBUFFERS_MAX_BUFFER_SIZE - 1;
   flatbuffers::Verifier verifier(data_, verify_bytes, /*max_depth=*/128, /*max_tables=*/10000000);
   if (!fb::VerifyModelBuffer(verifier)) {
     return Invalid("not a valid TFLite model: the flatbuffer failed verification (truncated or corrupt)");
   }
   model_ = fb::GetModel(data_);
   if (model_->version() != kTfLiteSchemaVersion) {
-    return Invalid("schema version " + std::to_string(model_->version()) +
-                   " is not the supported version " + std::to_string(kTfLiteSchemaVersion));
+    return Invalid("schema version " + std::to_string(model_->version()) + " is not the supported version " +
+                   std::to_string(kTfLiteSchemaVersion));
   }
   if (model_->subgraphs() == nullptr || model_->subgraphs()->size() == 0) {
     return Invalid("no subgraph in the model");
@@ -301,9 +340,8 @@ Status Model::VerifyBuffers() {
       const uint64_t offset = buffer->offset();
       const uint64_t bytes = buffer->size();
       if (offset > size_ || bytes > size_ - offset) {
-        return Invalid("buffer " + std::to_string(b) + " lies outside the file (offset " +
-                       std::to_string(offset) + ", size " + std::to_string(bytes) + ", file " +
-                       std::to_string(size_) + " bytes)");
+        return Invalid("buffer " + std::to_string(b) + " lies outside the file (offset " + std::to_string(offset) +
+                       ", size " + std::to_string(bytes) + ", file " + std::to_string(size_) + " bytes)");
       }
       weights_bytes_ += bytes;
     } else if (buffer->data() != nullptr) {
@@ -318,10 +356,8 @@ Status Model::VerifyOperatorCodes() {
   for (size_t c = 0; c < num_opcodes; ++c) {
     const fb::OperatorCode* code = model_->operator_codes()->Get(c);
     const int builtin = BuiltinCode(static_cast<uint32_t>(c));
-    if (code->deprecated_builtin_code() < 0 || builtin < 0 ||
-        builtin > static_cast<int>(fb::BuiltinOperator::MAX)) {
-      return Invalid("operator code " + std::to_string(c) + " has unknown builtin code " +
-                     std::to_string(builtin));
+    if (code->deprecated_builtin_code() < 0 || builtin < 0 || builtin > static_cast<int>(fb::BuiltinOperator::MAX)) {
+      return Invalid("operator code " + std::to_string(c) + " has unknown builtin code " + std::to_string(builtin));
     }
     if (builtin == static_cast<int>(fb::BuiltinOperator::CUSTOM) && code->custom_code() == nullptr) {
       return Invalid("operator code " + std::to_string(c) + " is CUSTOM but has no custom_code");

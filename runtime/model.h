@@ -32,8 +32,7 @@ class Model {
   // Maps and verifies a file. Errors name the file and the defect (StatusCode::kInvalidInput).
   static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path);
   // Verifies bytes already in memory (the model keeps them).
-  static StatusOr<std::shared_ptr<const Model>> FromBuffer(std::vector<uint8_t> bytes,
-                                                           const std::string& name);
+  static StatusOr<std::shared_ptr<const Model>> FromBuffer(std::vector<uint8_t> bytes, const std::string& name);
 
   const fb::Model* fb() const { return model_; }
   const std::string& name() const { return name_; }

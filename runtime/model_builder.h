@@ -29,8 +29,8 @@ class ModelBuilder {
     return AddConstTensor(type, shape, values.data(), values.size() * sizeof(T), name);
   }
   // Affine quantization; one scale/zero point per tensor, or per channel along quantized_dimension.
-  void SetQuantization(int tensor, const std::vector<float>& scales,
-                       const std::vector<int64_t>& zero_points, int quantized_dimension = 0);
+  void SetQuantization(int tensor, const std::vector<float>& scales, const std::vector<int64_t>& zero_points,
+                       int quantized_dimension = 0);
   void SetShapeSignature(int tensor, const std::vector<int>& shape_signature);
   void SetVariable(int tensor, bool is_variable);
 
@@ -39,12 +39,11 @@ class ModelBuilder {
   //                 fb::CreateConv2DOptions(b.fbb(), fb::Padding::SAME, 1, 1).Union());
   flatbuffers::FlatBufferBuilder& fbb() { return fbb_; }
   int AddOperator(int builtin_code, const std::vector<int>& inputs, const std::vector<int>& outputs,
-                  fb::BuiltinOptions options_type = fb::BuiltinOptions::NONE,
-                  flatbuffers::Offset<void> options = 0, int version = 1);
+                  fb::BuiltinOptions options_type = fb::BuiltinOptions::NONE, flatbuffers::Offset<void> options = 0,
+                  int version = 1);
   // The intermediate tensors of operator `op` (e.g. an integer LSTM's gate and hidden scales).
   void SetIntermediates(int op, const std::vector<int>& intermediates);
-  int AddCustomOperator(const std::string& custom_code, const std::vector<int>& inputs,
-                        const std::vector<int>& outputs,
+  int AddCustomOperator(const std::string& custom_code, const std::vector<int>& inputs, const std::vector<int>& outputs,
                         const std::vector<uint8_t>& custom_options = {});
   void SetInputs(const std::vector<int>& inputs);
   void SetOutputs(const std::vector<int>& outputs);
@@ -55,8 +54,7 @@ class ModelBuilder {
   int current_subgraph() const { return current_; }
 
   // A signature over subgraph `subgraph_index`: (name in the signature, tensor index) pairs.
-  void AddSignature(const std::string& key, int subgraph_index,
-                    const std::vector<std::pair<std::string, int>>& inputs,
+  void AddSignature(const std::string& key, int subgraph_index, const std::vector<std::pair<std::string, int>>& inputs,
                     const std::vector<std::pair<std::string, int>>& outputs);
 
   void SetDescription(const std::string& description) { description_ = description; }

@@ -37,9 +37,8 @@ class ModelBuilderTest : public ::testing::Test {
 
     add_ = b.AddOperator(kTfLiteBuiltinAdd, {in_, bias_}, {sum_}, fb::BuiltinOptions::AddOptions,
                          fb::CreateAddOptions(b.fbb(), fb::ActivationFunctionType::RELU).Union());
-    reshape_ = b.AddOperator(
-        kTfLiteBuiltinReshape, {sum_, shape_}, {out_}, fb::BuiltinOptions::ReshapeOptions,
-        fb::CreateReshapeOptions(b.fbb(), b.fbb().CreateVector<int32_t>({1, 4})).Union());
+    reshape_ = b.AddOperator(kTfLiteBuiltinReshape, {sum_, shape_}, {out_}, fb::BuiltinOptions::ReshapeOptions,
+                             fb::CreateReshapeOptions(b.fbb(), b.fbb().CreateVector<int32_t>({1, 4})).Union());
     b.SetIntermediates(reshape_, {state_});
     b.SetInputs({in_});
     b.SetOutputs({out_});
@@ -57,9 +56,8 @@ class ModelBuilderTest : public ::testing::Test {
     b.SetOutputs({g_out});
     b.SetCurrentSubgraph(0);
     // Lands in subgraph 0 again and reuses the ADD operator code.
-    second_add_ =
-        b.AddOperator(kTfLiteBuiltinAdd, {out_, out_}, {out_}, fb::BuiltinOptions::AddOptions,
-                      fb::CreateAddOptions(b.fbb()).Union());
+    second_add_ = b.AddOperator(kTfLiteBuiltinAdd, {out_, out_}, {out_}, fb::BuiltinOptions::AddOptions,
+                                fb::CreateAddOptions(b.fbb()).Union());
 
     bytes_ = b.Finish();
     flatbuffers::Verifier verifier(bytes_.data(), bytes_.size());
@@ -118,10 +116,8 @@ TEST_F(ModelBuilderTest, TensorsShapesAndFlags) {
 TEST_F(ModelBuilderTest, Quantization) {
   const fb::QuantizationParameters* q = Tensor(0, quant_)->quantization();
   ASSERT_NE(q, nullptr);
-  EXPECT_EQ(std::vector<float>(q->scale()->begin(), q->scale()->end()),
-            std::vector<float>({0.5f, 0.25f}));
-  EXPECT_EQ(std::vector<int64_t>(q->zero_point()->begin(), q->zero_point()->end()),
-            std::vector<int64_t>({0, 1}));
+  EXPECT_EQ(std::vector<float>(q->scale()->begin(), q->scale()->end()), std::vector<float>({0.5f, 0.25f}));
+  EXPECT_EQ(std::vector<int64_t>(q->zero_point()->begin(), q->zero_point()->end()), std::vector<int64_t>({0, 1}));
   EXPECT_EQ(q->quantized_dimension(), 0);
 
   const fb::QuantizationParameters* s = Tensor(0, state_)->quantization();
@@ -179,24 +175,19 @@ TEST_F(ModelBuilderTest, OperatorsAndOptions) {
   EXPECT_EQ(Ints(add->inputs()), std::vector<int>({in_, bias_}));
   EXPECT_EQ(Ints(add->outputs()), std::vector<int>({sum_}));
   ASSERT_NE(add->builtin_options_as_AddOptions(), nullptr);
-  EXPECT_EQ(add->builtin_options_as_AddOptions()->fused_activation_function(),
-            fb::ActivationFunctionType::RELU);
+  EXPECT_EQ(add->builtin_options_as_AddOptions()->fused_activation_function(), fb::ActivationFunctionType::RELU);
 
   const fb::Operator* reshape = sg->operators()->Get(reshape_);
   EXPECT_EQ(Code(reshape)->builtin_code(), fb::BuiltinOperator::RESHAPE);
   ASSERT_NE(reshape->builtin_options_as_ReshapeOptions(), nullptr);
-  EXPECT_EQ(Ints(reshape->builtin_options_as_ReshapeOptions()->new_shape()),
-            std::vector<int>({1, 4}));
+  EXPECT_EQ(Ints(reshape->builtin_options_as_ReshapeOptions()->new_shape()), std::vector<int>({1, 4}));
 
   EXPECT_EQ(add->intermediates(), nullptr);
   EXPECT_EQ(Ints(reshape->intermediates()), std::vector<int>({state_}));
 
   // Both ADDs share one operator code.
   EXPECT_EQ(sg->operators()->Get(second_add_)->opcode_index(), add->opcode_index());
-  EXPECT_EQ(sg->operators()
-                ->Get(second_add_)
-                ->builtin_options_as_AddOptions()
-                ->fused_activation_function(),
+  EXPECT_EQ(sg->operators()->Get(second_add_)->builtin_options_as_AddOptions()->fused_activation_function(),
             fb::ActivationFunctionType::NONE);
 }
 
@@ -230,8 +221,7 @@ TEST_F(ModelBuilderTest, OperatorCodes) {
   EXPECT_EQ(custom->custom_code()->str(), "MyOp");
   EXPECT_EQ(Ints(custom_op->inputs()), std::vector<int>({1, -1}));
   ASSERT_NE(custom_op->custom_options(), nullptr);
-  EXPECT_EQ(std::vector<uint8_t>(custom_op->custom_options()->begin(),
-                                 custom_op->custom_options()->end()),
+  EXPECT_EQ(std::vector<uint8_t>(custom_op->custom_options()->begin(), custom_op->custom_options()->end()),
             std::vector<uint8_t>({1, 2, 3}));
   EXPECT_EQ(custom_op->custom_options_format(), fb::CustomOptionsFormat::FLEXBUFFERS);
 }

@@ -10,22 +10,20 @@ namespace touchstone {
 namespace {
 
 // A model with one subgraph and one tensor whose fields the test chooses.
-std::vector<uint8_t> OneTensorModel(std::vector<int> shape, uint32_t buffer, int num_buffers,
-                                    int opcode_index = -1, int input_index = 0,
-                                    uint32_t version = 3) {
+std::vector<uint8_t> OneTensorModel(std::vector<int> shape, uint32_t buffer, int num_buffers, int opcode_index = -1,
+                                    int input_index = 0, uint32_t version = 3) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<fb::Buffer>> buffers;
   for (int i = 0; i < num_buffers; ++i) buffers.push_back(fb::CreateBuffer(fbb));
-  auto tensor = fb::CreateTensor(fbb, fbb.CreateVector(shape), fb::TensorType::FLOAT32, buffer,
-                                 fbb.CreateString("t"));
+  auto tensor = fb::CreateTensor(fbb, fbb.CreateVector(shape), fb::TensorType::FLOAT32, buffer, fbb.CreateString("t"));
   std::vector<flatbuffers::Offset<fb::Operator>> ops;
   std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
   if (opcode_index >= 0) {
     codes.push_back(fb::CreateOperatorCode(fbb, 0, 0, 1, fb::BuiltinOperator::ADD));
     std::vector<int32_t> ins = {input_index, 0};
     std::vector<int32_t> outs = {0};
-    ops.push_back(fb::CreateOperator(fbb, static_cast<uint32_t>(opcode_index), fbb.CreateVector(ins),
-                                     fbb.CreateVector(outs)));
+    ops.push_back(
+        fb::CreateOperator(fbb, static_cast<uint32_t>(opcode_index), fbb.CreateVector(ins), fbb.CreateVector(outs)));
   }
   std::vector<int32_t> io = {0};
   auto subgraph = fb::CreateSubGraph(fbb, fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Tensor>>{tensor}),
@@ -46,9 +44,7 @@ std::string LoadError(std::vector<uint8_t> bytes) {
   return model.status().message();
 }
 
-TEST(ModelTest, AcceptsAWellFormedModel) {
-  EXPECT_EQ(LoadError(OneTensorModel({1, 2}, 0, 1)), "");
-}
+TEST(ModelTest, AcceptsAWellFormedModel) { EXPECT_EQ(LoadError(OneTensorModel({1, 2}, 0, 1)), ""); }
 
 TEST(ModelTest, RefusesTruncatedAndForeignFiles) {
   std::vector<uint8_t> good = OneTensorModel({1, 2}, 0, 1);
@@ -62,18 +58,15 @@ TEST(ModelTest, RefusesTruncatedAndForeignFiles) {
 
 TEST(ModelTest, RefusesOutOfRangeIndices) {
   EXPECT_NE(LoadError(OneTensorModel({1, 2}, 7, 1)).find("refers to buffer 7"), std::string::npos);
-  EXPECT_NE(LoadError(OneTensorModel({1, 2}, 0, 1, /*opcode_index=*/3)).find("opcode index 3"),
-            std::string::npos);
+  EXPECT_NE(LoadError(OneTensorModel({1, 2}, 0, 1, /*opcode_index=*/3)).find("opcode index 3"), std::string::npos);
   EXPECT_NE(LoadError(OneTensorModel({1, 2}, 0, 1, 0, /*input_index=*/9)).find("refers to tensor 9"),
             std::string::npos);
 }
 
 TEST(ModelTest, RefusesBadShapesAndVersions) {
   EXPECT_NE(LoadError(OneTensorModel({1, -3}, 0, 1)).find("negative dimension"), std::string::npos);
-  EXPECT_NE(LoadError(OneTensorModel({1 << 30, 1 << 30, 1 << 30}, 0, 1)).find("overflows"),
-            std::string::npos);
-  EXPECT_NE(LoadError(OneTensorModel({1}, 0, 1, -1, 0, /*version=*/2)).find("schema version 2"),
-            std::string::npos);
+  EXPECT_NE(LoadError(OneTensorModel({1 << 30, 1 << 30, 1 << 30}, 0, 1)).find("overflows"), std::string::npos);
+  EXPECT_NE(LoadError(OneTensorModel({1}, 0, 1, -1, 0, /*version=*/2)).find("schema version 2"), std::string::npos);
 }
 
 // Found by model_fuzzer: int8 weights with zero point 16777216 overflowed FULLY_CONNECTED's int32 sums.
@@ -88,7 +81,8 @@ TEST(ModelTest, RefusesZeroPointsOutsideTheTypesRange) {
   };
   EXPECT_EQ(LoadError(with_zero_point(kTfLiteInt8, -128)), "");
   EXPECT_EQ(LoadError(with_zero_point(kTfLiteUInt8, 255)), "");
-  EXPECT_NE(LoadError(with_zero_point(kTfLiteInt8, 16777216)).find("'x' has zero point 16777216 outside INT8's range [-128, 127]"),
+  EXPECT_NE(LoadError(with_zero_point(kTfLiteInt8, 16777216))
+                .find("'x' has zero point 16777216 outside INT8's range [-128, 127]"),
             std::string::npos);
   EXPECT_NE(LoadError(with_zero_point(kTfLiteUInt8, -1)).find("zero point -1 outside UINT8's range [0, 255]"),
             std::string::npos);

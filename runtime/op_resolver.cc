@@ -23,13 +23,16 @@ struct BuiltinEntry {
 };
 
 // Ops implemented in runtime/ itself (they need the interpreter).
-#define TS_RUNTIME_OP(code, name, max_version) {code, Register_##name, 1, max_version}
+#define TS_RUNTIME_OP(code, name, max_version) \
+  { code, Register_##name, 1, max_version }
 
 // The one table of builtin ops: code, kernel, the highest version TFLite 2.14.1 registers. Every
 // registered version of an op is served by the same kernel (TFLite's kernels do not depend on it
 // either); what types it takes is in op_type_rules.cc.
-#define TS_OP(code, name, max_version) {code, reference::Register_##name, 1, max_version}
-#define TS_OPT_OP(code, name, max_version) {code, reference::Register_##name, 1, max_version, optimized::Register_##name}
+#define TS_OP(code, name, max_version) \
+  { code, reference::Register_##name, 1, max_version }
+#define TS_OPT_OP(code, name, max_version) \
+  { code, reference::Register_##name, 1, max_version, optimized::Register_##name }
 const BuiltinEntry kBuiltinOps[] = {
     TS_OPT_OP(kTfLiteBuiltinAdd, ADD, 5),
     TS_OP(kTfLiteBuiltinSub, SUB, 5),

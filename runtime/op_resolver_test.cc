@@ -35,8 +35,7 @@ TEST(OpResolverTest, KernelSetOptimizedServesTheOptimizedKernels) {
     EXPECT_NE(reference_set.FindOp(op.first, 1)->invoke, op.second->invoke) << op.first;
   }
   // Everything else is the reference kernel in both sets.
-  EXPECT_EQ(optimized_set.FindOp(kTfLiteBuiltinSub, 1)->invoke,
-            reference_set.FindOp(kTfLiteBuiltinSub, 1)->invoke);
+  EXPECT_EQ(optimized_set.FindOp(kTfLiteBuiltinSub, 1)->invoke, reference_set.FindOp(kTfLiteBuiltinSub, 1)->invoke);
 }
 
 // OptimizedBuiltins lists exactly the ops whose kernel differs between the two sets (the XNNPACK

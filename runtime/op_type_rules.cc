@@ -37,18 +37,15 @@ const std::map<int, OpTypeRules>& RulesTable() {
       {kTfLiteBuiltinFloorMod, {{{"T,T->* : T=float32|int8|int16|int32|int64", kRun}}}},
       {kTfLiteBuiltinAtan2, {{{"T,T->* : T=float32|float64", kRun}}}},
       {kTfLiteBuiltinAddN, {{{"T...->T : T=float32|int32", kRun}, {"T...->T", kInvoke}}}},
-      {kTfLiteBuiltinBitwiseXor,
-       {{{"T,T->* : T=int8|uint8|int16|uint16|int32|uint32", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinRightShift,
-       {{{"T,T->* : T=int8|uint8|int16|uint16|int32|uint32", kRun}, {"T,T->*", kInvoke}}}},
+      {kTfLiteBuiltinBitwiseXor, {{{"T,T->* : T=int8|uint8|int16|uint16|int32|uint32", kRun}, {"T,T->*", kInvoke}}}},
+      {kTfLiteBuiltinRightShift, {{{"T,T->* : T=int8|uint8|int16|uint16|int32|uint32", kRun}, {"T,T->*", kInvoke}}}},
       // Comparisons: TFLite's Eval of each takes its own list (EQUAL int16 but not NOT_EQUAL).
       {kTfLiteBuiltinEqual,
        {{{"T,T->* : T=bool|float32|int16|int32|int64|uint8|int8|string", kRun}, {"T,T->*", kInvoke}}}},
       {kTfLiteBuiltinNotEqual,
        {{{"T,T->* : T=bool|float32|int32|int64|uint8|int8|string", kRun}, {"T,T->*", kInvoke}}}},
       {kTfLiteBuiltinGreater, {{{"T,T->* : T=float32|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinGreaterEqual,
-       {{{"T,T->* : T=float32|int16|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
+      {kTfLiteBuiltinGreaterEqual, {{{"T,T->* : T=float32|int16|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
       {kTfLiteBuiltinLess, {{{"T,T->* : T=float32|int16|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
       {kTfLiteBuiltinLessEqual, {{{"T,T->* : T=float32|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
       {kTfLiteBuiltinLogicalAnd, {{{"bool,bool->bool", kRun}}}},
@@ -112,16 +109,13 @@ const std::map<int, OpTypeRules>& RulesTable() {
       {kTfLiteBuiltinConcatenation, {{{"T...->T : T=" TS_NUMERIC "|bool|uint32", kRun}}}},
       {kTfLiteBuiltinSplit, {{{"int32,T->T... : T=float32|uint8|int8|int16|int32", kRun}}}},
       {kTfLiteBuiltinSplitV, {{{"T,S,int32->T... : T=" TS_NUMERIC "; S=int32|int64", kRun}}}},
-      {kTfLiteBuiltinGather,
-       {{{"T,I->T : T=" TS_NUMERIC "|bool|string; I=int16|int32|int64", kRun}}}},
+      {kTfLiteBuiltinGather, {{{"T,I->T : T=" TS_NUMERIC "|bool|string; I=int16|int32|int64", kRun}}}},
       {kTfLiteBuiltinGatherNd, {{{"T,I->T : T=" TS_NUMERIC "|string; I=int16|int32|int64", kRun}}}},
-      {kTfLiteBuiltinScatterNd,
-       {{{"I,T,I->T : I=int32|int64; T=float32|uint8|int8|int32|int64|bool", kRun}}}},
+      {kTfLiteBuiltinScatterNd, {{{"I,T,I->T : I=int32|int64; T=float32|uint8|int8|int32|int64|bool", kRun}}}},
       {kTfLiteBuiltinSlice,
        {{{"T,I,I->T : T=" TS_NUMERIC "|bool|string; I=int32|int64", kRun}, {"T,I,I->T : I=int32|int64", kInvoke}}}},
       {kTfLiteBuiltinStridedSlice,
-       {{{"T,I,I,I->T : T=" TS_NUMERIC "|bool|string; I=int32|int64", kRun},
-         {"T,I,I,I->T : I=int32|int64", kInvoke}}}},
+       {{{"T,I,I,I->T : T=" TS_NUMERIC "|bool|string; I=int32|int64", kRun}, {"T,I,I,I->T : I=int32|int64", kInvoke}}}},
       // PAD and PADV2 stop at rank 5 (PadKernelMaxDimensionCount).
       {kTfLiteBuiltinPad,
        {{{"T,P->T : T=" TS_NUMERIC "; P=int32|int64", kRun}, {"T,P->T : P=int32|int64", kInvoke}},
@@ -135,29 +129,23 @@ const std::map<int, OpTypeRules>& RulesTable() {
        {{{"T,P->T : T=" TS_NUMERIC "; P=int32|int64", kRun}, {"T,P->T : P=int32|int64", kInvoke}}}},
       {kTfLiteBuiltinDepthToSpace, {{{"T->T : T=float32|uint8|int8|int32|int64", kRun}}}},
       {kTfLiteBuiltinSpaceToDepth, {{{"T->T : T=float32|uint8|int8|int32|int64", kRun}}}},
-      {kTfLiteBuiltinBatchToSpaceNd,
-       {{{"T,int32,int32->T : T=" TS_NUMERIC, kRun}, {"T,int32,int32->T", kInvoke}}}},
-      {kTfLiteBuiltinSpaceToBatchNd,
-       {{{"T,int32,int32->T : T=" TS_NUMERIC, kRun}, {"T,int32,int32->T", kInvoke}}}},
+      {kTfLiteBuiltinBatchToSpaceNd, {{{"T,int32,int32->T : T=" TS_NUMERIC, kRun}, {"T,int32,int32->T", kInvoke}}}},
+      {kTfLiteBuiltinSpaceToBatchNd, {{{"T,int32,int32->T : T=" TS_NUMERIC, kRun}, {"T,int32,int32->T", kInvoke}}}},
       {kTfLiteBuiltinReverseV2, {{{"T,int32->T : T=" TS_NUMERIC "|bool", kRun}}}},
-      {kTfLiteBuiltinReverseSequence,
-       {{{"T,I->T : T=float32|uint8|int16|int32|int64; I=int32|int64", kRun}}}},
+      {kTfLiteBuiltinReverseSequence, {{{"T,I->T : T=float32|uint8|int16|int32|int64; I=int32|int64", kRun}}}},
       {kTfLiteBuiltinFill,
        {{{"D,T->T : D=int32|int64; T=float32|float16|int8|int16|int32|int64|bool|string", kRun},
          {"D,T->T : D=int32|int64", kInvoke}}}},
       {kTfLiteBuiltinZerosLike, {{{"T->T : T=float32|int32|int64", kRun}, {"T->T", kInvoke}}}},
       {kTfLiteBuiltinRange, {{{"T,T,T->T : T=int32|int64|float32", kRun}}}},
-      {kTfLiteBuiltinSelect,
-       {{{"bool,T,T->T : T=" TS_NUMERIC "|bool", kRun}, {"bool,T,T->T", kInvoke}}}},
-      {kTfLiteBuiltinSelectV2,
-       {{{"bool,T,T->T : T=" TS_NUMERIC "|bool", kRun}, {"bool,T,T->T", kInvoke}}}},
+      {kTfLiteBuiltinSelect, {{{"bool,T,T->T : T=" TS_NUMERIC "|bool", kRun}, {"bool,T,T->T", kInvoke}}}},
+      {kTfLiteBuiltinSelectV2, {{{"bool,T,T->T : T=" TS_NUMERIC "|bool", kRun}, {"bool,T,T->T", kInvoke}}}},
       {kTfLiteBuiltinWhere, {{{"T->int64 : T=bool|float32|uint8|int8|int32|int64|uint32", kRun}}}},
       {kTfLiteBuiltinOneHot,
        {{{"I,int32,T,T->T : I=int32|int64; T=float32|uint8|int8|int32|int64|bool", kRun},
          {"I,int32,int16,int16->int16 : I=int32|int64", kInvoke}}}},
       {kTfLiteBuiltinDynamicUpdateSlice,
-       {{{"T,T,I->T : T=float32|int8|int32|int64|bool; I=int32|int64", kRun},
-         {"T,T,I->T : I=int32|int64", kInvoke}}}},
+       {{{"T,T,I->T : T=float32|int8|int32|int64|bool; I=int32|int64", kRun}, {"T,T,I->T : I=int32|int64", kInvoke}}}},
       {kTfLiteBuiltinMatrixDiag, {{{"T->T : T=" TS_NUMERIC, kRun}}}},
       {kTfLiteBuiltinMatrixSetDiag, {{{"T,T->T : T=" TS_NUMERIC, kRun}}}},
       {kTfLiteBuiltinCumsum, {{{"T,int32->T : T=float32|int32|int64", kRun}}}},
@@ -188,12 +176,9 @@ const std::map<int, OpTypeRules>& RulesTable() {
          {"T,int32->T", kInvoke}}}},
       {kTfLiteBuiltinReduceAny, {{{"bool,int32->bool", kRun}}}},
       {kTfLiteBuiltinReduceAll, {{{"bool,int32->bool", kRun}}}},
-      {kTfLiteBuiltinArgMax,
-       {{{"T,A->O : T=float32|uint8|int8|int32|bool; A=int32|int64; O=int32|int64", kRun}}}},
-      {kTfLiteBuiltinArgMin,
-       {{{"T,A->O : T=float32|uint8|int8|int32|bool; A=int32|int64; O=int32|int64", kRun}}}},
-      {kTfLiteBuiltinTopkV2,
-       {{{"T,int32->T,int32 : T=" TS_NUMERIC, kRun}, {"T,int32->T,int32", kInvoke}}}},
+      {kTfLiteBuiltinArgMax, {{{"T,A->O : T=float32|uint8|int8|int32|bool; A=int32|int64; O=int32|int64", kRun}}}},
+      {kTfLiteBuiltinArgMin, {{{"T,A->O : T=float32|uint8|int8|int32|bool; A=int32|int64; O=int32|int64", kRun}}}},
+      {kTfLiteBuiltinTopkV2, {{{"T,int32->T,int32 : T=" TS_NUMERIC, kRun}, {"T,int32->T,int32", kInvoke}}}},
       {kTfLiteBuiltinSegmentSum, {{{"T,int32->T : T=float32|int32", kRun}}}},
       {kTfLiteBuiltinUnsortedSegmentSum, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
       {kTfLiteBuiltinUnsortedSegmentMax, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
@@ -204,8 +189,7 @@ const std::map<int, OpTypeRules>& RulesTable() {
       {kTfLiteBuiltinAveragePool2d, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
       {kTfLiteBuiltinMaxPool2d, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
       {kTfLiteBuiltinL2Pool2d, {{{"float32->float32", kRun}, {"uint8|int8->*", kPrepare}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinResizeBilinear,
-       {{{"T,int32->T : T=float32|uint8|int8|int16", kRun}, {"T,int32->T", kInvoke}}}},
+      {kTfLiteBuiltinResizeBilinear, {{{"T,int32->T : T=float32|uint8|int8|int16", kRun}, {"T,int32->T", kInvoke}}}},
       {kTfLiteBuiltinResizeNearestNeighbor,
        {{{"T,int32->T : T=float32|uint8|int8|int16", kRun}, {"T,int32->T", kInvoke}}}},
       // Convolutions and matrix products: float, hybrid (float activations, int8 weights), and
@@ -233,8 +217,7 @@ const std::map<int, OpTypeRules>& RulesTable() {
          {"uint8,uint8,int32?->uint8", kRun},
          {"int8,int8,int32?->int8", kRun},
          {"int16,int8,int32|int64?->int16", kRun}}}},
-      {kTfLiteBuiltinBatchMatmul,
-       {{{"T,T->T : T=float32|int8|int16", kRun}, {"float32,int8->float32", kRun}}}},
+      {kTfLiteBuiltinBatchMatmul, {{{"T,T->T : T=float32|int8|int16", kRun}, {"float32,int8->float32", kRun}}}},
   };
   return *table;
 }
@@ -263,10 +246,10 @@ uint64_t Bit(TfLiteType type) { return uint64_t{1} << static_cast<int>(type); }
 
 const std::vector<std::pair<const char*, TfLiteType>>& TypeNames() {
   static const std::vector<std::pair<const char*, TfLiteType>> names = {
-      {"float32", kTfLiteFloat32}, {"float16", kTfLiteFloat16}, {"float64", kTfLiteFloat64},
-      {"uint8", kTfLiteUInt8},     {"int8", kTfLiteInt8},       {"int16", kTfLiteInt16},
-      {"uint16", kTfLiteUInt16},   {"int32", kTfLiteInt32},     {"uint32", kTfLiteUInt32},
-      {"int64", kTfLiteInt64},     {"bool", kTfLiteBool},       {"string", kTfLiteString},
+      {"float32", kTfLiteFloat32},    {"float16", kTfLiteFloat16}, {"float64", kTfLiteFloat64},
+      {"uint8", kTfLiteUInt8},        {"int8", kTfLiteInt8},       {"int16", kTfLiteInt16},
+      {"uint16", kTfLiteUInt16},      {"int32", kTfLiteInt32},     {"uint32", kTfLiteUInt32},
+      {"int64", kTfLiteInt64},        {"bool", kTfLiteBool},       {"string", kTfLiteString},
       {"complex64", kTfLiteComplex64}};
   return names;
 }
@@ -431,9 +414,12 @@ bool MatchSide(const std::vector<Slot>& slots, const std::vector<TfLiteType>& ty
 
 const char* TypeVerdictName(TypeVerdict verdict) {
   switch (verdict) {
-    case TypeVerdict::kRun: return "runs";
-    case TypeVerdict::kRefuseAtPrepare: return "refused at prepare";
-    case TypeVerdict::kRefuseAtInvoke: return "refused at invoke";
+    case TypeVerdict::kRun:
+      return "runs";
+    case TypeVerdict::kRefuseAtPrepare:
+      return "refused at prepare";
+    case TypeVerdict::kRefuseAtInvoke:
+      return "refused at invoke";
   }
   return "?";
 }

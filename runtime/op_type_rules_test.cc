@@ -17,12 +17,15 @@ TEST(OpTypeRulesTest, EveryRuleParses) { EXPECT_EQ(CheckTypeRuleSyntax(), ""); }
 // Every builtin the resolver serves has TFLite's type rules, except the ops whose kernels check
 // their own (control flow, resource variables, the recurrent family).
 TEST(OpTypeRulesTest, EverySupportedBuiltinHasRulesOrIsListedAsKernelChecked) {
-  const std::set<int> kernel_checked = {
-      kTfLiteBuiltinWhile,          kTfLiteBuiltinIf,
-      kTfLiteBuiltinCallOnce,       kTfLiteBuiltinVarHandle,
-      kTfLiteBuiltinAssignVariable, kTfLiteBuiltinReadVariable,
-      kTfLiteBuiltinLstm,           kTfLiteBuiltinUnidirectionalSequenceLstm,
-      kTfLiteBuiltinSvdf};
+  const std::set<int> kernel_checked = {kTfLiteBuiltinWhile,
+                                        kTfLiteBuiltinIf,
+                                        kTfLiteBuiltinCallOnce,
+                                        kTfLiteBuiltinVarHandle,
+                                        kTfLiteBuiltinAssignVariable,
+                                        kTfLiteBuiltinReadVariable,
+                                        kTfLiteBuiltinLstm,
+                                        kTfLiteBuiltinUnidirectionalSequenceLstm,
+                                        kTfLiteBuiltinSvdf};
   for (int code : BuiltinOpResolver::SupportedBuiltins()) {
     EXPECT_EQ(TypeRulesFor(code) != nullptr, kernel_checked.count(code) == 0) << BuiltinOperatorName(code);
   }
@@ -41,8 +44,7 @@ TEST(OpTypeRulesTest, VariablesBindOnePositionToAnother) {
   // Same types TFLite has no kernel for: its Eval refuses them.
   EXPECT_EQ(Judge(kTfLiteBuiltinAdd, {kTfLiteBool, kTfLiteBool}, {kTfLiteBool}), TypeVerdict::kRefuseAtInvoke);
   // Different input types: its Prepare does.
-  EXPECT_EQ(Judge(kTfLiteBuiltinAdd, {kTfLiteFloat32, kTfLiteInt32}, {kTfLiteFloat32}),
-            TypeVerdict::kRefuseAtPrepare);
+  EXPECT_EQ(Judge(kTfLiteBuiltinAdd, {kTfLiteFloat32, kTfLiteInt32}, {kTfLiteFloat32}), TypeVerdict::kRefuseAtPrepare);
   EXPECT_EQ(Judge(kTfLiteBuiltinCast, {kTfLiteFloat32}, {kTfLiteFloat16}), TypeVerdict::kRun);
 }
 

@@ -50,7 +50,7 @@ inline Status CheckFailedError(std::string m) { return Status(StatusCode::kCheck
 template <typename T>
 class StatusOr {
  public:
-  StatusOr(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
+  StatusOr(Status status) : status_(std::move(status)) {}            // NOLINT: implicit by design
   StatusOr(T value) : value_(std::move(value)), has_value_(true) {}  // NOLINT
   bool ok() const { return has_value_; }
   const Status& status() const { return status_; }

@@ -77,8 +77,7 @@ int ThreadPool::ClaimFrom(int range, uint64_t sequence) {
     const int next = static_cast<int>(value & kChunkMask);
     const int end = static_cast<int>((value >> kChunkBits) & kChunkMask);
     if (next >= end) return -1;
-    if (word.compare_exchange_weak(value, value + 1, std::memory_order_acq_rel,
-                                   std::memory_order_acquire)) {
+    if (word.compare_exchange_weak(value, value + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
       return next;
     }
   }
@@ -119,12 +118,10 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
     const uint64_t end = (static_cast<uint64_t>(t + 1) * chunks + threads - 1) / threads;
     // Chunk 0 is the caller's before the job is published (no worker can take it).
     const uint64_t next = t == 0 ? 1 : begin;
-    ranges_[t].word.store(((sequence & kRangeSequenceMask) << kRangeSequenceShift) |
-                              (end << kChunkBits) | next,
+    ranges_[t].word.store(((sequence & kRangeSequenceMask) << kRangeSequenceShift) | (end << kChunkBits) | next,
                           std::memory_order_release);
   }
-  job_word_.store((sequence << kChunkBits) | static_cast<uint64_t>(chunks),
-                  std::memory_order_release);
+  job_word_.store((sequence << kChunkBits) | static_cast<uint64_t>(chunks), std::memory_order_release);
   {
     // Workers that went to sleep check the job word under the mutex, so none misses this job.
     std::lock_guard<std::mutex> lock(mutex_);

@@ -36,10 +36,9 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     for (int call = 0; call < kCalls; ++call) pool.ParallelFor(items, Touch, data.data(), chunks);
     const double per_call_us =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
-        kCalls;
-    std::printf("items=%lld threads=%d chunks=%d: %.2f us per ParallelFor\n",
-                static_cast<long long>(items), threads, chunks, per_call_us);
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kCalls;
+    std::printf("items=%lld threads=%d chunks=%d: %.2f us per ParallelFor\n", static_cast<long long>(items), threads,
+                chunks, per_call_us);
   }
   return 0;
 }

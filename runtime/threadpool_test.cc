@@ -75,11 +75,13 @@ TEST(ThreadPoolTest, FewerItemsThanThreadsUseFewerChunks) {
 TEST(ThreadPoolTest, MaxChunksSetsTheNumberOfChunks) {
   ThreadPool pool(4);
   Recorder fewer;
-  ParallelFor(&pool, 100, [&](int64_t b, int64_t e) { fewer.Add(b, e); }, /*max_chunks=*/2);
+  ParallelFor(
+      &pool, 100, [&](int64_t b, int64_t e) { fewer.Add(b, e); }, /*max_chunks=*/2);
   EXPECT_EQ(fewer.chunks.size(), 2u);
   // More chunks than threads: all run, contiguous, on at most 4 threads.
   Recorder more;
-  ParallelFor(&pool, 100, [&](int64_t b, int64_t e) { more.Add(b, e); }, /*max_chunks=*/16);
+  ParallelFor(
+      &pool, 100, [&](int64_t b, int64_t e) { more.Add(b, e); }, /*max_chunks=*/16);
   std::set<std::pair<int64_t, int64_t>> chunks(more.chunks.begin(), more.chunks.end());
   ASSERT_EQ(chunks.size(), 16u);
   int64_t next = 0;
@@ -116,9 +118,12 @@ TEST(ThreadPoolTest, EveryChunkRunsOnceForUnevenChunkCounts) {
   for (int round = 0; round < 200; ++round) {
     for (int max_chunks : {2, 3, 4, 5, 7, 8, 13, 40}) {
       std::vector<std::atomic<int>> hits(97);
-      ParallelFor(&pool, 97, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1, std::memory_order_relaxed);
-      }, max_chunks);
+      ParallelFor(
+          &pool, 97,
+          [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1, std::memory_order_relaxed);
+          },
+          max_chunks);
       for (size_t i = 0; i < hits.size(); ++i) {
         ASSERT_EQ(hits[i].load(), 1) << "item " << i << ", " << max_chunks << " chunks";
       }
@@ -217,7 +222,8 @@ TEST(ThreadPoolTest, CurrentThreadTellsConcurrentChunksApart) {
   EXPECT_EQ(index_of.at(std::this_thread::get_id()), 0);
   // Another pool's workers are that pool's; here they count as callers.
   ThreadPool other(2);
-  ParallelFor(&other, 2, [&](int64_t, int64_t) { EXPECT_EQ(pool.current_thread(), 0); }, 2);
+  ParallelFor(
+      &other, 2, [&](int64_t, int64_t) { EXPECT_EQ(pool.current_thread(), 0); }, 2);
 }
 
 TEST(ThreadPoolTest, NestedCallsRunSeriallyInsideTheChunk) {

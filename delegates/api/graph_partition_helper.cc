@@ -11,8 +11,7 @@ namespace delegates {
 GraphPartitionHelper::GraphPartitionHelper(TfLiteContext* context, IsNodeSupportedFn is_node_supported_fn)
     : context_(context), is_node_supported_fn_(std::move(is_node_supported_fn)) {}
 
-GraphPartitionHelper::GraphPartitionHelper(TfLiteContext* context,
-                                           const std::vector<int>& supported_node_indices)
+GraphPartitionHelper::GraphPartitionHelper(TfLiteContext* context, const std::vector<int>& supported_node_indices)
     : context_(context), num_supported_nodes_(static_cast<int>(supported_node_indices.size())) {
   supported_nodes_ = TfLiteIntArrayCreate(static_cast<int>(supported_node_indices.size()));
   for (size_t i = 0; i < supported_node_indices.size(); ++i) {
@@ -27,8 +26,7 @@ TfLiteStatus GraphPartitionHelper::Partition(std::set<std::string>* unsupported_
   TF_LITE_ENSURE_STATUS(PrepareSupportedNodes(unsupported_nodes_info));
   TfLiteDelegateParams* params_array = nullptr;
   int num_partitions = 0;
-  if (context_->PreviewDelegatePartitioning(context_, supported_nodes_, &params_array, &num_partitions) !=
-      kTfLiteOk) {
+  if (context_->PreviewDelegatePartitioning(context_, supported_nodes_, &params_array, &num_partitions) != kTfLiteOk) {
     TF_LITE_KERNEL_LOG(context_, "Unable to preview delegate partition.");
     return kTfLiteError;
   }
@@ -68,9 +66,8 @@ TfLiteStatus GraphPartitionHelper::PrepareSupportedNodes(std::set<std::string>* 
       supported_nodes_->data[supported_nodes_->size++] = node_id;
     } else if (unsupported_nodes_info != nullptr) {
       std::string name;
-      if (registration->custom_name != nullptr &&
-          (registration->builtin_code == kTfLiteBuiltinCustom ||
-           registration->builtin_code == kTfLiteBuiltinDelegate)) {
+      if (registration->custom_name != nullptr && (registration->builtin_code == kTfLiteBuiltinCustom ||
+                                                   registration->builtin_code == kTfLiteBuiltinDelegate)) {
         name = registration->custom_name;
       } else {
         name = "builtin op " + std::to_string(registration->builtin_code);
@@ -82,8 +79,8 @@ TfLiteStatus GraphPartitionHelper::PrepareSupportedNodes(std::set<std::string>* 
   return kTfLiteOk;
 }
 
-std::vector<TfLiteDelegateParams*> GraphPartitionHelper::GetFirstNLargestPartitions(
-    int n, int min_nodes_per_partition) const {
+std::vector<TfLiteDelegateParams*> GraphPartitionHelper::GetFirstNLargestPartitions(int n,
+                                                                                    int min_nodes_per_partition) const {
   std::vector<TfLiteDelegateParams*> sorted = partitions_;
   // Largest first; stable, so that equal sizes keep their order in the plan.
   std::stable_sort(sorted.begin(), sorted.end(), [](TfLiteDelegateParams* a, TfLiteDelegateParams* b) {
@@ -99,8 +96,7 @@ std::vector<TfLiteDelegateParams*> GraphPartitionHelper::GetFirstNLargestPartiti
   return result;
 }
 
-std::vector<int> GraphPartitionHelper::GetNodesOfFirstNLargestPartitionsImpl(int n,
-                                                                             int min_nodes_per_partition) {
+std::vector<int> GraphPartitionHelper::GetNodesOfFirstNLargestPartitionsImpl(int n, int min_nodes_per_partition) {
   std::vector<int> nodes;
   for (const TfLiteDelegateParams* p : GetFirstNLargestPartitions(n, min_nodes_per_partition)) {
     nodes.insert(nodes.end(), p->nodes_to_replace->data, p->nodes_to_replace->data + p->nodes_to_replace->size);

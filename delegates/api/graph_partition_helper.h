@@ -17,8 +17,8 @@ namespace tflite {
 namespace delegates {
 
 // True when the delegate supports `node`; may explain why not in *unsupported_details.
-using IsNodeSupportedFn = std::function<bool(TfLiteContext*, TfLiteNode*, TfLiteRegistration*,
-                                             std::string* unsupported_details)>;
+using IsNodeSupportedFn =
+    std::function<bool(TfLiteContext*, TfLiteNode*, TfLiteRegistration*, std::string* unsupported_details)>;
 
 class GraphPartitionHelper {
  public:
@@ -36,8 +36,8 @@ class GraphPartitionHelper {
 
   // The `n` largest partitions (largest first; equal sizes keep plan order) among those with at
   // least `min_nodes_per_partition` nodes.
-  std::vector<TfLiteDelegateParams*> GetFirstNLargestPartitions(
-      int n = std::numeric_limits<int>::max(), int min_nodes_per_partition = 0) const;
+  std::vector<TfLiteDelegateParams*> GetFirstNLargestPartitions(int n = std::numeric_limits<int>::max(),
+                                                                int min_nodes_per_partition = 0) const;
 
   // The nodes of those partitions, partition after partition.
   std::vector<int> GetNodesOfFirstNLargestPartitions(int n = std::numeric_limits<int>::max(),
@@ -50,8 +50,7 @@ class GraphPartitionHelper {
   int num_partitions() const { return static_cast<int>(partitions_.size()); }
 
  protected:
-  virtual bool IsNodeSupported(TfLiteContext* context, TfLiteNode* node,
-                               TfLiteRegistration* registration, int node_id,
+  virtual bool IsNodeSupported(TfLiteContext* context, TfLiteNode* node, TfLiteRegistration* registration, int node_id,
                                std::string* unsupported_details) {
     return is_node_supported_fn_(context, node, registration, unsupported_details);
   }

@@ -34,9 +34,7 @@ TfLiteRegistration DelegateKernelRegistration(SimpleDelegateInterface* delegate)
     if (kernel == nullptr || kernel->Init(context, params) != kTfLiteOk) return nullptr;
     return kernel.release();
   };
-  registration.free = [](TfLiteContext*, void* buffer) {
-    delete static_cast<SimpleDelegateKernelInterface*>(buffer);
-  };
+  registration.free = [](TfLiteContext*, void* buffer) { delete static_cast<SimpleDelegateKernelInterface*>(buffer); };
   registration.prepare = [](TfLiteContext* context, TfLiteNode* node) -> TfLiteStatus {
     if (node->user_data == nullptr) {
       TF_LITE_KERNEL_LOG(context, "Delegate kernel was not initialized");
@@ -63,8 +61,7 @@ TfLiteStatus DelegatePrepare(TfLiteContext* context, TfLiteDelegate* base_delega
   TF_LITE_ENSURE_STATUS(delegate->Initialize(context));
 
   delegates::GraphPartitionHelper helper(
-      context, [delegate](TfLiteContext* ctx, TfLiteNode* node, TfLiteRegistration* registration,
-                          std::string*) {
+      context, [delegate](TfLiteContext* ctx, TfLiteNode* node, TfLiteRegistration* registration, std::string*) {
         return delegate->IsNodeSupportedByDelegate(registration, node, ctx);
       });
   TF_LITE_ENSURE_STATUS(helper.Partition(nullptr));
@@ -76,9 +73,8 @@ TfLiteStatus DelegatePrepare(TfLiteContext* context, TfLiteDelegate* base_delega
   }
   // TFLite reports the number of partitions found before the limits apply; Touchstone reports the
   // partitions actually delegated, so the line agrees with the nodes it counts (docs/delegates.md).
-  std::fprintf(stderr, "INFO: %s delegate: %d nodes delegated out of %d nodes with %d partitions.\n",
-               delegate->Name(), static_cast<int>(nodes.size()), helper.num_total_nodes(),
-               static_cast<int>(partitions.size()));
+  std::fprintf(stderr, "INFO: %s delegate: %d nodes delegated out of %d nodes with %d partitions.\n", delegate->Name(),
+               static_cast<int>(nodes.size()), helper.num_total_nodes(), static_cast<int>(partitions.size()));
 
   TfLiteIntArray* nodes_to_replace = TfLiteIntArrayCreate(static_cast<int>(nodes.size()));
   for (size_t i = 0; i < nodes.size(); ++i) nodes_to_replace->data[i] = nodes[i];
@@ -107,15 +103,15 @@ TfLiteStatus DelegatePrepare(TfLiteContext* context, TfLiteDelegate* base_delega
 
 }  // namespace
 
-TfLiteDelegate* TfLiteDelegateFactory::CreateSimpleDelegate(
-    std::unique_ptr<SimpleDelegateInterface> simple_delegate, int64_t flags) {
+TfLiteDelegate* TfLiteDelegateFactory::CreateSimpleDelegate(std::unique_ptr<SimpleDelegateInterface> simple_delegate,
+                                                            int64_t flags) {
   if (simple_delegate == nullptr) return nullptr;
   auto* delegate = new TfLiteDelegate(TfLiteDelegateCreate());
   delegate->data_ = simple_delegate.release();
   delegate->Prepare = &DelegatePrepare;
   delegate->flags = flags;
-  delegate->CopyFromBufferHandle = [](TfLiteContext* context, TfLiteDelegate* d,
-                                      TfLiteBufferHandle handle, TfLiteTensor* tensor) {
+  delegate->CopyFromBufferHandle = [](TfLiteContext* context, TfLiteDelegate* d, TfLiteBufferHandle handle,
+                                      TfLiteTensor* tensor) {
     return SimpleDelegateOf(d)->CopyFromBufferHandle(context, handle, tensor);
   };
   delegate->CopyToBufferHandle = [](TfLiteContext* context, TfLiteDelegate* d, TfLiteBufferHandle handle,

@@ -59,8 +59,7 @@ class SimpleDelegateInterface {
   virtual ~SimpleDelegateInterface() = default;
 
   // True when the delegate can run `node` (with its `registration`).
-  virtual bool IsNodeSupportedByDelegate(const TfLiteRegistration* registration,
-                                         const TfLiteNode* node,
+  virtual bool IsNodeSupportedByDelegate(const TfLiteRegistration* registration, const TfLiteNode* node,
                                          TfLiteContext* context) const = 0;
 
   // Called at the start of every application to a graph, before nodes are examined.
@@ -78,8 +77,7 @@ class SimpleDelegateInterface {
 
   // Optional hardware-buffer support, TFLite's defaults: copies fail, freeing does nothing.
   // Copies the delegate buffer `buffer_handle` into tensor->data.
-  virtual TfLiteStatus CopyFromBufferHandle(TfLiteContext* context,
-                                            TfLiteBufferHandle buffer_handle,
+  virtual TfLiteStatus CopyFromBufferHandle(TfLiteContext* context, TfLiteBufferHandle buffer_handle,
                                             TfLiteTensor* tensor) {
     return kTfLiteError;
   }
@@ -105,8 +103,7 @@ class TfLiteDelegateFactory {
 
   // Both of the above in a unique_ptr.
   inline static TfLiteDelegateUniquePtr Create(std::unique_ptr<SimpleDelegateInterface> simple_delegate) {
-    return TfLiteDelegateUniquePtr(CreateSimpleDelegate(std::move(simple_delegate)),
-                                   DeleteSimpleDelegate);
+    return TfLiteDelegateUniquePtr(CreateSimpleDelegate(std::move(simple_delegate)), DeleteSimpleDelegate);
   }
 };
 

@@ -50,8 +50,8 @@ class AddKernel : public SimpleDelegateKernelInterface {
       return kTfLiteError;
     }
     for (const Op& op : ops_) {
-      TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, &context->tensors[op.out],
-                                                  TfLiteIntArrayCopy(context->tensors[op.a].dims)));
+      TF_LITE_ENSURE_STATUS(
+          context->ResizeTensor(context, &context->tensors[op.out], TfLiteIntArrayCopy(context->tensors[op.a].dims)));
     }
     return kTfLiteOk;
   }
@@ -302,8 +302,8 @@ TEST_F(ChainTest, EvalFailureFailsInvoke) {
 TEST(SimpleDelegateFactoryTest, FlagsAndBufferHandleDefaults) {
   EXPECT_EQ(TfLiteDelegateFactory::CreateSimpleDelegate(nullptr), nullptr);
   TfLiteDelegateFactory::DeleteSimpleDelegate(nullptr);
-  TfLiteDelegate* d = TfLiteDelegateFactory::CreateSimpleDelegate(
-      std::make_unique<AddDelegate>(TestConfig()), kTfLiteDelegateFlagsAllowDynamicTensors);
+  TfLiteDelegate* d = TfLiteDelegateFactory::CreateSimpleDelegate(std::make_unique<AddDelegate>(TestConfig()),
+                                                                  kTfLiteDelegateFlagsAllowDynamicTensors);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->flags, kTfLiteDelegateFlagsAllowDynamicTensors);
   ASSERT_NE(d->Prepare, nullptr);

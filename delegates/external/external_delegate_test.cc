@@ -15,8 +15,7 @@ namespace {
 
 std::string PluginPath() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
-  return std::string(srcdir != nullptr ? srcdir : ".") +
-         "/touchstone/delegates/sample/libsample_delegate_plugin.so";
+  return std::string(srcdir != nullptr ? srcdir : ".") + "/touchstone/delegates/sample/libsample_delegate_plugin.so";
 }
 
 TEST(ExternalDelegateOptionsTest, SplitsItemsAndKeepsColonsInValues) {
@@ -31,8 +30,8 @@ TEST(ExternalDelegateOptionsTest, SplitsItemsAndKeepsColonsInValues) {
 }
 
 TEST(ExternalDelegateOptionsTest, BadItemsAreNamed) {
-  for (const auto& c : {std::make_pair("a:1;oops;b:2", "'oops'"), std::make_pair(":1", "':1'"),
-                        std::make_pair("a:1;a:2", "'a'")}) {
+  for (const auto& c :
+       {std::make_pair("a:1;oops;b:2", "'oops'"), std::make_pair(":1", "':1'"), std::make_pair("a:1;a:2", "'a'")}) {
     StatusOr<ExternalDelegateOptions> o = ParseExternalDelegateOptions(c.first);
     ASSERT_FALSE(o.ok()) << c.first;
     EXPECT_EQ(o.status().code(), StatusCode::kUsage);
@@ -72,8 +71,8 @@ TEST(ExternalDelegateTest, MissingFile) {
 }
 
 TEST(ExternalDelegateTest, NotASharedObject) {
-  const std::string path = std::string(std::getenv("TEST_TMPDIR") != nullptr ? std::getenv("TEST_TMPDIR") : "/tmp") +
-                           "/not_a_plugin.so";
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR") != nullptr ? std::getenv("TEST_TMPDIR") : "/tmp") + "/not_a_plugin.so";
   FILE* f = std::fopen(path.c_str(), "w");
   ASSERT_NE(f, nullptr);
   std::fputs("hello", f);
@@ -98,8 +97,7 @@ TEST(ExternalDelegateTest, NullDelegateCarriesThePluginsReport) {
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().code(), StatusCode::kExecution);
   EXPECT_NE(d.status().message().find("created no delegate"), std::string::npos) << d.status().message();
-  EXPECT_NE(d.status().message().find("unknown option 'no_such_option'"), std::string::npos)
-      << d.status().message();
+  EXPECT_NE(d.status().message().find("unknown option 'no_such_option'"), std::string::npos) << d.status().message();
 }
 
 TEST(ExternalDelegateTest, ProviderNeedsAPathForOptions) {

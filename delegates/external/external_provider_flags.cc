@@ -9,8 +9,7 @@ DelegateProvider ExternalProviderDeclaration() {
   provider.flags = {
       ProviderFlag::String("external_delegate_path", "",
                            "shared object of an external delegate plugin (tflite_plugin_create_delegate)"),
-      ProviderFlag::String("external_delegate_options", "",
-                           "options for the plugin: 'key1:value1;key2:value2'"),
+      ProviderFlag::String("external_delegate_options", "", "options for the plugin: 'key1:value1;key2:value2'"),
   };
   provider.enabling_flag = "external_delegate_path";
   return provider;

@@ -46,9 +46,15 @@ void ConvertIn(const TfLiteTensor& t, int64_t n, bool f16, void* dst) {
     if (!quantized) return t.data.f[i];
     int32_t q = 0;
     switch (t.type) {
-      case kTfLiteUInt8: q = t.data.uint8[i]; break;
-      case kTfLiteInt8: q = t.data.int8[i]; break;
-      default: q = t.data.i16[i]; break;
+      case kTfLiteUInt8:
+        q = t.data.uint8[i];
+        break;
+      case kTfLiteInt8:
+        q = t.data.int8[i];
+        break;
+      default:
+        q = t.data.i16[i];
+        break;
     }
     return static_cast<float>(q - g.zero_point) * g.scale;
   };
@@ -85,9 +91,15 @@ void ConvertOut(const void* src, int64_t n, bool f16, TfLiteTensor* t) {
                                    static_cast<float>(g.q_max));
     const int32_t q = std::isnan(clamped) ? g.zero_point : static_cast<int32_t>(clamped);
     switch (t->type) {
-      case kTfLiteUInt8: t->data.uint8[i] = static_cast<uint8_t>(q); break;
-      case kTfLiteInt8: t->data.int8[i] = static_cast<int8_t>(q); break;
-      default: t->data.i16[i] = static_cast<int16_t>(q); break;
+      case kTfLiteUInt8:
+        t->data.uint8[i] = static_cast<uint8_t>(q);
+        break;
+      case kTfLiteInt8:
+        t->data.int8[i] = static_cast<int8_t>(q);
+        break;
+      default:
+        t->data.i16[i] = static_cast<int16_t>(q);
+        break;
     }
   }
 }
@@ -135,7 +147,7 @@ class GpuKernel : public tflite::SimpleDelegateKernelInterface {
   struct Storage {
     int64_t elements = 0;
     Buffer device;
-    Buffer staging;  // host-visible copy of a partition input/output when device memory is not
+    Buffer staging;           // host-visible copy of a partition input/output when device memory is not
     bool owns_device = true;  // false for constants (their buffers live in constant_buffers_)
   };
   struct Transfer {
@@ -205,8 +217,8 @@ class GpuDelegate : public tflite::SimpleDelegateInterface {
       } else {
         vk_ = vk.value();
         use_f16_ = options_.precision_loss_allowed && vk_->float16_enabled();
-        description_ = vk_->device_name() + ", " + vk_->device_kind() + ", Vulkan device " +
-                       std::to_string(vk_->device_index());
+        description_ =
+            vk_->device_name() + ", " + vk_->device_kind() + ", Vulkan device " + std::to_string(vk_->device_index());
         std::fprintf(stderr, "INFO: GPU delegate: %s; computing in %s.\n", description_.c_str(),
                      use_f16_ ? "float16 (--gpu_precision_loss_allowed=true)" : "float32");
         if (options_.precision_loss_allowed && !vk_->supports_float16()) {
@@ -239,8 +251,7 @@ class GpuDelegate : public tflite::SimpleDelegateInterface {
     return o;
   }
 
-  TfLiteStatus CopyFromBufferHandle(TfLiteContext* context, TfLiteBufferHandle handle,
-                                    TfLiteTensor* tensor) override {
+  TfLiteStatus CopyFromBufferHandle(TfLiteContext* context, TfLiteBufferHandle handle, TfLiteTensor* tensor) override {
     const Entry* e = Find(handle);
     if (e == nullptr) {
       TF_LITE_KERNEL_LOG(context, "GPU delegate: unknown buffer handle %d (tensor '%s')", handle,
@@ -389,8 +400,7 @@ void* GpuKernel::MutableHostView(int storage) {
 TfLiteStatus GpuKernel::Init(TfLiteContext* context, const TfLiteDelegateParams* params) {
   nodes_.assign(params->nodes_to_replace->data, params->nodes_to_replace->data + params->nodes_to_replace->size);
   partition_inputs_.insert(params->input_tensors->data, params->input_tensors->data + params->input_tensors->size);
-  partition_outputs_.insert(params->output_tensors->data,
-                            params->output_tensors->data + params->output_tensors->size);
+  partition_outputs_.insert(params->output_tensors->data, params->output_tensors->data + params->output_tensors->size);
   return kTfLiteOk;
 }
 
@@ -429,7 +439,8 @@ Status GpuKernel::Build(TfLiteContext* context, TfLiteNode* node) {
   // Partition outputs: every one must have been computed; resize the interpreter's tensors.
   for (int t : partition_outputs_) {
     auto it = plan_.tensor_values.find(t);
-    if (it == plan_.tensor_values.end()) return ExecutionError("partition output tensor " + std::to_string(t) + " is not computed");
+    if (it == plan_.tensor_values.end())
+      return ExecutionError("partition output tensor " + std::to_string(t) + " is not computed");
     const std::vector<int>& shape = plan_.values[it->second].shape;
     TfLiteTensor* tensor = &context->tensors[t];
     const bool same = tensor->dims != nullptr && tensor->dims->size == static_cast<int>(shape.size()) &&
@@ -777,8 +788,7 @@ Status GpuKernel::RecordCommands(VkCommandBuffer cmd, bool stamps, const std::ve
     const Dispatch& dispatch = plan_.dispatches[d];
     TS_ASSIGN_OR_RETURN(VkPipeline pipeline, vk_->Pipeline(dispatch.shader, f16_));
     vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk_->pipeline_layout(), 0, 1, &sets[d], 0,
-                               nullptr);
+    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk_->pipeline_layout(), 0, 1, &sets[d], 0, nullptr);
     if (dispatch.push.size() * 4 > gpu::kPushConstantBytes) {
       return ExecutionError("node " + std::to_string(dispatch.node_index) + ": push constants too large");
     }
@@ -827,7 +837,8 @@ Status GpuKernel::Record() {
   delegate_->UnregisterHandles(this);
   storage_handles_.clear();
   for (const Transfer& t : downloads_) {
-    if (storage_handles_.count(t.storage) == 0) storage_handles_[t.storage] = delegate_->RegisterHandle(this, t.storage);
+    if (storage_handles_.count(t.storage) == 0)
+      storage_handles_[t.storage] = delegate_->RegisterHandle(this, t.storage);
   }
   return Status::Ok();
 }
@@ -882,9 +893,8 @@ TfLiteStatus GpuKernel::Eval(TfLiteContext* context, TfLiteNode* node) {
   vk.vkResetFences(vk_->device(), 1, &fence_);
   if (profiling) {
     std::vector<uint64_t> stamps(plan_.dispatches.size() + 1);
-    if (vk.vkGetQueryPoolResults(vk_->device(), query_pool_, 0, static_cast<uint32_t>(stamps.size()),
-                                 stamps.size() * 8, stamps.data(), 8,
-                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
+    if (vk.vkGetQueryPoolResults(vk_->device(), query_pool_, 0, static_cast<uint32_t>(stamps.size()), stamps.size() * 8,
+                                 stamps.data(), 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
       last_profile_.clear();
       // Only timestampValidBits of a stamp count; the difference is taken modulo that width.
       const uint32_t bits = vk_->timestamp_valid_bits();
@@ -928,7 +938,9 @@ TfLiteDelegate* TfLiteGpuDelegateCreate(const GpuDelegateOptions* options) {
       std::make_unique<GpuDelegate>(options != nullptr ? *options : GpuDelegateOptions()));
 }
 
-void TfLiteGpuDelegateDelete(TfLiteDelegate* delegate) { tflite::TfLiteDelegateFactory::DeleteSimpleDelegate(delegate); }
+void TfLiteGpuDelegateDelete(TfLiteDelegate* delegate) {
+  tflite::TfLiteDelegateFactory::DeleteSimpleDelegate(delegate);
+}
 
 std::string GpuDelegateDeviceDescription(TfLiteDelegate* delegate) {
   GpuDelegate* d = AsGpuDelegate(delegate);

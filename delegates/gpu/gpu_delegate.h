@@ -57,8 +57,8 @@ bool GpuDelegateUsesFloat16(TfLiteDelegate* delegate);
 
 // One dispatch of the last Eval of a partition, timed by GPU timestamps.
 struct GpuOpTiming {
-  int node_index = -1;       // the original node it came from
-  std::string op_name;       // "CONV_2D", ...
+  int node_index = -1;  // the original node it came from
+  std::string op_name;  // "CONV_2D", ...
   double gpu_microseconds = 0.0;
 };
 // Every partition's dispatches of their last Eval, in execution order (enable_op_profiling, and a

@@ -72,12 +72,12 @@ bool VulkanAvailable() {
   return available;
 }
 
-#define REQUIRE_VULKAN()                                                        \
-  do {                                                                          \
-    if (!VulkanAvailable()) {                                                   \
+#define REQUIRE_VULKAN()                                                                     \
+  do {                                                                                       \
+    if (!VulkanAvailable()) {                                                                \
       if (UnderCi()) FAIL() << "CI=true but no Vulkan device (install mesa-vulkan-drivers)"; \
-      return;                                                                   \
-    }                                                                           \
+      return;                                                                                \
+    }                                                                                        \
   } while (0)
 
 // One delegate per configuration for the whole test binary (they must outlive the interpreters).
@@ -142,7 +142,8 @@ std::vector<std::vector<uint8_t>> MakeInputs(Interpreter* interp, const Spec& sp
     } else if (t->type == kTfLiteInt8) {
       for (size_t k = 0; k < n; ++k) bytes[k] = static_cast<uint8_t>(rng() & 0xff);
     } else if (t->type == kTfLiteInt16) {
-      for (size_t k = 0; k < n; ++k) reinterpret_cast<int16_t*>(bytes.data())[k] = static_cast<int16_t>(rng() % 8192) - 4096;
+      for (size_t k = 0; k < n; ++k)
+        reinterpret_cast<int16_t*>(bytes.data())[k] = static_cast<int16_t>(rng() % 8192) - 4096;
     }
     inputs.push_back(std::move(bytes));
   }
@@ -203,7 +204,9 @@ double Compare(const Outputs& ref, const Outputs& got, size_t o) {
         a = reinterpret_cast<const float*>(ref.bytes[o].data())[i];
         b = reinterpret_cast<const float*>(got.bytes[o].data())[i];
         break;
-      case kTfLiteUInt8: a = ref.bytes[o][i], b = got.bytes[o][i]; break;
+      case kTfLiteUInt8:
+        a = ref.bytes[o][i], b = got.bytes[o][i];
+        break;
       case kTfLiteInt8:
         a = static_cast<int8_t>(ref.bytes[o][i]), b = static_cast<int8_t>(got.bytes[o][i]);
         break;
@@ -211,7 +214,8 @@ double Compare(const Outputs& ref, const Outputs& got, size_t o) {
         a = reinterpret_cast<const int16_t*>(ref.bytes[o].data())[i];
         b = reinterpret_cast<const int16_t*>(got.bytes[o].data())[i];
         break;
-      default: return -1;
+      default:
+        return -1;
     }
     if (std::isnan(a) != std::isnan(b)) return 1e9;
     if (std::isnan(a)) continue;
@@ -241,22 +245,26 @@ void Check(const Spec& spec) {
         EXPECT_LE(error, float16 ? kFloat16Tolerance : kFloat32Tolerance)
             << spec.name << (float16 ? " (float16)" : " (float32)") << ": output " << o;
       } else {
-        EXPECT_LE(error, spec.quant_steps) << spec.name << (float16 ? " (float16)" : " (float32)") << ": output " << o
-                                           << " (steps)";
+        EXPECT_LE(error, spec.quant_steps)
+            << spec.name << (float16 ? " (float16)" : " (float32)") << ": output " << o << " (steps)";
       }
     }
   }
   // The figures docs/gpu.md quotes.
-  std::cout << "error: " << spec.name << ":" << measured << (ref.types.empty() || ref.types[0] == kTfLiteFloat32 ? "" : " steps")
-            << std::endl;
+  std::cout << "error: " << spec.name << ":" << measured
+            << (ref.types.empty() || ref.types[0] == kTfLiteFloat32 ? "" : " steps") << std::endl;
 }
 
 fbs::ActivationFunctionType Act(TfLiteFusedActivation a) {
   switch (a) {
-    case kTfLiteActRelu: return fbs::ActivationFunctionType::RELU;
-    case kTfLiteActRelu6: return fbs::ActivationFunctionType::RELU6;
-    case kTfLiteActReluN1To1: return fbs::ActivationFunctionType::RELU_N1_TO_1;
-    default: return fbs::ActivationFunctionType::NONE;
+    case kTfLiteActRelu:
+      return fbs::ActivationFunctionType::RELU;
+    case kTfLiteActRelu6:
+      return fbs::ActivationFunctionType::RELU6;
+    case kTfLiteActReluN1To1:
+      return fbs::ActivationFunctionType::RELU_N1_TO_1;
+    default:
+      return fbs::ActivationFunctionType::NONE;
   }
 }
 
@@ -291,7 +299,9 @@ Spec Binary(const std::string& name, int code, std::vector<int> a, std::vector<i
       case kTfLiteBuiltinDiv:
         t.AddOp(code, {x, y}, {out}, fbs::BuiltinOptions::DivOptions, fbs::CreateDivOptions(t.fbb(), Act(act)).Union());
         break;
-      default: t.AddOp(code, {x, y}, {out}); break;
+      default:
+        t.AddOp(code, {x, y}, {out});
+        break;
     }
   };
   return s;
@@ -317,7 +327,8 @@ TEST(GpuDelegateOps, Binary) {
 }
 
 Spec Unary(const std::string& name, int code, std::vector<int> shape, float lo = -4, float hi = 4,
-           fbs::BuiltinOptions type = fbs::BuiltinOptions::NONE, std::function<flatbuffers::Offset<void>(OpTest&)> opts = nullptr) {
+           fbs::BuiltinOptions type = fbs::BuiltinOptions::NONE,
+           std::function<flatbuffers::Offset<void>(OpTest&)> opts = nullptr) {
   Spec s;
   s.name = name;
   s.lo = lo, s.hi = hi;
@@ -411,8 +422,9 @@ Spec Depthwise(const std::string& name, std::vector<int> input, int multiplier, 
     std::vector<int> ins = {x, w};
     if (bias) ins.push_back(ConstF(t, {out_c}, 22));
     const int out = t.AddOutput(kTfLiteFloat32);
-    t.AddOp(kTfLiteBuiltinDepthwiseConv2d, ins, {out}, fbs::BuiltinOptions::DepthwiseConv2DOptions,
-            fbs::CreateDepthwiseConv2DOptions(t.fbb(), padding, stride, stride, multiplier, Act(act), dil, dil).Union());
+    t.AddOp(
+        kTfLiteBuiltinDepthwiseConv2d, ins, {out}, fbs::BuiltinOptions::DepthwiseConv2DOptions,
+        fbs::CreateDepthwiseConv2DOptions(t.fbb(), padding, stride, stride, multiplier, Act(act), dil, dil).Union());
   };
   return s;
 }
@@ -496,12 +508,13 @@ TEST(GpuDelegateOps, Pool) {
     fbs::Padding padding;
     TfLiteFusedActivation act;
   };
-  for (const C& c : std::vector<C>{{kTfLiteBuiltinAveragePool2d, {1, 7, 7, 5}, 7, 1, fbs::Padding::VALID, kTfLiteActNone},
-                                   {kTfLiteBuiltinAveragePool2d, {2, 9, 8, 3}, 3, 2, fbs::Padding::SAME, kTfLiteActRelu},
-                                   {kTfLiteBuiltinMaxPool2d, {1, 8, 8, 6}, 2, 2, fbs::Padding::VALID, kTfLiteActNone},
-                                   {kTfLiteBuiltinMaxPool2d, {1, 7, 9, 3}, 3, 2, fbs::Padding::SAME, kTfLiteActRelu6},
-                                   {kTfLiteBuiltinL2Pool2d, {1, 6, 6, 2}, 2, 2, fbs::Padding::SAME, kTfLiteActNone},
-                                   {kTfLiteBuiltinAveragePool2d, {1, 1, 1, 9}, 1, 1, fbs::Padding::SAME, kTfLiteActNone}}) {
+  for (const C& c :
+       std::vector<C>{{kTfLiteBuiltinAveragePool2d, {1, 7, 7, 5}, 7, 1, fbs::Padding::VALID, kTfLiteActNone},
+                      {kTfLiteBuiltinAveragePool2d, {2, 9, 8, 3}, 3, 2, fbs::Padding::SAME, kTfLiteActRelu},
+                      {kTfLiteBuiltinMaxPool2d, {1, 8, 8, 6}, 2, 2, fbs::Padding::VALID, kTfLiteActNone},
+                      {kTfLiteBuiltinMaxPool2d, {1, 7, 9, 3}, 3, 2, fbs::Padding::SAME, kTfLiteActRelu6},
+                      {kTfLiteBuiltinL2Pool2d, {1, 6, 6, 2}, 2, 2, fbs::Padding::SAME, kTfLiteActNone},
+                      {kTfLiteBuiltinAveragePool2d, {1, 1, 1, 9}, 1, 1, fbs::Padding::SAME, kTfLiteActNone}}) {
     Spec s;
     s.name = "pool " + std::to_string(c.code) + " " + std::to_string(c.f) + "/" + std::to_string(c.stride);
     s.lo = -3, s.hi = 3;
@@ -593,7 +606,7 @@ TEST(GpuDelegateOps, Concatenation) {
       std::vector<int> ins;
       for (size_t k = 0; k < c.shapes.size(); ++k) {
         ins.push_back(c.const_last && k + 1 == c.shapes.size() ? ConstF(t, c.shapes[k], 51)
-                                                                : t.AddInput(kTfLiteFloat32, c.shapes[k]));
+                                                               : t.AddInput(kTfLiteFloat32, c.shapes[k]));
       }
       const int out = t.AddOutput(kTfLiteFloat32);
       t.AddOp(kTfLiteBuiltinConcatenation, ins, {out}, fbs::BuiltinOptions::ConcatenationOptions,
@@ -723,8 +736,9 @@ TEST(GpuDelegateOps, SlicesAndTransposes) {
       const int n = static_cast<int>(c.begin.size());
       const int x = t.AddInput(kTfLiteFloat32, c.shape);
       const int out = t.AddOutput(kTfLiteFloat32);
-      t.AddOp(kTfLiteBuiltinStridedSlice, {x, ConstI(t, {n}, c.begin), ConstI(t, {n}, c.end), ConstI(t, {n}, c.strides)},
-              {out}, fbs::BuiltinOptions::StridedSliceOptions,
+      t.AddOp(kTfLiteBuiltinStridedSlice,
+              {x, ConstI(t, {n}, c.begin), ConstI(t, {n}, c.end), ConstI(t, {n}, c.strides)}, {out},
+              fbs::BuiltinOptions::StridedSliceOptions,
               fbs::CreateStridedSliceOptions(t.fbb(), c.begin_mask, c.end_mask, 0, 0, c.shrink).Union());
     };
     Check(s);
@@ -944,7 +958,8 @@ TEST(GpuDelegateGraph, MobileNetLikeChainIsOnePartition) {
     t.AddOp(kTfLiteBuiltinConv2d, {d1, ConstF(t, {12, 1, 1, 8}, 75), ConstF(t, {12}, 76)}, {c2},
             fbs::BuiltinOptions::Conv2DOptions, fbs::CreateConv2DOptions(t.fbb(), fbs::Padding::SAME, 1, 1).Union());
     const int add = t.AddIntermediate(kTfLiteFloat32, {1, 8, 8, 12});
-    t.AddOp(kTfLiteBuiltinAdd, {c2, c2}, {add}, fbs::BuiltinOptions::AddOptions, fbs::CreateAddOptions(t.fbb()).Union());
+    t.AddOp(kTfLiteBuiltinAdd, {c2, c2}, {add}, fbs::BuiltinOptions::AddOptions,
+            fbs::CreateAddOptions(t.fbb()).Union());
     const int p = t.AddIntermediate(kTfLiteFloat32, {1, 1, 1, 12});
     t.AddOp(kTfLiteBuiltinAveragePool2d, {add}, {p}, fbs::BuiltinOptions::Pool2DOptions,
             fbs::CreatePool2DOptions(t.fbb(), fbs::Padding::VALID, 1, 1, 8, 8).Union());
@@ -994,7 +1009,8 @@ TEST(GpuDelegateGraph, UnsupportedNodesAreNotClaimed) {
        [](OpTest& t) {
          const int x = t.AddInput(kTfLiteFloat32, {1, 4, 4, 4});
          const int out = t.AddOutput(kTfLiteFloat32);
-         t.AddOp(kTfLiteBuiltinConv2d, {x, ConstF(t, {4, 1, 1, 2}, 1), ConstF(t, {4}, 2)}, {out}, fbs::BuiltinOptions::Conv2DOptions,
+         t.AddOp(kTfLiteBuiltinConv2d, {x, ConstF(t, {4, 1, 1, 2}, 1), ConstF(t, {4}, 2)}, {out},
+                 fbs::BuiltinOptions::Conv2DOptions,
                  fbs::CreateConv2DOptions(t.fbb(), fbs::Padding::SAME, 1, 1).Union());
        }},
       {"int32 add",
@@ -1002,7 +1018,8 @@ TEST(GpuDelegateGraph, UnsupportedNodesAreNotClaimed) {
          const int x = t.AddInput(kTfLiteInt32, {4});
          const int y = t.AddInput(kTfLiteInt32, {4});
          const int out = t.AddOutput(kTfLiteInt32);
-         t.AddOp(kTfLiteBuiltinAdd, {x, y}, {out}, fbs::BuiltinOptions::AddOptions, fbs::CreateAddOptions(t.fbb()).Union());
+         t.AddOp(kTfLiteBuiltinAdd, {x, y}, {out}, fbs::BuiltinOptions::AddOptions,
+                 fbs::CreateAddOptions(t.fbb()).Union());
        }},
       {"mean over computed axes",
        [](OpTest& t) {
@@ -1090,8 +1107,8 @@ TEST(GpuDelegateGraph, ProfileHasOneTimingPerDispatch) {
   const int x = t.AddInput(kTfLiteFloat32, {1, 8, 8, 4});
   const int a = t.AddIntermediate(kTfLiteFloat32, {1, 8, 8, 4});
   const int out = t.AddOutput(kTfLiteFloat32);
-  t.AddOp(kTfLiteBuiltinConv2d, {x, ConstF(t, {4, 3, 3, 4}, 3), ConstF(t, {4}, 4)}, {a}, fbs::BuiltinOptions::Conv2DOptions,
-          fbs::CreateConv2DOptions(t.fbb(), fbs::Padding::SAME, 1, 1).Union());
+  t.AddOp(kTfLiteBuiltinConv2d, {x, ConstF(t, {4, 3, 3, 4}, 3), ConstF(t, {4}, 4)}, {a},
+          fbs::BuiltinOptions::Conv2DOptions, fbs::CreateConv2DOptions(t.fbb(), fbs::Padding::SAME, 1, 1).Union());
   t.AddOp(kTfLiteBuiltinTanh, {a}, {out});
   ASSERT_TRUE(t.Build().ok());
   ASSERT_TRUE(t.interpreter()->ModifyGraphWithDelegate(d).ok());
@@ -1124,8 +1141,8 @@ TEST(GpuDelegateGraph, InstalledProfilerGetsOneEventPerDispatch) {
   const int x = t.AddInput(kTfLiteFloat32, {1, 8, 8, 4});
   const int a = t.AddIntermediate(kTfLiteFloat32, {1, 8, 8, 4});
   const int out = t.AddOutput(kTfLiteFloat32);
-  t.AddOp(kTfLiteBuiltinConv2d, {x, ConstF(t, {4, 3, 3, 4}, 3), ConstF(t, {4}, 4)}, {a}, fbs::BuiltinOptions::Conv2DOptions,
-          fbs::CreateConv2DOptions(t.fbb(), fbs::Padding::SAME, 1, 1).Union());
+  t.AddOp(kTfLiteBuiltinConv2d, {x, ConstF(t, {4, 3, 3, 4}, 3), ConstF(t, {4}, 4)}, {a},
+          fbs::BuiltinOptions::Conv2DOptions, fbs::CreateConv2DOptions(t.fbb(), fbs::Padding::SAME, 1, 1).Union());
   t.AddOp(kTfLiteBuiltinTanh, {a}, {out});
   ASSERT_TRUE(t.Build().ok());
   ASSERT_TRUE(t.interpreter()->ModifyGraphWithDelegate(d).ok());

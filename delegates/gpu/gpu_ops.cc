@@ -44,9 +44,7 @@ const TfLiteAffineQuantization* Affine(const TfLiteTensor& t) {
   return q;
 }
 
-bool IsQuantizedType(TfLiteType type) {
-  return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteInt16;
-}
+bool IsQuantizedType(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteInt16; }
 
 // Shapes the delegate handles: known, at most kMaxRank dimensions, no empty dimension, and fewer
 // than 2^31 elements.
@@ -143,7 +141,8 @@ class Checker {
                     " (quantized models are off: --gpu_experimental_enable_quant=false)");
       }
       const TfLiteAffineQuantization* q = Affine(t);
-      if (q == nullptr) return Fail(std::string(role) + " is a " + TfLiteTypeGetName(t.type) + " constant without a scale");
+      if (q == nullptr)
+        return Fail(std::string(role) + " is a " + TfLiteTypeGetName(t.type) + " constant without a scale");
       if (q->scale->size != 1) {
         const int dim = q->quantized_dimension;
         if (dim < 0 || dim >= t.dims->size || t.dims->data[dim] != q->scale->size) {
@@ -208,19 +207,30 @@ const P& ParamsOf(const TfLiteNode* node) {
 
 TfLiteFusedActivation FusedActivation(int code, const TfLiteNode* node) {
   switch (code) {
-    case kTfLiteBuiltinAdd: return ParamsOf<TfLiteAddParams>(node).activation;
-    case kTfLiteBuiltinSub: return ParamsOf<TfLiteSubParams>(node).activation;
-    case kTfLiteBuiltinMul: return ParamsOf<TfLiteMulParams>(node).activation;
-    case kTfLiteBuiltinDiv: return ParamsOf<TfLiteDivParams>(node).activation;
-    case kTfLiteBuiltinConv2d: return ParamsOf<TfLiteConvParams>(node).activation;
-    case kTfLiteBuiltinDepthwiseConv2d: return ParamsOf<TfLiteDepthwiseConvParams>(node).activation;
-    case kTfLiteBuiltinFullyConnected: return ParamsOf<TfLiteFullyConnectedParams>(node).activation;
+    case kTfLiteBuiltinAdd:
+      return ParamsOf<TfLiteAddParams>(node).activation;
+    case kTfLiteBuiltinSub:
+      return ParamsOf<TfLiteSubParams>(node).activation;
+    case kTfLiteBuiltinMul:
+      return ParamsOf<TfLiteMulParams>(node).activation;
+    case kTfLiteBuiltinDiv:
+      return ParamsOf<TfLiteDivParams>(node).activation;
+    case kTfLiteBuiltinConv2d:
+      return ParamsOf<TfLiteConvParams>(node).activation;
+    case kTfLiteBuiltinDepthwiseConv2d:
+      return ParamsOf<TfLiteDepthwiseConvParams>(node).activation;
+    case kTfLiteBuiltinFullyConnected:
+      return ParamsOf<TfLiteFullyConnectedParams>(node).activation;
     case kTfLiteBuiltinAveragePool2d:
     case kTfLiteBuiltinMaxPool2d:
-    case kTfLiteBuiltinL2Pool2d: return ParamsOf<TfLitePoolParams>(node).activation;
-    case kTfLiteBuiltinConcatenation: return ParamsOf<TfLiteConcatenationParams>(node).activation;
-    case kTfLiteBuiltinTransposeConv: return ParamsOf<TfLiteTransposeConvParams>(node).activation;
-    default: return kTfLiteActNone;
+    case kTfLiteBuiltinL2Pool2d:
+      return ParamsOf<TfLitePoolParams>(node).activation;
+    case kTfLiteBuiltinConcatenation:
+      return ParamsOf<TfLiteConcatenationParams>(node).activation;
+    case kTfLiteBuiltinTransposeConv:
+      return ParamsOf<TfLiteTransposeConvParams>(node).activation;
+    default:
+      return kTfLiteActNone;
   }
 }
 
@@ -240,9 +250,27 @@ bool Broadcast(const Shape& a, const Shape& b, Shape* out) {
 // ---- Support per op -------------------------------------------------------------------------------
 
 enum class Group {
-  kBinary, kUnary, kConv2d, kDepthwise, kFullyConnected, kPool, kSoftmax, kConcat, kReshape, kResize,
-  kPad, kReduce, kStridedSlice, kSlice, kTranspose, kDepthToSpace, kSpaceToDepth, kTransposeConv,
-  kDequantize, kQuantize, kLstmBasic,
+  kBinary,
+  kUnary,
+  kConv2d,
+  kDepthwise,
+  kFullyConnected,
+  kPool,
+  kSoftmax,
+  kConcat,
+  kReshape,
+  kResize,
+  kPad,
+  kReduce,
+  kStridedSlice,
+  kSlice,
+  kTranspose,
+  kDepthToSpace,
+  kSpaceToDepth,
+  kTransposeConv,
+  kDequantize,
+  kQuantize,
+  kLstmBasic,
 };
 
 struct OpEntry {
@@ -253,9 +281,9 @@ struct OpEntry {
 
 // Unary ops: the unary shader's op codes (shaders/unary.comp).
 constexpr uint32_t kUnaryCopy = 0, kUnaryLogistic = 1, kUnaryTanh = 2, kUnaryHardSwish = 3, kUnaryExp = 4,
-                   kUnaryAbs = 5, kUnaryNeg = 6, kUnarySqrt = 7, kUnaryRsqrt = 8, kUnarySquare = 9,
-                   kUnaryLog = 10, kUnarySin = 11, kUnaryCos = 12, kUnaryElu = 13, kUnaryLeakyRelu = 14,
-                   kUnaryFloor = 15, kUnaryCeil = 16;
+                   kUnaryAbs = 5, kUnaryNeg = 6, kUnarySqrt = 7, kUnaryRsqrt = 8, kUnarySquare = 9, kUnaryLog = 10,
+                   kUnarySin = 11, kUnaryCos = 12, kUnaryElu = 13, kUnaryLeakyRelu = 14, kUnaryFloor = 15,
+                   kUnaryCeil = 16;
 
 const std::vector<OpEntry>& OpTable() {
   static const std::vector<OpEntry>* const table = new std::vector<OpEntry>{
@@ -453,7 +481,9 @@ bool StridedSlicing(TfLiteContext* context, const TfLiteNode* node, const Shape&
       *why = "stride " + std::to_string(st);
       return false;
     }
-    auto clamp32 = [](int64_t v) { return static_cast<int>(std::max<int64_t>(std::min<int64_t>(v, INT32_MAX), INT32_MIN)); };
+    auto clamp32 = [](int64_t v) {
+      return static_cast<int>(std::max<int64_t>(std::min<int64_t>(v, INT32_MAX), INT32_MIN));
+    };
     const int start = shape_util::StridedSliceStart(clamp32(b), static_cast<int>(st), in[i], begin_mask);
     if (s->shrink[i]) {
       if (start < 0 || start >= in[i]) {
@@ -507,8 +537,8 @@ bool CheckConv2d(Checker& c, TfLiteContext* context, const TfLiteNode* node, con
   if (!c.Counts(2, 3, 1) || !c.DataInputsAndOutput(0, 3)) return false;
   if (!c.Rank(c.input(0), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
   if (c.input(1).dims->data[3] != c.input(0).dims->data[3]) {
-    return c.Fail("grouped convolution (filter depth " + std::to_string(c.input(1).dims->data[3]) +
-                  ", input depth " + std::to_string(c.input(0).dims->data[3]) + ")");
+    return c.Fail("grouped convolution (filter depth " + std::to_string(c.input(1).dims->data[3]) + ", input depth " +
+                  std::to_string(c.input(0).dims->data[3]) + ")");
   }
   if (c.has_input(2) && Count(DimsOf(c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
   const TfLiteConvParams& p = ParamsOf<TfLiteConvParams>(node);
@@ -537,7 +567,8 @@ bool CheckFullyConnected(Checker& c, TfLiteContext* context, const TfLiteNode* n
   if (p.weights_format != kTfLiteFullyConnectedWeightsFormatDefault) return c.Fail("shuffled weights");
   if (!c.Rank(c.input(1), 2, "weights")) return false;
   const int in_c = c.input(1).dims->data[1];
-  if (in_c <= 0 || Count(DimsOf(c.input(0))) % in_c != 0) return c.Fail("input size not a multiple of the weights' depth");
+  if (in_c <= 0 || Count(DimsOf(c.input(0))) % in_c != 0)
+    return c.Fail("input size not a multiple of the weights' depth");
   if (c.has_input(2) && Count(DimsOf(c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
   return true;
 }
@@ -672,7 +703,8 @@ bool CheckDepthSpace(Checker& c, TfLiteContext* context, const TfLiteNode* node,
                                                          : ParamsOf<TfLiteSpaceToDepthParams>(node).block_size;
   if (block < 1) return c.Fail("block size");
   const Shape in = DimsOf(c.input(0));
-  if (entry->group == Group::kDepthToSpace ? in[3] % (block * block) != 0 : (in[1] % block != 0 || in[2] % block != 0)) {
+  if (entry->group == Group::kDepthToSpace ? in[3] % (block * block) != 0
+                                           : (in[1] % block != 0 || in[2] % block != 0)) {
     return c.Fail("shape not divisible by the block");
   }
   return true;
@@ -721,7 +753,8 @@ bool CheckLstmBasic(Checker& c, TfLiteContext* context, const TfLiteNode* node, 
     if (c.input(k).type != kTfLiteFloat32 || !c.Data(c.input(k), "input")) return c.Fail("input is not float32");
   }
   for (int k = 0; k < 4; ++k) {
-    if (c.output(k).type != kTfLiteFloat32 || !c.Activation(c.output(k), "output")) return c.Fail("output is not float32");
+    if (c.output(k).type != kTfLiteFloat32 || !c.Activation(c.output(k), "output"))
+      return c.Fail("output is not float32");
   }
   if (!c.Rank(c.input(0), 2, "input") || !c.Rank(c.input(1), 2, "prev_activation") ||
       !c.Rank(c.input(2), 2, "weights") || !c.Rank(c.input(4), 2, "prev_state")) {
@@ -729,9 +762,9 @@ bool CheckLstmBasic(Checker& c, TfLiteContext* context, const TfLiteNode* node, 
   }
   const int batch = c.input(0).dims->data[0], depth = c.input(1).dims->data[1];
   const int total = c.input(0).dims->data[1] + depth;
-  if (c.input(1).dims->data[0] != batch || c.input(2).dims->data[0] != 4 * depth ||
-      c.input(2).dims->data[1] != total || Count(DimsOf(c.input(3))) != 4 * depth ||
-      c.input(4).dims->data[0] != batch || c.input(4).dims->data[1] != depth) {
+  if (c.input(1).dims->data[0] != batch || c.input(2).dims->data[0] != 4 * depth || c.input(2).dims->data[1] != total ||
+      Count(DimsOf(c.input(3))) != 4 * depth || c.input(4).dims->data[0] != batch ||
+      c.input(4).dims->data[1] != depth) {
     return c.Fail("shapes do not fit");
   }
   return true;
@@ -828,7 +861,10 @@ Status EmitCopy(Planner& planner, int input, int output, CopyRegion region, TfLi
   if (static_cast<int>(region.dims.size()) > kMaxRank) return ExecutionError("copy of rank above 6");
   const uint64_t total = static_cast<uint64_t>(Count(region.dims));
   Push p = Common(planner.value(output), activation, total);
-  p.U(fill ? 1 : 0).F(fill_value).U(static_cast<uint32_t>(region.src_offset)).U(static_cast<uint32_t>(region.dst_offset));
+  p.U(fill ? 1 : 0)
+      .F(fill_value)
+      .U(static_cast<uint32_t>(region.src_offset))
+      .U(static_cast<uint32_t>(region.dst_offset));
   for (int d : region.dims) p.U(static_cast<uint32_t>(d));
   for (int64_t s : region.src_stride) p.U(static_cast<uint32_t>(s));  // negative strides wrap, as intended
   for (int64_t s : region.dst_stride) p.U(static_cast<uint32_t>(s));
@@ -881,12 +917,26 @@ Status PlanUnary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
   float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
   float alpha = 0.0f;
   switch (code) {
-    case kTfLiteBuiltinRelu: lo = 0.0f; break;
-    case kTfLiteBuiltinRelu6: lo = 0.0f; hi = 6.0f; break;
-    case kTfLiteBuiltinReluN1To1: lo = -1.0f; hi = 1.0f; break;
-    case kTfLiteBuiltinRelu0To1: lo = 0.0f; hi = 1.0f; break;
-    case kTfLiteBuiltinLeakyRelu: alpha = ParamsOf<TfLiteLeakyReluParams>(node).alpha; break;
-    default: break;
+    case kTfLiteBuiltinRelu:
+      lo = 0.0f;
+      break;
+    case kTfLiteBuiltinRelu6:
+      lo = 0.0f;
+      hi = 6.0f;
+      break;
+    case kTfLiteBuiltinReluN1To1:
+      lo = -1.0f;
+      hi = 1.0f;
+      break;
+    case kTfLiteBuiltinRelu0To1:
+      lo = 0.0f;
+      hi = 1.0f;
+      break;
+    case kTfLiteBuiltinLeakyRelu:
+      alpha = ParamsOf<TfLiteLeakyReluParams>(node).alpha;
+      break;
+    default:
+      break;
   }
   const uint64_t total = static_cast<uint64_t>(Count(shape));
   Push p = Common(pl.value(out), lo, hi, total);
@@ -943,16 +993,18 @@ Status PlanConv(Planner& pl, const TfLiteNode* node, bool depthwise) {
   const int kernel_h = fs[1], kernel_w = fs[2];
   const int out_c = depthwise ? fs[3] : fs[0];
   if (is[3] <= 0) return Fail("input " + ShapeString(is) + " has no channels");
-  if (depthwise ? (out_c % is[3] != 0) : (fs[3] != is[3])) return Fail("filter " + ShapeString(fs) + " does not fit input " + ShapeString(is));
+  if (depthwise ? (out_c % is[3] != 0) : (fs[3] != is[3]))
+    return Fail("filter " + ShapeString(fs) + " does not fit input " + ShapeString(is));
   int out_h = 0, out_w = 0;
   const TfLitePaddingValues pad = nn::ComputePaddingHeightWidth(stride_h, stride_w, dil_h, dil_w, is[1], is[2],
                                                                 kernel_h, kernel_w, padding, &out_h, &out_w);
-  if (out_h <= 0 || out_w <= 0) return Fail("empty output (" + std::to_string(out_h) + "x" + std::to_string(out_w) + ")");
+  if (out_h <= 0 || out_w <= 0)
+    return Fail("empty output (" + std::to_string(out_h) + "x" + std::to_string(out_w) + ")");
   const Shape out_shape = {is[0], out_h, out_w, out_c};
   const int out = pl.OutputValue(node->outputs->data[0], out_shape);
   // Both shaders take 4 output pixels along x per work item; CONV_2D also 8 output channels.
-  const uint64_t total = static_cast<uint64_t>(is[0]) * out_h * ((out_w + 3) / 4) *
-                         (depthwise ? out_c : (out_c + 7) / 8);
+  const uint64_t total =
+      static_cast<uint64_t>(is[0]) * out_h * ((out_w + 3) / 4) * (depthwise ? out_c : (out_c + 7) / 8);
   Push p = Common(pl.value(out), activation, total);
   p.U(is[1]).U(is[2]).U(is[3]).U(out_h).U(out_w).U(out_c).U(kernel_h).U(kernel_w).U(stride_h).U(stride_w);
   p.U(dil_h).U(dil_w).I(pad.height).I(pad.width).U(bias >= 0 ? 1 : 0);
@@ -987,7 +1039,8 @@ Status PlanFullyConnected(Planner& pl, const TfLiteNode* node) {
   const int batches = static_cast<int>(n / in_c);
   Shape out_shape;
   if (params.keep_num_dims) {
-    if (is.empty() || is.back() != in_c) return Fail("keep_num_dims with input depth " + std::to_string(is.empty() ? 0 : is.back()));
+    if (is.empty() || is.back() != in_c)
+      return Fail("keep_num_dims with input depth " + std::to_string(is.empty() ? 0 : is.back()));
     out_shape = is;
     out_shape.back() = out_c;
   } else {
@@ -1016,8 +1069,8 @@ Status PlanPool(Planner& pl, const TfLiteNode* node, uint32_t op) {
   const TfLitePoolParams& params = ParamsOf<TfLitePoolParams>(node);
   int out_h = 0, out_w = 0;
   const TfLitePaddingValues pad =
-      nn::ComputePaddingHeightWidth(params.stride_height, params.stride_width, 1, 1, is[1], is[2],
-                                    params.filter_height, params.filter_width, params.padding, &out_h, &out_w);
+      nn::ComputePaddingHeightWidth(params.stride_height, params.stride_width, 1, 1, is[1], is[2], params.filter_height,
+                                    params.filter_width, params.padding, &out_h, &out_w);
   if (out_h <= 0 || out_w <= 0) return Fail("empty output");
   const Shape out_shape = {is[0], out_h, out_w, is[3]};
   const int out = pl.OutputValue(node->outputs->data[0], out_shape);
@@ -1184,8 +1237,10 @@ Status PlanReduce(Planner& pl, const TfLiteNode* node, uint32_t kind) {
   Shape out_shape;
   for (size_t d = 0; d < is.size(); ++d) {
     const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int>(d)) != axes.end();
-    if (!reduced) out_shape.push_back(is[d]);
-    else if (keep_dims) out_shape.push_back(1);
+    if (!reduced)
+      out_shape.push_back(is[d]);
+    else if (keep_dims)
+      out_shape.push_back(1);
   }
   const int out = pl.OutputValue(node->outputs->data[0], out_shape);
   // Runs of consecutive axes, one dispatch each.
@@ -1212,7 +1267,10 @@ Status PlanReduce(Planner& pl, const TfLiteNode* node, uint32_t kind) {
     const int target = final_pass ? out : pl.Temporary(next);
     const uint64_t total = static_cast<uint64_t>(outer * inner);
     Push p = Common(pl.value(target), kTfLiteActNone, total);
-    p.U(static_cast<uint32_t>(reduce)).U(static_cast<uint32_t>(inner)).U(op).F(kind == 0 ? static_cast<float>(reduce) : 1.0f);
+    p.U(static_cast<uint32_t>(reduce))
+        .U(static_cast<uint32_t>(inner))
+        .U(op)
+        .F(kind == 0 ? static_cast<float>(reduce) : 1.0f);
     Dispatch d;
     d.shader = ShaderId::kReduce;
     d.output = target;
@@ -1304,10 +1362,10 @@ Status PlanDepthSpace(Planner& pl, const TfLiteNode* node, bool to_space) {
   const Shape depth = {n, h, w, b * b * c};
   const int out = pl.OutputValue(node->outputs->data[0], to_space ? space : depth);
   // Strides of the 6-D view over each layout.
-  const std::vector<int64_t> space_strides = {int64_t{h} * b * w * b * c, int64_t{b} * w * b * c, int64_t{w} * b * c,
-                                              int64_t{b} * c, c, 1};
-  const std::vector<int64_t> depth_strides = {int64_t{h} * w * b * b * c, int64_t{w} * b * b * c, int64_t{b} * c,
-                                              int64_t{b} * b * c, c, 1};
+  const std::vector<int64_t> space_strides = {
+      int64_t{h} * b * w * b * c, int64_t{b} * w * b * c, int64_t{w} * b * c, int64_t{b} * c, c, 1};
+  const std::vector<int64_t> depth_strides = {
+      int64_t{h} * w * b * b * c, int64_t{w} * b * b * c, int64_t{b} * c, int64_t{b} * b * c, c, 1};
   CopyRegion r;
   r.dims = {n, h, b, w, b, c};
   r.src_stride = to_space ? depth_strides : space_strides;
@@ -1330,7 +1388,8 @@ Status PlanTransposeConv(Planner& pl, const TfLiteNode* node) {
   if (os.size() != 4 || is.size() != 4 || fs.size() != 4 || fs[3] != is[3] || os[3] != fs[0] || os[0] != is[0]) {
     return Fail("shapes do not fit");
   }
-  const Shape out_shape = {static_cast<int>(os[0]), static_cast<int>(os[1]), static_cast<int>(os[2]), static_cast<int>(os[3])};
+  const Shape out_shape = {static_cast<int>(os[0]), static_cast<int>(os[1]), static_cast<int>(os[2]),
+                           static_cast<int>(os[3])};
   int unused_h, unused_w;
   const TfLitePaddingValues pad =
       nn::ComputePaddingHeightWidth(params.stride_height, params.stride_width, 1, 1, out_shape[1], out_shape[2], fs[1],
@@ -1456,8 +1515,7 @@ const GroupOps* OpsOf(Group group) {
        [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanReshape(pl, node, e->op); }},
       {Group::kResize, CheckResize,
        [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanResize(pl, node, e->op); }},
-      {Group::kPad, CheckPad,
-       [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanPad(pl, node); }},
+      {Group::kPad, CheckPad, [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanPad(pl, node); }},
       {Group::kReduce, CheckReduce,
        [](Planner& pl, const TfLiteNode* node, const OpEntry* e) { return PlanReduce(pl, node, e->op); }},
       {Group::kStridedSlice, CheckStridedSlice,
@@ -1513,9 +1571,15 @@ bool ActivationGrid(const TfLiteTensor& tensor, QuantGrid* grid) {
   grid->scale = q->scale->data[0];
   grid->zero_point = q->zero_point != nullptr && q->zero_point->size > 0 ? q->zero_point->data[0] : 0;
   switch (tensor.type) {
-    case kTfLiteUInt8: grid->q_min = 0, grid->q_max = 255; break;
-    case kTfLiteInt8: grid->q_min = -128, grid->q_max = 127; break;
-    default: grid->q_min = -32768, grid->q_max = 32767; break;
+    case kTfLiteUInt8:
+      grid->q_min = 0, grid->q_max = 255;
+      break;
+    case kTfLiteInt8:
+      grid->q_min = -128, grid->q_max = 127;
+      break;
+    default:
+      grid->q_min = -32768, grid->q_max = 32767;
+      break;
   }
   return true;
 }
@@ -1523,7 +1587,8 @@ bool ActivationGrid(const TfLiteTensor& tensor, QuantGrid* grid) {
 StatusOr<std::vector<float>> TensorAsFloat(const TfLiteTensor& t) {
   const int64_t n = Count(DimsOf(t));
   std::vector<float> out(static_cast<size_t>(n));
-  if (t.data.raw == nullptr && n > 0) return ExecutionError(std::string("tensor '") + (t.name ? t.name : "") + "' has no data");
+  if (t.data.raw == nullptr && n > 0)
+    return ExecutionError(std::string("tensor '") + (t.name ? t.name : "") + "' has no data");
   switch (t.type) {
     case kTfLiteFloat32:
       std::memcpy(out.data(), t.data.f, static_cast<size_t>(n) * 4);
@@ -1531,7 +1596,8 @@ StatusOr<std::vector<float>> TensorAsFloat(const TfLiteTensor& t) {
     case kTfLiteFloat16:
       for (int64_t i = 0; i < n; ++i) out[i] = HalfToFloat(t.data.f16[i].data);
       return out;
-    default: break;
+    default:
+      break;
   }
   const TfLiteAffineQuantization* q = Affine(t);
   if (q == nullptr) {
@@ -1557,11 +1623,21 @@ StatusOr<std::vector<float>> TensorAsFloat(const TfLiteTensor& t) {
     const int c = channel_of(i);
     int64_t v;
     switch (t.type) {
-      case kTfLiteUInt8: v = t.data.uint8[i]; break;
-      case kTfLiteInt8: v = t.data.int8[i]; break;
-      case kTfLiteInt16: v = t.data.i16[i]; break;
-      case kTfLiteInt32: v = t.data.i32[i]; break;
-      case kTfLiteInt64: v = t.data.i64[i]; break;
+      case kTfLiteUInt8:
+        v = t.data.uint8[i];
+        break;
+      case kTfLiteInt8:
+        v = t.data.int8[i];
+        break;
+      case kTfLiteInt16:
+        v = t.data.i16[i];
+        break;
+      case kTfLiteInt32:
+        v = t.data.i32[i];
+        break;
+      case kTfLiteInt64:
+        v = t.data.i64[i];
+        break;
       default:
         return ExecutionError(std::string("tensor '") + (t.name ? t.name : "") + "' is " + TfLiteTypeGetName(t.type));
     }
@@ -1690,7 +1766,8 @@ Status Planner::PlanNode(int node_index, const TfLiteNode* node, const TfLiteReg
   for (int k = 0; status.ok() && k < node->outputs->size; ++k) {
     auto it = plan_->tensor_values.find(node->outputs->data[k]);
     if (it != plan_->tensor_values.end()) {
-      status = CheckPlannedShape(plan_->values[it->second].shape, "output tensor " + std::to_string(node->outputs->data[k]));
+      status =
+          CheckPlannedShape(plan_->values[it->second].shape, "output tensor " + std::to_string(node->outputs->data[k]));
     }
   }
   return status.WithContext("node " + std::to_string(node_index) + " (" + op_name_ + ")");

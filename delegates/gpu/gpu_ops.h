@@ -45,10 +45,10 @@ const std::vector<int>& SupportedBuiltinCodes();
 struct Value {
   enum class Kind { kInternal, kInput, kConstant, kTemporary };
   Kind kind = Kind::kInternal;
-  int tensor = -1;             // interpreter tensor, -1 for temporaries
-  bool is_output = false;      // a partition output (read back after each run)
+  int tensor = -1;         // interpreter tensor, -1 for temporaries
+  bool is_output = false;  // a partition output (read back after each run)
   std::vector<int> shape;
-  int alias_of = -1;           // shares the storage of this value (same elements, other shape)
+  int alias_of = -1;                             // shares the storage of this value (same elements, other shape)
   const std::vector<float>* constant = nullptr;  // kConstant: the data (as float)
   // Quantization grid of a quantized tensor (real value = (q - zero_point) * scale): dispatches
   // writing the value round to it; q_scale 0 for float tensors and temporaries.
@@ -59,7 +59,7 @@ struct Value {
 
 struct Dispatch {
   ShaderId shader = ShaderId::kCopy;
-  int output = -1;  // binding 0
+  int output = -1;                                                   // binding 0
   std::array<int, kMaxInputBindings> inputs = {-1, -1, -1, -1, -1};  // bindings 1..5; -1: unused
   std::vector<uint32_t> push;
   uint64_t work_items = 0;

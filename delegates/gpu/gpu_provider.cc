@@ -10,13 +10,14 @@ namespace touchstone {
 
 DelegateProvider GpuDelegateProvider() {
   DelegateProvider provider = GpuProviderDeclaration();
-  provider.reduced_precision = [](const ProviderParams& params) { return params.GetBool("gpu_precision_loss_allowed"); };
+  provider.reduced_precision = [](const ProviderParams& params) {
+    return params.GetBool("gpu_precision_loss_allowed");
+  };
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     if (!params.GetBool("use_gpu")) return TfLiteDelegatePtr(nullptr, [](TfLiteDelegate*) {});
     const std::string backend = params.GetString("gpu_backend");
     if (backend == "cl" || backend == "gl") {
-      std::fprintf(stderr,
-                   "WARNING: --gpu_backend=%s: Touchstone's GPU delegate runs on Vulkan only; using vulkan.\n",
+      std::fprintf(stderr, "WARNING: --gpu_backend=%s: Touchstone's GPU delegate runs on Vulkan only; using vulkan.\n",
                    backend.c_str());
     } else if (!backend.empty() && backend != "vulkan") {
       return UsageError("--gpu_backend=" + backend + ": unknown backend (vulkan; cl and gl are TFLite's)");

@@ -78,7 +78,8 @@ const uint32_t kLstmF16[] =
 #include "delegates/gpu/shaders/lstm_f16.inc"
     ;
 
-#define TS_ENTRY(array, name) {array, sizeof(array), name}
+#define TS_ENTRY(array, name) \
+  { array, sizeof(array), name }
 
 // Indexed by ShaderId, float32 then float16.
 const SpirvCode kShaders[static_cast<int>(ShaderId::kCount)][2] = {
@@ -98,9 +99,7 @@ const SpirvCode kShaders[static_cast<int>(ShaderId::kCount)][2] = {
 
 }  // namespace
 
-SpirvCode ShaderCode(ShaderId shader, bool float16) {
-  return kShaders[static_cast<int>(shader)][float16 ? 1 : 0];
-}
+SpirvCode ShaderCode(ShaderId shader, bool float16) { return kShaders[static_cast<int>(shader)][float16 ? 1 : 0]; }
 
 }  // namespace gpu
 }  // namespace touchstone

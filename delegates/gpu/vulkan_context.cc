@@ -12,21 +12,36 @@ namespace {
 
 std::string VkResultName(VkResult result) {
   switch (result) {
-    case VK_SUCCESS: return "VK_SUCCESS";
-    case VK_NOT_READY: return "VK_NOT_READY";
-    case VK_TIMEOUT: return "VK_TIMEOUT";
-    case VK_INCOMPLETE: return "VK_INCOMPLETE";
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
-    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
-    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
-    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
-    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
-    default: return "VkResult " + std::to_string(static_cast<int>(result));
+    case VK_SUCCESS:
+      return "VK_SUCCESS";
+    case VK_NOT_READY:
+      return "VK_NOT_READY";
+    case VK_TIMEOUT:
+      return "VK_TIMEOUT";
+    case VK_INCOMPLETE:
+      return "VK_INCOMPLETE";
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+      return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+      return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED:
+      return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST:
+      return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_MEMORY_MAP_FAILED:
+      return "VK_ERROR_MEMORY_MAP_FAILED";
+    case VK_ERROR_LAYER_NOT_PRESENT:
+      return "VK_ERROR_LAYER_NOT_PRESENT";
+    case VK_ERROR_EXTENSION_NOT_PRESENT:
+      return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT:
+      return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER:
+      return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    case VK_ERROR_TOO_MANY_OBJECTS:
+      return "VK_ERROR_TOO_MANY_OBJECTS";
+    default:
+      return "VkResult " + std::to_string(static_cast<int>(result));
   }
 }
 
@@ -34,19 +49,24 @@ Status VkError(const std::string& what, VkResult result) {
   return ExecutionError("Vulkan: " + what + " failed (" + VkResultName(result) + ")");
 }
 
-#define TS_VK_CHECK(call, what)                    \
-  do {                                             \
-    VkResult _ts_vk_result = (call);               \
+#define TS_VK_CHECK(call, what)                                           \
+  do {                                                                    \
+    VkResult _ts_vk_result = (call);                                      \
     if (_ts_vk_result != VK_SUCCESS) return VkError(what, _ts_vk_result); \
   } while (0)
 
 int DeviceRank(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -54,11 +74,16 @@ int DeviceRank(VkPhysicalDeviceType type) {
 
 const char* VulkanContext::device_kind() const {
   switch (device_type_) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "CPU";
+    default:
+      return "other";
   }
 }
 
@@ -81,15 +106,13 @@ Status VulkanContext::Init(const VulkanOptions& options) {
     if (env == nullptr && loader == "libvulkan.so.1") library_ = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
     if (library_ == nullptr) return ExecutionError("no Vulkan loader (" + why + ")");
   }
-  auto get_instance_proc =
-      reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library_, "vkGetInstanceProcAddr"));
+  auto get_instance_proc = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library_, "vkGetInstanceProcAddr"));
   if (get_instance_proc == nullptr) {
     return ExecutionError("no Vulkan loader (" + loader + " has no vkGetInstanceProcAddr)");
   }
-  auto create_instance =
-      reinterpret_cast<PFN_vkCreateInstance>(get_instance_proc(VK_NULL_HANDLE, "vkCreateInstance"));
-  auto enumerate_version = reinterpret_cast<PFN_vkEnumerateInstanceVersion>(
-      get_instance_proc(VK_NULL_HANDLE, "vkEnumerateInstanceVersion"));
+  auto create_instance = reinterpret_cast<PFN_vkCreateInstance>(get_instance_proc(VK_NULL_HANDLE, "vkCreateInstance"));
+  auto enumerate_version =
+      reinterpret_cast<PFN_vkEnumerateInstanceVersion>(get_instance_proc(VK_NULL_HANDLE, "vkEnumerateInstanceVersion"));
   if (create_instance == nullptr) return ExecutionError("no Vulkan loader (" + loader + " lacks vkCreateInstance)");
   uint32_t loader_version = VK_API_VERSION_1_0;
   if (enumerate_version != nullptr) enumerate_version(&loader_version);
@@ -111,8 +134,8 @@ Status VulkanContext::Init(const VulkanOptions& options) {
   }
   TS_VK_CHECK(created, "vkCreateInstance");
 
-#define TS_VK_LOAD(name)                                                                       \
-  vk_.name = reinterpret_cast<PFN_##name>(get_instance_proc(instance_, #name));                \
+#define TS_VK_LOAD(name)                                                        \
+  vk_.name = reinterpret_cast<PFN_##name>(get_instance_proc(instance_, #name)); \
   if (vk_.name == nullptr) return ExecutionError("Vulkan: the loader lacks " #name);
   TS_VK_FUNCTIONS(TS_VK_LOAD)
 #undef TS_VK_LOAD
@@ -146,10 +169,10 @@ Status VulkanContext::ChoosePhysicalDevice(const VulkanOptions& options) {
   int chosen = -1;
   if (options.device_index >= 0) {
     if (options.device_index >= static_cast<int>(devices.size())) {
-      return UsageError("--gpu_device_index=" + std::to_string(options.device_index) + ": there " +
-                        (devices.size() == 1 ? "is 1 Vulkan device" : "are " + std::to_string(devices.size()) +
-                                                                           " Vulkan devices") +
-                        " (indices from 0)");
+      return UsageError(
+          "--gpu_device_index=" + std::to_string(options.device_index) + ": there " +
+          (devices.size() == 1 ? "is 1 Vulkan device" : "are " + std::to_string(devices.size()) + " Vulkan devices") +
+          " (indices from 0)");
     }
     chosen = options.device_index;
     if (compute_family(devices[chosen]) < 0) {
@@ -262,8 +285,8 @@ Status VulkanContext::CreateLogicalDevice(const VulkanOptions& options, const Vk
   TS_VK_CHECK(vk_.vkCreateDevice(physical_device_, &device_info, nullptr, &device_), "vkCreateDevice");
   float16_enabled_ = use_float16;
 
-#define TS_VK_LOAD_DEVICE(name)                                                                 \
-  vk_.name = reinterpret_cast<PFN_##name>(vk_.vkGetDeviceProcAddr(device_, #name));             \
+#define TS_VK_LOAD_DEVICE(name)                                                     \
+  vk_.name = reinterpret_cast<PFN_##name>(vk_.vkGetDeviceProcAddr(device_, #name)); \
   if (vk_.name == nullptr) return ExecutionError("Vulkan: the device lacks " #name);
   TS_VK_DEVICE_FUNCTIONS(TS_VK_LOAD_DEVICE)
 #undef TS_VK_LOAD_DEVICE
@@ -298,8 +321,7 @@ Status VulkanContext::CreateLayouts() {
   layout_info.pSetLayouts = &set_layout_;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &push;
-  TS_VK_CHECK(vk_.vkCreatePipelineLayout(device_, &layout_info, nullptr, &pipeline_layout_),
-              "vkCreatePipelineLayout");
+  TS_VK_CHECK(vk_.vkCreatePipelineLayout(device_, &layout_info, nullptr, &pipeline_layout_), "vkCreatePipelineLayout");
   VkPipelineCacheCreateInfo cache_info{};
   cache_info.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
   TS_VK_CHECK(vk_.vkCreatePipelineCache(device_, &cache_info, nullptr, &pipeline_cache_), "vkCreatePipelineCache");
@@ -348,8 +370,7 @@ StatusOr<uint32_t> VulkanContext::FindMemoryType(uint32_t type_bits, VkMemoryPro
   for (int pass = 0; pass < 2; ++pass) {
     const VkMemoryPropertyFlags wanted = pass == 0 ? (required | preferred) : required;
     for (uint32_t i = 0; i < memory_properties_.memoryTypeCount; ++i) {
-      if ((type_bits & (1u << i)) != 0 &&
-          (memory_properties_.memoryTypes[i].propertyFlags & wanted) == wanted) {
+      if ((type_bits & (1u << i)) != 0 && (memory_properties_.memoryTypes[i].propertyFlags & wanted) == wanted) {
         return i;
       }
     }
@@ -363,8 +384,7 @@ StatusOr<Buffer> VulkanContext::CreateBuffer(size_t bytes, bool host_visible) {
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   info.size = buffer.bytes;
-  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VkResult result = vk_.vkCreateBuffer(device_, &info, nullptr, &buffer.buffer);
   if (result != VK_SUCCESS) return VkError("vkCreateBuffer of " + std::to_string(bytes) + " bytes", result);
@@ -374,8 +394,9 @@ StatusOr<Buffer> VulkanContext::CreateBuffer(size_t bytes, bool host_visible) {
   StatusOr<uint32_t> type =
       host_visible ? FindMemoryType(requirements.memoryTypeBits, host, VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
                    : FindMemoryType(requirements.memoryTypeBits, 0,
-                                    unified_memory_ ? static_cast<VkMemoryPropertyFlags>(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | host)
-                                                    : static_cast<VkMemoryPropertyFlags>(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+                                    unified_memory_
+                                        ? static_cast<VkMemoryPropertyFlags>(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | host)
+                                        : static_cast<VkMemoryPropertyFlags>(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
   if (!type.ok()) {
     DestroyBuffer(&buffer);
     return type.status();
@@ -449,7 +470,7 @@ uint16_t FloatToHalf(float value) {
     return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   }
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504
-  if (abs < 0x38800000u) {  // below the smallest normal half: subnormal or zero
+  if (abs < 0x38800000u) {                                      // below the smallest normal half: subnormal or zero
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // below half the smallest subnormal
     const uint32_t exponent = abs >> 23;
     const uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;

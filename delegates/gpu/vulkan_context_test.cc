@@ -89,8 +89,8 @@ TEST(VulkanContextTest, DeviceAndPipelines) {
   std::shared_ptr<VulkanContext> vk = ContextOrSkip();
   if (vk == nullptr) return;
   std::cout << "device: " << vk->device_name() << " (" << vk->device_kind() << "), float16 "
-            << (vk->supports_float16() ? "yes" : "no") << ", timestamps "
-            << (vk->supports_timestamps() ? "yes" : "no") << std::endl;
+            << (vk->supports_float16() ? "yes" : "no") << ", timestamps " << (vk->supports_timestamps() ? "yes" : "no")
+            << std::endl;
   EXPECT_FALSE(vk->device_name().empty());
   EXPECT_GE(vk->device_index(), 0);
   for (int s = 0; s < static_cast<int>(ShaderId::kCount); ++s) {

@@ -48,9 +48,10 @@ std::string DescribeOutcome(const DelegateOutcome& o) {
          " delegate is explicitly applied, the model graph will not be executed by the delegate.";
 }
 
-StatusOr<std::unique_ptr<Interpreter>> BuildInterpreterWithDelegates(
-    const InterpreterFactory& make_interpreter, const std::vector<ProvidedDelegate>& delegates,
-    const ApplyDelegatesOptions& options, std::vector<DelegateOutcome>* outcomes) {
+StatusOr<std::unique_ptr<Interpreter>> BuildInterpreterWithDelegates(const InterpreterFactory& make_interpreter,
+                                                                     const std::vector<ProvidedDelegate>& delegates,
+                                                                     const ApplyDelegatesOptions& options,
+                                                                     std::vector<DelegateOutcome>* outcomes) {
   outcomes->clear();
   StatusOr<std::unique_ptr<Interpreter>> made = make_interpreter();
   if (!made.ok()) return made.status();
@@ -64,8 +65,8 @@ StatusOr<std::unique_ptr<Interpreter>> BuildInterpreterWithDelegates(
       outcome.error = OneLine(status.message());
       outcomes->push_back(outcome);
       if (options.require_full_delegation) {
-        return ExecutionError("Disallowed CPU fallback detected (--require_full_delegation): the " +
-                              provided.provider + " delegate failed: " + outcome.error);
+        return ExecutionError("Disallowed CPU fallback detected (--require_full_delegation): the " + provided.provider +
+                              " delegate failed: " + outcome.error);
       }
       // Start again without it: a fresh interpreter with the delegates accepted so far.
       made = make_interpreter();
@@ -84,8 +85,8 @@ StatusOr<std::unique_ptr<Interpreter>> BuildInterpreterWithDelegates(
     if (options.require_full_delegation && !interpreter->primary()->fully_delegated()) {
       const size_t nodes = interpreter->primary()->execution_plan().size();
       return ExecutionError("Disallowed CPU fallback detected (--require_full_delegation): after the " +
-                            provided.provider + " delegate the model runs as " + std::to_string(nodes) +
-                            " nodes, " + std::to_string(interpreter->primary()->delegated_node_count()) +
+                            provided.provider + " delegate the model runs as " + std::to_string(nodes) + " nodes, " +
+                            std::to_string(interpreter->primary()->delegated_node_count()) +
                             " of them delegate kernels");
     }
   }

@@ -24,11 +24,11 @@ namespace touchstone {
 
 // What became of one delegate.
 struct DelegateOutcome {
-  std::string provider;       // "SAMPLE", "EXTERNAL", ...
-  bool applied = false;       // false: it failed, and the CPU kernels run its nodes
-  int delegate_kernels = 0;   // its delegate kernel nodes in the primary subgraph
+  std::string provider;          // "SAMPLE", "EXTERNAL", ...
+  bool applied = false;          // false: it failed, and the CPU kernels run its nodes
+  int delegate_kernels = 0;      // its delegate kernel nodes in the primary subgraph
   bool fully_delegated = false;  // the primary subgraph is one node, a kernel of this delegate
-  std::string error;          // why it was not applied (one line)
+  std::string error;             // why it was not applied (one line)
 };
 
 // TFLite's line for an applied delegate ("Explicitly applied SAMPLE delegate, and the model graph will be
@@ -46,9 +46,10 @@ struct ApplyDelegatesOptions {
 
 // Returns the interpreter with every accepted delegate applied and tensors allocated; *outcomes gets
 // one entry per delegate tried (also on error). The delegates must outlive the interpreter.
-StatusOr<std::unique_ptr<Interpreter>> BuildInterpreterWithDelegates(
-    const InterpreterFactory& make_interpreter, const std::vector<ProvidedDelegate>& delegates,
-    const ApplyDelegatesOptions& options, std::vector<DelegateOutcome>* outcomes);
+StatusOr<std::unique_ptr<Interpreter>> BuildInterpreterWithDelegates(const InterpreterFactory& make_interpreter,
+                                                                     const std::vector<ProvidedDelegate>& delegates,
+                                                                     const ApplyDelegatesOptions& options,
+                                                                     std::vector<DelegateOutcome>* outcomes);
 
 }  // namespace touchstone
 

@@ -27,7 +27,8 @@ std::shared_ptr<const Model> MakeModel(bool all_supported) {
   const int t0 = b.AddTensor(kTfLiteFloat32, {1, 3}, "t0");
   const int t1 = b.AddTensor(kTfLiteFloat32, {1, 3}, "t1");
   const int out = b.AddTensor(kTfLiteFloat32, {1, 3}, "out");
-  b.AddOperator(kTfLiteBuiltinAdd, {in, c}, {t0}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(b.fbb()).Union());
+  b.AddOperator(kTfLiteBuiltinAdd, {in, c}, {t0}, fb::BuiltinOptions::AddOptions,
+                fb::CreateAddOptions(b.fbb()).Union());
   if (all_supported) {
     b.AddOperator(kTfLiteBuiltinAdd, {t0, c}, {t1}, fb::BuiltinOptions::AddOptions,
                   fb::CreateAddOptions(b.fbb()).Union());
@@ -35,7 +36,8 @@ std::shared_ptr<const Model> MakeModel(bool all_supported) {
     b.AddOperator(kTfLiteBuiltinMul, {t0, c}, {t1}, fb::BuiltinOptions::MulOptions,
                   fb::CreateMulOptions(b.fbb()).Union());
   }
-  b.AddOperator(kTfLiteBuiltinSub, {t1, c}, {out}, fb::BuiltinOptions::SubOptions, fb::CreateSubOptions(b.fbb()).Union());
+  b.AddOperator(kTfLiteBuiltinSub, {t1, c}, {out}, fb::BuiltinOptions::SubOptions,
+                fb::CreateSubOptions(b.fbb()).Union());
   b.SetInputs({in});
   b.SetOutputs({out});
   StatusOr<std::shared_ptr<const Model>> model = Model::FromBuffer(b.Finish(), "test_model");
@@ -244,8 +246,7 @@ TEST_F(ApplyTest, PlainCDelegateFailingInPrepareFallsBack) {
   ASSERT_TRUE(interpreter.ok()) << interpreter.status().message();
   ASSERT_EQ(outcomes_.size(), 2u);
   EXPECT_FALSE(outcomes_[0].applied);
-  EXPECT_NE(outcomes_[0].error.find("op 3 (RawDelegate): prepare failed: raw kernel cannot prepare"),
-            std::string::npos)
+  EXPECT_NE(outcomes_[0].error.find("op 3 (RawDelegate): prepare failed: raw kernel cannot prepare"), std::string::npos)
       << outcomes_[0].error;
   EXPECT_TRUE(outcomes_[1].applied);
   EXPECT_EQ(outcomes_[1].delegate_kernels, 2);

@@ -147,18 +147,18 @@ std::vector<std::string> DelegateNames(const std::vector<DelegateProvider>& prov
   return names;
 }
 
-Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, const std::string& name,
-                            int position, ProviderParams* params) {
+Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, const std::string& name, int position,
+                            ProviderParams* params) {
   const DelegateProvider* provider = FindProviderByDelegateName(providers, name);
   if (provider == nullptr) {
     std::string known;
     for (const std::string& n : DelegateNames(providers)) known += (known.empty() ? "" : ", ") + n;
     return UsageError("--delegate=" + name + ": no such delegate in this build (available: " +
-                      (known.empty() ? "none" : known) +
-                      "; a plugin is loaded with --external_delegate_path)");
+                      (known.empty() ? "none" : known) + "; a plugin is loaded with --external_delegate_path)");
   }
   ProviderParams::Value* value = params->Mutable(provider->enabling_flag);
-  if (value == nullptr) return UsageError("--delegate=" + name + ": its flag --" + provider->enabling_flag + " is not declared");
+  if (value == nullptr)
+    return UsageError("--delegate=" + name + ": its flag --" + provider->enabling_flag + " is not declared");
   const int earlier = value->b && value->position > 0 ? std::min(value->position, position) : position;
   value->b = true;
   value->position = earlier;
@@ -179,7 +179,8 @@ DelegateProvider UnavailableProvider(DelegateProvider declaration, const std::st
     TfLiteDelegatePtr none(nullptr, [](TfLiteDelegate*) {});
     if (!enabling.empty() && params.Position(enabling) > 0) {
       const bool turned_on = params.GetBool(enabling) || !params.GetString(enabling).empty();
-      if (turned_on) return UsageError("--" + enabling + ": the " + name + " delegate is not in this build (" + reason + ")");
+      if (turned_on)
+        return UsageError("--" + enabling + ": the " + name + " delegate is not in this build (" + reason + ")");
     }
     for (const std::string& flag : others) {
       if (params.Position(flag) > 0) {
@@ -212,9 +213,8 @@ StatusOr<std::vector<ProvidedDelegate>> CreateDelegates(const std::vector<Delega
   }
   // Delegates applied by default (position 0) go after the ones the command line names.
   auto rank = [](const ProvidedDelegate& d) { return d.position > 0 ? d.position : INT_MAX; };
-  std::stable_sort(created.begin(), created.end(), [&](const ProvidedDelegate& a, const ProvidedDelegate& b) {
-    return rank(a) < rank(b);
-  });
+  std::stable_sort(created.begin(), created.end(),
+                   [&](const ProvidedDelegate& a, const ProvidedDelegate& b) { return rank(a) < rank(b); });
   return StatusOr<std::vector<ProvidedDelegate>>(std::move(created));
 }
 

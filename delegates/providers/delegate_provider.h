@@ -114,7 +114,7 @@ void DeclareCpuKernels(bool use_reference_kernels, ProviderParams* params);
 struct ProvidedDelegate {
   std::string provider;  // DelegateProvider::name
   TfLiteDelegatePtr delegate;
-  int position = 0;      // of the enabling flag; 0: applied by default (not named on the command line)
+  int position = 0;  // of the enabling flag; 0: applied by default (not named on the command line)
 };
 
 // Every provider's flags, declared at their defaults.
@@ -130,8 +130,8 @@ std::vector<std::string> DelegateNames(const std::vector<DelegateProvider>& prov
 // Sets the enabling flag of the provider --delegate=<name> names in *params, as if that flag had been
 // given at command-line `position` (the earlier position wins when both were given). An unknown name is
 // a usage error naming it and listing the names accepted.
-Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, const std::string& name,
-                            int position, ProviderParams* params);
+Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, const std::string& name, int position,
+                            ProviderParams* params);
 
 // Runs every provider's factory and returns the delegates made, ordered by the position of their
 // enabling flags (ties keep registration order); delegates applied by default (position 0) come after

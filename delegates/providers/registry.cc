@@ -37,12 +37,8 @@ const std::vector<DelegateProvider>& RegisteredDelegateProviders() {
   };
 #else
   static const std::vector<DelegateProvider>* const providers = new std::vector<DelegateProvider>{
-      CommonDelegateProvider(),
-      ExternalDelegateProvider(),
-      StableDelegateProvider(),
-      SampleDelegateProvider(),
-      GpuDelegateProvider(),
-      XnnpackDelegateProvider(),
+      CommonDelegateProvider(), ExternalDelegateProvider(), StableDelegateProvider(),
+      SampleDelegateProvider(), GpuDelegateProvider(),      XnnpackDelegateProvider(),
   };
 #endif
   return *providers;

@@ -30,11 +30,11 @@ TEST(RegistryTest, ProvidersAndFlags) {
     }
   }
   EXPECT_EQ(names, (std::set<std::string>{"COMMON", "EXTERNAL", "STABLE_DELEGATE", "SAMPLE", "GPU", "XNNPACK"}));
-  for (const char* f : {"max_delegated_partitions", "min_nodes_per_partition", "external_delegate_path",
-                        "external_delegate_options", "stable_delegate_settings_file", "use_sample_delegate", "use_xnnpack", "xnnpack_force_fp16",
-                        "xnnpack_weight_cache_file_path", "use_gpu", "gpu_precision_loss_allowed",
-                        "gpu_experimental_enable_quant", "gpu_inference_for_sustained_speed", "gpu_backend",
-                        "gpu_device_index"}) {
+  for (const char* f :
+       {"max_delegated_partitions", "min_nodes_per_partition", "external_delegate_path", "external_delegate_options",
+        "stable_delegate_settings_file", "use_sample_delegate", "use_xnnpack", "xnnpack_force_fp16",
+        "xnnpack_weight_cache_file_path", "use_gpu", "gpu_precision_loss_allowed", "gpu_experimental_enable_quant",
+        "gpu_inference_for_sustained_speed", "gpu_backend", "gpu_device_index"}) {
     EXPECT_EQ(flags.count(f), 1u) << f;
   }
   // The tools' own flags are not redeclared by providers.

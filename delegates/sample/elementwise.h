@@ -18,8 +18,7 @@ bool BroadcastShape(const std::vector<int>& a, const std::vector<int>& b, std::v
 
 // out = clamp(a + b or a - b, lo, hi) (+ bias when nonzero), broadcasting a and b to out_shape.
 void ComputeElementwise(bool add, float lo, float hi, float bias, const std::vector<int>& a_shape, const float* a,
-                        const std::vector<int>& b_shape, const float* b, const std::vector<int>& out_shape,
-                        float* out);
+                        const std::vector<int>& b_shape, const float* b, const std::vector<int>& out_shape, float* out);
 
 }  // namespace touchstone
 

@@ -39,8 +39,8 @@ struct ElementwiseOp {
 };
 
 bool IsSupportedActivation(TfLiteFusedActivation activation) {
-  return activation == kTfLiteActNone || activation == kTfLiteActRelu ||
-         activation == kTfLiteActReluN1To1 || activation == kTfLiteActRelu6;
+  return activation == kTfLiteActNone || activation == kTfLiteActRelu || activation == kTfLiteActReluN1To1 ||
+         activation == kTfLiteActRelu6;
 }
 
 TfLiteFusedActivation ActivationOf(int builtin_code, const void* builtin_data) {
@@ -119,8 +119,8 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
       std::vector<int> shape;
       if (!BroadcastShape(ShapeOf(context, op.input1, op.input1_slot), ShapeOf(context, op.input2, op.input2_slot),
                           &shape)) {
-        TF_LITE_KERNEL_LOG(context, "%s: inputs of tensor %d do not broadcast (or rank above %d)",
-                           kSampleDelegateName, op.output, kSampleMaxRank);
+        TF_LITE_KERNEL_LOG(context, "%s: inputs of tensor %d do not broadcast (or rank above %d)", kSampleDelegateName,
+                           op.output, kSampleMaxRank);
         return kTfLiteError;
       }
       if (op.output_slot >= 0) {
@@ -182,8 +182,7 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
     float lo = 0, hi = 0;
     tflite::CalculateActivationRange(op.activation, &lo, &hi);
     // A deliberately wrong delegate (options.perturb): a bias on this op's results.
-    const float bias =
-        options_.perturb_node < 0 || options_.perturb_node == op.node_index ? options_.perturb : 0.0f;
+    const float bias = options_.perturb_node < 0 || options_.perturb_node == op.node_index ? options_.perturb : 0.0f;
     ComputeElementwise(op.builtin_code == kTfLiteBuiltinAdd, lo, hi, bias, sa_shape, pa, sb_shape, pb, out_shape, po);
     return kTfLiteOk;
   }

@@ -43,8 +43,9 @@ TfLiteDelegate* TfLiteSampleDelegateCreate(const SampleDelegateOptions* options)
 void TfLiteSampleDelegateDelete(TfLiteDelegate* delegate);
 
 // Reads plugin options (keys error_during_init, error_during_prepare, error_during_invoke,
-// crash_during_invoke, hang_during_invoke: true/false/1/0; max_delegated_partitions, min_nodes_per_partition, perturb_node: integers;
-// perturb: a finite number) into *options. On a bad key or value returns false with *error naming it.
+// crash_during_invoke, hang_during_invoke: true/false/1/0; max_delegated_partitions, min_nodes_per_partition,
+// perturb_node: integers; perturb: a finite number) into *options. On a bad key or value returns false with *error
+// naming it.
 bool ParseSampleDelegateOptions(const char* const* keys, const char* const* values, size_t num_options,
                                 SampleDelegateOptions* options, std::string* error);
 

@@ -72,8 +72,7 @@ TEST(SampleDelegateTest, TakesFloatAddAndSubAndMatchesTheReference) {
   ::testing::internal::CaptureStderr();
   ASSERT_TRUE(g.test.interpreter()->ModifyGraphWithDelegate(d.get()).ok());
   const std::string log = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(log.find("SampleDelegate delegate: 4 nodes delegated out of 5 nodes with 2 partitions."),
-            std::string::npos)
+  EXPECT_NE(log.find("SampleDelegate delegate: 4 nodes delegated out of 5 nodes with 2 partitions."), std::string::npos)
       << log;
   Subgraph* s = g.test.interpreter()->primary();
   // {ADD, SUB, SUB(in1,in1)} run before MUL; the last ADD after it.
@@ -233,8 +232,8 @@ TEST(SampleDelegateTest, ReportsEachOpToTheProfiler) {
 }
 
 TEST(SampleDelegateTest, ParsesPluginOptions) {
-  const char* keys[] = {"error_during_init", "error_during_prepare", "error_during_invoke",
-                        "max_delegated_partitions", "min_nodes_per_partition"};
+  const char* keys[] = {"error_during_init", "error_during_prepare", "error_during_invoke", "max_delegated_partitions",
+                        "min_nodes_per_partition"};
   const char* values[] = {"true", "0", "1", "3", "2"};
   SampleDelegateOptions options;
   std::string error;

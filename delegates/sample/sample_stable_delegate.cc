@@ -39,11 +39,21 @@ bool ActivationRange(TfLiteFusedActivation activation, float* lo, float* hi) {
   *lo = -std::numeric_limits<float>::infinity();
   *hi = std::numeric_limits<float>::infinity();
   switch (activation) {
-    case kTfLiteActNone: return true;
-    case kTfLiteActRelu: *lo = 0.0f; return true;
-    case kTfLiteActReluN1To1: *lo = -1.0f; *hi = 1.0f; return true;
-    case kTfLiteActRelu6: *lo = 0.0f; *hi = 6.0f; return true;
-    default: return false;
+    case kTfLiteActNone:
+      return true;
+    case kTfLiteActRelu:
+      *lo = 0.0f;
+      return true;
+    case kTfLiteActReluN1To1:
+      *lo = -1.0f;
+      *hi = 1.0f;
+      return true;
+    case kTfLiteActRelu6:
+      *lo = 0.0f;
+      *hi = 6.0f;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -205,7 +215,8 @@ TfLiteStatus DelegatePrepare(TfLiteOpaqueContext* context, TfLiteOpaqueDelegate*
   TfLiteIntArray* nodes = TfLiteIntArrayCreate(static_cast<int>(supported.size()));
   std::copy(supported.begin(), supported.end(), nodes->data);
   // The host owns `kernel` from here on, even when nothing is replaced.
-  const TfLiteStatus status = TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(context, kernel, nodes, delegate);
+  const TfLiteStatus status =
+      TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(context, kernel, nodes, delegate);
   TfLiteIntArrayFree(nodes);
   return status;
 }

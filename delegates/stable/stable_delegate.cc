@@ -71,8 +71,8 @@ StatusOr<TfLiteDelegatePtr> LoadStableDelegate(const TfliteSettings& settings, c
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    return ExecutionError(where + ": delegate_path " + path + " does not load: " +
-                          OneLine(why != nullptr ? why : "unknown error"));
+    return ExecutionError(where + ": delegate_path " + path +
+                          " does not load: " + OneLine(why != nullptr ? why : "unknown error"));
   }
   const auto* stable = static_cast<const TfLiteStableDelegate*>(dlsym(handle, TFL_STABLE_DELEGATE_SYMBOL));
   if (stable == nullptr) {

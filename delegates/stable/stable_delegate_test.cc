@@ -68,8 +68,7 @@ TEST(TfliteSettingsTest, UnreadableFile) {
   StatusOr<TfliteSettings> s = ReadTfliteSettingsFile("/nonexistent/settings.json");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidInput);
-  EXPECT_NE(s.status().message().find("--stable_delegate_settings_file=/nonexistent/settings.json"),
-            std::string::npos);
+  EXPECT_NE(s.status().message().find("--stable_delegate_settings_file=/nonexistent/settings.json"), std::string::npos);
 }
 
 // ADD(a, b) -> tmp, SUB(tmp, b) -> out: both delegated, one partition.
@@ -96,8 +95,7 @@ void RunAddSub(TfLiteDelegate* delegate, bool expect_fully_delegated) {
 }
 
 TEST(StableDelegateTest, OpaqueSampleLoadsAndRunsTheWholeGraph) {
-  StatusOr<TfliteSettings> s =
-      ParseTfliteSettingsJson(SettingsFor(SamplePath("libsample_stable_delegate.so")), "test");
+  StatusOr<TfliteSettings> s = ParseTfliteSettingsJson(SettingsFor(SamplePath("libsample_stable_delegate.so")), "test");
   ASSERT_TRUE(s.ok()) << s.status().message();
   StableDelegateInfo info;
   StatusOr<TfLiteDelegatePtr> d = LoadStableDelegate(s.value(), "test", &info);
@@ -121,8 +119,7 @@ TEST(StableDelegateTest, ClassicDelegateBehindTheStableEntryPoint) {
 }
 
 TEST(StableDelegateTest, OpaqueSampleLeavesUnsupportedNodesOnTheCpu) {
-  StatusOr<TfliteSettings> s =
-      ParseTfliteSettingsJson(SettingsFor(SamplePath("libsample_stable_delegate.so")), "test");
+  StatusOr<TfliteSettings> s = ParseTfliteSettingsJson(SettingsFor(SamplePath("libsample_stable_delegate.so")), "test");
   ASSERT_TRUE(s.ok());
   StatusOr<TfLiteDelegatePtr> d = LoadStableDelegate(s.value(), "test", nullptr);
   ASSERT_TRUE(d.ok()) << d.status().message();
@@ -201,8 +198,7 @@ TEST(StableDelegateTest, ObjectThatDoesNotLoadIsAnExecutionError) {
 
 TEST(StableDelegateTest, ObjectWithoutTheSymbolIsRefused) {
   StatusOr<TfLiteDelegatePtr> d = LoadStableDelegate(
-      ParseTfliteSettingsJson(SettingsFor(SamplePath("libsample_delegate_plugin.so")), "t").value(), "s.json",
-      nullptr);
+      ParseTfliteSettingsJson(SettingsFor(SamplePath("libsample_delegate_plugin.so")), "t").value(), "s.json", nullptr);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().code(), StatusCode::kExecution);
   EXPECT_NE(d.status().message().find("does not export TFL_TheStableDelegate"), std::string::npos)

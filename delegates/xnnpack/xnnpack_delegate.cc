@@ -162,8 +162,10 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
                              "(--xnnpack_force_fp16): xnn_create_runtime_v2 failed (status %d)",
                              static_cast<int>(nodes.size()), status);
         } else {
-          TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: xnn_create_runtime_v2 failed for a partition of %d nodes "
-                             "(status %d)", static_cast<int>(nodes.size()), status);
+          TF_LITE_KERNEL_LOG(context,
+                             "XNNPACK delegate: xnn_create_runtime_v2 failed for a partition of %d nodes "
+                             "(status %d)",
+                             static_cast<int>(nodes.size()), status);
         }
         return kTfLiteError;
       }
@@ -254,10 +256,10 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
   std::unique_ptr<xnnpack::GraphTranslator> translator_;
   xnn_runtime_t runtime_ = nullptr;
   std::vector<int> node_indices_;
-  std::vector<int> externals_;        // tensor index = XNNPACK external value id
-  std::vector<std::string> shapes_;   // of externals_, when built
+  std::vector<int> externals_;       // tensor index = XNNPACK external value id
+  std::vector<std::string> shapes_;  // of externals_, when built
   std::vector<int> folded_outputs_;
-  std::vector<void*> set_up_;         // pointers last given to xnn_setup_runtime
+  std::vector<void*> set_up_;  // pointers last given to xnn_setup_runtime
 };
 
 class XnnpackDelegate : public tflite::SimpleDelegateInterface {
@@ -319,7 +321,8 @@ TfLiteDelegate* CreateXnnpackDelegate(const TfLiteXNNPackDelegateOptions& option
       return nullptr;
     }
   }
-  return tflite::TfLiteDelegateFactory::CreateSimpleDelegate(std::make_unique<XnnpackDelegate>(options, threadpool, extra));
+  return tflite::TfLiteDelegateFactory::CreateSimpleDelegate(
+      std::make_unique<XnnpackDelegate>(options, threadpool, extra));
 }
 
 bool XnnpackSupportsNode(TfLiteContext* context, int node_index, uint32_t flags, std::string* why,

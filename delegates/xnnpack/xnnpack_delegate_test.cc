@@ -111,7 +111,7 @@ struct RunResult {
   Status status;
   std::vector<const TfLiteTensor*> outputs;
   std::vector<std::vector<uint8_t>> bytes;
-  int delegated = 0;   // original nodes the delegate took (from its log line)
+  int delegated = 0;  // original nodes the delegate took (from its log line)
   int partitions = 0;
   int total = 0;
   std::string log;
@@ -123,7 +123,8 @@ struct DelegateDeleter {
 };
 using XnnpackPtr = std::unique_ptr<TfLiteDelegate, DelegateDeleter>;
 
-XnnpackPtr MakeDelegate(int threads = 1, uint32_t flags = TFLITE_XNNPACK_DELEGATE_FLAG_QS8 | TFLITE_XNNPACK_DELEGATE_FLAG_QU8) {
+XnnpackPtr MakeDelegate(int threads = 1,
+                        uint32_t flags = TFLITE_XNNPACK_DELEGATE_FLAG_QS8 | TFLITE_XNNPACK_DELEGATE_FLAG_QU8) {
   TfLiteXNNPackDelegateOptions options = TfLiteXNNPackDelegateOptionsDefault();
   options.num_threads = threads;
   options.flags = flags;
@@ -216,9 +217,9 @@ double Difference(const TfLiteTensor& t, const std::vector<uint8_t>& got, const 
 }
 
 struct Expect {
-  int delegated = -1;   // nodes the delegate must take (-1: all of them)
+  int delegated = -1;  // nodes the delegate must take (-1: all of them)
   int partitions = 1;
-  int steps = 0;        // quantized outputs: the most steps apart allowed
+  int steps = 0;  // quantized outputs: the most steps apart allowed
   double float_tolerance = 1e-4;
   int threads = 1;
   uint32_t flags = TFLITE_XNNPACK_DELEGATE_FLAG_QS8 | TFLITE_XNNPACK_DELEGATE_FLAG_QU8;
@@ -282,13 +283,19 @@ Build Conv(std::vector<int> in, std::vector<int> w, Padding padding, int stride,
 }
 
 TEST(XnnpackDelegateTest, FloatConvolutions) {
-  ExpectMatches("conv same s1 relu6", Conv({1, 8, 8, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::RELU6));
-  ExpectMatches("conv valid s2 batch2", Conv({2, 9, 9, 4}, {5, 3, 3, 4}, Padding::VALID, 2, 1, ActivationFunctionType::NONE));
-  ExpectMatches("conv same dilation2 relu", Conv({1, 10, 10, 4}, {6, 3, 3, 4}, Padding::SAME, 1, 2, ActivationFunctionType::RELU));
-  ExpectMatches("conv 1x1", Conv({1, 5, 5, 8}, {16, 1, 1, 8}, Padding::VALID, 1, 1, ActivationFunctionType::RELU_N1_TO_1));
-  ExpectMatches("conv same s2 even", Conv({1, 8, 8, 3}, {8, 3, 3, 3}, Padding::SAME, 2, 1, ActivationFunctionType::NONE));
+  ExpectMatches("conv same s1 relu6",
+                Conv({1, 8, 8, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::RELU6));
+  ExpectMatches("conv valid s2 batch2",
+                Conv({2, 9, 9, 4}, {5, 3, 3, 4}, Padding::VALID, 2, 1, ActivationFunctionType::NONE));
+  ExpectMatches("conv same dilation2 relu",
+                Conv({1, 10, 10, 4}, {6, 3, 3, 4}, Padding::SAME, 1, 2, ActivationFunctionType::RELU));
+  ExpectMatches("conv 1x1",
+                Conv({1, 5, 5, 8}, {16, 1, 1, 8}, Padding::VALID, 1, 1, ActivationFunctionType::RELU_N1_TO_1));
+  ExpectMatches("conv same s2 even",
+                Conv({1, 8, 8, 3}, {8, 3, 3, 3}, Padding::SAME, 2, 1, ActivationFunctionType::NONE));
 
-  auto depthwise = [](std::vector<int> in, std::vector<int> w, Padding padding, int stride, int dilation, int mult) -> Build {
+  auto depthwise = [](std::vector<int> in, std::vector<int> w, Padding padding, int stride, int dilation,
+                      int mult) -> Build {
     return [=](OpTest& t) {
       const int x = t.AddInput(kTfLiteFloat32, in);
       const int f = FloatConst(t, w, 21);
@@ -302,7 +309,8 @@ TEST(XnnpackDelegateTest, FloatConvolutions) {
     };
   };
   ExpectMatches("depthwise same s2", depthwise({1, 9, 9, 8}, {1, 3, 3, 8}, Padding::SAME, 2, 1, 1));
-  ExpectMatches("depthwise valid multiplier2 dilation2", depthwise({1, 10, 10, 3}, {1, 3, 3, 6}, Padding::VALID, 1, 2, 2));
+  ExpectMatches("depthwise valid multiplier2 dilation2",
+                depthwise({1, 10, 10, 3}, {1, 3, 3, 6}, Padding::VALID, 1, 2, 2));
 
   auto transpose = [](std::vector<int> out, std::vector<int> w, std::vector<int> in, Padding padding, int stride,
                       bool bias) -> Build {
@@ -319,9 +327,12 @@ TEST(XnnpackDelegateTest, FloatConvolutions) {
     };
   };
   ExpectMatches("transpose conv same s2", transpose({1, 8, 8, 3}, {3, 3, 3, 4}, {1, 4, 4, 4}, Padding::SAME, 2, true));
-  ExpectMatches("transpose conv same s2 odd", transpose({1, 7, 7, 2}, {2, 3, 3, 4}, {1, 4, 4, 4}, Padding::SAME, 2, false));
-  ExpectMatches("transpose conv valid s2", transpose({1, 9, 9, 2}, {2, 3, 3, 4}, {1, 4, 4, 4}, Padding::VALID, 2, true));
-  ExpectMatches("transpose conv valid s1", transpose({2, 6, 5, 3}, {3, 3, 2, 2}, {2, 4, 4, 2}, Padding::VALID, 1, true));
+  ExpectMatches("transpose conv same s2 odd",
+                transpose({1, 7, 7, 2}, {2, 3, 3, 4}, {1, 4, 4, 4}, Padding::SAME, 2, false));
+  ExpectMatches("transpose conv valid s2",
+                transpose({1, 9, 9, 2}, {2, 3, 3, 4}, {1, 4, 4, 4}, Padding::VALID, 2, true));
+  ExpectMatches("transpose conv valid s1",
+                transpose({2, 6, 5, 3}, {3, 3, 2, 2}, {2, 4, 4, 2}, Padding::VALID, 1, true));
 }
 
 Build FullyConnected(std::vector<int> in, std::vector<int> out, int units, bool keep_num_dims, bool bias) {
@@ -331,8 +342,8 @@ Build FullyConnected(std::vector<int> in, std::vector<int> out, int units, bool 
     const int b = bias ? FloatConst(t, {units}, 42) : -1;
     const int y = t.AddOutput(kTfLiteFloat32, out);
     t.AddOp(kTfLiteBuiltinFullyConnected, {x, w, b}, {y}, fb::BuiltinOptions::FullyConnectedOptions,
-            fb::CreateFullyConnectedOptions(t.fbb(), ActivationFunctionType::RELU, fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
-                                            keep_num_dims)
+            fb::CreateFullyConnectedOptions(t.fbb(), ActivationFunctionType::RELU,
+                                            fb::FullyConnectedOptionsWeightsFormat::DEFAULT, keep_num_dims)
                 .Union(),
             keep_num_dims ? 5 : 1);
   };
@@ -371,12 +382,14 @@ Build Binary(int op, std::vector<int> a, std::vector<int> b, ActivationFunctionT
 TEST(XnnpackDelegateTest, FloatElementwiseBinary) {
   ExpectMatches("add broadcast relu", Binary(kTfLiteBuiltinAdd, {2, 3, 4}, {4}, ActivationFunctionType::RELU));
   ExpectMatches("add constant", Binary(kTfLiteBuiltinAdd, {1, 4, 4, 3}, {3}, ActivationFunctionType::NONE, true));
-  ExpectMatches("sub broadcast 4-D", Binary(kTfLiteBuiltinSub, {1, 4, 4, 3}, {1, 1, 1, 3}, ActivationFunctionType::RELU6));
+  ExpectMatches("sub broadcast 4-D",
+                Binary(kTfLiteBuiltinSub, {1, 4, 4, 3}, {1, 1, 1, 3}, ActivationFunctionType::RELU6));
   ExpectMatches("mul both broadcast", Binary(kTfLiteBuiltinMul, {2, 1, 4}, {3, 1}, ActivationFunctionType::NONE));
   ExpectMatches("div constant", Binary(kTfLiteBuiltinDiv, {2, 3, 4}, {4}, ActivationFunctionType::NONE, true));
   ExpectMatches("maximum", Binary(kTfLiteBuiltinMaximum, {2, 3, 4}, {2, 3, 4}, ActivationFunctionType::NONE));
   ExpectMatches("minimum broadcast", Binary(kTfLiteBuiltinMinimum, {2, 3, 4}, {1, 4}, ActivationFunctionType::NONE));
-  ExpectMatches("squared difference", Binary(kTfLiteBuiltinSquaredDifference, {5, 6}, {5, 6}, ActivationFunctionType::NONE));
+  ExpectMatches("squared difference",
+                Binary(kTfLiteBuiltinSquaredDifference, {5, 6}, {5, 6}, ActivationFunctionType::NONE));
   ExpectMatches("add 6-D", Binary(kTfLiteBuiltinAdd, {1, 2, 1, 3, 2, 2}, {2, 1, 1, 2}, ActivationFunctionType::NONE));
 }
 
@@ -390,12 +403,18 @@ Build Pool(int op, std::vector<int> in, int filter, int stride, Padding padding,
 }
 
 TEST(XnnpackDelegateTest, FloatPoolingAndMean) {
-  ExpectMatches("max pool same s2", Pool(kTfLiteBuiltinMaxPool2d, {1, 9, 9, 4}, 3, 2, Padding::SAME, ActivationFunctionType::NONE));
-  ExpectMatches("max pool valid relu", Pool(kTfLiteBuiltinMaxPool2d, {2, 8, 8, 3}, 2, 2, Padding::VALID, ActivationFunctionType::RELU));
-  ExpectMatches("avg pool valid s2", Pool(kTfLiteBuiltinAveragePool2d, {1, 8, 8, 4}, 2, 2, Padding::VALID, ActivationFunctionType::NONE));
-  ExpectMatches("avg pool same s1 (edges)", Pool(kTfLiteBuiltinAveragePool2d, {1, 5, 5, 2}, 3, 1, Padding::SAME, ActivationFunctionType::RELU6));
-  ExpectMatches("avg pool global", Pool(kTfLiteBuiltinAveragePool2d, {1, 7, 7, 8}, 7, 1, Padding::VALID, ActivationFunctionType::NONE));
-  ExpectMatches("max pool 1x1", Pool(kTfLiteBuiltinMaxPool2d, {1, 4, 4, 3}, 1, 1, Padding::VALID, ActivationFunctionType::RELU));
+  ExpectMatches("max pool same s2",
+                Pool(kTfLiteBuiltinMaxPool2d, {1, 9, 9, 4}, 3, 2, Padding::SAME, ActivationFunctionType::NONE));
+  ExpectMatches("max pool valid relu",
+                Pool(kTfLiteBuiltinMaxPool2d, {2, 8, 8, 3}, 2, 2, Padding::VALID, ActivationFunctionType::RELU));
+  ExpectMatches("avg pool valid s2",
+                Pool(kTfLiteBuiltinAveragePool2d, {1, 8, 8, 4}, 2, 2, Padding::VALID, ActivationFunctionType::NONE));
+  ExpectMatches("avg pool same s1 (edges)",
+                Pool(kTfLiteBuiltinAveragePool2d, {1, 5, 5, 2}, 3, 1, Padding::SAME, ActivationFunctionType::RELU6));
+  ExpectMatches("avg pool global",
+                Pool(kTfLiteBuiltinAveragePool2d, {1, 7, 7, 8}, 7, 1, Padding::VALID, ActivationFunctionType::NONE));
+  ExpectMatches("max pool 1x1",
+                Pool(kTfLiteBuiltinMaxPool2d, {1, 4, 4, 3}, 1, 1, Padding::VALID, ActivationFunctionType::RELU));
 
   auto mean = [](std::vector<int32_t> axes, bool keep) -> Build {
     return [=](OpTest& t) {
@@ -423,19 +442,22 @@ Build Unary(int op, std::vector<int> shape, fb::BuiltinOptions type = fb::Builti
 }
 
 TEST(XnnpackDelegateTest, FloatActivationsAndMath) {
-  ExpectMatches("softmax", Unary(kTfLiteBuiltinSoftmax, {3, 10}, fb::BuiltinOptions::SoftmaxOptions,
-                                 [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSoftmaxOptions(b, 1.0f).Union(); }));
-  ExpectMatches("softmax beta 2 stays", Unary(kTfLiteBuiltinSoftmax, {3, 10}, fb::BuiltinOptions::SoftmaxOptions,
-                                              [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSoftmaxOptions(b, 2.0f).Union(); }),
+  ExpectMatches("softmax",
+                Unary(kTfLiteBuiltinSoftmax, {3, 10}, fb::BuiltinOptions::SoftmaxOptions,
+                      [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSoftmaxOptions(b, 1.0f).Union(); }));
+  ExpectMatches("softmax beta 2 stays",
+                Unary(kTfLiteBuiltinSoftmax, {3, 10}, fb::BuiltinOptions::SoftmaxOptions,
+                      [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSoftmaxOptions(b, 2.0f).Union(); }),
                 Delegated(0));
   ExpectMatches("logistic", Unary(kTfLiteBuiltinLogistic, {2, 3, 5}));
   ExpectMatches("hard swish", Unary(kTfLiteBuiltinHardSwish, {1, 4, 4, 3}));
   ExpectMatches("elu", Unary(kTfLiteBuiltinElu, {4, 6}));
-  ExpectMatches("leaky relu", Unary(kTfLiteBuiltinLeakyRelu, {4, 6}, fb::BuiltinOptions::LeakyReluOptions,
-                                    [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateLeakyReluOptions(b, 0.2f).Union(); }));
-  for (int op : {kTfLiteBuiltinRelu, kTfLiteBuiltinRelu6, kTfLiteBuiltinReluN1To1, kTfLiteBuiltinRelu0To1, kTfLiteBuiltinAbs,
-                 kTfLiteBuiltinCeil, kTfLiteBuiltinFloor, kTfLiteBuiltinNeg, kTfLiteBuiltinRound, kTfLiteBuiltinSquare,
-                 kTfLiteBuiltinSqrt}) {
+  ExpectMatches("leaky relu",
+                Unary(kTfLiteBuiltinLeakyRelu, {4, 6}, fb::BuiltinOptions::LeakyReluOptions,
+                      [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateLeakyReluOptions(b, 0.2f).Union(); }));
+  for (int op : {kTfLiteBuiltinRelu, kTfLiteBuiltinRelu6, kTfLiteBuiltinReluN1To1, kTfLiteBuiltinRelu0To1,
+                 kTfLiteBuiltinAbs, kTfLiteBuiltinCeil, kTfLiteBuiltinFloor, kTfLiteBuiltinNeg, kTfLiteBuiltinRound,
+                 kTfLiteBuiltinSquare, kTfLiteBuiltinSqrt}) {
     ExpectMatches("unary op " + std::to_string(op), Unary(op, {2, 3, 7}));
   }
   auto prelu = [](std::vector<int> slope) -> Build {
@@ -508,8 +530,9 @@ Build QConv(TfLiteType type, bool per_channel, bool depthwise, ActivationFunctio
     const bool s8 = type == kTfLiteInt8;
     const int oc = depthwise ? 8 : 6;
     const int x = QInput(t, type, {1, 9, 9, depthwise ? 8 : 3}, 0.04f, s8 ? -5 : 120);
-    std::vector<float> scales = per_channel ? std::vector<float>{0.011f, 0.02f, 0.007f, 0.015f, 0.009f, 0.013f, 0.01f, 0.017f}
-                                            : std::vector<float>{0.012f};
+    std::vector<float> scales = per_channel
+                                    ? std::vector<float>{0.011f, 0.02f, 0.007f, 0.015f, 0.009f, 0.013f, 0.01f, 0.017f}
+                                    : std::vector<float>{0.012f};
     if (per_channel) scales.resize(oc);
     const std::vector<int> wshape = depthwise ? std::vector<int>{1, 3, 3, oc} : std::vector<int>{oc, 3, 3, 3};
     const int w = QWeights(t, type, wshape, scales, s8 ? 0 : 131, depthwise ? 3 : 0, 71);
@@ -529,7 +552,8 @@ Build QConv(TfLiteType type, bool per_channel, bool depthwise, ActivationFunctio
 }
 
 TEST(XnnpackDelegateTest, QuantizedConvolutions) {
-  ExpectMatches("int8 conv per-channel relu6", QConv(kTfLiteInt8, true, false, ActivationFunctionType::RELU6), Steps(1));
+  ExpectMatches("int8 conv per-channel relu6", QConv(kTfLiteInt8, true, false, ActivationFunctionType::RELU6),
+                Steps(1));
   ExpectMatches("int8 conv per-tensor", QConv(kTfLiteInt8, false, false, ActivationFunctionType::NONE), Steps(1));
   ExpectMatches("uint8 conv", QConv(kTfLiteUInt8, false, false, ActivationFunctionType::RELU), Steps(1));
   ExpectMatches("int8 depthwise per-channel", QConv(kTfLiteInt8, true, true, ActivationFunctionType::NONE), Steps(1));
@@ -537,22 +561,28 @@ TEST(XnnpackDelegateTest, QuantizedConvolutions) {
 
   for (TfLiteType type : {kTfLiteInt8, kTfLiteUInt8}) {
     const bool s8 = type == kTfLiteInt8;
-    ExpectMatches(std::string(s8 ? "int8" : "uint8") + " fully connected", [=](OpTest& t) {
-      const int x = QInput(t, type, {3, 16}, 0.05f, s8 ? 10 : 128);
-      const int w = QWeights(t, type, {5, 16}, {0.02f}, s8 ? 0 : 140, 0, 81);
-      const int b = QBias(t, 5, 0.05f * 0.02f, 82);
-      const int y = QOutput(t, type, {3, 5}, 0.1f, s8 ? -7 : 100);
-      t.AddOp(kTfLiteBuiltinFullyConnected, {x, w, b}, {y}, fb::BuiltinOptions::FullyConnectedOptions,
-              fb::CreateFullyConnectedOptions(t.fbb(), ActivationFunctionType::RELU).Union(), s8 ? 4 : 1);
-    }, Steps(1));
-    ExpectMatches(std::string(s8 ? "int8" : "uint8") + " transpose conv", [=](OpTest& t) {
-      const int shape = Int32Const(t, {4}, {1, 8, 8, 3});
-      const int w = QWeights(t, type, {3, 3, 3, 4}, {0.02f}, s8 ? 0 : 127, 0, 91);
-      const int x = QInput(t, type, {1, 4, 4, 4}, 0.05f, s8 ? 2 : 125);
-      const int y = QOutput(t, type, {1, 8, 8, 3}, 0.08f, s8 ? -1 : 131);
-      t.AddOp(kTfLiteBuiltinTransposeConv, {shape, w, x}, {y}, fb::BuiltinOptions::TransposeConvOptions,
-              fb::CreateTransposeConvOptions(t.fbb(), Padding::SAME, 2, 2).Union(), s8 ? 2 : 1);
-    }, Steps(1));
+    ExpectMatches(
+        std::string(s8 ? "int8" : "uint8") + " fully connected",
+        [=](OpTest& t) {
+          const int x = QInput(t, type, {3, 16}, 0.05f, s8 ? 10 : 128);
+          const int w = QWeights(t, type, {5, 16}, {0.02f}, s8 ? 0 : 140, 0, 81);
+          const int b = QBias(t, 5, 0.05f * 0.02f, 82);
+          const int y = QOutput(t, type, {3, 5}, 0.1f, s8 ? -7 : 100);
+          t.AddOp(kTfLiteBuiltinFullyConnected, {x, w, b}, {y}, fb::BuiltinOptions::FullyConnectedOptions,
+                  fb::CreateFullyConnectedOptions(t.fbb(), ActivationFunctionType::RELU).Union(), s8 ? 4 : 1);
+        },
+        Steps(1));
+    ExpectMatches(
+        std::string(s8 ? "int8" : "uint8") + " transpose conv",
+        [=](OpTest& t) {
+          const int shape = Int32Const(t, {4}, {1, 8, 8, 3});
+          const int w = QWeights(t, type, {3, 3, 3, 4}, {0.02f}, s8 ? 0 : 127, 0, 91);
+          const int x = QInput(t, type, {1, 4, 4, 4}, 0.05f, s8 ? 2 : 125);
+          const int y = QOutput(t, type, {1, 8, 8, 3}, 0.08f, s8 ? -1 : 131);
+          t.AddOp(kTfLiteBuiltinTransposeConv, {shape, w, x}, {y}, fb::BuiltinOptions::TransposeConvOptions,
+                  fb::CreateTransposeConvOptions(t.fbb(), Padding::SAME, 2, 2).Union(), s8 ? 2 : 1);
+        },
+        Steps(1));
   }
 }
 
@@ -561,18 +591,22 @@ TEST(XnnpackDelegateTest, QuantizedElementwise) {
     const bool s8 = type == kTfLiteInt8;
     const std::string tag = s8 ? "int8 " : "uint8 ";
     for (int op : {kTfLiteBuiltinAdd, kTfLiteBuiltinSub, kTfLiteBuiltinMul}) {
-      ExpectMatches(tag + "binary op " + std::to_string(op), [=](OpTest& t) {
-        const int a = QInput(t, type, {2, 3, 4}, 0.05f, s8 ? -3 : 128);
-        const int b = QInput(t, type, {4}, 0.03f, s8 ? 7 : 120);
-        const int y = QOutput(t, type, {2, 3, 4}, op == kTfLiteBuiltinMul ? 0.01f : 0.08f, s8 ? 2 : 125);
-        if (op == kTfLiteBuiltinAdd) {
-          t.AddOp(op, {a, b}, {y}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb(), ActivationFunctionType::RELU).Union(), 2);
-        } else if (op == kTfLiteBuiltinSub) {
-          t.AddOp(op, {a, b}, {y}, fb::BuiltinOptions::SubOptions, fb::CreateSubOptions(t.fbb()).Union(), 2);
-        } else {
-          t.AddOp(op, {a, b}, {y}, fb::BuiltinOptions::MulOptions, fb::CreateMulOptions(t.fbb()).Union(), 2);
-        }
-      }, Steps(1));
+      ExpectMatches(
+          tag + "binary op " + std::to_string(op),
+          [=](OpTest& t) {
+            const int a = QInput(t, type, {2, 3, 4}, 0.05f, s8 ? -3 : 128);
+            const int b = QInput(t, type, {4}, 0.03f, s8 ? 7 : 120);
+            const int y = QOutput(t, type, {2, 3, 4}, op == kTfLiteBuiltinMul ? 0.01f : 0.08f, s8 ? 2 : 125);
+            if (op == kTfLiteBuiltinAdd) {
+              t.AddOp(op, {a, b}, {y}, fb::BuiltinOptions::AddOptions,
+                      fb::CreateAddOptions(t.fbb(), ActivationFunctionType::RELU).Union(), 2);
+            } else if (op == kTfLiteBuiltinSub) {
+              t.AddOp(op, {a, b}, {y}, fb::BuiltinOptions::SubOptions, fb::CreateSubOptions(t.fbb()).Union(), 2);
+            } else {
+              t.AddOp(op, {a, b}, {y}, fb::BuiltinOptions::MulOptions, fb::CreateMulOptions(t.fbb()).Union(), 2);
+            }
+          },
+          Steps(1));
     }
     ExpectMatches(tag + "max pool", [=](OpTest& t) {
       const int x = QInput(t, type, {1, 8, 8, 3}, 0.05f, s8 ? -3 : 128);
@@ -580,30 +614,42 @@ TEST(XnnpackDelegateTest, QuantizedElementwise) {
       t.AddOp(kTfLiteBuiltinMaxPool2d, {x}, {y}, fb::BuiltinOptions::Pool2DOptions,
               fb::CreatePool2DOptions(t.fbb(), Padding::SAME, 2, 2, 3, 3).Union(), 2);
     });
-    ExpectMatches(tag + "global average pool", [=](OpTest& t) {
-      const int x = QInput(t, type, {1, 7, 7, 16}, 0.05f, s8 ? -3 : 128);
-      const int y = QOutput(t, type, {}, 0.05f, s8 ? -3 : 128);
-      t.AddOp(kTfLiteBuiltinAveragePool2d, {x}, {y}, fb::BuiltinOptions::Pool2DOptions,
-              fb::CreatePool2DOptions(t.fbb(), Padding::VALID, 1, 1, 7, 7).Union(), 2);
-    }, Steps(1));
-    ExpectMatches(tag + "average pool 2x2 stays", [=](OpTest& t) {
-      const int x = QInput(t, type, {1, 8, 8, 3}, 0.05f, s8 ? -3 : 128);
-      const int y = QOutput(t, type, {}, 0.05f, s8 ? -3 : 128);
-      t.AddOp(kTfLiteBuiltinAveragePool2d, {x}, {y}, fb::BuiltinOptions::Pool2DOptions,
-              fb::CreatePool2DOptions(t.fbb(), Padding::VALID, 2, 2, 2, 2).Union(), 2);
-    }, Delegated(0));
-    ExpectMatches(tag + "mean", [=](OpTest& t) {
-      const int x = QInput(t, type, {1, 6, 6, 8}, 0.05f, s8 ? -3 : 128);
-      const int a = Int32Const(t, {2}, {1, 2});
-      const int y = QOutput(t, type, {1, 8}, 0.03f, s8 ? 4 : 120);
-      t.AddOp(kTfLiteBuiltinMean, {x, a}, {y}, fb::BuiltinOptions::ReducerOptions,
-              fb::CreateReducerOptions(t.fbb(), false).Union(), 2);
-    }, Steps(1));
-    ExpectMatches(tag + "logistic", [=](OpTest& t) {
-      const int x = QInput(t, type, {2, 40}, 0.06f, s8 ? -3 : 128);
-      const int y = QOutput(t, type, {2, 40}, 1.0f / 256, s8 ? -128 : 0);
-      t.AddOp(kTfLiteBuiltinLogistic, {x}, {y}, fb::BuiltinOptions::NONE, 0, 2);
-    }, Steps(1));
+    ExpectMatches(
+        tag + "global average pool",
+        [=](OpTest& t) {
+          const int x = QInput(t, type, {1, 7, 7, 16}, 0.05f, s8 ? -3 : 128);
+          const int y = QOutput(t, type, {}, 0.05f, s8 ? -3 : 128);
+          t.AddOp(kTfLiteBuiltinAveragePool2d, {x}, {y}, fb::BuiltinOptions::Pool2DOptions,
+                  fb::CreatePool2DOptions(t.fbb(), Padding::VALID, 1, 1, 7, 7).Union(), 2);
+        },
+        Steps(1));
+    ExpectMatches(
+        tag + "average pool 2x2 stays",
+        [=](OpTest& t) {
+          const int x = QInput(t, type, {1, 8, 8, 3}, 0.05f, s8 ? -3 : 128);
+          const int y = QOutput(t, type, {}, 0.05f, s8 ? -3 : 128);
+          t.AddOp(kTfLiteBuiltinAveragePool2d, {x}, {y}, fb::BuiltinOptions::Pool2DOptions,
+                  fb::CreatePool2DOptions(t.fbb(), Padding::VALID, 2, 2, 2, 2).Union(), 2);
+        },
+        Delegated(0));
+    ExpectMatches(
+        tag + "mean",
+        [=](OpTest& t) {
+          const int x = QInput(t, type, {1, 6, 6, 8}, 0.05f, s8 ? -3 : 128);
+          const int a = Int32Const(t, {2}, {1, 2});
+          const int y = QOutput(t, type, {1, 8}, 0.03f, s8 ? 4 : 120);
+          t.AddOp(kTfLiteBuiltinMean, {x, a}, {y}, fb::BuiltinOptions::ReducerOptions,
+                  fb::CreateReducerOptions(t.fbb(), false).Union(), 2);
+        },
+        Steps(1));
+    ExpectMatches(
+        tag + "logistic",
+        [=](OpTest& t) {
+          const int x = QInput(t, type, {2, 40}, 0.06f, s8 ? -3 : 128);
+          const int y = QOutput(t, type, {2, 40}, 1.0f / 256, s8 ? -128 : 0);
+          t.AddOp(kTfLiteBuiltinLogistic, {x}, {y}, fb::BuiltinOptions::NONE, 0, 2);
+        },
+        Steps(1));
     for (int op : {kTfLiteBuiltinRelu, kTfLiteBuiltinRelu6}) {
       ExpectMatches(tag + "relu op " + std::to_string(op), [=](OpTest& t) {
         const int x = QInput(t, type, {2, 3, 8}, 0.05f, s8 ? -3 : 128);
@@ -623,39 +669,51 @@ TEST(XnnpackDelegateTest, QuantizedElementwise) {
       const int y = QOutput(t, type, {3, 6}, 0.05f, s8 ? -3 : 128);
       t.AddOp(kTfLiteBuiltinReshape, {x, s}, {y});
     });
-    ExpectMatches(tag + "resize bilinear", [=](OpTest& t) {
-      const int x = QInput(t, type, {1, 4, 4, 3}, 0.05f, s8 ? -3 : 128);
-      const int s = Int32Const(t, {2}, {7, 8});
-      const int y = QOutput(t, type, {1, 7, 8, 3}, 0.05f, s8 ? -3 : 128);
-      t.AddOp(kTfLiteBuiltinResizeBilinear, {x, s}, {y}, fb::BuiltinOptions::ResizeBilinearOptions,
-              fb::CreateResizeBilinearOptions(t.fbb(), false, true).Union(), 3);
-    }, Steps(1));
-    ExpectMatches(tag + "quantize and dequantize", [=](OpTest& t) {
-      const int x = t.AddInput(kTfLiteFloat32, {2, 20});
-      const int q = QTemp(t, type, {2, 20}, 0.02f, s8 ? 5 : 130);
-      const int y = t.AddOutput(kTfLiteFloat32, {2, 20});
-      const int y2 = QOutput(t, type, {2, 20}, 0.02f, s8 ? 5 : 130);
-      t.AddOp(kTfLiteBuiltinQuantize, {x}, {q});
-      t.AddOp(kTfLiteBuiltinDequantize, {q}, {y}, fb::BuiltinOptions::NONE, 0, 2);
-      t.AddOp(kTfLiteBuiltinRelu, {q}, {y2}, fb::BuiltinOptions::NONE, 0, 2);
-    }, Steps(1));
+    ExpectMatches(
+        tag + "resize bilinear",
+        [=](OpTest& t) {
+          const int x = QInput(t, type, {1, 4, 4, 3}, 0.05f, s8 ? -3 : 128);
+          const int s = Int32Const(t, {2}, {7, 8});
+          const int y = QOutput(t, type, {1, 7, 8, 3}, 0.05f, s8 ? -3 : 128);
+          t.AddOp(kTfLiteBuiltinResizeBilinear, {x, s}, {y}, fb::BuiltinOptions::ResizeBilinearOptions,
+                  fb::CreateResizeBilinearOptions(t.fbb(), false, true).Union(), 3);
+        },
+        Steps(1));
+    ExpectMatches(
+        tag + "quantize and dequantize",
+        [=](OpTest& t) {
+          const int x = t.AddInput(kTfLiteFloat32, {2, 20});
+          const int q = QTemp(t, type, {2, 20}, 0.02f, s8 ? 5 : 130);
+          const int y = t.AddOutput(kTfLiteFloat32, {2, 20});
+          const int y2 = QOutput(t, type, {2, 20}, 0.02f, s8 ? 5 : 130);
+          t.AddOp(kTfLiteBuiltinQuantize, {x}, {q});
+          t.AddOp(kTfLiteBuiltinDequantize, {q}, {y}, fb::BuiltinOptions::NONE, 0, 2);
+          t.AddOp(kTfLiteBuiltinRelu, {q}, {y2}, fb::BuiltinOptions::NONE, 0, 2);
+        },
+        Steps(1));
   }
 }
 
 TEST(XnnpackDelegateTest, QuantizedLeftToTheInterpreter) {
   // Per-channel fully connected weights, a RELU that rescales, and int8 with the QS8 flag off.
-  ExpectMatches("int8 fc per-channel", [](OpTest& t) {
-    const int x = QInput(t, kTfLiteInt8, {2, 8}, 0.05f, 0);
-    const int w = QWeights(t, kTfLiteInt8, {3, 8}, {0.01f, 0.02f, 0.03f}, 0, 0, 5);
-    const int y = QOutput(t, kTfLiteInt8, {2, 3}, 0.1f, 0);
-    t.AddOp(kTfLiteBuiltinFullyConnected, {x, w, -1}, {y}, fb::BuiltinOptions::FullyConnectedOptions,
-            fb::CreateFullyConnectedOptions(t.fbb()).Union(), 4);
-  }, Delegated(0));
-  ExpectMatches("int8 relu rescaling", [](OpTest& t) {
-    const int x = QInput(t, kTfLiteInt8, {8}, 0.05f, 0);
-    const int y = QOutput(t, kTfLiteInt8, {8}, 0.02f, -128);
-    t.AddOp(kTfLiteBuiltinRelu, {x}, {y}, fb::BuiltinOptions::NONE, 0, 2);
-  }, Delegated(0));
+  ExpectMatches(
+      "int8 fc per-channel",
+      [](OpTest& t) {
+        const int x = QInput(t, kTfLiteInt8, {2, 8}, 0.05f, 0);
+        const int w = QWeights(t, kTfLiteInt8, {3, 8}, {0.01f, 0.02f, 0.03f}, 0, 0, 5);
+        const int y = QOutput(t, kTfLiteInt8, {2, 3}, 0.1f, 0);
+        t.AddOp(kTfLiteBuiltinFullyConnected, {x, w, -1}, {y}, fb::BuiltinOptions::FullyConnectedOptions,
+                fb::CreateFullyConnectedOptions(t.fbb()).Union(), 4);
+      },
+      Delegated(0));
+  ExpectMatches(
+      "int8 relu rescaling",
+      [](OpTest& t) {
+        const int x = QInput(t, kTfLiteInt8, {8}, 0.05f, 0);
+        const int y = QOutput(t, kTfLiteInt8, {8}, 0.02f, -128);
+        t.AddOp(kTfLiteBuiltinRelu, {x}, {y}, fb::BuiltinOptions::NONE, 0, 2);
+      },
+      Delegated(0));
   Expect off = Delegated(0);
   off.flags = TFLITE_XNNPACK_DELEGATE_FLAG_QU8;
   ExpectMatches("int8 conv with QS8 off", QConv(kTfLiteInt8, true, false, ActivationFunctionType::NONE), off);
@@ -708,7 +766,8 @@ Build SmallNet(bool fp16_weights) {
     t.AddOp(kTfLiteBuiltinFullyConnected, {r, fw, -1}, {fc}, fb::BuiltinOptions::FullyConnectedOptions,
             fb::CreateFullyConnectedOptions(t.fbb()).Union());
     const int y = t.AddOutput(kTfLiteFloat32, {1, 10});
-    t.AddOp(kTfLiteBuiltinSoftmax, {fc}, {y}, fb::BuiltinOptions::SoftmaxOptions, fb::CreateSoftmaxOptions(t.fbb(), 1.0f).Union());
+    t.AddOp(kTfLiteBuiltinSoftmax, {fc}, {y}, fb::BuiltinOptions::SoftmaxOptions,
+            fb::CreateSoftmaxOptions(t.fbb(), 1.0f).Union());
   };
 }
 
@@ -719,7 +778,10 @@ TEST(XnnpackDelegateTest, WholeGraphIsOnePartition) {
   ASSERT_TRUE(run.status.ok()) << run.status.message();
   EXPECT_TRUE(run.test->interpreter()->primary()->fully_delegated());
   EXPECT_NE(run.log.find("INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n"), std::string::npos) << run.log;
-  EXPECT_STREQ(run.test->interpreter()->primary()->registration(run.test->interpreter()->primary()->execution_plan()[0]).custom_name,
+  EXPECT_STREQ(run.test->interpreter()
+                   ->primary()
+                   ->registration(run.test->interpreter()->primary()->execution_plan()[0])
+                   .custom_name,
                kXnnpackDelegateName);
 }
 
@@ -730,30 +792,37 @@ TEST(XnnpackDelegateTest, Float16WeightsAreFolded) {
 
 TEST(XnnpackDelegateTest, UnsupportedNodesSplitThePartitions) {
   // ADD -> CONCATENATION (not in this XNNPACK) -> MUL: two partitions around the concatenation.
-  ExpectMatches("split by concatenation", [](OpTest& t) {
-    const int a = t.AddInput(kTfLiteFloat32, {2, 3});
-    const int b = t.AddInput(kTfLiteFloat32, {2, 3});
-    const int s = t.AddIntermediate(kTfLiteFloat32, {2, 3});
-    t.AddOp(kTfLiteBuiltinAdd, {a, b}, {s}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb()).Union());
-    const int c = t.AddIntermediate(kTfLiteFloat32, {2, 6});
-    t.AddOp(kTfLiteBuiltinConcatenation, {s, b}, {c}, fb::BuiltinOptions::ConcatenationOptions,
-            fb::CreateConcatenationOptions(t.fbb(), 1).Union());
-    const int y = t.AddOutput(kTfLiteFloat32, {2, 6});
-    t.AddOp(kTfLiteBuiltinMul, {c, c}, {y}, fb::BuiltinOptions::MulOptions, fb::CreateMulOptions(t.fbb()).Union());
-  }, Delegated(2, 2));
+  ExpectMatches(
+      "split by concatenation",
+      [](OpTest& t) {
+        const int a = t.AddInput(kTfLiteFloat32, {2, 3});
+        const int b = t.AddInput(kTfLiteFloat32, {2, 3});
+        const int s = t.AddIntermediate(kTfLiteFloat32, {2, 3});
+        t.AddOp(kTfLiteBuiltinAdd, {a, b}, {s}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb()).Union());
+        const int c = t.AddIntermediate(kTfLiteFloat32, {2, 6});
+        t.AddOp(kTfLiteBuiltinConcatenation, {s, b}, {c}, fb::BuiltinOptions::ConcatenationOptions,
+                fb::CreateConcatenationOptions(t.fbb(), 1).Union());
+        const int y = t.AddOutput(kTfLiteFloat32, {2, 6});
+        t.AddOp(kTfLiteBuiltinMul, {c, c}, {y}, fb::BuiltinOptions::MulOptions, fb::CreateMulOptions(t.fbb()).Union());
+      },
+      Delegated(2, 2));
 }
 
 TEST(XnnpackDelegateTest, ResultsNobodyReadsAreNotComputed) {
   // The MUL's result is neither a graph output nor read by any node: XNNPACK would give it no memory,
   // so the delegate leaves the node out of the runtime (it takes it, and nothing observable changes).
-  ExpectMatches("dead node", [](OpTest& t) {
-    const int a = t.AddInput(kTfLiteFloat32, {2, 3});
-    const int b = t.AddInput(kTfLiteFloat32, {2, 3});
-    const int dead = t.AddIntermediate(kTfLiteFloat32, {2, 3});
-    t.AddOp(kTfLiteBuiltinMul, {a, b}, {dead}, fb::BuiltinOptions::MulOptions, fb::CreateMulOptions(t.fbb()).Union());
-    const int y = t.AddOutput(kTfLiteFloat32, {2, 3});
-    t.AddOp(kTfLiteBuiltinAdd, {a, b}, {y}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb()).Union());
-  }, Delegated(2, 1));
+  ExpectMatches(
+      "dead node",
+      [](OpTest& t) {
+        const int a = t.AddInput(kTfLiteFloat32, {2, 3});
+        const int b = t.AddInput(kTfLiteFloat32, {2, 3});
+        const int dead = t.AddIntermediate(kTfLiteFloat32, {2, 3});
+        t.AddOp(kTfLiteBuiltinMul, {a, b}, {dead}, fb::BuiltinOptions::MulOptions,
+                fb::CreateMulOptions(t.fbb()).Union());
+        const int y = t.AddOutput(kTfLiteFloat32, {2, 3});
+        t.AddOp(kTfLiteBuiltinAdd, {a, b}, {y}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb()).Union());
+      },
+      Delegated(2, 1));
 }
 
 TEST(XnnpackDelegateTest, ThreadsGiveTheSameResults) {
@@ -763,13 +832,15 @@ TEST(XnnpackDelegateTest, ThreadsGiveTheSameResults) {
     ExpectMatches("conv threads " + std::to_string(threads),
                   Conv({1, 16, 16, 8}, {16, 3, 3, 8}, Padding::SAME, 1, 1, ActivationFunctionType::RELU), e);
     e.steps = 1;
-    ExpectMatches("int8 conv threads " + std::to_string(threads), QConv(kTfLiteInt8, true, false, ActivationFunctionType::NONE), e);
+    ExpectMatches("int8 conv threads " + std::to_string(threads),
+                  QConv(kTfLiteInt8, true, false, ActivationFunctionType::NONE), e);
   }
 }
 
 TEST(XnnpackDelegateTest, StaticShapesOnly) {
   XnnpackPtr d = MakeDelegate();
-  RunResult run = RunModel(Conv({1, 8, 8, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::NONE), d.get());
+  RunResult run =
+      RunModel(Conv({1, 8, 8, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::NONE), d.get());
   ASSERT_TRUE(run.status.ok()) << run.status.message();
   ASSERT_EQ(run.delegated, 1);
   // Growing the input after delegation: the delegate kernel refuses in Prepare, naming the tensor.
@@ -786,7 +857,8 @@ TEST(XnnpackDelegateTest, StaticShapesOnly) {
   t.AddOp(kTfLiteBuiltinRelu, {x}, {y});
   ASSERT_TRUE(t.Build().ok());
   std::string why;
-  EXPECT_TRUE(XnnpackSupportsNode(t.interpreter()->primary()->context(), 0, TFLITE_XNNPACK_DELEGATE_FLAG_QS8, &why)) << why;
+  EXPECT_TRUE(XnnpackSupportsNode(t.interpreter()->primary()->context(), 0, TFLITE_XNNPACK_DELEGATE_FLAG_QS8, &why))
+      << why;
   TfLiteTensor* out = t.interpreter()->tensor(y);
   out->dims->data[1] = 5;  // as if the file said so
   EXPECT_FALSE(XnnpackSupportsNode(t.interpreter()->primary()->context(), 0, TFLITE_XNNPACK_DELEGATE_FLAG_QS8, &why));
@@ -822,7 +894,8 @@ TEST(XnnpackDelegateTest, ForceFp16) {
   Expect e;
   e.flags = TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16;
   e.float_tolerance = 2e-3;
-  ExpectMatches("conv in float16", Conv({1, 8, 8, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::RELU6), e);
+  ExpectMatches("conv in float16", Conv({1, 8, 8, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::RELU6),
+                e);
   ExpectMatches("add in float16", Binary(kTfLiteBuiltinAdd, {2, 3, 4}, {4}, ActivationFunctionType::NONE), e);
   // It has no float16 SOFTMAX: the partition cannot be forced, and the delegate says so (the
   // interpreter then keeps its own kernels).
@@ -978,8 +1051,9 @@ TEST(XnnpackProviderTest, FloatOperatorsStayOnAvx512Kernels) {
     ASSERT_TRUE(made.ok()) << c.name;
     ASSERT_NE(made.value(), nullptr) << c.name;
     // Named, the rule says so; applied by default, it is silent.
-    const bool said = err.find("INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized "
-                               "kernels (AVX-512); --xnnpack_fp32=xnnpack gives them to XNNPACK.") != std::string::npos;
+    const bool said = err.find(
+                          "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized "
+                          "kernels (AVX-512); --xnnpack_fp32=xnnpack gives them to XNNPACK.") != std::string::npos;
     EXPECT_EQ(said, avx512 && c.named && !c.force_fp16 && std::string(c.fp32) == "auto") << c.name << "\n" << err;
     RunResult run = RunModel(c.build, made.value().get());
     ASSERT_TRUE(run.status.ok()) << c.name << ": " << run.status.message();

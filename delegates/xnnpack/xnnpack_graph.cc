@@ -23,52 +23,94 @@ std::string DimsString(const std::vector<int>& dims) {
 
 const char* StatusName(enum xnn_status status) {
   switch (status) {
-    case xnn_status_success: return "success";
-    case xnn_status_uninitialized: return "uninitialized";
-    case xnn_status_invalid_parameter: return "invalid parameter";
-    case xnn_status_invalid_state: return "invalid state";
-    case xnn_status_unsupported_parameter: return "unsupported parameter";
-    case xnn_status_unsupported_hardware: return "unsupported hardware";
-    case xnn_status_out_of_memory: return "out of memory";
+    case xnn_status_success:
+      return "success";
+    case xnn_status_uninitialized:
+      return "uninitialized";
+    case xnn_status_invalid_parameter:
+      return "invalid parameter";
+    case xnn_status_invalid_state:
+      return "invalid state";
+    case xnn_status_unsupported_parameter:
+      return "unsupported parameter";
+    case xnn_status_unsupported_hardware:
+      return "unsupported hardware";
+    case xnn_status_out_of_memory:
+      return "out of memory";
   }
   return "unknown status";
 }
 
 const char* OpName(int op) {
   switch (op) {
-    case kTfLiteBuiltinAdd: return "ADD";
-    case kTfLiteBuiltinSub: return "SUB";
-    case kTfLiteBuiltinMul: return "MUL";
-    case kTfLiteBuiltinDiv: return "DIV";
-    case kTfLiteBuiltinMaximum: return "MAXIMUM";
-    case kTfLiteBuiltinMinimum: return "MINIMUM";
-    case kTfLiteBuiltinSquaredDifference: return "SQUARED_DIFFERENCE";
-    case kTfLiteBuiltinConv2d: return "CONV_2D";
-    case kTfLiteBuiltinDepthwiseConv2d: return "DEPTHWISE_CONV_2D";
-    case kTfLiteBuiltinFullyConnected: return "FULLY_CONNECTED";
-    case kTfLiteBuiltinBatchMatmul: return "BATCH_MATMUL";
-    case kTfLiteBuiltinSoftmax: return "SOFTMAX";
-    case kTfLiteBuiltinResizeBilinear: return "RESIZE_BILINEAR";
-    case kTfLiteBuiltinTranspose: return "TRANSPOSE";
-    case kTfLiteBuiltinMaxPool2d: return "MAX_POOL_2D";
-    case kTfLiteBuiltinAveragePool2d: return "AVERAGE_POOL_2D";
-    case kTfLiteBuiltinPad: return "PAD";
-    case kTfLiteBuiltinPadv2: return "PADV2";
-    case kTfLiteBuiltinReshape: return "RESHAPE";
-    case kTfLiteBuiltinSqueeze: return "SQUEEZE";
-    case kTfLiteBuiltinExpandDims: return "EXPAND_DIMS";
-    default: return "op";
+    case kTfLiteBuiltinAdd:
+      return "ADD";
+    case kTfLiteBuiltinSub:
+      return "SUB";
+    case kTfLiteBuiltinMul:
+      return "MUL";
+    case kTfLiteBuiltinDiv:
+      return "DIV";
+    case kTfLiteBuiltinMaximum:
+      return "MAXIMUM";
+    case kTfLiteBuiltinMinimum:
+      return "MINIMUM";
+    case kTfLiteBuiltinSquaredDifference:
+      return "SQUARED_DIFFERENCE";
+    case kTfLiteBuiltinConv2d:
+      return "CONV_2D";
+    case kTfLiteBuiltinDepthwiseConv2d:
+      return "DEPTHWISE_CONV_2D";
+    case kTfLiteBuiltinFullyConnected:
+      return "FULLY_CONNECTED";
+    case kTfLiteBuiltinBatchMatmul:
+      return "BATCH_MATMUL";
+    case kTfLiteBuiltinSoftmax:
+      return "SOFTMAX";
+    case kTfLiteBuiltinResizeBilinear:
+      return "RESIZE_BILINEAR";
+    case kTfLiteBuiltinTranspose:
+      return "TRANSPOSE";
+    case kTfLiteBuiltinMaxPool2d:
+      return "MAX_POOL_2D";
+    case kTfLiteBuiltinAveragePool2d:
+      return "AVERAGE_POOL_2D";
+    case kTfLiteBuiltinPad:
+      return "PAD";
+    case kTfLiteBuiltinPadv2:
+      return "PADV2";
+    case kTfLiteBuiltinReshape:
+      return "RESHAPE";
+    case kTfLiteBuiltinSqueeze:
+      return "SQUEEZE";
+    case kTfLiteBuiltinExpandDims:
+      return "EXPAND_DIMS";
+    default:
+      return "op";
   }
 }
 
 // The range a fused activation clamps to; false for the ones XNNPACK cannot fuse.
 bool ActivationRange(TfLiteFusedActivation activation, float* lo, float* hi) {
   switch (activation) {
-    case kTfLiteActNone: *lo = -kInf; *hi = kInf; return true;
-    case kTfLiteActRelu: *lo = 0.0f; *hi = kInf; return true;
-    case kTfLiteActReluN1To1: *lo = -1.0f; *hi = 1.0f; return true;
-    case kTfLiteActRelu6: *lo = 0.0f; *hi = 6.0f; return true;
-    default: return false;
+    case kTfLiteActNone:
+      *lo = -kInf;
+      *hi = kInf;
+      return true;
+    case kTfLiteActRelu:
+      *lo = 0.0f;
+      *hi = kInf;
+      return true;
+    case kTfLiteActReluN1To1:
+      *lo = -1.0f;
+      *hi = 1.0f;
+      return true;
+    case kTfLiteActRelu6:
+      *lo = 0.0f;
+      *hi = 6.0f;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -453,7 +495,8 @@ bool GraphTranslator::CheckRequantization(int input, int filter, int output) {
   for (float fs : filter_scales) {
     const float scale = in_scale * fs / out_scale;
     if (!(scale >= 0x1.0p-32f) || !(scale < 256.0f)) {
-      return Fail("requantization scale " + std::to_string(scale) + " (input * filter / output scale) is outside "
+      return Fail("requantization scale " + std::to_string(scale) +
+                  " (input * filter / output scale) is outside "
                   "XNNPACK's range [2^-32, 256)");
     }
   }
@@ -515,20 +558,20 @@ uint32_t GraphTranslator::Value(int index, bool packed) {
   enum xnn_status status;
   const TfLiteTensor& t = Tensor(index);
   if (IsFolded(index) || t.type == kTfLiteFloat32) {
-    status = xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id,
-                                     flags, &id);
+    status =
+        xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id, flags, &id);
   } else if (t.type == kTfLiteInt8 && IsPerChannel(t)) {
     const TfLiteAffineQuantization* q = Affine(t);
-    status = xnn_define_channelwise_quantized_tensor_value(subgraph_, xnn_datatype_qcint8, q->scale->data,
-                                                           dims.size(), q->quantized_dimension, dims.data(), data,
-                                                           external_id, flags, &id);
+    status = xnn_define_channelwise_quantized_tensor_value(subgraph_, xnn_datatype_qcint8, q->scale->data, dims.size(),
+                                                           q->quantized_dimension, dims.data(), data, external_id,
+                                                           flags, &id);
   } else if (t.type == kTfLiteInt8 || t.type == kTfLiteUInt8) {
     float scale;
     int32_t zero_point;
     if (!PerTensorQuant(index, &scale, &zero_point)) return XNN_INVALID_VALUE_ID;
-    status = xnn_define_quantized_tensor_value(subgraph_, t.type == kTfLiteInt8 ? xnn_datatype_qint8 : xnn_datatype_quint8,
-                                               zero_point, scale, dims.size(), dims.data(), data, external_id, flags,
-                                               &id);
+    status =
+        xnn_define_quantized_tensor_value(subgraph_, t.type == kTfLiteInt8 ? xnn_datatype_qint8 : xnn_datatype_quint8,
+                                          zero_point, scale, dims.size(), dims.data(), data, external_id, flags, &id);
   } else {
     Fail(Name(index) + " has type " + TfLiteTypeGetName(t.type));
     return XNN_INVALID_VALUE_ID;
@@ -611,9 +654,9 @@ uint32_t GraphTranslator::InternalValue(int like_tensor, const std::vector<size_
     float scale;
     int32_t zero_point;
     if (!PerTensorQuant(like_tensor, &scale, &zero_point)) return XNN_INVALID_VALUE_ID;
-    status = xnn_define_quantized_tensor_value(subgraph_, t.type == kTfLiteInt8 ? xnn_datatype_qint8 : xnn_datatype_quint8,
-                                               zero_point, scale, dims.size(), dims.data(), nullptr,
-                                               XNN_INVALID_VALUE_ID, 0, &id);
+    status = xnn_define_quantized_tensor_value(
+        subgraph_, t.type == kTfLiteInt8 ? xnn_datatype_qint8 : xnn_datatype_quint8, zero_point, scale, dims.size(),
+        dims.data(), nullptr, XNN_INVALID_VALUE_ID, 0, &id);
   }
   if (!XnnOk(status, "xnn_define_tensor_value (intermediate)")) return XNN_INVALID_VALUE_ID;
   return id;
@@ -622,8 +665,8 @@ uint32_t GraphTranslator::InternalValue(int like_tensor, const std::vector<size_
 uint32_t GraphTranslator::ReshapedStatic(int index, const std::vector<size_t>& dims) {
   const void* data = StaticData(index, /*packed=*/true);
   uint32_t id = XNN_INVALID_VALUE_ID;
-  if (!XnnOk(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data,
-                                     XNN_INVALID_VALUE_ID, 0, &id),
+  if (!XnnOk(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, XNN_INVALID_VALUE_ID,
+                                     0, &id),
              "xnn_define_tensor_value (slope)")) {
     return XNN_INVALID_VALUE_ID;
   }
@@ -668,8 +711,8 @@ bool GraphTranslator::Define(int node_index, const TfLiteNode* node, const TfLit
   return Visit(node_index, node, registration);
 }
 
-#define TS_VALUE(var, expr)                        \
-  const uint32_t var = (expr);                     \
+#define TS_VALUE(var, expr)    \
+  const uint32_t var = (expr); \
   if (var == XNN_INVALID_VALUE_ID) return false;
 
 bool GraphTranslator::Visit(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
@@ -807,13 +850,27 @@ bool GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* pa
   TS_VALUE(vo, Value(o));
   enum xnn_status s;
   switch (op) {
-    case kTfLiteBuiltinAdd: s = xnn_define_add2(subgraph_, lo, hi, va, vb, vo, 0); break;
-    case kTfLiteBuiltinSub: s = xnn_define_subtract(subgraph_, lo, hi, va, vb, vo, 0); break;
-    case kTfLiteBuiltinMul: s = xnn_define_multiply2(subgraph_, lo, hi, va, vb, vo, 0); break;
-    case kTfLiteBuiltinDiv: s = xnn_define_divide(subgraph_, lo, hi, va, vb, vo, 0); break;
-    case kTfLiteBuiltinMaximum: s = xnn_define_maximum2(subgraph_, va, vb, vo, 0); break;
-    case kTfLiteBuiltinMinimum: s = xnn_define_minimum2(subgraph_, va, vb, vo, 0); break;
-    default: s = xnn_define_squared_difference(subgraph_, va, vb, vo, 0); break;
+    case kTfLiteBuiltinAdd:
+      s = xnn_define_add2(subgraph_, lo, hi, va, vb, vo, 0);
+      break;
+    case kTfLiteBuiltinSub:
+      s = xnn_define_subtract(subgraph_, lo, hi, va, vb, vo, 0);
+      break;
+    case kTfLiteBuiltinMul:
+      s = xnn_define_multiply2(subgraph_, lo, hi, va, vb, vo, 0);
+      break;
+    case kTfLiteBuiltinDiv:
+      s = xnn_define_divide(subgraph_, lo, hi, va, vb, vo, 0);
+      break;
+    case kTfLiteBuiltinMaximum:
+      s = xnn_define_maximum2(subgraph_, va, vb, vo, 0);
+      break;
+    case kTfLiteBuiltinMinimum:
+      s = xnn_define_minimum2(subgraph_, va, vb, vo, 0);
+      break;
+    default:
+      s = xnn_define_squared_difference(subgraph_, va, vb, vo, 0);
+      break;
   }
   if (!XnnOk(s, OpName(op))) return false;
   ++nodes_defined_;
@@ -884,7 +941,8 @@ bool GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr
 
   TS_VALUE(vi, Value(input));
   TS_VALUE(vw, Value(filter, /*packed=*/true));
-  TS_VALUE(vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  TS_VALUE(vb,
+           bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
   if (!MarkProduced(output)) return false;
   TS_VALUE(vo, Value(output));
   const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
@@ -959,15 +1017,16 @@ bool GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void* p
 
   TS_VALUE(vi, Value(input));
   TS_VALUE(vw, Value(filter, /*packed=*/true));
-  TS_VALUE(vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  TS_VALUE(vb,
+           bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
   if (!MarkProduced(output)) return false;
   TS_VALUE(vo, Value(output));
   const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
-  if (!XnnOk(xnn_define_depthwise_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height,
-                                                 params.stride_width, params.dilation_height_factor,
-                                                 params.dilation_width_factor, multiplier, ic, lo, hi, vi, vw, vb, vo,
-                                                 flags),
-             "xnn_define_depthwise_convolution_2d")) {
+  if (!XnnOk(
+          xnn_define_depthwise_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height, params.stride_width,
+                                              params.dilation_height_factor, params.dilation_width_factor, multiplier,
+                                              ic, lo, hi, vi, vw, vb, vo, flags),
+          "xnn_define_depthwise_convolution_2d")) {
     return false;
   }
   ++nodes_defined_;
@@ -1024,7 +1083,8 @@ bool GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* pa
 
   TS_VALUE(vi, Value(input));
   TS_VALUE(vw, Value(filter, /*packed=*/true));
-  TS_VALUE(vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  TS_VALUE(vb,
+           bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
   if (!MarkProduced(output)) return false;
   TS_VALUE(vo, Value(output));
   const uint32_t flags = params.keep_num_dims ? 0 : XNN_FLAG_TENSORFLOW_RESHAPE_2D;
@@ -1101,7 +1161,8 @@ bool GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* par
 
   TS_VALUE(vi, Value(input));
   TS_VALUE(vw, Value(filter, /*packed=*/true));
-  TS_VALUE(vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  TS_VALUE(vb,
+           bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
   if (!MarkProduced(output)) return false;
   TS_VALUE(vo, Value(output));
   if (!XnnOk(xnn_define_deconvolution_2d(subgraph_, pads[0][0], pads[1][1], pads[0][1], pads[1][0], adjust[0],
@@ -1228,16 +1289,36 @@ bool GraphTranslator::VisitUnary(int op, const TfLiteNode* node, const void* par
   TS_VALUE(vo, Value(output));
   enum xnn_status s;
   switch (op) {
-    case kTfLiteBuiltinHardSwish: s = xnn_define_hardswish(subgraph_, vi, vo, 0); break;
-    case kTfLiteBuiltinElu: s = xnn_define_elu(subgraph_, 1.0f, vi, vo, 0); break;
-    case kTfLiteBuiltinLeakyRelu: s = xnn_define_leaky_relu(subgraph_, alpha, vi, vo, 0); break;
-    case kTfLiteBuiltinAbs: s = xnn_define_abs(subgraph_, vi, vo, 0); break;
-    case kTfLiteBuiltinCeil: s = xnn_define_ceiling(subgraph_, vi, vo, 0); break;
-    case kTfLiteBuiltinFloor: s = xnn_define_floor(subgraph_, vi, vo, 0); break;
-    case kTfLiteBuiltinNeg: s = xnn_define_negate(subgraph_, vi, vo, 0); break;
-    case kTfLiteBuiltinRound: s = xnn_define_bankers_rounding(subgraph_, vi, vo, 0); break;
-    case kTfLiteBuiltinSquare: s = xnn_define_square(subgraph_, vi, vo, 0); break;
-    default: s = xnn_define_square_root(subgraph_, vi, vo, 0); break;
+    case kTfLiteBuiltinHardSwish:
+      s = xnn_define_hardswish(subgraph_, vi, vo, 0);
+      break;
+    case kTfLiteBuiltinElu:
+      s = xnn_define_elu(subgraph_, 1.0f, vi, vo, 0);
+      break;
+    case kTfLiteBuiltinLeakyRelu:
+      s = xnn_define_leaky_relu(subgraph_, alpha, vi, vo, 0);
+      break;
+    case kTfLiteBuiltinAbs:
+      s = xnn_define_abs(subgraph_, vi, vo, 0);
+      break;
+    case kTfLiteBuiltinCeil:
+      s = xnn_define_ceiling(subgraph_, vi, vo, 0);
+      break;
+    case kTfLiteBuiltinFloor:
+      s = xnn_define_floor(subgraph_, vi, vo, 0);
+      break;
+    case kTfLiteBuiltinNeg:
+      s = xnn_define_negate(subgraph_, vi, vo, 0);
+      break;
+    case kTfLiteBuiltinRound:
+      s = xnn_define_bankers_rounding(subgraph_, vi, vo, 0);
+      break;
+    case kTfLiteBuiltinSquare:
+      s = xnn_define_square(subgraph_, vi, vo, 0);
+      break;
+    default:
+      s = xnn_define_square_root(subgraph_, vi, vo, 0);
+      break;
   }
   if (!XnnOk(s, "unary op")) return false;
   ++nodes_defined_;

@@ -159,7 +159,8 @@ TEST(XnnpackOpSuiteTest, DelegatedCasesAgreeWithTheReference) {
       const Outcome got = RunCase(dir, meta, delegate);
       if (!ref.status.ok()) {
         // Refused by the reference (as by TFLite): the delegate must not make it run.
-        if (got.status.ok() && got.delegated_nodes > 0) problems.push_back(label + ": the delegate runs a refused case");
+        if (got.status.ok() && got.delegated_nodes > 0)
+          problems.push_back(label + ": the delegate runs a refused case");
         continue;
       }
       Row& row = rows[op];
@@ -172,7 +173,8 @@ TEST(XnnpackOpSuiteTest, DelegatedCasesAgreeWithTheReference) {
         ++row.delegated;
         ++delegated_cases;
       }
-      if (!got.refusal.empty()) std::printf("  kept on the interpreter: %-48s %s\n", label.c_str(), got.refusal.c_str());
+      if (!got.refusal.empty())
+        std::printf("  kept on the interpreter: %-48s %s\n", label.c_str(), got.refusal.c_str());
       for (size_t k = 0; k < ref.outputs.size() && k < got.outputs.size(); ++k) {
         const double diff =
             testing::DelegateDeviation(ref.types[k], got.outputs[k].data(), got.outputs[k].size(), ref.outputs[k]);
@@ -182,14 +184,14 @@ TEST(XnnpackOpSuiteTest, DelegatedCasesAgreeWithTheReference) {
         // A float output dequantized from an 8-bit tensor: the steps allowed there, in its units.
         double float_tolerance = kFloatTolerance;
         if (ref.dequantized_from[k] > 0.0f) {
-          float_tolerance = std::max(float_tolerance, MaxAbs(ref.outputs[k]) > 0.0
-                                                          ? kQuantizedSteps * ref.dequantized_from[k] * 1.001 /
-                                                                MaxAbs(ref.outputs[k])
-                                                          : 0.0);
+          float_tolerance =
+              std::max(float_tolerance, MaxAbs(ref.outputs[k]) > 0.0
+                                            ? kQuantizedSteps * ref.dequantized_from[k] * 1.001 / MaxAbs(ref.outputs[k])
+                                            : 0.0);
         }
         const bool within = ref.types[k] == kTfLiteFloat32 ? diff <= float_tolerance
-                            : quantized                   ? diff <= kQuantizedSteps
-                                                          : diff == 0.0;
+                            : quantized                    ? diff <= kQuantizedSteps
+                                                           : diff == 0.0;
         if (!within) {
           char text[64];
           std::snprintf(text, sizeof(text), "%.3g", diff);

@@ -61,7 +61,7 @@ DelegateProvider XnnpackDelegateProvider() {
       extra.cpu_kernel_state = [](TfLiteContext* context, const TfLiteNode* node) {
         CpuBackendContext* backend = GetCpuBackendContext(context);
         return backend != nullptr && backend->cpu_kernel_state != nullptr ? backend->cpu_kernel_state(context, node)
-                                                                           : -1;
+                                                                          : -1;
       };
       if (given) {
         std::cerr << "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized kernels "

@@ -35,12 +35,10 @@ namespace {
 #endif
 
 // Offset and size of one field.
-#define EXPECT_FIELD(type, field, offset, size)           \
-  do {                                                    \
-    EXPECT_EQ(offsetof(type, field), size_t{offset})      \
-        << #type "::" #field " offset";                   \
-    EXPECT_EQ(sizeof(type::field), size_t{size})          \
-        << #type "::" #field " size";                     \
+#define EXPECT_FIELD(type, field, offset, size)                                      \
+  do {                                                                               \
+    EXPECT_EQ(offsetof(type, field), size_t{offset}) << #type "::" #field " offset"; \
+    EXPECT_EQ(sizeof(type::field), size_t{size}) << #type "::" #field " size";       \
   } while (0)
 
 // ---- Struct layouts (one test per table in the reference) ----
@@ -289,18 +287,13 @@ TEST(AbiLayout, LegacyRegistrationsArePrefixes) {
   EXPECT_EQ(sizeof(TfLiteRegistration_V1), 64u);
   EXPECT_EQ(sizeof(TfLiteRegistration_V2), 72u);
   EXPECT_EQ(sizeof(TfLiteRegistration_V3), 80u);
-  EXPECT_LE(sizeof(TfLiteRegistration_V1),
-            offsetof(TfLiteRegistration, registration_external));
-  EXPECT_LE(sizeof(TfLiteRegistration_V2),
-            offsetof(TfLiteRegistration, async_kernel));
-  EXPECT_LE(sizeof(TfLiteRegistration_V3),
-            offsetof(TfLiteRegistration, inplace_operator));
-  EXPECT_EQ(offsetof(TfLiteRegistration_V1, version),
-            offsetof(TfLiteRegistration, version));
+  EXPECT_LE(sizeof(TfLiteRegistration_V1), offsetof(TfLiteRegistration, registration_external));
+  EXPECT_LE(sizeof(TfLiteRegistration_V2), offsetof(TfLiteRegistration, async_kernel));
+  EXPECT_LE(sizeof(TfLiteRegistration_V3), offsetof(TfLiteRegistration, inplace_operator));
+  EXPECT_EQ(offsetof(TfLiteRegistration_V1, version), offsetof(TfLiteRegistration, version));
   EXPECT_EQ(offsetof(TfLiteRegistration_V2, registration_external),
             offsetof(TfLiteRegistration, registration_external));
-  EXPECT_EQ(offsetof(TfLiteRegistration_V3, async_kernel),
-            offsetof(TfLiteRegistration, async_kernel));
+  EXPECT_EQ(offsetof(TfLiteRegistration_V3, async_kernel), offsetof(TfLiteRegistration, async_kernel));
 }
 
 TEST(AbiLayout, OtherCommonTypes) {
@@ -397,8 +390,7 @@ TEST(OpaqueApi, RegistrationExternalCreateAndAccessors) {
 }
 
 TfLiteRegistration g_seen_registration;
-TfLiteStatus RecordReplace(TfLiteContext*, TfLiteRegistration registration, const TfLiteIntArray*,
-                           TfLiteDelegate*) {
+TfLiteStatus RecordReplace(TfLiteContext*, TfLiteRegistration registration, const TfLiteIntArray*, TfLiteDelegate*) {
   g_seen_registration = registration;
   return kTfLiteOk;
 }
@@ -410,8 +402,8 @@ TEST(OpaqueApi, ReplaceNodeSubsetsPassesAZeroedRegistrationWithTheExternalOnly) 
   memset(&g_seen_registration, 0xab, sizeof(g_seen_registration));
   TfLiteRegistrationExternal* r = TfLiteRegistrationExternalCreate(kTfLiteBuiltinDelegate, "vendor", 1);
   TfLiteIntArray* nodes = TfLiteIntArrayCreate(0);
-  ASSERT_EQ(TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(
-                reinterpret_cast<TfLiteOpaqueContext*>(&context), r, nodes, nullptr),
+  ASSERT_EQ(TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(reinterpret_cast<TfLiteOpaqueContext*>(&context),
+                                                                     r, nodes, nullptr),
             kTfLiteOk);
   EXPECT_EQ(g_seen_registration.registration_external, r);
   EXPECT_EQ(g_seen_registration.init, nullptr);
@@ -570,8 +562,7 @@ TEST(CommonHelpers, TensorFreeReleasesEverything) {
   ASSERT_EQ(TfLiteTensorRealloc(16, &t), kTfLiteOk);
   t.dims = TfLiteIntArrayCreate(2);
   t.dims_signature = TfLiteIntArrayCreate(2);
-  auto* affine = static_cast<TfLiteAffineQuantization*>(
-      malloc(sizeof(TfLiteAffineQuantization)));
+  auto* affine = static_cast<TfLiteAffineQuantization*>(malloc(sizeof(TfLiteAffineQuantization)));
   affine->scale = TfLiteFloatArrayCreate(1);
   affine->zero_point = TfLiteIntArrayCreate(1);
   affine->quantized_dimension = 0;

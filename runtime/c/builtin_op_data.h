@@ -225,10 +225,7 @@ typedef struct {
   float beta;
 } TfLiteLocalResponseNormParams;
 
-typedef enum {
-  kTfLiteLSTMFullKernel = 0,
-  kTfLiteLSTMBasicKernel
-} TfLiteLSTMKernelType;
+typedef enum { kTfLiteLSTMFullKernel = 0, kTfLiteLSTMBasicKernel } TfLiteLSTMKernelType;
 
 typedef struct {
   /* Version 1. */
@@ -482,14 +479,11 @@ typedef struct {
 /* Attributes as in the StableHLO spec for scatter. */
 typedef struct {
   bool indices_are_sorted;
-  int64_t
-      update_window_dims[TFLITE_STABLEHLO_SCATTER_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t update_window_dims[TFLITE_STABLEHLO_SCATTER_PARAMS_MAX_DIMENSION_COUNT];
   int num_update_window_dims;
-  int64_t
-      inserted_window_dims[TFLITE_STABLEHLO_SCATTER_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t inserted_window_dims[TFLITE_STABLEHLO_SCATTER_PARAMS_MAX_DIMENSION_COUNT];
   int num_inserted_window_dims;
-  int64_t scatter_dims_to_operand_dims
-      [TFLITE_STABLEHLO_SCATTER_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t scatter_dims_to_operand_dims[TFLITE_STABLEHLO_SCATTER_PARAMS_MAX_DIMENSION_COUNT];
   int num_scatter_dims_to_operand_dims;
   int64_t index_vector_dim;
   bool unique_indices;
@@ -521,8 +515,7 @@ typedef struct {
 typedef struct {
   int64_t offset_dims[TFLITE_STABLEHLO_GATHER_PARAMS_MAX_DIMENSION_COUNT];
   int num_offset_dims;
-  int64_t
-      collapsed_slice_dims[TFLITE_STABLEHLO_GATHER_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t collapsed_slice_dims[TFLITE_STABLEHLO_GATHER_PARAMS_MAX_DIMENSION_COUNT];
   int num_collapsed_slice_dims;
   int64_t start_index_map[TFLITE_STABLEHLO_GATHER_PARAMS_MAX_DIMENSION_COUNT];
   int num_start_index_map;
@@ -535,16 +528,11 @@ typedef struct {
 /* Attributes as in the StableHLO spec for reduce_window; `padding` holds
  * (low, high) pairs. */
 typedef struct {
-  int64_t window_dimensions
-      [TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
-  int64_t
-      window_strides[TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
-  int64_t
-      base_dilations[TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
-  int64_t window_dilations
-      [TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
-  int64_t
-      padding[2 * TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t window_dimensions[TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t window_strides[TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t base_dilations[TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t window_dilations[TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t padding[2 * TFLITE_STABLEHLO_REDUCE_WINDOW_PARAMS_MAX_DIMENSION_COUNT];
   int body_subgraph_index;
 } TfLiteStablehloReduceWindowParams;
 
@@ -582,8 +570,7 @@ typedef struct {
 
 /* Attributes as in the StableHLO spec for case. */
 typedef struct {
-  int32_t
-      branch_subgraph_indices[TFLITE_STABLEHLO_CASE_PARAMS_MAX_BRANCHES_COUNT];
+  int32_t branch_subgraph_indices[TFLITE_STABLEHLO_CASE_PARAMS_MAX_BRANCHES_COUNT];
   uint32_t num_branches;
 } TfLiteStablehloCaseParams;
 

@@ -10,9 +10,7 @@ const TfLiteContext* Classic(const TfLiteOpaqueContext* context) {
   return reinterpret_cast<const TfLiteContext*>(context);
 }
 const TfLiteNode* Classic(const TfLiteOpaqueNode* node) { return reinterpret_cast<const TfLiteNode*>(node); }
-const TfLiteTensor* Classic(const TfLiteOpaqueTensor* tensor) {
-  return reinterpret_cast<const TfLiteTensor*>(tensor);
-}
+const TfLiteTensor* Classic(const TfLiteOpaqueTensor* tensor) { return reinterpret_cast<const TfLiteTensor*>(tensor); }
 
 // Tensor `t` of the context: through `tensors`, or GetTensor when the host keeps no array (as TFLite).
 TfLiteTensor* TensorAt(const TfLiteContext* context, int t) {
@@ -53,9 +51,8 @@ int TfLiteRegistrationExternalGetVersion(const TfLiteRegistrationExternal* regis
   return registration != nullptr ? registration->version : -1;
 }
 
-void TfLiteRegistrationExternalSetInit(
-    TfLiteRegistrationExternal* registration,
-    void* (*init)(TfLiteOpaqueContext* context, const char* buffer, size_t length)) {
+void TfLiteRegistrationExternalSetInit(TfLiteRegistrationExternal* registration,
+                                       void* (*init)(TfLiteOpaqueContext* context, const char* buffer, size_t length)) {
   registration->init = init;
 }
 
@@ -64,21 +61,18 @@ void TfLiteRegistrationExternalSetFree(TfLiteRegistrationExternal* registration,
   registration->free = free;
 }
 
-void TfLiteRegistrationExternalSetPrepare(
-    TfLiteRegistrationExternal* registration,
-    TfLiteStatus (*prepare)(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node)) {
+void TfLiteRegistrationExternalSetPrepare(TfLiteRegistrationExternal* registration,
+                                          TfLiteStatus (*prepare)(TfLiteOpaqueContext* context,
+                                                                  TfLiteOpaqueNode* node)) {
   registration->prepare = prepare;
 }
 
-void TfLiteRegistrationExternalSetInvoke(
-    TfLiteRegistrationExternal* registration,
-    TfLiteStatus (*invoke)(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node)) {
+void TfLiteRegistrationExternalSetInvoke(TfLiteRegistrationExternal* registration,
+                                         TfLiteStatus (*invoke)(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node)) {
   registration->invoke = invoke;
 }
 
-TfLiteType TfLiteOpaqueTensorType(const TfLiteOpaqueTensor* opaque_tensor) {
-  return Classic(opaque_tensor)->type;
-}
+TfLiteType TfLiteOpaqueTensorType(const TfLiteOpaqueTensor* opaque_tensor) { return Classic(opaque_tensor)->type; }
 
 int32_t TfLiteOpaqueTensorNumDims(const TfLiteOpaqueTensor* opaque_tensor) {
   const TfLiteIntArray* dims = Classic(opaque_tensor)->dims;
@@ -89,17 +83,13 @@ int32_t TfLiteOpaqueTensorDim(const TfLiteOpaqueTensor* opaque_tensor, int32_t d
   return Classic(opaque_tensor)->dims->data[dim_index];
 }
 
-size_t TfLiteOpaqueTensorByteSize(const TfLiteOpaqueTensor* opaque_tensor) {
-  return Classic(opaque_tensor)->bytes;
-}
+size_t TfLiteOpaqueTensorByteSize(const TfLiteOpaqueTensor* opaque_tensor) { return Classic(opaque_tensor)->bytes; }
 
 void* TfLiteOpaqueTensorData(const TfLiteOpaqueTensor* opaque_tensor) {
   return opaque_tensor != nullptr ? Classic(opaque_tensor)->data.data : nullptr;
 }
 
-const char* TfLiteOpaqueTensorName(const TfLiteOpaqueTensor* opaque_tensor) {
-  return Classic(opaque_tensor)->name;
-}
+const char* TfLiteOpaqueTensorName(const TfLiteOpaqueTensor* opaque_tensor) { return Classic(opaque_tensor)->name; }
 
 TfLiteQuantizationParams TfLiteOpaqueTensorGetQuantizationParams(const TfLiteOpaqueTensor* opaque_tensor) {
   return Classic(opaque_tensor)->params;
@@ -127,25 +117,19 @@ const TfLiteOpaqueTensor* TfLiteOpaqueNodeGetInput(const TfLiteOpaqueContext* op
       NodeTensor(Classic(opaque_context), Classic(opaque_node)->inputs, index));
 }
 
-TfLiteOpaqueTensor* TfLiteOpaqueNodeGetOutput(TfLiteOpaqueContext* opaque_context,
-                                              const TfLiteOpaqueNode* opaque_node, int index) {
+TfLiteOpaqueTensor* TfLiteOpaqueNodeGetOutput(TfLiteOpaqueContext* opaque_context, const TfLiteOpaqueNode* opaque_node,
+                                              int index) {
   return reinterpret_cast<TfLiteOpaqueTensor*>(
       NodeTensor(Classic(opaque_context), Classic(opaque_node)->outputs, index));
 }
 
-int TfLiteOpaqueNodeNumberOfInputs(const TfLiteOpaqueNode* opaque_node) {
-  return Classic(opaque_node)->inputs->size;
-}
+int TfLiteOpaqueNodeNumberOfInputs(const TfLiteOpaqueNode* opaque_node) { return Classic(opaque_node)->inputs->size; }
 
-int TfLiteOpaqueNodeNumberOfOutputs(const TfLiteOpaqueNode* opaque_node) {
-  return Classic(opaque_node)->outputs->size;
-}
+int TfLiteOpaqueNodeNumberOfOutputs(const TfLiteOpaqueNode* opaque_node) { return Classic(opaque_node)->outputs->size; }
 
 void* TfLiteOpaqueNodeGetUserData(const TfLiteOpaqueNode* opaque_node) { return Classic(opaque_node)->user_data; }
 
-void* TfLiteOpaqueNodeGetBuiltinData(const TfLiteOpaqueNode* opaque_node) {
-  return Classic(opaque_node)->builtin_data;
-}
+void* TfLiteOpaqueNodeGetBuiltinData(const TfLiteOpaqueNode* opaque_node) { return Classic(opaque_node)->builtin_data; }
 
 TfLiteStatus TfLiteOpaqueNodeGetCustomInitialData(const TfLiteOpaqueNode* opaque_node, const void** init_data,
                                                   int* size) {
@@ -160,21 +144,19 @@ TfLiteStatus TfLiteOpaqueNodeInputs(const TfLiteOpaqueNode* opaque_node, const i
   return kTfLiteOk;
 }
 
-TfLiteStatus TfLiteOpaqueNodeOutputs(const TfLiteOpaqueNode* opaque_node, const int** outputs,
-                                     int* num_outputs) {
+TfLiteStatus TfLiteOpaqueNodeOutputs(const TfLiteOpaqueNode* opaque_node, const int** outputs, int* num_outputs) {
   *outputs = Classic(opaque_node)->outputs->data;
   *num_outputs = Classic(opaque_node)->outputs->size;
   return kTfLiteOk;
 }
 
-TfLiteStatus TfLiteOpaqueContextGetExecutionPlan(TfLiteOpaqueContext* opaque_context,
-                                                 TfLiteIntArray** execution_plan) {
+TfLiteStatus TfLiteOpaqueContextGetExecutionPlan(TfLiteOpaqueContext* opaque_context, TfLiteIntArray** execution_plan) {
   TfLiteContext* context = Classic(opaque_context);
   return context->GetExecutionPlan(context, execution_plan);
 }
 
-TfLiteStatus TfLiteOpaqueContextGetNodeAndRegistration(struct TfLiteOpaqueContext* opaque_context,
-                                                       int node_index, TfLiteOpaqueNode** node,
+TfLiteStatus TfLiteOpaqueContextGetNodeAndRegistration(struct TfLiteOpaqueContext* opaque_context, int node_index,
+                                                       TfLiteOpaqueNode** node,
                                                        TfLiteRegistrationExternal** registration_external) {
   TfLiteContext* context = Classic(opaque_context);
   TfLiteNode* classic_node = nullptr;
@@ -188,9 +170,10 @@ TfLiteStatus TfLiteOpaqueContextGetNodeAndRegistration(struct TfLiteOpaqueContex
   return kTfLiteOk;
 }
 
-TfLiteStatus TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(
-    struct TfLiteOpaqueContext* opaque_context, TfLiteRegistrationExternal* registration_external,
-    const TfLiteIntArray* nodes_to_replace, TfLiteOpaqueDelegate* opaque_delegate) {
+TfLiteStatus TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(struct TfLiteOpaqueContext* opaque_context,
+                                                                      TfLiteRegistrationExternal* registration_external,
+                                                                      const TfLiteIntArray* nodes_to_replace,
+                                                                      TfLiteOpaqueDelegate* opaque_delegate) {
   TfLiteContext* context = Classic(opaque_context);
   // As TFLite: a zeroed classic registration whose only field is the external one, by value.
   TfLiteRegistration registration;
@@ -210,8 +193,7 @@ TfLiteStatus TfLiteOpaqueContextResizeTensor(TfLiteOpaqueContext* opaque_context
   return context->ResizeTensor(context, reinterpret_cast<TfLiteTensor*>(tensor), new_size);
 }
 
-void TfLiteOpaqueContextReportErrorVa(struct TfLiteOpaqueContext* opaque_context, const char* format,
-                                      va_list vlist) {
+void TfLiteOpaqueContextReportErrorVa(struct TfLiteOpaqueContext* opaque_context, const char* format, va_list vlist) {
   TfLiteContext* context = Classic(opaque_context);
   char text[1024];
   std::vsnprintf(text, sizeof(text), format, vlist);

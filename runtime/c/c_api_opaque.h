@@ -38,24 +38,21 @@ struct TfLiteRegistrationExternal {
 };
 
 /* Allocated with C++ new (the host frees a delegate's with delete). */
-TfLiteRegistrationExternal* TfLiteRegistrationExternalCreate(int32_t builtin_code,
-                                                             const char* custom_name,
+TfLiteRegistrationExternal* TfLiteRegistrationExternalCreate(int32_t builtin_code, const char* custom_name,
                                                              int version);
 void TfLiteRegistrationExternalDelete(TfLiteRegistrationExternal* registration);
 int32_t TfLiteRegistrationExternalGetBuiltInCode(const TfLiteRegistrationExternal* registration);
 const char* TfLiteRegistrationExternalGetCustomName(const TfLiteRegistrationExternal* registration);
 int TfLiteRegistrationExternalGetVersion(const TfLiteRegistrationExternal* registration);
-void TfLiteRegistrationExternalSetInit(
-    TfLiteRegistrationExternal* registration,
-    void* (*init)(TfLiteOpaqueContext* context, const char* buffer, size_t length));
+void TfLiteRegistrationExternalSetInit(TfLiteRegistrationExternal* registration,
+                                       void* (*init)(TfLiteOpaqueContext* context, const char* buffer, size_t length));
 void TfLiteRegistrationExternalSetFree(TfLiteRegistrationExternal* registration,
                                        void (*free)(TfLiteOpaqueContext* context, void* data));
-void TfLiteRegistrationExternalSetPrepare(
-    TfLiteRegistrationExternal* registration,
-    TfLiteStatus (*prepare)(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node));
-void TfLiteRegistrationExternalSetInvoke(
-    TfLiteRegistrationExternal* registration,
-    TfLiteStatus (*invoke)(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node));
+void TfLiteRegistrationExternalSetPrepare(TfLiteRegistrationExternal* registration,
+                                          TfLiteStatus (*prepare)(TfLiteOpaqueContext* context,
+                                                                  TfLiteOpaqueNode* node));
+void TfLiteRegistrationExternalSetInvoke(TfLiteRegistrationExternal* registration,
+                                         TfLiteStatus (*invoke)(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node));
 
 /* Tensors. */
 TfLiteType TfLiteOpaqueTensorType(const TfLiteOpaqueTensor* opaque_tensor);
@@ -74,8 +71,8 @@ TfLiteStatus TfLiteOpaqueTensorCopyToBuffer(const TfLiteOpaqueTensor* opaque_ten
  * absent (negative) tensor. */
 const TfLiteOpaqueTensor* TfLiteOpaqueNodeGetInput(const TfLiteOpaqueContext* opaque_context,
                                                    const TfLiteOpaqueNode* opaque_node, int index);
-TfLiteOpaqueTensor* TfLiteOpaqueNodeGetOutput(TfLiteOpaqueContext* opaque_context,
-                                              const TfLiteOpaqueNode* opaque_node, int index);
+TfLiteOpaqueTensor* TfLiteOpaqueNodeGetOutput(TfLiteOpaqueContext* opaque_context, const TfLiteOpaqueNode* opaque_node,
+                                              int index);
 int TfLiteOpaqueNodeNumberOfInputs(const TfLiteOpaqueNode* opaque_node);
 int TfLiteOpaqueNodeNumberOfOutputs(const TfLiteOpaqueNode* opaque_node);
 void* TfLiteOpaqueNodeGetUserData(const TfLiteOpaqueNode* opaque_node);
@@ -83,28 +80,25 @@ void* TfLiteOpaqueNodeGetBuiltinData(const TfLiteOpaqueNode* opaque_node);
 TfLiteStatus TfLiteOpaqueNodeGetCustomInitialData(const TfLiteOpaqueNode* opaque_node, const void** init_data,
                                                   int* size);
 TfLiteStatus TfLiteOpaqueNodeInputs(const TfLiteOpaqueNode* opaque_node, const int** inputs, int* num_inputs);
-TfLiteStatus TfLiteOpaqueNodeOutputs(const TfLiteOpaqueNode* opaque_node, const int** outputs,
-                                     int* num_outputs);
+TfLiteStatus TfLiteOpaqueNodeOutputs(const TfLiteOpaqueNode* opaque_node, const int** outputs, int* num_outputs);
 
 /* The context (delegate-mode functions: valid while a delegate prepares). */
-TfLiteStatus TfLiteOpaqueContextGetExecutionPlan(TfLiteOpaqueContext* opaque_context,
-                                                 TfLiteIntArray** execution_plan);
-TfLiteStatus TfLiteOpaqueContextGetNodeAndRegistration(struct TfLiteOpaqueContext* opaque_context,
-                                                       int node_index, TfLiteOpaqueNode** node,
+TfLiteStatus TfLiteOpaqueContextGetExecutionPlan(TfLiteOpaqueContext* opaque_context, TfLiteIntArray** execution_plan);
+TfLiteStatus TfLiteOpaqueContextGetNodeAndRegistration(struct TfLiteOpaqueContext* opaque_context, int node_index,
+                                                       TfLiteOpaqueNode** node,
                                                        TfLiteRegistrationExternal** registration_external);
-TfLiteStatus TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(
-    struct TfLiteOpaqueContext* opaque_context, TfLiteRegistrationExternal* registration_external,
-    const TfLiteIntArray* nodes_to_replace, TfLiteOpaqueDelegate* opaque_delegate);
-TfLiteOpaqueTensor* TfLiteOpaqueContextGetOpaqueTensor(const TfLiteOpaqueContext* opaque_context,
-                                                       int index);
+TfLiteStatus TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(struct TfLiteOpaqueContext* opaque_context,
+                                                                      TfLiteRegistrationExternal* registration_external,
+                                                                      const TfLiteIntArray* nodes_to_replace,
+                                                                      TfLiteOpaqueDelegate* opaque_delegate);
+TfLiteOpaqueTensor* TfLiteOpaqueContextGetOpaqueTensor(const TfLiteOpaqueContext* opaque_context, int index);
 TfLiteStatus TfLiteOpaqueContextResizeTensor(TfLiteOpaqueContext* opaque_context, TfLiteOpaqueTensor* tensor,
                                              TfLiteIntArray* new_size);
 void TfLiteOpaqueContextReportError(struct TfLiteOpaqueContext* opaque_context, const char* format, ...);
-void TfLiteOpaqueContextReportErrorVa(struct TfLiteOpaqueContext* opaque_context, const char* format,
-                                      va_list vlist);
+void TfLiteOpaqueContextReportErrorVa(struct TfLiteOpaqueContext* opaque_context, const char* format, va_list vlist);
 
 #ifdef __cplusplus
 }  // extern "C"
 #endif
 
-#endif  /* RUNTIME_C_C_API_OPAQUE_H_ */
+#endif /* RUNTIME_C_C_API_OPAQUE_H_ */

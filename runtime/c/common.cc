@@ -36,8 +36,7 @@ int TfLiteIntArrayEqual(const TfLiteIntArray* a, const TfLiteIntArray* b) {
   return TfLiteIntArrayEqualsArray(a, b->size, b->data);
 }
 
-int TfLiteIntArrayEqualsArray(const TfLiteIntArray* a, int b_size,
-                              const int b_data[]) {
+int TfLiteIntArrayEqualsArray(const TfLiteIntArray* a, int b_size, const int b_data[]) {
   if (a == nullptr) return b_size == 0;
   if (a->size != b_size) return 0;
   for (int i = 0; i < a->size; ++i) {
@@ -48,8 +47,7 @@ int TfLiteIntArrayEqualsArray(const TfLiteIntArray* a, int b_size,
 
 TfLiteIntArray* TfLiteIntArrayCreate(int size) {
   if (size < 0) return nullptr;
-  TfLiteIntArray* ret =
-      static_cast<TfLiteIntArray*>(malloc(TfLiteIntArrayGetSizeInBytes(size)));
+  TfLiteIntArray* ret = static_cast<TfLiteIntArray*>(malloc(TfLiteIntArrayGetSizeInBytes(size)));
   if (ret == nullptr) return nullptr;
   ret->size = size;
   return ret;
@@ -68,8 +66,7 @@ void TfLiteIntArrayFree(TfLiteIntArray* a) { free(a); }
 
 int TfLiteFloatArrayGetSizeInBytes(int size) {
   static TfLiteFloatArray dummy;
-  int computed_size =
-      static_cast<int>(sizeof(dummy) + sizeof(dummy.data[0]) * size);
+  int computed_size = static_cast<int>(sizeof(dummy) + sizeof(dummy.data[0]) * size);
 #if defined(_MSC_VER)
   computed_size -= static_cast<int>(sizeof(dummy.data[0]));
 #endif
@@ -78,8 +75,8 @@ int TfLiteFloatArrayGetSizeInBytes(int size) {
 
 TfLiteFloatArray* TfLiteFloatArrayCreate(int size) {
   if (size < 0) return nullptr;
-  TfLiteFloatArray* ret = static_cast<TfLiteFloatArray*>(
-      malloc(static_cast<size_t>(TfLiteFloatArrayGetSizeInBytes(size))));
+  TfLiteFloatArray* ret =
+      static_cast<TfLiteFloatArray*>(malloc(static_cast<size_t>(TfLiteFloatArrayGetSizeInBytes(size))));
   if (ret == nullptr) return nullptr;
   ret->size = size;
   return ret;
@@ -136,8 +133,7 @@ void TfLiteTensorDataFree(TfLiteTensor* t) {
     if (t->data.data != nullptr) {
       delete static_cast<VariantData*>(t->data.data);
     }
-  } else if (t->allocation_type == kTfLiteDynamic ||
-             t->allocation_type == kTfLitePersistentRo) {
+  } else if (t->allocation_type == kTfLiteDynamic || t->allocation_type == kTfLitePersistentRo) {
     free(t->data.raw);
   }
   t->data.raw = nullptr;
@@ -145,8 +141,7 @@ void TfLiteTensorDataFree(TfLiteTensor* t) {
 
 void TfLiteQuantizationFree(TfLiteQuantization* quantization) {
   if (quantization->type == kTfLiteAffineQuantization) {
-    auto* q_params =
-        static_cast<TfLiteAffineQuantization*>(quantization->params);
+    auto* q_params = static_cast<TfLiteAffineQuantization*>(quantization->params);
     if (q_params != nullptr) {
       if (q_params->scale != nullptr) {
         TfLiteFloatArrayFree(q_params->scale);
@@ -202,11 +197,9 @@ void TfLiteTensorFree(TfLiteTensor* t) {
   t->sparsity = nullptr;
 }
 
-void TfLiteTensorReset(TfLiteType type, const char* name, TfLiteIntArray* dims,
-                       TfLiteQuantizationParams quantization, char* buffer,
-                       size_t size, TfLiteAllocationType allocation_type,
-                       const void* allocation, bool is_variable,
-                       TfLiteTensor* tensor) {
+void TfLiteTensorReset(TfLiteType type, const char* name, TfLiteIntArray* dims, TfLiteQuantizationParams quantization,
+                       char* buffer, size_t size, TfLiteAllocationType allocation_type, const void* allocation,
+                       bool is_variable, TfLiteTensor* tensor) {
   TfLiteTensorFree(tensor);
   tensor->type = type;
   tensor->name = name;
@@ -244,12 +237,10 @@ TfLiteStatus TfLiteTensorCopy(const TfLiteTensor* src, TfLiteTensor* dst) {
   return kTfLiteOk;
 }
 
-TfLiteStatus TfLiteTensorResizeMaybeCopy(size_t num_bytes, TfLiteTensor* tensor,
-                                         bool preserve_data) {
+TfLiteStatus TfLiteTensorResizeMaybeCopy(size_t num_bytes, TfLiteTensor* tensor, bool preserve_data) {
   if (tensor == nullptr) return kTfLiteError;
   // Only buffers the tensor owns through malloc may be resized.
-  if (tensor->allocation_type != kTfLiteDynamic &&
-      tensor->allocation_type != kTfLitePersistentRo) {
+  if (tensor->allocation_type != kTfLiteDynamic && tensor->allocation_type != kTfLitePersistentRo) {
     return kTfLiteOk;
   }
   const size_t alloc_bytes = num_bytes + kTensorBufferSlack;
@@ -277,8 +268,7 @@ TfLiteStatus TfLiteTensorRealloc(size_t num_bytes, TfLiteTensor* tensor) {
 
 TfLiteDelegate TfLiteDelegateCreate(void) { return TfLiteDelegate{}; }
 
-TfLiteOpaqueDelegate* TfLiteOpaqueDelegateCreate(
-    const TfLiteOpaqueDelegateBuilder* opaque_delegate_builder) {
+TfLiteOpaqueDelegate* TfLiteOpaqueDelegateCreate(const TfLiteOpaqueDelegateBuilder* opaque_delegate_builder) {
   if (opaque_delegate_builder == nullptr) return nullptr;
   TfLiteDelegate* result = new TfLiteDelegate{};
   result->opaque_delegate_builder = new TfLiteOpaqueDelegateBuilder{};
@@ -296,8 +286,7 @@ void TfLiteOpaqueDelegateDelete(TfLiteOpaqueDelegate* opaque_delegate) {
 void* TfLiteOpaqueDelegateGetData(const TfLiteOpaqueDelegate* delegate) {
   if (delegate == nullptr) return nullptr;
   // Valid only inside the runtime, where the opaque type is TfLiteDelegate.
-  const auto* tflite_delegate =
-      reinterpret_cast<const TfLiteDelegate*>(delegate);
+  const auto* tflite_delegate = reinterpret_cast<const TfLiteDelegate*>(delegate);
   if (tflite_delegate->opaque_delegate_builder == nullptr) {
     return tflite_delegate->data_;
   }

@@ -52,9 +52,7 @@ typedef struct TfLiteIntArray {
   int size;
 #if defined(_MSC_VER)
   int data[1];
-#elif (!defined(__clang__) && defined(__GNUC__) && __GNUC__ == 6 && \
-       __GNUC_MINOR__ >= 1) ||                                      \
-    defined(HEXAGON) ||                                             \
+#elif (!defined(__clang__) && defined(__GNUC__) && __GNUC__ == 6 && __GNUC_MINOR__ >= 1) || defined(HEXAGON) || \
     (defined(__clang__) && __clang_major__ == 7 && __clang_minor__ == 1)
   /* Works around a flexible-array bug in these compilers. */
   int data[0];
@@ -75,8 +73,7 @@ TfLiteIntArray* TfLiteIntArrayCreate(int size);
 int TfLiteIntArrayEqual(const TfLiteIntArray* a, const TfLiteIntArray* b);
 
 /* 1 if `a` holds exactly b_data[0..b_size), else 0. */
-int TfLiteIntArrayEqualsArray(const TfLiteIntArray* a, int b_size,
-                              const int b_data[]);
+int TfLiteIntArrayEqualsArray(const TfLiteIntArray* a, int b_size, const int b_data[]);
 
 #ifndef TF_LITE_STATIC_MEMORY
 /* Copy of `src` (NULL for NULL); free with TfLiteIntArrayFree. */
@@ -90,9 +87,7 @@ typedef struct TfLiteFloatArray {
   int size;
 #if defined(_MSC_VER)
   float data[1];
-#elif (!defined(__clang__) && defined(__GNUC__) && __GNUC__ == 6 && \
-       __GNUC_MINOR__ >= 1) ||                                      \
-    defined(HEXAGON) ||                                             \
+#elif (!defined(__clang__) && defined(__GNUC__) && __GNUC__ == 6 && __GNUC_MINOR__ >= 1) || defined(HEXAGON) || \
     (defined(__clang__) && __clang_major__ == 7 && __clang_minor__ == 1)
   float data[0];
 #else
@@ -141,13 +136,12 @@ void TfLiteFloatArrayFree(TfLiteFloatArray* a);
   } while (0)
 
 /* Return kTfLiteError (after logging where) unless `a` holds. */
-#define TF_LITE_ENSURE(context, a)                                      \
-  do {                                                                  \
-    if (!(a)) {                                                         \
-      TF_LITE_KERNEL_LOG((context), "%s:%d %s was not true.", __FILE__, \
-                         __LINE__, #a);                                 \
-      return kTfLiteError;                                              \
-    }                                                                   \
+#define TF_LITE_ENSURE(context, a)                                                     \
+  do {                                                                                 \
+    if (!(a)) {                                                                        \
+      TF_LITE_KERNEL_LOG((context), "%s:%d %s was not true.", __FILE__, __LINE__, #a); \
+      return kTfLiteError;                                                             \
+    }                                                                                  \
   } while (0)
 
 /* Return the status of `a` if it is not kTfLiteOk. */
@@ -161,34 +155,31 @@ void TfLiteFloatArrayFree(TfLiteFloatArray* a);
 
 /* Return kTfLiteError unless a == b (ints; both may be evaluated twice).
  * Use TF_LITE_ENSURE_TYPES_EQ for TfLiteType values. */
-#define TF_LITE_ENSURE_EQ(context, a, b)                                   \
-  do {                                                                     \
-    if ((a) != (b)) {                                                      \
-      TF_LITE_KERNEL_LOG((context), "%s:%d %s != %s (%d != %d)", __FILE__, \
-                         __LINE__, #a, #b, (a), (b));                      \
-      return kTfLiteError;                                                 \
-    }                                                                      \
+#define TF_LITE_ENSURE_EQ(context, a, b)                                                                \
+  do {                                                                                                  \
+    if ((a) != (b)) {                                                                                   \
+      TF_LITE_KERNEL_LOG((context), "%s:%d %s != %s (%d != %d)", __FILE__, __LINE__, #a, #b, (a), (b)); \
+      return kTfLiteError;                                                                              \
+    }                                                                                                   \
   } while (0)
 
-#define TF_LITE_ENSURE_TYPES_EQ(context, a, b)                             \
-  do {                                                                     \
-    if ((a) != (b)) {                                                      \
-      TF_LITE_KERNEL_LOG((context), "%s:%d %s != %s (%s != %s)", __FILE__, \
-                         __LINE__, #a, #b, TfLiteTypeGetName(a),           \
-                         TfLiteTypeGetName(b));                            \
-      return kTfLiteError;                                                 \
-    }                                                                      \
+#define TF_LITE_ENSURE_TYPES_EQ(context, a, b)                                                                     \
+  do {                                                                                                             \
+    if ((a) != (b)) {                                                                                              \
+      TF_LITE_KERNEL_LOG((context), "%s:%d %s != %s (%s != %s)", __FILE__, __LINE__, #a, #b, TfLiteTypeGetName(a), \
+                         TfLiteTypeGetName(b));                                                                    \
+      return kTfLiteError;                                                                                         \
+    }                                                                                                              \
   } while (0)
 
-#define TF_LITE_ENSURE_NEAR(context, a, b, epsilon)                          \
-  do {                                                                       \
-    auto delta = ((a) > (b)) ? ((a) - (b)) : ((b) - (a));                    \
-    if (delta > epsilon) {                                                   \
-      TF_LITE_KERNEL_LOG((context), "%s:%d %s not near %s (%f != %f)",       \
-                         __FILE__, __LINE__, #a, #b, static_cast<double>(a), \
-                         static_cast<double>(b));                            \
-      return kTfLiteError;                                                   \
-    }                                                                        \
+#define TF_LITE_ENSURE_NEAR(context, a, b, epsilon)                                                \
+  do {                                                                                             \
+    auto delta = ((a) > (b)) ? ((a) - (b)) : ((b) - (a));                                          \
+    if (delta > epsilon) {                                                                         \
+      TF_LITE_KERNEL_LOG((context), "%s:%d %s not near %s (%f != %f)", __FILE__, __LINE__, #a, #b, \
+                         static_cast<double>(a), static_cast<double>(b));                          \
+      return kTfLiteError;                                                                         \
+    }                                                                                              \
   } while (0)
 
 #define TF_LITE_ENSURE_OK(context, status) \
@@ -370,7 +361,7 @@ typedef struct TfLiteNode {
   /* Whether the op may have side effects (e.g. is stateful). */
   bool might_have_side_effect;
 } TfLiteNode;
-#else /* TF_LITE_STATIC_MEMORY */
+#else  /* TF_LITE_STATIC_MEMORY */
 /* Reduced tensor for microcontroller builds, ordered largest first. */
 typedef struct TfLiteTensor {
   TfLiteQuantization quantization;
@@ -417,11 +408,9 @@ void TfLiteSparsityFree(TfLiteSparsity* sparsity);
 void TfLiteTensorFree(TfLiteTensor* t);
 
 /* Frees the tensor's contents, then sets the given fields. */
-void TfLiteTensorReset(TfLiteType type, const char* name, TfLiteIntArray* dims,
-                       TfLiteQuantizationParams quantization, char* buffer,
-                       size_t size, TfLiteAllocationType allocation_type,
-                       const void* allocation, bool is_variable,
-                       TfLiteTensor* tensor);
+void TfLiteTensorReset(TfLiteType type, const char* name, TfLiteIntArray* dims, TfLiteQuantizationParams quantization,
+                       char* buffer, size_t size, TfLiteAllocationType allocation_type, const void* allocation,
+                       bool is_variable, TfLiteTensor* tensor);
 
 /* Copies type, dims and data of `src` into `dst` (whose buffer must have the
  * same byte size), plus the delegate buffer fields. No-op returning
@@ -431,8 +420,7 @@ TfLiteStatus TfLiteTensorCopy(const TfLiteTensor* src, TfLiteTensor* dst);
 /* Resizes the buffer of a kTfLiteDynamic or kTfLitePersistentRo tensor to
  * `num_bytes`, keeping the old contents if `preserve_data`. Other tensors
  * are left alone (kTfLiteOk). kTfLiteError for NULL or out of memory. */
-TfLiteStatus TfLiteTensorResizeMaybeCopy(size_t num_bytes, TfLiteTensor* tensor,
-                                         bool preserve_data);
+TfLiteStatus TfLiteTensorResizeMaybeCopy(size_t num_bytes, TfLiteTensor* tensor, bool preserve_data);
 
 /* TfLiteTensorResizeMaybeCopy with preserve_data = true. */
 TfLiteStatus TfLiteTensorRealloc(size_t num_bytes, TfLiteTensor* tensor);
@@ -463,8 +451,7 @@ typedef struct TfLiteContext {
 
   /* Node indices in execution order. The runtime owns the array; a later
    * call invalidates it. */
-  TfLiteStatus (*GetExecutionPlan)(struct TfLiteContext* context,
-                                   TfLiteIntArray** execution_plan);
+  TfLiteStatus (*GetExecutionPlan)(struct TfLiteContext* context, TfLiteIntArray** execution_plan);
 
   /* `tensors_size` tensors. */
   TfLiteTensor* tensors;
@@ -473,33 +460,28 @@ typedef struct TfLiteContext {
   void* impl_;
 
   /* Resizes a tensor; takes ownership of new_size. */
-  TfLiteStatus (*ResizeTensor)(struct TfLiteContext*, TfLiteTensor* tensor,
-                               TfLiteIntArray* new_size);
+  TfLiteStatus (*ResizeTensor)(struct TfLiteContext*, TfLiteTensor* tensor, TfLiteIntArray* new_size);
   /* printf-style error report. */
   void (*ReportError)(struct TfLiteContext*, const char* msg, ...);
 
   /* Appends tensors; reports the first new index if the pointer is set. */
-  TfLiteStatus (*AddTensors)(struct TfLiteContext*, int tensors_to_add,
-                             int* first_new_tensor_index);
+  TfLiteStatus (*AddTensors)(struct TfLiteContext*, int tensors_to_add, int* first_new_tensor_index);
 
-  TfLiteStatus (*GetNodeAndRegistration)(
-      struct TfLiteContext*, int node_index, TfLiteNode** node,
-      struct TfLiteRegistration** registration);
+  TfLiteStatus (*GetNodeAndRegistration)(struct TfLiteContext*, int node_index, TfLiteNode** node,
+                                         struct TfLiteRegistration** registration);
 
   /* Replaces node subsets with delegate kernels; does not take ownership of
    * nodes_to_replace. */
-  TfLiteStatus (*ReplaceNodeSubsetsWithDelegateKernels)(
-      struct TfLiteContext*, struct TfLiteRegistration registration,
-      const TfLiteIntArray* nodes_to_replace, struct TfLiteDelegate* delegate);
+  TfLiteStatus (*ReplaceNodeSubsetsWithDelegateKernels)(struct TfLiteContext*, struct TfLiteRegistration registration,
+                                                        const TfLiteIntArray* nodes_to_replace,
+                                                        struct TfLiteDelegate* delegate);
 
   /* Thread count recommended to kernels. */
   int recommended_num_threads;
 
-  TfLiteExternalContext* (*GetExternalContext)(struct TfLiteContext*,
-                                               TfLiteExternalContextType);
+  TfLiteExternalContext* (*GetExternalContext)(struct TfLiteContext*, TfLiteExternalContextType);
   /* Does not take ownership. */
-  void (*SetExternalContext)(struct TfLiteContext*, TfLiteExternalContextType,
-                             TfLiteExternalContext*);
+  void (*SetExternalContext)(struct TfLiteContext*, TfLiteExternalContextType, TfLiteExternalContext*);
 
   /* Whether fp32 work may run in fp16. */
   bool allow_fp32_relax_to_fp16;
@@ -511,45 +493,35 @@ typedef struct TfLiteContext {
   void* (*AllocatePersistentBuffer)(struct TfLiteContext* ctx, size_t bytes);
 
   /* Buffer freed after invoke; Invoke only. */
-  TfLiteStatus (*AllocateBufferForEval)(struct TfLiteContext* ctx, size_t bytes,
-                                        void** ptr);
+  TfLiteStatus (*AllocateBufferForEval)(struct TfLiteContext* ctx, size_t bytes, void** ptr);
 
   /* Plans a scratch buffer in the arena (Prepare); fetch it with
    * GetScratchBuffer during Eval. */
-  TfLiteStatus (*RequestScratchBufferInArena)(struct TfLiteContext* ctx,
-                                              size_t bytes, int* buffer_idx);
+  TfLiteStatus (*RequestScratchBufferInArena)(struct TfLiteContext* ctx, size_t bytes, int* buffer_idx);
   void* (*GetScratchBuffer)(struct TfLiteContext* ctx, int buffer_idx);
 
   /* Like ResizeTensor but copies the shape. */
-  TfLiteStatus (*ResizeTensorExplicit)(struct TfLiteContext* ctx,
-                                       TfLiteTensor* tensor, int dims,
-                                       const int* shape);
+  TfLiteStatus (*ResizeTensorExplicit)(struct TfLiteContext* ctx, TfLiteTensor* tensor, int dims, const int* shape);
 
   /* Shows how nodes_to_replace would be partitioned. The context owns the
    * returned array until the next call or until the delegate's Prepare
    * returns. */
-  TfLiteStatus (*PreviewDelegatePartitioning)(
-      struct TfLiteContext* context, const TfLiteIntArray* nodes_to_replace,
-      TfLiteDelegateParams** partition_params_array, int* num_partitions);
+  TfLiteStatus (*PreviewDelegatePartitioning)(struct TfLiteContext* context, const TfLiteIntArray* nodes_to_replace,
+                                              TfLiteDelegateParams** partition_params_array, int* num_partitions);
 
-  TfLiteTensor* (*GetTensor)(const struct TfLiteContext* context,
-                             int tensor_idx);
-  TfLiteEvalTensor* (*GetEvalTensor)(const struct TfLiteContext* context,
-                                     int tensor_idx);
+  TfLiteTensor* (*GetTensor)(const struct TfLiteContext* context, int tensor_idx);
+  TfLiteEvalTensor* (*GetEvalTensor)(const struct TfLiteContext* context, int tensor_idx);
 
   /* Named metadata buffer from the model, valid for the interpreter's
    * lifetime. */
-  TfLiteStatus (*GetModelMetadata)(const struct TfLiteContext* context,
-                                   const char* name, const char** ptr,
+  TfLiteStatus (*GetModelMetadata)(const struct TfLiteContext* context, const char* name, const char** ptr,
                                    size_t* bytes);
 
   /* Switches to and returns the delegate context of another subgraph; pair
    * with ReleaseSubgraphContext. */
-  TfLiteStatus (*AcquireSubgraphContext)(
-      struct TfLiteContext* context, int subgraph_index,
-      struct TfLiteContext** acquired_context);
-  TfLiteStatus (*ReleaseSubgraphContext)(struct TfLiteContext* context,
-                                         int subgraph_index);
+  TfLiteStatus (*AcquireSubgraphContext)(struct TfLiteContext* context, int subgraph_index,
+                                         struct TfLiteContext** acquired_context);
+  TfLiteStatus (*ReleaseSubgraphContext)(struct TfLiteContext* context, int subgraph_index);
 } TfLiteContext;
 
 /* ABI-stable form of TfLiteRegistration used by the opaque C API. */
@@ -593,8 +565,7 @@ typedef struct TfLiteRegistration {
   TfLiteStatus (*invoke)(TfLiteContext* context, TfLiteNode* node);
 
   /* Optional label that splits this op's profiling entries. */
-  const char* (*profiling_string)(const TfLiteContext* context,
-                                  const TfLiteNode* node);
+  const char* (*profiling_string)(const TfLiteContext* context, const TfLiteNode* node);
 
   /* Builtin code (a TfLiteBuiltinOperator), set by the binder. */
   int32_t builtin_code;
@@ -608,8 +579,7 @@ typedef struct TfLiteRegistration {
   TfLiteRegistrationExternal* registration_external;
 
   /* Async kernel for delegate kernel nodes; NULL if unsupported. */
-  struct TfLiteAsyncKernel* (*async_kernel)(TfLiteContext* context,
-                                            TfLiteNode* node);
+  struct TfLiteAsyncKernel* (*async_kernel)(TfLiteContext* context, TfLiteNode* node);
 
   /* TfLiteInPlaceOp bits. */
   uint64_t inplace_operator;
@@ -622,14 +592,12 @@ typedef struct TfLiteRegistration_V3 {
   void (*free)(TfLiteContext* context, void* buffer);
   TfLiteStatus (*prepare)(TfLiteContext* context, TfLiteNode* node);
   TfLiteStatus (*invoke)(TfLiteContext* context, TfLiteNode* node);
-  const char* (*profiling_string)(const TfLiteContext* context,
-                                  const TfLiteNode* node);
+  const char* (*profiling_string)(const TfLiteContext* context, const TfLiteNode* node);
   int32_t builtin_code;
   const char* custom_name;
   int version;
   TfLiteRegistrationExternal* registration_external;
-  struct TfLiteAsyncKernel* (*async_kernel)(TfLiteContext* context,
-                                            TfLiteNode* node);
+  struct TfLiteAsyncKernel* (*async_kernel)(TfLiteContext* context, TfLiteNode* node);
 } TfLiteRegistration_V3;
 
 typedef struct TfLiteRegistration_V2 {
@@ -637,8 +605,7 @@ typedef struct TfLiteRegistration_V2 {
   void (*free)(TfLiteContext* context, void* buffer);
   TfLiteStatus (*prepare)(TfLiteContext* context, TfLiteNode* node);
   TfLiteStatus (*invoke)(TfLiteContext* context, TfLiteNode* node);
-  const char* (*profiling_string)(const TfLiteContext* context,
-                                  const TfLiteNode* node);
+  const char* (*profiling_string)(const TfLiteContext* context, const TfLiteNode* node);
   int32_t builtin_code;
   const char* custom_name;
   int version;
@@ -650,8 +617,7 @@ typedef struct TfLiteRegistration_V1 {
   void (*free)(TfLiteContext* context, void* buffer);
   TfLiteStatus (*prepare)(TfLiteContext* context, TfLiteNode* node);
   TfLiteStatus (*invoke)(TfLiteContext* context, TfLiteNode* node);
-  const char* (*profiling_string)(const TfLiteContext* context,
-                                  const TfLiteNode* node);
+  const char* (*profiling_string)(const TfLiteContext* context, const TfLiteNode* node);
   int32_t builtin_code;
   const char* custom_name;
   int version;
@@ -677,26 +643,19 @@ typedef struct TfLiteDelegate {
 
   /* Called by ModifyGraphWithDelegate; usually inspects the plan and calls
    * ReplaceNodeSubsetsWithDelegateKernels. */
-  TfLiteStatus (*Prepare)(TfLiteContext* context,
-                          struct TfLiteDelegate* delegate);
+  TfLiteStatus (*Prepare)(TfLiteContext* context, struct TfLiteDelegate* delegate);
 
   /* Copies from the delegate buffer into tensor->data (may allocate per the
    * kTfLiteDynamic rules). */
-  TfLiteStatus (*CopyFromBufferHandle)(TfLiteContext* context,
-                                       struct TfLiteDelegate* delegate,
-                                       TfLiteBufferHandle buffer_handle,
-                                       TfLiteTensor* tensor);
+  TfLiteStatus (*CopyFromBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate,
+                                       TfLiteBufferHandle buffer_handle, TfLiteTensor* tensor);
 
   /* Copies tensor->data into the delegate buffer; may be NULL. */
-  TfLiteStatus (*CopyToBufferHandle)(TfLiteContext* context,
-                                     struct TfLiteDelegate* delegate,
-                                     TfLiteBufferHandle buffer_handle,
-                                     TfLiteTensor* tensor);
+  TfLiteStatus (*CopyToBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate,
+                                     TfLiteBufferHandle buffer_handle, TfLiteTensor* tensor);
 
   /* Frees the handle only, not the resource behind it; may be NULL. */
-  void (*FreeBufferHandle)(TfLiteContext* context,
-                           struct TfLiteDelegate* delegate,
-                           TfLiteBufferHandle* handle);
+  void (*FreeBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate, TfLiteBufferHandle* handle);
 
   /* TfLiteDelegateFlags bits. */
   int64_t flags;
@@ -714,16 +673,12 @@ TfLiteDelegate TfLiteDelegateCreate(void);
  * as in TfLiteDelegate, with `data` passed back to each callback. */
 typedef struct TfLiteOpaqueDelegateBuilder {
   void* data;
-  TfLiteStatus (*Prepare)(TfLiteOpaqueContext* context,
-                          TfLiteOpaqueDelegate* delegate, void* data);
-  TfLiteStatus (*CopyFromBufferHandle)(
-      TfLiteOpaqueContext* context, TfLiteOpaqueDelegate* delegate, void* data,
-      TfLiteBufferHandle buffer_handle, TfLiteOpaqueTensor* tensor);
-  TfLiteStatus (*CopyToBufferHandle)(
-      TfLiteOpaqueContext* context, TfLiteOpaqueDelegate* delegate, void* data,
-      TfLiteBufferHandle buffer_handle, TfLiteOpaqueTensor* tensor);
-  void (*FreeBufferHandle)(TfLiteOpaqueContext* context,
-                           TfLiteOpaqueDelegate* delegate, void* data,
+  TfLiteStatus (*Prepare)(TfLiteOpaqueContext* context, TfLiteOpaqueDelegate* delegate, void* data);
+  TfLiteStatus (*CopyFromBufferHandle)(TfLiteOpaqueContext* context, TfLiteOpaqueDelegate* delegate, void* data,
+                                       TfLiteBufferHandle buffer_handle, TfLiteOpaqueTensor* tensor);
+  TfLiteStatus (*CopyToBufferHandle)(TfLiteOpaqueContext* context, TfLiteOpaqueDelegate* delegate, void* data,
+                                     TfLiteBufferHandle buffer_handle, TfLiteOpaqueTensor* tensor);
+  void (*FreeBufferHandle)(TfLiteOpaqueContext* context, TfLiteOpaqueDelegate* delegate, void* data,
                            TfLiteBufferHandle* handle);
   int64_t flags;
 } TfLiteOpaqueDelegateBuilder;
@@ -731,8 +686,7 @@ typedef struct TfLiteOpaqueDelegateBuilder {
 #ifndef TF_LITE_STATIC_MEMORY
 /* New opaque delegate driven by a copy of *opaque_delegate_builder (NULL
  * for NULL). Free with TfLiteOpaqueDelegateDelete. */
-TfLiteOpaqueDelegate* TfLiteOpaqueDelegateCreate(
-    const TfLiteOpaqueDelegateBuilder* opaque_delegate_builder);
+TfLiteOpaqueDelegate* TfLiteOpaqueDelegateCreate(const TfLiteOpaqueDelegateBuilder* opaque_delegate_builder);
 
 /* Frees a delegate from TfLiteOpaqueDelegateCreate; NULL is a no-op. */
 void TfLiteOpaqueDelegateDelete(TfLiteOpaqueDelegate* delegate);
@@ -769,8 +723,7 @@ class AbstractVariantData : public VariantData {
     if (maybe_alloc != nullptr) {
       auto* derived = static_cast<ErasedDerived*>(maybe_alloc);
       derived->~ErasedDerived();
-      return new (derived)
-          ErasedDerived(static_cast<ErasedDerived const&>(*this));
+      return new (derived) ErasedDerived(static_cast<ErasedDerived const&>(*this));
     }
     return new ErasedDerived(static_cast<ErasedDerived const&>(*this));
   }
@@ -784,8 +737,7 @@ class AbstractVariantData : public VariantData {
 /* Constructs a VariantType from args in the tensor's data, reusing the
  * existing object's storage (assumed to be the same type) if there is one. */
 template <class VariantType, class... VariantArgs>
-TfLiteStatus TfLiteTensorVariantRealloc(TfLiteTensor* t,
-                                        VariantArgs&&... args) {
+TfLiteStatus TfLiteTensorVariantRealloc(TfLiteTensor* t, VariantArgs&&... args) {
   if (t->type != kTfLiteVariant) return kTfLiteError;
   VariantType* new_vd;
   if (t->data.raw != nullptr) {

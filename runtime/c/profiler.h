@@ -150,18 +150,16 @@ class ScopedRuntimeInstrumentationProfile {
 #define TFLITE_SCOPED_TAGGED_OPERATOR_PROFILE(profiler, tag, node_index) \
   tflite::ScopedOperatorProfile TFLITE_VARNAME_UNIQ(_profile_, __COUNTER__)((profiler), (tag), (node_index))
 
-#define TFLITE_SCOPED_DELEGATE_OPERATOR_PROFILE(profiler, tag, node_index)                               \
-  tflite::ScopedDelegateOperatorProfile TFLITE_VARNAME_UNIQ(_profile_, __COUNTER__)((profiler), (tag), \
-                                                                                     (node_index))
+#define TFLITE_SCOPED_DELEGATE_OPERATOR_PROFILE(profiler, tag, node_index) \
+  tflite::ScopedDelegateOperatorProfile TFLITE_VARNAME_UNIQ(_profile_, __COUNTER__)((profiler), (tag), (node_index))
 
-#define TFLITE_ADD_RUNTIME_INSTRUMENTATION_EVENT(profiler, tag, event_metadata1, event_metadata2)          \
-  do {                                                                                                     \
-    if (profiler) {                                                                                        \
-      const auto handle = profiler->BeginEvent(                                                            \
-          tag, tflite::Profiler::EventType::GENERAL_RUNTIME_INSTRUMENTATION_EVENT, event_metadata1,        \
-          event_metadata2);                                                                                \
-      profiler->EndEvent(handle);                                                                          \
-    }                                                                                                      \
+#define TFLITE_ADD_RUNTIME_INSTRUMENTATION_EVENT(profiler, tag, event_metadata1, event_metadata2)                     \
+  do {                                                                                                                \
+    if (profiler) {                                                                                                   \
+      const auto handle = profiler->BeginEvent(                                                                       \
+          tag, tflite::Profiler::EventType::GENERAL_RUNTIME_INSTRUMENTATION_EVENT, event_metadata1, event_metadata2); \
+      profiler->EndEvent(handle);                                                                                     \
+    }                                                                                                                 \
   } while (false)
 
 #endif  // TOUCHSTONE_RUNTIME_C_PROFILER_H_

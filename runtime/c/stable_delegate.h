@@ -40,4 +40,4 @@ typedef struct TfLiteStableDelegate {
 }  // extern "C"
 #endif
 
-#endif  /* RUNTIME_C_STABLE_DELEGATE_H_ */
+#endif /* RUNTIME_C_STABLE_DELEGATE_H_ */

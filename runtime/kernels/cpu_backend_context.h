@@ -115,8 +115,7 @@ inline void NoteKernel(TfLiteContext* context, const TfLiteNode* node, bool opti
 
 inline CpuBackendContext* GetCpuBackendContext(TfLiteContext* context) {
   if (context == nullptr || context->GetExternalContext == nullptr) return nullptr;
-  TfLiteExternalContext* external =
-      context->GetExternalContext(context, kTfLiteCpuBackendContext);
+  TfLiteExternalContext* external = context->GetExternalContext(context, kTfLiteCpuBackendContext);
   if (external == nullptr || external->type != kTfLiteCpuBackendContext) return nullptr;
   return static_cast<CpuBackendContext*>(external);
 }
@@ -143,8 +142,7 @@ void ParallelFor(TaskRunner* runner, int64_t n, F&& f, int max_chunks = 0) {
   }
   using Fn = typename std::remove_reference<F>::type;
   runner->ParallelFor(
-      n,
-      [](void* state, int64_t begin, int64_t end) { (*static_cast<Fn*>(state))(begin, end); },
+      n, [](void* state, int64_t begin, int64_t end) { (*static_cast<Fn*>(state))(begin, end); },
       const_cast<void*>(static_cast<const void*>(&f)), max_chunks);
 }
 

@@ -41,19 +41,16 @@ TfLiteTensor* GetOutput(TfLiteContext* context, const TfLiteNode* node, int inde
   return TensorAt(context, node->outputs, index);
 }
 
-TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node, int index,
-                           TfLiteTensor** tensor) {
+TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor) {
   *tensor = TensorAt(context, node->outputs, index);
   if (*tensor == nullptr) {
-    TF_LITE_KERNEL_LOG(const_cast<TfLiteContext*>(context), "output %d of the node is missing",
-                       index);
+    TF_LITE_KERNEL_LOG(const_cast<TfLiteContext*>(context), "output %d of the node is missing", index);
     return kTfLiteError;
   }
   return kTfLiteOk;
 }
 
-const TfLiteTensor* GetOptionalInputTensor(const TfLiteContext* context, const TfLiteNode* node,
-                                           int index) {
+const TfLiteTensor* GetOptionalInputTensor(const TfLiteContext* context, const TfLiteNode* node, int index) {
   return TensorAt(context, node->inputs, index);
 }
 
@@ -61,12 +58,10 @@ TfLiteTensor* GetTemporary(TfLiteContext* context, const TfLiteNode* node, int i
   return TensorAt(context, node->temporaries, index);
 }
 
-TfLiteStatus GetTemporarySafe(const TfLiteContext* context, const TfLiteNode* node, int index,
-                              TfLiteTensor** tensor) {
+TfLiteStatus GetTemporarySafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor) {
   *tensor = TensorAt(context, node->temporaries, index);
   if (*tensor == nullptr) {
-    TF_LITE_KERNEL_LOG(const_cast<TfLiteContext*>(context), "temporary %d of the node is missing",
-                       index);
+    TF_LITE_KERNEL_LOG(const_cast<TfLiteContext*>(context), "temporary %d of the node is missing", index);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -76,14 +71,12 @@ const TfLiteTensor* GetIntermediates(TfLiteContext* context, const TfLiteNode* n
   return TensorAt(context, node->intermediates, index);
 }
 
-bool HaveSameShapes(const TfLiteTensor* a, const TfLiteTensor* b) {
-  return TfLiteIntArrayEqual(a->dims, b->dims);
-}
+bool HaveSameShapes(const TfLiteTensor* a, const TfLiteTensor* b) { return TfLiteIntArrayEqual(a->dims, b->dims); }
 
 namespace {
 
-TfLiteStatus BroadcastShapes(TfLiteContext* context, const TfLiteIntArray* const* shapes,
-                             int count, TfLiteIntArray** output_shape) {
+TfLiteStatus BroadcastShapes(TfLiteContext* context, const TfLiteIntArray* const* shapes, int count,
+                             TfLiteIntArray** output_shape) {
   int rank = 0;
   for (int i = 0; i < count; ++i) rank = std::max(rank, shapes[i]->size);
   TfLiteIntArray* out = TfLiteIntArrayCreate(rank);
@@ -97,8 +90,7 @@ TfLiteStatus BroadcastShapes(TfLiteContext* context, const TfLiteIntArray* const
       if (dim == 1) continue;
       if (dim == 0) seen_zero = true;
       if (result != 1 && result != dim) {
-        TF_LITE_KERNEL_LOG(context, "shapes cannot be broadcast: dimension %d is %d and %d", d,
-                           result, dim);
+        TF_LITE_KERNEL_LOG(context, "shapes cannot be broadcast: dimension %d is %d and %d", d, result, dim);
         TfLiteIntArrayFree(out);
         return kTfLiteError;
       }
@@ -112,15 +104,14 @@ TfLiteStatus BroadcastShapes(TfLiteContext* context, const TfLiteIntArray* const
 
 }  // namespace
 
-TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a,
-                                        const TfLiteTensor* b, TfLiteIntArray** output_shape) {
+TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                                        TfLiteIntArray** output_shape) {
   const TfLiteIntArray* shapes[] = {a->dims, b->dims};
   return BroadcastShapes(context, shapes, 2, output_shape);
 }
 
-TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a,
-                                        const TfLiteTensor* b, const TfLiteTensor* c,
-                                        TfLiteIntArray** output_shape) {
+TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                                        const TfLiteTensor* c, TfLiteIntArray** output_shape) {
   const TfLiteIntArray* shapes[] = {a->dims, b->dims, c->dims};
   return BroadcastShapes(context, shapes, 3, output_shape);
 }
@@ -130,31 +121,59 @@ void CalculateActivationRange(TfLiteFusedActivation activation, float* min, floa
   constexpr float kLowest = std::numeric_limits<float>::lowest();
   constexpr float kHighest = std::numeric_limits<float>::max();
   switch (activation) {
-    case kTfLiteActRelu: *min = 0.f; *max = kHighest; break;
-    case kTfLiteActReluN1To1: *min = -1.f; *max = 1.f; break;
-    case kTfLiteActRelu6: *min = 0.f; *max = 6.f; break;
-    default: *min = kLowest; *max = kHighest; break;
+    case kTfLiteActRelu:
+      *min = 0.f;
+      *max = kHighest;
+      break;
+    case kTfLiteActReluN1To1:
+      *min = -1.f;
+      *max = 1.f;
+      break;
+    case kTfLiteActRelu6:
+      *min = 0.f;
+      *max = 6.f;
+      break;
+    default:
+      *min = kLowest;
+      *max = kHighest;
+      break;
   }
 }
 
 size_t TfLiteTypeGetSize(TfLiteType type) {
   switch (type) {
-    case kTfLiteFloat32: return 4;
-    case kTfLiteInt32: return 4;
-    case kTfLiteUInt32: return 4;
-    case kTfLiteUInt8: return 1;
-    case kTfLiteInt8: return 1;
-    case kTfLiteBool: return 1;
-    case kTfLiteInt16: return 2;
-    case kTfLiteUInt16: return 2;
-    case kTfLiteFloat16: return 2;
-    case kTfLiteInt64: return 8;
-    case kTfLiteUInt64: return 8;
-    case kTfLiteFloat64: return 8;
-    case kTfLiteComplex64: return 8;
-    case kTfLiteComplex128: return 16;
-    case kTfLiteResource: return 4;  // a resource id, as TFLite stores it
-    default: return 0;
+    case kTfLiteFloat32:
+      return 4;
+    case kTfLiteInt32:
+      return 4;
+    case kTfLiteUInt32:
+      return 4;
+    case kTfLiteUInt8:
+      return 1;
+    case kTfLiteInt8:
+      return 1;
+    case kTfLiteBool:
+      return 1;
+    case kTfLiteInt16:
+      return 2;
+    case kTfLiteUInt16:
+      return 2;
+    case kTfLiteFloat16:
+      return 2;
+    case kTfLiteInt64:
+      return 8;
+    case kTfLiteUInt64:
+      return 8;
+    case kTfLiteFloat64:
+      return 8;
+    case kTfLiteComplex64:
+      return 8;
+    case kTfLiteComplex128:
+      return 16;
+    case kTfLiteResource:
+      return 4;  // a resource id, as TFLite stores it
+    default:
+      return 0;
   }
 }
 
@@ -177,4 +196,3 @@ TfLiteIntArray* CreateIntArray(std::initializer_list<int> values) {
 }
 
 }  // namespace tflite
-

@@ -42,17 +42,13 @@ inline const T* GetTensorData(const TfLiteTensor* tensor) {
 // Tensor access by the node's input/output position. The *Safe forms report an error instead of
 // returning null when the index is out of range or the tensor is optional and absent.
 const TfLiteTensor* GetInput(const TfLiteContext* context, const TfLiteNode* node, int index);
-TfLiteStatus GetInputSafe(const TfLiteContext* context, const TfLiteNode* node, int index,
-                          const TfLiteTensor** tensor);
+TfLiteStatus GetInputSafe(const TfLiteContext* context, const TfLiteNode* node, int index, const TfLiteTensor** tensor);
 TfLiteTensor* GetVariableInput(TfLiteContext* context, const TfLiteNode* node, int index);
 TfLiteTensor* GetOutput(TfLiteContext* context, const TfLiteNode* node, int index);
-TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node, int index,
-                           TfLiteTensor** tensor);
-const TfLiteTensor* GetOptionalInputTensor(const TfLiteContext* context, const TfLiteNode* node,
-                                           int index);
+TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor);
+const TfLiteTensor* GetOptionalInputTensor(const TfLiteContext* context, const TfLiteNode* node, int index);
 TfLiteTensor* GetTemporary(TfLiteContext* context, const TfLiteNode* node, int index);
-TfLiteStatus GetTemporarySafe(const TfLiteContext* context, const TfLiteNode* node, int index,
-                              TfLiteTensor** tensor);
+TfLiteStatus GetTemporarySafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor);
 const TfLiteTensor* GetIntermediates(TfLiteContext* context, const TfLiteNode* node, int index);
 
 inline bool IsConstantTensor(const TfLiteTensor* t) { return t->allocation_type == kTfLiteMmapRo; }
@@ -73,19 +69,17 @@ inline void SetTensorToPersistentRo(TfLiteTensor* t) {
   }
 }
 inline bool IsHybridOp(const TfLiteTensor* input, const TfLiteTensor* weight) {
-  return (weight->type == kTfLiteUInt8 || weight->type == kTfLiteInt8) &&
-         input->type == kTfLiteFloat32;
+  return (weight->type == kTfLiteUInt8 || weight->type == kTfLiteInt8) && input->type == kTfLiteFloat32;
 }
 
 bool HaveSameShapes(const TfLiteTensor* a, const TfLiteTensor* b);
 
 // Numpy-style broadcast of two or three shapes; *output_shape is a new array owned by the caller
 // (pass it to ResizeTensor, which takes ownership).
-TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a,
-                                        const TfLiteTensor* b, TfLiteIntArray** output_shape);
-TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a,
-                                        const TfLiteTensor* b, const TfLiteTensor* c,
+TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
                                         TfLiteIntArray** output_shape);
+TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                                        const TfLiteTensor* c, TfLiteIntArray** output_shape);
 
 // The float range a fused activation clamps to.
 void CalculateActivationRange(TfLiteFusedActivation activation, float* min, float* max);
@@ -103,10 +97,10 @@ namespace touchstone {
 
 // The registration a builtin kernel hands out: the four callbacks set, every other field zero.
 // init and free may be null (kernels without per-node data).
-inline TfLiteRegistration MakeKernelRegistration(
-    void* (*init)(TfLiteContext*, const char*, size_t), void (*free)(TfLiteContext*, void*),
-    TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
-    TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
+inline TfLiteRegistration MakeKernelRegistration(void* (*init)(TfLiteContext*, const char*, size_t),
+                                                 void (*free)(TfLiteContext*, void*),
+                                                 TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
+                                                 TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
   TfLiteRegistration registration{};
   registration.init = init;
   registration.free = free;
@@ -114,9 +108,8 @@ inline TfLiteRegistration MakeKernelRegistration(
   registration.invoke = invoke;
   return registration;
 }
-inline TfLiteRegistration MakeKernelRegistration(
-    TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
-    TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
+inline TfLiteRegistration MakeKernelRegistration(TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
+                                                 TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) {
   return MakeKernelRegistration(nullptr, nullptr, prepare, invoke);
 }
 

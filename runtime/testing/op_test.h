@@ -53,8 +53,8 @@ class OpTest {
     return builder_.AddTensor(type, shape, "t" + std::to_string(next_tmp_++));
   }
   int AddOp(int builtin_code, const std::vector<int>& inputs, const std::vector<int>& outputs,
-            fb::BuiltinOptions options_type = fb::BuiltinOptions::NONE,
-            flatbuffers::Offset<void> options = 0, int version = 1) {
+            fb::BuiltinOptions options_type = fb::BuiltinOptions::NONE, flatbuffers::Offset<void> options = 0,
+            int version = 1) {
     return builder_.AddOperator(builtin_code, inputs, outputs, options_type, options, version);
   }
 

@@ -20,10 +20,14 @@ using nlohmann::json;
 
 const char* CaseStageName(CaseStage stage) {
   switch (stage) {
-    case CaseStage::kLoad: return "load";
-    case CaseStage::kPrepare: return "prepare";
-    case CaseStage::kInvoke: return "invoke";
-    case CaseStage::kRan: break;
+    case CaseStage::kLoad:
+      return "load";
+    case CaseStage::kPrepare:
+      return "prepare";
+    case CaseStage::kInvoke:
+      return "invoke";
+    case CaseStage::kRan:
+      break;
   }
   return "ran";
 }
@@ -104,9 +108,9 @@ void RunStages(const std::string& dir, const json& meta, const InterpreterOption
     ReadFileBytes(dir + "/" + inputs[k]["file"].get<std::string>(), &bytes);
     TfLiteTensor* t = interpreter->input_tensor(k);
     if (bytes.size() != t->bytes) {
-      return stop(CaseStage::kInvoke, InvalidInputError("input " + std::to_string(k) + " file has " +
-                                                        std::to_string(bytes.size()) + " bytes, the tensor " +
-                                                        std::to_string(t->bytes)));
+      return stop(CaseStage::kInvoke,
+                  InvalidInputError("input " + std::to_string(k) + " file has " + std::to_string(bytes.size()) +
+                                    " bytes, the tensor " + std::to_string(t->bytes)));
     }
     if (!bytes.empty()) std::memcpy(t->data.raw, bytes.data(), bytes.size());
   }
@@ -126,17 +130,60 @@ OpCaseRun RunOpCase(const std::string& dir, const json& meta, const InterpreterO
 }
 
 FloatTolerance ToleranceForOp(const std::string& op) {
-  static const std::set<std::string> accumulating = {
-      "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "FULLY_CONNECTED", "BATCH_MATMUL",
-      "AVERAGE_POOL_2D", "L2_POOL_2D", "MEAN", "SUM", "REDUCE_PROD", "CUMSUM", "SOFTMAX",
-      "LOG_SOFTMAX", "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "RESIZE_BILINEAR",
-      "SEGMENT_SUM", "UNSORTED_SEGMENT_SUM", "ADD_N", "GRAPH"};
-  static const std::set<std::string> data_movement = {
-      "RESHAPE", "TRANSPOSE", "PAD", "PADV2", "MIRROR_PAD", "SLICE", "STRIDED_SLICE", "GATHER",
-      "GATHER_ND", "CONCATENATION", "SPLIT", "SPLIT_V", "PACK", "UNPACK", "TILE", "DEPTH_TO_SPACE",
-      "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "MAX_POOL_2D", "REDUCE_MAX", "REDUCE_MIN",
-      "SQUEEZE", "EXPAND_DIMS", "BROADCAST_TO", "REVERSE_V2", "BATCH_TO_SPACE_ND",
-      "SPACE_TO_BATCH_ND", "TOPK_V2", "ZEROS_LIKE", "FILL", "SHAPE", "RANK", "SELECT", "SELECT_V2"};
+  static const std::set<std::string> accumulating = {"CONV_2D",
+                                                     "DEPTHWISE_CONV_2D",
+                                                     "TRANSPOSE_CONV",
+                                                     "FULLY_CONNECTED",
+                                                     "BATCH_MATMUL",
+                                                     "AVERAGE_POOL_2D",
+                                                     "L2_POOL_2D",
+                                                     "MEAN",
+                                                     "SUM",
+                                                     "REDUCE_PROD",
+                                                     "CUMSUM",
+                                                     "SOFTMAX",
+                                                     "LOG_SOFTMAX",
+                                                     "L2_NORMALIZATION",
+                                                     "LOCAL_RESPONSE_NORMALIZATION",
+                                                     "RESIZE_BILINEAR",
+                                                     "SEGMENT_SUM",
+                                                     "UNSORTED_SEGMENT_SUM",
+                                                     "ADD_N",
+                                                     "GRAPH"};
+  static const std::set<std::string> data_movement = {"RESHAPE",
+                                                      "TRANSPOSE",
+                                                      "PAD",
+                                                      "PADV2",
+                                                      "MIRROR_PAD",
+                                                      "SLICE",
+                                                      "STRIDED_SLICE",
+                                                      "GATHER",
+                                                      "GATHER_ND",
+                                                      "CONCATENATION",
+                                                      "SPLIT",
+                                                      "SPLIT_V",
+                                                      "PACK",
+                                                      "UNPACK",
+                                                      "TILE",
+                                                      "DEPTH_TO_SPACE",
+                                                      "SPACE_TO_DEPTH",
+                                                      "RESIZE_NEAREST_NEIGHBOR",
+                                                      "MAX_POOL_2D",
+                                                      "REDUCE_MAX",
+                                                      "REDUCE_MIN",
+                                                      "SQUEEZE",
+                                                      "EXPAND_DIMS",
+                                                      "BROADCAST_TO",
+                                                      "REVERSE_V2",
+                                                      "BATCH_TO_SPACE_ND",
+                                                      "SPACE_TO_BATCH_ND",
+                                                      "TOPK_V2",
+                                                      "ZEROS_LIKE",
+                                                      "FILL",
+                                                      "SHAPE",
+                                                      "RANK",
+                                                      "SELECT",
+                                                      "SELECT_V2"};
   FloatTolerance tolerance;
   if (accumulating.count(op)) {
     tolerance.rtol = 1e-5;
@@ -158,8 +205,8 @@ std::string CompareCaseOutputs(const std::string& dir, const json& meta, Interpr
   for (size_t k = 0; k < outputs.size(); ++k) {
     std::vector<uint8_t> expected;
     ReadFileBytes(dir + "/" + outputs[k]["file"].get<std::string>(), &expected);
-    const CompareResult compared = CompareTensor(interpreter->output_tensor(k),
-                                                 outputs[k]["shape"].get<std::vector<int>>(), expected, tolerance);
+    const CompareResult compared =
+        CompareTensor(interpreter->output_tensor(k), outputs[k]["shape"].get<std::vector<int>>(), expected, tolerance);
     if (!compared.match) return "output " + std::to_string(k) + ": " + compared.detail;
   }
   return "";

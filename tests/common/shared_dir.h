@@ -67,13 +67,13 @@ inline void ReportCases(const std::string& suite, int ran, int total) {
 }  // namespace touchstone
 
 // Skips (or, under CI=true, fails) when ../shared is not available.
-#define TOUCHSTONE_REQUIRE_SHARED(dir)                                                     \
-  const std::string dir = ::touchstone::testing::SharedDir();                              \
-  if (dir.empty()) {                                                                       \
-    if (::touchstone::testing::UnderCi()) {                                                \
-      FAIL() << "TOUCHSTONE_SHARED_DIR is not set or missing, and CI=true requires it";    \
-    }                                                                                      \
-    GTEST_SKIP() << "../shared not available (set TOUCHSTONE_SHARED_DIR); skipping";       \
+#define TOUCHSTONE_REQUIRE_SHARED(dir)                                                  \
+  const std::string dir = ::touchstone::testing::SharedDir();                           \
+  if (dir.empty()) {                                                                    \
+    if (::touchstone::testing::UnderCi()) {                                             \
+      FAIL() << "TOUCHSTONE_SHARED_DIR is not set or missing, and CI=true requires it"; \
+    }                                                                                   \
+    GTEST_SKIP() << "../shared not available (set TOUCHSTONE_SHARED_DIR); skipping";    \
   }
 
 #endif  // TOUCHSTONE_TESTS_COMMON_SHARED_DIR_H_

@@ -12,8 +12,8 @@ void Add(ModelBuilder* b, int a, int c, int out) {
 }
 
 void FullyConnected(ModelBuilder* b, int in, int weights, int bias, int out) {
-  b->AddOperator(kTfLiteBuiltinFullyConnected, {in, weights, bias}, {out},
-                 fb::BuiltinOptions::FullyConnectedOptions, fb::CreateFullyConnectedOptions(b->fbb()).Union());
+  b->AddOperator(kTfLiteBuiltinFullyConnected, {in, weights, bias}, {out}, fb::BuiltinOptions::FullyConnectedOptions,
+                 fb::CreateFullyConnectedOptions(b->fbb()).Union());
 }
 
 // image [1,4,4,3] and ADD(image, image): the part the sample delegate takes.
@@ -55,8 +55,8 @@ std::vector<uint8_t> MakeTinyDetector() {
   const int zero = b.AddTensor(kTfLiteFloat32, {1, 1}, "zero");
   FullyConnected(&b, doubled, zero_weights, zero_bias, zero);
   // Each output is a constant plus the zero computed from the image, so every op depends on the input.
-  const int boxes_c = b.AddConstTensor<float>(kTfLiteFloat32, {1, 2, 4},
-                                              {0.1f, 0.1f, 0.5f, 0.5f, 0.2f, 0.3f, 0.9f, 0.8f}, "boxes_c");
+  const int boxes_c =
+      b.AddConstTensor<float>(kTfLiteFloat32, {1, 2, 4}, {0.1f, 0.1f, 0.5f, 0.5f, 0.2f, 0.3f, 0.9f, 0.8f}, "boxes_c");
   const int classes_c = b.AddConstTensor<float>(kTfLiteFloat32, {1, 2}, {0.0f, 1.0f}, "classes_c");
   const int scores_c = b.AddConstTensor<float>(kTfLiteFloat32, {1, 2}, {0.9f, 0.8f}, "scores_c");
   const int count_c = b.AddConstTensor<float>(kTfLiteFloat32, {1, 1}, {2.0f}, "count_c");

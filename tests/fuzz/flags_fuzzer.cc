@@ -45,8 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   bool help = false;
   std::vector<std::string> warnings;
-  const touchstone::Status status =
-      table.Parse(static_cast<int>(argv.size()), argv.data(), &help, &warnings);
+  const touchstone::Status status = table.Parse(static_cast<int>(argv.size()), argv.data(), &help, &warnings);
   (void)table.Usage("fuzz_tool");
   for (const std::string& name : table.given()) (void)table.Position(name);
   if (!status.ok()) return 0;

@@ -33,7 +33,8 @@ void Run(const std::shared_ptr<const touchstone::Model>& model, touchstone::Kern
   for (size_t i = 0; i < inputs.value().size() && i < interp->inputs().size(); ++i) {
     TfLiteTensor* t = interp->input_tensor(i);
     const std::vector<uint8_t>& bytes = inputs.value()[i];
-    if (t->data.raw != nullptr && !bytes.empty() && bytes.size() == t->bytes) std::memcpy(t->data.raw, bytes.data(), bytes.size());
+    if (t->data.raw != nullptr && !bytes.empty() && bytes.size() == t->bytes)
+      std::memcpy(t->data.raw, bytes.data(), bytes.size());
   }
   if (!interp->Invoke().ok()) return;
   // A second Invoke: state carried between runs (variables, dynamic tensors) must stay sound.

@@ -19,8 +19,8 @@
 
 #include "runtime/c/builtin_ops.h"
 #include "runtime/interpreter.h"
-#include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/model.h"
 #include "tests/common/shared_dir.h"
 #include "tests/common/tensor_compare.h"
@@ -47,8 +47,7 @@ int FindByName(Interpreter* interpreter, const std::vector<int>& tensors, const 
 // Loads a golden folder's model into an interpreter with `options` and runs it on the folder's
 // inputs. Null, with the reason in *detail, where it does not get that far.
 std::unique_ptr<Interpreter> RunOnGoldenInputs(const std::string& shared, const std::string& folder,
-                                               const InterpreterOptions& options, json* meta_out,
-                                               std::string* detail) {
+                                               const InterpreterOptions& options, json* meta_out, std::string* detail) {
   const std::string dir = shared + "/golden/" + folder;
   std::ifstream meta_file(dir + "/meta.json");
   if (!meta_file) {
@@ -81,8 +80,8 @@ std::unique_ptr<Interpreter> RunOnGoldenInputs(const std::string& shared, const 
       return nullptr;
     }
     input_positions.push_back(position);
-    Status resized = interpreter->ResizeInputTensor(interpreter->inputs()[position],
-                                                    inputs[k]["shape"].get<std::vector<int>>());
+    Status resized =
+        interpreter->ResizeInputTensor(interpreter->inputs()[position], inputs[k]["shape"].get<std::vector<int>>());
     if (!resized.ok()) {
       *detail = "not yet: " + resized.message();
       return nullptr;
@@ -98,8 +97,8 @@ std::unique_ptr<Interpreter> RunOnGoldenInputs(const std::string& shared, const 
     testing::ReadFileBytes(dir + "/" + inputs[k]["file"].get<std::string>(), &bytes);
     TfLiteTensor* t = interpreter->input_tensor(input_positions[k]);
     if (bytes.size() != t->bytes) {
-      *detail = "input " + std::to_string(k) + " has " + std::to_string(bytes.size()) +
-                " bytes, tensor needs " + std::to_string(t->bytes);
+      *detail = "input " + std::to_string(k) + " has " + std::to_string(bytes.size()) + " bytes, tensor needs " +
+                std::to_string(t->bytes);
       return nullptr;
     }
     if (!bytes.empty()) std::memcpy(t->data.raw, bytes.data(), bytes.size());
@@ -119,8 +118,7 @@ CaseResult RunCase(const std::string& shared, const std::string& folder, int tie
   options.kernel_set = KernelSet::kReference;
   options.num_threads = 1;
   json meta;
-  std::unique_ptr<Interpreter> owned = RunOnGoldenInputs(shared, folder, options, &meta,
-                                                         &result.detail);
+  std::unique_ptr<Interpreter> owned = RunOnGoldenInputs(shared, folder, options, &meta, &result.detail);
   if (owned == nullptr) return result;
   Interpreter* interpreter = owned.get();
   const std::string dir = shared + "/golden/" + folder;
@@ -141,9 +139,8 @@ CaseResult RunCase(const std::string& shared, const std::string& folder, int tie
     }
     std::vector<uint8_t> expected;
     testing::ReadFileBytes(dir + "/" + outputs[k]["file"].get<std::string>(), &expected);
-    const testing::CompareResult compared =
-        testing::CompareTensor(interpreter->output_tensor(position),
-                               outputs[k]["shape"].get<std::vector<int>>(), expected, tolerance);
+    const testing::CompareResult compared = testing::CompareTensor(
+        interpreter->output_tensor(position), outputs[k]["shape"].get<std::vector<int>>(), expected, tolerance);
     if (compared.max_magnitude > 0) {
       worst_relative = std::max(worst_relative, compared.max_abs_diff / compared.max_magnitude);
     }
@@ -191,9 +188,8 @@ bool IsQuantizedModel(Interpreter* interpreter) {
 // checks each output against the reference run's: byte for byte, or with `float_tolerance` given,
 // float32 outputs within it (CompareTensor; other types still byte for byte). Returns the largest
 // difference seen relative to the output's largest magnitude.
-double ExpectOptimizedAgrees(const std::string& shared, const std::string& folder, Interpreter* reference,
-                             int threads, const testing::FloatTolerance* float_tolerance,
-                             const std::string& label) {
+double ExpectOptimizedAgrees(const std::string& shared, const std::string& folder, Interpreter* reference, int threads,
+                             const testing::FloatTolerance* float_tolerance, const std::string& label) {
   InterpreterOptions options;
   options.kernel_set = KernelSet::kOptimized;
   options.num_threads = threads;
@@ -238,8 +234,7 @@ int ForEachReferenceRun(const std::string& shared, bool quantized, F&& fn) {
     InterpreterOptions reference_options;
     reference_options.kernel_set = KernelSet::kReference;
     std::string detail;
-    std::unique_ptr<Interpreter> reference =
-        RunOnGoldenInputs(shared, folder, reference_options, nullptr, &detail);
+    std::unique_ptr<Interpreter> reference = RunOnGoldenInputs(shared, folder, reference_options, nullptr, &detail);
     if (reference == nullptr || IsQuantizedModel(reference.get()) != quantized) continue;
     ++compared;
     fn(folder, reference.get());
@@ -297,8 +292,7 @@ TEST(GoldenTest, EveryFolderMatchesOrSaysWhyNot) {
   std::map<int, std::pair<int, int>> per_tier;  // tier -> (matched, total)
   std::printf("%-5s %-62s %s\n", "tier", "golden folder", "result");
   for (const CaseResult& r : results) {
-    std::printf("%-5d %-62s %s%s\n", r.tier, r.folder.c_str(), r.matched ? "MATCH " : "",
-                r.detail.c_str());
+    std::printf("%-5d %-62s %s%s\n", r.tier, r.folder.c_str(), r.matched ? "MATCH " : "", r.detail.c_str());
     per_tier[r.tier].second++;
     if (r.matched) per_tier[r.tier].first++;
     // Tiers 1-3 must match (golden/README.md); tier 4 must run, its outputs are information only.

@@ -107,10 +107,11 @@ TEST(ImageNetSampleTest, TopKEqualsTflitesRunEval) {
         EXPECT_EQ(p.reference_first_hit_rank, want) << file << " " << p.path << " (reference)";
       }
     }
-    std::printf("%s: Top-1 %s ... Top-10 %s (as TFLite, optimized and reference kernels, %d preprocessing threads; "
-                "top-1 changed on %d images)\n",
-                file.c_str(), Printed(result.topk.accuracies()[0]).c_str(), Printed(result.topk.accuracies()[9]).c_str(),
-                config.num_preprocessing_threads, result.top1_changed);
+    std::printf(
+        "%s: Top-1 %s ... Top-10 %s (as TFLite, optimized and reference kernels, %d preprocessing threads; "
+        "top-1 changed on %d images)\n",
+        file.c_str(), Printed(result.topk.accuracies()[0]).c_str(), Printed(result.topk.accuracies()[9]).c_str(),
+        config.num_preprocessing_threads, result.top1_changed);
     ++ran;
   }
   testing::ReportCases("imagenet_sample", ran, static_cast<int>(expected_files.size()));
@@ -204,9 +205,9 @@ TEST(ImageNetSampleTest, NormalisationFromModelMetadata) {
     ImageInputConfig input_config;
     input_config.preprocessing = preprocessing.value();
     if (use_metadata) {
-      ASSERT_TRUE(SetNormalization(*interpreter->input_tensor(0), metadata.value().mean, metadata.value().std,
-                                   &input_config)
-                      .ok());
+      ASSERT_TRUE(
+          SetNormalization(*interpreter->input_tensor(0), metadata.value().mean, metadata.value().std, &input_config)
+              .ok());
       EXPECT_TRUE(input_config.quantization.enabled);
       EXPECT_EQ(input_config.quantization.zero_point, 128);
     }

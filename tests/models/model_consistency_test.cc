@@ -54,13 +54,27 @@ void FillInput(TfLiteTensor* t, std::mt19937* rng) {
     for (int64_t i = 0; i < n; ++i) data[i] = static_cast<std::remove_pointer_t<decltype(data)>>(dist(*rng));
   };
   switch (t->type) {
-    case kTfLiteFloat32: fill(t->data.f, std::uniform_real_distribution<float>(-1.f, 1.f)); break;
-    case kTfLiteInt32: fill(t->data.i32, std::uniform_int_distribution<int32_t>(0, 99)); break;
-    case kTfLiteInt64: fill(t->data.i64, std::uniform_int_distribution<int64_t>(0, 99)); break;
-    case kTfLiteBool: fill(t->data.uint8, std::uniform_int_distribution<int>(0, 1)); break;
-    case kTfLiteUInt8: fill(t->data.uint8, std::uniform_int_distribution<int>(0, 255)); break;
-    case kTfLiteInt8: fill(t->data.int8, std::uniform_int_distribution<int>(-128, 127)); break;
-    case kTfLiteInt16: fill(t->data.i16, std::uniform_int_distribution<int>(-32768, 32767)); break;
+    case kTfLiteFloat32:
+      fill(t->data.f, std::uniform_real_distribution<float>(-1.f, 1.f));
+      break;
+    case kTfLiteInt32:
+      fill(t->data.i32, std::uniform_int_distribution<int32_t>(0, 99));
+      break;
+    case kTfLiteInt64:
+      fill(t->data.i64, std::uniform_int_distribution<int64_t>(0, 99));
+      break;
+    case kTfLiteBool:
+      fill(t->data.uint8, std::uniform_int_distribution<int>(0, 1));
+      break;
+    case kTfLiteUInt8:
+      fill(t->data.uint8, std::uniform_int_distribution<int>(0, 255));
+      break;
+    case kTfLiteInt8:
+      fill(t->data.int8, std::uniform_int_distribution<int>(-128, 127));
+      break;
+    case kTfLiteInt16:
+      fill(t->data.i16, std::uniform_int_distribution<int>(-32768, 32767));
+      break;
     default:
       if (t->data.raw != nullptr) std::memset(t->data.raw, 0, t->bytes);
       break;
@@ -75,8 +89,8 @@ struct ModelRun {
   std::vector<std::vector<uint8_t>> outputs;
 };
 
-ModelRun RunModel(const std::string& path, KernelSet kernels, int threads,
-                  const TfLiteXNNPackDelegateOptions* xnnpack, unsigned seed) {
+ModelRun RunModel(const std::string& path, KernelSet kernels, int threads, const TfLiteXNNPackDelegateOptions* xnnpack,
+                  unsigned seed) {
   ModelRun run;
   auto model = Model::FromFile(path);
   if (!model.ok()) {
@@ -198,7 +212,8 @@ std::string Compare(const ModelRun& reference, const ModelRun& got, double float
     const std::vector<uint8_t>& want = reference.outputs[k];
     const std::vector<uint8_t>& have = got.outputs[k];
     if (reference.types[k] != kTfLiteFloat32) {
-      if (want != have) return "output " + std::to_string(k) + " (" + TfLiteTypeGetName(reference.types[k]) + ") differs";
+      if (want != have)
+        return "output " + std::to_string(k) + " (" + TfLiteTypeGetName(reference.types[k]) + ") differs";
       continue;
     }
     const float* w = reinterpret_cast<const float*>(want.data());

@@ -56,8 +56,7 @@ void WalkFolder(const std::string& shared, const std::string& folder, const std:
       EXPECT_NE(outcome.find(path), std::string::npos) << "error does not name the file: " << outcome;
     }
   }
-  std::printf("%s: %d of %zu models ran; the rest were refused with a message\n", suite.c_str(), ran,
-              models.size());
+  std::printf("%s: %d of %zu models ran; the rest were refused with a message\n", suite.c_str(), ran, models.size());
   testing::ReportCases(suite, static_cast<int>(models.size()), static_cast<int>(models.size()));
 }
 

@@ -80,9 +80,9 @@ TEST(OpCoverageTest, TableAgreesWithTheSweepInBothDirections) {
     const std::pair<int, int> versions = BuiltinOpResolver::RegisteredVersions(types.code);
     const bool table_loads = types.version >= versions.first && types.version <= versions.second;
     if (tflite_loaded != table_loads) {
-      problems.push_back(name + ": version " + std::to_string(types.version) + (tflite_loaded ? " loads" : " is refused") +
-                         " in TFLite, the table registers " + std::to_string(versions.first) + "-" +
-                         std::to_string(versions.second));
+      problems.push_back(name + ": version " + std::to_string(types.version) +
+                         (tflite_loaded ? " loads" : " is refused") + " in TFLite, the table registers " +
+                         std::to_string(versions.first) + "-" + std::to_string(versions.second));
     }
     if (!tflite_loaded) continue;
     const std::string key = op + " " + TypeSignatureText(types.inputs, types.outputs);
@@ -103,9 +103,10 @@ TEST(OpCoverageTest, TableAgreesWithTheSweepInBothDirections) {
     const bool tflite_runs = entry.second.ran > 0;
     runs += table_runs;
     if (table_runs != tflite_runs) {
-      problems.push_back(entry.first + (tflite_runs ? ": TFLite runs it, the table refuses it"
-                                                    : ": the table runs it, TFLite refuses every case") +
-                         " (e.g. " + entry.second.example + ")");
+      problems.push_back(
+          entry.first +
+          (tflite_runs ? ": TFLite runs it, the table refuses it" : ": the table runs it, TFLite refuses every case") +
+          " (e.g. " + entry.second.example + ")");
     }
   }
   std::printf("op coverage: %d sweep cases, %zu type combinations at registered versions, %d of them run\n", cases,

@@ -37,9 +37,12 @@ enum class Runner { kReference, kOptimized, kXnnpack };
 
 const char* RunnerName(Runner runner) {
   switch (runner) {
-    case Runner::kReference: return "reference";
-    case Runner::kOptimized: return "optimized";
-    case Runner::kXnnpack: return "xnnpack";
+    case Runner::kReference:
+      return "reference";
+    case Runner::kOptimized:
+      return "optimized";
+    case Runner::kXnnpack:
+      return "xnnpack";
   }
   return "?";
 }
@@ -47,9 +50,12 @@ const char* RunnerName(Runner runner) {
 // The suite each runner's counts go to (scripts/test_summary.py).
 const char* SuiteName(Runner runner) {
   switch (runner) {
-    case Runner::kReference: return "opsuite_sweep";
-    case Runner::kOptimized: return "opsuite_sweep_optimized";
-    case Runner::kXnnpack: return "opsuite_sweep_xnnpack";
+    case Runner::kReference:
+      return "opsuite_sweep";
+    case Runner::kOptimized:
+      return "opsuite_sweep_optimized";
+    case Runner::kXnnpack:
+      return "opsuite_sweep_xnnpack";
   }
   return "?";
 }
@@ -115,7 +121,7 @@ std::string CompareXnnpackOutputs(const std::string& dir, const json& meta, Inte
 // held there (docs/fidelity.md): Touchstone computes the defined result, and only the part of the
 // output TFLite computed from the input's own elements is compared.
 struct UndefinedTail {
-  int input;    // the input read past its end
+  int input;  // the input read past its end
   const char* why;
 };
 const std::map<std::string, UndefinedTail>& UndefinedTails() {
@@ -158,7 +164,8 @@ std::string Judge(const std::string& dir, const json& meta, Runner runner, testi
     return "";
   }
   if (run->stage != testing::CaseStage::kRan) {
-    return std::string("refused at ") + testing::CaseStageName(run->stage) + ": " + run->status.message().substr(0, 200);
+    return std::string("refused at ") + testing::CaseStageName(run->stage) + ": " +
+           run->status.message().substr(0, 200);
   }
   // Where TFLite computes something other than the op's definition (the case's notes say what),
   // Touchstone computes the same and says so in one warning line naming the op.

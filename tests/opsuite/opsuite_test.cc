@@ -29,21 +29,64 @@ using nlohmann::json;
 enum class Outcome { kMatch, kMismatch, kNotYet, kRefusedAsTflite, kComputedRefused, kKnownDefect };
 
 const std::set<std::string>& AccumulatingOps() {
-  static const std::set<std::string> ops = {
-      "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "FULLY_CONNECTED", "BATCH_MATMUL",
-      "AVERAGE_POOL_2D", "L2_POOL_2D", "MEAN", "SUM", "REDUCE_PROD", "CUMSUM", "SOFTMAX",
-      "LOG_SOFTMAX", "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "RESIZE_BILINEAR",
-      "SEGMENT_SUM", "UNSORTED_SEGMENT_SUM", "ADD_N", "GRAPH"};
+  static const std::set<std::string> ops = {"CONV_2D",
+                                            "DEPTHWISE_CONV_2D",
+                                            "TRANSPOSE_CONV",
+                                            "FULLY_CONNECTED",
+                                            "BATCH_MATMUL",
+                                            "AVERAGE_POOL_2D",
+                                            "L2_POOL_2D",
+                                            "MEAN",
+                                            "SUM",
+                                            "REDUCE_PROD",
+                                            "CUMSUM",
+                                            "SOFTMAX",
+                                            "LOG_SOFTMAX",
+                                            "L2_NORMALIZATION",
+                                            "LOCAL_RESPONSE_NORMALIZATION",
+                                            "RESIZE_BILINEAR",
+                                            "SEGMENT_SUM",
+                                            "UNSORTED_SEGMENT_SUM",
+                                            "ADD_N",
+                                            "GRAPH"};
   return ops;
 }
 
 const std::set<std::string>& DataMovementOps() {
-  static const std::set<std::string> ops = {
-      "RESHAPE", "TRANSPOSE", "PAD", "PADV2", "MIRROR_PAD", "SLICE", "STRIDED_SLICE", "GATHER",
-      "GATHER_ND", "CONCATENATION", "SPLIT", "SPLIT_V", "PACK", "UNPACK", "TILE", "DEPTH_TO_SPACE",
-      "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "MAX_POOL_2D", "REDUCE_MAX", "REDUCE_MIN",
-      "SQUEEZE", "EXPAND_DIMS", "BROADCAST_TO", "REVERSE_V2", "BATCH_TO_SPACE_ND",
-      "SPACE_TO_BATCH_ND", "TOPK_V2", "ZEROS_LIKE", "FILL", "SHAPE", "RANK", "SELECT", "SELECT_V2"};
+  static const std::set<std::string> ops = {"RESHAPE",
+                                            "TRANSPOSE",
+                                            "PAD",
+                                            "PADV2",
+                                            "MIRROR_PAD",
+                                            "SLICE",
+                                            "STRIDED_SLICE",
+                                            "GATHER",
+                                            "GATHER_ND",
+                                            "CONCATENATION",
+                                            "SPLIT",
+                                            "SPLIT_V",
+                                            "PACK",
+                                            "UNPACK",
+                                            "TILE",
+                                            "DEPTH_TO_SPACE",
+                                            "SPACE_TO_DEPTH",
+                                            "RESIZE_NEAREST_NEIGHBOR",
+                                            "MAX_POOL_2D",
+                                            "REDUCE_MAX",
+                                            "REDUCE_MIN",
+                                            "SQUEEZE",
+                                            "EXPAND_DIMS",
+                                            "BROADCAST_TO",
+                                            "REVERSE_V2",
+                                            "BATCH_TO_SPACE_ND",
+                                            "SPACE_TO_BATCH_ND",
+                                            "TOPK_V2",
+                                            "ZEROS_LIKE",
+                                            "FILL",
+                                            "SHAPE",
+                                            "RANK",
+                                            "SELECT",
+                                            "SELECT_V2"};
   return ops;
 }
 
@@ -169,15 +212,25 @@ TEST(OpSuiteTest, EveryCaseMatchesIsRefusedOrSaysWhyNot) {
       const Outcome outcome = RunCase(dir, meta, &detail);
       Counts& c = per_op[op];
       switch (outcome) {
-        case Outcome::kMatch: c.match++; break;
+        case Outcome::kMatch:
+          c.match++;
+          break;
         case Outcome::kMismatch:
           c.mismatch++;
           mismatches.push_back(op + "/" + name + ": " + detail);
           break;
-        case Outcome::kNotYet: c.not_yet++; break;
-        case Outcome::kRefusedAsTflite: c.refused++; break;
-        case Outcome::kComputedRefused: c.computed_refused++; break;
-        case Outcome::kKnownDefect: c.known_defect++; break;
+        case Outcome::kNotYet:
+          c.not_yet++;
+          break;
+        case Outcome::kRefusedAsTflite:
+          c.refused++;
+          break;
+        case Outcome::kComputedRefused:
+          c.computed_refused++;
+          break;
+        case Outcome::kKnownDefect:
+          c.known_defect++;
+          break;
       }
       if (outcome != Outcome::kMatch) {
         std::printf("  %-60s %s\n", (op + "/" + name).c_str(), detail.substr(0, 200).c_str());
@@ -188,8 +241,8 @@ TEST(OpSuiteTest, EveryCaseMatchesIsRefusedOrSaysWhyNot) {
   std::printf("%-30s %6s %8s %7s %8s %9s\n", "op", "match", "mismatch", "not-yet", "refused", "computed*");
   for (const auto& entry : per_op) {
     const Counts& c = entry.second;
-    std::printf("%-30s %6d %8d %7d %8d %9d\n", entry.first.c_str(), c.match, c.mismatch, c.not_yet,
-                c.refused, c.computed_refused);
+    std::printf("%-30s %6d %8d %7d %8d %9d\n", entry.first.c_str(), c.match, c.mismatch, c.not_yet, c.refused,
+                c.computed_refused);
     sum.match += c.match;
     sum.mismatch += c.mismatch;
     sum.not_yet += c.not_yet;
@@ -197,9 +250,10 @@ TEST(OpSuiteTest, EveryCaseMatchesIsRefusedOrSaysWhyNot) {
     sum.computed_refused += c.computed_refused;
     sum.known_defect += c.known_defect;
   }
-  std::printf("op suite: %d cases: %d match, %d mismatch, %d not yet, %d refused as TFLite, "
-              "%d computed where TFLite refused (*), %d differ by design from a TFLite defect\n",
-              total, sum.match, sum.mismatch, sum.not_yet, sum.refused, sum.computed_refused, sum.known_defect);
+  std::printf(
+      "op suite: %d cases: %d match, %d mismatch, %d not yet, %d refused as TFLite, "
+      "%d computed where TFLite refused (*), %d differ by design from a TFLite defect\n",
+      total, sum.match, sum.mismatch, sum.not_yet, sum.refused, sum.computed_refused, sum.known_defect);
   testing::ReportCases("opsuite", total, total);
   // A wrong number is worse than none: any case that runs must agree with TFLite, and a case TFLite
   // refused (short of crashing) must be refused.

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -342,12 +342,14 @@ void LogParams(const BenchmarkFlags& flags, const FlagTable& table, const std::v
   // Delegate providers' flags, as each TFLite provider logs its own.
   for (const DelegateProvider& provider : RegisteredDelegateProviders()) {
     for (const ProviderFlag& f : provider.flags) {
-      if (flags.verbose || was_given(f.name)) Printer::Out(f.name + ": [" + ProviderValue(delegate_flags, f.name) + "]");
+      if (flags.verbose || was_given(f.name))
+        Printer::Out(f.name + ": [" + ProviderValue(delegate_flags, f.name) + "]");
     }
   }
   for (const char* name :
        {"delegate_isolation", "delegate_timeout_secs", "max_tensor_memory_mb", "allow_newer_op_versions"}) {
-    if (flags.verbose || was_given(name)) Printer::Out(std::string(name) + ": [" + ProviderValue(delegate_flags, name) + "]");
+    if (flags.verbose || was_given(name))
+      Printer::Out(std::string(name) + ": [" + ProviderValue(delegate_flags, name) + "]");
   }
 }
 
@@ -363,8 +365,9 @@ Status Validate(BenchmarkFlags* f, std::vector<std::string>* warnings) {
     warnings->push_back("--op_profiling_output_mode=proto: Touchstone writes no protobuf; writing csv instead");
   }
   if (!f->enable_op_profiling && (!f->op_profiling_output_file.empty() || !f->profiling_output_csv_file.empty())) {
-    warnings->push_back("--op_profiling_output_file/--profiling_output_csv_file have no effect without "
-                        "--enable_op_profiling");
+    warnings->push_back(
+        "--op_profiling_output_file/--profiling_output_csv_file have no effect without "
+        "--enable_op_profiling");
   }
   if (f->report_peak_memory_footprint && f->memory_footprint_check_interval_ms <= 0) {
     warnings->push_back("--memory_footprint_check_interval_ms is set to " +
@@ -450,7 +453,8 @@ int Main(int argc, char** argv) {
   d.Int("num_threads", &flags.num_threads, "threads for CPU inference (-1: the runtime's default, 1)", "Num threads");
   d.String("benchmark_name", &flags.benchmark_name, "benchmark name (recorded in the report)", "Benchmark name");
   d.String("output_prefix", &flags.output_prefix, "benchmark output prefix (recorded in the report)", "Output prefix");
-  d.Int("warmup_runs", &flags.warmup_runs, "minimum number of warm-up runs, see also warmup_min_secs", "Min warmup runs");
+  d.Int("warmup_runs", &flags.warmup_runs, "minimum number of warm-up runs, see also warmup_min_secs",
+        "Min warmup runs");
   d.Float("warmup_min_secs", &flags.warmup_min_secs, "minimum seconds of warm-up runs",
           "Min warmup runs duration (seconds)");
   d.Bool("verbose", &flags.verbose, "log every parameter, not only those given", "Verbose");
@@ -458,7 +462,8 @@ int Main(int argc, char** argv) {
   d.Bool("report_peak_memory_footprint", &flags.report_peak_memory_footprint,
          "sample the process RSS on a separate thread and report its peak", "Report the peak memory footprint");
   d.Int("memory_footprint_check_interval_ms", &flags.memory_footprint_check_interval_ms,
-        "milliseconds between two RSS samples of --report_peak_memory_footprint", "Memory footprint check interval (ms)");
+        "milliseconds between two RSS samples of --report_peak_memory_footprint",
+        "Memory footprint check interval (ms)");
   d.String("graph", &flags.graph, "the .tflite model to benchmark (or fd:<fd>:<offset>:<size>)", "Graph", true);
   d.String("signature_to_run_for", &flags.signature_to_run_for,
            "the signature to benchmark; required when the model has several", "Signature to run", true);
@@ -489,8 +494,7 @@ int Main(int argc, char** argv) {
   d.Bool("print_postinvoke_state", &flags.print_postinvoke_state, "dump tensors and nodes after the last run",
          "Print post-invoke interpreter state");
   d.Bool("release_dynamic_tensors", &flags.release_dynamic_tensors,
-         "free each dynamic tensor's memory after its last use in every Invoke",
-         "Release dynamic tensor memory");
+         "free each dynamic tensor's memory after its last use in every Invoke", "Release dynamic tensor memory");
   d.String("output_filepath", &flags.output_filepath, "write all outputs' raw bytes here after the runs",
            "File path to export outputs layer to");
   d.String("result_file_path", &flags.result_file_path,
@@ -542,8 +546,9 @@ int Main(int argc, char** argv) {
   spec.name = "benchmark_model";
   spec.check = [&](std::vector<std::string>* warnings) {
     if (table.Position("max_profiling_buffer_entries") > 0) {
-      warnings->push_back("--max_profiling_buffer_entries is not applicable here and was ignored (the op profiler "
-                          "aggregates per node and has no buffer)");
+      warnings->push_back(
+          "--max_profiling_buffer_entries is not applicable here and was ignored (the op profiler "
+          "aggregates per node and has no buffer)");
     }
     return Validate(&flags, warnings);
   };
@@ -574,8 +579,8 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
     return 0;
   }
 
-  StatusOr<InputSpec> spec = ParseInputSpec(flags.input_layer, flags.input_layer_shape,
-                                            flags.input_layer_value_range, flags.input_layer_value_files);
+  StatusOr<InputSpec> spec = ParseInputSpec(flags.input_layer, flags.input_layer_shape, flags.input_layer_value_range,
+                                            flags.input_layer_value_files);
   if (!spec.ok()) return ReportFailure(spec.status());
   BaselineReport baseline;
   if (!flags.baseline.empty()) {

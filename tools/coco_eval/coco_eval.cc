@@ -48,19 +48,25 @@ int Main(int argc, char** argv) {
   FlagTable table;
   table.AddString("model_file", &flags.model_file, "the .tflite detector");
   table.AddString("model_output_labels", &flags.model_output_labels, "label file; its line count bounds the class ids");
-  table.AddString("ground_truth_images_path", &flags.ground_truth_images_path, "folder holding the images of the ground truth");
-  table.AddString("ground_truth_json", &flags.ground_truth_json, "COCO instances JSON (images, annotations, categories)");
-  table.AddString("ground_truth_proto", &flags.ground_truth_proto, "TFLite's binary ObjectDetectionGroundTruth proto instead of the JSON (TFLite's metric only)");
-  table.AddString("output_file_path", &flags.output_file_path, "write the JSON report with every metric here (docs/coco.md)");
+  table.AddString("ground_truth_images_path", &flags.ground_truth_images_path,
+                  "folder holding the images of the ground truth");
+  table.AddString("ground_truth_json", &flags.ground_truth_json,
+                  "COCO instances JSON (images, annotations, categories)");
+  table.AddString("ground_truth_proto", &flags.ground_truth_proto,
+                  "TFLite's binary ObjectDetectionGroundTruth proto instead of the JSON (TFLite's metric only)");
+  table.AddString("output_file_path", &flags.output_file_path,
+                  "write the JSON report with every metric here (docs/coco.md)");
   table.AddString("detections_json", &flags.detections_json, "score this COCO results JSON instead of running a model");
   table.AddString("write_detections", &flags.write_detections, "write the model's detections as a COCO results JSON");
   table.AddString("metric", &flags.metric, "tflite, coco or both");
   table.AddString("image_ids", &flags.image_ids, "comma-separated image ids to evaluate (default: all annotated)");
-  table.AddString("output_tensors", &flags.output_tensors, "boxes,classes,scores,count outputs by name or index (default: detected)");
+  table.AddString("output_tensors", &flags.output_tensors,
+                  "boxes,classes,scores,count outputs by name or index (default: detected)");
   table.AddString("delegate", &flags.delegate, DelegateFlagHelp());
   table.AddInt("num_images", &flags.num_images, "evaluate the first N images (0: all)");
   table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "interpreter threads");
-  table.AddInt("num_preprocessing_threads", &flags.num_preprocessing_threads, "decode/preprocess ahead on N threads (0: inline)");
+  table.AddInt("num_preprocessing_threads", &flags.num_preprocessing_threads,
+               "decode/preprocess ahead on N threads (0: inline)");
   table.AddInt("class_offset", &flags.class_offset, "class id = class output + offset");
   table.AddBool("debug_mode", &flags.debug_mode, "print every image's detections");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels");
@@ -88,7 +94,8 @@ int Main(int argc, char** argv) {
     if (flags.num_interpreter_threads > 256) return UsageError("--num_interpreter_threads must be in [1, 256]");
     PrintWarnings(warnings);  // here, ahead of the checks below, so the lines keep their order
     if (flags.num_images < 0) return UsageError("--num_images must not be negative");
-    if (flags.class_offset < -1000000 || flags.class_offset > 1000000) return UsageError("--class_offset is out of range");
+    if (flags.class_offset < -1000000 || flags.class_offset > 1000000)
+      return UsageError("--class_offset is out of range");
     return Status::Ok();
   };
   spec.delegates = &delegate_flags;

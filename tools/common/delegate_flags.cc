@@ -73,14 +73,17 @@ std::string DelegateFlagGroup::ValueText(const std::string& name) const {
     for (const ProviderFlag& f : provider.flags) {
       if (f.name != name) continue;
       switch (f.type) {
-        case ProviderFlag::Type::kBool: return params_.GetBool(name) ? "1" : "0";
-        case ProviderFlag::Type::kInt: return std::to_string(params_.GetInt(name));
+        case ProviderFlag::Type::kBool:
+          return params_.GetBool(name) ? "1" : "0";
+        case ProviderFlag::Type::kInt:
+          return std::to_string(params_.GetInt(name));
         case ProviderFlag::Type::kFloat: {
           char text[32];
           std::snprintf(text, sizeof(text), "%g", static_cast<double>(params_.GetFloat(name)));
           return text;
         }
-        case ProviderFlag::Type::kString: return params_.GetString(name);
+        case ProviderFlag::Type::kString:
+          return params_.GetString(name);
       }
     }
   }
@@ -104,10 +107,18 @@ std::vector<std::pair<std::string, std::string>> DelegateFlagGroup::DelegateOpti
       if (f.name == p.enabling_flag && f.type == ProviderFlag::Type::kBool) continue;
       bool is_default = false;
       switch (f.type) {
-        case ProviderFlag::Type::kBool: is_default = params_.GetBool(f.name) == f.default_bool; break;
-        case ProviderFlag::Type::kInt: is_default = params_.GetInt(f.name) == f.default_int; break;
-        case ProviderFlag::Type::kFloat: is_default = params_.GetFloat(f.name) == f.default_float; break;
-        case ProviderFlag::Type::kString: is_default = params_.GetString(f.name) == f.default_string; break;
+        case ProviderFlag::Type::kBool:
+          is_default = params_.GetBool(f.name) == f.default_bool;
+          break;
+        case ProviderFlag::Type::kInt:
+          is_default = params_.GetInt(f.name) == f.default_int;
+          break;
+        case ProviderFlag::Type::kFloat:
+          is_default = params_.GetFloat(f.name) == f.default_float;
+          break;
+        case ProviderFlag::Type::kString:
+          is_default = params_.GetString(f.name) == f.default_string;
+          break;
       }
       if (!is_default) options.emplace_back(f.name, ValueText(f.name));
     }

@@ -12,8 +12,7 @@ namespace {
 
 std::string PluginPath() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
-  return std::string(srcdir != nullptr ? srcdir : ".") +
-         "/touchstone/delegates/sample/libsample_delegate_plugin.so";
+  return std::string(srcdir != nullptr ? srcdir : ".") + "/touchstone/delegates/sample/libsample_delegate_plugin.so";
 }
 
 struct Parsed {
@@ -37,10 +36,10 @@ struct Parsed {
 TEST(DelegateFlagGroupTest, HelpListsEveryProvidersFlags) {
   Parsed p({});
   const std::string usage = p.table.Usage("tool");
-  for (const char* text : {"Delegate provider COMMON", "--max_delegated_partitions=0", "--min_nodes_per_partition=0",
-                           "Delegate provider EXTERNAL", "--external_delegate_path=\"\"",
-                           "--external_delegate_options=\"\"", "Delegate provider SAMPLE",
-                           "--use_sample_delegate=false"}) {
+  for (const char* text :
+       {"Delegate provider COMMON", "--max_delegated_partitions=0", "--min_nodes_per_partition=0",
+        "Delegate provider EXTERNAL", "--external_delegate_path=\"\"", "--external_delegate_options=\"\"",
+        "Delegate provider SAMPLE", "--use_sample_delegate=false"}) {
     EXPECT_NE(usage.find(text), std::string::npos) << text << "\n" << usage;
   }
 }
@@ -56,8 +55,8 @@ TEST(DelegateFlagGroupTest, DelegatesInCommandLineOrder) {
     EXPECT_EQ(created.value()[1].provider, "SAMPLE");
   }
   {
-    Parsed p({"--use_sample_delegate=true", "--max_delegated_partitions=2",
-              "--external_delegate_path=" + PluginPath(), "--external_delegate_options=min_nodes_per_partition:2"});
+    Parsed p({"--use_sample_delegate=true", "--max_delegated_partitions=2", "--external_delegate_path=" + PluginPath(),
+              "--external_delegate_options=min_nodes_per_partition:2"});
     ASSERT_TRUE(p.status.ok()) << p.status.message();
     EXPECT_EQ(p.group.params().GetInt("max_delegated_partitions"), 2);
     auto created = p.group.CreateDelegates(p.table, {});

@@ -39,7 +39,8 @@ std::function<void(int, int)> MakeProgress() {
 
 std::string DelegateFlagHelp() {
   std::string names;
-  for (const std::string& name : DelegateNames(RegisteredDelegateProviders())) names += (names.empty() ? "" : "|") + name;
+  for (const std::string& name : DelegateNames(RegisteredDelegateProviders()))
+    names += (names.empty() ? "" : "|") + name;
   return "TFLite's delegate by name (" + (names.empty() ? std::string("none built") : names) +
          "), as its provider's own flag; \"\": none";
 }

@@ -42,9 +42,7 @@ void FlagTable::AddFloat(const std::string& name, float* value, const std::strin
 void FlagTable::AddBool(const std::string& name, bool* value, const std::string& help) {
   flags_.push_back({name, Kind::kBool, value, help, *value ? "true" : "false"});
 }
-void FlagTable::AddGroup(const std::string& title) {
-  flags_.push_back({"", Kind::kGroup, nullptr, title, ""});
-}
+void FlagTable::AddGroup(const std::string& title) { flags_.push_back({"", Kind::kGroup, nullptr, title, ""}); }
 void FlagTable::AddIgnored(const std::string& name, const std::string& why) {
   flags_.push_back({name, Kind::kIgnored, nullptr, "accepted for compatibility, ignored: " + why, ""});
 }
@@ -95,8 +93,7 @@ Status FlagTable::SetValue(const Flag& flag, const std::string& text) {
   return Status::Ok();
 }
 
-Status FlagTable::Parse(int argc, const char* const* argv, bool* help_requested,
-                        std::vector<std::string>* warnings) {
+Status FlagTable::Parse(int argc, const char* const* argv, bool* help_requested, std::vector<std::string>* warnings) {
   *help_requested = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -157,13 +154,26 @@ std::vector<std::pair<std::string, std::string>> FlagTable::GivenValues() const 
       if (f.kind == Kind::kGroup || f.name != name) continue;
       std::string text;
       switch (f.kind) {
-        case Kind::kString: text = *static_cast<const std::string*>(f.value); break;
-        case Kind::kInt: text = std::to_string(*static_cast<const int32_t*>(f.value)); break;
-        case Kind::kInt64: text = std::to_string(*static_cast<const int64_t*>(f.value)); break;
-        case Kind::kFloat: text = FormatFloat(*static_cast<const float*>(f.value)); break;
-        case Kind::kBool: text = *static_cast<const bool*>(f.value) ? "true" : "false"; break;
-        case Kind::kIgnored: text = "(ignored)"; break;
-        case Kind::kGroup: break;
+        case Kind::kString:
+          text = *static_cast<const std::string*>(f.value);
+          break;
+        case Kind::kInt:
+          text = std::to_string(*static_cast<const int32_t*>(f.value));
+          break;
+        case Kind::kInt64:
+          text = std::to_string(*static_cast<const int64_t*>(f.value));
+          break;
+        case Kind::kFloat:
+          text = FormatFloat(*static_cast<const float*>(f.value));
+          break;
+        case Kind::kBool:
+          text = *static_cast<const bool*>(f.value) ? "true" : "false";
+          break;
+        case Kind::kIgnored:
+          text = "(ignored)";
+          break;
+        case Kind::kGroup:
+          break;
       }
       values.emplace_back(name, text);
     }

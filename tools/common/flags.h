@@ -26,8 +26,7 @@ class FlagTable {
   void AddGroup(const std::string& title);
 
   // Parses argv[1..]; --help sets *help_requested. Warnings for ignored flags go to *warnings.
-  Status Parse(int argc, const char* const* argv, bool* help_requested,
-               std::vector<std::string>* warnings);
+  Status Parse(int argc, const char* const* argv, bool* help_requested, std::vector<std::string>* warnings);
   // "--name=default  help" lines, in declaration order.
   std::string Usage(const std::string& program) const;
   // Names of flags given on the command line, in order.

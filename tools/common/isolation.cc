@@ -86,7 +86,8 @@ Status IsolationFlags::Validate(const FlagTable& table, std::vector<std::string>
 
 StatusOr<ChildOutcome> RunInChild(int timeout_secs, const std::function<int()>& work) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return ExecutionError(std::string("delegate isolation: pipe: ") + std::strerror(errno));
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return ExecutionError(std::string("delegate isolation: pipe: ") + std::strerror(errno));
   // An inherited SIGCHLD = SIG_IGN would reap the child by itself and hide its exit status.
   struct sigaction chld_default = {}, chld_previous;
   chld_default.sa_handler = SIG_DFL;
@@ -200,7 +201,8 @@ std::string DescribeChildFailure(const ChildOutcome& outcome, const std::string&
   std::string line = std::string("FAIL: ") + (several ? "delegates " : "delegate ") +
                      (names.empty() ? "none (CPU kernels only)" : names) + ": ";
   if (outcome.kind == ChildOutcome::Kind::kSignaled) {
-    line += "killed by signal " + DescribeSignal(outcome.signal) + " (in the child process of --delegate_isolation=process)";
+    line += "killed by signal " + DescribeSignal(outcome.signal) +
+            " (in the child process of --delegate_isolation=process)";
   } else {
     line += "timed out after " + std::to_string(outcome.timeout_secs) +
             " s (--delegate_timeout_secs); the child process was killed";

@@ -36,9 +36,9 @@ struct IsolationFlags {
 struct ChildOutcome {
   enum class Kind { kExited, kSignaled, kTimedOut };
   Kind kind = Kind::kExited;
-  int exit_code = 0;   // kExited
-  int signal = 0;      // kSignaled
-  int timeout_secs = 0;  // kTimedOut
+  int exit_code = 0;      // kExited
+  int signal = 0;         // kSignaled
+  int timeout_secs = 0;   // kTimedOut
   std::string delegates;  // what the child said it created (NoteDelegatesToParent); may be empty
 };
 

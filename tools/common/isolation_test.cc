@@ -122,15 +122,17 @@ TEST(RunIsolatedTest, ExitCodes) {
   EXPECT_EQ(RunIsolated(none.flags, none.table, "", []() { return 1; }), 1);
   Parsed process({"--delegate_isolation=process", "--delegate_timeout_secs=1"});
   EXPECT_EQ(RunIsolated(process.flags, process.table, "", []() { return 5; }), 5);
-  EXPECT_EQ(RunIsolated(process.flags, process.table, "SAMPLE", []() {
-              std::abort();
-              return 0;
-            }),
+  EXPECT_EQ(RunIsolated(process.flags, process.table, "SAMPLE",
+                        []() {
+                          std::abort();
+                          return 0;
+                        }),
             4);
-  EXPECT_EQ(RunIsolated(process.flags, process.table, "SAMPLE", []() {
-              for (;;) pause();
-              return 0;
-            }),
+  EXPECT_EQ(RunIsolated(process.flags, process.table, "SAMPLE",
+                        []() {
+                          for (;;) pause();
+                          return 0;
+                        }),
             4);
   Parsed bad({"--delegate_isolation=yes"});
   EXPECT_EQ(RunIsolated(bad.flags, bad.table, "", []() { return 0; }), 2);

@@ -38,8 +38,8 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents,
   const size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string temp = dir + "/." + name + ".tmp." + std::to_string(getpid()) + "." +
-                           std::to_string(g_temp_counter.fetch_add(1));
+  const std::string temp =
+      dir + "/." + name + ".tmp." + std::to_string(getpid()) + "." + std::to_string(g_temp_counter.fetch_add(1));
   // Unnamed first (nothing to leave behind if killed); a named temporary where O_TMPFILE is missing.
   bool named = false;
   int fd = open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);

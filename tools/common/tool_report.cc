@@ -16,7 +16,8 @@ void CompleteEnvelope(const FlagTable& table, const DelegateFlagGroup& delegates
   for (ReportedDelegate& d : envelope->config.delegates) d.options = delegates.DelegateOptions(d.provider);
 }
 
-Status CheckThreadCount(const std::string& flag, int value, bool minus_one_allowed, std::vector<std::string>* warnings) {
+Status CheckThreadCount(const std::string& flag, int value, bool minus_one_allowed,
+                        std::vector<std::string>* warnings) {
   if (value == 0 || value < -1 || (value == -1 && !minus_one_allowed)) {
     return UsageError("--" + flag + "=" + std::to_string(value) + ": must be at least 1" +
                       (minus_one_allowed ? " (or -1 for the default)" : ""));
@@ -25,7 +26,8 @@ Status CheckThreadCount(const std::string& flag, int value, bool minus_one_allow
   CPU_ZERO(&set);
   const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
   if (cpus > 0 && value > cpus && warnings != nullptr) {
-    warnings->push_back("--" + flag + "=" + std::to_string(value) + " is more threads than the " + std::to_string(cpus) +
+    warnings->push_back("--" + flag + "=" + std::to_string(value) + " is more threads than the " +
+                        std::to_string(cpus) +
                         " CPUs this process may use: threads will share CPUs and latencies will suffer");
   }
   return Status::Ok();
@@ -47,7 +49,8 @@ StatusOr<std::string> ReadBaselineText(const std::string& path) {
 void Heartbeat::Beat(const std::string& what, int64_t done, double elapsed_secs, const std::string& detail) {
   if (elapsed_secs - last_secs_ < every_secs_) return;
   last_secs_ = elapsed_secs;
-  std::fprintf(out_, "%s: %lld in %.1f s%s\n", what.c_str(), static_cast<long long>(done), elapsed_secs, detail.c_str());
+  std::fprintf(out_, "%s: %lld in %.1f s%s\n", what.c_str(), static_cast<long long>(done), elapsed_secs,
+               detail.c_str());
   std::fflush(out_);
 }
 

@@ -41,7 +41,7 @@ TEST(HeartbeatTest, AtMostOneLineEveryPeriod) {
   heartbeat.Beat("regular runs", 5000, 15.0);  // 5 s after the last
   heartbeat.Beat("regular runs", 9720, 20.5);  // due
   heartbeat.Reset();
-  heartbeat.Beat("warm-up runs", 3, 2.0);      // a new loop starts the period again
+  heartbeat.Beat("warm-up runs", 3, 2.0);  // a new loop starts the period again
   std::fclose(out);
   EXPECT_EQ(std::string(text, size), "regular runs: 4860 in 10.0 s\nregular runs: 9720 in 20.5 s\n");
   std::free(text);

@@ -66,7 +66,10 @@ TEST(RunToolTest, FailuresAreOneErrorLineAndTheirExitCode) {
 TEST(RunToolTest, CheckStopsBeforeTheWorkAndAddsWarnings) {
   Tool tool;
   bool ran = false;
-  tool.spec.run = [&]() -> StatusOr<int> { ran = true; return 0; };
+  tool.spec.run = [&]() -> StatusOr<int> {
+    ran = true;
+    return 0;
+  };
   tool.spec.check = [&](std::vector<std::string>* warnings) -> Status {
     if (tool.count > 5) return UsageError("--count must be at most 5");
     if (tool.count > 3) warnings->push_back("a large count");

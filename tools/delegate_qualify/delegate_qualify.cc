@@ -111,8 +111,9 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
   StatusOr<std::vector<ProvidedDelegate>> probe = factory();
   if (!probe.ok()) return probe.status();
   if (probe.value().empty()) {
-    return UsageError("no delegate to qualify: give one of the delegate flags (--stable_delegate_settings_file, "
-                      "--external_delegate_path, --use_gpu, --use_xnnpack, ...)");
+    return UsageError(
+        "no delegate to qualify: give one of the delegate flags (--stable_delegate_settings_file, "
+        "--external_delegate_path, --use_gpu, --use_xnnpack, ...)");
   }
   const std::string delegates = DescribeDelegates(probe.value(), group.params());
   config.float_tolerance = group.ReducedPrecision(probe.value()) ? kQualifyFloat16Tolerance : kQualifyFloat32Tolerance;

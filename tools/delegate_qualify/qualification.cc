@@ -129,7 +129,7 @@ struct Delegation {
   int partitions = 0;
   std::vector<int> claimed;  // original nodes delegated, in the original plan's order
   std::vector<CpuNode> cpu_nodes;
-  std::string errors;        // delegates that failed to apply
+  std::string errors;  // delegates that failed to apply
 };
 
 StatusOr<Delegation> InspectDelegation(const std::shared_ptr<const Model>& model,
@@ -258,8 +258,8 @@ QualifiedItem QualifyItem(QualifiedItem item, const std::vector<uint8_t>& bytes,
     // Bisect over prefixes of the claimed nodes: the smallest prefix whose delegation fails ends with the
     // node that makes the outputs diverge.
     int lo = 1, hi = static_cast<int>(d.claimed.size());
-    StatusOr<bool> whole = PassesWithOnly(model.value(), delegates.value(),
-                                          std::set<int>(d.claimed.begin(), d.claimed.end()), config);
+    StatusOr<bool> whole =
+        PassesWithOnly(model.value(), delegates.value(), std::set<int>(d.claimed.begin(), d.claimed.end()), config);
     if (whole.ok() && !whole.value()) {
       while (lo < hi) {
         const int mid = (lo + hi) / 2;
@@ -279,8 +279,9 @@ QualifiedItem QualifyItem(QualifiedItem item, const std::vector<uint8_t>& bytes,
                           " of the " + std::to_string(d.claimed.size()) +
                           " claimed nodes keeps the outputs within the thresholds";
     } else {
-      item.localization = "not localized: delegating the claimed nodes one prefix at a time does not reproduce "
-                          "the failure";
+      item.localization =
+          "not localized: delegating the claimed nodes one prefix at a time does not reproduce "
+          "the failure";
     }
   }
   return item;
@@ -462,8 +463,9 @@ QualifiedItem RunIsolatedItem(const QualifiedItem& item, const QualifyConfig& co
 }
 
 std::string ShellQuote(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") ==
-                           std::string::npos) {
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") ==
+          std::string::npos) {
     return word;
   }
   std::string quoted = "'";
@@ -507,7 +509,9 @@ StatusOr<LatencySamples> MeasureLatency(const std::shared_ptr<const Model>& mode
   return samples;
 }
 
-nlohmann::json SamplesJson(const LatencySamples& s) { return {{"startup_us", s.startup_us}, {"inference_us", s.inference_us}}; }
+nlohmann::json SamplesJson(const LatencySamples& s) {
+  return {{"startup_us", s.startup_us}, {"inference_us", s.inference_us}};
+}
 
 LatencyResult JudgeLatency(const std::string& model, const LatencySamples& reference, const LatencySamples& test,
                            const QualifyConfig& config) {
@@ -537,8 +541,9 @@ LatencyResult JudgeLatency(const std::string& model, const LatencySamples& refer
     c.ci_high = compared.ci_high;
     c.reference_runs = static_cast<int>(a.us.size());
     c.test_runs = static_cast<int>(b.us.size());
-    c.verdict = static_cast<int>(a.us.size()) < gate.min_samples ? "NOISY"
-                                                                   : LatencyVerdict(c.ci_low, c.ci_high, config.max_regression_pct);
+    c.verdict = static_cast<int>(a.us.size()) < gate.min_samples
+                    ? "NOISY"
+                    : LatencyVerdict(c.ci_low, c.ci_high, config.max_regression_pct);
     verdicts.push_back(c.verdict);
     result.criteria.push_back(c);
   }
@@ -550,12 +555,18 @@ LatencyResult JudgeLatency(const std::string& model, const LatencySamples& refer
 
 const char* ItemVerdictName(ItemVerdict verdict) {
   switch (verdict) {
-    case ItemVerdict::kPass: return "PASS";
-    case ItemVerdict::kFail: return "FAIL";
-    case ItemVerdict::kNotDelegated: return "NOT_DELEGATED";
-    case ItemVerdict::kCrash: return "CRASH";
-    case ItemVerdict::kHang: return "HANG";
-    case ItemVerdict::kInvalid: return "INVALID";
+    case ItemVerdict::kPass:
+      return "PASS";
+    case ItemVerdict::kFail:
+      return "FAIL";
+    case ItemVerdict::kNotDelegated:
+      return "NOT_DELEGATED";
+    case ItemVerdict::kCrash:
+      return "CRASH";
+    case ItemVerdict::kHang:
+      return "HANG";
+    case ItemVerdict::kInvalid:
+      return "INVALID";
   }
   return "INVALID";
 }
@@ -627,16 +638,16 @@ StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, cons
       models.push_back(std::move(m));
     }
   }
-  const std::vector<ConformanceCase> suite = config.conformance || !config.only.empty() ? BuildConformanceSuite()
-                                                                                         : std::vector<ConformanceCase>();
+  const std::vector<ConformanceCase> suite =
+      config.conformance || !config.only.empty() ? BuildConformanceSuite() : std::vector<ConformanceCase>();
   if (!config.only.empty()) {
     bool found = false;
     for (const ConformanceCase& c : suite) found = found || c.id() == config.only;
     for (const NamedModel& m : models) found = found || "model:" + m.name == config.only;
     if (!found) return UsageError("--only=" + config.only + ": no case or model has this id");
   }
-  const std::string tool = "delegate_qualify" + std::string(config.delegate_flags.empty() ? "" : " ") +
-                           config.delegate_flags;
+  const std::string tool =
+      "delegate_qualify" + std::string(config.delegate_flags.empty() ? "" : " ") + config.delegate_flags;
   auto run_item = [&](QualifiedItem item, const std::vector<uint8_t>& bytes, bool is_model) {
     item.reproduce = tool + " --only=" + ShellQuote(item.id);
     if (!config.model_paths.empty() && is_model) item.reproduce += " --models=" + ShellQuote(item.variant);
@@ -645,7 +656,8 @@ StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, cons
       done.reproduce = item.reproduce;
       return done;
     }
-    return RunIsolatedItem(item, config, [&]() { return ItemJson(QualifyItem(item, bytes, is_model, config, factory)).dump(); });
+    return RunIsolatedItem(item, config,
+                           [&]() { return ItemJson(QualifyItem(item, bytes, is_model, config, factory)).dump(); });
   };
   if (config.conformance || !config.only.empty()) {
     int done = 0;
@@ -659,7 +671,8 @@ StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, cons
       item.version = c.version;
       report.cases.push_back(run_item(item, c.model, false));
       ++done;
-      if (progress != nullptr && done % 25 == 0) std::fprintf(progress, "conformance: %d of %zu cases\n", done, suite.size());
+      if (progress != nullptr && done % 25 == 0)
+        std::fprintf(progress, "conformance: %d of %zu cases\n", done, suite.size());
     }
   }
   if (config.models || !config.only.empty()) {
@@ -687,7 +700,8 @@ StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, cons
         if (!delegates.ok()) return nlohmann::json{{"error", delegates.status().message()}}.dump();
         StatusOr<LatencySamples> test = MeasureLatency(model.value(), &delegates.value(), config);
         if (!test.ok()) return nlohmann::json{{"error", test.status().message()}}.dump();
-        return nlohmann::json{{"reference", SamplesJson(reference.value())}, {"test", SamplesJson(test.value())}}.dump();
+        return nlohmann::json{{"reference", SamplesJson(reference.value())}, {"test", SamplesJson(test.value())}}
+            .dump();
       };
       std::string text;
       QualifiedItem probe;
@@ -734,12 +748,30 @@ StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, cons
   for (const std::vector<QualifiedItem>* list : {&report.cases, &report.models}) {
     for (const QualifiedItem& item : *list) {
       switch (item.verdict) {
-        case ItemVerdict::kPass: ++claimed; ++passed; break;
-        case ItemVerdict::kFail: ++claimed; ++failed; break;
-        case ItemVerdict::kCrash: ++claimed; ++failed; ++report.crashes; break;
-        case ItemVerdict::kHang: ++claimed; ++failed; ++report.hangs; break;
-        case ItemVerdict::kNotDelegated: ++not_delegated; break;
-        case ItemVerdict::kInvalid: ++invalid; break;
+        case ItemVerdict::kPass:
+          ++claimed;
+          ++passed;
+          break;
+        case ItemVerdict::kFail:
+          ++claimed;
+          ++failed;
+          break;
+        case ItemVerdict::kCrash:
+          ++claimed;
+          ++failed;
+          ++report.crashes;
+          break;
+        case ItemVerdict::kHang:
+          ++claimed;
+          ++failed;
+          ++report.hangs;
+          break;
+        case ItemVerdict::kNotDelegated:
+          ++not_delegated;
+          break;
+        case ItemVerdict::kInvalid:
+          ++invalid;
+          break;
       }
     }
   }

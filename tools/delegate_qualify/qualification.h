@@ -42,14 +42,14 @@ struct QualifyConfig {
   // in this process, without isolation, so a debugger or sanitizer sees it. Empty: everything.
   std::string only;
   bool isolate = true;
-  int timeout_secs = 60;       // per case, model or latency run
-  int diff_runs = 2;           // inference_diff runs per case and model
+  int timeout_secs = 60;  // per case, model or latency run
+  int diff_runs = 2;      // inference_diff runs per case and model
   uint32_t seed = 1;
   double float_tolerance = 1e-5;  // --qualify's float tolerance (1e-2 for a float16 delegate)
   bool conformance = true;
   bool models = true;
   bool latency = true;
-  int num_threads = 1;         // CPU threads of the latency reference and the test run
+  int num_threads = 1;  // CPU threads of the latency reference and the test run
   int startup_runs = 5;
   int inference_runs = 50;
   double max_regression_pct = 5.0;
@@ -78,19 +78,19 @@ struct CpuNode {
   int node = -1;
   std::string op;
   int version = 0;
-  std::string types;   // "in FLOAT32,INT32 -> out FLOAT32"
+  std::string types;  // "in FLOAT32,INT32 -> out FLOAT32"
   std::string reason;
 };
 
 // One conformance case or one model.
 struct QualifiedItem {
-  std::string id;       // the case's id, or "model:<file name>"
-  std::string op;       // cases: the op; models: ""
+  std::string id;  // the case's id, or "model:<file name>"
+  std::string op;  // cases: the op; models: ""
   std::string type;
   std::string variant;  // cases: the variant; models: the path
   int version = 0;
   ItemVerdict verdict = ItemVerdict::kInvalid;
-  std::string detail;   // why it failed, crashed, hung or was invalid; what the delegate took otherwise
+  std::string detail;  // why it failed, crashed, hung or was invalid; what the delegate took otherwise
   int nodes = 0;
   int delegated_nodes = 0;
   int partitions = 0;
@@ -100,26 +100,26 @@ struct QualifiedItem {
   int divergent_node = -1;
   std::string divergent_op;
   std::string localization;
-  std::string reproduce;  // a command that runs this item alone
+  std::string reproduce;              // a command that runs this item alone
   std::vector<std::string> log_tail;  // the last lines the item's run printed (crashes, hangs)
 };
 
 // One latency metric of TFLite's Delegate Performance Benchmark.
 struct LatencyCriterion {
-  std::string metric;    // "startup_overhead", "average_inference"
+  std::string metric;  // "startup_overhead", "average_inference"
   double reference_median_us = 0.0;
   double test_median_us = 0.0;
-  double ratio = 0.0;    // test / reference medians
+  double ratio = 0.0;  // test / reference medians
   double ci_low = 0.0;
   double ci_high = 0.0;
   int reference_runs = 0;
   int test_runs = 0;
-  std::string verdict;   // PASS, PASS_WITH_WARNING, FAIL, NOISY
+  std::string verdict;  // PASS, PASS_WITH_WARNING, FAIL, NOISY
 };
 
 struct LatencyResult {
   std::string model;
-  std::string verdict;   // the criteria's combined verdict; "ERROR" when the run failed
+  std::string verdict;  // the criteria's combined verdict; "ERROR" when the run failed
   std::string detail;
   std::vector<LatencyCriterion> criteria;
 };

@@ -50,11 +50,20 @@ std::string Html(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -147,7 +156,8 @@ std::string QualificationJson(const QualificationReport& report) {
       e["outputs"] = outputs;
       nlohmann::ordered_json cpu = nlohmann::ordered_json::array();
       for (const CpuNode& n : item.cpu_nodes) {
-        cpu.push_back({{"node", n.node}, {"op", n.op}, {"version", n.version}, {"types", n.types}, {"reason", n.reason}});
+        cpu.push_back(
+            {{"node", n.node}, {"op", n.op}, {"version", n.version}, {"types", n.types}, {"reason", n.reason}});
       }
       e["cpu_nodes"] = cpu;
       if (item.divergent_node >= 0 || !item.localization.empty()) {
@@ -203,8 +213,8 @@ std::string QualificationCsv(const QualificationReport& report) {
       out << Csv(item.id) << "," << (list == &report.cases ? "case" : "model") << "," << Csv(item.op) << ","
           << Csv(item.type) << "," << Csv(item.variant) << "," << item.version << "," << ItemVerdictName(item.verdict)
           << "," << item.delegated_nodes << "," << item.nodes << "," << item.partitions << ","
-          << (figures ? Number(max_abs) : "") << "," << (figures ? Number(max_rel) : "") << "," << Csv(threshold)
-          << "," << Csv(item.detail + (item.localization.empty() ? "" : "; " + item.localization)) << ","
+          << (figures ? Number(max_abs) : "") << "," << (figures ? Number(max_rel) : "") << "," << Csv(threshold) << ","
+          << Csv(item.detail + (item.localization.empty() ? "" : "; " + item.localization)) << ","
           << Csv(item.reproduce) << "\n";
     }
   }
@@ -223,9 +233,9 @@ std::string QualificationHtml(const QualificationReport& report) {
        "#summary{font-size:18px;padding:1em;border:2px solid #888;display:inline-block}"
        "code{font-size:12px;background:#f6f6f6}</style>\n</head><body>\n";
   h << "<h1>Delegate qualification</h1>\n<div id=\"summary\" class=\"" << verdict << "\"><b>Verdict: " << verdict
-    << "</b><br>Delegate: " << Html(report.delegates) << "<br>" << Html(report.summary) << "<br>Crashes: "
-    << report.crashes << ", hangs: " << report.hangs << "<br>Touchstone " << Html(report.envelope.touchstone_version)
-    << ", " << Html(report.envelope.start_time) << "</div>\n";
+    << "</b><br>Delegate: " << Html(report.delegates) << "<br>" << Html(report.summary)
+    << "<br>Crashes: " << report.crashes << ", hangs: " << report.hangs << "<br>Touchstone "
+    << Html(report.envelope.touchstone_version) << ", " << Html(report.envelope.start_time) << "</div>\n";
   h << "<p>Thresholds: float outputs within " << Number(report.float_tolerance)
     << " of the reference's largest magnitude, quantized outputs within one step, others exact; latency: at most "
     << Number(report.max_regression_pct) << "% slower than the CPU without the delegate.</p>\n";
@@ -259,7 +269,8 @@ std::string QualificationHtml(const QualificationReport& report) {
     }
     h << "<tr><td>" << Html(m.id.substr(6)) << "<br><small>" << Html(m.variant) << "</small></td><td class=\""
       << ItemVerdictName(m.verdict) << "\">" << ItemVerdictName(m.verdict) << "</td><td>" << m.delegated_nodes << " of "
-      << m.nodes << "</td><td>" << m.partitions << "</td><td>" << Html(Figures(m)) << "</td><td>" << cpu << "</td><td>" << Html(m.detail) << (m.localization.empty() ? "" : "<br><b>" + Html(m.localization) + "</b>")
+      << m.nodes << "</td><td>" << m.partitions << "</td><td>" << Html(Figures(m)) << "</td><td>" << cpu << "</td><td>"
+      << Html(m.detail) << (m.localization.empty() ? "" : "<br><b>" + Html(m.localization) + "</b>")
       << (Failing(m) ? "<br><code>" + Html(m.reproduce) + "</code>" : "") << "</td></tr>\n";
   }
   h << "</table>\n<h2>Op conformance</h2>\n";
@@ -280,7 +291,8 @@ std::string QualificationHtml(const QualificationReport& report) {
     std::vector<const QualifiedItem*> cases = by_op[op];
     std::stable_sort(cases.begin(), cases.end(),
                      [](const QualifiedItem* a, const QualifiedItem* b) { return Failing(*a) && !Failing(*b); });
-    h << "<h3>" << Html(op) << "</h3>\n<table><tr><th>type</th><th>variant</th><th>version</th><th>verdict</th>"
+    h << "<h3>" << Html(op)
+      << "</h3>\n<table><tr><th>type</th><th>variant</th><th>version</th><th>verdict</th>"
          "<th>figures</th><th>detail</th></tr>\n";
     for (const QualifiedItem* c : cases) {
       h << "<tr><td>" << Html(c->type) << "</td><td>" << Html(c->variant) << "</td><td>" << c->version

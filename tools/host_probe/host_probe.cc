@@ -46,7 +46,7 @@
 namespace touchstone {
 namespace {
 
-constexpr int kAccumulators = 12;       // independent chains: enough to cover the FMA latency
+constexpr int kAccumulators = 12;         // independent chains: enough to cover the FMA latency
 constexpr int64_t kStepsPerCheck = 4096;  // loop steps between clock reads
 
 // Each loop returns the multiply-adds done (lanes x accumulators x steps) in about `duration`.
@@ -223,12 +223,10 @@ double Mean(const std::vector<double>& values) {
 // One figure per CPU alone, then all at once, printed as "<what> ..." lines. False when a thread
 // could not be pinned.
 template <typename Work>
-bool Report(const std::string& what, const std::string& unit, const std::vector<int>& cpus,
-            Work work) {
+bool Report(const std::string& what, const std::string& unit, const std::vector<int>& cpus, Work work) {
   std::vector<double> alone;
   for (size_t i = 0; i < cpus.size(); ++i) {
-    const std::vector<double> one =
-        Measure({cpus[i]}, [&](size_t) { return work(i); });
+    const std::vector<double> one = Measure({cpus[i]}, [&](size_t) { return work(i); });
     if (one.empty()) {
       std::cerr << "ERROR: host_probe: cannot pin a thread to cpu " << cpus[i] << std::endl;
       return false;
@@ -246,8 +244,8 @@ bool Report(const std::string& what, const std::string& unit, const std::vector<
   }
   std::cout << what << " at once: " << Join(together) << " " << unit << std::endl;
   const double mean_alone = Mean(alone);
-  std::cout << std::setprecision(2) << what << "_at_once_over_alone: "
-            << (mean_alone > 0.0 ? Mean(together) / mean_alone : 0.0) << std::endl;
+  std::cout << std::setprecision(2) << what
+            << "_at_once_over_alone: " << (mean_alone > 0.0 ? Mean(together) / mean_alone : 0.0) << std::endl;
   return true;
 }
 
@@ -300,8 +298,7 @@ double HandoffRate(int cpu_a, int cpu_b, std::vector<uint64_t>* buffer, Clock::d
   other.join();
   if (!pinned_all) return -1.0;
   const double seconds = std::chrono::duration<double>(busy[0] + busy[1]).count();
-  const double bytes = 2.0 * static_cast<double>(passes[0] + passes[1]) *
-                       static_cast<double>(count * sizeof(uint64_t));
+  const double bytes = 2.0 * static_cast<double>(passes[0] + passes[1]) * static_cast<double>(count * sizeof(uint64_t));
   return seconds > 0.0 ? bytes / seconds / 1e9 : 0.0;
 }
 
@@ -347,8 +344,7 @@ double RoundTripNs(int cpu_a, int cpu_b, Clock::duration duration) {
 
 // The handoff lines (between the first two CPUs) over `buffer`. False when a thread could not be
 // pinned.
-bool ReportHandoff(const std::vector<int>& cpus, std::vector<uint64_t>& buffer,
-                   Clock::duration duration) {
+bool ReportHandoff(const std::vector<int>& cpus, std::vector<uint64_t>& buffer, Clock::duration duration) {
   if (cpus.size() < 2) {
     std::cout << "handoff: skipped, one cpu" << std::endl;
     return true;
@@ -357,30 +353,26 @@ bool ReportHandoff(const std::vector<int>& cpus, std::vector<uint64_t>& buffer,
   // shows here as a CPU slower than the other).
   std::vector<double> own;
   for (int i = 0; i < 2; ++i) {
-    const std::vector<double> rate = Measure({cpus[i]}, [&](size_t) {
-      return MemoryLoop(&buffer, duration);
-    });
+    const std::vector<double> rate = Measure({cpus[i]}, [&](size_t) { return MemoryLoop(&buffer, duration); });
     if (rate.empty()) break;
     own.push_back(rate[0]);
   }
   const double between = own.size() == 2 ? HandoffRate(cpus[0], cpus[1], &buffer, duration) : -1.0;
   const double round_trip_ns = between >= 0.0 ? RoundTripNs(cpus[0], cpus[1], duration) : -1.0;
   if (between < 0.0 || round_trip_ns < 0.0) {
-    std::cerr << "ERROR: host_probe: cannot pin threads to cpus " << cpus[0] << " and " << cpus[1]
-              << std::endl;
+    std::cerr << "ERROR: host_probe: cannot pin threads to cpus " << cpus[0] << " and " << cpus[1] << std::endl;
     return false;
   }
   std::cout << std::fixed << std::setprecision(1);
   for (int i = 0; i < 2; ++i) {
     std::cout << "handoff own cpu " << cpus[i] << ": " << own[i] << " GB/s" << std::endl;
   }
-  std::cout << "handoff between cpu " << cpus[0] << " and " << cpus[1] << ": " << between << " GB/s"
-            << std::endl;
+  std::cout << "handoff between cpu " << cpus[0] << " and " << cpus[1] << ": " << between << " GB/s" << std::endl;
   const double mean_own = Mean(own);
-  std::cout << std::setprecision(2) << "handoff_between_over_own: "
-            << (mean_own > 0.0 ? between / mean_own : 0.0) << std::endl;
-  std::cout << std::setprecision(0) << "round trip between cpu " << cpus[0] << " and " << cpus[1]
-            << ": " << round_trip_ns << " ns" << std::endl;
+  std::cout << std::setprecision(2) << "handoff_between_over_own: " << (mean_own > 0.0 ? between / mean_own : 0.0)
+            << std::endl;
+  std::cout << std::setprecision(0) << "round trip between cpu " << cpus[0] << " and " << cpus[1] << ": "
+            << round_trip_ns << " ns" << std::endl;
   return true;
 }
 
@@ -391,8 +383,8 @@ bool AllocateOnes(std::vector<uint64_t>* buffer, size_t bytes, const char* what)
     buffer->assign(bytes / sizeof(uint64_t), 1);
     return true;
   } catch (const std::exception&) {
-    std::cerr << "ERROR: host_probe: cannot allocate " << bytes / 1024 << " KiB for the " << what
-              << " buffer" << std::endl;
+    std::cerr << "ERROR: host_probe: cannot allocate " << bytes / 1024 << " KiB for the " << what << " buffer"
+              << std::endl;
     return false;
   }
 }
@@ -415,29 +407,24 @@ int Probe(int32_t duration_ms, int32_t buffer_mb, int32_t handoff_kb) {
     if (!AllocateOnes(&buffer, static_cast<size_t>(buffer_mb) * 1024 * 1024, "memory")) return 4;
   }
   std::vector<uint64_t> handoff_buffer;
-  if (cpus.size() >= 2 &&
-      !AllocateOnes(&handoff_buffer, static_cast<size_t>(handoff_kb) * 1024, "handoff")) {
+  if (cpus.size() >= 2 && !AllocateOnes(&handoff_buffer, static_cast<size_t>(handoff_kb) * 1024, "handoff")) {
     return 4;
   }
   std::string isa;
   const LoopFn loop = ChooseLoop(&isa);
   const auto duration = std::chrono::milliseconds(duration_ms);
-  std::cout << "compute loop: " << isa << "; " << duration_ms << " ms per measurement; memory: "
-            << buffer_mb << " MiB per thread" << std::endl;
+  std::cout << "compute loop: " << isa << "; " << duration_ms << " ms per measurement; memory: " << buffer_mb
+            << " MiB per thread" << std::endl;
   std::vector<float> sinks(cpus.size(), 0.0f);
-  const bool compute_ok = Report("compute", "GFLOP/s", cpus, [&](size_t i) {
-    return 2.0 * static_cast<double>(loop(duration, &sinks[i]));
-  });
+  const bool compute_ok = Report("compute", "GFLOP/s", cpus,
+                                 [&](size_t i) { return 2.0 * static_cast<double>(loop(duration, &sinks[i])); });
   if (!compute_ok) return 4;
   volatile float keep = 0.0f;
   for (float sink : sinks) keep = keep + sink;
-  const bool memory_ok = Report("memory", "GB/s", cpus, [&](size_t i) {
-    return MemoryLoop(&buffers[i], duration);
-  });
+  const bool memory_ok = Report("memory", "GB/s", cpus, [&](size_t i) { return MemoryLoop(&buffers[i], duration); });
   if (!memory_ok) return 4;
   return ReportHandoff(cpus, handoff_buffer, duration) ? 0 : 4;
 }
-
 
 int Main(int argc, char** argv) {
   int32_t duration_ms = 50;

@@ -48,16 +48,21 @@ int Main(int argc, char** argv) {
   table.AddString("model_output_labels", &flags.model_output_labels, "one label per model output");
   table.AddString("output_file_path", &flags.output_file_path, "write the JSON report here (docs/imagenet_eval.md)");
   table.AddString("denylist_file_path", &flags.denylist_file_path, "1-based image numbers to leave out");
-  table.AddString("class_folders_path", &flags.class_folders_path, "instead of images+labels: one folder per class, named by its label");
+  table.AddString("class_folders_path", &flags.class_folders_path,
+                  "instead of images+labels: one folder per class, named by its label");
   table.AddInt("num_images", &flags.num_images, "evaluate the first N images (0: all)");
   table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "interpreter threads");
   table.AddString("delegate", &flags.delegate, DelegateFlagHelp());
   table.AddString("input_mean", &flags.input_mean, "normalisation mean, one value or three (default: TFLite's)");
   table.AddString("input_std", &flags.input_std, "normalisation std, one value or three (default: TFLite's)");
-  table.AddBool("use_model_metadata", &flags.use_model_metadata, "normalise with the mean/std of the model's TFLite metadata");
-  table.AddString("label_offset", &flags.label_offset, "output i is label i-offset; auto: detect 1001 vs 1000 classes from the sizes");
-  table.AddInt("num_preprocessing_threads", &flags.num_preprocessing_threads, "decode/preprocess ahead on N threads (0: inline)");
-  table.AddBool("skip_unreadable_images", &flags.skip_unreadable_images, "skip corrupt images with a warning instead of stopping");
+  table.AddBool("use_model_metadata", &flags.use_model_metadata,
+                "normalise with the mean/std of the model's TFLite metadata");
+  table.AddString("label_offset", &flags.label_offset,
+                  "output i is label i-offset; auto: detect 1001 vs 1000 classes from the sizes");
+  table.AddInt("num_preprocessing_threads", &flags.num_preprocessing_threads,
+               "decode/preprocess ahead on N threads (0: inline)");
+  table.AddBool("skip_unreadable_images", &flags.skip_unreadable_images,
+                "skip corrupt images with a warning instead of stopping");
   table.AddBool("reference", &flags.reference, "also run the reference kernels and report both");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels only");
   table.AddBool("per_image", &flags.per_image, "put per-image predictions in the JSON report");

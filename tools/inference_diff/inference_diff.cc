@@ -26,8 +26,8 @@
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
-#include "tools/common/tool_runner.h"
 #include "tools/common/tool_report.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -89,8 +89,9 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
   const bool explicit_thresholds = flags.max_avg_error >= 0 || flags.max_abs_error >= 0 || flags.min_cosine > -1.0f;
   if (flags.qualify && explicit_thresholds) {
-    return UsageError("--qualify sets every threshold by output type; give it or --max_avg_error/--max_abs_error/"
-                      "--min_cosine, not both (--qualify_float_tolerance changes its float tolerance)");
+    return UsageError(
+        "--qualify sets every threshold by output type; give it or --max_avg_error/--max_abs_error/"
+        "--min_cosine, not both (--qualify_float_tolerance changes its float tolerance)");
   }
   if (!flags.qualify && flags.qualify_float_tolerance >= 0) {
     return UsageError("--qualify_float_tolerance needs --qualify");
@@ -101,8 +102,9 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   if (flags.max_error_increase_pct < 0) return UsageError("--max_error_increase_pct must not be negative");
   TS_ASSIGN_OR_RETURN(ShardSpec shard, ShardSpecFromFlags(flags.shard_index, flags.num_shards));
   if (shard.enabled() && !flags.baseline.empty()) {
-    return UsageError("--baseline gates a whole run: merge the shard reports (merge_reports) and compare the merged "
-                      "report (report_diff)");
+    return UsageError(
+        "--baseline gates a whole run: merge the shard reports (merge_reports) and compare the merged "
+        "report (report_diff)");
   }
   InferenceDiffBaseline baseline;
   if (!flags.baseline.empty()) {
@@ -173,7 +175,8 @@ int Main(int argc, char** argv) {
   table.AddInt("num_runs", &flags.num_runs, "runs of test and reference inference each (3 invocations per run)");
   table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "threads of the test interpreter");
   std::string names;
-  for (const std::string& name : DelegateNames(RegisteredDelegateProviders())) names += (names.empty() ? "" : "|") + name;
+  for (const std::string& name : DelegateNames(RegisteredDelegateProviders()))
+    names += (names.empty() ? "" : "|") + name;
   table.AddString("delegate", &flags.delegate,
                   "delegate for the test interpreter, by name (" + (names.empty() ? std::string("none built") : names) +
                       "); same as its provider's --use_* flag");

@@ -5,8 +5,8 @@
 
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 #include <iostream>
+#include <iterator>
 #include <string>
 
 #include "datasets/imagenet_folder.h"
@@ -48,7 +48,8 @@ int Main(int argc, char** argv) {
   std::string class_folders, output;
   int32_t per_class = 0;
   FlagTable table;
-  table.AddString("class_folders", &class_folders, "root holding one folder of images per class (the folder name is the label)");
+  table.AddString("class_folders", &class_folders,
+                  "root holding one folder of images per class (the folder name is the label)");
   table.AddString("output", &output, "folder to create: images/ and ground_truth_labels.txt");
   table.AddInt("per_class", &per_class, "at most N images per class (0: all)");
   ToolSpec spec;

@@ -29,8 +29,8 @@ struct BroadcastWalk {
 // Fills *walk for `out` and the inputs' shapes. Returns false when a rank exceeds kMaxBroadcastRank
 // or an input's dimension can neither match nor stretch to the output's (callers check shapes in
 // Prepare, so at Eval this only guards against misuse).
-inline bool MakeBroadcastWalk(const TfLiteIntArray* const* inputs, int num_inputs,
-                              const TfLiteIntArray* out, BroadcastWalk* walk) {
+inline bool MakeBroadcastWalk(const TfLiteIntArray* const* inputs, int num_inputs, const TfLiteIntArray* out,
+                              BroadcastWalk* walk) {
   if (out->size > kMaxBroadcastRank || num_inputs < 1 || num_inputs > 3) return false;
   walk->rank = out->size;
   walk->num_inputs = num_inputs;
@@ -95,26 +95,23 @@ void ForEachBroadcastIndex(const BroadcastWalk& walk, F&& f) {
 
 // out[i] = f(a[ia], b[ib]) over the broadcast of a's and b's shapes onto out's.
 template <typename A, typename B, typename O, typename F>
-bool BroadcastBinary(const TfLiteIntArray* a_dims, const A* a, const TfLiteIntArray* b_dims,
-                     const B* b, const TfLiteIntArray* out_dims, O* out, F&& f) {
+bool BroadcastBinary(const TfLiteIntArray* a_dims, const A* a, const TfLiteIntArray* b_dims, const B* b,
+                     const TfLiteIntArray* out_dims, O* out, F&& f) {
   const TfLiteIntArray* shapes[] = {a_dims, b_dims};
   BroadcastWalk walk;
   if (!MakeBroadcastWalk(shapes, 2, out_dims, &walk)) return false;
-  ForEachBroadcastIndex(walk,
-                        [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = f(a[i], b[j]); });
+  ForEachBroadcastIndex(walk, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = f(a[i], b[j]); });
   return true;
 }
 
 // out[i] = f(a[ia], b[ib], c[ic]) over the broadcast of three shapes onto out's.
 template <typename A, typename B, typename C, typename O, typename F>
-bool BroadcastTernary(const TfLiteIntArray* a_dims, const A* a, const TfLiteIntArray* b_dims,
-                      const B* b, const TfLiteIntArray* c_dims, const C* c,
-                      const TfLiteIntArray* out_dims, O* out, F&& f) {
+bool BroadcastTernary(const TfLiteIntArray* a_dims, const A* a, const TfLiteIntArray* b_dims, const B* b,
+                      const TfLiteIntArray* c_dims, const C* c, const TfLiteIntArray* out_dims, O* out, F&& f) {
   const TfLiteIntArray* shapes[] = {a_dims, b_dims, c_dims};
   BroadcastWalk walk;
   if (!MakeBroadcastWalk(shapes, 3, out_dims, &walk)) return false;
-  ForEachBroadcastIndex(
-      walk, [&](int64_t o, int64_t i, int64_t j, int64_t k) { out[o] = f(a[i], b[j], c[k]); });
+  ForEachBroadcastIndex(walk, [&](int64_t o, int64_t i, int64_t j, int64_t k) { out[o] = f(a[i], b[j], c[k]); });
   return true;
 }
 

@@ -70,8 +70,7 @@ inline bool IsZeroVector(const float* vector, int size) {
 // Clamps to the finite float range, as TFLite's float GEMM output stage does (it maps +-inf to
 // +-FLT_MAX and keeps NaN).
 inline float ClampToFinite(float x) {
-  return std::min(std::max(x, std::numeric_limits<float>::lowest()),
-                  std::numeric_limits<float>::max());
+  return std::min(std::max(x, std::numeric_limits<float>::lowest()), std::numeric_limits<float>::max());
 }
 
 inline float Dot(const float* a, const float* b, int size) {
@@ -83,16 +82,14 @@ inline float Dot(const float* a, const float* b, int size) {
 // output[b][r] = matrix[r] . vectors[b] + accumulator[b][r], as lstm_eval's
 // MatrixBatchVectorMultiplyAccumulate gets it from a fully connected layer: with one batch the
 // accumulator is the layer's bias, added before the output clamp; with several it is added after.
-inline void MatrixBatchVectorMultiplyAdd(const float* matrix, int rows, int cols,
-                                         const float* vectors, int n_batch,
+inline void MatrixBatchVectorMultiplyAdd(const float* matrix, int rows, int cols, const float* vectors, int n_batch,
                                          const float* accumulator, float* output) {
   for (int b = 0; b < n_batch; ++b) {
     const float* vector = vectors + b * cols;
     for (int r = 0; r < rows; ++r) {
       const float product = Dot(matrix + r * cols, vector, cols);
       const int i = b * rows + r;
-      output[i] = n_batch == 1 ? ClampToFinite(product + accumulator[i])
-                               : ClampToFinite(product) + accumulator[i];
+      output[i] = n_batch == 1 ? ClampToFinite(product + accumulator[i]) : ClampToFinite(product) + accumulator[i];
     }
   }
 }
@@ -101,8 +98,7 @@ inline float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 // tensor_utils::ApplyActivationToVector. kTfLiteActNone writes nothing: `output` keeps what it
 // held, which TFLite's float LSTM then reads (see CalculateGate and CalculateOutput).
-inline void ApplyActivation(const float* input, int size, TfLiteFusedActivation activation,
-                            float* output) {
+inline void ApplyActivation(const float* input, int size, TfLiteFusedActivation activation, float* output) {
   switch (activation) {
     case kTfLiteActNone:
       return;
@@ -156,12 +152,11 @@ inline void ClipInPlace(float* vector, int size, float clip) {
 // kTfLiteActNone leaves `gate` as it was: holding the full sum when the input term was added (the
 // last sum then lands in `gate`), but only the bias (zeros with layer norm) when an all-zero input
 // skipped that term.
-inline void CalculateGate(const float* input, const float* input_to_gate_weights,
-                          const float* output_state, const float* recurrent_to_gate_weights,
-                          const float* cell_state, const float* cell_to_gate_weights,
-                          const float* layer_norm_coefficients, const float* gate_bias, int n_batch,
-                          int n_input, int n_output, int n_cell, TfLiteFusedActivation activation,
-                          bool is_input_all_zeros, float* gate, float* accumulation) {
+inline void CalculateGate(const float* input, const float* input_to_gate_weights, const float* output_state,
+                          const float* recurrent_to_gate_weights, const float* cell_state,
+                          const float* cell_to_gate_weights, const float* layer_norm_coefficients,
+                          const float* gate_bias, int n_batch, int n_input, int n_output, int n_cell,
+                          TfLiteFusedActivation activation, bool is_input_all_zeros, float* gate, float* accumulation) {
   const int size = n_batch * n_cell;
   if (layer_norm_coefficients != nullptr) {
     std::fill_n(gate, size, 0.0f);
@@ -171,12 +166,10 @@ inline void CalculateGate(const float* input, const float* input_to_gate_weights
   float* sum_in = gate;
   float* sum_out = accumulation;
   if (!is_input_all_zeros) {
-    MatrixBatchVectorMultiplyAdd(input_to_gate_weights, n_cell, n_input, input, n_batch, sum_in,
-                                 sum_out);
+    MatrixBatchVectorMultiplyAdd(input_to_gate_weights, n_cell, n_input, input, n_batch, sum_in, sum_out);
     std::swap(sum_in, sum_out);
   }
-  MatrixBatchVectorMultiplyAdd(recurrent_to_gate_weights, n_cell, n_output, output_state, n_batch,
-                               sum_in, sum_out);
+  MatrixBatchVectorMultiplyAdd(recurrent_to_gate_weights, n_cell, n_output, output_state, n_batch, sum_in, sum_out);
   if (cell_to_gate_weights != nullptr) {
     for (int b = 0; b < n_batch; ++b) {
       for (int i = 0; i < n_cell; ++i) {
@@ -197,8 +190,8 @@ inline void CalculateGate(const float* input, const float* input_to_gate_weights
 
 // cell_state = clip(forget_gate .* cell_state + input_gate .* cell_gate), with input_gate =
 // 1 - forget_gate under CIFG (computed into forget_gate, as TFLite does).
-inline void UpdateCell(int size, float* cell_state, const float* input_gate, float* forget_gate,
-                       const float* cell_gate, bool use_cifg, float clip) {
+inline void UpdateCell(int size, float* cell_state, const float* input_gate, float* forget_gate, const float* cell_gate,
+                       bool use_cifg, float clip) {
   for (int i = 0; i < size; ++i) cell_state[i] = forget_gate[i] * cell_state[i];
   if (use_cifg) {
     for (int i = 0; i < size; ++i) forget_gate[i] = 1.0f - forget_gate[i];
@@ -212,10 +205,9 @@ inline void UpdateCell(int size, float* cell_state, const float* input_gate, flo
 // output_state = output_gate .* activation(cell_state), projected and clipped when there is a
 // projection. `scratch` is the cell gate's buffer: with kTfLiteActNone the activation leaves it
 // untouched and TFLite multiplies the output gate by the cell gate instead of the cell state.
-inline void CalculateOutput(int n_batch, int n_cell, int n_output, const float* cell_state,
-                            const float* output_gate, TfLiteFusedActivation activation,
-                            const float* projection_weights, const float* projection_bias,
-                            float proj_clip, float* output_state, float* scratch,
+inline void CalculateOutput(int n_batch, int n_cell, int n_output, const float* cell_state, const float* output_gate,
+                            TfLiteFusedActivation activation, const float* projection_weights,
+                            const float* projection_bias, float proj_clip, float* output_state, float* scratch,
                             float* projection_accumulator) {
   const int size = n_batch * n_cell;
   ApplyActivation(cell_state, size, activation, scratch);
@@ -228,8 +220,8 @@ inline void CalculateOutput(int n_batch, int n_cell, int n_output, const float* 
     } else {
       std::fill_n(projection_accumulator, n_batch * n_output, 0.0f);
     }
-    MatrixBatchVectorMultiplyAdd(projection_weights, n_output, n_cell, scratch, n_batch,
-                                 projection_accumulator, output_state);
+    MatrixBatchVectorMultiplyAdd(projection_weights, n_output, n_cell, scratch, n_batch, projection_accumulator,
+                                 output_state);
     if (proj_clip > 0.0f) ClipInPlace(output_state, n_batch * n_output, proj_clip);
   } else {
     std::copy_n(scratch, n_batch * n_output, output_state);
@@ -241,46 +233,40 @@ inline void CalculateOutput(int n_batch, int n_cell, int n_output, const float* 
 // One time step for n_batch rows: updates output_state {n_batch, n_output} and cell_state
 // {n_batch, n_cell} and copies the new output state to `output` (TFLite's LstmStepFloat without
 // auxiliary input).
-inline void FloatStep(const FloatWeights& w, const FloatOptions& options, int n_batch, int n_cell,
-                      int n_input, int n_output, const float* input, float* output_state,
-                      float* cell_state, const FloatScratch& scratch, float* output) {
+inline void FloatStep(const FloatWeights& w, const FloatOptions& options, int n_batch, int n_cell, int n_input,
+                      int n_output, const float* input, float* output_state, float* cell_state,
+                      const FloatScratch& scratch, float* output) {
   using namespace float_internal;  // NOLINT: the step reads as TFLite's
   const bool use_cifg = w.input_to_input == nullptr;
   const bool is_input_all_zeros = IsZeroVector(input, n_batch * n_input);
   if (!use_cifg) {
-    CalculateGate(input, w.input_to_input, output_state, w.recurrent_to_input, cell_state,
-                  w.cell_to_input, w.input_layer_norm, w.input_gate_bias, n_batch, n_input,
-                  n_output, n_cell, kTfLiteActSigmoid, is_input_all_zeros, scratch.input_gate,
-                  scratch.accumulation);
+    CalculateGate(input, w.input_to_input, output_state, w.recurrent_to_input, cell_state, w.cell_to_input,
+                  w.input_layer_norm, w.input_gate_bias, n_batch, n_input, n_output, n_cell, kTfLiteActSigmoid,
+                  is_input_all_zeros, scratch.input_gate, scratch.accumulation);
   }
-  CalculateGate(input, w.input_to_forget, output_state, w.recurrent_to_forget, cell_state,
-                w.cell_to_forget, w.forget_layer_norm, w.forget_gate_bias, n_batch, n_input,
-                n_output, n_cell, kTfLiteActSigmoid, is_input_all_zeros, scratch.forget_gate,
-                scratch.accumulation);
+  CalculateGate(input, w.input_to_forget, output_state, w.recurrent_to_forget, cell_state, w.cell_to_forget,
+                w.forget_layer_norm, w.forget_gate_bias, n_batch, n_input, n_output, n_cell, kTfLiteActSigmoid,
+                is_input_all_zeros, scratch.forget_gate, scratch.accumulation);
   CalculateGate(input, w.input_to_cell, output_state, w.recurrent_to_cell, /*cell_state=*/nullptr,
-                /*cell_to_gate_weights=*/nullptr, w.cell_layer_norm, w.cell_gate_bias, n_batch,
-                n_input, n_output, n_cell, options.activation, is_input_all_zeros,
-                scratch.cell_gate, scratch.accumulation);
-  UpdateCell(n_batch * n_cell, cell_state, scratch.input_gate, scratch.forget_gate,
-             scratch.cell_gate, use_cifg, options.cell_clip);
-  CalculateGate(input, w.input_to_output, output_state, w.recurrent_to_output, cell_state,
-                w.cell_to_output, w.output_layer_norm, w.output_gate_bias, n_batch, n_input,
-                n_output, n_cell, kTfLiteActSigmoid, is_input_all_zeros, scratch.output_gate,
-                scratch.accumulation);
-  CalculateOutput(n_batch, n_cell, n_output, cell_state, scratch.output_gate, options.activation,
-                  w.projection_weights, w.projection_bias, options.proj_clip, output_state,
-                  scratch.cell_gate, scratch.accumulation);
+                /*cell_to_gate_weights=*/nullptr, w.cell_layer_norm, w.cell_gate_bias, n_batch, n_input, n_output,
+                n_cell, options.activation, is_input_all_zeros, scratch.cell_gate, scratch.accumulation);
+  UpdateCell(n_batch * n_cell, cell_state, scratch.input_gate, scratch.forget_gate, scratch.cell_gate, use_cifg,
+             options.cell_clip);
+  CalculateGate(input, w.input_to_output, output_state, w.recurrent_to_output, cell_state, w.cell_to_output,
+                w.output_layer_norm, w.output_gate_bias, n_batch, n_input, n_output, n_cell, kTfLiteActSigmoid,
+                is_input_all_zeros, scratch.output_gate, scratch.accumulation);
+  CalculateOutput(n_batch, n_cell, n_output, cell_state, scratch.output_gate, options.activation, w.projection_weights,
+                  w.projection_bias, options.proj_clip, output_state, scratch.cell_gate, scratch.accumulation);
   std::copy_n(output_state, n_batch * n_output, output);
 }
 
 // A whole sequence (TFLite's lstm_eval::EvalFloat, forward), in ForEachSequenceStep's layouts.
-inline void FloatSequence(const FloatWeights& w, const FloatOptions& options, int max_time,
-                          int n_batch, int n_cell, int n_input, int n_output, bool time_major,
-                          const float* input, float* output_state, float* cell_state,
-                          const FloatScratch& scratch, float* output) {
+inline void FloatSequence(const FloatWeights& w, const FloatOptions& options, int max_time, int n_batch, int n_cell,
+                          int n_input, int n_output, bool time_major, const float* input, float* output_state,
+                          float* cell_state, const FloatScratch& scratch, float* output) {
   // A batch-major row uses its own slice of the gate buffers; the accumulation buffer is shared.
-  const auto step = [&](int n_rows, const float* step_input, float* step_output_state,
-                        float* step_cell_state, int batch, float* step_output) {
+  const auto step = [&](int n_rows, const float* step_input, float* step_output_state, float* step_cell_state,
+                        int batch, float* step_output) {
     FloatScratch row_scratch = scratch;
     if (batch >= 0) {
       if (row_scratch.input_gate != nullptr) row_scratch.input_gate += batch * n_cell;
@@ -288,20 +274,19 @@ inline void FloatSequence(const FloatWeights& w, const FloatOptions& options, in
       row_scratch.cell_gate += batch * n_cell;
       row_scratch.output_gate += batch * n_cell;
     }
-    FloatStep(w, options, n_rows, n_cell, n_input, n_output, step_input, step_output_state,
-              step_cell_state, row_scratch, step_output);
+    FloatStep(w, options, n_rows, n_cell, n_input, n_output, step_input, step_output_state, step_cell_state,
+              row_scratch, step_output);
   };
-  ForEachSequenceStep(max_time, n_batch, n_cell, n_input, n_output, time_major, input, output_state,
-                      cell_state, output, step);
+  ForEachSequenceStep(max_time, n_batch, n_cell, n_input, n_output, time_major, input, output_state, cell_state, output,
+                      step);
 }
 
 // The basic kernel's cell (optimized_ops::LstmCell): gates = FC([input, prev_activation]) laid out
 // as input gate, new input, forget gate, output gate, each `depth` wide; then
 // state = sigmoid(i) * tanh(n) + sigmoid(f) * prev_state and activation = sigmoid(o) * tanh(state).
-inline void FloatBasicCell(int n_batch, int input_depth, int depth, const float* input,
-                           const float* prev_activation, const float* weights, const float* bias,
-                           const float* prev_state, float* state, float* activation, float* concat,
-                           float* gates) {
+inline void FloatBasicCell(int n_batch, int input_depth, int depth, const float* input, const float* prev_activation,
+                           const float* weights, const float* bias, const float* prev_state, float* state,
+                           float* activation, float* concat, float* gates) {
   using namespace float_internal;  // NOLINT
   const int total_depth = input_depth + depth;
   for (int b = 0; b < n_batch; ++b) {
@@ -310,8 +295,8 @@ inline void FloatBasicCell(int n_batch, int input_depth, int depth, const float*
   }
   for (int b = 0; b < n_batch; ++b) {
     for (int r = 0; r < 4 * depth; ++r) {
-      gates[b * 4 * depth + r] = ClampToFinite(
-          Dot(weights + r * total_depth, concat + b * total_depth, total_depth) + bias[r]);
+      gates[b * 4 * depth + r] =
+          ClampToFinite(Dot(weights + r * total_depth, concat + b * total_depth, total_depth) + bias[r]);
     }
   }
   for (int b = 0; b < n_batch; ++b) {

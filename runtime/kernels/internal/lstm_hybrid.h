@@ -51,8 +51,8 @@ struct HybridOptions {
 
 // Work buffers of one step.
 struct HybridScratch {
-  float* gates[kNumGates] = {};       // n_batch * n_cell each; the input gate's unused with CIFG
-  int8_t* quantized_input = nullptr;  // n_batch * n_input
+  float* gates[kNumGates] = {};              // n_batch * n_cell each; the input gate's unused with CIFG
+  int8_t* quantized_input = nullptr;         // n_batch * n_input
   int8_t* quantized_output_state = nullptr;  // n_batch * n_output
   int8_t* quantized_hidden = nullptr;        // n_batch * n_cell
   float* input_scaling_factors = nullptr;    // n_batch each
@@ -71,8 +71,7 @@ namespace qu = quantization_util;
 inline float Round(float x) { return std::round(x); }
 
 // tensor_utils::SymmetricQuantizeFloats: values / (max |value| / 127), rounded and clamped.
-inline void SymmetricQuantize(const float* values, int size, int8_t* quantized,
-                              float* scaling_factor) {
+inline void SymmetricQuantize(const float* values, int size, int8_t* quantized, float* scaling_factor) {
   if (size == 0) {
     *scaling_factor = 1.0f;
     return;
@@ -88,16 +87,15 @@ inline void SymmetricQuantize(const float* values, int size, int8_t* quantized,
   *scaling_factor = range / kScale;
   const float scaling_factor_inv = kScale / range;
   for (int i = 0; i < size; ++i) {
-    const int32_t value =
-        qu::TruncateToInt32LikeX86(static_cast<double>(Round(values[i] * scaling_factor_inv)));
+    const int32_t value = qu::TruncateToInt32LikeX86(static_cast<double>(Round(values[i] * scaling_factor_inv)));
     quantized[i] = static_cast<int8_t>(std::min(kScale, std::max(-kScale, value)));
   }
 }
 
 // tensor_utils::AsymmetricQuantizeFloats: the range [min(0, min), max(0, max)] onto [-128, 127]
 // with a nudged zero point.
-inline void AsymmetricQuantize(const float* values, int size, int8_t* quantized,
-                               float* scaling_factor, int32_t* offset) {
+inline void AsymmetricQuantize(const float* values, int size, int8_t* quantized, float* scaling_factor,
+                               int32_t* offset) {
   constexpr int32_t kMinScale = -128;
   constexpr int32_t kMaxScale = 127;
   constexpr double qmin_double = kMinScale;
@@ -120,9 +118,8 @@ inline void AsymmetricQuantize(const float* values, int size, int8_t* quantized,
   const double zero_point_from_max = qmax_double - rmax / scale;
   const double zero_point_from_min_error = std::abs(qmin_double) + std::abs(rmin / scale);
   const double zero_point_from_max_error = std::abs(qmax_double) + std::abs(rmax / scale);
-  const double zero_point_double = zero_point_from_min_error < zero_point_from_max_error
-                                       ? zero_point_from_min
-                                       : zero_point_from_max;
+  const double zero_point_double =
+      zero_point_from_min_error < zero_point_from_max_error ? zero_point_from_min : zero_point_from_max;
   int8_t nudged_zero_point = 0;
   if (zero_point_double <= qmin_double) {
     nudged_zero_point = kMinScale;
@@ -142,13 +139,12 @@ inline void AsymmetricQuantize(const float* values, int size, int8_t* quantized,
 }
 
 // tensor_utils::BatchQuantizeFloats: each of the n_batch rows on its own.
-inline void BatchQuantize(const float* values, int n_batch, int n_data, int8_t* quantized,
-                          float* scaling_factors, int32_t* zero_points, bool asymmetric) {
+inline void BatchQuantize(const float* values, int n_batch, int n_data, int8_t* quantized, float* scaling_factors,
+                          int32_t* zero_points, bool asymmetric) {
   for (int b = 0; b < n_batch; ++b) {
     const int offset = b * n_data;
     if (asymmetric) {
-      AsymmetricQuantize(values + offset, n_data, quantized + offset, &scaling_factors[b],
-                         &zero_points[b]);
+      AsymmetricQuantize(values + offset, n_data, quantized + offset, &scaling_factors[b], &zero_points[b]);
     } else {
       SymmetricQuantize(values + offset, n_data, quantized + offset, &scaling_factors[b]);
     }
@@ -159,10 +155,9 @@ inline void BatchQuantize(const float* values, int n_batch, int n_data, int8_t* 
 // scale[b] = vector_scaling_factors[b] * matrix_scale (tensor_utils' hybrid
 // MatrixBatchVectorMultiplyAccumulate). Without zero points (symmetric inputs) the row-sum term is
 // absent; with them the correction is done in float and truncated back, as TFLite does.
-inline void MatMulAccumulate(const int8_t* matrix, int m_rows, int m_cols, const int8_t* vectors,
-                             float matrix_scale, const float* vector_scaling_factors, int n_batch,
-                             float* result, const int32_t* zero_points, const int32_t* row_sums,
-                             float* scaling_factors_scratch) {
+inline void MatMulAccumulate(const int8_t* matrix, int m_rows, int m_cols, const int8_t* vectors, float matrix_scale,
+                             const float* vector_scaling_factors, int n_batch, float* result,
+                             const int32_t* zero_points, const int32_t* row_sums, float* scaling_factors_scratch) {
   for (int b = 0; b < n_batch; ++b) {
     scaling_factors_scratch[b] = vector_scaling_factors[b] * matrix_scale;
   }
@@ -174,8 +169,7 @@ inline void MatMulAccumulate(const int8_t* matrix, int m_rows, int m_cols, const
       for (int c = 0; c < m_cols; ++c) dot += row[c] * vectors[c];
       if (zero_points != nullptr) {
         const float batch_offset = static_cast<float>(zero_points[b]);
-        const float corrected =
-            static_cast<float>(dot) - static_cast<float>(row_sums[r]) * batch_offset;
+        const float corrected = static_cast<float>(dot) - static_cast<float>(row_sums[r]) * batch_offset;
         dot = qu::TruncateToInt32LikeX86(static_cast<double>(corrected));
       }
       *result += static_cast<float>(dot) * scale;
@@ -194,10 +188,9 @@ struct QuantizedVectors {
 // One gate, in place: activation(W_input * input + W_recurrent * output_state + w .* cell + bias),
 // or with layer norm activation(coefficients .* normalize(...) + bias). A product is skipped when
 // its (float) vector is all zeros.
-inline void CalculateGate(const QuantizedVectors& input, const QuantizedVectors& output_state,
-                          const float* cell_state, const HybridGateWeights& w, int n_batch,
-                          int n_input, int n_output, int n_cell, TfLiteFusedActivation activation,
-                          bool is_input_all_zeros, bool is_output_state_all_zeros,
+inline void CalculateGate(const QuantizedVectors& input, const QuantizedVectors& output_state, const float* cell_state,
+                          const HybridGateWeights& w, int n_batch, int n_input, int n_output, int n_cell,
+                          TfLiteFusedActivation activation, bool is_input_all_zeros, bool is_output_state_all_zeros,
                           const HybridScratch& scratch, float* gate) {
   using float_internal::ApplyActivation;
   const int size = n_batch * n_cell;
@@ -207,21 +200,19 @@ inline void CalculateGate(const QuantizedVectors& input, const QuantizedVectors&
     for (int b = 0; b < n_batch; ++b) std::copy_n(w.bias, n_cell, gate + b * n_cell);
   }
   if (!is_input_all_zeros) {
-    MatMulAccumulate(w.input_weights, n_cell, n_input, input.values, w.input_scale,
-                     input.scaling_factors, n_batch, gate, input.zero_points, w.input_row_sums,
-                     scratch.product_scaling_factors);
+    MatMulAccumulate(w.input_weights, n_cell, n_input, input.values, w.input_scale, input.scaling_factors, n_batch,
+                     gate, input.zero_points, w.input_row_sums, scratch.product_scaling_factors);
   }
   if (!is_output_state_all_zeros) {
     MatMulAccumulate(w.recurrent_weights, n_cell, n_output, output_state.values, w.recurrent_scale,
-                     output_state.scaling_factors, n_batch, gate, output_state.zero_points,
-                     w.recurrent_row_sums, scratch.product_scaling_factors);
+                     output_state.scaling_factors, n_batch, gate, output_state.zero_points, w.recurrent_row_sums,
+                     scratch.product_scaling_factors);
   }
   if (w.cell_weights != nullptr) {
     float* recovered = scratch.recovered_cell_weights;
     for (int i = 0; i < n_cell; ++i) recovered[i] = w.cell_scale * w.cell_weights[i];
     for (int b = 0; b < n_batch; ++b) {
-      for (int i = 0; i < n_cell; ++i)
-        gate[b * n_cell + i] += recovered[i] * cell_state[b * n_cell + i];
+      for (int i = 0; i < n_cell; ++i) gate[b * n_cell + i] += recovered[i] * cell_state[b * n_cell + i];
     }
   }
   if (w.layer_norm != nullptr) {
@@ -239,44 +230,38 @@ inline void CalculateGate(const QuantizedVectors& input, const QuantizedVectors&
 
 // One time step for n_batch rows (TFLite's LstmStepHybrid without auxiliary input): updates
 // output_state and cell_state and copies the new output state to `output`.
-inline void HybridStep(const HybridWeights& w, const HybridOptions& options, int n_batch,
-                       int n_cell, int n_input, int n_output, const float* input,
-                       float* output_state, float* cell_state, const HybridScratch& scratch,
-                       float* output) {
+inline void HybridStep(const HybridWeights& w, const HybridOptions& options, int n_batch, int n_cell, int n_input,
+                       int n_output, const float* input, float* output_state, float* cell_state,
+                       const HybridScratch& scratch, float* output) {
   using namespace hybrid_internal;  // NOLINT: the step reads as TFLite's
   const FloatOptions& o = options.float_options;
   const bool asymmetric = options.asymmetric_quantize_inputs;
   const bool use_cifg = w.gates[kInputGate].input_weights == nullptr;
   const bool is_input_all_zeros = float_internal::IsZeroVector(input, n_batch * n_input);
-  const bool is_output_state_all_zeros =
-      float_internal::IsZeroVector(output_state, n_batch * n_output);
+  const bool is_output_state_all_zeros = float_internal::IsZeroVector(output_state, n_batch * n_output);
   if (!is_input_all_zeros) {
     BatchQuantize(input, n_batch, n_input, scratch.quantized_input, scratch.input_scaling_factors,
                   scratch.input_zero_points, asymmetric);
   }
   if (!is_output_state_all_zeros) {
-    BatchQuantize(output_state, n_batch, n_output, scratch.quantized_output_state,
-                  scratch.output_state_scaling_factors, scratch.output_state_zero_points,
-                  asymmetric);
+    BatchQuantize(output_state, n_batch, n_output, scratch.quantized_output_state, scratch.output_state_scaling_factors,
+                  scratch.output_state_zero_points, asymmetric);
   }
   const QuantizedVectors quantized_input = {scratch.quantized_input, scratch.input_scaling_factors,
                                             asymmetric ? scratch.input_zero_points : nullptr};
-  const QuantizedVectors quantized_output_state = {
-      scratch.quantized_output_state, scratch.output_state_scaling_factors,
-      asymmetric ? scratch.output_state_zero_points : nullptr};
+  const QuantizedVectors quantized_output_state = {scratch.quantized_output_state, scratch.output_state_scaling_factors,
+                                                   asymmetric ? scratch.output_state_zero_points : nullptr};
 
   for (int g = use_cifg ? kForgetGate : kInputGate; g <= kCellGate; ++g) {
-    CalculateGate(quantized_input, quantized_output_state, g == kCellGate ? nullptr : cell_state,
-                  w.gates[g], n_batch, n_input, n_output, n_cell,
-                  g == kCellGate ? o.activation : kTfLiteActSigmoid, is_input_all_zeros,
+    CalculateGate(quantized_input, quantized_output_state, g == kCellGate ? nullptr : cell_state, w.gates[g], n_batch,
+                  n_input, n_output, n_cell, g == kCellGate ? o.activation : kTfLiteActSigmoid, is_input_all_zeros,
                   is_output_state_all_zeros, scratch, scratch.gates[g]);
   }
-  float_internal::UpdateCell(n_batch * n_cell, cell_state, scratch.gates[kInputGate],
-                             scratch.gates[kForgetGate], scratch.gates[kCellGate], use_cifg,
-                             o.cell_clip);
-  CalculateGate(quantized_input, quantized_output_state, cell_state, w.gates[kOutputGate], n_batch,
-                n_input, n_output, n_cell, kTfLiteActSigmoid, is_input_all_zeros,
-                is_output_state_all_zeros, scratch, scratch.gates[kOutputGate]);
+  float_internal::UpdateCell(n_batch * n_cell, cell_state, scratch.gates[kInputGate], scratch.gates[kForgetGate],
+                             scratch.gates[kCellGate], use_cifg, o.cell_clip);
+  CalculateGate(quantized_input, quantized_output_state, cell_state, w.gates[kOutputGate], n_batch, n_input, n_output,
+                n_cell, kTfLiteActSigmoid, is_input_all_zeros, is_output_state_all_zeros, scratch,
+                scratch.gates[kOutputGate]);
 
   // output_gate .* activation(cell), into the cell gate's buffer (which kTfLiteActNone leaves as
   // it is, as in TFLite); then the projection, quantized like the gates' inputs.
@@ -293,15 +278,14 @@ inline void HybridStep(const HybridWeights& w, const HybridOptions& options, int
     }
     if (!float_internal::IsZeroVector(hidden, n_batch * n_cell)) {
       // TFLite reuses the input's scaling factor and zero point buffers here.
-      BatchQuantize(hidden, n_batch, n_cell, scratch.quantized_hidden,
-                    scratch.input_scaling_factors, scratch.input_zero_points, asymmetric);
+      BatchQuantize(hidden, n_batch, n_cell, scratch.quantized_hidden, scratch.input_scaling_factors,
+                    scratch.input_zero_points, asymmetric);
       MatMulAccumulate(w.projection, n_output, n_cell, scratch.quantized_hidden, w.projection_scale,
                        scratch.input_scaling_factors, n_batch, output_state,
                        asymmetric ? scratch.input_zero_points : nullptr, w.projection_row_sums,
                        scratch.input_scaling_factors);
     }
-    if (o.proj_clip > 0.0f)
-      float_internal::ClipInPlace(output_state, n_batch * n_output, o.proj_clip);
+    if (o.proj_clip > 0.0f) float_internal::ClipInPlace(output_state, n_batch * n_output, o.proj_clip);
   } else {
     std::copy_n(hidden, n_batch * n_output, output_state);
   }
@@ -309,24 +293,23 @@ inline void HybridStep(const HybridWeights& w, const HybridOptions& options, int
 }
 
 // A whole sequence (TFLite's EvalHybrid, forward), in ForEachSequenceStep's layouts.
-inline void HybridSequence(const HybridWeights& w, const HybridOptions& options, int max_time,
-                           int n_batch, int n_cell, int n_input, int n_output, bool time_major,
-                           const float* input, float* output_state, float* cell_state,
-                           const HybridScratch& scratch, float* output) {
+inline void HybridSequence(const HybridWeights& w, const HybridOptions& options, int max_time, int n_batch, int n_cell,
+                           int n_input, int n_output, bool time_major, const float* input, float* output_state,
+                           float* cell_state, const HybridScratch& scratch, float* output) {
   // A batch-major row uses its own slice of the gate buffers, as TFLite offsets them.
-  const auto step = [&](int n_rows, const float* step_input, float* step_output_state,
-                        float* step_cell_state, int batch, float* step_output) {
+  const auto step = [&](int n_rows, const float* step_input, float* step_output_state, float* step_cell_state,
+                        int batch, float* step_output) {
     HybridScratch row_scratch = scratch;
     if (batch >= 0) {
       for (float*& gate : row_scratch.gates) {
         if (gate != nullptr) gate += batch * n_cell;
       }
     }
-    HybridStep(w, options, n_rows, n_cell, n_input, n_output, step_input, step_output_state,
-               step_cell_state, row_scratch, step_output);
+    HybridStep(w, options, n_rows, n_cell, n_input, n_output, step_input, step_output_state, step_cell_state,
+               row_scratch, step_output);
   };
-  ForEachSequenceStep(max_time, n_batch, n_cell, n_input, n_output, time_major, input, output_state,
-                      cell_state, output, step);
+  ForEachSequenceStep(max_time, n_batch, n_cell, n_input, n_output, time_major, input, output_state, cell_state, output,
+                      step);
 }
 
 }  // namespace lstm

@@ -80,9 +80,8 @@ namespace qu = quantization_util;
 // output[b][r] = clamp(output[b][r] + output_zp + rescale(bias[r] + weights[r] . input[b])), T
 // being int16 for the gates and int8 for the projection.
 template <typename T>
-inline void MatMulAccumulate(const int8_t* input, const int32_t* bias, const int8_t* weights,
-                             int32_t multiplier, int shift, int n_batch, int n_input, int n_output,
-                             int32_t output_zp, T* output) {
+inline void MatMulAccumulate(const int8_t* input, const int32_t* bias, const int8_t* weights, int32_t multiplier,
+                             int shift, int n_batch, int n_input, int n_output, int32_t output_zp, T* output) {
   for (int b = 0; b < n_batch; ++b) {
     for (int r = 0; r < n_output; ++r) {
       const int8_t* row = weights + r * n_input;
@@ -94,8 +93,7 @@ inline void MatMulAccumulate(const int8_t* input, const int32_t* bias, const int
       acc = qu::MultiplyByQuantizedMultiplier(acc, multiplier, shift);
       acc += output_zp;
       acc += output[b * n_output + r];
-      acc = std::min<int32_t>(std::max<int32_t>(acc, std::numeric_limits<T>::min()),
-                              std::numeric_limits<T>::max());
+      acc = std::min<int32_t>(std::max<int32_t>(acc, std::numeric_limits<T>::min()), std::numeric_limits<T>::max());
       output[b * n_output + r] = static_cast<T>(acc);
     }
   }
@@ -103,8 +101,8 @@ inline void MatMulAccumulate(const int8_t* input, const int32_t* bias, const int
 
 // The peephole term, gate += rescale(weights .* cell_state). TFLite passes n_output as the vector
 // size here (not n_cell) and walks both batch vectors with that stride; so does this.
-inline void PeepholeAccumulate(const int16_t* weights, int v_size, const int16_t* cell_state,
-                               int n_batch, int32_t multiplier, int shift, int16_t* gate) {
+inline void PeepholeAccumulate(const int16_t* weights, int v_size, const int16_t* cell_state, int n_batch,
+                               int32_t multiplier, int shift, int16_t* gate) {
   for (int b = 0; b < n_batch; ++b) {
     for (int v = 0; v < v_size; ++v) {
       int32_t product = weights[v] * *cell_state++;
@@ -116,8 +114,8 @@ inline void PeepholeAccumulate(const int16_t* weights, int v_size, const int16_t
 }
 
 // Integer layer normalization of each batch row (tensor_utils::ApplyLayerNorm), in place.
-inline void LayerNorm(int16_t* values, const int16_t* weights, const int32_t* bias, int32_t scale_a,
-                      int scale_b, int32_t variance_limit, int n_batch, int n_input) {
+inline void LayerNorm(int16_t* values, const int16_t* weights, const int32_t* bias, int32_t scale_a, int scale_b,
+                      int32_t variance_limit, int n_batch, int n_input) {
   if (n_input == 0) return;  // nothing to normalize (and no division by zero)
   constexpr int kTwoToPower20 = 1 << 20;
   for (int b = 0; b < n_batch; ++b) {
@@ -137,19 +135,16 @@ inline void LayerNorm(int16_t* values, const int16_t* weights, const int32_t* bi
     if (variance2 < 1) variance2 = variance_limit;
     int32_t stddev_inverse_a;
     int stddev_inverse_b;
-    qu::GetInvSqrtQuantizedMultiplierExp(variance2, /*reverse_shift=*/-1, &stddev_inverse_a,
-                                         &stddev_inverse_b);
+    qu::GetInvSqrtQuantizedMultiplierExp(variance2, /*reverse_shift=*/-1, &stddev_inverse_a, &stddev_inverse_b);
     for (int j = 0; j < n_input; ++j) {
       const int32_t shifted = 1024 * row[j] - mean;
-      const int32_t rescaled =
-          qu::MultiplyByQuantizedMultiplier(shifted, stddev_inverse_a, stddev_inverse_b);
+      const int32_t rescaled = qu::MultiplyByQuantizedMultiplier(shifted, stddev_inverse_a, stddev_inverse_b);
       // rescaled * weight + bias is an int32 expression in TFLite: it wraps before widening.
-      const int64_t weighted = qu::WrappingAdd(
-          static_cast<int32_t>(static_cast<uint32_t>(rescaled) *
-                               static_cast<uint32_t>(static_cast<int32_t>(weights[j]))),
-          bias[j]);
-      const int32_t unscaled =
-          static_cast<int32_t>((weighted > 0 ? weighted + 512 : weighted - 512) / 1024);
+      const int64_t weighted =
+          qu::WrappingAdd(static_cast<int32_t>(static_cast<uint32_t>(rescaled) *
+                                               static_cast<uint32_t>(static_cast<int32_t>(weights[j]))),
+                          bias[j]);
+      const int32_t unscaled = static_cast<int32_t>((weighted > 0 ? weighted + 512 : weighted - 512) / 1024);
       int32_t out = qu::MultiplyByQuantizedMultiplier(unscaled, scale_a, scale_b + 12);
       out = std::min<int32_t>(std::max<int32_t>(out, -32768), 32767);
       row[j] = static_cast<int16_t>(out);
@@ -212,19 +207,16 @@ inline int32_t RescaleToInt8(int16_t a, int16_t b, int32_t multiplier, int shift
   return std::min<int32_t>(std::max<int32_t>(value, -128), 127);
 }
 
-inline void HiddenState(const int16_t* output_gate, const int16_t* cell_tanh, int n_batch,
-                        int n_cell, int32_t multiplier, int shift, int32_t zero_point,
-                        int8_t* hidden) {
+inline void HiddenState(const int16_t* output_gate, const int16_t* cell_tanh, int n_batch, int n_cell,
+                        int32_t multiplier, int shift, int32_t zero_point, int8_t* hidden) {
   const int blocked = n_cell - n_cell % kHiddenBlock;
   for (int b = 0; b < n_batch; ++b) {
     const int row = b * n_cell;
     for (int i = row; i < row + blocked; ++i) {
-      hidden[i] = static_cast<int8_t>(
-          RescaleToInt8(output_gate[i], cell_tanh[i], multiplier, shift, zero_point));
+      hidden[i] = static_cast<int8_t>(RescaleToInt8(output_gate[i], cell_tanh[i], multiplier, shift, zero_point));
     }
     for (int i = row + blocked; i < row + n_cell; ++i) {
-      hidden[i] = static_cast<int8_t>(
-          RescaleToInt8(output_gate[i], cell_tanh[i], multiplier, shift, -zero_point));
+      hidden[i] = static_cast<int8_t>(RescaleToInt8(output_gate[i], cell_tanh[i], multiplier, shift, -zero_point));
     }
   }
 }
@@ -245,23 +237,21 @@ inline void Clip(T* values, int size, T clip) {
 
 // One gate: activation(layer_norm(W_input * input + W_recurrent * output_state + w .* cell)).
 // Unlike the float LSTM, the bias is folded into the effective biases or the layer norm.
-inline void CalculateGate(const int8_t* input, const int8_t* output_state,
-                          const int16_t* cell_state, const IntegerGateWeights& w,
-                          const IntegerGateParams& p, int n_batch, int n_input, int n_output,
-                          int n_cell, bool is_cell_gate, int16_t* gate) {
+inline void CalculateGate(const int8_t* input, const int8_t* output_state, const int16_t* cell_state,
+                          const IntegerGateWeights& w, const IntegerGateParams& p, int n_batch, int n_input,
+                          int n_output, int n_cell, bool is_cell_gate, int16_t* gate) {
   const int size = n_batch * n_cell;
   std::fill_n(gate, size, 0);
-  MatMulAccumulate(input, p.input_effective_bias.data(), w.input_weights, p.input_scale_a,
-                   p.input_scale_b, n_batch, n_input, n_cell, 0, gate);
-  MatMulAccumulate(output_state, p.recurrent_effective_bias.data(), w.recurrent_weights,
-                   p.recurrent_scale_a, p.recurrent_scale_b, n_batch, n_output, n_cell, 0, gate);
+  MatMulAccumulate(input, p.input_effective_bias.data(), w.input_weights, p.input_scale_a, p.input_scale_b, n_batch,
+                   n_input, n_cell, 0, gate);
+  MatMulAccumulate(output_state, p.recurrent_effective_bias.data(), w.recurrent_weights, p.recurrent_scale_a,
+                   p.recurrent_scale_b, n_batch, n_output, n_cell, 0, gate);
   if (w.cell_weights != nullptr) {
-    PeepholeAccumulate(w.cell_weights, n_output, cell_state, n_batch, p.cell_scale_a,
-                       p.cell_scale_b, gate);
+    PeepholeAccumulate(w.cell_weights, n_output, cell_state, n_batch, p.cell_scale_a, p.cell_scale_b, gate);
   }
   if (w.layer_norm != nullptr) {
-    LayerNorm(gate, w.layer_norm, w.bias, p.layer_norm_scale_a, p.layer_norm_scale_b,
-              p.variance_guard, n_batch, n_cell);
+    LayerNorm(gate, w.layer_norm, w.bias, p.layer_norm_scale_a, p.layer_norm_scale_b, p.variance_guard, n_batch,
+              n_cell);
   }
   if (is_cell_gate) {
     Tanh(3, gate, size, gate);
@@ -274,15 +264,15 @@ inline void CalculateGate(const int8_t* input, const int8_t* output_state,
 
 // One time step for n_batch rows: updates output_state {n_batch, n_output} and cell_state
 // {n_batch, n_cell} and copies the new output state to `output` (TFLite's LstmStepInteger8x8_16).
-inline void IntegerStep(const IntegerWeights& w, const IntegerParams& p, int n_batch, int n_cell,
-                        int n_input, int n_output, const int8_t* input, int8_t* output_state,
-                        int16_t* cell_state, const IntegerScratch& scratch, int8_t* output) {
+inline void IntegerStep(const IntegerWeights& w, const IntegerParams& p, int n_batch, int n_cell, int n_input,
+                        int n_output, const int8_t* input, int8_t* output_state, int16_t* cell_state,
+                        const IntegerScratch& scratch, int8_t* output) {
   using namespace integer_internal;  // NOLINT: the step reads as TFLite's
   const bool use_cifg = w.gates[kInputGate].input_weights == nullptr;
   const int size = n_batch * n_cell;
   for (int g = use_cifg ? kForgetGate : kInputGate; g <= kCellGate; ++g) {
-    CalculateGate(input, output_state, cell_state, w.gates[g], p.gates[g], n_batch, n_input,
-                  n_output, n_cell, g == kCellGate, scratch.gates[g]);
+    CalculateGate(input, output_state, cell_state, w.gates[g], p.gates[g], n_batch, n_input, n_output, n_cell,
+                  g == kCellGate, scratch.gates[g]);
   }
 
   // cell = clip(forget .* cell + input .* cell_gate), input = 1 - forget with CIFG. The forget
@@ -299,21 +289,19 @@ inline void IntegerStep(const IntegerWeights& w, const IntegerParams& p, int n_b
   AddSaturating(cell_state, forget_gate, size, cell_state);
   if (p.quantized_cell_clip > 0) Clip<int16_t>(cell_state, size, p.quantized_cell_clip);
 
-  CalculateGate(input, output_state, cell_state, w.gates[kOutputGate], p.gates[kOutputGate],
-                n_batch, n_input, n_output, n_cell, /*is_cell_gate=*/false,
-                scratch.gates[kOutputGate]);
+  CalculateGate(input, output_state, cell_state, w.gates[kOutputGate], p.gates[kOutputGate], n_batch, n_input, n_output,
+                n_cell, /*is_cell_gate=*/false, scratch.gates[kOutputGate]);
 
   // hidden = output_gate .* tanh(cell), then the projection (no float-style bias: it is folded
   // into the effective bias) or a plain copy.
   int16_t* cell_tanh = scratch.gates[kInputGate];
   Tanh(15 + p.cell_scale_log2, cell_state, size, cell_tanh);
-  HiddenState(scratch.gates[kOutputGate], cell_tanh, n_batch, n_cell, p.hidden_scale_a,
-              p.hidden_scale_b, p.hidden_zero_point, scratch.hidden);
+  HiddenState(scratch.gates[kOutputGate], cell_tanh, n_batch, n_cell, p.hidden_scale_a, p.hidden_scale_b,
+              p.hidden_zero_point, scratch.hidden);
   if (w.projection != nullptr) {
     std::fill_n(output_state, n_batch * n_output, 0);
-    MatMulAccumulate(scratch.hidden, p.projection_effective_bias.data(), w.projection,
-                     p.projection_scale_a, p.projection_scale_b, n_batch, n_cell, n_output,
-                     p.output_state_zero_point, output_state);
+    MatMulAccumulate(scratch.hidden, p.projection_effective_bias.data(), w.projection, p.projection_scale_a,
+                     p.projection_scale_b, n_batch, n_cell, n_output, p.output_state_zero_point, output_state);
     if (p.quantized_proj_clip > 0) {
       Clip<int8_t>(output_state, n_batch * n_output, p.quantized_proj_clip);
     }
@@ -324,17 +312,16 @@ inline void IntegerStep(const IntegerWeights& w, const IntegerParams& p, int n_b
 }
 
 // A whole sequence (TFLite's EvalInteger8x8_16), in ForEachSequenceStep's layouts.
-inline void IntegerSequence(const IntegerWeights& w, const IntegerParams& p, int max_time,
-                            int n_batch, int n_cell, int n_input, int n_output, bool time_major,
-                            const int8_t* input, int8_t* output_state, int16_t* cell_state,
-                            const IntegerScratch& scratch, int8_t* output) {
-  const auto step = [&](int n_rows, const int8_t* step_input, int8_t* step_output_state,
-                        int16_t* step_cell_state, int, int8_t* step_output) {
-    IntegerStep(w, p, n_rows, n_cell, n_input, n_output, step_input, step_output_state,
-                step_cell_state, scratch, step_output);
+inline void IntegerSequence(const IntegerWeights& w, const IntegerParams& p, int max_time, int n_batch, int n_cell,
+                            int n_input, int n_output, bool time_major, const int8_t* input, int8_t* output_state,
+                            int16_t* cell_state, const IntegerScratch& scratch, int8_t* output) {
+  const auto step = [&](int n_rows, const int8_t* step_input, int8_t* step_output_state, int16_t* step_cell_state, int,
+                        int8_t* step_output) {
+    IntegerStep(w, p, n_rows, n_cell, n_input, n_output, step_input, step_output_state, step_cell_state, scratch,
+                step_output);
   };
-  ForEachSequenceStep(max_time, n_batch, n_cell, n_input, n_output, time_major, input, output_state,
-                      cell_state, output, step);
+  ForEachSequenceStep(max_time, n_batch, n_cell, n_input, n_output, time_major, input, output_state, cell_state, output,
+                      step);
 }
 
 }  // namespace lstm

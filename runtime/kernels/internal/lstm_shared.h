@@ -85,21 +85,18 @@ constexpr int kNumOutputs = 4;
 // row `batch` runs its whole sequence before the next starts. The output has the input's layout
 // with n_output in place of n_input.
 template <typename In, typename State, typename Cell, typename Out, typename Step>
-void ForEachSequenceStep(int max_time, int n_batch, int n_cell, int n_input, int n_output,
-                         bool time_major, const In* input, State* output_state, Cell* cell_state,
-                         Out* output, Step step) {
+void ForEachSequenceStep(int max_time, int n_batch, int n_cell, int n_input, int n_output, bool time_major,
+                         const In* input, State* output_state, Cell* cell_state, Out* output, Step step) {
   if (time_major) {
     for (int t = 0; t < max_time; ++t) {
-      step(n_batch, input + t * n_batch * n_input, output_state, cell_state, -1,
-           output + t * n_batch * n_output);
+      step(n_batch, input + t * n_batch * n_input, output_state, cell_state, -1, output + t * n_batch * n_output);
     }
     return;
   }
   for (int b = 0; b < n_batch; ++b) {
     for (int t = 0; t < max_time; ++t) {
       const int row = b * max_time + t;
-      step(1, input + row * n_input, output_state + b * n_output, cell_state + b * n_cell, b,
-           output + row * n_output);
+      step(1, input + row * n_input, output_state + b * n_output, cell_state + b * n_cell, b, output + row * n_output);
     }
   }
 }

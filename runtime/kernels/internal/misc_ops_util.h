@@ -18,9 +18,7 @@ namespace misc_ops {
 
 using Shape = std::vector<int>;
 
-inline Shape ShapeOf(const TfLiteTensor* t) {
-  return Shape(t->dims->data, t->dims->data + t->dims->size);
-}
+inline Shape ShapeOf(const TfLiteTensor* t) { return Shape(t->dims->data, t->dims->data + t->dims->size); }
 
 inline std::string ShapeString(const Shape& shape) {
   std::string s = "[";
@@ -41,8 +39,7 @@ inline int64_t FlatSize(const Shape& shape) {
 // True when the tensor's values are available at Prepare time.
 inline bool ValuesKnown(const TfLiteTensor* t) { return tflite::IsConstantOrPersistentTensor(t); }
 
-inline TfLiteStatus CheckArity(TfLiteContext* context, const TfLiteNode* node, int inputs,
-                               int outputs) {
+inline TfLiteStatus CheckArity(TfLiteContext* context, const TfLiteNode* node, int inputs, int outputs) {
   if (tflite::NumInputs(node) != inputs) {
     TF_LITE_KERNEL_LOG(context, "expected %d inputs, got %d", inputs, tflite::NumInputs(node));
     return kTfLiteError;
@@ -54,17 +51,14 @@ inline TfLiteStatus CheckArity(TfLiteContext* context, const TfLiteNode* node, i
   return kTfLiteOk;
 }
 
-inline TfLiteStatus GetIn(TfLiteContext* context, const TfLiteNode* node, int index,
-                          const TfLiteTensor** t) {
+inline TfLiteStatus GetIn(TfLiteContext* context, const TfLiteNode* node, int index, const TfLiteTensor** t) {
   return tflite::GetInputSafe(context, node, index, t);
 }
-inline TfLiteStatus GetOut(TfLiteContext* context, const TfLiteNode* node, int index,
-                           TfLiteTensor** t) {
+inline TfLiteStatus GetOut(TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** t) {
   return tflite::GetOutputSafe(context, node, index, t);
 }
 
-inline TfLiteStatus ExpectType(TfLiteContext* context, const TfLiteTensor* t, const char* role,
-                               TfLiteType expected) {
+inline TfLiteStatus ExpectType(TfLiteContext* context, const TfLiteTensor* t, const char* role, TfLiteType expected) {
   if (t->type == expected) return kTfLiteOk;
   TF_LITE_KERNEL_LOG(context, "%s has type %s, expected %s", role, TfLiteTypeGetName(t->type),
                      TfLiteTypeGetName(expected));
@@ -79,32 +73,27 @@ inline TfLiteStatus ExpectOneOf(TfLiteContext* context, const TfLiteTensor* t, c
     if (!names.empty()) names += ", ";
     names += TfLiteTypeGetName(type);
   }
-  TF_LITE_KERNEL_LOG(context, "%s has type %s, which this op does not support (supported: %s)",
-                     role, TfLiteTypeGetName(t->type), names.c_str());
+  TF_LITE_KERNEL_LOG(context, "%s has type %s, which this op does not support (supported: %s)", role,
+                     TfLiteTypeGetName(t->type), names.c_str());
   return kTfLiteError;
 }
 
 template <typename... Ts>
-inline TfLiteStatus ExpectOneOf(TfLiteContext* context, const TfLiteTensor* t, const char* role,
-                                TypeList<Ts...>) {
+inline TfLiteStatus ExpectOneOf(TfLiteContext* context, const TfLiteTensor* t, const char* role, TypeList<Ts...>) {
   return ExpectOneOf(context, t, role, {TfLiteTypeOf<Ts>()...});
 }
 
-inline TfLiteStatus ExpectRank(TfLiteContext* context, const TfLiteTensor* t, const char* role,
-                               int rank) {
+inline TfLiteStatus ExpectRank(TfLiteContext* context, const TfLiteTensor* t, const char* role, int rank) {
   if (t->dims->size == rank) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "%s has shape %s, expected rank %d", role, ShapeString(t).c_str(),
-                     rank);
+  TF_LITE_KERNEL_LOG(context, "%s has shape %s, expected rank %d", role, ShapeString(t).c_str(), rank);
   return kTfLiteError;
 }
 
 // Bytes of one element; refuses types without a fixed size (string, resource, variant, int4).
-inline TfLiteStatus ElementSize(TfLiteContext* context, const TfLiteTensor* t, const char* role,
-                                size_t* bytes) {
+inline TfLiteStatus ElementSize(TfLiteContext* context, const TfLiteTensor* t, const char* role, size_t* bytes) {
   *bytes = t->type == kTfLiteInt4 ? 0 : tflite::TfLiteTypeGetSize(t->type);
   if (*bytes > 0) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "%s has type %s, which has no fixed element size", role,
-                     TfLiteTypeGetName(t->type));
+  TF_LITE_KERNEL_LOG(context, "%s has type %s, which has no fixed element size", role, TfLiteTypeGetName(t->type));
   return kTfLiteError;
 }
 
@@ -134,8 +123,7 @@ inline TfLiteStatus ReadIndices(TfLiteContext* context, const TfLiteTensor* t, c
   } else if (t->type == kTfLiteInt64) {
     for (int64_t i = 0; i < n; ++i) (*values)[i] = t->data.i64[i];
   } else {
-    TF_LITE_KERNEL_LOG(context, "%s has type %s, expected INT32 or INT64", role,
-                       TfLiteTypeGetName(t->type));
+    TF_LITE_KERNEL_LOG(context, "%s has type %s, expected INT32 or INT64", role, TfLiteTypeGetName(t->type));
     return kTfLiteError;
   }
   return kTfLiteOk;

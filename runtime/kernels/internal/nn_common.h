@@ -25,8 +25,7 @@ namespace nn {
 // C++ division truncates toward zero, so a VALID window up to `stride` elements wider than the
 // image still gives 0; a wider one gives a negative size (-1 here), which callers refuse.
 // Intermediates are 64-bit so that no dimension or option of a damaged model overflows them.
-inline int ComputeOutSize(TfLitePadding padding, int image_size, int filter_size, int stride,
-                          int dilation) {
+inline int ComputeOutSize(TfLitePadding padding, int image_size, int filter_size, int stride, int dilation) {
   const int64_t effective_filter_size = (static_cast<int64_t>(filter_size) - 1) * dilation + 1;
   int64_t out_size = 0;
   switch (padding) {
@@ -36,18 +35,17 @@ inline int ComputeOutSize(TfLitePadding padding, int image_size, int filter_size
     case kTfLitePaddingValid:
       out_size = (static_cast<int64_t>(image_size) + stride - effective_filter_size) / stride;
       break;
-    default: break;
+    default:
+      break;
   }
   return out_size < 0 ? -1 : static_cast<int>(out_size);
 }
 
 // Padding before the first element; *offset is 1 when the total padding is odd (the extra element
 // goes after the last one), as TFLite's ComputePaddingWithOffset.
-inline int ComputePaddingWithOffset(int stride, int dilation, int in_size, int filter_size,
-                                    int out_size, int* offset) {
+inline int ComputePaddingWithOffset(int stride, int dilation, int in_size, int filter_size, int out_size, int* offset) {
   const int64_t effective_filter_size = (static_cast<int64_t>(filter_size) - 1) * dilation + 1;
-  int64_t total_padding =
-      (static_cast<int64_t>(out_size) - 1) * stride + effective_filter_size - in_size;
+  int64_t total_padding = (static_cast<int64_t>(out_size) - 1) * stride + effective_filter_size - in_size;
   total_padding = total_padding > 0 ? total_padding : 0;
   *offset = static_cast<int>(total_padding % 2);
   return static_cast<int>(total_padding / 2);
@@ -55,20 +53,18 @@ inline int ComputePaddingWithOffset(int stride, int dilation, int in_size, int f
 
 // Output size and padding of a 2-D window over an NHWC image, as TFLite's
 // ComputePaddingHeightWidth.
-inline TfLitePaddingValues ComputePaddingHeightWidth(int stride_height, int stride_width,
-                                                     int dilation_height, int dilation_width,
-                                                     int in_height, int in_width, int filter_height,
-                                                     int filter_width, TfLitePadding padding,
-                                                     int* out_height, int* out_width) {
+inline TfLitePaddingValues ComputePaddingHeightWidth(int stride_height, int stride_width, int dilation_height,
+                                                     int dilation_width, int in_height, int in_width, int filter_height,
+                                                     int filter_width, TfLitePadding padding, int* out_height,
+                                                     int* out_width) {
   *out_width = ComputeOutSize(padding, in_width, filter_width, stride_width, dilation_width);
   *out_height = ComputeOutSize(padding, in_height, filter_height, stride_height, dilation_height);
   TfLitePaddingValues values;
   int offset = 0;
-  values.height = ComputePaddingWithOffset(stride_height, dilation_height, in_height, filter_height,
-                                           *out_height, &offset);
+  values.height =
+      ComputePaddingWithOffset(stride_height, dilation_height, in_height, filter_height, *out_height, &offset);
   values.height_offset = offset;
-  values.width = ComputePaddingWithOffset(stride_width, dilation_width, in_width, filter_width,
-                                          *out_width, &offset);
+  values.width = ComputePaddingWithOffset(stride_width, dilation_width, in_width, filter_width, *out_width, &offset);
   values.width_offset = offset;
   return values;
 }
@@ -88,14 +84,12 @@ inline float ClampToActivation(float value, float activation_min, float activati
 template <typename Params>
 const Params& ParamsOf(const TfLiteNode* node) {
   static const Params kZeroFilled{};
-  return node->builtin_data != nullptr ? *static_cast<const Params*>(node->builtin_data)
-                                       : kZeroFilled;
+  return node->builtin_data != nullptr ? *static_cast<const Params*>(node->builtin_data) : kZeroFilled;
 }
 
 // ---- Prepare-time checks. Each logs one line naming what is wrong and returns kTfLiteError.
 
-inline TfLiteStatus CheckInputCount(TfLiteContext* context, const TfLiteNode* node, int min_count,
-                                    int max_count) {
+inline TfLiteStatus CheckInputCount(TfLiteContext* context, const TfLiteNode* node, int min_count, int max_count) {
   const int count = node->inputs->size;
   if (count >= min_count && count <= max_count) return kTfLiteOk;
   if (min_count == max_count) {
@@ -113,23 +107,22 @@ inline TfLiteStatus CheckOutputCount(TfLiteContext* context, const TfLiteNode* n
 }
 
 // `role` names the tensor in messages, e.g. "input 1 (filter)".
-inline TfLiteStatus CheckType(TfLiteContext* context, const TfLiteTensor* tensor,
-                              TfLiteType expected, const char* role) {
+inline TfLiteStatus CheckType(TfLiteContext* context, const TfLiteTensor* tensor, TfLiteType expected,
+                              const char* role) {
   if (tensor->type == expected) return kTfLiteOk;
   TF_LITE_KERNEL_LOG(context, "%s has type %s, expected %s", role, TfLiteTypeGetName(tensor->type),
                      TfLiteTypeGetName(expected));
   return kTfLiteError;
 }
 
-inline TfLiteStatus CheckRank(TfLiteContext* context, const TfLiteTensor* tensor, int rank,
-                              const char* role) {
+inline TfLiteStatus CheckRank(TfLiteContext* context, const TfLiteTensor* tensor, int rank, const char* role) {
   if (tensor->dims->size == rank) return kTfLiteOk;
   TF_LITE_KERNEL_LOG(context, "%s is %d-D, expected %d-D", role, tensor->dims->size, rank);
   return kTfLiteError;
 }
 
-inline TfLiteStatus CheckRankBetween(TfLiteContext* context, const TfLiteTensor* tensor,
-                                     int min_rank, int max_rank, const char* role) {
+inline TfLiteStatus CheckRankBetween(TfLiteContext* context, const TfLiteTensor* tensor, int min_rank, int max_rank,
+                                     const char* role) {
   const int rank = tensor->dims->size;
   if (rank >= min_rank && rank <= max_rank) return kTfLiteOk;
   TF_LITE_KERNEL_LOG(context, "%s is %d-D, expected %d-D to %d-D", role, rank, min_rank, max_rank);
@@ -138,8 +131,7 @@ inline TfLiteStatus CheckRankBetween(TfLiteContext* context, const TfLiteTensor*
 
 // Refuses an element type this kernel has no implementation for (yet): the message says which
 // type the kernel does compute, so a quantized model fails with a clear reason.
-inline TfLiteStatus RefuseType(TfLiteContext* context, const TfLiteTensor* tensor,
-                               const char* role) {
+inline TfLiteStatus RefuseType(TfLiteContext* context, const TfLiteTensor* tensor, const char* role) {
   TF_LITE_KERNEL_LOG(context, "%s has type %s; this kernel supports only FLOAT32 so far", role,
                      TfLiteTypeGetName(tensor->type));
   return kTfLiteError;
@@ -147,8 +139,7 @@ inline TfLiteStatus RefuseType(TfLiteContext* context, const TfLiteTensor* tenso
 
 inline TfLiteStatus CheckFusedActivation(TfLiteContext* context, TfLiteFusedActivation activation) {
   if (activation >= kTfLiteActNone && activation <= kTfLiteActSigmoid) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "fused activation %d is not a known activation",
-                     static_cast<int>(activation));
+  TF_LITE_KERNEL_LOG(context, "fused activation %d is not a known activation", static_cast<int>(activation));
   return kTfLiteError;
 }
 
@@ -169,31 +160,27 @@ struct Window {
 
 inline TfLiteStatus CheckWindow(TfLiteContext* context, const Window& window) {
   if (window.padding != kTfLitePaddingSame && window.padding != kTfLitePaddingValid) {
-    TF_LITE_KERNEL_LOG(context, "padding %d is neither SAME nor VALID",
-                       static_cast<int>(window.padding));
+    TF_LITE_KERNEL_LOG(context, "padding %d is neither SAME nor VALID", static_cast<int>(window.padding));
     return kTfLiteError;
   }
-  if (window.stride_height < 1 || window.stride_width < 1 ||
-      window.stride_height > kMaxWindowExtent || window.stride_width > kMaxWindowExtent) {
+  if (window.stride_height < 1 || window.stride_width < 1 || window.stride_height > kMaxWindowExtent ||
+      window.stride_width > kMaxWindowExtent) {
     TF_LITE_KERNEL_LOG(context, "strides must be in [1, %d], got height %d width %d",
-                       static_cast<int>(kMaxWindowExtent), window.stride_height,
-                       window.stride_width);
+                       static_cast<int>(kMaxWindowExtent), window.stride_height, window.stride_width);
     return kTfLiteError;
   }
   if (window.dilation_height < 1 || window.dilation_width < 1) {
-    TF_LITE_KERNEL_LOG(context, "dilation factors must be positive, got height %d width %d",
-                       window.dilation_height, window.dilation_width);
+    TF_LITE_KERNEL_LOG(context, "dilation factors must be positive, got height %d width %d", window.dilation_height,
+                       window.dilation_width);
     return kTfLiteError;
   }
   if (window.filter_height < 1 || window.filter_width < 1) {
-    TF_LITE_KERNEL_LOG(context, "filter size must be positive, got height %d width %d",
-                       window.filter_height, window.filter_width);
+    TF_LITE_KERNEL_LOG(context, "filter size must be positive, got height %d width %d", window.filter_height,
+                       window.filter_width);
     return kTfLiteError;
   }
-  const int64_t extent_height =
-      (static_cast<int64_t>(window.filter_height) - 1) * window.dilation_height + 1;
-  const int64_t extent_width =
-      (static_cast<int64_t>(window.filter_width) - 1) * window.dilation_width + 1;
+  const int64_t extent_height = (static_cast<int64_t>(window.filter_height) - 1) * window.dilation_height + 1;
+  const int64_t extent_width = (static_cast<int64_t>(window.filter_width) - 1) * window.dilation_width + 1;
   if (extent_height > kMaxWindowExtent || extent_width > kMaxWindowExtent) {
     TF_LITE_KERNEL_LOG(context, "the dilated filter spans %lld x %lld elements, more than %d",
                        static_cast<long long>(extent_height), static_cast<long long>(extent_width),
@@ -216,9 +203,8 @@ inline TfLiteStatus CheckOutSize(TfLiteContext* context, int out_height, int out
 // A float32 bias (when present) and output, and the fused activation's float range: how every float
 // convolution and matrix product ends its Prepare.
 inline TfLiteStatus PrepareFloatOutput(TfLiteContext* context, TfLiteFusedActivation activation,
-                                       const TfLiteTensor* bias, const char* bias_role,
-                                       const TfLiteTensor* output, float* activation_min,
-                                       float* activation_max) {
+                                       const TfLiteTensor* bias, const char* bias_role, const TfLiteTensor* output,
+                                       float* activation_min, float* activation_max) {
   if (bias != nullptr) {
     TF_LITE_ENSURE_OK(context, CheckType(context, bias, kTfLiteFloat32, bias_role));
   }
@@ -229,19 +215,16 @@ inline TfLiteStatus PrepareFloatOutput(TfLiteContext* context, TfLiteFusedActiva
 
 // Checks the window of a convolution or pooling over an NHWC input, computes TFLite's padding into
 // *padding and resizes the output to [batch, out_height, out_width, output_depth].
-inline TfLiteStatus ResizeWindowedOutput(TfLiteContext* context, const Window& window,
-                                         const TfLiteTensor* input, int output_depth,
-                                         TfLiteTensor* output, TfLitePaddingValues* padding) {
+inline TfLiteStatus ResizeWindowedOutput(TfLiteContext* context, const Window& window, const TfLiteTensor* input,
+                                         int output_depth, TfLiteTensor* output, TfLitePaddingValues* padding) {
   TF_LITE_ENSURE_OK(context, CheckWindow(context, window));
   int out_height, out_width;
   *padding = ComputePaddingHeightWidth(
-      window.stride_height, window.stride_width, window.dilation_height, window.dilation_width,
-      input->dims->data[1], input->dims->data[2], window.filter_height, window.filter_width,
-      window.padding, &out_height, &out_width);
+      window.stride_height, window.stride_width, window.dilation_height, window.dilation_width, input->dims->data[1],
+      input->dims->data[2], window.filter_height, window.filter_width, window.padding, &out_height, &out_width);
   TF_LITE_ENSURE_OK(context, CheckOutSize(context, out_height, out_width));
-  return context->ResizeTensor(
-      context, output,
-      tflite::CreateIntArray({input->dims->data[0], out_height, out_width, output_depth}));
+  return context->ResizeTensor(context, output,
+                               tflite::CreateIntArray({input->dims->data[0], out_height, out_width, output_depth}));
 }
 
 // ---- Quantized forms (uint8, int8 with per-channel weights, int16x8) and hybrid forms (float
@@ -258,18 +241,24 @@ inline const TfLiteAffineQuantization* AffineQuantization(const TfLiteTensor* te
 // The clamp range of a fused activation on a quantized output, as TFLite's
 // CalculateActivationRangeQuantized: the activation's real bounds quantized with the output's scale
 // and zero point (round half away from zero), intersected with the type's range.
-inline TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context,
-                                                      TfLiteFusedActivation activation,
-                                                      const TfLiteTensor* output,
-                                                      int32_t* act_min, int32_t* act_max) {
+inline TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context, TfLiteFusedActivation activation,
+                                                      const TfLiteTensor* output, int32_t* act_min, int32_t* act_max) {
   int32_t qmin = 0, qmax = 0;
   switch (output->type) {
-    case kTfLiteUInt8: qmin = 0; qmax = 255; break;
-    case kTfLiteInt8: qmin = -128; qmax = 127; break;
-    case kTfLiteInt16: qmin = -32768; qmax = 32767; break;
+    case kTfLiteUInt8:
+      qmin = 0;
+      qmax = 255;
+      break;
+    case kTfLiteInt8:
+      qmin = -128;
+      qmax = 127;
+      break;
+    case kTfLiteInt16:
+      qmin = -32768;
+      qmax = 32767;
+      break;
     default:
-      TF_LITE_KERNEL_LOG(context, "output 0 has type %s; no quantized range",
-                         TfLiteTypeGetName(output->type));
+      TF_LITE_KERNEL_LOG(context, "output 0 has type %s; no quantized range", TfLiteTypeGetName(output->type));
       return kTfLiteError;
   }
   const float scale = output->params.scale;
@@ -283,8 +272,7 @@ inline TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context,
       overflow = true;
       return 0;
     }
-    return quantization_util::WrappingAdd(zero_point,
-                                          quantization_util::TruncateToInt32LikeX86(q));
+    return quantization_util::WrappingAdd(zero_point, quantization_util::TruncateToInt32LikeX86(q));
   };
   *act_min = qmin;
   *act_max = qmax;
@@ -298,8 +286,7 @@ inline TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context,
     *act_max = std::min(qmax, quantize(1.f));
   }
   if (overflow) {
-    TF_LITE_KERNEL_LOG(context,
-                       "output 0's scale %g puts the fused activation's bounds outside int32",
+    TF_LITE_KERNEL_LOG(context, "output 0's scale %g puts the fused activation's bounds outside int32",
                        static_cast<double>(scale));
     return kTfLiteError;
   }
@@ -325,12 +312,13 @@ enum class OutputStage {
 inline int32_t ApplyOutputStage(OutputStage stage, int64_t acc, int32_t multiplier, int shift) {
   switch (stage) {
     case OutputStage::kDoubleRounding:
-      return quantization_util::MultiplyByQuantizedMultiplier(
-          static_cast<int32_t>(static_cast<uint32_t>(acc)), multiplier, shift);
+      return quantization_util::MultiplyByQuantizedMultiplier(static_cast<int32_t>(static_cast<uint32_t>(acc)),
+                                                              multiplier, shift);
     case OutputStage::kRoundingUp:
       return quantization_util::MultiplyByQuantizedMultiplierRoundingUp(
           static_cast<int32_t>(static_cast<uint32_t>(acc)), multiplier, shift);
-    case OutputStage::kInt64: break;
+    case OutputStage::kInt64:
+      break;
   }
   return quantization_util::MultiplyByQuantizedMultiplier(acc, multiplier, shift);
 }
@@ -342,8 +330,7 @@ inline Acc ProductTerm(InputT input, WeightT weight, int32_t input_offset, int32
   if constexpr (std::is_floating_point<Acc>::value) {
     return input * weight;
   } else {
-    return (static_cast<int32_t>(input) + input_offset) *
-           (static_cast<int32_t>(weight) + weight_offset);
+    return (static_cast<int32_t>(input) + input_offset) * (static_cast<int32_t>(weight) + weight_offset);
   }
 }
 
@@ -356,15 +343,19 @@ inline TfLiteType QuantizedWeightsType(TfLiteType input_type) {
 // of its weights (QuantizedWeightsType's); the output has the input's type. Any other input type
 // is refused, naming `input_role`.
 template <typename Eval>
-TfLiteStatus EvalQuantizedProduct(TfLiteContext* context, const char* input_role,
-                                  TfLiteType input_type, Eval&& eval) {
+TfLiteStatus EvalQuantizedProduct(TfLiteContext* context, const char* input_role, TfLiteType input_type, Eval&& eval) {
   switch (input_type) {
-    case kTfLiteUInt8: eval(uint8_t(), uint8_t()); return kTfLiteOk;
-    case kTfLiteInt8: eval(int8_t(), int8_t()); return kTfLiteOk;
-    case kTfLiteInt16: eval(int16_t(), int8_t()); return kTfLiteOk;
+    case kTfLiteUInt8:
+      eval(uint8_t(), uint8_t());
+      return kTfLiteOk;
+    case kTfLiteInt8:
+      eval(int8_t(), int8_t());
+      return kTfLiteOk;
+    case kTfLiteInt16:
+      eval(int16_t(), int8_t());
+      return kTfLiteOk;
     default:
-      TF_LITE_KERNEL_LOG(context, "%s has unsupported type %s", input_role,
-                         TfLiteTypeGetName(input_type));
+      TF_LITE_KERNEL_LOG(context, "%s has unsupported type %s", input_role, TfLiteTypeGetName(input_type));
       return kTfLiteError;
   }
 }
@@ -382,8 +373,8 @@ struct OutputRequantization {
 // multiplier applied as `stage` rounds, the zero point added (wrapping like TFLite's int32 sum),
 // the clamp.
 template <typename OutputT>
-OutputT RequantizeOutput(OutputStage stage, const OutputRequantization& rq, int64_t acc,
-                         int channel, int32_t output_offset) {
+OutputT RequantizeOutput(OutputStage stage, const OutputRequantization& rq, int64_t acc, int channel,
+                         int32_t output_offset) {
   int32_t value = ApplyOutputStage(stage, acc, rq.multiplier[channel], rq.shift[channel]);
   value = quantization_util::WrappingAdd(value, output_offset);
   return static_cast<OutputT>(std::min(std::max(value, rq.activation_min), rq.activation_max));
@@ -399,9 +390,8 @@ inline int64_t IntegerBiasValue(const TfLiteTensor* bias, int channel) {
 // TFLite's check (GetQuantizedConvolutionMultipler) that a bias scale is close enough to
 // input_scale * weights_scale for the kernels, which add the bias to the products unscaled: the
 // difference, in output steps, must not exceed 0.02.
-inline TfLiteStatus CheckBiasScale(TfLiteContext* context, const TfLiteTensor* input,
-                                   const TfLiteTensor* weights, const TfLiteTensor* bias,
-                                   const TfLiteTensor* output) {
+inline TfLiteStatus CheckBiasScale(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* weights,
+                                   const TfLiteTensor* bias, const TfLiteTensor* output) {
   if (bias == nullptr) return kTfLiteOk;
   const double input_product_scale =
       static_cast<double>(input->params.scale) * static_cast<double>(weights->params.scale);
@@ -419,13 +409,13 @@ inline TfLiteStatus CheckBiasScale(TfLiteContext* context, const TfLiteTensor* i
 // weights (int8 only, for int8 or int16 inputs) get input_scale * filter_scale[c] / output_scale
 // in double; uint8 keeps TFLite's legacy per-tensor multiplier, whose product of scales is taken in
 // float, and checks the bias scale against that product.
-inline TfLiteStatus PopulateConvolutionQuantizationParams(
-    TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* filter,
-    const TfLiteTensor* bias, const TfLiteTensor* output, TfLiteFusedActivation activation,
-    int num_channels, const char* filter_role, OutputRequantization* result) {
+inline TfLiteStatus PopulateConvolutionQuantizationParams(TfLiteContext* context, const TfLiteTensor* input,
+                                                          const TfLiteTensor* filter, const TfLiteTensor* bias,
+                                                          const TfLiteTensor* output, TfLiteFusedActivation activation,
+                                                          int num_channels, const char* filter_role,
+                                                          OutputRequantization* result) {
   const TfLiteAffineQuantization* filter_quantization = AffineQuantization(filter);
-  if (AffineQuantization(input) == nullptr || filter_quantization == nullptr ||
-      AffineQuantization(output) == nullptr) {
+  if (AffineQuantization(input) == nullptr || filter_quantization == nullptr || AffineQuantization(output) == nullptr) {
     TF_LITE_KERNEL_LOG(context, "%s",
                        AffineQuantization(input) == nullptr ? "the input is not quantized"
                        : filter_quantization == nullptr     ? "the weights are not quantized"
@@ -435,8 +425,7 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(
   const int scale_count = filter_quantization->scale->size;
   const bool per_channel = scale_count > 1;
   if (per_channel) {
-    if ((input->type != kTfLiteInt8 && input->type != kTfLiteInt16) ||
-        filter->type != kTfLiteInt8) {
+    if ((input->type != kTfLiteInt8 && input->type != kTfLiteInt16) || filter->type != kTfLiteInt8) {
       TF_LITE_KERNEL_LOG(context,
                          "%s has per-channel scales, which need INT8 weights and an INT8 or "
                          "INT16 input",
@@ -464,13 +453,12 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(
       const double filter_scale = filter_quantization->scale->data[c];
       const double effective_scale =
           static_cast<double>(input_scale) * filter_scale / static_cast<double>(output_scale);
-      quantization_util::QuantizeMultiplier(effective_scale, &result->multiplier[c],
-                                            &result->shift[c]);
+      quantization_util::QuantizeMultiplier(effective_scale, &result->multiplier[c], &result->shift[c]);
     }
   } else if (input->type != kTfLiteUInt8 && num_channels > 0) {
     // One scale: every channel's multiplier is the same (computed once; uint8's legacy one follows).
-    const double effective_scale = static_cast<double>(input_scale) * filter_quantization->scale->data[0] /
-                                   static_cast<double>(output_scale);
+    const double effective_scale =
+        static_cast<double>(input_scale) * filter_quantization->scale->data[0] / static_cast<double>(output_scale);
     int32_t multiplier;
     int shift;
     quantization_util::QuantizeMultiplier(effective_scale, &multiplier, &shift);
@@ -486,8 +474,7 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(
     }
     int32_t multiplier;
     int shift;
-    quantization_util::QuantizeMultiplier(legacy_product / static_cast<double>(output_scale),
-                                          &multiplier, &shift);
+    quantization_util::QuantizeMultiplier(legacy_product / static_cast<double>(output_scale), &multiplier, &shift);
     result->multiplier.assign(num_channels, multiplier);
     result->shift.assign(num_channels, shift);
   }
@@ -496,8 +483,7 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(
 }
 
 // Weights of an int8-per-channel or 16x8 kernel must be symmetric (every zero point 0).
-inline TfLiteStatus CheckSymmetricWeights(TfLiteContext* context, const TfLiteTensor* filter,
-                                          const char* role) {
+inline TfLiteStatus CheckSymmetricWeights(TfLiteContext* context, const TfLiteTensor* filter, const char* role) {
   const TfLiteAffineQuantization* quantization = AffineQuantization(filter);
   if (quantization == nullptr) {
     TF_LITE_KERNEL_LOG(context, "%s is not quantized", role);
@@ -506,8 +492,8 @@ inline TfLiteStatus CheckSymmetricWeights(TfLiteContext* context, const TfLiteTe
   if (quantization->zero_point != nullptr) {
     for (int i = 0; i < quantization->zero_point->size; ++i) {
       if (quantization->zero_point->data[i] != 0) {
-        TF_LITE_KERNEL_LOG(context, "%s has zero point %d; symmetric weights (0) are required",
-                           role, quantization->zero_point->data[i]);
+        TF_LITE_KERNEL_LOG(context, "%s has zero point %d; symmetric weights (0) are required", role,
+                           quantization->zero_point->data[i]);
         return kTfLiteError;
       }
     }
@@ -516,8 +502,7 @@ inline TfLiteStatus CheckSymmetricWeights(TfLiteContext* context, const TfLiteTe
 }
 
 // 16-bit activations are symmetric: their zero points must be 0.
-inline TfLiteStatus CheckZeroPointIsZero(TfLiteContext* context, const TfLiteTensor* tensor,
-                                         const char* role) {
+inline TfLiteStatus CheckZeroPointIsZero(TfLiteContext* context, const TfLiteTensor* tensor, const char* role) {
   if (tensor->params.zero_point == 0) return kTfLiteOk;
   TF_LITE_KERNEL_LOG(context, "%s has zero point %d; INT16 tensors must have zero point 0", role,
                      tensor->params.zero_point);
@@ -530,8 +515,7 @@ inline TfLiteStatus CheckZeroPointIsZero(TfLiteContext* context, const TfLiteTen
 
 // Symmetric: scale = max|x| / 127, q = round(x / scale) clamped to [-127, 127]; an all-zero (or
 // empty) row gets scale 1.
-inline void SymmetricQuantizeFloats(const float* values, int size, int8_t* quantized,
-                                    float* scaling_factor) {
+inline void SymmetricQuantizeFloats(const float* values, int size, int8_t* quantized, float* scaling_factor) {
   if (size <= 0) {
     *scaling_factor = 1;
     return;
@@ -558,8 +542,8 @@ inline void SymmetricQuantizeFloats(const float* values, int size, int8_t* quant
 
 // Asymmetric: the row's range (widened to include 0) over [-128, 127] with a nudged zero point,
 // computed in double as TFLite does; an all-zero (or empty) row gets scale 1 and offset 0.
-inline void AsymmetricQuantizeFloats(const float* values, int size, int8_t* quantized,
-                                     float* scaling_factor, int32_t* offset) {
+inline void AsymmetricQuantizeFloats(const float* values, int size, int8_t* quantized, float* scaling_factor,
+                                     int32_t* offset) {
   if (size <= 0) {
     *scaling_factor = 1;
     *offset = 0;
@@ -584,9 +568,8 @@ inline void AsymmetricQuantizeFloats(const float* values, int size, int8_t* quan
   const double zero_point_from_max = qmax - rmax / scale;
   const double zero_point_from_min_error = std::abs(qmin) + std::abs(rmin / scale);
   const double zero_point_from_max_error = std::abs(qmax) + std::abs(rmax / scale);
-  const double zero_point = zero_point_from_min_error < zero_point_from_max_error
-                                ? zero_point_from_min
-                                : zero_point_from_max;
+  const double zero_point =
+      zero_point_from_min_error < zero_point_from_max_error ? zero_point_from_min : zero_point_from_max;
   int32_t nudged_zero_point;
   if (zero_point <= qmin) {
     nudged_zero_point = -128;

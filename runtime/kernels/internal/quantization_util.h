@@ -44,8 +44,7 @@ inline T WrappingOp(T a, T b, Op op) {
   if constexpr (std::is_integral<T>::value) {
     using U = std::make_unsigned_t<T>;
     using W = std::common_type_t<U, unsigned int>;
-    return static_cast<T>(
-        static_cast<U>(op(static_cast<W>(static_cast<U>(a)), static_cast<W>(static_cast<U>(b)))));
+    return static_cast<T>(static_cast<U>(op(static_cast<W>(static_cast<U>(a)), static_cast<W>(static_cast<U>(b)))));
   } else {
     return op(a, b);
   }
@@ -130,13 +129,10 @@ inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int 
 // shift (ties toward +infinity). Shift counts outside [0, 63] wrap like the x86 shift instruction.
 inline int32_t MultiplyByQuantizedMultiplier(int64_t x, int32_t multiplier, int shift) {
   const int32_t reduced_multiplier =
-      multiplier < 0x7FFF0000
-          ? static_cast<int32_t>((static_cast<int64_t>(multiplier) + (1 << 15)) >> 16)
-          : 0x7FFF;
+      multiplier < 0x7FFF0000 ? static_cast<int32_t>((static_cast<int64_t>(multiplier) + (1 << 15)) >> 16) : 0x7FFF;
   const int total_shift = 15 - shift;
   const int64_t round = static_cast<int64_t>(uint64_t{1} << ((total_shift - 1) & 63));
-  const int64_t result = static_cast<int64_t>(static_cast<uint64_t>(x) *
-                                              static_cast<uint64_t>(reduced_multiplier) +
+  const int64_t result = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(reduced_multiplier) +
                                               static_cast<uint64_t>(round));
   return static_cast<int32_t>(result >> (total_shift & 63));
 }
@@ -151,18 +147,16 @@ inline int32_t MultiplyByQuantizedMultiplier(int64_t x, int32_t multiplier, int 
 inline int32_t MultiplyByQuantizedMultiplierRoundingUp(int32_t x, int32_t multiplier, int shift) {
   const int left_shift = shift > 0 ? shift : 0;
   const int right_shift = shift > 0 ? 0 : -shift;
-  const int32_t shifted =
-      left_shift >= 32 ? 0 : static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);
+  const int32_t shifted = left_shift >= 32 ? 0 : static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);
   const int64_t product = static_cast<int64_t>(shifted) * multiplier;
-  const int32_t high = static_cast<int32_t>(
-      static_cast<uint32_t>(static_cast<uint64_t>(product + (int64_t{1} << 30)) >> 31));
+  const int32_t high =
+      static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(product + (int64_t{1} << 30)) >> 31));
   if (right_shift <= 0) return high;
   if (right_shift >= 32) return high >> 31;  // ruy's shift counts stay below 32; keep it defined
   const int32_t nudge = int32_t{1} << (right_shift - 1);
   if (high > std::numeric_limits<int32_t>::max() - nudge) return int32_t{1} << (31 - right_shift);
   return (high + nudge) >> right_shift;
 }
-
 
 // true when x is a power of two (within 1e-3 in log2, as TFLite's CheckedLog2 tests it); *log2
 // gets the rounded exponent.
@@ -282,10 +276,9 @@ inline FixedPoint<Raw, 0> ExpOnIntervalBetweenNegativeOneQuarterAnd0Excl(FixedPo
   const F x3 = x2 * x;
   const F x4 = x2 * x2;
   const F x4_over_4 = F::FromRaw(SaturatingRoundingMultiplyByPOT<Raw>(x4.raw, -2));
-  const F x4_over_24_plus_x3_over_6_plus_x2_over_2 = F::FromRaw(
-      SaturatingRoundingMultiplyByPOT<Raw>((((x4_over_4 + x3) * constant_1_over_3) + x2).raw, -1));
-  return AddSaturatingIf16Bit(constant_term,
-                              constant_term * (x + x4_over_24_plus_x3_over_6_plus_x2_over_2));
+  const F x4_over_24_plus_x3_over_6_plus_x2_over_2 =
+      F::FromRaw(SaturatingRoundingMultiplyByPOT<Raw>((((x4_over_4 + x3) * constant_1_over_3) + x2).raw, -1));
+  return AddSaturatingIf16Bit(constant_term, constant_term * (x + x4_over_24_plus_x3_over_6_plus_x2_over_2));
 }
 
 // exp(a) for a <= 0.
@@ -297,8 +290,7 @@ inline FixedPoint<Raw, 0> ExpOnNegativeValues(FixedPoint<Raw, IntegerBits> a) {
   const InputF one_quarter = InputF::template ConstantPOT<-2>();
   const InputF mask = one_quarter - InputF::FromRaw(1);
   const InputF a_mod_quarter_minus_one_quarter = (a & mask) - one_quarter;
-  ResultF result =
-      ExpOnIntervalBetweenNegativeOneQuarterAnd0Excl(Rescale<0>(a_mod_quarter_minus_one_quarter));
+  ResultF result = ExpOnIntervalBetweenNegativeOneQuarterAnd0Excl(Rescale<0>(a_mod_quarter_minus_one_quarter));
   const Raw remainder = (a_mod_quarter_minus_one_quarter - a).raw;
   // One multiplication by exp(-2^exponent) for each set bit of the remainder (the barrel shifter).
   struct Step {
@@ -379,8 +371,8 @@ inline FixedPoint<Raw, 0> Logistic(FixedPoint<Raw, IntegerBits> a) {
 // 1 / sqrt(input) as a Q0.31 multiplier and a shift (TFLite's GetInvSqrtQuantizedMultiplierExp:
 // Newton-Raphson in Q3.28). reverse_shift -1 returns the shift as a left shift, as
 // MultiplyByQuantizedMultiplier takes it. Inputs 0 and 1 give the largest multiplier.
-inline void GetInvSqrtQuantizedMultiplierExp(int32_t input, int reverse_shift,
-                                             int32_t* output_inv_sqrt, int* output_shift) {
+inline void GetInvSqrtQuantizedMultiplierExp(int32_t input, int reverse_shift, int32_t* output_inv_sqrt,
+                                             int* output_shift) {
   if (input <= 1) {
     *output_inv_sqrt = std::numeric_limits<int32_t>::max();
     *output_shift = 0;
@@ -411,8 +403,7 @@ inline void GetInvSqrtQuantizedMultiplierExp(int32_t input, int reverse_shift,
   x = x * fixedpoint_half_sqrt_2;
   *output_inv_sqrt = x.raw;
   if (*output_shift < 0) {
-    *output_inv_sqrt = static_cast<int32_t>(static_cast<uint32_t>(*output_inv_sqrt)
-                                            << (-*output_shift));
+    *output_inv_sqrt = static_cast<int32_t>(static_cast<uint32_t>(*output_inv_sqrt) << (-*output_shift));
     *output_shift = 0;
   }
   *output_shift *= reverse_shift;
@@ -423,8 +414,8 @@ inline void GetInvSqrtQuantizedMultiplierExp(int32_t input, int reverse_shift,
 // nudged by half the interpolation error at its segment's midpoint. Real is the precision the table
 // is computed in: float for the element-wise ops, double where TFLite computes in double (softmax).
 template <typename Real, typename F>
-inline void PopulateLut16(Real input_scale, int32_t input_zero_point, Real output_scale,
-                          int32_t output_zero_point, F f, int16_t* lut) {
+inline void PopulateLut16(Real input_scale, int32_t input_zero_point, Real output_scale, int32_t output_zero_point, F f,
+                          int16_t* lut) {
   constexpr int32_t kMin = std::numeric_limits<int16_t>::min();
   constexpr int32_t kMax = std::numeric_limits<int16_t>::max();
   const Real input_min = input_scale * static_cast<Real>(kMin - input_zero_point);
@@ -448,8 +439,8 @@ inline void PopulateLut16(Real input_scale, int32_t input_zero_point, Real outpu
     const Real bias = std::round((midpoint_interpolated - midpoint) / 2);
     lut[i] = static_cast<int16_t>(std::min(std::max(sample - bias, table_min), table_max));
   }
-  lut[steps] = static_cast<int16_t>(
-      std::min(std::max(std::round(f(input_max) * output_scaling_inv), table_min), table_max));
+  lut[steps] =
+      static_cast<int16_t>(std::min(std::max(std::round(f(input_max) * output_scaling_inv), table_min), table_max));
 }
 
 inline int16_t Lut16Lookup(int16_t value, const int16_t* lut) {

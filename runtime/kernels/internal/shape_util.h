@@ -64,8 +64,7 @@ inline int StridedSliceStart(int start, int stride, int axis_size, bool begin_ma
 
 // `stop` as given (when `offset`, relative to the resolved start). Returns one past the last
 // element in the direction of travel.
-inline int StridedSliceStop(int stop, int start, int stride, int axis_size, bool end_mask,
-                            bool shrink, bool offset) {
+inline int StridedSliceStop(int stop, int start, int stride, int axis_size, bool end_mask, bool shrink, bool offset) {
   if (shrink) return start >= axis_size ? start : start + 1;
   if (end_mask) return stride > 0 ? axis_size : -1;
   int64_t e = stop;
@@ -84,8 +83,7 @@ inline int StridedCount(int start, int stop, int stride) {
   const int64_t span = static_cast<int64_t>(stop) - start;
   if (stride > 0) return span <= 0 ? 0 : static_cast<int>((span + stride - 1) / stride);
   return span >= 0 ? 0
-                   : static_cast<int>((-span + (-static_cast<int64_t>(stride)) - 1) /
-                                      (-static_cast<int64_t>(stride)));
+                   : static_cast<int>((-span + (-static_cast<int64_t>(stride)) - 1) / (-static_cast<int64_t>(stride)));
 }
 
 // Index into an axis of `size` elements for position `i` of its mirror-padded version with `left`
@@ -101,11 +99,21 @@ inline int64_t MirrorPadIndex(int64_t i, int64_t left, int64_t size, int offset)
 // Copies one element of `elem` bytes. Sizes of 1, 2, 4 and 8 bytes take a typed path.
 inline void CopyElement(const char* from, char* to, size_t elem) {
   switch (elem) {
-    case 1: *to = *from; break;
-    case 2: std::memcpy(to, from, 2); break;
-    case 4: std::memcpy(to, from, 4); break;
-    case 8: std::memcpy(to, from, 8); break;
-    default: std::memcpy(to, from, elem); break;
+    case 1:
+      *to = *from;
+      break;
+    case 2:
+      std::memcpy(to, from, 2);
+      break;
+    case 4:
+      std::memcpy(to, from, 4);
+      break;
+    case 8:
+      std::memcpy(to, from, 8);
+      break;
+    default:
+      std::memcpy(to, from, elem);
+      break;
   }
 }
 
@@ -141,9 +149,8 @@ inline void CopyRow(void* to_bytes, const void* from_bytes, size_t n) {
 // `pad_value` when any maps[d][o_d] is negative. Transpose, slice, strided slice, tile, broadcast,
 // reverse, pad and mirror pad are all such maps. Elements are `elem` bytes; nothing is interpreted.
 inline void GatherByDimMaps(const char* in, size_t elem, const Shape& out_shape,
-                            const std::vector<std::vector<int64_t>>& maps,
-                            const std::vector<int64_t>& in_strides, const char* pad_value,
-                            char* out) {
+                            const std::vector<std::vector<int64_t>>& maps, const std::vector<int64_t>& in_strides,
+                            const char* pad_value, char* out) {
   const int rank = static_cast<int>(out_shape.size());
   if (FlatSize(out_shape) == 0) return;
   if (rank == 0) {

@@ -39,8 +39,8 @@ namespace internal {
 // What the expansion needs per level, derived and checked by BuildPlan.
 struct Level {
   bool sparse = false;
-  int extent = 0;          // number of distinct indices at this level
-  size_t stride = 0;       // dense elements one step of this level's index moves by
+  int extent = 0;     // number of distinct indices at this level
+  size_t stride = 0;  // dense elements one step of this level's index moves by
   const int* segments = nullptr;
   const int* indices = nullptr;
 };
@@ -54,8 +54,8 @@ inline int ArraySize(const TfLiteIntArray* a) { return a != nullptr ? a->size : 
 
 // Checks the encoding against the dense shape and the number of stored values and, when valid,
 // fills one Level per traversal level.
-inline bool BuildPlan(const TfLiteSparsity& sparsity, const TfLiteIntArray* dense_shape,
-                      size_t num_values, std::vector<Level>* levels, std::string* error) {
+inline bool BuildPlan(const TfLiteSparsity& sparsity, const TfLiteIntArray* dense_shape, size_t num_values,
+                      std::vector<Level>* levels, std::string* error) {
   if (dense_shape == nullptr) return Fail(error, "sparse tensor has no shape");
   const int rank = dense_shape->size;
   for (int d = 0; d < rank; ++d) {
@@ -68,20 +68,18 @@ inline bool BuildPlan(const TfLiteSparsity& sparsity, const TfLiteIntArray* dens
   }
   const int num_levels = sparsity.traversal_order->size;
   if (num_levels < rank || num_levels > kMaxSparsityLevels) {
-    return Fail(error, "sparsity traversal_order has " + std::to_string(num_levels) +
-                           " entries; a rank-" + std::to_string(rank) + " tensor needs between " +
-                           std::to_string(rank) + " and " + std::to_string(kMaxSparsityLevels));
+    return Fail(error, "sparsity traversal_order has " + std::to_string(num_levels) + " entries; a rank-" +
+                           std::to_string(rank) + " tensor needs between " + std::to_string(rank) + " and " +
+                           std::to_string(kMaxSparsityLevels));
   }
   if (sparsity.dim_metadata_size != num_levels) {
     return Fail(error, "sparsity has " + std::to_string(sparsity.dim_metadata_size) +
-                           " dim_metadata entries but traversal_order has " +
-                           std::to_string(num_levels));
+                           " dim_metadata entries but traversal_order has " + std::to_string(num_levels));
   }
   const int num_blocks = num_levels - rank;
   if (ArraySize(sparsity.block_map) != num_blocks) {
     return Fail(error, "sparsity block_map has " + std::to_string(ArraySize(sparsity.block_map)) +
-                           " entries but traversal_order implies " + std::to_string(num_blocks) +
-                           " block dimensions");
+                           " entries but traversal_order implies " + std::to_string(num_blocks) + " block dimensions");
   }
 
   // traversal_order: a permutation of the expanded dimensions, original ones first (TFLite's
@@ -92,9 +90,8 @@ inline bool BuildPlan(const TfLiteSparsity& sparsity, const TfLiteIntArray* dens
     const int dim = order[level];
     const bool in_range = level < rank ? (dim >= 0 && dim < rank) : (dim >= rank && dim < num_levels);
     if (!in_range || seen[dim]) {
-      return Fail(error, "sparsity traversal_order entry " + std::to_string(level) + " (" +
-                             std::to_string(dim) + ") is not a valid " +
-                             (level < rank ? "original" : "block") + " dimension");
+      return Fail(error, "sparsity traversal_order entry " + std::to_string(level) + " (" + std::to_string(dim) +
+                             ") is not a valid " + (level < rank ? "original" : "block") + " dimension");
     }
     seen[dim] = true;
   }
@@ -115,8 +112,7 @@ inline bool BuildPlan(const TfLiteSparsity& sparsity, const TfLiteIntArray* dens
   for (int level = rank; level < num_levels; ++level) {
     const TfLiteDimensionMetadata& m = sparsity.dim_metadata[level];
     if (m.format != kTfLiteDimDense || m.dense_size <= 0) {
-      return Fail(error, "sparsity block level " + std::to_string(level) +
-                             " must be dense with a positive size");
+      return Fail(error, "sparsity block level " + std::to_string(level) + " must be dense with a positive size");
     }
     block_size[order[level] - rank] = m.dense_size;
   }
@@ -173,8 +169,8 @@ inline bool BuildPlan(const TfLiteSparsity& sparsity, const TfLiteIntArray* dens
     }
     const int* segments = m.array_segments->data;
     if (segments[0] != 0 || segments[num_segments - 1] != num_indices) {
-      return Fail(error, where + " array_segments must start at 0 and end at the " +
-                             std::to_string(num_indices) + " stored indices");
+      return Fail(error, where + " array_segments must start at 0 and end at the " + std::to_string(num_indices) +
+                             " stored indices");
     }
     for (int s = 1; s < num_segments; ++s) {
       if (segments[s] < segments[s - 1]) {
@@ -201,8 +197,8 @@ inline bool BuildPlan(const TfLiteSparsity& sparsity, const TfLiteIntArray* dens
 }
 
 // Copies the value at each position of level `level` and below into place.
-inline void Expand(const std::vector<Level>& levels, size_t level, size_t position, size_t offset,
-                   size_t element_size, const uint8_t* values, uint8_t* dense) {
+inline void Expand(const std::vector<Level>& levels, size_t level, size_t position, size_t offset, size_t element_size,
+                   const uint8_t* values, uint8_t* dense) {
   if (level == levels.size()) {
     std::memcpy(dense + offset * element_size, values + position * element_size, element_size);
     return;
@@ -233,8 +229,8 @@ inline TfLiteIntArray* IntArrayFromVector(const Vector* vector) {
   return array;
 }
 
-inline TfLiteIntArray* IndexVector(fb::SparseIndexVector type, const fb::Int32Vector* i32,
-                                   const fb::Uint16Vector* u16, const fb::Uint8Vector* u8) {
+inline TfLiteIntArray* IndexVector(fb::SparseIndexVector type, const fb::Int32Vector* i32, const fb::Uint16Vector* u16,
+                                   const fb::Uint8Vector* u8) {
   switch (type) {
     case fb::SparseIndexVector::Int32Vector:
       return IntArrayFromVector(i32);
@@ -253,8 +249,8 @@ inline TfLiteIntArray* IndexVector(fb::SparseIndexVector type, const fb::Int32Ve
 // values: sizes and formats of every level, traversal_order a permutation with the original
 // dimensions first, block_map increasing with dense block levels, dense sizes matching the shape,
 // CSR segments monotone from 0 to the number of indices, every index inside its dimension.
-inline bool ValidateSparsity(const TfLiteSparsity& sparsity, const TfLiteIntArray* dense_shape,
-                             size_t num_values, std::string* error) {
+inline bool ValidateSparsity(const TfLiteSparsity& sparsity, const TfLiteIntArray* dense_shape, size_t num_values,
+                             std::string* error) {
   std::vector<internal::Level> levels;
   return internal::BuildPlan(sparsity, dense_shape, num_values, &levels, error);
 }
@@ -263,9 +259,9 @@ inline bool ValidateSparsity(const TfLiteSparsity& sparsity, const TfLiteIntArra
 // (`values_bytes`, a multiple of `element_size`), `dense` receives NumElements(dense_shape)
 // elements (`dense_bytes`), zero where the encoding stores nothing. Validates first; on an invalid
 // encoding or mismatched sizes returns false with *error set and leaves `dense` untouched.
-inline bool SparseToDense(const TfLiteSparsity& sparsity, const TfLiteIntArray* dense_shape,
-                          size_t element_size, const void* values, size_t values_bytes, void* dense,
-                          size_t dense_bytes, std::string* error) {
+inline bool SparseToDense(const TfLiteSparsity& sparsity, const TfLiteIntArray* dense_shape, size_t element_size,
+                          const void* values, size_t values_bytes, void* dense, size_t dense_bytes,
+                          std::string* error) {
   if (element_size == 0 || values_bytes % element_size != 0) {
     return internal::Fail(error, "sparse tensor holds " + std::to_string(values_bytes) +
                                      " bytes, not a whole number of " + std::to_string(element_size) +
@@ -283,8 +279,7 @@ inline bool SparseToDense(const TfLiteSparsity& sparsity, const TfLiteIntArray* 
   }
   if (dense_bytes == 0) return true;
   std::memset(dense, 0, dense_bytes);  // zero is all-zero bits for every numeric type
-  internal::Expand(levels, 0, 0, 0, element_size, static_cast<const uint8_t*>(values),
-                   static_cast<uint8_t*>(dense));
+  internal::Expand(levels, 0, 0, 0, element_size, static_cast<const uint8_t*>(values), static_cast<uint8_t*>(dense));
   return true;
 }
 
@@ -292,9 +287,8 @@ inline bool SparseToDense(const TfLiteSparsity& sparsity, const TfLiteIntArray* 
 // free with TfLiteSparsityFree), and validates it against the tensor's dense shape and its stored
 // data (`value_bytes` bytes of `element_size`-byte elements). Returns null with *error set when the
 // parameters are malformed.
-inline TfLiteSparsity* SparsityFromFlatbuffer(const fb::SparsityParameters* src,
-                                              const TfLiteIntArray* dense_shape, size_t element_size,
-                                              size_t value_bytes, std::string* error) {
+inline TfLiteSparsity* SparsityFromFlatbuffer(const fb::SparsityParameters* src, const TfLiteIntArray* dense_shape,
+                                              size_t element_size, size_t value_bytes, std::string* error) {
   if (src == nullptr || src->traversal_order() == nullptr || src->dim_metadata() == nullptr) {
     internal::Fail(error, "sparsity lacks traversal_order or dim_metadata");
     return nullptr;
@@ -340,12 +334,11 @@ inline TfLiteSparsity* SparsityFromFlatbuffer(const fb::SparsityParameters* src,
       out.dense_size = m->dense_size();
     } else if (m->format() == fb::DimensionType::SPARSE_CSR) {
       out.format = kTfLiteDimSparseCSR;  // set first: TfLiteSparsityFree frees CSR arrays only
-      out.array_segments = internal::IndexVector(m->array_segments_type(), m->array_segments_as_Int32Vector(),
-                                                 m->array_segments_as_Uint16Vector(),
-                                                 m->array_segments_as_Uint8Vector());
+      out.array_segments =
+          internal::IndexVector(m->array_segments_type(), m->array_segments_as_Int32Vector(),
+                                m->array_segments_as_Uint16Vector(), m->array_segments_as_Uint8Vector());
       out.array_indices = internal::IndexVector(m->array_indices_type(), m->array_indices_as_Int32Vector(),
-                                                m->array_indices_as_Uint16Vector(),
-                                                m->array_indices_as_Uint8Vector());
+                                                m->array_indices_as_Uint16Vector(), m->array_indices_as_Uint8Vector());
       if (out.array_segments == nullptr || out.array_indices == nullptr) {
         return fail(where + " is SPARSE_CSR without array_segments and array_indices");
       }

@@ -49,9 +49,9 @@ inline void StoreNewestActivations(const Shape& s, const T* activations, T* stat
 
 // The float tail shared by the float and hybrid kernels: scratch = weights_time . state per
 // filter, output = sum over rank + bias, then the activation.
-inline void ApplyTimeWeightsBiasAndActivation(const Shape& s, const float* weights_time,
-                                              const float* bias, TfLiteFusedActivation activation,
-                                              const float* state, float* scratch, float* output) {
+inline void ApplyTimeWeightsBiasAndActivation(const Shape& s, const float* weights_time, const float* bias,
+                                              TfLiteFusedActivation activation, const float* state, float* scratch,
+                                              float* output) {
   for (int b = 0; b < s.batch_size; ++b) {
     const float* state_batch = state + b * s.memory_size * s.num_filters;
     float* scratch_batch = scratch + b * s.num_filters;
@@ -80,8 +80,8 @@ inline void ApplyTimeWeightsBiasAndActivation(const Shape& s, const float* weigh
 
 // scratch: batch_size * num_filters floats.
 inline void EvalFloat(const Shape& s, TfLiteFusedActivation activation, const float* input,
-                      const float* weights_feature, const float* weights_time, const float* bias,
-                      float* scratch, float* state, float* output) {
+                      const float* weights_feature, const float* weights_time, const float* bias, float* scratch,
+                      float* state, float* output) {
   internal::ShiftStateLeft(s, state);
   // The feature filter: scratch = weights_feature . input (a fully connected layer without bias).
   for (int b = 0; b < s.batch_size; ++b) {
@@ -94,8 +94,7 @@ inline void EvalFloat(const Shape& s, TfLiteFusedActivation activation, const fl
     }
   }
   internal::StoreNewestActivations(s, scratch, state);
-  internal::ApplyTimeWeightsBiasAndActivation(s, weights_time, bias, activation, state, scratch,
-                                              output);
+  internal::ApplyTimeWeightsBiasAndActivation(s, weights_time, bias, activation, state, scratch, output);
 }
 
 // Buffers of the hybrid kernel.
@@ -108,9 +107,8 @@ struct HybridScratch {
 
 // The input is quantized per batch row; the time weights were dequantized once in Prepare
 // (weights_time_float). row_sums: the feature weights' row sums (asymmetric quantization only).
-inline void EvalHybrid(const Shape& s, TfLiteFusedActivation activation,
-                       bool asymmetric_quantize_inputs, const float* input,
-                       const int8_t* weights_feature, float weights_feature_scale,
+inline void EvalHybrid(const Shape& s, TfLiteFusedActivation activation, bool asymmetric_quantize_inputs,
+                       const float* input, const int8_t* weights_feature, float weights_feature_scale,
                        const int32_t* row_sums, const float* weights_time_float, const float* bias,
                        const HybridScratch& buffers, float* state, float* output) {
   namespace hybrid = lstm::hybrid_internal;
@@ -118,8 +116,8 @@ inline void EvalHybrid(const Shape& s, TfLiteFusedActivation activation,
   float* scratch = buffers.scratch;
   std::fill_n(scratch, s.batch_size * s.num_filters, 0.0f);
   if (!lstm::float_internal::IsZeroVector(input, s.batch_size * s.input_size)) {
-    hybrid::BatchQuantize(input, s.batch_size, s.input_size, buffers.quantized_input,
-                          buffers.scaling_factors, buffers.zero_points, asymmetric_quantize_inputs);
+    hybrid::BatchQuantize(input, s.batch_size, s.input_size, buffers.quantized_input, buffers.scaling_factors,
+                          buffers.zero_points, asymmetric_quantize_inputs);
     for (int b = 0; b < s.batch_size; ++b) buffers.scaling_factors[b] *= weights_feature_scale;
     hybrid::MatMulAccumulate(weights_feature, s.num_filters, s.input_size, buffers.quantized_input,
                              /*matrix_scale=*/1.0f, buffers.scaling_factors, s.batch_size, scratch,
@@ -127,8 +125,7 @@ inline void EvalHybrid(const Shape& s, TfLiteFusedActivation activation,
                              buffers.scaling_factors);
   }
   internal::StoreNewestActivations(s, scratch, state);
-  internal::ApplyTimeWeightsBiasAndActivation(s, weights_time_float, bias, activation, state,
-                                              scratch, output);
+  internal::ApplyTimeWeightsBiasAndActivation(s, weights_time_float, bias, activation, state, scratch, output);
 }
 
 // The integer kernel's requantization: input * weights_feature -> state (scale_1), and
@@ -157,8 +154,8 @@ inline int16_t RequantizeFeature(int32_t dot, const IntegerParams& p) {
 // requantization. TFLite's int32 sums here can overflow on a long memory; they wrap (computed in 64
 // bits and truncated, which is the same).
 inline void IntegerTimeAndOutput(const Shape& s, const IntegerParams& p, const int16_t* weights_time,
-                                 const int32_t* bias, const int16_t* state, int32_t* scratch,
-                                 int32_t* output_temp, int8_t* output) {
+                                 const int32_t* bias, const int16_t* state, int32_t* scratch, int32_t* output_temp,
+                                 int8_t* output) {
   namespace qu = quantization_util;
   for (int b = 0; b < s.batch_size; ++b) {
     const int16_t* state_batch = state + b * s.memory_size * s.num_filters;
@@ -187,8 +184,7 @@ inline void IntegerTimeAndOutput(const Shape& s, const IntegerParams& p, const i
   }
   for (int i = 0; i < s.batch_size * s.num_units; ++i) {
     const int32_t scaled =
-        qu::MultiplyByQuantizedMultiplier(output_temp[i], p.scale_2_a, p.scale_2_b) +
-        p.output_zero_point;
+        qu::MultiplyByQuantizedMultiplier(output_temp[i], p.scale_2_a, p.scale_2_b) + p.output_zero_point;
     output[i] = static_cast<int8_t>(std::min<int32_t>(std::max<int32_t>(scaled, -128), 127));
   }
 }
@@ -197,10 +193,9 @@ inline void IntegerTimeAndOutput(const Shape& s, const IntegerParams& p, const i
 
 // scratch: batch_size * num_filters; output_temp: batch_size * num_units. TFLite requires a ReLU
 // activation for this kernel but applies none beyond the int8 clamp; neither does this.
-inline void EvalInteger(const Shape& s, const IntegerParams& p, const int8_t* input,
-                        const int8_t* weights_feature, const int16_t* weights_time,
-                        const int32_t* bias, int16_t* state, int32_t* scratch, int32_t* output_temp,
-                        int8_t* output) {
+inline void EvalInteger(const Shape& s, const IntegerParams& p, const int8_t* input, const int8_t* weights_feature,
+                        const int16_t* weights_time, const int32_t* bias, int16_t* state, int32_t* scratch,
+                        int32_t* output_temp, int8_t* output) {
   internal::ShiftStateLeft(s, state);
 
   // The feature filter, requantized to the (symmetric) state's scale, into the newest column.

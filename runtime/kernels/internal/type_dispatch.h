@@ -16,17 +16,28 @@ template <typename T>
 struct TfLiteTypeFor;
 template <TfLiteType kType>
 using TfLiteTypeConstant = std::integral_constant<TfLiteType, kType>;
-template <> struct TfLiteTypeFor<float> : TfLiteTypeConstant<kTfLiteFloat32> {};
-template <> struct TfLiteTypeFor<double> : TfLiteTypeConstant<kTfLiteFloat64> {};
-template <> struct TfLiteTypeFor<bool> : TfLiteTypeConstant<kTfLiteBool> {};
-template <> struct TfLiteTypeFor<int8_t> : TfLiteTypeConstant<kTfLiteInt8> {};
-template <> struct TfLiteTypeFor<uint8_t> : TfLiteTypeConstant<kTfLiteUInt8> {};
-template <> struct TfLiteTypeFor<int16_t> : TfLiteTypeConstant<kTfLiteInt16> {};
-template <> struct TfLiteTypeFor<uint16_t> : TfLiteTypeConstant<kTfLiteUInt16> {};
-template <> struct TfLiteTypeFor<int32_t> : TfLiteTypeConstant<kTfLiteInt32> {};
-template <> struct TfLiteTypeFor<uint32_t> : TfLiteTypeConstant<kTfLiteUInt32> {};
-template <> struct TfLiteTypeFor<int64_t> : TfLiteTypeConstant<kTfLiteInt64> {};
-template <> struct TfLiteTypeFor<uint64_t> : TfLiteTypeConstant<kTfLiteUInt64> {};
+template <>
+struct TfLiteTypeFor<float> : TfLiteTypeConstant<kTfLiteFloat32> {};
+template <>
+struct TfLiteTypeFor<double> : TfLiteTypeConstant<kTfLiteFloat64> {};
+template <>
+struct TfLiteTypeFor<bool> : TfLiteTypeConstant<kTfLiteBool> {};
+template <>
+struct TfLiteTypeFor<int8_t> : TfLiteTypeConstant<kTfLiteInt8> {};
+template <>
+struct TfLiteTypeFor<uint8_t> : TfLiteTypeConstant<kTfLiteUInt8> {};
+template <>
+struct TfLiteTypeFor<int16_t> : TfLiteTypeConstant<kTfLiteInt16> {};
+template <>
+struct TfLiteTypeFor<uint16_t> : TfLiteTypeConstant<kTfLiteUInt16> {};
+template <>
+struct TfLiteTypeFor<int32_t> : TfLiteTypeConstant<kTfLiteInt32> {};
+template <>
+struct TfLiteTypeFor<uint32_t> : TfLiteTypeConstant<kTfLiteUInt32> {};
+template <>
+struct TfLiteTypeFor<int64_t> : TfLiteTypeConstant<kTfLiteInt64> {};
+template <>
+struct TfLiteTypeFor<uint64_t> : TfLiteTypeConstant<kTfLiteUInt64> {};
 
 template <typename T>
 constexpr TfLiteType TfLiteTypeOf() {
@@ -44,8 +55,7 @@ constexpr bool IsOneOf(TypeList<Ts...>, TfLiteType type) {
 
 // fn(T()) for the T among Ts that stores `type`; otherwise() when none does.
 template <typename... Ts, typename Fn, typename Otherwise>
-auto DispatchType(TypeList<Ts...>, TfLiteType type, Fn&& fn, Otherwise&& otherwise)
-    -> decltype(otherwise()) {
+auto DispatchType(TypeList<Ts...>, TfLiteType type, Fn&& fn, Otherwise&& otherwise) -> decltype(otherwise()) {
   decltype(otherwise()) result{};
   const bool found = ((type == TfLiteTypeOf<Ts>() && (result = fn(Ts()), true)) || ...);
   return found ? result : otherwise();

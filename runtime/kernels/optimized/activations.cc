@@ -32,17 +32,14 @@ struct ActivationOp {
   using State = ActivationState;
   // The float path rounds differently from the reference anyway: denormals flushed there.
   static bool FlushesDenormals(const State* s) { return s->type == kTfLiteFloat32; }
-  static TfLiteRegistration* Reference() {
-    return kTanh ? reference::Register_TANH() : reference::Register_LOGISTIC();
-  }
+  static TfLiteRegistration* Reference() { return kTanh ? reference::Register_TANH() : reference::Register_LOGISTIC(); }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->type = input->type;
     s->elements = tflite::NumElements(input);
-    if (s->elements == 0 || tflite::NumElements(output) != s->elements ||
-        tflite::IsDynamicTensor(output)) {
+    if (s->elements == 0 || tflite::NumElements(output) != s->elements || tflite::IsDynamicTensor(output)) {
       return kTfLiteOk;
     }
     switch (s->type) {

@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,8 +21,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/op_common.h"
-#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -40,15 +40,21 @@ using namespace optimized_test;  // NOLINT(build/namespaces): optimized_ops_test
 // One LOGISTIC or TANH over `shape`, input values spread over [lo, hi] (float) or the whole type
 // (quantized), against the reference (exactly for the quantized types).
 void CheckActivation(int code, TfLiteType type, const std::vector<int>& shape, float in_scale = 0.f,
-                     int in_zero_point = 0, float out_scale = 0.f, int out_zero_point = 0,
-                     float lo = -8.f, float hi = 8.f, uint32_t seed = 1) {
+                     int in_zero_point = 0, float out_scale = 0.f, int out_zero_point = 0, float lo = -8.f,
+                     float hi = 8.f, uint32_t seed = 1) {
   OpCase op;
   const size_t n = Count(shape);
   int input = -1;
   switch (type) {
-    case kTfLiteFloat32: input = op.AddFloatInput(shape, seed, lo, hi); break;
-    case kTfLiteUInt8: input = op.AddInputBytes(type, shape, Bytes(RandomInts<uint8_t>(n, seed, 0, 255))); break;
-    case kTfLiteInt8: input = op.AddInputBytes(type, shape, Bytes(RandomInts<int8_t>(n, seed, -128, 127))); break;
+    case kTfLiteFloat32:
+      input = op.AddFloatInput(shape, seed, lo, hi);
+      break;
+    case kTfLiteUInt8:
+      input = op.AddInputBytes(type, shape, Bytes(RandomInts<uint8_t>(n, seed, 0, 255)));
+      break;
+    case kTfLiteInt8:
+      input = op.AddInputBytes(type, shape, Bytes(RandomInts<int8_t>(n, seed, -128, 127)));
+      break;
     default: {
       std::vector<int16_t> values = RandomInts<int16_t>(n, seed, -32768, 32767);
       // Both ends of the range and 0 as well.

@@ -56,8 +56,8 @@ struct ConcatOp {
       axis = params->axis;
     }
     if (axis < 0) axis += rank;
-    if (element_bytes == 0 || activation != kTfLiteActNone || rank < 1 || axis < 0 ||
-        axis >= rank || tflite::IsDynamicTensor(output) || tflite::NumElements(output) == 0) {
+    if (element_bytes == 0 || activation != kTfLiteActNone || rank < 1 || axis < 0 || axis >= rank ||
+        tflite::IsDynamicTensor(output) || tflite::NumElements(output) == 0) {
       return kTfLiteOk;
     }
     // The reference's Prepare has checked types, ranks and the dimensions off the axis.
@@ -71,8 +71,8 @@ struct ConcatOp {
     for (int i = 0; i < node->inputs->size; ++i) {
       const TfLiteTensor* input = tflite::GetInput(context, node, i);
       if (input == nullptr || tflite::IsDynamicTensor(input)) return kTfLiteOk;
-      if (output->type == kTfLiteUInt8 && (input->params.scale != output->params.scale ||
-                                           input->params.zero_point != output->params.zero_point)) {
+      if (output->type == kTfLiteUInt8 &&
+          (input->params.scale != output->params.scale || input->params.zero_point != output->params.zero_point)) {
         return kTfLiteOk;
       }
       const size_t block = static_cast<size_t>(input->dims->data[axis] * inner) * element_bytes;
@@ -94,8 +94,7 @@ struct ConcatOp {
     }
     char* output = tflite::GetOutput(context, node, 0)->data.raw;
     const State& state = *s;
-    const int64_t min_rows =
-        std::max<int64_t>(1, kMinBytesPerChunk / std::max<int64_t>(1, state.output_row_bytes));
+    const int64_t min_rows = std::max<int64_t>(1, kMinBytesPerChunk / std::max<int64_t>(1, state.output_row_bytes));
     ParallelChunks(context, state.outer_rows, min_rows, [&](int, int64_t begin, int64_t end) {
       char* dst = output + static_cast<size_t>(begin) * state.output_row_bytes;
       for (int64_t row = begin; row < end; ++row) {

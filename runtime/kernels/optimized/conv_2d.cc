@@ -10,8 +10,8 @@
 // nothing and no im2col copy is made (with one group and no horizontal dilation, one pointer per
 // kernel row: see RowIndirection). Weights are packed once in Prepare when they are constant.
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -49,8 +49,7 @@ struct PlanarColumn {
 inline PlanarColumn PlanarColumnOf(const WindowGeometry& g, int kx, int margin) {
   const int offset = kx * g.dilation_width - g.pad_left;
   // Floor division (offset may be negative).
-  const int q = offset >= 0 ? offset / g.stride_width
-                            : -((-offset + g.stride_width - 1) / g.stride_width);
+  const int q = offset >= 0 ? offset / g.stride_width : -((-offset + g.stride_width - 1) / g.stride_width);
   return {offset - q * g.stride_width, q + margin};
 }
 
@@ -85,10 +84,9 @@ struct ConvOp {
     CacheAlignedVector<float> group_packed;
     for (int g = 0; g < s->groups; ++g) {
       const size_t first = static_cast<size_t>(g) * s->group_outputs;
-      PackGemmWeights(s->group_outputs, taps, kc, filter_data + first * taps * kc, taps * kc, kc, 1,
-                      bias_data + first, nr, &group_packed);
-      std::copy(group_packed.begin(), group_packed.end(),
-                s->packed.begin() + g * s->group_packed_size);
+      PackGemmWeights(s->group_outputs, taps, kc, filter_data + first * taps * kc, taps * kc, kc, 1, bias_data + first,
+                      nr, &group_packed);
+      std::copy(group_packed.begin(), group_packed.end(), s->packed.begin() + g * s->group_packed_size);
     }
     s->packed_filter = filter->data.raw;
     s->packed_bias = bias->data.raw;
@@ -119,34 +117,30 @@ struct ConvOp {
       s->fast = s->quantized || s->q16;
       return kTfLiteOk;
     }
-    if (input->type != kTfLiteFloat32 || filter->type != kTfLiteFloat32 ||
-        bias->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
-        tflite::NumElements(output) == 0) {
+    if (input->type != kTfLiteFloat32 || filter->type != kTfLiteFloat32 || bias->type != kTfLiteFloat32 ||
+        output->type != kTfLiteFloat32 || tflite::NumElements(output) == 0) {
       return kTfLiteOk;
     }
-    s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height,
-                             params.stride_width, params.dilation_height_factor,
-                             params.dilation_width_factor);
+    s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
+                             params.dilation_height_factor, params.dilation_width_factor);
     s->filter_depth = filter->dims->data[3];
     s->output_depth = filter->dims->data[0];
     s->groups = input->dims->data[3] / s->filter_depth;
     s->group_outputs = s->output_depth / s->groups;
     tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
     s->variant = &ChooseGemmVariant(*s->kernels, s->group_outputs);
-    s->merged_rows = s->groups == 1 && s->geometry.kernel_width > 1 &&
-                     s->geometry.dilation_width == 1;
+    s->merged_rows = s->groups == 1 && s->geometry.kernel_width > 1 && s->geometry.dilation_width == 1;
     s->zero.assign(std::max(s->filter_depth * s->geometry.kernel_width, 1), 0.f);
     PreparePlanar(context, s);
     s->indirection.Invalidate();
     s->row_indirection.valid = false;
     // Persistent read-only tensors (a DEQUANTIZE of float16 weights, computed in its Prepare) are
     // as constant as the model's own buffers.
-    s->constant_weights =
-        tflite::IsConstantOrPersistentTensor(filter) && tflite::IsConstantOrPersistentTensor(bias);
+    s->constant_weights = tflite::IsConstantOrPersistentTensor(filter) && tflite::IsConstantOrPersistentTensor(bias);
     // A second Prepare with the same constants (the runtime prepares once before a delegate looks at
     // the graph and once after) keeps what the first packed.
-    const PackedFrom from{filter->data.raw, bias->data.raw, s->planar, s->geometry.taps(), s->filter_depth,
-                          s->group_outputs, s->groups, s->variant};
+    const PackedFrom from{filter->data.raw, bias->data.raw,   s->planar, s->geometry.taps(),
+                          s->filter_depth,  s->group_outputs, s->groups, s->variant};
     // Constant weights are packed at the first Invoke (Init stays short, as TFLite's, whose kernels
     // also pack on first use): Eval packs when packed_filter is not the filter's data.
     if (!(s->constant_weights && from == s->packed_from)) {
@@ -166,10 +160,8 @@ struct ConvOp {
   // room on the right for the last register's reads.
   static void PreparePlanar(TfLiteContext* context, State* s) {
     const WindowGeometry& g = s->geometry;
-    s->planar = s->kernels->planar_conv != nullptr && s->groups == 1 &&
-                s->filter_depth <= kMaxPlanarInputChannels &&
-                g.taps() * s->filter_depth <= kMaxPlanarTaps &&
-                s->output_depth == kPlanarOutputChannels &&
+    s->planar = s->kernels->planar_conv != nullptr && s->groups == 1 && s->filter_depth <= kMaxPlanarInputChannels &&
+                g.taps() * s->filter_depth <= kMaxPlanarTaps && s->output_depth == kPlanarOutputChannels &&
                 g.out_width >= s->kernels->float_lanes;
     s->planes.Clear();
     if (!s->planar) return;
@@ -190,12 +182,12 @@ struct ConvOp {
     for (int kx = 0; kx < g.kernel_width; ++kx) {
       const PlanarColumn column = PlanarColumnOf(g, kx, s->plane_margin);
       for (int c = 0; c < s->filter_depth; ++c) {
-        s->planar_tap_offsets.push_back(
-            (static_cast<size_t>(c) * g.stride_width + column.phase) * s->plane_width + column.shift);
+        s->planar_tap_offsets.push_back((static_cast<size_t>(c) * g.stride_width + column.phase) * s->plane_width +
+                                        column.shift);
       }
     }
-    s->planes.Assign(NumThreads(context), static_cast<size_t>(s->planar_ring_rows) *
-                                              s->filter_depth * g.stride_width * s->plane_width);
+    s->planes.Assign(NumThreads(context),
+                     static_cast<size_t>(s->planar_ring_rows) * s->filter_depth * g.stride_width * s->plane_width);
   }
 
   // Splits input row `row` (all batches' rows in order) into its planes at `out`: column x goes to
@@ -233,8 +225,7 @@ struct ConvOp {
     }
     for (int x = whole * phases; x < width; ++x) {
       for (int c = 0; c < channels; ++c) {
-        out[(static_cast<size_t>(c) * phases + x - whole * phases) * plane_width + whole] =
-            in[x * channels + c];
+        out[(static_cast<size_t>(c) * phases + x - whole * phases) * plane_width + whole] = in[x * channels + c];
       }
     }
   }
@@ -257,8 +248,7 @@ struct ConvOp {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
-    if (!s->constant_weights || s->packed_filter != filter->data.raw ||
-        s->packed_bias != bias->data.raw) {
+    if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
       Pack(s, filter, bias);
     }
     const WindowGeometry& g = s->geometry;
@@ -297,13 +287,11 @@ struct ConvOp {
         }
         const int64_t y0 = oy * g.stride_height - g.pad_top;
         const int64_t first = std::max<int64_t>(0, y0);
-        const int64_t last = std::min<int64_t>(
-            g.in_height - 1, y0 + int64_t{g.kernel_height - 1} * g.dilation_height);
+        const int64_t last = std::min<int64_t>(g.in_height - 1, y0 + int64_t{g.kernel_height - 1} * g.dilation_height);
         // Rows below `first` are not read again; the ring keeps the ring_rows latest.
         next_row = std::max(next_row, first);
         for (; next_row <= last; ++next_row) {
-          split_row(s, input_data, batch * g.in_height + next_row,
-                   ring + (next_row % ring_rows) * row_floats);
+          split_row(s, input_data, batch * g.in_height + next_row, ring + (next_row % ring_rows) * row_floats);
         }
         size_t taps = 0;
         for (int ky = 0; ky < g.kernel_height; ++ky) {
@@ -441,9 +429,9 @@ struct ConvOp {
         const float scaling_factor = s->hybrid_scaling_factors[b];
         if (s->hybrid_asymmetric) {
           for (int o = 0; o < outputs; ++o) {
-            const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(sums[o]) -
-                                                     static_cast<uint32_t>(offset) *
-                                                         static_cast<uint32_t>(s->hybrid_filter_sums[o]));
+            const int32_t sum =
+                static_cast<int32_t>(static_cast<uint32_t>(sums[o]) -
+                                     static_cast<uint32_t>(offset) * static_cast<uint32_t>(s->hybrid_filter_sums[o]));
             const float scale = channel_scales[o] * scaling_factor;
             out[o] = nn::ClampToActivation(static_cast<float>(sum) * scale + bias_data[o], s->act_min, s->act_max);
           }
@@ -469,8 +457,7 @@ struct ConvOp {
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
     const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    if (!s->constant_weights || s->packed_filter != filter->data.raw ||
-        s->packed_bias != bias->data.raw) {
+    if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
       Pack(s, filter, bias);
     }
     const size_t input_depth = input->dims->data[3];
@@ -519,9 +506,7 @@ bool IsOptimizedConvInvoke(TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) 
   return invoke == OptimizedKernel<ConvOp>::Invoke;
 }
 
-void PackConv(ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
-  ConvOp::Pack(s, filter, bias);
-}
+void PackConv(ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias) { ConvOp::Pack(s, filter, bias); }
 
 }  // namespace conv_internal
 

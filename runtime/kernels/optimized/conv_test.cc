@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,8 +21,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/op_common.h"
-#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -40,24 +40,20 @@ using namespace optimized_test;  // NOLINT(build/namespaces): optimized_ops_test
 void CheckConv(const Conv& c, uint32_t seed = 1) {
   OpCase op;
   const int input = op.AddFloatInput(c.input, seed);
-  const std::vector<int> filter_shape = {c.out_channels, c.kernel_h, c.kernel_w,
-                                         c.input[3] / c.groups};
-  const int filter = c.filter_is_input ? op.AddFloatInput(filter_shape, seed + 1)
-                                       : op.AddFloatConst(filter_shape, seed + 1);
+  const std::vector<int> filter_shape = {c.out_channels, c.kernel_h, c.kernel_w, c.input[3] / c.groups};
+  const int filter =
+      c.filter_is_input ? op.AddFloatInput(filter_shape, seed + 1) : op.AddFloatConst(filter_shape, seed + 1);
   const int bias = op.AddFloatConst({c.out_channels}, seed + 2);
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
-                  fb::BuiltinOptions::Conv2DOptions,
-                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h,
-                                          c.activation, c.dilation_w, c.dilation_h)
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h, c.activation,
+                                          c.dilation_w, c.dilation_h)
                       .Union());
   op.Check(optimized::Register_CONV_2D());
 }
 
 TEST(OptimizedConv2dTest, PointwiseManyChannels) { CheckConv({{1, 7, 9, 37}, 29, 1, 1}); }
-TEST(OptimizedConv2dTest, PointwiseValidStrideTwo) {
-  CheckConv({{2, 9, 8, 16}, 24, 1, 1, fb::Padding::VALID, 2, 2});
-}
+TEST(OptimizedConv2dTest, PointwiseValidStrideTwo) { CheckConv({{2, 9, 8, 16}, 24, 1, 1, fb::Padding::VALID, 2, 2}); }
 TEST(OptimizedConv2dTest, SizeOne) { CheckConv({{1, 1, 1, 1}, 1, 1, 1}); }
 TEST(OptimizedConv2dTest, ThreeByThreeSameOddChannels) { CheckConv({{1, 5, 6, 3}, 5, 3, 3}); }
 TEST(OptimizedConv2dTest, ThreeByThreeSameStrideTwoBatches) {
@@ -122,15 +118,13 @@ TEST(OptimizedConv2dTest, Uint8MatchesTheReference) {
   OpCase op;
   const int input = op.AddInputBytes(kTfLiteUInt8, {1, 5, 5, 3}, RandomInts<uint8_t>(75, 1, 0, 255));
   op.test().builder().SetQuantization(input, {0.05f}, {128});
-  const int filter = op.test().AddConst<uint8_t>(kTfLiteUInt8, {4, 3, 3, 3},
-                                                 RandomInts<uint8_t>(108, 2, 0, 255));
+  const int filter = op.test().AddConst<uint8_t>(kTfLiteUInt8, {4, 3, 3, 3}, RandomInts<uint8_t>(108, 2, 0, 255));
   op.test().builder().SetQuantization(filter, {0.02f}, {120});
   const int bias = op.test().AddConst<int32_t>(kTfLiteInt32, {4}, RandomInts<int32_t>(4, 3, -500, 500));
   op.test().builder().SetQuantization(bias, {0.05f * 0.02f}, {0});
   const int output = op.test().AddOutput(kTfLiteUInt8);
   op.test().builder().SetQuantization(output, {0.2f}, {100});
-  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
-                  fb::BuiltinOptions::Conv2DOptions,
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
                   fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1).Union());
   op.Check(optimized::Register_CONV_2D(), /*exact=*/true);
 }
@@ -178,11 +172,9 @@ void CheckDepthwise(const Depthwise& d, uint32_t seed = 1) {
   std::vector<int> inputs = {input, filter};
   if (d.bias) inputs.push_back(op.AddFloatConst({channels}, seed + 2));
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output},
-                  fb::BuiltinOptions::DepthwiseConv2DOptions,
-                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w,
-                                                   d.stride_h, d.multiplier, d.activation,
-                                                   d.dilation_w, d.dilation_h)
+  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w, d.stride_h, d.multiplier,
+                                                   d.activation, d.dilation_w, d.dilation_h)
                       .Union());
   op.Check(optimized::Register_DEPTHWISE_CONV_2D());
 }
@@ -204,7 +196,9 @@ TEST(OptimizedDepthwiseTest, DepthMultiplier) {
   CheckDepthwise({{1, 5, 5, 3}, 2, 3, 3});
   CheckDepthwise({{1, 6, 4, 5}, 3, 2, 3, fb::Padding::VALID, 1, 1, 1, 1, Act::RELU_N1_TO_1});
 }
-TEST(OptimizedDepthwiseTest, NoBias) { CheckDepthwise({{1, 5, 6, 12}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::NONE, false}); }
+TEST(OptimizedDepthwiseTest, NoBias) {
+  CheckDepthwise({{1, 5, 6, 12}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::NONE, false});
+}
 TEST(OptimizedDepthwiseTest, FiveByFive) { CheckDepthwise({{1, 11, 11, 40}, 1, 5, 5}); }
 // The row kernel: runs of 8, 4 and single pixels, channel blocks with and without a partial one,
 // edge pixels left and right of the interior, tap rows above and below the input, batches.
@@ -213,8 +207,7 @@ TEST(OptimizedDepthwiseTest, RowKernelRunsAndEdges) {
   // 8, 24 and 40 on AVX-512; 3 on AVX; 1, 3 on SSE2): widths below, at and above a group.
   for (const int width : {1, 2, 3, 5, 8, 13, 21, 40}) {
     for (const int channels : {1, 3, 8, 17, 24, 32, 35, 40}) {
-      CheckDepthwise({{2, 4, width, channels}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1,
-                      Act::RELU6},
+      CheckDepthwise({{2, 4, width, channels}, 1, 3, 3, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6},
                      static_cast<uint32_t>(width * 100 + channels));
       CheckDepthwise({{1, 5, width, channels}, 1, 3, 3, fb::Padding::SAME, 2, 2},
                      static_cast<uint32_t>(width * 100 + channels + 7));
@@ -263,8 +256,7 @@ TEST(ThreadScratchTest, PartsAreZeroedAndFarApart) {
   }
   for (int t = 1; t < 3; ++t) {
     const auto previous_end = reinterpret_cast<uintptr_t>(scratch.part(t - 1) + 1000);
-    EXPECT_GE(reinterpret_cast<uintptr_t>(scratch.part(t)) - previous_end,
-              optimized::kThreadScratchGapBytes);
+    EXPECT_GE(reinterpret_cast<uintptr_t>(scratch.part(t)) - previous_end, optimized::kThreadScratchGapBytes);
   }
   // Ensure keeps the parts (and what they hold) when the size is unchanged, and sizes again
   // otherwise.
@@ -287,7 +279,7 @@ struct Expansion {
   std::vector<int> input;  // NHWC of the 1x1 convolution's input
   int expanded;
   Act expansion_activation;
-  Depthwise depthwise;  // its `input` is ignored; multiplier 1
+  Depthwise depthwise;                       // its `input` is ignored; multiplier 1
   bool expansion_weights_are_input = false;  // packed at every Invoke
 };
 
@@ -300,31 +292,23 @@ void CheckExpansion(const Expansion& e, Fused fused, uint32_t seed, bool expande
   OpCase op;
   const Depthwise& d = e.depthwise;
   const int input = op.AddFloatInput(e.input, seed);
-  const int filter = e.expansion_weights_are_input
-                         ? op.AddFloatInput({e.expanded, 1, 1, e.input[3]}, seed + 1)
-                         : op.AddFloatConst({e.expanded, 1, 1, e.input[3]}, seed + 1);
+  const int filter = e.expansion_weights_are_input ? op.AddFloatInput({e.expanded, 1, 1, e.input[3]}, seed + 1)
+                                                   : op.AddFloatConst({e.expanded, 1, 1, e.input[3]}, seed + 1);
   const int bias = op.AddFloatConst({e.expanded}, seed + 2);
-  const int expanded =
-      expanded_is_output ? op.AddFloatOutput() : op.test().AddIntermediate(kTfLiteFloat32);
-  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {expanded},
-                  fb::BuiltinOptions::Conv2DOptions,
-                  fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1,
-                                          e.expansion_activation)
-                      .Union());
+  const int expanded = expanded_is_output ? op.AddFloatOutput() : op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {expanded}, fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1, e.expansion_activation).Union());
   const int dw_filter = op.AddFloatConst({1, d.kernel_h, d.kernel_w, e.expanded}, seed + 3);
   std::vector<int> dw_inputs = {expanded, dw_filter};
   if (d.bias) dw_inputs.push_back(op.AddFloatConst({e.expanded}, seed + 4));
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, dw_inputs, {output},
-                  fb::BuiltinOptions::DepthwiseConv2DOptions,
-                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w,
-                                                   d.stride_h, 1, d.activation, d.dilation_w,
-                                                   d.dilation_h)
+  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, dw_inputs, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w, d.stride_h, 1, d.activation,
+                                                   d.dilation_w, d.dilation_h)
                       .Union());
   op.set_preserve_all_tensors(preserve_all_tensors);
   op.set_inspect([&](Interpreter* interpreter, int threads, const std::string& label) {
-    const bool expect_fused =
-        fused == Fused::kAlways || (fused == Fused::kOneThread && threads == 1);
+    const bool expect_fused = fused == Fused::kAlways || (fused == Fused::kOneThread && threads == 1);
     EXPECT_EQ(interpreter->primary()->tensor_fused_away(expanded), expect_fused) << label;
   });
   op.Check(optimized::Register_CONV_2D());
@@ -334,8 +318,7 @@ TEST(OptimizedExpansionFusionTest, StrideTwoLikeHandLandmark) {
   // 33 output rows: 8 per chunk on 4 threads, 16 input rows each against 1 shared.
   CheckExpansion({{1, 66, 20, 16}, 64, Act::RELU6, {{}, 1, 3, 3, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU6}},
                  Fused::kAlways, 1);
-  CheckExpansion({{1, 65, 21, 8}, 24, Act::NONE, {{}, 1, 3, 3, fb::Padding::VALID, 2, 2}},
-                 Fused::kAlways, 3);
+  CheckExpansion({{1, 65, 21, 8}, 24, Act::NONE, {{}, 1, 3, 3, fb::Padding::VALID, 2, 2}}, Fused::kAlways, 3);
 }
 TEST(OptimizedExpansionFusionTest, StrideOneChannelsInPixelGroupsAndPartial) {
   // 17 rows per chunk on 4 threads against 2 shared; 40 and 37 channels do not fill registers.
@@ -348,15 +331,13 @@ TEST(OptimizedExpansionFusionTest, BatchesDilationAndWidthOne) {
   // Chunks across the batches' rows, a dilated VALID window, one-pixel rows with a stride across.
   CheckExpansion({{2, 20, 11, 8}, 32, Act::NONE, {{}, 1, 3, 3, fb::Padding::VALID, 1, 1, 2, 2, Act::RELU}},
                  Fused::kAlways, 11);
-  CheckExpansion({{1, 40, 1, 4}, 20, Act::NONE, {{}, 1, 3, 3, fb::Padding::SAME, 1, 2}},
-                 Fused::kAlways, 13);
+  CheckExpansion({{1, 40, 1, 4}, 20, Act::NONE, {{}, 1, 3, 3, fb::Padding::SAME, 1, 2}}, Fused::kAlways, 13);
 }
 TEST(OptimizedExpansionFusionTest, SmallMapsFuseOnOneThreadOnly) {
   // Fewer than 7 output rows per thread on 4 threads: fused on one thread only.
   CheckExpansion({{1, 7, 7, 8}, 48, Act::RELU6, {{}, 1, 5, 5, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6}},
                  Fused::kOneThread, 9);
-  CheckExpansion({{3, 5, 4, 3}, 16, Act::RELU, {{}, 1, 3, 3, fb::Padding::SAME, 2, 1}},
-                 Fused::kOneThread, 15);
+  CheckExpansion({{3, 5, 4, 3}, 16, Act::RELU, {{}, 1, 3, 3, fb::Padding::SAME, 2, 1}}, Fused::kOneThread, 15);
   CheckExpansion({{1, 1, 1, 1}, 1, Act::NONE, {{}, 1, 1, 1}}, Fused::kOneThread, 17);
 }
 TEST(OptimizedExpansionFusionTest, WeightsPackedAtEveryInvoke) {
@@ -384,15 +365,13 @@ TEST(OptimizedExpansionFusionTest, KeepsTheConvolutionInputUntilTheDepthwiseRuns
   const int filter = op.AddFloatConst({32, 1, 1, 8}, 42);
   const int bias = op.AddFloatConst({32}, 43);
   const int expanded = op.test().AddIntermediate(kTfLiteFloat32);
-  op.test().AddOp(kTfLiteBuiltinConv2d, {sum, filter, bias}, {expanded},
-                  fb::BuiltinOptions::Conv2DOptions,
+  op.test().AddOp(kTfLiteBuiltinConv2d, {sum, filter, bias}, {expanded}, fb::BuiltinOptions::Conv2DOptions,
                   fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1).Union());
   const int dw_filter = op.AddFloatConst({1, 3, 3, 32}, 44);
   const int output = op.AddFloatOutput();
   op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, {expanded, dw_filter}, {output},
                   fb::BuiltinOptions::DepthwiseConv2DOptions,
-                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1, 1)
-                      .Union());
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1, 1).Union());
   op.set_inspect([&](Interpreter* interpreter, int threads, const std::string& label) {
     if (threads == 1) {
       EXPECT_TRUE(interpreter->primary()->tensor_fused_away(expanded)) << label;
@@ -407,18 +386,16 @@ TEST(OptimizedExpansionFusionTest, NotFusedWithASecondReader) {
   const int filter = op.AddFloatConst({16, 1, 1, 8}, 32);
   const int bias = op.AddFloatConst({16}, 33);
   const int expanded = op.test().AddIntermediate(kTfLiteFloat32);
-  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {expanded},
-                  fb::BuiltinOptions::Conv2DOptions,
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {expanded}, fb::BuiltinOptions::Conv2DOptions,
                   fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1).Union());
   const int dw_filter = op.AddFloatConst({1, 3, 3, 16}, 34);
   const int depthwise = op.test().AddIntermediate(kTfLiteFloat32);
   op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, {expanded, dw_filter}, {depthwise},
                   fb::BuiltinOptions::DepthwiseConv2DOptions,
-                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1, 1)
-                      .Union());
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1, 1).Union());
   const int sum = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinAdd, {depthwise, expanded}, {sum},
-                  fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(op.test().fbb()).Union());
+  op.test().AddOp(kTfLiteBuiltinAdd, {depthwise, expanded}, {sum}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(op.test().fbb()).Union());
   op.Check(optimized::Register_CONV_2D());
 }
 

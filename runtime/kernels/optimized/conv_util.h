@@ -4,8 +4,8 @@
 #define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_CONV_UTIL_H_
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -25,9 +25,8 @@ namespace optimized {
 namespace conv_internal {
 
 // The window geometry of a convolution node whose reference Prepare succeeded.
-inline WindowGeometry ConvWindow(const TfLiteTensor* input, const TfLiteTensor* filter,
-                                 const TfLiteTensor* output, TfLitePadding padding,
-                                 int stride_height, int stride_width, int dilation_height,
+inline WindowGeometry ConvWindow(const TfLiteTensor* input, const TfLiteTensor* filter, const TfLiteTensor* output,
+                                 TfLitePadding padding, int stride_height, int stride_width, int dilation_height,
                                  int dilation_width) {
   WindowGeometry g;
   g.batches = input->dims->data[0];
@@ -40,9 +39,9 @@ inline WindowGeometry ConvWindow(const TfLiteTensor* input, const TfLiteTensor* 
   g.dilation_height = dilation_height;
   g.dilation_width = dilation_width;
   int out_height = 0, out_width = 0;
-  const TfLitePaddingValues values = nn::ComputePaddingHeightWidth(
-      stride_height, stride_width, dilation_height, dilation_width, g.in_height, g.in_width,
-      g.kernel_height, g.kernel_width, padding, &out_height, &out_width);
+  const TfLitePaddingValues values =
+      nn::ComputePaddingHeightWidth(stride_height, stride_width, dilation_height, dilation_width, g.in_height,
+                                    g.in_width, g.kernel_height, g.kernel_width, padding, &out_height, &out_width);
   g.pad_top = values.height;
   g.pad_left = values.width;
   g.out_height = output->dims->data[1];
@@ -61,8 +60,8 @@ struct Indirection {
   bool valid = false;
 
   void Invalidate() { valid = false; }
-  const float* const* Get(const WindowGeometry& g, const float* in, size_t stride,
-                          const float* zero, int skip_from = 0, int skip_to = 0) {
+  const float* const* Get(const WindowGeometry& g, const float* in, size_t stride, const float* zero, int skip_from = 0,
+                          int skip_to = 0) {
     if (!valid || in != input || stride != pixel_stride || g != geometry || skip_from != skip_begin ||
         skip_to != skip_end) {
       BuildIndirection(g, in, stride, zero, &buffer, skip_from, skip_to);
@@ -86,8 +85,8 @@ struct Indirection {
 struct RowIndirection {
   const float* input = nullptr;
   bool valid = false;
-  std::vector<const float*> buffer;  // per output pixel, kernel_height row pointers
-  CacheAlignedVector<float> edge_rows;      // the copies, kernel_width * channels floats each
+  std::vector<const float*> buffer;     // per output pixel, kernel_height row pointers
+  CacheAlignedVector<float> edge_rows;  // the copies, kernel_width * channels floats each
   // Per copy: the input pixel (batch, y, x) of its first tap; x may be negative.
   struct EdgeCopy {
     int64_t batch, y, x;
@@ -133,13 +132,11 @@ struct RowIndirection {
   void CopyEdges(const WindowGeometry& g, size_t channels) {
     float* out = edge_rows.data();
     for (const EdgeCopy& copy : edge_copies) {
-      const float* row = input + ((copy.batch * g.in_height + copy.y) * g.in_width) *
-                                     static_cast<int64_t>(channels);
+      const float* row = input + ((copy.batch * g.in_height + copy.y) * g.in_width) * static_cast<int64_t>(channels);
       for (int kx = 0; kx < g.kernel_width; ++kx, out += channels) {
         const int64_t x = copy.x + kx;
         if (x >= 0 && x < g.in_width) {
-          std::copy(row + x * static_cast<int64_t>(channels),
-                    row + (x + 1) * static_cast<int64_t>(channels), out);
+          std::copy(row + x * static_cast<int64_t>(channels), row + (x + 1) * static_cast<int64_t>(channels), out);
         } else {
           std::fill(out, out + channels, 0.f);
         }
@@ -190,13 +187,13 @@ struct ConvState : OpState {
   // split into planes per channel and column phase (x mod stride_width), see PreparePlanar. Else
   // the GEMM.
   bool planar = false;
-  int plane_margin = 0;     // plane elements left of input column 0
-  size_t plane_width = 0;   // floats per plane row
+  int plane_margin = 0;      // plane elements left of input column 0
+  size_t plane_width = 0;    // floats per plane row
   int planar_ring_rows = 0;  // input rows one output row reads
   // Per kernel column and input channel (kx * channels + c), where its tap reads in a row of
   // planes: the same for every kernel row.
   std::vector<size_t> planar_tap_offsets;
-  ThreadScratch<float> planes;  // per thread, a ring of planar_ring_rows rows: [channel][phase][plane_width]
+  ThreadScratch<float> planes;         // per thread, a ring of planar_ring_rows rows: [channel][phase][plane_width]
   CacheAlignedVector<float> planar_w;  // [tap][output_depth], tap = (ky * kernel_width + kx) * channels + c
   // The DEPTHWISE_CONV_2D reading this node's output computes it (DepthwiseOp::PrepareFusion):
   // Eval does nothing.
@@ -204,12 +201,12 @@ struct ConvState : OpState {
   // Hybrid (float input, int8 weights, one group): each batch quantized as the reference does, then
   // per output pixel an im2col row of int8 against every filter row (ConvOp::EvalHybrid).
   bool hybrid = false;
-  bool hybrid_asymmetric = false;  // the reference's per-channel path: inputs quantized with a zero point
+  bool hybrid_asymmetric = false;           // the reference's per-channel path: inputs quantized with a zero point
   std::vector<int32_t> hybrid_filter_sums;  // per output channel, for the zero point's share
   std::vector<int8_t> hybrid_input;         // the quantized input, batch after batch
   std::vector<float> hybrid_scaling_factors;
   std::vector<int32_t> hybrid_input_offsets;
-  ThreadScratch<int8_t> hybrid_rows;  // per thread, one im2col row (taps * channels)
+  ThreadScratch<int8_t> hybrid_rows;   // per thread, one im2col row (taps * channels)
   ThreadScratch<int32_t> hybrid_sums;  // per thread, one sum per output channel
 };
 

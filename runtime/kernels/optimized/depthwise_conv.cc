@@ -1,8 +1,8 @@
 // DEPTHWISE_CONV_2D: float32 by indirect depthwise microkernels over the thread pool (a 1x1 CONV_2D
 // producer fused in where it fits), uint8 and int8 by quantized.h; other forms run the reference.
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -47,8 +47,8 @@ struct DepthwiseState : OpState {
   // that the rows read twice (the window's height) stay a small part of the copying.
   bool padded_rows = false;
   bool padded_channel_split = false;  // chunks take channel ranges of all rows, not rows
-  int padded_width = 0;      // columns of a padded row: input columns -pad_left onwards
-  int padded_ring_rows = 0;  // input rows one output row's window spans
+  int padded_width = 0;               // columns of a padded row: input columns -pad_left onwards
+  int padded_ring_rows = 0;           // input rows one output row's window spans
   // Per thread, padded_ring_rows rows of padded_row_floats (padded_width pixels rounded up to whole
   // cache lines, so loads from a slot are aligned as loads from the input are).
   size_t padded_row_floats = 0;
@@ -78,8 +78,8 @@ struct DepthwiseState : OpState {
 // 1x1 convolution's output, computed by its GEMM from the convolution's input.
 struct ExpansionRows {
   const ConvState* conv = nullptr;
-  const float* input = nullptr;  // the convolution's input, NHWC
-  size_t width = 0;              // pixels per input row
+  const float* input = nullptr;      // the convolution's input, NHWC
+  size_t width = 0;                  // pixels per input row
   const float** pointers = nullptr;  // `width` slots of scratch
 
   // Writes the first `pixels` pixels of output row `row` to `out` (output_depth floats each).
@@ -142,8 +142,8 @@ constexpr int64_t kMinFusedRowsPerThread = 7;
 // The rows of the padded-rows path (DepthwiseState::padded_rows) for a node's geometry, and whether
 // the path can take it at all (multiplier 1, a window the row kernel takes, a ring within bounds).
 struct PaddedLayout {
-  int64_t width = 0;   // columns of a padded row
-  int ring_rows = 0;   // input rows one output row's window spans
+  int64_t width = 0;      // columns of a padded row
+  int ring_rows = 0;      // input rows one output row's window spans
   size_t row_floats = 0;  // floats of a padded row, rounded up to whole cache lines
   bool fits = false;
 };
@@ -151,20 +151,18 @@ struct PaddedLayout {
 PaddedLayout PaddedLayoutOf(const DepthwiseState* s) {
   const WindowGeometry& g = s->geometry;
   PaddedLayout layout;
-  layout.width = int64_t{g.out_width - 1} * g.stride_width +
-                 int64_t{g.kernel_width - 1} * g.dilation_width + 1;
+  layout.width = int64_t{g.out_width - 1} * g.stride_width + int64_t{g.kernel_width - 1} * g.dilation_width + 1;
   layout.ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
   layout.row_floats = RoundUpToLineFloats(static_cast<size_t>(layout.width) * s->input_depth);
-  layout.fits = s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps &&
-                layout.ring_rows <= kMaxPaddedRingRows && g.pad_left < layout.width &&
+  layout.fits = s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps && layout.ring_rows <= kMaxPaddedRingRows &&
+                g.pad_left < layout.width &&
                 layout.ring_rows * layout.row_floats * sizeof(float) <= kMaxPaddedRingBytes;
   return layout;
 }
 
 // Output rows a chunk of the row kernel should hold at least.
 int64_t MinDepthwiseRows(const DepthwiseState* s) {
-  const int64_t macs_per_row =
-      int64_t{s->geometry.taps()} * s->output_depth * s->geometry.out_width;
+  const int64_t macs_per_row = int64_t{s->geometry.taps()} * s->output_depth * s->geometry.out_width;
   return std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_row));
 }
 
@@ -179,17 +177,15 @@ struct DepthwiseOp {
     const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias =
-        node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
+    const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->quantized = false;
     s->expansion = nullptr;
     if (input->type != kTfLiteFloat32 && tflite::NumElements(output) > 0) {
       s->quantized = PrepareQuantDepthwise(
           context, node, *s->kernels,
-          ConvWindow(input, filter, output, params.padding, params.stride_height,
-                     params.stride_width, params.dilation_height_factor,
-                     params.dilation_width_factor),
+          ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
+                     params.dilation_height_factor, params.dilation_width_factor),
           reference::ConvRequantization(s->reference_data), &s->quant);
       s->fast = s->quantized;
       return kTfLiteOk;
@@ -199,9 +195,8 @@ struct DepthwiseOp {
         tflite::NumElements(output) == 0) {
       return kTfLiteOk;
     }
-    s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height,
-                             params.stride_width, params.dilation_height_factor,
-                             params.dilation_width_factor);
+    s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
+                             params.dilation_height_factor, params.dilation_width_factor);
     s->input_depth = input->dims->data[3];
     s->output_depth = filter->dims->data[3];
     s->multiplier = s->output_depth / s->input_depth;
@@ -219,19 +214,17 @@ struct DepthwiseOp {
       const int64_t last_start = static_cast<int64_t>(g.in_width) - 1 + g.pad_left -
                                  static_cast<int64_t>(g.kernel_width - 1) * g.dilation_width;
       const int64_t end = last_start < 0 ? 0 : last_start / g.stride_width + 1;
-      s->interior_end = static_cast<int>(
-          std::max<int64_t>(s->interior_begin, std::min<int64_t>(g.out_width, end)));
+      s->interior_end = static_cast<int>(std::max<int64_t>(s->interior_begin, std::min<int64_t>(g.out_width, end)));
       if (s->interior_end > s->interior_begin) {
         s->zero_row.assign(static_cast<size_t>(g.in_width) * s->input_depth, 0.f);
       }
     }
     s->group_pixels = 1;
     s->grouped_filter = nullptr;
-    s->constant_weights = tflite::IsConstantOrPersistentTensor(filter) &&
-                          (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
+    s->constant_weights =
+        tflite::IsConstantOrPersistentTensor(filter) && (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
     const int lanes = s->kernels->float_lanes;
-    if (s->interior_end > s->interior_begin && g.stride_width == 1 && lanes > 1 &&
-        s->output_depth % lanes != 0) {
+    if (s->interior_end > s->interior_begin && g.stride_width == 1 && lanes > 1 && s->output_depth % lanes != 0) {
       const int group_floats = std::lcm(s->output_depth, lanes);
       const int group_pixels = group_floats / s->output_depth;
       if (group_floats <= kMaxGroupFloats && group_pixels <= s->interior_end - s->interior_begin) {
@@ -275,16 +268,14 @@ struct DepthwiseOp {
   // compute at least as many input rows as it shares. The runtime decides whether the graph
   // allows it (fuse_producer).
   // Only for layouts that fit (PaddedLayout::fits).
-  static void PrepareFusion(TfLiteContext* context, TfLiteNode* node, State* s,
-                            const PaddedLayout& layout) {
+  static void PrepareFusion(TfLiteContext* context, TfLiteNode* node, State* s, const PaddedLayout& layout) {
     CpuBackendContext* backend = GetCpuBackendContext(context);
     if (backend == nullptr || backend->fuse_producer == nullptr) return;
     const WindowGeometry& g = s->geometry;
     const int threads = NumThreads(context);
     const int64_t rows_per_thread = int64_t{g.batches} * g.out_height / threads;
     const int64_t shared_rows = std::max(0, layout.ring_rows - g.stride_height);
-    if (threads > 1 && (rows_per_thread < kMinFusedRowsPerThread ||
-                        rows_per_thread * g.stride_height < shared_rows)) {
+    if (threads > 1 && (rows_per_thread < kMinFusedRowsPerThread || rows_per_thread * g.stride_height < shared_rows)) {
       return;
     }
     // The node writing the input, before this one in the plan.
@@ -298,8 +289,7 @@ struct DepthwiseOp {
     for (int i = 0; i < plan->size && self < 0; ++i) {
       TfLiteNode* other = nullptr;
       TfLiteRegistration* registration = nullptr;
-      if (context->GetNodeAndRegistration(context, plan->data[i], &other, &registration) !=
-          kTfLiteOk) {
+      if (context->GetNodeAndRegistration(context, plan->data[i], &other, &registration) != kTfLiteOk) {
         return;
       }
       if (other == node) {
@@ -311,17 +301,15 @@ struct DepthwiseOp {
       }
     }
     if (self < 0 || producer < 0 || producer_node->delegate != nullptr ||
-        !IsOptimizedConvInvoke(producer_registration->invoke) ||
-        producer_node->inputs->size != 3) {
+        !IsOptimizedConvInvoke(producer_registration->invoke) || producer_node->inputs->size != 3) {
       return;
     }
     ConvState* conv = static_cast<ConvState*>(producer_node->user_data);
     const WindowGeometry& cg = conv->geometry;
-    if (!conv->fast || conv->quantized || conv->hybrid || conv->planar || conv->groups != 1 ||
-        cg.kernel_height != 1 || cg.kernel_width != 1 || cg.stride_height != 1 ||
-        cg.stride_width != 1 || cg.batches != g.batches || cg.out_height != g.in_height ||
-        cg.out_width != g.in_width || cg.in_height != g.in_height || cg.in_width != g.in_width ||
-        conv->output_depth != s->input_depth) {
+    if (!conv->fast || conv->quantized || conv->hybrid || conv->planar || conv->groups != 1 || cg.kernel_height != 1 ||
+        cg.kernel_width != 1 || cg.stride_height != 1 || cg.stride_width != 1 || cg.batches != g.batches ||
+        cg.out_height != g.in_height || cg.out_width != g.in_width || cg.in_height != g.in_height ||
+        cg.in_width != g.in_width || conv->output_depth != s->input_depth) {
       return;
     }
     if (!backend->fuse_producer(context, producer, self)) return;
@@ -372,10 +360,9 @@ struct DepthwiseOp {
   // whole number of vector registers).
   // With `expansion` (a fused node, which always has a ring), the ring's rows are computed by the
   // fused convolution instead of copied from `input`.
-  static void EvalRows(const State* s, const float* input, const float* const* indirection,
-                       float* ring, const ExpansionRows* expansion, const float* filter,
-                       const float* bias, float* output, int64_t begin, int64_t end,
-                       size_t c0 = 0, size_t c1 = 0) {
+  static void EvalRows(const State* s, const float* input, const float* const* indirection, float* ring,
+                       const ExpansionRows* expansion, const float* filter, const float* bias, float* output,
+                       int64_t begin, int64_t end, size_t c0 = 0, size_t c1 = 0) {
     const WindowGeometry& g = s->geometry;
     const size_t channels = s->output_depth;
     const size_t taps = g.taps();
@@ -464,8 +451,7 @@ struct DepthwiseOp {
           }
           for (int kx = 0; kx < g.kernel_width; ++kx) {
             tap_in[ky * g.kernel_width + kx] =
-                in_row + (x0 + int64_t{kx} * g.dilation_width) * static_cast<int64_t>(channels) +
-                c0;
+                in_row + (x0 + int64_t{kx} * g.dilation_width) * static_cast<int64_t>(channels) + c0;
           }
         }
         row_args.out = out_row + static_cast<size_t>(interior_begin) * channels + c0;
@@ -519,34 +505,28 @@ struct DepthwiseOp {
     if (s->quantized) return EvalQuantDepthwise(context, node, &s->quant);
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias =
-        node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
+    const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     const size_t taps = s->geometry.taps();
     const int64_t pixels = s->geometry.out_pixels();
     const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->output_depth;
-    const int64_t min_pixels =
-        std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
+    const int64_t min_pixels = std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
     const int64_t rows = int64_t{s->geometry.batches} * s->geometry.out_height;
     const bool padded = s->padded_rows;
-    const int64_t min_rows =
-        padded ? std::max<int64_t>(MinDepthwiseRows(s), s->padded_ring_rows) : MinDepthwiseRows(s);
+    const int64_t min_rows = padded ? std::max<int64_t>(MinDepthwiseRows(s), s->padded_ring_rows) : MinDepthwiseRows(s);
     // The row kernel reads the interior columns in place: the indirection buffer holds the others.
     const bool row_kernel = s->multiplier == 1 && (padded || s->interior_end > s->interior_begin);
     const float* const* indirection =
         padded ? nullptr
-               : s->indirection.Get(s->geometry, tflite::GetTensorData<float>(input),
-                                    s->input_depth, s->zero.data(),
-                                    row_kernel ? s->interior_begin : 0,
-                                    row_kernel ? s->interior_end : 0);
+               : s->indirection.Get(s->geometry, tflite::GetTensorData<float>(input), s->input_depth, s->zero.data(),
+                                    row_kernel ? s->interior_begin : 0, row_kernel ? s->interior_end : 0);
     const float* filter_data = tflite::GetTensorData<float>(filter);
     const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
     float* output_data = tflite::GetTensorData<float>(output);
 
     if (row_kernel) {
-      if (s->group_pixels > 1 &&
-          (!s->constant_weights || s->grouped_filter != filter->data.raw ||
-           s->grouped_bias != (bias != nullptr ? bias->data.raw : nullptr))) {
+      if (s->group_pixels > 1 && (!s->constant_weights || s->grouped_filter != filter->data.raw ||
+                                  s->grouped_bias != (bias != nullptr ? bias->data.raw : nullptr))) {
         RepeatWeights(s, filter, bias);
       }
       const float* input_data = tflite::GetTensorData<float>(input);
@@ -557,16 +537,14 @@ struct DepthwiseOp {
         const size_t lanes = s->kernels->float_lanes;
         const size_t channels = s->output_depth;
         const int64_t blocks = static_cast<int64_t>((channels + lanes - 1) / lanes);
-        const int64_t macs_per_block = macs_per_pixel / static_cast<int64_t>(channels) *
-                                       static_cast<int64_t>(lanes) * pixels;
+        const int64_t macs_per_block =
+            macs_per_pixel / static_cast<int64_t>(channels) * static_cast<int64_t>(lanes) * pixels;
         const int64_t min_blocks =
             std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_block));
         ParallelChunks(context, blocks, min_blocks, [&](int, int64_t begin, int64_t end) {
           float* ring = s->padded_rings.part(CurrentThread(context));
-          EvalRows(s, input_data, nullptr, ring, nullptr, filter_data, bias_data, output_data, 0,
-                   rows,
-                   static_cast<size_t>(begin) * lanes,
-                   std::min(static_cast<size_t>(end) * lanes, channels));
+          EvalRows(s, input_data, nullptr, ring, nullptr, filter_data, bias_data, output_data, 0, rows,
+                   static_cast<size_t>(begin) * lanes, std::min(static_cast<size_t>(end) * lanes, channels));
         });
         return kTfLiteOk;
       }
@@ -579,27 +557,24 @@ struct DepthwiseOp {
             conv->packed_bias != conv_bias->data.raw) {
           PackConv(conv, conv_filter, conv_bias);
         }
-        const float* conv_input =
-            tflite::GetTensorData<float>(&context->tensors[s->expansion_input]);
+        const float* conv_input = tflite::GetTensorData<float>(&context->tensors[s->expansion_input]);
         const int threads = NumThreads(context);
         s->expansion_pointers.Ensure(threads, s->geometry.in_width);
-        ParallelChunks(context, rows, std::max<int64_t>(1, rows / threads),
-                       [&](int, int64_t begin, int64_t end) {
-                         const int thread = CurrentThread(context);
-                         ExpansionRows expansion;
-                         expansion.conv = conv;
-                         expansion.input = conv_input;
-                         expansion.width = s->geometry.in_width;
-                         expansion.pointers = s->expansion_pointers.part(thread);
-                         EvalRows(s, input_data, nullptr, s->padded_rings.part(thread), &expansion,
-                                  filter_data, bias_data, output_data, begin, end);
-                       });
+        ParallelChunks(context, rows, std::max<int64_t>(1, rows / threads), [&](int, int64_t begin, int64_t end) {
+          const int thread = CurrentThread(context);
+          ExpansionRows expansion;
+          expansion.conv = conv;
+          expansion.input = conv_input;
+          expansion.width = s->geometry.in_width;
+          expansion.pointers = s->expansion_pointers.part(thread);
+          EvalRows(s, input_data, nullptr, s->padded_rings.part(thread), &expansion, filter_data, bias_data,
+                   output_data, begin, end);
+        });
         return kTfLiteOk;
       }
       ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
         float* ring = padded ? s->padded_rings.part(CurrentThread(context)) : nullptr;
-        EvalRows(s, input_data, indirection, ring, nullptr, filter_data, bias_data, output_data,
-                 begin, end);
+        EvalRows(s, input_data, indirection, ring, nullptr, filter_data, bias_data, output_data, begin, end);
       });
       return kTfLiteOk;
     }
@@ -653,9 +628,7 @@ struct DepthwiseOp {
 
 }  // namespace
 
-TfLiteRegistration* Register_DEPTHWISE_CONV_2D() {
-  return OptimizedKernel<DepthwiseOp>::Registration();
-}
+TfLiteRegistration* Register_DEPTHWISE_CONV_2D() { return OptimizedKernel<DepthwiseOp>::Registration(); }
 
 }  // namespace optimized
 }  // namespace touchstone

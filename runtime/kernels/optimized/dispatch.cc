@@ -18,8 +18,7 @@ std::vector<const MicroKernels*> Candidates() {
   std::vector<const MicroKernels*> sets;
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
-      __builtin_cpu_supports("fma")) {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     sets.push_back(isa_avx512::Table());
   }
   if (__builtin_cpu_supports("avx") && __builtin_cpu_supports("fma")) {

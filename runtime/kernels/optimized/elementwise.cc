@@ -142,11 +142,11 @@ struct BinaryState : OpState {
   bool swap = false;      // the first input is the single value
   bool b_scalar = false;  // one input is a single value
   float act_min = 0.f, act_max = 0.f;
-  bool quantized = false;       // 8-bit ADD through add_arith or `table`
+  bool quantized = false;  // 8-bit ADD through add_arith or `table`
   bool arith = false;
   QuantOutput input1_stage, input2_stage, output_stage;
   QuantKernels::AddStages stages;
-  std::vector<uint8_t> table;   // [a * 256 + b], then kLookupTablePadding bytes
+  std::vector<uint8_t> table;  // [a * 256 + b], then kLookupTablePadding bytes
   const QuantKernels* quant_kernels = nullptr;
   bool q16 = false;  // the other quantized forms, broadcasts included (quantized16.h)
   Q16BinaryState q16_state;
@@ -163,9 +163,7 @@ bool SameDims(const TfLiteIntArray* a, const TfLiteIntArray* b) {
 template <bool kMul>
 struct BinaryOp {
   using State = BinaryState;
-  static TfLiteRegistration* Reference() {
-    return kMul ? reference::Register_MUL() : reference::Register_ADD();
-  }
+  static TfLiteRegistration* Reference() { return kMul ? reference::Register_MUL() : reference::Register_ADD(); }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (node->inputs->size != 2 || node->outputs->size != 1) return kTfLiteOk;
@@ -174,22 +172,18 @@ struct BinaryOp {
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->quantized = false;
     s->q16 = false;
-    if (!kMul && (a->type == kTfLiteUInt8 || a->type == kTfLiteInt8) && b->type == a->type &&
-        output->type == a->type && !tflite::IsDynamicTensor(output) &&
-        tflite::NumElements(output) > 0 && SameDims(a->dims, output->dims) &&
+    if (!kMul && (a->type == kTfLiteUInt8 || a->type == kTfLiteInt8) && b->type == a->type && output->type == a->type &&
+        !tflite::IsDynamicTensor(output) && tflite::NumElements(output) > 0 && SameDims(a->dims, output->dims) &&
         SameDims(b->dims, output->dims)) {
       s->elements = tflite::NumElements(output);
       s->quant_kernels = &QuantKernelsFor(*s->kernels);
       s->arith = false;
       reference::QuantizedAddParams p;
-      if (s->quant_kernels->add_arith != nullptr &&
-          reference::GetQuantizedAddParams(s->reference_data, a->type, &p) &&
-          BuildUniformOutputStage(p.input1_multiplier, p.input1_shift, 0, INT32_MIN, INT32_MAX,
-                                  &s->input1_stage) &&
-          BuildUniformOutputStage(p.input2_multiplier, p.input2_shift, 0, INT32_MIN, INT32_MAX,
-                                  &s->input2_stage) &&
-          BuildUniformOutputStage(p.output_multiplier, p.output_shift, p.output_offset,
-                                  p.act_min, p.act_max, &s->output_stage)) {
+      if (s->quant_kernels->add_arith != nullptr && reference::GetQuantizedAddParams(s->reference_data, a->type, &p) &&
+          BuildUniformOutputStage(p.input1_multiplier, p.input1_shift, 0, INT32_MIN, INT32_MAX, &s->input1_stage) &&
+          BuildUniformOutputStage(p.input2_multiplier, p.input2_shift, 0, INT32_MIN, INT32_MAX, &s->input2_stage) &&
+          BuildUniformOutputStage(p.output_multiplier, p.output_shift, p.output_offset, p.act_min, p.act_max,
+                                  &s->output_stage)) {
         s->stages.input1 = &s->input1_stage.stage;
         s->stages.input2 = &s->input2_stage.stage;
         s->stages.output = &s->output_stage.stage;
@@ -256,18 +250,16 @@ struct BinaryOp {
     if (s->arith) {
       const auto add_arith = s->quant_kernels->add_arith;
       const QuantKernels::AddStages& stages = s->stages;
-      ParallelChunks(context, s->elements, kMinElementsPerChunk,
-                     [&](int, int64_t begin, int64_t end) {
-                       add_arith(a + begin, b + begin, end - begin, stages, out + begin);
-                     });
+      ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
+        add_arith(a + begin, b + begin, end - begin, stages, out + begin);
+      });
       return kTfLiteOk;
     }
     const uint8_t* table = s->table.data();
     const auto lookup = s->quant_kernels->lookup_pairs;
-    ParallelChunks(context, s->elements, kMinElementsPerChunk,
-                   [&](int, int64_t begin, int64_t end) {
-                     lookup(a + begin, b + begin, end - begin, table, out + begin);
-                   });
+    ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
+      lookup(a + begin, b + begin, end - begin, table, out + begin);
+    });
     return kTfLiteOk;
   }
 
@@ -347,11 +339,9 @@ struct BinaryOp {
     if (s->swap) std::swap(a, b);
     const BinaryFn fn = kMul ? s->kernels->mul : s->kernels->add;
     const bool b_scalar = s->b_scalar;
-    ParallelChunks(context, s->elements, kMinElementsPerChunk,
-                   [&](int, int64_t begin, int64_t end) {
-                     fn(end - begin, a + begin, b_scalar ? b : b + begin, b_scalar, out + begin,
-                        s->act_min, s->act_max);
-                   });
+    ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
+      fn(end - begin, a + begin, b_scalar ? b : b + begin, b_scalar, out + begin, s->act_min, s->act_max);
+    });
     return kTfLiteOk;
   }
 };

@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,8 +21,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/op_common.h"
-#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -52,17 +52,17 @@ void CheckReduce(int code, const std::vector<int>& shape, const std::vector<int3
 TEST(OptimizedReduceTest, OneBlockOfAxes) {
   for (int code : {kTfLiteBuiltinMean, kTfLiteBuiltinSum}) {
     SCOPED_TRACE(code);
-    CheckReduce(code, {1, 335, 80}, {2}, false);       // a layer norm's mean
+    CheckReduce(code, {1, 335, 80}, {2}, false);  // a layer norm's mean
     CheckReduce(code, {1, 335, 80}, {-1}, true);
-    CheckReduce(code, {2, 7, 7, 37}, {1, 2}, true);     // spatial mean, odd channels
+    CheckReduce(code, {2, 7, 7, 37}, {1, 2}, true);      // spatial mean, odd channels
     CheckReduce(code, {2, 7, 7, 37}, {2, 1, 2}, false);  // unsorted, repeated
-    CheckReduce(code, {9, 4, 5}, {0}, false);           // leading axis
-    CheckReduce(code, {3, 4, 5}, {0, 1, 2}, false);     // everything
-    CheckReduce(code, {1}, {0}, true);                  // size 1
-    CheckReduce(code, {4, 1, 3}, {1}, false);           // a reduced axis of size 1 (nothing reduced)
-    CheckReduce(code, {1, 335, 80}, {0, 2}, false);     // axes apart but for a dimension of size 1
+    CheckReduce(code, {9, 4, 5}, {0}, false);            // leading axis
+    CheckReduce(code, {3, 4, 5}, {0, 1, 2}, false);      // everything
+    CheckReduce(code, {1}, {0}, true);                   // size 1
+    CheckReduce(code, {4, 1, 3}, {1}, false);            // a reduced axis of size 1 (nothing reduced)
+    CheckReduce(code, {1, 335, 80}, {0, 2}, false);      // axes apart but for a dimension of size 1
     CheckReduce(code, {3, 1, 4, 5}, {0, 2}, true);
-    CheckReduce(code, {64, 3001}, {1}, false);          // rows over the threads, a long tail
+    CheckReduce(code, {64, 3001}, {1}, false);  // rows over the threads, a long tail
   }
 }
 TEST(OptimizedReduceTest, AxesApartRunTheReference) {
@@ -71,8 +71,8 @@ TEST(OptimizedReduceTest, AxesApartRunTheReference) {
 
 // ---- ADD and MUL
 
-void CheckBinary(int code, const std::vector<int>& a_shape, const std::vector<int>& b_shape,
-                 Act activation = Act::NONE, bool exact = true, uint32_t seed = 1, bool require_optimized = false) {
+void CheckBinary(int code, const std::vector<int>& a_shape, const std::vector<int>& b_shape, Act activation = Act::NONE,
+                 bool exact = true, uint32_t seed = 1, bool require_optimized = false) {
   OpCase op;
   if (require_optimized) op.RequireOptimizedPath();
   const int a = op.AddFloatInput(a_shape, seed, -8.f, 8.f);
@@ -115,19 +115,19 @@ TEST(OptimizedBinaryTest, Broadcasts) {
     };
     check({2, 3, 1}, {1, 3, 4});
     check({5, 8}, {8}, Act::RELU6);
-    check({10, 4, 33, 35}, {10, 1, 1, 35});          // an attention mask
-    check({1, 335, 80}, {1, 335, 1}, Act::RELU);     // a per-row scale
-    check({10, 35, 160}, {1, 1, 160});               // a per-channel bias
-    check({3, 1, 5, 1, 7}, {1, 4, 1, 6, 1});         // every dimension broadcast one way or the other
+    check({10, 4, 33, 35}, {10, 1, 1, 35});       // an attention mask
+    check({1, 335, 80}, {1, 335, 1}, Act::RELU);  // a per-row scale
+    check({10, 35, 160}, {1, 1, 160});            // a per-channel bias
+    check({3, 1, 5, 1, 7}, {1, 4, 1, 6, 1});      // every dimension broadcast one way or the other
     check({2, 1, 3}, {2, 5, 3});
     check({1, 1, 1, 9}, {4, 1});
     check({6, 1}, {1});
-    check({1, 3000, 7}, {1, 3000, 1});               // rows split over the threads
+    check({1, 3000, 7}, {1, 3000, 1});  // rows split over the threads
     // Short rows one input repeats over the next dimension out: tiled (EvalTiled).
-    check({8, 100, 32, 2}, {8, 100, 1, 2});          // a rotary embedding's pairs
+    check({8, 100, 32, 2}, {8, 100, 1, 2});  // a rotary embedding's pairs
     check({3, 7, 5}, {3, 1, 5}, Act::RELU6);
-    check({2, 600, 3}, {2, 1, 3});                   // more repeats than one tile holds
-    check({4, 31}, {31});                            // one group per thread chunk boundary
+    check({2, 600, 3}, {2, 1, 3});  // more repeats than one tile holds
+    check({4, 31}, {31});           // one group per thread chunk boundary
     check({5, 2, 9, 3}, {5, 1, 1, 3});
   }
 }
@@ -147,10 +147,9 @@ TEST(OptimizedBinaryTest, Int32FallsBackToTheReference) {
 
 // Quantized ADD (computed on AVX-512, a table of the reference's results for every pair of input
 // bytes elsewhere) on the given input bytes.
-void CheckQuantAddBytes(TfLiteType type, const std::vector<int>& a_shape,
-                        std::vector<uint8_t> a_bytes, const std::vector<int>& b_shape,
-                        std::vector<uint8_t> b_bytes, float a_scale, int a_zp, float b_scale,
-                        int b_zp, float out_scale, int out_zp, Act activation) {
+void CheckQuantAddBytes(TfLiteType type, const std::vector<int>& a_shape, std::vector<uint8_t> a_bytes,
+                        const std::vector<int>& b_shape, std::vector<uint8_t> b_bytes, float a_scale, int a_zp,
+                        float b_scale, int b_zp, float out_scale, int out_zp, Act activation) {
   OpCase op;
   const int a = op.AddInputBytes(type, a_shape, std::move(a_bytes));
   op.test().builder().SetQuantization(a, {a_scale}, {a_zp});
@@ -164,20 +163,18 @@ void CheckQuantAddBytes(TfLiteType type, const std::vector<int>& a_shape,
 }
 
 // The same on random input bytes.
-void CheckQuantAdd(TfLiteType type, const std::vector<int>& a_shape,
-                   const std::vector<int>& b_shape, float a_scale, int a_zp, float b_scale,
-                   int b_zp, float out_scale, int out_zp, Act activation = Act::NONE,
+void CheckQuantAdd(TfLiteType type, const std::vector<int>& a_shape, const std::vector<int>& b_shape, float a_scale,
+                   int a_zp, float b_scale, int b_zp, float out_scale, int out_zp, Act activation = Act::NONE,
                    uint32_t seed = 1) {
   CheckQuantAddBytes(type, a_shape, RandomQuantBytes(type, Count(a_shape), seed), b_shape,
-                     RandomQuantBytes(type, Count(b_shape), seed + 1), a_scale, a_zp, b_scale,
-                     b_zp, out_scale, out_zp, activation);
+                     RandomQuantBytes(type, Count(b_shape), seed + 1), a_scale, a_zp, b_scale, b_zp, out_scale, out_zp,
+                     activation);
 }
 
 TEST(OptimizedBinaryTest, QuantizedAdd) {
   CheckQuantAdd(kTfLiteUInt8, {1}, {1}, 0.1f, 128, 0.1f, 128, 0.2f, 128);
   CheckQuantAdd(kTfLiteUInt8, {1, 7, 9, 24}, {1, 7, 9, 24}, 0.03f, 120, 0.05f, 131, 0.07f, 125);
-  CheckQuantAdd(kTfLiteInt8, {2, 5, 5, 17}, {2, 5, 5, 17}, 0.02f, -3, 0.11f, 7, 0.09f, -1,
-                Act::RELU6);
+  CheckQuantAdd(kTfLiteInt8, {2, 5, 5, 17}, {2, 5, 5, 17}, 0.02f, -3, 0.11f, 7, 0.09f, -1, Act::RELU6);
   CheckQuantAdd(kTfLiteUInt8, {3, 33}, {3, 33}, 1e-4f, 0, 3.f, 255, 1e-3f, 255, Act::RELU);
   CheckQuantAdd(kTfLiteInt8, {3, 33}, {3, 33}, 5.f, -128, 1e-5f, 127, 100.f, -128);
   // Large enough to cross thread chunks; a broadcast takes the reference kernel.
@@ -189,15 +186,15 @@ TEST(OptimizedBinaryTest, QuantizedAdd) {
 // path (AVX-512) and the pair table agree with the reference on all of them: scales from a tenth
 // to ten times each other, an output scale below the inputs' (a left shift in the output stage),
 // zero points at both ends, and each activation.
-void CheckQuantAddAllPairs(TfLiteType type, float a_scale, int a_zp, float b_scale, int b_zp,
-                           float out_scale, int out_zp, Act activation) {
+void CheckQuantAddAllPairs(TfLiteType type, float a_scale, int a_zp, float b_scale, int b_zp, float out_scale,
+                           int out_zp, Act activation) {
   std::vector<uint8_t> a_bytes(65536), b_bytes(65536);
   for (int i = 0; i < 65536; ++i) {
     a_bytes[i] = static_cast<uint8_t>(i / 256);
     b_bytes[i] = static_cast<uint8_t>(i % 256);
   }
-  CheckQuantAddBytes(type, {256, 256}, std::move(a_bytes), {256, 256}, std::move(b_bytes), a_scale,
-                     a_zp, b_scale, b_zp, out_scale, out_zp, activation);
+  CheckQuantAddBytes(type, {256, 256}, std::move(a_bytes), {256, 256}, std::move(b_bytes), a_scale, a_zp, b_scale, b_zp,
+                     out_scale, out_zp, activation);
 }
 
 TEST(OptimizedBinaryTest, QuantizedAddEveryPair) {

@@ -36,9 +36,13 @@ struct VI {
   static T or_(T a, T b) { return _mm256_or_si256(a, b); }
   static T xor_(T a, T b) { return _mm256_xor_si256(a, b); }
   template <int N>
-  static T srai(T x) { return _mm256_srai_epi16(x, N); }
+  static T srai(T x) {
+    return _mm256_srai_epi16(x, N);
+  }
   template <int N>
-  static T slli(T x) { return _mm256_slli_epi16(x, N); }
+  static T slli(T x) {
+    return _mm256_slli_epi16(x, N);
+  }
   static T cmpeq(T a, T b) { return _mm256_cmpeq_epi16(a, b); }
   static T cmpgt(T a, T b) { return _mm256_cmpgt_epi16(a, b); }
   // Mask lanes are all ones or all zeros, so a byte blend selects whole lanes.

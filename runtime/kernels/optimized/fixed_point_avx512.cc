@@ -37,9 +37,13 @@ struct VI {
   static T or_(T a, T b) { return _mm512_or_si512(a, b); }
   static T xor_(T a, T b) { return _mm512_xor_si512(a, b); }
   template <int N>
-  static T srai(T x) { return _mm512_srai_epi16(x, N); }
+  static T srai(T x) {
+    return _mm512_srai_epi16(x, N);
+  }
   template <int N>
-  static T slli(T x) { return _mm512_slli_epi16(x, N); }
+  static T slli(T x) {
+    return _mm512_slli_epi16(x, N);
+  }
   // Comparisons give mask registers; as vectors of all-ones lanes they fit the shared code (the
   // compiler keeps them in mask registers where it can).
   static T cmpeq(T a, T b) { return _mm512_movm_epi16(_mm512_cmpeq_epi16_mask(a, b)); }

@@ -24,14 +24,22 @@ void TanhOf(const int16_t* in, size_t n, int16_t* out) {
 
 void Tanh(int integer_bits, const int16_t* in, size_t n, int16_t* out) {
   switch (integer_bits) {
-    case 0: return TanhOf<0>(in, n, out);
-    case 1: return TanhOf<1>(in, n, out);
-    case 2: return TanhOf<2>(in, n, out);
-    case 3: return TanhOf<3>(in, n, out);
-    case 4: return TanhOf<4>(in, n, out);
-    case 5: return TanhOf<5>(in, n, out);
-    case 6: return TanhOf<6>(in, n, out);
-    default: return;
+    case 0:
+      return TanhOf<0>(in, n, out);
+    case 1:
+      return TanhOf<1>(in, n, out);
+    case 2:
+      return TanhOf<2>(in, n, out);
+    case 3:
+      return TanhOf<3>(in, n, out);
+    case 4:
+      return TanhOf<4>(in, n, out);
+    case 5:
+      return TanhOf<5>(in, n, out);
+    case 6:
+      return TanhOf<6>(in, n, out);
+    default:
+      return;
   }
 }
 

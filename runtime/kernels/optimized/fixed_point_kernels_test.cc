@@ -32,13 +32,20 @@ int16_t ReferenceTanh(int16_t x) {
 
 int16_t ReferenceTanhOf(int integer_bits, int16_t x) {
   switch (integer_bits) {
-    case 0: return ReferenceTanh<0>(x);
-    case 1: return ReferenceTanh<1>(x);
-    case 2: return ReferenceTanh<2>(x);
-    case 3: return ReferenceTanh<3>(x);
-    case 4: return ReferenceTanh<4>(x);
-    case 5: return ReferenceTanh<5>(x);
-    default: return ReferenceTanh<6>(x);
+    case 0:
+      return ReferenceTanh<0>(x);
+    case 1:
+      return ReferenceTanh<1>(x);
+    case 2:
+      return ReferenceTanh<2>(x);
+    case 3:
+      return ReferenceTanh<3>(x);
+    case 4:
+      return ReferenceTanh<4>(x);
+    case 5:
+      return ReferenceTanh<5>(x);
+    default:
+      return ReferenceTanh<6>(x);
   }
 }
 
@@ -67,13 +74,11 @@ void CheckSet(const FixedPointKernels& k) {
       const int16_t expected = fp::Logistic(fp::FixedPoint<int16_t, 3>::FromRaw(in[i])).raw;
       Expect(result[i] == expected, name + " sigmoid of " + std::to_string(n), in[i], expected, result[i]);
     }
-    Expect(result[n] == 12345, name + " sigmoid wrote past the end of " + std::to_string(n), 0, 12345,
-           result[n]);
+    Expect(result[n] == 12345, name + " sigmoid wrote past the end of " + std::to_string(n), 0, 12345, result[n]);
     std::vector<int16_t> inout = in;
     k.tanh(3, inout.data(), n, inout.data());
     for (size_t i = 0; i < n; ++i) {
-      Expect(inout[i] == ReferenceTanh<3>(in[i]), name + " tanh in place", in[i], ReferenceTanh<3>(in[i]),
-             inout[i]);
+      Expect(inout[i] == ReferenceTanh<3>(in[i]), name + " tanh in place", in[i], ReferenceTanh<3>(in[i]), inout[i]);
     }
   }
 }

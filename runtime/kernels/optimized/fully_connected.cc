@@ -41,9 +41,9 @@ struct FullyConnectedState : OpState {
   const void* packed_bias = nullptr;
   const GemmVariant* packed_variant = nullptr;
   bool constant_weights = false;
-  bool tiny = false;  // few enough multiply-adds for plain loops (EvalTiny)
+  bool tiny = false;                   // few enough multiply-adds for plain loops (EvalTiny)
   std::vector<float> tiny_transposed;  // EvalTiny's weights: blocks of 8 units, [depth][8] each
-  const void* tiny_from = nullptr;      // the weights they were transposed from
+  const void* tiny_from = nullptr;     // the weights they were transposed from
   std::vector<const float*> row_pointers;
   const float* rows_input = nullptr;
   bool quantized = false;
@@ -73,8 +73,7 @@ struct FullyConnectedOp {
 
   static void Pack(State* s, const TfLiteTensor* weights, const TfLiteTensor* bias) {
     PackGemmWeights(s->units, 1, s->depth, tflite::GetTensorData<float>(weights), s->depth, 0, 1,
-                    bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr,
-                    s->variant->nr, &s->packed);
+                    bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr, s->variant->nr, &s->packed);
     s->packed_weights = weights->data.raw;
     s->packed_bias = bias != nullptr ? bias->data.raw : nullptr;
     s->packed_variant = s->variant;
@@ -112,9 +111,8 @@ struct FullyConnectedOp {
     s->variant = &ChooseGemmVariant(*s->kernels, s->units);
     s->tiny = s->depth > 0 && s->rows * s->units * s->depth <= kTinyMultiplyAdds;
     if (!s->tiny) s->tiny_from = nullptr;
-    s->constant_weights =
-        tflite::IsConstantOrPersistentTensor(weights) &&
-        (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
+    s->constant_weights = tflite::IsConstantOrPersistentTensor(weights) &&
+                          (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
     // Constant weights are packed at the first Invoke (Init stays short, as TFLite's, whose kernels
     // also pack on first use), and kept across a second Prepare with the same constants.
     if (!(s->constant_weights && s->packed_weights == weights->data.raw &&
@@ -188,32 +186,31 @@ struct FullyConnectedOp {
     const int64_t unit_blocks = (static_cast<int64_t>(s->units) + kUnitsPerTask - 1) / kUnitsPerTask;
     const int64_t min_tasks = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, kUnitsPerTask * depth));
     const Int8DotsFn dots = s->kernels->int8_dots;
-    ParallelChunks(context, static_cast<int64_t>(s->rows) * unit_blocks, min_tasks,
-                   [&](int, int64_t begin, int64_t end) {
-                     int32_t sums[kUnitsPerTask];
-                     for (int64_t task = begin; task < end; ++task) {
-                       const size_t row = static_cast<size_t>(task / unit_blocks);
-                       const size_t first = static_cast<size_t>(task % unit_blocks) * kUnitsPerTask;
-                       const size_t count = std::min<size_t>(kUnitsPerTask, s->units - first);
-                       dots(s->quantized_input.data() + row * s->depth, weights_data + first * s->depth, s->depth,
-                            s->depth, count, sums);
-                       const float scaling_factor = s->scaling_factors[row];
-                       const int32_t offset = s->input_offsets[row];
-                       float* out = output_data + row * s->units;
-                       for (size_t j = 0; j < count; ++j) {
-                         const size_t unit = first + j;
-                         int32_t dotprod = sums[j];
-                         if (s->asymmetric) {
-                           dotprod = quantization_util::TruncateToInt32LikeX86(
-                               static_cast<float>(dotprod) -
-                               static_cast<float>(s->row_sums[unit]) * static_cast<float>(offset));
-                         }
-                         float value = bias_data != nullptr ? bias_data[unit] : 0.f;
-                         value += static_cast<float>(dotprod) * scaling_factor;
-                         out[unit] = value;
-                       }
-                     }
-                   });
+    ParallelChunks(
+        context, static_cast<int64_t>(s->rows) * unit_blocks, min_tasks, [&](int, int64_t begin, int64_t end) {
+          int32_t sums[kUnitsPerTask];
+          for (int64_t task = begin; task < end; ++task) {
+            const size_t row = static_cast<size_t>(task / unit_blocks);
+            const size_t first = static_cast<size_t>(task % unit_blocks) * kUnitsPerTask;
+            const size_t count = std::min<size_t>(kUnitsPerTask, s->units - first);
+            dots(s->quantized_input.data() + row * s->depth, weights_data + first * s->depth, s->depth, s->depth, count,
+                 sums);
+            const float scaling_factor = s->scaling_factors[row];
+            const int32_t offset = s->input_offsets[row];
+            float* out = output_data + row * s->units;
+            for (size_t j = 0; j < count; ++j) {
+              const size_t unit = first + j;
+              int32_t dotprod = sums[j];
+              if (s->asymmetric) {
+                dotprod = quantization_util::TruncateToInt32LikeX86(
+                    static_cast<float>(dotprod) - static_cast<float>(s->row_sums[unit]) * static_cast<float>(offset));
+              }
+              float value = bias_data != nullptr ? bias_data[unit] : 0.f;
+              value += static_cast<float>(dotprod) * scaling_factor;
+              out[unit] = value;
+            }
+          }
+        });
     lstm::float_internal::ApplyActivation(output_data, static_cast<int>(s->rows * s->units), s->activation,
                                           output_data);
     return kTfLiteOk;
@@ -358,8 +355,7 @@ struct BatchMatMulOp {
     ParallelChunks(context, s->rhs_matrices, 1, [&](int, int64_t begin, int64_t end) {
       CacheAlignedVector<float> one;
       for (int64_t i = begin; i < end; ++i) {
-        PackGemmWeights(s->cols, 1, s->depth, rhs_data + i * matrix, col_stride, 0, k_stride,
-                        nullptr, nr, &one);
+        PackGemmWeights(s->cols, 1, s->depth, rhs_data + i * matrix, col_stride, 0, k_stride, nullptr, nr, &one);
         std::copy(one.begin(), one.end(), s->packed.begin() + i * s->packed_matrix_size);
       }
     });
@@ -377,9 +373,8 @@ struct BatchMatMulOp {
       s->fast = s->q16;
       return kTfLiteOk;
     }
-    if (lhs->type != kTfLiteFloat32 || rhs->type != kTfLiteFloat32 ||
-        output->type != kTfLiteFloat32 || tflite::NumElements(output) == 0 ||
-        tflite::IsDynamicTensor(output)) {
+    if (lhs->type != kTfLiteFloat32 || rhs->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
+        tflite::NumElements(output) == 0 || tflite::IsDynamicTensor(output)) {
       return kTfLiteOk;
     }
     ExtendedBatchDims(lhs, s->lhs_batch);
@@ -415,7 +410,7 @@ struct BatchMatMulOp {
     if (s->adj_x) {
       s->lhs_transposed.resize(lhs_matrix * s->lhs_matrices);
       for (size_t i = 0; i < s->lhs_matrices; ++i) {
-        const float* src = lhs_data + i * lhs_matrix;  // [K][M]
+        const float* src = lhs_data + i * lhs_matrix;            // [K][M]
         float* dst = s->lhs_transposed.data() + i * lhs_matrix;  // [M][K]
         for (size_t k = 0; k < s->depth; ++k) {
           for (size_t m = 0; m < s->rows; ++m) dst[m * s->depth + k] = src[k * s->rows + m];
@@ -444,8 +439,7 @@ struct BatchMatMulOp {
       for (int b1 = 0; b1 < s->out_batch[1]; ++b1) {
         for (int b2 = 0; b2 < s->out_batch[2]; ++b2) {
           problem.a = s->row_pointers.data() + BroadcastIndex(s->lhs_batch, b0, b1, b2) * s->rows;
-          problem.packed =
-              s->packed.data() + BroadcastIndex(s->rhs_batch, b0, b1, b2) * s->packed_matrix_size;
+          problem.packed = s->packed.data() + BroadcastIndex(s->rhs_batch, b0, b1, b2) * s->packed_matrix_size;
           problem.c = output_data + BroadcastIndex(s->out_batch, b0, b1, b2) * s->rows * s->cols;
           s->problems.push_back(problem);
         }
@@ -458,9 +452,7 @@ struct BatchMatMulOp {
 
 }  // namespace
 
-TfLiteRegistration* Register_FULLY_CONNECTED() {
-  return OptimizedKernel<FullyConnectedOp>::Registration();
-}
+TfLiteRegistration* Register_FULLY_CONNECTED() { return OptimizedKernel<FullyConnectedOp>::Registration(); }
 
 TfLiteRegistration* Register_BATCH_MATMUL() { return OptimizedKernel<BatchMatMulOp>::Registration(); }
 

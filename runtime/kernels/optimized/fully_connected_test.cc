@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,8 +21,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/op_common.h"
-#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -45,11 +45,9 @@ void CheckFullyConnected(const FullyConnected& f, uint32_t seed = 1, bool exact 
   std::vector<int> inputs = {input, weights};
   if (f.bias) inputs.push_back(op.AddFloatConst({f.units}, seed + 2));
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output},
-                  fb::BuiltinOptions::FullyConnectedOptions,
+  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output}, fb::BuiltinOptions::FullyConnectedOptions,
                   fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation,
-                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
-                                                  f.keep_num_dims)
+                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT, f.keep_num_dims)
                       .Union());
   op.RequireOptimizedPath();
   op.Check(optimized::Register_FULLY_CONNECTED(), exact);
@@ -64,14 +62,10 @@ TEST(OptimizedFullyConnectedTest, TinyLayersAreExact) {
 }
 
 TEST(OptimizedFullyConnectedTest, SizeOne) { CheckFullyConnected({{1, 1}, 1, 1}); }
-TEST(OptimizedFullyConnectedTest, OddSizesRelu) {
-  CheckFullyConnected({{1, 37}, 29, 37, true, false, Act::RELU});
-}
+TEST(OptimizedFullyConnectedTest, OddSizesRelu) { CheckFullyConnected({{1, 37}, 29, 37, true, false, Act::RELU}); }
 TEST(OptimizedFullyConnectedTest, NoBias) { CheckFullyConnected({{3, 20}, 9, 20, false}); }
 TEST(OptimizedFullyConnectedTest, FlattensTheInput) { CheckFullyConnected({{4, 2, 8}, 5, 16}); }
-TEST(OptimizedFullyConnectedTest, KeepNumDims) {
-  CheckFullyConnected({{2, 3, 16}, 10, 16, true, true, Act::RELU6});
-}
+TEST(OptimizedFullyConnectedTest, KeepNumDims) { CheckFullyConnected({{2, 3, 16}, 10, 16, true, true, Act::RELU6}); }
 TEST(OptimizedFullyConnectedTest, WeightsAreAGraphInput) {
   FullyConnected f{{2, 33}, 17, 33};
   f.weights_are_input = true;
@@ -87,22 +81,20 @@ TEST(OptimizedFullyConnectedTest, Int8MatchesTheReference) {
   op.test().builder().SetQuantization(weights, {0.01f}, {0});
   const int output = op.test().AddOutput(kTfLiteInt8);
   op.test().builder().SetQuantization(output, {0.05f}, {-2});
-  op.test().AddOp(kTfLiteBuiltinFullyConnected, {input, weights}, {output},
-                  fb::BuiltinOptions::FullyConnectedOptions,
+  op.test().AddOp(kTfLiteBuiltinFullyConnected, {input, weights}, {output}, fb::BuiltinOptions::FullyConnectedOptions,
                   fb::CreateFullyConnectedOptions(op.test().fbb()).Union());
   op.Check(optimized::Register_FULLY_CONNECTED(), /*exact=*/true);
 }
 
 // ---- BATCH_MATMUL
 
-void CheckBatchMatMul(const std::vector<int>& lhs, const std::vector<int>& rhs, bool adj_x,
-                      bool adj_y, bool rhs_constant = false, uint32_t seed = 1) {
+void CheckBatchMatMul(const std::vector<int>& lhs, const std::vector<int>& rhs, bool adj_x, bool adj_y,
+                      bool rhs_constant = false, uint32_t seed = 1) {
   OpCase op;
   const int a = op.AddFloatInput(lhs, seed);
   const int b = rhs_constant ? op.AddFloatConst(rhs, seed + 1) : op.AddFloatInput(rhs, seed + 1);
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinBatchMatmul, {a, b}, {output},
-                  fb::BuiltinOptions::BatchMatMulOptions,
+  op.test().AddOp(kTfLiteBuiltinBatchMatmul, {a, b}, {output}, fb::BuiltinOptions::BatchMatMulOptions,
                   fb::CreateBatchMatMulOptions(op.test().fbb(), adj_x, adj_y).Union());
   op.Check(optimized::Register_BATCH_MATMUL());
 }
@@ -123,9 +115,7 @@ TEST(OptimizedBatchMatMulTest, ConstantRhs) {
   CheckBatchMatMul({4, 5, 6}, {6, 9}, false, false, true);
   CheckBatchMatMul({2, 5, 6}, {2, 9, 6}, false, true, true);
 }
-TEST(OptimizedBatchMatMulTest, LargeCrossesThreadChunks) {
-  CheckBatchMatMul({4, 64, 96}, {4, 96, 80}, false, false);
-}
+TEST(OptimizedBatchMatMulTest, LargeCrossesThreadChunks) { CheckBatchMatMul({4, 64, 96}, {4, 96, 80}, false, false); }
 
 }  // namespace
 }  // namespace touchstone

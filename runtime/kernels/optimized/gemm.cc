@@ -29,8 +29,7 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
   const size_t nr = variant.nr;
   const size_t panel_size = PackedPanelSize(p.ks, p.kc, nr);
   const size_t panels = (p.n + nr - 1) / nr;
-  const size_t block_panels =
-      std::min(panels, std::max<size_t>(1, kBlockBytes / (panel_size * sizeof(float))));
+  const size_t block_panels = std::min(panels, std::max<size_t>(1, kBlockBytes / (panel_size * sizeof(float))));
   const size_t blocks = (panels + block_panels - 1) / block_panels;
   const size_t row_tiles = (p.m + mr - 1) / mr;
   // The rows spread evenly over the tiles rather than full tiles and one short one: a short tile
@@ -39,17 +38,14 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
   // rows, with no division (the loop below runs this per task, and a task can be ~100 cycles).
   const size_t tile_base_rows = p.m / row_tiles;
   const size_t tiles_with_extra_row = p.m % row_tiles;
-  auto tile_first_row = [&](size_t tile) {
-    return tile * tile_base_rows + std::min(tile, tiles_with_extra_row);
-  };
+  auto tile_first_row = [&](size_t tile) { return tile * tile_base_rows + std::min(tile, tiles_with_extra_row); };
   const size_t tasks_per_problem = blocks * row_tiles;
   // With several weight blocks, the rows are first cut into one part per thread, and each part
   // runs block by block (a block's weights stay in the cache over the part's tiles). Chunks are
   // contiguous runs of tasks, so each thread then computes rows of its own part, the rows it
   // wrote in the previous op. With one block, parts change nothing.
   const size_t parts =
-      blocks > 1 ? std::min<size_t>(row_tiles, static_cast<size_t>(std::max(1, NumThreads(context))))
-                 : 1;
+      blocks > 1 ? std::min<size_t>(row_tiles, static_cast<size_t>(std::max(1, NumThreads(context)))) : 1;
   auto part_first_tile = [&](size_t part) { return part * row_tiles / parts; };
   const int64_t tasks = static_cast<int64_t>(tasks_per_problem * count);
   const int64_t macs_per_task = static_cast<int64_t>(mr * block_panels * nr * p.ks * p.kc);

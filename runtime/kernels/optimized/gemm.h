@@ -34,9 +34,7 @@ struct GemmProblem {
 // Runs `count` problems of the same shape (m, n, kc, ks, variant) on the context's thread pool (or
 // the calling thread), their tiles split over the threads together.
 void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count);
-inline void RunGemm(TfLiteContext* context, const GemmProblem& problem) {
-  RunGemm(context, &problem, 1);
-}
+inline void RunGemm(TfLiteContext* context, const GemmProblem& problem) { RunGemm(context, &problem, 1); }
 
 // The GEMM variant for n output columns: one vector wide when n fits in one, else two.
 const GemmVariant& ChooseGemmVariant(const MicroKernels& kernels, size_t n);

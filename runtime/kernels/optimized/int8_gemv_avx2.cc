@@ -57,8 +57,8 @@ inline void Blocks(const uint8_t* packed, size_t depth, const int8_t* x, size_t 
   for (size_t p = 0; p < pairs; ++p) {
     const int16_t low = x[2 * p];
     const int16_t high = 2 * p + 1 < depth ? x[2 * p + 1] : 0;
-    const __m256i xv = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(low) |
-                                                              (static_cast<uint32_t>(static_cast<uint16_t>(high)) << 16)));
+    const __m256i xv = _mm256_set1_epi32(
+        static_cast<int32_t>(static_cast<uint16_t>(low) | (static_cast<uint32_t>(static_cast<uint16_t>(high)) << 16)));
     for (int i = 0; i < kBlocks; ++i) {
       const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + i * block_bytes + p * 32));
       acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(xv, w));
@@ -84,10 +84,17 @@ void Gemv(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x, int
     Blocks<kBlocksAtOnce>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
   }
   switch (blocks - b) {
-    case 3: Blocks<3>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows); break;
-    case 2: Blocks<2>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows); break;
-    case 1: Blocks<1>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows); break;
-    default: break;
+    case 3:
+      Blocks<3>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
+      break;
+    case 2:
+      Blocks<2>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
+      break;
+    case 1:
+      Blocks<1>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
+      break;
+    default:
+      break;
   }
 }
 

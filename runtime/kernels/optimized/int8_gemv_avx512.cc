@@ -18,8 +18,7 @@
 
 // Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vnni,avx2,avx"))), \
-                             apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vnni,avx2,avx"))), apply_to = function)
 #else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vnni,avx2,avx")
@@ -106,10 +105,17 @@ void Gemv(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x, int
     Blocks<kBlocksAtOnce>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
   }
   switch (blocks - b) {
-    case 3: Blocks<3>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows); break;
-    case 2: Blocks<2>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows); break;
-    case 1: Blocks<1>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows); break;
-    default: break;
+    case 3:
+      Blocks<3>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
+      break;
+    case 2:
+      Blocks<2>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
+      break;
+    case 1:
+      Blocks<1>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
+      break;
+    default:
+      break;
   }
 }
 

@@ -39,14 +39,13 @@ inline int32x4_t MulAccPlain(int32x4_t acc, int8x16_t w, int8x16_t x) {
 
 #define TS_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
 
-TS_DOTPROD inline int32x4_t MulAccDot(int32x4_t acc, int8x16_t w, int8x16_t x) {
-  return vdotq_s32(acc, w, x);
-}
+TS_DOTPROD inline int32x4_t MulAccDot(int32x4_t acc, int8x16_t w, int8x16_t x) { return vdotq_s32(acc, w, x); }
 
 // Always inlined, so that the dot-product instantiation's MulAcc lands in a function compiled
 // with the extension (GemvDot).
 template <int32x4_t (*MulAcc)(int32x4_t, int8x16_t, int8x16_t)>
-__attribute__((always_inline)) inline void GemvRows(const int8_t* w, size_t rows, size_t depth, const int8_t* x, int32_t* out) {
+__attribute__((always_inline)) inline void GemvRows(const int8_t* w, size_t rows, size_t depth, const int8_t* x,
+                                                    int32_t* out) {
   size_t r = 0;
   for (; r + kRows <= rows; r += kRows, w += kRows * depth) {
     int32x4_t acc[kRows] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
@@ -69,8 +68,7 @@ void GemvPlain(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x
   GemvRows<MulAccPlain>(reinterpret_cast<const int8_t*>(packed), rows, depth, x, out);
 }
 
-TS_DOTPROD void GemvDot(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x,
-                        int32_t* out) {
+TS_DOTPROD void GemvDot(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x, int32_t* out) {
   GemvRows<MulAccDot>(reinterpret_cast<const int8_t*>(packed), rows, depth, x, out);
 }
 

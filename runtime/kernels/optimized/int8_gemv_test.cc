@@ -36,8 +36,8 @@ void Check(const Int8GemvKernels& k, size_t rows, size_t depth, int lo, int hi) 
     for (size_t c = 0; c < depth; ++c) sum += int64_t{matrix[r * depth + c]} * x[c];
     const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(sum));
     if (out[r] != expected && g_failures++ < 20) {
-      std::fprintf(stderr, "FAILED %s %zux%zu row %zu: expected %d, got %d\n", k.name, rows, depth, r,
-                   expected, out[r]);
+      std::fprintf(stderr, "FAILED %s %zux%zu row %zu: expected %d, got %d\n", k.name, rows, depth, r, expected,
+                   out[r]);
     }
   }
   if (out[rows] != 12345 && g_failures++ < 20) {

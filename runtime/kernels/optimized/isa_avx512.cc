@@ -45,9 +45,7 @@ struct V {
   static T min(T a, T b) { return _mm512_min_ps(a, b); }
   static T max(T a, T b) { return _mm512_max_ps(a, b); }
   static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
-  static T round(T x) {
-    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
+  static T round(T x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static T pow2i(T n) {
     const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
     return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
@@ -106,9 +104,8 @@ const TransposeIndex& Transpose8x16Index() {
 
 // Writes `pixels` (<= 16) pixels of 8 channels, held channel-major in r[0..7], to out (8 floats
 // per pixel).
-__attribute__((always_inline)) inline void StoreTransposed(const TransposeIndex& t,
-                                                          const __m512 (&r)[8], size_t pixels,
-                                                          float* out) {
+__attribute__((always_inline)) inline void StoreTransposed(const TransposeIndex& t, const __m512 (&r)[8], size_t pixels,
+                                                           float* out) {
   __m512 s1[4][2], s2[2][2][2];
 #pragma GCC unroll 4
   for (int m = 0; m < 4; ++m) {
@@ -143,8 +140,7 @@ __attribute__((always_inline)) inline void StoreTransposed(const TransposeIndex&
 
 // PX registers of 16 output pixels from x.
 template <int PX>
-__attribute__((always_inline)) inline void PlanarConvBlock(const PlanarConvArgs& p,
-                                                          const TransposeIndex& t, size_t x) {
+__attribute__((always_inline)) inline void PlanarConvBlock(const PlanarConvArgs& p, const TransposeIndex& t, size_t x) {
   __m512 acc[PX][8];
 #pragma GCC unroll 8
   for (int g = 0; g < 8; ++g) {
@@ -225,10 +221,8 @@ void PlanarSplit3x2(const float* in, size_t elements, float* const* planes) {
     }
     for (int k = 0; k < 6; ++k) {
       __m512 v = _mm512_permutex2var_ps(pairs[0][0], t.index[k][0], pairs[0][1]);
-      v = _mm512_mask_mov_ps(v, t.mask[k][1],
-                             _mm512_permutex2var_ps(pairs[1][0], t.index[k][1], pairs[1][1]));
-      v = _mm512_mask_mov_ps(v, t.mask[k][2],
-                             _mm512_permutex2var_ps(pairs[2][0], t.index[k][2], pairs[2][1]));
+      v = _mm512_mask_mov_ps(v, t.mask[k][1], _mm512_permutex2var_ps(pairs[1][0], t.index[k][1], pairs[1][1]));
+      v = _mm512_mask_mov_ps(v, t.mask[k][2], _mm512_permutex2var_ps(pairs[2][0], t.index[k][2], pairs[2][1]));
       _mm512_storeu_ps(planes[k] + e, v);
     }
   }

@@ -48,12 +48,9 @@ struct V {
   static T pow2i(T n) {
     // AVX without AVX2 has no 256-bit integer arithmetic: build each half with SSE2.
     const __m128i bias = _mm_set1_epi32(127);
-    const __m128i lo = _mm_slli_epi32(
-        _mm_add_epi32(_mm_cvtps_epi32(_mm256_castps256_ps128(n)), bias), 23);
-    const __m128i hi = _mm_slli_epi32(
-        _mm_add_epi32(_mm_cvtps_epi32(_mm256_extractf128_ps(n, 1)), bias), 23);
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_castsi128_ps(lo)),
-                                _mm_castsi128_ps(hi), 1);
+    const __m128i lo = _mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(_mm256_castps256_ps128(n)), bias), 23);
+    const __m128i hi = _mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(_mm256_extractf128_ps(n, 1)), bias), 23);
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_castsi128_ps(lo)), _mm_castsi128_ps(hi), 1);
   }
 };
 

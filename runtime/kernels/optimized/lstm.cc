@@ -13,10 +13,10 @@
 // reference (runtime/kernels/internal/lstm_integer.h), with the parameters its Prepare derived
 // (reference::LstmIntegerParams). The steps are the reference's, in its order and with its row
 // grouping; the int8 matrix products (each gate's weights side by side, packed at the first Eval)
-// run on the Int8GemvKernels (int32 sums that wrap, the reference's low 32 bits exactly), the gates' fixed-point sigmoid and tanh on the vector
-// FixedPointKernels (exact on every int16 input). The input's product does not depend on the recurrence, and the
-// first of the gate's two rescaled sums starts from zero, so a run of rows gets its input terms,
-// rescaled and clamped to int16, ahead of the steps that read them.
+// run on the Int8GemvKernels (int32 sums that wrap, the reference's low 32 bits exactly), the gates' fixed-point
+// sigmoid and tanh on the vector FixedPointKernels (exact on every int16 input). The input's product does not depend on
+// the recurrence, and the first of the gate's two rescaled sums starts from zero, so a run of rows gets its input
+// terms, rescaled and clamped to int16, ahead of the steps that read them.
 //
 // Everything else (float with other activations or weights that are not constant, hybrid weights,
 // empty sequences) runs the reference kernel.
@@ -48,20 +48,16 @@ namespace full = lstm::full;
 
 // The gate order of the packed weights (the input gate's columns are left out with CIFG).
 constexpr int kInputGate = 0, kForgetGate = 1, kCellGate = 2, kOutputGate = 3, kGates = 4;
-constexpr int kInputWeights[kGates] = {
-    full::kInputToInputWeightsTensor, full::kInputToForgetWeightsTensor,
-    full::kInputToCellWeightsTensor, full::kInputToOutputWeightsTensor};
-constexpr int kRecurrentWeights[kGates] = {
-    full::kRecurrentToInputWeightsTensor, full::kRecurrentToForgetWeightsTensor,
-    full::kRecurrentToCellWeightsTensor, full::kRecurrentToOutputWeightsTensor};
-constexpr int kGateBias[kGates] = {full::kInputGateBiasTensor, full::kForgetGateBiasTensor,
-                                   full::kCellGateBiasTensor, full::kOutputGateBiasTensor};
-constexpr int kCellWeights[kGates] = {full::kCellToInputWeightsTensor,
-                                      full::kCellToForgetWeightsTensor, -1,
+constexpr int kInputWeights[kGates] = {full::kInputToInputWeightsTensor, full::kInputToForgetWeightsTensor,
+                                       full::kInputToCellWeightsTensor, full::kInputToOutputWeightsTensor};
+constexpr int kRecurrentWeights[kGates] = {full::kRecurrentToInputWeightsTensor, full::kRecurrentToForgetWeightsTensor,
+                                           full::kRecurrentToCellWeightsTensor, full::kRecurrentToOutputWeightsTensor};
+constexpr int kGateBias[kGates] = {full::kInputGateBiasTensor, full::kForgetGateBiasTensor, full::kCellGateBiasTensor,
+                                   full::kOutputGateBiasTensor};
+constexpr int kCellWeights[kGates] = {full::kCellToInputWeightsTensor, full::kCellToForgetWeightsTensor, -1,
                                       full::kCellToOutputWeightsTensor};
-constexpr int kLayerNorm[kGates] = {
-    full::kInputLayerNormCoefficientsTensor, full::kForgetLayerNormCoefficientsTensor,
-    full::kCellLayerNormCoefficientsTensor, full::kOutputLayerNormCoefficientsTensor};
+constexpr int kLayerNorm[kGates] = {full::kInputLayerNormCoefficientsTensor, full::kForgetLayerNormCoefficientsTensor,
+                                    full::kCellLayerNormCoefficientsTensor, full::kOutputLayerNormCoefficientsTensor};
 
 // Floats of precomputed input contributions one run of steps may hold (the steps of a long
 // sequence are taken in runs of this size).
@@ -125,8 +121,7 @@ struct LstmOp {
   // there (float_mode.h).
   static bool FlushesDenormals(const State* s) { return !s->integer; }
   static TfLiteRegistration* Reference() {
-    return kSequence ? reference::Register_UNIDIRECTIONAL_SEQUENCE_LSTM()
-                     : reference::Register_LSTM();
+    return kSequence ? reference::Register_UNIDIRECTIONAL_SEQUENCE_LSTM() : reference::Register_LSTM();
   }
 
   static const TfLiteTensor* Input(TfLiteContext* context, const TfLiteNode* node, int index) {
@@ -137,8 +132,7 @@ struct LstmOp {
   static bool ReadOptions(const TfLiteNode* node, State* s) {
     TfLiteFusedActivation activation = kTfLiteActNone;
     if (kSequence) {
-      const auto* params =
-          static_cast<const TfLiteUnidirectionalSequenceLSTMParams*>(node->builtin_data);
+      const auto* params = static_cast<const TfLiteUnidirectionalSequenceLSTMParams*>(node->builtin_data);
       if (params == nullptr) return false;
       activation = params->activation;
       s->cell_clip = params->cell_clip;
@@ -156,15 +150,13 @@ struct LstmOp {
   }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
-    if (tflite::NumInputs(node) != full::kNumInputs &&
-        tflite::NumInputs(node) != full::kNumInputsWithoutLayerNorm) {
+    if (tflite::NumInputs(node) != full::kNumInputs && tflite::NumInputs(node) != full::kNumInputsWithoutLayerNorm) {
       return kTfLiteOk;
     }
     if (!ReadOptions(node, s)) return kTfLiteOk;
     const TfLiteTensor* input = Input(context, node, full::kInputTensor);
     const TfLiteTensor* input_to_output = Input(context, node, full::kInputToOutputWeightsTensor);
-    const TfLiteTensor* recurrent_to_output =
-        Input(context, node, full::kRecurrentToOutputWeightsTensor);
+    const TfLiteTensor* recurrent_to_output = Input(context, node, full::kRecurrentToOutputWeightsTensor);
     const TfLiteTensor* output = tflite::GetOutput(context, node, full::kOutputTensor);
     s->is_sequence = kSequence;
     s->max_time = kSequence ? input->dims->data[s->time_major ? 0 : 1] : 1;
@@ -191,8 +183,7 @@ struct LstmOp {
   // ---- Float.
 
   static TfLiteStatus PrepareFloat(TfLiteContext* context, TfLiteNode* node, State* s) {
-    for (int index = full::kInputToInputWeightsTensor; index <= full::kProjectionBiasTensor;
-         ++index) {
+    for (int index = full::kInputToInputWeightsTensor; index <= full::kProjectionBiasTensor; ++index) {
       const TfLiteTensor* t = Input(context, node, index);
       if (t != nullptr && !tflite::IsConstantOrPersistentTensor(t)) return kTfLiteOk;
     }
@@ -214,8 +205,8 @@ struct LstmOp {
     }
     const size_t batch = static_cast<size_t>(s->n_batch);
     const size_t row_floats = std::max<size_t>(1, batch * columns);
-    s->steps_per_run = static_cast<int>(std::min<size_t>(
-        s->max_time, std::max<size_t>(1, kMaxGateInputFloats / row_floats)));
+    s->steps_per_run =
+        static_cast<int>(std::min<size_t>(s->max_time, std::max<size_t>(1, kMaxGateInputFloats / row_floats)));
     s->gate_inputs.assign(s->steps_per_run * batch * columns, 0.f);
     s->gate_sums.assign(batch * columns, 0.f);
     s->hidden.assign(s->projection ? batch * s->n_cell : 0, 0.f);
@@ -225,9 +216,8 @@ struct LstmOp {
 
   // Packs `weights` (one {n_cell, depth} tensor per present gate) side by side, with the gates'
   // biases when `biases` is given.
-  static void PackGates(TfLiteContext* context, const TfLiteNode* node, const State* s,
-                        const int* weights, const int* biases, int depth,
-                        const GemmVariant& variant, CacheAlignedVector<float>* packed) {
+  static void PackGates(TfLiteContext* context, const TfLiteNode* node, const State* s, const int* weights,
+                        const int* biases, int depth, const GemmVariant& variant, CacheAlignedVector<float>* packed) {
     const size_t columns = static_cast<size_t>(s->n_gates) * s->n_cell;
     std::vector<float> gathered(columns * depth);
     std::vector<float> bias(columns, 0.f);
@@ -241,34 +231,31 @@ struct LstmOp {
         std::copy_n(b, s->n_cell, bias.begin() + s->gate_offset[g]);
       }
     }
-    PackGemmWeights(columns, 1, depth, gathered.data(), depth, 0, 1, bias.data(), variant.nr,
-                    packed);
+    PackGemmWeights(columns, 1, depth, gathered.data(), depth, 0, 1, bias.data(), variant.nr, packed);
   }
 
   static void PackFloat(TfLiteContext* context, const TfLiteNode* node, State* s) {
     // With layer normalization the bias is added after it (FloatGateInputs), not to the products.
-    PackGates(context, node, s, kInputWeights, s->layer_norm ? nullptr : kGateBias, s->n_input,
-              *s->input_variant, &s->input_packed);
-    PackGates(context, node, s, kRecurrentWeights, nullptr, s->n_output, *s->recurrent_variant,
-              &s->recurrent_packed);
+    PackGates(context, node, s, kInputWeights, s->layer_norm ? nullptr : kGateBias, s->n_input, *s->input_variant,
+              &s->input_packed);
+    PackGates(context, node, s, kRecurrentWeights, nullptr, s->n_output, *s->recurrent_variant, &s->recurrent_packed);
     if (s->projection) {
       const TfLiteTensor* bias = Input(context, node, full::kProjectionBiasTensor);
       PackGemmWeights(s->n_output, 1, s->n_cell,
-                      tflite::GetTensorData<float>(Input(context, node, full::kProjectionWeightsTensor)),
-                      s->n_cell, 0, 1, bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr,
-                      s->projection_variant->nr, &s->projection_packed);
+                      tflite::GetTensorData<float>(Input(context, node, full::kProjectionWeightsTensor)), s->n_cell, 0,
+                      1, bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr, s->projection_variant->nr,
+                      &s->projection_packed);
     }
     s->packed_from = PackedSources(context, node);
   }
 
   // Index of the row of time step t, batch b in the input and output.
   static size_t Row(const State* s, int t, int b) {
-    return s->time_major ? static_cast<size_t>(t) * s->n_batch + b
-                         : static_cast<size_t>(b) * s->max_time + t;
+    return s->time_major ? static_cast<size_t>(t) * s->n_batch + b : static_cast<size_t>(b) * s->max_time + t;
   }
 
-  static GemmProblem Problem(const GemmVariant* variant, size_t m, size_t n, size_t k,
-                             const float* const* a, const float* packed, float* c) {
+  static GemmProblem Problem(const GemmVariant* variant, size_t m, size_t n, size_t k, const float* const* a,
+                             const float* packed, float* c) {
     GemmProblem p;
     p.variant = variant;
     p.m = m;
@@ -306,8 +293,8 @@ struct LstmOp {
   // One batch row's cell: `gates` holds the recurrent sums, `gate_inputs` the input's (with the
   // bias unless there is layer normalization); updates `cell` and writes the cell output (before
   // any projection) to `hidden`.
-  static void Cell(const State* s, const GateVectors& v, const float* gate_inputs, float* gates,
-                   float* cell, float* hidden) {
+  static void Cell(const State* s, const GateVectors& v, const float* gate_inputs, float* gates, float* cell,
+                   float* hidden) {
     const int n = s->n_cell;
     const int columns = s->n_gates * n;
     for (int j = 0; j < columns; ++j) gates[j] += gate_inputs[j];
@@ -352,8 +339,7 @@ struct LstmOp {
     const float* input = tflite::GetTensorData<float>(Input(context, node, full::kInputTensor));
     float* output_state =
         tflite::GetTensorData<float>(tflite::GetVariableInput(context, node, full::kOutputStateTensor));
-    float* cell_state =
-        tflite::GetTensorData<float>(tflite::GetVariableInput(context, node, full::kCellStateTensor));
+    float* cell_state = tflite::GetTensorData<float>(tflite::GetVariableInput(context, node, full::kCellStateTensor));
     float* output = tflite::GetTensorData<float>(tflite::GetOutput(context, node, full::kOutputTensor));
     auto weights = [&](int index) {
       const TfLiteTensor* t = Input(context, node, index);
@@ -387,20 +373,19 @@ struct LstmOp {
           s->input_rows[static_cast<size_t>(t - t0) * batch + b] = input + Row(s, t, b) * s->n_input;
         }
       }
-      RunGemm(context, Problem(s->input_variant, s->input_rows.size(), columns, s->n_input,
-                               s->input_rows.data(), s->input_packed.data(), s->gate_inputs.data()));
+      RunGemm(context, Problem(s->input_variant, s->input_rows.size(), columns, s->n_input, s->input_rows.data(),
+                               s->input_packed.data(), s->gate_inputs.data()));
       for (int t = t0; t < t1; ++t) {
-        RunGemm(context, Problem(s->recurrent_variant, batch, columns, n_output,
-                                 s->state_rows.data(), s->recurrent_packed.data(),
-                                 s->gate_sums.data()));
+        RunGemm(context, Problem(s->recurrent_variant, batch, columns, n_output, s->state_rows.data(),
+                                 s->recurrent_packed.data(), s->gate_sums.data()));
         const float* step_inputs = s->gate_inputs.data() + static_cast<size_t>(t - t0) * batch * columns;
         for (int b = 0; b < batch; ++b) {
           Cell(s, vectors, step_inputs + b * columns, s->gate_sums.data() + b * columns,
                cell_state + static_cast<size_t>(b) * s->n_cell, hidden_base + b * hidden_stride);
         }
         if (s->projection) {
-          RunGemm(context, Problem(s->projection_variant, batch, n_output, s->n_cell,
-                                   s->hidden_rows.data(), s->projection_packed.data(), output_state));
+          RunGemm(context, Problem(s->projection_variant, batch, n_output, s->n_cell, s->hidden_rows.data(),
+                                   s->projection_packed.data(), output_state));
           if (s->proj_clip > 0.f) {
             const float clip = s->proj_clip;
             for (size_t i = 0; i < batch * n_output; ++i) {
@@ -409,8 +394,7 @@ struct LstmOp {
           }
         }
         for (int b = 0; b < batch; ++b) {
-          std::memcpy(output + Row(s, t, b) * n_output, output_state + b * n_output,
-                      n_output * sizeof(float));
+          std::memcpy(output + Row(s, t, b) * n_output, output_state + b * n_output, n_output * sizeof(float));
         }
       }
     }
@@ -465,8 +449,7 @@ struct LstmOp {
     s->gemv->pack(gathered.data(), columns, depth, packed->data());
   }
 
-  static void PackInteger(TfLiteContext* context, const TfLiteNode* node, State* s,
-                          const lstm::IntegerWeights& w) {
+  static void PackInteger(TfLiteContext* context, const TfLiteNode* node, State* s, const lstm::IntegerWeights& w) {
     const int8_t* input_weights[kGates];
     const int8_t* recurrent_weights[kGates];
     for (int g = 0; g < kGates; ++g) {
@@ -486,13 +469,11 @@ struct LstmOp {
 
   // The input terms of `rows` input rows: the reference's first MatMulAccumulate of each gate, which
   // starts from a zero gate with no zero point.
-  static void IntegerGateInputs(const State* s, const int8_t* input, int rows, int16_t* out,
-                                int32_t* dots) {
+  static void IntegerGateInputs(const State* s, const int8_t* input, int rows, int16_t* out, int32_t* dots) {
     namespace qu = quantization_util;
     const size_t columns = static_cast<size_t>(s->n_gates) * s->n_cell;
     for (int r = 0; r < rows; ++r) {
-      s->gemv->gemv(s->input_packed8.data(), columns, s->n_input,
-                    input + static_cast<size_t>(r) * s->n_input, dots);
+      s->gemv->gemv(s->input_packed8.data(), columns, s->n_input, input + static_cast<size_t>(r) * s->n_input, dots);
       for (int g = 0; g < kGates; ++g) {
         if (s->gate_offset[g] < 0) continue;
         const lstm::IntegerGateParams& p = s->integer_params->gates[g];
@@ -508,9 +489,8 @@ struct LstmOp {
 
   // One gate of one step (the reference's CalculateGate) from its input terms and the step's
   // recurrent products.
-  static void IntegerGate(const State* s, const lstm::IntegerWeights& w, int g, int n_rows,
-                          const int16_t* gate_inputs, const int32_t* recurrent_dots,
-                          const int16_t* cell_state, int16_t* gate) {
+  static void IntegerGate(const State* s, const lstm::IntegerWeights& w, int g, int n_rows, const int16_t* gate_inputs,
+                          const int32_t* recurrent_dots, const int16_t* cell_state, int16_t* gate) {
     namespace qu = quantization_util;
     namespace li = lstm::integer_internal;
     const lstm::IntegerGateParams& p = s->integer_params->gates[g];
@@ -529,12 +509,11 @@ struct LstmOp {
       }
     }
     if (gw.cell_weights != nullptr) {
-      li::PeepholeAccumulate(gw.cell_weights, s->n_output, cell_state, n_rows, p.cell_scale_a,
-                             p.cell_scale_b, gate);
+      li::PeepholeAccumulate(gw.cell_weights, s->n_output, cell_state, n_rows, p.cell_scale_a, p.cell_scale_b, gate);
     }
     if (gw.layer_norm != nullptr) {
-      li::LayerNorm(gate, gw.layer_norm, gw.bias, p.layer_norm_scale_a, p.layer_norm_scale_b,
-                    p.variance_guard, n_rows, n);
+      li::LayerNorm(gate, gw.layer_norm, gw.bias, p.layer_norm_scale_a, p.layer_norm_scale_b, p.variance_guard, n_rows,
+                    n);
     }
     if (g == kCellGate) {
       s->fixed_point->tanh(3, gate, static_cast<size_t>(n_rows) * n, gate);
@@ -544,10 +523,9 @@ struct LstmOp {
   }
 
   // One step of n_rows rows (the reference's IntegerStep) with the rows' input terms precomputed.
-  static void IntegerStep(const State* s, const lstm::IntegerWeights& w, int n_rows,
-                          const int16_t* gate_inputs, int8_t* output_state, int16_t* cell_state,
-                          int16_t* const* gates, int8_t* hidden, int32_t* dots,
-                          int32_t* recurrent_dots, int8_t* output) {
+  static void IntegerStep(const State* s, const lstm::IntegerWeights& w, int n_rows, const int16_t* gate_inputs,
+                          int8_t* output_state, int16_t* cell_state, int16_t* const* gates, int8_t* hidden,
+                          int32_t* dots, int32_t* recurrent_dots, int8_t* output) {
     namespace qu = quantization_util;
     namespace li = lstm::integer_internal;
     const lstm::IntegerParams& p = *s->integer_params;
@@ -572,17 +550,16 @@ struct LstmOp {
     }
     li::AddSaturating(cell_state, forget_gate, size, cell_state);
     if (p.quantized_cell_clip > 0) li::Clip<int16_t>(cell_state, size, p.quantized_cell_clip);
-    IntegerGate(s, w, kOutputGate, n_rows, gate_inputs, recurrent_dots, cell_state,
-                gates[kOutputGate]);
+    IntegerGate(s, w, kOutputGate, n_rows, gate_inputs, recurrent_dots, cell_state, gates[kOutputGate]);
     int16_t* cell_tanh = gates[kInputGate];
     s->fixed_point->tanh(15 + p.cell_scale_log2, cell_state, size, cell_tanh);
-    li::HiddenState(gates[kOutputGate], cell_tanh, n_rows, s->n_cell, p.hidden_scale_a,
-                    p.hidden_scale_b, p.hidden_zero_point, hidden);
+    li::HiddenState(gates[kOutputGate], cell_tanh, n_rows, s->n_cell, p.hidden_scale_a, p.hidden_scale_b,
+                    p.hidden_zero_point, hidden);
     const int output_size = n_rows * s->n_output;
     if (w.projection != nullptr) {
       for (int b = 0; b < n_rows; ++b) {
-        s->gemv->gemv(s->projection_packed8.data(), s->n_output, s->n_cell,
-                      hidden + static_cast<size_t>(b) * s->n_cell, dots);
+        s->gemv->gemv(s->projection_packed8.data(), s->n_output, s->n_cell, hidden + static_cast<size_t>(b) * s->n_cell,
+                      dots);
         int8_t* out = output_state + static_cast<size_t>(b) * s->n_output;
         for (int j = 0; j < s->n_output; ++j) {
           int32_t acc = qu::WrappingAdd(p.projection_effective_bias[j], dots[j]);
@@ -630,16 +607,15 @@ struct LstmOp {
     // row's sequence after the other), so runs of rows are runs of whole steps.
     for (int r0 = 0; r0 < total_rows; r0 += s->rows_per_run) {
       const int r1 = std::min(total_rows, r0 + s->rows_per_run);
-      IntegerGateInputs(s, input + static_cast<size_t>(r0) * s->n_input, r1 - r0,
-                        s->integer_gate_inputs.data(), s->dots.data());
+      IntegerGateInputs(s, input + static_cast<size_t>(r0) * s->n_input, r1 - r0, s->integer_gate_inputs.data(),
+                        s->dots.data());
       for (int r = r0; r < r1; r += step_rows) {
         // Batch-major: the row's batch owns its slice of the states.
         const int batch = s->time_major ? 0 : r / s->max_time;
         IntegerStep(s, w, step_rows, s->integer_gate_inputs.data() + (r - r0) * columns,
                     output_state + static_cast<size_t>(batch) * s->n_output,
-                    cell_state + static_cast<size_t>(batch) * s->n_cell, gates,
-                    s->integer_hidden.data(), s->dots.data(), s->recurrent_dots.data(),
-                    output + static_cast<size_t>(r) * s->n_output);
+                    cell_state + static_cast<size_t>(batch) * s->n_cell, gates, s->integer_hidden.data(),
+                    s->dots.data(), s->recurrent_dots.data(), output + static_cast<size_t>(r) * s->n_output);
       }
     }
     return kTfLiteOk;
@@ -653,9 +629,7 @@ struct LstmOp {
 
 }  // namespace
 
-TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM() {
-  return OptimizedKernel<LstmOp<true>>::Registration();
-}
+TfLiteRegistration* Register_UNIDIRECTIONAL_SEQUENCE_LSTM() { return OptimizedKernel<LstmOp<true>>::Registration(); }
 
 TfLiteRegistration* Register_LSTM() { return OptimizedKernel<LstmOp<false>>::Registration(); }
 

@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,8 +21,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/op_common.h"
-#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -59,8 +59,8 @@ void AddLstmNode(OpCase& op, const Lstm& l, const std::vector<int>& inputs, int 
   if (l.sequence) {
     op.test().AddOp(kTfLiteBuiltinUnidirectionalSequenceLstm, inputs, {output},
                     fb::BuiltinOptions::UnidirectionalSequenceLSTMOptions,
-                    fb::CreateUnidirectionalSequenceLSTMOptions(op.test().fbb(), l.activation, l.cell_clip,
-                                                                l.proj_clip, l.time_major)
+                    fb::CreateUnidirectionalSequenceLSTMOptions(op.test().fbb(), l.activation, l.cell_clip, l.proj_clip,
+                                                                l.time_major)
                         .Union());
   } else {
     op.test().AddOp(kTfLiteBuiltinLstm, inputs, {output}, fb::BuiltinOptions::LSTMOptions,
@@ -76,9 +76,7 @@ void CheckFloatLstm(const Lstm& l, bool fast = true, uint32_t seed = 1) {
   auto weights = [&](int rows, int cols, bool present) {
     return present ? op.AddFloatConst({rows, cols}, ++seed, -0.6f, 0.6f) : -1;
   };
-  auto vector = [&](int size, bool present) {
-    return present ? op.AddFloatConst({size}, ++seed, -0.5f, 0.5f) : -1;
-  };
+  auto vector = [&](int size, bool present) { return present ? op.AddFloatConst({size}, ++seed, -0.5f, 0.5f) : -1; };
   std::vector<int> inputs = {input};
   for (int g = 0; g < 4; ++g) inputs.push_back(weights(l.n_cell, l.n_input, g != 0 || !l.cifg));
   for (int g = 0; g < 4; ++g) inputs.push_back(weights(l.n_cell, l.n_output, g != 0 || !l.cifg));
@@ -225,7 +223,7 @@ struct LstmQuant {
   int hidden_zero_point = 0;
   float peephole_scale = 0.0002f;
   float projection_scale = 0.015f;
-  int bias_range = 3000;  // biases in [-range, range]
+  int bias_range = 3000;       // biases in [-range, range]
   float gate_scale = 0.0004f;  // the layer-norm intermediates'
 };
 
@@ -236,8 +234,8 @@ int CheckIntegerLstm(const Lstm& l, const LstmQuant& q, bool fast = true, uint32
   OpCase op;
   OpTest& t = op.test();
   const std::vector<int> input_shape = LstmInputShape(l);
-  const int input = op.AddInputBytes(kTfLiteInt8, input_shape,
-                                     Bytes(RandomInts<int8_t>(Count(input_shape), seed, -128, 127)));
+  const int input =
+      op.AddInputBytes(kTfLiteInt8, input_shape, Bytes(RandomInts<int8_t>(Count(input_shape), seed, -128, 127)));
   t.builder().SetQuantization(input, {q.input_scale}, {q.input_zero_point});
   auto quantized = [&](TfLiteType type, const std::vector<int>& shape, int lo, int hi, float scale) {
     int tensor = -1;
@@ -253,12 +251,13 @@ int CheckIntegerLstm(const Lstm& l, const LstmQuant& q, bool fast = true, uint32
   for (int g = 0; g < 4; ++g) {
     if (g == 0 && l.cifg) continue;
     inputs[1 + g] = quantized(kTfLiteInt8, {l.n_cell, l.n_input}, -127, 127, q.input_weight_scale * (1 + 0.2f * g));
-    inputs[5 + g] = quantized(kTfLiteInt8, {l.n_cell, l.n_output}, -127, 127, q.recurrent_weight_scale * (1 - 0.1f * g));
+    inputs[5 + g] =
+        quantized(kTfLiteInt8, {l.n_cell, l.n_output}, -127, 127, q.recurrent_weight_scale * (1 - 0.1f * g));
     if (l.peephole && g != 2) {
       inputs[g == 3 ? 11 : 9 + g] = quantized(kTfLiteInt16, {l.n_cell}, -20000, 20000, q.peephole_scale);
     }
-    inputs[12 + g] = quantized(kTfLiteInt32, {l.n_cell}, -q.bias_range, q.bias_range,
-                               q.input_scale * q.input_weight_scale);
+    inputs[12 + g] =
+        quantized(kTfLiteInt32, {l.n_cell}, -q.bias_range, q.bias_range, q.input_scale * q.input_weight_scale);
     if (l.layer_norm) inputs[20 + g] = quantized(kTfLiteInt16, {l.n_cell}, 10000, 32767, 3.0e-5f);
   }
   if (l.projection) {
@@ -403,8 +402,9 @@ void CheckIntegerSvdf(int batch, int input_size, int num_filters, int rank, int 
                       bool with_bias, uint32_t seed) {
   OpCase op;
   const int num_units = num_filters / rank;
-  const int input = op.AddInputBytes(kTfLiteInt8, {batch, input_size},
-                                     Bytes(RandomInts<int8_t>(static_cast<size_t>(batch) * input_size, seed, -128, 127)));
+  const int input =
+      op.AddInputBytes(kTfLiteInt8, {batch, input_size},
+                       Bytes(RandomInts<int8_t>(static_cast<size_t>(batch) * input_size, seed, -128, 127)));
   op.test().builder().SetQuantization(input, {0.06f}, {input_zero_point});
   const int weights_feature = op.test().AddConst<int8_t>(
       kTfLiteInt8, {num_filters, input_size},

@@ -123,12 +123,10 @@ using PlanarSplit3x2Fn = void (*)(const float* in, size_t elements, float* const
 
 // Pooling of one output pixel over `count` input pixels (window clipped to the input):
 // max: out[ch] = clamp(max over i of in[i][ch]); average: clamp((sum over i in order) / count).
-using PoolFn = void (*)(size_t channels, size_t count, const float* const* in, float* out,
-                        float min, float max);
+using PoolFn = void (*)(size_t channels, size_t count, const float* const* in, float* out, float min, float max);
 
 // out[i] = clamp(a[i] op b[i]) for i < n; with b_scalar, b[0] for every i.
-using BinaryFn = void (*)(size_t n, const float* a, const float* b, bool b_scalar, float* out,
-                          float min, float max);
+using BinaryFn = void (*)(size_t n, const float* a, const float* b, bool b_scalar, float* out, float min, float max);
 
 // The sum of x[0..n), in vector lanes (not the reference's order: float MEAN/SUM).
 using SumFn = float (*)(size_t n, const float* x);
@@ -143,17 +141,15 @@ using UnaryFn = void (*)(size_t n, const float* in, float* out);
 // Integer dot products of int8 vectors, for the hybrid (float activations, int8 weights) kernels:
 // out[j] = sum over i < k of a[i] * w[j * w_stride + i], in 32 bits that wrap (the low 32 bits of the
 // exact sum, as TFLite's kernels keep), for j < n.
-using Int8DotsFn = void (*)(const int8_t* a, const int8_t* w, size_t k, size_t w_stride, size_t n,
-                            int32_t* out);
+using Int8DotsFn = void (*)(const int8_t* a, const int8_t* w, size_t k, size_t w_stride, size_t n, int32_t* out);
 
 // One output row of a bilinear resize: for each x < width, with tl = top + x0[x] * channels,
 // tr = top + x1[x] * channels and bl, br the same in `bottom`:
 // out[x * channels + c] = tl[c] * (1 - dy) * (1 - dx[x]) + bl[c] * dy * (1 - dx[x])
 //                       + tr[c] * (1 - dy) * dx[x] + br[c] * dy * dx[x],
 // each product and sum rounded in that order (the reference expression, so results are exact).
-using BilinearRowFn = void (*)(size_t channels, size_t width, const float* top,
-                               const float* bottom, const int32_t* x0, const int32_t* x1,
-                               const float* dx, float dy, float* out);
+using BilinearRowFn = void (*)(size_t channels, size_t width, const float* top, const float* bottom, const int32_t* x0,
+                               const int32_t* x1, const float* dx, float dy, float* out);
 
 // One GEMM shape: panels of nr columns, up to mr rows per call; fn[r] computes r rows (1 <= r <= mr).
 struct GemmVariant {
@@ -164,7 +160,7 @@ struct GemmVariant {
 
 struct MicroKernels {
   const char* name = "";
-  int float_lanes = 1;  // floats per vector register
+  int float_lanes = 1;      // floats per vector register
   GemmVariant gemm;         // two vectors wide: the general case
   GemmVariant gemm_narrow;  // one vector wide: few output columns
   DwConvFn dwconv = nullptr;
@@ -200,9 +196,8 @@ bool SelectKernelSet(const std::string& name);
 // Packs weights for the GEMM of `n` output columns, `ks` taps of `kc` inputs each: weight (t, k) of
 // column j is src[j * col_stride + t * tap_stride + k * k_stride]; bias may be null (zeros).
 // Returns the packed floats (ceil(n / nr) panels).
-void PackGemmWeights(size_t n, size_t ks, size_t kc, const float* src, size_t col_stride,
-                     size_t tap_stride, size_t k_stride, const float* bias, int nr,
-                     CacheAlignedVector<float>* packed);
+void PackGemmWeights(size_t n, size_t ks, size_t kc, const float* src, size_t col_stride, size_t tap_stride,
+                     size_t k_stride, const float* bias, int nr, CacheAlignedVector<float>* packed);
 
 // Floats of one packed panel.
 inline size_t PackedPanelSize(size_t ks, size_t kc, int nr) { return static_cast<size_t>(nr) * (1 + ks * kc); }

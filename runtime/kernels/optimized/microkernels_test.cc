@@ -17,15 +17,15 @@ namespace {
 
 int g_failures = 0;
 
-#define EXPECT(cond, ...)                          \
-  do {                                             \
-    if (!(cond)) {                                 \
-      if (g_failures++ < 20) {                     \
+#define EXPECT(cond, ...)                           \
+  do {                                              \
+    if (!(cond)) {                                  \
+      if (g_failures++ < 20) {                      \
         std::fprintf(stderr, "FAILED %s: ", #cond); \
-        std::fprintf(stderr, __VA_ARGS__);         \
-        std::fprintf(stderr, "\n");                \
-      }                                            \
-    }                                              \
+        std::fprintf(stderr, __VA_ARGS__);          \
+        std::fprintf(stderr, "\n");                 \
+      }                                             \
+    }                                               \
   } while (0)
 
 std::mt19937 g_rng(12345);
@@ -40,28 +40,27 @@ std::vector<float> Random(size_t n, float lo = -1.f, float hi = 1.f) {
 float Clamp(float v, float lo, float hi) { return std::min(std::max(v, lo), hi); }
 
 // Within `relative` of the largest magnitude of `expected`.
-void ExpectClose(const std::vector<float>& expected, const std::vector<float>& actual,
-                 float relative, const std::string& what) {
+void ExpectClose(const std::vector<float>& expected, const std::vector<float>& actual, float relative,
+                 const std::string& what) {
   float largest = 0.f;
   for (float v : expected) largest = std::max(largest, std::fabs(v));
   for (size_t i = 0; i < expected.size(); ++i) {
-    EXPECT(std::fabs(expected[i] - actual[i]) <= relative * largest + 1e-30f,
-           "%s: element %zu expected %g got %g", what.c_str(), i, expected[i], actual[i]);
+    EXPECT(std::fabs(expected[i] - actual[i]) <= relative * largest + 1e-30f, "%s: element %zu expected %g got %g",
+           what.c_str(), i, expected[i], actual[i]);
   }
 }
 
-void ExpectExact(const std::vector<float>& expected, const std::vector<float>& actual,
-                 const std::string& what) {
+void ExpectExact(const std::vector<float>& expected, const std::vector<float>& actual, const std::string& what) {
   for (size_t i = 0; i < expected.size(); ++i) {
-    EXPECT(std::memcmp(&expected[i], &actual[i], sizeof(float)) == 0,
-           "%s: element %zu expected %.9g got %.9g", what.c_str(), i, expected[i], actual[i]);
+    EXPECT(std::memcmp(&expected[i], &actual[i], sizeof(float)) == 0, "%s: element %zu expected %.9g got %.9g",
+           what.c_str(), i, expected[i], actual[i]);
   }
 }
 
 void CheckGemm(const MicroKernels& k, const GemmVariant& variant, const std::string& name) {
   for (int rows = 1; rows <= variant.mr; ++rows) {
-    for (size_t n : {size_t{1}, size_t(variant.nr - 1), size_t(variant.nr), size_t(variant.nr + 3),
-                     size_t(3 * variant.nr)}) {
+    for (size_t n :
+         {size_t{1}, size_t(variant.nr - 1), size_t(variant.nr), size_t(variant.nr + 3), size_t(3 * variant.nr)}) {
       if (n == 0) continue;
       for (size_t kc : {size_t{1}, size_t{3}, size_t{8}, size_t{17}}) {
         for (size_t ks : {size_t{1}, size_t{4}}) {
@@ -80,8 +79,7 @@ void CheckGemm(const MicroKernels& k, const GemmVariant& variant, const std::str
           std::vector<float> weights = Random(n * ks * kc);  // [n][ks][kc]
           std::vector<float> bias = Random(n);
           CacheAlignedVector<float> packed;
-          PackGemmWeights(n, ks, kc, weights.data(), ks * kc, kc, 1, bias.data(), variant.nr,
-                          &packed);
+          PackGemmWeights(n, ks, kc, weights.data(), ks * kc, kc, 1, bias.data(), variant.nr, &packed);
           const size_t c_stride = n + 2;
           std::vector<float> c(rows * c_stride, 42.f), expected(rows * c_stride, 42.f);
           for (int r = 0; r < rows; ++r) {
@@ -109,9 +107,8 @@ void CheckGemm(const MicroKernels& k, const GemmVariant& variant, const std::str
           args.max = 0.75f;
           variant.fn[rows](args);
           ExpectClose(expected, c, 1e-5f,
-                      std::string(k.name) + " " + name + " rows " + std::to_string(rows) + " n " +
-                          std::to_string(n) + " kc " + std::to_string(kc) + " ks " +
-                          std::to_string(ks));
+                      std::string(k.name) + " " + name + " rows " + std::to_string(rows) + " n " + std::to_string(n) +
+                          " kc " + std::to_string(kc) + " ks " + std::to_string(ks));
         }
       }
     }
@@ -152,8 +149,7 @@ void CheckDwConv(const MicroKernels& k) {
           args.min = -1.f;
           args.max = 1.f;
           k.dwconv(args);
-          ExpectClose(expected, out, 1e-5f,
-                      std::string(k.name) + " dwconv channels " + std::to_string(channels));
+          ExpectClose(expected, out, 1e-5f, std::string(k.name) + " dwconv channels " + std::to_string(channels));
         }
       }
     }
@@ -203,11 +199,9 @@ void CheckDwRow(const MicroKernels& k) {
           args.kernel_width = kernel_width;
           args.out = sliding.data();
           k.dwconv_row(args);
-          const std::string what = std::string(k.name) + " dwconv_row channels " +
-                                   std::to_string(channels) + " kernel " +
-                                   std::to_string(kernel_rows) + "x" +
-                                   std::to_string(kernel_width) + " pixels " +
-                                   std::to_string(pixels);
+          const std::string what = std::string(k.name) + " dwconv_row channels " + std::to_string(channels) +
+                                   " kernel " + std::to_string(kernel_rows) + "x" + std::to_string(kernel_width) +
+                                   " pixels " + std::to_string(pixels);
           ExpectClose(expected, per_tap, 1e-5f, what);
           ExpectExact(per_tap, sliding, what + " sliding");
         }
@@ -222,8 +216,7 @@ void CheckPoolAndBinary(const MicroKernels& k) {
       std::vector<float> image = Random(count * channels, -3.f, 3.f);
       std::vector<const float*> in(count);
       for (size_t i = 0; i < count; ++i) in[i] = image.data() + i * channels;
-      std::vector<float> out(channels + 1, 9.f), expected_max(channels + 1, 9.f),
-          expected_avg(channels + 1, 9.f);
+      std::vector<float> out(channels + 1, 9.f), expected_max(channels + 1, 9.f), expected_avg(channels + 1, 9.f);
       for (size_t c = 0; c < channels; ++c) {
         float m = -3.402823466e+38f, s = 0.f;
         for (size_t i = 0; i < count; ++i) {
@@ -302,8 +295,7 @@ void CheckSigmoidTanh(const MicroKernels& k) {
   for (size_t i = 0; i < edges.size(); ++i) {
     EXPECT(tanh[i] == expected_tanh[i], "%s tanh(%g) = %.9g", k.name, edges[i], tanh[i]);
     const double expected_sigmoid = 1.0 / (1.0 + std::exp(-double(edges[i])));
-    EXPECT(std::fabs(sigmoid[i] - expected_sigmoid) <= 1e-7, "%s sigmoid(%g) = %.9g", k.name, edges[i],
-           sigmoid[i]);
+    EXPECT(std::fabs(sigmoid[i] - expected_sigmoid) <= 1e-7, "%s sigmoid(%g) = %.9g", k.name, edges[i], sigmoid[i]);
   }
   const float nan = std::nanf("");
   float nan_out = 0.f;
@@ -343,8 +335,7 @@ void CheckBilinear(const MicroKernels& k) {
         expected[x * channels + c] = s;
       }
     }
-    k.bilinear_row(channels, width, top.data(), bottom.data(), x0.data(), x1.data(), dx.data(), dy,
-                   out.data());
+    k.bilinear_row(channels, width, top.data(), bottom.data(), x0.data(), x1.data(), dx.data(), dy, out.data());
     ExpectExact(expected, out, std::string(k.name) + " bilinear " + std::to_string(channels));
   }
 }
@@ -356,8 +347,8 @@ int Run() {
       return 1;
     }
     const MicroKernels& k = Kernels();
-    std::printf("checking %s (gemm %dx%d, narrow %dx%d)\n", k.name, k.gemm.mr, k.gemm.nr,
-                k.gemm_narrow.mr, k.gemm_narrow.nr);
+    std::printf("checking %s (gemm %dx%d, narrow %dx%d)\n", k.name, k.gemm.mr, k.gemm.nr, k.gemm_narrow.mr,
+                k.gemm_narrow.nr);
     CheckGemm(k, k.gemm, "gemm");
     CheckGemm(k, k.gemm_narrow, "gemm_narrow");
     CheckDwConv(k);

@@ -35,8 +35,8 @@ struct OpState {
 };
 
 // Calls a reference callback with the reference kernel's user_data in place.
-inline TfLiteStatus CallReference(TfLiteStatus (*fn)(TfLiteContext*, TfLiteNode*),
-                                  TfLiteContext* context, TfLiteNode* node, OpState* state) {
+inline TfLiteStatus CallReference(TfLiteStatus (*fn)(TfLiteContext*, TfLiteNode*), TfLiteContext* context,
+                                  TfLiteNode* node, OpState* state) {
   if (fn == nullptr) return kTfLiteOk;
   void* own = node->user_data;
   node->user_data = state->reference_data;
@@ -126,13 +126,18 @@ inline size_t ElementBytes(TfLiteType type) {
   switch (type) {
     case kTfLiteUInt8:
     case kTfLiteInt8:
-    case kTfLiteBool: return 1;
+    case kTfLiteBool:
+      return 1;
     case kTfLiteInt16:
-    case kTfLiteFloat16: return 2;
+    case kTfLiteFloat16:
+      return 2;
     case kTfLiteFloat32:
-    case kTfLiteInt32: return 4;
-    case kTfLiteInt64: return 8;
-    default: return 0;
+    case kTfLiteInt32:
+      return 4;
+    case kTfLiteInt64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -218,7 +223,9 @@ class ThreadScratch {
   size_t count() const { return count_; }
 
  private:
-  static size_t RoundUpToLine(size_t bytes) { return (bytes + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes; }
+  static size_t RoundUpToLine(size_t bytes) {
+    return (bytes + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
+  }
   struct Free {
     void operator()(unsigned char* p) const { ::operator delete(p, std::align_val_t(kCacheLineBytes)); }
   };
@@ -251,9 +258,8 @@ struct WindowGeometry {
 // channel; pixels are `pixel_stride` floats apart), or at `zero` where the tap falls in the padding.
 // Output columns [skip_begin, skip_end) of every row are left out (a kernel that reads them in
 // place): each row then holds out_width - (skip_end - skip_begin) pixels, its columns in order.
-void BuildIndirection(const WindowGeometry& g, const float* input, size_t pixel_stride,
-                      const float* zero, std::vector<const float*>* buffer, int skip_begin = 0,
-                      int skip_end = 0);
+void BuildIndirection(const WindowGeometry& g, const float* input, size_t pixel_stride, const float* zero,
+                      std::vector<const float*>* buffer, int skip_begin = 0, int skip_end = 0);
 
 }  // namespace optimized
 }  // namespace touchstone

@@ -19,9 +19,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -109,8 +109,7 @@ inline RunResult Collect(Interpreter* interpreter) {
 }
 
 // Compares the optimized run with the reference one.
-inline void ExpectAgree(const RunResult& reference, const RunResult& optimized, bool exact,
-                        const std::string& label) {
+inline void ExpectAgree(const RunResult& reference, const RunResult& optimized, bool exact, const std::string& label) {
   ASSERT_EQ(reference.outputs.size(), optimized.outputs.size()) << label;
   for (size_t o = 0; o < reference.outputs.size(); ++o) {
     ASSERT_EQ(reference.shapes[o], optimized.shapes[o]) << label << " output " << o;
@@ -130,8 +129,8 @@ inline void ExpectAgree(const RunResult& reference, const RunResult& optimized, 
     for (size_t i = 0; i < n; ++i) {
       const bool ok = std::fabs(ref[i] - opt[i]) <= tolerance || (std::isnan(ref[i]) && std::isnan(opt[i]));
       if (!ok && reported++ < 5) {
-        ADD_FAILURE() << label << " output " << o << " element " << i << ": reference " << ref[i]
-                      << ", optimized " << opt[i] << " (tolerance " << tolerance << ")";
+        ADD_FAILURE() << label << " output " << o << " element " << i << ": reference " << ref[i] << ", optimized "
+                      << opt[i] << " (tolerance " << tolerance << ")";
       }
     }
   }
@@ -259,8 +258,7 @@ struct FullyConnected {
 };
 
 inline std::vector<uint8_t> RandomQuantBytes(TfLiteType type, size_t n, uint32_t seed) {
-  return type == kTfLiteUInt8 ? RandomInts<uint8_t>(n, seed, 0, 255)
-                              : Bytes(RandomInts<int8_t>(n, seed, -128, 127));
+  return type == kTfLiteUInt8 ? RandomInts<uint8_t>(n, seed, 0, 255) : Bytes(RandomInts<int8_t>(n, seed, -128, 127));
 }
 
 }  // namespace optimized_test

@@ -7,9 +7,8 @@
 namespace touchstone {
 namespace optimized {
 
-void PackGemmWeights(size_t n, size_t ks, size_t kc, const float* src, size_t col_stride,
-                     size_t tap_stride, size_t k_stride, const float* bias, int nr,
-                     CacheAlignedVector<float>* packed) {
+void PackGemmWeights(size_t n, size_t ks, size_t kc, const float* src, size_t col_stride, size_t tap_stride,
+                     size_t k_stride, const float* bias, int nr, CacheAlignedVector<float>* packed) {
   const size_t panels = (n + nr - 1) / nr;
   const size_t panel_size = PackedPanelSize(ks, kc, nr);
   packed->assign(panels * panel_size, 0.f);

@@ -36,9 +36,7 @@ struct PadState : OpState {
 template <bool kV2>
 struct PadOp {
   using State = PadState;
-  static TfLiteRegistration* Reference() {
-    return kV2 ? reference::Register_PADV2() : reference::Register_PAD();
-  }
+  static TfLiteRegistration* Reference() { return kV2 ? reference::Register_PADV2() : reference::Register_PAD(); }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
@@ -46,9 +44,8 @@ struct PadOp {
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->element_bytes = ElementBytes(input->type);
     s->rank = input->dims->size;
-    if (s->element_bytes == 0 || s->rank < 1 || s->rank > kMaxPadRank ||
-        tflite::IsDynamicTensor(output) || !tflite::IsConstantTensor(paddings) ||
-        output->dims->size != s->rank || tflite::NumElements(output) == 0 ||
+    if (s->element_bytes == 0 || s->rank < 1 || s->rank > kMaxPadRank || tflite::IsDynamicTensor(output) ||
+        !tflite::IsConstantTensor(paddings) || output->dims->size != s->rank || tflite::NumElements(output) == 0 ||
         (paddings->type != kTfLiteInt32 && paddings->type != kTfLiteInt64) ||
         tflite::NumElements(paddings) != 2 * s->rank) {
       return kTfLiteOk;
@@ -57,10 +54,8 @@ struct PadOp {
     for (int d = 0; d < s->rank; ++d) {
       s->in_shape[d] = input->dims->data[d];
       s->out_shape[d] = output->dims->data[d];
-      s->before[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d]
-                                                     : paddings->data.i64[2 * d];
-      after[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d + 1]
-                                                 : paddings->data.i64[2 * d + 1];
+      s->before[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d] : paddings->data.i64[2 * d];
+      after[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d + 1] : paddings->data.i64[2 * d + 1];
     }
     s->row_dim = s->rank - 1;
     s->inner = 1;
@@ -103,8 +98,7 @@ struct PadOp {
         for (size_t i = 0; i < bytes; i += elem) std::memcpy(p + i, pattern, elem);
       }
     };
-    const int64_t min_rows =
-        std::max<int64_t>(1, kMinBytesPerChunk / std::max<size_t>(1, out_row_bytes));
+    const int64_t min_rows = std::max<int64_t>(1, kMinBytesPerChunk / std::max<size_t>(1, out_row_bytes));
     ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         uint8_t* dst = out + row * out_row_bytes;

@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,8 +21,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/op_common.h"
-#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -37,21 +37,19 @@ using namespace optimized_test;  // NOLINT(build/namespaces): optimized_ops_test
 
 // ---- PAD and PADV2
 
-void CheckPad(TfLiteType type, const std::vector<int>& shape, const std::vector<int32_t>& pads,
-              bool v2 = false, uint32_t seed = 1) {
+void CheckPad(TfLiteType type, const std::vector<int>& shape, const std::vector<int32_t>& pads, bool v2 = false,
+              uint32_t seed = 1) {
   OpCase op;
   const size_t elem = type == kTfLiteFloat32 ? 4 : 1;
   std::vector<uint8_t> bytes = RandomInts<uint8_t>(Count(shape) * elem, seed, 0, 255);
   if (type == kTfLiteFloat32) bytes = Bytes(RandomFloats(Count(shape), seed));
   const int input = op.AddInputBytes(type, shape, bytes);
   if (type != kTfLiteFloat32) op.test().builder().SetQuantization(input, {0.1f}, {7});
-  const int paddings = op.test().AddConst<int32_t>(
-      kTfLiteInt32, {static_cast<int>(shape.size()), 2}, pads);
+  const int paddings = op.test().AddConst<int32_t>(kTfLiteInt32, {static_cast<int>(shape.size()), 2}, pads);
   std::vector<int> inputs = {input, paddings};
   if (v2) {
-    inputs.push_back(type == kTfLiteFloat32
-                         ? op.test().AddConst<float>(type, {1}, {2.5f})
-                         : op.test().AddConst<uint8_t>(type, {1}, {200}));
+    inputs.push_back(type == kTfLiteFloat32 ? op.test().AddConst<float>(type, {1}, {2.5f})
+                                            : op.test().AddConst<uint8_t>(type, {1}, {200}));
     if (type != kTfLiteFloat32) op.test().builder().SetQuantization(inputs.back(), {0.1f}, {7});
   }
   const int output = op.test().AddOutput(type);
@@ -78,7 +76,8 @@ TEST(OptimizedPadTest, Shapes) {
 void CheckTranspose(TfLiteType type, const std::vector<int>& shape, const std::vector<int>& perm,
                     TfLiteType perm_type = kTfLiteInt32, uint32_t seed = 3) {
   OpCase op;
-  const int input = op.AddInputBytes(type, shape, RandomInts<uint8_t>(Count(shape) * optimized::ElementBytes(type), seed, 0, 255));
+  const int input =
+      op.AddInputBytes(type, shape, RandomInts<uint8_t>(Count(shape) * optimized::ElementBytes(type), seed, 0, 255));
   if (type == kTfLiteInt8 || type == kTfLiteUInt8) op.test().builder().SetQuantization(input, {0.1f}, {7});
   const int rank = static_cast<int>(shape.size());
   const int perm_tensor =
@@ -122,23 +121,21 @@ struct ConcatInput {
   int zero_point = 7;
 };
 
-void CheckConcat(TfLiteType type, const std::vector<ConcatInput>& inputs, int axis,
-                 Act activation = Act::NONE, uint32_t seed = 5) {
+void CheckConcat(TfLiteType type, const std::vector<ConcatInput>& inputs, int axis, Act activation = Act::NONE,
+                 uint32_t seed = 5) {
   OpCase op;
   const bool quantized = type == kTfLiteInt8 || type == kTfLiteUInt8;
   std::vector<int> tensors;
   for (const ConcatInput& in : inputs) {
     const size_t bytes = Count(in.shape) * optimized::ElementBytes(type);
-    const int t = type == kTfLiteFloat32
-                      ? op.AddFloatInput(in.shape, seed++, -4.f, 4.f)
-                      : op.AddInputBytes(type, in.shape, RandomInts<uint8_t>(bytes, seed++, 0, 255));
+    const int t = type == kTfLiteFloat32 ? op.AddFloatInput(in.shape, seed++, -4.f, 4.f)
+                                         : op.AddInputBytes(type, in.shape, RandomInts<uint8_t>(bytes, seed++, 0, 255));
     if (quantized) op.test().builder().SetQuantization(t, {in.scale}, {in.zero_point});
     tensors.push_back(t);
   }
   const int output = op.test().AddOutput(type);
   if (quantized) op.test().builder().SetQuantization(output, {0.1f}, {7});
-  op.test().AddOp(kTfLiteBuiltinConcatenation, tensors, {output},
-                  fb::BuiltinOptions::ConcatenationOptions,
+  op.test().AddOp(kTfLiteBuiltinConcatenation, tensors, {output}, fb::BuiltinOptions::ConcatenationOptions,
                   fb::CreateConcatenationOptions(op.test().fbb(), axis, activation).Union());
   op.Check(optimized::Register_CONCATENATION(), true);
 }

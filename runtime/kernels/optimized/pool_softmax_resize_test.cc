@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,8 +21,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/op_common.h"
-#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -54,8 +54,8 @@ struct PoolQuantization {
   int output_zero_point = 7;
 };
 
-void CheckPool(int code, const Pool& p, TfLiteType type = kTfLiteFloat32,
-               const PoolQuantization& q = {}, uint32_t seed = 1) {
+void CheckPool(int code, const Pool& p, TfLiteType type = kTfLiteFloat32, const PoolQuantization& q = {},
+               uint32_t seed = 1) {
   OpCase op;
   int input;
   if (type == kTfLiteFloat32) {
@@ -68,12 +68,11 @@ void CheckPool(int code, const Pool& p, TfLiteType type = kTfLiteFloat32,
   if (type != kTfLiteFloat32) {
     op.test().builder().SetQuantization(output, {q.output_scale}, {q.output_zero_point});
   }
-  op.test().AddOp(code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
-                  fb::CreatePool2DOptions(op.test().fbb(), p.padding, p.stride_w, p.stride_h,
-                                          p.filter_w, p.filter_h, p.activation)
-                      .Union());
-  op.Check(code == kTfLiteBuiltinMaxPool2d ? optimized::Register_MAX_POOL_2D()
-                                          : optimized::Register_AVERAGE_POOL_2D(),
+  op.test().AddOp(
+      code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
+      fb::CreatePool2DOptions(op.test().fbb(), p.padding, p.stride_w, p.stride_h, p.filter_w, p.filter_h, p.activation)
+          .Union());
+  op.Check(code == kTfLiteBuiltinMaxPool2d ? optimized::Register_MAX_POOL_2D() : optimized::Register_AVERAGE_POOL_2D(),
            /*exact=*/true);
 }
 
@@ -94,8 +93,8 @@ TEST(OptimizedPoolTest, Shapes) {
 TEST(OptimizedPoolTest, QuantizedClampsAndGlobalAverage) {
   // MobileNet v2's global average (uint8, 7x7x1280), and activations whose clamp cuts into the
   // stored range: RELU6 with a fine output scale, RELU_N1_TO_1 around an extreme zero point.
-  CheckPool(kTfLiteBuiltinAveragePool2d, {{1, 7, 7, 1280}, 7, 7, 1, 1, fb::Padding::VALID},
-            kTfLiteUInt8, {0.023f, 0, 0.023f, 0});
+  CheckPool(kTfLiteBuiltinAveragePool2d, {{1, 7, 7, 1280}, 7, 7, 1, 1, fb::Padding::VALID}, kTfLiteUInt8,
+            {0.023f, 0, 0.023f, 0});
   for (TfLiteType type : {kTfLiteUInt8, kTfLiteInt8}) {
     const int low = type == kTfLiteUInt8 ? 0 : -128;
     for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
@@ -116,8 +115,7 @@ TEST(OptimizedPoolTest, LargeCrossesThreadChunks) {
       CheckPool(code, {{3, 40, 41, 16}, 2, 2, 2, 2}, type);
     }
   }
-  CheckPool(kTfLiteBuiltinAveragePool2d, {{2, 33, 33, 40}, 33, 33, 1, 1, fb::Padding::VALID},
-            kTfLiteInt8);
+  CheckPool(kTfLiteBuiltinAveragePool2d, {{2, 33, 33, 40}, 33, 33, 1, 1, fb::Padding::VALID}, kTfLiteInt8);
 }
 TEST(OptimizedPoolTest, Int8FallsBackToTheReference) {
   for (int code : {kTfLiteBuiltinAveragePool2d, kTfLiteBuiltinMaxPool2d}) {
@@ -128,9 +126,9 @@ TEST(OptimizedPoolTest, Int8FallsBackToTheReference) {
     op.test().builder().SetQuantization(output, {0.1f}, {0});
     op.test().AddOp(code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
                     fb::CreatePool2DOptions(op.test().fbb(), fb::Padding::SAME, 2, 2, 3, 3).Union());
-    op.Check(code == kTfLiteBuiltinMaxPool2d ? optimized::Register_MAX_POOL_2D()
-                                            : optimized::Register_AVERAGE_POOL_2D(),
-             true);
+    op.Check(
+        code == kTfLiteBuiltinMaxPool2d ? optimized::Register_MAX_POOL_2D() : optimized::Register_AVERAGE_POOL_2D(),
+        true);
   }
 }
 
@@ -171,14 +169,11 @@ void CheckResize(const std::vector<int>& input_shape, int height, int width, boo
                  bool half_pixel_centers, bool constant_size = true) {
   OpCase op;
   const int input = op.AddFloatInput(input_shape, 1, -5.f, 5.f);
-  const int size = constant_size
-                       ? op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {height, width})
-                       : op.AddInputBytes(kTfLiteInt32, {2}, Bytes(std::vector<int32_t>{height, width}));
+  const int size = constant_size ? op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {height, width})
+                                 : op.AddInputBytes(kTfLiteInt32, {2}, Bytes(std::vector<int32_t>{height, width}));
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinResizeBilinear, {input, size}, {output},
-                  fb::BuiltinOptions::ResizeBilinearOptions,
-                  fb::CreateResizeBilinearOptions(op.test().fbb(), align_corners, half_pixel_centers)
-                      .Union());
+  op.test().AddOp(kTfLiteBuiltinResizeBilinear, {input, size}, {output}, fb::BuiltinOptions::ResizeBilinearOptions,
+                  fb::CreateResizeBilinearOptions(op.test().fbb(), align_corners, half_pixel_centers).Union());
   // Exact where the reference rounds each multiply and add on its own (x86-64 builds do not fuse
   // them); elsewhere the compiler may contract the reference's expression.
 #if defined(__x86_64__)
@@ -201,9 +196,7 @@ TEST(OptimizedResizeBilinearTest, SizeOneAndFromOnePixel) {
   CheckResize({1, 1, 1, 256}, 33, 33, true, false);
   CheckResize({1, 5, 5, 7}, 1, 1, false, true);
 }
-TEST(OptimizedResizeBilinearTest, LargeCrossesThreadChunks) {
-  CheckResize({1, 33, 33, 21}, 257, 257, true, false);
-}
+TEST(OptimizedResizeBilinearTest, LargeCrossesThreadChunks) { CheckResize({1, 33, 33, 21}, 257, 257, true, false); }
 // uint8: the four corners weighed in float and truncated after adding 0.5; values at the ends
 // (0 and 255) and channel counts around the four-channel step.
 void CheckResizeUInt8(const std::vector<int>& input_shape, int height, int width, bool align_corners,
@@ -218,10 +211,8 @@ void CheckResizeUInt8(const std::vector<int>& input_shape, int height, int width
   const int size = op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {height, width});
   const int output = op.test().AddOutput(kTfLiteUInt8);
   op.test().builder().SetQuantization(output, {0.05f}, {3});
-  op.test().AddOp(kTfLiteBuiltinResizeBilinear, {input, size}, {output},
-                  fb::BuiltinOptions::ResizeBilinearOptions,
-                  fb::CreateResizeBilinearOptions(op.test().fbb(), align_corners, half_pixel_centers)
-                      .Union());
+  op.test().AddOp(kTfLiteBuiltinResizeBilinear, {input, size}, {output}, fb::BuiltinOptions::ResizeBilinearOptions,
+                  fb::CreateResizeBilinearOptions(op.test().fbb(), align_corners, half_pixel_centers).Union());
   op.RequireOptimizedPath();
   op.Check(optimized::Register_RESIZE_BILINEAR(), /*exact=*/true);
 }

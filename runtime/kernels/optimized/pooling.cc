@@ -72,9 +72,8 @@ void ForEachWindow(const WindowGeometry& g, int64_t begin, int64_t end, F&& fn) 
 // the clamp. The lanes live in a local array of fixed size, which the compiler keeps in vector
 // registers (the input, of a character type, may alias anything in memory).
 template <typename T, bool kMax, size_t kLanes>
-inline void PoolQuantizedLanes(const WindowGeometry& g, const T* input, size_t channels, size_t c,
-                               const WindowSpan& w, int32_t quantized_min, int32_t quantized_max,
-                               T* out) {
+inline void PoolQuantizedLanes(const WindowGeometry& g, const T* input, size_t channels, size_t c, const WindowSpan& w,
+                               int32_t quantized_min, int32_t quantized_max, T* out) {
   int32_t acc[kLanes];
   for (size_t j = 0; j < kLanes; ++j) acc[j] = kMax ? int32_t{std::numeric_limits<T>::min()} : 0;
   for (int ky = w.ky_begin; ky < w.ky_end; ++ky) {
@@ -101,8 +100,8 @@ inline void PoolQuantizedLanes(const WindowGeometry& g, const T* input, size_t c
 
 // One output pixel of 8-bit pooling: blocks of 16 channels, then the rest one at a time.
 template <typename T, bool kMax>
-void PoolQuantizedPixel(const WindowGeometry& g, const T* input, size_t channels,
-                        const WindowSpan& w, int32_t quantized_min, int32_t quantized_max, T* out) {
+void PoolQuantizedPixel(const WindowGeometry& g, const T* input, size_t channels, const WindowSpan& w,
+                        int32_t quantized_min, int32_t quantized_max, T* out) {
   constexpr size_t kBlock = 16;
   size_t c = 0;
   for (; c + kBlock <= channels; c += kBlock) {
@@ -143,8 +142,8 @@ struct PoolOp {
     g.stride_width = params.stride_width;
     int out_height = 0, out_width = 0;
     const TfLitePaddingValues padding = nn::ComputePaddingHeightWidth(
-        params.stride_height, params.stride_width, 1, 1, g.in_height, g.in_width,
-        params.filter_height, params.filter_width, params.padding, &out_height, &out_width);
+        params.stride_height, params.stride_width, 1, 1, g.in_height, g.in_width, params.filter_height,
+        params.filter_width, params.padding, &out_height, &out_width);
     g.pad_top = padding.height;
     g.pad_left = padding.width;
     g.out_height = output->dims->data[1];
@@ -152,8 +151,8 @@ struct PoolOp {
     s->channels = input->dims->data[3];
     s->quantized_type = is_8bit ? input->type : kTfLiteNoType;
     if (is_8bit) {
-      const TfLiteStatus range = nn::CalculateActivationRangeQuantized(
-          context, params.activation, output, &s->quantized_min, &s->quantized_max);
+      const TfLiteStatus range = nn::CalculateActivationRangeQuantized(context, params.activation, output,
+                                                                       &s->quantized_min, &s->quantized_max);
       if (range != kTfLiteOk) return range;
     } else {
       tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
@@ -169,12 +168,11 @@ struct PoolOp {
     T* output = tflite::GetTensorData<T>(tflite::GetOutput(context, node, 0));
     const WindowGeometry& g = s->geometry;
     const size_t channels = s->channels;
-    const int64_t min_pixels = std::max<int64_t>(
-        1, kMinElementsPerChunk / std::max<int64_t>(1, int64_t{g.taps()} * s->channels));
+    const int64_t min_pixels =
+        std::max<int64_t>(1, kMinElementsPerChunk / std::max<int64_t>(1, int64_t{g.taps()} * s->channels));
     ParallelChunks(context, g.out_pixels(), min_pixels, [&](int, int64_t begin, int64_t end) {
       ForEachWindow(g, begin, end, [&](int64_t p, const WindowSpan& w) {
-        PoolQuantizedPixel<T, kMax>(g, input, channels, w, s->quantized_min, s->quantized_max,
-                                    output + p * channels);
+        PoolQuantizedPixel<T, kMax>(g, input, channels, w, s->quantized_min, s->quantized_max, output + p * channels);
       });
     });
     return kTfLiteOk;
@@ -189,8 +187,8 @@ struct PoolOp {
     const size_t channels = s->channels;
     const PoolFn pool = kMax ? s->kernels->max_pool : s->kernels->avg_pool;
     const int64_t pixels = g.out_pixels();
-    const int64_t min_pixels = std::max<int64_t>(
-        1, kMinElementsPerChunk / std::max<int64_t>(1, int64_t{g.taps()} * s->channels));
+    const int64_t min_pixels =
+        std::max<int64_t>(1, kMinElementsPerChunk / std::max<int64_t>(1, int64_t{g.taps()} * s->channels));
     s->windows.Ensure(NumThreads(context), static_cast<size_t>(g.taps()));
     ParallelChunks(context, pixels, min_pixels, [&](int, int64_t begin, int64_t end) {
       const float** window = s->windows.part(CurrentThread(context));

@@ -52,10 +52,18 @@ void Tile(const int16_t* a, size_t a_stride, const int16_t* b, size_t pairs, int
 
 void Gemm(const int16_t* a, size_t a_stride, int rows, const int16_t* b, size_t pairs, int32_t* sums) {
   switch (rows) {
-    case 1: Tile<1>(a, a_stride, b, pairs, sums); break;
-    case 2: Tile<2>(a, a_stride, b, pairs, sums); break;
-    case 3: Tile<3>(a, a_stride, b, pairs, sums); break;
-    default: Tile<4>(a, a_stride, b, pairs, sums); break;
+    case 1:
+      Tile<1>(a, a_stride, b, pairs, sums);
+      break;
+    case 2:
+      Tile<2>(a, a_stride, b, pairs, sums);
+      break;
+    case 3:
+      Tile<3>(a, a_stride, b, pairs, sums);
+      break;
+    default:
+      Tile<4>(a, a_stride, b, pairs, sums);
+      break;
   }
 }
 

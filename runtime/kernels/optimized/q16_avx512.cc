@@ -70,18 +70,42 @@ void Tile(const int16_t* a, size_t a_stride, const int16_t* b, size_t pairs, int
 
 void Gemm(const int16_t* a, size_t a_stride, int rows, const int16_t* b, size_t pairs, int32_t* sums) {
   switch (rows) {
-    case 1: Tile<1>(a, a_stride, b, pairs, sums); break;
-    case 2: Tile<2>(a, a_stride, b, pairs, sums); break;
-    case 3: Tile<3>(a, a_stride, b, pairs, sums); break;
-    case 4: Tile<4>(a, a_stride, b, pairs, sums); break;
-    case 5: Tile<5>(a, a_stride, b, pairs, sums); break;
-    case 6: Tile<6>(a, a_stride, b, pairs, sums); break;
-    case 7: Tile<7>(a, a_stride, b, pairs, sums); break;
-    case 8: Tile<8>(a, a_stride, b, pairs, sums); break;
-    case 9: Tile<9>(a, a_stride, b, pairs, sums); break;
-    case 10: Tile<10>(a, a_stride, b, pairs, sums); break;
-    case 11: Tile<11>(a, a_stride, b, pairs, sums); break;
-    default: Tile<12>(a, a_stride, b, pairs, sums); break;
+    case 1:
+      Tile<1>(a, a_stride, b, pairs, sums);
+      break;
+    case 2:
+      Tile<2>(a, a_stride, b, pairs, sums);
+      break;
+    case 3:
+      Tile<3>(a, a_stride, b, pairs, sums);
+      break;
+    case 4:
+      Tile<4>(a, a_stride, b, pairs, sums);
+      break;
+    case 5:
+      Tile<5>(a, a_stride, b, pairs, sums);
+      break;
+    case 6:
+      Tile<6>(a, a_stride, b, pairs, sums);
+      break;
+    case 7:
+      Tile<7>(a, a_stride, b, pairs, sums);
+      break;
+    case 8:
+      Tile<8>(a, a_stride, b, pairs, sums);
+      break;
+    case 9:
+      Tile<9>(a, a_stride, b, pairs, sums);
+      break;
+    case 10:
+      Tile<10>(a, a_stride, b, pairs, sums);
+      break;
+    case 11:
+      Tile<11>(a, a_stride, b, pairs, sums);
+      break;
+    default:
+      Tile<12>(a, a_stride, b, pairs, sums);
+      break;
   }
 }
 

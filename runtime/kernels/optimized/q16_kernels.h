@@ -97,8 +97,7 @@ struct Q16Kernels {
   // sums[r * nr + j] for r < rows, j < nr: the wrapping int32 sum over `pairs` pairs p of
   // a[r * a_stride + 2p] * b[(p * nr + j) * 2] + a[r * a_stride + 2p + 1] * b[(p * nr + j) * 2 + 1].
   // b is one panel (pack layout: per pair, per column, the two k values).
-  void (*gemm)(const int16_t* a, size_t a_stride, int rows, const int16_t* b, size_t pairs,
-               int32_t* sums) = nullptr;
+  void (*gemm)(const int16_t* a, size_t a_stride, int rows, const int16_t* b, size_t pairs, int32_t* sums) = nullptr;
   // `rows` output rows of n columns (out_stride elements apart) from 32-bit sums (sums_stride
   // apart; ruy's stage), the columns' constants from `first`: int8 (out16 false) or int16 outputs.
   void (*stage32)(const int32_t* sums, int rows, int sums_stride, int n, const Q16Columns& columns, int first,
@@ -121,8 +120,7 @@ struct Q16Kernels {
   void (*requantize)(const void* in, int64_t n, const Q16RequantizeParams& params, void* out) = nullptr;
   // QUANTIZE float32 -> uint8/int8/int16, per tensor (AffineQuantize): round(x / double(scale))
   // half away from zero, as cvttsd2si converts it, plus the zero point (wrapping), clamped.
-  void (*quantize)(const float* in, int64_t n, double scale, int32_t zero_point, TfLiteType type,
-                   void* out) = nullptr;
+  void (*quantize)(const float* in, int64_t n, double scale, int32_t zero_point, TfLiteType type, void* out) = nullptr;
   // DEQUANTIZE uint8/int8/int16 -> float32, per tensor: float(double(scale) * (q - zero_point)).
   void (*dequantize)(const void* in, int64_t n, double scale, int32_t zero_point, TfLiteType type,
                      float* out) = nullptr;

@@ -39,12 +39,9 @@ inline __m128i Requantize(__m256i v, const QuantOutputStage& s, int col) {
   v = _mm256_add_epi32(v, Load(s.col_term + col));
   if (s.any_left_shift) v = _mm256_sllv_epi32(v, Load(s.left_shift + col));
   const __m256i round = _mm256_set1_epi64x(int64_t{1} << 30);
-  const __m256i even =
-      _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(v, multiplier), round), 31);
+  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(v, multiplier), round), 31);
   const __m256i odd = _mm256_slli_epi64(
-      _mm256_add_epi64(
-          _mm256_mul_epi32(_mm256_srli_epi64(v, 32), _mm256_srli_epi64(multiplier, 32)), round),
-      1);
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), _mm256_srli_epi64(multiplier, 32)), round), 1);
   const __m256i high = _mm256_blend_epi32(even, odd, 0xAA);
   __m256i result;
   if (kUp) {
@@ -62,11 +59,10 @@ inline __m128i Requantize(__m256i v, const QuantOutputStage& s, int col) {
   result = _mm256_max_epi32(result, _mm256_set1_epi32(s.act_min));
   result = _mm256_min_epi32(result, _mm256_set1_epi32(s.act_max));
   // The low byte of each lane (in range, so exact), gathered into the low 8 bytes.
-  const __m256i bytes = _mm256_shuffle_epi8(
-      result, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4,
-                               8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
-  return _mm256_castsi256_si128(
-      _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
+  const __m256i bytes =
+      _mm256_shuffle_epi8(result, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
+                                                   12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+  return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
 }
 
 inline void Store8(uint8_t* out, __m128i bytes, int n) {
@@ -102,8 +98,7 @@ void PackB(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed) {
   }
 }
 
-void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed,
-             int32_t* sums) {
+void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) {
   const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
   for (int r = 0; r < rows; ++r) {
     const uint8_t* row = a + r * a_stride;
@@ -143,12 +138,11 @@ void Tile(const QGemmArgs& g, int n0) {
       std::memcpy(&word, g.a + i * g.a_stride + k, 4);
       const __m256i x = _mm256_set1_epi32(word);
       // Bytes 0 and 2, and 1 and 3, of each group of four as int16 pairs.
-      const __m256i even = kSigned ? _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8)
-                                   : _mm256_and_si256(x, low_bytes);
+      const __m256i even = kSigned ? _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8) : _mm256_and_si256(x, low_bytes);
       const __m256i odd = kSigned ? _mm256_srai_epi16(x, 8) : _mm256_srli_epi16(x, 8);
       for (int j = 0; j < NB; ++j) {
-        acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_add_epi32(_mm256_madd_epi16(even, even_w[j]),
-                                                                 _mm256_madd_epi16(odd, odd_w[j])));
+        acc[i][j] = _mm256_add_epi32(
+            acc[i][j], _mm256_add_epi32(_mm256_madd_epi16(even, even_w[j]), _mm256_madd_epi16(odd, odd_w[j])));
       }
     }
   }
@@ -157,8 +151,7 @@ void Tile(const QGemmArgs& g, int n0) {
     uint8_t* c = g.c + i * g.c_stride;
     for (int j = 0; j < NB; ++j) {
       const int col = n0 + 8 * j;
-      Store8(c + col, Requantize<kUp>(_mm256_add_epi32(acc[i][j], row_term), *g.stage, col),
-             g.n - col);
+      Store8(c + col, Requantize<kUp>(_mm256_add_epi32(acc[i][j], row_term), *g.stage, col), g.n - col);
     }
   }
 }
@@ -169,17 +162,25 @@ template <bool kSigned, bool kUp>
 TileFn TileFor(int rows, int blocks) {
   if (blocks == 1) {
     switch (rows) {
-      case 1: return Tile<kSigned, kUp, 1, 1>;
-      case 2: return Tile<kSigned, kUp, 2, 1>;
-      case 3: return Tile<kSigned, kUp, 3, 1>;
-      default: return Tile<kSigned, kUp, 4, 1>;
+      case 1:
+        return Tile<kSigned, kUp, 1, 1>;
+      case 2:
+        return Tile<kSigned, kUp, 2, 1>;
+      case 3:
+        return Tile<kSigned, kUp, 3, 1>;
+      default:
+        return Tile<kSigned, kUp, 4, 1>;
     }
   }
   switch (rows) {
-    case 1: return Tile<kSigned, kUp, 1, 2>;
-    case 2: return Tile<kSigned, kUp, 2, 2>;
-    case 3: return Tile<kSigned, kUp, 3, 2>;
-    default: return Tile<kSigned, kUp, 4, 2>;
+    case 1:
+      return Tile<kSigned, kUp, 1, 2>;
+    case 2:
+      return Tile<kSigned, kUp, 2, 2>;
+    case 3:
+      return Tile<kSigned, kUp, 3, 2>;
+    default:
+      return Tile<kSigned, kUp, 4, 2>;
   }
 }
 
@@ -187,8 +188,8 @@ template <bool kSigned>
 void Gemm(const QGemmArgs& g) {
   for (int n0 = g.n_begin; n0 < g.n_end; n0 += kPanel) {
     const int blocks = std::min(kBlocks, (g.n - n0 + 7) / 8);
-    const TileFn tile = g.stage->rounding_up ? TileFor<kSigned, true>(g.rows, blocks)
-                                             : TileFor<kSigned, false>(g.rows, blocks);
+    const TileFn tile =
+        g.stage->rounding_up ? TileFor<kSigned, true>(g.rows, blocks) : TileFor<kSigned, false>(g.rows, blocks);
     tile(g, n0);
   }
 }
@@ -230,12 +231,9 @@ void DwPixel(const QDwArgs& a) {
       hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), Load(w + 32)));
       w += 64;
     }
-    Store8(a.out + c0, Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x20), *a.stage, c0),
-           valid);
+    Store8(a.out + c0, Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x20), *a.stage, c0), valid);
     if (valid > 8) {
-      Store8(a.out + c0 + 8,
-             Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x31), *a.stage, c0 + 8),
-             valid - 8);
+      Store8(a.out + c0 + 8, Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x31), *a.stage, c0 + 8), valid - 8);
     }
   }
 }

@@ -31,8 +31,8 @@ namespace optimized {
 namespace qisa_avx512 {
 namespace {
 
-constexpr int kMr = 6;       // rows per GEMM call
-constexpr int kBlocks = 4;   // 16-column vectors per panel
+constexpr int kMr = 6;      // rows per GEMM call
+constexpr int kBlocks = 4;  // 16-column vectors per panel
 constexpr int kPanel = 16 * kBlocks;
 
 inline __m512i Load(const int32_t* p) { return _mm512_loadu_si512(p); }
@@ -115,8 +115,8 @@ inline __m512i Scale(__m512i v, const StageRegs& r, bool any_left_shift) {
   v = _mm512_add_epi32(v, r.col_term);
   if (any_left_shift) v = _mm512_sllv_epi32(v, r.left);
   const __m512i even = RoundShift64<kUp>(_mm512_mul_epi32(v, r.multiplier), r.round_even, r.shift_even, r.fix_even);
-  const __m512i odd = RoundShift64<kUp>(_mm512_mul_epi32(_mm512_srli_epi64(v, 32), r.multiplier_odd),
-                                        r.round_odd, r.shift_odd, r.fix_odd);
+  const __m512i odd = RoundShift64<kUp>(_mm512_mul_epi32(_mm512_srli_epi64(v, 32), r.multiplier_odd), r.round_odd,
+                                        r.shift_odd, r.fix_odd);
   // The results fit int32: the even lanes' low halves, and the odd lanes' low halves moved up.
   return _mm512_mask_shuffle_epi32(even, 0xAAAA, odd, _MM_PERM_CDAB);
 }
@@ -141,9 +141,7 @@ inline __mmask16 FirstLanes16(int n) {
   return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
 }
 
-size_t PackedBSize(int n, size_t kp) {
-  return static_cast<size_t>((n + 15) / 16 * 16) * kp;
-}
+size_t PackedBSize(int n, size_t kp) { return static_cast<size_t>((n + 15) / 16 * 16) * kp; }
 
 // Panels of 64 columns (the last one as many 16-column blocks as it needs); within a panel, for
 // each group of 4 k, each column's 4 bytes.
@@ -163,8 +161,7 @@ void PackB(const uint8_t* d, int n, size_t kp, bool, uint8_t* packed) {
   }
 }
 
-void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed,
-             int32_t* sums) {
+void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) {
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   for (int r = 0; r < rows; ++r) {
     const uint8_t* row = a + r * a_stride;
@@ -220,8 +217,8 @@ void Tile(const QGemmArgs& g, int n0) {
     const StageRegs regs = LoadStage(*g.stage, col);
     const __mmask16 store_mask = FirstLanes16(g.n - col);
     for (int i = 0; i < MR; ++i) {
-      const __m128i bytes = Requantize<kUp>(
-          _mm512_add_epi32(acc[i][j], _mm512_set1_epi32(row_terms[i])), regs, any_left_shift);
+      const __m128i bytes =
+          Requantize<kUp>(_mm512_add_epi32(acc[i][j], _mm512_set1_epi32(row_terms[i])), regs, any_left_shift);
       _mm_mask_storeu_epi8(rows_out[i] + col, store_mask, bytes);
     }
   }
@@ -232,22 +229,32 @@ using TileFn = void (*)(const QGemmArgs&, int);
 template <bool kSigned, bool kUp, int MR>
 TileFn TileFor(int blocks) {
   switch (blocks) {
-    case 1: return Tile<kSigned, kUp, MR, 1>;
-    case 2: return Tile<kSigned, kUp, MR, 2>;
-    case 3: return Tile<kSigned, kUp, MR, 3>;
-    default: return Tile<kSigned, kUp, MR, 4>;
+    case 1:
+      return Tile<kSigned, kUp, MR, 1>;
+    case 2:
+      return Tile<kSigned, kUp, MR, 2>;
+    case 3:
+      return Tile<kSigned, kUp, MR, 3>;
+    default:
+      return Tile<kSigned, kUp, MR, 4>;
   }
 }
 
 template <bool kSigned, bool kUp>
 TileFn TileFor(int rows, int blocks) {
   switch (rows) {
-    case 1: return TileFor<kSigned, kUp, 1>(blocks);
-    case 2: return TileFor<kSigned, kUp, 2>(blocks);
-    case 3: return TileFor<kSigned, kUp, 3>(blocks);
-    case 4: return TileFor<kSigned, kUp, 4>(blocks);
-    case 5: return TileFor<kSigned, kUp, 5>(blocks);
-    default: return TileFor<kSigned, kUp, 6>(blocks);
+    case 1:
+      return TileFor<kSigned, kUp, 1>(blocks);
+    case 2:
+      return TileFor<kSigned, kUp, 2>(blocks);
+    case 3:
+      return TileFor<kSigned, kUp, 3>(blocks);
+    case 4:
+      return TileFor<kSigned, kUp, 4>(blocks);
+    case 5:
+      return TileFor<kSigned, kUp, 5>(blocks);
+    default:
+      return TileFor<kSigned, kUp, 6>(blocks);
   }
 }
 
@@ -255,8 +262,8 @@ template <bool kSigned>
 void Gemm(const QGemmArgs& g) {
   for (int n0 = g.n_begin; n0 < g.n_end; n0 += kPanel) {
     const int blocks = std::min(kBlocks, (g.n - n0 + 15) / 16);
-    const TileFn tile = g.stage->rounding_up ? TileFor<kSigned, true>(g.rows, blocks)
-                                             : TileFor<kSigned, false>(g.rows, blocks);
+    const TileFn tile =
+        g.stage->rounding_up ? TileFor<kSigned, true>(g.rows, blocks) : TileFor<kSigned, false>(g.rows, blocks);
     tile(g, n0);
   }
 }
@@ -276,8 +283,7 @@ void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
 // is in the column term (dw_zero_point_in_column_term), so the raw values are multiplied.
 template <bool kSigned, bool kFull>
 inline __m512i WidenTap(const uint8_t* p, __mmask32 m) {
-  const __m256i bytes = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
-                              : _mm256_maskz_loadu_epi8(m, p);
+  const __m256i bytes = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)) : _mm256_maskz_loadu_epi8(m, p);
   return kSigned ? _mm512_cvtepi8_epi16(bytes) : _mm512_cvtepu8_epi16(bytes);
 }
 
@@ -285,8 +291,7 @@ inline __m512i WidenTap(const uint8_t* p, __mmask32 m) {
 template <bool kSigned, bool kUp, bool kFull>
 void DwBlock(const QDwArgs& a, int c0, const uint8_t* w_block, __mmask32 m, int valid) {
   const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-  const __m512i second =
-      _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
   const StageRegs r0 = LoadStage(*a.stage, c0);
   const StageRegs r1 = LoadStage(*a.stage, c0 + 16);
   const bool any_left_shift = a.stage->any_left_shift;
@@ -376,8 +381,7 @@ void Dw(const QDwArgs& a) {
 // An 8-bit ADD, 16 pairs at a time in registers (quant_kernels.h, add_arith): no table, so
 // nothing to fetch from memory but the inputs.
 template <bool kSigned>
-void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st,
-              uint8_t* out) {
+void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st, uint8_t* out) {
   const StageRegs r1 = LoadStage(*st.input1, 0);
   const StageRegs r2 = LoadStage(*st.input2, 0);
   const StageRegs ro = LoadStage(*st.output, 0);
@@ -386,9 +390,7 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
   const __m512i offset1 = _mm512_set1_epi32(st.input1_offset);
   const __m512i offset2 = _mm512_set1_epi32(st.input2_offset);
   const __m128i shift = _mm_cvtsi32_si128(st.left_shift);
-  auto widen = [](__m128i bytes) {
-    return kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
-  };
+  auto widen = [](__m128i bytes) { return kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes); };
   for (int64_t i = 0; i < n; i += 16) {
     const __mmask16 m = FirstLanes16(static_cast<int>(std::min<int64_t>(n - i, 16)));
     const __m512i va = _mm512_sll_epi32(_mm512_add_epi32(widen(_mm_maskz_loadu_epi8(m, a + i)), offset1), shift);
@@ -398,8 +400,7 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
   }
 }
 
-void AddArithAny(const uint8_t* a, const uint8_t* b, int64_t n,
-                 const QuantKernels::AddStages& st, uint8_t* out) {
+void AddArithAny(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st, uint8_t* out) {
   if (st.is_signed) {
     AddArith<true>(a, b, n, st, out);
   } else {

@@ -1,7 +1,7 @@
 // Integer microkernels for the quantized (uint8 / int8) CONV_2D, DEPTHWISE_CONV_2D and
 // FULLY_CONNECTED kernels, one set per instruction set: AVX-512 VNNI (vpdpbusd), AVX2 (vpmaddwd),
-// arm64 NEON with dot products (SDOT / UDOT) or without (vmlal), and portable C++. Each computes exactly what the reference kernels compute (see
-// docs/performance.md, "Optimized built-in kernels, quantized"):
+// arm64 NEON with dot products (SDOT / UDOT) or without (vmlal), and portable C++. Each computes exactly what the
+// reference kernels compute (see docs/performance.md, "Optimized built-in kernels, quantized"):
 //
 // - Products are summed in int32 that wraps, which is the low 32 bits of the reference's sum, the
 //   part its output stage keeps.
@@ -30,12 +30,12 @@ constexpr int kQuantColumnPadding = 64;
 
 // How accumulators become outputs, per output channel (arrays of padded length).
 struct QuantOutputStage {
-  const int32_t* col_term = nullptr;    // added to every accumulator of the column (bias included)
-  const int32_t* multiplier = nullptr;  // QuantizeMultiplier's, never INT32_MIN
-  const int32_t* shift = nullptr;       // its exponent (the scalar kernels use it as is)
-  const int32_t* left_shift = nullptr;  // the count the stage shifts left by (masked to 0..31
-                                        // for the ties-away stage; >= 32 gives 0 for ruy's)
-  const int32_t* right_shift = nullptr; // 0..31
+  const int32_t* col_term = nullptr;     // added to every accumulator of the column (bias included)
+  const int32_t* multiplier = nullptr;   // QuantizeMultiplier's, never INT32_MIN
+  const int32_t* shift = nullptr;        // its exponent (the scalar kernels use it as is)
+  const int32_t* left_shift = nullptr;   // the count the stage shifts left by (masked to 0..31
+                                         // for the ties-away stage; >= 32 gives 0 for ruy's)
+  const int32_t* right_shift = nullptr;  // 0..31
   // Per-column constants of the rounding right shift, so the kernels need not derive them: for
   // ties away from zero, (1 << right) - 1 and its half; for ruy's ties up, the nudge
   // 1 << (right - 1) (0 without a shift), INT32_MAX - nudge, and the value an overflowing nudge
@@ -66,8 +66,8 @@ struct QGemmArgs {
   const int32_t* row_terms = nullptr;  // one per row
   const uint8_t* packed_b = nullptr;   // every column's panel (pack_b's layout)
   size_t kp = 0;
-  int n = 0;                           // columns in all
-  int n_begin = 0, n_end = 0;          // n_begin a multiple of the panel width
+  int n = 0;                   // columns in all
+  int n_begin = 0, n_end = 0;  // n_begin a multiple of the panel width
   const QuantOutputStage* stage = nullptr;
   uint8_t* c = nullptr;
   size_t c_stride = 0;
@@ -79,25 +79,24 @@ struct QGemmArgs {
 struct QDwArgs {
   const uint8_t* const* in = nullptr;
   int pixels = 1;
-  int taps = 0;                      // even
+  int taps = 0;  // even
   int channels = 0;
-  int32_t input_zero_point = 0;      // subtracted per tap unless the set folds it (below)
-  const uint8_t* packed_w = nullptr; // dw_pack's layout
+  int32_t input_zero_point = 0;       // subtracted per tap unless the set folds it (below)
+  const uint8_t* packed_w = nullptr;  // dw_pack's layout
   const QuantOutputStage* stage = nullptr;
   uint8_t* out = nullptr;
 };
 
 struct QuantKernels {
   const char* name = "";
-  int mr = 1;         // GEMM rows per call
-  int panel = 1;      // columns per packed panel (n_begin granularity for threads)
+  int mr = 1;     // GEMM rows per call
+  int panel = 1;  // columns per packed panel (n_begin granularity for threads)
   // Packed size and layout of the weights d, given as [n][kp] bytes (int8 when d_signed, i.e.
   // for uint8 inputs; uint8 otherwise).
   size_t (*packed_b_size)(int n, size_t kp) = nullptr;
   void (*pack_b)(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed) = nullptr;
   // Sums of `rows` rows of k bytes (signed or unsigned), a_stride apart.
-  void (*row_sums)(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed,
-                   int32_t* sums) = nullptr;
+  void (*row_sums)(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) = nullptr;
   // GEMMs for uint8 inputs (int8 weights d) and int8 inputs (uint8 weights d).
   void (*gemm_u8)(const QGemmArgs& args) = nullptr;
   void (*gemm_s8)(const QGemmArgs& args) = nullptr;
@@ -112,8 +111,7 @@ struct QuantKernels {
   bool dw_zero_point_in_column_term = false;
   // out[i] = table[a[i] * 256 + b[i]] for i < n; the table has kLookupTablePadding readable bytes
   // past its 65536 entries (the vector form gathers 4-byte words).
-  void (*lookup_pairs)(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table,
-                       uint8_t* out) = nullptr;
+  void (*lookup_pairs)(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out) = nullptr;
   // An 8-bit ADD computed (reference::QuantizedAddParams): each input's value plus its offset,
   // shifted left by left_shift (wrapping), through its stage's multiplier (the stage's column 0
   // in every column, no offset); the sum through the output stage. Null where the set has none
@@ -126,8 +124,7 @@ struct QuantKernels {
     int left_shift = 0;
     bool is_signed = false;
   };
-  void (*add_arith)(const uint8_t* a, const uint8_t* b, int64_t n, const AddStages& stages,
-                    uint8_t* out) = nullptr;
+  void (*add_arith)(const uint8_t* a, const uint8_t* b, int64_t n, const AddStages& stages, uint8_t* out) = nullptr;
 };
 
 constexpr int kLookupTablePadding = 4;
@@ -142,7 +139,7 @@ namespace qisa_scalar {
 const QuantKernels* Table();
 // The portable lookup_pairs (AVX2 gathers are no faster than it; the AVX-512 one ends with it).
 void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out);
-}
+}  // namespace qisa_scalar
 
 // The vector sets' depthwise weight layout (dw_packed_size / dw_pack), `block` channels per block
 // (32 for AVX-512, 16 for AVX2): per block and pair of taps, two vectors of block / 2 int16 pairs

@@ -30,9 +30,8 @@ std::vector<const QuantKernels*> VectorSets() {
 #if defined(__x86_64__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2")) sets.push_back(qisa_avx2::Table());
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512vnni")) {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni")) {
     sets.push_back(qisa_avx512::Table());
   }
 #endif
@@ -61,17 +60,14 @@ int32_t RandomInt32(std::mt19937& rng) { return static_cast<int32_t>(rng()); }
 // negative ones, every shift from -31 to 33 (left shifts of 32 and more included). `typical`
 // keeps to the shifts real layers have (-19 .. -6), which leave most outputs unclamped, so that a
 // wrong sum shows.
-nn::OutputRequantization RandomRequantization(std::mt19937& rng, int n, bool is_signed,
-                                              bool typical) {
+nn::OutputRequantization RandomRequantization(std::mt19937& rng, int n, bool is_signed, bool typical) {
   nn::OutputRequantization rq;
   const int32_t special[] = {kMax, 1 << 30, (1 << 30) + 1, 0, 1, -kMax, -(1 << 30), 1518500250};
   for (int c = 0; c < n; ++c) {
     const int pick = static_cast<int>(rng() % 12);
-    rq.multiplier.push_back(pick < 8 && !typical
-                                ? special[pick]
-                                : (1 << 30) + static_cast<int32_t>(rng() % (1u << 30)));
-    rq.shift.push_back(typical ? -6 - static_cast<int>(rng() % 14)
-                               : static_cast<int>(rng() % 65) - 31);
+    rq.multiplier.push_back(pick < 8 && !typical ? special[pick]
+                                                 : (1 << 30) + static_cast<int32_t>(rng() % (1u << 30)));
+    rq.shift.push_back(typical ? -6 - static_cast<int>(rng() % 14) : static_cast<int>(rng() % 65) - 31);
   }
   // Now and then a narrow activation range.
   const int lo = is_signed ? -128 : 0;
@@ -91,15 +87,14 @@ struct GemmCase {
   int rows = 1, n = 1;
   size_t k = 1;
   bool is_signed = false, rounding_up = false;
-  bool zero_inputs = false;     // every input byte 0: the accumulators are the row and column terms
-  bool extreme_bytes = false;   // inputs and weights at the ends of their ranges
-  bool typical = false;         // small row and column terms, typical shifts (RandomRequantization)
-  size_t extra_stride = 0;      // bytes between rows beyond kp
+  bool zero_inputs = false;    // every input byte 0: the accumulators are the row and column terms
+  bool extreme_bytes = false;  // inputs and weights at the ends of their ranges
+  bool typical = false;        // small row and column terms, typical shifts (RandomRequantization)
+  size_t extra_stride = 0;     // bytes between rows beyond kp
 };
 
 void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
-               const std::vector<int32_t>* row_terms_in = nullptr,
-               const std::vector<int64_t>* col_terms_in = nullptr,
+               const std::vector<int32_t>* row_terms_in = nullptr, const std::vector<int64_t>* col_terms_in = nullptr,
                const nn::OutputRequantization* rq_in = nullptr) {
   std::mt19937 rng(seed);
   const size_t kp = (gc.k + 3) / 4 * 4;
@@ -166,11 +161,10 @@ void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
   run(Scalar(), &expected);
   run(set, &got);
   for (size_t i = 0; i < expected.size(); ++i) {
-    ASSERT_EQ(expected[i], got[i]) << set.name << ": rows " << gc.rows << " n " << gc.n << " k "
-                                   << gc.k << (gc.is_signed ? " int8" : " uint8")
-                                   << (gc.rounding_up ? " ruy rounding" : " ties away")
-                                   << ", byte " << i << " (row " << i / gc.n << ", column "
-                                   << i % gc.n << "), seed " << seed;
+    ASSERT_EQ(expected[i], got[i]) << set.name << ": rows " << gc.rows << " n " << gc.n << " k " << gc.k
+                                   << (gc.is_signed ? " int8" : " uint8")
+                                   << (gc.rounding_up ? " ruy rounding" : " ties away") << ", byte " << i << " (row "
+                                   << i / gc.n << ", column " << i % gc.n << "), seed " << seed;
   }
 }
 
@@ -294,11 +288,10 @@ TEST(QuantKernelsTest, RowSums) {
 
 // ---- Depthwise
 
-void CheckDepthwise(const QuantKernels& set, int channels, int taps, int pixels, bool is_signed,
-                    bool rounding_up, bool typical, uint32_t seed) {
+void CheckDepthwise(const QuantKernels& set, int channels, int taps, int pixels, bool is_signed, bool rounding_up,
+                    bool typical, uint32_t seed) {
   std::mt19937 rng(seed);
-  const int32_t zero_point = is_signed ? static_cast<int32_t>(rng() % 256) - 128
-                                       : static_cast<int32_t>(rng() % 256);
+  const int32_t zero_point = is_signed ? static_cast<int32_t>(rng() % 256) - 128 : static_cast<int32_t>(rng() % 256);
   // Input rows, one of them the zero-point row padding taps read.
   const int input_rows = 9;
   std::vector<uint8_t> input = RandomBytes(rng, static_cast<size_t>(input_rows) * channels);
@@ -345,9 +338,8 @@ void CheckDepthwise(const QuantKernels& set, int channels, int taps, int pixels,
   run(Scalar(), &expected);
   run(set, &got);
   for (size_t i = 0; i < expected.size(); ++i) {
-    ASSERT_EQ(expected[i], got[i]) << set.name << ": channels " << channels << " taps " << taps
-                                   << " pixels " << pixels << (is_signed ? " int8" : " uint8")
-                                   << ", byte " << i << ", seed " << seed;
+    ASSERT_EQ(expected[i], got[i]) << set.name << ": channels " << channels << " taps " << taps << " pixels " << pixels
+                                   << (is_signed ? " int8" : " uint8") << ", byte " << i << ", seed " << seed;
   }
 }
 
@@ -360,8 +352,8 @@ TEST(QuantKernelsTest, Depthwise) {
           for (int taps : {2, 4, 10, 26}) {
             for (int pixels : {1, 3, 70}) {
               const bool typical = seed % 2 == 0;
-              ASSERT_NO_FATAL_FAILURE(CheckDepthwise(*set, channels, taps, pixels, is_signed,
-                                                     rounding_up, typical, seed++));
+              ASSERT_NO_FATAL_FAILURE(
+                  CheckDepthwise(*set, channels, taps, pixels, is_signed, rounding_up, typical, seed++));
             }
           }
         }

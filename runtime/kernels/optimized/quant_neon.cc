@@ -65,9 +65,7 @@ inline int32x4_t Scale(int32x4_t v, const StageRegs& r, bool any_left_shift) {
 struct Clamp {
   int32x4_t offset, act_min, act_max;
   explicit Clamp(const QuantOutputStage& s)
-      : offset(vdupq_n_s32(s.output_offset)),
-        act_min(vdupq_n_s32(s.act_min)),
-        act_max(vdupq_n_s32(s.act_max)) {}
+      : offset(vdupq_n_s32(s.output_offset)), act_min(vdupq_n_s32(s.act_min)), act_max(vdupq_n_s32(s.act_max)) {}
 };
 
 template <bool kUp>
@@ -108,13 +106,11 @@ inline uint8x16_t LoadWord(const uint8_t* p) {
 
 template <bool kSigned>
 inline int16x8_t WidenLow(uint8x16_t v) {
-  return kSigned ? vmovl_s8(vget_low_s8(vreinterpretq_s8_u8(v)))
-                 : vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(v)));
+  return kSigned ? vmovl_s8(vget_low_s8(vreinterpretq_s8_u8(v))) : vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(v)));
 }
 template <bool kSigned>
 inline int16x8_t WidenHigh(uint8x16_t v) {
-  return kSigned ? vmovl_high_s8(vreinterpretq_s8_u8(v))
-                 : vreinterpretq_s16_u16(vmovl_high_u8(v));
+  return kSigned ? vmovl_high_s8(vreinterpretq_s8_u8(v)) : vreinterpretq_s16_u16(vmovl_high_u8(v));
 }
 
 // A GEMM tile's epilogue: MR rows of 4 * NB accumulators (columns n0 ...) plus the row terms,
@@ -130,10 +126,8 @@ inline void StoreTile(const QGemmArgs& g, int n0, int32x4_t (&acc)[MR][4]) {
     const StageRegs r1 = LoadStage(s, col + 4);
     for (int i = 0; i < MR; ++i) {
       const int32x4_t row_term = vdupq_n_s32(g.row_terms[i]);
-      const int32x4_t lo =
-          Requantize<kUp>(vaddq_s32(acc[i][2 * h], row_term), r0, clamp, any_left_shift);
-      const int32x4_t hi =
-          Requantize<kUp>(vaddq_s32(acc[i][2 * h + 1], row_term), r1, clamp, any_left_shift);
+      const int32x4_t lo = Requantize<kUp>(vaddq_s32(acc[i][2 * h], row_term), r0, clamp, any_left_shift);
+      const int32x4_t hi = Requantize<kUp>(vaddq_s32(acc[i][2 * h + 1], row_term), r1, clamp, any_left_shift);
       StoreBytes(g.c + i * g.c_stride + col, Narrow8(lo, hi), g.n - col);
     }
   }
@@ -146,17 +140,25 @@ template <template <bool, bool, int, int> class Tile, bool kSigned, bool kUp>
 TileFn TileFor(int rows, bool narrow) {
   if (narrow) {
     switch (rows) {
-      case 1: return Tile<kSigned, kUp, 1, 2>::Run;
-      case 2: return Tile<kSigned, kUp, 2, 2>::Run;
-      case 3: return Tile<kSigned, kUp, 3, 2>::Run;
-      default: return Tile<kSigned, kUp, 4, 2>::Run;
+      case 1:
+        return Tile<kSigned, kUp, 1, 2>::Run;
+      case 2:
+        return Tile<kSigned, kUp, 2, 2>::Run;
+      case 3:
+        return Tile<kSigned, kUp, 3, 2>::Run;
+      default:
+        return Tile<kSigned, kUp, 4, 2>::Run;
     }
   }
   switch (rows) {
-    case 1: return Tile<kSigned, kUp, 1, 4>::Run;
-    case 2: return Tile<kSigned, kUp, 2, 4>::Run;
-    case 3: return Tile<kSigned, kUp, 3, 4>::Run;
-    default: return Tile<kSigned, kUp, 4, 4>::Run;
+    case 1:
+      return Tile<kSigned, kUp, 1, 4>::Run;
+    case 2:
+      return Tile<kSigned, kUp, 2, 4>::Run;
+    case 3:
+      return Tile<kSigned, kUp, 3, 4>::Run;
+    default:
+      return Tile<kSigned, kUp, 4, 4>::Run;
   }
 }
 
@@ -170,8 +172,7 @@ void GemmPanels(const QGemmArgs& g) {
   }
 }
 
-void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed,
-             int32_t* sums) {
+void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) {
   for (int r = 0; r < rows; ++r) {
     const uint8_t* row = a + r * a_stride;
     size_t i = 0;
@@ -277,8 +278,7 @@ void Dw(const QDwArgs& a) {
 // ---- 8-bit ADD in registers (quant_kernels.h, add_arith), 16 pairs per step.
 
 template <bool kSigned>
-void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st,
-              uint8_t* out) {
+void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st, uint8_t* out) {
   // The stages are uniform: column 0's constants hold for every lane.
   const StageRegs r1 = LoadStage(*st.input1, 0);
   const StageRegs r2 = LoadStage(*st.input2, 0);
@@ -290,7 +290,7 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
   const int32x4_t offset2 = vdupq_n_s32(st.input2_offset);
   const int32x4_t shift = vdupq_n_s32(st.left_shift);
   // Lane group j (0..3) of 16 bytes widened to int32.
-  auto widen = [](uint8x16_t v, int32x4_t (&lanes)[4]) {
+  auto widen = [](uint8x16_t v, int32x4_t(&lanes)[4]) {
     const int16x8_t lo = WidenLow<kSigned>(v);
     const int16x8_t hi = WidenHigh<kSigned>(v);
     lanes[0] = vmovl_s16(vget_low_s16(lo));
@@ -320,8 +320,7 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
   }
 }
 
-void AddArithAny(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st,
-                 uint8_t* out) {
+void AddArithAny(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st, uint8_t* out) {
   if (st.is_signed) {
     AddArith<true>(a, b, n, st, out);
   } else {
@@ -383,8 +382,7 @@ inline void PlainStep(int32x4_t (&acc)[MR][4], const int16_t* b, const int16x8_t
 template <bool kSigned, bool kUp, int MR, int NB>
 struct PlainTile {
   static void Run(const QGemmArgs& g, int n0) {
-    const int16_t* panel =
-        reinterpret_cast<const int16_t*>(g.packed_b) + static_cast<size_t>(n0) * g.kp;
+    const int16_t* panel = reinterpret_cast<const int16_t*>(g.packed_b) + static_cast<size_t>(n0) * g.kp;
     int32x4_t acc[MR][4];
     for (int i = 0; i < MR; ++i) {
       for (int j = 0; j < 4; ++j) acc[i][j] = vdupq_n_s32(0);
@@ -463,9 +461,7 @@ namespace {
 
 size_t DotPanelBytes(size_t kp) { return kPanel * kp + kPanel * sizeof(int32_t); }
 
-size_t DotPackedBSize(int n, size_t kp) {
-  return static_cast<size_t>((n + kPanel - 1) / kPanel) * DotPanelBytes(kp);
-}
+size_t DotPackedBSize(int n, size_t kp) { return static_cast<size_t>((n + kPanel - 1) / kPanel) * DotPanelBytes(kp); }
 
 void DotPackB(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed) {
   for (int n0 = 0; n0 < n; n0 += kPanel) {
@@ -483,8 +479,7 @@ void DotPackB(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed
       uint32_t sum = 0;  // wraps, as the accumulators do
       for (size_t k = 0; col < n && k < kp; ++k) {
         const uint8_t byte = d[static_cast<size_t>(col) * kp + k];
-        sum += d_signed ? static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(byte)))
-                        : byte;
+        sum += d_signed ? static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(byte))) : byte;
       }
       corrections[j] = static_cast<int32_t>(d_signed ? sum * 128u : 0u - sum * 128u);
     }
@@ -501,11 +496,9 @@ TS_DOTPROD inline void DotStep(int32x4_t (&acc)[MR][4], const uint8_t* b, const 
   for (int i = 0; i < MR; ++i) {
     for (int j = 0; j < NB; ++j) {
       if (kSigned) {  // int8 inputs, uint8 weights: both unsigned after the flip
-        acc[i][j] = vreinterpretq_s32_u32(
-            vdotq_laneq_u32(vreinterpretq_u32_s32(acc[i][j]), w[j], x[i], L));
+        acc[i][j] = vreinterpretq_s32_u32(vdotq_laneq_u32(vreinterpretq_u32_s32(acc[i][j]), w[j], x[i], L));
       } else {
-        acc[i][j] = vdotq_laneq_s32(acc[i][j], vreinterpretq_s8_u8(w[j]),
-                                    vreinterpretq_s8_u8(x[i]), L);
+        acc[i][j] = vdotq_laneq_s32(acc[i][j], vreinterpretq_s8_u8(w[j]), vreinterpretq_s8_u8(x[i]), L);
       }
     }
   }

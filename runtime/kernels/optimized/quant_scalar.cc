@@ -25,10 +25,8 @@ inline uint8_t Output(const QuantOutputStage& s, int column, int32_t acc) {
   const int32_t v = Wrap(int64_t{acc} + s.col_term[column]);
   int32_t scaled =
       s.rounding_up
-          ? quantization_util::MultiplyByQuantizedMultiplierRoundingUp(v, s.multiplier[column],
-                                                                       s.shift[column])
-          : quantization_util::MultiplyByQuantizedMultiplier(v, s.multiplier[column],
-                                                             s.shift[column]);
+          ? quantization_util::MultiplyByQuantizedMultiplierRoundingUp(v, s.multiplier[column], s.shift[column])
+          : quantization_util::MultiplyByQuantizedMultiplier(v, s.multiplier[column], s.shift[column]);
   scaled = quantization_util::WrappingAdd(scaled, s.output_offset);
   return static_cast<uint8_t>(std::min(std::max(scaled, s.act_min), s.act_max));
 }
@@ -38,8 +36,7 @@ void PackB(const uint8_t* d, int n, size_t kp, bool, uint8_t* packed) {
   std::memcpy(packed, d, static_cast<size_t>(n) * kp);
 }
 
-void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed,
-             int32_t* sums) {
+void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) {
   for (int r = 0; r < rows; ++r) {
     const uint8_t* row = a + r * a_stride;
     int32_t sum = 0;
@@ -67,9 +64,7 @@ void Gemm(const QGemmArgs& g) {
   }
 }
 
-size_t DwPackedSize(int channels, int taps) {
-  return static_cast<size_t>(channels) * taps * sizeof(int16_t);
-}
+size_t DwPackedSize(int channels, int taps) { return static_cast<size_t>(channels) * taps * sizeof(int16_t); }
 void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
   std::memcpy(packed, w, DwPackedSize(channels, taps));
 }
@@ -83,8 +78,7 @@ void Dw(const QDwArgs& a) {
     for (int c = 0; c < a.channels; ++c) {
       uint32_t acc = 0;
       for (int t = 0; t < a.taps; ++t) {
-        const int32_t x = static_cast<int32_t>(reinterpret_cast<const X*>(in[t])[c]) -
-                          a.input_zero_point;
+        const int32_t x = static_cast<int32_t>(reinterpret_cast<const X*>(in[t])[c]) - a.input_zero_point;
         acc += static_cast<uint32_t>(x * w[t * a.channels + c]);
       }
       out[c] = Output(*a.stage, c, static_cast<int32_t>(acc));
@@ -158,8 +152,8 @@ const QuantKernels& QuantKernelsFor(const MicroKernels& set) {
   static const bool vnni = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512vnni");
   }();
   static const bool avx2 = [] {
     __builtin_cpu_init();

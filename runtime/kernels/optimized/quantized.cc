@@ -6,8 +6,8 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/kernels/internal/nn_common.h"
-#include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/quantization_util.h"
+#include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace touchstone {
@@ -29,8 +29,8 @@ bool IsQuantized8(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfL
 
 }  // namespace
 
-bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up,
-                      const std::vector<int64_t>& col_terms, int32_t output_offset, QuantOutput* out) {
+bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, const std::vector<int64_t>& col_terms,
+                      int32_t output_offset, QuantOutput* out) {
   const int n = static_cast<int>(col_terms.size());
   const size_t padded = RoundUp(std::max(n, 1), kQuantColumnPadding);
   out->col_term.assign(padded, 0);
@@ -96,15 +96,14 @@ bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up,
   return true;
 }
 
-bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min,
-                             int32_t act_max, QuantOutput* out) {
+bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
+                             QuantOutput* out) {
   nn::OutputRequantization rq;
   rq.multiplier.assign(kQuantColumnPadding, multiplier);
   rq.shift.assign(kQuantColumnPadding, shift);
   rq.activation_min = act_min;
   rq.activation_max = act_max;
-  return BuildOutputStage(rq, /*rounding_up=*/false, std::vector<int64_t>(kQuantColumnPadding, 0),
-                     offset, out);
+  return BuildOutputStage(rq, /*rounding_up=*/false, std::vector<int64_t>(kQuantColumnPadding, 0), offset, out);
 }
 
 namespace {
@@ -113,10 +112,17 @@ namespace {
 // terms: bias - zx * sum d - K * zx * beta (quant_kernels.h).
 bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights, int n, size_t k,
                  int32_t input_zero_point, int32_t weights_zero_point, const int32_t* bias,
-                 const nn::OutputRequantization& rq, bool rounding_up, int32_t output_offset,
-                 QuantGemmState* s) {
-  const QuantGemmState::PackedFrom from{weights,       bias, n, k, input_zero_point, weights_zero_point, output_offset,
-                                        rounding_up,   is_signed, &QuantKernelsFor(set)};
+                 const nn::OutputRequantization& rq, bool rounding_up, int32_t output_offset, QuantGemmState* s) {
+  const QuantGemmState::PackedFrom from{weights,
+                                        bias,
+                                        n,
+                                        k,
+                                        input_zero_point,
+                                        weights_zero_point,
+                                        output_offset,
+                                        rounding_up,
+                                        is_signed,
+                                        &QuantKernelsFor(set)};
   if (from == s->packed_from && (!s->packed_b.empty() || s->pending.pending)) return true;
   // BuildOutputStage's only refusals, checked now so that the first Eval cannot fail.
   for (int c = 0; c < n; ++c) {
@@ -159,8 +165,8 @@ void PackPendingGemm(QuantGemmState* s) {
       sum += s->is_signed ? static_cast<int64_t>(byte) : static_cast<int64_t>(static_cast<int8_t>(byte));
     }
     const int64_t bias_value = p.bias != nullptr ? p.bias[col] : 0;
-    col_terms[col] = bias_value - int64_t{s->input_zero_point} * sum -
-                     static_cast<int64_t>(k) * s->input_zero_point * beta;
+    col_terms[col] =
+        bias_value - int64_t{s->input_zero_point} * sum - static_cast<int64_t>(k) * s->input_zero_point * beta;
   }
   BuildOutputStage(p.rq, p.rounding_up, col_terms, p.output_offset, &s->output);
   s->packed_b.assign(s->kernels->packed_b_size(n, s->kp), 0);
@@ -235,9 +241,8 @@ void EnsureScratch(TfLiteContext* context, QuantGemmState* s) {
 
 }  // namespace
 
-bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                      const WindowGeometry& geometry, const nn::OutputRequantization* requantization,
-                      QuantGemmState* s) {
+bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, const WindowGeometry& geometry,
+                      const nn::OutputRequantization* requantization, QuantGemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -245,8 +250,7 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
   const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   if (!IsQuantized8(input->type) || filter->type != input->type || output->type != input->type ||
       bias->type != kTfLiteInt32 || input->dims->data[3] != filter->dims->data[3] ||
-      !tflite::IsConstantTensor(filter) || !tflite::IsConstantTensor(bias) ||
-      tflite::NumElements(output) == 0) {
+      !tflite::IsConstantTensor(filter) || !tflite::IsConstantTensor(bias) || tflite::NumElements(output) == 0) {
     return false;
   }
   const int n = filter->dims->data[0];
@@ -266,36 +270,32 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
   const size_t k = static_cast<size_t>(geometry.taps()) * s->channels;
   // The reference's stages: uint8 through gemmlowp (ties away from zero), int8 through ruy.
   const bool rounding_up = input->type == kTfLiteInt8;
-  if (!PrepareGemm(set, input->type == kTfLiteInt8, filter->data.uint8, n, k,
-                   input->params.zero_point, filter->params.zero_point,
-                   tflite::GetTensorData<int32_t>(bias), rq, rounding_up,
+  if (!PrepareGemm(set, input->type == kTfLiteInt8, filter->data.uint8, n, k, input->params.zero_point,
+                   filter->params.zero_point, tflite::GetTensorData<int32_t>(bias), rq, rounding_up,
                    output->params.zero_point, s)) {
     return false;
   }
   // A pointwise convolution that keeps the image reads its rows straight from the input.
   s->direct = geometry.taps() == 1 && geometry.stride_height == 1 && geometry.stride_width == 1 &&
-              geometry.out_height == geometry.in_height &&
-              geometry.out_width == geometry.in_width && geometry.pad_top == 0 &&
-              geometry.pad_left == 0 && k % 4 == 0;
+              geometry.out_height == geometry.in_height && geometry.out_width == geometry.in_width &&
+              geometry.pad_top == 0 && geometry.pad_left == 0 && k % 4 == 0;
   s->scratch.Clear();
   EnsureScratch(context, s);
   g_prepared.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
-bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
-                                const MicroKernels& set, QuantGemmState* s) {
+bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, QuantGemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias =
-      node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
+  const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
   const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if (!IsQuantized8(input->type) || weights->type != input->type ||
-      output->type != input->type || (bias != nullptr && bias->type != kTfLiteInt32) ||
-      params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault ||
-      tflite::IsDynamicTensor(output) || !tflite::IsConstantTensor(weights) ||
-      (bias != nullptr && !tflite::IsConstantTensor(bias)) || weights->dims->size != 2) {
+  if (!IsQuantized8(input->type) || weights->type != input->type || output->type != input->type ||
+      (bias != nullptr && bias->type != kTfLiteInt32) ||
+      params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault || tflite::IsDynamicTensor(output) ||
+      !tflite::IsConstantTensor(weights) || (bias != nullptr && !tflite::IsConstantTensor(bias)) ||
+      weights->dims->size != 2) {
     return false;
   }
   const int n = weights->dims->data[0];
@@ -309,8 +309,7 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
   const double product = static_cast<double>(input->params.scale * weights->params.scale);
   int32_t multiplier;
   int shift;
-  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale),
-                                        &multiplier, &shift);
+  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale), &multiplier, &shift);
   rq.multiplier.assign(n, multiplier);
   rq.shift.assign(n, shift);
   if (quantization->scale->size > 1) {
@@ -322,8 +321,7 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
                                             &rq.multiplier[u], &rq.shift[u]);
     }
   }
-  if (nn::CalculateActivationRangeQuantized(context, params.activation, output,
-                                            &rq.activation_min,
+  if (nn::CalculateActivationRangeQuantized(context, params.activation, output, &rq.activation_min,
                                             &rq.activation_max) != kTfLiteOk) {
     return false;
   }
@@ -332,9 +330,8 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
   s->rows = tflite::NumElements(output) / n;
   if (s->rows * static_cast<int64_t>(k) > tflite::NumElements(input)) return false;
   const bool rounding_up = input->type == kTfLiteInt8;
-  if (!PrepareGemm(set, input->type == kTfLiteInt8, weights->data.uint8, n, k,
-                   input->params.zero_point, weights->params.zero_point,
-                   bias != nullptr ? tflite::GetTensorData<int32_t>(bias) : nullptr, rq,
+  if (!PrepareGemm(set, input->type == kTfLiteInt8, weights->data.uint8, n, k, input->params.zero_point,
+                   weights->params.zero_point, bias != nullptr ? tflite::GetTensorData<int32_t>(bias) : nullptr, rq,
                    rounding_up, output->params.zero_point, s)) {
     return false;
   }
@@ -367,9 +364,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   // one of 1.
   const int64_t tile_base_rows = s->rows / tiles;
   const int64_t tiles_with_extra_row = s->rows % tiles;
-  auto tile_first_row = [&](int64_t tile) {
-    return tile * tile_base_rows + std::min(tile, tiles_with_extra_row);
-  };
+  auto tile_first_row = [&](int64_t tile) { return tile * tile_base_rows + std::min(tile, tiles_with_extra_row); };
   const int64_t panels = (s->n + kernels.panel - 1) / kernels.panel;
   // Few rows (a fully connected layer, a small image): split the columns too.
   const int64_t max_chunks = MaxChunks(context);
@@ -380,8 +375,8 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   const int64_t panels_per_group = (panels + groups - 1) / groups;
   groups = (panels + panels_per_group - 1) / panels_per_group;
   const auto gemm = s->is_signed ? kernels.gemm_s8 : kernels.gemm_u8;
-  const int64_t macs_per_item = static_cast<int64_t>(mr) * static_cast<int64_t>(s->kp) *
-                                panels_per_group * kernels.panel;
+  const int64_t macs_per_item =
+      static_cast<int64_t>(mr) * static_cast<int64_t>(s->kp) * panels_per_group * kernels.panel;
   const int64_t min_items = std::max<int64_t>(1, kMinQuantGemmMacsPerChunk / std::max<int64_t>(1, macs_per_item));
   ParallelChunks(context, tiles * groups, min_items, [&](int, int64_t begin, int64_t end) {
     int32_t sums[kMaxRowsPerTile];
@@ -421,8 +416,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
         args.c = output_data + m0 * s->n;
       }
       args.n_begin = static_cast<int>(group * panels_per_group * kernels.panel);
-      args.n_end = static_cast<int>(
-          std::min<int64_t>(s->n, (group + 1) * panels_per_group * kernels.panel));
+      args.n_end = static_cast<int>(std::min<int64_t>(s->n, (group + 1) * panels_per_group * kernels.panel));
       gemm(args);
     }
   });
@@ -435,12 +429,11 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias =
-      node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
+  const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
   const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   const int multiplier = params.depth_multiplier;
-  if (!IsQuantized8(input->type) || filter->type != input->type ||
-      output->type != input->type || (bias != nullptr && bias->type != kTfLiteInt32) || multiplier < 1 ||
+  if (!IsQuantized8(input->type) || filter->type != input->type || output->type != input->type ||
+      (bias != nullptr && bias->type != kTfLiteInt32) || multiplier < 1 ||
       filter->dims->data[3] != input->dims->data[3] * multiplier || !tflite::IsConstantTensor(filter) ||
       (bias != nullptr && !tflite::IsConstantTensor(bias)) || tflite::NumElements(output) == 0) {
     return false;
@@ -449,8 +442,8 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   s->multiplier = multiplier;
   nn::OutputRequantization computed;
   if (requantization == nullptr) {
-    if (nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output, params.activation,
-                                                  channels, "input 1 (filter)", &computed) != kTfLiteOk) {
+    if (nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output, params.activation, channels,
+                                                  "input 1 (filter)", &computed) != kTfLiteOk) {
       return false;
     }
     requantization = &computed;
@@ -492,8 +485,8 @@ void PackPendingDepthwise(QuantDepthwiseState* s) {
   for (int t = 0; t < taps; ++t) {
     for (int c = 0; c < channels; ++c) {
       const size_t i = static_cast<size_t>(t) * channels + c;
-      const int32_t value = s->is_signed ? static_cast<int32_t>(static_cast<int8_t>(p.filter[i]))
-                                         : static_cast<int32_t>(p.filter[i]);
+      const int32_t value =
+          s->is_signed ? static_cast<int32_t>(static_cast<int8_t>(p.filter[i])) : static_cast<int32_t>(p.filter[i]);
       w[i] = static_cast<int16_t>(value - p.filter_zero_point);
     }
   }
@@ -517,8 +510,7 @@ void PackPendingDepthwise(QuantDepthwiseState* s) {
   p.rq = nn::OutputRequantization();
 }
 
-TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
-                                QuantDepthwiseState* s) {
+TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantDepthwiseState* s) {
   if (s->pending.pending) PackPendingDepthwise(s);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);

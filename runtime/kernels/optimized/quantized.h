@@ -54,10 +54,9 @@ struct QuantGemmState {
     bool rounding_up = false, is_signed = false;
     const QuantKernels* kernels = nullptr;
     bool operator==(const PackedFrom& o) const {
-      return weights == o.weights && bias == o.bias && n == o.n && k == o.k &&
-             input_zero_point == o.input_zero_point && weights_zero_point == o.weights_zero_point &&
-             output_offset == o.output_offset && rounding_up == o.rounding_up && is_signed == o.is_signed &&
-             kernels == o.kernels;
+      return weights == o.weights && bias == o.bias && n == o.n && k == o.k && input_zero_point == o.input_zero_point &&
+             weights_zero_point == o.weights_zero_point && output_offset == o.output_offset &&
+             rounding_up == o.rounding_up && is_signed == o.is_signed && kernels == o.kernels;
     }
   } packed_from;
   // What Prepare checked and the first Eval packs (PackPendingGemm): Init stays short, as TFLite's,
@@ -104,11 +103,10 @@ struct QuantDepthwiseState {
 
 // Called after the reference Prepare succeeded; true when Eval* takes the node. `requantization`: the
 // one the reference Prepare computed (reference::ConvRequantization), or null to compute it.
-bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                      const WindowGeometry& geometry, const nn::OutputRequantization* requantization,
-                      QuantGemmState* state);
-bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node,
-                                const MicroKernels& set, QuantGemmState* state);
+bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, const WindowGeometry& geometry,
+                      const nn::OutputRequantization* requantization, QuantGemmState* state);
+bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
+                                QuantGemmState* state);
 bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
                            const WindowGeometry& geometry, const nn::OutputRequantization* requantization,
                            QuantDepthwiseState* state);
@@ -121,20 +119,18 @@ int64_t QuantizedNodesPrepared();
 // column terms (bias and zero-point terms) and ruy's or the reference's rounding. False where a
 // multiplier is one the vector stage's high multiply does not reproduce (INT32_MIN, which
 // QuantizeMultiplier never gives for a positive scale) or a shift QuantizeMultiplier never gives.
-bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up,
-                      const std::vector<int64_t>& col_terms, int32_t output_offset,
-                      QuantOutput* out);
+bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, const std::vector<int64_t>& col_terms,
+                      int32_t output_offset, QuantOutput* out);
 
 // One output stage in every column (a multiplier and shift as QuantizeMultiplier gives them, the
 // reference's MultiplyByQuantizedMultiplier rounding, then the offset and the clamp), for
 // element-wise kernels that requantize with the GEMM's vector stage. False where that stage does
 // not reproduce the reference (as for PrepareQuantConv).
-bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min,
-                             int32_t act_max, QuantOutput* out);
+bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
+                             QuantOutput* out);
 
 TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmState* state);
-TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node,
-                                QuantDepthwiseState* state);
+TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantDepthwiseState* state);
 
 }  // namespace optimized
 }  // namespace touchstone

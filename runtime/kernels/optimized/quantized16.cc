@@ -30,9 +30,7 @@ void NotePrepared() { g_prepared.fetch_add(1, std::memory_order_relaxed); }
 
 size_t TypeBytes(TfLiteType type) { return type == kTfLiteInt32 ? 4 : type == kTfLiteInt16 ? 2 : 1; }
 
-bool IsQuantizedType(TfLiteType type) {
-  return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteInt16;
-}
+bool IsQuantizedType(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteInt16; }
 
 bool HasScale(const TfLiteTensor* t) { return t->params.scale > 0.f && std::isfinite(t->params.scale); }
 
@@ -53,8 +51,7 @@ int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1)
 
 // The output stage's per-column arrays for the reference's multipliers and biases; false where a
 // multiplier is one the 32-bit stage does not take.
-bool BuildColumns(const nn::OutputRequantization& rq, const TfLiteTensor* bias, int32_t offset,
-                  Q16GemmState* s) {
+bool BuildColumns(const nn::OutputRequantization& rq, const TfLiteTensor* bias, int32_t offset, Q16GemmState* s) {
   const int n = s->n;
   const size_t padded = RoundUp(n, s->kernels->nr);
   s->bias32.assign(padded, 0);
@@ -144,8 +141,7 @@ void PackB(TfLiteContext* context, const T* src, int64_t matrices, int64_t matri
 // The same for int16 matrices without an offset (BATCH_MATMUL's rhs, packed at every Eval unless
 // constant): [k][n] interleaves two source rows per pair, [n][k] (adj_y) copies each column's pairs
 // as 32-bit words.
-void PackInt16(TfLiteContext* context, const int16_t* src, int64_t matrices, bool columns_contiguous,
-               Q16GemmState* s) {
+void PackInt16(TfLiteContext* context, const int16_t* src, int64_t matrices, bool columns_contiguous, Q16GemmState* s) {
   const int nr = s->kernels->nr;
   const int64_t panels = (s->n + nr - 1) / nr;
   const size_t pairs = s->pairs;
@@ -202,8 +198,8 @@ void PackWeightsOrRhs(TfLiteContext* context, const TfLiteTensor* b, Q16GemmStat
 // k_stride], as the GEMM reads them: kp values per row (zeros past k), the value plus `offset`, or
 // with `split` two rows per row, x >> 8 and x & 255.
 template <typename T>
-void PackMatrixRows(const Q16Kernels& kernels, const T* src, int64_t row_stride, int64_t k_stride, int64_t m0,
-                    int rows, size_t k, size_t kp, bool split, int32_t offset, int16_t* dst) {
+void PackMatrixRows(const Q16Kernels& kernels, const T* src, int64_t row_stride, int64_t k_stride, int64_t m0, int rows,
+                    size_t k, size_t kp, bool split, int32_t offset, int16_t* dst) {
   for (int r = 0; r < rows; ++r) {
     const T* row = src + (m0 + r) * row_stride;
     if constexpr (std::is_same<T, int16_t>::value) {
@@ -282,19 +278,17 @@ void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch) {
 
 }  // namespace
 
-bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                              Q16GemmState* s) {
+bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, Q16GemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias =
-      node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
+  const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
   const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   if (input->type != kTfLiteInt16 || weights->type != kTfLiteInt8 || output->type != kTfLiteInt16 ||
-      params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault ||
-      tflite::IsDynamicTensor(output) || !tflite::IsConstantTensor(weights) || weights->dims->size != 2 ||
-      (bias != nullptr && (!tflite::IsConstantTensor(bias) ||
-                           (bias->type != kTfLiteInt32 && bias->type != kTfLiteInt64)))) {
+      params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault || tflite::IsDynamicTensor(output) ||
+      !tflite::IsConstantTensor(weights) || weights->dims->size != 2 ||
+      (bias != nullptr &&
+       (!tflite::IsConstantTensor(bias) || (bias->type != kTfLiteInt32 && bias->type != kTfLiteInt64)))) {
     return false;
   }
   const int n = weights->dims->data[0];
@@ -346,8 +340,8 @@ bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const Mi
   return true;
 }
 
-bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                    const WindowGeometry& geometry, Q16GemmState* s) {
+bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, const WindowGeometry& geometry,
+                    Q16GemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -356,8 +350,8 @@ bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels
   if (input->type != kTfLiteInt16 || filter->type != kTfLiteInt8 || output->type != kTfLiteInt16 ||
       input->dims->size != 4 || filter->dims->size != 4 || input->dims->data[3] != filter->dims->data[3] ||
       !tflite::IsConstantTensor(filter) || tflite::IsDynamicTensor(output) ||
-      (bias != nullptr && (!tflite::IsConstantTensor(bias) ||
-                           (bias->type != kTfLiteInt32 && bias->type != kTfLiteInt64))) ||
+      (bias != nullptr &&
+       (!tflite::IsConstantTensor(bias) || (bias->type != kTfLiteInt32 && bias->type != kTfLiteInt64))) ||
       tflite::NumElements(output) == 0) {
     return false;
   }
@@ -392,15 +386,14 @@ bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels
   return true;
 }
 
-bool PrepareQ16BatchMatMul(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                           Q16GemmState* s) {
+bool PrepareQ16BatchMatMul(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, Q16GemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteBatchMatMulParams>(node);
   const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
   const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
   const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if ((lhs->type != kTfLiteInt16 && lhs->type != kTfLiteInt8) || rhs->type != lhs->type ||
-      output->type != lhs->type || tflite::IsDynamicTensor(output) || tflite::NumElements(output) == 0 ||
-      lhs->dims->size > 5 || rhs->dims->size > 5 || output->dims->size > 5) {
+  if ((lhs->type != kTfLiteInt16 && lhs->type != kTfLiteInt8) || rhs->type != lhs->type || output->type != lhs->type ||
+      tflite::IsDynamicTensor(output) || tflite::NumElements(output) == 0 || lhs->dims->size > 5 ||
+      rhs->dims->size > 5 || output->dims->size > 5) {
     return false;
   }
   // The reference's multiplier: the float product of the scales, over the output scale in double.
@@ -460,8 +453,7 @@ TfLiteStatus EvalQ16Gemm(TfLiteContext* context, TfLiteNode* node, Q16GemmState*
   const TfLiteTensor* a_tensor = tflite::GetInput(context, node, 0);
   const TfLiteTensor* b_tensor = tflite::GetInput(context, node, 1);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if (!s->constant_b || s->packed_from != b_tensor->data.raw || s->packed_kernels != s->kernels ||
-      s->packed.empty()) {
+  if (!s->constant_b || s->packed_from != b_tensor->data.raw || s->packed_kernels != s->kernels || s->packed.empty()) {
     PackWeightsOrRhs(context, b_tensor, s);
   }
   const Q16Kernels& kernels = *s->kernels;
@@ -471,8 +463,7 @@ TfLiteStatus EvalQ16Gemm(TfLiteContext* context, TfLiteNode* node, Q16GemmState*
   const int row_factor = s->split ? 2 : 1;
   const int mr = kernels.mr / row_factor;  // output rows per tile
   const bool bmm = s->kind == Q16GemmState::Kind::kBatchMatMul;
-  const int64_t problems =
-      bmm ? static_cast<int64_t>(s->out_batch[0]) * s->out_batch[1] * s->out_batch[2] : 1;
+  const int64_t problems = bmm ? static_cast<int64_t>(s->out_batch[0]) * s->out_batch[1] * s->out_batch[2] : 1;
   const int64_t tiles = (s->rows + mr - 1) / mr;
   const int64_t tile_base_rows = s->rows / tiles;
   const int64_t tiles_with_extra_row = s->rows % tiles;
@@ -486,7 +477,8 @@ TfLiteStatus EvalQ16Gemm(TfLiteContext* context, TfLiteNode* node, Q16GemmState*
   }
   const int64_t panels_per_group = (panels + groups - 1) / groups;
   groups = (panels + panels_per_group - 1) / panels_per_group;
-  const int64_t macs_per_item = static_cast<int64_t>(mr) * row_factor * static_cast<int64_t>(kp) * panels_per_group * nr;
+  const int64_t macs_per_item =
+      static_cast<int64_t>(mr) * row_factor * static_cast<int64_t>(kp) * panels_per_group * nr;
   const int64_t min_items = std::max<int64_t>(1, kMinMacsPerChunk / std::max<int64_t>(1, macs_per_item));
   const size_t out_bytes = s->out16 ? 2 : 1;
   const int64_t lhs_rows = bmm ? s->rows : 0;
@@ -525,11 +517,11 @@ TfLiteStatus EvalQ16Gemm(TfLiteContext* context, TfLiteNode* node, Q16GemmState*
           const int64_t row_stride = s->adj_x ? 1 : static_cast<int64_t>(s->k);
           const int64_t k_stride = s->adj_x ? lhs_rows : 1;
           if (s->type == kTfLiteInt16) {
-            PackMatrixRows(kernels, a_tensor->data.i16 + lhs_index * lhs_matrix, row_stride, k_stride, m0, rows,
-                           s->k, kp, true, 0, a);
+            PackMatrixRows(kernels, a_tensor->data.i16 + lhs_index * lhs_matrix, row_stride, k_stride, m0, rows, s->k,
+                           kp, true, 0, a);
           } else {
-            PackMatrixRows(kernels, a_tensor->data.int8 + lhs_index * lhs_matrix, row_stride, k_stride, m0, rows,
-                           s->k, kp, false, s->a_offset, a);
+            PackMatrixRows(kernels, a_tensor->data.int8 + lhs_index * lhs_matrix, row_stride, k_stride, m0, rows, s->k,
+                           kp, false, s->a_offset, a);
           }
           b_matrix = s->packed.data() + BroadcastIndex(s->rhs_batch, problem, s->out_batch) * s->packed_matrix;
           out_matrix = out_base + problem * s->rows * s->n * static_cast<int64_t>(out_bytes);
@@ -570,13 +562,21 @@ namespace {
 // QuantizedActivationBounds of the reference's element-wise kernels: the activation's bounds
 // quantized with a plain round and int32 conversion; false where that conversion would leave the
 // int32 range (the reference's result is then the compiler's, not arithmetic).
-bool ElementwiseActivationBounds(TfLiteFusedActivation activation, const TfLiteTensor* out, int32_t* lo,
-                                 int32_t* hi) {
+bool ElementwiseActivationBounds(TfLiteFusedActivation activation, const TfLiteTensor* out, int32_t* lo, int32_t* hi) {
   int32_t qmin = 0, qmax = 0;
   switch (out->type) {
-    case kTfLiteUInt8: qmin = 0; qmax = 255; break;
-    case kTfLiteInt8: qmin = -128; qmax = 127; break;
-    default: qmin = -32768; qmax = 32767; break;
+    case kTfLiteUInt8:
+      qmin = 0;
+      qmax = 255;
+      break;
+    case kTfLiteInt8:
+      qmin = -128;
+      qmax = 127;
+      break;
+    default:
+      qmin = -32768;
+      qmax = 32767;
+      break;
   }
   const float scale = out->params.scale;
   const int32_t zp = out->params.zero_point;
@@ -610,9 +610,18 @@ bool AddParams(const TfLiteNode* node, const TfLiteTensor* in1, const TfLiteTens
   const TfLiteFusedActivation activation = params != nullptr ? params->activation : kTfLiteActNone;
   int32_t qmin = 0, qmax = 0;
   switch (out->type) {
-    case kTfLiteUInt8: qmin = 0; qmax = 255; break;
-    case kTfLiteInt8: qmin = -128; qmax = 127; break;
-    default: qmin = -32768; qmax = 32767; break;
+    case kTfLiteUInt8:
+      qmin = 0;
+      qmax = 255;
+      break;
+    case kTfLiteInt8:
+      qmin = -128;
+      qmax = 127;
+      break;
+    default:
+      qmin = -32768;
+      qmax = 32767;
+      break;
   }
   for (const TfLiteTensor* t : {in1, in2, out}) {
     if (t->params.zero_point < qmin || t->params.zero_point > qmax) return false;
@@ -644,8 +653,7 @@ bool AddParams(const TfLiteNode* node, const TfLiteTensor* in1, const TfLiteTens
     const double twice_max_input_scale = 2.0f * std::max(in1->params.scale, in2->params.scale);
     const double real1 = in1->params.scale / twice_max_input_scale;
     const double real2 = in2->params.scale / twice_max_input_scale;
-    const double real_out =
-        twice_max_input_scale / (static_cast<float>(1 << p->left_shift) * out->params.scale);
+    const double real_out = twice_max_input_scale / (static_cast<float>(1 << p->left_shift) * out->params.scale);
     int32_t m1, m2, mo;
     int s1, s2, so;
     quantization_util::QuantizeMultiplier(real1, &m1, &s1);
@@ -691,8 +699,7 @@ bool MulParams(const TfLiteNode* node, const TfLiteTensor* in1, const TfLiteTens
 
 // The broadcast of a's and b's shapes onto out's, reduced: dimensions of 1 dropped, and neighbours
 // merged where both inputs read them as one (both contiguous across them, or both broadcast).
-bool ReduceShapes(const TfLiteIntArray* a, const TfLiteIntArray* b, const TfLiteIntArray* out,
-                  Q16BinaryState* s) {
+bool ReduceShapes(const TfLiteIntArray* a, const TfLiteIntArray* b, const TfLiteIntArray* out, Q16BinaryState* s) {
   constexpr int kMaxRank = Q16BinaryState::kMaxRank;
   if (out->size > kMaxRank || a->size > out->size || b->size > out->size) return false;
   int64_t extent[kMaxRank], sa[kMaxRank], sb[kMaxRank];
@@ -740,14 +747,13 @@ bool ReduceShapes(const TfLiteIntArray* a, const TfLiteIntArray* b, const TfLite
 
 }  // namespace
 
-bool PrepareQ16Binary(TfLiteContext* context, TfLiteNode* node, bool mul, const MicroKernels& set,
-                      Q16BinaryState* s) {
+bool PrepareQ16Binary(TfLiteContext* context, TfLiteNode* node, bool mul, const MicroKernels& set, Q16BinaryState* s) {
   if (node->inputs->size != 2 || node->outputs->size != 1) return false;
   const TfLiteTensor* a = tflite::GetInput(context, node, 0);
   const TfLiteTensor* b = tflite::GetInput(context, node, 1);
   const TfLiteTensor* out = tflite::GetOutput(context, node, 0);
-  if (!IsQuantizedType(out->type) || a->type != out->type || b->type != out->type ||
-      tflite::IsDynamicTensor(out) || !HasScale(a) || !HasScale(b) || !HasScale(out)) {
+  if (!IsQuantizedType(out->type) || a->type != out->type || b->type != out->type || tflite::IsDynamicTensor(out) ||
+      !HasScale(a) || !HasScale(b) || !HasScale(out)) {
     return false;
   }
   s->mul = mul;
@@ -876,10 +882,15 @@ struct QuantizeOp {
         case kTfLiteInt16:
           supported = output->type == kTfLiteInt8 || output->type == kTfLiteInt16 || output->type == kTfLiteInt32;
           break;
-        case kTfLiteInt32: supported = output->type == kTfLiteInt8 || output->type == kTfLiteInt16; break;
+        case kTfLiteInt32:
+          supported = output->type == kTfLiteInt8 || output->type == kTfLiteInt16;
+          break;
         case kTfLiteInt8:
-        case kTfLiteUInt8: supported = output->type == kTfLiteInt8 || output->type == kTfLiteUInt8; break;
-        default: break;
+        case kTfLiteUInt8:
+          supported = output->type == kTfLiteInt8 || output->type == kTfLiteUInt8;
+          break;
+        default:
+          break;
       }
       if (!supported) return kTfLiteOk;
       int32_t multiplier;

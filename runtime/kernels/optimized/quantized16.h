@@ -68,12 +68,10 @@ struct Q16GemmState {
   ThreadScratch<int64_t> sums64;
 };
 
-bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                              Q16GemmState* state);
-bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                    const WindowGeometry& geometry, Q16GemmState* state);
-bool PrepareQ16BatchMatMul(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
-                           Q16GemmState* state);
+bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, Q16GemmState* state);
+bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, const WindowGeometry& geometry,
+                    Q16GemmState* state);
+bool PrepareQ16BatchMatMul(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, Q16GemmState* state);
 TfLiteStatus EvalQ16Gemm(TfLiteContext* context, TfLiteNode* node, Q16GemmState* state);
 
 // A quantized ADD or MUL over broadcast shapes: the output walked as `outer` runs of `inner`

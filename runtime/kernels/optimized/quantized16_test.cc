@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,8 +21,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/op_common.h"
-#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -149,7 +149,8 @@ TEST(OptimizedQ16BatchMatMulTest, Int16ExtremeValuesAndScales) {
   CheckQ16BatchMatMul(kTfLiteInt16, small);
 }
 TEST(OptimizedQ16BatchMatMulTest, Int8ZeroPointsAndShapes) {
-  const std::vector<std::tuple<int, int, int>> zero_points = {{0, 0, 0}, {-128, 127, -128}, {127, -128, 127}, {5, -3, 9}};
+  const std::vector<std::tuple<int, int, int>> zero_points = {
+      {0, 0, 0}, {-128, 127, -128}, {127, -128, 127}, {5, -3, 9}};
   for (const auto& [lhs_zp, rhs_zp, out_zp] : zero_points) {
     Q16MatMul m{{2, 17, 45}, {2, 45, 70}};
     m.lhs_zp = lhs_zp;
@@ -188,8 +189,8 @@ std::vector<float> Q16WeightScales(const Q16Product& q, int channels) {
 void AddQ16Operands(OpCase& op, const std::vector<int>& input_shape, const std::vector<int>& weights_shape,
                     const Q16Product& q, uint32_t seed, std::vector<int>* inputs) {
   const size_t n = Count(input_shape);
-  const int input = op.AddInputBytes(kTfLiteInt16, input_shape,
-                                     QuantValues<int16_t>(n, seed, -32768, 32767, q.extremes ? n : 8));
+  const int input =
+      op.AddInputBytes(kTfLiteInt16, input_shape, QuantValues<int16_t>(n, seed, -32768, 32767, q.extremes ? n : 8));
   op.test().builder().SetQuantization(input, {q.input_scale}, {0});
   const size_t w = Count(weights_shape);
   std::vector<int8_t> weight_values = RandomInts<int8_t>(w, seed + 1, -128, 127);
@@ -373,7 +374,7 @@ void CheckQ16BinaryShapes(Q16Binary c) {
   const std::vector<std::pair<std::vector<int>, std::vector<int>>> shapes = {
       {{1}, {1}},
       {{8, 100, 32, 4}, {8, 100, 32, 4}},  // simple_quantized_ops.tflite's
-      {{3, 1029}, {3, 1029}},             // past one expanded buffer
+      {{3, 1029}, {3, 1029}},              // past one expanded buffer
       {{5, 8}, {8}},
       {{7}, {2, 3, 7}},
       {{2, 3, 1}, {1, 3, 4}},
@@ -459,10 +460,18 @@ TEST(OptimizedQ16BinaryTest, MulEveryType) {
     CheckQ16BinaryShapes(c);
     c.activation = Act::RELU;
     c.out_scale = type == kTfLiteInt16 ? 1e-9f : 1e-4f;  // left shifts
-    CheckQ16Binary({kTfLiteBuiltinMul, type, {3, 33}, {3, 33}, c.a_scale, c.b_scale, c.out_scale, c.a_zp, c.b_zp,
-                    c.out_zp, Act::RELU});
-    CheckQ16Binary({kTfLiteBuiltinMul, type, {3, 33}, {1, 33}, 5.f, 7.f, 0.01f, c.a_zp, c.b_zp, c.out_zp,
-                    Act::RELU6});
+    CheckQ16Binary({kTfLiteBuiltinMul,
+                    type,
+                    {3, 33},
+                    {3, 33},
+                    c.a_scale,
+                    c.b_scale,
+                    c.out_scale,
+                    c.a_zp,
+                    c.b_zp,
+                    c.out_zp,
+                    Act::RELU});
+    CheckQ16Binary({kTfLiteBuiltinMul, type, {3, 33}, {1, 33}, 5.f, 7.f, 0.01f, c.a_zp, c.b_zp, c.out_zp, Act::RELU6});
   }
 }
 // Every pair of 8-bit inputs (a = i / 256, b = i % 256).
@@ -472,13 +481,15 @@ TEST(OptimizedQ16BinaryTest, Mul8BitEveryPair) {
     a_bytes[i] = static_cast<uint8_t>(i / 256);
     b_bytes[i] = static_cast<uint8_t>(i % 256);
   }
-  CheckQ16BinaryBytes({kTfLiteBuiltinMul, kTfLiteUInt8, {256, 256}, {256, 256}, 0.0235f, 0.0171f, 0.0297f, 128, 121, 130},
-                      a_bytes, b_bytes);
-  CheckQ16BinaryBytes({kTfLiteBuiltinMul, kTfLiteInt8, {256, 256}, {256, 256}, 0.12f, 0.012f, 0.08f, -128, 127, -5,
-                       Act::RELU6},
-                      a_bytes, b_bytes);
-  CheckQ16BinaryBytes({kTfLiteBuiltinMul, kTfLiteUInt8, {256, 256}, {256, 256}, 0.5f, 0.05f, 1e-3f, 0, 255, 255, Act::RELU},
-                      a_bytes, b_bytes);
+  CheckQ16BinaryBytes(
+      {kTfLiteBuiltinMul, kTfLiteUInt8, {256, 256}, {256, 256}, 0.0235f, 0.0171f, 0.0297f, 128, 121, 130}, a_bytes,
+      b_bytes);
+  CheckQ16BinaryBytes(
+      {kTfLiteBuiltinMul, kTfLiteInt8, {256, 256}, {256, 256}, 0.12f, 0.012f, 0.08f, -128, 127, -5, Act::RELU6},
+      a_bytes, b_bytes);
+  CheckQ16BinaryBytes(
+      {kTfLiteBuiltinMul, kTfLiteUInt8, {256, 256}, {256, 256}, 0.5f, 0.05f, 1e-3f, 0, 255, 255, Act::RELU}, a_bytes,
+      b_bytes);
 }
 TEST(OptimizedQ16BinaryTest, WhatStaysOnTheReference) {
   // int16 MUL without quantization parameters is integer multiplication: the reference's.
@@ -519,11 +530,32 @@ void CheckConvert(int code, TfLiteType in_type, std::vector<uint8_t> bytes, cons
 // NaN and infinities, then random values.
 std::vector<uint8_t> ProbeFloats(size_t n, float scale, uint32_t seed) {
   std::vector<float> values = RandomFloats(n, seed, -40000.f * scale, 40000.f * scale);
-  const float specials[] = {0.f, -0.f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 0.49999997f, -0.49999997f,
-                            127.5f, -128.5f, 255.5f, 32767.5f, -32768.5f, 2147483520.f, -2147483648.f,
-                            3e9f, -3e9f, 1e30f, std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                            1e-40f, std::nextafter(0.5f, 0.f), std::nextafter(0.5f, 1.f)};
+  const float specials[] = {0.f,
+                            -0.f,
+                            0.5f,
+                            -0.5f,
+                            1.5f,
+                            -1.5f,
+                            2.5f,
+                            -2.5f,
+                            0.49999997f,
+                            -0.49999997f,
+                            127.5f,
+                            -128.5f,
+                            255.5f,
+                            32767.5f,
+                            -32768.5f,
+                            2147483520.f,
+                            -2147483648.f,
+                            3e9f,
+                            -3e9f,
+                            1e30f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            1e-40f,
+                            std::nextafter(0.5f, 0.f),
+                            std::nextafter(0.5f, 1.f)};
   size_t i = 0;
   for (float v : specials) {
     if (i + 1 >= n) break;
@@ -538,7 +570,8 @@ TEST(OptimizedQ16ConvertTest, QuantizeFromFloat) {
     SCOPED_TRACE(TfLiteTypeGetName(type));
     const int zp = type == kTfLiteUInt8 ? 128 : (type == kTfLiteInt8 ? -3 : 0);
     for (float scale : {1.f, 0.0078125f, 0.013f, 1e-6f, 3e4f}) {
-      CheckConvert(kTfLiteBuiltinQuantize, kTfLiteFloat32, ProbeFloats(1001, scale, 1), {1001}, 0.f, 0, type, scale, zp);
+      CheckConvert(kTfLiteBuiltinQuantize, kTfLiteFloat32, ProbeFloats(1001, scale, 1), {1001}, 0.f, 0, type, scale,
+                   zp);
     }
     CheckConvert(kTfLiteBuiltinQuantize, kTfLiteFloat32, ProbeFloats(1, 1.f, 2), {1}, 0.f, 0, type, 0.5f, zp);
     CheckConvert(kTfLiteBuiltinQuantize, kTfLiteFloat32, ProbeFloats(50000, 0.1f, 3), {2, 25000}, 0.f, 0, type, 0.1f,
@@ -552,13 +585,18 @@ TEST(OptimizedQ16ConvertTest, Requantize) {
     int in_zp, out_zp;
   };
   const Case cases[] = {
-      {kTfLiteInt8, kTfLiteUInt8, 0.02f, 0.02f, -3, 125},  {kTfLiteUInt8, kTfLiteInt8, 0.02f, 0.03f, 128, 0},
-      {kTfLiteInt8, kTfLiteInt8, 0.5f, 1e-4f, -128, 127},  {kTfLiteUInt8, kTfLiteUInt8, 1e-4f, 3.f, 255, 0},
-      {kTfLiteInt16, kTfLiteInt16, 1e-4f, 3e-5f, 0, 0},    {kTfLiteInt16, kTfLiteInt16, 0.3f, 1e-9f, 0, 0},
-      {kTfLiteInt16, kTfLiteInt8, 1e-3f, 0.05f, 0, -128},  {kTfLiteInt16, kTfLiteInt8, 1.f, 1e-3f, 0, 127},
+      {kTfLiteInt8, kTfLiteUInt8, 0.02f, 0.02f, -3, 125},
+      {kTfLiteUInt8, kTfLiteInt8, 0.02f, 0.03f, 128, 0},
+      {kTfLiteInt8, kTfLiteInt8, 0.5f, 1e-4f, -128, 127},
+      {kTfLiteUInt8, kTfLiteUInt8, 1e-4f, 3.f, 255, 0},
+      {kTfLiteInt16, kTfLiteInt16, 1e-4f, 3e-5f, 0, 0},
+      {kTfLiteInt16, kTfLiteInt16, 0.3f, 1e-9f, 0, 0},
+      {kTfLiteInt16, kTfLiteInt8, 1e-3f, 0.05f, 0, -128},
+      {kTfLiteInt16, kTfLiteInt8, 1.f, 1e-3f, 0, 127},
       {kTfLiteInt16, kTfLiteInt16, 1e6f, 1e-6f, 0, 0},
       // Ratios that are powers of two: halves exactly, where the rounding of ties decides.
-      {kTfLiteInt8, kTfLiteInt8, 0.25f, 1.f, 3, -2},       {kTfLiteInt16, kTfLiteInt16, 1.f, 8.f, 0, 0},
+      {kTfLiteInt8, kTfLiteInt8, 0.25f, 1.f, 3, -2},
+      {kTfLiteInt16, kTfLiteInt16, 1.f, 8.f, 0, 0},
       {kTfLiteInt16, kTfLiteInt8, 1.f, 512.f, 0, 0},
   };
   for (const Case& c : cases) {
@@ -574,8 +612,8 @@ TEST(OptimizedQ16ConvertTest, Requantize) {
       bytes.resize(n);
       for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<uint8_t>(i);
     }
-    CheckConvert(kTfLiteBuiltinQuantize, c.in, bytes, {static_cast<int>(n)}, c.in_scale, c.in_zp, c.out,
-                 c.out_scale, c.out_zp);
+    CheckConvert(kTfLiteBuiltinQuantize, c.in, bytes, {static_cast<int>(n)}, c.in_scale, c.in_zp, c.out, c.out_scale,
+                 c.out_zp);
   }
   // int32 on either side (keyword_scrambled.tflite ends with int16 -> int32).
   std::vector<int32_t> wide = RandomInts<int32_t>(1000, 1, INT32_MIN, INT32_MAX);

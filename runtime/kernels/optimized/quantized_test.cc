@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,8 +21,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/microkernels.h"
 #include "runtime/kernels/optimized/op_common.h"
-#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -50,8 +50,7 @@ TEST(OptimizedQuantizedTest, EveryIsaPathIsExercised) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512f")) {
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512f")) {
     EXPECT_NE(std::find(names.begin(), names.end(), "avx512vnni"), names.end());
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
@@ -89,8 +88,7 @@ Quant Int8Quant(int input_zp = -3, int output_zp = 5, bool per_channel = false) 
   return q;
 }
 
-int AddQuantInput(OpCase& op, TfLiteType type, const std::vector<int>& shape, uint32_t seed,
-                  const Quant& q) {
+int AddQuantInput(OpCase& op, TfLiteType type, const std::vector<int>& shape, uint32_t seed, const Quant& q) {
   const int index = op.AddInputBytes(type, shape, RandomQuantBytes(type, Count(shape), seed));
   op.test().builder().SetQuantization(index, {q.input_scale}, {q.input_zero_point});
   return index;
@@ -105,22 +103,21 @@ std::vector<float> WeightScales(const Quant& q, int channels) {
   return scales;
 }
 
-int AddQuantWeights(OpCase& op, TfLiteType type, const std::vector<int>& shape, int dimension,
-                    uint32_t seed, const Quant& q) {
+int AddQuantWeights(OpCase& op, TfLiteType type, const std::vector<int>& shape, int dimension, uint32_t seed,
+                    const Quant& q) {
   const size_t n = Count(shape);
-  const int index =
-      type == kTfLiteUInt8
-          ? op.test().AddConst<uint8_t>(type, shape, RandomInts<uint8_t>(n, seed, 0, 255))
-          : op.test().AddConst<int8_t>(type, shape, RandomInts<int8_t>(n, seed, -128, 127));
+  const int index = type == kTfLiteUInt8
+                        ? op.test().AddConst<uint8_t>(type, shape, RandomInts<uint8_t>(n, seed, 0, 255))
+                        : op.test().AddConst<int8_t>(type, shape, RandomInts<int8_t>(n, seed, -128, 127));
   const std::vector<float> scales = WeightScales(q, shape[dimension]);
-  op.test().builder().SetQuantization(
-      index, scales, std::vector<int64_t>(scales.size(), q.weights_zero_point), dimension);
+  op.test().builder().SetQuantization(index, scales, std::vector<int64_t>(scales.size(), q.weights_zero_point),
+                                      dimension);
   return index;
 }
 
 int AddQuantBias(OpCase& op, int channels, uint32_t seed, const Quant& q) {
-  const int index = op.test().AddConst<int32_t>(
-      kTfLiteInt32, {channels}, RandomInts<int32_t>(channels, seed, -q.bias_range, q.bias_range));
+  const int index = op.test().AddConst<int32_t>(kTfLiteInt32, {channels},
+                                                RandomInts<int32_t>(channels, seed, -q.bias_range, q.bias_range));
   std::vector<float> scales = WeightScales(q, channels);
   for (float& s : scales) s *= q.input_scale;
   op.test().builder().SetQuantization(index, scales, std::vector<int64_t>(scales.size(), 0));
@@ -150,14 +147,12 @@ void CheckQuantConv(TfLiteType type, const Conv& c, const Quant& q, uint32_t see
   OpCase op;
   const int input = AddQuantInput(op, type, c.input, seed, q);
   const int filter =
-      AddQuantWeights(op, type, {c.out_channels, c.kernel_h, c.kernel_w, c.input[3] / c.groups},
-                      0, seed + 1, q);
+      AddQuantWeights(op, type, {c.out_channels, c.kernel_h, c.kernel_w, c.input[3] / c.groups}, 0, seed + 1, q);
   const int bias = AddQuantBias(op, c.out_channels, seed + 2, q);
   const int output = AddQuantOutput(op, type, q);
-  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
-                  fb::BuiltinOptions::Conv2DOptions,
-                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h,
-                                          c.activation, c.dilation_w, c.dilation_h)
+  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h, c.activation,
+                                          c.dilation_w, c.dilation_h)
                       .Union());
   CheckQuantized(op, optimized::Register_CONV_2D(), c.groups == 1);
 }
@@ -191,8 +186,7 @@ TEST(OptimizedQuantizedConvTest, ThreeByThreeOddChannelsAndPadding) {
 }
 TEST(OptimizedQuantizedConvTest, StridesDilationNonSquare) {
   CheckQuantConvAllTypes({{1, 15, 12, 6}, 9, 3, 3, fb::Padding::VALID, 1, 2, 2, 3});
-  CheckQuantConvAllTypes(
-      {{1, 9, 11, 4}, 11, 2, 3, fb::Padding::SAME, 2, 1, 1, 2, Act::RELU_N1_TO_1});
+  CheckQuantConvAllTypes({{1, 9, 11, 4}, 11, 2, 3, fb::Padding::SAME, 2, 1, 1, 2, Act::RELU_N1_TO_1});
 }
 TEST(OptimizedQuantizedConvTest, ManyColumnsCrossPanelsAndThreadChunks) {
   CheckQuantConvAllTypes({{1, 14, 14, 24}, 130, 1, 1, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6}, 3);
@@ -243,16 +237,13 @@ void CheckQuantDepthwise(TfLiteType type, const Depthwise& d, const Quant& q, ui
   OpCase op;
   const int channels = d.input[3] * d.multiplier;
   const int input = AddQuantInput(op, type, d.input, seed, q);
-  const int filter =
-      AddQuantWeights(op, type, {1, d.kernel_h, d.kernel_w, channels}, 3, seed + 1, q);
+  const int filter = AddQuantWeights(op, type, {1, d.kernel_h, d.kernel_w, channels}, 3, seed + 1, q);
   std::vector<int> inputs = {input, filter};
   if (d.bias) inputs.push_back(AddQuantBias(op, channels, seed + 2, q));
   const int output = AddQuantOutput(op, type, q);
-  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output},
-                  fb::BuiltinOptions::DepthwiseConv2DOptions,
-                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w,
-                                                   d.stride_h, d.multiplier, d.activation,
-                                                   d.dilation_w, d.dilation_h)
+  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w, d.stride_h, d.multiplier,
+                                                   d.activation, d.dilation_w, d.dilation_h)
                       .Union());
   CheckQuantized(op, optimized::Register_DEPTHWISE_CONV_2D());
 }
@@ -311,19 +302,16 @@ TEST(OptimizedQuantizedDepthwiseTest, DepthMultiplier) {
   CheckQuantDepthwiseAllTypes({{2, 7, 6, 4}, 4, 3, 3, fb::Padding::SAME, 2, 1, 2, 1, Act::NONE, false});
 }
 
-void CheckQuantFullyConnected(TfLiteType type, const FullyConnected& f, const Quant& q,
-                              uint32_t seed = 1) {
+void CheckQuantFullyConnected(TfLiteType type, const FullyConnected& f, const Quant& q, uint32_t seed = 1) {
   OpCase op;
   const int input = AddQuantInput(op, type, f.input, seed, q);
   const int weights = AddQuantWeights(op, type, {f.units, f.depth}, 0, seed + 1, q);
   std::vector<int> inputs = {input, weights};
   if (f.bias) inputs.push_back(AddQuantBias(op, f.units, seed + 2, q));
   const int output = AddQuantOutput(op, type, q);
-  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output},
-                  fb::BuiltinOptions::FullyConnectedOptions,
+  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output}, fb::BuiltinOptions::FullyConnectedOptions,
                   fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation,
-                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
-                                                  f.keep_num_dims)
+                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT, f.keep_num_dims)
                       .Union());
   CheckQuantized(op, optimized::Register_FULLY_CONNECTED());
 }
@@ -333,19 +321,17 @@ void CheckQuantFullyConnected(TfLiteType type, const FullyConnected& f, const Qu
 void CheckHybridFullyConnected(const FullyConnected& f, bool asymmetric, uint32_t seed = 1) {
   OpCase op;
   const int input = op.AddFloatInput(f.input, seed, -3.f, 2.f);
-  const int weights = op.test().AddConst<int8_t>(kTfLiteInt8, {f.units, f.depth},
-                                                  RandomInts<int8_t>(static_cast<size_t>(f.units) * f.depth,
-                                                                     seed + 1, -127, 127));
+  const int weights = op.test().AddConst<int8_t>(
+      kTfLiteInt8, {f.units, f.depth}, RandomInts<int8_t>(static_cast<size_t>(f.units) * f.depth, seed + 1, -127, 127));
   op.test().builder().SetQuantization(weights, {0.0123f}, {0});
   std::vector<int> inputs = {input, weights};
   if (f.bias) inputs.push_back(op.AddFloatConst({f.units}, seed + 2));
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output},
-                  fb::BuiltinOptions::FullyConnectedOptions,
-                  fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation,
-                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
-                                                  f.keep_num_dims, asymmetric)
-                      .Union());
+  op.test().AddOp(
+      kTfLiteBuiltinFullyConnected, inputs, {output}, fb::BuiltinOptions::FullyConnectedOptions,
+      fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation, fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+                                      f.keep_num_dims, asymmetric)
+          .Union());
   op.RequireOptimizedPath();
   op.Check(optimized::Register_FULLY_CONNECTED(), /*exact=*/true);
 }

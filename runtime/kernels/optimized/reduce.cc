@@ -68,9 +68,7 @@ struct ReduceOp {
   using State = ReduceState;
   // The sums are in another order than the reference's anyway: denormals flushed (float_mode.h).
   static bool FlushesDenormals(const ReduceState*) { return true; }
-  static TfLiteRegistration* Reference() {
-    return kMean ? reference::Register_MEAN() : reference::Register_SUM();
-  }
+  static TfLiteRegistration* Reference() { return kMean ? reference::Register_MEAN() : reference::Register_SUM(); }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (node->inputs->size != 2 || node->outputs->size != 1) return kTfLiteOk;

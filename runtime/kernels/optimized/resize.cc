@@ -33,9 +33,8 @@ struct Axis {
   std::vector<float> fraction;
 
   void Compute(int input_size, int output_size, bool align_corners, bool half_pixel_centers) {
-    const float scale = align_corners && output_size > 1
-                            ? static_cast<float>(input_size - 1) / (output_size - 1)
-                            : static_cast<float>(input_size) / output_size;
+    const float scale = align_corners && output_size > 1 ? static_cast<float>(input_size - 1) / (output_size - 1)
+                                                         : static_cast<float>(input_size) / output_size;
     lower.resize(output_size);
     upper.resize(output_size);
     fraction.resize(output_size);
@@ -52,8 +51,8 @@ struct Axis {
 // One output row of uint8 RESIZE_BILINEAR: the reference's blend, term for term (weights as float
 // products, the weighted corners summed left to right, 0.5 added, truncated). Four channels per
 // SSE2 step, which rounds each multiply and add on its own as the scalar expression does.
-void BilinearRowUInt8(size_t channels, size_t width, const uint8_t* top, const uint8_t* bottom,
-                      const int32_t* x0, const int32_t* x1, const float* dx, float dy, uint8_t* out) {
+void BilinearRowUInt8(size_t channels, size_t width, const uint8_t* top, const uint8_t* bottom, const int32_t* x0,
+                      const int32_t* x1, const float* dx, float dy, uint8_t* out) {
   for (size_t x = 0; x < width; ++x) {
     const float fx = dx[x];
     const float top_left_weight = (1 - dy) * (1 - fx);
@@ -111,8 +110,8 @@ struct ResizeBilinearOp {
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     const bool uint8 = input->type == kTfLiteUInt8 && output->type == kTfLiteUInt8;
     if (!((input->type == kTfLiteFloat32 && output->type == kTfLiteFloat32) || uint8) ||
-        tflite::IsDynamicTensor(output) || output->dims->size != 4 ||
-        tflite::NumElements(output) == 0 || tflite::NumElements(input) == 0) {
+        tflite::IsDynamicTensor(output) || output->dims->size != 4 || tflite::NumElements(output) == 0 ||
+        tflite::NumElements(input) == 0) {
       return kTfLiteOk;
     }
     s->uint8 = uint8;
@@ -143,9 +142,8 @@ struct ResizeBilinearOp {
         const int64_t b = r / s->out_height;
         const int y = static_cast<int>(r % s->out_height);
         const float* image = input + static_cast<size_t>(b) * s->in_height * in_row;
-        row_fn(channels, s->out_width, image + s->rows.lower[y] * in_row,
-               image + s->rows.upper[y] * in_row, s->columns.lower.data(),
-               s->columns.upper.data(), s->columns.fraction.data(), s->rows.fraction[y],
+        row_fn(channels, s->out_width, image + s->rows.lower[y] * in_row, image + s->rows.upper[y] * in_row,
+               s->columns.lower.data(), s->columns.upper.data(), s->columns.fraction.data(), s->rows.fraction[y],
                output + r * out_row);
       }
     });
@@ -176,9 +174,7 @@ struct ResizeBilinearOp {
 
 }  // namespace
 
-TfLiteRegistration* Register_RESIZE_BILINEAR() {
-  return OptimizedKernel<ResizeBilinearOp>::Registration();
-}
+TfLiteRegistration* Register_RESIZE_BILINEAR() { return OptimizedKernel<ResizeBilinearOp>::Registration(); }
 
 }  // namespace optimized
 }  // namespace touchstone

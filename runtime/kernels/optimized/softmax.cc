@@ -33,9 +33,8 @@ struct SoftmaxOp {
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    if (input->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
-        input->dims->size < 1 || tflite::NumElements(input) == 0 ||
-        tflite::NumElements(output) != tflite::NumElements(input)) {
+    if (input->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 || input->dims->size < 1 ||
+        tflite::NumElements(input) == 0 || tflite::NumElements(output) != tflite::NumElements(input)) {
       return kTfLiteOk;
     }
     s->depth = input->dims->data[input->dims->size - 1];

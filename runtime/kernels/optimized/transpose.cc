@@ -97,9 +97,8 @@ struct TransposeOp {
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->element_bytes = ElementBytes(input->type);
     s->rank = input->dims->size;
-    if (s->element_bytes == 0 || output->type != input->type || s->rank < 1 ||
-        s->rank > kMaxTransposeRank || tflite::IsDynamicTensor(output) ||
-        !tflite::IsConstantTensor(perm) || output->dims->size != s->rank ||
+    if (s->element_bytes == 0 || output->type != input->type || s->rank < 1 || s->rank > kMaxTransposeRank ||
+        tflite::IsDynamicTensor(output) || !tflite::IsConstantTensor(perm) || output->dims->size != s->rank ||
         tflite::NumElements(output) == 0 || tflite::NumElements(perm) != s->rank ||
         (perm->type != kTfLiteInt32 && perm->type != kTfLiteInt64)) {
       return kTfLiteOk;

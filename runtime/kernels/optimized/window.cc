@@ -8,17 +8,14 @@ namespace touchstone {
 namespace optimized {
 
 bool WindowGeometry::operator==(const WindowGeometry& o) const {
-  return batches == o.batches && in_height == o.in_height && in_width == o.in_width &&
-         out_height == o.out_height && out_width == o.out_width &&
-         kernel_height == o.kernel_height && kernel_width == o.kernel_width &&
-         stride_height == o.stride_height && stride_width == o.stride_width &&
-         dilation_height == o.dilation_height && dilation_width == o.dilation_width &&
-         pad_top == o.pad_top && pad_left == o.pad_left;
+  return batches == o.batches && in_height == o.in_height && in_width == o.in_width && out_height == o.out_height &&
+         out_width == o.out_width && kernel_height == o.kernel_height && kernel_width == o.kernel_width &&
+         stride_height == o.stride_height && stride_width == o.stride_width && dilation_height == o.dilation_height &&
+         dilation_width == o.dilation_width && pad_top == o.pad_top && pad_left == o.pad_left;
 }
 
-void BuildIndirection(const WindowGeometry& g, const float* input, size_t pixel_stride,
-                      const float* zero, std::vector<const float*>* buffer, int skip_begin,
-                      int skip_end) {
+void BuildIndirection(const WindowGeometry& g, const float* input, size_t pixel_stride, const float* zero,
+                      std::vector<const float*>* buffer, int skip_begin, int skip_end) {
   const size_t taps = g.taps();
   const int skipped = std::max(0, skip_end - skip_begin);
   const size_t row_pixels = static_cast<size_t>(g.out_width - skipped);

@@ -11,8 +11,8 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
-#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/elementwise_util.h"
@@ -34,8 +34,8 @@ bool TanhLogisticTypes(TfLiteType t) {
 // int16 tanh/logistic: a power-of-two input scale of 2^-12 (tanh also 2^-11) goes through the
 // fixed-point functions on Q3.12; any other scale is rescaled by input_multiplier / 2^shift onto
 // the sigmoid table's scale. The output must be Q0.15.
-TfLiteStatus PrepareInt16TanhLogistic(TfLiteContext* context, TfLiteNode* node, const char* op,
-                                      bool tanh, const TfLiteTensor* in, const TfLiteTensor* out) {
+TfLiteStatus PrepareInt16TanhLogistic(TfLiteContext* context, TfLiteNode* node, const char* op, bool tanh,
+                                      const TfLiteTensor* in, const TfLiteTensor* out) {
   EW_OK(PrepareQuantizedUnaryOffsets(context, node, op, in, out));
   OpData* d = Data(node);
   int log2 = 0;
@@ -92,8 +92,7 @@ TfLiteStatus EvalTanh(TfLiteContext* context, TfLiteNode* node) {
       }
       using F3 = fp::FixedPoint<int16_t, 3>;
       return Unary<int16_t>(in, out, [&](int16_t x) {
-        const int16_t v =
-            d.input_left_shift == 1 ? fp::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1) : x;
+        const int16_t v = d.input_left_shift == 1 ? fp::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1) : x;
         return fp::Tanh(F3::FromRaw(v)).raw;
       });
     }
@@ -112,8 +111,8 @@ TfLiteStatus PrepareLogistic(TfLiteContext* context, TfLiteNode* node) {
   OpData* d = Data(node);
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) {
     EW_OK(RequireScales(context, "LOGISTIC", in, out));
-    EW_ENSURE(context, out->params.scale == 1. / 256,
-              "LOGISTIC: 8-bit output scale must be 1/256 (got %g)", out->params.scale);
+    EW_ENSURE(context, out->params.scale == 1. / 256, "LOGISTIC: 8-bit output scale must be 1/256 (got %g)",
+              out->params.scale);
     PopulateLut8(in, out, LogisticFloat, d->lut8);
   } else if (in->type == kTfLiteInt16) {
     EW_OK(RequireScale(context, out, "LOGISTIC", "output"));
@@ -187,8 +186,7 @@ struct ReluInfo<ReluKind::kRelu0To1> {
 
 template <ReluKind k>
 bool ReluTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8 ||
-         (ReluInfo<k>::kInt16 && t == kTfLiteInt16);
+  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8 || (ReluInfo<k>::kInt16 && t == kTfLiteInt16);
 }
 
 template <ReluKind k>
@@ -206,10 +204,9 @@ TfLiteStatus PrepareRelu(TfLiteContext* context, TfLiteNode* node) {
     const float scale = out->params.scale;
     const int32_t zp = out->params.zero_point;
     d->act_min = std::max(qmin, zp + static_cast<int32_t>(std::round(ReluInfo<k>::Lo() / scale)));
-    d->act_max =
-        std::isinf(ReluInfo<k>::Hi())
-            ? qmax
-            : std::min(qmax, zp + static_cast<int32_t>(std::round(ReluInfo<k>::Hi() / scale)));
+    d->act_max = std::isinf(ReluInfo<k>::Hi())
+                     ? qmax
+                     : std::min(qmax, zp + static_cast<int32_t>(std::round(ReluInfo<k>::Hi() / scale)));
   }
   return kTfLiteOk;
 }
@@ -218,9 +215,8 @@ template <typename T>
 TfLiteStatus EvalReluQuantized(TfLiteNode* node, const TfLiteTensor* in, TfLiteTensor* out) {
   const OpData d = *Data(node);
   return Unary<T>(in, out, [&](T x) {
-    const int32_t r =
-        d.output_offset + MultiplyByQuantizedMultiplier(static_cast<int32_t>(x) - d.input1_offset,
-                                                        d.multiplier, d.shift);
+    const int32_t r = d.output_offset +
+                      MultiplyByQuantizedMultiplier(static_cast<int32_t>(x) - d.input1_offset, d.multiplier, d.shift);
     return static_cast<T>(Clamp(r, d.act_min, d.act_max));
   });
 }
@@ -255,8 +251,7 @@ bool LeakyReluTypes(TfLiteType t) {
 }
 
 float LeakyReluAlpha(const TfLiteNode* node) {
-  return node->builtin_data ? static_cast<const TfLiteLeakyReluParams*>(node->builtin_data)->alpha
-                            : 0.2f;
+  return node->builtin_data ? static_cast<const TfLiteLeakyReluParams*>(node->builtin_data)->alpha : 0.2f;
 }
 
 TfLiteStatus PrepareLeakyRelu(TfLiteContext* context, TfLiteNode* node) {
@@ -313,12 +308,10 @@ TfLiteStatus PreparePrelu(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(GetIO(context, node, 2, "PRELU", in, &out));
   const TfLiteTensor* input = in[0];
   const TfLiteTensor* alpha = in[1];
-  EW_ENSURE(context, input->type == alpha->type, "PRELU: input type %s and alpha type %s differ",
-            TypeName(input->type), TypeName(alpha->type));
-  EW_ENSURE(
-      context,
-      input->type == kTfLiteFloat32 || input->type == kTfLiteUInt8 || input->type == kTfLiteInt8,
-      "PRELU: type %s is not supported", TypeName(input->type));
+  EW_ENSURE(context, input->type == alpha->type, "PRELU: input type %s and alpha type %s differ", TypeName(input->type),
+            TypeName(alpha->type));
+  EW_ENSURE(context, input->type == kTfLiteFloat32 || input->type == kTfLiteUInt8 || input->type == kTfLiteInt8,
+            "PRELU: type %s is not supported", TypeName(input->type));
   out->type = input->type;
   if (input->type != kTfLiteFloat32) {
     EW_OK(RequireScale(context, input, "PRELU", "input"));
@@ -329,12 +322,10 @@ TfLiteStatus PreparePrelu(TfLiteContext* context, TfLiteNode* node) {
     d->input2_offset = -alpha->params.zero_point;
     d->output_offset = out->params.zero_point;
     QuantizeMultiplier(input->params.scale / out->params.scale, &d->multiplier, &d->shift);
-    QuantizeMultiplier(input->params.scale * alpha->params.scale / out->params.scale,
-                       &d->multiplier2, &d->shift2);
+    QuantizeMultiplier(input->params.scale * alpha->params.scale / out->params.scale, &d->multiplier2, &d->shift2);
   }
   EW_OK(ResizeBroadcast(context, input, alpha, out, "PRELU"));
-  EW_ENSURE(context, tflite::HaveSameShapes(input, out),
-            "PRELU: alpha must broadcast to the input's shape");
+  EW_ENSURE(context, tflite::HaveSameShapes(input, out), "PRELU: alpha must broadcast to the input's shape");
   return kTfLiteOk;
 }
 
@@ -373,9 +364,7 @@ TfLiteStatus EvalPrelu(TfLiteContext* context, TfLiteNode* node) {
   }
 }
 
-bool HardSwishTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8;
-}
+bool HardSwishTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8; }
 
 int16_t DownScaleMultiplierToInt16(int32_t m) {
   constexpr int32_t kRound = 1 << 15;
@@ -397,8 +386,7 @@ TfLiteStatus PrepareHardSwish(TfLiteContext* context, TfLiteNode* node) {
     QuantizeMultiplier(output_multiplier, &m32, &d->hs_output_exponent);
     d->hs_output_multiplier = DownScaleMultiplierToInt16(m32);
     EW_ENSURE(context, d->hs_output_exponent <= 0,
-              "HARD_SWISH: output scale too small for the input scale (multiplier exponent %d)",
-              d->hs_output_exponent);
+              "HARD_SWISH: output scale too small for the input scale (multiplier exponent %d)", d->hs_output_exponent);
     const float reluish_multiplier = hires_input_scale / reluish_scale;
     QuantizeMultiplier(reluish_multiplier, &m32, &d->hs_reluish_exponent);
     d->hs_reluish_multiplier = DownScaleMultiplierToInt16(m32);
@@ -413,8 +401,7 @@ int16_t SaturatingLeftShift16(int16_t value, int amount) {
 
 // Doubling high multiply that truncates instead of rounding.
 int16_t SaturatingDoublingHighMul16(int16_t a, int16_t b) {
-  if (a == b && a == std::numeric_limits<int16_t>::min())
-    return std::numeric_limits<int16_t>::max();
+  if (a == b && a == std::numeric_limits<int16_t>::min()) return std::numeric_limits<int16_t>::max();
   return static_cast<int16_t>((static_cast<int32_t>(a) * static_cast<int32_t>(b)) / (1 << 15));
 }
 
@@ -426,15 +413,12 @@ TfLiteStatus EvalHardSwishQuantized(TfLiteNode* node, const TfLiteTensor* in, Tf
   return Unary<T>(in, out, [&](T x) {
     const int16_t input_value = static_cast<int16_t>(static_cast<int32_t>(x) - d.input1_offset);
     const int16_t hires = static_cast<int16_t>(input_value * (1 << 7));
-    const int16_t preshift_out =
-        qu::SaturatingRoundingDoublingHighMul(hires, d.hs_output_multiplier);
+    const int16_t preshift_out = qu::SaturatingRoundingDoublingHighMul(hires, d.hs_output_multiplier);
     int16_t reluish = hires;
-    if (d.hs_reluish_exponent > 0)
-      reluish = SaturatingLeftShift16(reluish, d.hs_reluish_exponent - 1);
+    if (d.hs_reluish_exponent > 0) reluish = SaturatingLeftShift16(reluish, d.hs_reluish_exponent - 1);
     reluish = qu::SaturatingRoundingDoublingHighMul(reluish, d.hs_reluish_multiplier);
     if (d.hs_reluish_exponent > 0) reluish = SaturatingLeftShift16(reluish, 1);
-    if (d.hs_reluish_exponent < 0)
-      reluish = qu::RoundingDivideByPOT(reluish, -d.hs_reluish_exponent);
+    if (d.hs_reluish_exponent < 0) reluish = qu::RoundingDivideByPOT(reluish, -d.hs_reluish_exponent);
     reluish = static_cast<int16_t>((static_cast<int32_t>(reluish) + (1 << 15)) >> 1);
     const int16_t preshift = SaturatingDoublingHighMul16(reluish, preshift_out);
     int16_t v = qu::RoundingDivideByPOT(preshift, -d.hs_output_exponent);
@@ -451,8 +435,7 @@ TfLiteStatus EvalHardSwish(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(GetIO(context, node, 1, "HARD_SWISH", &in, &out));
   switch (in->type) {
     case kTfLiteFloat32:
-      return Unary<float>(
-          in, out, [](float x) { return x * std::min(6.0f, std::max(0.0f, x + 3.0f)) / 6.0f; });
+      return Unary<float>(in, out, [](float x) { return x * std::min(6.0f, std::max(0.0f, x + 3.0f)) / 6.0f; });
     case kTfLiteUInt8:
       return EvalHardSwishQuantized<uint8_t>(node, in, out);
     case kTfLiteInt8:
@@ -488,8 +471,7 @@ TfLiteStatus EvalElu(TfLiteContext* context, TfLiteNode* node) {
 }
 
 bool GeluApproximate(const TfLiteNode* node) {
-  return node->builtin_data != nullptr &&
-         static_cast<const TfLiteGeluParams*>(node->builtin_data)->approximate;
+  return node->builtin_data != nullptr && static_cast<const TfLiteGeluParams*>(node->builtin_data)->approximate;
 }
 
 // 0.5 x (1 + erf(x / sqrt 2)), written with erfc to stay accurate for large negative x.
@@ -500,9 +482,7 @@ float GeluTanh(float x) {
   return 0.5f * x * (1.f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
 }
 
-bool GeluTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8;
-}
+bool GeluTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteUInt8 || t == kTfLiteInt8; }
 
 TfLiteStatus PrepareGelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
@@ -520,8 +500,7 @@ TfLiteStatus EvalGelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "GELU", &in, &out));
-  if (in->type == kTfLiteFloat32)
-    return Unary<float>(in, out, GeluApproximate(node) ? GeluTanh : GeluExact);
+  if (in->type == kTfLiteFloat32) return Unary<float>(in, out, GeluApproximate(node) ? GeluTanh : GeluExact);
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) return EvalLut(node, in, out);
   TF_LITE_KERNEL_LOG(context, "GELU: type %s is not supported", TypeName(in->type));
   return kTfLiteError;
@@ -540,10 +519,8 @@ TS_REGISTER(TANH, Init, Free, PrepareTanh, EvalTanh)
 TS_REGISTER(LOGISTIC, Init, Free, PrepareLogistic, EvalLogistic)
 TS_REGISTER(RELU, Init, Free, PrepareRelu<ReluKind::kRelu>, EvalRelu<ReluKind::kRelu>)
 TS_REGISTER(RELU6, Init, Free, PrepareRelu<ReluKind::kRelu6>, EvalRelu<ReluKind::kRelu6>)
-TS_REGISTER(RELU_N1_TO_1, Init, Free, PrepareRelu<ReluKind::kReluN1To1>,
-            EvalRelu<ReluKind::kReluN1To1>)
-TS_REGISTER(RELU_0_TO_1, Init, Free, PrepareRelu<ReluKind::kRelu0To1>,
-            EvalRelu<ReluKind::kRelu0To1>)
+TS_REGISTER(RELU_N1_TO_1, Init, Free, PrepareRelu<ReluKind::kReluN1To1>, EvalRelu<ReluKind::kReluN1To1>)
+TS_REGISTER(RELU_0_TO_1, Init, Free, PrepareRelu<ReluKind::kRelu0To1>, EvalRelu<ReluKind::kRelu0To1>)
 TS_REGISTER(LEAKY_RELU, Init, Free, PrepareLeakyRelu, EvalLeakyRelu)
 TS_REGISTER(PRELU, Init, Free, PreparePrelu, EvalPrelu)
 TS_REGISTER(HARD_SWISH, Init, Free, PrepareHardSwish, EvalHardSwish)

@@ -46,17 +46,14 @@ TEST(ElementwiseTest, FloatActivations) {
 }
 
 TEST(ElementwiseTest, LogisticSaturatesOnExtremeInputs) {
-  ExpectNear(RunFloatUnary(B::LOGISTIC, {-100.0f, 100.0f, -20.0f}),
-             {0.0, 1.0, 1 / (1 + std::exp(20.0))}, 1e-5, 1e-7);
+  ExpectNear(RunFloatUnary(B::LOGISTIC, {-100.0f, 100.0f, -20.0f}), {0.0, 1.0, 1 / (1 + std::exp(20.0))}, 1e-5, 1e-7);
 }
 
 TEST(ElementwiseTest, LeakyReluUsesAlpha) {
   auto opts = [](flatbuffers::FlatBufferBuilder& b) {
-    return Options{fb::BuiltinOptions::LeakyReluOptions,
-                   fb::CreateLeakyReluOptions(b, 0.1f).Union()};
+    return Options{fb::BuiltinOptions::LeakyReluOptions, fb::CreateLeakyReluOptions(b, 0.1f).Union()};
   };
-  EXPECT_EQ(RunFloatUnary(B::LEAKY_RELU, {-2.0f, 0.0f, 3.0f}, opts),
-            (std::vector<float>{-0.2f, 0.0f, 3.0f}));
+  EXPECT_EQ(RunFloatUnary(B::LEAKY_RELU, {-2.0f, 0.0f, 3.0f}, opts), (std::vector<float>{-0.2f, 0.0f, 3.0f}));
 }
 
 TEST(ElementwiseTest, GeluExactAndApproximate) {
@@ -69,8 +66,7 @@ TEST(ElementwiseTest, GeluExactAndApproximate) {
   }
   auto gelu = [](bool approximate) {
     return [approximate](flatbuffers::FlatBufferBuilder& b) {
-      return Options{fb::BuiltinOptions::GeluOptions,
-                     fb::CreateGeluOptions(b, approximate).Union()};
+      return Options{fb::BuiltinOptions::GeluOptions, fb::CreateGeluOptions(b, approximate).Union()};
     };
   };
   ExpectNear(RunFloatUnary(B::GELU, x, gelu(false)), exact, 1e-5, 1e-6);
@@ -84,8 +80,7 @@ TEST(ElementwiseTest, PreluBroadcastsAlphaPerChannel) {
   op.t().SetInput<float>(1, {0.5f, 0.25f, 2.0f});
   ASSERT_OK(op.t().Invoke());
   EXPECT_EQ(op.t().GetOutputShape(0), (std::vector<int>{2, 3}));
-  EXPECT_EQ(op.t().GetOutput<float>(0),
-            (std::vector<float>{-0.5f, -0.25f, -2.0f, 2.0f, -0.5f, 0.0f}));
+  EXPECT_EQ(op.t().GetOutput<float>(0), (std::vector<float>{-0.5f, -0.25f, -2.0f, 2.0f, -0.5f, 0.0f}));
 
   // Alpha may not enlarge the input's shape.
   OneOp bad(B::PRELU, {{kTfLiteFloat32, {3}}, {kTfLiteFloat32, {2, 3}}}, {kTfLiteFloat32});
@@ -116,8 +111,7 @@ TEST(ElementwiseTest, QuantizedLogisticAndTanh) {
   EXPECT_FALSE(bad.Build().ok());
 
   // int16 with the power-of-two input scale 2^-12: fixed-point functions on Q3.12.
-  OneOp lg16(B::LOGISTIC, {{kTfLiteInt16, {3}, 1.0f / 4096, 0}},
-             {kTfLiteInt16, {}, 1.0f / 32768, 0});
+  OneOp lg16(B::LOGISTIC, {{kTfLiteInt16, {3}, 1.0f / 4096, 0}}, {kTfLiteInt16, {}, 1.0f / 32768, 0});
   ASSERT_OK(lg16.Build());
   lg16.t().SetInput<int16_t>(0, {0, 4096, -4096});
   ASSERT_OK(lg16.t().Invoke());
@@ -147,11 +141,9 @@ TEST(ElementwiseTest, QuantizedLogisticAndTanh) {
 
 // Runs a quantized unary op (input and output of type `type`) on `x`.
 template <typename Q>
-std::vector<Q> RunQuantizedUnary(B code, TfLiteType type, float in_scale, int in_zp,
-                                 float out_scale, int out_zp, const std::vector<Q>& x,
-                                 const OptionsFn& options = nullptr) {
-  OneOp op(code, {{type, {static_cast<int>(x.size())}, in_scale, in_zp}},
-           {type, {}, out_scale, out_zp}, options);
+std::vector<Q> RunQuantizedUnary(B code, TfLiteType type, float in_scale, int in_zp, float out_scale, int out_zp,
+                                 const std::vector<Q>& x, const OptionsFn& options = nullptr) {
+  OneOp op(code, {{type, {static_cast<int>(x.size())}, in_scale, in_zp}}, {type, {}, out_scale, out_zp}, options);
   Status s = op.Build();
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return {};
@@ -166,33 +158,33 @@ std::vector<Q> RunQuantizedUnary(B code, TfLiteType type, float in_scale, int in
 // RSQRT, EXP and GELU cases).
 TEST(ElementwiseTest, MatchesTensorFlowLiteOnFixedPointPaths) {
   // int16 logistic, input scale ~2^-12 (fixed-point path) and 2^-9.68 (table path).
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::LOGISTIC, kTfLiteInt16, 0.0002441480755805969f, 0,
-                                       3.0517578125e-05f, 0, {-1287, 24196, -12491, 844}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::LOGISTIC, kTfLiteInt16, 0.0002441480755805969f, 0, 3.0517578125e-05f, 0,
+                                       {-1287, 24196, -12491, 844}),
             (std::vector<int16_t>{13829, 32678, 1481, 18068}));
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::LOGISTIC, kTfLiteInt16, 0.001220703125f, 0,
-                                       3.0517578125e-05f, 0, {-7766, -3783, -6479}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::LOGISTIC, kTfLiteInt16, 0.001220703125f, 0, 3.0517578125e-05f, 0,
+                                       {-7766, -3783, -6479}),
             (std::vector<int16_t>{2, 320, 12}));
   // int16 tanh, table path and power-of-two path.
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::TANH, kTfLiteInt16, 0.00015259254723787308f, 0,
-                                       3.0517578125e-05f, 0, {3967, -7280, 18942}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::TANH, kTfLiteInt16, 0.00015259254723787308f, 0, 3.0517578125e-05f, 0,
+                                       {3967, -7280, 18942}),
             (std::vector<int16_t>{17722, -26357, 32567}));
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::TANH, kTfLiteInt16, 0.000244140625f, 0, 3.0517578125e-05f,
-                                       0, {-2079, -1157, 11586}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::TANH, kTfLiteInt16, 0.000244140625f, 0, 3.0517578125e-05f, 0,
+                                       {-2079, -1157, 11586}),
             (std::vector<int16_t>{-15336, -9012, 32532}));
-  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::HARD_SWISH, kTfLiteInt8, 0.0470588244497776f, 0,
-                                      0.025098038837313652f, -112, {-110, 6, 101, 65, -33}),
+  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::HARD_SWISH, kTfLiteInt8, 0.0470588244497776f, 0, 0.025098038837313652f, -112,
+                                      {-110, 6, 101, 65, -33}),
             (std::vector<int8_t>{-112, -106, 77, 10, -127}));
-  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::RSQRT, kTfLiteInt8, 0.03921568766236305f, -128,
-                                      0.013725490309298038f, -128, {-32, 43, 7}),
+  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::RSQRT, kTfLiteInt8, 0.03921568766236305f, -128, 0.013725490309298038f, -128,
+                                      {-32, 43, 7}),
             (std::vector<int8_t>{-90, -100, -96}));
-  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::EXP, kTfLiteInt16, 0.00012207403779029846f, 0,
-                                       0.00022888882085680962f, 0, {-22194, -8475}),
+  EXPECT_EQ(RunQuantizedUnary<int16_t>(B::EXP, kTfLiteInt16, 0.00012207403779029846f, 0, 0.00022888882085680962f, 0,
+                                       {-22194, -8475}),
             (std::vector<int16_t>{291, 1553}));
   auto exact = [](flatbuffers::FlatBufferBuilder& b) {
     return Options{fb::BuiltinOptions::GeluOptions, fb::CreateGeluOptions(b, false).Union()};
   };
-  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::GELU, kTfLiteInt8, 0.03921568766236305f, 0,
-                                      0.02039215713739395f, -118, {-84, -11, -16}, exact),
+  EXPECT_EQ(RunQuantizedUnary<int8_t>(B::GELU, kTfLiteInt8, 0.03921568766236305f, 0, 0.02039215713739395f, -118,
+                                      {-84, -11, -16}, exact),
             (std::vector<int8_t>{-118, -125, -126}));
 }
 
@@ -207,8 +199,8 @@ TEST(ElementwiseTest, QuantizedHardSwishTracksFloat) {
   const std::vector<int8_t> y = op.t().GetOutput<int8_t>(0);
   for (int i = 0; i < 256; ++i) {
     const double r = in_scale * (x[i] - 5);
-    const double expect = std::min(
-        127.0, std::max(-128.0, r * std::min(6.0, std::max(0.0, r + 3)) / 6 / out_scale - 20));
+    const double expect =
+        std::min(127.0, std::max(-128.0, r * std::min(6.0, std::max(0.0, r + 3)) / 6 / out_scale - 20));
     EXPECT_NEAR(y[i], expect, 1.01) << "input " << int(x[i]);
   }
 }

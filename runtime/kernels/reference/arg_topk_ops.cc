@@ -34,8 +34,8 @@ TfLiteStatus ArgAxis(TfLiteContext* context, TfLiteNode* node, const char* op, i
   int64_t a;
   TF_LITE_ENSURE_OK(context, ReadOneInt(context, op, "axis", GetInput(context, node, 1), &a));
   if (!NormalizeAxis(a, NumDimensions(input), axis)) {
-    TF_LITE_KERNEL_LOG(context, "%s: axis %lld is out of range for rank %d", op,
-                       static_cast<long long>(a), NumDimensions(input));
+    TF_LITE_KERNEL_LOG(context, "%s: axis %lld is out of range for rank %d", op, static_cast<long long>(a),
+                       NumDimensions(input));
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -66,14 +66,12 @@ TfLiteStatus ArgPrepare(TfLiteContext* context, TfLiteNode* node) {
                                        : ParamsOrDefault<TfLiteArgMinParams>(node).output_type;
   const TfLiteType want = param_type == kTfLiteNoType ? output->type : param_type;
   if ((want != kTfLiteInt32 && want != kTfLiteInt64) || output->type != want) {
-    TF_LITE_KERNEL_LOG(context,
-                       "%s: output type must be INT32 or INT64 (output_type %s, output %s)", op,
+    TF_LITE_KERNEL_LOG(context, "%s: output type must be INT32 or INT64 (output_type %s, output %s)", op,
                        TfLiteTypeGetName(param_type), TfLiteTypeGetName(output->type));
     return kTfLiteError;
   }
   if (!IsOneOf(ArgTypes(), input->type)) {
-    TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op,
-                       TfLiteTypeGetName(input->type));
+    TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op, TfLiteTypeGetName(input->type));
     return kTfLiteError;
   }
   if (NumDimensions(input) == 0) {
@@ -143,8 +141,8 @@ TfLiteStatus TopKShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sha
   const int rank = NumDimensions(input);
   const int64_t row = input->dims->data[rank - 1];
   if (k < 0 || k > row) {
-    TF_LITE_KERNEL_LOG(context, "TOPK_V2: k = %lld is out of range [0, %lld]",
-                       static_cast<long long>(k), static_cast<long long>(row));
+    TF_LITE_KERNEL_LOG(context, "TOPK_V2: k = %lld is out of range [0, %lld]", static_cast<long long>(k),
+                       static_cast<long long>(row));
     return kTfLiteError;
   }
   Shape out = ShapeOf(input);
@@ -163,17 +161,13 @@ TfLiteStatus TopKPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &values));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 1, &indices));
-  TF_LITE_ENSURE_OK(context,
-                    CheckSameType(context, "TOPK_V2", values, input, "values output", "input"));
-  if (indices->type != kTfLiteInt32 && indices->type != kTfLiteInt16 &&
-      indices->type != kTfLiteInt64) {
-    TF_LITE_KERNEL_LOG(context, "TOPK_V2: indices output must be INT32, got %s",
-                       TfLiteTypeGetName(indices->type));
+  TF_LITE_ENSURE_OK(context, CheckSameType(context, "TOPK_V2", values, input, "values output", "input"));
+  if (indices->type != kTfLiteInt32 && indices->type != kTfLiteInt16 && indices->type != kTfLiteInt64) {
+    TF_LITE_KERNEL_LOG(context, "TOPK_V2: indices output must be INT32, got %s", TfLiteTypeGetName(indices->type));
     return kTfLiteError;
   }
   if (!IsOneOf(TopKTypes(), input->type)) {
-    TF_LITE_KERNEL_LOG(context, "TOPK_V2: input type %s is not supported",
-                       TfLiteTypeGetName(input->type));
+    TF_LITE_KERNEL_LOG(context, "TOPK_V2: input type %s is not supported", TfLiteTypeGetName(input->type));
     return kTfLiteError;
   }
   if (NumDimensions(input) < 1) {
@@ -204,9 +198,15 @@ void TopKRows(const T* in, int64_t rows, int row_size, int k, T* values, TfLiteT
     for (int i = 0; i < k; ++i) {
       values[r * k + i] = row[order[i]];
       switch (indices->type) {
-        case kTfLiteInt64: indices->data.i64[r * k + i] = order[i]; break;
-        case kTfLiteInt16: indices->data.i16[r * k + i] = static_cast<int16_t>(order[i]); break;
-        default: indices->data.i32[r * k + i] = order[i]; break;
+        case kTfLiteInt64:
+          indices->data.i64[r * k + i] = order[i];
+          break;
+        case kTfLiteInt16:
+          indices->data.i16[r * k + i] = static_cast<int16_t>(order[i]);
+          break;
+        default:
+          indices->data.i32[r * k + i] = order[i];
+          break;
       }
     }
   }
@@ -224,8 +224,7 @@ TfLiteStatus TopKEval(TfLiteContext* context, TfLiteNode* node) {
       TopKTypes(), input->type,
       [&](auto t) {
         using T = decltype(t);
-        TopKRows(tflite::GetTensorData<T>(input), rows, row_size, k,
-                 tflite::GetTensorData<T>(values), indices);
+        TopKRows(tflite::GetTensorData<T>(input), rows, row_size, k, tflite::GetTensorData<T>(values), indices);
         return kTfLiteOk;
       },
       [] { return kTfLiteError; });

@@ -11,8 +11,8 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
-#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/elementwise_util.h"
@@ -58,37 +58,30 @@ TfLiteFusedActivation ArithActivation(Arith k, const TfLiteNode* node) {
 
 bool ArithPotScaleInt16(Arith k, const TfLiteNode* node) {
   if (node->builtin_data == nullptr) return false;
-  if (k == Arith::kAdd)
-    return static_cast<const TfLiteAddParams*>(node->builtin_data)->pot_scale_int16;
-  if (k == Arith::kSub)
-    return static_cast<const TfLiteSubParams*>(node->builtin_data)->pot_scale_int16;
+  if (k == Arith::kAdd) return static_cast<const TfLiteAddParams*>(node->builtin_data)->pot_scale_int16;
+  if (k == Arith::kSub) return static_cast<const TfLiteSubParams*>(node->builtin_data)->pot_scale_int16;
   return false;
 }
 
 // ADD/SUB on quantized tensors: both inputs are brought to a common scale (twice the larger input
 // scale, with 20 extra bits for 8-bit types and 15 for int16), added, and rescaled to the output.
-TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Arith kind,
-                                    const TfLiteTensor* in1, const TfLiteTensor* in2,
-                                    TfLiteTensor* out) {
+TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Arith kind, const TfLiteTensor* in1,
+                                    const TfLiteTensor* in2, TfLiteTensor* out) {
   const char* op = ArithName(kind);
   OpData* d = Data(node);
   int32_t qmin, qmax;
   TypeRange(out->type, &qmin, &qmax);
-  for (const TfLiteTensor* t :
-       {static_cast<const TfLiteTensor*>(in1), static_cast<const TfLiteTensor*>(in2),
-        static_cast<const TfLiteTensor*>(out)}) {
+  for (const TfLiteTensor* t : {static_cast<const TfLiteTensor*>(in1), static_cast<const TfLiteTensor*>(in2),
+                                static_cast<const TfLiteTensor*>(out)}) {
     EW_ENSURE(context, t->params.zero_point >= qmin && t->params.zero_point <= qmax,
-              "%s: zero point %d is outside the range of %s", op, t->params.zero_point,
-              TypeName(t->type));
+              "%s: zero point %d is outside the range of %s", op, t->params.zero_point, TypeName(t->type));
   }
   bool general = true;
   int log1 = 0, log2 = 0, logo = 0;
   if (out->type == kTfLiteInt16) {
-    EW_ENSURE(
-        context,
-        in1->params.zero_point == 0 && in2->params.zero_point == 0 && out->params.zero_point == 0,
-        "%s: int16 tensors must have zero point 0 (got %d, %d, %d)", op, in1->params.zero_point,
-        in2->params.zero_point, out->params.zero_point);
+    EW_ENSURE(context, in1->params.zero_point == 0 && in2->params.zero_point == 0 && out->params.zero_point == 0,
+              "%s: int16 tensors must have zero point 0 (got %d, %d, %d)", op, in1->params.zero_point,
+              in2->params.zero_point, out->params.zero_point);
     if (ArithPotScaleInt16(kind, node)) {
       const bool pot1 = qu::CheckedLog2(in1->params.scale, &log1);
       const bool pot2 = qu::CheckedLog2(in2->params.scale, &log2);
@@ -105,8 +98,7 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
     EW_ENSURE(context, d->input1_shift == 0 || d->input2_shift == 0,
               "%s: with power-of-two int16 scales one input's scale must equal the output's", op);
     EW_ENSURE(context, d->input1_shift <= 0 && d->input2_shift <= 0,
-              "%s: with power-of-two int16 scales the inputs' scales may not exceed the output's",
-              op);
+              "%s: with power-of-two int16 scales the inputs' scales may not exceed the output's", op);
   } else {
     d->input1_offset = -in1->params.zero_point;
     d->input2_offset = -in2->params.zero_point;
@@ -115,8 +107,7 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
     const double twice_max_input_scale = 2.0f * std::max(in1->params.scale, in2->params.scale);
     const double real1 = in1->params.scale / twice_max_input_scale;
     const double real2 = in2->params.scale / twice_max_input_scale;
-    const double real_out =
-        twice_max_input_scale / (static_cast<float>(1 << d->left_shift) * out->params.scale);
+    const double real_out = twice_max_input_scale / (static_cast<float>(1 << d->left_shift) * out->params.scale);
     QuantizeMultiplier(real1, &d->input1_multiplier, &d->input1_shift);
     QuantizeMultiplier(real2, &d->input2_multiplier, &d->input2_shift);
     QuantizeMultiplier(real_out, &d->output_multiplier, &d->output_shift);
@@ -133,8 +124,8 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(GetIO(context, node, 2, op, in, &out));
   const TfLiteTensor* in1 = in[0];
   const TfLiteTensor* in2 = in[1];
-  EW_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op,
-            TypeName(in1->type), TypeName(in2->type));
+  EW_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op, TypeName(in1->type),
+            TypeName(in2->type));
   const TfLiteFusedActivation activation = ArithActivation(kind, node);
   if (activation == kTfLiteActTanh || activation == kTfLiteActSignBit || activation == kTfLiteActSigmoid) {
     WarnTfliteDifference(context,
@@ -153,24 +144,20 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
   switch (kind) {
     case Arith::kAdd:
     case Arith::kSub:
-      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteInt64 ||
-                IsQuantizableType(type);
+      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteInt64 || IsQuantizableType(type);
       break;
     case Arith::kMul:
-      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteInt64 ||
-                IsQuantizableType(type);
+      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteInt64 || IsQuantizableType(type);
       break;
     case Arith::kDiv:
-      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteUInt8 ||
-                type == kTfLiteInt8;
+      type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteUInt8 || type == kTfLiteInt8;
       break;
   }
   EW_ENSURE(context, type_ok, "%s: type %s is not supported", op, TypeName(type));
 
   // int16 MUL without quantization parameters is plain integer multiplication.
-  const bool quantized =
-      IsQuantizableType(type) && !(kind == Arith::kMul && type == kTfLiteInt16 && !HasScale(in1) &&
-                                   !HasScale(in2) && !HasScale(out));
+  const bool quantized = IsQuantizableType(type) && !(kind == Arith::kMul && type == kTfLiteInt16 && !HasScale(in1) &&
+                                                      !HasScale(in2) && !HasScale(out));
   if (quantized) {
     EW_OK(RequireScales(context, op, in1, in2, out));
     if (kind == Arith::kAdd || kind == Arith::kSub) {
@@ -185,9 +172,8 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
         return RefuseAtInvoke(context, node, "MUL: int16 tensors must have zero point 0");
       }
       // The scale ratio is formed in float, as TFLite does, before it becomes a multiplier.
-      const float real = kind == Arith::kMul
-                             ? in1->params.scale * in2->params.scale / out->params.scale
-                             : in1->params.scale / (in2->params.scale * out->params.scale);
+      const float real = kind == Arith::kMul ? in1->params.scale * in2->params.scale / out->params.scale
+                                             : in1->params.scale / (in2->params.scale * out->params.scale);
       QuantizeMultiplier(real, &d->output_multiplier, &d->output_shift);
       QuantizedActivationBounds(activation, out, &d->act_min, &d->act_max);
     }
@@ -196,8 +182,8 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
 }
 
 template <Arith kind, typename T>
-TfLiteStatus EvalArithPlain(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor* in1,
-                            const TfLiteTensor* in2, TfLiteTensor* out) {
+TfLiteStatus EvalArithPlain(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor* in1, const TfLiteTensor* in2,
+                            TfLiteTensor* out) {
   T lo, hi;
   ActivationBounds<T>(ArithActivation(kind, node), &lo, &hi);
   if constexpr (std::is_floating_point<T>::value) {
@@ -228,9 +214,15 @@ TfLiteStatus EvalArithPlain(TfLiteContext* context, TfLiteNode* node, const TfLi
     return Binary<T, T, T>(context, in1, in2, out, [lo, hi](T a, T b) {
       T r;
       switch (kind) {
-        case Arith::kAdd: r = qu::WrappingAdd<T>(a, b); break;
-        case Arith::kSub: r = qu::WrappingSub<T>(a, b); break;
-        case Arith::kMul: r = qu::WrappingMul<T>(a, b); break;
+        case Arith::kAdd:
+          r = qu::WrappingAdd<T>(a, b);
+          break;
+        case Arith::kSub:
+          r = qu::WrappingSub<T>(a, b);
+          break;
+        case Arith::kMul:
+          r = qu::WrappingMul<T>(a, b);
+          break;
         default:
           // The one overflowing quotient wraps instead of trapping.
           r = (b == -1) ? qu::WrappingNeg<T>(a) : static_cast<T>(a / b);
@@ -249,8 +241,7 @@ T QuantizedAddSubValue(const OpData& d, T a, T b) {
   const int32_t s1 = MultiplyByQuantizedMultiplier(v1, d.input1_multiplier, d.input1_shift);
   const int32_t s2 = MultiplyByQuantizedMultiplier(v2, d.input2_multiplier, d.input2_shift);
   const int32_t raw = kind == Arith::kAdd ? s1 + s2 : s1 - s2;
-  const int32_t r =
-      MultiplyByQuantizedMultiplier(raw, d.output_multiplier, d.output_shift) + d.output_offset;
+  const int32_t r = MultiplyByQuantizedMultiplier(raw, d.output_multiplier, d.output_shift) + d.output_offset;
   return static_cast<T>(Clamp(r, d.act_min, d.act_max));
 }
 
@@ -277,13 +268,11 @@ TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const 
   switch (kind) {
     case Arith::kAdd:
     case Arith::kSub:
-      return Binary<T, T, T>(context, in1, in2, out,
-                             [d](T a, T b) { return QuantizedAddSubValue<kind, T>(d, a, b); });
+      return Binary<T, T, T>(context, in1, in2, out, [d](T a, T b) { return QuantizedAddSubValue<kind, T>(d, a, b); });
     case Arith::kMul:
       return Binary<T, T, T>(context, in1, in2, out, [d](T a, T b) {
         const int32_t p = (d.input1_offset + a) * (d.input2_offset + b);
-        const int32_t r =
-            d.output_offset + MultiplyByQuantizedMultiplier(p, d.output_multiplier, d.output_shift);
+        const int32_t r = d.output_offset + MultiplyByQuantizedMultiplier(p, d.output_multiplier, d.output_shift);
         return static_cast<T>(Clamp(r, d.act_min, d.act_max));
       });
     default: {
@@ -304,11 +293,9 @@ TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const 
         int recip_shift;
         const int32_t inv = elementwise::GetReciprocal(y, 31, &recip_shift);
         const int headroom = elementwise::CountLeadingSignBits32(x);
-        const int32_t unscaled =
-            qu::SaturatingRoundingDoublingHighMul(elementwise::ShiftLeftWrap(x, headroom), inv);
+        const int32_t unscaled = qu::SaturatingRoundingDoublingHighMul(elementwise::ShiftLeftWrap(x, headroom), inv);
         const int total_shift = d.output_shift - recip_shift - headroom;
-        const int32_t r = d.output_offset +
-                          MultiplyByQuantizedMultiplier(unscaled, d.output_multiplier, total_shift);
+        const int32_t r = d.output_offset + MultiplyByQuantizedMultiplier(unscaled, d.output_multiplier, total_shift);
         return static_cast<T>(Clamp(r, d.act_min, d.act_max));
       });
     }
@@ -332,12 +319,10 @@ TfLiteStatus EvalArith(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteInt8:
       return EvalArithQuantized<kind, int8_t>(context, node, in[0], in[1], out);
     case kTfLiteInt16:
-      if (kind == Arith::kMul && !HasScale(out))
-        return EvalArithPlain<kind, int16_t>(context, node, in[0], in[1], out);
+      if (kind == Arith::kMul && !HasScale(out)) return EvalArithPlain<kind, int16_t>(context, node, in[0], in[1], out);
       return EvalArithQuantized<kind, int16_t>(context, node, in[0], in[1], out);
     default:
-      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", ArithName(kind),
-                         TypeName(out->type));
+      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", ArithName(kind), TypeName(out->type));
       return kTfLiteError;
   }
 }
@@ -347,15 +332,13 @@ TfLiteStatus EvalArith(TfLiteContext* context, TfLiteNode* node) {
 
 // Shared Prepare for binary ops without options: same input types, output of that type, broadcast.
 template <typename Types>
-TfLiteStatus PrepareSimpleBinary(TfLiteContext* context, TfLiteNode* node, const char* op,
-                                 Types types) {
+TfLiteStatus PrepareSimpleBinary(TfLiteContext* context, TfLiteNode* node, const char* op, Types types) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
-  EW_ENSURE(context, in[0]->type == in[1]->type, "%s: input types differ (%s vs %s)", op,
-            TypeName(in[0]->type), TypeName(in[1]->type));
-  EW_ENSURE(context, IsOneOf(types, in[0]->type), "%s: type %s is not supported", op,
-            TypeName(in[0]->type));
+  EW_ENSURE(context, in[0]->type == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(in[0]->type),
+            TypeName(in[1]->type));
+  EW_ENSURE(context, IsOneOf(types, in[0]->type), "%s: type %s is not supported", op, TypeName(in[0]->type));
   out->type = in[0]->type;
   return ResizeBroadcast(context, in[0], in[1], out, op);
 }
@@ -395,28 +378,25 @@ TfLiteStatus EvalSquaredDifference(TfLiteContext* context, TfLiteNode* node) {
         return diff * diff;
       });
     case kTfLiteInt32:
-      return Binary<int32_t, int32_t, int32_t>(context, in[0], in[1], out,
-                                               [](int32_t a, int32_t b) {
-                                                 const int32_t diff = qu::WrappingSub(a, b);
-                                                 return qu::WrappingMul(diff, diff);
-                                               });
+      return Binary<int32_t, int32_t, int32_t>(context, in[0], in[1], out, [](int32_t a, int32_t b) {
+        const int32_t diff = qu::WrappingSub(a, b);
+        return qu::WrappingMul(diff, diff);
+      });
     case kTfLiteInt8: {
       const OpData d = *Data(node);
       return Binary<int8_t, int8_t, int8_t>(context, in[0], in[1], out, [d](int8_t a, int8_t b) {
-        const int32_t s1 = MultiplyByQuantizedMultiplier(
-            (d.input1_offset + a) * (1 << d.left_shift), d.input1_multiplier, d.input1_shift);
-        const int32_t s2 = MultiplyByQuantizedMultiplier(
-            (d.input2_offset + b) * (1 << d.left_shift), d.input2_multiplier, d.input2_shift);
+        const int32_t s1 = MultiplyByQuantizedMultiplier((d.input1_offset + a) * (1 << d.left_shift),
+                                                         d.input1_multiplier, d.input1_shift);
+        const int32_t s2 = MultiplyByQuantizedMultiplier((d.input2_offset + b) * (1 << d.left_shift),
+                                                         d.input2_multiplier, d.input2_shift);
         const int32_t diff = s1 - s2;
         const int32_t r =
-            MultiplyByQuantizedMultiplier(diff * diff, d.output_multiplier, d.output_shift) +
-            d.output_offset;
+            MultiplyByQuantizedMultiplier(diff * diff, d.output_multiplier, d.output_shift) + d.output_offset;
         return static_cast<int8_t>(Clamp<int32_t>(r, -128, 127));
       });
     }
     default:
-      TF_LITE_KERNEL_LOG(context, "SQUARED_DIFFERENCE: type %s is not supported",
-                         TypeName(out->type));
+      TF_LITE_KERNEL_LOG(context, "SQUARED_DIFFERENCE: type %s is not supported", TypeName(out->type));
       return kTfLiteError;
   }
 }
@@ -431,8 +411,7 @@ TfLiteStatus PrepareMinMax(TfLiteContext* context, TfLiteNode* node) {
 }
 
 template <bool kMax, typename T>
-TfLiteStatus EvalMinMaxT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
-                         TfLiteTensor* out) {
+TfLiteStatus EvalMinMaxT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out) {
   return Binary<T, T, T>(context, a, b, out, [](T x, T y) {
     if (kMax) return x > y ? x : y;
     return x < y ? x : y;
@@ -445,9 +424,8 @@ TfLiteStatus EvalMinMax(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
-  return EvalForType(context, MinMaxTypes(), out->type, op, [&](auto t) {
-    return EvalMinMaxT<kMax, decltype(t)>(context, in[0], in[1], out);
-  });
+  return EvalForType(context, MinMaxTypes(), out->type, op,
+                     [&](auto t) { return EvalMinMaxT<kMax, decltype(t)>(context, in[0], in[1], out); });
 }
 
 using PowTypes = TypeList<float, int32_t>;
@@ -469,17 +447,14 @@ TfLiteStatus EvalPow(TfLiteContext* context, TfLiteNode* node) {
   EW_OK(GetIO(context, node, 2, "POW", in, &out));
   switch (out->type) {
     case kTfLiteFloat32:
-      return Binary<float, float, float>(context, in[0], in[1], out,
-                                         [](float a, float b) { return std::pow(a, b); });
+      return Binary<float, float, float>(context, in[0], in[1], out, [](float a, float b) { return std::pow(a, b); });
     case kTfLiteInt32: {
       const int64_t n = tflite::NumElements(in[1]);
       const int32_t* e = In<int32_t>(in[1]);
-      for (int64_t i = 0; i < n; ++i)
-        EW_ENSURE(context, e[i] >= 0, "POW: negative exponent %d for int32", e[i]);
-      return Binary<int32_t, int32_t, int32_t>(
-          context, in[0], in[1], out, [](int32_t a, int32_t b) {
-            return DoubleToInt32(std::pow(static_cast<double>(a), static_cast<double>(b)));
-          });
+      for (int64_t i = 0; i < n; ++i) EW_ENSURE(context, e[i] >= 0, "POW: negative exponent %d for int32", e[i]);
+      return Binary<int32_t, int32_t, int32_t>(context, in[0], in[1], out, [](int32_t a, int32_t b) {
+        return DoubleToInt32(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      });
     }
     default:
       TF_LITE_KERNEL_LOG(context, "POW: type %s is not supported", TypeName(out->type));
@@ -506,8 +481,7 @@ TfLiteStatus CheckNoZeroDivisor(TfLiteContext* context, const TfLiteTensor* t, c
 
 // floor(a / b), the quotient formed in double.
 template <typename T>
-TfLiteStatus EvalFloorDivT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
-                           TfLiteTensor* out) {
+TfLiteStatus EvalFloorDivT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out) {
   if (std::is_integral<T>::value) EW_OK(CheckNoZeroDivisor<T>(context, b, "FLOOR_DIV"));
   return Binary<T, T, T>(context, a, b, out, [](T x, T y) {
     const double q = std::floor(static_cast<double>(x) / static_cast<double>(y));
@@ -528,28 +502,25 @@ TfLiteStatus EvalFloorDiv(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, "FLOOR_DIV", in, &out));
-  return EvalForType(context, FloorDivModTypes(), out->type, "FLOOR_DIV", [&](auto t) {
-    return EvalFloorDivT<decltype(t)>(context, in[0], in[1], out);
-  });
+  return EvalForType(context, FloorDivModTypes(), out->type, "FLOOR_DIV",
+                     [&](auto t) { return EvalFloorDivT<decltype(t)>(context, in[0], in[1], out); });
 }
 
 // Python's modulo: the remainder takes the divisor's sign. Integer types; float below.
 template <typename T>
-TfLiteStatus EvalFloorModT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
-                           TfLiteTensor* out) {
+TfLiteStatus EvalFloorModT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out) {
   EW_OK(CheckNoZeroDivisor<T>(context, b, "FLOOR_MOD"));
   return Binary<T, T, T>(context, a, b, out, [](T x, T y) {
     // x % -1 is 0 (and INT_MIN % -1 would trap).
     const T trunc_mod = y == static_cast<T>(-1) ? T(0) : static_cast<T>(x % y);
-    return (trunc_mod != 0) && ((y < 0) != (trunc_mod < 0)) ? static_cast<T>(trunc_mod + y)
-                                                            : trunc_mod;
+    return (trunc_mod != 0) && ((y < 0) != (trunc_mod < 0)) ? static_cast<T>(trunc_mod + y) : trunc_mod;
   });
 }
 
 // Float: the truncated remainder from fmod, moved onto the divisor's sign.
 template <>
-TfLiteStatus EvalFloorModT<float>(TfLiteContext* context, const TfLiteTensor* a,
-                                  const TfLiteTensor* b, TfLiteTensor* out) {
+TfLiteStatus EvalFloorModT<float>(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                                  TfLiteTensor* out) {
   return Binary<float, float, float>(context, a, b, out, [](float x, float y) {
     const float trunc_mod = std::fmod(x, y);
     return (trunc_mod != 0) && ((y < 0) != (trunc_mod < 0)) ? trunc_mod + y : trunc_mod;
@@ -560,9 +531,8 @@ TfLiteStatus EvalFloorMod(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, "FLOOR_MOD", in, &out));
-  return EvalForType(context, FloorDivModTypes(), out->type, "FLOOR_MOD", [&](auto t) {
-    return EvalFloorModT<decltype(t)>(context, in[0], in[1], out);
-  });
+  return EvalForType(context, FloorDivModTypes(), out->type, "FLOOR_MOD",
+                     [&](auto t) { return EvalFloorModT<decltype(t)>(context, in[0], in[1], out); });
 }
 
 // ================================================================================================
@@ -641,12 +611,10 @@ bool QuantizedAddTable(const void* user_data, TfLiteType type, uint8_t* table) {
   const OpData& d = *static_cast<const OpData*>(user_data);
   for (int a = 0; a < 256; ++a) {
     for (int b = 0; b < 256; ++b) {
-      table[a * 256 + b] =
-          type == kTfLiteUInt8
-              ? QuantizedAddSubValue<Arith::kAdd, uint8_t>(d, static_cast<uint8_t>(a),
-                                                           static_cast<uint8_t>(b))
-              : static_cast<uint8_t>(QuantizedAddSubValue<Arith::kAdd, int8_t>(
-                    d, static_cast<int8_t>(a), static_cast<int8_t>(b)));
+      table[a * 256 + b] = type == kTfLiteUInt8 ? QuantizedAddSubValue<Arith::kAdd, uint8_t>(d, static_cast<uint8_t>(a),
+                                                                                             static_cast<uint8_t>(b))
+                                                : static_cast<uint8_t>(QuantizedAddSubValue<Arith::kAdd, int8_t>(
+                                                      d, static_cast<int8_t>(a), static_cast<int8_t>(b)));
     }
   }
   return true;

@@ -46,8 +46,7 @@ TEST(ElementwiseTest, MulBroadcastsBothWays) {
 
 TEST(ElementwiseTest, ScalarRankZeroOperandsWork) {
   // While-loop bodies: 0-D int32 and float tensors.
-  OneOp add(B::ADD, {{kTfLiteInt32, {}}, {kTfLiteInt32, {}}}, {kTfLiteInt32},
-            AddOpts(ActivationFunctionType::NONE));
+  OneOp add(B::ADD, {{kTfLiteInt32, {}}, {kTfLiteInt32, {}}}, {kTfLiteInt32}, AddOpts(ActivationFunctionType::NONE));
   ASSERT_OK(add.Build());
   add.t().SetInput<int32_t>(0, {41});
   add.t().SetInput<int32_t>(1, {1});
@@ -89,13 +88,12 @@ TEST(ElementwiseTest, BroadcastsUpToRank8) {
   op.t().SetInput<float>(1, {1, 2, 3});
   ASSERT_OK(op.t().Invoke());
   EXPECT_EQ(op.t().GetOutputShape(0), (std::vector<int>{2, 1, 1, 1, 1, 1, 3, 2}));
-  EXPECT_EQ(op.t().GetOutput<float>(0),
-            (std::vector<float>{9, 19, 8, 18, 7, 17, 29, 39, 28, 38, 27, 37}));
+  EXPECT_EQ(op.t().GetOutput<float>(0), (std::vector<float>{9, 19, 8, 18, 7, 17, 29, 39, 28, 38, 27, 37}));
 }
 
 TEST(ElementwiseTest, RefusesRankAbove8AndIncompatibleShapes) {
-  OneOp too_deep(B::ADD, {{kTfLiteFloat32, {1, 1, 1, 1, 1, 1, 1, 1, 2}}, {kTfLiteFloat32, {2}}},
-                 {kTfLiteFloat32}, AddOpts(ActivationFunctionType::NONE));
+  OneOp too_deep(B::ADD, {{kTfLiteFloat32, {1, 1, 1, 1, 1, 1, 1, 1, 2}}, {kTfLiteFloat32, {2}}}, {kTfLiteFloat32},
+                 AddOpts(ActivationFunctionType::NONE));
   EXPECT_FALSE(too_deep.Build().ok());
 
   OneOp mismatch(B::ADD, {{kTfLiteFloat32, {2, 3}}, {kTfLiteFloat32, {2}}}, {kTfLiteFloat32},
@@ -138,8 +136,7 @@ TEST(ElementwiseTest, FloatArithmeticClampsToActivationAndFiniteRange) {
   div.t().SetInput<float>(0, {1, -1, 7, 1});
   div.t().SetInput<float>(1, {0, 0, 2, 3});
   ASSERT_OK(div.t().Invoke());
-  EXPECT_EQ(div.t().GetOutput<float>(0),
-            (std::vector<float>{kFloatMax, -kFloatMax, 3.5f, 1.0f / 3.0f}));
+  EXPECT_EQ(div.t().GetOutput<float>(0), (std::vector<float>{kFloatMax, -kFloatMax, 3.5f, 1.0f / 3.0f}));
 
   OneOp relu6(B::MUL, {{kTfLiteFloat32, {3}}, {kTfLiteFloat32, {3}}}, {kTfLiteFloat32},
               MulOpts(ActivationFunctionType::RELU6));
@@ -170,22 +167,19 @@ TEST(ElementwiseTest, FusedTanhOnAddClampsNothing) {
 }
 
 TEST(ElementwiseTest, IntegerDivTruncatesTowardZeroAndRefusesZeroDivisor) {
-  OneOp div(B::DIV, {{kTfLiteInt32, {4}}, {kTfLiteInt32, {4}}}, {kTfLiteInt32},
-            DivOpts(ActivationFunctionType::NONE));
+  OneOp div(B::DIV, {{kTfLiteInt32, {4}}, {kTfLiteInt32, {4}}}, {kTfLiteInt32}, DivOpts(ActivationFunctionType::NONE));
   ASSERT_OK(div.Build());
   div.t().SetInput<int32_t>(0, {7, -7, 7, std::numeric_limits<int32_t>::min()});
   div.t().SetInput<int32_t>(1, {2, 2, -2, -1});
   ASSERT_OK(div.t().Invoke());
   EXPECT_EQ(div.t().GetOutput<int32_t>(0),
-            (std::vector<int32_t>{3, -3, -3,
-                                  std::numeric_limits<int32_t>::min()}));  // INT_MIN / -1 wraps
+            (std::vector<int32_t>{3, -3, -3, std::numeric_limits<int32_t>::min()}));  // INT_MIN / -1 wraps
   div.t().SetInput<int32_t>(1, {2, 0, 1, 1});
   EXPECT_FALSE(div.t().Invoke().ok());
 }
 
 TEST(ElementwiseTest, Int64AddAndSub) {
-  OneOp op(B::SUB, {{kTfLiteInt64, {2}}, {kTfLiteInt64, {1}}}, {kTfLiteInt64},
-           SubOpts(ActivationFunctionType::NONE));
+  OneOp op(B::SUB, {{kTfLiteInt64, {2}}, {kTfLiteInt64, {1}}}, {kTfLiteInt64}, SubOpts(ActivationFunctionType::NONE));
   ASSERT_OK(op.Build());
   op.t().SetInput<int64_t>(0, {int64_t{1} << 40, -5});
   op.t().SetInput<int64_t>(1, {1});
@@ -195,8 +189,8 @@ TEST(ElementwiseTest, Int64AddAndSub) {
 
 TEST(ElementwiseTest, QuantizedUint8AddIsExactOnExactScales) {
   // Inputs and output with scale 0.5: real sums are representable, so the result is exact.
-  OneOp op(B::ADD, {{kTfLiteUInt8, {4}, 0.5f, 128}, {kTfLiteUInt8, {4}, 0.5f, 100}},
-           {kTfLiteUInt8, {}, 0.5f, 10}, AddOpts(ActivationFunctionType::NONE));
+  OneOp op(B::ADD, {{kTfLiteUInt8, {4}, 0.5f, 128}, {kTfLiteUInt8, {4}, 0.5f, 100}}, {kTfLiteUInt8, {}, 0.5f, 10},
+           AddOpts(ActivationFunctionType::NONE));
   ASSERT_OK(op.Build());
   op.t().SetInput<uint8_t>(0, {128, 130, 120, 255});  // 0, 1, -4, 63.5
   op.t().SetInput<uint8_t>(1, {100, 104, 101, 255});  // 0, 2, 0.5, 77.5
@@ -207,8 +201,8 @@ TEST(ElementwiseTest, QuantizedUint8AddIsExactOnExactScales) {
 
 TEST(ElementwiseTest, QuantizedInt8MulWithRelu) {
   // 0.25 * 0.25 / 0.0625 = 1: the product of the offset inputs is the output step count.
-  OneOp op(B::MUL, {{kTfLiteInt8, {4}, 0.25f, 0}, {kTfLiteInt8, {4}, 0.25f, 0}},
-           {kTfLiteInt8, {}, 0.0625f, -10}, MulOpts(ActivationFunctionType::RELU));
+  OneOp op(B::MUL, {{kTfLiteInt8, {4}, 0.25f, 0}, {kTfLiteInt8, {4}, 0.25f, 0}}, {kTfLiteInt8, {}, 0.0625f, -10},
+           MulOpts(ActivationFunctionType::RELU));
   ASSERT_OK(op.Build());
   op.t().SetInput<int8_t>(0, {2, -3, 10, 127});
   op.t().SetInput<int8_t>(1, {3, 4, 5, 127});
@@ -219,8 +213,7 @@ TEST(ElementwiseTest, QuantizedInt8MulWithRelu) {
 
 TEST(ElementwiseTest, QuantizedInt16AddGeneralAndPowerOfTwoScales) {
   // General scales (pot_scale_int16 = false).
-  OneOp general(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 0}, {kTfLiteInt16, {3}, 0.25f, 0}},
-                {kTfLiteInt16, {}, 0.5f, 0},
+  OneOp general(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 0}, {kTfLiteInt16, {3}, 0.25f, 0}}, {kTfLiteInt16, {}, 0.5f, 0},
                 AddOpts(ActivationFunctionType::NONE, /*pot_scale_int16=*/false));
   ASSERT_OK(general.Build());
   general.t().SetInput<int16_t>(0, {2, -2, 32767});
@@ -229,8 +222,7 @@ TEST(ElementwiseTest, QuantizedInt16AddGeneralAndPowerOfTwoScales) {
   EXPECT_EQ(general.t().GetOutput<int16_t>(0), (std::vector<int16_t>{4, 0, 32767}));
 
   // Power-of-two scales: the second input is shifted right by one onto the output scale.
-  OneOp pot(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 0}, {kTfLiteInt16, {3}, 0.25f, 0}},
-            {kTfLiteInt16, {}, 0.5f, 0},
+  OneOp pot(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 0}, {kTfLiteInt16, {3}, 0.25f, 0}}, {kTfLiteInt16, {}, 0.5f, 0},
             AddOpts(ActivationFunctionType::NONE, /*pot_scale_int16=*/true));
   ASSERT_OK(pot.Build());
   pot.t().SetInput<int16_t>(0, {2, -2, 32767});
@@ -239,14 +231,13 @@ TEST(ElementwiseTest, QuantizedInt16AddGeneralAndPowerOfTwoScales) {
   EXPECT_EQ(pot.t().GetOutput<int16_t>(0), (std::vector<int16_t>{4, 0, 32767}));
 
   // int16 needs zero point 0.
-  OneOp asym(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 5}, {kTfLiteInt16, {3}, 0.5f, 0}},
-             {kTfLiteInt16, {}, 0.5f, 0}, AddOpts(ActivationFunctionType::NONE, false));
+  OneOp asym(B::ADD, {{kTfLiteInt16, {3}, 0.5f, 5}, {kTfLiteInt16, {3}, 0.5f, 0}}, {kTfLiteInt16, {}, 0.5f, 0},
+             AddOpts(ActivationFunctionType::NONE, false));
   EXPECT_FALSE(asym.Build().ok());
 }
 
 TEST(ElementwiseTest, QuantizedInputsNeedQuantizationParameters) {
-  OneOp op(B::ADD, {{kTfLiteInt8, {2}}, {kTfLiteInt8, {2}}}, {kTfLiteInt8},
-           AddOpts(ActivationFunctionType::NONE));
+  OneOp op(B::ADD, {{kTfLiteInt8, {2}}, {kTfLiteInt8, {2}}}, {kTfLiteInt8}, AddOpts(ActivationFunctionType::NONE));
   EXPECT_FALSE(op.Build().ok());
 }
 
@@ -363,9 +354,8 @@ TEST(ElementwiseTest, RopeStyleChain) {
     const Options opts = none(code);
     t.AddOp(static_cast<int>(code), ins, {o}, opts.first, opts.second);
   };
-  const Options cast_opts{
-      fb::BuiltinOptions::CastOptions,
-      fb::CreateCastOptions(t.fbb(), fb::TensorType::INT32, fb::TensorType::FLOAT32).Union()};
+  const Options cast_opts{fb::BuiltinOptions::CastOptions,
+                          fb::CreateCastOptions(t.fbb(), fb::TensorType::INT32, fb::TensorType::FLOAT32).Union()};
   t.AddOp(static_cast<int>(B::CAST), {pos}, {posf}, cast_opts.first, cast_opts.second);
   add_op(B::DIV, {posf, denom}, angle);
   add_op(B::SIN, {angle}, s);

@@ -10,8 +10,8 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
-#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/elementwise_util.h"
@@ -26,8 +26,8 @@ using namespace elementwise_ops;  // NOLINT(build/namespaces): the helpers of el
 // ================================================================================================
 // CAST.
 
-using CastTypes = TypeList<bool, uint8_t, int8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
-                           uint64_t, float, double>;
+using CastTypes =
+    TypeList<bool, uint8_t, int8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float, double>;
 
 // Float to integer as x86-64 code compiled from a static_cast computes it: truncation toward zero;
 // out-of-range values and NaN give the "integer indefinite" value of the 32- or 64-bit conversion

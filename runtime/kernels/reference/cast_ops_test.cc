@@ -27,8 +27,8 @@ TEST(ElementwiseTest, CastToAndFromFloat16) {
   ASSERT_OK(to_half.Build());
   // 1 + 2^-11 is a tie (rounds to 1), 1 + 3*2^-11 rounds up to 1 + 2^-9; 65520 overflows; 2^-24 is
   // the smallest subnormal; NaN stays NaN.
-  to_half.t().SetInput<float>(0, {1.0f + 0.00048828125f, 1.0f + 3 * 0.00048828125f, 65520.0f, -65504.0f,
-                                  5.9604645e-08f, std::nanf("")});
+  to_half.t().SetInput<float>(
+      0, {1.0f + 0.00048828125f, 1.0f + 3 * 0.00048828125f, 65520.0f, -65504.0f, 5.9604645e-08f, std::nanf("")});
   ASSERT_OK(to_half.t().Invoke());
   EXPECT_EQ(to_half.t().GetOutput<uint16_t>(0),
             (std::vector<uint16_t>{0x3c00, 0x3c02, 0x7c00, 0xfbff, 0x0001, 0x7e00}));
@@ -55,8 +55,7 @@ TEST(ElementwiseTest, CastConversions) {
   f2i->t().SetInput<float>(0, {1.7f, -1.7f, -0.5f, 3e9f});
   ASSERT_OK(f2i->t().Invoke());
   EXPECT_EQ(f2i->t().GetOutput<int32_t>(0),
-            (std::vector<int32_t>{1, -1, 0,
-                                  std::numeric_limits<int32_t>::min()}));  // truncation toward zero
+            (std::vector<int32_t>{1, -1, 0, std::numeric_limits<int32_t>::min()}));  // truncation toward zero
 
   auto f2b = cast(kTfLiteFloat32, kTfLiteBool, 3);
   ASSERT_OK(f2b->Build());

@@ -11,8 +11,8 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
-#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/elementwise_util.h"
@@ -38,12 +38,10 @@ TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* cond = in[0];
   const TfLiteTensor* x = in[1];
   const TfLiteTensor* y = in[2];
-  EW_ENSURE(context, cond->type == kTfLiteBool, "%s: condition must be BOOL, got %s", op,
-            TypeName(cond->type));
-  EW_ENSURE(context, x->type == y->type, "%s: x type %s and y type %s differ", op,
-            TypeName(x->type), TypeName(y->type));
-  EW_ENSURE(context, tflite::TfLiteTypeGetSize(x->type) > 0, "%s: type %s is not supported", op,
-            TypeName(x->type));
+  EW_ENSURE(context, cond->type == kTfLiteBool, "%s: condition must be BOOL, got %s", op, TypeName(cond->type));
+  EW_ENSURE(context, x->type == y->type, "%s: x type %s and y type %s differ", op, TypeName(x->type),
+            TypeName(y->type));
+  EW_ENSURE(context, tflite::TfLiteTypeGetSize(x->type) > 0, "%s: type %s is not supported", op, TypeName(x->type));
   out->type = x->type;
   TfLiteIntArray* shape = nullptr;
   const bool same = tflite::HaveSameShapes(cond, x) && tflite::HaveSameShapes(x, y);
@@ -59,8 +57,7 @@ TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
     EW_ENSURE(context, tflite::HaveSameShapes(x, y), "SELECT: x and y must have the same shape");
     shape = TfLiteIntArrayCopy(x->dims);
   } else if (tflite::CalculateShapeForBroadcast(context, cond, x, y, &shape) != kTfLiteOk) {
-    TF_LITE_KERNEL_LOG(context,
-                       "SELECT_V2: condition, x and y shapes cannot be broadcast together");
+    TF_LITE_KERNEL_LOG(context, "SELECT_V2: condition, x and y shapes cannot be broadcast together");
     return kTfLiteError;
   }
   if (shape->size > elementwise::kMaxBroadcastRank) {
@@ -161,11 +158,10 @@ TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
   const TfLiteType t = in[0]->type;
-  EW_ENSURE(context, t == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(t),
-            TypeName(in[1]->type));
+  EW_ENSURE(context, t == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(t), TypeName(in[1]->type));
   const bool equality = c == Cmp::kEqual || c == Cmp::kNotEqual;
-  EW_ENSURE(context, IsOneOf(CompareTypes(), t) && (equality || t != kTfLiteBool),
-            "%s: type %s is not supported", op, TypeName(t));
+  EW_ENSURE(context, IsOneOf(CompareTypes(), t) && (equality || t != kTfLiteBool), "%s: type %s is not supported", op,
+            TypeName(t));
   out->type = kTfLiteBool;
   OpData* d = Data(node);
   d->scaled_compare = (t == kTfLiteUInt8 || t == kTfLiteInt8) && HasScale(in[0]) && HasScale(in[1]);
@@ -180,16 +176,16 @@ TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 template <Cmp c, typename T>
-TfLiteStatus EvalCompareT(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor* a,
-                          const TfLiteTensor* b, TfLiteTensor* out) {
+TfLiteStatus EvalCompareT(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor* a, const TfLiteTensor* b,
+                          TfLiteTensor* out) {
   const OpData d = *Data(node);
   if constexpr (std::is_same<T, uint8_t>::value || std::is_same<T, int8_t>::value) {
     if (d.scaled_compare) {
       return Binary<T, T, bool>(context, a, b, out, [d](T x, T y) {
-        const int32_t v1 = MultiplyByQuantizedMultiplier(
-            (d.input1_offset + x) * (1 << d.left_shift), d.input1_multiplier, d.input1_shift);
-        const int32_t v2 = MultiplyByQuantizedMultiplier(
-            (d.input2_offset + y) * (1 << d.left_shift), d.input2_multiplier, d.input2_shift);
+        const int32_t v1 = MultiplyByQuantizedMultiplier((d.input1_offset + x) * (1 << d.left_shift),
+                                                         d.input1_multiplier, d.input1_shift);
+        const int32_t v2 = MultiplyByQuantizedMultiplier((d.input2_offset + y) * (1 << d.left_shift),
+                                                         d.input2_multiplier, d.input2_shift);
         return Compare<c, int32_t>(v1, v2);
       });
     }
@@ -202,9 +198,8 @@ TfLiteStatus EvalCompare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, CmpName(c), in, &out));
-  return EvalForType(context, CompareTypes(), in[0]->type, CmpName(c), [&](auto t) {
-    return EvalCompareT<c, decltype(t)>(context, node, in[0], in[1], out);
-  });
+  return EvalForType(context, CompareTypes(), in[0]->type, CmpName(c),
+                     [&](auto t) { return EvalCompareT<c, decltype(t)>(context, node, in[0], in[1], out); });
 }
 
 // ================================================================================================
@@ -216,9 +211,8 @@ TfLiteStatus PrepareLogicalBinary(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 2, op, in, &out));
-  EW_ENSURE(context, in[0]->type == kTfLiteBool && in[1]->type == kTfLiteBool,
-            "%s: inputs must be BOOL (got %s, %s)", op, TypeName(in[0]->type),
-            TypeName(in[1]->type));
+  EW_ENSURE(context, in[0]->type == kTfLiteBool && in[1]->type == kTfLiteBool, "%s: inputs must be BOOL (got %s, %s)",
+            op, TypeName(in[0]->type), TypeName(in[1]->type));
   out->type = kTfLiteBool;
   return ResizeBroadcast(context, in[0], in[1], out, op);
 }
@@ -254,8 +248,7 @@ TS_REGISTER(SELECT_V2, Init, Free, PrepareSelect<true>, EvalSelect<true>)
 TS_REGISTER(LESS, Init, Free, PrepareCompare<Cmp::kLess>, EvalCompare<Cmp::kLess>)
 TS_REGISTER(LESS_EQUAL, Init, Free, PrepareCompare<Cmp::kLessEqual>, EvalCompare<Cmp::kLessEqual>)
 TS_REGISTER(GREATER, Init, Free, PrepareCompare<Cmp::kGreater>, EvalCompare<Cmp::kGreater>)
-TS_REGISTER(GREATER_EQUAL, Init, Free, PrepareCompare<Cmp::kGreaterEqual>,
-            EvalCompare<Cmp::kGreaterEqual>)
+TS_REGISTER(GREATER_EQUAL, Init, Free, PrepareCompare<Cmp::kGreaterEqual>, EvalCompare<Cmp::kGreaterEqual>)
 TS_REGISTER(EQUAL, Init, Free, PrepareCompare<Cmp::kEqual>, EvalCompare<Cmp::kEqual>)
 TS_REGISTER(NOT_EQUAL, Init, Free, PrepareCompare<Cmp::kNotEqual>, EvalCompare<Cmp::kNotEqual>)
 TS_REGISTER(LOGICAL_AND, Init, Free, PrepareLogicalBinary<true>, EvalLogicalBinary<true>)

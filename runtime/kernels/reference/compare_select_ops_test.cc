@@ -22,8 +22,7 @@ using namespace elementwise_test;  // NOLINT(build/namespaces): elementwise_test
 // SELECT, SELECT_V2.
 
 TEST(ElementwiseTest, SelectSameShapeAndRankOneCondition) {
-  OneOp same(B::SELECT, {{kTfLiteBool, {4}}, {kTfLiteInt32, {4}}, {kTfLiteInt32, {4}}},
-             {kTfLiteInt32});
+  OneOp same(B::SELECT, {{kTfLiteBool, {4}}, {kTfLiteInt32, {4}}, {kTfLiteInt32, {4}}}, {kTfLiteInt32});
   ASSERT_OK(same.Build());
   same.t().SetInput<uint8_t>(0, {1, 0, 0, 1});
   same.t().SetInput<int32_t>(1, {1, 2, 3, 4});
@@ -31,8 +30,7 @@ TEST(ElementwiseTest, SelectSameShapeAndRankOneCondition) {
   ASSERT_OK(same.t().Invoke());
   EXPECT_EQ(same.t().GetOutput<int32_t>(0), (std::vector<int32_t>{1, -2, -3, 4}));
 
-  OneOp rows(B::SELECT, {{kTfLiteBool, {2}}, {kTfLiteFloat32, {2, 2}}, {kTfLiteFloat32, {2, 2}}},
-             {kTfLiteFloat32});
+  OneOp rows(B::SELECT, {{kTfLiteBool, {2}}, {kTfLiteFloat32, {2, 2}}, {kTfLiteFloat32, {2, 2}}}, {kTfLiteFloat32});
   ASSERT_OK(rows.Build());
   rows.t().SetInput<uint8_t>(0, {0, 1});
   rows.t().SetInput<float>(1, {1, 2, 3, 4});
@@ -41,15 +39,13 @@ TEST(ElementwiseTest, SelectSameShapeAndRankOneCondition) {
   EXPECT_EQ(rows.t().GetOutput<float>(0), (std::vector<float>{5, 6, 3, 4}));
 
   // SELECT (v1) does not broadcast x against y.
-  OneOp bad(B::SELECT, {{kTfLiteBool, {2}}, {kTfLiteFloat32, {2}}, {kTfLiteFloat32, {1}}},
-            {kTfLiteFloat32});
+  OneOp bad(B::SELECT, {{kTfLiteBool, {2}}, {kTfLiteFloat32, {2}}, {kTfLiteFloat32, {1}}}, {kTfLiteFloat32});
   EXPECT_FALSE(bad.Build().ok());
 }
 
 TEST(ElementwiseTest, SelectV2BroadcastsAllThree) {
   // Condition [2, 1], x [1, 3], y scalar -> [2, 3].
-  OneOp op(B::SELECT_V2, {{kTfLiteBool, {2, 1}}, {kTfLiteFloat32, {1, 3}}, {kTfLiteFloat32, {}}},
-           {kTfLiteFloat32});
+  OneOp op(B::SELECT_V2, {{kTfLiteBool, {2, 1}}, {kTfLiteFloat32, {1, 3}}, {kTfLiteFloat32, {}}}, {kTfLiteFloat32});
   ASSERT_OK(op.Build());
   op.t().SetInput<uint8_t>(0, {1, 0});
   op.t().SetInput<float>(1, {1, 2, 3});
@@ -58,8 +54,7 @@ TEST(ElementwiseTest, SelectV2BroadcastsAllThree) {
   EXPECT_EQ(op.t().GetOutputShape(0), (std::vector<int>{2, 3}));
   EXPECT_EQ(op.t().GetOutput<float>(0), (std::vector<float>{1, 2, 3, -9, -9, -9}));
 
-  OneOp not_bool(B::SELECT_V2, {{kTfLiteInt32, {2}}, {kTfLiteFloat32, {2}}, {kTfLiteFloat32, {2}}},
-                 {kTfLiteFloat32});
+  OneOp not_bool(B::SELECT_V2, {{kTfLiteInt32, {2}}, {kTfLiteFloat32, {2}}, {kTfLiteFloat32, {2}}}, {kTfLiteFloat32});
   EXPECT_FALSE(not_bool.Build().ok());
 }
 

@@ -39,8 +39,7 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
   const int rank = NumDimensions(input0);
   int axis;
   if (!NormalizeAxis(params.axis, rank, &axis)) {
-    TF_LITE_KERNEL_LOG(context, "CONCATENATION: axis %d is out of range for rank %d", params.axis,
-                       rank);
+    TF_LITE_KERNEL_LOG(context, "CONCATENATION: axis %d is out of range for rank %d", params.axis, rank);
     return kTfLiteError;
   }
   if (params.activation != kTfLiteActNone) {
@@ -54,27 +53,22 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
   for (int i = 0; i < NumInputs(node); ++i) {
     const TfLiteTensor* t;
     TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
-    TF_LITE_ENSURE_OK(context,
-                      CheckSameType(context, "CONCATENATION", t, output, "input", "output"));
+    TF_LITE_ENSURE_OK(context, CheckSameType(context, "CONCATENATION", t, output, "input", "output"));
     if (NumDimensions(t) != rank) {
-      TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d has rank %d, input 0 has %d", i,
-                         NumDimensions(t), rank);
+      TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d has rank %d, input 0 has %d", i, NumDimensions(t), rank);
       return kTfLiteError;
     }
     for (int d = 0; d < rank; ++d) {
       if (d != axis && t->dims->data[d] != out[d]) {
-        TF_LITE_KERNEL_LOG(
-            context, "CONCATENATION: input %d differs from input 0 in dimension %d (%d vs %d)", i,
-            d, t->dims->data[d], out[d]);
+        TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d differs from input 0 in dimension %d (%d vs %d)", i, d,
+                           t->dims->data[d], out[d]);
         return kTfLiteError;
       }
     }
     if ((t->type == kTfLiteInt8 || t->type == kTfLiteInt16) &&
-        (t->params.scale != output->params.scale ||
-         t->params.zero_point != output->params.zero_point)) {
+        (t->params.scale != output->params.scale || t->params.zero_point != output->params.zero_point)) {
       // TFLite rescales only UINT8 inputs; INT8 and INT16 must already share the output's.
-      TF_LITE_KERNEL_LOG(context,
-                         "CONCATENATION: input %d's quantization differs from the output's", i);
+      TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d's quantization differs from the output's", i);
       return kTfLiteError;
     }
     sum += t->dims->data[axis];
@@ -86,13 +80,10 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
 
 // Requantizes one block of UINT8 values as TFLite's ConcatenationWithScaling does.
 template <typename T>
-void RequantizeBlock(const T* in, int64_t n, float in_scale, int32_t in_zp, float out_scale,
-                     int32_t out_zp, T* out) {
+void RequantizeBlock(const T* in, int64_t n, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, T* out) {
   const float scale = in_scale * (1.f / out_scale);
   const float bias = -in_zp * scale;
-  auto requantize = [&](T x) {
-    return SaturateTo<T>(static_cast<int32_t>(std::round(x * scale + bias)) + out_zp);
-  };
+  auto requantize = [&](T x) { return SaturateTo<T>(static_cast<int32_t>(std::round(x * scale + bias)) + out_zp); };
   if (sizeof(T) == 1 && n > 256) {
     // An 8-bit value's result depends on nothing else: tabulate the same expression once.
     T table[256];
@@ -120,14 +111,13 @@ TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {
       const TfLiteTensor* t = GetInput(context, node, i);
       const int64_t n = t->dims->data[axis] * inner;
       const char* in = t->data.raw_const + o * n * elem;
-      const bool rescale = rescalable && (t->params.scale != output->params.scale ||
-                                          t->params.zero_point != output->params.zero_point);
+      const bool rescale =
+          rescalable && (t->params.scale != output->params.scale || t->params.zero_point != output->params.zero_point);
       if (!rescale) {
         std::memcpy(out, in, n * elem);
       } else {
-        RequantizeBlock(reinterpret_cast<const uint8_t*>(in), n, t->params.scale,
-                        t->params.zero_point, output->params.scale, output->params.zero_point,
-                        reinterpret_cast<uint8_t*>(out));
+        RequantizeBlock(reinterpret_cast<const uint8_t*>(in), n, t->params.scale, t->params.zero_point,
+                        output->params.scale, output->params.zero_point, reinterpret_cast<uint8_t*>(out));
       }
       out += n * elem;
     }
@@ -140,44 +130,39 @@ TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {
 using SplitResolveFn = TfLiteStatus (*)(TfLiteContext* context, TfLiteNode* node, int* axis,
                                         std::vector<int64_t>* sizes);
 
-TfLiteStatus SplitResolve(TfLiteContext* context, TfLiteNode* node, int* axis,
-                          std::vector<int64_t>* sizes) {
+TfLiteStatus SplitResolve(TfLiteContext* context, TfLiteNode* node, int* axis, std::vector<int64_t>* sizes) {
   const TfLiteTensor* axis_t = GetInput(context, node, 0);
   const TfLiteTensor* input = GetInput(context, node, 1);
   int64_t a;
   TF_LITE_ENSURE_OK(context, ReadOneInt(context, "SPLIT", "axis", axis_t, &a));
   if (!NormalizeAxis(a, NumDimensions(input), axis)) {
-    TF_LITE_KERNEL_LOG(context, "SPLIT: axis %lld is out of range for rank %d",
-                       static_cast<long long>(a), NumDimensions(input));
+    TF_LITE_KERNEL_LOG(context, "SPLIT: axis %lld is out of range for rank %d", static_cast<long long>(a),
+                       NumDimensions(input));
     return kTfLiteError;
   }
   const int n = NumOutputs(node);
   const int dim = input->dims->data[*axis];
   if (n == 0 || dim % n != 0) {
-    TF_LITE_KERNEL_LOG(context, "SPLIT: dimension %d of size %d does not split into %d equal parts",
-                       *axis, dim, n);
+    TF_LITE_KERNEL_LOG(context, "SPLIT: dimension %d of size %d does not split into %d equal parts", *axis, dim, n);
     return kTfLiteError;
   }
   sizes->assign(n, dim / n);
   return kTfLiteOk;
 }
 
-TfLiteStatus SplitVResolve(TfLiteContext* context, TfLiteNode* node, int* axis,
-                           std::vector<int64_t>* sizes) {
+TfLiteStatus SplitVResolve(TfLiteContext* context, TfLiteNode* node, int* axis, std::vector<int64_t>* sizes) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   int64_t a;
-  TF_LITE_ENSURE_OK(context,
-                    ReadOneInt(context, "SPLIT_V", "axis", GetInput(context, node, 2), &a));
+  TF_LITE_ENSURE_OK(context, ReadOneInt(context, "SPLIT_V", "axis", GetInput(context, node, 2), &a));
   if (!NormalizeAxis(a, NumDimensions(input), axis)) {
-    TF_LITE_KERNEL_LOG(context, "SPLIT_V: axis %lld is out of range for rank %d",
-                       static_cast<long long>(a), NumDimensions(input));
+    TF_LITE_KERNEL_LOG(context, "SPLIT_V: axis %lld is out of range for rank %d", static_cast<long long>(a),
+                       NumDimensions(input));
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context,
-                    ReadInts(context, "SPLIT_V", "size_splits", GetInput(context, node, 1), sizes));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, "SPLIT_V", "size_splits", GetInput(context, node, 1), sizes));
   if (static_cast<int>(sizes->size()) != NumOutputs(node)) {
-    TF_LITE_KERNEL_LOG(context, "SPLIT_V: %d size_splits for %d outputs",
-                       static_cast<int>(sizes->size()), NumOutputs(node));
+    TF_LITE_KERNEL_LOG(context, "SPLIT_V: %d size_splits for %d outputs", static_cast<int>(sizes->size()),
+                       NumOutputs(node));
     return kTfLiteError;
   }
   const int64_t dim = input->dims->data[*axis];
@@ -188,8 +173,7 @@ TfLiteStatus SplitVResolve(TfLiteContext* context, TfLiteNode* node, int* axis,
     if (v == -1 && inferred == -1) {
       inferred = static_cast<int>(i);
     } else if (v < 0) {
-      TF_LITE_KERNEL_LOG(context, "SPLIT_V: invalid size_splits entry %lld",
-                         static_cast<long long>(v));
+      TF_LITE_KERNEL_LOG(context, "SPLIT_V: invalid size_splits entry %lld", static_cast<long long>(v));
       return kTfLiteError;
     } else {
       sum += v;
@@ -226,8 +210,7 @@ TfLiteStatus SplitShapes(TfLiteContext* context, TfLiteNode* node, std::vector<S
 
 // Checks the outputs' types, then sizes them now or at Eval (when `known` is false).
 template <int kInput, SplitResolveFn kResolve>
-TfLiteStatus SplitPrepareCommon(TfLiteContext* context, TfLiteNode* node, const char* op,
-                                bool known) {
+TfLiteStatus SplitPrepareCommon(TfLiteContext* context, TfLiteNode* node, const char* op, bool known) {
   const TfLiteTensor* input;
   TF_LITE_ENSURE_OK(context, GetIn(context, node, kInput, &input));
   for (int i = 0; i < NumOutputs(node); ++i) {
@@ -268,12 +251,11 @@ TfLiteStatus SplitPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SPLIT", 2, 2, -1));
   const TfLiteSplitParams params = ParamsOrDefault<TfLiteSplitParams>(node);
   if (params.num_splits != 0 && params.num_splits != NumOutputs(node)) {
-    TF_LITE_KERNEL_LOG(context, "SPLIT: num_splits is %d but the op has %d outputs",
-                       params.num_splits, NumOutputs(node));
+    TF_LITE_KERNEL_LOG(context, "SPLIT: num_splits is %d but the op has %d outputs", params.num_splits,
+                       NumOutputs(node));
     return kTfLiteError;
   }
-  return SplitPrepareCommon<1, SplitResolve>(context, node, "SPLIT",
-                                             ValuesKnown(GetInput(context, node, 0)));
+  return SplitPrepareCommon<1, SplitResolve>(context, node, "SPLIT", ValuesKnown(GetInput(context, node, 0)));
 }
 
 TfLiteStatus SplitEval(TfLiteContext* context, TfLiteNode* node) {
@@ -282,8 +264,7 @@ TfLiteStatus SplitEval(TfLiteContext* context, TfLiteNode* node) {
 
 TfLiteStatus SplitVPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SPLIT_V", 3, 3, -1));
-  const bool known =
-      ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
+  const bool known = ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
   return SplitPrepareCommon<0, SplitVResolve>(context, node, "SPLIT_V", known);
 }
 

@@ -50,14 +50,11 @@ void FreeConvData(TfLiteContext*, void* data) { delete static_cast<ConvData*>(da
 // (symmetric for int8 and int16 inputs), an int32 bias with zero point 0 (int64 for int16 inputs,
 // or int32 where `int16_bias_may_be_int32`), an output of the input's type, and zero points of 0 on
 // int16 activations.
-TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor* input,
-                                     const TfLiteTensor* filter, const TfLiteTensor* bias,
-                                     const TfLiteTensor* output, const char* input_role,
-                                     const char* filter_role, const char* bias_role,
-                                     bool int16_bias_may_be_int32) {
+TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* filter,
+                                     const TfLiteTensor* bias, const TfLiteTensor* output, const char* input_role,
+                                     const char* filter_role, const char* bias_role, bool int16_bias_may_be_int32) {
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
-  TF_LITE_ENSURE_OK(
-      context, nn::CheckType(context, filter, nn::QuantizedWeightsType(input->type), filter_role));
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, nn::QuantizedWeightsType(input->type), filter_role));
   if (input->type != kTfLiteUInt8) {
     TF_LITE_ENSURE_OK(context, nn::CheckSymmetricWeights(context, filter, filter_role));
   }
@@ -68,16 +65,15 @@ TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor*
   if (bias == nullptr) return kTfLiteOk;
   if (input->type == kTfLiteInt16) {
     if (bias->type != kTfLiteInt64 && !(int16_bias_may_be_int32 && bias->type == kTfLiteInt32)) {
-      TF_LITE_KERNEL_LOG(context, "%s has type %s, expected INT64%s", bias_role,
-                         TfLiteTypeGetName(bias->type), int16_bias_may_be_int32 ? " or INT32" : "");
+      TF_LITE_KERNEL_LOG(context, "%s has type %s, expected INT64%s", bias_role, TfLiteTypeGetName(bias->type),
+                         int16_bias_may_be_int32 ? " or INT32" : "");
       return kTfLiteError;
     }
   } else {
     TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteInt32, bias_role));
   }
   if (bias->params.zero_point != 0) {
-    TF_LITE_KERNEL_LOG(context, "%s has zero point %d, expected 0", bias_role,
-                       bias->params.zero_point);
+    TF_LITE_KERNEL_LOG(context, "%s has zero point %d, expected 0", bias_role, bias->params.zero_point);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -87,35 +83,32 @@ TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor*
 // (`op`): float32 throughout, or a quantized input with the weights and bias CheckQuantizedConvTypes
 // takes. TFLite requantizes both in its own loops with MultiplyByQuantizedMultiplier, int16 in
 // the 16x8 reference kernels with int64 sums.
-TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* op,
-                                           TfLiteFusedActivation activation,
+TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* op, TfLiteFusedActivation activation,
                                            const TfLiteTensor* input, const char* input_role,
                                            const TfLiteTensor* filter, const char* filter_role,
-                                           const TfLiteTensor* bias, const char* bias_role,
-                                           const TfLiteTensor* output, ConvData* data) {
+                                           const TfLiteTensor* bias, const char* bias_role, const TfLiteTensor* output,
+                                           ConvData* data) {
   switch (input->type) {
     case kTfLiteFloat32:
       if (filter->type == kTfLiteInt8 || filter->type == kTfLiteUInt8) {
-        TF_LITE_KERNEL_LOG(context,
-                           "%s has type %s with a FLOAT32 input; hybrid %s is not supported",
-                           filter_role, TfLiteTypeGetName(filter->type), op);
+        TF_LITE_KERNEL_LOG(context, "%s has type %s with a FLOAT32 input; hybrid %s is not supported", filter_role,
+                           TfLiteTypeGetName(filter->type), op);
         return kTfLiteError;
       }
       TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32, filter_role));
-      return nn::PrepareFloatOutput(context, activation, bias, bias_role, output,
-                                    &data->activation_min, &data->activation_max);
+      return nn::PrepareFloatOutput(context, activation, bias, bias_role, output, &data->activation_min,
+                                    &data->activation_max);
     case kTfLiteUInt8:
     case kTfLiteInt8:
     case kTfLiteInt16:
-      TF_LITE_ENSURE_OK(context, CheckQuantizedConvTypes(context, input, filter, bias, output,
-                                                         input_role, filter_role, bias_role,
-                                                         /*int16_bias_may_be_int32=*/false));
-      data->stage =
-          input->type == kTfLiteInt16 ? nn::OutputStage::kInt64 : nn::OutputStage::kDoubleRounding;
+      TF_LITE_ENSURE_OK(
+          context, CheckQuantizedConvTypes(context, input, filter, bias, output, input_role, filter_role, bias_role,
+                                           /*int16_bias_may_be_int32=*/false));
+      data->stage = input->type == kTfLiteInt16 ? nn::OutputStage::kInt64 : nn::OutputStage::kDoubleRounding;
       return kTfLiteOk;
     default:
-      TF_LITE_KERNEL_LOG(context, "%s has type %s; %s supports FLOAT32, UINT8, INT8 and INT16",
-                         input_role, TfLiteTypeGetName(input->type), op);
+      TF_LITE_KERNEL_LOG(context, "%s has type %s; %s supports FLOAT32, UINT8, INT8 and INT16", input_role,
+                         TfLiteTypeGetName(input->type), op);
       return kTfLiteError;
   }
 }
@@ -123,10 +116,9 @@ TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* o
 // ---- CONV_2D: input [N, H, W, C], filter [OC, KH, KW, C / groups], bias [OC].
 
 // Hybrid CONV_2D (float input, int8 weights): float bias and output, quantized weights.
-TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& params,
-                               const TfLiteTensor* input, const TfLiteTensor* filter,
-                               const TfLiteTensor* bias, const TfLiteTensor* output, int groups,
-                               ConvData* data) {
+TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& params, const TfLiteTensor* input,
+                               const TfLiteTensor* filter, const TfLiteTensor* bias, const TfLiteTensor* output,
+                               int groups, ConvData* data) {
   if (filter->type != kTfLiteInt8) {
     TF_LITE_KERNEL_LOG(context,
                        "input 1 (filter) has type %s with a FLOAT32 input; hybrid CONV_2D "
@@ -142,8 +134,7 @@ TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& p
     return kTfLiteError;
   }
   if (groups != 1) {
-    TF_LITE_KERNEL_LOG(context, "hybrid (INT8-weight) CONV_2D does not support groups (%d)",
-                       groups);
+    TF_LITE_KERNEL_LOG(context, "hybrid (INT8-weight) CONV_2D does not support groups (%d)", groups);
     return kTfLiteError;
   }
   // TFLite takes the per-channel path only when the channel scales actually differ.
@@ -153,8 +144,8 @@ TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& p
       data->hybrid_per_channel = true;
     }
   }
-  if (data->hybrid_per_channel && (quantization->quantized_dimension != 0 ||
-                                   quantization->scale->size != filter->dims->data[0])) {
+  if (data->hybrid_per_channel &&
+      (quantization->quantized_dimension != 0 || quantization->scale->size != filter->dims->data[0])) {
     TF_LITE_KERNEL_LOG(context,
                        "input 1 (filter) has %d scales along dimension %d; per-channel weights "
                        "need one per output channel (dimension 0)",
@@ -162,8 +153,7 @@ TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& p
     return kTfLiteError;
   }
   data->hybrid = true;
-  tflite::CalculateActivationRange(params.activation, &data->activation_min,
-                                   &data->activation_max);
+  tflite::CalculateActivationRange(params.activation, &data->activation_min, &data->activation_max);
   const int batches = input->dims->data[0];
   data->quantized_input.resize(tflite::NumElements(input));
   data->scaling_factors.resize(batches);
@@ -206,8 +196,7 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   const int groups = input_depth / filter_depth;
   if (output_depth % groups != 0) {
-    TF_LITE_KERNEL_LOG(context, "filter has %d output channels, not divisible into %d groups",
-                       output_depth, groups);
+    TF_LITE_KERNEL_LOG(context, "filter has %d output channels, not divisible into %d groups", output_depth, groups);
     return kTfLiteError;
   }
   if (tflite::NumElements(bias) != output_depth) {
@@ -221,26 +210,22 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   switch (input->type) {
     case kTfLiteFloat32:
       if (filter->type == kTfLiteInt8 || filter->type == kTfLiteUInt8) {
-        TF_LITE_ENSURE_OK(context, PrepareHybridConv(context, params, input, filter, bias,
-                                                     output, groups, data));
+        TF_LITE_ENSURE_OK(context, PrepareHybridConv(context, params, input, filter, bias, output, groups, data));
         break;
       }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32,
-                                               "input 1 (filter)"));
-      TF_LITE_ENSURE_OK(
-          context, nn::PrepareFloatOutput(context, params.activation, bias, "input 2 (bias)",
-                                          output, &data->activation_min, &data->activation_max));
+      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32, "input 1 (filter)"));
+      TF_LITE_ENSURE_OK(context, nn::PrepareFloatOutput(context, params.activation, bias, "input 2 (bias)", output,
+                                                        &data->activation_min, &data->activation_max));
       break;
     case kTfLiteUInt8:
     case kTfLiteInt8:
     case kTfLiteInt16:
-      TF_LITE_ENSURE_OK(context, CheckQuantizedConvTypes(context, input, filter, bias, output,
-                                                         "input 0", "input 1 (filter)",
-                                                         "input 2 (bias)",
+      TF_LITE_ENSURE_OK(context, CheckQuantizedConvTypes(context, input, filter, bias, output, "input 0",
+                                                         "input 1 (filter)", "input 2 (bias)",
                                                          /*int16_bias_may_be_int32=*/true));
-      TF_LITE_ENSURE_OK(context, nn::PopulateConvolutionQuantizationParams(
-                                     context, input, filter, bias, output, params.activation,
-                                     output_depth, "input 1 (filter)", &data->requantization));
+      TF_LITE_ENSURE_OK(
+          context, nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output, params.activation,
+                                                             output_depth, "input 1 (filter)", &data->requantization));
       // TFLite's x86 build multiplies uint8 through gemmlowp (whose output stage is
       // MultiplyByQuantizedMultiplier's) and int8 and int16 through ruy; groups take its
       // reference kernel, and int16 with an int64 bias the 16x8 reference.
@@ -253,7 +238,8 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       }
       break;
     default:
-      TF_LITE_KERNEL_LOG(context, "input 0 has type %s; CONV_2D supports FLOAT32, UINT8, INT8 "
+      TF_LITE_KERNEL_LOG(context,
+                         "input 0 has type %s; CONV_2D supports FLOAT32, UINT8, INT8 "
                          "and INT16",
                          TfLiteTypeGetName(input->type));
       return kTfLiteError;
@@ -271,10 +257,9 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
 // reference order (filter rows, columns, then channels); padding contributes nothing. The float,
 // quantized and hybrid kernels share it and differ in what they make of the sum.
 template <typename Acc, typename InputT, typename FilterT, typename InputOffset, typename Emit>
-void ConvSums(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
-              const InputT* input_data, const TfLiteTensor* filter, const FilterT* filter_data,
-              const TfLiteTensor* output, int32_t filter_offset, InputOffset input_offset_of,
-              Emit emit) {
+void ConvSums(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input, const InputT* input_data,
+              const TfLiteTensor* filter, const FilterT* filter_data, const TfLiteTensor* output, int32_t filter_offset,
+              InputOffset input_offset_of, Emit emit) {
   const int* input_dims = input->dims->data;
   const int* filter_dims = filter->dims->data;
   const int* output_dims = output->dims->data;
@@ -304,13 +289,10 @@ void ConvSums(const TfLiteConvParams& params, const ConvData& data, const TfLite
             for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
               const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
               if (in_x < 0 || in_x >= input_width) continue;
-              const InputT* input_pixel =
-                  input_data + nn::Offset4D(input_dims, b, in_y, in_x, group * filter_depth);
-              const FilterT* filter_pixel =
-                  filter_data + nn::Offset4D(filter_dims, out_c, filter_y, filter_x, 0);
+              const InputT* input_pixel = input_data + nn::Offset4D(input_dims, b, in_y, in_x, group * filter_depth);
+              const FilterT* filter_pixel = filter_data + nn::Offset4D(filter_dims, out_c, filter_y, filter_x, 0);
               for (int c = 0; c < filter_depth; ++c) {
-                acc += nn::ProductTerm<Acc>(input_pixel[c], filter_pixel[c], input_offset,
-                                            filter_offset);
+                acc += nn::ProductTerm<Acc>(input_pixel[c], filter_pixel[c], input_offset, filter_offset);
               }
             }
           }
@@ -326,37 +308,33 @@ void ConvFloat(const TfLiteConvParams& params, const ConvData& data, const TfLit
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
   ConvSums<float>(
-      params, data, input, tflite::GetTensorData<float>(input), filter,
-      tflite::GetTensorData<float>(filter), output, 0, [](int) { return 0; },
+      params, data, input, tflite::GetTensorData<float>(input), filter, tflite::GetTensorData<float>(filter), output, 0,
+      [](int) { return 0; },
       [&](int, int64_t index, int out_c, float total) {
-        output_data[index] = nn::ClampToActivation(total + bias_data[out_c], data.activation_min,
-                                                   data.activation_max);
+        output_data[index] = nn::ClampToActivation(total + bias_data[out_c], data.activation_min, data.activation_max);
       });
 }
 
 template <typename InputT, typename FilterT, typename OutputT>
-void ConvQuantized(const TfLiteConvParams& params, const ConvData& data,
-                   const TfLiteTensor* input, const TfLiteTensor* filter,
-                   const TfLiteTensor* bias, TfLiteTensor* output) {
+void ConvQuantized(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
+                   const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   const int32_t input_offset = -input->params.zero_point;
   const int32_t output_offset = output->params.zero_point;
   OutputT* output_data = tflite::GetTensorData<OutputT>(output);
   ConvSums<int64_t>(
-      params, data, input, tflite::GetTensorData<InputT>(input), filter,
-      tflite::GetTensorData<FilterT>(filter), output, -filter->params.zero_point,
-      [&](int) { return input_offset; },
+      params, data, input, tflite::GetTensorData<InputT>(input), filter, tflite::GetTensorData<FilterT>(filter), output,
+      -filter->params.zero_point, [&](int) { return input_offset; },
       [&](int, int64_t index, int out_c, int64_t acc) {
-        output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
-                                                           acc + nn::IntegerBiasValue(bias, out_c),
-                                                           out_c, output_offset);
+        output_data[index] = nn::RequantizeOutput<OutputT>(
+            data.stage, data.requantization, acc + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
       });
 }
 
 // TFLite's hybrid convolution: each batch's input quantized to int8 on the fly, the integer sums
 // scaled back with (input scale * weight scale), then the bias added and the activation applied,
 // each step rounded to float as TFLite's kernels round it.
-void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTensor* input,
-                const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
+void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTensor* input, const TfLiteTensor* filter,
+                const TfLiteTensor* bias, TfLiteTensor* output) {
   const int batches = input->dims->data[0];
   const int64_t input_size = batches == 0 ? 0 : tflite::NumElements(input) / batches;
   const float* input_data = tflite::GetTensorData<float>(input);
@@ -368,18 +346,17 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
     int8_t* quantized_row = data.quantized_input.data() + b * input_size;
     if (input_size == 0) continue;
     if (data.hybrid_per_channel) {
-      nn::AsymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row,
-                                   &data.scaling_factors[b], &data.input_offsets[b]);
+      nn::AsymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b],
+                                   &data.input_offsets[b]);
     } else {
-      nn::SymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row,
-                                  &data.scaling_factors[b]);
+      nn::SymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b]);
       data.scaling_factors[b] *= filter->params.scale;
     }
   }
   const ConvData& const_data = data;
   ConvSums<int64_t>(
-      params, const_data, input, const_data.quantized_input.data(), filter,
-      tflite::GetTensorData<int8_t>(filter), output, 0,
+      params, const_data, input, const_data.quantized_input.data(), filter, tflite::GetTensorData<int8_t>(filter),
+      output, 0,
       // The asymmetric path sums (q - zero point) * w: TFLite pads its im2col with the zero
       // point and subtracts zero point * (the filter's sum).
       [&](int b) { return const_data.hybrid_per_channel ? -const_data.input_offsets[b] : 0; },
@@ -395,8 +372,7 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
           value = static_cast<float>(sum) * const_data.scaling_factors[b];
           value += bias_data[out_c];
         }
-        output_data[index] =
-            nn::ClampToActivation(value, const_data.activation_min, const_data.activation_max);
+        output_data[index] = nn::ClampToActivation(value, const_data.activation_min, const_data.activation_max);
       });
 }
 
@@ -429,11 +405,9 @@ TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
 // channel): TFLite quantizes each batch's input asymmetrically on the fly. With a single weights
 // scale TFLite reads per-channel scales past it (its outputs vary from run to run); that scale
 // serves every channel here.
-TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context,
-                                        const TfLiteDepthwiseConvParams& params,
-                                        const TfLiteTensor* input, const TfLiteTensor* filter,
-                                        const TfLiteTensor* bias, const TfLiteTensor* output,
-                                        ConvData* data) {
+TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context, const TfLiteDepthwiseConvParams& params,
+                                        const TfLiteTensor* input, const TfLiteTensor* filter, const TfLiteTensor* bias,
+                                        const TfLiteTensor* output, ConvData* data) {
   if (bias != nullptr) {
     TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
   }
@@ -452,8 +426,7 @@ TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context,
                        quantization->scale->size, quantization->quantized_dimension, output_depth);
     return kTfLiteError;
   }
-  tflite::CalculateActivationRange(params.activation, &data->activation_min,
-                                   &data->activation_max);
+  tflite::CalculateActivationRange(params.activation, &data->activation_min, &data->activation_max);
   const int batches = input->dims->data[0];
   data->quantized_input.resize(tflite::NumElements(input));
   data->scaling_factors.resize(batches);
@@ -487,18 +460,15 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
 
   data->hybrid = input->type == kTfLiteFloat32 && filter->type == kTfLiteInt8;
   if (data->hybrid) {
-    TF_LITE_ENSURE_OK(context,
-                      PrepareHybridDepthwiseConv(context, params, input, filter, bias, output, data));
+    TF_LITE_ENSURE_OK(context, PrepareHybridDepthwiseConv(context, params, input, filter, bias, output, data));
   } else {
-    TF_LITE_ENSURE_OK(context, PrepareConvTypesWithoutHybrid(
-                                   context, "DEPTHWISE_CONV_2D", params.activation, input,
-                                   "input 0", filter, "input 1 (filter)", bias, "input 2 (bias)",
-                                   output, data));
+    TF_LITE_ENSURE_OK(context,
+                      PrepareConvTypesWithoutHybrid(context, "DEPTHWISE_CONV_2D", params.activation, input, "input 0",
+                                                    filter, "input 1 (filter)", bias, "input 2 (bias)", output, data));
   }
 
   if (filter->dims->data[0] != 1) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (filter) must be [1, H, W, C], has %d in dimension 0",
-                       filter->dims->data[0]);
+    TF_LITE_KERNEL_LOG(context, "input 1 (filter) must be [1, H, W, C], has %d in dimension 0", filter->dims->data[0]);
     return kTfLiteError;
   }
   const int input_depth = input->dims->data[3];
@@ -511,15 +481,14 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (bias != nullptr && (bias->dims->size != 1 || bias->dims->data[0] != output_depth)) {
-    TF_LITE_KERNEL_LOG(context, "input 2 (bias) must be [%d] (the filter's channels)",
-                       output_depth);
+    TF_LITE_KERNEL_LOG(context, "input 2 (bias) must be [%d] (the filter's channels)", output_depth);
     return kTfLiteError;
   }
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
   if (input->type != kTfLiteFloat32) {
-    TF_LITE_ENSURE_OK(context, nn::PopulateConvolutionQuantizationParams(
-                                   context, input, filter, bias, output, params.activation,
-                                   output_depth, "input 1 (filter)", &data->requantization));
+    TF_LITE_ENSURE_OK(
+        context, nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output, params.activation,
+                                                           output_depth, "input 1 (filter)", &data->requantization));
   }
   return nn::ResizeWindowedOutput(
       context,
@@ -532,10 +501,9 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
 // c * M + m sums nn::ProductTerm (input offset input_offset_of(batch)) of input channel c and
 // filter channel c * M + m over its window, in TFLite's order.
 template <typename Acc, typename InputT, typename FilterT, typename InputOffset, typename Emit>
-void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& data,
-                       const TfLiteTensor* input, const InputT* input_data, const TfLiteTensor* filter,
-                       const TfLiteTensor* output, InputOffset input_offset_of, int32_t filter_offset,
-                       Emit emit) {
+void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
+                       const InputT* input_data, const TfLiteTensor* filter, const TfLiteTensor* output,
+                       InputOffset input_offset_of, int32_t filter_offset, Emit emit) {
   const int* input_dims = input->dims->data;
   const int* filter_dims = filter->dims->data;
   const int* output_dims = output->dims->data;
@@ -566,10 +534,9 @@ void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& 
               for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
                 const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
                 if (in_x < 0 || in_x >= input_width) continue;
-                acc += nn::ProductTerm<Acc>(
-                    input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)],
-                    filter_data[nn::Offset4D(filter_dims, 0, filter_y, filter_x, out_c)],
-                    input_offset, filter_offset);
+                acc += nn::ProductTerm<Acc>(input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)],
+                                            filter_data[nn::Offset4D(filter_dims, 0, filter_y, filter_x, out_c)],
+                                            input_offset, filter_offset);
               }
             }
             emit(b, nn::Offset4D(output_dims, b, out_y, out_x, out_c), out_c, acc);
@@ -580,52 +547,47 @@ void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& 
   }
 }
 
-void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data,
-                        const TfLiteTensor* input, const TfLiteTensor* filter,
-                        const TfLiteTensor* bias, TfLiteTensor* output) {
+void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
+                        const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
   DepthwiseConvSums<float, float, float>(
-      params, data, input, tflite::GetTensorData<float>(input), filter, output,
-      [](int) { return 0; }, 0, [&](int, int64_t index, int out_c, float total) {
+      params, data, input, tflite::GetTensorData<float>(input), filter, output, [](int) { return 0; }, 0,
+      [&](int, int64_t index, int out_c, float total) {
         const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
-        output_data[index] =
-            nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
+        output_data[index] = nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
       });
 }
 
 // A missing bias counts as zeros (TFLite 2.14 itself crashes on a bias-free int8 depthwise
 // convolution; this computes what the op means).
 template <typename InputT, typename FilterT, typename OutputT>
-void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data,
-                            const TfLiteTensor* input, const TfLiteTensor* filter,
-                            const TfLiteTensor* bias, TfLiteTensor* output) {
+void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
+                            const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   const int32_t output_offset = output->params.zero_point;
   OutputT* output_data = tflite::GetTensorData<OutputT>(output);
   const int32_t input_offset = -input->params.zero_point;
   DepthwiseConvSums<int64_t, InputT, FilterT>(
-      params, data, input, tflite::GetTensorData<InputT>(input), filter, output,
-      [&](int) { return input_offset; }, -filter->params.zero_point,
+      params, data, input, tflite::GetTensorData<InputT>(input), filter, output, [&](int) { return input_offset; },
+      -filter->params.zero_point,
       [&](int, int64_t index, int out_c, int64_t acc) {
-        output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
-                                                           acc + nn::IntegerBiasValue(bias, out_c),
-                                                           out_c, output_offset);
+        output_data[index] = nn::RequantizeOutput<OutputT>(
+            data.stage, data.requantization, acc + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
       });
 }
 
 // TFLite's reference_integer_ops::DepthwiseConvHybridPerChannel: integer sums of the weights and
 // (quantized input - the batch's zero point), times (channel scale * the batch's input scale), then
 // the bias and the activation.
-void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data,
-                         const TfLiteTensor* input, const TfLiteTensor* filter,
-                         const TfLiteTensor* bias, TfLiteTensor* output) {
+void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data, const TfLiteTensor* input,
+                         const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   const int batches = input->dims->data[0];
   const int64_t input_size = batches == 0 ? 0 : tflite::NumElements(input) / batches;
   const float* input_data = tflite::GetTensorData<float>(input);
   for (int b = 0; b < batches && input_size > 0; ++b) {
     nn::AsymmetricQuantizeFloats(input_data + b * input_size, static_cast<int>(input_size),
-                                 data.quantized_input.data() + b * input_size,
-                                 &data.scaling_factors[b], &data.input_offsets[b]);
+                                 data.quantized_input.data() + b * input_size, &data.scaling_factors[b],
+                                 &data.input_offsets[b]);
   }
   const TfLiteFloatArray* scales = nn::AffineQuantization(filter)->scale;
   const float* bias_data = tflite::GetTensorData<float>(bias);
@@ -638,8 +600,7 @@ void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data
         float value = static_cast<float>(static_cast<int32_t>(acc));
         value *= scales->data[scales->size == 1 ? 0 : out_c] * const_data.scaling_factors[b];
         if (bias_data != nullptr) value += bias_data[out_c];
-        output_data[index] =
-            nn::ClampToActivation(value, const_data.activation_min, const_data.activation_max);
+        output_data[index] = nn::ClampToActivation(value, const_data.activation_min, const_data.activation_max);
       });
 }
 
@@ -660,8 +621,7 @@ TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
   }
   return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights) {
     using InputT = decltype(in);
-    DepthwiseConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias,
-                                                              output);
+    DepthwiseConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias, output);
   });
 }
 // ---- TRANSPOSE_CONV: input 0 the output shape (int32 [4]), input 1 weights [OC, KH, KW, IC],
@@ -676,11 +636,9 @@ constexpr int kTransposeBiasInput = 3;
 // Checks the requested output shape against the data and weights, resizes the output to it, and
 // derives the padding from it as TFLite does: the padding of a forward convolution over an image
 // of the output's size.
-TfLiteStatus ResizeTransposeConvOutput(TfLiteContext* context,
-                                       const TfLiteTransposeConvParams& params,
-                                       const TfLiteTensor* output_shape,
-                                       const TfLiteTensor* weights, const TfLiteTensor* input,
-                                       TfLiteTensor* output, ConvData* data) {
+TfLiteStatus ResizeTransposeConvOutput(TfLiteContext* context, const TfLiteTransposeConvParams& params,
+                                       const TfLiteTensor* output_shape, const TfLiteTensor* weights,
+                                       const TfLiteTensor* input, TfLiteTensor* output, ConvData* data) {
   const int32_t* shape = tflite::GetTensorData<int32_t>(output_shape);
   for (int i = 0; i < 4; ++i) {
     if (shape[i] < 0) {
@@ -692,18 +650,15 @@ TfLiteStatus ResizeTransposeConvOutput(TfLiteContext* context,
     TF_LITE_KERNEL_LOG(context,
                        "input 0 (output shape) is [%d, %d, %d, %d], but the batch must be %d "
                        "(the input's) and the channels %d (the weights')",
-                       shape[0], shape[1], shape[2], shape[3], input->dims->data[0],
-                       weights->dims->data[0]);
+                       shape[0], shape[1], shape[2], shape[3], input->dims->data[0], weights->dims->data[0]);
     return kTfLiteError;
   }
   int unused_height, unused_width;
-  data->padding = nn::ComputePaddingHeightWidth(
-      params.stride_height, params.stride_width, 1, 1, shape[1], shape[2], weights->dims->data[1],
-      weights->dims->data[2], params.padding, &unused_height, &unused_width);
-  return context->ResizeTensor(context, output,
-                               tflite::CreateIntArray({shape[0], shape[1], shape[2], shape[3]}));
+  data->padding = nn::ComputePaddingHeightWidth(params.stride_height, params.stride_width, 1, 1, shape[1], shape[2],
+                                                weights->dims->data[1], weights->dims->data[2], params.padding,
+                                                &unused_height, &unused_width);
+  return context->ResizeTensor(context, output, tflite::CreateIntArray({shape[0], shape[1], shape[2], shape[3]}));
 }
-
 
 TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = nn::ParamsOf<TfLiteTransposeConvParams>(node);
@@ -720,8 +675,7 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   const TfLiteTensor* bias = tflite::GetOptionalInputTensor(context, node, kTransposeBiasInput);
 
-  TF_LITE_ENSURE_OK(context,
-                    nn::CheckType(context, output_shape, kTfLiteInt32, "input 0 (output shape)"));
+  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output_shape, kTfLiteInt32, "input 0 (output shape)"));
   if (output_shape->dims->size != 1 || output_shape->dims->data[0] != 4) {
     TF_LITE_KERNEL_LOG(context, "input 0 (output shape) must be a 1-D tensor of 4 elements");
     return kTfLiteError;
@@ -730,16 +684,15 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 2"));
 
   TF_LITE_ENSURE_OK(
-      context, PrepareConvTypesWithoutHybrid(context, "TRANSPOSE_CONV", params.activation, input,
-                                             "input 2", weights, "input 1 (weights)", bias,
-                                             "input 3 (bias)", output, data));
+      context, PrepareConvTypesWithoutHybrid(context, "TRANSPOSE_CONV", params.activation, input, "input 2", weights,
+                                             "input 1 (weights)", bias, "input 3 (bias)", output, data));
   // Without a bias TFLite's 16x8 TRANSPOSE_CONV requantizes with the 32-bit multiplier (as its
   // 8-bit kernels do), not the reduced 16-bit one its int64-bias path takes.
   if (input->type == kTfLiteInt16 && bias == nullptr) data->stage = nn::OutputStage::kDoubleRounding;
 
   if (input->dims->data[3] != weights->dims->data[3]) {
-    TF_LITE_KERNEL_LOG(context, "input 2 has %d channels but input 1 (weights) expects %d",
-                       input->dims->data[3], weights->dims->data[3]);
+    TF_LITE_KERNEL_LOG(context, "input 2 has %d channels but input 1 (weights) expects %d", input->dims->data[3],
+                       weights->dims->data[3]);
     return kTfLiteError;
   }
   if (bias != nullptr && tflite::NumElements(bias) != weights->dims->data[0]) {
@@ -749,14 +702,12 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
   if (input->type != kTfLiteFloat32) {
-    TF_LITE_ENSURE_OK(context, nn::PopulateConvolutionQuantizationParams(
-                                   context, input, weights, bias, output, params.activation,
-                                   weights->dims->data[0], "input 1 (weights)",
-                                   &data->requantization));
+    TF_LITE_ENSURE_OK(context, nn::PopulateConvolutionQuantizationParams(context, input, weights, bias, output,
+                                                                         params.activation, weights->dims->data[0],
+                                                                         "input 1 (weights)", &data->requantization));
   }
-  TF_LITE_ENSURE_OK(
-      context, nn::CheckWindow(context, {params.padding, params.stride_height, params.stride_width,
-                                         1, 1, weights->dims->data[1], weights->dims->data[2]}));
+  TF_LITE_ENSURE_OK(context, nn::CheckWindow(context, {params.padding, params.stride_height, params.stride_width, 1, 1,
+                                                       weights->dims->data[1], weights->dims->data[2]}));
   if (!tflite::IsConstantTensor(output_shape)) {
     tflite::SetTensorToDynamic(output);
     return kTfLiteOk;
@@ -768,11 +719,10 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
 // filter window covers; `emit(index, out_c, total)` then sees every output element's total. The
 // float and integer kernels share it; T is the accumulator type.
 template <typename T, typename InputT, typename WeightsT, typename Emit>
-void TransposeConvScatter(const TfLiteTransposeConvParams& params, const ConvData& data,
-                          const TfLiteTensor* input, const InputT* input_data,
-                          const TfLiteTensor* weights, const WeightsT* weights_data,
-                          int32_t input_offset, int32_t weights_offset, const TfLiteTensor* output,
-                          T* totals, Emit emit) {
+void TransposeConvScatter(const TfLiteTransposeConvParams& params, const ConvData& data, const TfLiteTensor* input,
+                          const InputT* input_data, const TfLiteTensor* weights, const WeightsT* weights_data,
+                          int32_t input_offset, int32_t weights_offset, const TfLiteTensor* output, T* totals,
+                          Emit emit) {
   const int* input_dims = input->dims->data;
   const int* weights_dims = weights->dims->data;
   const int* output_dims = output->dims->data;
@@ -791,14 +741,12 @@ void TransposeConvScatter(const TfLiteTransposeConvParams& params, const ConvDat
   for (int b = 0; b < batches; ++b) {
     for (int in_y = 0; in_y < input_height; ++in_y) {
       // 64-bit: a large input times the stride may pass int even where the output is small.
-      const int64_t out_y_origin =
-          static_cast<int64_t>(in_y) * params.stride_height - data.padding.height;
+      const int64_t out_y_origin = static_cast<int64_t>(in_y) * params.stride_height - data.padding.height;
       for (int in_x = 0; in_x < input_width; ++in_x) {
-        const int64_t out_x_origin =
-            static_cast<int64_t>(in_x) * params.stride_width - data.padding.width;
+        const int64_t out_x_origin = static_cast<int64_t>(in_x) * params.stride_width - data.padding.width;
         for (int in_c = 0; in_c < input_depth; ++in_c) {
-          const T input_value = static_cast<T>(
-              input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)] + input_offset);
+          const T input_value =
+              static_cast<T>(input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)] + input_offset);
           for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
             const int64_t out_y = out_y_origin + filter_y;
             if (out_y < 0 || out_y >= output_height) continue;
@@ -806,14 +754,12 @@ void TransposeConvScatter(const TfLiteTransposeConvParams& params, const ConvDat
               const int64_t out_x = out_x_origin + filter_x;
               if (out_x < 0 || out_x >= output_width) continue;
               T* output_pixel =
-                  totals +
-                  nn::Offset4D(output_dims, b, static_cast<int>(out_y), static_cast<int>(out_x), 0);
+                  totals + nn::Offset4D(output_dims, b, static_cast<int>(out_y), static_cast<int>(out_x), 0);
               for (int out_c = 0; out_c < output_depth; ++out_c) {
                 output_pixel[out_c] +=
                     input_value *
-                    static_cast<T>(
-                        weights_data[nn::Offset4D(weights_dims, out_c, filter_y, filter_x, in_c)] +
-                        weights_offset);
+                    static_cast<T>(weights_data[nn::Offset4D(weights_dims, out_c, filter_y, filter_x, in_c)] +
+                                   weights_offset);
               }
             }
           }
@@ -824,37 +770,32 @@ void TransposeConvScatter(const TfLiteTransposeConvParams& params, const ConvDat
   for (int64_t i = 0; i < output_size; ++i) emit(i, static_cast<int>(i % output_depth), totals[i]);
 }
 
-void TransposeConvFloat(const TfLiteTransposeConvParams& params, const ConvData& data,
-                        const TfLiteTensor* input, const TfLiteTensor* weights,
-                        const TfLiteTensor* bias, TfLiteTensor* output) {
+void TransposeConvFloat(const TfLiteTransposeConvParams& params, const ConvData& data, const TfLiteTensor* input,
+                        const TfLiteTensor* weights, const TfLiteTensor* bias, TfLiteTensor* output) {
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
   TransposeConvScatter<float>(
-      params, data, input, tflite::GetTensorData<float>(input), weights,
-      tflite::GetTensorData<float>(weights), 0, 0, output, output_data,
-      [&](int64_t index, int out_c, float total) {
+      params, data, input, tflite::GetTensorData<float>(input), weights, tflite::GetTensorData<float>(weights), 0, 0,
+      output, output_data, [&](int64_t index, int out_c, float total) {
         const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
-        output_data[index] =
-            nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
+        output_data[index] = nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
       });
 }
 
 template <typename InputT, typename WeightsT, typename OutputT>
-void TransposeConvQuantized(const TfLiteTransposeConvParams& params, ConvData& data,
-                            const TfLiteTensor* input, const TfLiteTensor* weights,
-                            const TfLiteTensor* bias, TfLiteTensor* output) {
+void TransposeConvQuantized(const TfLiteTransposeConvParams& params, ConvData& data, const TfLiteTensor* input,
+                            const TfLiteTensor* weights, const TfLiteTensor* bias, TfLiteTensor* output) {
   data.accumulators.resize(tflite::NumElements(output));
   const int32_t output_offset = output->params.zero_point;
   OutputT* output_data = tflite::GetTensorData<OutputT>(output);
   const ConvData& const_data = data;
   TransposeConvScatter<int64_t>(
       params, const_data, input, tflite::GetTensorData<InputT>(input), weights,
-      tflite::GetTensorData<WeightsT>(weights), -input->params.zero_point,
-      -weights->params.zero_point, output, data.accumulators.data(),
-      [&](int64_t index, int out_c, int64_t total) {
-        output_data[index] = nn::RequantizeOutput<OutputT>(
-            const_data.stage, const_data.requantization, total + nn::IntegerBiasValue(bias, out_c),
-            out_c, output_offset);
+      tflite::GetTensorData<WeightsT>(weights), -input->params.zero_point, -weights->params.zero_point, output,
+      data.accumulators.data(), [&](int64_t index, int out_c, int64_t total) {
+        output_data[index] =
+            nn::RequantizeOutput<OutputT>(const_data.stage, const_data.requantization,
+                                          total + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
       });
 }
 
@@ -867,8 +808,7 @@ TfLiteStatus TransposeConvEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* bias = tflite::GetOptionalInputTensor(context, node, kTransposeBiasInput);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   if (tflite::IsDynamicTensor(output)) {
-    TF_LITE_ENSURE_OK(context, ResizeTransposeConvOutput(context, params, output_shape, weights,
-                                                         input, output, data));
+    TF_LITE_ENSURE_OK(context, ResizeTransposeConvOutput(context, params, output_shape, weights, input, output, data));
   }
   if (input->type == kTfLiteFloat32) {
     TransposeConvFloat(params, *data, input, weights, bias, output);
@@ -876,8 +816,7 @@ TfLiteStatus TransposeConvEval(TfLiteContext* context, TfLiteNode* node) {
   }
   return nn::EvalQuantizedProduct(context, "input 2", input->type, [&](auto in, auto weights_t) {
     using InputT = decltype(in);
-    TransposeConvQuantized<InputT, decltype(weights_t), InputT>(params, *data, input, weights, bias,
-                                                                output);
+    TransposeConvQuantized<InputT, decltype(weights_t), InputT>(params, *data, input, weights, bias, output);
   });
 }
 

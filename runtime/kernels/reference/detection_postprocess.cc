@@ -121,8 +121,7 @@ class OptionReader {
     } else {
       return Fail(key, "must be an integer", fallback);
     }
-    if (number < std::numeric_limits<int32_t>::min() ||
-        number > std::numeric_limits<int32_t>::max()) {
+    if (number < std::numeric_limits<int32_t>::min() || number > std::numeric_limits<int32_t>::max()) {
       return Fail(key, "is out of the int32 range", fallback);
     }
     return static_cast<int>(number);
@@ -173,8 +172,7 @@ std::string ParseOptions(const char* buffer, size_t length, Options* options) {
   OptionReader read(map);
   options->max_detections = read.Int("max_detections");
   options->max_classes_per_detection = read.Int("max_classes_per_detection");
-  options->detections_per_class =
-      read.Int("detections_per_class", /*optional=*/true, kDefaultDetectionsPerClass);
+  options->detections_per_class = read.Int("detections_per_class", /*optional=*/true, kDefaultDetectionsPerClass);
   options->use_regular_nms = read.Bool("use_regular_nms", false);
   options->nms_score_threshold = read.Float("nms_score_threshold");
   options->nms_iou_threshold = read.Float("nms_iou_threshold");
@@ -198,26 +196,22 @@ void Free(TfLiteContext* /*context*/, void* buffer) { delete static_cast<OpData*
 // bounds or divide by zero.
 TfLiteStatus CheckOptions(TfLiteContext* context, const Options& options) {
   if (options.max_detections < 0) {
-    TF_LITE_KERNEL_LOG(context, "custom option 'max_detections' is %d; it must be at least 0",
-                       options.max_detections);
+    TF_LITE_KERNEL_LOG(context, "custom option 'max_detections' is %d; it must be at least 0", options.max_detections);
     return kTfLiteError;
   }
   if (options.max_classes_per_detection < 1) {
-    TF_LITE_KERNEL_LOG(context,
-                       "custom option 'max_classes_per_detection' is %d; it must be at least 1",
+    TF_LITE_KERNEL_LOG(context, "custom option 'max_classes_per_detection' is %d; it must be at least 1",
                        options.max_classes_per_detection);
     return kTfLiteError;
   }
-  if (int64_t{options.max_detections} * options.max_classes_per_detection >
-      std::numeric_limits<int32_t>::max()) {
+  if (int64_t{options.max_detections} * options.max_classes_per_detection > std::numeric_limits<int32_t>::max()) {
     TF_LITE_KERNEL_LOG(context,
                        "custom options 'max_detections' * 'max_classes_per_detection' (%d * %d) "
                        "overflow int32",
                        options.max_detections, options.max_classes_per_detection);
     return kTfLiteError;
   }
-  if (options.use_regular_nms &&
-      std::min(options.detections_per_class, options.max_detections) < 1) {
+  if (options.use_regular_nms && std::min(options.detections_per_class, options.max_detections) < 1) {
     TF_LITE_KERNEL_LOG(context,
                        "regular NMS needs custom options 'detections_per_class' (%d) and "
                        "'max_detections' (%d) of at least 1",
@@ -225,8 +219,7 @@ TfLiteStatus CheckOptions(TfLiteContext* context, const Options& options) {
     return kTfLiteError;
   }
   if (options.num_classes < 1) {
-    TF_LITE_KERNEL_LOG(context, "custom option 'num_classes' is %d; it must be at least 1",
-                       options.num_classes);
+    TF_LITE_KERNEL_LOG(context, "custom option 'num_classes' is %d; it must be at least 1", options.num_classes);
     return kTfLiteError;
   }
   if (!(options.nms_iou_threshold > 0.f && options.nms_iou_threshold <= 1.f)) {
@@ -243,8 +236,8 @@ TfLiteStatus CheckOptions(TfLiteContext* context, const Options& options) {
                 {"w_scale", options.scales.w}};
   for (const auto& scale : scales) {
     if (!std::isfinite(scale.value) || scale.value == 0.f) {
-      TF_LITE_KERNEL_LOG(context, "custom option '%s' is %g; it must be finite and nonzero",
-                         scale.name, static_cast<double>(scale.value));
+      TF_LITE_KERNEL_LOG(context, "custom option '%s' is %g; it must be finite and nonzero", scale.name,
+                         static_cast<double>(scale.value));
       return kTfLiteError;
     }
   }
@@ -257,20 +250,19 @@ TfLiteStatus CheckInputType(TfLiteContext* context, const TfLiteTensor* tensor, 
     // With a zero point in [0, 255], (q - zero_point) is exact in float, as in TFLite's integer
     // subtraction.
     if (tensor->params.zero_point < 0 || tensor->params.zero_point > 255) {
-      TF_LITE_KERNEL_LOG(context, "%s has zero point %d; a UINT8 zero point must be in [0, 255]",
-                         name, tensor->params.zero_point);
+      TF_LITE_KERNEL_LOG(context, "%s has zero point %d; a UINT8 zero point must be in [0, 255]", name,
+                         tensor->params.zero_point);
       return kTfLiteError;
     }
     return kTfLiteOk;
   }
   // TFLite 2.14.1 refuses the other types too (its Eval has no case for them).
-  TF_LITE_KERNEL_LOG(context, "%s has type %s; TFLite_Detection_PostProcess takes FLOAT32 or UINT8",
-                     name, TfLiteTypeGetName(tensor->type));
+  TF_LITE_KERNEL_LOG(context, "%s has type %s; TFLite_Detection_PostProcess takes FLOAT32 or UINT8", name,
+                     TfLiteTypeGetName(tensor->type));
   return kTfLiteError;
 }
 
-TfLiteStatus ResizeFloatOutput(TfLiteContext* context, TfLiteNode* node, int index,
-                               std::initializer_list<int> dims) {
+TfLiteStatus ResizeFloatOutput(TfLiteContext* context, TfLiteNode* node, int index, std::initializer_list<int> dims) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, index, &output));
   // TFLite sets the outputs' type whatever the file says.
@@ -278,12 +270,10 @@ TfLiteStatus ResizeFloatOutput(TfLiteContext* context, TfLiteNode* node, int ind
   return context->ResizeTensor(context, output, tflite::CreateIntArray(dims));
 }
 
-TfLiteStatus GetInputs(TfLiteContext* context, TfLiteNode* node,
-                       const TfLiteTensor** box_encodings, const TfLiteTensor** class_predictions,
-                       const TfLiteTensor** anchors) {
+TfLiteStatus GetInputs(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor** box_encodings,
+                       const TfLiteTensor** class_predictions, const TfLiteTensor** anchors) {
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kBoxEncodings, box_encodings));
-  TF_LITE_ENSURE_OK(context,
-                    tflite::GetInputSafe(context, node, kClassPredictions, class_predictions));
+  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kClassPredictions, class_predictions));
   return tflite::GetInputSafe(context, node, kAnchors, anchors);
 }
 
@@ -297,25 +287,22 @@ TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckOptions(context, options));
 
   if (tflite::NumInputs(node) != 3 || tflite::NumOutputs(node) != 4) {
-    TF_LITE_KERNEL_LOG(context, "takes 3 inputs and 4 outputs, not %d and %d",
-                       tflite::NumInputs(node), tflite::NumOutputs(node));
+    TF_LITE_KERNEL_LOG(context, "takes 3 inputs and 4 outputs, not %d and %d", tflite::NumInputs(node),
+                       tflite::NumOutputs(node));
     return kTfLiteError;
   }
   const TfLiteTensor* box_encodings;
   const TfLiteTensor* class_predictions;
   const TfLiteTensor* anchors;
-  TF_LITE_ENSURE_OK(context,
-                    GetInputs(context, node, &box_encodings, &class_predictions, &anchors));
+  TF_LITE_ENSURE_OK(context, GetInputs(context, node, &box_encodings, &class_predictions, &anchors));
 
   TF_LITE_ENSURE_OK(context, CheckInputType(context, box_encodings, "input 0 (box encodings)"));
-  TF_LITE_ENSURE_OK(context,
-                    CheckInputType(context, class_predictions, "input 1 (class predictions)"));
+  TF_LITE_ENSURE_OK(context, CheckInputType(context, class_predictions, "input 1 (class predictions)"));
   TF_LITE_ENSURE_OK(context, CheckInputType(context, anchors, "input 2 (anchors)"));
   // TFLite reads anchors as uint8 whenever the box encodings are uint8, and requires float anchors
   // with float encodings.
   if (anchors->type != box_encodings->type) {
-    TF_LITE_KERNEL_LOG(context,
-                       "input 2 (anchors) has type %s; with %s box encodings it must be %s",
+    TF_LITE_KERNEL_LOG(context, "input 2 (anchors) has type %s; with %s box encodings it must be %s",
                        TfLiteTypeGetName(anchors->type), TfLiteTypeGetName(box_encodings->type),
                        TfLiteTypeGetName(box_encodings->type));
     return kTfLiteError;
@@ -329,8 +316,7 @@ TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) {
   const int num_boxes = box_dims->data[1];
   const TfLiteIntArray* class_dims = class_predictions->dims;
   if (class_dims->size != 3 || class_dims->data[0] != 1 || class_dims->data[1] != num_boxes) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (class predictions) must have shape [1, %d, classes]",
-                       num_boxes);
+    TF_LITE_KERNEL_LOG(context, "input 1 (class predictions) must have shape [1, %d, classes]", num_boxes);
     return kTfLiteError;
   }
   const int label_offset = class_dims->data[2] - options.num_classes;
@@ -338,28 +324,23 @@ TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context,
                        "input 1 (class predictions) has %d classes; with num_classes %d it must "
                        "have %d or %d (with a background class)",
-                       class_dims->data[2], options.num_classes, options.num_classes,
-                       options.num_classes + 1);
+                       class_dims->data[2], options.num_classes, options.num_classes, options.num_classes + 1);
     return kTfLiteError;
   }
-  if (anchors->dims->size != 2 || anchors->dims->data[0] != num_boxes ||
-      anchors->dims->data[1] != kNumCoords) {
+  if (anchors->dims->size != 2 || anchors->dims->data[0] != num_boxes || anchors->dims->data[1] != kNumCoords) {
     TF_LITE_KERNEL_LOG(context, "input 2 (anchors) must have shape [%d, 4]", num_boxes);
     return kTfLiteError;
   }
 
   const int num_detected_boxes = options.max_detections * options.max_classes_per_detection;
-  TF_LITE_ENSURE_OK(context, ResizeFloatOutput(context, node, kDetectionBoxes,
-                                               {1, num_detected_boxes, kNumCoords}));
-  TF_LITE_ENSURE_OK(context,
-                    ResizeFloatOutput(context, node, kDetectionClasses, {1, num_detected_boxes}));
-  TF_LITE_ENSURE_OK(context,
-                    ResizeFloatOutput(context, node, kDetectionScores, {1, num_detected_boxes}));
+  TF_LITE_ENSURE_OK(context, ResizeFloatOutput(context, node, kDetectionBoxes, {1, num_detected_boxes, kNumCoords}));
+  TF_LITE_ENSURE_OK(context, ResizeFloatOutput(context, node, kDetectionClasses, {1, num_detected_boxes}));
+  TF_LITE_ENSURE_OK(context, ResizeFloatOutput(context, node, kDetectionScores, {1, num_detected_boxes}));
   TF_LITE_ENSURE_OK(context, ResizeFloatOutput(context, node, kNumDetections, {1}));
 
   op_data->decoded_boxes.resize(num_boxes);
-  op_data->dequantized_scores.resize(
-      class_predictions->type == kTfLiteUInt8 ? tflite::NumElements(class_predictions) : 0);
+  op_data->dequantized_scores.resize(class_predictions->type == kTfLiteUInt8 ? tflite::NumElements(class_predictions)
+                                                                             : 0);
   op_data->candidate_scores.resize(num_boxes);
   op_data->candidates.reserve(num_boxes);
   op_data->active.reserve(num_boxes);
@@ -379,16 +360,15 @@ TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) {
 
 // Decodes every box against its anchor, with TFLite's double-precision arithmetic.
 template <typename T>
-void DecodeBoxes(const TfLiteTensor* box_encodings, const TfLiteTensor* anchors,
-                 const CenterSize& scales, std::vector<BoxCorners>* decoded) {
+void DecodeBoxes(const TfLiteTensor* box_encodings, const TfLiteTensor* anchors, const CenterSize& scales,
+                 std::vector<BoxCorners>* decoded) {
   const T* encoding_data = tflite::GetTensorData<T>(box_encodings);
   const T* anchor_data = tflite::GetTensorData<T>(anchors);
   const int encoding_stride = box_encodings->dims->data[2];
   // Quantized values become (q - zero_point) * scale in float, as TFLite's Dequantizer.
   auto value = [](const TfLiteTensor* tensor, T q) -> float {
     if (std::is_same<T, float>::value) return static_cast<float>(q);
-    return (static_cast<float>(q) - static_cast<float>(tensor->params.zero_point)) *
-           tensor->params.scale;
+    return (static_cast<float>(q) - static_cast<float>(tensor->params.zero_point)) * tensor->params.scale;
   };
   for (size_t i = 0; i < decoded->size(); ++i) {
     const T* encoding = encoding_data + i * encoding_stride;
@@ -397,18 +377,16 @@ void DecodeBoxes(const TfLiteTensor* box_encodings, const TfLiteTensor* anchors,
                          value(box_encodings, encoding[2]), value(box_encodings, encoding[3])};
     const CenterSize anchor{value(anchors, anchor_values[0]), value(anchors, anchor_values[1]),
                             value(anchors, anchor_values[2]), value(anchors, anchor_values[3])};
-    const float y_center = static_cast<float>(
-        static_cast<double>(box.y) / static_cast<double>(scales.y) * static_cast<double>(anchor.h) +
-        static_cast<double>(anchor.y));
-    const float x_center = static_cast<float>(
-        static_cast<double>(box.x) / static_cast<double>(scales.x) * static_cast<double>(anchor.w) +
-        static_cast<double>(anchor.x));
-    const float half_h = static_cast<float>(
-        0.5 * std::exp(static_cast<double>(box.h) / static_cast<double>(scales.h)) *
-        static_cast<double>(anchor.h));
-    const float half_w = static_cast<float>(
-        0.5 * std::exp(static_cast<double>(box.w) / static_cast<double>(scales.w)) *
-        static_cast<double>(anchor.w));
+    const float y_center =
+        static_cast<float>(static_cast<double>(box.y) / static_cast<double>(scales.y) * static_cast<double>(anchor.h) +
+                           static_cast<double>(anchor.y));
+    const float x_center =
+        static_cast<float>(static_cast<double>(box.x) / static_cast<double>(scales.x) * static_cast<double>(anchor.w) +
+                           static_cast<double>(anchor.x));
+    const float half_h = static_cast<float>(0.5 * std::exp(static_cast<double>(box.h) / static_cast<double>(scales.h)) *
+                                            static_cast<double>(anchor.h));
+    const float half_w = static_cast<float>(0.5 * std::exp(static_cast<double>(box.w) / static_cast<double>(scales.w)) *
+                                            static_cast<double>(anchor.w));
     (*decoded)[i] = {y_center - half_h, x_center - half_w, y_center + half_h, x_center + half_w};
   }
 }
@@ -440,8 +418,7 @@ void NonMaxSuppressionSingleClass(OpData* op_data, int max_detections) {
   for (size_t box = 0; box < scores.size(); ++box) {
     if (scores[box] >= score_threshold) candidates.push_back(static_cast<int>(box));
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [&scores](int a, int b) { return scores[a] > scores[b]; });
+  std::stable_sort(candidates.begin(), candidates.end(), [&scores](int a, int b) { return scores[a] > scores[b]; });
 
   std::vector<uint8_t>& active = op_data->active;
   active.assign(candidates.size(), 1);
@@ -453,8 +430,7 @@ void NonMaxSuppressionSingleClass(OpData* op_data, int max_detections) {
     if (!active[i]) continue;
     selected.push_back(candidates[i]);
     for (size_t j = i + 1; j < candidates.size(); ++j) {
-      if (active[j] &&
-          IntersectionOverUnion(boxes[candidates[i]], boxes[candidates[j]]) > iou_threshold) {
+      if (active[j] && IntersectionOverUnion(boxes[candidates[i]], boxes[candidates[j]]) > iou_threshold) {
         active[j] = 0;
       }
     }
@@ -470,16 +446,14 @@ struct Outputs {
 
 // Fast NMS: each box competes with its best class score; each kept box reports its best
 // min(max_classes_per_detection, num_classes) classes.
-void FastNonMaxSuppression(OpData* op_data, const float* scores, int num_classes_with_background,
-                           const Outputs& out) {
+void FastNonMaxSuppression(OpData* op_data, const float* scores, int num_classes_with_background, const Outputs& out) {
   const Options& options = op_data->options;
   const int num_boxes = static_cast<int>(op_data->decoded_boxes.size());
   const int num_classes = options.num_classes;
   const int label_offset = num_classes_with_background - num_classes;
   const int classes_per_box = std::min(options.max_classes_per_detection, num_classes);
   for (int box = 0; box < num_boxes; ++box) {
-    const float* box_scores =
-        scores + static_cast<size_t>(box) * num_classes_with_background + label_offset;
+    const float* box_scores = scores + static_cast<size_t>(box) * num_classes_with_background + label_offset;
     int* top = op_data->top_classes.data() + static_cast<size_t>(box) * classes_per_box;
     if (classes_per_box == 1) {
       // The first of equal maxima, as TFLite's ArgMaxVector. Written without a branch on the
@@ -509,8 +483,7 @@ void FastNonMaxSuppression(OpData* op_data, const float* scores, int num_classes
   const std::vector<int>& selected = op_data->selected;
   for (size_t row = 0; row < selected.size(); ++row) {
     const int box = selected[row];
-    const float* box_scores =
-        scores + static_cast<size_t>(box) * num_classes_with_background + label_offset;
+    const float* box_scores = scores + static_cast<size_t>(box) * num_classes_with_background + label_offset;
     const int* top = op_data->top_classes.data() + static_cast<size_t>(box) * classes_per_box;
     for (int c = 0; c < classes_per_box; ++c) {
       const size_t slot = row * options.max_classes_per_detection + c;
@@ -548,10 +521,8 @@ void RegularNonMaxSuppression(OpData* op_data, const float* scores, int num_clas
     for (int box : op_data->selected) *fresh_end++ = {box, c, op_data->candidate_scores[box]};
     std::merge(listed_end, fresh_end, detections.begin(), listed_end, op_data->merge_buffer.begin(),
                [](const Detection& a, const Detection& b) { return a.score > b.score; });
-    num_detections =
-        std::min(static_cast<int>(fresh_end - detections.begin()), options.max_detections);
-    std::copy(op_data->merge_buffer.begin(), op_data->merge_buffer.begin() + num_detections,
-              detections.begin());
+    num_detections = std::min(static_cast<int>(fresh_end - detections.begin()), options.max_detections);
+    std::copy(op_data->merge_buffer.begin(), op_data->merge_buffer.begin() + num_detections, detections.begin());
   }
   for (int row = 0; row < num_detections; ++row) {
     out.boxes[row] = op_data->decoded_boxes[detections[row].box];
@@ -566,8 +537,7 @@ TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* box_encodings;
   const TfLiteTensor* class_predictions;
   const TfLiteTensor* anchors;
-  TF_LITE_ENSURE_OK(context,
-                    GetInputs(context, node, &box_encodings, &class_predictions, &anchors));
+  TF_LITE_ENSURE_OK(context, GetInputs(context, node, &box_encodings, &class_predictions, &anchors));
   TfLiteTensor* outputs[4];
   for (int i = 0; i < 4; ++i) {
     TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, i, &outputs[i]));
@@ -585,8 +555,8 @@ TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node) {
       TF_LITE_KERNEL_LOG(context,
                          "box %zu decodes to ymin %g, xmin %g, ymax %g, xmax %g: a minimum exceeds "
                          "its maximum (negative anchor size?)",
-                         i, static_cast<double>(box.ymin), static_cast<double>(box.xmin),
-                         static_cast<double>(box.ymax), static_cast<double>(box.xmax));
+                         i, static_cast<double>(box.ymin), static_cast<double>(box.xmin), static_cast<double>(box.ymax),
+                         static_cast<double>(box.xmax));
       return kTfLiteError;
     }
   }

@@ -66,8 +66,7 @@ std::vector<uint8_t> EncodeOptions(const PostProcessOptions& o, const std::strin
 
 // Box encodings (input 0) and class predictions (input 1) are graph inputs; anchors are constant.
 void AddPostProcess(OpTest& test, int num_boxes, int num_scores, const std::vector<float>& anchors,
-                    const std::vector<uint8_t>& options, int encoding_size = 4,
-                    TfLiteType box_type = kTfLiteFloat32) {
+                    const std::vector<uint8_t>& options, int encoding_size = 4, TfLiteType box_type = kTfLiteFloat32) {
   const int boxes = test.AddInput(box_type, {1, num_boxes, encoding_size});
   const int scores = test.AddInput(kTfLiteFloat32, {1, num_boxes, num_scores});
   const int anchor_rows = static_cast<int>(anchors.size()) / 4;
@@ -141,8 +140,7 @@ TEST(DetectionPostProcessTest, FastNmsSuppressesOverlapsOnBestClassScore) {
   // Best scores: 3 (0.95, class 1), 0 (0.9), 1 (0.75), 2 (0.6), 4 (0.5), 5 (0.3). Box 3 removes
   // box 2, box 0 removes box 1, box 4 removes box 5.
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 3, 4}));
-  ExpectFloatsNear(test.GetOutput<float>(0),
-                   {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f, 0.f, 100.f, 1.f, 101.f});
+  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f, 0.f, 100.f, 1.f, 101.f});
   ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f});
   ExpectFloatsNear(test.GetOutput<float>(2), {0.95f, 0.9f, 0.5f});
   ExpectFloatsNear(test.GetOutput<float>(3), {3.f});
@@ -184,8 +182,7 @@ TEST(DetectionPostProcessTest, RegularNmsKeepsBestPerClass) {
   options.use_regular_nms = true;
   RunSixBoxes(test, options);
   // One detection per class: class 0 keeps box 3 (0.93), class 1 keeps box 3 (0.95).
-  ExpectFloatsNear(test.GetOutput<float>(0),
-                   {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 0.f, 0.f});
+  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 0.f, 0.f});
   ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f});
   ExpectFloatsNear(test.GetOutput<float>(2), {0.95f, 0.93f, 0.f});
   ExpectFloatsNear(test.GetOutput<float>(3), {2.f});
@@ -198,8 +195,7 @@ TEST(DetectionPostProcessTest, RegularNmsMergesClassesAndCutsToMax) {
   options.detections_per_class = 2;
   RunSixBoxes(test, options);
   // Class 0 keeps boxes 3 (0.93) and 0 (0.9); class 1 keeps 3 (0.95) and 0 (0.8); best three.
-  ExpectFloatsNear(test.GetOutput<float>(0),
-                   {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f});
+  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f});
   ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f});
   ExpectFloatsNear(test.GetOutput<float>(2), {0.95f, 0.93f, 0.9f});
   ExpectFloatsNear(test.GetOutput<float>(3), {3.f});
@@ -288,8 +284,7 @@ TEST(DetectionPostProcessTest, QuantizedInputsAreDequantized) {
   const int scores = test.AddInput(kTfLiteUInt8, {1, 2, 2});
   b.SetQuantization(scores, {1.f / 256}, {0});
   // Anchors (y, x, h, w) in steps of 0.01: (0.5, 0.5, 1, 1) and (0.5, 0.6, 1, 1).
-  const int anchors =
-      test.AddConst<uint8_t>(kTfLiteUInt8, {2, 4}, {50, 50, 100, 100, 50, 60, 100, 100});
+  const int anchors = test.AddConst<uint8_t>(kTfLiteUInt8, {2, 4}, {50, 50, 100, 100, 50, 60, 100, 100});
   b.SetQuantization(anchors, {0.01f}, {0});
   std::vector<int> outputs;
   for (int i = 0; i < 4; ++i) outputs.push_back(test.AddOutput(kTfLiteFloat32));
@@ -328,9 +323,9 @@ void ExpectRefused(const std::vector<uint8_t>& options, const std::string& what)
 TEST(DetectionPostProcessTest, RefusesBadOptions) {
   ExpectRefused({}, "custom options");
   ExpectRefused({1, 2, 3, 4, 5, 6, 7, 8}, "flexbuffer");
-  ExpectRefused(EncodeOptions({}, "max_detections",
-                              [](flexbuffers::Builder& fbb) { fbb.String("max_detections", "3"); }),
-                "max_detections");
+  ExpectRefused(
+      EncodeOptions({}, "max_detections", [](flexbuffers::Builder& fbb) { fbb.String("max_detections", "3"); }),
+      "max_detections");
   PostProcessOptions bad_iou;
   bad_iou.nms_iou_threshold = 0.f;
   ExpectRefused(EncodeOptions(bad_iou), "nms_iou_threshold");
@@ -368,8 +363,7 @@ TEST(DetectionPostProcessTest, RefusesBadInputs) {
   {
     // Fewer anchors than boxes.
     OpTest test;
-    AddPostProcess(test, 6, 3, std::vector<float>(kSixAnchors.begin(), kSixAnchors.end() - 4),
-                   EncodeOptions({}));
+    AddPostProcess(test, 6, 3, std::vector<float>(kSixAnchors.begin(), kSixAnchors.end() - 4), EncodeOptions({}));
     const Status status = test.Build();
     ASSERT_FALSE(status.ok());
     EXPECT_NE(status.message().find("anchors"), std::string::npos) << status.message();

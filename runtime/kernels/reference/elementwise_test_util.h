@@ -60,8 +60,7 @@ class OneOp {
 
 inline OptionsFn AddOpts(fb::ActivationFunctionType a, bool pot_scale_int16 = true) {
   return [=](flatbuffers::FlatBufferBuilder& b) {
-    return Options{fb::BuiltinOptions::AddOptions,
-                   fb::CreateAddOptions(b, a, pot_scale_int16).Union()};
+    return Options{fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(b, a, pot_scale_int16).Union()};
   };
 }
 inline OptionsFn SubOpts(fb::ActivationFunctionType a) {
@@ -89,8 +88,8 @@ constexpr float kFloatMax = std::numeric_limits<float>::max();
     ASSERT_TRUE(s_.ok()) << s_.message(); \
   } while (0)
 
-inline void ExpectNear(const std::vector<float>& got, const std::vector<double>& want,
-                       double rel = 2e-6, double abs = 1e-7) {
+inline void ExpectNear(const std::vector<float>& got, const std::vector<double>& want, double rel = 2e-6,
+                       double abs = 1e-7) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::isnan(want[i])) {
@@ -104,8 +103,7 @@ inline void ExpectNear(const std::vector<float>& got, const std::vector<double>&
 }
 
 // Runs a float unary op on `x` and returns the output.
-inline std::vector<float> RunFloatUnary(B code, const std::vector<float>& x,
-                                        const OptionsFn& options = nullptr) {
+inline std::vector<float> RunFloatUnary(B code, const std::vector<float>& x, const OptionsFn& options = nullptr) {
   OneOp op(code, {{kTfLiteFloat32, {static_cast<int>(x.size())}}}, {kTfLiteFloat32}, options);
   Status s = op.Build();
   EXPECT_TRUE(s.ok()) << s.message();

@@ -85,10 +85,9 @@ inline const char* TypeName(TfLiteType t) { return TfLiteTypeGetName(t); }
 inline TfLiteStatus GetIO(TfLiteContext* context, TfLiteNode* node, int num_inputs, const char* op,
                           const TfLiteTensor** in, TfLiteTensor** out) {
   EW_ENSURE(context, node->inputs != nullptr && tflite::NumInputs(node) == num_inputs,
-            "%s: expected %d input(s), got %d", op, num_inputs,
-            node->inputs ? tflite::NumInputs(node) : 0);
-  EW_ENSURE(context, node->outputs != nullptr && tflite::NumOutputs(node) == 1,
-            "%s: expected 1 output, got %d", op, node->outputs ? tflite::NumOutputs(node) : 0);
+            "%s: expected %d input(s), got %d", op, num_inputs, node->inputs ? tflite::NumInputs(node) : 0);
+  EW_ENSURE(context, node->outputs != nullptr && tflite::NumOutputs(node) == 1, "%s: expected 1 output, got %d", op,
+            node->outputs ? tflite::NumOutputs(node) : 0);
   for (int i = 0; i < num_inputs; ++i) {
     in[i] = tflite::GetInput(context, node, i);
     EW_ENSURE(context, in[i] != nullptr, "%s: input %d is missing", op, i);
@@ -98,12 +97,8 @@ inline TfLiteStatus GetIO(TfLiteContext* context, TfLiteNode* node, int num_inpu
   return kTfLiteOk;
 }
 
-inline bool IsQuantizableType(TfLiteType t) {
-  return t == kTfLiteUInt8 || t == kTfLiteInt8 || t == kTfLiteInt16;
-}
-inline bool HasScale(const TfLiteTensor* t) {
-  return t->params.scale > 0.0f && std::isfinite(t->params.scale);
-}
+inline bool IsQuantizableType(TfLiteType t) { return t == kTfLiteUInt8 || t == kTfLiteInt8 || t == kTfLiteInt16; }
+inline bool HasScale(const TfLiteTensor* t) { return t->params.scale > 0.0f && std::isfinite(t->params.scale); }
 
 inline void TypeRange(TfLiteType t, int32_t* lo, int32_t* hi) {
   switch (t) {
@@ -126,11 +121,9 @@ inline void TypeRange(TfLiteType t, int32_t* lo, int32_t* hi) {
   }
 }
 
-inline TfLiteStatus RequireScale(TfLiteContext* context, const TfLiteTensor* t, const char* op,
-                                 const char* which) {
-  EW_ENSURE(context, HasScale(t),
-            "%s: %s tensor of type %s needs quantization parameters (a positive scale)", op, which,
-            TypeName(t->type));
+inline TfLiteStatus RequireScale(TfLiteContext* context, const TfLiteTensor* t, const char* op, const char* which) {
+  EW_ENSURE(context, HasScale(t), "%s: %s tensor of type %s needs quantization parameters (a positive scale)", op,
+            which, TypeName(t->type));
   return kTfLiteOk;
 }
 
@@ -190,8 +183,7 @@ T Clamp(T v, T lo, T hi) {
 }
 
 // Clamp bounds of a fused activation on a quantized output, in the output's integer units.
-inline void QuantizedActivationBounds(TfLiteFusedActivation a, const TfLiteTensor* out, int32_t* lo,
-                                      int32_t* hi) {
+inline void QuantizedActivationBounds(TfLiteFusedActivation a, const TfLiteTensor* out, int32_t* lo, int32_t* hi) {
   int32_t qmin, qmax;
   TypeRange(out->type, &qmin, &qmax);
   const float scale = out->params.scale;
@@ -218,8 +210,8 @@ inline void QuantizedActivationBounds(TfLiteFusedActivation a, const TfLiteTenso
 }
 
 // Sets out's shape to the broadcast of a's and b's (a's shape when they match).
-inline TfLiteStatus ResizeBroadcast(TfLiteContext* context, const TfLiteTensor* a,
-                                    const TfLiteTensor* b, TfLiteTensor* out, const char* op) {
+inline TfLiteStatus ResizeBroadcast(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
+                                    TfLiteTensor* out, const char* op) {
   TfLiteIntArray* shape = nullptr;
   if (tflite::HaveSameShapes(a, b)) {
     shape = TfLiteIntArrayCopy(a->dims);
@@ -251,10 +243,8 @@ T* Out(TfLiteTensor* t) {
 
 // Binary broadcast over tensors; the shapes were checked in Prepare.
 template <typename A, typename B, typename O, typename F>
-TfLiteStatus Binary(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
-                    TfLiteTensor* out, F&& f) {
-  EW_ENSURE(context,
-            BroadcastBinary(a->dims, In<A>(a), b->dims, In<B>(b), out->dims, Out<O>(out), f),
+TfLiteStatus Binary(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out, F&& f) {
+  EW_ENSURE(context, BroadcastBinary(a->dims, In<A>(a), b->dims, In<B>(b), out->dims, Out<O>(out), f),
             "element-wise op: input shapes do not broadcast to the output shape");
   return kTfLiteOk;
 }
@@ -270,8 +260,7 @@ TfLiteStatus Unary(const TfLiteTensor* in, TfLiteTensor* out, F&& f) {
 
 // eval(T()) for the element type T among `types` that `type` stores; any other type is refused.
 template <typename Types, typename Eval>
-TfLiteStatus EvalForType(TfLiteContext* context, Types types, TfLiteType type, const char* op,
-                         Eval&& eval) {
+TfLiteStatus EvalForType(TfLiteContext* context, Types types, TfLiteType type, const char* op, Eval&& eval) {
   return DispatchType(types, type, eval, [&] {
     TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op, TypeName(type));
     return kTfLiteError;
@@ -283,20 +272,17 @@ TfLiteStatus EvalForType(TfLiteContext* context, Types types, TfLiteType type, c
 
 // Shared Prepare: one input, output of the same type and shape.
 inline TfLiteStatus PrepareUnaryBase(TfLiteContext* context, TfLiteNode* node, const char* op,
-                                     bool (*type_ok)(TfLiteType), const TfLiteTensor** in,
-                                     TfLiteTensor** out) {
+                                     bool (*type_ok)(TfLiteType), const TfLiteTensor** in, TfLiteTensor** out) {
   EW_OK(GetIO(context, node, 1, op, in, out));
-  EW_ENSURE(context, type_ok((*in)->type), "%s: type %s is not supported", op,
-            TypeName((*in)->type));
-  EW_ENSURE(context, (*in)->type == (*out)->type, "%s: output type %s differs from input type %s",
-            op, TypeName((*out)->type), TypeName((*in)->type));
+  EW_ENSURE(context, type_ok((*in)->type), "%s: type %s is not supported", op, TypeName((*in)->type));
+  EW_ENSURE(context, (*in)->type == (*out)->type, "%s: output type %s differs from input type %s", op,
+            TypeName((*out)->type), TypeName((*in)->type));
   return ResizeLike(context, *in, *out);
 }
 
 // Records input/output zero points for the quantized unary ops; int16 must be symmetric.
-inline TfLiteStatus PrepareQuantizedUnaryOffsets(TfLiteContext* context, TfLiteNode* node,
-                                                 const char* op, const TfLiteTensor* in,
-                                                 const TfLiteTensor* out) {
+inline TfLiteStatus PrepareQuantizedUnaryOffsets(TfLiteContext* context, TfLiteNode* node, const char* op,
+                                                 const TfLiteTensor* in, const TfLiteTensor* out) {
   EW_OK(RequireScales(context, op, in, out));
   OpData* d = Data(node);
   d->input1_offset = in->params.zero_point;

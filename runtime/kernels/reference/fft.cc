@@ -116,8 +116,7 @@ TfLiteStatus Rfft2dResize(TfLiteContext* context, TfLiteNode* node) {
   const int height = fft_length->data.i32[0];
   const int width = fft_length->data.i32[1];
   if (!IsPowerOfTwo(height) || !IsPowerOfTwo(width)) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (fft_length) is [%d, %d]; both must be powers of two",
-                       height, width);
+    TF_LITE_KERNEL_LOG(context, "input 1 (fft_length) is [%d, %d]; both must be powers of two", height, width);
     return kTfLiteError;
   }
   Shape shape = ShapeOf(input);
@@ -138,13 +137,11 @@ TfLiteStatus Rfft2dPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ExpectType(context, fft_length, "input 1 (fft_length)", kTfLiteInt32));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", kTfLiteComplex64));
   if (input->dims->size < 2) {
-    TF_LITE_KERNEL_LOG(context, "input 0 has shape %s, expected rank 2 or more",
-                       ShapeString(input).c_str());
+    TF_LITE_KERNEL_LOG(context, "input 0 has shape %s, expected rank 2 or more", ShapeString(input).c_str());
     return kTfLiteError;
   }
   if (fft_length->dims->size != 1 || fft_length->dims->data[0] != 2) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (fft_length) has shape %s, expected [2]",
-                       ShapeString(fft_length).c_str());
+    TF_LITE_KERNEL_LOG(context, "input 1 (fft_length) has shape %s, expected [2]", ShapeString(fft_length).c_str());
     return kTfLiteError;
   }
   if (!misc_ops::ValuesKnown(fft_length)) {
@@ -209,11 +206,9 @@ TfLiteStatus ComplexAbsPrepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, misc_ops::ExpectOneOf(context, input, "input 0",
-                                                   {kTfLiteComplex64, kTfLiteComplex128}));
-  TF_LITE_ENSURE_OK(context,
-                    ExpectType(context, output, "output 0",
-                               input->type == kTfLiteComplex64 ? kTfLiteFloat32 : kTfLiteFloat64));
+  TF_LITE_ENSURE_OK(context, misc_ops::ExpectOneOf(context, input, "input 0", {kTfLiteComplex64, kTfLiteComplex128}));
+  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0",
+                                        input->type == kTfLiteComplex64 ? kTfLiteFloat32 : kTfLiteFloat64));
   return context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims));
 }
 
@@ -223,13 +218,11 @@ TfLiteStatus ComplexAbsEval(TfLiteContext* context, TfLiteNode* node) {
   const int64_t n = tflite::NumElements(input);
   if (input->type == kTfLiteComplex64) {
     for (int64_t i = 0; i < n; ++i) {
-      output->data.f[i] =
-          std::abs(std::complex<float>(input->data.c64[i].re, input->data.c64[i].im));
+      output->data.f[i] = std::abs(std::complex<float>(input->data.c64[i].re, input->data.c64[i].im));
     }
   } else {
     for (int64_t i = 0; i < n; ++i) {
-      output->data.f64[i] =
-          std::abs(std::complex<double>(input->data.c128[i].re, input->data.c128[i].im));
+      output->data.f64[i] = std::abs(std::complex<double>(input->data.c128[i].re, input->data.c128[i].im));
     }
   }
   return kTfLiteOk;

@@ -29,8 +29,7 @@ using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_op
 // ---------------------------------------------------------------------------------------------
 // FILL, ZEROS_LIKE, ONES_LIKE, RANGE, BROADCAST_TO.
 
-TfLiteStatus ReadShapeTensor(TfLiteContext* context, const char* op, const TfLiteTensor* t,
-                             Shape* shape) {
+TfLiteStatus ReadShapeTensor(TfLiteContext* context, const char* op, const TfLiteTensor* t, Shape* shape) {
   if (NumDimensions(t) != 1) {
     TF_LITE_KERNEL_LOG(context, "%s: the shape input must be 1-D", op);
     return kTfLiteError;
@@ -116,10 +115,10 @@ TfLiteStatus OnesLikePrepare(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteUInt16:
     case kTfLiteUInt32:
     case kTfLiteUInt64:
-    case kTfLiteBool: return kTfLiteOk;
+    case kTfLiteBool:
+      return kTfLiteOk;
     default:
-      TF_LITE_KERNEL_LOG(context, "ONES_LIKE: type %s is not supported",
-                         TfLiteTypeGetName(input->type));
+      TF_LITE_KERNEL_LOG(context, "ONES_LIKE: type %s is not supported", TfLiteTypeGetName(input->type));
       return kTfLiteError;
   }
 }
@@ -199,8 +198,7 @@ TfLiteStatus RangeShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sh
     return RangeCount(context, *tflite::GetTensorData<T>(start), *tflite::GetTensorData<T>(limit),
                       *tflite::GetTensorData<T>(delta), &n);
   };
-  TF_LITE_ENSURE_OK(context,
-                    DispatchType(RangeTypes(), start->type, count, [] { return kTfLiteError; }));
+  TF_LITE_ENSURE_OK(context, DispatchType(RangeTypes(), start->type, count, [] { return kTfLiteError; }));
   shapes->assign(1, Shape{static_cast<int>(n)});
   return kTfLiteOk;
 }
@@ -219,12 +217,11 @@ TfLiteStatus RangePrepare(TfLiteContext* context, TfLiteNode* node) {
   for (int i = 1; i < 3; ++i) {
     const TfLiteTensor* t;
     TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
-    TF_LITE_ENSURE_OK(
-        context, CheckSameType(context, "RANGE", t, start, i == 1 ? "limit" : "delta", "start"));
+    TF_LITE_ENSURE_OK(context, CheckSameType(context, "RANGE", t, start, i == 1 ? "limit" : "delta", "start"));
   }
   TF_LITE_ENSURE_OK(context, CheckSameType(context, "RANGE", output, start, "output", "start"));
-  const bool known = ValuesKnown(start) && ValuesKnown(GetInput(context, node, 1)) &&
-                     ValuesKnown(GetInput(context, node, 2));
+  const bool known =
+      ValuesKnown(start) && ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
   return SizeOrDefer(context, node, known, RangeShape);
 }
 
@@ -300,26 +297,22 @@ TfLiteStatus BroadcastArgsEval(TfLiteContext* context, TfLiteNode* node) {
                                       : BroadcastArgsFill<int32_t>(context, a, b, output);
 }
 
-TfLiteStatus BroadcastToShape(TfLiteContext* context, TfLiteNode* node,
-                              std::vector<Shape>* shapes) {
+TfLiteStatus BroadcastToShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   Shape out;
-  TF_LITE_ENSURE_OK(context,
-                    ReadShapeTensor(context, "BROADCAST_TO", GetInput(context, node, 1), &out));
+  TF_LITE_ENSURE_OK(context, ReadShapeTensor(context, "BROADCAST_TO", GetInput(context, node, 1), &out));
   const int in_rank = NumDimensions(input);
   const int out_rank = static_cast<int>(out.size());
   if (in_rank > out_rank) {
-    TF_LITE_KERNEL_LOG(context, "BROADCAST_TO: input rank %d exceeds the target rank %d", in_rank,
-                       out_rank);
+    TF_LITE_KERNEL_LOG(context, "BROADCAST_TO: input rank %d exceeds the target rank %d", in_rank, out_rank);
     return kTfLiteError;
   }
   for (int i = 0; i < in_rank; ++i) {
     const int in_dim = input->dims->data[i];
     const int out_dim = out[out_rank - in_rank + i];
     if (in_dim != 1 && in_dim != out_dim) {
-      TF_LITE_KERNEL_LOG(context,
-                         "BROADCAST_TO: input dimension %d (size %d) does not broadcast to %d", i,
-                         in_dim, out_dim);
+      TF_LITE_KERNEL_LOG(context, "BROADCAST_TO: input dimension %d (size %d) does not broadcast to %d", i, in_dim,
+                         out_dim);
       return kTfLiteError;
     }
   }

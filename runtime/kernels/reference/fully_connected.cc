@@ -40,17 +40,16 @@ nn::OutputStage MatrixProductStage(TfLiteType type, const TfLiteTensor* bias) {
 // input_scale * weights_scale / output_scale as TFLite's GetQuantizedConvolutionMultipler takes it
 // for per-tensor products: the product of the two scales in float, the quotient in double; with a
 // bias, after checking its scale against that product.
-TfLiteStatus PerTensorMultiplier(TfLiteContext* context, const TfLiteTensor* input,
-                                 const TfLiteTensor* weights, const TfLiteTensor* bias,
-                                 const TfLiteTensor* output, int32_t* multiplier, int* shift) {
+TfLiteStatus PerTensorMultiplier(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* weights,
+                                 const TfLiteTensor* bias, const TfLiteTensor* output, int32_t* multiplier,
+                                 int* shift) {
   TF_LITE_ENSURE_OK(context, nn::CheckBiasScale(context, input, weights, bias, output));
   const double product = static_cast<double>(input->params.scale * weights->params.scale);
   if (!(product >= 0)) {
     TF_LITE_KERNEL_LOG(context, "the input and weights scales have a negative product");
     return kTfLiteError;
   }
-  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale),
-                                        multiplier, shift);
+  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale), multiplier, shift);
   return kTfLiteOk;
 }
 
@@ -80,9 +79,7 @@ struct FullyConnectedData {
 };
 
 void* InitFullyConnectedData(TfLiteContext*, const char*, size_t) { return new FullyConnectedData; }
-void FreeFullyConnectedData(TfLiteContext*, void* data) {
-  delete static_cast<FullyConnectedData*>(data);
-}
+void FreeFullyConnectedData(TfLiteContext*, void* data) { delete static_cast<FullyConnectedData*>(data); }
 
 const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
   return node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
@@ -91,18 +88,15 @@ const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode*
 // TFLite's quantized FULLY_CONNECTED parameters: the per-tensor multiplier (float product of the
 // scales), replaced per output unit by input_scale * weights_scale[n] / output_scale (in double)
 // when the weights have one scale per unit.
-TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context,
-                                            const TfLiteFullyConnectedParams& params,
+TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context, const TfLiteFullyConnectedParams& params,
                                             const TfLiteTensor* input, const TfLiteTensor* weights,
                                             const TfLiteTensor* bias, const TfLiteTensor* output,
                                             FullyConnectedData* data) {
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, nn::QuantizedWeightsType(input->type),
-                                           "input 1 (weights)"));
+  TF_LITE_ENSURE_OK(context,
+                    nn::CheckType(context, weights, nn::QuantizedWeightsType(input->type), "input 1 (weights)"));
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
-  if (bias != nullptr && !(bias->type == kTfLiteInt32 ||
-                           (input->type == kTfLiteInt16 && bias->type == kTfLiteInt64))) {
-    TF_LITE_KERNEL_LOG(context, "input 2 (bias) has type %s, expected INT32%s",
-                       TfLiteTypeGetName(bias->type),
+  if (bias != nullptr && !(bias->type == kTfLiteInt32 || (input->type == kTfLiteInt16 && bias->type == kTfLiteInt64))) {
+    TF_LITE_KERNEL_LOG(context, "input 2 (bias) has type %s, expected INT32%s", TfLiteTypeGetName(bias->type),
                        input->type == kTfLiteInt16 ? " or INT64" : "");
     return kTfLiteError;
   }
@@ -113,21 +107,20 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context,
   const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
   if (nn::AffineQuantization(input) == nullptr || quantization == nullptr ||
       nn::AffineQuantization(output) == nullptr) {
-    TF_LITE_KERNEL_LOG(context, "a quantized FULLY_CONNECTED needs quantized input, weights and "
-                                "output tensors");
+    TF_LITE_KERNEL_LOG(context,
+                       "a quantized FULLY_CONNECTED needs quantized input, weights and "
+                       "output tensors");
     return kTfLiteError;
   }
   const int num_units = weights->dims->data[0];
   int32_t multiplier;
   int shift;
-  TF_LITE_ENSURE_OK(context, PerTensorMultiplier(context, input, weights, bias, output,
-                                                 &multiplier, &shift));
+  TF_LITE_ENSURE_OK(context, PerTensorMultiplier(context, input, weights, bias, output, &multiplier, &shift));
   data->requantization.multiplier.assign(num_units, multiplier);
   data->requantization.shift.assign(num_units, shift);
   const int scale_count = quantization->scale->size;
   if (scale_count > 1) {
-    if (input->type == kTfLiteUInt8 || quantization->quantized_dimension != 0 ||
-        scale_count != num_units) {
+    if (input->type == kTfLiteUInt8 || quantization->quantized_dimension != 0 || scale_count != num_units) {
       TF_LITE_KERNEL_LOG(context,
                          "input 1 (weights) has %d scales along dimension %d; per-channel weights "
                          "need an INT8 or INT16 input and one scale per output unit (%d)",
@@ -143,8 +136,7 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context,
     }
   }
   data->stage = MatrixProductStage(input->type, bias);
-  return nn::CalculateActivationRangeQuantized(context, params.activation, output,
-                                               &data->requantization.activation_min,
+  return nn::CalculateActivationRangeQuantized(context, params.activation, output, &data->requantization.activation_min,
                                                &data->requantization.activation_max);
 }
 
@@ -219,18 +211,15 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
                            "FULLY_CONNECTED supports INT8 weights only");
         return kTfLiteError;
       } else {
-        TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, kTfLiteFloat32,
-                                                 "input 1 (weights)"));
+        TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, kTfLiteFloat32, "input 1 (weights)"));
       }
-      TF_LITE_ENSURE_OK(
-          context, nn::PrepareFloatOutput(context, params.activation, bias, "input 2 (bias)",
-                                          output, &data->activation_min, &data->activation_max));
+      TF_LITE_ENSURE_OK(context, nn::PrepareFloatOutput(context, params.activation, bias, "input 2 (bias)", output,
+                                                        &data->activation_min, &data->activation_max));
       break;
     case kTfLiteUInt8:
     case kTfLiteInt8:
     case kTfLiteInt16:
-      TF_LITE_ENSURE_OK(context, PrepareQuantizedFullyConnected(context, params, input, weights,
-                                                                bias, output, data));
+      TF_LITE_ENSURE_OK(context, PrepareQuantizedFullyConnected(context, params, input, weights, bias, output, data));
       break;
     default:
       TF_LITE_KERNEL_LOG(context,
@@ -254,8 +243,8 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
     output_dims->data[rank - 1] = num_units;
   } else {
     if (accum_depth <= 0) {
-      TF_LITE_KERNEL_LOG(context, "input 1 (weights) is [%d, %d]; its input size must be positive",
-                         num_units, accum_depth);
+      TF_LITE_KERNEL_LOG(context, "input 1 (weights) is [%d, %d]; its input size must be positive", num_units,
+                         accum_depth);
       return kTfLiteError;
     }
     // TFLite reads the input as whole rows of K: leftover elements (when the element count is
@@ -277,9 +266,8 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
 // Calls emit(output index, unit, sum) for each output element: the sum of nn::ProductTerm over an
 // input row and a weights row.
 template <typename Acc, typename InputT, typename WeightsT, typename Emit>
-void FullyConnectedSums(const TfLiteTensor* input, const TfLiteTensor* weights,
-                        const TfLiteTensor* output, int32_t input_offset, int32_t weights_offset,
-                        Emit emit) {
+void FullyConnectedSums(const TfLiteTensor* input, const TfLiteTensor* weights, const TfLiteTensor* output,
+                        int32_t input_offset, int32_t weights_offset, Emit emit) {
   const int num_units = weights->dims->data[0];
   const int accum_depth = weights->dims->data[1];
   if (num_units == 0) return;
@@ -299,31 +287,25 @@ void FullyConnectedSums(const TfLiteTensor* input, const TfLiteTensor* weights,
   }
 }
 
-void FullyConnectedFloat(const FullyConnectedData& data, const TfLiteTensor* input,
-                         const TfLiteTensor* weights, const TfLiteTensor* bias,
-                         TfLiteTensor* output) {
+void FullyConnectedFloat(const FullyConnectedData& data, const TfLiteTensor* input, const TfLiteTensor* weights,
+                         const TfLiteTensor* bias, TfLiteTensor* output) {
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
-  FullyConnectedSums<float, float, float>(
-      input, weights, output, 0, 0, [&](int64_t index, int unit, float total) {
-        const float bias_value = bias_data != nullptr ? bias_data[unit] : 0.f;
-        output_data[index] =
-            nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
-      });
+  FullyConnectedSums<float, float, float>(input, weights, output, 0, 0, [&](int64_t index, int unit, float total) {
+    const float bias_value = bias_data != nullptr ? bias_data[unit] : 0.f;
+    output_data[index] = nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
+  });
 }
 
 template <typename InputT, typename WeightsT, typename OutputT>
-void FullyConnectedQuantized(const FullyConnectedData& data, const TfLiteTensor* input,
-                             const TfLiteTensor* weights, const TfLiteTensor* bias,
-                             TfLiteTensor* output) {
+void FullyConnectedQuantized(const FullyConnectedData& data, const TfLiteTensor* input, const TfLiteTensor* weights,
+                             const TfLiteTensor* bias, TfLiteTensor* output) {
   const int32_t output_offset = output->params.zero_point;
   OutputT* output_data = tflite::GetTensorData<OutputT>(output);
   FullyConnectedSums<int64_t, InputT, WeightsT>(
-      input, weights, output, OffsetOf(input), OffsetOf(weights),
-      [&](int64_t index, int unit, int64_t acc) {
+      input, weights, output, OffsetOf(input), OffsetOf(weights), [&](int64_t index, int unit, int64_t acc) {
         output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
-                                                           acc + nn::IntegerBiasValue(bias, unit),
-                                                           unit, output_offset);
+                                                           acc + nn::IntegerBiasValue(bias, unit), unit, output_offset);
       });
 }
 
@@ -333,9 +315,8 @@ void FullyConnectedQuantized(const FullyConnectedData& data, const TfLiteTensor*
 // asymmetric_quantize_inputs is set) with its own scale; each unit's integer dot product (less
 // zero point * the weights' row sum, taken in float as TFLite's portable kernel takes it) times
 // (row scale * weights scale) is added to it; then the activation, TANH and SIGN_BIT included.
-void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnectedData& data,
-                          const TfLiteTensor* input, const TfLiteTensor* weights,
-                          const TfLiteTensor* bias, TfLiteTensor* output) {
+void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnectedData& data, const TfLiteTensor* input,
+                          const TfLiteTensor* weights, const TfLiteTensor* bias, TfLiteTensor* output) {
   const int num_units = weights->dims->data[0];
   const int accum_depth = weights->dims->data[1];
   if (num_units == 0) return;
@@ -370,8 +351,7 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
     float& scaling_factor = data.scaling_factors[row];
     int32_t& offset = data.input_offsets[row];
     if (asymmetric) {
-      nn::AsymmetricQuantizeFloats(input_row, accum_depth, quantized_row, &scaling_factor,
-                                   &offset);
+      nn::AsymmetricQuantizeFloats(input_row, accum_depth, quantized_row, &scaling_factor, &offset);
     } else {
       nn::SymmetricQuantizeFloats(input_row, accum_depth, quantized_row, &scaling_factor);
     }
@@ -384,8 +364,7 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
       int32_t dotprod = static_cast<int32_t>(static_cast<uint32_t>(dot));
       if (asymmetric) {
         dotprod = quantization_util::TruncateToInt32LikeX86(
-            static_cast<float>(dotprod) -
-            static_cast<float>(data.row_sums[unit]) * static_cast<float>(offset));
+            static_cast<float>(dotprod) - static_cast<float>(data.row_sums[unit]) * static_cast<float>(offset));
       }
       float value = bias_data != nullptr ? bias_data[unit] : 0.f;
       value += static_cast<float>(dotprod) * scaling_factor;
@@ -413,8 +392,7 @@ TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
   }
   return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights_t) {
     using InputT = decltype(in);
-    FullyConnectedQuantized<InputT, decltype(weights_t), InputT>(data, input, weights, bias,
-                                                                 output);
+    FullyConnectedQuantized<InputT, decltype(weights_t), InputT>(data, input, weights, bias, output);
   });
 }
 
@@ -439,9 +417,7 @@ struct BatchMatMulData {
 };
 
 void* InitBatchMatMulData(TfLiteContext*, const char*, size_t) { return new BatchMatMulData; }
-void FreeBatchMatMulData(TfLiteContext*, void* data) {
-  delete static_cast<BatchMatMulData*>(data);
-}
+void FreeBatchMatMulData(TfLiteContext*, void* data) { delete static_cast<BatchMatMulData*>(data); }
 
 // `tensor`'s batch dimensions, right-aligned into kBatchDims slots padded with 1s in front.
 void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch_dims) {
@@ -452,9 +428,8 @@ void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch_dims) {
   }
 }
 
-TfLiteStatus PrepareQuantizedBatchMatMul(TfLiteContext* context, const TfLiteTensor* lhs,
-                                         const TfLiteTensor* rhs, const TfLiteTensor* output,
-                                         BatchMatMulData* data) {
+TfLiteStatus PrepareQuantizedBatchMatMul(TfLiteContext* context, const TfLiteTensor* lhs, const TfLiteTensor* rhs,
+                                         const TfLiteTensor* output, BatchMatMulData* data) {
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, rhs, lhs->type, "input 1"));
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, lhs->type, "output 0"));
   if (nn::AffineQuantization(lhs) == nullptr || nn::AffineQuantization(rhs) == nullptr ||
@@ -469,8 +444,7 @@ TfLiteStatus PrepareQuantizedBatchMatMul(TfLiteContext* context, const TfLiteTen
   }
   int32_t multiplier;
   int shift;
-  TF_LITE_ENSURE_OK(context,
-                    PerTensorMultiplier(context, lhs, rhs, nullptr, output, &multiplier, &shift));
+  TF_LITE_ENSURE_OK(context, PerTensorMultiplier(context, lhs, rhs, nullptr, output, &multiplier, &shift));
   data->requantization.multiplier.assign(1, multiplier);
   data->requantization.shift.assign(1, shift);
   data->requantization.activation_min = lhs->type == kTfLiteInt8 ? -128 : -32768;
@@ -511,8 +485,7 @@ TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
       TF_LITE_ENSURE_OK(context, PrepareQuantizedBatchMatMul(context, lhs, rhs, output, data));
       break;
     default:
-      TF_LITE_KERNEL_LOG(context,
-                         "input 0 has type %s; BATCH_MATMUL supports FLOAT32, INT8 and INT16",
+      TF_LITE_KERNEL_LOG(context, "input 0 has type %s; BATCH_MATMUL supports FLOAT32, INT8 and INT16",
                          TfLiteTypeGetName(lhs->type));
       return kTfLiteError;
   }
@@ -532,8 +505,7 @@ TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
     const int lhs_dim = lhs_batch[kBatchDims - (output_rank - 2) + i];
     const int rhs_dim = rhs_batch[kBatchDims - (output_rank - 2) + i];
     if (lhs_dim != rhs_dim && lhs_dim != 1 && rhs_dim != 1) {
-      TF_LITE_KERNEL_LOG(context, "batch dimension %d does not broadcast: %d vs %d", i, lhs_dim,
-                         rhs_dim);
+      TF_LITE_KERNEL_LOG(context, "batch dimension %d does not broadcast: %d vs %d", i, lhs_dim, rhs_dim);
       TfLiteIntArrayFree(output_dims);
       return kTfLiteError;
     }
@@ -575,9 +547,8 @@ int64_t BroadcastMatrixIndex(const int* dims, int b0, int b1, int b2) {
 // Each output element is finish(sum over k of (lhs + lhs_offset) * (rhs + rhs_offset)), the sum
 // of type Acc; float uses offsets of 0 and keeps the sum.
 template <typename T, typename Acc, typename OutputT, typename Finish>
-void BatchMatMulImpl(const TfLiteBatchMatMulParams& params, const TfLiteTensor* lhs,
-                     const TfLiteTensor* rhs, TfLiteTensor* output, int32_t lhs_offset,
-                     int32_t rhs_offset, Finish finish) {
+void BatchMatMulImpl(const TfLiteBatchMatMulParams& params, const TfLiteTensor* lhs, const TfLiteTensor* rhs,
+                     TfLiteTensor* output, int32_t lhs_offset, int32_t rhs_offset, Finish finish) {
   int lhs_batch[kBatchDims], rhs_batch[kBatchDims], output_batch[kBatchDims];
   ExtendedBatchDims(lhs, lhs_batch);
   ExtendedBatchDims(rhs, rhs_batch);
@@ -603,16 +574,14 @@ void BatchMatMulImpl(const TfLiteBatchMatMulParams& params, const TfLiteTensor* 
       for (int b2 = 0; b2 < output_batch[2]; ++b2) {
         const T* lhs_ptr = lhs_data + BroadcastMatrixIndex(lhs_batch, b0, b1, b2) * lhs_matrix_size;
         const T* rhs_ptr = rhs_data + BroadcastMatrixIndex(rhs_batch, b0, b1, b2) * rhs_matrix_size;
-        OutputT* output_ptr = output_data + BroadcastMatrixIndex(output_batch, b0, b1, b2) *
-                                                static_cast<int64_t>(rows) * cols;
+        OutputT* output_ptr =
+            output_data + BroadcastMatrixIndex(output_batch, b0, b1, b2) * static_cast<int64_t>(rows) * cols;
         for (int i = 0; i < rows; ++i) {
           for (int j = 0; j < cols; ++j) {
             Acc total = 0;
             for (int k = 0; k < accum_depth; ++k) {
-              total += static_cast<Acc>(lhs_ptr[i * lhs_row_stride + k * lhs_depth_stride] +
-                                        lhs_offset) *
-                       static_cast<Acc>(rhs_ptr[k * rhs_depth_stride + j * rhs_col_stride] +
-                                        rhs_offset);
+              total += static_cast<Acc>(lhs_ptr[i * lhs_row_stride + k * lhs_depth_stride] + lhs_offset) *
+                       static_cast<Acc>(rhs_ptr[k * rhs_depth_stride + j * rhs_col_stride] + rhs_offset);
             }
             output_ptr[static_cast<int64_t>(i) * cols + j] = finish(total);
           }
@@ -626,17 +595,15 @@ void BatchMatMulImpl(const TfLiteBatchMatMulParams& params, const TfLiteTensor* 
 // quantized to int8 (symmetrically, or with a zero point when asymmetric_quantize_inputs is set)
 // with its own scale, times the rhs scale; each output is that scale times the integer sum (less
 // zero point * the rhs column's sum, taken in float as TFLite takes it).
-void BatchMatMulHybrid(const TfLiteBatchMatMulParams& params, BatchMatMulData& data,
-                       const TfLiteTensor* lhs, const TfLiteTensor* rhs, TfLiteTensor* output) {
+void BatchMatMulHybrid(const TfLiteBatchMatMulParams& params, BatchMatMulData& data, const TfLiteTensor* lhs,
+                       const TfLiteTensor* rhs, TfLiteTensor* output) {
   const int* lhs_matrix = lhs->dims->data + lhs->dims->size - 2;
   const int* rhs_matrix = rhs->dims->data + rhs->dims->size - 2;
   const int rows = params.adj_x ? lhs_matrix[1] : lhs_matrix[0];
   const int accum_depth = params.adj_x ? lhs_matrix[0] : lhs_matrix[1];
   const int cols = params.adj_y ? rhs_matrix[0] : rhs_matrix[1];
-  const int64_t lhs_matrices =
-      tflite::NumElements(lhs) / std::max<int64_t>(int64_t{rows} * accum_depth, 1);
-  const int64_t rhs_matrices =
-      tflite::NumElements(rhs) / std::max<int64_t>(int64_t{cols} * accum_depth, 1);
+  const int64_t lhs_matrices = tflite::NumElements(lhs) / std::max<int64_t>(int64_t{rows} * accum_depth, 1);
+  const int64_t rhs_matrices = tflite::NumElements(rhs) / std::max<int64_t>(int64_t{cols} * accum_depth, 1);
   const float* lhs_data = tflite::GetTensorData<float>(lhs);
   const int8_t* rhs_data = tflite::GetTensorData<int8_t>(rhs);
   const bool asymmetric = params.asymmetric_quantize_inputs;
@@ -683,8 +650,7 @@ void BatchMatMulHybrid(const TfLiteBatchMatMulParams& params, BatchMatMulData& d
         const int64_t lhs_index = BroadcastMatrixIndex(lhs_batch, b0, b1, b2);
         const int64_t rhs_index = BroadcastMatrixIndex(rhs_batch, b0, b1, b2);
         const int8_t* rhs_ptr = rhs_data + rhs_index * cols * accum_depth;
-        float* output_ptr =
-            output_data + BroadcastMatrixIndex(output_batch, b0, b1, b2) * int64_t{rows} * cols;
+        float* output_ptr = output_data + BroadcastMatrixIndex(output_batch, b0, b1, b2) * int64_t{rows} * cols;
         for (int i = 0; i < rows; ++i) {
           const int64_t r = lhs_index * rows + i;
           const int8_t* quantized = data.quantized_lhs.data() + r * accum_depth;
@@ -698,8 +664,7 @@ void BatchMatMulHybrid(const TfLiteBatchMatMulParams& params, BatchMatMulData& d
                   static_cast<float>(total) - static_cast<float>(data.column_sums[rhs_index * cols + j]) *
                                                   static_cast<float>(data.input_offsets[r]));
             }
-            output_ptr[static_cast<int64_t>(i) * cols + j] =
-                0.f + data.scaling_factors[r] * static_cast<float>(total);
+            output_ptr[static_cast<int64_t>(i) * cols + j] = 0.f + data.scaling_factors[r] * static_cast<float>(total);
           }
         }
       }
@@ -708,13 +673,12 @@ void BatchMatMulHybrid(const TfLiteBatchMatMulParams& params, BatchMatMulData& d
 }
 
 template <typename T>
-void BatchMatMulQuantized(const TfLiteBatchMatMulParams& params, const BatchMatMulData& data,
-                          const TfLiteTensor* lhs, const TfLiteTensor* rhs, TfLiteTensor* output) {
+void BatchMatMulQuantized(const TfLiteBatchMatMulParams& params, const BatchMatMulData& data, const TfLiteTensor* lhs,
+                          const TfLiteTensor* rhs, TfLiteTensor* output) {
   const int32_t output_offset = output->params.zero_point;
-  BatchMatMulImpl<T, int64_t, T>(
-      params, lhs, rhs, output, OffsetOf(lhs), OffsetOf(rhs), [&](int64_t total) {
-        return nn::RequantizeOutput<T>(data.stage, data.requantization, total, 0, output_offset);
-      });
+  BatchMatMulImpl<T, int64_t, T>(params, lhs, rhs, output, OffsetOf(lhs), OffsetOf(rhs), [&](int64_t total) {
+    return nn::RequantizeOutput<T>(data.stage, data.requantization, total, 0, output_offset);
+  });
 }
 
 TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
@@ -729,8 +693,7 @@ TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
   }
   switch (lhs->type) {
     case kTfLiteFloat32:
-      BatchMatMulImpl<float, float, float>(params, lhs, rhs, output, 0, 0,
-                                           [](float total) { return total; });
+      BatchMatMulImpl<float, float, float>(params, lhs, rhs, output, 0, 0, [](float total) { return total; });
       return kTfLiteOk;
     case kTfLiteInt8:
       BatchMatMulQuantized<int8_t>(params, data, lhs, rhs, output);
@@ -739,18 +702,15 @@ TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
       BatchMatMulQuantized<int16_t>(params, data, lhs, rhs, output);
       return kTfLiteOk;
     default:
-      TF_LITE_KERNEL_LOG(context, "input 0 has unsupported type %s",
-                         TfLiteTypeGetName(lhs->type));
+      TF_LITE_KERNEL_LOG(context, "input 0 has unsupported type %s", TfLiteTypeGetName(lhs->type));
       return kTfLiteError;
   }
 }
 
 }  // namespace
 
-TS_REGISTER(FULLY_CONNECTED, InitFullyConnectedData, FreeFullyConnectedData, FullyConnectedPrepare,
-            FullyConnectedEval)
-TS_REGISTER(BATCH_MATMUL, InitBatchMatMulData, FreeBatchMatMulData, BatchMatMulPrepare,
-            BatchMatMulEval)
+TS_REGISTER(FULLY_CONNECTED, InitFullyConnectedData, FreeFullyConnectedData, FullyConnectedPrepare, FullyConnectedEval)
+TS_REGISTER(BATCH_MATMUL, InitBatchMatMulData, FreeBatchMatMulData, BatchMatMulPrepare, BatchMatMulEval)
 
 }  // namespace reference
 }  // namespace touchstone

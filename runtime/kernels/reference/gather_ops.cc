@@ -33,8 +33,7 @@ TfLiteStatus CheckIndexType(TfLiteContext* context, const char* op, const TfLite
   if (t->type == kTfLiteInt32 || t->type == kTfLiteInt64 || t->type == kTfLiteInt16) {
     return kTfLiteOk;
   }
-  TF_LITE_KERNEL_LOG(context, "%s: indices must be INT32, INT64 or INT16, got %s", op,
-                     TfLiteTypeGetName(t->type));
+  TF_LITE_KERNEL_LOG(context, "%s: indices must be INT32, INT64 or INT16, got %s", op, TfLiteTypeGetName(t->type));
   return kTfLiteError;
 }
 
@@ -55,15 +54,13 @@ TfLiteStatus GatherResolve(TfLiteContext* context, TfLiteNode* node, GatherDims*
   g->batch_dims = params.batch_dims;
   if (g->batch_dims < 0) g->batch_dims += NumDimensions(positions);
   if (g->batch_dims < 0 || g->batch_dims > g->axis || g->batch_dims > NumDimensions(positions)) {
-    TF_LITE_KERNEL_LOG(context,
-                       "GATHER: batch_dims %d is invalid for axis %d and indices of rank %d",
+    TF_LITE_KERNEL_LOG(context, "GATHER: batch_dims %d is invalid for axis %d and indices of rank %d",
                        params.batch_dims, g->axis, NumDimensions(positions));
     return kTfLiteError;
   }
   for (int i = 0; i < g->batch_dims; ++i) {
     if (input->dims->data[i] != positions->dims->data[i]) {
-      TF_LITE_KERNEL_LOG(context, "GATHER: batch dimension %d differs between params and indices",
-                         i);
+      TF_LITE_KERNEL_LOG(context, "GATHER: batch dimension %d differs between params and indices", i);
       return kTfLiteError;
     }
   }
@@ -81,8 +78,7 @@ TfLiteStatus GatherPrepare(TfLiteContext* context, TfLiteNode* node) {
   GatherDims g;
   TF_LITE_ENSURE_OK(context, GatherResolve(context, node, &g));
   Shape out(input->dims->data, input->dims->data + g.axis);
-  out.insert(out.end(), positions->dims->data + g.batch_dims,
-             positions->dims->data + positions->dims->size);
+  out.insert(out.end(), positions->dims->data + g.batch_dims, positions->dims->data + positions->dims->size);
   out.insert(out.end(), input->dims->data + g.axis + 1, input->dims->data + input->dims->size);
   return ResizeOutput(context, output, out);
 }
@@ -102,22 +98,19 @@ TfLiteStatus GatherEval(TfLiteContext* context, TfLiteNode* node) {
   const int64_t batch = ProductOfDims(in_shape, 0, g.batch_dims);
   const int64_t outer = ProductOfDims(in_shape, g.batch_dims, g.axis);
   const int64_t axis_size = in_shape[g.axis];
-  const size_t inner_bytes =
-      ProductOfDims(in_shape, g.axis + 1, static_cast<int>(in_shape.size())) * elem;
-  const int64_t coord_count =
-      ProductOfDims(pos_shape, g.batch_dims, static_cast<int>(pos_shape.size()));
+  const size_t inner_bytes = ProductOfDims(in_shape, g.axis + 1, static_cast<int>(in_shape.size())) * elem;
+  const int64_t coord_count = ProductOfDims(pos_shape, g.batch_dims, static_cast<int>(pos_shape.size()));
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < coord_count; ++i) {
         const int64_t index = coords[b * coord_count + i];
         if (index < 0 || index >= axis_size) {
-          TF_LITE_KERNEL_LOG(context, "GATHER: index %lld is out of range [0, %lld)",
-                             static_cast<long long>(index), static_cast<long long>(axis_size));
+          TF_LITE_KERNEL_LOG(context, "GATHER: index %lld is out of range [0, %lld)", static_cast<long long>(index),
+                             static_cast<long long>(axis_size));
           return kTfLiteError;
         }
         std::memcpy(output->data.raw + ((b * outer + o) * coord_count + i) * inner_bytes,
-                    input->data.raw_const + ((b * outer + o) * axis_size + index) * inner_bytes,
-                    inner_bytes);
+                    input->data.raw_const + ((b * outer + o) * axis_size + index) * inner_bytes, inner_bytes);
       }
     }
   }
@@ -140,8 +133,7 @@ TfLiteStatus GatherNdPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   const int nd = indices->dims->data[indices_rank - 1];
   if (nd > params_rank) {
-    TF_LITE_KERNEL_LOG(context, "GATHER_ND: index depth %d exceeds params rank %d", nd,
-                       params_rank);
+    TF_LITE_KERNEL_LOG(context, "GATHER_ND: index depth %d exceeds params rank %d", nd, params_rank);
     return kTfLiteError;
   }
   Shape out(indices->dims->data, indices->dims->data + indices_rank - 1);
@@ -173,8 +165,7 @@ TfLiteStatus GatherNdEval(TfLiteContext* context, TfLiteNode* node) {
       }
       from += v * p_strides[j];
     }
-    std::memcpy(output->data.raw + n * slice_bytes, params->data.raw_const + from * elem,
-                slice_bytes);
+    std::memcpy(output->data.raw + n * slice_bytes, params->data.raw_const + from * elem, slice_bytes);
   }
   return kTfLiteOk;
 }

@@ -67,15 +67,13 @@ constexpr const char* kFullInputNames[full::kNumInputs] = {
 };
 
 // Each gate's tensors, indexed by lstm::Gate.
-constexpr int kInputWeights[lstm::kNumGates] = {
-    full::kInputToInputWeightsTensor, full::kInputToForgetWeightsTensor,
-    full::kInputToCellWeightsTensor, full::kInputToOutputWeightsTensor};
+constexpr int kInputWeights[lstm::kNumGates] = {full::kInputToInputWeightsTensor, full::kInputToForgetWeightsTensor,
+                                                full::kInputToCellWeightsTensor, full::kInputToOutputWeightsTensor};
 constexpr int kRecurrentWeights[lstm::kNumGates] = {
-    full::kRecurrentToInputWeightsTensor, full::kRecurrentToForgetWeightsTensor,
-    full::kRecurrentToCellWeightsTensor, full::kRecurrentToOutputWeightsTensor};
+    full::kRecurrentToInputWeightsTensor, full::kRecurrentToForgetWeightsTensor, full::kRecurrentToCellWeightsTensor,
+    full::kRecurrentToOutputWeightsTensor};
 // The cell gate has no peephole weights.
-constexpr int kCellWeights[lstm::kNumGates] = {full::kCellToInputWeightsTensor,
-                                               full::kCellToForgetWeightsTensor, -1,
+constexpr int kCellWeights[lstm::kNumGates] = {full::kCellToInputWeightsTensor, full::kCellToForgetWeightsTensor, -1,
                                                full::kCellToOutputWeightsTensor};
 constexpr int kGateBias[lstm::kNumGates] = {full::kInputGateBiasTensor, full::kForgetGateBiasTensor,
                                             full::kCellGateBiasTensor, full::kOutputGateBiasTensor};
@@ -131,16 +129,14 @@ void Free(TfLiteContext*, void* buffer) { delete static_cast<OpData*>(buffer); }
 
 // Reads the options both full-kernel ops share into `data`. A node without options gets the
 // zero-filled struct TFLite's parser would give it.
-TfLiteStatus ReadOptions(TfLiteContext* context, const TfLiteNode* node, bool is_sequence,
-                         OpData* data) {
+TfLiteStatus ReadOptions(TfLiteContext* context, const TfLiteNode* node, bool is_sequence, OpData* data) {
   lstm::FloatOptions& options = data->options;
   options = {kTfLiteActNone, 0.0f, 0.0f};
   data->asymmetric_quantize_inputs = false;
   data->is_sequence = is_sequence;
   data->time_major = !is_sequence;
   if (is_sequence) {
-    const auto* params =
-        static_cast<const TfLiteUnidirectionalSequenceLSTMParams*>(node->builtin_data);
+    const auto* params = static_cast<const TfLiteUnidirectionalSequenceLSTMParams*>(node->builtin_data);
     if (params != nullptr) {
       options = {params->activation, params->cell_clip, params->proj_clip};
       data->time_major = params->time_major;
@@ -158,8 +154,7 @@ TfLiteStatus ReadOptions(TfLiteContext* context, const TfLiteNode* node, bool is
     }
   }
   if (!IsValidActivation(options.activation)) {
-    TF_LITE_KERNEL_LOG(context, "fused activation %d is not a valid activation",
-                       static_cast<int>(options.activation));
+    TF_LITE_KERNEL_LOG(context, "fused activation %d is not a valid activation", static_cast<int>(options.activation));
     return kTfLiteError;
   }
   // 0 means no clipping; negative (or NaN) values are refused, as TFLite does.
@@ -175,8 +170,8 @@ TfLiteStatus ReadOptions(TfLiteContext* context, const TfLiteNode* node, bool is
 }
 
 // Fails with a message unless `tensor` (input `index`) has exactly the dimensions `dims`.
-TfLiteStatus CheckShape(TfLiteContext* context, const TfLiteTensor* tensor, int index,
-                        const char* name, std::initializer_list<int> dims) {
+TfLiteStatus CheckShape(TfLiteContext* context, const TfLiteTensor* tensor, int index, const char* name,
+                        std::initializer_list<int> dims) {
   bool same = tensor->dims->size == static_cast<int>(dims.size());
   for (int i = 0; same && i < tensor->dims->size; ++i) {
     same = tensor->dims->data[i] == dims.begin()[i];
@@ -196,22 +191,19 @@ struct FullInputs {
 
 TfLiteStatus RequireInput(TfLiteContext* context, const FullInputs& in, int index) {
   if (in[index] != nullptr) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "input %d (%s) is required but absent", index,
-                     kFullInputNames[index]);
+  TF_LITE_KERNEL_LOG(context, "input %d (%s) is required but absent", index, kFullInputNames[index]);
   return kTfLiteError;
 }
 
-TfLiteStatus RequireAbsent(TfLiteContext* context, const FullInputs& in, int index,
-                           const char* reason) {
+TfLiteStatus RequireAbsent(TfLiteContext* context, const FullInputs& in, int index, const char* reason) {
   if (in[index] == nullptr) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "input %d (%s) must be absent %s", index, kFullInputNames[index],
-                     reason);
+  TF_LITE_KERNEL_LOG(context, "input %d (%s) must be absent %s", index, kFullInputNames[index], reason);
   return kTfLiteError;
 }
 
 // Picks the arithmetic from the input's and the weights' types.
-TfLiteStatus ChooseArithmetic(TfLiteContext* context, const TfLiteNode* node, const FullInputs& in,
-                              bool is_sequence, Arithmetic* arithmetic) {
+TfLiteStatus ChooseArithmetic(TfLiteContext* context, const TfLiteNode* node, const FullInputs& in, bool is_sequence,
+                              Arithmetic* arithmetic) {
   const TfLiteType input_type = in[full::kInputTensor]->type;
   const TfLiteType weight_type = in[full::kInputToOutputWeightsTensor]->type;
   if (input_type == kTfLiteFloat32 && weight_type == kTfLiteFloat32) {
@@ -250,11 +242,9 @@ TfLiteStatus ChooseArithmetic(TfLiteContext* context, const TfLiteNode* node, co
 
 // The type a parameter tensor must have under `arithmetic` (`weight_type` is the hybrid weights').
 TfLiteType ExpectedParameterType(int index, Arithmetic arithmetic, TfLiteType weight_type) {
-  const bool is_bias =
-      (index >= full::kInputGateBiasTensor && index <= full::kOutputGateBiasTensor) ||
-      index == full::kProjectionBiasTensor;
-  const bool is_peephole =
-      index >= full::kCellToInputWeightsTensor && index <= full::kCellToOutputWeightsTensor;
+  const bool is_bias = (index >= full::kInputGateBiasTensor && index <= full::kOutputGateBiasTensor) ||
+                       index == full::kProjectionBiasTensor;
+  const bool is_peephole = index >= full::kCellToInputWeightsTensor && index <= full::kCellToOutputWeightsTensor;
   const bool is_layer_norm = index >= full::kInputLayerNormCoefficientsTensor;
   switch (arithmetic) {
     case Arithmetic::kFloat:
@@ -271,23 +261,22 @@ TfLiteType ExpectedParameterType(int index, Arithmetic arithmetic, TfLiteType we
 
 // Checks every parameter tensor of a full kernel against the sizes and the all-or-none rules of
 // TFLite's CheckInputTensorDimensions, and their types against the arithmetic.
-TfLiteStatus CheckParameters(TfLiteContext* context, const FullInputs& in, int n_cell, int n_input,
-                             int n_output, bool use_layer_norm, Arithmetic arithmetic) {
+TfLiteStatus CheckParameters(TfLiteContext* context, const FullInputs& in, int n_cell, int n_input, int n_output,
+                             bool use_layer_norm, Arithmetic arithmetic) {
   const bool use_cifg = in[full::kInputToInputWeightsTensor] == nullptr;
   // Both input-gate weights, or neither (CIFG); the input gate bias goes with them.
   if (use_cifg) {
-    TF_LITE_ENSURE_OK(context, RequireAbsent(context, in, full::kRecurrentToInputWeightsTensor,
-                                             "in a CIFG LSTM (input 1 absent)"));
-    TF_LITE_ENSURE_OK(context, RequireAbsent(context, in, full::kInputGateBiasTensor,
-                                             "in a CIFG LSTM (input 1 absent)"));
+    TF_LITE_ENSURE_OK(
+        context, RequireAbsent(context, in, full::kRecurrentToInputWeightsTensor, "in a CIFG LSTM (input 1 absent)"));
+    TF_LITE_ENSURE_OK(context,
+                      RequireAbsent(context, in, full::kInputGateBiasTensor, "in a CIFG LSTM (input 1 absent)"));
   } else {
     TF_LITE_ENSURE_OK(context, RequireInput(context, in, full::kRecurrentToInputWeightsTensor));
     TF_LITE_ENSURE_OK(context, RequireInput(context, in, full::kInputGateBiasTensor));
   }
-  for (int index :
-       {full::kInputToForgetWeightsTensor, full::kInputToCellWeightsTensor,
-        full::kRecurrentToForgetWeightsTensor, full::kRecurrentToCellWeightsTensor,
-        full::kForgetGateBiasTensor, full::kCellGateBiasTensor, full::kOutputGateBiasTensor}) {
+  for (int index : {full::kInputToForgetWeightsTensor, full::kInputToCellWeightsTensor,
+                    full::kRecurrentToForgetWeightsTensor, full::kRecurrentToCellWeightsTensor,
+                    full::kForgetGateBiasTensor, full::kCellGateBiasTensor, full::kOutputGateBiasTensor}) {
     TF_LITE_ENSURE_OK(context, RequireInput(context, in, index));
   }
 
@@ -295,8 +284,7 @@ TfLiteStatus CheckParameters(TfLiteContext* context, const FullInputs& in, int n
   const bool has_cell_to_input = in[full::kCellToInputWeightsTensor] != nullptr;
   const bool has_cell_to_forget = in[full::kCellToForgetWeightsTensor] != nullptr;
   const bool has_cell_to_output = in[full::kCellToOutputWeightsTensor] != nullptr;
-  const bool peephole_all =
-      (has_cell_to_input || use_cifg) && has_cell_to_forget && has_cell_to_output;
+  const bool peephole_all = (has_cell_to_input || use_cifg) && has_cell_to_forget && has_cell_to_output;
   const bool peephole_none = !has_cell_to_input && !has_cell_to_forget && !has_cell_to_output;
   if (!peephole_all && !peephole_none) {
     TF_LITE_KERNEL_LOG(context,
@@ -317,8 +305,8 @@ TfLiteStatus CheckParameters(TfLiteContext* context, const FullInputs& in, int n
   // A projection bias needs projection weights.
   const bool use_projection = in[full::kProjectionWeightsTensor] != nullptr;
   if (!use_projection) {
-    TF_LITE_ENSURE_OK(context, RequireAbsent(context, in, full::kProjectionBiasTensor,
-                                             "without input 16 (projection_weights)"));
+    TF_LITE_ENSURE_OK(context,
+                      RequireAbsent(context, in, full::kProjectionBiasTensor, "without input 16 (projection_weights)"));
     // Without a projection the output state is the cell output itself.
     if (n_output != n_cell) {
       TF_LITE_KERNEL_LOG(context,
@@ -331,21 +319,17 @@ TfLiteStatus CheckParameters(TfLiteContext* context, const FullInputs& in, int n
 
   if (use_layer_norm) {
     if (use_cifg) {
-      TF_LITE_ENSURE_OK(context, RequireAbsent(context, in, full::kInputLayerNormCoefficientsTensor,
-                                               "in a CIFG LSTM"));
+      TF_LITE_ENSURE_OK(context, RequireAbsent(context, in, full::kInputLayerNormCoefficientsTensor, "in a CIFG LSTM"));
     } else {
-      TF_LITE_ENSURE_OK(context,
-                        RequireInput(context, in, full::kInputLayerNormCoefficientsTensor));
+      TF_LITE_ENSURE_OK(context, RequireInput(context, in, full::kInputLayerNormCoefficientsTensor));
     }
     TF_LITE_ENSURE_OK(context, RequireInput(context, in, full::kCellLayerNormCoefficientsTensor));
     TF_LITE_ENSURE_OK(context, RequireInput(context, in, full::kOutputLayerNormCoefficientsTensor));
   } else {
-    for (int index :
-         {full::kInputLayerNormCoefficientsTensor, full::kCellLayerNormCoefficientsTensor,
-          full::kOutputLayerNormCoefficientsTensor}) {
-      TF_LITE_ENSURE_OK(
-          context,
-          RequireAbsent(context, in, index, "without input 21 (forget_layer_norm_coefficients)"));
+    for (int index : {full::kInputLayerNormCoefficientsTensor, full::kCellLayerNormCoefficientsTensor,
+                      full::kOutputLayerNormCoefficientsTensor}) {
+      TF_LITE_ENSURE_OK(context,
+                        RequireAbsent(context, in, index, "without input 21 (forget_layer_norm_coefficients)"));
     }
   }
 
@@ -398,17 +382,14 @@ TfLiteStatus CheckState(TfLiteContext* context, const TfLiteNode* node, int inde
                         int64_t expected_elements) {
   const TfLiteTensor* state = tflite::GetVariableInput(context, node, index);
   if (state == nullptr) {
-    TF_LITE_KERNEL_LOG(context, "input %d (%s) must be a variable tensor", index,
-                       kFullInputNames[index]);
+    TF_LITE_KERNEL_LOG(context, "input %d (%s) must be a variable tensor", index, kFullInputNames[index]);
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context,
-                    CheckType(context, state, "input", index, kFullInputNames[index], type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, state, "input", index, kFullInputNames[index], type));
   // Any shape with the right number of elements, as in TFLite.
   if (NumElements(state) != expected_elements) {
-    TF_LITE_KERNEL_LOG(context, "input %d (%s) has %lld elements, expected %lld", index,
-                       kFullInputNames[index], static_cast<long long>(NumElements(state)),
-                       static_cast<long long>(expected_elements));
+    TF_LITE_KERNEL_LOG(context, "input %d (%s) has %lld elements, expected %lld", index, kFullInputNames[index],
+                       static_cast<long long>(NumElements(state)), static_cast<long long>(expected_elements));
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -426,8 +407,8 @@ std::vector<int32_t> ZeroPointTimesWeightsWithBias(int32_t zero_point, const TfL
   for (int r = 0; r < rows; ++r) {
     int32_t row_sum = 0;
     for (int c = 0; c < cols; ++c) row_sum += w[r * cols + c];
-    result[r] = qu::WrappingAdd(result[r], static_cast<int32_t>(static_cast<uint32_t>(row_sum) *
-                                                                static_cast<uint32_t>(zero_point)));
+    result[r] = qu::WrappingAdd(
+        result[r], static_cast<int32_t>(static_cast<uint32_t>(row_sum) * static_cast<uint32_t>(zero_point)));
   }
   return result;
 }
@@ -436,8 +417,8 @@ std::vector<int32_t> ZeroPointTimesWeightsWithBias(int32_t zero_point, const TfL
 // PopulateQuantizedLstmParams8x8_16 and PopulatePrecomputedZPTimesWeightsWithBias). The float
 // and double steps are TFLite's own: some products are rounded to float, some are computed in
 // double, and QuantizeMultiplier sees exactly those values.
-TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node,
-                                  const FullInputs& in, bool use_layer_norm, OpData* data) {
+TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node, const FullInputs& in,
+                                  bool use_layer_norm, OpData* data) {
   lstm::IntegerParams& p = data->integer;
   const TfLiteTensor* input = in[full::kInputTensor];
   const TfLiteTensor* output_state = in[full::kOutputStateTensor];
@@ -455,12 +436,11 @@ TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node
   }
   // The effective biases are computed here from the weights, so these must be constants. (Their
   // scales are read as TFLite reads them: params.scale, 0 when a tensor has none.)
-  for (int index = full::kInputToInputWeightsTensor; index <= full::kProjectionBiasTensor;
-       ++index) {
+  for (int index = full::kInputToInputWeightsTensor; index <= full::kProjectionBiasTensor; ++index) {
     const TfLiteTensor* tensor = in[index];
     if (tensor != nullptr && !tflite::IsConstantTensor(tensor)) {
-      TF_LITE_KERNEL_LOG(context, "input %d (%s) must be a constant tensor in an integer LSTM",
-                         index, kFullInputNames[index]);
+      TF_LITE_KERNEL_LOG(context, "input %d (%s) must be a constant tensor in an integer LSTM", index,
+                         kFullInputNames[index]);
       return kTfLiteError;
     }
   }
@@ -476,9 +456,9 @@ TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node
     }
     const TfLiteTensor* intermediate = tflite::GetIntermediates(context, node, i);
     const TfLiteAffineQuantization* q =
-        intermediate == nullptr ? nullptr
-                                : RequireQuantization(context, intermediate,
-                                                      "intermediate tensor " + std::to_string(i));
+        intermediate == nullptr
+            ? nullptr
+            : RequireQuantization(context, intermediate, "intermediate tensor " + std::to_string(i));
     if (q == nullptr) {
       if (intermediate == nullptr) {
         TF_LITE_KERNEL_LOG(context, "intermediate tensor %d is missing", i);
@@ -498,8 +478,7 @@ TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node
     return kTfLiteError;
   }
   if (cell_scale < -15 || cell_scale > -9) {
-    TF_LITE_KERNEL_LOG(context, "input 19 (cell_state) has scale 2^%d, expected 2^-15 to 2^-9",
-                       cell_scale);
+    TF_LITE_KERNEL_LOG(context, "input 19 (cell_state) has scale 2^%d, expected 2^-15 to 2^-9", cell_scale);
     return kTfLiteError;
   }
   p.cell_scale_log2 = cell_scale;
@@ -514,32 +493,28 @@ TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node
     const float recurrent_weight_scale = scale_of(kRecurrentWeights[g]);
     // Intermediates 0..3 are the input, forget, cell and output gates'.
     const float effective_input_scale = input_weight_scale * input_scale / intermediate_scale[g];
-    const float effective_recurrent_scale =
-        recurrent_weight_scale * output_state_scale / intermediate_scale[g];
+    const float effective_recurrent_scale = recurrent_weight_scale * output_state_scale / intermediate_scale[g];
     qu::QuantizeMultiplier(effective_input_scale, &gate.input_scale_a, &gate.input_scale_b);
-    qu::QuantizeMultiplier(effective_recurrent_scale, &gate.recurrent_scale_a,
-                           &gate.recurrent_scale_b);
+    qu::QuantizeMultiplier(effective_recurrent_scale, &gate.recurrent_scale_a, &gate.recurrent_scale_b);
     if (use_peephole && kCellWeights[g] >= 0) {
-      const float effective_cell_scale = static_cast<float>(
-          std::pow(2, cell_scale) * scale_of(kCellWeights[g]) / intermediate_scale[g]);
+      const float effective_cell_scale =
+          static_cast<float>(std::pow(2, cell_scale) * scale_of(kCellWeights[g]) / intermediate_scale[g]);
       qu::QuantizeMultiplier(effective_cell_scale, &gate.cell_scale_a, &gate.cell_scale_b);
     }
     const float layer_norm_scale = use_layer_norm ? scale_of(kLayerNorm[g]) : 1.0f;
     qu::QuantizeMultiplier(layer_norm_scale, &gate.layer_norm_scale_a, &gate.layer_norm_scale_b);
     // 10000 keeps the kernel's arithmetic from overflowing (TFLite's comment).
-    gate.variance_guard =
-        std::max(1, qu::TruncateToInt32LikeX86(static_cast<double>(10000 * layer_norm_scale)));
+    gate.variance_guard = std::max(1, qu::TruncateToInt32LikeX86(static_cast<double>(10000 * layer_norm_scale)));
 
     // With layer norm the gate bias is added after the normalization, not to the products.
     const TfLiteTensor* bias = use_layer_norm ? nullptr : in[kGateBias[g]];
-    gate.input_effective_bias =
-        ZeroPointTimesWeightsWithBias(-input->params.zero_point, in[kInputWeights[g]], bias);
-    gate.recurrent_effective_bias = ZeroPointTimesWeightsWithBias(
-        -output_state->params.zero_point, in[kRecurrentWeights[g]], nullptr);
+    gate.input_effective_bias = ZeroPointTimesWeightsWithBias(-input->params.zero_point, in[kInputWeights[g]], bias);
+    gate.recurrent_effective_bias =
+        ZeroPointTimesWeightsWithBias(-output_state->params.zero_point, in[kRecurrentWeights[g]], nullptr);
   }
 
-  const float effective_hidden_scale = static_cast<float>(
-      std::pow(2, -15) / intermediate_scale[kHiddenIntermediate] * std::pow(2, -15));
+  const float effective_hidden_scale =
+      static_cast<float>(std::pow(2, -15) / intermediate_scale[kHiddenIntermediate] * std::pow(2, -15));
   qu::QuantizeMultiplier(effective_hidden_scale, &p.hidden_scale_a, &p.hidden_scale_b);
   // The hidden state's zero point; HiddenState applies it with TFLite 2.14.1's signs, which
   // dtln_noise_suppression.tflite (128 cells) and lstm_quantized.bin (2 cells) show.
@@ -552,30 +527,26 @@ TfLiteStatus PrepareIntegerParams(TfLiteContext* context, const TfLiteNode* node
                          "zero point from the last %d cells' hidden state where it adds it to the "
                          "others; so does Touchstone",
                          data->is_sequence ? "UNIDIRECTIONAL_SEQUENCE_LSTM" : "LSTM", n_cell,
-                         static_cast<int>(hidden_zero_point),
-                         n_cell % lstm::integer_internal::kHiddenBlock);
+                         static_cast<int>(hidden_zero_point), n_cell % lstm::integer_internal::kHiddenBlock);
   }
-  const float effective_projection_scale = scale_of(full::kProjectionWeightsTensor) *
-                                           intermediate_scale[kHiddenIntermediate] /
-                                           output_state_scale;
+  const float effective_projection_scale =
+      scale_of(full::kProjectionWeightsTensor) * intermediate_scale[kHiddenIntermediate] / output_state_scale;
   qu::QuantizeMultiplier(effective_projection_scale, &p.projection_scale_a, &p.projection_scale_b);
   if (use_projection) {
     // TFLite adds the hidden zero point's row sums with a plus sign.
-    p.projection_effective_bias = ZeroPointTimesWeightsWithBias(
-        hidden_zero_point, in[full::kProjectionWeightsTensor], in[full::kProjectionBiasTensor]);
+    p.projection_effective_bias = ZeroPointTimesWeightsWithBias(hidden_zero_point, in[full::kProjectionWeightsTensor],
+                                                                in[full::kProjectionBiasTensor]);
   }
   p.output_state_zero_point = output_state->params.zero_point;
 
   const float cell_clip = data->options.cell_clip;
   const float proj_clip = data->options.proj_clip;
   p.quantized_cell_clip =
-      cell_clip > 0.0f ? static_cast<int16_t>(std::min(
-                             std::max(cell_clip / cell_state->params.scale, -32768.0f), 32767.0f))
-                       : 0;
-  p.quantized_proj_clip = proj_clip > 0.0f
-                              ? static_cast<int8_t>(std::min(
-                                    std::max(proj_clip / output->params.scale, -128.0f), 127.0f))
-                              : 0;
+      cell_clip > 0.0f
+          ? static_cast<int16_t>(std::min(std::max(cell_clip / cell_state->params.scale, -32768.0f), 32767.0f))
+          : 0;
+  p.quantized_proj_clip =
+      proj_clip > 0.0f ? static_cast<int8_t>(std::min(std::max(proj_clip / output->params.scale, -128.0f), 127.0f)) : 0;
   return kTfLiteOk;
 }
 
@@ -584,8 +555,7 @@ TfLiteStatus PrepareFull(TfLiteContext* context, TfLiteNode* node, bool is_seque
   OpData* data = static_cast<OpData*>(node->user_data);
   const int num_inputs = tflite::NumInputs(node);
   if (num_inputs != full::kNumInputs && num_inputs != full::kNumInputsWithoutLayerNorm) {
-    TF_LITE_KERNEL_LOG(context, "expects 24 inputs (or 20 without layer normalization), got %d",
-                       num_inputs);
+    TF_LITE_KERNEL_LOG(context, "expects 24 inputs (or 20 without layer normalization), got %d", num_inputs);
     return kTfLiteError;
   }
   if (tflite::NumOutputs(node) != 1) {
@@ -596,8 +566,7 @@ TfLiteStatus PrepareFull(TfLiteContext* context, TfLiteNode* node, bool is_seque
 
   FullInputs in;
   for (int i = 0; i < num_inputs; ++i) in.tensors[i] = GetOptionalInputTensor(context, node, i);
-  for (int index : {full::kInputTensor, full::kInputToOutputWeightsTensor,
-                    full::kRecurrentToOutputWeightsTensor}) {
+  for (int index : {full::kInputTensor, full::kInputToOutputWeightsTensor, full::kRecurrentToOutputWeightsTensor}) {
     TF_LITE_ENSURE_OK(context, RequireInput(context, in, index));
   }
   // Layer normalization is on when the forget gate's coefficients are given.
@@ -606,8 +575,7 @@ TfLiteStatus PrepareFull(TfLiteContext* context, TfLiteNode* node, bool is_seque
   const TfLiteTensor* input = in[full::kInputTensor];
   const int input_rank = is_sequence ? 3 : 2;
   if (input->dims->size != input_rank) {
-    TF_LITE_KERNEL_LOG(context, "input 0 (input) must be %d-D, got %d-D", input_rank,
-                       input->dims->size);
+    TF_LITE_KERNEL_LOG(context, "input 0 (input) must be %d-D, got %d-D", input_rank, input->dims->size);
     return kTfLiteError;
   }
   int max_time = 1;
@@ -629,30 +597,27 @@ TfLiteStatus PrepareFull(TfLiteContext* context, TfLiteNode* node, bool is_seque
 
   TF_LITE_ENSURE_OK(context, ChooseArithmetic(context, node, in, is_sequence, &data->arithmetic));
   const Arithmetic arithmetic = data->arithmetic;
-  TF_LITE_ENSURE_OK(
-      context, CheckParameters(context, in, n_cell, n_input, n_output, use_layer_norm, arithmetic));
+  TF_LITE_ENSURE_OK(context, CheckParameters(context, in, n_cell, n_input, n_output, use_layer_norm, arithmetic));
 
   // The step indexes its buffers with int.
-  const int64_t gate_elements =
-      static_cast<int64_t>(n_batch) * std::max({n_cell, n_output, n_input});
+  const int64_t gate_elements = static_cast<int64_t>(n_batch) * std::max({n_cell, n_output, n_input});
   if (gate_elements > INT_MAX / 5) {
-    TF_LITE_KERNEL_LOG(context, "%d batches of %d cells and %d inputs are too many", n_batch,
-                       n_cell, n_input);
+    TF_LITE_KERNEL_LOG(context, "%d batches of %d cells and %d inputs are too many", n_batch, n_cell, n_input);
     return kTfLiteError;
   }
 
   const bool is_integer = arithmetic == Arithmetic::kInteger;
-  TF_LITE_ENSURE_OK(context, CheckState(context, node, full::kOutputStateTensor,
-                                        is_integer ? kTfLiteInt8 : kTfLiteFloat32,
-                                        static_cast<int64_t>(n_batch) * n_output));
-  TF_LITE_ENSURE_OK(context, CheckState(context, node, full::kCellStateTensor,
-                                        is_integer ? kTfLiteInt16 : kTfLiteFloat32,
-                                        static_cast<int64_t>(n_batch) * n_cell));
+  TF_LITE_ENSURE_OK(context,
+                    CheckState(context, node, full::kOutputStateTensor, is_integer ? kTfLiteInt8 : kTfLiteFloat32,
+                               static_cast<int64_t>(n_batch) * n_output));
+  TF_LITE_ENSURE_OK(context,
+                    CheckState(context, node, full::kCellStateTensor, is_integer ? kTfLiteInt16 : kTfLiteFloat32,
+                               static_cast<int64_t>(n_batch) * n_cell));
 
   TfLiteTensor* output = nullptr;
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, full::kOutputTensor, &output));
-  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output",
-                                       is_integer ? kTfLiteInt8 : kTfLiteFloat32));
+  TF_LITE_ENSURE_OK(context,
+                    CheckType(context, output, "output", 0, "output", is_integer ? kTfLiteInt8 : kTfLiteFloat32));
 
   data->max_time = max_time;
   data->n_batch = n_batch;
@@ -687,9 +652,7 @@ TfLiteStatus PrepareFull(TfLiteContext* context, TfLiteNode* node, bool is_seque
 }
 
 TfLiteStatus EvalFloat(TfLiteContext* context, TfLiteNode* node, OpData* data) {
-  auto weights = [&](int index) {
-    return GetTensorData<float>(GetOptionalInputTensor(context, node, index));
-  };
+  auto weights = [&](int index) { return GetTensorData<float>(GetOptionalInputTensor(context, node, index)); };
   lstm::FloatWeights w;
   w.input_to_input = weights(full::kInputToInputWeightsTensor);
   w.input_to_forget = weights(full::kInputToForgetWeightsTensor);
@@ -724,9 +687,8 @@ TfLiteStatus EvalFloat(TfLiteContext* context, TfLiteNode* node, OpData* data) {
 
   TfLiteTensor* output_state = tflite::GetVariableInput(context, node, full::kOutputStateTensor);
   TfLiteTensor* cell_state = tflite::GetVariableInput(context, node, full::kCellStateTensor);
-  lstm::FloatSequence(w, data->options, data->max_time, data->n_batch, data->n_cell, data->n_input,
-                      data->n_output, data->time_major,
-                      GetTensorData<float>(tflite::GetInput(context, node, full::kInputTensor)),
+  lstm::FloatSequence(w, data->options, data->max_time, data->n_batch, data->n_cell, data->n_input, data->n_output,
+                      data->time_major, GetTensorData<float>(tflite::GetInput(context, node, full::kInputTensor)),
                       GetTensorData<float>(output_state), GetTensorData<float>(cell_state), scratch,
                       GetTensorData<float>(tflite::GetOutput(context, node, full::kOutputTensor)));
   return kTfLiteOk;
@@ -755,8 +717,7 @@ TfLiteStatus EvalHybrid(TfLiteContext* context, TfLiteNode* node, OpData* data) 
       data->recurrent_row_sums[g] = RowSums(int8_data(kRecurrentWeights[g]), n_cell, n_output);
     }
     if (tensor(full::kProjectionWeightsTensor) != nullptr) {
-      data->projection_row_sums =
-          RowSums(int8_data(full::kProjectionWeightsTensor), n_output, n_cell);
+      data->projection_row_sums = RowSums(int8_data(full::kProjectionWeightsTensor), n_output, n_cell);
     }
     data->row_sums_computed = true;
   }
@@ -802,11 +763,10 @@ TfLiteStatus EvalHybrid(TfLiteContext* context, TfLiteNode* node, OpData* data) 
   const lstm::HybridOptions options = {data->options, asymmetric};
   TfLiteTensor* output_state = tflite::GetVariableInput(context, node, full::kOutputStateTensor);
   TfLiteTensor* cell_state = tflite::GetVariableInput(context, node, full::kCellStateTensor);
-  lstm::HybridSequence(
-      w, options, data->max_time, n_batch, n_cell, n_input, n_output, data->time_major,
-      GetTensorData<float>(tflite::GetInput(context, node, full::kInputTensor)),
-      GetTensorData<float>(output_state), GetTensorData<float>(cell_state), scratch,
-      GetTensorData<float>(tflite::GetOutput(context, node, full::kOutputTensor)));
+  lstm::HybridSequence(w, options, data->max_time, n_batch, n_cell, n_input, n_output, data->time_major,
+                       GetTensorData<float>(tflite::GetInput(context, node, full::kInputTensor)),
+                       GetTensorData<float>(output_state), GetTensorData<float>(cell_state), scratch,
+                       GetTensorData<float>(tflite::GetOutput(context, node, full::kOutputTensor)));
   return kTfLiteOk;
 }
 
@@ -835,11 +795,10 @@ TfLiteStatus EvalInteger(TfLiteContext* context, TfLiteNode* node, OpData* data)
 
   TfLiteTensor* output_state = tflite::GetVariableInput(context, node, full::kOutputStateTensor);
   TfLiteTensor* cell_state = tflite::GetVariableInput(context, node, full::kCellStateTensor);
-  lstm::IntegerSequence(
-      w, data->integer, data->max_time, data->n_batch, data->n_cell, data->n_input, data->n_output,
-      data->time_major, GetTensorData<int8_t>(tflite::GetInput(context, node, full::kInputTensor)),
-      GetTensorData<int8_t>(output_state), GetTensorData<int16_t>(cell_state), scratch,
-      GetTensorData<int8_t>(tflite::GetOutput(context, node, full::kOutputTensor)));
+  lstm::IntegerSequence(w, data->integer, data->max_time, data->n_batch, data->n_cell, data->n_input, data->n_output,
+                        data->time_major, GetTensorData<int8_t>(tflite::GetInput(context, node, full::kInputTensor)),
+                        GetTensorData<int8_t>(output_state), GetTensorData<int16_t>(cell_state), scratch,
+                        GetTensorData<int8_t>(tflite::GetOutput(context, node, full::kOutputTensor)));
   return kTfLiteOk;
 }
 
@@ -858,32 +817,28 @@ TfLiteStatus EvalFull(TfLiteContext* context, TfLiteNode* node) {
 
 // The basic kernel: float32 only (TFLite also has a uint8/int16 form, not supported yet).
 TfLiteStatus PrepareBasic(TfLiteContext* context, TfLiteNode* node) {
-  if (tflite::NumInputs(node) != basic::kNumInputs ||
-      tflite::NumOutputs(node) != basic::kNumOutputs) {
-    TF_LITE_KERNEL_LOG(context,
-                       "the basic LSTM kernel expects 5 inputs and 4 outputs, got %d and %d",
+  if (tflite::NumInputs(node) != basic::kNumInputs || tflite::NumOutputs(node) != basic::kNumOutputs) {
+    TF_LITE_KERNEL_LOG(context, "the basic LSTM kernel expects 5 inputs and 4 outputs, got %d and %d",
                        tflite::NumInputs(node), tflite::NumOutputs(node));
     return kTfLiteError;
   }
-  static constexpr const char* kInputNames[basic::kNumInputs] = {"input", "prev_activation",
-                                                                 "weights", "biases", "prev_state"};
-  static constexpr const char* kOutputNames[basic::kNumOutputs] = {
-      "activation", "state", "concat_temp", "activation_temp"};
+  static constexpr const char* kInputNames[basic::kNumInputs] = {"input", "prev_activation", "weights", "biases",
+                                                                 "prev_state"};
+  static constexpr const char* kOutputNames[basic::kNumOutputs] = {"activation", "state", "concat_temp",
+                                                                   "activation_temp"};
   const TfLiteTensor* inputs[basic::kNumInputs];
   for (int i = 0; i < basic::kNumInputs; ++i) {
     TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, i, &inputs[i]));
     if (inputs[i]->type != kTfLiteFloat32) {
-      TF_LITE_KERNEL_LOG(context,
-                         "input %d (%s) has type %s; the basic LSTM kernel supports FLOAT32 only",
-                         i, kInputNames[i], TfLiteTypeGetName(inputs[i]->type));
+      TF_LITE_KERNEL_LOG(context, "input %d (%s) has type %s; the basic LSTM kernel supports FLOAT32 only", i,
+                         kInputNames[i], TfLiteTypeGetName(inputs[i]->type));
       return kTfLiteError;
     }
   }
   TfLiteTensor* outputs[basic::kNumOutputs];
   for (int i = 0; i < basic::kNumOutputs; ++i) {
     TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, i, &outputs[i]));
-    TF_LITE_ENSURE_OK(context,
-                      CheckType(context, outputs[i], "output", i, kOutputNames[i], kTfLiteFloat32));
+    TF_LITE_ENSURE_OK(context, CheckType(context, outputs[i], "output", i, kOutputNames[i], kTfLiteFloat32));
   }
 
   const TfLiteTensor* input = inputs[basic::kInputData];
@@ -896,8 +851,8 @@ TfLiteStatus PrepareBasic(TfLiteContext* context, TfLiteNode* node) {
   const int input_depth = input->dims->data[1];
   const int depth = prev_activation->dims->data[1];
   if (prev_activation->dims->data[0] != n_batch) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (prev_activation) has %d rows, input 0 has %d",
-                       prev_activation->dims->data[0], n_batch);
+    TF_LITE_KERNEL_LOG(context, "input 1 (prev_activation) has %d rows, input 0 has %d", prev_activation->dims->data[0],
+                       n_batch);
     return kTfLiteError;
   }
   const int64_t gates = 4 * static_cast<int64_t>(depth);
@@ -906,44 +861,34 @@ TfLiteStatus PrepareBasic(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "input 1 (prev_activation) depth %d is too large", depth);
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, CheckShape(context, inputs[basic::kInputWeights], basic::kInputWeights,
-                                        kInputNames[basic::kInputWeights],
-                                        {static_cast<int>(gates), static_cast<int>(total_depth)}));
-  TF_LITE_ENSURE_OK(context,
-                    CheckShape(context, inputs[basic::kInputBiases], basic::kInputBiases,
-                               kInputNames[basic::kInputBiases], {static_cast<int>(gates)}));
-  TF_LITE_ENSURE_OK(context,
-                    CheckShape(context, inputs[basic::kInputPrevState], basic::kInputPrevState,
-                               kInputNames[basic::kInputPrevState], {n_batch, depth}));
+  TF_LITE_ENSURE_OK(
+      context, CheckShape(context, inputs[basic::kInputWeights], basic::kInputWeights,
+                          kInputNames[basic::kInputWeights], {static_cast<int>(gates), static_cast<int>(total_depth)}));
+  TF_LITE_ENSURE_OK(context, CheckShape(context, inputs[basic::kInputBiases], basic::kInputBiases,
+                                        kInputNames[basic::kInputBiases], {static_cast<int>(gates)}));
+  TF_LITE_ENSURE_OK(context, CheckShape(context, inputs[basic::kInputPrevState], basic::kInputPrevState,
+                                        kInputNames[basic::kInputPrevState], {n_batch, depth}));
 
   TF_LITE_ENSURE_OK(context, context->ResizeTensor(context, outputs[basic::kOutputActivation],
                                                    TfLiteIntArrayCopy(prev_activation->dims)));
-  TF_LITE_ENSURE_OK(
-      context, context->ResizeTensor(context, outputs[basic::kOutputState],
-                                     TfLiteIntArrayCopy(inputs[basic::kInputPrevState]->dims)));
-  TF_LITE_ENSURE_OK(context, context->ResizeTensor(
-                                 context, outputs[basic::kOutputConcatTemp],
-                                 tflite::CreateIntArray({n_batch, static_cast<int>(total_depth)})));
+  TF_LITE_ENSURE_OK(context, context->ResizeTensor(context, outputs[basic::kOutputState],
+                                                   TfLiteIntArrayCopy(inputs[basic::kInputPrevState]->dims)));
+  TF_LITE_ENSURE_OK(context, context->ResizeTensor(context, outputs[basic::kOutputConcatTemp],
+                                                   tflite::CreateIntArray({n_batch, static_cast<int>(total_depth)})));
   return context->ResizeTensor(context, outputs[basic::kOutputActivationTemp],
                                tflite::CreateIntArray({n_batch, static_cast<int>(gates)}));
 }
 
 TfLiteStatus EvalBasic(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, basic::kInputData);
-  const TfLiteTensor* prev_activation =
-      tflite::GetInput(context, node, basic::kInputPrevActivation);
-  auto input_data = [&](int index) {
-    return GetTensorData<float>(tflite::GetInput(context, node, index));
-  };
-  auto output_data = [&](int index) {
-    return GetTensorData<float>(tflite::GetOutput(context, node, index));
-  };
-  lstm::FloatBasicCell(input->dims->data[0], input->dims->data[1], prev_activation->dims->data[1],
-                       input_data(basic::kInputData), input_data(basic::kInputPrevActivation),
-                       input_data(basic::kInputWeights), input_data(basic::kInputBiases),
-                       input_data(basic::kInputPrevState), output_data(basic::kOutputState),
-                       output_data(basic::kOutputActivation), output_data(basic::kOutputConcatTemp),
-                       output_data(basic::kOutputActivationTemp));
+  const TfLiteTensor* prev_activation = tflite::GetInput(context, node, basic::kInputPrevActivation);
+  auto input_data = [&](int index) { return GetTensorData<float>(tflite::GetInput(context, node, index)); };
+  auto output_data = [&](int index) { return GetTensorData<float>(tflite::GetOutput(context, node, index)); };
+  lstm::FloatBasicCell(
+      input->dims->data[0], input->dims->data[1], prev_activation->dims->data[1], input_data(basic::kInputData),
+      input_data(basic::kInputPrevActivation), input_data(basic::kInputWeights), input_data(basic::kInputBiases),
+      input_data(basic::kInputPrevState), output_data(basic::kOutputState), output_data(basic::kOutputActivation),
+      output_data(basic::kOutputConcatTemp), output_data(basic::kOutputActivationTemp));
   return kTfLiteOk;
 }
 

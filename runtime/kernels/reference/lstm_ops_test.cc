@@ -27,8 +27,7 @@ struct FloatLstm {
   int n_cell = 0;
   int n_output = 0;
   std::vector<float> input_to_input, input_to_forget, input_to_cell, input_to_output;
-  std::vector<float> recurrent_to_input, recurrent_to_forget, recurrent_to_cell,
-      recurrent_to_output;
+  std::vector<float> recurrent_to_input, recurrent_to_forget, recurrent_to_cell, recurrent_to_output;
   std::vector<float> cell_to_input, cell_to_forget, cell_to_output;
   std::vector<float> input_gate_bias, forget_gate_bias, cell_gate_bias, output_gate_bias;
   std::vector<float> projection_weights, projection_bias;
@@ -58,8 +57,7 @@ FloatLstm TwoCellLstm() {
 
 // Adds the full kernel's inputs after `input`: constants for the parameters, -1 for absent ones,
 // and the two zero-initialized variable state tensors. `num_inputs` is 24 or 20.
-std::vector<int> AddFullInputs(OpTest& test, int input, const FloatLstm& p, int n_batch,
-                               int num_inputs = 24) {
+std::vector<int> AddFullInputs(OpTest& test, int input, const FloatLstm& p, int n_batch, int num_inputs = 24) {
   auto add = [&](const std::vector<float>& values, std::vector<int> shape) {
     return values.empty() ? -1 : test.AddConst<float>(kTfLiteFloat32, shape, values);
   };
@@ -102,18 +100,17 @@ std::vector<int> AddFullInputs(OpTest& test, int input, const FloatLstm& p, int 
 }
 
 void AddLstmOp(OpTest& test, const std::vector<int>& inputs, int output,
-               fb::ActivationFunctionType activation = fb::ActivationFunctionType::TANH,
-               float cell_clip = 0.0f, float proj_clip = 0.0f) {
+               fb::ActivationFunctionType activation = fb::ActivationFunctionType::TANH, float cell_clip = 0.0f,
+               float proj_clip = 0.0f) {
   test.AddOp(kTfLiteBuiltinLstm, inputs, {output}, fb::BuiltinOptions::LSTMOptions,
              fb::CreateLSTMOptions(test.fbb(), activation, cell_clip, proj_clip).Union());
 }
 
-void AddSequenceOp(OpTest& test, const std::vector<int>& inputs, int output, bool time_major,
-                   float cell_clip = 0.0f) {
+void AddSequenceOp(OpTest& test, const std::vector<int>& inputs, int output, bool time_major, float cell_clip = 0.0f) {
   test.AddOp(kTfLiteBuiltinUnidirectionalSequenceLstm, inputs, {output},
              fb::BuiltinOptions::UnidirectionalSequenceLSTMOptions,
-             fb::CreateUnidirectionalSequenceLSTMOptions(
-                 test.fbb(), fb::ActivationFunctionType::TANH, cell_clip, 0.0f, time_major)
+             fb::CreateUnidirectionalSequenceLSTMOptions(test.fbb(), fb::ActivationFunctionType::TANH, cell_clip, 0.0f,
+                                                         time_major)
                  .Union());
 }
 
@@ -154,8 +151,7 @@ TEST(LstmTest, ReluActivationAppliesToCellGateAndOutput) {
   OpTest test;
   const int input = test.AddInput(kTfLiteFloat32, {2, 3});
   const int output = test.AddOutput(kTfLiteFloat32);
-  AddLstmOp(test, AddFullInputs(test, input, TwoCellLstm(), 2), output,
-            fb::ActivationFunctionType::RELU);
+  AddLstmOp(test, AddFullInputs(test, input, TwoCellLstm(), 2), output, fb::ActivationFunctionType::RELU);
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<float>(0, {1.0f, -1.0f, 0.5f, 0.2f, 0.3f, -0.4f});
   ASSERT_TRUE(test.Invoke().ok());
@@ -169,8 +165,7 @@ TEST(LstmTest, ActivationNoneFollowsTfLiteBuffers) {
   OpTest test;
   const int input = test.AddInput(kTfLiteFloat32, {2, 3});
   const int output = test.AddOutput(kTfLiteFloat32);
-  AddLstmOp(test, AddFullInputs(test, input, TwoCellLstm(), 2), output,
-            fb::ActivationFunctionType::NONE);
+  AddLstmOp(test, AddFullInputs(test, input, TwoCellLstm(), 2), output, fb::ActivationFunctionType::NONE);
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<float>(0, {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f});
   ASSERT_TRUE(test.Invoke().ok());
@@ -283,9 +278,8 @@ TEST(SequenceLstmTest, CifgPeepholeCellClipTimeMajor) {
   test.SetInput<float>(0, {1.0f, 0.5f, -0.5f, 1.5f, 2.0f, -1.0f});
   ASSERT_TRUE(test.Invoke().ok());
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{3, 1, 3}));
-  ExpectNear(test.GetOutput<float>(0),
-             {0.1999090f, -0.0782782f, -0.0179875f, 0.2536314f, 0.0712662f, -0.0929172f, 0.2522915f,
-              -0.1250951f, 0.3795920f});
+  ExpectNear(test.GetOutput<float>(0), {0.1999090f, -0.0782782f, -0.0179875f, 0.2536314f, 0.0712662f, -0.0929172f,
+                                        0.2522915f, -0.1250951f, 0.3795920f});
 }
 
 // Two rows of two steps: batch-major input is {batch, time, input} and each row runs its own
@@ -346,8 +340,7 @@ TEST(LstmTest, BasicKernel) {
   const int gates = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinLstm, {input, prev_activation, weights, bias, prev_state},
              {activation, state, concat, gates}, fb::BuiltinOptions::LSTMOptions,
-             fb::CreateLSTMOptions(test.fbb(), fb::ActivationFunctionType::TANH, 0.0f, 0.0f,
-                                   fb::LSTMKernelType::BASIC)
+             fb::CreateLSTMOptions(test.fbb(), fb::ActivationFunctionType::TANH, 0.0f, 0.0f, fb::LSTMKernelType::BASIC)
                  .Union());
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<float>(0, {1.0f, -0.5f});

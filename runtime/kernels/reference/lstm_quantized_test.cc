@@ -35,8 +35,7 @@ struct QuantizedLstmSpec {
 };
 
 // Runs one step on `input` and expects the int8 output.
-void ExpectStep(RawModel& m, const std::vector<int8_t>& input,
-                const std::vector<int8_t>& expected) {
+void ExpectStep(RawModel& m, const std::vector<int8_t>& input, const std::vector<int8_t>& expected) {
   m.SetInput<int8_t>(0, input);
   ASSERT_TRUE(m.Invoke().ok());
   EXPECT_EQ(m.GetOutput<int8_t>(0), expected);
@@ -52,8 +51,7 @@ void ExpectRefused(RawModel& m, const std::string& text) {
 // The 24 inputs of an integer LSTM with pattern weights: int8 weights of scale ~0.01, int32
 // biases in the products' scale, int16 peephole and layer norm weights. States and intermediates
 // are added by the caller.
-std::vector<int> AddIntegerParameters(RawModel& m, const QuantizedLstmSpec& s, int input,
-                                      float input_scale) {
+std::vector<int> AddIntegerParameters(RawModel& m, const QuantizedLstmSpec& s, int input, float input_scale) {
   std::vector<int> inputs(24, -1);
   inputs[0] = input;
   const bool has_input_gate = !s.cifg;
@@ -62,38 +60,32 @@ std::vector<int> AddIntegerParameters(RawModel& m, const QuantizedLstmSpec& s, i
     if (g == 0 && !has_input_gate) continue;
     const float input_weight_scale = 0.01f + 0.002f * g;
     const float recurrent_weight_scale = 0.012f - 0.001f * g;
-    inputs[1 + g] =
-        m.AddConst(kTfLiteInt8, {s.n_cell, s.n_input},
-                   Pattern<int8_t>(s.n_cell * s.n_input, -127, 127, ++seed), input_weight_scale);
+    inputs[1 + g] = m.AddConst(kTfLiteInt8, {s.n_cell, s.n_input},
+                               Pattern<int8_t>(s.n_cell * s.n_input, -127, 127, ++seed), input_weight_scale);
     inputs[5 + g] = m.AddConst(kTfLiteInt8, {s.n_cell, s.n_output},
-                               Pattern<int8_t>(s.n_cell * s.n_output, -127, 127, ++seed),
-                               recurrent_weight_scale);
+                               Pattern<int8_t>(s.n_cell * s.n_output, -127, 127, ++seed), recurrent_weight_scale);
     if (s.peephole && g != 2) {
-      inputs[9 + g - (g == 3 ? 1 : 0)] = m.AddConst(
-          kTfLiteInt16, {s.n_cell}, Pattern<int16_t>(s.n_cell, -20000, 20000, ++seed), 0.0002f);
+      inputs[9 + g - (g == 3 ? 1 : 0)] =
+          m.AddConst(kTfLiteInt16, {s.n_cell}, Pattern<int16_t>(s.n_cell, -20000, 20000, ++seed), 0.0002f);
     }
     // Biases: the products' scale without layer norm; the layer norm's output scale with it.
-    inputs[12 + g] =
-        m.AddConst(kTfLiteInt32, {s.n_cell}, Pattern<int32_t>(s.n_cell, -3000, 3000, ++seed),
-                   input_scale * input_weight_scale);
+    inputs[12 + g] = m.AddConst(kTfLiteInt32, {s.n_cell}, Pattern<int32_t>(s.n_cell, -3000, 3000, ++seed),
+                                input_scale * input_weight_scale);
     if (s.layer_norm) {
-      inputs[20 + g] = m.AddConst(kTfLiteInt16, {s.n_cell},
-                                  Pattern<int16_t>(s.n_cell, 10000, 32767, ++seed), 3.0e-5f);
+      inputs[20 + g] = m.AddConst(kTfLiteInt16, {s.n_cell}, Pattern<int16_t>(s.n_cell, 10000, 32767, ++seed), 3.0e-5f);
     }
   }
   if (s.projection) {
     inputs[16] = m.AddConst(kTfLiteInt8, {s.n_output, s.n_cell},
                             Pattern<int8_t>(s.n_output * s.n_cell, -127, 127, ++seed), 0.015f);
-    inputs[17] = m.AddConst(kTfLiteInt32, {s.n_output},
-                            Pattern<int32_t>(s.n_output, -500, 500, ++seed), 0.0001f);
+    inputs[17] = m.AddConst(kTfLiteInt32, {s.n_output}, Pattern<int32_t>(s.n_output, -500, 500, ++seed), 0.0001f);
   }
   return inputs;
 }
 
 // The five intermediates: the gates' layer-norm scales (unquantized float tensors without layer
 // norm, as converters write them) and the hidden state's.
-std::vector<int> AddIntermediates(RawModel& m, const QuantizedLstmSpec& s, float hidden_scale,
-                                  int hidden_zero_point) {
+std::vector<int> AddIntermediates(RawModel& m, const QuantizedLstmSpec& s, float hidden_scale, int hidden_zero_point) {
   std::vector<int> intermediates;
   for (int g = 0; g < 4; ++g) {
     intermediates.push_back(s.layer_norm ? m.AddTensor(kTfLiteInt16, {0}, 0.0004f + 0.0001f * g)
@@ -118,15 +110,12 @@ TEST(IntegerLstmTest, ReproducesTfLiteOnLstmQuantizedModel) {
   inputs[17] = m.AddConst(kTfLiteInt32, {2}, std::vector<int32_t>{74764, 60878}, 4.92957633e-06f);
   inputs[18] = m.AddState(kTfLiteInt8, {1, 2}, 0.00183692167f, -128);
   inputs[19] = m.AddState(kTfLiteInt16, {1, 2}, 3.05175781e-05f);
-  for (int k = 20; k <= 23; ++k)
-    inputs[k] = m.AddConst(kTfLiteInt16, {2}, layer_norm, 1.12478047e-05f);
+  for (int k = 20; k <= 23; ++k) inputs[k] = m.AddConst(kTfLiteInt16, {2}, layer_norm, 1.12478047e-05f);
   const int output = m.AddOutput(kTfLiteInt8, 0.00183692167f, -128);
   std::vector<int> intermediates;
-  for (int g = 0; g < 4; ++g)
-    intermediates.push_back(m.AddTensor(kTfLiteInt16, {0}, 5.20609183e-06f));
+  for (int g = 0; g < 4; ++g) intermediates.push_back(m.AddTensor(kTfLiteInt16, {0}, 5.20609183e-06f));
   intermediates.push_back(m.AddTensor(kTfLiteInt8, {0}, 0.00106252462f, -128));
-  m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, intermediates,
-          fb::BuiltinOptions::LSTMOptions,
+  m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, intermediates, fb::BuiltinOptions::LSTMOptions,
           fb::CreateLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH, 10.0f).Union());
   ASSERT_TRUE(m.Build().ok());
   ExpectStep(m, {88, -128}, {72, 35});
@@ -136,9 +125,8 @@ TEST(IntegerLstmTest, ReproducesTfLiteOnLstmQuantizedModel) {
 }
 
 // Builds an integer LSTM (LSTM op with max_time 1, else the sequence op) from `s`.
-std::vector<int> BuildIntegerLstm(RawModel& m, const QuantizedLstmSpec& s, bool sequence,
-                                  bool time_major, float cell_clip, float proj_clip,
-                                  int hidden_zero_point, int state_zero_point = 0) {
+std::vector<int> BuildIntegerLstm(RawModel& m, const QuantizedLstmSpec& s, bool sequence, bool time_major,
+                                  float cell_clip, float proj_clip, int hidden_zero_point, int state_zero_point = 0) {
   const float input_scale = 0.02f;
   std::vector<int> input_shape = {s.n_batch, s.n_input};
   if (sequence) {
@@ -154,14 +142,12 @@ std::vector<int> BuildIntegerLstm(RawModel& m, const QuantizedLstmSpec& s, bool 
   if (sequence) {
     m.AddOp(fb::BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM, inputs, {output}, intermediates,
             fb::BuiltinOptions::UnidirectionalSequenceLSTMOptions,
-            fb::CreateUnidirectionalSequenceLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH,
-                                                        cell_clip, proj_clip, time_major)
+            fb::CreateUnidirectionalSequenceLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH, cell_clip, proj_clip,
+                                                        time_major)
                 .Union());
   } else {
-    m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, intermediates,
-            fb::BuiltinOptions::LSTMOptions,
-            fb::CreateLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH, cell_clip, proj_clip)
-                .Union());
+    m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, intermediates, fb::BuiltinOptions::LSTMOptions,
+            fb::CreateLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH, cell_clip, proj_clip).Union());
   }
   return inputs;
 }
@@ -189,9 +175,8 @@ TEST(IntegerSequenceLstmTest, CifgPeepholeCellClipBatchMajor) {
   m.SetInput<int8_t>(0, Pattern<int8_t>(18, -128, 127, 99));
   ASSERT_TRUE(m.Invoke().ok());
   EXPECT_EQ(m.GetOutputShape(0), (std::vector<int>{2, 3, 4}));
-  EXPECT_EQ(m.GetOutput<int8_t>(0),
-            (std::vector<int8_t>{66,  6,   14, -54, 66,  20,  0,   -43, 41,  14,  63, -8,
-                                 -28, -64, 0,  -1,  -14, -16, -26, -27, -42, -53, -1, -6}));
+  EXPECT_EQ(m.GetOutput<int8_t>(0), (std::vector<int8_t>{66,  6,   14, -54, 66,  20,  0,   -43, 41,  14,  63, -8,
+                                                         -28, -64, 0,  -1,  -14, -16, -26, -27, -42, -53, -1, -6}));
 }
 
 TEST(IntegerSequenceLstmTest, LayerNormCifgTimeMajor) {
@@ -239,8 +224,8 @@ TEST(IntegerLstmTest, HiddenZeroPointSignsFollowTfLitesBlocksOfEight) {
       ASSERT_TRUE(m.Build().ok());
       const std::string warning = ::testing::internal::GetCapturedStderr();
       // n_cell 12 is no multiple of 8, so a nonzero zero point meets both signs, with a warning.
-      const bool warned = warning.find("WARNING: ") != std::string::npos &&
-                          warning.find("12 cells") != std::string::npos;
+      const bool warned =
+          warning.find("WARNING: ") != std::string::npos && warning.find("12 cells") != std::string::npos;
       EXPECT_EQ(warned, zero_point != 0) << warning;
       m.SetInput<int8_t>(0, input);
       ASSERT_TRUE(m.Invoke().ok());
@@ -252,8 +237,7 @@ TEST(IntegerLstmTest, HiddenZeroPointSignsFollowTfLitesBlocksOfEight) {
       ASSERT_TRUE(outputs[0][i] > -120 && outputs[0][i] < 120)
           << "the inputs must keep the hidden state off the int8 limits";
       EXPECT_EQ(outputs[1][i] - outputs[0][i], cell < 8 ? -4 : 4)
-          << (sequence ? "UNIDIRECTIONAL_SEQUENCE_LSTM" : "LSTM") << ", row " << i / 12
-          << ", cell " << cell;
+          << (sequence ? "UNIDIRECTIONAL_SEQUENCE_LSTM" : "LSTM") << ", row " << i / 12 << ", cell " << cell;
     }
   }
 }
@@ -280,8 +264,7 @@ void ExpectIntegerLstmRefused(float cell_state_scale,
   inputs[18] = m.AddState(kTfLiteInt8, {1, 2}, 0.008f, 0);
   inputs[19] = m.AddState(kTfLiteInt16, {1, 2}, cell_state_scale);
   const int output = m.AddOutput(kTfLiteInt8, 0.008f, 0);
-  m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, add_intermediates(m),
-          fb::BuiltinOptions::LSTMOptions,
+  m.AddOp(fb::BuiltinOperator::LSTM, inputs, {output}, add_intermediates(m), fb::BuiltinOptions::LSTMOptions,
           fb::CreateLSTMOptions(m.fbb(), fb::ActivationFunctionType::TANH).Union());
   ExpectRefused(m, text);
 }
@@ -304,8 +287,7 @@ TEST(IntegerLstmTest, RefusesEightBitGateForm) {
 
 TEST(IntegerLstmTest, RefusesCellStateScaleThatIsNotAPowerOfTwo) {
   ExpectIntegerLstmRefused(
-      0.0003f, [](RawModel& m) { return AddIntermediates(m, QuantizedLstmSpec(), 0.007f, 0); },
-      "power of two");
+      0.0003f, [](RawModel& m) { return AddIntermediates(m, QuantizedLstmSpec(), 0.007f, 0); }, "power of two");
 }
 
 // A hybrid LSTM: float input, states and biases; int8 weights (peephole ones too); float layer
@@ -316,12 +298,10 @@ std::vector<int> AddHybridParameters(RawModel& m, const QuantizedLstmSpec& s, in
   uint32_t seed = 40;
   for (int g = 0; g < 4; ++g) {
     if (g == 0 && s.cifg) continue;
-    inputs[1 + g] =
-        m.AddConst(kTfLiteInt8, {s.n_cell, s.n_input},
-                   Pattern<int8_t>(s.n_cell * s.n_input, -127, 127, ++seed), 0.01f + 0.002f * g);
-    inputs[5 + g] =
-        m.AddConst(kTfLiteInt8, {s.n_cell, s.n_output},
-                   Pattern<int8_t>(s.n_cell * s.n_output, -127, 127, ++seed), 0.012f - 0.001f * g);
+    inputs[1 + g] = m.AddConst(kTfLiteInt8, {s.n_cell, s.n_input},
+                               Pattern<int8_t>(s.n_cell * s.n_input, -127, 127, ++seed), 0.01f + 0.002f * g);
+    inputs[5 + g] = m.AddConst(kTfLiteInt8, {s.n_cell, s.n_output},
+                               Pattern<int8_t>(s.n_cell * s.n_output, -127, 127, ++seed), 0.012f - 0.001f * g);
     if (s.peephole && g != 2) {
       inputs[9 + g - (g == 3 ? 1 : 0)] =
           m.AddConst(kTfLiteInt8, {s.n_cell}, Pattern<int8_t>(s.n_cell, -127, 127, ++seed), 0.004f);
@@ -355,8 +335,7 @@ TEST(HybridLstmTest, PeepholeProjectionClipOverTwoSteps) {
   m.SetInput<float>(0, {0.5f, -1.25f, 0.75f, 2.0f, 0.1f, -0.3f});
   ASSERT_TRUE(m.Invoke().ok());
   EXPECT_EQ(m.GetOutputShape(0), (std::vector<int>{2, 3}));
-  ExpectClose(m.GetOutput<float>(0),
-              {-0.21986021f, 0.3878495f, 0.15308711f, 0.032524418f, -0.4f, 0.4f});
+  ExpectClose(m.GetOutput<float>(0), {-0.21986021f, 0.3878495f, 0.15308711f, 0.032524418f, -0.4f, 0.4f});
   m.SetInput<float>(0, {-0.4f, 0.9f, 1.5f, 0.0f, -2.0f, 0.6f});
   ASSERT_TRUE(m.Invoke().ok());
   ExpectClose(m.GetOutput<float>(0), {-0.19429608f, -0.4f, 0.4f, -0.4f, 0.4f, 0.4f});
@@ -379,14 +358,13 @@ TEST(HybridSequenceLstmTest, AsymmetricLayerNormCifgBatchMajor) {
               .Union());
   ASSERT_TRUE(m.Build().ok());
   // Row 1's first step is all zeros: TFLite skips the input product there.
-  m.SetInput<float>(0,
-                    {0.3f, 1.7f, -0.8f, 0.2f, 0.05f, -1.1f, 0.0f, 0.0f, 0.9f, 0.4f, -0.6f, -2.5f});
+  m.SetInput<float>(0, {0.3f, 1.7f, -0.8f, 0.2f, 0.05f, -1.1f, 0.0f, 0.0f, 0.9f, 0.4f, -0.6f, -2.5f});
   ASSERT_TRUE(m.Invoke().ok());
   EXPECT_EQ(m.GetOutputShape(0), (std::vector<int>{2, 3, 3}));
   ExpectClose(m.GetOutput<float>(0),
-              {-0.15666927f, -0.157483f, 0.15555291f, -0.14942154f, 0.15157913f, 0.16942745f,
-               0.05642111f, 0.1784008f, 0.16192688f, -0.08257879f, -0.10543186f, 0.09597045f,
-               -0.20465755f, -0.28063256f, 0.15158753f, 0.010645047f, 0.124444805f, 0.13779794f});
+              {-0.15666927f, -0.157483f, 0.15555291f, -0.14942154f, 0.15157913f, 0.16942745f, 0.05642111f, 0.1784008f,
+               0.16192688f, -0.08257879f, -0.10543186f, 0.09597045f, -0.20465755f, -0.28063256f, 0.15158753f,
+               0.010645047f, 0.124444805f, 0.13779794f});
 }
 
 }  // namespace

@@ -54,21 +54,20 @@ TfLiteStatus ResizeLike(TfLiteContext* context, TfLiteTensor* output, const TfLi
 
 TfLiteStatus AddNPrepare(TfLiteContext* context, TfLiteNode* node) {
   if (tflite::NumInputs(node) < 2 || tflite::NumOutputs(node) != 1) {
-    TF_LITE_KERNEL_LOG(context, "expected at least 2 inputs and 1 output, got %d and %d",
-                       tflite::NumInputs(node), tflite::NumOutputs(node));
+    TF_LITE_KERNEL_LOG(context, "expected at least 2 inputs and 1 output, got %d and %d", tflite::NumInputs(node),
+                       tflite::NumOutputs(node));
     return kTfLiteError;
   }
   const TfLiteTensor* first;
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &first));
-  TF_LITE_ENSURE_OK(context,
-                    ExpectOneOf(context, first, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, first, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
   for (int i = 1; i < tflite::NumInputs(node); ++i) {
     const TfLiteTensor* input;
     TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &input));
     if (input->type != first->type || !tflite::HaveSameShapes(first, input)) {
       TF_LITE_KERNEL_LOG(context, "input %d is %s %s, input 0 is %s %s; all must match", i,
-                         TfLiteTypeGetName(input->type), ShapeString(input).c_str(),
-                         TfLiteTypeGetName(first->type), ShapeString(first).c_str());
+                         TfLiteTypeGetName(input->type), ShapeString(input).c_str(), TfLiteTypeGetName(first->type),
+                         ShapeString(first).c_str());
       return kTfLiteError;
     }
   }
@@ -87,8 +86,7 @@ void AddNCompute(TfLiteContext* context, TfLiteNode* node, int64_t size, T* out)
     const T* in = tflite::GetTensorData<T>(tflite::GetInput(context, node, k));
     for (int64_t i = 0; i < size; ++i) {
       if constexpr (std::is_floating_point<T>::value) {
-        out[i] = std::min(std::max(out[i] + in[i], std::numeric_limits<T>::lowest()),
-                          std::numeric_limits<T>::max());
+        out[i] = std::min(std::max(out[i] + in[i], std::numeric_limits<T>::lowest()), std::numeric_limits<T>::max());
       } else {
         out[i] = quantization_util::WrappingAdd(out[i], in[i]);
       }
@@ -126,8 +124,8 @@ TfLiteStatus Atan2Prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ExpectType(context, x, "input 1", y->type));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", y->type));
   if (tflite::NumDimensions(y) != tflite::NumDimensions(x)) {
-    TF_LITE_KERNEL_LOG(context, "input 0 has rank %d but input 1 rank %d; they must match",
-                       tflite::NumDimensions(y), tflite::NumDimensions(x));
+    TF_LITE_KERNEL_LOG(context, "input 0 has rank %d but input 1 rank %d; they must match", tflite::NumDimensions(y),
+                       tflite::NumDimensions(x));
     return kTfLiteError;
   }
   if (!tflite::HaveSameShapes(y, x)) {
@@ -227,11 +225,9 @@ TfLiteStatus BucketizePrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 template <typename T>
-void BucketizeCompute(const T* in, int64_t n, const float* boundaries, int num_boundaries,
-                      int32_t* out) {
+void BucketizeCompute(const T* in, int64_t n, const float* boundaries, int num_boundaries, int32_t* out) {
   for (int64_t i = 0; i < n; ++i) {
-    out[i] = static_cast<int32_t>(std::upper_bound(boundaries, boundaries + num_boundaries, in[i]) -
-                                  boundaries);
+    out[i] = static_cast<int32_t>(std::upper_bound(boundaries, boundaries + num_boundaries, in[i]) - boundaries);
   }
 }
 
@@ -270,19 +266,17 @@ TfLiteStatus DynamicUpdateSlicePrepare(TfLiteContext* context, TfLiteNode* node)
   TF_LITE_ENSURE_OK(context, ElementSize(context, operand, "input 0 (operand)", &elem));
   TF_LITE_ENSURE_OK(context, ExpectType(context, update, "input 1 (update)", operand->type));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", operand->type));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, start, "input 2 (start_indices)",
-                                         {kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, start, "input 2 (start_indices)", {kTfLiteInt32, kTfLiteInt64}));
   const int rank = operand->dims->size;
   if (start->dims->size != 1 || start->dims->data[0] != rank) {
-    TF_LITE_KERNEL_LOG(context, "input 2 (start_indices) has shape %s, expected [%d]",
-                       ShapeString(start).c_str(), rank);
+    TF_LITE_KERNEL_LOG(context, "input 2 (start_indices) has shape %s, expected [%d]", ShapeString(start).c_str(),
+                       rank);
     return kTfLiteError;
   }
   bool fits = update->dims->size == rank;
   for (int i = 0; fits && i < rank; ++i) fits = update->dims->data[i] <= operand->dims->data[i];
   if (!fits) {
-    TF_LITE_KERNEL_LOG(context,
-                       "input 1 (update) has shape %s, which does not fit in the operand %s",
+    TF_LITE_KERNEL_LOG(context, "input 1 (update) has shape %s, which does not fit in the operand %s",
                        ShapeString(update).c_str(), ShapeString(operand).c_str());
     return kTfLiteError;
   }
@@ -295,8 +289,7 @@ TfLiteStatus DynamicUpdateSliceEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* start_tensor = tflite::GetInput(context, node, 2);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   std::vector<int64_t> start;
-  TF_LITE_ENSURE_OK(
-      context, misc_ops::ReadIndices(context, start_tensor, "input 2 (start_indices)", &start));
+  TF_LITE_ENSURE_OK(context, misc_ops::ReadIndices(context, start_tensor, "input 2 (start_indices)", &start));
   const size_t elem = tflite::TfLiteTypeGetSize(operand->type);
   if (output->data.raw != operand->data.raw && operand->bytes > 0) {
     std::memcpy(output->data.raw, operand->data.raw, operand->bytes);
@@ -311,8 +304,7 @@ TfLiteStatus DynamicUpdateSliceEval(TfLiteContext* context, TfLiteNode* node) {
   for (int i = rank - 2; i >= 0; --i) out_strides[i] = out_strides[i + 1] * operand_shape[i + 1];
   int64_t base = 0;
   for (int i = 0; i < rank; ++i) {
-    const int64_t clamped =
-        std::min<int64_t>(std::max<int64_t>(0, start[i]), operand_shape[i] - update_shape[i]);
+    const int64_t clamped = std::min<int64_t>(std::max<int64_t>(0, start[i]), operand_shape[i] - update_shape[i]);
     base += clamped * out_strides[i];
   }
   // Copy the update row by row (its last dimension is contiguous in both tensors).
@@ -349,12 +341,11 @@ TfLiteStatus EmbeddingLookupPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ExpectRank(context, ids, "input 0 (ids)", 1));
   TF_LITE_ENSURE_OK(context, ExpectType(context, ids, "input 0 (ids)", kTfLiteInt32));
   if (table->dims->size < 2) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (table) has shape %s, expected rank 2 or more",
-                       ShapeString(table).c_str());
+    TF_LITE_KERNEL_LOG(context, "input 1 (table) has shape %s, expected rank 2 or more", ShapeString(table).c_str());
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, table, "input 1 (table)",
-                                         {kTfLiteFloat32, kTfLiteInt8, kTfLiteUInt8}));
+  TF_LITE_ENSURE_OK(context,
+                    ExpectOneOf(context, table, "input 1 (table)", {kTfLiteFloat32, kTfLiteInt8, kTfLiteUInt8}));
   const bool hybrid = table->type != kTfLiteFloat32 && output->type == kTfLiteFloat32;
   if (!hybrid) TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", table->type));
   if (table->quantization.type == kTfLiteAffineQuantization) {
@@ -393,8 +384,7 @@ TfLiteStatus EmbeddingLookupEval(TfLiteContext* context, TfLiteNode* node) {
   const int num_ids = ids->dims->data[0];
   for (int i = 0; i < num_ids; ++i) {
     if (ids->data.i32[i] < 0 || ids->data.i32[i] >= rows) {
-      TF_LITE_KERNEL_LOG(context, "id %d (at position %d) is out of range [0, %d)",
-                         ids->data.i32[i], i, rows);
+      TF_LITE_KERNEL_LOG(context, "id %d (at position %d) is out of range [0, %d)", ids->data.i32[i], i, rows);
       return kTfLiteError;
     }
   }
@@ -402,8 +392,7 @@ TfLiteStatus EmbeddingLookupEval(TfLiteContext* context, TfLiteNode* node) {
   if (table->type == kTfLiteFloat32 || output->type != kTfLiteFloat32) {
     const size_t row_bytes = row_elems * tflite::TfLiteTypeGetSize(table->type);
     for (int i = 0; i < num_ids; ++i) {
-      std::memcpy(output->data.raw + i * row_bytes,
-                  table->data.raw_const + ids->data.i32[i] * row_bytes, row_bytes);
+      std::memcpy(output->data.raw + i * row_bytes, table->data.raw_const + ids->data.i32[i] * row_bytes, row_bytes);
     }
     return kTfLiteOk;
   }
@@ -414,8 +403,7 @@ TfLiteStatus EmbeddingLookupEval(TfLiteContext* context, TfLiteNode* node) {
   for (int i = 0; i < num_ids; ++i) {
     const int id = ids->data.i32[i];
     // TFLite multiplies in double: int8 value * (double)scale, rounded once to float.
-    const double scale =
-        (q != nullptr && q->scale->size > 1) ? q->scale->data[id] : table->params.scale;
+    const double scale = (q != nullptr && q->scale->size > 1) ? q->scale->data[id] : table->params.scale;
     for (int64_t j = 0; j < row_elems; ++j) {
       output->data.f[i * row_elems + j] = static_cast<float>(values[id * row_elems + j] * scale);
     }
@@ -456,8 +444,7 @@ TfLiteStatus MatrixDiagEval(TfLiteContext* context, TfLiteNode* node) {
   const int64_t batches = NumElements(input) / std::max(n, 1);
   for (int64_t b = 0; b < batches; ++b) {
     for (int i = 0; i < n; ++i) {
-      std::memcpy(output->data.raw + ((b * n + i) * n + i) * elem,
-                  input->data.raw_const + (b * n + i) * elem, elem);
+      std::memcpy(output->data.raw + ((b * n + i) * n + i) * elem, input->data.raw_const + (b * n + i) * elem, elem);
     }
   }
   return kTfLiteOk;
@@ -477,15 +464,14 @@ TfLiteStatus MatrixSetDiagPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", input->type));
   const int rank = input->dims->size;
   if (rank < 2) {
-    TF_LITE_KERNEL_LOG(context, "input 0 has shape %s, expected rank 2 or more",
-                       ShapeString(input).c_str());
+    TF_LITE_KERNEL_LOG(context, "input 0 has shape %s, expected rank 2 or more", ShapeString(input).c_str());
     return kTfLiteError;
   }
   Shape expected(input->dims->data, input->dims->data + rank - 1);
   expected.back() = std::min(input->dims->data[rank - 2], input->dims->data[rank - 1]);
   if (ShapeOf(diagonal) != expected) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (diagonal) has shape %s, expected %s",
-                       ShapeString(diagonal).c_str(), ShapeString(expected).c_str());
+    TF_LITE_KERNEL_LOG(context, "input 1 (diagonal) has shape %s, expected %s", ShapeString(diagonal).c_str(),
+                       ShapeString(expected).c_str());
     return kTfLiteError;
   }
   return ResizeLike(context, output, input);
@@ -497,8 +483,7 @@ TfLiteStatus MatrixSetDiagEval(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   if (output->bytes == 0) return kTfLiteOk;
   const size_t elem = tflite::TfLiteTypeGetSize(input->type);
-  if (output->data.raw != input->data.raw)
-    std::memcpy(output->data.raw, input->data.raw, input->bytes);
+  if (output->data.raw != input->data.raw) std::memcpy(output->data.raw, input->data.raw, input->bytes);
   const int rank = input->dims->size;
   const int rows = input->dims->data[rank - 2];
   const int cols = input->dims->data[rank - 1];
@@ -557,18 +542,14 @@ TfLiteStatus OneHotPrepare(TfLiteContext* context, TfLiteNode* node) {
   OneHotInfo info;
   TF_LITE_ENSURE_OK(context, GetOneHotInfo(context, node, &info));
   // TFLite's Prepare also admits INT16 but its Eval then fails.
-  TF_LITE_ENSURE_OK(context,
-                    ExpectOneOf(context, info.on_value, "input 2 (on_value)", OneHotTypes()));
-  TF_LITE_ENSURE_OK(
-      context, ExpectType(context, info.off_value, "input 3 (off_value)", info.on_value->type));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, info.on_value, "input 2 (on_value)", OneHotTypes()));
+  TF_LITE_ENSURE_OK(context, ExpectType(context, info.off_value, "input 3 (off_value)", info.on_value->type));
   TF_LITE_ENSURE_OK(context, ExpectType(context, info.output, "output 0", info.on_value->type));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, info.indices, "input 0 (indices)",
-                                         {kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, info.indices, "input 0 (indices)", {kTfLiteInt32, kTfLiteInt64}));
   TF_LITE_ENSURE_OK(context, ExpectType(context, info.depth, "input 1 (depth)", kTfLiteInt32));
   const int output_rank = info.indices->dims->size + 1;
   if (info.axis < 0 || info.axis >= output_rank) {
-    TF_LITE_KERNEL_LOG(context, "option axis %d is out of range for a %d-D output", info.axis,
-                       output_rank);
+    TF_LITE_KERNEL_LOG(context, "option axis %d is out of range for a %d-D output", info.axis, output_rank);
     return kTfLiteError;
   }
   const TfLiteTensor* scalars[] = {info.depth, info.on_value, info.off_value};
@@ -646,17 +627,14 @@ TfLiteStatus ReverseSequencePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
   TF_LITE_ENSURE_OK(context, ExpectRank(context, lengths, "input 1 (seq_lengths)", 1));
   TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0",
-                                         {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt16, kTfLiteInt32,
-                                          kTfLiteInt64}));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, lengths, "input 1 (seq_lengths)",
-                                         {kTfLiteInt32, kTfLiteInt64}));
+                                         {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt16, kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, lengths, "input 1 (seq_lengths)", {kTfLiteInt32, kTfLiteInt64}));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", input->type));
   const auto* params = static_cast<const TfLiteReverseSequenceParams*>(node->builtin_data);
   const int seq_dim = params != nullptr ? params->seq_dim : 0;
   const int batch_dim = params != nullptr ? params->batch_dim : 0;
   const int rank = input->dims->size;
-  if (seq_dim < 0 || seq_dim >= rank || batch_dim < 0 || batch_dim >= rank ||
-      seq_dim == batch_dim) {
+  if (seq_dim < 0 || seq_dim >= rank || batch_dim < 0 || batch_dim >= rank || seq_dim == batch_dim) {
     TF_LITE_KERNEL_LOG(context,
                        "options seq_dim %d and batch_dim %d must be different axes of the %d-D "
                        "input",
@@ -682,12 +660,11 @@ TfLiteStatus ReverseSequenceEval(TfLiteContext* context, TfLiteNode* node) {
   const int batch_dim = params->batch_dim;
   const Shape shape = ShapeOf(input);
   std::vector<int64_t> lengths;
-  TF_LITE_ENSURE_OK(
-      context, misc_ops::ReadIndices(context, lengths_tensor, "input 1 (seq_lengths)", &lengths));
+  TF_LITE_ENSURE_OK(context, misc_ops::ReadIndices(context, lengths_tensor, "input 1 (seq_lengths)", &lengths));
   for (size_t b = 0; b < lengths.size(); ++b) {
     if (lengths[b] > shape[seq_dim]) {
-      TF_LITE_KERNEL_LOG(context, "seq_lengths[%d] is %lld, more than the sequence size %d",
-                         static_cast<int>(b), static_cast<long long>(lengths[b]), shape[seq_dim]);
+      TF_LITE_KERNEL_LOG(context, "seq_lengths[%d] is %lld, more than the sequence size %d", static_cast<int>(b),
+                         static_cast<long long>(lengths[b]), shape[seq_dim]);
       return kTfLiteError;
     }
   }
@@ -736,8 +713,7 @@ TfLiteStatus UniquePrepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "options (idx_out_type) are missing");
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context,
-                    ExpectOneOf(context, indices, "output 1", {kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, indices, "output 1", {kTfLiteInt32, kTfLiteInt64}));
   TF_LITE_ENSURE_OK(context, ExpectType(context, indices, "output 1", params->index_out_type));
   tflite::SetTensorToDynamic(values);
   return ResizeLike(context, indices, input);
@@ -760,16 +736,14 @@ TfLiteStatus UniqueCompute(TfLiteContext* context, const TfLiteTensor* input, Tf
     index_out[i] = static_cast<I>(it->second);
   }
   TF_LITE_ENSURE_OK(context, ResizeOutput(context, values, {static_cast<int>(distinct.size())}));
-  if (!distinct.empty())
-    std::copy(distinct.begin(), distinct.end(), tflite::GetTensorData<T>(values));
+  if (!distinct.empty()) std::copy(distinct.begin(), distinct.end(), tflite::GetTensorData<T>(values));
   return kTfLiteOk;
 }
 
 template <typename T>
-TfLiteStatus UniqueDispatchIndex(TfLiteContext* context, const TfLiteTensor* input,
-                                 TfLiteTensor* values, TfLiteTensor* indices) {
-  if (indices->type == kTfLiteInt64)
-    return UniqueCompute<T, int64_t>(context, input, values, indices);
+TfLiteStatus UniqueDispatchIndex(TfLiteContext* context, const TfLiteTensor* input, TfLiteTensor* values,
+                                 TfLiteTensor* indices) {
+  if (indices->type == kTfLiteInt64) return UniqueCompute<T, int64_t>(context, input, values, indices);
   return UniqueCompute<T, int32_t>(context, input, values, indices);
 }
 
@@ -822,10 +796,8 @@ auto DispatchCondition(const TfLiteTensor* t, Fn fn) {
   return DispatchType(WhereConditionTypes(), t->type, fn, [&] { return fn(uint32_t{}); });
 }
 
-TfLiteStatus WhereResize(TfLiteContext* context, const TfLiteTensor* condition,
-                         TfLiteTensor* output) {
-  const int64_t count = DispatchCondition(
-      condition, [&](auto tag) { return CountNonZero<decltype(tag)>(condition); });
+TfLiteStatus WhereResize(TfLiteContext* context, const TfLiteTensor* condition, TfLiteTensor* output) {
+  const int64_t count = DispatchCondition(condition, [&](auto tag) { return CountNonZero<decltype(tag)>(condition); });
   return ResizeOutput(context, output, {static_cast<int>(count), condition->dims->size});
 }
 

@@ -47,8 +47,8 @@ TEST(AddNTest, FloatSumsClampToFiniteRange) {
   t.SetInput<float>(0, {inf, -inf});
   t.SetInput<float>(1, {1.f, 1.f});
   ASSERT_TRUE(t.Invoke().ok());
-  EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{std::numeric_limits<float>::max(),
-                                                       std::numeric_limits<float>::lowest()}));
+  EXPECT_EQ(t.GetOutput<float>(0),
+            (std::vector<float>{std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest()}));
 }
 
 TEST(AddNTest, Int32AndZeroSize) {
@@ -189,8 +189,7 @@ TEST(BucketizeTest, RefusesUnsortedBoundaries) {
   OpTest t;
   const int in = t.AddInput(kTfLiteFloat32, {2});
   const int out = t.AddOutput(kTfLiteInt32);
-  t.AddOp(kTfLiteBuiltinBucketize, {in}, {out}, fb::BuiltinOptions::BucketizeOptions,
-          BucketizeOptions(t, {3.f, 1.f}));
+  t.AddOp(kTfLiteBuiltinBucketize, {in}, {out}, fb::BuiltinOptions::BucketizeOptions, BucketizeOptions(t, {3.f, 1.f}));
   EXPECT_FALSE(t.Build().ok());
 }
 
@@ -208,8 +207,7 @@ TEST(DynamicUpdateSliceTest, ClampsStartIndices) {
   t.SetInput<float>(1, {1.f, 2.f, 3.f, 4.f});
   t.SetInput<int32_t>(2, {2, -1});  // clamped to (1, 0)
   ASSERT_TRUE(t.Invoke().ok());
-  EXPECT_EQ(t.GetOutput<float>(0),
-            (std::vector<float>{0.f, 0.f, 0.f, 1.f, 2.f, 0.f, 3.f, 4.f, 0.f}));
+  EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{0.f, 0.f, 0.f, 1.f, 2.f, 0.f, 3.f, 4.f, 0.f}));
 }
 
 TEST(DynamicUpdateSliceTest, Int64IndicesOnInt8) {
@@ -309,13 +307,12 @@ TEST(MatrixSetDiagTest, RefusesWrongDiagonalShape) {
 int AddOneHot(OpTest& t, TfLiteType indices_type, const std::vector<int>& indices_shape, int axis,
               bool depth_is_input = false) {
   const int indices = t.AddInput(indices_type, indices_shape);
-  const int depth =
-      depth_is_input ? t.AddInput(kTfLiteInt32, {}) : t.AddConst<int32_t>(kTfLiteInt32, {}, {3});
+  const int depth = depth_is_input ? t.AddInput(kTfLiteInt32, {}) : t.AddConst<int32_t>(kTfLiteInt32, {}, {3});
   const int on = t.AddConst<float>(kTfLiteFloat32, {}, {5.f});
   const int off = t.AddConst<float>(kTfLiteFloat32, {}, {-1.f});
   const int out = t.AddOutput(kTfLiteFloat32);
-  return t.AddOp(kTfLiteBuiltinOneHot, {indices, depth, on, off}, {out},
-                 fb::BuiltinOptions::OneHotOptions, fb::CreateOneHotOptions(t.fbb(), axis).Union());
+  return t.AddOp(kTfLiteBuiltinOneHot, {indices, depth, on, off}, {out}, fb::BuiltinOptions::OneHotOptions,
+                 fb::CreateOneHotOptions(t.fbb(), axis).Union());
 }
 
 TEST(OneHotTest, LastAxisWithOutOfRangeIndices) {
@@ -325,8 +322,7 @@ TEST(OneHotTest, LastAxisWithOutOfRangeIndices) {
   t.SetInput<int32_t>(0, {0, 2, -1, 5});
   ASSERT_TRUE(t.Invoke().ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{4, 3}));
-  EXPECT_EQ(t.GetOutput<float>(0),
-            (std::vector<float>{5, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1}));
+  EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{5, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1}));
 }
 
 TEST(OneHotTest, AxisZeroInt64Indices) {
@@ -363,8 +359,7 @@ TEST(ReverseSequenceTest, BatchMajorAndSequenceMajor) {
   const int in = t.AddInput(kTfLiteInt32, {2, 4});
   const int lengths = t.AddConst<int32_t>(kTfLiteInt32, {2}, {3, 0});
   const int out = t.AddOutput(kTfLiteInt32);
-  t.AddOp(kTfLiteBuiltinReverseSequence, {in, lengths}, {out},
-          fb::BuiltinOptions::ReverseSequenceOptions,
+  t.AddOp(kTfLiteBuiltinReverseSequence, {in, lengths}, {out}, fb::BuiltinOptions::ReverseSequenceOptions,
           fb::CreateReverseSequenceOptions(t.fbb(), /*seq_dim=*/1, /*batch_dim=*/0).Union());
   ASSERT_TRUE(t.Build().ok());
   t.SetInput<int32_t>(0, {1, 2, 3, 4, 5, 6, 7, 8});
@@ -376,8 +371,7 @@ TEST(ReverseSequenceTest, BatchMajorAndSequenceMajor) {
   const int sin = s.AddInput(kTfLiteFloat32, {3, 2, 2});
   const int slen = s.AddInput(kTfLiteInt64, {2});
   const int sout = s.AddOutput(kTfLiteFloat32);
-  s.AddOp(kTfLiteBuiltinReverseSequence, {sin, slen}, {sout},
-          fb::BuiltinOptions::ReverseSequenceOptions,
+  s.AddOp(kTfLiteBuiltinReverseSequence, {sin, slen}, {sout}, fb::BuiltinOptions::ReverseSequenceOptions,
           fb::CreateReverseSequenceOptions(s.fbb(), /*seq_dim=*/0, /*batch_dim=*/1).Union());
   ASSERT_TRUE(s.Build().ok());
   s.SetInput<float>(0, {0, 1, 10, 11, 2, 3, 12, 13, 4, 5, 14, 15});
@@ -393,8 +387,7 @@ TEST(ReverseSequenceTest, RefusesSameAxes) {
   const int in = t.AddInput(kTfLiteFloat32, {2, 2});
   const int lengths = t.AddInput(kTfLiteInt32, {2});
   const int out = t.AddOutput(kTfLiteFloat32);
-  t.AddOp(kTfLiteBuiltinReverseSequence, {in, lengths}, {out},
-          fb::BuiltinOptions::ReverseSequenceOptions,
+  t.AddOp(kTfLiteBuiltinReverseSequence, {in, lengths}, {out}, fb::BuiltinOptions::ReverseSequenceOptions,
           fb::CreateReverseSequenceOptions(t.fbb(), 1, 1).Union());
   EXPECT_FALSE(t.Build().ok());
 }
@@ -481,8 +474,7 @@ TEST(SpaceToBatchNdTest, FourDimensionalBlocks) {
   t.SetInput<float>(0, x);
   ASSERT_TRUE(t.Invoke().ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{4, 2, 2, 1}));
-  EXPECT_EQ(t.GetOutput<float>(0),
-            (std::vector<float>{0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15}));
+  EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15}));
 }
 
 // Padding of a quantized tensor is the output zero point.
@@ -633,14 +625,10 @@ std::vector<float> RunUnsortedSegment(int op) {
 TEST(UnsortedSegmentTest, FourReductions) {
   const float lowest = std::numeric_limits<float>::lowest();
   const float max = std::numeric_limits<float>::max();
-  EXPECT_EQ(RunUnsortedSegment(kTfLiteBuiltinUnsortedSegmentSum),
-            (std::vector<float>{4.f, 0.f, 7.f, 0.f}));
-  EXPECT_EQ(RunUnsortedSegment(kTfLiteBuiltinUnsortedSegmentProd),
-            (std::vector<float>{3.f, 1.f, 10.f, 1.f}));
-  EXPECT_EQ(RunUnsortedSegment(kTfLiteBuiltinUnsortedSegmentMax),
-            (std::vector<float>{3.f, lowest, 5.f, lowest}));
-  EXPECT_EQ(RunUnsortedSegment(kTfLiteBuiltinUnsortedSegmentMin),
-            (std::vector<float>{1.f, max, 2.f, max}));
+  EXPECT_EQ(RunUnsortedSegment(kTfLiteBuiltinUnsortedSegmentSum), (std::vector<float>{4.f, 0.f, 7.f, 0.f}));
+  EXPECT_EQ(RunUnsortedSegment(kTfLiteBuiltinUnsortedSegmentProd), (std::vector<float>{3.f, 1.f, 10.f, 1.f}));
+  EXPECT_EQ(RunUnsortedSegment(kTfLiteBuiltinUnsortedSegmentMax), (std::vector<float>{3.f, lowest, 5.f, lowest}));
+  EXPECT_EQ(RunUnsortedSegment(kTfLiteBuiltinUnsortedSegmentMin), (std::vector<float>{1.f, max, 2.f, max}));
 }
 
 TEST(UnsortedSegmentTest, TwoDimensionalIdsAndRunTimeRefusal) {
@@ -688,8 +676,8 @@ TEST(Rfft2dTest, PadsAndCropsEachSlice) {
   t.SetInput<float>(0, {1, 1, 1, 0, 9, 0, 1, 0, 0, 9});
   ASSERT_TRUE(t.Invoke().ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 2, 3}));
-  EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{3, 0, 0, -1, 1,  0, 3, 0, 0, -1, 1,  0,
-                                                       1, 0, 0, -1, -1, 0, 1, 0, 0, -1, -1, 0}));
+  EXPECT_EQ(t.GetOutput<float>(0),
+            (std::vector<float>{3, 0, 0, -1, 1, 0, 3, 0, 0, -1, 1, 0, 1, 0, 0, -1, -1, 0, 1, 0, 0, -1, -1, 0}));
 }
 
 TEST(Rfft2dTest, RefusesLengthNotPowerOfTwo) {

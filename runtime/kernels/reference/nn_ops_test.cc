@@ -15,8 +15,7 @@ namespace {
 using testing::OpTest;
 using Act = fb::ActivationFunctionType;
 
-void ExpectFloatsNear(const std::vector<float>& actual, const std::vector<float>& expected,
-                      float tolerance = 1e-5f) {
+void ExpectFloatsNear(const std::vector<float>& actual, const std::vector<float>& expected, float tolerance = 1e-5f) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t i = 0; i < actual.size(); ++i) {
     EXPECT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
@@ -38,9 +37,8 @@ void ExpectRunOnInputs(OpTest& test, const std::vector<std::vector<float>>& inpu
   if (expected_shape != kAnyShape) EXPECT_EQ(test.GetOutputShape(0), expected_shape);
   ExpectFloatsNear(test.GetOutput<float>(0), expected, tolerance);
 }
-void ExpectRun(OpTest& test, const std::vector<float>& input,
-               const std::vector<int>& expected_shape, const std::vector<float>& expected,
-               float tolerance = 1e-5f) {
+void ExpectRun(OpTest& test, const std::vector<float>& input, const std::vector<int>& expected_shape,
+               const std::vector<float>& expected, float tolerance = 1e-5f) {
   ExpectRunOnInputs(test, {input}, expected_shape, expected, tolerance);
 }
 
@@ -69,11 +67,9 @@ void AddConv(OpTest& test, const ConvCase& c) {
   const int filter = test.AddConst<float>(kTfLiteFloat32, c.filter_shape, c.filter);
   const int bias = test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(c.bias.size())}, c.bias);
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
-             fb::BuiltinOptions::Conv2DOptions,
-             fb::CreateConv2DOptions(test.fbb(), c.padding, c.stride, c.stride, c.activation,
-                                     c.dilation, c.dilation)
-                 .Union());
+  test.AddOp(
+      kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
+      fb::CreateConv2DOptions(test.fbb(), c.padding, c.stride, c.stride, c.activation, c.dilation, c.dilation).Union());
 }
 
 TEST(Conv2dTest, ValidPaddingAddsBias) {
@@ -110,14 +106,7 @@ TEST(Conv2dTest, DilationSpreadsTheFilter) {
 
 TEST(Conv2dTest, BatchesOddChannelsAndRelu) {
   OpTest test;
-  AddConv(test, {{2, 1, 1, 3},
-                 {2, 1, 1, 3},
-                 {1, 1, 1, 2, -1, -1},
-                 {1.f, -1.f},
-                 fb::Padding::VALID,
-                 1,
-                 1,
-                 Act::RELU});
+  AddConv(test, {{2, 1, 1, 3}, {2, 1, 1, 3}, {1, 1, 1, 2, -1, -1}, {1.f, -1.f}, fb::Padding::VALID, 1, 1, Act::RELU});
   // Batch 0: 6 + 1 and 2 - 2 - 3 - 1 (clamped); batch 1: 1 + 1 and -2 - 2 - 1 (clamped).
   ExpectRun(test, {1, 2, 3, -1, 0, 2}, {2, 1, 1, 2}, {7, 0, 2, 0});
 }
@@ -131,8 +120,7 @@ TEST(Conv2dTest, GroupedConvolutionSplitsInputChannels) {
 
 TEST(Conv2dTest, ReluN1To1Clamps) {
   OpTest test;
-  AddConv(test,
-          {{1, 1, 3, 1}, {1, 1, 1, 1}, {1}, {0.f}, fb::Padding::SAME, 1, 1, Act::RELU_N1_TO_1});
+  AddConv(test, {{1, 1, 3, 1}, {1, 1, 1, 1}, {1}, {0.f}, fb::Padding::SAME, 1, 1, Act::RELU_N1_TO_1});
   ExpectRun(test, {-3.f, 0.25f, 2.f}, kAnyShape, {-1.f, 0.25f, 1.f});
 }
 
@@ -181,8 +169,7 @@ TEST(Conv2dTest, RefusesInt8InputWithoutQuantizationParameters) {
   const int filter = test.AddConst<int8_t>(kTfLiteInt8, {1, 1, 1, 1}, {1});
   const int bias = test.AddConst<int32_t>(kTfLiteInt32, {1}, {0});
   const int output = test.AddOutput(kTfLiteInt8);
-  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
-             fb::BuiltinOptions::Conv2DOptions,
+  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
              fb::CreateConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1).Union());
   EXPECT_FALSE(test.Build().ok());
 }
@@ -194,12 +181,11 @@ TEST(DepthwiseConv2dTest, DepthMultiplierTwoWithBias) {
   // Channels 0 and 1 each feed two outputs: 0 -> {0, 1}, 1 -> {2, 3}. Filter [1, 2, 2, 4] per
   // position (y, x): output 0 and 2 sum the window, 1 takes (0, 0), 3 takes (1, 1).
   const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 2});
-  const int filter = test.AddConst<float>(kTfLiteFloat32, {1, 2, 2, 4},
-                                          {1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1});
+  const int filter =
+      test.AddConst<float>(kTfLiteFloat32, {1, 2, 2, 4}, {1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1});
   const int bias = test.AddConst<float>(kTfLiteFloat32, {4}, {0.f, 0.5f, 0.f, -0.5f});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, bias}, {output},
-             fb::BuiltinOptions::DepthwiseConv2DOptions,
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 2).Union());
   ExpectRun(test, {1, 10, 2, 20, 3, 30, 4, 40}, {1, 1, 1, 4}, {10.f, 1.5f, 100.f, 39.5f});
 }
@@ -211,10 +197,8 @@ TEST(DepthwiseConv2dTest, NoBiasSamePaddingRelu6IgnoresDepthMultiplierOption) {
   const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
   const int filter = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(
-      kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output},
-      fb::BuiltinOptions::DepthwiseConv2DOptions,
-      fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::SAME, 1, 1, 0, Act::RELU6).Union());
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
+             fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::SAME, 1, 1, 0, Act::RELU6).Union());
   ExpectRun(test, {1, 2, 3, 4}, {1, 2, 2, 1}, {6, 6, 6, 6});
 }
 
@@ -224,8 +208,7 @@ TEST(DepthwiseConv2dTest, DilationAndStride) {
   const int input = test.AddInput(kTfLiteFloat32, {1, 1, 5, 1});
   const int filter = test.AddConst<float>(kTfLiteFloat32, {1, 1, 2, 1}, {1, 10});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output},
-             fb::BuiltinOptions::DepthwiseConv2DOptions,
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 2, 1, 1, Act::NONE,
                                               /*dilation_w_factor=*/2, 1)
                  .Union());
@@ -238,8 +221,7 @@ TEST(DepthwiseConv2dTest, RefusesOmittedThirdInput) {
   const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
   const int filter = test.AddConst<float>(kTfLiteFloat32, {1, 1, 1, 1}, {1});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, -1}, {output},
-             fb::BuiltinOptions::DepthwiseConv2DOptions,
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, -1}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1).Union());
   EXPECT_FALSE(test.Build().ok());
 }
@@ -249,8 +231,7 @@ TEST(DepthwiseConv2dTest, RefusesFilterNotShapedOneHWC) {
   const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
   const int filter = test.AddConst<float>(kTfLiteFloat32, {2, 1, 1, 1}, {1, 1});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output},
-             fb::BuiltinOptions::DepthwiseConv2DOptions,
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1).Union());
   EXPECT_FALSE(test.Build().ok());
 }
@@ -264,8 +245,7 @@ const std::vector<float> kTransposeConvOnes = {1, 1, 3, 2, 1, 1, 3, 2, 4, 4, 10,
 TEST(TransposeConvTest, StrideTwoSameWithBias) {
   OpTest test;
   const int output_shape = test.AddConst<int32_t>(kTfLiteInt32, {4}, {1, 4, 4, 1});
-  const int weights =
-      test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
+  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
   const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
   const int bias = test.AddConst<float>(kTfLiteFloat32, {1}, {0.5f});
   const int output = test.AddOutput(kTfLiteFloat32);
@@ -280,8 +260,7 @@ TEST(TransposeConvTest, StrideTwoSameWithBias) {
 TEST(TransposeConvTest, RuntimeOutputShapeMakesDynamicOutput) {
   OpTest test;
   const int output_shape = test.AddInput(kTfLiteInt32, {4});
-  const int weights =
-      test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
+  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
   const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input}, {output},
@@ -303,18 +282,16 @@ TEST(TransposeConvTest, ChannelsOmittedBiasAndRelu) {
   const int weights = test.AddConst<float>(kTfLiteFloat32, {3, 1, 1, 2}, {1, 0, 0, 1, -1, -1});
   const int input = test.AddInput(kTfLiteFloat32, {1, 1, 1, 2});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(
-      kTfLiteBuiltinTransposeConv, {output_shape, weights, input, -1}, {output},
-      fb::BuiltinOptions::TransposeConvOptions,
-      fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::VALID, 1, 1, Act::RELU).Union());
+  test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input, -1}, {output},
+             fb::BuiltinOptions::TransposeConvOptions,
+             fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::VALID, 1, 1, Act::RELU).Union());
   ExpectRun(test, {1, 2}, kAnyShape, {1, 2, 0});
 }
 
 TEST(TransposeConvTest, RefusesOutputShapeWithWrongChannels) {
   OpTest test;
   const int output_shape = test.AddConst<int32_t>(kTfLiteInt32, {4}, {1, 4, 4, 2});
-  const int weights =
-      test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
+  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
   const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input}, {output},
@@ -326,22 +303,19 @@ TEST(TransposeConvTest, RefusesOutputShapeWithWrongChannels) {
 // ---- FULLY_CONNECTED
 
 // input -> FULLY_CONNECTED(weights [units, depth], bias or none) -> output.
-void AddFullyConnected(OpTest& test, const std::vector<int>& input_shape,
-                       const std::vector<int>& weights_shape, const std::vector<float>& weights,
-                       const std::vector<float>& bias, Act activation = Act::NONE,
+void AddFullyConnected(OpTest& test, const std::vector<int>& input_shape, const std::vector<int>& weights_shape,
+                       const std::vector<float>& weights, const std::vector<float>& bias, Act activation = Act::NONE,
                        bool keep_num_dims = false) {
   const int input = test.AddInput(kTfLiteFloat32, input_shape);
   const int weights_tensor = test.AddConst<float>(kTfLiteFloat32, weights_shape, weights);
   const int bias_tensor =
-      bias.empty() ? -1
-                   : test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(bias.size())}, bias);
+      bias.empty() ? -1 : test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(bias.size())}, bias);
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(
-      kTfLiteBuiltinFullyConnected, {input, weights_tensor, bias_tensor}, {output},
-      fb::BuiltinOptions::FullyConnectedOptions,
-      fb::CreateFullyConnectedOptions(
-          test.fbb(), activation, fb::FullyConnectedOptionsWeightsFormat::DEFAULT, keep_num_dims)
-          .Union());
+  test.AddOp(kTfLiteBuiltinFullyConnected, {input, weights_tensor, bias_tensor}, {output},
+             fb::BuiltinOptions::FullyConnectedOptions,
+             fb::CreateFullyConnectedOptions(test.fbb(), activation, fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+                                             keep_num_dims)
+                 .Union());
 }
 
 TEST(FullyConnectedTest, BiasAndRelu) {
@@ -404,13 +378,12 @@ TEST(FullyConnectedTest, RefusesKeepNumDimsWithMismatchedLastDimension) {
 
 // ---- BATCH_MATMUL
 
-void AddBatchMatMul(OpTest& test, const std::vector<int>& lhs_shape,
-                    const std::vector<int>& rhs_shape, bool adj_x = false, bool adj_y = false) {
+void AddBatchMatMul(OpTest& test, const std::vector<int>& lhs_shape, const std::vector<int>& rhs_shape,
+                    bool adj_x = false, bool adj_y = false) {
   const int lhs = test.AddInput(kTfLiteFloat32, lhs_shape);
   const int rhs = test.AddInput(kTfLiteFloat32, rhs_shape);
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output},
-             fb::BuiltinOptions::BatchMatMulOptions,
+  test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output}, fb::BuiltinOptions::BatchMatMulOptions,
              fb::CreateBatchMatMulOptions(test.fbb(), adj_x, adj_y).Union());
 }
 
@@ -459,15 +432,12 @@ TEST(BatchMatMulTest, RefusesUnbroadcastableBatches) {
 
 // ---- AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D
 
-void AddPool(OpTest& test, int builtin_code, const std::vector<int>& input_shape,
-             fb::Padding padding, int stride_h, int stride_w, int filter_h, int filter_w,
-             Act activation = Act::NONE) {
+void AddPool(OpTest& test, int builtin_code, const std::vector<int>& input_shape, fb::Padding padding, int stride_h,
+             int stride_w, int filter_h, int filter_w, Act activation = Act::NONE) {
   const int input = test.AddInput(kTfLiteFloat32, input_shape);
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(builtin_code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
-             fb::CreatePool2DOptions(test.fbb(), padding, stride_w, stride_h, filter_w, filter_h,
-                                     activation)
-                 .Union());
+             fb::CreatePool2DOptions(test.fbb(), padding, stride_w, stride_h, filter_w, filter_h, activation).Union());
 }
 
 TEST(PoolTest, AveragePoolCountsOnlyInBoundsElements) {
@@ -524,8 +494,8 @@ TEST(SoftmaxTest, RowsSumToOne) {
   test.AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
              fb::CreateSoftmaxOptions(test.fbb(), 1.f).Union());
   // exp(-2), exp(-1), 1 over their sum 1.5032147.
-  ExpectRun(test, {1, 2, 3, 0, 0, 0}, kAnyShape,
-            {0.09003057f, 0.24472847f, 0.66524096f, 1 / 3.f, 1 / 3.f, 1 / 3.f}, 1e-6f);
+  ExpectRun(test, {1, 2, 3, 0, 0, 0}, kAnyShape, {0.09003057f, 0.24472847f, 0.66524096f, 1 / 3.f, 1 / 3.f, 1 / 3.f},
+            1e-6f);
 }
 
 TEST(SoftmaxTest, BetaScalesLogitsAndLargeLogitsDoNotOverflow) {
@@ -604,18 +574,15 @@ TEST(LocalResponseNormalizationTest, RefusesNon4DInput) {
 void AddResize(OpTest& test, int builtin_code, const std::vector<int32_t>& size, bool align_corners,
                bool half_pixel_centers, int channels = 1) {
   const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, channels});
-  const int size_tensor = size.empty() ? test.AddInput(kTfLiteInt32, {2})
-                                       : test.AddConst<int32_t>(kTfLiteInt32, {2}, size);
+  const int size_tensor =
+      size.empty() ? test.AddInput(kTfLiteInt32, {2}) : test.AddConst<int32_t>(kTfLiteInt32, {2}, size);
   const int output = test.AddOutput(kTfLiteFloat32);
   if (builtin_code == kTfLiteBuiltinResizeBilinear) {
-    test.AddOp(
-        builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeBilinearOptions,
-        fb::CreateResizeBilinearOptions(test.fbb(), align_corners, half_pixel_centers).Union());
+    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeBilinearOptions,
+               fb::CreateResizeBilinearOptions(test.fbb(), align_corners, half_pixel_centers).Union());
   } else {
-    test.AddOp(builtin_code, {input, size_tensor}, {output},
-               fb::BuiltinOptions::ResizeNearestNeighborOptions,
-               fb::CreateResizeNearestNeighborOptions(test.fbb(), align_corners, half_pixel_centers)
-                   .Union());
+    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeNearestNeighborOptions,
+               fb::CreateResizeNearestNeighborOptions(test.fbb(), align_corners, half_pixel_centers).Union());
   }
 }
 
@@ -636,9 +603,8 @@ TEST(ResizeBilinearTest, HalfPixelCentersClampOutsideTheImage) {
   OpTest test;
   AddResize(test, kTfLiteBuiltinResizeBilinear, {4, 4}, false, true);
   // Source coordinates -0.25, 0.25, 0.75, 1.25 act as 0, 0.25, 0.75, 1.
-  ExpectRun(
-      test, {0, 1, 2, 3}, kAnyShape,
-      {0, 0.25f, 0.75f, 1, 0.5f, 0.75f, 1.25f, 1.5f, 1.5f, 1.75f, 2.25f, 2.5f, 2, 2.25f, 2.75f, 3});
+  ExpectRun(test, {0, 1, 2, 3}, kAnyShape,
+            {0, 0.25f, 0.75f, 1, 0.5f, 0.75f, 1.25f, 1.5f, 1.5f, 1.75f, 2.25f, 2.5f, 2, 2.25f, 2.75f, 3});
 }
 
 TEST(ResizeBilinearTest, RuntimeSizeMakesDynamicOutput) {

@@ -48,8 +48,7 @@ TEST(OutputStageTest, TiesRoundAwayFromZeroOrUpAsEachKernelDoes) {
   // 64-bit: the multiplier reduced to 16 bits (2^14), then (x * 2^14 + 2^15) >> 16.
   EXPECT_EQ(nn::ApplyOutputStage(nn::OutputStage::kInt64, -6, quarter, -1), -1);
   // Sums beyond int32 stay exact: (2^32 + 6) / 4 = 2^30 + 1.5 -> 2^30 + 2.
-  EXPECT_EQ(nn::ApplyOutputStage(nn::OutputStage::kInt64, (int64_t{1} << 32) + 6, quarter, -1),
-            (1 << 30) + 2);
+  EXPECT_EQ(nn::ApplyOutputStage(nn::OutputStage::kInt64, (int64_t{1} << 32) + 6, quarter, -1), (1 << 30) + 2);
 }
 
 TEST(OutputStageTest, RoundingUpRoundsTheHighMultiplyFirst) {
@@ -58,8 +57,7 @@ TEST(OutputStageTest, RoundingUpRoundsTheHighMultiplyFirst) {
   // MultiplyByQuantizedMultiplier rounds it away from zero and one rounding of -2.625 gives -3.
   const int32_t three_quarters = 3 << 29;
   EXPECT_EQ(quantization_util::MultiplyByQuantizedMultiplierRoundingUp(5, three_quarters, -1), 2);
-  EXPECT_EQ(quantization_util::MultiplyByQuantizedMultiplierRoundingUp(-7, three_quarters, -1),
-            -2);
+  EXPECT_EQ(quantization_util::MultiplyByQuantizedMultiplierRoundingUp(-7, three_quarters, -1), -2);
   EXPECT_EQ(quantization_util::MultiplyByQuantizedMultiplier(-7, three_quarters, -1), -3);
   // A left shift applies before the multiply.
   EXPECT_EQ(quantization_util::MultiplyByQuantizedMultiplierRoundingUp(3, three_quarters, 2), 9);
@@ -116,8 +114,7 @@ struct QuantConv {
 int AddBias(OpTest& test, TfLiteType type, const std::vector<int64_t>& values) {
   const int size = static_cast<int>(values.size());
   if (type == kTfLiteInt64) return test.AddConst<int64_t>(kTfLiteInt64, {size}, values);
-  return test.AddConst<int32_t>(kTfLiteInt32, {size},
-                                std::vector<int32_t>(values.begin(), values.end()));
+  return test.AddConst<int32_t>(kTfLiteInt32, {size}, std::vector<int32_t>(values.begin(), values.end()));
 }
 
 void AddQuantConv(OpTest& test, const QuantConv& c, int op = kTfLiteBuiltinConv2d) {
@@ -134,8 +131,7 @@ void AddQuantConv(OpTest& test, const QuantConv& c, int op = kTfLiteBuiltinConv2
                fb::CreateConv2DOptions(test.fbb(), c.padding, 1, 1, c.activation).Union());
   } else {
     test.AddOp(op, {input, filter, bias}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-               fb::CreateDepthwiseConv2DOptions(test.fbb(), c.padding, 1, 1, 1, c.activation)
-                   .Union());
+               fb::CreateDepthwiseConv2DOptions(test.fbb(), c.padding, 1, 1, 1, c.activation).Union());
   }
 }
 
@@ -181,17 +177,9 @@ TEST(QuantizedConv2dTest, Int8ReluClampsAtTheOutputZeroPoint) {
 QuantConv TieConv(TfLiteType type, int64_t zero_point) {
   const TfLiteType weights = type == kTfLiteUInt8 ? kTfLiteUInt8 : kTfLiteInt8;
   const int8_t one = static_cast<int8_t>(1 + zero_point);
-  return {type,
-          {1, 1, 2, 1},
-          {{0.5f}, {zero_point}},
-          {1, 1, 1, 1},
-          weights,
-          {one},
-          {{0.5f}, {zero_point}},
-          type == kTfLiteInt16 ? kTfLiteInt64 : kTfLiteInt32,
-          {0},
-          {{0.25f}, {0}},
-          {{1.f}, {zero_point}}};
+  return {type,    {1, 1, 2, 1},   {{0.5f}, {zero_point}}, {1, 1, 1, 1},
+          weights, {one},          {{0.5f}, {zero_point}}, type == kTfLiteInt16 ? kTfLiteInt64 : kTfLiteInt32,
+          {0},     {{0.25f}, {0}}, {{1.f}, {zero_point}}};
 }
 
 TEST(QuantizedConv2dTest, Int8RoundsTiesUpAsRuyDoes) {
@@ -306,8 +294,7 @@ TEST(HybridConv2dTest, SymmetricPerTensorWeights) {
   SetQuant(test, filter, {{0.5f}, {0}});
   const int bias = test.AddConst<float>(kTfLiteFloat32, {1}, {0.25f});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
-             fb::BuiltinOptions::Conv2DOptions,
+  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
              fb::CreateConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1).Union());
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<float>(0, {1.0f, -0.5f});
@@ -326,8 +313,7 @@ TEST(HybridConv2dTest, PerChannelWeightsQuantizeTheInputAsymmetrically) {
   SetQuant(test, filter, {{0.5f, 1.0f}, {0, 0}, 0});
   const int bias = test.AddConst<float>(kTfLiteFloat32, {2}, {0.25f, 0.f});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
-             fb::BuiltinOptions::Conv2DOptions,
+  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
              fb::CreateConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1).Union());
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<float>(0, {1.0f, -0.5f});
@@ -347,8 +333,7 @@ TEST(HybridConv2dTest, RefusesUint8Weights) {
   SetQuant(test, filter, {{0.5f}, {0}});
   const int bias = test.AddConst<float>(kTfLiteFloat32, {1}, {0.f});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output},
-             fb::BuiltinOptions::Conv2DOptions,
+  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
              fb::CreateConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1).Union());
   EXPECT_FALSE(test.Build().ok());
 }
@@ -370,18 +355,14 @@ TEST(QuantizedDepthwiseConv2dTest, Uint8WithZeroPointsAndRelu6) {
   // scale 0.5 and zero point 20; RELU6 clamps at 20 + 6 / 0.5 = 32.
   const int input = test.AddInput(kTfLiteUInt8, {1, 2, 2, 2});
   SetQuant(test, input, {{0.25f}, {100}});
-  const int filter =
-      test.AddConst<uint8_t>(kTfLiteUInt8, {1, 2, 2, 2}, {51, 52, 51, 50, 51, 50, 51, 50});
+  const int filter = test.AddConst<uint8_t>(kTfLiteUInt8, {1, 2, 2, 2}, {51, 52, 51, 50, 51, 50, 51, 50});
   SetQuant(test, filter, {{1.f}, {50}});
   const int bias = test.AddConst<int32_t>(kTfLiteInt32, {2}, {4, -4});
   SetQuant(test, bias, {{0.25f}, {0}});
   const int output = test.AddOutput(kTfLiteUInt8);
   SetQuant(test, output, {{0.5f}, {20}});
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, bias}, {output},
-             fb::BuiltinOptions::DepthwiseConv2DOptions,
-             fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1,
-                                              Act::RELU6)
-                 .Union());
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
+             fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1, Act::RELU6).Union());
   ASSERT_TRUE(test.Build().ok());
   // Channel 0 inputs 104, 108, 112, 116 (reals 1..4) times weights 1: 10, plus bias 1 = 11 ->
   // 22 + 20 = 42, clamped to 32. Channel 1: only input 104 (real 1) meets a non-zero weight (2):
@@ -408,8 +389,7 @@ TEST(QuantizedDepthwiseConv2dTest, Int8WithoutBiasCountsZeros) {
   SetQuant(test, filter, {{1.f, 0.5f}, {0, 0}, 3});
   const int output = test.AddOutput(kTfLiteInt8);
   SetQuant(test, output, {{1.f}, {0}});
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output},
-             fb::BuiltinOptions::DepthwiseConv2DOptions,
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1).Union());
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<int8_t>(0, {5, 7});
@@ -433,8 +413,7 @@ TEST(QuantizedDepthwiseConv2dTest, HybridWeightsQuantizeTheInputPerBatch) {
   const int filter = test.AddConst<int8_t>(kTfLiteInt8, {1, 1, 1, 1}, {1});
   SetQuant(test, filter, {{0.5f}, {0}});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output},
-             fb::BuiltinOptions::DepthwiseConv2DOptions,
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1).Union());
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<float>(0, {2.0f});
@@ -488,12 +467,10 @@ TEST(QuantizedTransposeConvTest, Int16WithBias) {
 
 // ---- FULLY_CONNECTED
 
-int AddQuantFullyConnected(OpTest& test, TfLiteType type, const std::vector<int>& input_shape,
-                           const Quant& input_quant, const std::vector<int>& weights_shape,
-                           const std::vector<int8_t>& weights, const Quant& weights_quant,
-                           TfLiteType bias_type, const std::vector<int64_t>& bias,
-                           const Quant& bias_quant, const Quant& output_quant,
-                           Act activation = Act::NONE) {
+int AddQuantFullyConnected(OpTest& test, TfLiteType type, const std::vector<int>& input_shape, const Quant& input_quant,
+                           const std::vector<int>& weights_shape, const std::vector<int8_t>& weights,
+                           const Quant& weights_quant, TfLiteType bias_type, const std::vector<int64_t>& bias,
+                           const Quant& bias_quant, const Quant& output_quant, Act activation = Act::NONE) {
   const int input = test.AddInput(type, input_shape);
   SetQuant(test, input, input_quant);
   const TfLiteType weights_type = type == kTfLiteUInt8 ? kTfLiteUInt8 : kTfLiteInt8;
@@ -507,8 +484,7 @@ int AddQuantFullyConnected(OpTest& test, TfLiteType type, const std::vector<int>
   }
   const int output = test.AddOutput(type);
   SetQuant(test, output, output_quant);
-  return test.AddOp(kTfLiteBuiltinFullyConnected, inputs, {output},
-                    fb::BuiltinOptions::FullyConnectedOptions,
+  return test.AddOp(kTfLiteBuiltinFullyConnected, inputs, {output}, fb::BuiltinOptions::FullyConnectedOptions,
                     fb::CreateFullyConnectedOptions(test.fbb(), activation).Union());
 }
 
@@ -516,9 +492,8 @@ TEST(QuantizedFullyConnectedTest, Int8PerChannelWeights) {
   OpTest test;
   // Rows {1, 2} and {-1, 3} (scale 1, zero point 0); unit 0 weights {2, 2} * 0.5, unit 1
   // weights {1, -1} * 1; biases 0.5 and 0; output scale 0.5, zero point -3.
-  AddQuantFullyConnected(test, kTfLiteInt8, {2, 2}, {{1.f}, {0}}, {2, 2}, {2, 2, 1, -1},
-                         {{0.5f, 1.f}, {0, 0}, 0}, kTfLiteInt32, {1, 0}, {{0.5f, 1.f}, {0, 0}, 0},
-                         {{0.5f}, {-3}});
+  AddQuantFullyConnected(test, kTfLiteInt8, {2, 2}, {{1.f}, {0}}, {2, 2}, {2, 2, 1, -1}, {{0.5f, 1.f}, {0, 0}, 0},
+                         kTfLiteInt32, {1, 0}, {{0.5f, 1.f}, {0, 0}, 0}, {{0.5f}, {-3}});
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<int8_t>(0, {1, 2, -1, 3});
   ASSERT_TRUE(test.Invoke().ok());
@@ -529,8 +504,8 @@ TEST(QuantizedFullyConnectedTest, Int8PerChannelWeights) {
 TEST(QuantizedFullyConnectedTest, Uint8WithZeroPointsAndNoBias) {
   OpTest test;
   AddQuantFullyConnected(test, kTfLiteUInt8, {1, 3}, {{1.f}, {10}}, {1, 3},
-                         {static_cast<int8_t>(130), static_cast<int8_t>(126), 0}, {{1.f}, {128}},
-                         kTfLiteInt32, {}, {}, {{2.f}, {100}});
+                         {static_cast<int8_t>(130), static_cast<int8_t>(126), 0}, {{1.f}, {128}}, kTfLiteInt32, {}, {},
+                         {{2.f}, {100}});
   ASSERT_TRUE(test.Build().ok());
   // (13 - 10) * 2 + (15 - 10) * -2 + (10 - 10) * -128 = -4 -> -2 + 100.
   test.SetInput<uint8_t>(0, {13, 15, 10});
@@ -543,8 +518,8 @@ TEST(QuantizedFullyConnectedTest, Int16TiesRoundUpWithBothBiasTypes) {
     OpTest test;
     // Multiplier 0.25: -6 and 6 are ties; the 16x8 reference (int64 bias) and ruy (int32 bias)
     // both round them up.
-    AddQuantFullyConnected(test, kTfLiteInt16, {2, 1}, {{0.5f}, {0}}, {1, 1}, {1},
-                           {{0.5f}, {0}}, bias_type, {0}, {{0.25f}, {0}}, {{1.f}, {0}});
+    AddQuantFullyConnected(test, kTfLiteInt16, {2, 1}, {{0.5f}, {0}}, {1, 1}, {1}, {{0.5f}, {0}}, bias_type, {0},
+                           {{0.25f}, {0}}, {{1.f}, {0}});
     ASSERT_TRUE(test.Build().ok());
     test.SetInput<int16_t>(0, {-6, 6});
     ASSERT_TRUE(test.Invoke().ok());
@@ -560,10 +535,8 @@ TEST(QuantizedFullyConnectedTest, KeepNumDimsWithRelu) {
   SetQuant(test, weights, {{1.f}, {0}});
   const int output = test.AddOutput(kTfLiteInt8);
   SetQuant(test, output, {{1.f}, {0}});
-  test.AddOp(kTfLiteBuiltinFullyConnected, {input, weights}, {output},
-             fb::BuiltinOptions::FullyConnectedOptions,
-             fb::CreateFullyConnectedOptions(test.fbb(), Act::RELU,
-                                             fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+  test.AddOp(kTfLiteBuiltinFullyConnected, {input, weights}, {output}, fb::BuiltinOptions::FullyConnectedOptions,
+             fb::CreateFullyConnectedOptions(test.fbb(), Act::RELU, fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
                                              /*keep_num_dims=*/true)
                  .Union());
   ASSERT_TRUE(test.Build().ok());
@@ -575,8 +548,8 @@ TEST(QuantizedFullyConnectedTest, KeepNumDimsWithRelu) {
 
 TEST(QuantizedFullyConnectedTest, EmptyBatch) {
   OpTest test;
-  AddQuantFullyConnected(test, kTfLiteInt8, {0, 2}, {{1.f}, {0}}, {1, 2}, {1, 1}, {{1.f}, {0}},
-                         kTfLiteInt32, {0}, {{1.f}, {0}}, {{1.f}, {0}});
+  AddQuantFullyConnected(test, kTfLiteInt8, {0, 2}, {{1.f}, {0}}, {1, 2}, {1, 1}, {{1.f}, {0}}, kTfLiteInt32, {0},
+                         {{1.f}, {0}}, {{1.f}, {0}});
   ASSERT_TRUE(test.Build().ok());
   ASSERT_TRUE(test.Invoke().ok());
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{0, 1}));
@@ -584,16 +557,15 @@ TEST(QuantizedFullyConnectedTest, EmptyBatch) {
 
 TEST(QuantizedFullyConnectedTest, RefusesInt64BiasWithInt8Input) {
   OpTest test;
-  AddQuantFullyConnected(test, kTfLiteInt8, {1, 1}, {{1.f}, {0}}, {1, 1}, {1}, {{1.f}, {0}},
-                         kTfLiteInt64, {0}, {{1.f}, {0}}, {{1.f}, {0}});
+  AddQuantFullyConnected(test, kTfLiteInt8, {1, 1}, {{1.f}, {0}}, {1, 1}, {1}, {{1.f}, {0}}, kTfLiteInt64, {0},
+                         {{1.f}, {0}}, {{1.f}, {0}});
   EXPECT_FALSE(test.Build().ok());
 }
 
 TEST(QuantizedFullyConnectedTest, RefusesUint8PerChannelWeights) {
   OpTest test;
-  AddQuantFullyConnected(test, kTfLiteUInt8, {1, 1}, {{1.f}, {0}}, {2, 1}, {1, 1},
-                         {{1.f, 0.5f}, {0, 0}, 0}, kTfLiteInt32, {0, 0}, {{1.f}, {0}},
-                         {{1.f}, {0}});
+  AddQuantFullyConnected(test, kTfLiteUInt8, {1, 1}, {{1.f}, {0}}, {2, 1}, {1, 1}, {{1.f, 0.5f}, {0, 0}, 0},
+                         kTfLiteInt32, {0, 0}, {{1.f}, {0}}, {{1.f}, {0}});
   EXPECT_FALSE(test.Build().ok());
 }
 
@@ -603,13 +575,12 @@ void AddHybridFullyConnected(OpTest& test, bool asymmetric, const std::vector<in
   const int input = test.AddInput(kTfLiteFloat32, {1, 2});
   const int weights_tensor = test.AddConst<int8_t>(kTfLiteInt8, weights_shape, weights);
   SetQuant(test, weights_tensor, weights_quant);
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {weights_shape[0]},
-                                        std::vector<float>(weights_shape[0], 0.25f));
+  const int bias =
+      test.AddConst<float>(kTfLiteFloat32, {weights_shape[0]}, std::vector<float>(weights_shape[0], 0.25f));
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinFullyConnected, {input, weights_tensor, bias}, {output},
              fb::BuiltinOptions::FullyConnectedOptions,
-             fb::CreateFullyConnectedOptions(test.fbb(), Act::NONE,
-                                             fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+             fb::CreateFullyConnectedOptions(test.fbb(), Act::NONE, fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
                                              false, asymmetric)
                  .Union());
 }
@@ -643,10 +614,8 @@ TEST(HybridFullyConnectedTest, EmptyRowsGiveTheBias) {
   SetQuant(test, weights, {{0.5f}, {0}});
   const int bias = test.AddConst<float>(kTfLiteFloat32, {3}, {1.f, -2.f, 3.f});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinFullyConnected, {input, weights, bias}, {output},
-             fb::BuiltinOptions::FullyConnectedOptions,
-             fb::CreateFullyConnectedOptions(test.fbb(), Act::RELU,
-                                             fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+  test.AddOp(kTfLiteBuiltinFullyConnected, {input, weights, bias}, {output}, fb::BuiltinOptions::FullyConnectedOptions,
+             fb::CreateFullyConnectedOptions(test.fbb(), Act::RELU, fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
                                              /*keep_num_dims=*/true)
                  .Union());
   ASSERT_TRUE(test.Build().ok());
@@ -670,27 +639,25 @@ TEST(HybridFullyConnectedTest, PerChannelWeightsGiveTheBiasAsTflite) {
 
 // ---- BATCH_MATMUL
 
-int AddQuantBatchMatMul(OpTest& test, TfLiteType type, const std::vector<int>& lhs_shape,
-                        const Quant& lhs_quant, const std::vector<int>& rhs_shape,
-                        const Quant& rhs_quant, const Quant& output_quant, bool adj_y = false) {
+int AddQuantBatchMatMul(OpTest& test, TfLiteType type, const std::vector<int>& lhs_shape, const Quant& lhs_quant,
+                        const std::vector<int>& rhs_shape, const Quant& rhs_quant, const Quant& output_quant,
+                        bool adj_y = false) {
   const int lhs = test.AddInput(type, lhs_shape);
   SetQuant(test, lhs, lhs_quant);
   const int rhs = test.AddInput(type, rhs_shape);
   SetQuant(test, rhs, rhs_quant);
   const int output = test.AddOutput(type);
   SetQuant(test, output, output_quant);
-  return test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output},
-                    fb::BuiltinOptions::BatchMatMulOptions,
+  return test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output}, fb::BuiltinOptions::BatchMatMulOptions,
                     fb::CreateBatchMatMulOptions(test.fbb(), false, adj_y).Union());
 }
 
 TEST(QuantizedBatchMatMulTest, Int8WithZeroPointsRoundsTiesUp) {
   OpTest test;
   // [1, 2] x [2, 2]; lhs zero point 1, multiplier 0.5 * 0.5 / 1 = 0.25.
-  AddQuantBatchMatMul(test, kTfLiteInt8, {1, 2}, {{0.5f}, {1}}, {2, 2}, {{0.5f}, {0}},
-                      {{1.f}, {0}});
+  AddQuantBatchMatMul(test, kTfLiteInt8, {1, 2}, {{0.5f}, {1}}, {2, 2}, {{0.5f}, {0}}, {{1.f}, {0}});
   ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int8_t>(0, {3, -1});        // reals (q - 1): {2, -2}
+  test.SetInput<int8_t>(0, {3, -1});       // reals (q - 1): {2, -2}
   test.SetInput<int8_t>(1, {1, 2, 4, 1});  // rows {1, 2} and {4, 1}
   ASSERT_TRUE(test.Invoke().ok());
   // Column 0: 2 - 8 = -6 -> -1.5 -> -1; column 1: 4 - 2 = 2 -> 0.5 -> 1.
@@ -699,8 +666,8 @@ TEST(QuantizedBatchMatMulTest, Int8WithZeroPointsRoundsTiesUp) {
 
 TEST(QuantizedBatchMatMulTest, Int16BroadcastsBatchesWithAdjY) {
   OpTest test;
-  AddQuantBatchMatMul(test, kTfLiteInt16, {2, 1, 2}, {{1.f}, {0}}, {1, 1, 2}, {{1.f}, {0}},
-                      {{1.f}, {0}}, /*adj_y=*/true);
+  AddQuantBatchMatMul(test, kTfLiteInt16, {2, 1, 2}, {{1.f}, {0}}, {1, 1, 2}, {{1.f}, {0}}, {{1.f}, {0}},
+                      /*adj_y=*/true);
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<int16_t>(0, {1, 2, -3, 4});
   test.SetInput<int16_t>(1, {100, 1000});
@@ -711,8 +678,7 @@ TEST(QuantizedBatchMatMulTest, Int16BroadcastsBatchesWithAdjY) {
 
 TEST(QuantizedBatchMatMulTest, Int16SaturatesAtTheTypeRange) {
   OpTest test;
-  AddQuantBatchMatMul(test, kTfLiteInt16, {1, 1}, {{1.f}, {0}}, {1, 1}, {{1.f}, {0}},
-                      {{1.f}, {0}});
+  AddQuantBatchMatMul(test, kTfLiteInt16, {1, 1}, {{1.f}, {0}}, {1, 1}, {{1.f}, {0}}, {{1.f}, {0}});
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<int16_t>(0, {300});
   test.SetInput<int16_t>(1, {-300});
@@ -728,8 +694,7 @@ TEST(QuantizedBatchMatMulTest, RefusesMixedTypes) {
   SetQuant(test, rhs, {{1.f}, {0}});
   const int output = test.AddOutput(kTfLiteInt8);
   SetQuant(test, output, {{1.f}, {0}});
-  test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output},
-             fb::BuiltinOptions::BatchMatMulOptions,
+  test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output}, fb::BuiltinOptions::BatchMatMulOptions,
              fb::CreateBatchMatMulOptions(test.fbb()).Union());
   EXPECT_FALSE(test.Build().ok());
 }
@@ -742,8 +707,7 @@ TEST(QuantizedBatchMatMulTest, HybridOperandsQuantizeLhsRows) {
   const int rhs = test.AddConst<int8_t>(kTfLiteInt8, {2, 1}, {2, 4});
   SetQuant(test, rhs, {{0.5f}, {0}});
   const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output},
-             fb::BuiltinOptions::BatchMatMulOptions,
+  test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output}, fb::BuiltinOptions::BatchMatMulOptions,
              fb::CreateBatchMatMulOptions(test.fbb()).Union());
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<float>(0, {1.0f, -0.5f});

@@ -40,22 +40,19 @@ TfLiteStatus GetTensors(TfLiteContext* context, TfLiteNode* node, int min_rank, 
   return nn::CheckRankBetween(context, *input, min_rank, max_rank, "input 0");
 }
 
-TfLiteStatus ResizeToInput(TfLiteContext* context, const TfLiteTensor* input,
-                           TfLiteTensor* output) {
+TfLiteStatus ResizeToInput(TfLiteContext* context, const TfLiteTensor* input, TfLiteTensor* output) {
   return context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims));
 }
 
 // Refuses an input type with the list of the types the op takes.
-TfLiteStatus RefuseInputType(TfLiteContext* context, const TfLiteTensor* input,
-                             const char* supported) {
-  TF_LITE_KERNEL_LOG(context, "input 0 has type %s; supported are %s",
-                     TfLiteTypeGetName(input->type), supported);
+TfLiteStatus RefuseInputType(TfLiteContext* context, const TfLiteTensor* input, const char* supported) {
+  TF_LITE_KERNEL_LOG(context, "input 0 has type %s; supported are %s", TfLiteTypeGetName(input->type), supported);
   return kTfLiteError;
 }
 
 // A quantized output whose scale and zero point the kernel's fixed output format requires.
-TfLiteStatus CheckOutputQuantization(TfLiteContext* context, const TfLiteTensor* output,
-                                     double scale, int32_t zero_point) {
+TfLiteStatus CheckOutputQuantization(TfLiteContext* context, const TfLiteTensor* output, double scale,
+                                     int32_t zero_point) {
   if (output->params.scale == scale && output->params.zero_point == zero_point) return kTfLiteOk;
   TF_LITE_KERNEL_LOG(context,
                      "output 0 has scale %g and zero point %d; a %s output of this op needs scale "
@@ -120,8 +117,7 @@ TfLiteStatus PrepareSoftmax8Bit(TfLiteContext* context, float beta, const TfLite
                                 const TfLiteTensor* output, SoftmaxData* data) {
   if (output->type != input->type && output->type != kTfLiteInt16) {
     TF_LITE_KERNEL_LOG(context, "output 0 has type %s; with a %s input it must be %s or INT16",
-                       TfLiteTypeGetName(output->type), TfLiteTypeGetName(input->type),
-                       TfLiteTypeGetName(input->type));
+                       TfLiteTypeGetName(output->type), TfLiteTypeGetName(input->type), TfLiteTypeGetName(input->type));
     return kTfLiteError;
   }
   if (input->type == kTfLiteInt8 && output->type == kTfLiteInt8) {
@@ -152,19 +148,17 @@ TfLiteStatus PrepareSoftmaxInt16(TfLiteContext* context, float beta, const TfLit
     TF_LITE_KERNEL_LOG(context,
                        "an INT16 softmax needs zero points 0 and output scale 1/32768; got input "
                        "zero point %d, output zero point %d, output scale %g",
-                       input->params.zero_point, output->params.zero_point,
-                       static_cast<double>(output->params.scale));
+                       input->params.zero_point, output->params.zero_point, static_cast<double>(output->params.scale));
     return kTfLiteError;
   }
-  constexpr int32_t kRange =
-      std::numeric_limits<int16_t>::max() - std::numeric_limits<int16_t>::min();
+  constexpr int32_t kRange = std::numeric_limits<int16_t>::max() - std::numeric_limits<int16_t>::min();
   // exp matters on [-10, 0] only: exp(-10) adds nothing visible to a sum of Q0.15 values.
   quantization_util::PopulateLut16(
-      10.0 / kRange, std::numeric_limits<int16_t>::max(), 2.0 / kRange, 0,
-      [](double x) { return std::exp(x); }, data->exp_lut);
+      10.0 / kRange, std::numeric_limits<int16_t>::max(), 2.0 / kRange, 0, [](double x) { return std::exp(x); },
+      data->exp_lut);
   quantization_util::PopulateLut16(
-      1.0 / kRange, std::numeric_limits<int16_t>::min(), 2.0 / kRange, 0,
-      [](double x) { return 1.0 / (1.0 + x); }, data->one_over_one_plus_x_lut);
+      1.0 / kRange, std::numeric_limits<int16_t>::min(), 2.0 / kRange, 0, [](double x) { return 1.0 / (1.0 + x); },
+      data->one_over_one_plus_x_lut);
   // Maps input differences so that [-65535, 0] stands for [-10, 0]. TFLite multiplies the two
   // floats in float before dividing in double.
   const float input_scale_beta = input->params.scale * beta;
@@ -173,9 +167,7 @@ TfLiteStatus PrepareSoftmaxInt16(TfLiteContext* context, float beta, const TfLit
   // The row's sum of Q0.15 exps must fit in 32 bits.
   const int depth = RowsOf(input).depth;
   if (depth > 65536) {
-    TF_LITE_KERNEL_LOG(context,
-                       "input 0 has rows of %d elements; an INT16 softmax takes at most 65536",
-                       depth);
+    TF_LITE_KERNEL_LOG(context, "input 0 has rows of %d elements; an INT16 softmax takes at most 65536", depth);
     return kTfLiteError;
   }
   data->row_exps.resize(depth);
@@ -187,8 +179,7 @@ TfLiteStatus SoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
   auto* data = static_cast<SoftmaxData*>(node->user_data);
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(
-      context, GetTensors(context, node, 1, std::numeric_limits<int>::max(), &input, &output));
+  TF_LITE_ENSURE_OK(context, GetTensors(context, node, 1, std::numeric_limits<int>::max(), &input, &output));
   switch (input->type) {
     case kTfLiteFloat32:
       TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
@@ -200,7 +191,8 @@ TfLiteStatus SoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteInt16:
       TF_LITE_ENSURE_OK(context, PrepareSoftmaxInt16(context, beta, input, output, data));
       break;
-    default: return RefuseInputType(context, input, "FLOAT32, UINT8, INT8 and INT16");
+    default:
+      return RefuseInputType(context, input, "FLOAT32, UINT8, INT8 and INT16");
   }
   return ResizeToInput(context, input, output);
 }
@@ -229,8 +221,8 @@ int32_t QuantizeSoftmaxOutput(float probability_in_steps, int32_t zero_point) {
   if (std::is_same<Out, uint8_t>::value) {
     return quantization_util::TruncateToInt32LikeX86(probability_in_steps + 0.5f);
   }
-  return quantization_util::WrappingAdd(
-      quantization_util::TruncateToInt32LikeX86(std::round(probability_in_steps)), zero_point);
+  return quantization_util::WrappingAdd(quantization_util::TruncateToInt32LikeX86(std::round(probability_in_steps)),
+                                        zero_point);
 }
 
 // 8-bit inputs: exp of each element's distance to the row maximum from the table, summed in float.
@@ -245,11 +237,10 @@ void Softmax8Bit(const SoftmaxData& data, const TfLiteTensor* input, TfLiteTenso
     for (int c = 0; c < depth; ++c) sum_exp += exp_of(in[c]);
     const float inverse_sum_in_steps = 1.0f / (sum_exp * data.output_scale);
     for (int c = 0; c < depth; ++c) {
-      const int32_t quantized = QuantizeSoftmaxOutput<Out>(exp_of(in[c]) * inverse_sum_in_steps,
-                                                           data.output_zero_point);
-      out[c] = static_cast<Out>(std::min<int32_t>(
-          std::max<int32_t>(quantized, std::numeric_limits<Out>::min()),
-          std::numeric_limits<Out>::max()));
+      const int32_t quantized =
+          QuantizeSoftmaxOutput<Out>(exp_of(in[c]) * inverse_sum_in_steps, data.output_zero_point);
+      out[c] = static_cast<Out>(std::min<int32_t>(std::max<int32_t>(quantized, std::numeric_limits<Out>::min()),
+                                                  std::numeric_limits<Out>::max()));
     }
   });
 }
@@ -263,8 +254,8 @@ void SoftmaxInt16(SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* ou
     for (int c = 0; c < depth; ++c) max = std::max(max, in[c]);
     int32_t sum_of_exps = 0;
     for (int c = 0; c < depth; ++c) {
-      const int32_t scaled_diff = quantization_util::MultiplyByQuantizedMultiplier(
-          in[c] - max, data.input_multiplier, data.input_left_shift);
+      const int32_t scaled_diff =
+          quantization_util::MultiplyByQuantizedMultiplier(in[c] - max, data.input_multiplier, data.input_left_shift);
       // Recentred from [-65535, 0] onto the table's symmetric [-32768, 32767].
       const int32_t symmetric = std::min(std::max(scaled_diff + 32767, -32768), 32767);
       exps[c] = quantization_util::Lut16Lookup(static_cast<int16_t>(symmetric), data.exp_lut);
@@ -272,18 +263,16 @@ void SoftmaxInt16(SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* ou
     }
     // The row maximum contributes exp(0), so the sum is positive.
     const int headroom_plus_one = __builtin_clz(static_cast<uint32_t>(sum_of_exps));
-    const int32_t shifted_sum = static_cast<int32_t>(
-        ((static_cast<int64_t>(sum_of_exps) << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+    const int32_t shifted_sum =
+        static_cast<int32_t>(((static_cast<int64_t>(sum_of_exps) << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
     // x = sum - 1 in [0, 1) as [0, 65535], recentred onto [-32768, 32767].
-    const int32_t symmetric_sum =
-        std::min(std::max(shifted_sum - ((1 << 15) + (1 << 16)), -32768), 32767);
-    const int32_t reciprocal = quantization_util::Lut16Lookup(static_cast<int16_t>(symmetric_sum),
-                                                              data.one_over_one_plus_x_lut);
+    const int32_t symmetric_sum = std::min(std::max(shifted_sum - ((1 << 15) + (1 << 16)), -32768), 32767);
+    const int32_t reciprocal =
+        quantization_util::Lut16Lookup(static_cast<int16_t>(symmetric_sum), data.one_over_one_plus_x_lut);
     const int right_shift = 31 - headroom_plus_one;
     const int64_t round = int64_t{1} << (right_shift - 1);
     for (int c = 0; c < depth; ++c) {
-      const int32_t result = static_cast<int32_t>(
-          (static_cast<int64_t>(exps[c]) * reciprocal + round) >> right_shift);
+      const int32_t result = static_cast<int32_t>((static_cast<int64_t>(exps[c]) * reciprocal + round) >> right_shift);
       out[c] = static_cast<int16_t>(std::min(std::max(result, 0), 32767));
     }
   });
@@ -323,18 +312,19 @@ TfLiteStatus LogSoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
   auto* data = static_cast<SoftmaxData*>(node->user_data);
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(
-      context, GetTensors(context, node, 1, std::numeric_limits<int>::max(), &input, &output));
+  TF_LITE_ENSURE_OK(context, GetTensors(context, node, 1, std::numeric_limits<int>::max(), &input, &output));
   switch (input->type) {
     case kTfLiteFloat32:
     case kTfLiteUInt8:
-    case kTfLiteInt8: break;
-    default: return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
+    case kTfLiteInt8:
+      break;
+    default:
+      return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
   }
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
   if (input->type != kTfLiteFloat32) {
-    TF_LITE_ENSURE_OK(context, CheckOutputQuantization(context, output, 16.0 / 256,
-                                                       input->type == kTfLiteUInt8 ? 255 : 127));
+    TF_LITE_ENSURE_OK(context,
+                      CheckOutputQuantization(context, output, 16.0 / 256, input->type == kTfLiteUInt8 ? 255 : 127));
     PopulateSoftmaxLookupTable(input->params.scale, 1.0f, data->exp_table);
     data->input_scale = input->params.scale;
     data->output_scale = output->params.scale;
@@ -369,11 +359,9 @@ void LogSoftmax8Bit(const SoftmaxData& data, const TfLiteTensor* input, TfLiteTe
     const float precomputed = (data.input_scale * max + log_sum_exp) / data.output_scale;
     for (int c = 0; c < depth; ++c) {
       const float log_prob = scale * in[c] - precomputed;
-      const int32_t quantized =
-          quantization_util::TruncateToInt32LikeX86(std::rint(log_prob) + data.output_zero_point);
-      out[c] = static_cast<T>(
-          std::min<int32_t>(std::max<int32_t>(quantized, std::numeric_limits<T>::min()),
-                            std::numeric_limits<T>::max()));
+      const int32_t quantized = quantization_util::TruncateToInt32LikeX86(std::rint(log_prob) + data.output_zero_point);
+      out[c] = static_cast<T>(std::min<int32_t>(std::max<int32_t>(quantized, std::numeric_limits<T>::min()),
+                                                std::numeric_limits<T>::max()));
     }
   });
 }
@@ -383,10 +371,17 @@ TfLiteStatus LogSoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (input->type) {
-    case kTfLiteFloat32: LogSoftmaxFloat(input, output); return kTfLiteOk;
-    case kTfLiteUInt8: LogSoftmax8Bit<uint8_t>(data, input, output); return kTfLiteOk;
-    case kTfLiteInt8: LogSoftmax8Bit<int8_t>(data, input, output); return kTfLiteOk;
-    default: return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
+    case kTfLiteFloat32:
+      LogSoftmaxFloat(input, output);
+      return kTfLiteOk;
+    case kTfLiteUInt8:
+      LogSoftmax8Bit<uint8_t>(data, input, output);
+      return kTfLiteOk;
+    case kTfLiteInt8:
+      LogSoftmax8Bit<int8_t>(data, input, output);
+      return kTfLiteOk;
+    default:
+      return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
   }
 }
 
@@ -409,13 +404,15 @@ TfLiteStatus L2NormPrepare(TfLiteContext* context, TfLiteNode* node) {
   switch (input->type) {
     case kTfLiteFloat32:
     case kTfLiteUInt8:
-    case kTfLiteInt8: break;
-    default: return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
+    case kTfLiteInt8:
+      break;
+    default:
+      return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
   }
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
   if (input->type != kTfLiteFloat32) {
-    TF_LITE_ENSURE_OK(context, CheckOutputQuantization(context, output, 1.0 / 128,
-                                                       input->type == kTfLiteUInt8 ? 128 : 0));
+    TF_LITE_ENSURE_OK(context,
+                      CheckOutputQuantization(context, output, 1.0 / 128, input->type == kTfLiteUInt8 ? 128 : 0));
   }
   return ResizeToInput(context, input, output);
 }
@@ -443,8 +440,7 @@ void L2Norm8Bit(const TfLiteTensor* input, TfLiteTensor* output, Rescale rescale
     }
     int32_t multiplier;
     int shift;
-    quantization_util::GetInvSqrtQuantizedMultiplierExp(sum_of_squares, /*reverse_shift=*/-1,
-                                                        &multiplier, &shift);
+    quantization_util::GetInvSqrtQuantizedMultiplierExp(sum_of_squares, /*reverse_shift=*/-1, &multiplier, &shift);
     for (int c = 0; c < depth; ++c) out[c] = rescale(in[c] - zero_point, multiplier, shift);
   });
 }
@@ -463,8 +459,7 @@ void L2NormUInt8(const TfLiteTensor* input, TfLiteTensor* output) {
 // left shift, which places the result in 1/128 steps.
 void L2NormInt8(const TfLiteTensor* input, TfLiteTensor* output) {
   L2Norm8Bit<int8_t>(input, output, [](int32_t diff, int32_t multiplier, int shift) {
-    const int32_t scaled =
-        quantization_util::MultiplyByQuantizedMultiplier(diff, multiplier, shift + 7);
+    const int32_t scaled = quantization_util::MultiplyByQuantizedMultiplier(diff, multiplier, shift + 7);
     return static_cast<int8_t>(std::min(std::max(scaled, -128), 127));
   });
 }
@@ -473,10 +468,17 @@ TfLiteStatus L2NormEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (input->type) {
-    case kTfLiteFloat32: L2NormFloat(input, output); return kTfLiteOk;
-    case kTfLiteUInt8: L2NormUInt8(input, output); return kTfLiteOk;
-    case kTfLiteInt8: L2NormInt8(input, output); return kTfLiteOk;
-    default: return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
+    case kTfLiteFloat32:
+      L2NormFloat(input, output);
+      return kTfLiteOk;
+    case kTfLiteUInt8:
+      L2NormUInt8(input, output);
+      return kTfLiteOk;
+    case kTfLiteInt8:
+      L2NormInt8(input, output);
+      return kTfLiteOk;
+    default:
+      return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
   }
 }
 

@@ -29,13 +29,11 @@ using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_op
 // ---------------------------------------------------------------------------------------------
 // PAD, PADV2, MIRROR_PAD. Paddings are an INT32/INT64 [rank, 2] tensor of (before, after).
 
-TfLiteStatus ReadPaddings(TfLiteContext* context, TfLiteNode* node, const char* op,
-                          std::vector<int64_t>* pads) {
+TfLiteStatus ReadPaddings(TfLiteContext* context, TfLiteNode* node, const char* op, std::vector<int64_t>* pads) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   const TfLiteTensor* paddings = GetInput(context, node, 1);
   const int rank = NumDimensions(input);
-  if (NumDimensions(paddings) != 2 || paddings->dims->data[0] != rank ||
-      paddings->dims->data[1] != 2) {
+  if (NumDimensions(paddings) != 2 || paddings->dims->data[0] != rank || paddings->dims->data[1] != 2) {
     TF_LITE_KERNEL_LOG(context, "%s: paddings must have shape [%d, 2]", op, rank);
     return kTfLiteError;
   }
@@ -49,8 +47,7 @@ TfLiteStatus ReadPaddings(TfLiteContext* context, TfLiteNode* node, const char* 
   return kTfLiteOk;
 }
 
-TfLiteStatus PaddedShape(TfLiteContext* context, TfLiteNode* node, const char* op,
-                         std::vector<Shape>* shapes) {
+TfLiteStatus PaddedShape(TfLiteContext* context, TfLiteNode* node, const char* op, std::vector<Shape>* shapes) {
   std::vector<int64_t> pads;
   TF_LITE_ENSURE_OK(context, ReadPaddings(context, node, op, &pads));
   const TfLiteTensor* input = GetInput(context, node, 0);
@@ -81,8 +78,7 @@ TfLiteStatus PadPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   const TfLiteTensor* value = NumInputs(node) == 3 ? GetInput(context, node, 2) : nullptr;
   if (value != nullptr) {
-    TF_LITE_ENSURE_OK(context,
-                      CheckSameType(context, "PAD", value, input, "constant_values", "input"));
+    TF_LITE_ENSURE_OK(context, CheckSameType(context, "PAD", value, input, "constant_values", "input"));
     if (tflite::NumElements(value) != 1) {
       TF_LITE_KERNEL_LOG(context, "PAD: constant_values must hold one value");
       return kTfLiteError;
@@ -139,10 +135,9 @@ TfLiteStatus MirrorPadShape(TfLiteContext* context, TfLiteNode* node, std::vecto
   for (int d = 0; d < NumDimensions(input); ++d) {
     const int64_t limit = input->dims->data[d] - offset;
     if (pads[2 * d] > limit || pads[2 * d + 1] > limit) {
-      TF_LITE_KERNEL_LOG(
-          context, "MIRROR_PAD: padding (%lld, %lld) of dimension %d exceeds %lld for %s mode",
-          static_cast<long long>(pads[2 * d]), static_cast<long long>(pads[2 * d + 1]), d,
-          static_cast<long long>(std::max<int64_t>(limit, 0)), offset ? "REFLECT" : "SYMMETRIC");
+      TF_LITE_KERNEL_LOG(context, "MIRROR_PAD: padding (%lld, %lld) of dimension %d exceeds %lld for %s mode",
+                         static_cast<long long>(pads[2 * d]), static_cast<long long>(pads[2 * d + 1]), d,
+                         static_cast<long long>(std::max<int64_t>(limit, 0)), offset ? "REFLECT" : "SYMMETRIC");
       return kTfLiteError;
     }
   }
@@ -170,8 +165,7 @@ TfLiteStatus MirrorPadEval(TfLiteContext* context, TfLiteNode* node) {
       maps[d][i] = shape_util::MirrorPadIndex(i, pads[2 * d], in_shape[d], offset);
     }
   }
-  return GatherMapped(context, "MIRROR_PAD", input, maps, RowMajorStrides(in_shape), nullptr,
-                      output);
+  return GatherMapped(context, "MIRROR_PAD", input, maps, RowMajorStrides(in_shape), nullptr, output);
 }
 
 }  // namespace

@@ -62,9 +62,8 @@ TEST(PadV2Test, ConstantValue) {
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{9, 1, 2, 9, 9, 9}));
 }
 
-std::vector<float> RunMirrorPad(fb::MirrorPadMode mode, const std::vector<int>& shape,
-                                const std::vector<int32_t>& pads, std::vector<int>* out_shape,
-                                bool* ok = nullptr) {
+std::vector<float> RunMirrorPad(fb::MirrorPadMode mode, const std::vector<int>& shape, const std::vector<int32_t>& pads,
+                                std::vector<int>* out_shape, bool* ok = nullptr) {
   OpTest t;
   const int in = t.AddInput(kTfLiteFloat32, shape);
   const int p = t.AddConst<int32_t>(kTfLiteInt32, {static_cast<int>(shape.size()), 2}, pads);
@@ -84,8 +83,7 @@ std::vector<float> RunMirrorPad(fb::MirrorPadMode mode, const std::vector<int>& 
 
 TEST(MirrorPadTest, ReflectAndSymmetric) {
   std::vector<int> shape;
-  EXPECT_EQ(RunMirrorPad(fb::MirrorPadMode::REFLECT, {3}, {2, 2}, &shape),
-            (std::vector<float>{3, 2, 1, 2, 3, 2, 1}));
+  EXPECT_EQ(RunMirrorPad(fb::MirrorPadMode::REFLECT, {3}, {2, 2}, &shape), (std::vector<float>{3, 2, 1, 2, 3, 2, 1}));
   EXPECT_EQ(RunMirrorPad(fb::MirrorPadMode::SYMMETRIC, {3}, {2, 3}, &shape),
             (std::vector<float>{2, 1, 1, 2, 3, 3, 2, 1}));
   // 2-D reflect, as simple_mirror_pad_reflect_op (which pads H and W of NHWC by 3).

@@ -51,34 +51,30 @@ TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
   switch (input->type) {
     case kTfLiteFloat32:
-      tflite::CalculateActivationRange(params.activation, &data->activation_min,
-                                       &data->activation_max);
+      tflite::CalculateActivationRange(params.activation, &data->activation_min, &data->activation_max);
       break;
     case kTfLiteUInt8:
     case kTfLiteInt8:
     case kTfLiteInt16:
       if (kind == PoolKind::kL2) {
-        TF_LITE_KERNEL_LOG(context,
-                           "input 0 has type %s; L2_POOL_2D has only a FLOAT32 kernel in TFLite",
+        TF_LITE_KERNEL_LOG(context, "input 0 has type %s; L2_POOL_2D has only a FLOAT32 kernel in TFLite",
                            TfLiteTypeGetName(input->type));
         return kTfLiteError;
       }
-      TF_LITE_ENSURE_OK(context,
-                        nn::CalculateActivationRangeQuantized(context, params.activation, output,
-                                                              &data->quantized_activation_min,
-                                                              &data->quantized_activation_max));
+      TF_LITE_ENSURE_OK(context, nn::CalculateActivationRangeQuantized(context, params.activation, output,
+                                                                       &data->quantized_activation_min,
+                                                                       &data->quantized_activation_max));
       break;
     default:
-      TF_LITE_KERNEL_LOG(context, "input 0 has type %s; supported are %s",
-                         TfLiteTypeGetName(input->type),
+      TF_LITE_KERNEL_LOG(context, "input 0 has type %s; supported are %s", TfLiteTypeGetName(input->type),
                          kind == PoolKind::kL2 ? "FLOAT32" : "FLOAT32, UINT8, INT8 and INT16");
       return kTfLiteError;
   }
   // TFLite refuses zero strides; an empty window would average nothing.
-  return nn::ResizeWindowedOutput(context,
-                                  {params.padding, params.stride_height, params.stride_width, 1, 1,
-                                   params.filter_height, params.filter_width},
-                                  input, input->dims->data[3], output, &data->padding);
+  return nn::ResizeWindowedOutput(
+      context,
+      {params.padding, params.stride_height, params.stride_width, 1, 1, params.filter_height, params.filter_width},
+      input, input->dims->data[3], output, &data->padding);
 }
 
 // Every pool visits the window of each output element clipped to the input, rows then columns,
@@ -86,8 +82,8 @@ TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
 // finish(sum, count) where sum = accumulate(... accumulate(init, v0) ..., vn) over the count
 // values of its window.
 template <typename T, typename Acc, typename Accumulate, typename Finish>
-void Pool(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input,
-          TfLiteTensor* output, Acc init, Accumulate accumulate, Finish finish) {
+void Pool(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input, TfLiteTensor* output,
+          Acc init, Accumulate accumulate, Finish finish) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
   const int batches = input_dims[0];
@@ -108,15 +104,14 @@ void Pool(const TfLitePoolParams& params, const PoolData& data, const TfLiteTens
         const int in_x_origin = out_x * params.stride_width - data.padding.width;
         const int filter_x_start = std::max(0, -in_x_origin);
         const int filter_x_end = std::min(params.filter_width, input_width - in_x_origin);
-        const int64_t count =
-            static_cast<int64_t>(filter_y_end - filter_y_start) * (filter_x_end - filter_x_start);
+        const int64_t count = static_cast<int64_t>(filter_y_end - filter_y_start) * (filter_x_end - filter_x_start);
         for (int c = 0; c < depth; ++c) {
           Acc accumulator = init;
           for (int filter_y = filter_y_start; filter_y < filter_y_end; ++filter_y) {
             for (int filter_x = filter_x_start; filter_x < filter_x_end; ++filter_x) {
               accumulator = accumulate(
-                  accumulator, input_data[nn::Offset4D(input_dims, b, in_y_origin + filter_y,
-                                                       in_x_origin + filter_x, c)]);
+                  accumulator,
+                  input_data[nn::Offset4D(input_dims, b, in_y_origin + filter_y, in_x_origin + filter_x, c)]);
             }
           }
           output_data[nn::Offset4D(output_dims, b, out_y, out_x, c)] = finish(accumulator, count);
@@ -127,11 +122,9 @@ void Pool(const TfLitePoolParams& params, const PoolData& data, const TfLiteTens
 }
 
 template <PoolKind kind>
-void PoolFloat(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input,
-               TfLiteTensor* output) {
+void PoolFloat(const TfLitePoolParams& params, const PoolData& data, const TfLiteTensor* input, TfLiteTensor* output) {
   Pool<float>(
-      params, data, input, output,
-      kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f,
+      params, data, input, output, kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f,
       [](float accumulator, float value) {
         if (kind == PoolKind::kMax) return std::max(accumulator, value);
         if (kind == PoolKind::kL2) return accumulator + value * value;
@@ -153,19 +146,16 @@ void PoolQuantized(const TfLitePoolParams& params, const PoolData& data, const T
                    TfLiteTensor* output) {
   static_assert(kind != PoolKind::kL2, "L2 pooling has no quantized kernel");
   Pool<T>(
-      params, data, input, output,
-      kind == PoolKind::kMax ? int64_t{std::numeric_limits<T>::min()} : int64_t{0},
+      params, data, input, output, kind == PoolKind::kMax ? int64_t{std::numeric_limits<T>::min()} : int64_t{0},
       [](int64_t accumulator, T value) {
         return kind == PoolKind::kMax ? std::max<int64_t>(accumulator, value) : accumulator + value;
       },
       [&data](int64_t accumulator, int64_t count) {
         if (kind == PoolKind::kAverage) {
-          accumulator = accumulator > 0 ? (accumulator + count / 2) / count
-                                        : (accumulator - count / 2) / count;
+          accumulator = accumulator > 0 ? (accumulator + count / 2) / count : (accumulator - count / 2) / count;
         }
-        return static_cast<T>(
-            std::min<int64_t>(std::max<int64_t>(accumulator, data.quantized_activation_min),
-                              data.quantized_activation_max));
+        return static_cast<T>(std::min<int64_t>(std::max<int64_t>(accumulator, data.quantized_activation_min),
+                                                data.quantized_activation_max));
       });
 }
 
@@ -176,8 +166,11 @@ TfLiteStatus PoolEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (input->type) {
-    case kTfLiteFloat32: PoolFloat<kind>(params, data, input, output); return kTfLiteOk;
-    default: break;
+    case kTfLiteFloat32:
+      PoolFloat<kind>(params, data, input, output);
+      return kTfLiteOk;
+    default:
+      break;
   }
   if constexpr (kind != PoolKind::kL2) {
     switch (input->type) {
@@ -190,22 +183,19 @@ TfLiteStatus PoolEval(TfLiteContext* context, TfLiteNode* node) {
       case kTfLiteInt16:
         PoolQuantized<kind, int16_t>(params, data, input, output);
         return kTfLiteOk;
-      default: break;
+      default:
+        break;
     }
   }
-  TF_LITE_KERNEL_LOG(context, "input 0 has type %s, which Prepare did not accept",
-                     TfLiteTypeGetName(input->type));
+  TF_LITE_KERNEL_LOG(context, "input 0 has type %s, which Prepare did not accept", TfLiteTypeGetName(input->type));
   return kTfLiteError;
 }
 
 }  // namespace
 
-TS_REGISTER(AVERAGE_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kAverage>,
-            PoolEval<PoolKind::kAverage>)
-TS_REGISTER(MAX_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kMax>,
-            PoolEval<PoolKind::kMax>)
-TS_REGISTER(L2_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kL2>,
-            PoolEval<PoolKind::kL2>)
+TS_REGISTER(AVERAGE_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kAverage>, PoolEval<PoolKind::kAverage>)
+TS_REGISTER(MAX_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kMax>, PoolEval<PoolKind::kMax>)
+TS_REGISTER(L2_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kL2>, PoolEval<PoolKind::kL2>)
 
 }  // namespace reference
 }  // namespace touchstone

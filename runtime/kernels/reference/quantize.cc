@@ -69,15 +69,12 @@ TfLiteStatus CheckPerChannelParams(TfLiteContext* context, const TfLiteTensor* t
   const int rank = tflite::NumDimensions(t);
   const int axis = q->quantized_dimension;
   if (axis < 0 || axis >= rank) {
-    TF_LITE_KERNEL_LOG(context, "%s quantized_dimension %d is out of range for a %d-D tensor", which, axis,
-                       rank);
+    TF_LITE_KERNEL_LOG(context, "%s quantized_dimension %d is out of range for a %d-D tensor", which, axis, rank);
     return kTfLiteError;
   }
-  if (q->scale->size != t->dims->data[axis] || q->zero_point == nullptr ||
-      q->zero_point->size != q->scale->size) {
-    TF_LITE_KERNEL_LOG(context, "%s has %d scales and %d zero points for %d channels", which,
-                       q->scale->size, q->zero_point != nullptr ? q->zero_point->size : 0,
-                       t->dims->data[axis]);
+  if (q->scale->size != t->dims->data[axis] || q->zero_point == nullptr || q->zero_point->size != q->scale->size) {
+    TF_LITE_KERNEL_LOG(context, "%s has %d scales and %d zero points for %d channels", which, q->scale->size,
+                       q->zero_point != nullptr ? q->zero_point->size : 0, t->dims->data[axis]);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -96,8 +93,8 @@ void ForEachWithChannel(const TfLiteIntArray* dims, int axis, Fn fn) {
 
 template <typename T>
 T ClampTo(int32_t value) {
-  return static_cast<T>(std::min<int32_t>(std::max<int32_t>(value, std::numeric_limits<T>::min()),
-                                          std::numeric_limits<T>::max()));
+  return static_cast<T>(
+      std::min<int32_t>(std::max<int32_t>(value, std::numeric_limits<T>::min()), std::numeric_limits<T>::max()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -123,11 +120,10 @@ void PerChannelQuantize(const TfLiteTensor* input, const TfLiteAffineQuantizatio
   const double lowest = std::numeric_limits<T>::min();
   const double highest = std::numeric_limits<T>::max();
   ForEachWithChannel(input->dims, q.quantized_dimension, [&](int64_t i, int c) {
-    const double unclamped = static_cast<double>(std::round(in[i] / q.scale->data[c])) +
-                             static_cast<double>(q.zero_point->data[c]);
+    const double unclamped =
+        static_cast<double>(std::round(in[i] / q.scale->data[c])) + static_cast<double>(q.zero_point->data[c]);
     // NaN survives the clamp; x86 converts it to the integer-indefinite value, whose low bits are 0.
-    output[i] = std::isnan(unclamped) ? T(0)
-                                      : static_cast<T>(std::min(std::max(unclamped, lowest), highest));
+    output[i] = std::isnan(unclamped) ? T(0) : static_cast<T>(std::min(std::max(unclamped, lowest), highest));
   });
 }
 
@@ -201,8 +197,8 @@ TfLiteStatus QuantizePrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (!QuantizeSupports(input->type, output->type)) {
-    TF_LITE_KERNEL_LOG(context, "input type %s with output type %s is not supported",
-                       TfLiteTypeGetName(input->type), TfLiteTypeGetName(output->type));
+    TF_LITE_KERNEL_LOG(context, "input type %s with output type %s is not supported", TfLiteTypeGetName(input->type),
+                       TfLiteTypeGetName(output->type));
     return kTfLiteError;
   }
   if (input->type == kTfLiteFloat32) {
@@ -214,8 +210,8 @@ TfLiteStatus QuantizePrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   if (input->type == kTfLiteInt16 && output->type == kTfLiteInt16 &&
       (input->params.zero_point != 0 || output->params.zero_point != 0)) {
-    TF_LITE_KERNEL_LOG(context, "int16 requantization needs zero points of 0, got %d and %d",
-                       input->params.zero_point, output->params.zero_point);
+    TF_LITE_KERNEL_LOG(context, "int16 requantization needs zero points of 0, got %d and %d", input->params.zero_point,
+                       output->params.zero_point);
     return kTfLiteError;
   }
   return context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims));
@@ -348,8 +344,7 @@ TfLiteStatus DequantizePrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   if (IsPerChannel(input)) {
     if (input->type != kTfLiteInt8 && input->type != kTfLiteUInt8) {
-      TF_LITE_KERNEL_LOG(context, "per-channel dequantization of %s is not supported",
-                         TfLiteTypeGetName(input->type));
+      TF_LITE_KERNEL_LOG(context, "per-channel dequantization of %s is not supported", TfLiteTypeGetName(input->type));
       return kTfLiteError;
     }
     TF_LITE_ENSURE_OK(context, CheckPerChannelParams(context, input, "input"));
@@ -385,16 +380,15 @@ TfLiteStatus DensifyPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (input->type != kTfLiteFloat32 && input->type != kTfLiteFloat16 && input->type != kTfLiteInt8) {
-    TF_LITE_KERNEL_LOG(context, "input has type %s, expected FLOAT32, FLOAT16 or INT8",
-                       TfLiteTypeGetName(input->type));
+    TF_LITE_KERNEL_LOG(context, "input has type %s, expected FLOAT32, FLOAT16 or INT8", TfLiteTypeGetName(input->type));
     return kTfLiteError;
   }
   output->type = input->type;
   tflite::SetTensorToPersistentRo(output);
   TF_LITE_ENSURE_OK(context, context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims)));
   std::string error;
-  if (!sparsity::SparseToDense(*input->sparsity, input->dims, tflite::TfLiteTypeGetSize(input->type),
-                               input->data.raw, input->bytes, output->data.raw, output->bytes, &error)) {
+  if (!sparsity::SparseToDense(*input->sparsity, input->dims, tflite::TfLiteTypeGetSize(input->type), input->data.raw,
+                               input->bytes, output->data.raw, output->bytes, &error)) {
     TF_LITE_KERNEL_LOG(context, "input %s", error.c_str());
     return kTfLiteError;
   }

@@ -34,8 +34,8 @@ struct UnaryModel {
   int input;
   int output;
   UnaryModel(int op, TfLiteType in_type, const std::vector<int>& shape, std::vector<float> in_scale,
-             std::vector<int64_t> in_zp, TfLiteType out_type, std::vector<float> out_scale,
-             std::vector<int64_t> out_zp, int out_axis = 0) {
+             std::vector<int64_t> in_zp, TfLiteType out_type, std::vector<float> out_scale, std::vector<int64_t> out_zp,
+             int out_axis = 0) {
     input = test.AddInput(in_type, shape);
     output = test.AddOutput(out_type, shape);
     if (!in_scale.empty()) test.builder().SetQuantization(input, in_scale, in_zp);
@@ -86,8 +86,8 @@ TEST(QuantizeTest, ValuesBeyondInt32BecomeInt32MinAsOnX86) {
 
 TEST(QuantizeTest, PerChannelOutputUsesEachChannelsScale) {
   // Shape [2, 3] quantized along dimension 1 with scales {1, 0.5, 0.25} and zero points {0, 1, -1}.
-  UnaryModel m(kTfLiteBuiltinQuantize, kTfLiteFloat32, {2, 3}, {}, {}, kTfLiteInt8, {1.f, 0.5f, 0.25f},
-               {0, 1, -1}, /*out_axis=*/1);
+  UnaryModel m(kTfLiteBuiltinQuantize, kTfLiteFloat32, {2, 3}, {}, {}, kTfLiteInt8, {1.f, 0.5f, 0.25f}, {0, 1, -1},
+               /*out_axis=*/1);
   ASSERT_TRUE(m.test.Build().ok());
   // Row 0: 2/1+0 = 2, 2/0.5+1 = 5, 2/0.25-1 = 7. Row 1: -1.5/1 -> -2, -1.5/0.5+1 = -2, 100 -> 127.
   m.test.SetInput<float>(0, {2.f, 2.f, 2.f, -1.5f, -1.5f, 100.f});
@@ -318,8 +318,8 @@ std::vector<T> Expand(const TfLiteSparsity& s, std::vector<int> dims, const std:
   for (int d : dims) count *= static_cast<size_t>(d);
   std::vector<T> dense(count, T(99));
   std::string error;
-  EXPECT_TRUE(sparsity::SparseToDense(s, shape.array, sizeof(T), values.data(), values.size() * sizeof(T),
-                                      dense.data(), dense.size() * sizeof(T), &error))
+  EXPECT_TRUE(sparsity::SparseToDense(s, shape.array, sizeof(T), values.data(), values.size() * sizeof(T), dense.data(),
+                                      dense.size() * sizeof(T), &error))
       << error;
   return dense;
 }
@@ -351,11 +351,10 @@ TEST(SparsityTest, BlockSparseMatrix) {
   // columns 0 and 1, block row 1 stores block column 1; each block's 4 values row-major.
   SparsityBuilder s({0, 1, 2, 3}, {0, 1});
   s.Dense(2).Csr({0, 2, 3}, {0, 1, 1}).Dense(2).Dense(2);
-  EXPECT_EQ(Expand<int8_t>(s.get(), {4, 4}, {1, 0, 0, 4, 2, 3, 0, 0, 5, 0, 0, 6}),
-            (std::vector<int8_t>{1, 0, 2, 3,  //
-                                 0, 4, 0, 0,  //
-                                 0, 0, 5, 0,  //
-                                 0, 0, 0, 6}));
+  EXPECT_EQ(Expand<int8_t>(s.get(), {4, 4}, {1, 0, 0, 4, 2, 3, 0, 0, 5, 0, 0, 6}), (std::vector<int8_t>{1, 0, 2, 3,  //
+                                                                                                        0, 4, 0, 0,  //
+                                                                                                        0, 0, 5, 0,  //
+                                                                                                        0, 0, 0, 6}));
 }
 
 TEST(SparsityTest, BlocksStoredColumnMajor) {
@@ -488,8 +487,8 @@ std::vector<uint8_t> SerializeSparsity(const std::vector<int>& order, const std:
     if (l.format >= 0) format = static_cast<fb::DimensionType>(l.format);
     const auto segments = IndexVector(fbb, l.type, l.segments);
     const auto indices = IndexVector(fbb, l.type, l.indices);
-    metadata.push_back(fb::CreateDimensionMetadata(fbb, format, std::max(l.dense_size, 0), l.type, segments,
-                                                   l.type, indices));
+    metadata.push_back(
+        fb::CreateDimensionMetadata(fbb, format, std::max(l.dense_size, 0), l.type, segments, l.type, indices));
   }
   const auto order_vector = fbb.CreateVector(order);
   const auto map_vector = block_map.empty() ? 0 : fbb.CreateVector(block_map);
@@ -498,8 +497,8 @@ std::vector<uint8_t> SerializeSparsity(const std::vector<int>& order, const std:
 }
 
 TEST(SparsityFromFlatbufferTest, WidensEveryIndexTypeAndExpands) {
-  for (fb::SparseIndexVector type : {fb::SparseIndexVector::Int32Vector, fb::SparseIndexVector::Uint16Vector,
-                                     fb::SparseIndexVector::Uint8Vector}) {
+  for (fb::SparseIndexVector type :
+       {fb::SparseIndexVector::Int32Vector, fb::SparseIndexVector::Uint16Vector, fb::SparseIndexVector::Uint8Vector}) {
     FbLevel rows;
     rows.dense_size = 2;
     FbLevel columns;
@@ -564,8 +563,8 @@ TEST(SparsityFromFlatbufferTest, RefusesMalformedParameters) {
 
 class DensifyHarness {
  public:
-  DensifyHarness(TfLiteType type, const std::vector<int>& shape, TfLiteSparsity* sparsity,
-                 std::vector<uint8_t> values, TfLiteAllocationType input_allocation = kTfLiteMmapRo)
+  DensifyHarness(TfLiteType type, const std::vector<int>& shape, TfLiteSparsity* sparsity, std::vector<uint8_t> values,
+                 TfLiteAllocationType input_allocation = kTfLiteMmapRo)
       : values_(std::move(values)) {
     std::memset(tensors_, 0, sizeof(tensors_));
     TfLiteTensor& in = tensors_[0];
@@ -651,8 +650,7 @@ TEST(DensifyTest, ExpandsBlockSparseInt8IntoAPersistentOutput) {
   EXPECT_EQ(h.output().allocation_type, kTfLitePersistentRo);
   ASSERT_EQ(h.output().bytes, 16u);
   const auto* out = reinterpret_cast<const int8_t*>(h.output().data.raw);
-  EXPECT_EQ(std::vector<int8_t>(out, out + 16),
-            (std::vector<int8_t>{1, 0, 2, 3, 0, 4, 0, 0, 0, 0, 5, 0, 0, 0, 0, 6}));
+  EXPECT_EQ(std::vector<int8_t>(out, out + 16), (std::vector<int8_t>{1, 0, 2, 3, 0, 4, 0, 0, 0, 0, 5, 0, 0, 0, 0, 6}));
 }
 
 TEST(DensifyTest, ExpandsCsrFloat16Weights) {

@@ -19,8 +19,7 @@ using testing::OpTest;
 using Act = fb::ActivationFunctionType;
 
 // A graph input or output with per-tensor quantization.
-int AddQuantizedInput(OpTest& test, TfLiteType type, const std::vector<int>& shape, float scale,
-                      int64_t zero_point) {
+int AddQuantizedInput(OpTest& test, TfLiteType type, const std::vector<int>& shape, float scale, int64_t zero_point) {
   const int tensor = test.AddInput(type, shape);
   test.builder().SetQuantization(tensor, {scale}, {zero_point});
   return tensor;
@@ -49,13 +48,11 @@ struct PoolCase {
 
 void AddPool(OpTest& test, const PoolCase& c) {
   const int input = AddQuantizedInput(test, c.type, c.input_shape, 1.f, 0);
-  const int output =
-      AddQuantizedOutput(test, c.output_type == kTfLiteNoType ? c.type : c.output_type,
-                         c.output_scale, c.output_zero_point);
-  test.AddOp(c.builtin_code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
-             fb::CreatePool2DOptions(test.fbb(), c.padding, c.stride, c.stride, c.filter, c.filter,
-                                     c.activation)
-                 .Union());
+  const int output = AddQuantizedOutput(test, c.output_type == kTfLiteNoType ? c.type : c.output_type, c.output_scale,
+                                        c.output_zero_point);
+  test.AddOp(
+      c.builtin_code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
+      fb::CreatePool2DOptions(test.fbb(), c.padding, c.stride, c.stride, c.filter, c.filter, c.activation).Union());
 }
 
 TEST(QuantizedPoolTest, UInt8AverageRoundsHalvesUp) {
@@ -94,8 +91,8 @@ TEST(QuantizedPoolTest, AverageIgnoresOutputScaleButClampsToItsRelu) {
   OpTest test;
   // TFLite pools the stored values (single-pixel windows copy them here) without rescaling to the
   // output's scale 0.5; its zero point -10 only places the RELU bound.
-  AddPool(test, {kTfLiteBuiltinAveragePool2d, kTfLiteInt8, {1, 2, 2, 1}, fb::Padding::VALID, 1, 1,
-                 Act::RELU, 0.5f, -10});
+  AddPool(test,
+          {kTfLiteBuiltinAveragePool2d, kTfLiteInt8, {1, 2, 2, 1}, fb::Padding::VALID, 1, 1, Act::RELU, 0.5f, -10});
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<int8_t>(0, {-20, -11, 3, 100});
   ASSERT_TRUE(test.Invoke().ok());
@@ -105,8 +102,7 @@ TEST(QuantizedPoolTest, AverageIgnoresOutputScaleButClampsToItsRelu) {
 TEST(QuantizedPoolTest, Int16MaxWithRelu6AndBatches) {
   OpTest test;
   // Scale 0.01: RELU6 clamps to [0, 600].
-  AddPool(test, {kTfLiteBuiltinMaxPool2d, kTfLiteInt16, {2, 2, 2, 1}, fb::Padding::VALID, 1, 2,
-                 Act::RELU6, 0.01f, 0});
+  AddPool(test, {kTfLiteBuiltinMaxPool2d, kTfLiteInt16, {2, 2, 2, 1}, fb::Padding::VALID, 1, 2, Act::RELU6, 0.01f, 0});
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<int16_t>(0, {-5, 12, 300, 7, -32768, -1, -300, -2});
   ASSERT_TRUE(test.Invoke().ok());
@@ -114,8 +110,7 @@ TEST(QuantizedPoolTest, Int16MaxWithRelu6AndBatches) {
   EXPECT_EQ(test.GetOutput<int16_t>(0), (std::vector<int16_t>{300, 0}));
 
   OpTest large;
-  AddPool(large, {kTfLiteBuiltinMaxPool2d, kTfLiteInt16, {1, 2, 2, 1}, fb::Padding::VALID, 1, 2,
-                  Act::RELU6, 0.01f, 0});
+  AddPool(large, {kTfLiteBuiltinMaxPool2d, kTfLiteInt16, {1, 2, 2, 1}, fb::Padding::VALID, 1, 2, Act::RELU6, 0.01f, 0});
   ASSERT_TRUE(large.Build().ok());
   large.SetInput<int16_t>(0, {32767, 5, 0, 0});
   ASSERT_TRUE(large.Invoke().ok());
@@ -144,22 +139,22 @@ TEST(QuantizedPoolTest, RefusesQuantizedL2PoolAndMixedTypes) {
   AddPool(l2, {kTfLiteBuiltinL2Pool2d, kTfLiteInt8, {1, 2, 2, 1}, fb::Padding::VALID, 1, 2});
   EXPECT_FALSE(l2.Build().ok());
   OpTest mixed;
-  AddPool(mixed, {kTfLiteBuiltinMaxPool2d, kTfLiteInt8, {1, 2, 2, 1}, fb::Padding::VALID, 1, 2,
-                  Act::NONE, 1.f, 0, kTfLiteUInt8});
+  AddPool(
+      mixed,
+      {kTfLiteBuiltinMaxPool2d, kTfLiteInt8, {1, 2, 2, 1}, fb::Padding::VALID, 1, 2, Act::NONE, 1.f, 0, kTfLiteUInt8});
   EXPECT_FALSE(mixed.Build().ok());
   // TFLite's pooling refuses int32 only when it runs.
   OpTest int32;
-  AddPool(int32, {kTfLiteBuiltinAveragePool2d, kTfLiteInt32, {1, 2, 2, 1}, fb::Padding::VALID, 1,
-                  2});
+  AddPool(int32, {kTfLiteBuiltinAveragePool2d, kTfLiteInt32, {1, 2, 2, 1}, fb::Padding::VALID, 1, 2});
   ASSERT_TRUE(int32.Build().ok());
   EXPECT_FALSE(int32.Invoke().ok());
 }
 
 // ---- SOFTMAX
 
-void AddSoftmax(OpTest& test, TfLiteType input_type, const std::vector<int>& shape,
-                float input_scale, int64_t input_zero_point, TfLiteType output_type,
-                float output_scale, int64_t output_zero_point, float beta = 1.f) {
+void AddSoftmax(OpTest& test, TfLiteType input_type, const std::vector<int>& shape, float input_scale,
+                int64_t input_zero_point, TfLiteType output_type, float output_scale, int64_t output_zero_point,
+                float beta = 1.f) {
   const int input = AddQuantizedInput(test, input_type, shape, input_scale, input_zero_point);
   const int output = AddQuantizedOutput(test, output_type, output_scale, output_zero_point);
   test.AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
@@ -230,8 +225,8 @@ TEST(QuantizedSoftmaxTest, RefusesOutputFormats) {
 
 // ---- LOG_SOFTMAX
 
-void AddLogSoftmax(OpTest& test, TfLiteType type, const std::vector<int>& shape, float input_scale,
-                   float output_scale, int64_t output_zero_point) {
+void AddLogSoftmax(OpTest& test, TfLiteType type, const std::vector<int>& shape, float input_scale, float output_scale,
+                   int64_t output_zero_point) {
   const int input = AddQuantizedInput(test, type, shape, input_scale, 0);
   const int output = AddQuantizedOutput(test, type, output_scale, output_zero_point);
   test.AddOp(kTfLiteBuiltinLogSoftmax, {input}, {output}, fb::BuiltinOptions::LogSoftmaxOptions,
@@ -274,8 +269,8 @@ TEST(QuantizedLogSoftmaxTest, RefusesOtherOutputFormats) {
 
 // ---- L2_NORMALIZATION
 
-void AddL2Norm(OpTest& test, TfLiteType type, const std::vector<int>& shape,
-               int64_t input_zero_point, float output_scale, int64_t output_zero_point) {
+void AddL2Norm(OpTest& test, TfLiteType type, const std::vector<int>& shape, int64_t input_zero_point,
+               float output_scale, int64_t output_zero_point) {
   const int input = AddQuantizedInput(test, type, shape, 0.1f, input_zero_point);
   const int output = AddQuantizedOutput(test, type, output_scale, output_zero_point);
   test.AddOp(kTfLiteBuiltinL2Normalization, {input}, {output}, fb::BuiltinOptions::L2NormOptions,
@@ -342,15 +337,11 @@ void AddResize(OpTest& test, int builtin_code, TfLiteType type, const std::vecto
   const int size_tensor = test.AddConst<int32_t>(kTfLiteInt32, {2}, size);
   const int output = AddQuantizedOutput(test, type, 0.5f, 0);
   if (builtin_code == kTfLiteBuiltinResizeBilinear) {
-    test.AddOp(builtin_code, {input, size_tensor}, {output},
-               fb::BuiltinOptions::ResizeBilinearOptions,
-               fb::CreateResizeBilinearOptions(test.fbb(), align_corners, half_pixel_centers)
-                   .Union());
+    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeBilinearOptions,
+               fb::CreateResizeBilinearOptions(test.fbb(), align_corners, half_pixel_centers).Union());
   } else {
-    test.AddOp(builtin_code, {input, size_tensor}, {output},
-               fb::BuiltinOptions::ResizeNearestNeighborOptions,
-               fb::CreateResizeNearestNeighborOptions(test.fbb(), align_corners, half_pixel_centers)
-                   .Union());
+    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeNearestNeighborOptions,
+               fb::CreateResizeNearestNeighborOptions(test.fbb(), align_corners, half_pixel_centers).Union());
   }
 }
 
@@ -381,14 +372,12 @@ TEST(QuantizedResizeBilinearTest, Int16HalfPixelCentersWithTwoChannels) {
   test.SetInput<int16_t>(0, {0, 1000, 100, -1000});
   ASSERT_TRUE(test.Invoke().ok());
   // Source columns -0.25, 0.25, 0.75, 1.25 act as 0, 0.25, 0.75, 1.
-  EXPECT_EQ(test.GetOutput<int16_t>(0),
-            (std::vector<int16_t>{0, 1000, 25, 500, 75, -500, 100, -1000}));
+  EXPECT_EQ(test.GetOutput<int16_t>(0), (std::vector<int16_t>{0, 1000, 25, 500, 75, -500, 100, -1000}));
 }
 
 TEST(QuantizedResizeBilinearTest, Int8RoundedUpScaleReadsPastTheRowAsTFLiteDoes) {
   OpTest test;
-  AddResize(test, kTfLiteBuiltinResizeBilinear, kTfLiteInt8, {1, 2, 33, 1}, {2, 513}, false,
-            false);
+  AddResize(test, kTfLiteBuiltinResizeBilinear, kTfLiteInt8, {1, 2, 33, 1}, {2, 513}, false, false);
   ASSERT_TRUE(test.Build().ok());
   std::vector<int8_t> input(66);
   for (int i = 0; i < 33; ++i) {
@@ -411,8 +400,7 @@ TEST(QuantizedResizeNearestNeighborTest, UInt8FixedPointPicksAnotherPixelThanFlo
   // 2 -> 82 columns: column 41's source is 41 * (2/82) = 0.99999994 in float (pixel 0), but
   // 41 * ((2 << 16) / 82 + 1) >> 16 = 1 in the uint8 kernel's 16.16 fixed point.
   OpTest uint8_test;
-  AddResize(uint8_test, kTfLiteBuiltinResizeNearestNeighbor, kTfLiteUInt8, {1, 1, 2, 1}, {1, 82},
-            false, false);
+  AddResize(uint8_test, kTfLiteBuiltinResizeNearestNeighbor, kTfLiteUInt8, {1, 1, 2, 1}, {1, 82}, false, false);
   ASSERT_TRUE(uint8_test.Build().ok());
   uint8_test.SetInput<uint8_t>(0, {10, 20});
   ASSERT_TRUE(uint8_test.Invoke().ok());
@@ -423,8 +411,7 @@ TEST(QuantizedResizeNearestNeighborTest, UInt8FixedPointPicksAnotherPixelThanFlo
   EXPECT_EQ(unsigned_output[42], 20);
 
   OpTest int8_test;
-  AddResize(int8_test, kTfLiteBuiltinResizeNearestNeighbor, kTfLiteInt8, {1, 1, 2, 1}, {1, 82},
-            false, false);
+  AddResize(int8_test, kTfLiteBuiltinResizeNearestNeighbor, kTfLiteInt8, {1, 1, 2, 1}, {1, 82}, false, false);
   ASSERT_TRUE(int8_test.Build().ok());
   int8_test.SetInput<int8_t>(0, {10, 20});
   ASSERT_TRUE(int8_test.Invoke().ok());
@@ -435,18 +422,15 @@ TEST(QuantizedResizeNearestNeighborTest, UInt8FixedPointPicksAnotherPixelThanFlo
 
 TEST(QuantizedResizeNearestNeighborTest, Int16AlignCornersRoundsAndUInt8HalfPixel) {
   OpTest int16_test;
-  AddResize(int16_test, kTfLiteBuiltinResizeNearestNeighbor, kTfLiteInt16, {1, 1, 3, 1}, {1, 5},
-            true, false);
+  AddResize(int16_test, kTfLiteBuiltinResizeNearestNeighbor, kTfLiteInt16, {1, 1, 3, 1}, {1, 5}, true, false);
   ASSERT_TRUE(int16_test.Build().ok());
   int16_test.SetInput<int16_t>(0, {-300, 7, 32767});
   ASSERT_TRUE(int16_test.Invoke().ok());
   // Sources 0, 0.5, 1, 1.5, 2 rounded (halves away from zero): 0, 1, 1, 2, 2.
-  EXPECT_EQ(int16_test.GetOutput<int16_t>(0),
-            (std::vector<int16_t>{-300, 7, 7, 32767, 32767}));
+  EXPECT_EQ(int16_test.GetOutput<int16_t>(0), (std::vector<int16_t>{-300, 7, 7, 32767, 32767}));
 
   OpTest uint8_test;
-  AddResize(uint8_test, kTfLiteBuiltinResizeNearestNeighbor, kTfLiteUInt8, {1, 1, 2, 1}, {1, 3},
-            false, true);
+  AddResize(uint8_test, kTfLiteBuiltinResizeNearestNeighbor, kTfLiteUInt8, {1, 1, 2, 1}, {1, 3}, false, true);
   ASSERT_TRUE(uint8_test.Build().ok());
   uint8_test.SetInput<uint8_t>(0, {1, 2});
   ASSERT_TRUE(uint8_test.Invoke().ok());
@@ -457,8 +441,7 @@ TEST(QuantizedResizeNearestNeighborTest, Int16AlignCornersRoundsAndUInt8HalfPixe
 TEST(QuantizedResizeTest, RefusesInt32AndMixedTypes) {
   // TFLite's RESIZE_BILINEAR refuses int32 only when it runs.
   OpTest bilinear;
-  AddResize(bilinear, kTfLiteBuiltinResizeBilinear, kTfLiteInt32, {1, 2, 2, 1}, {3, 3}, false,
-            false);
+  AddResize(bilinear, kTfLiteBuiltinResizeBilinear, kTfLiteInt32, {1, 2, 2, 1}, {3, 3}, false, false);
   ASSERT_TRUE(bilinear.Build().ok());
   EXPECT_FALSE(bilinear.Invoke().ok());
 

@@ -45,8 +45,7 @@ TfLiteStatus TileShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sha
   Shape out(rank);
   for (int i = 0; i < rank; ++i) {
     if (multiples[i] < 0) {
-      TF_LITE_KERNEL_LOG(context, "TILE: negative multiple %lld",
-                         static_cast<long long>(multiples[i]));
+      TF_LITE_KERNEL_LOG(context, "TILE: negative multiple %lld", static_cast<long long>(multiples[i]));
       return kTfLiteError;
     }
     const int64_t d = input->dims->data[i] * multiples[i];
@@ -68,7 +67,8 @@ TfLiteStatus TilePrepare(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteInt8:
     case kTfLiteInt32:
     case kTfLiteInt64:
-    case kTfLiteBool: break;
+    case kTfLiteBool:
+      break;
     default:
       TF_LITE_KERNEL_LOG(context, "TILE: type %s is not supported", TfLiteTypeGetName(input->type));
       return kTfLiteError;
@@ -104,17 +104,16 @@ TfLiteStatus TransposePerm(TfLiteContext* context, TfLiteNode* node, std::vector
   TF_LITE_ENSURE_OK(context, ReadInts(context, "TRANSPOSE", "perm", perm_t, &values));
   const int rank = NumDimensions(input);
   if (static_cast<int>(values.size()) != rank) {
-    TF_LITE_KERNEL_LOG(context, "TRANSPOSE: perm has %d entries, input rank is %d",
-                       static_cast<int>(values.size()), rank);
+    TF_LITE_KERNEL_LOG(context, "TRANSPOSE: perm has %d entries, input rank is %d", static_cast<int>(values.size()),
+                       rank);
     return kTfLiteError;
   }
   std::vector<bool> seen(rank, false);
   perm->resize(rank);
   for (int i = 0; i < rank; ++i) {
     if (values[i] < 0 || values[i] >= rank || seen[values[i]]) {
-      TF_LITE_KERNEL_LOG(context,
-                         "TRANSPOSE: perm is not a permutation of 0..%d (entry %d is %lld)",
-                         rank - 1, i, static_cast<long long>(values[i]));
+      TF_LITE_KERNEL_LOG(context, "TRANSPOSE: perm is not a permutation of 0..%d (entry %d is %lld)", rank - 1, i,
+                         static_cast<long long>(values[i]));
       return kTfLiteError;
     }
     seen[values[i]] = true;
@@ -165,8 +164,7 @@ TfLiteStatus PackPrepare(TfLiteContext* context, TfLiteNode* node) {
   const int n = NumInputs(node);
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, "PACK", 1, 1 << 20, 1));
   if (params.values_count != 0 && params.values_count != n) {
-    TF_LITE_KERNEL_LOG(context, "PACK: values_count is %d but the op has %d inputs",
-                       params.values_count, n);
+    TF_LITE_KERNEL_LOG(context, "PACK: values_count is %d but the op has %d inputs", params.values_count, n);
     return kTfLiteError;
   }
   const TfLiteTensor* input0;
@@ -176,8 +174,7 @@ TfLiteStatus PackPrepare(TfLiteContext* context, TfLiteNode* node) {
   const int rank = NumDimensions(input0);
   int axis;
   if (!NormalizeAxis(params.axis, rank + 1, &axis)) {
-    TF_LITE_KERNEL_LOG(context, "PACK: axis %d is out of range for inputs of rank %d", params.axis,
-                       rank);
+    TF_LITE_KERNEL_LOG(context, "PACK: axis %d is out of range for inputs of rank %d", params.axis, rank);
     return kTfLiteError;
   }
   for (int i = 0; i < n; ++i) {
@@ -211,8 +208,7 @@ TfLiteStatus PackEval(TfLiteContext* context, TfLiteNode* node) {
   for (int i = 0; i < n; ++i) {
     const TfLiteTensor* t = GetInput(context, node, i);
     for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(output->data.raw + (o * n + i) * inner_bytes, t->data.raw_const + o * inner_bytes,
-                  inner_bytes);
+      std::memcpy(output->data.raw + (o * n + i) * inner_bytes, t->data.raw_const + o * inner_bytes, inner_bytes);
     }
   }
   return kTfLiteOk;
@@ -231,8 +227,7 @@ TfLiteStatus UnpackPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   const int n = NumOutputs(node);
   if (input->dims->data[axis] != n || (params.num != 0 && params.num != n)) {
-    TF_LITE_KERNEL_LOG(context,
-                       "UNPACK: dimension %d has size %d, but the op has %d outputs (num %d)", axis,
+    TF_LITE_KERNEL_LOG(context, "UNPACK: dimension %d has size %d, but the op has %d outputs (num %d)", axis,
                        input->dims->data[axis], n, params.num);
     return kTfLiteError;
   }
@@ -262,8 +257,7 @@ TfLiteStatus UnpackEval(TfLiteContext* context, TfLiteNode* node) {
   for (int i = 0; i < n; ++i) {
     TfLiteTensor* output = GetOutput(context, node, i);
     for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(output->data.raw + o * inner_bytes,
-                  input->data.raw_const + (o * n + i) * inner_bytes, inner_bytes);
+      std::memcpy(output->data.raw + o * inner_bytes, input->data.raw_const + (o * n + i) * inner_bytes, inner_bytes);
     }
   }
   return kTfLiteOk;
@@ -288,15 +282,14 @@ TfLiteStatus BlockPrepare(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteUInt8:
     case kTfLiteInt8:
     case kTfLiteInt32:
-    case kTfLiteInt64: break;
+    case kTfLiteInt64:
+      break;
     default:
-      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op,
-                         TfLiteTypeGetName(input->type));
+      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op, TfLiteTypeGetName(input->type));
       return kTfLiteError;
   }
   if (NumDimensions(input) != 4) {
-    TF_LITE_KERNEL_LOG(context, "%s: input must be 4-D (NHWC), has rank %d", op,
-                       NumDimensions(input));
+    TF_LITE_KERNEL_LOG(context, "%s: input must be 4-D (NHWC), has rank %d", op, NumDimensions(input));
     return kTfLiteError;
   }
   if (bs < 1) {
@@ -306,15 +299,13 @@ TfLiteStatus BlockPrepare(TfLiteContext* context, TfLiteNode* node) {
   const int* d = input->dims->data;
   if (kDepthToSpace) {
     if (d[3] % (bs * bs) != 0) {
-      TF_LITE_KERNEL_LOG(context, "%s: depth %d is not a multiple of block_size^2 = %d", op, d[3],
-                         bs * bs);
+      TF_LITE_KERNEL_LOG(context, "%s: depth %d is not a multiple of block_size^2 = %d", op, d[3], bs * bs);
       return kTfLiteError;
     }
     return ResizeOutput(context, output, {d[0], d[1] * bs, d[2] * bs, d[3] / (bs * bs)});
   }
   if (d[1] % bs != 0 || d[2] % bs != 0) {
-    TF_LITE_KERNEL_LOG(context, "%s: height %d and width %d must be multiples of block_size %d", op,
-                       d[1], d[2], bs);
+    TF_LITE_KERNEL_LOG(context, "%s: height %d and width %d must be multiples of block_size %d", op, d[1], d[2], bs);
     return kTfLiteError;
   }
   return ResizeOutput(context, output, {d[0], d[1] / bs, d[2] / bs, d[3] * bs * bs});
@@ -342,16 +333,12 @@ TfLiteStatus BlockEval(TfLiteContext* context, TfLiteNode* node) {
       for (int x = 0; x < w; ++x) {
         for (int by = 0; by < bs; ++by) {
           for (int bx = 0; bx < bs; ++bx) {
-            const int64_t deep_off =
-                (((int64_t{b} * h + y) * w + x) * bs * bs + (by * bs + bx)) * depth;
-            const int64_t wide_off =
-                ((int64_t{b} * wide_h + (y * bs + by)) * wide_w + (x * bs + bx)) * depth;
+            const int64_t deep_off = (((int64_t{b} * h + y) * w + x) * bs * bs + (by * bs + bx)) * depth;
+            const int64_t wide_off = ((int64_t{b} * wide_h + (y * bs + by)) * wide_w + (x * bs + bx)) * depth;
             if (kDepthToSpace) {
-              std::memcpy(output->data.raw + wide_off * elem,
-                          input->data.raw_const + deep_off * elem, run);
+              std::memcpy(output->data.raw + wide_off * elem, input->data.raw_const + deep_off * elem, run);
             } else {
-              std::memcpy(output->data.raw + deep_off * elem,
-                          input->data.raw_const + wide_off * elem, run);
+              std::memcpy(output->data.raw + deep_off * elem, input->data.raw_const + wide_off * elem, run);
             }
           }
         }
@@ -388,8 +375,7 @@ TfLiteStatus ReverseEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   TfLiteTensor* output = GetOutput(context, node, 0);
   std::vector<int64_t> axes;
-  TF_LITE_ENSURE_OK(context,
-                    ReadInts(context, "REVERSE_V2", "axis", GetInput(context, node, 1), &axes));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, "REVERSE_V2", "axis", GetInput(context, node, 1), &axes));
   const Shape shape = ShapeOf(input);
   const int rank = static_cast<int>(shape.size());
   std::vector<bool> reversed(rank, false);

@@ -49,9 +49,8 @@ class RawModel {
   flatbuffers::FlatBufferBuilder& fbb() { return fbb_; }
 
   // A tensor; `scale` 0 means not quantized.
-  int AddTensor(TfLiteType type, const std::vector<int>& shape, float scale = 0.0f,
-                int64_t zero_point = 0, bool is_variable = false, const void* data = nullptr,
-                size_t bytes = 0) {
+  int AddTensor(TfLiteType type, const std::vector<int>& shape, float scale = 0.0f, int64_t zero_point = 0,
+                bool is_variable = false, const void* data = nullptr, size_t bytes = 0) {
     uint32_t buffer = 0;
     if (data != nullptr) {
       const auto* begin = static_cast<const uint8_t*>(data);
@@ -63,21 +62,18 @@ class RawModel {
     if (scale != 0.0f) {
       const std::vector<float> scales = {scale};
       const std::vector<int64_t> zero_points = {zero_point};
-      quantization =
-          fb::CreateQuantizationParametersDirect(fbb_, nullptr, nullptr, &scales, &zero_points);
+      quantization = fb::CreateQuantizationParametersDirect(fbb_, nullptr, nullptr, &scales, &zero_points);
     }
     const std::string name = "t" + std::to_string(tensors_.size());
-    tensors_.push_back(fb::CreateTensorDirect(fbb_, &shape, SchemaType(type), buffer, name.c_str(),
-                                              quantization, is_variable));
+    tensors_.push_back(
+        fb::CreateTensorDirect(fbb_, &shape, SchemaType(type), buffer, name.c_str(), quantization, is_variable));
     return static_cast<int>(tensors_.size() - 1);
   }
   template <typename T>
-  int AddConst(TfLiteType type, const std::vector<int>& shape, const std::vector<T>& values,
-               float scale = 0.0f) {
+  int AddConst(TfLiteType type, const std::vector<int>& shape, const std::vector<T>& values, float scale = 0.0f) {
     return AddTensor(type, shape, scale, 0, false, values.data(), values.size() * sizeof(T));
   }
-  int AddInput(TfLiteType type, const std::vector<int>& shape, float scale = 0.0f,
-               int64_t zero_point = 0) {
+  int AddInput(TfLiteType type, const std::vector<int>& shape, float scale = 0.0f, int64_t zero_point = 0) {
     inputs_.push_back(AddTensor(type, shape, scale, zero_point));
     return inputs_.back();
   }
@@ -85,21 +81,19 @@ class RawModel {
     outputs_.push_back(AddTensor(type, {}, scale, zero_point));
     return outputs_.back();
   }
-  int AddState(TfLiteType type, const std::vector<int>& shape, float scale = 0.0f,
-               int64_t zero_point = 0) {
+  int AddState(TfLiteType type, const std::vector<int>& shape, float scale = 0.0f, int64_t zero_point = 0) {
     return AddTensor(type, shape, scale, zero_point, /*is_variable=*/true);
   }
 
-  void AddOp(fb::BuiltinOperator op, const std::vector<int>& inputs,
-             const std::vector<int>& outputs, const std::vector<int>& intermediates,
-             fb::BuiltinOptions options_type, flatbuffers::Offset<void> options) {
+  void AddOp(fb::BuiltinOperator op, const std::vector<int>& inputs, const std::vector<int>& outputs,
+             const std::vector<int>& intermediates, fb::BuiltinOptions options_type,
+             flatbuffers::Offset<void> options) {
     uint32_t opcode = 0;
     while (opcode < opcodes_.size() && opcodes_[opcode] != op) ++opcode;
     if (opcode == opcodes_.size()) opcodes_.push_back(op);
-    operators_.push_back(
-        fb::CreateOperatorDirect(fbb_, opcode, &inputs, &outputs, options_type, options, nullptr,
-                                 fb::CustomOptionsFormat::FLEXBUFFERS, nullptr,
-                                 intermediates.empty() ? nullptr : &intermediates));
+    operators_.push_back(fb::CreateOperatorDirect(fbb_, opcode, &inputs, &outputs, options_type, options, nullptr,
+                                                  fb::CustomOptionsFormat::FLEXBUFFERS, nullptr,
+                                                  intermediates.empty() ? nullptr : &intermediates));
   }
 
   // Serializes, loads, creates the reference interpreter and allocates tensors.
@@ -110,10 +104,8 @@ class RawModel {
     }
     const std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs = {
         fb::CreateSubGraphDirect(fbb_, &tensors_, &inputs_, &outputs_, &operators_)};
-    fbb_.Finish(fb::CreateModelDirect(fbb_, 3, &codes, &subgraphs, "recurrent_test", &buffers_),
-                "TFL3");
-    const std::vector<uint8_t> bytes(fbb_.GetBufferPointer(),
-                                     fbb_.GetBufferPointer() + fbb_.GetSize());
+    fbb_.Finish(fb::CreateModelDirect(fbb_, 3, &codes, &subgraphs, "recurrent_test", &buffers_), "TFL3");
+    const std::vector<uint8_t> bytes(fbb_.GetBufferPointer(), fbb_.GetBufferPointer() + fbb_.GetSize());
     StatusOr<std::shared_ptr<const Model>> model = Model::FromBuffer(bytes, "recurrent_test");
     if (!model.ok()) return model.status();
     model_ = model.value();
@@ -136,9 +128,7 @@ class RawModel {
   std::vector<T> GetOutput(int position) {
     return testing::TensorValues<T>(interpreter_->output_tensor(position));
   }
-  std::vector<int> GetOutputShape(int position) {
-    return testing::TensorShape(interpreter_->output_tensor(position));
-  }
+  std::vector<int> GetOutputShape(int position) { return testing::TensorShape(interpreter_->output_tensor(position)); }
 
  private:
   flatbuffers::FlatBufferBuilder fbb_;
@@ -159,8 +149,7 @@ std::vector<T> Pattern(int count, int lo, int hi, uint32_t seed) {
   uint32_t state = seed * 2654435761u + 1;
   for (T& value : values) {
     state = state * 1664525u + 1013904223u;
-    value =
-        static_cast<T>(lo + static_cast<int>((state >> 8) % static_cast<uint32_t>(hi - lo + 1)));
+    value = static_cast<T>(lo + static_cast<int>((state >> 8) % static_cast<uint32_t>(hi - lo + 1)));
   }
   return values;
 }

@@ -45,20 +45,18 @@ inline std::string ShapeString(const int* data, int size) {
   return text + "]";
 }
 
-inline TfLiteStatus CheckType(TfLiteContext* context, const TfLiteTensor* tensor, const char* what,
-                              int index, const char* name, TfLiteType type) {
+inline TfLiteStatus CheckType(TfLiteContext* context, const TfLiteTensor* tensor, const char* what, int index,
+                              const char* name, TfLiteType type) {
   if (tensor->type == type) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "%s %d (%s) has type %s, expected %s", what, index, name,
-                     TfLiteTypeGetName(tensor->type), TfLiteTypeGetName(type));
+  TF_LITE_KERNEL_LOG(context, "%s %d (%s) has type %s, expected %s", what, index, name, TfLiteTypeGetName(tensor->type),
+                     TfLiteTypeGetName(type));
   return kTfLiteError;
 }
 
 // The affine quantization of a tensor, or null (with a message naming `what`) when it has none.
-inline const TfLiteAffineQuantization* RequireQuantization(TfLiteContext* context,
-                                                           const TfLiteTensor* tensor,
+inline const TfLiteAffineQuantization* RequireQuantization(TfLiteContext* context, const TfLiteTensor* tensor,
                                                            const std::string& what) {
-  if (tensor->quantization.type == kTfLiteAffineQuantization &&
-      tensor->quantization.params != nullptr) {
+  if (tensor->quantization.type == kTfLiteAffineQuantization && tensor->quantization.params != nullptr) {
     const auto* affine = static_cast<const TfLiteAffineQuantization*>(tensor->quantization.params);
     if (affine->scale != nullptr && affine->scale->size > 0 && affine->zero_point != nullptr &&
         affine->zero_point->size > 0) {

@@ -41,8 +41,8 @@ struct Reduction {
   std::vector<int64_t> raw_axes;
 };
 
-TfLiteStatus ResolveReduction(TfLiteContext* context, TfLiteNode* node, const char* op,
-                              Reduction* r, Shape* output_shape) {
+TfLiteStatus ResolveReduction(TfLiteContext* context, TfLiteNode* node, const char* op, Reduction* r,
+                              Shape* output_shape) {
   const TfLiteReducerParams params = ParamsOrDefault<TfLiteReducerParams>(node);
   const TfLiteTensor* input = GetInput(context, node, 0);
   const TfLiteTensor* axis_t = GetInput(context, node, 1);
@@ -56,8 +56,7 @@ TfLiteStatus ResolveReduction(TfLiteContext* context, TfLiteNode* node, const ch
     for (int64_t a : r->raw_axes) {
       int axis;
       if (!NormalizeAxis(a, rank, &axis)) {
-        TF_LITE_KERNEL_LOG(context, "%s: axis %lld is out of range for rank %d", op,
-                           static_cast<long long>(a), rank);
+        TF_LITE_KERNEL_LOG(context, "%s: axis %lld is out of range for rank %d", op, static_cast<long long>(a), rank);
         return kTfLiteError;
       }
       if (!reduced[axis]) r->axes.push_back(axis);
@@ -137,13 +136,20 @@ constexpr bool IsLogical(ReduceKind kind) { return kind == ReduceKind::kAny || k
 
 const char* ReduceName(ReduceKind kind) {
   switch (kind) {
-    case ReduceKind::kMean: return "MEAN";
-    case ReduceKind::kSum: return "SUM";
-    case ReduceKind::kProd: return "REDUCE_PROD";
-    case ReduceKind::kMax: return "REDUCE_MAX";
-    case ReduceKind::kMin: return "REDUCE_MIN";
-    case ReduceKind::kAny: return "REDUCE_ANY";
-    case ReduceKind::kAll: return "REDUCE_ALL";
+    case ReduceKind::kMean:
+      return "MEAN";
+    case ReduceKind::kSum:
+      return "SUM";
+    case ReduceKind::kProd:
+      return "REDUCE_PROD";
+    case ReduceKind::kMax:
+      return "REDUCE_MAX";
+    case ReduceKind::kMin:
+      return "REDUCE_MIN";
+    case ReduceKind::kAny:
+      return "REDUCE_ANY";
+    case ReduceKind::kAll:
+      return "REDUCE_ALL";
   }
   return "reduction";
 }
@@ -173,15 +179,16 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
   TF_LITE_ENSURE_OK(context, CheckSameType(context, op, output, input, "output", "input"));
   if (axis->type != kTfLiteInt32) {  // TFLite 2.14 refuses INT64 axes here
-    TF_LITE_KERNEL_LOG(context, "%s: axis must be INT32, got %s", op,
-                       TfLiteTypeGetName(axis->type));
+    TF_LITE_KERNEL_LOG(context, "%s: axis must be INT32, got %s", op, TfLiteTypeGetName(axis->type));
     return kTfLiteError;
   }
   bool type_ok = false;
   switch (input->type) {
     case kTfLiteFloat32:
     case kTfLiteInt32:
-    case kTfLiteInt64: type_ok = !IsLogical(kKind); break;
+    case kTfLiteInt64:
+      type_ok = !IsLogical(kKind);
+      break;
     case kTfLiteUInt8:
     case kTfLiteInt8:
     case kTfLiteInt16:
@@ -191,18 +198,19 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
         type_ok = false;
       }
       break;
-    case kTfLiteBool: type_ok = IsLogical(kKind); break;
-    default: break;
+    case kTfLiteBool:
+      type_ok = IsLogical(kKind);
+      break;
+    default:
+      break;
   }
   if (!type_ok) {
-    TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op,
-                       TfLiteTypeGetName(input->type));
+    TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op, TfLiteTypeGetName(input->type));
     return kTfLiteError;
   }
-  const bool same_scale = input->params.scale == output->params.scale &&
-                          input->params.zero_point == output->params.zero_point;
-  if ((kKind == ReduceKind::kMax || kKind == ReduceKind::kMin) && IsQuantized8or16(input) &&
-      !same_scale) {
+  const bool same_scale =
+      input->params.scale == output->params.scale && input->params.zero_point == output->params.zero_point;
+  if ((kKind == ReduceKind::kMax || kKind == ReduceKind::kMin) && IsQuantized8or16(input) && !same_scale) {
     TF_LITE_KERNEL_LOG(context, "%s: input and output quantization must be the same", op);
     return kTfLiteError;
   }
@@ -211,8 +219,7 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
     return RefuseAtInvoke(context, node, "SUM: INT16 input and output quantization must be the same");
   }
   if ((kKind == ReduceKind::kMean || kKind == ReduceKind::kSum || kKind == ReduceKind::kProd) &&
-      input->type == kTfLiteInt16 &&
-      (input->params.zero_point != 0 || output->params.zero_point != 0)) {
+      input->type == kTfLiteInt16 && (input->params.zero_point != 0 || output->params.zero_point != 0)) {
     TF_LITE_KERNEL_LOG(context, "%s: INT16 zero points must be 0", op);
     return kTfLiteError;
   }
@@ -227,8 +234,7 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
 // - every other case: (sum - n * in_zp) rescaled by in_scale / out_scale with 1/n folded into the
 //   multiplier (reference QuantizedMeanOrSum), plus out_zp, saturated.
 template <typename T>
-void QuantizedMean(const Reduction& r, bool keep_dims, const TfLiteTensor* input,
-                   TfLiteTensor* output) {
+void QuantizedMean(const Reduction& r, bool keep_dims, const TfLiteTensor* input, TfLiteTensor* output) {
   const T* in = reinterpret_cast<const T*>(input->data.raw_const);
   T* out = reinterpret_cast<T*>(output->data.raw);
   const float in_scale = input->params.scale, out_scale = output->params.scale;
@@ -246,9 +252,8 @@ void QuantizedMean(const Reduction& r, bool keep_dims, const TfLiteTensor* input
   }
   std::vector<int32_t> sum(r.output_size, 0);
   FoldInto(r, in, sum.data(), [](int32_t a, T v) { return a + static_cast<int32_t>(v); });
-  const bool spatial_4d =
-      keep_dims && r.input_shape.size() == 4 && r.raw_axis_count == 2 &&
-      ((r.raw_axes[0] == 1 && r.raw_axes[1] == 2) || (r.raw_axes[0] == 2 && r.raw_axes[1] == 1));
+  const bool spatial_4d = keep_dims && r.input_shape.size() == 4 && r.raw_axis_count == 2 &&
+                          ((r.raw_axes[0] == 1 && r.raw_axes[1] == 2) || (r.raw_axes[0] == 2 && r.raw_axes[1] == 1));
   if (spatial_4d && !std::is_same<T, int16_t>::value) {
     float bias_f = in_zp * in_scale / out_scale;
     bias_f = bias_f > 0 ? bias_f + 0.5f : bias_f - 0.5f;
@@ -258,15 +263,13 @@ void QuantizedMean(const Reduction& r, bool keep_dims, const TfLiteTensor* input
     int shift;
     QuantizeMultiplier(static_cast<double>(real_scale), &multiplier, &shift);
     for (int64_t i = 0; i < r.output_size; ++i) {
-      out[i] = SaturateTo<T>(
-          static_cast<int64_t>(MultiplyByQuantizedMultiplier(sum[i], multiplier, shift)) + bias);
+      out[i] = SaturateTo<T>(static_cast<int64_t>(MultiplyByQuantizedMultiplier(sum[i], multiplier, shift)) + bias);
     }
     return;
   }
   int32_t multiplier;
   int shift;
-  QuantizeMultiplier(static_cast<double>(in_scale) / static_cast<double>(out_scale), &multiplier,
-                     &shift);
+  QuantizeMultiplier(static_cast<double>(in_scale) / static_cast<double>(out_scale), &multiplier, &shift);
   // Fold 1/n into the multiplier: shift left by floor(log2(n)) first to keep precision.
   int n_shift = 0;
   while ((int64_t{2} << n_shift) <= n) ++n_shift;
@@ -276,8 +279,7 @@ void QuantizedMean(const Reduction& r, bool keep_dims, const TfLiteTensor* input
   shift -= n_shift;
   for (int64_t i = 0; i < r.output_size; ++i) {
     const int32_t shifted = static_cast<int32_t>(sum[i] - static_cast<int64_t>(in_zp) * n);
-    out[i] = SaturateTo<T>(
-        static_cast<int64_t>(MultiplyByQuantizedMultiplier(shifted, multiplier, shift)) + out_zp);
+    out[i] = SaturateTo<T>(static_cast<int64_t>(MultiplyByQuantizedMultiplier(shifted, multiplier, shift)) + out_zp);
   }
 }
 
@@ -297,8 +299,7 @@ void QuantizedSum(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* o
   const float scale = input->params.scale / output->params.scale;
   const float bias = -input->params.zero_point * scale * static_cast<float>(r.reduced_count);
   for (int64_t i = 0; i < r.output_size; ++i) {
-    const int64_t value =
-        static_cast<int64_t>(std::round(sum[i] * scale + bias)) + output->params.zero_point;
+    const int64_t value = static_cast<int64_t>(std::round(sum[i] * scale + bias)) + output->params.zero_point;
     out[i] = SaturateTo<T>(value);
   }
 }
@@ -310,9 +311,9 @@ void QuantizedProd(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* 
   const T* in = reinterpret_cast<const T*>(input->data.raw_const);
   T* out = reinterpret_cast<T*>(output->data.raw);
   if (r.output_size == 0 || r.reduced_count == 0) return;
-  const double scaling = static_cast<double>(input->params.scale) /
-                         std::pow(static_cast<double>(output->params.scale),
-                                  1.0 / static_cast<double>(r.reduced_count));
+  const double scaling =
+      static_cast<double>(input->params.scale) /
+      std::pow(static_cast<double>(output->params.scale), 1.0 / static_cast<double>(r.reduced_count));
   int32_t multiplier;
   int shift;
   QuantizeMultiplier(scaling, &multiplier, &shift);
@@ -326,13 +327,11 @@ void QuantizedProd(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* 
   FoldInto(r, in, state.data(), [&](State s, T v) {
     const int32_t x = static_cast<int32_t>(v) - in_zp;
     if (s.first) return State{x, false};
-    return State{
-        MultiplyByQuantizedMultiplier(static_cast<int64_t>(s.value) * x, multiplier, shift), false};
+    return State{MultiplyByQuantizedMultiplier(static_cast<int64_t>(s.value) * x, multiplier, shift), false};
   });
   for (int64_t i = 0; i < r.output_size; ++i) {
-    const int32_t result =
-        MultiplyByQuantizedMultiplier(static_cast<int64_t>(state[i].value), multiplier, shift) +
-        output->params.zero_point;
+    const int32_t result = MultiplyByQuantizedMultiplier(static_cast<int64_t>(state[i].value), multiplier, shift) +
+                           output->params.zero_point;
     out[i] = SaturateTo<T>(result);
   }
 }
@@ -343,27 +342,37 @@ void ReduceGeneric(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* 
   T* out = reinterpret_cast<T*>(output->data.raw);
   T init;
   switch (kKind) {
-    case ReduceKind::kProd: init = T(1); break;
-    case ReduceKind::kMax: init = std::numeric_limits<T>::lowest(); break;
-    case ReduceKind::kMin: init = std::numeric_limits<T>::max(); break;
-    default: init = T(0); break;
+    case ReduceKind::kProd:
+      init = T(1);
+      break;
+    case ReduceKind::kMax:
+      init = std::numeric_limits<T>::lowest();
+      break;
+    case ReduceKind::kMin:
+      init = std::numeric_limits<T>::max();
+      break;
+    default:
+      init = T(0);
+      break;
   }
   std::fill(out, out + r.output_size, init);
   FoldInto(r, in, out, [](T a, T v) -> T {
     switch (kKind) {
       case ReduceKind::kProd:
         if (std::is_integral<T>::value) {
-          using U = typename std::make_unsigned<
-              typename std::conditional<std::is_integral<T>::value, T, int>::type>::type;
+          using U =
+              typename std::make_unsigned<typename std::conditional<std::is_integral<T>::value, T, int>::type>::type;
           return static_cast<T>(static_cast<U>(a) * static_cast<U>(v));
         }
         return a * v;
-      case ReduceKind::kMax: return v > a ? v : a;
-      case ReduceKind::kMin: return v < a ? v : a;
+      case ReduceKind::kMax:
+        return v > a ? v : a;
+      case ReduceKind::kMin:
+        return v < a ? v : a;
       default:
         if (std::is_integral<T>::value) {
-          using U = typename std::make_unsigned<
-              typename std::conditional<std::is_integral<T>::value, T, int>::type>::type;
+          using U =
+              typename std::make_unsigned<typename std::conditional<std::is_integral<T>::value, T, int>::type>::type;
           return static_cast<T>(static_cast<U>(a) + static_cast<U>(v));
         }
         return a + v;
@@ -372,15 +381,13 @@ void ReduceGeneric(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* 
 }
 
 template <>
-void ReduceGeneric<bool, ReduceKind::kAny>(const Reduction& r, const TfLiteTensor* input,
-                                           TfLiteTensor* output) {
+void ReduceGeneric<bool, ReduceKind::kAny>(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* output) {
   std::fill(output->data.b, output->data.b + r.output_size, false);
   FoldInto(r, input->data.b, output->data.b, [](bool a, bool v) { return a || v; });
 }
 
 template <>
-void ReduceGeneric<bool, ReduceKind::kAll>(const Reduction& r, const TfLiteTensor* input,
-                                           TfLiteTensor* output) {
+void ReduceGeneric<bool, ReduceKind::kAll>(const Reduction& r, const TfLiteTensor* input, TfLiteTensor* output) {
   std::fill(output->data.b, output->data.b + r.output_size, true);
   FoldInto(r, input->data.b, output->data.b, [](bool a, bool v) { return a && v; });
 }
@@ -416,13 +423,26 @@ TfLiteStatus ReduceEval(TfLiteContext* context, TfLiteNode* node) {
   switch (kKind) {
     case ReduceKind::kMean:
       switch (input->type) {
-        case kTfLiteFloat32: FloatOrIntMean<float, float>(r, input, output); break;
-        case kTfLiteInt32: FloatOrIntMean<int32_t, int64_t>(r, input, output); break;
-        case kTfLiteInt64: FloatOrIntMean<int64_t, int64_t>(r, input, output); break;
-        case kTfLiteUInt8: QuantizedMean<uint8_t>(r, keep_dims, input, output); break;
-        case kTfLiteInt8: QuantizedMean<int8_t>(r, keep_dims, input, output); break;
-        case kTfLiteInt16: QuantizedMean<int16_t>(r, keep_dims, input, output); break;
-        default: break;
+        case kTfLiteFloat32:
+          FloatOrIntMean<float, float>(r, input, output);
+          break;
+        case kTfLiteInt32:
+          FloatOrIntMean<int32_t, int64_t>(r, input, output);
+          break;
+        case kTfLiteInt64:
+          FloatOrIntMean<int64_t, int64_t>(r, input, output);
+          break;
+        case kTfLiteUInt8:
+          QuantizedMean<uint8_t>(r, keep_dims, input, output);
+          break;
+        case kTfLiteInt8:
+          QuantizedMean<int8_t>(r, keep_dims, input, output);
+          break;
+        case kTfLiteInt16:
+          QuantizedMean<int16_t>(r, keep_dims, input, output);
+          break;
+        default:
+          break;
       }
       return kTfLiteOk;
     case ReduceKind::kSum:
@@ -445,22 +465,34 @@ TfLiteStatus ReduceEval(TfLiteContext* context, TfLiteNode* node) {
         return kTfLiteOk;
       }
       break;
-    default: break;
+    default:
+      break;
   }
   switch (input->type) {
-    case kTfLiteFloat32: ReduceGeneric<float, kKind>(r, input, output); break;
-    case kTfLiteInt32: ReduceGeneric<int32_t, kKind>(r, input, output); break;
-    case kTfLiteInt64: ReduceGeneric<int64_t, kKind>(r, input, output); break;
-    case kTfLiteUInt8: ReduceGeneric<uint8_t, kKind>(r, input, output); break;
-    case kTfLiteInt8: ReduceGeneric<int8_t, kKind>(r, input, output); break;
-    case kTfLiteInt16: ReduceGeneric<int16_t, kKind>(r, input, output); break;
+    case kTfLiteFloat32:
+      ReduceGeneric<float, kKind>(r, input, output);
+      break;
+    case kTfLiteInt32:
+      ReduceGeneric<int32_t, kKind>(r, input, output);
+      break;
+    case kTfLiteInt64:
+      ReduceGeneric<int64_t, kKind>(r, input, output);
+      break;
+    case kTfLiteUInt8:
+      ReduceGeneric<uint8_t, kKind>(r, input, output);
+      break;
+    case kTfLiteInt8:
+      ReduceGeneric<int8_t, kKind>(r, input, output);
+      break;
+    case kTfLiteInt16:
+      ReduceGeneric<int16_t, kKind>(r, input, output);
+      break;
     case kTfLiteBool:
       if (kKind == ReduceKind::kAny) ReduceGeneric<bool, ReduceKind::kAny>(r, input, output);
       if (kKind == ReduceKind::kAll) ReduceGeneric<bool, ReduceKind::kAll>(r, input, output);
       break;
     default:
-      TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op,
-                         TfLiteTypeGetName(input->type));
+      TF_LITE_KERNEL_LOG(context, "%s: input type %s is not supported", op, TfLiteTypeGetName(input->type));
       return kTfLiteError;
   }
   return kTfLiteOk;
@@ -489,8 +521,7 @@ TfLiteStatus CumsumPrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 template <typename T>
-void CumsumCompute(const Shape& shape, int axis, bool exclusive, bool reverse, const T* in,
-                   T* out) {
+void CumsumCompute(const Shape& shape, int axis, bool exclusive, bool reverse, const T* in, T* out) {
   const int64_t outer = ProductOfDims(shape, 0, axis);
   const int64_t inner = ProductOfDims(shape, axis + 1, static_cast<int>(shape.size()));
   const int n = shape[axis];
@@ -520,8 +551,8 @@ TfLiteStatus CumsumEval(TfLiteContext* context, TfLiteNode* node) {
   const Shape shape = ShapeOf(input);
   int axis;
   if (!NormalizeAxis(a, static_cast<int>(shape.size()), &axis)) {
-    TF_LITE_KERNEL_LOG(context, "CUMSUM: axis %lld is out of range for rank %d",
-                       static_cast<long long>(a), static_cast<int>(shape.size()));
+    TF_LITE_KERNEL_LOG(context, "CUMSUM: axis %lld is out of range for rank %d", static_cast<long long>(a),
+                       static_cast<int>(shape.size()));
     return kTfLiteError;
   }
   switch (input->type) {
@@ -529,14 +560,13 @@ TfLiteStatus CumsumEval(TfLiteContext* context, TfLiteNode* node) {
       CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.f, output->data.f);
       break;
     case kTfLiteInt32:
-      CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.i32,
-                    output->data.i32);
+      CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.i32, output->data.i32);
       break;
     case kTfLiteInt64:
-      CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.i64,
-                    output->data.i64);
+      CumsumCompute(shape, axis, params.exclusive, params.reverse, input->data.i64, output->data.i64);
       break;
-    default: return kTfLiteError;
+    default:
+      return kTfLiteError;
   }
   return kTfLiteOk;
 }

@@ -21,9 +21,8 @@ using testing::OpTest;
 // ---- Reductions -------------------------------------------------------------------------------
 
 template <typename T>
-std::vector<T> RunReduce(int code, TfLiteType type, const std::vector<int>& shape,
-                         const std::vector<T>& data, const std::vector<int32_t>& axes,
-                         bool keep_dims, std::vector<int>* out_shape) {
+std::vector<T> RunReduce(int code, TfLiteType type, const std::vector<int>& shape, const std::vector<T>& data,
+                         const std::vector<int32_t>& axes, bool keep_dims, std::vector<int>* out_shape) {
   OpTest t;
   const int in = t.AddInput(type, shape);
   const int axis = t.AddConst<int32_t>(kTfLiteInt32, {static_cast<int>(axes.size())}, axes);
@@ -39,18 +38,15 @@ std::vector<T> RunReduce(int code, TfLiteType type, const std::vector<int>& shap
 
 TEST(ReduceTest, MeanFloat) {
   std::vector<int> shape;
-  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinMean, kTfLiteFloat32, {2, 3}, {1, 2, 3, 4, 5, 6}, {1},
-                             false, &shape),
+  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinMean, kTfLiteFloat32, {2, 3}, {1, 2, 3, 4, 5, 6}, {1}, false, &shape),
             (std::vector<float>{2, 5}));
   EXPECT_EQ(shape, (std::vector<int>{2}));
-  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinMean, kTfLiteFloat32, {2, 3}, {1, 2, 3, 4, 5, 6},
-                             {0, -1}, true, &shape),
+  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinMean, kTfLiteFloat32, {2, 3}, {1, 2, 3, 4, 5, 6}, {0, -1}, true, &shape),
             (std::vector<float>{3.5f}));
   EXPECT_EQ(shape, (std::vector<int>{1, 1}));
   // Global average pooling of NHWC over H and W, keep_dims.
   std::vector<float> data = Iota(2 * 2 * 3, 1.f);
-  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinMean, kTfLiteFloat32, {1, 2, 2, 3}, data, {1, 2}, true,
-                             &shape),
+  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinMean, kTfLiteFloat32, {1, 2, 2, 3}, data, {1, 2}, true, &shape),
             (std::vector<float>{5.5f, 6.5f, 7.5f}));
   EXPECT_EQ(shape, (std::vector<int>{1, 1, 1, 3}));
 }
@@ -68,8 +64,7 @@ TEST(ReduceTest, MeanFloatAccumulatesInFloat) {
 
 TEST(ReduceTest, MeanEmptyIsNaN) {
   std::vector<int> shape;
-  const std::vector<float> out =
-      RunReduce<float>(kTfLiteBuiltinMean, kTfLiteFloat32, {0, 2}, {}, {0}, false, &shape);
+  const std::vector<float> out = RunReduce<float>(kTfLiteBuiltinMean, kTfLiteFloat32, {0, 2}, {}, {0}, false, &shape);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_TRUE(std::isnan(out[0]));
   EXPECT_EQ(shape, (std::vector<int>{2}));
@@ -77,8 +72,7 @@ TEST(ReduceTest, MeanEmptyIsNaN) {
 
 TEST(ReduceTest, MeanInt32TruncatesTowardZero) {
   std::vector<int> shape;
-  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinMean, kTfLiteInt32, {2, 2}, {1, 2, -1, -2}, {1}, false,
-                               &shape),
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinMean, kTfLiteInt32, {2, 2}, {1, 2, -1, -2}, {1}, false, &shape),
             (std::vector<int32_t>{1, -1}));
 }
 
@@ -140,16 +134,14 @@ TEST(ReduceTest, SumProdMaxMin) {
   const std::vector<float> data = {1, -2, 3, 4, 5, -6};
   EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinSum, kTfLiteFloat32, {2, 3}, data, {0}, false, &shape),
             (std::vector<float>{5, 3, -3}));
-  EXPECT_EQ(
-      RunReduce<float>(kTfLiteBuiltinReduceProd, kTfLiteFloat32, {2, 3}, data, {1}, true, &shape),
-      (std::vector<float>{-6, -120}));
+  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinReduceProd, kTfLiteFloat32, {2, 3}, data, {1}, true, &shape),
+            (std::vector<float>{-6, -120}));
   EXPECT_EQ(shape, (std::vector<int>{2, 1}));
-  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinReduceMax, kTfLiteFloat32, {2, 3}, data, {1, 1}, false,
-                             &shape),
+  EXPECT_EQ(RunReduce<float>(kTfLiteBuiltinReduceMax, kTfLiteFloat32, {2, 3}, data, {1, 1}, false, &shape),
             (std::vector<float>{3, 5}));
-  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceMin, kTfLiteInt32, {2, 3}, {1, -2, 3, 4, 5, -6},
-                               {0, 1}, false, &shape),
-            (std::vector<int32_t>{-6}));
+  EXPECT_EQ(
+      RunReduce<int32_t>(kTfLiteBuiltinReduceMin, kTfLiteInt32, {2, 3}, {1, -2, 3, 4, 5, -6}, {0, 1}, false, &shape),
+      (std::vector<int32_t>{-6}));
   EXPECT_TRUE(shape.empty());
 }
 
@@ -159,8 +151,7 @@ TEST(ReduceTest, KeptChannelsInBlocks) {
   const int pixels = 2 * 3, channels = 37;
   std::vector<int32_t> data(pixels * channels);
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<int32_t>((i * 7919) % 23) - 11;
-  std::vector<int32_t> sum(channels, 0), prod(channels, 1), max(channels, INT32_MIN),
-      min(channels, INT32_MAX);
+  std::vector<int32_t> sum(channels, 0), prod(channels, 1), max(channels, INT32_MIN), min(channels, INT32_MAX);
   for (int p = 0; p < pixels; ++p) {
     for (int c = 0; c < channels; ++c) {
       const int32_t v = data[p * channels + c];
@@ -172,19 +163,11 @@ TEST(ReduceTest, KeptChannelsInBlocks) {
   }
   std::vector<int> shape;
   const std::vector<int> in_shape = {1, 2, 3, channels};
-  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinSum, kTfLiteInt32, in_shape, data, {1, 2}, true,
-                               &shape),
-            sum);
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinSum, kTfLiteInt32, in_shape, data, {1, 2}, true, &shape), sum);
   EXPECT_EQ(shape, (std::vector<int>{1, 1, 1, channels}));
-  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceProd, kTfLiteInt32, in_shape, data, {1, 2},
-                               false, &shape),
-            prod);
-  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceMax, kTfLiteInt32, in_shape, data, {2, 1},
-                               false, &shape),
-            max);
-  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceMin, kTfLiteInt32, in_shape, data, {1, 2},
-                               true, &shape),
-            min);
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceProd, kTfLiteInt32, in_shape, data, {1, 2}, false, &shape), prod);
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceMax, kTfLiteInt32, in_shape, data, {2, 1}, false, &shape), max);
+  EXPECT_EQ(RunReduce<int32_t>(kTfLiteBuiltinReduceMin, kTfLiteInt32, in_shape, data, {1, 2}, true, &shape), min);
 }
 
 TEST(ReduceTest, AnyOverBools) {
@@ -202,9 +185,7 @@ TEST(ReduceTest, AnyOverBools) {
 
 TEST(ReduceTest, RefusesOutOfRangeAxis) {
   std::vector<int> shape;
-  EXPECT_TRUE(
-      RunReduce<float>(kTfLiteBuiltinSum, kTfLiteFloat32, {2, 3}, Iota(6), {2}, false, &shape)
-          .empty());
+  EXPECT_TRUE(RunReduce<float>(kTfLiteBuiltinSum, kTfLiteFloat32, {2, 3}, Iota(6), {2}, false, &shape).empty());
 }
 
 // ---- CUMSUM -----------------------------------------------------------------------------------

@@ -51,8 +51,8 @@ TfLiteStatus ReshapeShape(TfLiteContext* context, TfLiteNode* node, std::vector<
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
   if (NumInputs(node) == 2) {
     const TfLiteTensor* shape = GetInput(context, node, 1);
-    if (shape != nullptr && shape->dims->size == 1 && shape->type == kTfLiteInt32 &&
-        shape->dims->data[0] > 0 && shape->data.raw == nullptr) {
+    if (shape != nullptr && shape->dims->size == 1 && shape->type == kTfLiteInt32 && shape->dims->data[0] > 0 &&
+        shape->data.raw == nullptr) {
       TF_LITE_KERNEL_LOG(context, "RESHAPE: shape input has no data");
       return kTfLiteError;
     }
@@ -92,9 +92,8 @@ TfLiteStatus ReshapeShape(TfLiteContext* context, TfLiteNode* node, std::vector<
   if (num_input != num_output) {
     std::string dims;
     for (size_t i = 0; i < out.size(); ++i) dims += (i ? "," : "") + std::to_string(out[i]);
-    TF_LITE_KERNEL_LOG(
-        context, "RESHAPE: cannot reshape %lld elements into shape [%s] (%lld elements)",
-        static_cast<long long>(num_input), dims.c_str(), static_cast<long long>(num_output));
+    TF_LITE_KERNEL_LOG(context, "RESHAPE: cannot reshape %lld elements into shape [%s] (%lld elements)",
+                       static_cast<long long>(num_input), dims.c_str(), static_cast<long long>(num_output));
     return kTfLiteError;
   }
   shapes->assign(1, out);
@@ -146,13 +145,11 @@ TfLiteStatus SqueezePrepare(TfLiteContext* context, TfLiteNode* node) {
     for (int i = 0; i < count; ++i) {
       int axis;
       if (!NormalizeAxis(params.squeeze_dims[i], rank, &axis)) {
-        TF_LITE_KERNEL_LOG(context, "SQUEEZE: dimension %d is out of range for rank %d",
-                           params.squeeze_dims[i], rank);
+        TF_LITE_KERNEL_LOG(context, "SQUEEZE: dimension %d is out of range for rank %d", params.squeeze_dims[i], rank);
         return kTfLiteError;
       }
       if (input->dims->data[axis] != 1) {
-        TF_LITE_KERNEL_LOG(context, "SQUEEZE: dimension %d has size %d, not 1", axis,
-                           input->dims->data[axis]);
+        TF_LITE_KERNEL_LOG(context, "SQUEEZE: dimension %d has size %d, not 1", axis, input->dims->data[axis]);
         return kTfLiteError;
       }
       squeeze[axis] = true;
@@ -173,9 +170,7 @@ TfLiteStatus CopyEval(TfLiteContext* context, TfLiteNode* node, const char* op) 
   return CopyAllBytes(context, op, input, output);
 }
 
-TfLiteStatus SqueezeEval(TfLiteContext* context, TfLiteNode* node) {
-  return CopyEval(context, node, "SQUEEZE");
-}
+TfLiteStatus SqueezeEval(TfLiteContext* context, TfLiteNode* node) { return CopyEval(context, node, "SQUEEZE"); }
 
 // ---------------------------------------------------------------------------------------------
 // EXPAND_DIMS: inserts a size-1 dimension at `axis` (input 1), in [-(rank+1), rank].
@@ -189,8 +184,8 @@ TfLiteStatus ExpandDimsShape(TfLiteContext* context, TfLiteNode* node, std::vect
   TF_LITE_ENSURE_OK(context, ReadOneInt(context, "EXPAND_DIMS", "axis", axis_t, &axis));
   int normalized;
   if (!NormalizeAxis(axis, NumDimensions(input) + 1, &normalized)) {
-    TF_LITE_KERNEL_LOG(context, "EXPAND_DIMS: axis %lld is out of range for rank %d",
-                       static_cast<long long>(axis), NumDimensions(input));
+    TF_LITE_KERNEL_LOG(context, "EXPAND_DIMS: axis %lld is out of range for rank %d", static_cast<long long>(axis),
+                       NumDimensions(input));
     return kTfLiteError;
   }
   Shape out = ShapeOf(input);
@@ -220,8 +215,7 @@ TfLiteStatus ShapePrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteShapeParams params = ParamsOrDefault<TfLiteShapeParams>(node);
   const TfLiteType want = params.out_type == kTfLiteNoType ? output->type : params.out_type;
   if ((want != kTfLiteInt32 && want != kTfLiteInt64) || output->type != want) {
-    TF_LITE_KERNEL_LOG(context,
-                       "SHAPE: output type must be INT32 or INT64 (out_type %s, output %s)",
+    TF_LITE_KERNEL_LOG(context, "SHAPE: output type must be INT32 or INT64 (out_type %s, output %s)",
                        TfLiteTypeGetName(params.out_type), TfLiteTypeGetName(output->type));
     return kTfLiteError;
   }
@@ -248,8 +242,7 @@ TfLiteStatus RankPrepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
   if (output->type != kTfLiteInt32) {
-    TF_LITE_KERNEL_LOG(context, "RANK: output type must be INT32, got %s",
-                       TfLiteTypeGetName(output->type));
+    TF_LITE_KERNEL_LOG(context, "RANK: output type must be INT32, got %s", TfLiteTypeGetName(output->type));
     return kTfLiteError;
   }
   return ResizeOutput(context, output, {});

@@ -184,8 +184,7 @@ TEST(ShapeTest, Int32AndInt64) {
     const int in = t.AddInput(kTfLiteFloat32, {2, 3, 4});
     const int out = t.AddOutput(type);
     t.AddOp(kTfLiteBuiltinShape, {in}, {out}, fb::BuiltinOptions::ShapeOptions,
-            fb::CreateShapeOptions(t.fbb(), wide ? fb::TensorType::INT64 : fb::TensorType::INT32)
-                .Union());
+            fb::CreateShapeOptions(t.fbb(), wide ? fb::TensorType::INT64 : fb::TensorType::INT32).Union());
     ASSERT_TRUE(t.Build().ok());
     ASSERT_TRUE(t.Invoke().ok());
     EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3}));

@@ -30,26 +30,25 @@ enum class ResizeKind { kBilinear, kNearestNeighbor };
 // Reads the requested size and resizes the output to [batch, height, width, channels]. TFLite
 // refuses a non-positive bilinear size; a nearest-neighbor size of 0 gives an empty output.
 template <ResizeKind kind>
-TfLiteStatus ResizeOutput(TfLiteContext* context, const TfLiteTensor* input,
-                          const TfLiteTensor* size, TfLiteTensor* output) {
+TfLiteStatus ResizeOutput(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* size,
+                          TfLiteTensor* output) {
   const int32_t* size_data = tflite::GetTensorData<int32_t>(size);
   const int32_t min_size = kind == ResizeKind::kBilinear ? 1 : 0;
   if (size_data[0] < min_size || size_data[1] < min_size) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (size) is [%d, %d]; both must be at least %d",
-                       size_data[0], size_data[1], min_size);
+    TF_LITE_KERNEL_LOG(context, "input 1 (size) is [%d, %d]; both must be at least %d", size_data[0], size_data[1],
+                       min_size);
     return kTfLiteError;
   }
   const int* input_dims = input->dims->data;
   const bool has_pixels = input_dims[0] > 0 && input_dims[3] > 0;
-  if (has_pixels && (input_dims[1] == 0 || input_dims[2] == 0) && size_data[0] > 0 &&
-      size_data[1] > 0) {
-    TF_LITE_KERNEL_LOG(context, "input 0 is a %d x %d image; it cannot be resized to %d x %d",
-                       input_dims[1], input_dims[2], size_data[0], size_data[1]);
+  if (has_pixels && (input_dims[1] == 0 || input_dims[2] == 0) && size_data[0] > 0 && size_data[1] > 0) {
+    TF_LITE_KERNEL_LOG(context, "input 0 is a %d x %d image; it cannot be resized to %d x %d", input_dims[1],
+                       input_dims[2], size_data[0], size_data[1]);
     return kTfLiteError;
   }
-  return context->ResizeTensor(context, output,
-                               tflite::CreateIntArray({input->dims->data[0], size_data[0],
-                                                       size_data[1], input->dims->data[3]}));
+  return context->ResizeTensor(
+      context, output,
+      tflite::CreateIntArray({input->dims->data[0], size_data[0], size_data[1], input->dims->data[3]}));
 }
 
 template <ResizeKind kind>
@@ -72,10 +71,10 @@ TfLiteStatus ResizePrepare(TfLiteContext* context, TfLiteNode* node) {
     case kTfLiteFloat32:
     case kTfLiteUInt8:
     case kTfLiteInt8:
-    case kTfLiteInt16: break;
+    case kTfLiteInt16:
+      break;
     default:
-      TF_LITE_KERNEL_LOG(context,
-                         "input 0 has type %s; supported are FLOAT32, UINT8, INT8 and INT16",
+      TF_LITE_KERNEL_LOG(context, "input 0 has type %s; supported are FLOAT32, UINT8, INT8 and INT16",
                          TfLiteTypeGetName(input->type));
       return kTfLiteError;
   }
@@ -106,12 +105,11 @@ float ResizeScale(int input_size, int output_size, bool align_corners) {
 // The source coordinate of output position `value` and the two input positions around it, as
 // TFLite's ComputeInterpolationValues. The lower bound is also kept below input_size, which it
 // only reaches when float rounding of enormous sizes pushes the coordinate past the last pixel.
-void InterpolationValues(int value, float scale, bool half_pixel_centers, int input_size,
-                         float* scaled_value, int* lower_bound, int* upper_bound) {
+void InterpolationValues(int value, float scale, bool half_pixel_centers, int input_size, float* scaled_value,
+                         int* lower_bound, int* upper_bound) {
   const float position = static_cast<float>(value);
   *scaled_value = half_pixel_centers ? (position + 0.5f) * scale - 0.5f : position * scale;
-  *lower_bound =
-      std::min(std::max(static_cast<int>(std::floor(*scaled_value)), 0), input_size - 1);
+  *lower_bound = std::min(std::max(static_cast<int>(std::floor(*scaled_value)), 0), input_size - 1);
   *upper_bound = std::min(static_cast<int>(std::ceil(*scaled_value)), input_size - 1);
 }
 
@@ -119,8 +117,8 @@ void InterpolationValues(int value, float scale, bool half_pixel_centers, int in
 // input elements around its source coordinate and the coordinate's distance in float from the
 // top-left one.
 template <typename T, typename Blend>
-void ResizeBilinearWithFloatWeights(const TfLiteResizeBilinearParams& params,
-                                    const TfLiteTensor* input, TfLiteTensor* output, Blend blend) {
+void ResizeBilinearWithFloatWeights(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
+                                    TfLiteTensor* output, Blend blend) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
   const int batches = input_dims[0];
@@ -138,14 +136,12 @@ void ResizeBilinearWithFloatWeights(const TfLiteResizeBilinearParams& params,
     for (int y = 0; y < output_height; ++y) {
       float input_y;
       int y0, y1;
-      InterpolationValues(y, height_scale, params.half_pixel_centers, input_height, &input_y, &y0,
-                          &y1);
+      InterpolationValues(y, height_scale, params.half_pixel_centers, input_height, &input_y, &y0, &y1);
       const float dy = input_y - y0;
       for (int x = 0; x < output_width; ++x) {
         float input_x;
         int x0, x1;
-        InterpolationValues(x, width_scale, params.half_pixel_centers, input_width, &input_x, &x0,
-                            &x1);
+        InterpolationValues(x, width_scale, params.half_pixel_centers, input_width, &input_x, &x0, &x1);
         const float dx = input_x - x0;
         const T* top_left = input_data + nn::Offset4D(input_dims, b, y0, x0, 0);
         const T* top_right = input_data + nn::Offset4D(input_dims, b, y0, x1, 0);
@@ -160,35 +156,30 @@ void ResizeBilinearWithFloatWeights(const TfLiteResizeBilinearParams& params,
   }
 }
 
-void ResizeBilinearFloat(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
-                         TfLiteTensor* output) {
-  ResizeBilinearWithFloatWeights<float>(params, input, output,
-                                        [](float top_left, float top_right, float bottom_left,
-                                           float bottom_right, float dy, float dx) {
-                                          // TFLite's reference expression, term for term.
-                                          return top_left * (1 - dy) * (1 - dx) +
-                                                 bottom_left * dy * (1 - dx) +
-                                                 top_right * (1 - dy) * dx + bottom_right * dy * dx;
-                                        });
+void ResizeBilinearFloat(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input, TfLiteTensor* output) {
+  ResizeBilinearWithFloatWeights<float>(
+      params, input, output,
+      [](float top_left, float top_right, float bottom_left, float bottom_right, float dy, float dx) {
+        // TFLite's reference expression, term for term.
+        return top_left * (1 - dy) * (1 - dx) + bottom_left * dy * (1 - dx) + top_right * (1 - dy) * dx +
+               bottom_right * dy * dx;
+      });
 }
 
 // uint8, as optimized_ops::ResizeBilinear (ResizeBilinearGenericSmallChannel): the four corner
 // weights are float products, the weighted sum is taken in that order in float, and 0.5 is added
 // before truncating. Its special case for 8x half-pixel upsampling works in 8.8 fixed point but
 // computes the same values (all weights are sixteenths, so both are exact), and needs no code here.
-void ResizeBilinearUInt8(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
-                         TfLiteTensor* output) {
+void ResizeBilinearUInt8(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input, TfLiteTensor* output) {
   ResizeBilinearWithFloatWeights<uint8_t>(
       params, input, output,
-      [](uint8_t top_left, uint8_t top_right, uint8_t bottom_left, uint8_t bottom_right, float dy,
-         float dx) {
+      [](uint8_t top_left, uint8_t top_right, uint8_t bottom_left, uint8_t bottom_right, float dy, float dx) {
         const float top_left_weight = (1 - dy) * (1 - dx);
         const float top_right_weight = (1 - dy) * dx;
         const float bottom_left_weight = dy * (1 - dx);
         const float bottom_right_weight = dy * dx;
         return static_cast<uint8_t>(top_left * top_left_weight + top_right * top_right_weight +
-                                    bottom_left * bottom_left_weight +
-                                    bottom_right * bottom_right_weight + 0.5f);
+                                    bottom_left * bottom_left_weight + bottom_right * bottom_right_weight + 0.5f);
       });
 }
 
@@ -196,8 +187,7 @@ void ResizeBilinearUInt8(const TfLiteResizeBilinearParams& params, const TfLiteT
 // ResizeBilinearInteger computes it.
 int32_t ResizeScale10(int input_size, int output_size, bool align_corners) {
   if (align_corners && output_size > 1) {
-    return static_cast<int32_t>((int64_t{1024} * (input_size - 1) + (output_size - 1) / 2) /
-                                (output_size - 1));
+    return static_cast<int32_t>((int64_t{1024} * (input_size - 1) + (output_size - 1) / 2) / (output_size - 1));
   }
   return static_cast<int32_t>((int64_t{1024} * input_size + output_size / 2) / output_size);
 }
@@ -207,14 +197,11 @@ int32_t ResizeScale10(int input_size, int output_size, bool align_corners) {
 // upper bound, the lower bound is not kept below input_size: a scale rounded up can put the last
 // output's coordinate exactly on input_size (33 -> 513 does), and TFLite then reads that
 // "pixel", which is the first of the next row.
-void InterpolationValuesInteger(int value, int32_t scale_10, bool half_pixel_centers,
-                                int input_size, int64_t* scaled_value, int* lower_bound,
-                                int* upper_bound) {
-  *scaled_value = half_pixel_centers ? int64_t{value} * scale_10 + scale_10 / 2 - (1 << 9)
-                                     : int64_t{value} * scale_10;
+void InterpolationValuesInteger(int value, int32_t scale_10, bool half_pixel_centers, int input_size,
+                                int64_t* scaled_value, int* lower_bound, int* upper_bound) {
+  *scaled_value = half_pixel_centers ? int64_t{value} * scale_10 + scale_10 / 2 - (1 << 9) : int64_t{value} * scale_10;
   *lower_bound = static_cast<int>(std::max<int64_t>(*scaled_value / (1 << 10), 0));
-  *upper_bound = static_cast<int>(
-      std::min<int64_t>((*scaled_value + (1 << 10) - 1) / (1 << 10), input_size - 1));
+  *upper_bound = static_cast<int>(std::min<int64_t>((*scaled_value + (1 << 10) - 1) / (1 << 10), input_size - 1));
 }
 
 // int8 and int16, as reference_ops::ResizeBilinearInteger (TFLite's optimized int8 kernel calls
@@ -223,8 +210,7 @@ void InterpolationValuesInteger(int value, int32_t scale_10, bool half_pixel_cen
 // bound one past the row or column reads what TFLite reads; only a read past the whole tensor,
 // which TFLite makes out of bounds, is moved onto the last pixel instead.
 template <typename T>
-void ResizeBilinearInteger(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
-                           TfLiteTensor* output) {
+void ResizeBilinearInteger(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input, TfLiteTensor* output) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
   const int batches = input_dims[0];
@@ -247,14 +233,12 @@ void ResizeBilinearInteger(const TfLiteResizeBilinearParams& params, const TfLit
     for (int y = 0; y < output_height; ++y) {
       int64_t input_y;
       int y0, y1;
-      InterpolationValuesInteger(y, height_scale_10, params.half_pixel_centers, input_height,
-                                 &input_y, &y0, &y1);
+      InterpolationValuesInteger(y, height_scale_10, params.half_pixel_centers, input_height, &input_y, &y0, &y1);
       const int64_t dy = input_y - kOne * y0;
       for (int x = 0; x < output_width; ++x) {
         int64_t input_x;
         int x0, x1;
-        InterpolationValuesInteger(x, width_scale_10, params.half_pixel_centers, input_width,
-                                   &input_x, &x0, &x1);
+        InterpolationValuesInteger(x, width_scale_10, params.half_pixel_centers, input_width, &input_x, &x0, &x1);
         const int64_t dx = input_x - kOne * x0;
         const T* top_left = pixel(b, y0, x0);
         const T* top_right = pixel(b, y0, x1);
@@ -262,8 +246,7 @@ void ResizeBilinearInteger(const TfLiteResizeBilinearParams& params, const TfLit
         const T* bottom_right = pixel(b, y1, x1);
         T* out = output_data + nn::Offset4D(output_dims, b, y, x, 0);
         for (int c = 0; c < depth; ++c) {
-          const int64_t sum_20 = top_left[c] * (kOne - dy) * (kOne - dx) +
-                                 bottom_left[c] * dy * (kOne - dx) +
+          const int64_t sum_20 = top_left[c] * (kOne - dy) * (kOne - dx) + bottom_left[c] * dy * (kOne - dx) +
                                  top_right[c] * (kOne - dy) * dx + bottom_right[c] * dy * dx;
           const int64_t round = sum_20 > 0 ? (1 << 19) : -(1 << 19);
           out[c] = static_cast<T>((sum_20 + round) / (1 << 20));
@@ -274,14 +257,12 @@ void ResizeBilinearInteger(const TfLiteResizeBilinearParams& params, const TfLit
 }
 
 // The input position output position `value` copies, as TFLite's GetNearestNeighbor.
-int NearestNeighbor(int value, int input_size, int output_size, bool align_corners,
-                    bool half_pixel_centers) {
+int NearestNeighbor(int value, int input_size, int output_size, bool align_corners, bool half_pixel_centers) {
   const float scale = ResizeScale(input_size, output_size, align_corners);
   const float offset = half_pixel_centers ? 0.5f : 0.0f;
   const float position = (value + offset) * scale;
-  int nearest = std::min(align_corners ? static_cast<int>(std::round(position))
-                                       : static_cast<int>(std::floor(position)),
-                         input_size - 1);
+  int nearest = std::min(
+      align_corners ? static_cast<int>(std::round(position)) : static_cast<int>(std::floor(position)), input_size - 1);
   if (half_pixel_centers) nearest = std::max(0, nearest);
   return nearest;
 }
@@ -289,8 +270,7 @@ int NearestNeighbor(int value, int input_size, int output_size, bool align_corne
 // Copies into each output pixel (b, y, x) the input pixel (b, source_y(y), source_x(x)); the
 // element type does not matter, only its size.
 template <typename SourceY, typename SourceX>
-void CopyNearestPixels(const TfLiteTensor* input, TfLiteTensor* output, SourceY source_y,
-                       SourceX source_x) {
+void CopyNearestPixels(const TfLiteTensor* input, TfLiteTensor* output, SourceY source_y, SourceX source_x) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
   const size_t element_size = tflite::TfLiteTypeGetSize(input->type);
@@ -302,15 +282,14 @@ void CopyNearestPixels(const TfLiteTensor* input, TfLiteTensor* output, SourceY 
       const int in_y = source_y(y);
       for (int x = 0; x < output_dims[2]; ++x) {
         std::memcpy(output_data + nn::Offset4D(output_dims, b, y, x, 0) * element_size,
-                    input_data + nn::Offset4D(input_dims, b, in_y, source_x(x), 0) * element_size,
-                    pixel_bytes);
+                    input_data + nn::Offset4D(input_dims, b, in_y, source_x(x), 0) * element_size, pixel_bytes);
       }
     }
   }
 }
 
-void ResizeNearestNeighborReference(const TfLiteResizeNearestNeighborParams& params,
-                                    const TfLiteTensor* input, TfLiteTensor* output) {
+void ResizeNearestNeighborReference(const TfLiteResizeNearestNeighborParams& params, const TfLiteTensor* input,
+                                    TfLiteTensor* output) {
   const int input_height = input->dims->data[1];
   const int input_width = input->dims->data[2];
   const int output_height = output->dims->data[1];
@@ -318,12 +297,10 @@ void ResizeNearestNeighborReference(const TfLiteResizeNearestNeighborParams& par
   CopyNearestPixels(
       input, output,
       [&](int y) {
-        return NearestNeighbor(y, input_height, output_height, params.align_corners,
-                               params.half_pixel_centers);
+        return NearestNeighbor(y, input_height, output_height, params.align_corners, params.half_pixel_centers);
       },
       [&](int x) {
-        return NearestNeighbor(x, input_width, output_width, params.align_corners,
-                               params.half_pixel_centers);
+        return NearestNeighbor(x, input_width, output_width, params.align_corners, params.half_pixel_centers);
       });
 }
 
@@ -341,12 +318,8 @@ void ResizeNearestNeighborUInt8FixedPoint(const TfLiteTensor* input, TfLiteTenso
   const int64_t width_scale = (int64_t{input_width} << 16) / output_width + 1;
   CopyNearestPixels(
       input, output,
-      [&](int y) {
-        return static_cast<int>(std::min<int64_t>((y * height_scale) >> 16, input_height - 1));
-      },
-      [&](int x) {
-        return static_cast<int>(std::min<int64_t>((x * width_scale) >> 16, input_width - 1));
-      });
+      [&](int y) { return static_cast<int>(std::min<int64_t>((y * height_scale) >> 16, input_height - 1)); },
+      [&](int x) { return static_cast<int>(std::min<int64_t>((x * width_scale) >> 16, input_width - 1)); });
 }
 
 template <ResizeKind kind>
@@ -360,10 +333,18 @@ TfLiteStatus ResizeEval(TfLiteContext* context, TfLiteNode* node) {
   if (kind == ResizeKind::kBilinear) {
     const auto& params = nn::ParamsOf<TfLiteResizeBilinearParams>(node);
     switch (input->type) {
-      case kTfLiteFloat32: ResizeBilinearFloat(params, input, output); break;
-      case kTfLiteUInt8: ResizeBilinearUInt8(params, input, output); break;
-      case kTfLiteInt8: ResizeBilinearInteger<int8_t>(params, input, output); break;
-      case kTfLiteInt16: ResizeBilinearInteger<int16_t>(params, input, output); break;
+      case kTfLiteFloat32:
+        ResizeBilinearFloat(params, input, output);
+        break;
+      case kTfLiteUInt8:
+        ResizeBilinearUInt8(params, input, output);
+        break;
+      case kTfLiteInt8:
+        ResizeBilinearInteger<int8_t>(params, input, output);
+        break;
+      case kTfLiteInt16:
+        ResizeBilinearInteger<int16_t>(params, input, output);
+        break;
       default:
         TF_LITE_KERNEL_LOG(context, "input 0 has type %s, which Prepare did not accept",
                            TfLiteTypeGetName(input->type));
@@ -382,8 +363,7 @@ TfLiteStatus ResizeEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(RESIZE_BILINEAR, ResizePrepare<ResizeKind::kBilinear>,
-            ResizeEval<ResizeKind::kBilinear>)
+TS_REGISTER(RESIZE_BILINEAR, ResizePrepare<ResizeKind::kBilinear>, ResizeEval<ResizeKind::kBilinear>)
 TS_REGISTER(RESIZE_NEAREST_NEIGHBOR, ResizePrepare<ResizeKind::kNearestNeighbor>,
             ResizeEval<ResizeKind::kNearestNeighbor>)
 

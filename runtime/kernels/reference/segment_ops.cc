@@ -37,12 +37,11 @@ using tflite::NumElements;
 // be sorted: they start at 0 and grow by 0 or 1. The output has max_id + 1 rows; it is sized in
 // Prepare when the ids are constant and at run time otherwise.
 
-TfLiteStatus SegmentSumResize(TfLiteContext* context, const TfLiteTensor* data,
-                              const TfLiteTensor* ids, TfLiteTensor* output) {
+TfLiteStatus SegmentSumResize(TfLiteContext* context, const TfLiteTensor* data, const TfLiteTensor* ids,
+                              TfLiteTensor* output) {
   const int n = ids->dims->data[0];
   if (n != data->dims->data[0]) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (segment_ids) has %d ids but input 0 has %d rows", n,
-                       data->dims->data[0]);
+    TF_LITE_KERNEL_LOG(context, "input 1 (segment_ids) has %d ids but input 0 has %d rows", n, data->dims->data[0]);
     return kTfLiteError;
   }
   int previous = -1;
@@ -104,8 +103,7 @@ TfLiteStatus SegmentSumEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* data = tflite::GetInput(context, node, 0);
   const TfLiteTensor* ids = tflite::GetInput(context, node, 1);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if (IsDynamicTensor(output))
-    TF_LITE_ENSURE_OK(context, SegmentSumResize(context, data, ids, output));
+  if (IsDynamicTensor(output)) TF_LITE_ENSURE_OK(context, SegmentSumResize(context, data, ids, output));
   if (data->type == kTfLiteFloat32) {
     SegmentSumCompute<float>(data, ids->data.i32, output);
   } else {
@@ -122,15 +120,13 @@ TfLiteStatus SegmentSumEval(TfLiteContext* context, TfLiteNode* node) {
 
 enum class SegmentReduction { kSum, kMax, kMin, kProd };
 
-TfLiteStatus UnsortedSegmentResize(TfLiteContext* context, const TfLiteTensor* data,
-                                   const TfLiteTensor* ids, const TfLiteTensor* num_segments,
-                                   TfLiteTensor* output) {
+TfLiteStatus UnsortedSegmentResize(TfLiteContext* context, const TfLiteTensor* data, const TfLiteTensor* ids,
+                                   const TfLiteTensor* num_segments, TfLiteTensor* output) {
   const int ids_rank = ids->dims->size;
   bool prefix = ids_rank <= data->dims->size;
   for (int i = 0; prefix && i < ids_rank; ++i) prefix = ids->dims->data[i] == data->dims->data[i];
   if (!prefix) {
-    TF_LITE_KERNEL_LOG(context,
-                       "input 1 (segment_ids) has shape %s, which is not a prefix of input 0's %s",
+    TF_LITE_KERNEL_LOG(context, "input 1 (segment_ids) has shape %s, which is not a prefix of input 0's %s",
                        ShapeString(ids).c_str(), ShapeString(data).c_str());
     return kTfLiteError;
   }
@@ -142,8 +138,8 @@ TfLiteStatus UnsortedSegmentResize(TfLiteContext* context, const TfLiteTensor* d
   const int64_t n = NumElements(ids);
   for (int64_t i = 0; i < n; ++i) {
     if (ids->data.i32[i] >= segments) {
-      TF_LITE_KERNEL_LOG(context, "segment id %d at position %lld is not below num_segments %d",
-                         ids->data.i32[i], static_cast<long long>(i), segments);
+      TF_LITE_KERNEL_LOG(context, "segment id %d at position %lld is not below num_segments %d", ids->data.i32[i],
+                         static_cast<long long>(i), segments);
       return kTfLiteError;
     }
   }
@@ -164,8 +160,7 @@ TfLiteStatus UnsortedSegmentPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
   TF_LITE_ENSURE_OK(context, ExpectOneOf(context, data, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
   TF_LITE_ENSURE_OK(context, ExpectType(context, ids, "input 1 (segment_ids)", kTfLiteInt32));
-  TF_LITE_ENSURE_OK(context,
-                    ExpectType(context, num_segments, "input 2 (num_segments)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, ExpectType(context, num_segments, "input 2 (num_segments)", kTfLiteInt32));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", data->type));
   if (NumElements(num_segments) != 1 || num_segments->dims->size > 1) {
     TF_LITE_KERNEL_LOG(context, "input 2 (num_segments) has shape %s, expected a scalar or [1]",
@@ -180,8 +175,7 @@ TfLiteStatus UnsortedSegmentPrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 template <typename T, SegmentReduction kReduction>
-void UnsortedSegmentCompute(const TfLiteTensor* data, const TfLiteTensor* ids,
-                            TfLiteTensor* output) {
+void UnsortedSegmentCompute(const TfLiteTensor* data, const TfLiteTensor* ids, TfLiteTensor* output) {
   T identity;
   switch (kReduction) {
     case SegmentReduction::kSum:
@@ -211,7 +205,9 @@ void UnsortedSegmentCompute(const TfLiteTensor* data, const TfLiteTensor* ids,
     for (int64_t j = 0; j < slice; ++j) {
       // std::max/std::min with the accumulator first, as TFLite's functors call them.
       switch (kReduction) {
-        case SegmentReduction::kSum: dst[j] = quantization_util::WrappingAdd(dst[j], src[j]); break;
+        case SegmentReduction::kSum:
+          dst[j] = quantization_util::WrappingAdd(dst[j], src[j]);
+          break;
         case SegmentReduction::kProd:
           dst[j] = quantization_util::WrappingMul(dst[j], src[j]);
           break;
@@ -251,19 +247,18 @@ TfLiteStatus UnsortedSegmentEval(TfLiteContext* context, TfLiteNode* node) {
 // The updates' types; Prepare refuses the others.
 using ScatterNdTypes = TypeList<float, uint8_t, bool, int8_t, int64_t, int32_t>;
 
-TfLiteStatus ScatterNdCheckShapes(TfLiteContext* context, const TfLiteTensor* indices,
-                                  const TfLiteTensor* updates, const TfLiteTensor* shape) {
+TfLiteStatus ScatterNdCheckShapes(TfLiteContext* context, const TfLiteTensor* indices, const TfLiteTensor* updates,
+                                  const TfLiteTensor* shape) {
   if (indices->dims->size < 1 || updates->dims->size < 1 || shape->dims->size != 1) {
     TF_LITE_KERNEL_LOG(context, "indices %s and updates %s need rank 1 or more and shape %s rank 1",
-                       ShapeString(indices).c_str(), ShapeString(updates).c_str(),
-                       ShapeString(shape).c_str());
+                       ShapeString(indices).c_str(), ShapeString(updates).c_str(), ShapeString(shape).c_str());
     return kTfLiteError;
   }
   const int outer = indices->dims->size - 1;
   const int index_depth = indices->dims->data[outer];
   const int out_rank = shape->dims->data[0];
-  bool ok = updates->dims->size >= outer && index_depth <= out_rank &&
-            updates->dims->size - outer == out_rank - index_depth;
+  bool ok =
+      updates->dims->size >= outer && index_depth <= out_rank && updates->dims->size - outer == out_rank - index_depth;
   for (int i = 0; ok && i < outer; ++i) ok = indices->dims->data[i] == updates->dims->data[i];
   for (int i = 0; ok && i + outer < updates->dims->size; ++i) {
     ok = updates->dims->data[outer + i] == shape->data.i32[index_depth + i];
@@ -283,8 +278,7 @@ TfLiteStatus ScatterNdResize(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* shape = tflite::GetInput(context, node, 2);
   TF_LITE_ENSURE_OK(context, ScatterNdCheckShapes(context, indices, updates, shape));
   const int rank = shape->dims->data[0];
-  return ResizeOutput(context, tflite::GetOutput(context, node, 0),
-                      Shape(shape->data.i32, shape->data.i32 + rank));
+  return ResizeOutput(context, tflite::GetOutput(context, node, 0), Shape(shape->data.i32, shape->data.i32 + rank));
 }
 
 TfLiteStatus ScatterNdPrepare(TfLiteContext* context, TfLiteNode* node) {
@@ -320,8 +314,8 @@ void ScatterNdAdd(const T* src, int64_t n, T* dst) {
 }
 
 template <typename T>
-TfLiteStatus ScatterNdCompute(TfLiteContext* context, const TfLiteTensor* indices,
-                              const TfLiteTensor* updates, TfLiteTensor* output) {
+TfLiteStatus ScatterNdCompute(TfLiteContext* context, const TfLiteTensor* indices, const TfLiteTensor* updates,
+                              TfLiteTensor* output) {
   const int outer = indices->dims->size - 1;
   const int index_depth = indices->dims->data[outer];
   int64_t num_slices = 1;
@@ -337,13 +331,11 @@ TfLiteStatus ScatterNdCompute(TfLiteContext* context, const TfLiteTensor* indice
   std::fill(out, out + out_size, T(0));
   for (int64_t s = 0; s < num_slices; ++s) {
     int64_t position = 0;
-    for (int j = 0; j < index_depth; ++j)
-      position += indices->data.i32[s * index_depth + j] * strides[j];
+    for (int j = 0; j < index_depth; ++j) position += indices->data.i32[s * index_depth + j] * strides[j];
     if (position < 0 || position + slice > out_size) {
-      TF_LITE_KERNEL_LOG(
-          context, "index %lld addresses elements [%lld, %lld) of a %lld-element output",
-          static_cast<long long>(s), static_cast<long long>(position),
-          static_cast<long long>(position + slice), static_cast<long long>(out_size));
+      TF_LITE_KERNEL_LOG(context, "index %lld addresses elements [%lld, %lld) of a %lld-element output",
+                         static_cast<long long>(s), static_cast<long long>(position),
+                         static_cast<long long>(position + slice), static_cast<long long>(out_size));
       return kTfLiteError;
     }
     ScatterNdAdd(src + s * slice, slice, out + position);
@@ -365,14 +357,10 @@ TfLiteStatus ScatterNdEval(TfLiteContext* context, TfLiteNode* node) {
 }  // namespace
 
 TS_REGISTER(SEGMENT_SUM, SegmentSumPrepare, SegmentSumEval)
-TS_REGISTER(UNSORTED_SEGMENT_SUM, UnsortedSegmentPrepare,
-            UnsortedSegmentEval<SegmentReduction::kSum>)
-TS_REGISTER(UNSORTED_SEGMENT_MAX, UnsortedSegmentPrepare,
-            UnsortedSegmentEval<SegmentReduction::kMax>)
-TS_REGISTER(UNSORTED_SEGMENT_MIN, UnsortedSegmentPrepare,
-            UnsortedSegmentEval<SegmentReduction::kMin>)
-TS_REGISTER(UNSORTED_SEGMENT_PROD, UnsortedSegmentPrepare,
-            UnsortedSegmentEval<SegmentReduction::kProd>)
+TS_REGISTER(UNSORTED_SEGMENT_SUM, UnsortedSegmentPrepare, UnsortedSegmentEval<SegmentReduction::kSum>)
+TS_REGISTER(UNSORTED_SEGMENT_MAX, UnsortedSegmentPrepare, UnsortedSegmentEval<SegmentReduction::kMax>)
+TS_REGISTER(UNSORTED_SEGMENT_MIN, UnsortedSegmentPrepare, UnsortedSegmentEval<SegmentReduction::kMin>)
+TS_REGISTER(UNSORTED_SEGMENT_PROD, UnsortedSegmentPrepare, UnsortedSegmentEval<SegmentReduction::kProd>)
 TS_REGISTER(SCATTER_ND, ScatterNdPrepare, ScatterNdEval)
 
 }  // namespace reference

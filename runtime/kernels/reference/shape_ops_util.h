@@ -49,20 +49,17 @@ using tflite::NumOutputs;
 // ---------------------------------------------------------------------------------------------
 // Common helpers.
 
-inline TfLiteStatus ResizeOutput(TfLiteContext* context, TfLiteTensor* output,
-                                 const Shape& shape) {
+inline TfLiteStatus ResizeOutput(TfLiteContext* context, TfLiteTensor* output, const Shape& shape) {
   TfLiteIntArray* dims = TfLiteIntArrayCreate(static_cast<int>(shape.size()));
   for (size_t i = 0; i < shape.size(); ++i) dims->data[i] = shape[i];
   return context->ResizeTensor(context, output, dims);
 }
 
 // True when the tensor's values are available at Prepare time.
-inline bool ValuesKnown(const TfLiteTensor* t) {
-  return t == nullptr || tflite::IsConstantOrPersistentTensor(t);
-}
+inline bool ValuesKnown(const TfLiteTensor* t) { return t == nullptr || tflite::IsConstantOrPersistentTensor(t); }
 
-inline TfLiteStatus CheckIo(TfLiteContext* context, const TfLiteNode* node, const char* op,
-                            int min_in, int max_in, int outputs) {
+inline TfLiteStatus CheckIo(TfLiteContext* context, const TfLiteNode* node, const char* op, int min_in, int max_in,
+                            int outputs) {
   const int n = NumInputs(node);
   if (n < min_in || n > max_in) {
     if (min_in == max_in) {
@@ -79,39 +76,37 @@ inline TfLiteStatus CheckIo(TfLiteContext* context, const TfLiteNode* node, cons
   return kTfLiteOk;
 }
 
-inline TfLiteStatus CheckSameType(TfLiteContext* context, const char* op, const TfLiteTensor* a,
-                                  const TfLiteTensor* b, const char* a_role, const char* b_role) {
+inline TfLiteStatus CheckSameType(TfLiteContext* context, const char* op, const TfLiteTensor* a, const TfLiteTensor* b,
+                                  const char* a_role, const char* b_role) {
   if (a->type != b->type) {
-    TF_LITE_KERNEL_LOG(context, "%s: %s type %s differs from %s type %s", op, a_role,
-                       TfLiteTypeGetName(a->type), b_role, TfLiteTypeGetName(b->type));
+    TF_LITE_KERNEL_LOG(context, "%s: %s type %s differs from %s type %s", op, a_role, TfLiteTypeGetName(a->type),
+                       b_role, TfLiteTypeGetName(b->type));
     return kTfLiteError;
   }
   return kTfLiteOk;
 }
 
 // Fetches input 0 and output 0, which must have the same type.
-inline TfLiteStatus GetSameTypedIo(TfLiteContext* context, TfLiteNode* node, const char* op,
-                                   const TfLiteTensor** input, TfLiteTensor** output) {
+inline TfLiteStatus GetSameTypedIo(TfLiteContext* context, TfLiteNode* node, const char* op, const TfLiteTensor** input,
+                                   TfLiteTensor** output) {
   TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, input));
   TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, output));
   return CheckSameType(context, op, *output, *input, "output", "input");
 }
 
 // Bytes of one element; refuses types without a fixed size (string, resource, variant).
-inline TfLiteStatus ElementSize(TfLiteContext* context, const char* op, const TfLiteTensor* t,
-                                size_t* elem) {
+inline TfLiteStatus ElementSize(TfLiteContext* context, const char* op, const TfLiteTensor* t, size_t* elem) {
   *elem = tflite::TfLiteTypeGetSize(t->type);
   if (*elem == 0) {
-    TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported (no fixed element size)", op,
-                       TfLiteTypeGetName(t->type));
+    TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported (no fixed element size)", op, TfLiteTypeGetName(t->type));
     return kTfLiteError;
   }
   return kTfLiteOk;
 }
 
 // Reads an integer tensor of index type (int32, int64 or int16) as int64 values.
-inline TfLiteStatus ReadInts(TfLiteContext* context, const char* op, const char* role,
-                             const TfLiteTensor* t, std::vector<int64_t>* values) {
+inline TfLiteStatus ReadInts(TfLiteContext* context, const char* op, const char* role, const TfLiteTensor* t,
+                             std::vector<int64_t>* values) {
   const int64_t n = tflite::NumElements(t);
   values->resize(n);
   if (n > 0 && t->data.raw == nullptr) {
@@ -129,20 +124,18 @@ inline TfLiteStatus ReadInts(TfLiteContext* context, const char* op, const char*
       for (int64_t i = 0; i < n; ++i) (*values)[i] = t->data.i16[i];
       return kTfLiteOk;
     default:
-      TF_LITE_KERNEL_LOG(context, "%s: %s must be INT32 or INT64, got %s", op, role,
-                         TfLiteTypeGetName(t->type));
+      TF_LITE_KERNEL_LOG(context, "%s: %s must be INT32 or INT64, got %s", op, role, TfLiteTypeGetName(t->type));
       return kTfLiteError;
   }
 }
 
 // Reads a tensor holding exactly one integer (a scalar or a one-element vector).
-inline TfLiteStatus ReadOneInt(TfLiteContext* context, const char* op, const char* role,
-                               const TfLiteTensor* t, int64_t* value) {
+inline TfLiteStatus ReadOneInt(TfLiteContext* context, const char* op, const char* role, const TfLiteTensor* t,
+                               int64_t* value) {
   std::vector<int64_t> values;
   TF_LITE_ENSURE_OK(context, ReadInts(context, op, role, t, &values));
   if (values.size() != 1) {
-    TF_LITE_KERNEL_LOG(context, "%s: %s must hold one value, has %d", op, role,
-                       static_cast<int>(values.size()));
+    TF_LITE_KERNEL_LOG(context, "%s: %s must hold one value, has %d", op, role, static_cast<int>(values.size()));
     return kTfLiteError;
   }
   *value = values[0];
@@ -151,16 +144,14 @@ inline TfLiteStatus ReadOneInt(TfLiteContext* context, const char* op, const cha
 
 inline TfLiteStatus CheckDimValue(TfLiteContext* context, const char* op, int64_t value) {
   if (value < 0 || value > std::numeric_limits<int>::max()) {
-    TF_LITE_KERNEL_LOG(context, "%s: output dimension %lld is out of range", op,
-                       static_cast<long long>(value));
+    TF_LITE_KERNEL_LOG(context, "%s: output dimension %lld is out of range", op, static_cast<long long>(value));
     return kTfLiteError;
   }
   return kTfLiteOk;
 }
 
 // Computes an op's output shape (or shapes) from its inputs' shapes and values.
-using ShapeFn = TfLiteStatus (*)(TfLiteContext* context, TfLiteNode* node,
-                                 std::vector<Shape>* shapes);
+using ShapeFn = TfLiteStatus (*)(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes);
 
 inline TfLiteStatus ResizeOutputs(TfLiteContext* context, TfLiteNode* node, ShapeFn fn) {
   std::vector<Shape> shapes;
@@ -187,8 +178,7 @@ inline TfLiteStatus SizeOrDefer(TfLiteContext* context, TfLiteNode* node, bool k
 
 // Prepare of a two-input op whose output has the input's type and a shape that depends on the
 // values of input 1.
-inline TfLiteStatus PrepareShapedByInput1(TfLiteContext* context, TfLiteNode* node, const char* op,
-                                          ShapeFn fn) {
+inline TfLiteStatus PrepareShapedByInput1(TfLiteContext* context, TfLiteNode* node, const char* op, ShapeFn fn) {
   TF_LITE_ENSURE_OK(context, CheckIo(context, node, op, 2, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
@@ -210,8 +200,7 @@ inline TfLiteStatus ResizeDynamicOutputs(TfLiteContext* context, TfLiteNode* nod
 inline TfLiteStatus CopyAllBytes(TfLiteContext* context, const char* op, const TfLiteTensor* input,
                                  TfLiteTensor* output) {
   if (output->bytes != input->bytes) {
-    TF_LITE_KERNEL_LOG(context, "%s: output has %zu bytes, input %zu", op, output->bytes,
-                       input->bytes);
+    TF_LITE_KERNEL_LOG(context, "%s: output has %zu bytes, input %zu", op, output->bytes, input->bytes);
     return kTfLiteError;
   }
   if (input->bytes > 0 && output->data.raw != input->data.raw) {
@@ -229,26 +218,24 @@ P ParamsOrDefault(const TfLiteNode* node) {
 
 // Runs `GatherByDimMaps` from tensor to tensor.
 inline TfLiteStatus GatherMapped(TfLiteContext* context, const char* op, const TfLiteTensor* input,
-                                 const std::vector<std::vector<int64_t>>& maps,
-                                 const std::vector<int64_t>& in_strides, const char* pad_value,
-                                 TfLiteTensor* output) {
+                                 const std::vector<std::vector<int64_t>>& maps, const std::vector<int64_t>& in_strides,
+                                 const char* pad_value, TfLiteTensor* output) {
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, op, input, &elem));
   const Shape out_shape = ShapeOf(output);
   if (static_cast<size_t>(FlatSize(out_shape)) * elem != output->bytes) {
-    TF_LITE_KERNEL_LOG(context, "%s: output buffer has %zu bytes, shape needs %lld", op,
-                       output->bytes, static_cast<long long>(FlatSize(out_shape) * elem));
+    TF_LITE_KERNEL_LOG(context, "%s: output buffer has %zu bytes, shape needs %lld", op, output->bytes,
+                       static_cast<long long>(FlatSize(out_shape) * elem));
     return kTfLiteError;
   }
-  shape_util::GatherByDimMaps(input->data.raw_const, elem, out_shape, maps, in_strides, pad_value,
-                              output->data.raw);
+  shape_util::GatherByDimMaps(input->data.raw_const, elem, out_shape, maps, in_strides, pad_value, output->data.raw);
   return kTfLiteOk;
 }
 
 template <typename T>
 T SaturateTo(int64_t v) {
-  return static_cast<T>(std::min<int64_t>(std::max<int64_t>(v, std::numeric_limits<T>::min()),
-                                          std::numeric_limits<T>::max()));
+  return static_cast<T>(
+      std::min<int64_t>(std::max<int64_t>(v, std::numeric_limits<T>::min()), std::numeric_limits<T>::max()));
 }
 
 }  // namespace shape_ops

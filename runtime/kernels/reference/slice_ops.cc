@@ -28,8 +28,7 @@ using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_op
 // ---------------------------------------------------------------------------------------------
 // SLICE (begin, size; size -1 means "to the end").
 
-TfLiteStatus SliceRange(TfLiteContext* context, TfLiteNode* node, std::vector<int64_t>* begin,
-                        Shape* size) {
+TfLiteStatus SliceRange(TfLiteContext* context, TfLiteNode* node, std::vector<int64_t>* begin, Shape* size) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   const TfLiteTensor* begin_t = GetInput(context, node, 1);
   const TfLiteTensor* size_t_ = GetInput(context, node, 2);
@@ -54,10 +53,8 @@ TfLiteStatus SliceRange(TfLiteContext* context, TfLiteNode* node, std::vector<in
     }
     if (s == -1) s = dim - b;
     if (s < 0 || b + s > dim) {
-      TF_LITE_KERNEL_LOG(context,
-                         "SLICE: begin %lld and size %lld exceed dimension %d of size %lld",
-                         static_cast<long long>(b), static_cast<long long>(sizes[i]), i,
-                         static_cast<long long>(dim));
+      TF_LITE_KERNEL_LOG(context, "SLICE: begin %lld and size %lld exceed dimension %d of size %lld",
+                         static_cast<long long>(b), static_cast<long long>(sizes[i]), i, static_cast<long long>(dim));
       return kTfLiteError;
     }
     (*size)[i] = static_cast<int>(s);
@@ -78,8 +75,7 @@ TfLiteStatus SlicePrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "SLICE", &input, &output));
-  const bool known =
-      ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
+  const bool known = ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
   return SizeOrDefer(context, node, known, SliceShape);
 }
 
@@ -115,18 +111,13 @@ TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, Strid
   const TfLiteStridedSliceParams params = ParamsOrDefault<TfLiteStridedSliceParams>(node);
   const TfLiteTensor* input = GetInput(context, node, 0);
   std::vector<int64_t> begin, end, strides;
-  TF_LITE_ENSURE_OK(
-      context, ReadInts(context, "STRIDED_SLICE", "begin", GetInput(context, node, 1), &begin));
-  TF_LITE_ENSURE_OK(context,
-                    ReadInts(context, "STRIDED_SLICE", "end", GetInput(context, node, 2), &end));
-  TF_LITE_ENSURE_OK(
-      context, ReadInts(context, "STRIDED_SLICE", "strides", GetInput(context, node, 3), &strides));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, "STRIDED_SLICE", "begin", GetInput(context, node, 1), &begin));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, "STRIDED_SLICE", "end", GetInput(context, node, 2), &end));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, "STRIDED_SLICE", "strides", GetInput(context, node, 3), &strides));
   const int begin_count = static_cast<int>(begin.size());
-  if (static_cast<int>(end.size()) != begin_count ||
-      static_cast<int>(strides.size()) != begin_count) {
-    TF_LITE_KERNEL_LOG(context,
-                       "STRIDED_SLICE: begin, end and strides differ in length (%d, %d, %d)",
-                       begin_count, static_cast<int>(end.size()), static_cast<int>(strides.size()));
+  if (static_cast<int>(end.size()) != begin_count || static_cast<int>(strides.size()) != begin_count) {
+    TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: begin, end and strides differ in length (%d, %d, %d)", begin_count,
+                       static_cast<int>(end.size()), static_cast<int>(strides.size()));
     return kTfLiteError;
   }
   if (begin_count > 31) {
@@ -150,8 +141,8 @@ TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, Strid
   for (int i = 0; i < effective_dims;) {
     if ((1 << i) & params.ellipsis_mask) {
       ellipsis_start = i;
-      const int ellipsis_end = std::max(
-          i + 1, std::min(i + 1 + num_add_axis + input_dims - begin_count, effective_dims));
+      const int ellipsis_end =
+          std::max(i + 1, std::min(i + 1 + num_add_axis + input_dims - begin_count, effective_dims));
       expanded_ellipsis = ellipsis_end - ellipsis_start - 1;
       for (; i < ellipsis_end; ++i) effective_ellipsis_mask |= (int64_t{1} << i);
       continue;
@@ -170,12 +161,11 @@ TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, Strid
   for (int i = 0; i < effective_dims; ++i) {
     int64_t b = 0, e = 0, stride = 1;
     bool begin_mask = false, end_mask = false;
-    const bool is_new_axis = !((int64_t{1} << i) & effective_ellipsis_mask) &&
-                             ((int64_t{1} << i) & effective_new_axis_mask);
+    const bool is_new_axis =
+        !((int64_t{1} << i) & effective_ellipsis_mask) && ((int64_t{1} << i) & effective_new_axis_mask);
     if (!is_new_axis) {
       if (i - added_axes >= input_dims) {
-        TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: the masks do not fit an input of rank %d",
-                           input_dims);
+        TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: the masks do not fit an input of rank %d", input_dims);
         return kTfLiteError;
       }
       s->effective_shape[i] = input->dims->data[i - added_axes];
@@ -206,14 +196,12 @@ TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, Strid
     const int size = s->effective_shape[i];
     const int st = static_cast<int>(stride);
     const int start = shape_util::StridedSliceStart(
-        static_cast<int>(std::max<int64_t>(std::min<int64_t>(b, INT32_MAX), INT32_MIN)), st, size,
-        begin_mask);
+        static_cast<int>(std::max<int64_t>(std::min<int64_t>(b, INT32_MAX), INT32_MIN)), st, size, begin_mask);
     if (s->shrink[i]) {
       // Shrinking takes exactly the element at `start` (TF's semantics; it must exist).
       if (start < 0 || start >= size) {
-        TF_LITE_KERNEL_LOG(
-            context, "STRIDED_SLICE: shrunk index %lld is out of range for dimension %d of size %d",
-            static_cast<long long>(b), i, size);
+        TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: shrunk index %lld is out of range for dimension %d of size %d",
+                           static_cast<long long>(b), i, size);
         return kTfLiteError;
       }
       s->start[i] = start;
@@ -221,9 +209,9 @@ TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, Strid
       s->stride[i] = 1;
       continue;
     }
-    const int stop = shape_util::StridedSliceStop(
-        static_cast<int>(std::max<int64_t>(std::min<int64_t>(e, INT32_MAX), INT32_MIN)), start, st,
-        size, end_mask, false, params.offset);
+    const int stop =
+        shape_util::StridedSliceStop(static_cast<int>(std::max<int64_t>(std::min<int64_t>(e, INT32_MAX), INT32_MIN)),
+                                     start, st, size, end_mask, false, params.offset);
     s->start[i] = start;
     s->stride[i] = st;
     s->count[i] = shape_util::StridedCount(start, stop, st);
@@ -231,8 +219,7 @@ TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, Strid
   return kTfLiteOk;
 }
 
-TfLiteStatus StridedSliceShape(TfLiteContext* context, TfLiteNode* node,
-                               std::vector<Shape>* shapes) {
+TfLiteStatus StridedSliceShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   StridedSlicing slicing;
   TF_LITE_ENSURE_OK(context, BuildStridedSlicing(context, node, &slicing));
   Shape out;
@@ -256,8 +243,7 @@ TfLiteStatus StridedSlicePrepare(TfLiteContext* context, TfLiteNode* node) {
       return kTfLiteError;
     }
   }
-  const bool known = ValuesKnown(GetInput(context, node, 1)) &&
-                     ValuesKnown(GetInput(context, node, 2)) &&
+  const bool known = ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2)) &&
                      ValuesKnown(GetInput(context, node, 3));
   return SizeOrDefer(context, node, known, StridedSliceShape);
 }
@@ -281,12 +267,12 @@ TfLiteStatus StridedSliceEval(TfLiteContext* context, TfLiteNode* node) {
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, "STRIDED_SLICE", input, &elem));
   if (static_cast<size_t>(FlatSize(view)) * elem != output->bytes) {
-    TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: output buffer has %zu bytes, slice needs %lld",
-                       output->bytes, static_cast<long long>(FlatSize(view) * elem));
+    TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: output buffer has %zu bytes, slice needs %lld", output->bytes,
+                       static_cast<long long>(FlatSize(view) * elem));
     return kTfLiteError;
   }
-  shape_util::GatherByDimMaps(input->data.raw_const, elem, view, maps,
-                              RowMajorStrides(slicing.effective_shape), nullptr, output->data.raw);
+  shape_util::GatherByDimMaps(input->data.raw_const, elem, view, maps, RowMajorStrides(slicing.effective_shape),
+                              nullptr, output->data.raw);
   return kTfLiteOk;
 }
 

@@ -70,8 +70,8 @@ void RunStridedSlice(const StridedSliceCase& c) {
   const int s = t.AddConst<int32_t>(kTfLiteInt32, {n}, c.strides);
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinStridedSlice, {in, b, e, s}, {out}, fb::BuiltinOptions::StridedSliceOptions,
-          fb::CreateStridedSliceOptions(t.fbb(), c.begin_mask, c.end_mask, c.ellipsis_mask,
-                                        c.new_axis_mask, c.shrink_axis_mask, c.offset)
+          fb::CreateStridedSliceOptions(t.fbb(), c.begin_mask, c.end_mask, c.ellipsis_mask, c.new_axis_mask,
+                                        c.shrink_axis_mask, c.offset)
               .Union());
   ASSERT_TRUE(t.Build().ok());
   int count = 1;
@@ -139,8 +139,7 @@ TEST(StridedSliceTest, RunTimeShapesFlowThroughShapeSlicePackReshapeTile) {
   const int c_minus = t.AddConst<int32_t>(kTfLiteInt32, {}, {-1});
   t.AddOp(kTfLiteBuiltinShape, {x}, {shape}, fb::BuiltinOptions::ShapeOptions,
           fb::CreateShapeOptions(t.fbb(), fb::TensorType::INT32).Union());
-  t.AddOp(kTfLiteBuiltinStridedSlice, {shape, one, two, one}, {dim1},
-          fb::BuiltinOptions::StridedSliceOptions,
+  t.AddOp(kTfLiteBuiltinStridedSlice, {shape, one, two, one}, {dim1}, fb::BuiltinOptions::StridedSliceOptions,
           fb::CreateStridedSliceOptions(t.fbb(), 0, 0, 0, 0, 1).Union());
   t.AddOp(kTfLiteBuiltinPack, {dim1, c_minus}, {new_shape}, fb::BuiltinOptions::PackOptions,
           fb::CreatePackOptions(t.fbb(), 2, 0).Union());
@@ -153,8 +152,7 @@ TEST(StridedSliceTest, RunTimeShapesFlowThroughShapeSlicePackReshapeTile) {
   ASSERT_TRUE(t.Invoke().ok());
   // reshape to [3, 2], then tile columns 3 times: [3, 6].
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 6}));
-  EXPECT_EQ(t.GetOutput<float>(0),
-            (std::vector<float>{0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 4, 5, 4, 5, 4, 5}));
+  EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 4, 5, 4, 5, 4, 5}));
   ASSERT_TRUE(t.ResizeInput(0, {1, 4}).ok());
   ASSERT_TRUE(t.AllocateTensors().ok());
   t.SetInput<float>(0, Iota(4, 10.f));

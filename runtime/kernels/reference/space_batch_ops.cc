@@ -47,19 +47,17 @@ struct BlockParams {
 
 // Validates block_shape ([spatial]) and paddings/crops ([spatial, 2], non-negative, INT32) and
 // reads them; `role` names the second tensor.
-TfLiteStatus ReadBlockParams(TfLiteContext* context, const TfLiteTensor* input,
-                             const TfLiteTensor* block_shape, const TfLiteTensor* amounts,
-                             const char* role, BlockParams* p) {
+TfLiteStatus ReadBlockParams(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* block_shape,
+                             const TfLiteTensor* amounts, const char* role, BlockParams* p) {
   const int spatial = input->dims->size - 2;
   if (block_shape->dims->size != 1 || block_shape->dims->data[0] != spatial) {
-    TF_LITE_KERNEL_LOG(context, "input 1 (block_shape) has shape %s, expected [%d]",
-                       ShapeString(block_shape).c_str(), spatial);
+    TF_LITE_KERNEL_LOG(context, "input 1 (block_shape) has shape %s, expected [%d]", ShapeString(block_shape).c_str(),
+                       spatial);
     return kTfLiteError;
   }
-  if (amounts->dims->size != 2 || amounts->dims->data[0] != spatial ||
-      amounts->dims->data[1] != 2) {
-    TF_LITE_KERNEL_LOG(context, "input 2 (%s) has shape %s, expected [%d, 2]", role,
-                       ShapeString(amounts).c_str(), spatial);
+  if (amounts->dims->size != 2 || amounts->dims->data[0] != spatial || amounts->dims->data[1] != 2) {
+    TF_LITE_KERNEL_LOG(context, "input 2 (%s) has shape %s, expected [%d, 2]", role, ShapeString(amounts).c_str(),
+                       spatial);
     return kTfLiteError;
   }
   const int32_t* block = block_shape->data.i32;
@@ -105,8 +103,7 @@ TfLiteStatus CheckCommon(TfLiteContext* context, TfLiteNode* node, const char* r
   }
   TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0", types));
   TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", input->type));
-  TF_LITE_ENSURE_OK(context,
-                    ExpectType(context, block_shape, "input 1 (block_shape)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, ExpectType(context, block_shape, "input 1 (block_shape)", kTfLiteInt32));
   std::string amounts_role = std::string("input 2 (") + role + ")";
   return ExpectType(context, amounts, amounts_role.c_str(), kTfLiteInt32);
 }
@@ -143,11 +140,10 @@ TfLiteStatus SpaceToBatchResize(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus SpaceToBatchPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckCommon(context, node, "paddings",
-                                         {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8, kTfLiteInt16,
-                                          kTfLiteInt32, kTfLiteInt64}));
-  if (!ValuesKnown(tflite::GetInput(context, node, 1)) ||
-      !ValuesKnown(tflite::GetInput(context, node, 2))) {
+  TF_LITE_ENSURE_OK(context,
+                    CheckCommon(context, node, "paddings",
+                                {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8, kTfLiteInt16, kTfLiteInt32, kTfLiteInt64}));
+  if (!ValuesKnown(tflite::GetInput(context, node, 1)) || !ValuesKnown(tflite::GetInput(context, node, 2))) {
     tflite::SetTensorToDynamic(tflite::GetOutput(context, node, 0));
     return kTfLiteOk;
   }
@@ -157,8 +153,7 @@ TfLiteStatus SpaceToBatchPrepare(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus SpaceToBatchEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if (tflite::IsDynamicTensor(output))
-    TF_LITE_ENSURE_OK(context, SpaceToBatchResize(context, node));
+  if (tflite::IsDynamicTensor(output)) TF_LITE_ENSURE_OK(context, SpaceToBatchResize(context, node));
   if (output->bytes == 0) return kTfLiteOk;
   BlockParams p;
   TF_LITE_ENSURE_OK(context, ReadBlockParams(context, input, tflite::GetInput(context, node, 1),
@@ -183,8 +178,7 @@ TfLiteStatus SpaceToBatchEval(TfLiteContext* context, TfLiteNode* node) {
         if (h < 0 || h >= in.height || w < 0 || w >= in.width) {
           std::memset(dst, pad_byte, pixel_bytes);
         } else {
-          const int64_t offset =
-              ((static_cast<int64_t>(b) * in.height + h) * in.width + w) * in.depth;
+          const int64_t offset = ((static_cast<int64_t>(b) * in.height + h) * in.width + w) * in.depth;
           std::memcpy(dst, input->data.raw_const + offset * elem, pixel_bytes);
         }
       }
@@ -211,8 +205,7 @@ TfLiteStatus BatchToSpaceResize(TfLiteContext* context, TfLiteNode* node) {
   }
   shape[0] = static_cast<int>(shape[0] / blocks);
   const int64_t h = static_cast<int64_t>(shape[1]) * p.block_h - p.before_h - p.after_h;
-  const int64_t w =
-      shape.size() == 4 ? static_cast<int64_t>(shape[2]) * p.block_w - p.before_w - p.after_w : 1;
+  const int64_t w = shape.size() == 4 ? static_cast<int64_t>(shape[2]) * p.block_w - p.before_w - p.after_w : 1;
   if (h < 0 || w < 0) {
     TF_LITE_KERNEL_LOG(context, "input 2 (crops) crop more than the block-expanded input holds");
     return kTfLiteError;
@@ -223,14 +216,13 @@ TfLiteStatus BatchToSpaceResize(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus BatchToSpacePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckCommon(context, node, "crops",
-                                         {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8, kTfLiteInt16,
-                                          kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context,
+                    CheckCommon(context, node, "crops",
+                                {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8, kTfLiteInt16, kTfLiteInt32, kTfLiteInt64}));
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   if (input->type == kTfLiteUInt8 || input->type == kTfLiteInt8 || input->type == kTfLiteInt16) {
-    if (input->params.scale != output->params.scale ||
-        input->params.zero_point != output->params.zero_point) {
+    if (input->params.scale != output->params.scale || input->params.zero_point != output->params.zero_point) {
       TF_LITE_KERNEL_LOG(context,
                          "input 0 (scale %g, zero point %d) and output 0 (scale %g, zero point %d) "
                          "must be quantized alike",
@@ -239,13 +231,11 @@ TfLiteStatus BatchToSpacePrepare(TfLiteContext* context, TfLiteNode* node) {
       return kTfLiteError;
     }
     if (input->type == kTfLiteInt16 && input->params.zero_point != 0) {
-      TF_LITE_KERNEL_LOG(context, "input 0 is INT16 with zero point %d; it must be 0",
-                         input->params.zero_point);
+      TF_LITE_KERNEL_LOG(context, "input 0 is INT16 with zero point %d; it must be 0", input->params.zero_point);
       return kTfLiteError;
     }
   }
-  if (!ValuesKnown(tflite::GetInput(context, node, 1)) ||
-      !ValuesKnown(tflite::GetInput(context, node, 2))) {
+  if (!ValuesKnown(tflite::GetInput(context, node, 1)) || !ValuesKnown(tflite::GetInput(context, node, 2))) {
     tflite::SetTensorToDynamic(tflite::GetOutput(context, node, 0));
     return kTfLiteOk;
   }
@@ -255,8 +245,7 @@ TfLiteStatus BatchToSpacePrepare(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus BatchToSpaceEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if (tflite::IsDynamicTensor(output))
-    TF_LITE_ENSURE_OK(context, BatchToSpaceResize(context, node));
+  if (tflite::IsDynamicTensor(output)) TF_LITE_ENSURE_OK(context, BatchToSpaceResize(context, node));
   if (output->bytes == 0) return kTfLiteOk;
   BlockParams p;
   TF_LITE_ENSURE_OK(context, ReadBlockParams(context, input, tflite::GetInput(context, node, 1),
@@ -276,8 +265,7 @@ TfLiteStatus BatchToSpaceEval(TfLiteContext* context, TfLiteNode* node) {
       for (int iw = 0; iw < in.width; ++iw, src += pixel_bytes) {
         const int w = iw * p.block_w + shift_w - p.before_w;
         if (h < 0 || h >= out.height || w < 0 || w >= out.width) continue;
-        const int64_t offset =
-            ((static_cast<int64_t>(b) * out.height + h) * out.width + w) * out.depth;
+        const int64_t offset = ((static_cast<int64_t>(b) * out.height + h) * out.width + w) * out.depth;
         std::memcpy(output->data.raw + offset * elem, src, pixel_bytes);
       }
     }

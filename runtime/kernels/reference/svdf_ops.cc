@@ -39,8 +39,7 @@ constexpr int kSvdfWeightsFeature = 1;
 constexpr int kSvdfWeightsTime = 2;
 constexpr int kSvdfBias = 3;
 constexpr int kSvdfState = 4;
-constexpr const char* kSvdfInputNames[] = {"input", "weights_feature", "weights_time", "bias",
-                                           "state"};
+constexpr const char* kSvdfInputNames[] = {"input", "weights_feature", "weights_time", "bias", "state"};
 
 struct SvdfData {
   Arithmetic arithmetic = Arithmetic::kFloat;
@@ -66,21 +65,18 @@ void* InitSvdf(TfLiteContext*, const char*, size_t) { return new SvdfData(); }
 
 void FreeSvdf(TfLiteContext*, void* buffer) { delete static_cast<SvdfData*>(buffer); }
 
-TfLiteStatus CheckSvdfType(TfLiteContext* context, const TfLiteTensor* tensor, int index,
-                           TfLiteType type) {
+TfLiteStatus CheckSvdfType(TfLiteContext* context, const TfLiteTensor* tensor, int index, TfLiteType type) {
   return CheckType(context, tensor, "input", index, kSvdfInputNames[index], type);
 }
 
 // The integer part of PrepareSvdf (int8 input and weights, int16 state and time weights, int32
 // bias): the types, the activation, and the rescaling of the two products.
-TfLiteStatus PrepareSvdfInteger(TfLiteContext* context, const TfLiteSVDFParams* params,
-                                const TfLiteTensor* input, const TfLiteTensor* weights_feature,
-                                const TfLiteTensor* weights_time, const TfLiteTensor* bias,
-                                const TfLiteTensor* state, const TfLiteTensor* output, size_t batch,
-                                SvdfData* data) {
+TfLiteStatus PrepareSvdfInteger(TfLiteContext* context, const TfLiteSVDFParams* params, const TfLiteTensor* input,
+                                const TfLiteTensor* weights_feature, const TfLiteTensor* weights_time,
+                                const TfLiteTensor* bias, const TfLiteTensor* state, const TfLiteTensor* output,
+                                size_t batch, SvdfData* data) {
   const svdf::Shape& shape = data->shape;
-  TF_LITE_ENSURE_OK(context,
-                    CheckSvdfType(context, weights_time, kSvdfWeightsTime, kTfLiteInt16));
+  TF_LITE_ENSURE_OK(context, CheckSvdfType(context, weights_time, kSvdfWeightsTime, kTfLiteInt16));
   if (bias != nullptr) {
     TF_LITE_ENSURE_OK(context, CheckSvdfType(context, bias, kSvdfBias, kTfLiteInt32));
   }
@@ -92,21 +88,18 @@ TfLiteStatus PrepareSvdfInteger(TfLiteContext* context, const TfLiteSVDFParams* 
                        static_cast<int>(params->activation));
     return kTfLiteError;
   }
-  const TfLiteAffineQuantization* q[5] = {
-      RequireQuantization(context, input, "input 0 (input)"),
-      RequireQuantization(context, weights_feature, "input 1 (weights_feature)"),
-      RequireQuantization(context, weights_time, "input 2 (weights_time)"),
-      RequireQuantization(context, state, "input 4 (state)"),
-      RequireQuantization(context, output, "output 0")};
+  const TfLiteAffineQuantization* q[5] = {RequireQuantization(context, input, "input 0 (input)"),
+                                          RequireQuantization(context, weights_feature, "input 1 (weights_feature)"),
+                                          RequireQuantization(context, weights_time, "input 2 (weights_time)"),
+                                          RequireQuantization(context, state, "input 4 (state)"),
+                                          RequireQuantization(context, output, "output 0")};
   for (const TfLiteAffineQuantization* quantization : q) {
     if (quantization == nullptr) return kTfLiteError;
   }
   // Products of float scales, rounded to float before QuantizeMultiplier sees them (TFLite's
   // expressions are float).
-  const float effective_scale_1 =
-      q[0]->scale->data[0] * q[1]->scale->data[0] / q[3]->scale->data[0];
-  const float effective_scale_2 =
-      q[3]->scale->data[0] * q[2]->scale->data[0] / q[4]->scale->data[0];
+  const float effective_scale_1 = q[0]->scale->data[0] * q[1]->scale->data[0] / q[3]->scale->data[0];
+  const float effective_scale_2 = q[3]->scale->data[0] * q[2]->scale->data[0] / q[4]->scale->data[0];
   qu::QuantizeMultiplier(effective_scale_1, &data->integer.scale_1_a, &data->integer.scale_1_b);
   qu::QuantizeMultiplier(effective_scale_2, &data->integer.scale_2_a, &data->integer.scale_2_b);
   data->integer.input_zero_point = q[0]->zero_point->data[0];
@@ -119,20 +112,18 @@ TfLiteStatus PrepareSvdfInteger(TfLiteContext* context, const TfLiteSVDFParams* 
 TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
   SvdfData* data = static_cast<SvdfData*>(node->user_data);
   if (tflite::NumInputs(node) != 5 || tflite::NumOutputs(node) != 1) {
-    TF_LITE_KERNEL_LOG(context, "expects 5 inputs and 1 output, got %d and %d",
-                       tflite::NumInputs(node), tflite::NumOutputs(node));
+    TF_LITE_KERNEL_LOG(context, "expects 5 inputs and 1 output, got %d and %d", tflite::NumInputs(node),
+                       tflite::NumOutputs(node));
     return kTfLiteError;
   }
   const auto* params = static_cast<const TfLiteSVDFParams*>(node->builtin_data);
   // Without options TFLite's parser leaves rank at 0, which it refuses.
   if (params == nullptr || params->rank <= 0) {
-    TF_LITE_KERNEL_LOG(context, "option rank is %d, expected > 0",
-                       params == nullptr ? 0 : params->rank);
+    TF_LITE_KERNEL_LOG(context, "option rank is %d, expected > 0", params == nullptr ? 0 : params->rank);
     return kTfLiteError;
   }
   if (!IsValidActivation(params->activation)) {
-    TF_LITE_KERNEL_LOG(context, "fused activation %d is not a valid activation",
-                       static_cast<int>(params->activation));
+    TF_LITE_KERNEL_LOG(context, "fused activation %d is not a valid activation", static_cast<int>(params->activation));
     return kTfLiteError;
   }
   data->activation = params->activation;
@@ -142,15 +133,13 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* weights_feature = nullptr;
   const TfLiteTensor* weights_time = nullptr;
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kSvdfInput, &input));
-  TF_LITE_ENSURE_OK(context,
-                    tflite::GetInputSafe(context, node, kSvdfWeightsFeature, &weights_feature));
+  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kSvdfWeightsFeature, &weights_feature));
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, kSvdfWeightsTime, &weights_time));
   const TfLiteTensor* bias = GetOptionalInputTensor(context, node, kSvdfBias);
   for (int index : {kSvdfInput, kSvdfWeightsFeature, kSvdfWeightsTime}) {
     const TfLiteTensor* t = tflite::GetInput(context, node, index);
     if (t->dims->size != 2) {
-      TF_LITE_KERNEL_LOG(context, "input %d (%s) must be 2-D, got %d-D", index,
-                         kSvdfInputNames[index], t->dims->size);
+      TF_LITE_KERNEL_LOG(context, "input %d (%s) must be 2-D, got %d-D", index, kSvdfInputNames[index], t->dims->size);
       return kTfLiteError;
     }
   }
@@ -162,8 +151,7 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
   shape.num_filters = weights_feature->dims->data[0];
   shape.memory_size = weights_time->dims->data[1];
   if (shape.num_filters % shape.rank != 0) {
-    TF_LITE_KERNEL_LOG(context,
-                       "input 1 (weights_feature) has %d filters, not a multiple of rank %d",
+    TF_LITE_KERNEL_LOG(context, "input 1 (weights_feature) has %d filters, not a multiple of rank %d",
                        shape.num_filters, shape.rank);
     return kTfLiteError;
   }
@@ -180,8 +168,7 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
   }
   // The newest activation goes into the last of memory_size columns.
   if (shape.memory_size < 1) {
-    TF_LITE_KERNEL_LOG(context, "input 2 (weights_time) has memory size %d, expected >= 1",
-                       shape.memory_size);
+    TF_LITE_KERNEL_LOG(context, "input 2 (weights_time) has memory size %d, expected >= 1", shape.memory_size);
     return kTfLiteError;
   }
   if (bias != nullptr && (bias->dims->size != 1 || bias->dims->data[0] != shape.num_units)) {
@@ -195,8 +182,7 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   const int64_t state_columns = static_cast<int64_t>(shape.memory_size) * shape.num_filters;
-  if (state->dims->size != 2 || state->dims->data[0] != shape.batch_size ||
-      state->dims->data[1] != state_columns) {
+  if (state->dims->size != 2 || state->dims->data[0] != shape.batch_size || state->dims->data[1] != state_columns) {
     TF_LITE_KERNEL_LOG(context,
                        "input 4 (state) has shape %s, expected [%d, %lld]: its size does not match "
                        "memory_size * num_filters",
@@ -216,16 +202,14 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
   const size_t batch = static_cast<size_t>(shape.batch_size);
   if (input_type == kTfLiteFloat32 && weight_type == kTfLiteFloat32) {
     data->arithmetic = Arithmetic::kFloat;
-    TF_LITE_ENSURE_OK(context,
-                      CheckSvdfType(context, weights_time, kSvdfWeightsTime, kTfLiteFloat32));
+    TF_LITE_ENSURE_OK(context, CheckSvdfType(context, weights_time, kSvdfWeightsTime, kTfLiteFloat32));
     if (bias != nullptr) {
       TF_LITE_ENSURE_OK(context, CheckSvdfType(context, bias, kSvdfBias, kTfLiteFloat32));
     }
     TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteFloat32));
     TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteFloat32));
     data->scratch.assign(batch * shape.num_filters, 0.0f);
-  } else if (input_type == kTfLiteFloat32 &&
-             (weight_type == kTfLiteInt8 || weight_type == kTfLiteUInt8)) {
+  } else if (input_type == kTfLiteFloat32 && (weight_type == kTfLiteInt8 || weight_type == kTfLiteUInt8)) {
     // Hybrid: int8 (or uint8, read as int8 bytes like TFLite) feature and time weights.
     data->arithmetic = Arithmetic::kHybrid;
     TF_LITE_ENSURE_OK(context, CheckSvdfType(context, weights_time, kSvdfWeightsTime, weight_type));
@@ -235,8 +219,7 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteFloat32));
     TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteFloat32));
     data->scratch.assign(batch * shape.num_filters, 0.0f);
-    data->weights_time_float.assign(static_cast<size_t>(shape.num_filters) * shape.memory_size,
-                                    0.0f);
+    data->weights_time_float.assign(static_cast<size_t>(shape.num_filters) * shape.memory_size, 0.0f);
     data->weights_time_dequantized = false;
     data->row_sums_computed = false;
     data->scaling_factors.assign(batch, 0.0f);
@@ -244,8 +227,8 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     data->quantized_input.assign(batch * shape.input_size, 0);
   } else if (input_type == kTfLiteInt8 && weight_type == kTfLiteInt8) {
     data->arithmetic = Arithmetic::kInteger;
-    TF_LITE_ENSURE_OK(context, PrepareSvdfInteger(context, params, input, weights_feature,
-                                                  weights_time, bias, state, output, batch, data));
+    TF_LITE_ENSURE_OK(context, PrepareSvdfInteger(context, params, input, weights_feature, weights_time, bias, state,
+                                                  output, batch, data));
   } else {
     TF_LITE_KERNEL_LOG(context,
                        "input 0 (input) has type %s and input 1 (weights_feature) type %s; "
@@ -253,8 +236,7 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
                        TfLiteTypeGetName(input_type), TfLiteTypeGetName(weight_type));
     return kTfLiteError;
   }
-  return context->ResizeTensor(context, output,
-                               tflite::CreateIntArray({shape.batch_size, shape.num_units}));
+  return context->ResizeTensor(context, output, tflite::CreateIntArray({shape.batch_size, shape.num_units}));
 }
 
 TfLiteStatus EvalSvdf(TfLiteContext* context, TfLiteNode* node) {
@@ -268,10 +250,9 @@ TfLiteStatus EvalSvdf(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (data->arithmetic) {
     case Arithmetic::kFloat:
-      svdf::EvalFloat(s, data->activation, GetTensorData<float>(input),
-                      GetTensorData<float>(weights_feature), GetTensorData<float>(weights_time),
-                      GetTensorData<float>(bias), data->scratch.data(), GetTensorData<float>(state),
-                      GetTensorData<float>(output));
+      svdf::EvalFloat(s, data->activation, GetTensorData<float>(input), GetTensorData<float>(weights_feature),
+                      GetTensorData<float>(weights_time), GetTensorData<float>(bias), data->scratch.data(),
+                      GetTensorData<float>(state), GetTensorData<float>(output));
       return kTfLiteOk;
     case Arithmetic::kHybrid: {
       const auto* feature = reinterpret_cast<const int8_t*>(weights_feature->data.raw);
@@ -291,19 +272,16 @@ TfLiteStatus EvalSvdf(TfLiteContext* context, TfLiteNode* node) {
       buffers.scaling_factors = data->scaling_factors.data();
       buffers.zero_points = data->zero_points.data();
       buffers.quantized_input = data->quantized_input.data();
-      svdf::EvalHybrid(s, data->activation, data->asymmetric_quantize_inputs,
-                       GetTensorData<float>(input), feature, weights_feature->params.scale,
-                       data->row_sums.data(), data->weights_time_float.data(),
-                       GetTensorData<float>(bias), buffers, GetTensorData<float>(state),
-                       GetTensorData<float>(output));
+      svdf::EvalHybrid(s, data->activation, data->asymmetric_quantize_inputs, GetTensorData<float>(input), feature,
+                       weights_feature->params.scale, data->row_sums.data(), data->weights_time_float.data(),
+                       GetTensorData<float>(bias), buffers, GetTensorData<float>(state), GetTensorData<float>(output));
       return kTfLiteOk;
     }
     case Arithmetic::kInteger:
-      svdf::EvalInteger(s, data->integer, GetTensorData<int8_t>(input),
-                        GetTensorData<int8_t>(weights_feature),
+      svdf::EvalInteger(s, data->integer, GetTensorData<int8_t>(input), GetTensorData<int8_t>(weights_feature),
                         GetTensorData<int16_t>(weights_time), GetTensorData<int32_t>(bias),
-                        GetTensorData<int16_t>(state), data->integer_scratch.data(),
-                        data->integer_output_temp.data(), GetTensorData<int8_t>(output));
+                        GetTensorData<int16_t>(state), data->integer_scratch.data(), data->integer_output_temp.data(),
+                        GetTensorData<int8_t>(output));
       return kTfLiteOk;
   }
   return kTfLiteError;

@@ -11,8 +11,8 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
-#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/elementwise_util.h"
@@ -61,8 +61,8 @@ TfLiteStatus EvalFloatUnary(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, FloatUnary<kOp>::kName, &in, &out));
-  EW_ENSURE(context, in->type == kTfLiteFloat32, "%s: type %s is not supported",
-            FloatUnary<kOp>::kName, TypeName(in->type));
+  EW_ENSURE(context, in->type == kTfLiteFloat32, "%s: type %s is not supported", FloatUnary<kOp>::kName,
+            TypeName(in->type));
   return Unary<float>(in, out, FloatUnary<kOp>::Apply);
 }
 
@@ -79,8 +79,7 @@ TfLiteStatus PrepareAbs(TfLiteContext* context, TfLiteNode* node) {
   if (in->type == kTfLiteInt8 || (in->type == kTfLiteInt16 && HasScale(in))) {
     EW_OK(PrepareQuantizedUnaryOffsets(context, node, "ABS", in, out));
     d->needs_rescale = in->params.scale != out->params.scale;
-    if (d->needs_rescale)
-      QuantizeMultiplier(in->params.scale / out->params.scale, &d->multiplier, &d->shift);
+    if (d->needs_rescale) QuantizeMultiplier(in->params.scale / out->params.scale, &d->multiplier, &d->shift);
   }
   return kTfLiteOk;
 }
@@ -91,9 +90,8 @@ TfLiteStatus EvalAbsQuantized(TfLiteNode* node, const TfLiteTensor* in, TfLiteTe
   const int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   return Unary<T>(in, out, [&](T x) {
     const int32_t v = std::abs(static_cast<int32_t>(x) - d.input1_offset);
-    const int32_t r =
-        d.needs_rescale ? MultiplyByQuantizedMultiplier(v, d.multiplier, d.shift) + d.output_offset
-                        : v + d.output_offset;
+    const int32_t r = d.needs_rescale ? MultiplyByQuantizedMultiplier(v, d.multiplier, d.shift) + d.output_offset
+                                      : v + d.output_offset;
     return static_cast<T>(Clamp(r, lo, hi));
   });
 }
@@ -111,9 +109,8 @@ TfLiteStatus EvalAbs(TfLiteContext* context, TfLiteNode* node) {
       return EvalAbsQuantized<int8_t>(node, in, out);
     case kTfLiteInt16:
       if (!HasScale(in)) {
-        return Unary<int16_t>(in, out, [](int16_t x) {
-          return static_cast<int16_t>(std::abs(static_cast<int32_t>(x)));
-        });
+        return Unary<int16_t>(in, out,
+                              [](int16_t x) { return static_cast<int16_t>(std::abs(static_cast<int32_t>(x))); });
       }
       return EvalAbsQuantized<int16_t>(node, in, out);
     default:
@@ -122,9 +119,7 @@ TfLiteStatus EvalAbs(TfLiteContext* context, TfLiteNode* node) {
   }
 }
 
-bool NegTypes(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt64;
-}
+bool NegTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteInt32 || t == kTfLiteInt64; }
 
 TfLiteStatus PrepareNeg(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
@@ -139,8 +134,10 @@ TfLiteStatus EvalNeg(TfLiteContext* context, TfLiteNode* node) {
   switch (in->type) {
     case kTfLiteFloat32:
       return Unary<float>(in, out, [](float x) { return -x; });
-    case kTfLiteInt32: return Unary<int32_t>(in, out, [](int32_t x) { return qu::WrappingNeg(x); });
-    case kTfLiteInt64: return Unary<int64_t>(in, out, [](int64_t x) { return qu::WrappingNeg(x); });
+    case kTfLiteInt32:
+      return Unary<int32_t>(in, out, [](int32_t x) { return qu::WrappingNeg(x); });
+    case kTfLiteInt64:
+      return Unary<int64_t>(in, out, [](int64_t x) { return qu::WrappingNeg(x); });
     default:
       TF_LITE_KERNEL_LOG(context, "NEG: type %s is not supported", TypeName(in->type));
       return kTfLiteError;
@@ -166,16 +163,13 @@ TfLiteStatus EvalRsqrt(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   EW_OK(GetIO(context, node, 1, "RSQRT", &in, &out));
-  if (in->type == kTfLiteFloat32)
-    return Unary<float>(in, out, [](float x) { return 1.f / std::sqrt(x); });
-  EW_ENSURE(context, in->type == kTfLiteInt8, "RSQRT: type %s is not supported",
-            TypeName(in->type));
+  if (in->type == kTfLiteFloat32) return Unary<float>(in, out, [](float x) { return 1.f / std::sqrt(x); });
+  EW_ENSURE(context, in->type == kTfLiteInt8, "RSQRT: type %s is not supported", TypeName(in->type));
   const OpData d = *Data(node);
   const int64_t n = tflite::NumElements(in);
   const int8_t* x = In<int8_t>(in);
   for (int64_t i = 0; i < n; ++i) {
-    EW_ENSURE(context, x[i] >= d.input1_offset,
-              "RSQRT: input is negative (defined for non-negative values only)");
+    EW_ENSURE(context, x[i] >= d.input1_offset, "RSQRT: input is negative (defined for non-negative values only)");
   }
   return Unary<int8_t>(in, out, [&](int8_t v) -> int8_t {
     const int32_t value = v - d.input1_offset;
@@ -184,10 +178,8 @@ TfLiteStatus EvalRsqrt(TfLiteContext* context, TfLiteNode* node) {
     int32_t inv_sqrt_multiplier;
     int inv_sqrt_shift;
     qu::GetInvSqrtQuantizedMultiplierExp(value, -1, &inv_sqrt_multiplier, &inv_sqrt_shift);
-    const int32_t data =
-        MultiplyByQuantizedMultiplier(1, inv_sqrt_multiplier, inv_sqrt_shift + kShift);
-    const int32_t r =
-        MultiplyByQuantizedMultiplier(data, d.multiplier, d.shift - kShift) + d.output_offset;
+    const int32_t data = MultiplyByQuantizedMultiplier(1, inv_sqrt_multiplier, inv_sqrt_shift + kShift);
+    const int32_t r = MultiplyByQuantizedMultiplier(data, d.multiplier, d.shift - kShift) + d.output_offset;
     return static_cast<int8_t>(Clamp<int32_t>(r, -128, 127));
   });
 }
@@ -205,8 +197,7 @@ TfLiteStatus PrepareExp(TfLiteContext* context, TfLiteNode* node) {
     PopulateLut8(in, out, f, d->lut8);
   } else if (in->type == kTfLiteInt16) {
     EW_OK(RequireScales(context, "EXP", in, out));
-    qu::PopulateLut16(in->params.scale, in->params.zero_point, out->params.scale,
-                      out->params.zero_point, f, d->lut16);
+    qu::PopulateLut16(in->params.scale, in->params.zero_point, out->params.scale, out->params.zero_point, f, d->lut16);
   }
   return kTfLiteOk;
 }
@@ -231,24 +222,16 @@ TfLiteStatus EvalExp(TfLiteContext* context, TfLiteNode* node) {
 
 TS_REGISTER(ABS, Init, Free, PrepareAbs, EvalAbs)
 TS_REGISTER(NEG, Init, Free, PrepareNeg, EvalNeg)
-TS_REGISTER(SQRT, Init, Free, PrepareFloatUnary<FloatUnaryOp::kSqrt>,
-            EvalFloatUnary<FloatUnaryOp::kSqrt>)
+TS_REGISTER(SQRT, Init, Free, PrepareFloatUnary<FloatUnaryOp::kSqrt>, EvalFloatUnary<FloatUnaryOp::kSqrt>)
 TS_REGISTER(RSQRT, Init, Free, PrepareRsqrt, EvalRsqrt)
-TS_REGISTER(SQUARE, Init, Free, PrepareFloatUnary<FloatUnaryOp::kSquare>,
-            EvalFloatUnary<FloatUnaryOp::kSquare>)
+TS_REGISTER(SQUARE, Init, Free, PrepareFloatUnary<FloatUnaryOp::kSquare>, EvalFloatUnary<FloatUnaryOp::kSquare>)
 TS_REGISTER(EXP, Init, Free, PrepareExp, EvalExp)
-TS_REGISTER(LOG, Init, Free, PrepareFloatUnary<FloatUnaryOp::kLog>,
-            EvalFloatUnary<FloatUnaryOp::kLog>)
-TS_REGISTER(SIN, Init, Free, PrepareFloatUnary<FloatUnaryOp::kSin>,
-            EvalFloatUnary<FloatUnaryOp::kSin>)
-TS_REGISTER(COS, Init, Free, PrepareFloatUnary<FloatUnaryOp::kCos>,
-            EvalFloatUnary<FloatUnaryOp::kCos>)
-TS_REGISTER(FLOOR, Init, Free, PrepareFloatUnary<FloatUnaryOp::kFloor>,
-            EvalFloatUnary<FloatUnaryOp::kFloor>)
-TS_REGISTER(CEIL, Init, Free, PrepareFloatUnary<FloatUnaryOp::kCeil>,
-            EvalFloatUnary<FloatUnaryOp::kCeil>)
-TS_REGISTER(ROUND, Init, Free, PrepareFloatUnary<FloatUnaryOp::kRound>,
-            EvalFloatUnary<FloatUnaryOp::kRound>)
+TS_REGISTER(LOG, Init, Free, PrepareFloatUnary<FloatUnaryOp::kLog>, EvalFloatUnary<FloatUnaryOp::kLog>)
+TS_REGISTER(SIN, Init, Free, PrepareFloatUnary<FloatUnaryOp::kSin>, EvalFloatUnary<FloatUnaryOp::kSin>)
+TS_REGISTER(COS, Init, Free, PrepareFloatUnary<FloatUnaryOp::kCos>, EvalFloatUnary<FloatUnaryOp::kCos>)
+TS_REGISTER(FLOOR, Init, Free, PrepareFloatUnary<FloatUnaryOp::kFloor>, EvalFloatUnary<FloatUnaryOp::kFloor>)
+TS_REGISTER(CEIL, Init, Free, PrepareFloatUnary<FloatUnaryOp::kCeil>, EvalFloatUnary<FloatUnaryOp::kCeil>)
+TS_REGISTER(ROUND, Init, Free, PrepareFloatUnary<FloatUnaryOp::kRound>, EvalFloatUnary<FloatUnaryOp::kRound>)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -71,8 +71,7 @@ TEST(ElementwiseTest, QuantizedInt8AbsRescales) {
   ASSERT_OK(op.Build());
   op.t().SetInput<int8_t>(0, {10, 6, 14, -128});  // 0, -2, 2, -69
   ASSERT_OK(op.t().Invoke());
-  EXPECT_EQ(op.t().GetOutput<int8_t>(0),
-            (std::vector<int8_t>{-100, -92, -92, 127}));  // 0, 2, 2, 69 (saturates)
+  EXPECT_EQ(op.t().GetOutput<int8_t>(0), (std::vector<int8_t>{-100, -92, -92, 127}));  // 0, 2, 2, 69 (saturates)
 }
 
 }  // namespace
