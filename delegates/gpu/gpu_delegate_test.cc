@@ -166,7 +166,9 @@ Outputs RunSpec(const Spec& spec, TfLiteDelegate* delegate) {
     EXPECT_TRUE(allocated.ok()) << spec.name << ": " << allocated.message();
     if (!applied.ok() || !allocated.ok()) return out;
     EXPECT_EQ(interp->primary()->delegated_node_count(), spec.partitions) << spec.name;
-    if (spec.partitions > 0) EXPECT_EQ(interp->primary()->fully_delegated(), spec.full) << spec.name;
+    if (spec.partitions > 0) {
+      EXPECT_EQ(interp->primary()->fully_delegated(), spec.full) << spec.name;
+    }
   }
   const std::vector<std::vector<uint8_t>> inputs = MakeInputs(interp, spec);
   // Twice: the second run checks that nothing from the first leaks into it.

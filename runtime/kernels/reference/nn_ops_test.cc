@@ -34,7 +34,9 @@ void ExpectRunOnInputs(OpTest& test, const std::vector<std::vector<float>>& inpu
   ASSERT_TRUE(test.Build().ok());
   for (size_t i = 0; i < inputs.size(); ++i) test.SetInput<float>(static_cast<int>(i), inputs[i]);
   ASSERT_TRUE(test.Invoke().ok());
-  if (expected_shape != kAnyShape) EXPECT_EQ(test.GetOutputShape(0), expected_shape);
+  if (expected_shape != kAnyShape) {
+    EXPECT_EQ(test.GetOutputShape(0), expected_shape);
+  }
   ExpectFloatsNear(test.GetOutput<float>(0), expected, tolerance);
 }
 void ExpectRun(OpTest& test, const std::vector<float>& input, const std::vector<int>& expected_shape,
