@@ -28,80 +28,6 @@ using nlohmann::json;
 
 enum class Outcome { kMatch, kMismatch, kNotYet, kRefusedAsTflite, kComputedRefused, kKnownDefect };
 
-const std::set<std::string>& AccumulatingOps() {
-  static const std::set<std::string> ops = {"CONV_2D",
-                                            "DEPTHWISE_CONV_2D",
-                                            "TRANSPOSE_CONV",
-                                            "FULLY_CONNECTED",
-                                            "BATCH_MATMUL",
-                                            "AVERAGE_POOL_2D",
-                                            "L2_POOL_2D",
-                                            "MEAN",
-                                            "SUM",
-                                            "REDUCE_PROD",
-                                            "CUMSUM",
-                                            "SOFTMAX",
-                                            "LOG_SOFTMAX",
-                                            "L2_NORMALIZATION",
-                                            "LOCAL_RESPONSE_NORMALIZATION",
-                                            "RESIZE_BILINEAR",
-                                            "SEGMENT_SUM",
-                                            "UNSORTED_SEGMENT_SUM",
-                                            "ADD_N",
-                                            "GRAPH"};
-  return ops;
-}
-
-const std::set<std::string>& DataMovementOps() {
-  static const std::set<std::string> ops = {"RESHAPE",
-                                            "TRANSPOSE",
-                                            "PAD",
-                                            "PADV2",
-                                            "MIRROR_PAD",
-                                            "SLICE",
-                                            "STRIDED_SLICE",
-                                            "GATHER",
-                                            "GATHER_ND",
-                                            "CONCATENATION",
-                                            "SPLIT",
-                                            "SPLIT_V",
-                                            "PACK",
-                                            "UNPACK",
-                                            "TILE",
-                                            "DEPTH_TO_SPACE",
-                                            "SPACE_TO_DEPTH",
-                                            "RESIZE_NEAREST_NEIGHBOR",
-                                            "MAX_POOL_2D",
-                                            "REDUCE_MAX",
-                                            "REDUCE_MIN",
-                                            "SQUEEZE",
-                                            "EXPAND_DIMS",
-                                            "BROADCAST_TO",
-                                            "REVERSE_V2",
-                                            "BATCH_TO_SPACE_ND",
-                                            "SPACE_TO_BATCH_ND",
-                                            "TOPK_V2",
-                                            "ZEROS_LIKE",
-                                            "FILL",
-                                            "SHAPE",
-                                            "RANK",
-                                            "SELECT",
-                                            "SELECT_V2"};
-  return ops;
-}
-
-testing::FloatTolerance ToleranceFor(const std::string& op) {
-  testing::FloatTolerance tolerance;
-  if (AccumulatingOps().count(op)) {
-    tolerance.rtol = 1e-5;
-    tolerance.atol_of_max = 1e-5;
-  } else if (!DataMovementOps().count(op)) {
-    tolerance.rtol = 1e-5;
-    tolerance.atol = 1e-6;
-  }
-  return tolerance;
-}
-
 // Cases where TFLite 2.14.1's output is wrong and Touchstone deliberately differs (docs/runtime.md).
 // For these, TFLite's bytes must be a prefix of ours.
 const std::map<std::string, std::string>& KnownTfliteDefects() {
@@ -178,7 +104,7 @@ Outcome RunCase(const std::string& dir, const json& meta, std::string* detail) {
     *detail = "differs by design: " + defect->second;
     return Outcome::kKnownDefect;
   }
-  const testing::FloatTolerance tolerance = ToleranceFor(meta["op"]);
+  const testing::FloatTolerance tolerance = testing::ToleranceForOp(meta["op"].get<std::string>());
   for (size_t k = 0; k < outputs.size() && k < interpreter->outputs().size(); ++k) {
     std::vector<uint8_t> expected;
     testing::ReadFileBytes(dir + "/" + outputs[k]["file"].get<std::string>(), &expected);

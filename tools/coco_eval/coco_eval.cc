@@ -86,14 +86,8 @@ int Main(int argc, char** argv) {
   ToolSpec spec;
   spec.name = "coco_eval";
   spec.check = [&](std::vector<std::string>*) {
-    if (flags.num_preprocessing_threads < 0 || flags.num_preprocessing_threads > 64) {
-      return UsageError("--num_preprocessing_threads must be in [0, 64]");
-    }
-    std::vector<std::string> warnings;
-    TS_RETURN_IF_ERROR(CheckThreadCount("num_interpreter_threads", flags.num_interpreter_threads, false, &warnings));
-    if (flags.num_interpreter_threads > 256) return UsageError("--num_interpreter_threads must be in [1, 256]");
-    PrintWarnings(warnings);  // here, ahead of the checks below, so the lines keep their order
-    if (flags.num_images < 0) return UsageError("--num_images must not be negative");
+    TS_RETURN_IF_ERROR(
+        CheckEvalRunFlags(flags.num_preprocessing_threads, flags.num_interpreter_threads, flags.num_images));
     if (flags.class_offset < -1000000 || flags.class_offset > 1000000)
       return UsageError("--class_offset is out of range");
     return Status::Ok();

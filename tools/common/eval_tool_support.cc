@@ -10,6 +10,7 @@
 
 #include "delegates/providers/registry.h"
 #include "tools/common/tool_report.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 
@@ -43,6 +44,18 @@ std::string DelegateFlagHelp() {
     names += (names.empty() ? "" : "|") + name;
   return "TFLite's delegate by name (" + (names.empty() ? std::string("none built") : names) +
          "), as its provider's own flag; \"\": none";
+}
+
+Status CheckEvalRunFlags(int num_preprocessing_threads, int num_interpreter_threads, int num_images) {
+  if (num_preprocessing_threads < 0 || num_preprocessing_threads > 64) {
+    return UsageError("--num_preprocessing_threads must be in [0, 64]");
+  }
+  std::vector<std::string> warnings;
+  TS_RETURN_IF_ERROR(CheckThreadCount("num_interpreter_threads", num_interpreter_threads, false, &warnings));
+  if (num_interpreter_threads > 256) return UsageError("--num_interpreter_threads must be in [1, 256]");
+  PrintWarnings(warnings);
+  if (num_images < 0) return UsageError("--num_images must not be negative");
+  return Status::Ok();
 }
 
 Status CheckOutputFileWritable(const std::string& path, const std::string& flag) {

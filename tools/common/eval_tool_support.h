@@ -27,6 +27,11 @@ std::string DelegateFlagHelp();
 // evaluation should not run only to lose its report. Creates and removes a temporary file beside it.
 Status CheckOutputFileWritable(const std::string& path, const std::string& flag);
 
+// The evaluation tools' thread and image-count flags: --num_preprocessing_threads in [0, 64],
+// --num_interpreter_threads in [1, 256] (its warnings printed here, ahead of the tool's later checks, as
+// they always were), --num_images not negative.
+Status CheckEvalRunFlags(int num_preprocessing_threads, int num_interpreter_threads, int num_images);
+
 // The hooks the evaluation pipelines take (evaluation/eval_hooks.h), for a tool with this command line:
 // delegates from the flags and `request`, the envelope completed with the command line, MakeProgress.
 EvalHooks MakeEvalHooks(const FlagTable& table, const DelegateFlagGroup& group, const DelegateRequest& request);
