@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <map>
 #include <memory>
@@ -412,7 +413,7 @@ Status FlagTable::Parse(int argc, const char* const* argv, bool* help_requested,
       state.error =
           UsageError("--" + std::string(kFlagFileFlag) + "=" + state.flag_file + ": cannot read the flag file");
     }
-  } catch (const CLI::Error& e) {
+  } catch (const std::exception& e) {  // CLI::Error and anything else: never past the table
     if (state.error.ok()) state.error = UsageError(e.what());
   }
   if (!state.error.ok() && state.error_at == kNone) state.error_at = taken;  // the file's: after the command line
