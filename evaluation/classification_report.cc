@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/container/flat_hash_map.h"
 #include "evaluation/sha256.h"
 
 namespace touchstone {
@@ -194,7 +195,7 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
   int images = 0, reference_images = 0, top1_changed = 0;
   std::vector<int> hits, reference_hits;
   std::vector<ClassAccuracy> classes;
-  std::map<std::string, size_t> class_index;
+  absl::flat_hash_map<std::string, size_t> class_index;
   std::vector<int> evaluated, top1;
   ordered_json skipped = ordered_json::array(), per_image = ordered_json::array();
   std::vector<WorstImage> worst;
@@ -350,7 +351,7 @@ void AccuracyRuns(const ClassificationBaseline& baseline, const std::vector<Labe
                   const ClassificationResult& current, AccuracyRun* baseline_run, AccuracyRun* current_run) {
   baseline_run->topk_accuracy = baseline.topk_accuracy;
   for (float a : current.topk.accuracies()) current_run->topk_accuracy.push_back(a);
-  std::map<int, int> baseline_top1;
+  absl::flat_hash_map<int, int> baseline_top1;
   for (size_t i = 0; i < baseline.evaluated_image.size(); ++i) {
     baseline_top1[baseline.evaluated_image[i]] = baseline.top1_index[i];
   }

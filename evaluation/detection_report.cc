@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "evaluation/sha256.h"
 
 namespace touchstone {
@@ -101,7 +102,7 @@ const char* const kCocoMetricNames[12] = {"AP",  "AP50", "AP75",  "APs", "APm", 
                                           "AR1", "AR10", "AR100", "ARs", "ARm", "ARl"};
 
 std::vector<std::vector<TfliteBox>> TfliteGroundTruth(const CocoDataset& gt, const std::vector<CocoImage>& images) {
-  std::map<int64_t, size_t> index;
+  absl::flat_hash_map<int64_t, size_t> index;
   for (size_t i = 0; i < images.size(); ++i) index[images[i].id] = i;
   std::vector<std::vector<TfliteBox>> truth(images.size());
   for (const CocoBox& a : gt.annotations) {
@@ -209,7 +210,7 @@ StatusOr<ordered_json> MergeDetectionShards(const std::vector<ShardReport>& shar
                              ") is not the one the shards evaluated against (" + settings["ground_truth_sha256"] +
                              "; --ground_truth_json names it on this machine)");
   }
-  std::map<int64_t, const CocoImage*> by_id;
+  absl::flat_hash_map<int64_t, const CocoImage*> by_id;
   for (const CocoImage& image : gt.images) by_id[image.id] = &image;
   std::vector<CocoImage> images;
   std::vector<std::vector<TfliteBox>> predicted;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace touchstone {
 namespace {
 
@@ -122,7 +124,7 @@ Status CheckShardReports(int schema_version, std::vector<ShardReport>* reports) 
   });
   const ShardReport& base = reports->front();
   const int count = base.envelope.shard.count;
-  std::map<int, const ShardReport*> by_index;
+  absl::flat_hash_map<int, const ShardReport*> by_index;
   for (const ShardReport& r : *reports) {
     const ShardInfo& s = r.envelope.shard;
     if (s.count != count) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "runtime/c/common.h"
 #include "runtime/op_type_rules.h"
 
@@ -51,9 +52,9 @@ class BuiltinOpResolver : public OpResolver {
   static std::vector<int> OptimizedBuiltins();
 
  private:
-  std::map<int, TfLiteRegistration> builtins_;
-  std::map<int, std::pair<int, int>> versions_;  // {min, max} per builtin code
-  std::map<std::string, TfLiteRegistration> customs_;
+  absl::flat_hash_map<int, TfLiteRegistration> builtins_;   // filled once: FindOp's pointers stay valid
+  absl::flat_hash_map<int, std::pair<int, int>> versions_;  // {min, max} per builtin code
+  std::map<std::string, TfLiteRegistration> customs_;       // node-based: custom_name points into the key
 };
 
 }  // namespace touchstone
