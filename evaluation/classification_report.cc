@@ -285,12 +285,7 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
   }
   j["per_class"] = per_class;
   j["predictions"] = {{"evaluated_image", evaluated}, {"top1_index", top1}};
-  ordered_json latency;
-  for (const char* figure : {"preprocessing", "inference"}) {
-    TS_ASSIGN_OR_RETURN(LatencyStats merged, MergedLatency(shards, std::string("/latency/") + figure));
-    latency[figure] = LatencyStatsJson(merged, false);
-  }
-  j["latency"] = latency;
+  TS_ASSIGN_OR_RETURN(j["latency"], MergedEvalLatencyJson(shards));
   j["wall_seconds"] = wall_seconds;
   const size_t taken = static_cast<size_t>(images) + skipped.size();
   j["images_per_second"] = wall_seconds > 0 ? static_cast<double>(taken) / wall_seconds : 0.0;
@@ -316,12 +311,10 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
 }
 
 StatusOr<ClassificationBaseline> ParseClassificationReport(const std::string& text, const std::string& source) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return InvalidInputError(source + ": not a JSON object (expected a report written by --output_file_path)");
-  }
-  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope,
-                      ParseEnvelope(j, source, kClassificationReportSchema, kClassificationReportVersion));
+  TS_ASSIGN_OR_RETURN(ParsedReport parsed, ParseReport(text, source, kClassificationReportSchema,
+                                                       kClassificationReportVersion, "--output_file_path"));
+  const json& j = parsed.json;
+  const ReportEnvelope& envelope = parsed.envelope;
   ClassificationBaseline baseline;
   baseline.envelope = envelope;
   if (!j.contains("topk_accuracy") || !j["topk_accuracy"].is_array()) {

@@ -267,12 +267,7 @@ StatusOr<ordered_json> MergeDetectionShards(const std::vector<ShardReport>& shar
   j["details"] = first.json.value("details", ordered_json::object());
   if (first.json.contains("num_evaluation_runs")) {
     j["num_evaluation_runs"] = images.size();
-    ordered_json latency;
-    for (const char* figure : {"preprocessing", "inference"}) {
-      TS_ASSIGN_OR_RETURN(LatencyStats merged, MergedLatency(shards, std::string("/latency/") + figure));
-      latency[figure] = LatencyStatsJson(merged, false);
-    }
-    j["latency"] = latency;
+    TS_ASSIGN_OR_RETURN(j["latency"], MergedEvalLatencyJson(shards));
     j["wall_seconds"] = wall_seconds;
     j["images_per_second"] = wall_seconds > 0 ? static_cast<double>(images.size()) / wall_seconds : 0.0;
   }
@@ -354,12 +349,10 @@ DetectionRun DetectionRunOf(const json& report) {
 }
 
 StatusOr<DetectionBaseline> ParseDetectionReport(const std::string& text, const std::string& source) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return InvalidInputError(source + ": not a JSON object (expected a report written by --output_file_path)");
-  }
-  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope,
-                      ParseEnvelope(j, source, kDetectionReportSchema, kDetectionReportVersion));
+  TS_ASSIGN_OR_RETURN(ParsedReport parsed,
+                      ParseReport(text, source, kDetectionReportSchema, kDetectionReportVersion, "--output_file_path"));
+  const json& j = parsed.json;
+  const ReportEnvelope& envelope = parsed.envelope;
   DetectionBaseline baseline;
   baseline.envelope = envelope;
   baseline.run = DetectionRunOf(j);

@@ -304,4 +304,13 @@ StatusOr<LatencyStats> MergedLatency(const std::vector<ShardReport>& shards, con
   return merged;
 }
 
+StatusOr<ordered_json> MergedEvalLatencyJson(const std::vector<ShardReport>& shards) {
+  ordered_json latency;
+  for (const char* figure : {"preprocessing", "inference"}) {
+    TS_ASSIGN_OR_RETURN(LatencyStats merged, MergedLatency(shards, std::string("/latency/") + figure));
+    latency[figure] = LatencyStatsJson(merged, false);
+  }
+  return latency;
+}
+
 }  // namespace touchstone
