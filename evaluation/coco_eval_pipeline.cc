@@ -209,14 +209,7 @@ Status ScoreResultsFile(const CocoEvalOptions& o, const CocoGroundTruth& truth, 
     if (it == index.end()) continue;
     run->detections.push_back(d);
     const CocoImage& image = truth.images[it->second];
-    TfliteBox b;
-    b.xmin = static_cast<float>(d.x / image.width);
-    b.ymin = static_cast<float>(d.y / image.height);
-    b.xmax = static_cast<float>((d.x + d.w) / image.width);
-    b.ymax = static_cast<float>((d.y + d.h) / image.height);
-    b.class_id = static_cast<int>(d.category_id);
-    b.score = static_cast<float>(d.score);
-    run->predicted[it->second].push_back(b);
+    run->predicted[it->second].push_back(NormalizedBox(d, image));
   }
   return Status::Ok();
 }

@@ -110,13 +110,7 @@ std::vector<std::vector<TfliteBox>> TfliteGroundTruth(const CocoDataset& gt, con
     if (it == index.end()) continue;
     const CocoImage& im = images[it->second];
     if (im.width <= 0 || im.height <= 0 || a.x + a.w > im.width || a.y + a.h > im.height) continue;
-    TfliteBox b;
-    b.ymin = static_cast<float>(a.y / im.height);
-    b.xmin = static_cast<float>(a.x / im.width);
-    b.ymax = static_cast<float>((a.y + a.h) / im.height);
-    b.xmax = static_cast<float>((a.x + a.w) / im.width);
-    b.class_id = static_cast<int>(a.category_id);
-    truth[it->second].push_back(b);
+    truth[it->second].push_back(NormalizedBox(a, im));
   }
   return truth;
 }
