@@ -1,7 +1,6 @@
 #include "evaluation/classification_report.h"
 
 #include <algorithm>
-#include <map>
 
 #include "absl/container/flat_hash_map.h"
 #include "evaluation/sha256.h"
