@@ -9,6 +9,7 @@
 #include <cstring>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "evaluation/kernel_usage.h"
 #include "evaluation/machine_info.h"
 #include "evaluation/memory_usage.h"
@@ -34,15 +35,7 @@ class SystemClock : public BenchmarkClock {
   }
 };
 
-bool ParseNonNegative(const std::string& text, long long* out) {
-  if (text.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || v < 0) return false;
-  *out = v;
-  return true;
-}
+bool ParseNonNegative(const std::string& text, long long* out) { return absl::SimpleAtoi(text, out) && *out >= 0; }
 
 // Where the benchmark feeds inputs and reads outputs: the signature's subgraph, or the primary one.
 struct Target {

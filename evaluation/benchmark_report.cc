@@ -329,12 +329,10 @@ std::string ResultFileJson(const BenchmarkReport& r) {
 }
 
 StatusOr<BaselineReport> ParseReportJson(const std::string& text, const std::string& source) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return InvalidInputError(source + ": not a JSON object (expected a report written by --report_json)");
-  }
-  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope,
-                      ParseEnvelope(j, source, kBenchmarkReportSchema, kBenchmarkReportVersion));
+  TS_ASSIGN_OR_RETURN(ParsedReport parsed,
+                      ParseReport(text, source, kBenchmarkReportSchema, kBenchmarkReportVersion, "--report_json"));
+  json& j = parsed.json;
+  const ReportEnvelope& envelope = parsed.envelope;
   BaselineReport baseline;
   baseline.envelope = envelope;
   const json* regular = nullptr;

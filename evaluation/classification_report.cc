@@ -1,8 +1,8 @@
 #include "evaluation/classification_report.h"
 
 #include <algorithm>
-#include <map>
 
+#include "absl/container/flat_hash_map.h"
 #include "evaluation/sha256.h"
 
 namespace touchstone {
@@ -194,7 +194,7 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
   int images = 0, reference_images = 0, top1_changed = 0;
   std::vector<int> hits, reference_hits;
   std::vector<ClassAccuracy> classes;
-  std::map<std::string, size_t> class_index;
+  absl::flat_hash_map<std::string, size_t> class_index;
   std::vector<int> evaluated, top1;
   ordered_json skipped = ordered_json::array(), per_image = ordered_json::array();
   std::vector<WorstImage> worst;
@@ -284,12 +284,7 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
   }
   j["per_class"] = per_class;
   j["predictions"] = {{"evaluated_image", evaluated}, {"top1_index", top1}};
-  ordered_json latency;
-  for (const char* figure : {"preprocessing", "inference"}) {
-    TS_ASSIGN_OR_RETURN(LatencyStats merged, MergedLatency(shards, std::string("/latency/") + figure));
-    latency[figure] = LatencyStatsJson(merged, false);
-  }
-  j["latency"] = latency;
+  TS_ASSIGN_OR_RETURN(j["latency"], MergedEvalLatencyJson(shards));
   j["wall_seconds"] = wall_seconds;
   const size_t taken = static_cast<size_t>(images) + skipped.size();
   j["images_per_second"] = wall_seconds > 0 ? static_cast<double>(taken) / wall_seconds : 0.0;
@@ -315,12 +310,10 @@ StatusOr<ordered_json> MergeClassificationShards(const std::vector<ShardReport>&
 }
 
 StatusOr<ClassificationBaseline> ParseClassificationReport(const std::string& text, const std::string& source) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return InvalidInputError(source + ": not a JSON object (expected a report written by --output_file_path)");
-  }
-  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope,
-                      ParseEnvelope(j, source, kClassificationReportSchema, kClassificationReportVersion));
+  TS_ASSIGN_OR_RETURN(ParsedReport parsed, ParseReport(text, source, kClassificationReportSchema,
+                                                       kClassificationReportVersion, "--output_file_path"));
+  const json& j = parsed.json;
+  const ReportEnvelope& envelope = parsed.envelope;
   ClassificationBaseline baseline;
   baseline.envelope = envelope;
   if (!j.contains("topk_accuracy") || !j["topk_accuracy"].is_array()) {
@@ -350,7 +343,7 @@ void AccuracyRuns(const ClassificationBaseline& baseline, const std::vector<Labe
                   const ClassificationResult& current, AccuracyRun* baseline_run, AccuracyRun* current_run) {
   baseline_run->topk_accuracy = baseline.topk_accuracy;
   for (float a : current.topk.accuracies()) current_run->topk_accuracy.push_back(a);
-  std::map<int, int> baseline_top1;
+  absl::flat_hash_map<int, int> baseline_top1;
   for (size_t i = 0; i < baseline.evaluated_image.size(); ++i) {
     baseline_top1[baseline.evaluated_image[i]] = baseline.top1_index[i];
   }

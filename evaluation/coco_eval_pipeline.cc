@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -17,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
 #include "datasets/detection_proto.h"
 #include "datasets/imagenet_folder.h"
 #include "delegates/providers/apply_delegates.h"
@@ -65,9 +66,8 @@ StatusOr<std::set<int64_t>> ParseImageIds(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const long long id = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0') return UsageError("--image_ids: '" + item + "' is not an image id");
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(item, &id)) return UsageError("--image_ids: '" + item + "' is not an image id");
     ids.insert(id);
   }
   return ids;
@@ -105,7 +105,7 @@ StatusOr<std::vector<CocoImage>> SelectImages(const CocoDataset& gt, const CocoE
 // TFLite's proto ground truth over the image folder, as run_eval pairs them.
 StatusOr<CocoGroundTruth> ProtoGroundTruth(const CocoEvalOptions& o) {
   TS_ASSIGN_OR_RETURN(std::vector<ProtoDetectionResult> read, ReadDetectionGroundTruthProto(o.ground_truth_proto));
-  std::map<std::string, const ProtoDetectionResult*> by_name;
+  absl::flat_hash_map<std::string, const ProtoDetectionResult*> by_name;
   for (const ProtoDetectionResult& r : read) by_name[r.image_name] = &r;  // the last one wins, as in run_eval
   TS_ASSIGN_OR_RETURN(std::vector<std::string> files, ListImageFiles(o.ground_truth_images_path));
   CocoGroundTruth truth;
@@ -201,21 +201,14 @@ Status ScoreResultsFile(const CocoEvalOptions& o, const CocoGroundTruth& truth, 
       {"detections", "json", {}, "file sha256 " + FileSha256(o.detections_json).substr(0, 12)});
   TS_RETURN_IF_ERROR(CompleteAndCompare(o, hooks, run));
   TS_ASSIGN_OR_RETURN(std::vector<CocoBox> read, ReadCocoResults(o.detections_json, truth.dataset));
-  std::map<int64_t, size_t> index;
+  absl::flat_hash_map<int64_t, size_t> index;
   for (size_t i = 0; i < truth.images.size(); ++i) index[truth.images[i].id] = i;
   for (const CocoBox& d : read) {
     auto it = index.find(d.image_id);
     if (it == index.end()) continue;
     run->detections.push_back(d);
     const CocoImage& image = truth.images[it->second];
-    TfliteBox b;
-    b.xmin = static_cast<float>(d.x / image.width);
-    b.ymin = static_cast<float>(d.y / image.height);
-    b.xmax = static_cast<float>((d.x + d.w) / image.width);
-    b.ymax = static_cast<float>((d.y + d.h) / image.height);
-    b.class_id = static_cast<int>(d.category_id);
-    b.score = static_cast<float>(d.score);
-    run->predicted[it->second].push_back(b);
+    run->predicted[it->second].push_back(NormalizedBox(d, image));
   }
   return Status::Ok();
 }

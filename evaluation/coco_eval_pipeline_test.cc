@@ -18,39 +18,16 @@
 #include "runtime/c/builtin_ops.h"
 #include "runtime/model_builder.h"
 #include "tests/common/shared_dir.h"
+#include "tests/common/test_files.h"
 
 namespace touchstone {
 namespace {
 
 using nlohmann::json;
 
-std::string TempDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
-}
-
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-// A 2x2 24-bit BMP of one grey (the detector below ignores its pixels).
-std::string GreyBmp2x2() {
-  std::string b(54 + 16, '\x80');
-  auto put32 = [&](int at, uint32_t v) { std::memcpy(&b[at], &v, 4); };
-  std::memset(&b[0], 0, 54);
-  b[0] = 'B';
-  b[1] = 'M';
-  put32(2, static_cast<uint32_t>(b.size()));
-  put32(10, 54);
-  put32(14, 40);
-  put32(18, 2);
-  put32(22, 2);
-  b[26] = 1;
-  b[28] = 24;
-  put32(34, 16);
-  return b;
-}
+using testing::Bmp24;
+using testing::TestTempDir;
+using testing::WriteTestFile;
 
 // A detector of a [1,2,2,3] image that always finds one object of class output 0 (category 1 with the
 // default class offset) at normalised [ymin 0.2, xmin 0.1, ymax 0.6, xmax 0.4], score 0.9. Each output is
@@ -82,10 +59,11 @@ std::string ConstantDetector() {
 struct Fixture {
   std::string dir;
   CocoEvalOptions options;
-  explicit Fixture(const std::string& name) : dir(TempDir() + "/" + name) {
+  explicit Fixture(const std::string& name) : dir(TestTempDir() + "/" + name) {
     mkdir(dir.c_str(), 0755);
     mkdir((dir + "/images").c_str(), 0755);
-    for (const char* file : {"a.bmp", "b.bmp", "c.bmp"}) WriteText(dir + "/images/" + file, GreyBmp2x2());
+    for (const char* file : {"a.bmp", "b.bmp", "c.bmp"})
+      WriteTestFile(dir + "/images/" + file, Bmp24(2, 2, std::vector<uint8_t>(12, 0x80)));
     const json gt = {
         {"images",
          {{{"id", 1}, {"file_name", "b.bmp"}, {"width", 100}, {"height", 100}},
@@ -100,16 +78,16 @@ struct Fixture {
            {"area", 1200},
            {"iscrowd", 0}}}},
         {"categories", {{{"id", 1}, {"name", "person"}}, {{"id", 2}, {"name", "bicycle"}}}}};
-    WriteText(dir + "/gt.json", gt.dump());
+    WriteTestFile(dir + "/gt.json", gt.dump());
     json perfect = json::array();
     for (int id : {1, 2}) {
       perfect.push_back({{"image_id", id}, {"category_id", 1}, {"bbox", {10, 20, 30, 40}}, {"score", 0.9}});
     }
-    WriteText(dir + "/perfect.json", perfect.dump());
+    WriteTestFile(dir + "/perfect.json", perfect.dump());
     perfect.push_back({{"image_id", 1}, {"category_id", 1}, {"bbox", {60, 60, 20, 20}}, {"score", 0.95}});
-    WriteText(dir + "/false_positive.json", perfect.dump());
-    WriteText(dir + "/labels.txt", "person\nbicycle\n");
-    WriteText(dir + "/model.tflite", ConstantDetector());
+    WriteTestFile(dir + "/false_positive.json", perfect.dump());
+    WriteTestFile(dir + "/labels.txt", "person\nbicycle\n");
+    WriteTestFile(dir + "/model.tflite", ConstantDetector());
     options.ground_truth_json = dir + "/gt.json";
     options.num_preprocessing_threads = 0;
   }
@@ -221,7 +199,7 @@ std::string ProtoResult(const std::string& image_name, int64_t image_id, int cla
 TEST(CocoEvalPipelineTest, GroundTruthFromTfliteProto) {
   Fixture f("coco_pipeline_proto");
   // a.bmp twice (the last wins, as in run_eval); c.bmp not at all.
-  WriteText(f.dir + "/gt.pb", ProtoResult("a.bmp", 7, 3) + ProtoResult("b.bmp", 8, 1) + ProtoResult("a.bmp", 9, 0));
+  WriteTestFile(f.dir + "/gt.pb", ProtoResult("a.bmp", 7, 3) + ProtoResult("b.bmp", 8, 1) + ProtoResult("a.bmp", 9, 0));
   f.options.ground_truth_json = "";
   f.options.ground_truth_proto = f.dir + "/gt.pb";
   f.options.ground_truth_images_path = f.dir + "/images";

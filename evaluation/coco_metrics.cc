@@ -332,6 +332,17 @@ float AveragePrecisionFromBoxes(const std::vector<TfliteDetection>& groundtruth,
 
 }  // namespace
 
+TfliteBox NormalizedBox(const CocoBox& box, const CocoImage& image) {
+  TfliteBox b;
+  b.ymin = static_cast<float>(box.y / image.height);
+  b.xmin = static_cast<float>(box.x / image.width);
+  b.ymax = static_cast<float>((box.y + box.h) / image.height);
+  b.xmax = static_cast<float>((box.x + box.w) / image.width);
+  b.class_id = static_cast<int>(box.category_id);
+  b.score = static_cast<float>(box.score);
+  return b;
+}
+
 TfliteApResult EvaluateTfliteAp(const std::vector<std::vector<TfliteBox>>& ground_truth,
                                 const std::vector<std::vector<TfliteBox>>& detections) {
   std::map<int, std::vector<TfliteDetection>> gt_by_class, pd_by_class;

@@ -53,6 +53,11 @@ struct TfliteBox {
   float score = 0;
 };
 
+// A COCO box (pixels: x, y, width, height) as a TfliteBox on `image`, the way
+// preprocess_coco_minival.py normalises it: divided in double, stored as float32; with its category and
+// score (0 for ground truth).
+TfliteBox NormalizedBox(const CocoBox& box, const CocoImage& image);
+
 // One entry per image: its ground truth and its detections.
 TfliteApResult EvaluateTfliteAp(const std::vector<std::vector<TfliteBox>>& ground_truth,
                                 const std::vector<std::vector<TfliteBox>>& detections);

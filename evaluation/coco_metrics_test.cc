@@ -151,13 +151,7 @@ TEST(CocoMetricsTest, TfliteApFromTflitesOwnDetections) {
     const CocoImage& im = images[i];
     // preprocess_coco_minival.py: normalised in double, stored as float32; boxes past an edge dropped.
     if (a.x + a.w > im.width || a.y + a.h > im.height) continue;
-    TfliteBox b;
-    b.ymin = static_cast<float>(a.y / im.height);
-    b.xmin = static_cast<float>(a.x / im.width);
-    b.ymax = static_cast<float>((a.y + a.h) / im.height);
-    b.xmax = static_cast<float>((a.x + a.w) / im.width);
-    b.class_id = static_cast<int>(a.category_id);
-    truth[i].push_back(b);
+    truth[i].push_back(NormalizedBox(a, im));
   }
   std::ifstream debug(shared + "/data/coco/predictions_debug_ssd.txt");
   ASSERT_TRUE(debug);

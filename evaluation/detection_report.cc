@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "evaluation/sha256.h"
 
 namespace touchstone {
@@ -101,7 +102,7 @@ const char* const kCocoMetricNames[12] = {"AP",  "AP50", "AP75",  "APs", "APm", 
                                           "AR1", "AR10", "AR100", "ARs", "ARm", "ARl"};
 
 std::vector<std::vector<TfliteBox>> TfliteGroundTruth(const CocoDataset& gt, const std::vector<CocoImage>& images) {
-  std::map<int64_t, size_t> index;
+  absl::flat_hash_map<int64_t, size_t> index;
   for (size_t i = 0; i < images.size(); ++i) index[images[i].id] = i;
   std::vector<std::vector<TfliteBox>> truth(images.size());
   for (const CocoBox& a : gt.annotations) {
@@ -109,13 +110,7 @@ std::vector<std::vector<TfliteBox>> TfliteGroundTruth(const CocoDataset& gt, con
     if (it == index.end()) continue;
     const CocoImage& im = images[it->second];
     if (im.width <= 0 || im.height <= 0 || a.x + a.w > im.width || a.y + a.h > im.height) continue;
-    TfliteBox b;
-    b.ymin = static_cast<float>(a.y / im.height);
-    b.xmin = static_cast<float>(a.x / im.width);
-    b.ymax = static_cast<float>((a.y + a.h) / im.height);
-    b.xmax = static_cast<float>((a.x + a.w) / im.width);
-    b.class_id = static_cast<int>(a.category_id);
-    truth[it->second].push_back(b);
+    truth[it->second].push_back(NormalizedBox(a, im));
   }
   return truth;
 }
@@ -209,7 +204,7 @@ StatusOr<ordered_json> MergeDetectionShards(const std::vector<ShardReport>& shar
                              ") is not the one the shards evaluated against (" + settings["ground_truth_sha256"] +
                              "; --ground_truth_json names it on this machine)");
   }
-  std::map<int64_t, const CocoImage*> by_id;
+  absl::flat_hash_map<int64_t, const CocoImage*> by_id;
   for (const CocoImage& image : gt.images) by_id[image.id] = &image;
   std::vector<CocoImage> images;
   std::vector<std::vector<TfliteBox>> predicted;
@@ -266,12 +261,7 @@ StatusOr<ordered_json> MergeDetectionShards(const std::vector<ShardReport>& shar
   j["details"] = first.json.value("details", ordered_json::object());
   if (first.json.contains("num_evaluation_runs")) {
     j["num_evaluation_runs"] = images.size();
-    ordered_json latency;
-    for (const char* figure : {"preprocessing", "inference"}) {
-      TS_ASSIGN_OR_RETURN(LatencyStats merged, MergedLatency(shards, std::string("/latency/") + figure));
-      latency[figure] = LatencyStatsJson(merged, false);
-    }
-    j["latency"] = latency;
+    TS_ASSIGN_OR_RETURN(j["latency"], MergedEvalLatencyJson(shards));
     j["wall_seconds"] = wall_seconds;
     j["images_per_second"] = wall_seconds > 0 ? static_cast<double>(images.size()) / wall_seconds : 0.0;
   }
@@ -353,12 +343,10 @@ DetectionRun DetectionRunOf(const json& report) {
 }
 
 StatusOr<DetectionBaseline> ParseDetectionReport(const std::string& text, const std::string& source) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return InvalidInputError(source + ": not a JSON object (expected a report written by --output_file_path)");
-  }
-  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope,
-                      ParseEnvelope(j, source, kDetectionReportSchema, kDetectionReportVersion));
+  TS_ASSIGN_OR_RETURN(ParsedReport parsed,
+                      ParseReport(text, source, kDetectionReportSchema, kDetectionReportVersion, "--output_file_path"));
+  const json& j = parsed.json;
+  const ReportEnvelope& envelope = parsed.envelope;
   DetectionBaseline baseline;
   baseline.envelope = envelope;
   baseline.run = DetectionRunOf(j);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 
+#include "absl/container/flat_hash_map.h"
 #include "evaluation/output_diff.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -262,7 +263,7 @@ StatusOr<std::vector<double>> ScoresOf(const TfLiteTensor& output) {
 std::vector<ClassAccuracy> PerClassAccuracy(const std::vector<LabelledImage>& images,
                                             const ClassificationResult& result) {
   std::vector<ClassAccuracy> classes;
-  std::map<std::string, size_t> index;
+  absl::flat_hash_map<std::string, size_t> index;
   for (const EvaluatedImage& e : result.evaluated) {
     const std::string& label = images[static_cast<size_t>(e.image)].label;
     auto it = index.find(label);

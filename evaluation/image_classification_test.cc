@@ -14,59 +14,19 @@
 #include "runtime/c/builtin_ops.h"
 #include "runtime/model.h"
 #include "runtime/model_builder.h"
+#include "tests/common/test_files.h"
+#include "tests/common/tiny_models.h"
 
 namespace touchstone {
 namespace {
 
-std::string TempDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
-}
-
-// A 24-bit BMP of `pixels` (h x w x 3, RGB).
-std::vector<uint8_t> Bmp(int h, int w, const std::vector<uint8_t>& pixels) {
-  const int row = (w * 3 + 3) / 4 * 4;
-  const uint32_t size = 54 + row * h;
-  std::vector<uint8_t> b(size, 0);
-  auto put32 = [&](int at, uint32_t v) { std::memcpy(&b[at], &v, 4); };
-  auto put16 = [&](int at, uint16_t v) { std::memcpy(&b[at], &v, 2); };
-  b[0] = 'B';
-  b[1] = 'M';
-  put32(2, size);
-  put32(10, 54);
-  put32(14, 40);
-  put32(18, static_cast<uint32_t>(w));
-  put32(22, static_cast<uint32_t>(h));
-  put16(26, 1);
-  put16(28, 24);
-  put32(34, static_cast<uint32_t>(row * h));
-  for (int y = 0; y < h; ++y) {
-    uint8_t* dst = &b[54 + (h - 1 - y) * row];  // bottom-up
-    for (int x = 0; x < w; ++x) {
-      const uint8_t* p = &pixels[(y * w + x) * 3];
-      dst[x * 3] = p[2];
-      dst[x * 3 + 1] = p[1];
-      dst[x * 3 + 2] = p[0];
-    }
-  }
-  return b;
-}
-
-void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
+using testing::Bmp24;
+using testing::TestTempDir;
+using testing::WriteTestFile;
 
 // A "classifier" whose 12 scores are its [1,2,2,3] input's values: RESHAPE to [1,12].
 std::shared_ptr<const Model> ReshapeClassifier() {
-  ModelBuilder b;
-  const int in = b.AddTensor(kTfLiteFloat32, {1, 2, 2, 3}, "image");
-  const int shape = b.AddConstTensor<int32_t>(kTfLiteInt32, {2}, std::vector<int32_t>{1, 12}, "shape");
-  const int out = b.AddTensor(kTfLiteFloat32, {1, 12}, "scores");
-  b.AddOperator(kTfLiteBuiltinReshape, {in, shape}, {out});
-  b.SetInputs({in});
-  b.SetOutputs({out});
-  auto model = Model::FromBuffer(b.Finish(), "reshape");
+  auto model = Model::FromBuffer(MakeReshapeClassifier(), "reshape");
   EXPECT_TRUE(model.ok()) << model.status().message();
   return model.value();
 }
@@ -90,8 +50,8 @@ std::vector<LabelledImage> MakeImages(const std::string& tag, int n) {
     pixels[hot] = 250;
     char name[64];
     std::snprintf(name, sizeof(name), "/%s_%03d.bmp", tag.c_str(), i);
-    const std::string path = TempDir() + name;
-    WriteFile(path, Bmp(2, 2, pixels));
+    const std::string path = TestTempDir() + name;
+    WriteTestFile(path, Bmp24(2, 2, pixels));
     // Every third image is labelled with its second-best class instead (a top-2 hit).
     const int label = i % 3 == 2 ? 11 - (hot == 11 ? 1 : 0) : hot;
     images.push_back({path, "l" + std::to_string(label)});
@@ -165,8 +125,9 @@ TEST(ImageClassificationTest, CorruptImagesStopTheRunOrAreSkipped) {
   const auto model = ReshapeClassifier();
   auto interpreter = Make(model, KernelSet::kReference);
   std::vector<LabelledImage> images = MakeImages("corrupt", 6);
-  WriteFile(images[2].path, {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 'J', 'F'});  // a JPEG cut short
-  images[4].path = TempDir() + "/no_such_image.jpg";
+  WriteTestFile(images[2].path,
+                std::vector<uint8_t>{0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 'J', 'F'});  // a JPEG cut short
+  images[4].path = TestTempDir() + "/no_such_image.jpg";
   for (int threads : {0, 2}) {
     ClassificationConfig config = ConfigFor(interpreter.get());
     config.num_preprocessing_threads = threads;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
 #include "datasets/imagenet_folder.h"
 #include "datasets/model_metadata.h"
 #include "delegates/providers/apply_delegates.h"
@@ -141,12 +142,11 @@ StatusOr<ImageInputConfig> ConfigureInput(const TfLiteTensor& input, const Image
 StatusOr<int> ResolveLabelOffset(const ImageNetEvalOptions& o, int64_t outputs, size_t num_labels) {
   std::optional<int> requested;
   if (o.label_offset != "auto") {
-    char* end = nullptr;
-    const long value = std::strtol(o.label_offset.c_str(), &end, 10);
-    if (o.label_offset.empty() || *end != '\0' || value < -1000000 || value > 1000000) {
+    int value = 0;
+    if (!absl::SimpleAtoi(o.label_offset, &value) || value < -1000000 || value > 1000000) {
       return UsageError("--label_offset=" + o.label_offset + ": expected auto or an integer");
     }
-    requested = static_cast<int>(value);
+    requested = value;
   }
   std::string warning;
   TS_ASSIGN_OR_RETURN(int offset, ChooseLabelOffset(outputs, num_labels, requested, o.model_output_labels, &warning));
@@ -249,9 +249,8 @@ StatusOr<std::vector<float>> ParseNormalizationValues(const std::string& text, c
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const float v = std::strtof(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !std::isfinite(v)) {
+    float v = 0.0f;
+    if (!absl::SimpleAtof(item, &v) || !std::isfinite(v)) {
       return UsageError("--" + flag + ": '" + item + "' is not a number");
     }
     values.push_back(v);

@@ -14,76 +14,36 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/c/builtin_ops.h"
-#include "runtime/model_builder.h"
+#include "tests/common/test_files.h"
+#include "tests/common/tiny_models.h"
 
 namespace touchstone {
 namespace {
 
-std::string TempDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
-}
-
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-// A 2x2 24-bit BMP, one row of 8 bytes (6 of pixels, 2 of padding), bottom row first.
-std::string Bmp2x2(const uint8_t rgb[12]) {
-  std::string b(54 + 16, '\0');
-  auto put32 = [&](int at, uint32_t v) { std::memcpy(&b[at], &v, 4); };
-  b[0] = 'B';
-  b[1] = 'M';
-  put32(2, static_cast<uint32_t>(b.size()));
-  put32(10, 54);
-  put32(14, 40);
-  put32(18, 2);
-  put32(22, 2);
-  b[26] = 1;
-  b[28] = 24;
-  put32(34, 16);
-  for (int y = 0; y < 2; ++y) {
-    for (int x = 0; x < 2; ++x) {
-      const uint8_t* p = &rgb[(y * 2 + x) * 3];
-      char* dst = &b[54 + (1 - y) * 8 + x * 3];
-      dst[0] = static_cast<char>(p[2]);
-      dst[1] = static_cast<char>(p[1]);
-      dst[2] = static_cast<char>(p[0]);
-    }
-  }
-  return b;
-}
+using testing::Bmp24;
+using testing::TestTempDir;
+using testing::WriteTestFile;
 
 // The fixture: a "classifier" whose 12 scores are its [1,2,2,3] input (RESHAPE), labels l0..l11, and
 // six images, image i brightest at element 2i and labelled so.
 struct Fixture {
   std::string dir;
   ImageNetEvalOptions options;
-  explicit Fixture(const std::string& name) : dir(TempDir() + "/" + name) {
+  explicit Fixture(const std::string& name) : dir(TestTempDir() + "/" + name) {
     mkdir(dir.c_str(), 0755);
     mkdir((dir + "/images").c_str(), 0755);
-    ModelBuilder b;
-    const int in = b.AddTensor(kTfLiteFloat32, {1, 2, 2, 3}, "image");
-    const int shape = b.AddConstTensor<int32_t>(kTfLiteInt32, {2}, std::vector<int32_t>{1, 12}, "shape");
-    const int out = b.AddTensor(kTfLiteFloat32, {1, 12}, "scores");
-    b.AddOperator(kTfLiteBuiltinReshape, {in, shape}, {out});
-    b.SetInputs({in});
-    b.SetOutputs({out});
-    const std::vector<uint8_t> model = b.Finish();
-    WriteText(dir + "/model.tflite", std::string(model.begin(), model.end()));
+    WriteTestFile(dir + "/model.tflite", MakeReshapeClassifier());
     std::string model_labels, truth;
     for (int k = 0; k < 12; ++k) model_labels += "l" + std::to_string(k) + "\n";
     for (int i = 0; i < 6; ++i) {
-      uint8_t pixels[12];
+      std::vector<uint8_t> pixels(12);
       for (int k = 0; k < 12; ++k) pixels[k] = static_cast<uint8_t>(10 + k);
       pixels[2 * i] = 250;
-      WriteText(dir + "/images/img_" + std::to_string(i) + ".bmp", Bmp2x2(pixels));
+      WriteTestFile(dir + "/images/img_" + std::to_string(i) + ".bmp", Bmp24(2, 2, pixels));
       truth += "l" + std::to_string(2 * i) + "\n";
     }
-    WriteText(dir + "/labels.txt", model_labels);
-    WriteText(dir + "/truth.txt", truth);
+    WriteTestFile(dir + "/labels.txt", model_labels);
+    WriteTestFile(dir + "/truth.txt", truth);
     options.model_file = dir + "/model.tflite";
     options.model_output_labels = dir + "/labels.txt";
     options.ground_truth_images_path = dir + "/images";
@@ -126,9 +86,9 @@ TEST(ImageNetEvalPipelineTest, EvaluatesPrintsAndReports) {
   Fixture f("imagenet_pipeline_run");
   f.options.reference = true;
   ASSERT_TRUE(CheckImageNetEvalOptions(f.options).ok());
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   StatusOr<ImageNetEvalOutcome> run = RunImageNetEval(f.options, "2024-01-01T00:00:00Z", "", NoDelegates());
-  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run.value().exit_code, 0);
   EXPECT_EQ(out.rfind("Num evaluation runs: 6\n", 0), 0u) << out;
@@ -145,9 +105,9 @@ TEST(ImageNetEvalPipelineTest, ShardsEvaluateTheirPart) {
   Fixture f("imagenet_pipeline_shard");
   f.options.shard_index = 1;
   f.options.num_shards = 2;
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   StatusOr<ImageNetEvalOutcome> run = RunImageNetEval(f.options, "", "", NoDelegates());
-  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_NE(out.find("Shard 1 of 2: images 3 to 6 of 6"), std::string::npos) << out;
   EXPECT_EQ(nlohmann::json::parse(run.value().report_json)["num_evaluation_runs"], 3);
@@ -155,12 +115,12 @@ TEST(ImageNetEvalPipelineTest, ShardsEvaluateTheirPart) {
 
 TEST(ImageNetEvalPipelineTest, GatesAgainstItsOwnReport) {
   Fixture f("imagenet_pipeline_gate");
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   StatusOr<ImageNetEvalOutcome> first = RunImageNetEval(f.options, "", "", NoDelegates());
   ASSERT_TRUE(first.ok()) << first.status().message();
   f.options.baseline = f.dir + "/base.json";
   StatusOr<ImageNetEvalOutcome> second = RunImageNetEval(f.options, "", first.value().report_json, NoDelegates());
-  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_EQ(second.value().exit_code, 0) << out;
   f.options.baseline = "";

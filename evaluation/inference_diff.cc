@@ -1073,11 +1073,10 @@ std::vector<OutputErrors> OutputErrorsOf(const InferenceDiffResult& r) {
 }
 
 StatusOr<InferenceDiffBaseline> ParseInferenceDiffJson(const std::string& text, const std::string& source) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return InvalidInputError(source + ": not a JSON object (expected a report written by --output_file_path)");
-  }
-  TS_ASSIGN_OR_RETURN(ReportEnvelope envelope, ParseEnvelope(j, source, "touchstone.inference_diff.report", 2));
+  TS_ASSIGN_OR_RETURN(ParsedReport parsed,
+                      ParseReport(text, source, "touchstone.inference_diff.report", 2, "--output_file_path"));
+  const nlohmann::json& j = parsed.json;
+  const ReportEnvelope& envelope = parsed.envelope;
   InferenceDiffBaseline baseline;
   baseline.envelope = envelope;
   if (!j.contains("outputs") || !j["outputs"].is_array())

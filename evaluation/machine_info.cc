@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "runtime/kernels/optimized/isa_name.h"
 
 namespace touchstone {
@@ -21,20 +23,8 @@ std::string FirstLine(const std::string& path) {
 }
 
 int64_t ReadInt(const std::string& path) {
-  const std::string text = FirstLine(path);
-  if (text.empty()) return 0;
-  try {
-    return std::stoll(text);
-  } catch (...) {
-    return 0;
-  }
-}
-
-std::string Trim(std::string text) {
-  const size_t begin = text.find_first_not_of(" \t");
-  if (begin == std::string::npos) return "";
-  const size_t end = text.find_last_not_of(" \t");
-  return text.substr(begin, end - begin + 1);
+  int64_t value = 0;
+  return absl::SimpleAtoi(FirstLine(path), &value) ? value : 0;
 }
 
 }  // namespace
@@ -46,8 +36,8 @@ MachineInfo ReadMachineInfo() {
   while (std::getline(cpuinfo, line)) {
     const size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
-    const std::string key = Trim(line.substr(0, colon));
-    const std::string value = Trim(line.substr(colon + 1));
+    const std::string key(absl::StripAsciiWhitespace(line.substr(0, colon)));
+    const std::string value(absl::StripAsciiWhitespace(line.substr(colon + 1)));
     if (key == "model name" && info.cpu_model.empty()) info.cpu_model = value;
     if (key == "Hardware" && hardware.empty()) hardware = value;
     if (key == "CPU part" && part.empty()) part = value;

@@ -8,34 +8,18 @@
 #include <random>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace touchstone {
 namespace {
 
+// The items of a flag's list: none for an empty flag, else every piece between separators, empty ones too
+// (which the callers refuse).
 std::vector<std::string> Split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  if (text.empty()) return parts;
-  std::string current;
-  for (char c : text) {
-    if (c == sep) {
-      parts.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  parts.push_back(current);
-  return parts;
-}
-
-bool ParseInt(const std::string& text, int* out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (*end != '\0' || v < INT32_MIN || v > INT32_MAX) return false;
-  *out = static_cast<int>(v);
-  return true;
+  if (text.empty()) return {};
+  return absl::StrSplit(text, sep);
 }
 
 // The tensor index of the target's input called `name` (its tensor name or an alias); -1 if none.
@@ -121,7 +105,7 @@ StatusOr<InputSpec> ParseInputSpec(const std::string& input_layer, const std::st
     std::vector<int> shape;
     for (const std::string& dim_text : Split(shape_text, ',')) {
       int dim = 0;
-      if (!ParseInt(dim_text, &dim) || dim < 0) {
+      if (!absl::SimpleAtoi(dim_text, &dim) || dim < 0) {
         return UsageError("--input_layer_shape: '" + shape_text +
                           "' is not a list of non-negative dimensions (-1 is not allowed)");
       }
@@ -136,7 +120,7 @@ StatusOr<InputSpec> ParseInputSpec(const std::string& input_layer, const std::st
   for (const std::string& item : Split(value_range, ':')) {
     const std::vector<std::string> parts = Split(item, ',');
     int low = 0, high = 0;
-    if (parts.size() != 3 || !ParseInt(parts[1], &low) || !ParseInt(parts[2], &high) || low > high) {
+    if (parts.size() != 3 || !absl::SimpleAtoi(parts[1], &low) || !absl::SimpleAtoi(parts[2], &high) || low > high) {
       return UsageError("--input_layer_value_range: '" + item + "' is not name,low,high with low <= high");
     }
     spec.value_ranges[parts[0]] = {low, high};

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace touchstone {
@@ -35,11 +37,6 @@ std::string DescribeOutputs(Interpreter* interpreter) {
         (i ? "; " : "") + std::to_string(i) + ": '" + NameOf(t) + "' " + TfLiteTypeGetName(t->type) + " " + ShapeOf(t);
   }
   return text;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // The four slots from a rule mapping an output to a slot (0 boxes, 1 classes, 2 scores, 3 count) or -1;
@@ -81,10 +78,9 @@ StatusOr<DetectionOutputs> ResolveDetectionOutputs(Interpreter* interpreter, con
       for (int i = 0; i < num_outputs; ++i) {
         if (items[k] == NameOf(interpreter->output_tensor(i))) found = i;
       }
-      char* end = nullptr;
-      const long position = std::strtol(items[k].c_str(), &end, 10);
-      if (found < 0 && !items[k].empty() && *end == '\0' && position >= 0 && position < num_outputs) {
-        found = static_cast<int>(position);
+      int position = -1;
+      if (found < 0 && absl::SimpleAtoi(items[k], &position) && position >= 0 && position < num_outputs) {
+        found = position;
       }
       if (found < 0) {
         return UsageError("--output_tensors: no output '" + items[k] + "' (outputs: " + DescribeOutputs(interpreter) +
@@ -119,7 +115,7 @@ StatusOr<DetectionOutputs> ResolveDetectionOutputs(Interpreter* interpreter, con
     return outputs;
   }
   auto by_word = [](const TfLiteTensor* t) {
-    const std::string name = Lower(NameOf(t));
+    const std::string name = absl::AsciiStrToLower(NameOf(t));
     const bool box = name.find("box") != std::string::npos, cls = name.find("class") != std::string::npos,
                score = name.find("score") != std::string::npos,
                count = name.find("num") != std::string::npos || name.find("count") != std::string::npos;

@@ -19,6 +19,11 @@ std::ostream& Field(std::ostream& stream, int width) {
   return stream;
 }
 
+// A table's column headings, each a Field of its width.
+void Headings(std::ostream& stream, const std::vector<int>& widths, const std::vector<const char*>& titles) {
+  for (size_t i = 0; i < widths.size() && i < titles.size(); ++i) Field(stream, widths[i]) << titles[i];
+}
+
 // One table's worth of nodes of one subgraph (or the delegate-internal ops) and its run totals.
 struct Calculator {
   std::vector<const OpProfileNode*> nodes;  // run order
@@ -34,13 +39,8 @@ std::string Header(const std::string& title, bool csv) {
   if (csv) {
     stream << "node type, first, avg_ms, %, cdf%, mem KB, times called, name";
   } else {
-    Field(stream, 24) << "[node type]";
-    Field(stream, 9) << "[first]";
-    Field(stream, 9) << "[avg ms]";
-    Field(stream, 8) << "[%]";
-    Field(stream, 8) << "[cdf%]";
-    Field(stream, 10) << "[mem KB]";
-    Field(stream, 9) << "[times called]";
+    Headings(stream, {24, 9, 9, 8, 8, 10, 9},
+             {"[node type]", "[first]", "[avg ms]", "[%]", "[cdf%]", "[mem KB]", "[times called]"});
     stream << "\t"
            << "[Name]";
   }
@@ -146,13 +146,8 @@ std::string StatsByNodeType(const Calculator& calc, bool csv) {
   if (csv) {
     stream << "node type, count, avg_ms, avg %, cdf %, mem KB, times called\n";
   } else {
-    Field(stream, 24) << "[Node type]";
-    Field(stream, 9) << "[count]";
-    Field(stream, 10) << "[avg ms]";
-    Field(stream, 11) << "[avg %]";
-    Field(stream, 11) << "[cdf %]";
-    Field(stream, 10) << "[mem KB]";
-    Field(stream, 10) << "[times called]";
+    Headings(stream, {24, 9, 10, 11, 11, 10, 10},
+             {"[Node type]", "[count]", "[avg ms]", "[avg %]", "[cdf %]", "[mem KB]", "[times called]"});
     stream << std::endl;
   }
   float cdf = 0.0f;

@@ -44,6 +44,17 @@ struct Feeder {
   }
 };
 
+// The three-op model and a profiler of it on a fake clock that `feed` moves.
+class FakeClockTest : public ::testing::Test {
+ protected:
+  FakeClockTest() {
+    profiler.SetClockForTesting([this]() { return feed.now; });
+  }
+  std::unique_ptr<Interpreter> interpreter = MakeInterpreter();
+  OpProfiler profiler{interpreter.get()};
+  Feeder feed{&profiler};
+};
+
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -89,11 +100,7 @@ TEST(OpProfileTest, AggregatesPerNode) {
 
 // Fast nodes finishing within one microsecond tick: the run order stays the nodes' order even when a
 // later node took longer (it does not enclose the earlier one: same subgraph, no delegate).
-TEST(OpProfileTest, SameMicrosecondKeepsRunOrder) {
-  auto interpreter = MakeInterpreter();
-  OpProfiler profiler(interpreter.get());
-  Feeder feed{&profiler};
-  profiler.SetClockForTesting([&]() { return feed.now; });
+TEST_F(FakeClockTest, SameMicrosecondKeepsRunOrder) {
   profiler.BeginRun();
   feed.Node(0, 0, "ADD", 0);
   feed.Node(0, 1, "MUL", 0);
@@ -167,11 +174,7 @@ TEST(OpProfileTest, CsvMode) {
       << text;
 }
 
-TEST(OpProfileTest, DelegateKernelIsOneNodeWithItsOpsInside) {
-  auto interpreter = MakeInterpreter();
-  OpProfiler profiler(interpreter.get());
-  Feeder feed{&profiler};
-  profiler.SetClockForTesting([&]() { return feed.now; });
+TEST_F(FakeClockTest, DelegateKernelIsOneNodeWithItsOpsInside) {
   profiler.BeginRun();
   feed.Node(0, 0, "ADD", 10);
   // The delegate kernel (node 1) reports two ops while it runs, then finishes after 50 us.
@@ -202,12 +205,8 @@ TEST(OpProfileTest, DelegateKernelIsOneNodeWithItsOpsInside) {
 
 // The report keeps the last run node by node: start times from the run's start, the delegate kernel
 // marked, the ops it reported inside it.
-TEST(OpProfileTest, TimelineOfTheLastRun) {
-  auto interpreter = MakeInterpreter();
+TEST_F(FakeClockTest, TimelineOfTheLastRun) {
   EXPECT_TRUE(TwoRuns(interpreter.get()).timeline.size() == 3u);
-  OpProfiler profiler(interpreter.get());
-  Feeder feed{&profiler};
-  profiler.SetClockForTesting([&]() { return feed.now; });
   profiler.BeginRun();
   feed.now += 5;  // the run starts 5 us before its first node
   feed.Node(0, 0, "ADD", 10);
@@ -231,11 +230,7 @@ TEST(OpProfileTest, TimelineOfTheLastRun) {
   EXPECT_EQ(timeline[2].thread, 0);
 }
 
-TEST(OpProfileTest, SeveralSubgraphsGetHeadings) {
-  auto interpreter = MakeInterpreter();
-  OpProfiler profiler(interpreter.get());
-  Feeder feed{&profiler};
-  profiler.SetClockForTesting([&]() { return feed.now; });
+TEST_F(FakeClockTest, SeveralSubgraphsGetHeadings) {
   profiler.BeginRun();
   feed.Node(0, 0, "ADD", 10);
   feed.Node(1, 0, "ADD", 5);

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <map>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "evaluation/benchmark_report.h"
 #include "evaluation/classification_report.h"
 #include "evaluation/detection_report.h"
@@ -15,10 +18,6 @@ namespace touchstone {
 namespace {
 
 using nlohmann::json;
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // The last name of a path, without an index: "topk_accuracy[2]" -> "topk_accuracy".
 std::string LastName(const std::string& path) {
@@ -32,7 +31,7 @@ int Better(const std::string& path) {
   static const char* kLower[] = {
       "_us", "_bytes", "_kb", "_error", "std_dev", "wall_seconds", "_mismatches", "elements_differing", "_ms"};
   for (const char* suffix : kLower) {
-    if (EndsWith(name, suffix)) return -1;
+    if (absl::EndsWith(name, suffix)) return -1;
   }
   static const char* kHigher[] = {"accuracy",
                                   "average_precision",
@@ -53,7 +52,7 @@ int Better(const std::string& path) {
                                   "ARm",
                                   "ARl"};
   for (const char* n : kHigher) {
-    if (name == n || EndsWith(name, std::string("_") + n)) return 1;
+    if (name == n || absl::EndsWith(name, absl::StrCat("_", n))) return 1;
   }
   return 0;
 }
@@ -141,7 +140,7 @@ std::vector<OpDiff> OpDiffs(const json& baseline, const json& current) {
       !current["op_profile"].is_object()) {
     return {};
   }
-  std::map<std::pair<int, int>, double> base;
+  absl::flat_hash_map<std::pair<int, int>, double> base;
   for (const json& s : baseline["op_profile"].value("subgraphs", json::array())) {
     for (const json& n : s.value("nodes", json::array())) {
       const json avg = n.value("avg_us", json());
@@ -187,7 +186,7 @@ Status Gate(const std::string& tool, const json& baseline, const json& current, 
     AccuracyRun base_run, current_run;
     base_run.topk_accuracy = b.topk_accuracy;
     current_run.topk_accuracy = c.topk_accuracy;
-    std::map<int, int> base_top1;
+    absl::flat_hash_map<int, int> base_top1;
     for (size_t i = 0; i < b.evaluated_image.size(); ++i) {
       base_top1[b.evaluated_image[i]] = b.top1_index[i];
     }

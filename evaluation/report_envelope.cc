@@ -210,6 +210,18 @@ ordered_json EnvelopeJson(const ReportEnvelope& e) {
   return j;
 }
 
+StatusOr<ParsedReport> ParseReport(const std::string& text, const std::string& source,
+                                   const std::string& expected_schema, int schema_version,
+                                   const std::string& written_by) {
+  ParsedReport report;
+  report.json = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (report.json.is_discarded() || !report.json.is_object()) {
+    return InvalidInputError(source + ": not a JSON object (expected a report written by " + written_by + ")");
+  }
+  TS_ASSIGN_OR_RETURN(report.envelope, ParseEnvelope(report.json, source, expected_schema, schema_version));
+  return report;
+}
+
 StatusOr<ReportEnvelope> ParseEnvelope(const json& j, const std::string& source, const std::string& expected_schema,
                                        int schema_version) {
   if (!j.is_object()) return InvalidInputError(source + ": not a JSON object (expected a Touchstone report)");

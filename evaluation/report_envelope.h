@@ -102,6 +102,18 @@ nlohmann::ordered_json EnvelopeJson(const ReportEnvelope& envelope);
 StatusOr<ReportEnvelope> ParseEnvelope(const nlohmann::json& report, const std::string& source,
                                        const std::string& expected_schema, int schema_version);
 
+// A report a tool wrote, parsed: its JSON and its envelope.
+struct ParsedReport {
+  nlohmann::json json;
+  ReportEnvelope envelope;
+};
+
+// Parses a report's text and reads its envelope (ParseEnvelope). Errors (kInvalidInput) name `source`:
+// "not a JSON object (expected a report written by <written_by>)", or ParseEnvelope's.
+StatusOr<ParsedReport> ParseReport(const std::string& text, const std::string& source,
+                                   const std::string& expected_schema, int schema_version,
+                                   const std::string& written_by);
+
 // What differs between two runs' configurations, one item per field: "model sha256 3fa2c1b0e9d4 ->
 // 9b0e77a1c2f3", "num_threads 1 -> 2", "kernels optimized -> reference", "delegates none -> XNNPACK",
 // "input 'x' shape [1,224,224,3] -> [1,160,160,3]", "num_images 50 -> 100", "shard 1 of 3 -> whole run"

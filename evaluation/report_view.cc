@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "evaluation/latency_stats.h"
 #include "evaluation/report_images.h"
 #include "evaluation/svg_chart.h"
@@ -313,14 +314,14 @@ std::string TimelineChart(const json& report) {
   const json& events = Member(timeline, "events");
   if (!events.is_array() || events.empty()) return "";
   std::vector<std::string> lanes;
-  std::map<std::string, int> lane_of;
+  absl::flat_hash_map<std::string, int> lane_of;
   auto lane = [&](const std::string& name) {
     auto it = lane_of.find(name);
     if (it != lane_of.end()) return it->second;
     lanes.push_back(name);
     return lane_of[name] = static_cast<int>(lanes.size()) - 1;
   };
-  std::map<std::string, std::string> color_of;
+  absl::flat_hash_map<std::string, std::string> color_of;
   std::vector<svg::Block> blocks;
   for (const json& e : events) {
     svg::Block b;

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+
+#include "absl/container/flat_hash_map.h"
 
 namespace touchstone {
 namespace {
@@ -122,7 +123,7 @@ Status CheckShardReports(int schema_version, std::vector<ShardReport>* reports) 
   });
   const ShardReport& base = reports->front();
   const int count = base.envelope.shard.count;
-  std::map<int, const ShardReport*> by_index;
+  absl::flat_hash_map<int, const ShardReport*> by_index;
   for (const ShardReport& r : *reports) {
     const ShardInfo& s = r.envelope.shard;
     if (s.count != count) {
@@ -300,6 +301,15 @@ StatusOr<LatencyStats> MergedLatency(const std::vector<ShardReport>& shards, con
     merged.Append(stats);
   }
   return merged;
+}
+
+StatusOr<ordered_json> MergedEvalLatencyJson(const std::vector<ShardReport>& shards) {
+  ordered_json latency;
+  for (const char* figure : {"preprocessing", "inference"}) {
+    TS_ASSIGN_OR_RETURN(LatencyStats merged, MergedLatency(shards, std::string("/latency/") + figure));
+    latency[figure] = LatencyStatsJson(merged, false);
+  }
+  return latency;
 }
 
 }  // namespace touchstone

@@ -62,6 +62,10 @@ nlohmann::ordered_json ShardLatencyJson(const LatencyStats& stats, bool shard);
 // shard order (LatencyStats::Append). Errors (kInvalidInput) name the file and the figure.
 StatusOr<LatencyStats> MergedLatency(const std::vector<ShardReport>& shards, const std::string& pointer);
 
+// An evaluation tool's merged "latency" member: its "preprocessing" and "inference" figures, each
+// MergedLatency's, written without samples.
+StatusOr<nlohmann::ordered_json> MergedEvalLatencyJson(const std::vector<ShardReport>& shards);
+
 // Doubles in a state, where infinities and NaN must survive JSON: a number, or "inf", "-inf", "nan".
 nlohmann::ordered_json StateNumber(double value);
 // Reads one back; false when `j` is neither.

@@ -168,6 +168,18 @@ std::string Legend(const std::vector<std::string>& names, const std::vector<std:
   return out.str();
 }
 
+// The start of a chart with axes over `xs` and `ys` and a legend of `legend_names`: grows *height by the
+// legend's extra lines, sets the two scales and writes the opening and the axes.
+void OpenWithAxes(const std::string& id, const std::string& title, const Axis& x, const std::vector<double>& xs,
+                  const Axis& y, const std::vector<double>& ys, const std::vector<std::string>& legend_names, int width,
+                  int* height, Scale* sx, Scale* sy, std::ostringstream* out) {
+  const int extra_legend_lines = std::max(0, LegendLines(legend_names, width) - 1);
+  *height += 14 * extra_legend_lines;
+  *sx = MakeScale(x, xs, kLeft, width - kRight);
+  *sy = MakeScale(y, ys, *height - kBottom, kTop + 8 + 14 * extra_legend_lines);
+  *out << Open(id, title, width, *height) << Axes(*sx, *sy, x, y, width, *height, true);
+}
+
 }  // namespace
 
 std::string Escape(const std::string& text) {
@@ -234,12 +246,9 @@ std::string LineChart(const std::string& id, const std::string& title, const std
   }
   std::vector<std::string> legend_names;
   for (const Series& s : series) legend_names.push_back(s.name);
-  const int legend = LegendLines(legend_names, width);
-  height += 14 * std::max(0, legend - 1);
-  const Scale sx = MakeScale(xa, xs, kLeft, width - kRight);
-  const Scale sy = MakeScale(y, ys, height - kBottom, kTop + 8 + 14 * std::max(0, legend - 1));
   std::ostringstream out;
-  out << Open(id, title, width, height) << Axes(sx, sy, xa, y, width, height, true);
+  Scale sx, sy;
+  OpenWithAxes(id, title, xa, xs, y, ys, legend_names, width, &height, &sx, &sy, &out);
   std::vector<std::string> names, colors;
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
@@ -282,12 +291,9 @@ std::string Histogram(const std::string& id, const std::string& title, const std
     if (std::isnan(xa.min)) xa.min = edges.front();
     if (std::isnan(xa.max)) xa.max = edges.back();
   }
-  const int legend = LegendLines(names, width);
-  height += 14 * std::max(0, legend - 1);
-  const Scale sx = MakeScale(xa, edges, kLeft, width - kRight);
-  const Scale sy = MakeScale(y, ys, height - kBottom, kTop + 8 + 14 * std::max(0, legend - 1));
   std::ostringstream out;
-  out << Open(id, title, width, height) << Axes(sx, sy, xa, y, width, height, true);
+  Scale sx, sy;
+  OpenWithAxes(id, title, xa, edges, y, ys, names, width, &height, &sx, &sy, &out);
   const size_t n = std::max<size_t>(1, counts.size());
   for (size_t s = 0; s < counts.size(); ++s) {
     const std::string color = s < colors.size() ? colors[s] : Palette()[s % Palette().size()];

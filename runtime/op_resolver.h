@@ -58,7 +58,7 @@ class BuiltinOpResolver : public OpResolver {
   // Indexed by builtin code: flat arrays, so that building a resolver allocates twice, not per op.
   std::vector<TfLiteRegistration> builtins_;
   std::vector<std::pair<int, int>> versions_;  // {min, max}; {0, 0} where no op has the code
-  std::map<std::string, TfLiteRegistration> customs_;
+  std::map<std::string, TfLiteRegistration> customs_;  // node-based: custom_name points into the key
 };
 
 }  // namespace touchstone

@@ -6,6 +6,8 @@
 #include <map>
 #include <mutex>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 #include "runtime/c/builtin_ops.h"
 
 namespace touchstone {
@@ -254,22 +256,12 @@ const std::vector<std::pair<const char*, TfLiteType>>& TypeNames() {
   return names;
 }
 
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
+std::string Trim(absl::string_view s) { return std::string(absl::StripAsciiWhitespace(s)); }
 
-std::vector<std::string> Split(const std::string& s, char sep) {
+// The pieces between separators, each trimmed; "" is one empty piece.
+std::vector<std::string> Split(absl::string_view s, char sep) {
   std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      parts.push_back(Trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
+  for (absl::string_view part : absl::StrSplit(s, sep)) parts.push_back(Trim(part));
   return parts;
 }
 

@@ -34,7 +34,7 @@ PACKAGES=(
 AARCH64_PACKAGES=(
   g++-aarch64-linux-gnu qemu-user file
   libc6-dev:arm64 libflatbuffers-dev:arm64 libjpeg62-turbo-dev:arm64 libstb-dev:arm64
-  libvulkan-dev:arm64 libgtest-dev:arm64 libcpuinfo0:arm64
+  libvulkan-dev:arm64 libgtest-dev:arm64 libcpuinfo0:arm64 libabsl-dev:arm64
 )
 # Unpacked, not installed: the arm64 shared libraries and their link names.
 AARCH64_UNPACKED=(libxnnpack0:arm64 libxnnpack-dev:arm64 libpthreadpool0:arm64 libpthreadpool-dev:arm64)

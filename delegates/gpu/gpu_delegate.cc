@@ -476,14 +476,19 @@ Status GpuKernel::AssignStorage() {
       dedicated[r] = true;
     }
   }
+  // The roots of the values dispatch d reads, then of the one it writes.
+  auto roots_used_by = [this, &root](size_t d) {
+    const Dispatch& dispatch = plan_.dispatches[d];
+    std::vector<int> roots;
+    for (int v : dispatch.inputs) {
+      if (v >= 0) roots.push_back(root(v));
+    }
+    if (dispatch.output >= 0) roots.push_back(root(dispatch.output));
+    return roots;
+  };
   std::vector<int> first_use(num_values, -1), last_use(num_values, -1);
   for (size_t d = 0; d < plan_.dispatches.size(); ++d) {
-    const Dispatch& dispatch = plan_.dispatches[d];
-    std::vector<int> used(dispatch.inputs.begin(), dispatch.inputs.end());
-    used.push_back(dispatch.output);
-    for (int v : used) {
-      if (v < 0) continue;
-      const int r = root(v);
+    for (int r : roots_used_by(d)) {
       if (first_use[r] < 0) first_use[r] = static_cast<int>(d);
       last_use[r] = static_cast<int>(d);
     }
@@ -503,12 +508,7 @@ Status GpuKernel::AssignStorage() {
   // largest, grown) at its first use and gives it back after its last.
   std::vector<int> free_pool;
   for (size_t d = 0; d < plan_.dispatches.size(); ++d) {
-    const Dispatch& dispatch = plan_.dispatches[d];
-    std::vector<int> used(dispatch.inputs.begin(), dispatch.inputs.end());
-    used.push_back(dispatch.output);
-    for (int v : used) {
-      if (v < 0) continue;
-      const int r = root(v);
+    for (int r : roots_used_by(d)) {
       if (dedicated[r] || root_storage[r] >= 0) continue;
       const int64_t need = CountOf(plan_.values[r].shape);
       int best = -1;
@@ -533,9 +533,7 @@ Status GpuKernel::AssignStorage() {
       }
     }
     std::set<int> released;
-    for (int v : used) {
-      if (v < 0) continue;
-      const int r = root(v);
+    for (int r : roots_used_by(d)) {
       if (!dedicated[r] && last_use[r] == static_cast<int>(d) && released.insert(r).second) {
         free_pool.push_back(root_storage[r]);
       }

@@ -1102,10 +1102,8 @@ TEST(GpuDelegateGraph, ResizedInputsArePreparedAgain) {
   for (int i = 0; i < 15; ++i) EXPECT_NEAR(got[i], 1.0f / (1.0f + std::exp(-in[i])), 1e-6f) << i;
 }
 
-TEST(GpuDelegateGraph, ProfileHasOneTimingPerDispatch) {
-  REQUIRE_VULKAN();
-  TfLiteDelegate* d = Delegate(false, true, /*profile=*/true);
-  OpTest t(KernelSet::kReference);
+// CONV_2D then TANH on a 1x8x8x4 input, handed to `d` and allocated: two dispatches.
+void BuildConvTanh(OpTest& t, TfLiteDelegate* d) {
   const int x = t.AddInput(kTfLiteFloat32, {1, 8, 8, 4});
   const int a = t.AddIntermediate(kTfLiteFloat32, {1, 8, 8, 4});
   const int out = t.AddOutput(kTfLiteFloat32);
@@ -1115,6 +1113,13 @@ TEST(GpuDelegateGraph, ProfileHasOneTimingPerDispatch) {
   ASSERT_TRUE(t.Build().ok());
   ASSERT_TRUE(t.interpreter()->ModifyGraphWithDelegate(d).ok());
   ASSERT_TRUE(t.AllocateTensors().ok());
+}
+
+TEST(GpuDelegateGraph, ProfileHasOneTimingPerDispatch) {
+  REQUIRE_VULKAN();
+  TfLiteDelegate* d = Delegate(false, true, /*profile=*/true);
+  OpTest t(KernelSet::kReference);
+  ASSERT_NO_FATAL_FAILURE(BuildConvTanh(t, d));
   ASSERT_TRUE(t.Invoke().ok());
   const std::vector<GpuOpTiming> profile = GpuDelegateLastProfile(d);
   ASSERT_EQ(profile.size(), 2u);
@@ -1140,15 +1145,7 @@ TEST(GpuDelegateGraph, InstalledProfilerGetsOneEventPerDispatch) {
   REQUIRE_VULKAN();
   TfLiteDelegate* d = Delegate(false, true, /*profile=*/false);
   OpTest t(KernelSet::kReference);
-  const int x = t.AddInput(kTfLiteFloat32, {1, 8, 8, 4});
-  const int a = t.AddIntermediate(kTfLiteFloat32, {1, 8, 8, 4});
-  const int out = t.AddOutput(kTfLiteFloat32);
-  t.AddOp(kTfLiteBuiltinConv2d, {x, ConstF(t, {4, 3, 3, 4}, 3), ConstF(t, {4}, 4)}, {a},
-          fbs::BuiltinOptions::Conv2DOptions, fbs::CreateConv2DOptions(t.fbb(), fbs::Padding::SAME, 1, 1).Union());
-  t.AddOp(kTfLiteBuiltinTanh, {a}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  ASSERT_TRUE(t.interpreter()->ModifyGraphWithDelegate(d).ok());
-  ASSERT_TRUE(t.AllocateTensors().ok());
+  ASSERT_NO_FATAL_FAILURE(BuildConvTanh(t, d));
   DelegateOpRecorder recorder;
   ASSERT_TRUE(t.Invoke().ok());
   EXPECT_TRUE(GpuDelegateLastProfile(d).empty());  // not profiling: the plain command buffer

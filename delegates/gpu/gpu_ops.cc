@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <utility>
 
@@ -813,6 +814,26 @@ class Push {
   std::vector<uint32_t> words_;
 };
 
+// Emits one dispatch of `shader` that writes value `output` from `inputs` (bindings 1 on; -1: unused)
+// over `work_items` items, with the push constants gathered in `push`.
+Status EmitDispatch(Planner& planner, ShaderId shader, int output, std::initializer_list<int> inputs, Push* push,
+                    uint64_t work_items) {
+  Dispatch d;
+  d.shader = shader;
+  d.output = output;
+  std::copy(inputs.begin(), inputs.end(), d.inputs.begin());
+  d.push = push->Take();
+  d.work_items = work_items;
+  planner.Emit(std::move(d));
+  return Status::Ok();
+}
+
+// The value of the node's input `index`, or -1 when the node has no such input (an omitted bias).
+StatusOr<int> OptionalInputValue(Planner& planner, const TfLiteNode* node, int index) {
+  if (node->inputs->size <= index || node->inputs->data[index] < 0) return -1;
+  return planner.InputValue(node->inputs->data[index]);
+}
+
 // COMMON_PARAMS of shaders/common.glsl for a dispatch writing `out` with `activation`.
 Push Common(const Value& out, TfLiteFusedActivation activation, uint64_t total) {
   float lo, hi;
@@ -868,14 +889,7 @@ Status EmitCopy(Planner& planner, int input, int output, CopyRegion region, TfLi
   for (int d : region.dims) p.U(static_cast<uint32_t>(d));
   for (int64_t s : region.src_stride) p.U(static_cast<uint32_t>(s));  // negative strides wrap, as intended
   for (int64_t s : region.dst_stride) p.U(static_cast<uint32_t>(s));
-  Dispatch d;
-  d.shader = ShaderId::kCopy;
-  d.output = output;
-  d.inputs[0] = fill ? -1 : input;
-  d.push = p.Take();
-  d.work_items = total;
-  planner.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(planner, ShaderId::kCopy, output, {fill ? -1 : input}, &p, total);
 }
 
 std::vector<int64_t> Strides(const Shape& shape) { return shape_util::RowMajorStrides(shape); }
@@ -899,15 +913,7 @@ Status PlanBinary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
   for (int d : dims) p.U(static_cast<uint32_t>(d));
   for (uint32_t s : BroadcastStrides(pl.shape(a), kMaxRank)) p.U(s);
   for (uint32_t s : BroadcastStrides(pl.shape(b), kMaxRank)) p.U(s);
-  Dispatch d;
-  d.shader = ShaderId::kBinary;
-  d.output = out;
-  d.inputs[0] = a;
-  d.inputs[1] = b;
-  d.push = p.Take();
-  d.work_items = total;
-  pl.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(pl, ShaderId::kBinary, out, {a, b}, &p, total);
 }
 
 Status PlanUnary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
@@ -941,14 +947,7 @@ Status PlanUnary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
   const uint64_t total = static_cast<uint64_t>(Count(shape));
   Push p = Common(pl.value(out), lo, hi, total);
   p.U(op).F(alpha);
-  Dispatch d;
-  d.shader = ShaderId::kUnary;
-  d.output = out;
-  d.inputs[0] = in;
-  d.push = p.Take();
-  d.work_items = total;
-  pl.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(pl, ShaderId::kUnary, out, {in}, &p, total);
 }
 
 // The identity (or a regrid onto the output's quantization): QUANTIZE, DEQUANTIZE of activations,
@@ -957,24 +956,13 @@ Status PlanCopyAll(Planner& pl, int in, int out) {
   const uint64_t total = static_cast<uint64_t>(Count(pl.shape(in)));
   Push p = Common(pl.value(out), kTfLiteActNone, total);
   p.U(kUnaryCopy).F(0.0f);
-  Dispatch d;
-  d.shader = ShaderId::kUnary;
-  d.output = out;
-  d.inputs[0] = in;
-  d.push = p.Take();
-  d.work_items = total;
-  pl.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(pl, ShaderId::kUnary, out, {in}, &p, total);
 }
 
 Status PlanConv(Planner& pl, const TfLiteNode* node, bool depthwise) {
   TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   TS_ASSIGN_OR_RETURN(int filter, pl.InputValue(node->inputs->data[1]));
-  int bias = -1;
-  if (node->inputs->size > 2 && node->inputs->data[2] >= 0) {
-    TS_ASSIGN_OR_RETURN(int b, pl.InputValue(node->inputs->data[2]));
-    bias = b;
-  }
+  TS_ASSIGN_OR_RETURN(int bias, OptionalInputValue(pl, node, 2));
   const Shape is = pl.shape(in);
   const Shape fs = pl.shape(filter);
   if (is.size() != 4 || fs.size() != 4) return Fail("input or filter is not 4-D");
@@ -1009,26 +997,14 @@ Status PlanConv(Planner& pl, const TfLiteNode* node, bool depthwise) {
   p.U(is[1]).U(is[2]).U(is[3]).U(out_h).U(out_w).U(out_c).U(kernel_h).U(kernel_w).U(stride_h).U(stride_w);
   p.U(dil_h).U(dil_w).I(pad.height).I(pad.width).U(bias >= 0 ? 1 : 0);
   if (depthwise) p.U(static_cast<uint32_t>(out_c / is[3]));
-  Dispatch d;
-  d.shader = depthwise ? ShaderId::kDepthwiseConv2d : ShaderId::kConv2d;
-  d.output = out;
-  d.inputs[0] = in;
-  d.inputs[1] = filter;
-  d.inputs[2] = bias;
-  d.push = p.Take();
-  d.work_items = total;
-  pl.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(pl, depthwise ? ShaderId::kDepthwiseConv2d : ShaderId::kConv2d, out, {in, filter, bias}, &p,
+                      total);
 }
 
 Status PlanFullyConnected(Planner& pl, const TfLiteNode* node) {
   TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[0]));
   TS_ASSIGN_OR_RETURN(int weights, pl.InputValue(node->inputs->data[1]));
-  int bias = -1;
-  if (node->inputs->size > 2 && node->inputs->data[2] >= 0) {
-    TS_ASSIGN_OR_RETURN(int b, pl.InputValue(node->inputs->data[2]));
-    bias = b;
-  }
+  TS_ASSIGN_OR_RETURN(int bias, OptionalInputValue(pl, node, 2));
   const TfLiteFullyConnectedParams& params = ParamsOf<TfLiteFullyConnectedParams>(node);
   const Shape is = pl.shape(in);
   const Shape ws = pl.shape(weights);
@@ -1050,16 +1026,7 @@ Status PlanFullyConnected(Planner& pl, const TfLiteNode* node) {
   const uint64_t total = static_cast<uint64_t>(batches) * out_c;
   Push p = Common(pl.value(out), params.activation, total);
   p.U(in_c).U(out_c).U(bias >= 0 ? 1 : 0);
-  Dispatch d;
-  d.shader = ShaderId::kFullyConnected;
-  d.output = out;
-  d.inputs[0] = in;
-  d.inputs[1] = weights;
-  d.inputs[2] = bias;
-  d.push = p.Take();
-  d.work_items = total;
-  pl.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(pl, ShaderId::kFullyConnected, out, {in, weights, bias}, &p, total);
 }
 
 Status PlanPool(Planner& pl, const TfLiteNode* node, uint32_t op) {
@@ -1078,14 +1045,7 @@ Status PlanPool(Planner& pl, const TfLiteNode* node, uint32_t op) {
   Push p = Common(pl.value(out), params.activation, total);
   p.U(is[1]).U(is[2]).U(is[3]).U(out_h).U(out_w).U(params.filter_height).U(params.filter_width);
   p.U(params.stride_height).U(params.stride_width).I(pad.height).I(pad.width).U(op);
-  Dispatch d;
-  d.shader = ShaderId::kPool2d;
-  d.output = out;
-  d.inputs[0] = in;
-  d.push = p.Take();
-  d.work_items = total;
-  pl.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(pl, ShaderId::kPool2d, out, {in}, &p, total);
 }
 
 Status PlanSoftmax(Planner& pl, const TfLiteNode* node, uint32_t op) {
@@ -1098,14 +1058,7 @@ Status PlanSoftmax(Planner& pl, const TfLiteNode* node, uint32_t op) {
   const float beta = op == 0 ? ParamsOf<TfLiteSoftmaxParams>(node).beta : 1.0f;
   Push p = Common(pl.value(out), kTfLiteActNone, rows);
   p.U(depth).F(beta).U(op);
-  Dispatch d;
-  d.shader = ShaderId::kSoftmax;
-  d.output = out;
-  d.inputs[0] = in;
-  d.push = p.Take();
-  d.work_items = rows;
-  pl.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(pl, ShaderId::kSoftmax, out, {in}, &p, rows);
 }
 
 Status PlanConcat(Planner& pl, const TfLiteNode* node) {
@@ -1190,14 +1143,7 @@ Status PlanResize(Planner& pl, const TfLiteNode* node, uint32_t op) {
   Push p = Common(pl.value(out), kTfLiteActNone, total);
   p.U(is[1]).U(is[2]).U(is[3]).U(out_h).U(out_w).F(scale(is[1], out_h)).F(scale(is[2], out_w));
   p.U(half ? 1 : 0).U(align ? 1 : 0).U(op);
-  Dispatch d;
-  d.shader = ShaderId::kResize;
-  d.output = out;
-  d.inputs[0] = in;
-  d.push = p.Take();
-  d.work_items = total;
-  pl.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(pl, ShaderId::kResize, out, {in}, &p, total);
 }
 
 Status PlanPad(Planner& pl, const TfLiteNode* node) {
@@ -1271,13 +1217,7 @@ Status PlanReduce(Planner& pl, const TfLiteNode* node, uint32_t kind) {
         .U(static_cast<uint32_t>(inner))
         .U(op)
         .F(kind == 0 ? static_cast<float>(reduce) : 1.0f);
-    Dispatch d;
-    d.shader = ShaderId::kReduce;
-    d.output = target;
-    d.inputs[0] = source;
-    d.push = p.Take();
-    d.work_items = total;
-    pl.Emit(std::move(d));
+    EmitDispatch(pl, ShaderId::kReduce, target, {source}, &p, total);
     current = next;
     source = target;
   }
@@ -1376,11 +1316,7 @@ Status PlanDepthSpace(Planner& pl, const TfLiteNode* node, bool to_space) {
 Status PlanTransposeConv(Planner& pl, const TfLiteNode* node) {
   TS_ASSIGN_OR_RETURN(int filter, pl.InputValue(node->inputs->data[1]));
   TS_ASSIGN_OR_RETURN(int in, pl.InputValue(node->inputs->data[2]));
-  int bias = -1;
-  if (node->inputs->size > 3 && node->inputs->data[3] >= 0) {
-    TS_ASSIGN_OR_RETURN(int b, pl.InputValue(node->inputs->data[3]));
-    bias = b;
-  }
+  TS_ASSIGN_OR_RETURN(int bias, OptionalInputValue(pl, node, 3));
   const TfLiteTransposeConvParams& params = ParamsOf<TfLiteTransposeConvParams>(node);
   const std::vector<int64_t> os = ReadInts(pl.tensor(node->inputs->data[0]));
   const Shape is = pl.shape(in);
@@ -1399,16 +1335,7 @@ Status PlanTransposeConv(Planner& pl, const TfLiteNode* node) {
   Push p = Common(pl.value(out), params.activation, total);
   p.U(is[1]).U(is[2]).U(is[3]).U(out_shape[1]).U(out_shape[2]).U(out_shape[3]).U(fs[1]).U(fs[2]);
   p.U(params.stride_height).U(params.stride_width).I(pad.height).I(pad.width).U(bias >= 0 ? 1 : 0);
-  Dispatch d;
-  d.shader = ShaderId::kTransposeConv;
-  d.output = out;
-  d.inputs[0] = in;
-  d.inputs[1] = filter;
-  d.inputs[2] = bias;
-  d.push = p.Take();
-  d.work_items = total;
-  pl.Emit(std::move(d));
-  return Status::Ok();
+  return EmitDispatch(pl, ShaderId::kTransposeConv, out, {in, filter, bias}, &p, total);
 }
 
 Status PlanDequantize(Planner& pl, const TfLiteNode* node) {
@@ -1460,29 +1387,14 @@ Status PlanLstmBasic(Planner& pl, const TfLiteNode* node) {
     const uint64_t total_items = static_cast<uint64_t>(batch) * 4 * depth;
     Push p = Common(pl.value(gates), kTfLiteActNone, total_items);
     p.U(total).U(4 * depth).U(1);
-    Dispatch d;
-    d.shader = ShaderId::kFullyConnected;
-    d.output = gates;
-    d.inputs[0] = concat;
-    d.inputs[1] = weights;
-    d.inputs[2] = biases;
-    d.push = p.Take();
-    d.work_items = total_items;
-    pl.Emit(std::move(d));
+    EmitDispatch(pl, ShaderId::kFullyConnected, gates, {concat, weights, biases}, &p, total_items);
   }
   for (uint32_t op : {0u, 1u}) {
     const int out = op == 0 ? state : activation;
     const uint64_t items = static_cast<uint64_t>(batch) * depth;
     Push p = Common(pl.value(out), kTfLiteActNone, items);
     p.U(depth).U(op);
-    Dispatch d;
-    d.shader = ShaderId::kLstm;
-    d.output = out;
-    d.inputs[0] = gates;
-    d.inputs[1] = op == 0 ? prev_state : state;
-    d.push = p.Take();
-    d.work_items = items;
-    pl.Emit(std::move(d));
+    EmitDispatch(pl, ShaderId::kLstm, out, {gates, op == 0 ? prev_state : state}, &p, items);
   }
   return Status::Ok();
 }

@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+
 namespace touchstone {
 
 ProviderFlag ProviderFlag::Bool(std::string name, bool default_value, std::string help) {
@@ -134,11 +137,6 @@ ProviderParams DefaultParams(const std::vector<DelegateProvider>& providers) {
 
 namespace {
 
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 bool EnabledByBool(const DelegateProvider& provider) {
   if (provider.enabling_flag.empty()) return false;
   for (const ProviderFlag& flag : provider.flags) {
@@ -152,7 +150,7 @@ bool EnabledByBool(const DelegateProvider& provider) {
 const DelegateProvider* FindProviderByDelegateName(const std::vector<DelegateProvider>& providers,
                                                    const std::string& name) {
   for (const DelegateProvider& provider : providers) {
-    if (EnabledByBool(provider) && Lower(provider.name) == Lower(name)) return &provider;
+    if (EnabledByBool(provider) && absl::EqualsIgnoreCase(provider.name, name)) return &provider;
   }
   return nullptr;
 }
@@ -160,7 +158,7 @@ const DelegateProvider* FindProviderByDelegateName(const std::vector<DelegatePro
 std::vector<std::string> DelegateNames(const std::vector<DelegateProvider>& providers) {
   std::vector<std::string> names;
   for (const DelegateProvider& provider : providers) {
-    if (EnabledByBool(provider)) names.push_back(Lower(provider.name));
+    if (EnabledByBool(provider)) names.push_back(absl::AsciiStrToLower(provider.name));
   }
   return names;
 }

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "delegates/api/simple_delegate.h"
 #include "delegates/sample/elementwise.h"
 #include "runtime/c/builtin_op_data.h"
@@ -241,22 +242,16 @@ bool ParseBool(const std::string& text, bool* value) {
 }
 
 bool ParseFloat(const std::string& text, float* value) {
-  if (text.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const float v = std::strtof(text.c_str(), &end);
-  if (errno != 0 || *end != '\0' || !std::isfinite(v)) return false;
+  float v = 0.0f;
+  if (!absl::SimpleAtof(text, &v) || !std::isfinite(v)) return false;
   *value = v;
   return true;
 }
 
 bool ParseInt(const std::string& text, int* value) {
-  if (text.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || v < -(1L << 30) || v > (1L << 30)) return false;
-  *value = static_cast<int>(v);
+  int v = 0;
+  if (!absl::SimpleAtoi(text, &v) || v < -(1 << 30) || v > (1 << 30)) return false;
+  *value = v;
   return true;
 }
 

@@ -73,4 +73,15 @@ std::vector<uint8_t> MakeTinyDetector() {
   return b.Finish();
 }
 
+std::vector<uint8_t> MakeReshapeClassifier() {
+  ModelBuilder b;
+  const int in = b.AddTensor(kTfLiteFloat32, {1, 2, 2, 3}, "image");
+  const int shape = b.AddConstTensor<int32_t>(kTfLiteInt32, {2}, std::vector<int32_t>{1, 12}, "shape");
+  const int out = b.AddTensor(kTfLiteFloat32, {1, 12}, "scores");
+  b.AddOperator(kTfLiteBuiltinReshape, {in, shape}, {out});
+  b.SetInputs({in});
+  b.SetOutputs({out});
+  return b.Finish();
+}
+
 }  // namespace touchstone

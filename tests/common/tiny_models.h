@@ -16,6 +16,9 @@ std::vector<uint8_t> MakeTinyClassifier();
 // named boxes [1,2,4], classes [1,2], scores [1,2] and count [1,1] (two detections, whatever the image).
 std::vector<uint8_t> MakeTinyDetector();
 
+// image [1,2,2,3] -> RESHAPE -> scores [1,12]: a "classifier" whose 12 scores are its input's values.
+std::vector<uint8_t> MakeReshapeClassifier();
+
 }  // namespace touchstone
 
 #endif  // TOUCHSTONE_TESTS_COMMON_TINY_MODELS_H_

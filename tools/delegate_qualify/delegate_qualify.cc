@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "delegates/providers/delegate_provider.h"
 #include "delegates/providers/registry.h"
 #include "evaluation/inference_diff.h"
@@ -42,18 +44,6 @@ struct QualifyFlags {
   bool gate_latency = false;
 };
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) items.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return items;
-}
-
 // Every .tflite file directly in `path` (sorted), or `path` itself when it is a file.
 StatusOr<std::vector<std::string>> ModelPaths(const std::string& path) {
   std::vector<std::string> paths;
@@ -80,7 +70,7 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
   for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
   QualifyConfig config;
   config.conformance = config.models = config.latency = false;
-  for (const std::string& section : SplitList(flags.sections)) {
+  for (absl::string_view section : absl::StrSplit(flags.sections, ',', absl::SkipEmpty())) {
     if (section == "conformance") {
       config.conformance = true;
     } else if (section == "models") {
@@ -88,7 +78,7 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
     } else if (section == "latency") {
       config.latency = true;
     } else {
-      return UsageError("--sections: unknown section '" + section + "' (conformance, models, latency)");
+      return UsageError(absl::StrCat("--sections: unknown section '", section, "' (conformance, models, latency)"));
     }
   }
   if (!flags.models.empty()) {

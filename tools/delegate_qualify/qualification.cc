@@ -290,36 +290,7 @@ QualifiedItem QualifyItem(QualifiedItem item, const std::vector<uint8_t>& bytes,
 // --- Item <-> JSON (the child's answer, and the report's entries) ---
 
 nlohmann::ordered_json ItemJson(const QualifiedItem& item) {
-  nlohmann::ordered_json j;
-  j["id"] = item.id;
-  j["op"] = item.op;
-  j["type"] = item.type;
-  j["variant"] = item.variant;
-  j["version"] = item.version;
-  j["verdict"] = ItemVerdictName(item.verdict);
-  j["detail"] = item.detail;
-  j["nodes"] = item.nodes;
-  j["delegated_nodes"] = item.delegated_nodes;
-  j["partitions"] = item.partitions;
-  nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
-  for (const OutputFigures& o : item.outputs) {
-    nlohmann::ordered_json f;
-    f["name"] = o.name;
-    f["type"] = o.type;
-    auto finite = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
-    f["max_abs_error"] = finite(o.max_abs_error);
-    f["max_relative_error"] = finite(o.max_relative_error);
-    f["avg_error"] = finite(o.avg_error);
-    f["threshold"] = o.threshold;
-    f["breach"] = o.breach;
-    outputs.push_back(f);
-  }
-  j["outputs"] = outputs;
-  nlohmann::ordered_json cpu = nlohmann::ordered_json::array();
-  for (const CpuNode& n : item.cpu_nodes) {
-    cpu.push_back({{"node", n.node}, {"op", n.op}, {"version", n.version}, {"types", n.types}, {"reason", n.reason}});
-  }
-  j["cpu_nodes"] = cpu;
+  nlohmann::ordered_json j = ItemCoreJson(item);
   j["divergent_node"] = item.divergent_node;
   j["divergent_op"] = item.divergent_op;
   j["localization"] = item.localization;

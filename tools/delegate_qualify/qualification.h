@@ -170,6 +170,10 @@ std::string QualificationCsv(const QualificationReport& report);
 // failing item with the command that reproduces it.
 std::string QualificationHtml(const QualificationReport& report);
 
+// An item's identity, verdict, figures and CPU nodes as JSON: what both the report's entries and the
+// child process's answer (which adds the divergence and reproduction fields its own way) hold.
+nlohmann::ordered_json ItemCoreJson(const QualifiedItem& item);
+
 }  // namespace touchstone
 
 #endif  // TOUCHSTONE_TOOLS_DELEGATE_QUALIFY_QUALIFICATION_H_

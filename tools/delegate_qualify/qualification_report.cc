@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "evaluation/svg_chart.h"
 #include "tools/delegate_qualify/qualification.h"
 
 namespace touchstone {
@@ -46,29 +47,6 @@ std::string Pct(double ratio) {
   return text;
 }
 
-std::string Html(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string Csv(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string out = "\"";
@@ -77,6 +55,38 @@ std::string Csv(const std::string& text) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json ItemCoreJson(const QualifiedItem& item) {
+  nlohmann::ordered_json j;
+  j["id"] = item.id;
+  j["op"] = item.op;
+  j["type"] = item.type;
+  j["variant"] = item.variant;
+  j["version"] = item.version;
+  j["verdict"] = ItemVerdictName(item.verdict);
+  j["detail"] = item.detail;
+  j["nodes"] = item.nodes;
+  j["delegated_nodes"] = item.delegated_nodes;
+  j["partitions"] = item.partitions;
+  auto finite = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
+  nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
+  for (const OutputFigures& o : item.outputs) {
+    outputs.push_back({{"name", o.name},
+                       {"type", o.type},
+                       {"max_abs_error", finite(o.max_abs_error)},
+                       {"max_relative_error", finite(o.max_relative_error)},
+                       {"avg_error", finite(o.avg_error)},
+                       {"threshold", o.threshold},
+                       {"breach", o.breach}});
+  }
+  j["outputs"] = outputs;
+  nlohmann::ordered_json cpu = nlohmann::ordered_json::array();
+  for (const CpuNode& n : item.cpu_nodes) {
+    cpu.push_back({{"node", n.node}, {"op", n.op}, {"version", n.version}, {"types", n.types}, {"reason", n.reason}});
+  }
+  j["cpu_nodes"] = cpu;
+  return j;
+}
 
 std::string FormatQualification(const QualificationReport& report) {
   std::ostringstream out;
@@ -131,35 +141,7 @@ std::string QualificationJson(const QualificationReport& report) {
   auto items = [](const std::vector<QualifiedItem>& list) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
     for (const QualifiedItem& item : list) {
-      nlohmann::ordered_json e;
-      e["id"] = item.id;
-      e["op"] = item.op;
-      e["type"] = item.type;
-      e["variant"] = item.variant;
-      e["version"] = item.version;
-      e["verdict"] = ItemVerdictName(item.verdict);
-      e["detail"] = item.detail;
-      e["nodes"] = item.nodes;
-      e["delegated_nodes"] = item.delegated_nodes;
-      e["partitions"] = item.partitions;
-      nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
-      for (const OutputFigures& o : item.outputs) {
-        auto finite = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
-        outputs.push_back({{"name", o.name},
-                           {"type", o.type},
-                           {"max_abs_error", finite(o.max_abs_error)},
-                           {"max_relative_error", finite(o.max_relative_error)},
-                           {"avg_error", finite(o.avg_error)},
-                           {"threshold", o.threshold},
-                           {"breach", o.breach}});
-      }
-      e["outputs"] = outputs;
-      nlohmann::ordered_json cpu = nlohmann::ordered_json::array();
-      for (const CpuNode& n : item.cpu_nodes) {
-        cpu.push_back(
-            {{"node", n.node}, {"op", n.op}, {"version", n.version}, {"types", n.types}, {"reason", n.reason}});
-      }
-      e["cpu_nodes"] = cpu;
+      nlohmann::ordered_json e = ItemCoreJson(item);
       if (item.divergent_node >= 0 || !item.localization.empty()) {
         e["divergence"] = {{"node", item.divergent_node}, {"op", item.divergent_op}, {"text", item.localization}};
       }
@@ -225,7 +207,7 @@ std::string QualificationHtml(const QualificationReport& report) {
   std::ostringstream h;
   const std::string verdict = report.passed ? "PASS" : "FAIL";
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-    << "<title>Delegate qualification: " << Html(report.delegates) << ": " << verdict << "</title>\n"
+    << "<title>Delegate qualification: " << svg::Escape(report.delegates) << ": " << verdict << "</title>\n"
     << "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:0.5em 0 1.5em}"
        "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px;vertical-align:top}"
        "th{background:#f0f0f0}.PASS{background:#dff5df}.FAIL,.CRASH,.HANG,.INVALID{background:#fadddd}"
@@ -233,9 +215,9 @@ std::string QualificationHtml(const QualificationReport& report) {
        "#summary{font-size:18px;padding:1em;border:2px solid #888;display:inline-block}"
        "code{font-size:12px;background:#f6f6f6}</style>\n</head><body>\n";
   h << "<h1>Delegate qualification</h1>\n<div id=\"summary\" class=\"" << verdict << "\"><b>Verdict: " << verdict
-    << "</b><br>Delegate: " << Html(report.delegates) << "<br>" << Html(report.summary)
+    << "</b><br>Delegate: " << svg::Escape(report.delegates) << "<br>" << svg::Escape(report.summary)
     << "<br>Crashes: " << report.crashes << ", hangs: " << report.hangs << "<br>Touchstone "
-    << Html(report.envelope.touchstone_version) << ", " << Html(report.envelope.start_time) << "</div>\n";
+    << svg::Escape(report.envelope.touchstone_version) << ", " << svg::Escape(report.envelope.start_time) << "</div>\n";
   h << "<p>Thresholds: float outputs within " << Number(report.float_tolerance)
     << " of the reference's largest magnitude, quantized outputs within one step, others exact; latency: at most "
     << Number(report.max_regression_pct) << "% slower than the CPU without the delegate.</p>\n";
@@ -243,11 +225,11 @@ std::string QualificationHtml(const QualificationReport& report) {
        "</th><th>change</th><th>95% interval</th><th>verdict</th></tr>\n";
   for (const LatencyResult& l : report.latency) {
     if (l.criteria.empty()) {
-      h << "<tr><td>" << Html(l.model) << "</td><td colspan=5>" << Html(l.detail) << "</td><td class=\"" << l.verdict
-        << "\">" << l.verdict << "</td></tr>\n";
+      h << "<tr><td>" << svg::Escape(l.model) << "</td><td colspan=5>" << svg::Escape(l.detail) << "</td><td class=\""
+        << l.verdict << "\">" << l.verdict << "</td></tr>\n";
     }
     for (const LatencyCriterion& c : l.criteria) {
-      h << "<tr><td>" << Html(l.model) << "</td><td>" << c.metric << "</td><td>" << Number(c.test_median_us)
+      h << "<tr><td>" << svg::Escape(l.model) << "</td><td>" << c.metric << "</td><td>" << Number(c.test_median_us)
         << "</td><td>" << Number(c.reference_median_us) << "</td><td>" << Pct(c.ratio) << "</td><td>" << Pct(c.ci_low)
         << " to " << Pct(c.ci_high) << "</td><td class=\"" << c.verdict << "\">" << c.verdict << "</td></tr>\n";
     }
@@ -265,13 +247,15 @@ std::string QualificationHtml(const QualificationReport& report) {
       std::string nodes;
       for (size_t k = 0; k < g.second.size() && k < 12; ++k) nodes += (k ? "," : "") + std::to_string(g.second[k]);
       if (g.second.size() > 12) nodes += ",...";
-      cpu += Html(g.first) + " &times;" + std::to_string(g.second.size()) + " <small>(nodes " + nodes + ")</small><br>";
+      cpu += svg::Escape(g.first) + " &times;" + std::to_string(g.second.size()) + " <small>(nodes " + nodes +
+             ")</small><br>";
     }
-    h << "<tr><td>" << Html(m.id.substr(6)) << "<br><small>" << Html(m.variant) << "</small></td><td class=\""
-      << ItemVerdictName(m.verdict) << "\">" << ItemVerdictName(m.verdict) << "</td><td>" << m.delegated_nodes << " of "
-      << m.nodes << "</td><td>" << m.partitions << "</td><td>" << Html(Figures(m)) << "</td><td>" << cpu << "</td><td>"
-      << Html(m.detail) << (m.localization.empty() ? "" : "<br><b>" + Html(m.localization) + "</b>")
-      << (Failing(m) ? "<br><code>" + Html(m.reproduce) + "</code>" : "") << "</td></tr>\n";
+    h << "<tr><td>" << svg::Escape(m.id.substr(6)) << "<br><small>" << svg::Escape(m.variant)
+      << "</small></td><td class=\"" << ItemVerdictName(m.verdict) << "\">" << ItemVerdictName(m.verdict) << "</td><td>"
+      << m.delegated_nodes << " of " << m.nodes << "</td><td>" << m.partitions << "</td><td>" << svg::Escape(Figures(m))
+      << "</td><td>" << cpu << "</td><td>" << svg::Escape(m.detail)
+      << (m.localization.empty() ? "" : "<br><b>" + svg::Escape(m.localization) + "</b>")
+      << (Failing(m) ? "<br><code>" + svg::Escape(m.reproduce) + "</code>" : "") << "</td></tr>\n";
   }
   h << "</table>\n<h2>Op conformance</h2>\n";
   std::map<std::string, std::vector<const QualifiedItem*>> by_op;
@@ -291,15 +275,15 @@ std::string QualificationHtml(const QualificationReport& report) {
     std::vector<const QualifiedItem*> cases = by_op[op];
     std::stable_sort(cases.begin(), cases.end(),
                      [](const QualifiedItem* a, const QualifiedItem* b) { return Failing(*a) && !Failing(*b); });
-    h << "<h3>" << Html(op)
+    h << "<h3>" << svg::Escape(op)
       << "</h3>\n<table><tr><th>type</th><th>variant</th><th>version</th><th>verdict</th>"
          "<th>figures</th><th>detail</th></tr>\n";
     for (const QualifiedItem* c : cases) {
-      h << "<tr><td>" << Html(c->type) << "</td><td>" << Html(c->variant) << "</td><td>" << c->version
+      h << "<tr><td>" << svg::Escape(c->type) << "</td><td>" << svg::Escape(c->variant) << "</td><td>" << c->version
         << "</td><td class=\"" << ItemVerdictName(c->verdict) << "\">" << ItemVerdictName(c->verdict) << "</td><td>"
-        << Html(Figures(*c)) << "</td><td>" << Html(c->detail);
-      if (Failing(*c)) h << "<br><code>" << Html(c->reproduce) << "</code>";
-      for (const std::string& line : c->log_tail) h << "<br><small>" << Html(line) << "</small>";
+        << svg::Escape(Figures(*c)) << "</td><td>" << svg::Escape(c->detail);
+      if (Failing(*c)) h << "<br><code>" << svg::Escape(c->reproduce) << "</code>";
+      for (const std::string& line : c->log_tail) h << "<br><small>" << svg::Escape(line) << "</small>";
       h << "</td></tr>\n";
     }
     h << "</table>\n";
