@@ -11,17 +11,12 @@
 #include <cstring>
 
 #include "runtime/kernels/optimized/int8_gemv.h"
+#include "runtime/kernels/optimized/isa_target.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,avx"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,avx")
-#endif
+TS_TARGET_BEGIN("avx2,avx")
 
 namespace touchstone {
 namespace optimized {
@@ -116,10 +111,6 @@ const Int8GemvKernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/kernels/optimized/int8_gemv.h"
+#include "runtime/kernels/optimized/isa_target.h"
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -36,8 +37,6 @@ inline int32x4_t MulAccPlain(int32x4_t acc, int8x16_t w, int8x16_t x) {
   acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(w), vget_low_s8(x)));
   return vpadalq_s16(acc, vmull_high_s8(w, x));
 }
-
-#define TS_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
 
 TS_DOTPROD inline int32x4_t MulAccDot(int32x4_t acc, int8x16_t w, int8x16_t x) { return vdotq_s32(acc, w, x); }
 
@@ -71,8 +70,6 @@ void GemvPlain(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x
 TS_DOTPROD void GemvDot(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x, int32_t* out) {
   GemvRows<MulAccDot>(reinterpret_cast<const int8_t*>(packed), rows, depth, x, out);
 }
-
-#undef TS_DOTPROD
 
 }  // namespace
 }  // namespace int8_gemv_neon_common

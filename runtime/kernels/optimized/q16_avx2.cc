@@ -7,17 +7,13 @@
 #include <cstring>
 #include <limits>
 
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,avx,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,avx,fma")
-#endif
+TS_TARGET_BEGIN("avx2,avx,fma")
 
 namespace touchstone {
 namespace optimized {
@@ -78,10 +74,6 @@ const Q16Kernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

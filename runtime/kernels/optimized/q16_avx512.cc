@@ -7,23 +7,13 @@
 #include <cstring>
 #include <limits>
 
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,avx,fma"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,avx,fma")
-// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as unused merge operands (GCC bug 105593).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+TS_AVX512_TARGET_BEGIN("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,avx,fma")
 
 namespace touchstone {
 namespace optimized {
@@ -120,11 +110,6 @@ const Q16Kernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+TS_AVX512_TARGET_END
 
 #endif  // __x86_64__

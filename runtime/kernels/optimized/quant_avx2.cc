@@ -6,18 +6,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,avx,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,avx,fma")
-#endif
+TS_TARGET_BEGIN("avx2,avx,fma")
 
 namespace touchstone {
 namespace optimized {
@@ -284,10 +279,6 @@ const QuantKernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

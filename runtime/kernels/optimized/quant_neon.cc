@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 
 #if defined(__aarch64__)
@@ -439,10 +440,8 @@ const QuantKernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
-// ---- Dot products (ARMv8.2 SDOT / UDOT). The functions that use them say so themselves (a
-// target pragma around templates does not reach their instantiations), naming armv8.2-a as
-// arm_neon.h does for the intrinsics: the extension exists from ARMv8.2 on.
-#define TS_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
+// ---- Dot products (ARMv8.2 SDOT / UDOT): the functions that use them say so themselves
+// (TS_DOTPROD, isa_target.h).
 
 namespace touchstone {
 namespace optimized {
@@ -556,7 +555,5 @@ const QuantKernels* Table() {
 }  // namespace qisa_neon_dotprod
 }  // namespace optimized
 }  // namespace touchstone
-
-#undef TS_DOTPROD
 
 #endif  // __aarch64__
