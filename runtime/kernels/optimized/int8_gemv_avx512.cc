@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/optimized/count_dispatch.h"
 #include "runtime/kernels/optimized/int8_gemv.h"
 #include "runtime/kernels/optimized/isa_target.h"
 
@@ -25,29 +26,21 @@ namespace int8_gemv_avx512 {
 namespace {
 
 constexpr size_t kRows = 16;  // rows per block
-constexpr size_t kBlocksAtOnce = 4;
+constexpr int kBlocksAtOnce = 4;
 
 size_t Groups(size_t depth) { return (depth + 3) / 4; }
 size_t BlockBytes(size_t depth) { return Groups(depth) * 64 + kRows * sizeof(int32_t); }
 
-size_t PackedSize(size_t rows, size_t depth) { return (rows + kRows - 1) / kRows * BlockBytes(depth); }
-
-void Pack(const int8_t* matrix, size_t rows, size_t depth, uint8_t* packed) {
-  const size_t blocks = (rows + kRows - 1) / kRows;
-  std::memset(packed, 0, blocks * BlockBytes(depth));
-  for (size_t b = 0; b < blocks; ++b) {
-    uint8_t* block = packed + b * BlockBytes(depth);
-    for (size_t j = 0; j < kRows && b * kRows + j < rows; ++j) {
-      const int8_t* row = matrix + (b * kRows + j) * depth;
-      uint32_t sum = 0;
-      for (size_t k = 0; k < depth; ++k) {
-        block[(k / 4) * 64 + j * 4 + k % 4] = static_cast<uint8_t>(row[k]);
-        sum += static_cast<uint32_t>(int32_t{row[k]});
-      }
-      const int32_t term = static_cast<int32_t>(sum * 128u);
-      std::memcpy(block + Groups(depth) * 64 + j * sizeof(int32_t), &term, sizeof(term));
-    }
+// Row j of a block: its bytes in lane j of each group's 64 bytes, and 128 times its sum after the
+// groups.
+void PackRow(const int8_t* row, size_t depth, size_t j, uint8_t* block) {
+  uint32_t sum = 0;
+  for (size_t k = 0; k < depth; ++k) {
+    block[(k / 4) * 64 + j * 4 + k % 4] = static_cast<uint8_t>(row[k]);
+    sum += static_cast<uint32_t>(int32_t{row[k]});
   }
+  const int32_t term = static_cast<int32_t>(sum * 128u);
+  std::memcpy(block + Groups(depth) * 64 + j * sizeof(int32_t), &term, sizeof(term));
 }
 
 // The 4 bytes of group g as u = x ^ 0x80 each (bytes past depth read as x = 0).
@@ -91,40 +84,12 @@ inline void Blocks(const uint8_t* packed, size_t depth, const int8_t* x, size_t 
   }
 }
 
-void Gemv(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x, int32_t* out) {
-  const size_t blocks = (rows + kRows - 1) / kRows;
-  const size_t block_bytes = BlockBytes(depth);
-  size_t b = 0;
-  // Several blocks at once: independent accumulator chains that share each broadcast.
-  for (; b + kBlocksAtOnce <= blocks; b += kBlocksAtOnce) {
-    Blocks<kBlocksAtOnce>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-  }
-  switch (blocks - b) {
-    case 3:
-      Blocks<3>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-      break;
-    case 2:
-      Blocks<2>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-      break;
-    case 1:
-      Blocks<1>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-      break;
-    default:
-      break;
-  }
-}
+#include "runtime/kernels/optimized/int8_gemv_blocked.inc"
 
 }  // namespace
 
 const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table = [] {
-    Int8GemvKernels k;
-    k.name = "avx512vnni";
-    k.packed_size = PackedSize;
-    k.pack = Pack;
-    k.gemv = Gemv;
-    return k;
-  }();
+  static const Int8GemvKernels table{"avx512vnni", PackedSize, Pack, Gemv};
   return &table;
 }
 

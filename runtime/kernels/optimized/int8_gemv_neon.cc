@@ -76,28 +76,16 @@ TS_DOTPROD void GemvDot(const uint8_t* packed, size_t rows, size_t depth, const 
 
 namespace int8_gemv_neon {
 const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table = [] {
-    Int8GemvKernels k;
-    k.name = "neon";
-    k.packed_size = int8_gemv_neon_common::PackedSize;
-    k.pack = int8_gemv_neon_common::Pack;
-    k.gemv = int8_gemv_neon_common::GemvPlain;
-    return k;
-  }();
+  static const Int8GemvKernels table{"neon", int8_gemv_neon_common::PackedSize, int8_gemv_neon_common::Pack,
+                                     int8_gemv_neon_common::GemvPlain};
   return &table;
 }
 }  // namespace int8_gemv_neon
 
 namespace int8_gemv_neon_dotprod {
 const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table = [] {
-    Int8GemvKernels k;
-    k.name = "neon+dotprod";
-    k.packed_size = int8_gemv_neon_common::PackedSize;
-    k.pack = int8_gemv_neon_common::Pack;
-    k.gemv = int8_gemv_neon_common::GemvDot;
-    return k;
-  }();
+  static const Int8GemvKernels table{"neon+dotprod", int8_gemv_neon_common::PackedSize, int8_gemv_neon_common::Pack,
+                                     int8_gemv_neon_common::GemvDot};
   return &table;
 }
 }  // namespace int8_gemv_neon_dotprod
