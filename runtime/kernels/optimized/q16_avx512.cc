@@ -25,17 +25,7 @@ namespace {
 
 constexpr int kMr = 12;
 
-// acc + a.lo * b.lo + a.hi * b.hi per int32 lane. GCC 12's builtin copies the accumulator around
-// each instruction (and spills a tile's 24 of them); the asm form accumulates in place. Clang keeps
-// the builtin.
-inline __m512i DotWords(__m512i acc, __m512i a, __m512i b) {
-#if defined(__clang__)
-  return _mm512_dpwssd_epi32(acc, a, b);
-#else
-  asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
-  return acc;
-#endif
-}
+#include "runtime/kernels/optimized/avx512_dot.inc"
 
 // The GEMM tile's vectors (q16_impl.inc, TiledGemm): vpdpwssd.
 struct Lanes {
