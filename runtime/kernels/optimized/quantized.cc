@@ -285,6 +285,30 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
   return true;
 }
 
+bool FullyConnectedRequantization(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* weights,
+                                  const TfLiteTensor* output, TfLiteFusedActivation activation, int n,
+                                  nn::OutputRequantization* rq) {
+  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
+  if (quantization == nullptr) return false;
+  const double product = static_cast<double>(input->params.scale * weights->params.scale);
+  int32_t multiplier;
+  int shift;
+  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale), &multiplier, &shift);
+  rq->multiplier.assign(n, multiplier);
+  rq->shift.assign(n, shift);
+  if (quantization->scale->size > 1) {
+    if (quantization->scale->size != n) return false;
+    for (int u = 0; u < n; ++u) {
+      quantization_util::QuantizeMultiplier(static_cast<double>(input->params.scale) *
+                                                static_cast<double>(quantization->scale->data[u]) /
+                                                static_cast<double>(output->params.scale),
+                                            &rq->multiplier[u], &rq->shift[u]);
+    }
+  }
+  return nn::CalculateActivationRangeQuantized(context, activation, output, &rq->activation_min, &rq->activation_max) ==
+         kTfLiteOk;
+}
+
 bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, QuantGemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
@@ -300,29 +324,9 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const 
   }
   const int n = weights->dims->data[0];
   const size_t k = weights->dims->data[1];
-  if (n <= 0 || k == 0 || tflite::NumElements(output) == 0) return false;
-  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
-  if (quantization == nullptr) return false;
-  // The reference's multipliers: the per-tensor one from the float product of the scales, one per
-  // unit from double products where the weights have per-unit scales.
   nn::OutputRequantization rq;
-  const double product = static_cast<double>(input->params.scale * weights->params.scale);
-  int32_t multiplier;
-  int shift;
-  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale), &multiplier, &shift);
-  rq.multiplier.assign(n, multiplier);
-  rq.shift.assign(n, shift);
-  if (quantization->scale->size > 1) {
-    if (quantization->scale->size != n) return false;
-    for (int u = 0; u < n; ++u) {
-      quantization_util::QuantizeMultiplier(static_cast<double>(input->params.scale) *
-                                                static_cast<double>(quantization->scale->data[u]) /
-                                                static_cast<double>(output->params.scale),
-                                            &rq.multiplier[u], &rq.shift[u]);
-    }
-  }
-  if (nn::CalculateActivationRangeQuantized(context, params.activation, output, &rq.activation_min,
-                                            &rq.activation_max) != kTfLiteOk) {
+  if (n <= 0 || k == 0 || tflite::NumElements(output) == 0 ||
+      !FullyConnectedRequantization(context, input, weights, output, params.activation, n, &rq)) {
     return false;
   }
   s->conv = false;
