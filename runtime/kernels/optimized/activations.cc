@@ -18,8 +18,6 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-constexpr int64_t kMinElementsPerChunk = 16 * 1024;
-
 struct ActivationState : OpState {
   TfLiteType type = kTfLiteNoType;
   int64_t elements = 0;

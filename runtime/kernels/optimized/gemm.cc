@@ -11,8 +11,6 @@ namespace {
 
 // Packed weights one task sweeps over all its rows: sized to stay in a core's L2 cache.
 constexpr size_t kBlockBytes = 128 * 1024;
-// Multiply-adds a chunk of work should hold at least, so that waking a thread pays off.
-constexpr int64_t kMinMacsPerChunk = 32 * 1024;
 
 }  // namespace
 

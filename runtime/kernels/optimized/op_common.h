@@ -145,6 +145,14 @@ inline size_t ElementBytes(TfLiteType type) {
 // thread is free, so a thread the OS delays (a busy machine) holds up at most one small chunk.
 constexpr int kChunksPerThread = 4;
 
+// The least work a chunk holds before ParallelChunks hands some to another thread (waking one must
+// pay off), by the kernels' unit of work: elements of an element-wise op, bytes a copying op
+// moves, multiply-adds of a GEMM and of a depthwise convolution.
+constexpr int64_t kMinElementsPerChunk = 16 * 1024;
+constexpr int64_t kMinBytesPerChunk = 64 * 1024;
+constexpr int64_t kMinMacsPerChunk = 32 * 1024;
+constexpr int64_t kMinDepthwiseMacsPerChunk = 16 * 1024;
+
 // The most chunks ParallelChunks makes on this context.
 inline int MaxChunks(TfLiteContext* context) {
   const int threads = NumThreads(context);

@@ -15,9 +15,6 @@ namespace optimized {
 namespace {
 
 constexpr int kMaxRowsPerTile = 8;
-// Work a chunk should hold at least before it goes to another thread.
-constexpr int64_t kMinQuantGemmMacsPerChunk = 32 * 1024;
-constexpr int64_t kMinQuantDepthwiseMacsPerChunk = 16 * 1024;
 
 std::atomic<int64_t> g_prepared{0};
 
@@ -381,7 +378,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   const auto gemm = s->is_signed ? kernels.gemm_s8 : kernels.gemm_u8;
   const int64_t macs_per_item =
       static_cast<int64_t>(mr) * static_cast<int64_t>(s->kp) * panels_per_group * kernels.panel;
-  const int64_t min_items = std::max<int64_t>(1, kMinQuantGemmMacsPerChunk / std::max<int64_t>(1, macs_per_item));
+  const int64_t min_items = std::max<int64_t>(1, kMinMacsPerChunk / std::max<int64_t>(1, macs_per_item));
   ParallelChunks(context, tiles * groups, min_items, [&](int, int64_t begin, int64_t end) {
     int32_t sums[kMaxRowsPerTile];
     int32_t row_terms[kMaxRowsPerTile];
@@ -562,8 +559,7 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantD
   const auto dw = s->is_signed ? s->kernels->dw_s8 : s->kernels->dw_u8;
   uint8_t* output_data = output->data.uint8;
   const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->channels;
-  const int64_t min_pixels =
-      std::max<int64_t>(1, kMinQuantDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
+  const int64_t min_pixels = std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
   ParallelChunks(context, pixels, min_pixels, [&](int, int64_t begin, int64_t end) {
     QDwArgs args;
     args.taps = taps;

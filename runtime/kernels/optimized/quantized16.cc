@@ -19,9 +19,6 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-// Work a chunk should hold at least before it goes to another thread.
-constexpr int64_t kMinMacsPerChunk = 32 * 1024;
-constexpr int64_t kMinElementsPerChunk = 16 * 1024;
 // Elements of a broadcast operand expanded at a time (Q16BinaryState::expanded).
 constexpr int64_t kExpandElements = 1024;
 
