@@ -24,8 +24,8 @@ namespace optimized {
 namespace int8_gemv_avx2 {
 namespace {
 
+constexpr const char* kName = "avx2";
 constexpr size_t kRows = 8;  // rows per block
-constexpr int kBlocksAtOnce = 4;
 
 size_t Pairs(size_t depth) { return (depth + 1) / 2; }
 size_t BlockBytes(size_t depth) { return Pairs(depth) * 32; }
@@ -64,14 +64,9 @@ inline void Blocks(const uint8_t* packed, size_t depth, const int8_t* x, size_t 
   }
 }
 
-#include "runtime/kernels/optimized/int8_gemv_blocked.inc"
-
 }  // namespace
 
-const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table{"avx2", PackedSize, Pack, Gemv};
-  return &table;
-}
+#include "runtime/kernels/optimized/int8_gemv_blocked.inc"
 
 }  // namespace int8_gemv_avx2
 }  // namespace optimized

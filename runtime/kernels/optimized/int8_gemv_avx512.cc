@@ -25,8 +25,8 @@ namespace optimized {
 namespace int8_gemv_avx512 {
 namespace {
 
+constexpr const char* kName = "avx512vnni";
 constexpr size_t kRows = 16;  // rows per block
-constexpr int kBlocksAtOnce = 4;
 
 size_t Groups(size_t depth) { return (depth + 3) / 4; }
 size_t BlockBytes(size_t depth) { return Groups(depth) * 64 + kRows * sizeof(int32_t); }
@@ -84,14 +84,9 @@ inline void Blocks(const uint8_t* packed, size_t depth, const int8_t* x, size_t 
   }
 }
 
-#include "runtime/kernels/optimized/int8_gemv_blocked.inc"
-
 }  // namespace
 
-const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table{"avx512vnni", PackedSize, Pack, Gemv};
-  return &table;
-}
+#include "runtime/kernels/optimized/int8_gemv_blocked.inc"
 
 }  // namespace int8_gemv_avx512
 }  // namespace optimized

@@ -206,15 +206,10 @@ void DwImpl(const QDwArgs& a) {
 
 const QuantKernels* Table() {
   static const QuantKernels table = [] {
-    QuantKernels t;
-    t.name = "avx2";
-    t.mr = kMr;
-    t.panel = kPanel;
+    QuantKernels t = TiledGemmTable<Tile, kMr, kBlocks, 8>("avx2");
     t.packed_b_size = PackedBSize;
     t.pack_b = PackB;
     t.row_sums = RowSums;
-    t.gemm_u8 = GemmPanels<Tile, kMr, kBlocks, 8, false>;
-    t.gemm_s8 = GemmPanels<Tile, kMr, kBlocks, 8, true>;
     t.dw_packed_size = DepthwisePairsPackedSize<kDwBlock>;
     t.dw_pack = PackDepthwisePairs<kDwBlock>;
     t.dw_u8 = DwForRounding<DwImpl<false, true>, DwImpl<false, false>>;

@@ -330,15 +330,10 @@ void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* t
 
 const QuantKernels* Table() {
   static const QuantKernels table = [] {
-    QuantKernels t;
-    t.name = "avx512vnni";
-    t.mr = kMr;
-    t.panel = kPanel;
+    QuantKernels t = TiledGemmTable<Tile, kMr, kBlocks, 16>("avx512vnni");
     t.packed_b_size = PackedBSize;
     t.pack_b = PackB;
     t.row_sums = RowSums;
-    t.gemm_u8 = GemmPanels<Tile, kMr, kBlocks, 16, false>;
-    t.gemm_s8 = GemmPanels<Tile, kMr, kBlocks, 16, true>;
     t.dw_packed_size = DepthwisePairsPackedSize<kDwBlock>;
     t.dw_pack = PackDepthwisePairs<kDwBlock>;
     t.dw_u8 = DwForRounding<DwImpl<false, true>, DwImpl<false, false>>;

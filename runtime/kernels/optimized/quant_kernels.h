@@ -183,6 +183,19 @@ void GemmPanels(const QGemmArgs& g) {
   }
 }
 
+// A set's table with its name and GEMM entries: mr, panel and gemm_u8 / gemm_s8 through GemmPanels
+// over Tile (kMr rows, panels of kBlocks blocks of kBlockColumns columns); the set fills in the rest.
+template <template <bool, bool, int, int> class Tile, int kMr, int kBlocks, int kBlockColumns>
+QuantKernels TiledGemmTable(const char* name) {
+  QuantKernels t;
+  t.name = name;
+  t.mr = kMr;
+  t.panel = kBlocks * kBlockColumns;
+  t.gemm_u8 = GemmPanels<Tile, kMr, kBlocks, kBlockColumns, false>;
+  t.gemm_s8 = GemmPanels<Tile, kMr, kBlocks, kBlockColumns, true>;
+  return t;
+}
+
 // A set's dw_u8 or dw_s8 from its instances for the two roundings of the stage.
 template <void (*kRoundingUp)(const QDwArgs&), void (*kTiesAway)(const QDwArgs&)>
 void DwForRounding(const QDwArgs& args) {

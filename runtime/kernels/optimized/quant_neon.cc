@@ -278,14 +278,9 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
 template <template <bool, bool, int, int> class TileOfBlocks>
 QuantKernels MakeTable(const char* name, size_t (*packed_b_size)(int, size_t),
                        void (*pack_b)(const uint8_t*, int, size_t, bool, uint8_t*)) {
-  QuantKernels t;
-  t.name = name;
+  QuantKernels t = TiledGemmTable<TileOfBlocks, kMr, kPanel / 8, 8>(name);
   t.packed_b_size = packed_b_size;
   t.pack_b = pack_b;
-  t.gemm_u8 = GemmPanels<TileOfBlocks, kMr, kPanel / 8, 8, false>;
-  t.gemm_s8 = GemmPanels<TileOfBlocks, kMr, kPanel / 8, 8, true>;
-  t.mr = kMr;
-  t.panel = kPanel;
   t.row_sums = RowSums;
   t.dw_packed_size = DwPackedSize;
   t.dw_pack = DwPack;
