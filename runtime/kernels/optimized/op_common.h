@@ -120,8 +120,13 @@ struct OptimizedKernel {
   }
 };
 
-// Bytes per element of the types the data-movement kernels (PAD, TRANSPOSE) copy as raw bytes;
-// 0 for the others.
+// The integer types of quantized tensors (uint8, int8, int16).
+inline bool IsQuantizedType(TfLiteType type) {
+  return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteInt16;
+}
+
+// Bytes per element of the types the kernels address as raw bytes (PAD, TRANSPOSE and CONCATENATION
+// copy them, the quantized element-wise kernels step through them); 0 for the others.
 inline size_t ElementBytes(TfLiteType type) {
   switch (type) {
     case kTfLiteUInt8:

@@ -26,10 +26,6 @@ std::atomic<int64_t> g_prepared{0};
 
 void NotePrepared() { g_prepared.fetch_add(1, std::memory_order_relaxed); }
 
-size_t TypeBytes(TfLiteType type) { return type == kTfLiteInt32 ? 4 : type == kTfLiteInt16 ? 2 : 1; }
-
-bool IsQuantizedType(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteInt16; }
-
 bool HasScale(const TfLiteTensor* t) { return t->params.scale > 0.f && std::isfinite(t->params.scale); }
 
 // A multiplier and shift as MultiplyByQuantizedMultiplier applies them (the left shift masked as
@@ -724,7 +720,7 @@ bool PrepareQ16Binary(TfLiteContext* context, TfLiteNode* node, bool mul, const 
   if (!ReduceShapes(a->dims, b->dims, out->dims, s)) return false;
   s->elements = tflite::NumElements(out);
   s->kernels = &Q16KernelsFor(set);
-  s->element_bytes = TypeBytes(out->type);
+  s->element_bytes = ElementBytes(out->type);
   s->expanded.Ensure(NumThreads(context), kExpandElements * s->element_bytes);
   NotePrepared();
   return true;
@@ -882,8 +878,8 @@ struct QuantizeOp {
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    const size_t in_bytes = s->from_float ? sizeof(float) : TypeBytes(input->type);
-    const size_t out_bytes = TypeBytes(output->type);
+    const size_t in_bytes = s->from_float ? sizeof(float) : ElementBytes(input->type);
+    const size_t out_bytes = ElementBytes(output->type);
     ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
       const uint8_t* in = input->data.uint8 + begin * in_bytes;
       uint8_t* out = output->data.uint8 + begin * out_bytes;
@@ -919,7 +915,7 @@ struct DequantizeOp {
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    const size_t in_bytes = TypeBytes(s->type);
+    const size_t in_bytes = ElementBytes(s->type);
     ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
       s->q16->dequantize(input->data.uint8 + begin * in_bytes, end - begin, s->scale, s->zero_point, s->type,
                          output->data.f + begin);
