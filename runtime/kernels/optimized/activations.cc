@@ -18,8 +18,6 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-constexpr int64_t kMinElementsPerChunk = 16 * 1024;
-
 struct ActivationState : OpState {
   TfLiteType type = kTfLiteNoType;
   int64_t elements = 0;
@@ -42,15 +40,7 @@ struct ActivationOp {
     if (s->elements == 0 || tflite::NumElements(output) != s->elements || tflite::IsDynamicTensor(output)) {
       return kTfLiteOk;
     }
-    switch (s->type) {
-      case kTfLiteFloat32:
-      case kTfLiteUInt8:
-      case kTfLiteInt8:
-      case kTfLiteInt16:
-        break;
-      default:
-        return kTfLiteOk;
-    }
+    if (s->type != kTfLiteFloat32 && !IsQuantizedType(s->type)) return kTfLiteOk;
     reference::GetQuantizedActivationParams(s->reference_data, &s->quantized);
     s->fixed_point = &FixedPointKernelsFor(*s->kernels);
     s->fast = true;

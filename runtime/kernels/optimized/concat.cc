@@ -26,9 +26,6 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-// Bytes a chunk should copy at least before it goes to another thread.
-constexpr int64_t kMinBytesPerChunk = 64 * 1024;
-
 struct ConcatState : OpState {
   int64_t outer_rows = 0;
   size_t output_row_bytes = 0;

@@ -465,7 +465,7 @@ struct ConvOp {
     GemmProblem problem;
     problem.variant = s->variant;
     problem.m = s->geometry.out_pixels();
-    problem.n = s->group_outputs;
+    problem.nc = s->group_outputs;
     if (s->merged_rows) {
       RowIndirection& rows = s->row_indirection;
       if (!rows.valid || rows.input != input_data) {
@@ -490,7 +490,7 @@ struct ConvOp {
     for (int g = 0; g < s->groups; ++g) {
       GemmProblem& group = s->problems[g];
       group.a_offset = static_cast<size_t>(g) * s->filter_depth;
-      group.packed = s->packed.data() + g * s->group_packed_size;
+      group.w = s->packed.data() + g * s->group_packed_size;
       group.c = output_data + static_cast<size_t>(g) * s->group_outputs;
     }
     RunGemm(context, s->problems.data(), s->problems.size());

@@ -121,9 +121,6 @@ constexpr int kMaxGroupFloats = 256;
 // The row kernel keeps a pointer per tap on the stack; larger windows take the indirect path.
 constexpr int kMaxRowKernelTaps = 64;
 
-// Multiply-adds a chunk should hold at least before it goes to another thread.
-constexpr int64_t kMinDepthwiseMacsPerChunk = 16 * 1024;
-
 // Padded rows (DepthwiseState::padded_rows) are used with stride 1 (with stride 2 each output row
 // copies two input rows) when the edge pixels' taps are at least kPaddedRowsEdgeTapsPerPixel per
 // output pixel of the row (measured on hand_landmark: 5x5 windows on 7x7 to 28x28 maps gain

@@ -31,8 +31,6 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-// Elements a chunk should hold at least before it goes to another thread.
-constexpr int64_t kMinElementsPerChunk = 16 * 1024;
 // Broadcast rows shorter than this are tiled (EvalTiled) into buffers of kTileElements floats.
 constexpr int64_t kShortRow = 32;
 constexpr int64_t kTileElements = 1024;

@@ -5,17 +5,12 @@
 #include <cstring>
 
 #include "runtime/kernels/optimized/fixed_point_kernels.h"
+#include "runtime/kernels/optimized/isa_target.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,avx"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,avx")
-#endif
+TS_TARGET_BEGIN("avx2,avx")
 
 namespace touchstone {
 namespace optimized {
@@ -60,10 +55,6 @@ constexpr const char* kIsaName = "avx2";
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

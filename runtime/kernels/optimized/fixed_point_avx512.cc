@@ -6,17 +6,12 @@
 #include <cstring>
 
 #include "runtime/kernels/optimized/fixed_point_kernels.h"
+#include "runtime/kernels/optimized/isa_target.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx2,avx"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx2,avx")
-#endif
+TS_TARGET_BEGIN("avx512f,avx512bw,avx2,avx")
 
 namespace touchstone {
 namespace optimized {
@@ -62,10 +57,6 @@ constexpr const char* kIsaName = "avx512bw";
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

@@ -9,6 +9,7 @@
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/optimized/fixed_point_kernels.h"
 #include "runtime/kernels/optimized/microkernels.h"
+#include "runtime/kernels/optimized/plain_test.h"
 
 namespace touchstone {
 namespace optimized {
@@ -16,13 +17,8 @@ namespace {
 
 namespace fp = quantization_util::fixed_point;
 
-int g_failures = 0;
-
 void Expect(bool ok, const std::string& what, int input, int expected, int actual) {
-  if (ok) return;
-  if (g_failures++ < 20) {
-    std::fprintf(stderr, "FAILED %s(%d): expected %d, got %d\n", what.c_str(), input, expected, actual);
-  }
+  if (!ok) plain_test::Fail("%s(%d): expected %d, got %d", what.c_str(), input, expected, actual);
 }
 
 template <int IntegerBits>
@@ -84,19 +80,10 @@ void CheckSet(const FixedPointKernels& k) {
 }
 
 int Run() {
-  std::vector<std::string> checked;
-  for (const std::string& set : AvailableKernelSets()) {
-    SelectKernelSet(set);
-    const FixedPointKernels& k = FixedPointKernelsFor(Kernels());
-    bool seen = false;
-    for (const std::string& name : checked) seen = seen || name == k.name;
-    if (seen) continue;
-    checked.push_back(k.name);
-    std::printf("checking %s (with the %s microkernels)\n", k.name, set.c_str());
-    CheckSet(k);
-  }
-  std::printf("%d failures\n", g_failures);
-  return g_failures == 0 ? 0 : 1;
+  plain_test::CheckEachTable<FixedPointKernels>(
+      []() -> const FixedPointKernels& { return FixedPointKernelsFor(Kernels()); },
+      [](const FixedPointKernels& k, const std::string&) { CheckSet(k); });
+  return plain_test::Finish();
 }
 
 }  // namespace

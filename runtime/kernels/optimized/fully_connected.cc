@@ -280,20 +280,8 @@ struct FullyConnectedOp {
       for (size_t r = 0; r < s->rows; ++r) s->row_pointers[r] = input_data + r * s->depth;
       s->rows_input = input_data;
     }
-    GemmProblem problem;
-    problem.variant = s->variant;
-    problem.m = s->rows;
-    problem.n = s->units;
-    problem.kc = s->depth;
-    problem.ks = 1;
-    problem.a = s->row_pointers.data();
-    problem.a_row_stride = 1;
-    problem.packed = s->packed.data();
-    problem.c = tflite::GetTensorData<float>(output);
-    problem.c_stride = s->units;
-    problem.min = s->act_min;
-    problem.max = s->act_max;
-    RunGemm(context, problem);
+    RunGemm(context, MatrixProblem(s->variant, s->rows, s->units, s->depth, s->row_pointers.data(), s->packed.data(),
+                                   tflite::GetTensorData<float>(output), s->act_min, s->act_max));
     return kTfLiteOk;
   }
 };
@@ -423,23 +411,16 @@ struct BatchMatMulOp {
       s->row_pointers[r] = lhs_data + r * s->depth;
     }
 
-    GemmProblem problem;
-    problem.variant = s->variant;
-    problem.m = s->rows;
-    problem.n = s->cols;
-    problem.kc = s->depth;
-    problem.ks = 1;
-    problem.a_row_stride = 1;
-    problem.c_stride = s->cols;
-    problem.min = -std::numeric_limits<float>::infinity();
-    problem.max = std::numeric_limits<float>::infinity();
+    GemmProblem problem =
+        MatrixProblem(s->variant, s->rows, s->cols, s->depth, nullptr, nullptr, nullptr,
+                      -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity());
     float* output_data = tflite::GetTensorData<float>(output);
     s->problems.clear();
     for (int b0 = 0; b0 < s->out_batch[0]; ++b0) {
       for (int b1 = 0; b1 < s->out_batch[1]; ++b1) {
         for (int b2 = 0; b2 < s->out_batch[2]; ++b2) {
           problem.a = s->row_pointers.data() + BroadcastIndex(s->lhs_batch, b0, b1, b2) * s->rows;
-          problem.packed = s->packed.data() + BroadcastIndex(s->rhs_batch, b0, b1, b2) * s->packed_matrix_size;
+          problem.w = s->packed.data() + BroadcastIndex(s->rhs_batch, b0, b1, b2) * s->packed_matrix_size;
           problem.c = output_data + BroadcastIndex(s->out_batch, b0, b1, b2) * s->rows * s->cols;
           s->problems.push_back(problem);
         }

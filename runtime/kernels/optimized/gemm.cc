@@ -11,8 +11,6 @@ namespace {
 
 // Packed weights one task sweeps over all its rows: sized to stay in a core's L2 cache.
 constexpr size_t kBlockBytes = 128 * 1024;
-// Multiply-adds a chunk of work should hold at least, so that waking a thread pays off.
-constexpr int64_t kMinMacsPerChunk = 32 * 1024;
 
 }  // namespace
 
@@ -23,12 +21,12 @@ const GemmVariant& ChooseGemmVariant(const MicroKernels& kernels, size_t n) {
 void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) {
   if (count == 0) return;
   const GemmProblem& p = problems[0];
-  if (p.m == 0 || p.n == 0) return;
+  if (p.m == 0 || p.nc == 0) return;
   const GemmVariant& variant = *p.variant;
   const size_t mr = variant.mr;
   const size_t nr = variant.nr;
   const size_t panel_size = PackedPanelSize(p.ks, p.kc, nr);
-  const size_t panels = (p.n + nr - 1) / nr;
+  const size_t panels = (p.nc + nr - 1) / nr;
   const size_t block_panels = std::min(panels, std::max<size_t>(1, kBlockBytes / (panel_size * sizeof(float))));
   const size_t blocks = (panels + block_panels - 1) / block_panels;
   const size_t row_tiles = (p.m + mr - 1) / mr;
@@ -52,9 +50,6 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
   const int64_t min_tasks = std::max<int64_t>(1, kMinMacsPerChunk / std::max<int64_t>(1, macs_per_task));
 
   ParallelChunks(context, tasks, min_tasks, [&](int, int64_t begin, int64_t end) {
-    GemmArgs args;
-    args.kc = p.kc;
-    args.ks = p.ks;
     // The chunk's first task, decomposed once (problem, part, block, tile within the part); the
     // loop then steps through the rest in order without dividing (a task can be ~100 cycles).
     size_t problem = static_cast<size_t>(begin) / tasks_per_problem;
@@ -72,15 +67,10 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
       const size_t row = tile_first_row(tile);
       const size_t rows = tile_first_row(tile + 1) - row;
       const size_t col = block * block_panels * nr;
+      GemmArgs args = q;  // the problem's, for this task's rows, columns and panels
       args.a = q.a + row * q.a_row_stride;
-      args.a_row_stride = q.a_row_stride;
-      args.a_offset = q.a_offset;
-      args.zero = q.zero;
-      args.c_stride = q.c_stride;
-      args.min = q.min;
-      args.max = q.max;
-      args.nc = std::min(block_panels * nr, p.n - col);
-      args.w = q.packed + block * block_panels * panel_size;
+      args.nc = std::min(block_panels * nr, p.nc - col);
+      args.w = q.w + block * block_panels * panel_size;
       args.c = q.c + row * q.c_stride + col;
       variant.fn[rows](args);
       if (++tile_in_part < part_tiles) continue;

@@ -12,26 +12,32 @@
 namespace touchstone {
 namespace optimized {
 
-// C[m x n] = clamp(A * B + bias) with B packed for `variant` (PackGemmWeights) and A given by row
-// pointers as GemmArgs describes: row r, tap t at a[r * a_row_stride + t].
-struct GemmProblem {
+// C[m x nc] = clamp(A * B + bias): a GemmArgs over all m rows and nc columns (a: every row's tap
+// pointers, w: every panel of B packed for `variant` by PackGemmWeights, c: the first row of C).
+struct GemmProblem : GemmArgs {
   const GemmVariant* variant = nullptr;
   size_t m = 0;
-  size_t n = 0;
-  size_t kc = 0;
-  size_t ks = 1;
-  const float* const* a = nullptr;
-  size_t a_row_stride = 1;
-  size_t a_offset = 0;
-  const float* zero = nullptr;
-  const float* packed = nullptr;
-  float* c = nullptr;
-  size_t c_stride = 0;
-  float min = 0.f;
-  float max = 0.f;
 };
 
-// Runs `count` problems of the same shape (m, n, kc, ks, variant) on the context's thread pool (or
+// The problem of a plain row-major product: m rows of k (one tap each, the pointers in a) times
+// the n columns packed in w, into c (rows of n), clamped to [min, max].
+inline GemmProblem MatrixProblem(const GemmVariant* variant, size_t m, size_t n, size_t k, const float* const* a,
+                                 const float* w, float* c, float min, float max) {
+  GemmProblem p;
+  p.variant = variant;
+  p.m = m;
+  p.nc = n;
+  p.kc = k;
+  p.a = a;
+  p.w = w;
+  p.c = c;
+  p.c_stride = n;
+  p.min = min;
+  p.max = max;
+  return p;
+}
+
+// Runs `count` problems of the same shape (m, nc, kc, ks, variant) on the context's thread pool (or
 // the calling thread), their tiles split over the threads together.
 void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count);
 inline void RunGemm(TfLiteContext* context, const GemmProblem& problem) { RunGemm(context, &problem, 1); }

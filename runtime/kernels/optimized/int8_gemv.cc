@@ -28,14 +28,7 @@ void Gemv(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x, int
 }  // namespace
 
 const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table = [] {
-    Int8GemvKernels k;
-    k.name = "portable";
-    k.packed_size = PackedSize;
-    k.pack = Pack;
-    k.gemv = Gemv;
-    return k;
-  }();
+  static const Int8GemvKernels table{"portable", PackedSize, Pack, Gemv};
   return &table;
 }
 

@@ -10,42 +10,30 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/optimized/count_dispatch.h"
 #include "runtime/kernels/optimized/int8_gemv.h"
+#include "runtime/kernels/optimized/isa_target.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,avx"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,avx")
-#endif
+TS_TARGET_BEGIN("avx2,avx")
 
 namespace touchstone {
 namespace optimized {
 namespace int8_gemv_avx2 {
 namespace {
 
+constexpr const char* kName = "avx2";
 constexpr size_t kRows = 8;  // rows per block
-constexpr size_t kBlocksAtOnce = 4;
 
 size_t Pairs(size_t depth) { return (depth + 1) / 2; }
 size_t BlockBytes(size_t depth) { return Pairs(depth) * 32; }
 
-size_t PackedSize(size_t rows, size_t depth) { return (rows + kRows - 1) / kRows * BlockBytes(depth); }
-
-void Pack(const int8_t* matrix, size_t rows, size_t depth, uint8_t* packed) {
-  const size_t blocks = (rows + kRows - 1) / kRows;
-  std::memset(packed, 0, blocks * BlockBytes(depth));
-  for (size_t b = 0; b < blocks; ++b) {
-    int16_t* block = reinterpret_cast<int16_t*>(packed + b * BlockBytes(depth));
-    for (size_t j = 0; j < kRows && b * kRows + j < rows; ++j) {
-      const int8_t* row = matrix + (b * kRows + j) * depth;
-      for (size_t k = 0; k < depth; ++k) block[(k / 2) * 16 + j * 2 + k % 2] = row[k];
-    }
-  }
+// Row j of a block: its int16 pairs in lane j of each pair's 32 bytes.
+void PackRow(const int8_t* row, size_t depth, size_t j, uint8_t* block) {
+  int16_t* pairs = reinterpret_cast<int16_t*>(block);
+  for (size_t k = 0; k < depth; ++k) pairs[(k / 2) * 16 + j * 2 + k % 2] = row[k];
 }
 
 template <int kBlocks>
@@ -76,50 +64,14 @@ inline void Blocks(const uint8_t* packed, size_t depth, const int8_t* x, size_t 
   }
 }
 
-void Gemv(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x, int32_t* out) {
-  const size_t blocks = (rows + kRows - 1) / kRows;
-  const size_t block_bytes = BlockBytes(depth);
-  size_t b = 0;
-  for (; b + kBlocksAtOnce <= blocks; b += kBlocksAtOnce) {
-    Blocks<kBlocksAtOnce>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-  }
-  switch (blocks - b) {
-    case 3:
-      Blocks<3>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-      break;
-    case 2:
-      Blocks<2>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-      break;
-    case 1:
-      Blocks<1>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-      break;
-    default:
-      break;
-  }
-}
-
 }  // namespace
 
-const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table = [] {
-    Int8GemvKernels k;
-    k.name = "avx2";
-    k.packed_size = PackedSize;
-    k.pack = Pack;
-    k.gemv = Gemv;
-    return k;
-  }();
-  return &table;
-}
+#include "runtime/kernels/optimized/int8_gemv_blocked.inc"
 
 }  // namespace int8_gemv_avx2
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

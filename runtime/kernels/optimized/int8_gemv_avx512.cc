@@ -11,48 +11,36 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/optimized/count_dispatch.h"
 #include "runtime/kernels/optimized/int8_gemv.h"
+#include "runtime/kernels/optimized/isa_target.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vnni,avx2,avx"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vnni,avx2,avx")
-#endif
+TS_TARGET_BEGIN("avx512f,avx512bw,avx512vnni,avx2,avx")
 
 namespace touchstone {
 namespace optimized {
 namespace int8_gemv_avx512 {
 namespace {
 
+constexpr const char* kName = "avx512vnni";
 constexpr size_t kRows = 16;  // rows per block
-constexpr size_t kBlocksAtOnce = 4;
 
 size_t Groups(size_t depth) { return (depth + 3) / 4; }
 size_t BlockBytes(size_t depth) { return Groups(depth) * 64 + kRows * sizeof(int32_t); }
 
-size_t PackedSize(size_t rows, size_t depth) { return (rows + kRows - 1) / kRows * BlockBytes(depth); }
-
-void Pack(const int8_t* matrix, size_t rows, size_t depth, uint8_t* packed) {
-  const size_t blocks = (rows + kRows - 1) / kRows;
-  std::memset(packed, 0, blocks * BlockBytes(depth));
-  for (size_t b = 0; b < blocks; ++b) {
-    uint8_t* block = packed + b * BlockBytes(depth);
-    for (size_t j = 0; j < kRows && b * kRows + j < rows; ++j) {
-      const int8_t* row = matrix + (b * kRows + j) * depth;
-      uint32_t sum = 0;
-      for (size_t k = 0; k < depth; ++k) {
-        block[(k / 4) * 64 + j * 4 + k % 4] = static_cast<uint8_t>(row[k]);
-        sum += static_cast<uint32_t>(int32_t{row[k]});
-      }
-      const int32_t term = static_cast<int32_t>(sum * 128u);
-      std::memcpy(block + Groups(depth) * 64 + j * sizeof(int32_t), &term, sizeof(term));
-    }
+// Row j of a block: its bytes in lane j of each group's 64 bytes, and 128 times its sum after the
+// groups.
+void PackRow(const int8_t* row, size_t depth, size_t j, uint8_t* block) {
+  uint32_t sum = 0;
+  for (size_t k = 0; k < depth; ++k) {
+    block[(k / 4) * 64 + j * 4 + k % 4] = static_cast<uint8_t>(row[k]);
+    sum += static_cast<uint32_t>(int32_t{row[k]});
   }
+  const int32_t term = static_cast<int32_t>(sum * 128u);
+  std::memcpy(block + Groups(depth) * 64 + j * sizeof(int32_t), &term, sizeof(term));
 }
 
 // The 4 bytes of group g as u = x ^ 0x80 each (bytes past depth read as x = 0).
@@ -96,51 +84,14 @@ inline void Blocks(const uint8_t* packed, size_t depth, const int8_t* x, size_t 
   }
 }
 
-void Gemv(const uint8_t* packed, size_t rows, size_t depth, const int8_t* x, int32_t* out) {
-  const size_t blocks = (rows + kRows - 1) / kRows;
-  const size_t block_bytes = BlockBytes(depth);
-  size_t b = 0;
-  // Several blocks at once: independent accumulator chains that share each broadcast.
-  for (; b + kBlocksAtOnce <= blocks; b += kBlocksAtOnce) {
-    Blocks<kBlocksAtOnce>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-  }
-  switch (blocks - b) {
-    case 3:
-      Blocks<3>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-      break;
-    case 2:
-      Blocks<2>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-      break;
-    case 1:
-      Blocks<1>(packed + b * block_bytes, depth, x, rows - b * kRows, out + b * kRows);
-      break;
-    default:
-      break;
-  }
-}
-
 }  // namespace
 
-const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table = [] {
-    Int8GemvKernels k;
-    k.name = "avx512vnni";
-    k.packed_size = PackedSize;
-    k.pack = Pack;
-    k.gemv = Gemv;
-    return k;
-  }();
-  return &table;
-}
+#include "runtime/kernels/optimized/int8_gemv_blocked.inc"
 
 }  // namespace int8_gemv_avx512
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/kernels/optimized/int8_gemv.h"
+#include "runtime/kernels/optimized/isa_target.h"
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -36,8 +37,6 @@ inline int32x4_t MulAccPlain(int32x4_t acc, int8x16_t w, int8x16_t x) {
   acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(w), vget_low_s8(x)));
   return vpadalq_s16(acc, vmull_high_s8(w, x));
 }
-
-#define TS_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
 
 TS_DOTPROD inline int32x4_t MulAccDot(int32x4_t acc, int8x16_t w, int8x16_t x) { return vdotq_s32(acc, w, x); }
 
@@ -72,35 +71,21 @@ TS_DOTPROD void GemvDot(const uint8_t* packed, size_t rows, size_t depth, const 
   GemvRows<MulAccDot>(reinterpret_cast<const int8_t*>(packed), rows, depth, x, out);
 }
 
-#undef TS_DOTPROD
-
 }  // namespace
 }  // namespace int8_gemv_neon_common
 
 namespace int8_gemv_neon {
 const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table = [] {
-    Int8GemvKernels k;
-    k.name = "neon";
-    k.packed_size = int8_gemv_neon_common::PackedSize;
-    k.pack = int8_gemv_neon_common::Pack;
-    k.gemv = int8_gemv_neon_common::GemvPlain;
-    return k;
-  }();
+  static const Int8GemvKernels table{"neon", int8_gemv_neon_common::PackedSize, int8_gemv_neon_common::Pack,
+                                     int8_gemv_neon_common::GemvPlain};
   return &table;
 }
 }  // namespace int8_gemv_neon
 
 namespace int8_gemv_neon_dotprod {
 const Int8GemvKernels* Table() {
-  static const Int8GemvKernels table = [] {
-    Int8GemvKernels k;
-    k.name = "neon+dotprod";
-    k.packed_size = int8_gemv_neon_common::PackedSize;
-    k.pack = int8_gemv_neon_common::Pack;
-    k.gemv = int8_gemv_neon_common::GemvDot;
-    return k;
-  }();
+  static const Int8GemvKernels table{"neon+dotprod", int8_gemv_neon_common::PackedSize, int8_gemv_neon_common::Pack,
+                                     int8_gemv_neon_common::GemvDot};
   return &table;
 }
 }  // namespace int8_gemv_neon_dotprod

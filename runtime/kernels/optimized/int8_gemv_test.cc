@@ -9,12 +9,12 @@
 
 #include "runtime/kernels/optimized/int8_gemv.h"
 #include "runtime/kernels/optimized/microkernels.h"
+#include "runtime/kernels/optimized/plain_test.h"
 
 namespace touchstone {
 namespace optimized {
 namespace {
 
-int g_failures = 0;
 std::mt19937 g_rng(7);
 
 std::vector<int8_t> Random(size_t n, int lo, int hi) {
@@ -35,44 +35,31 @@ void Check(const Int8GemvKernels& k, size_t rows, size_t depth, int lo, int hi) 
     int64_t sum = 0;
     for (size_t c = 0; c < depth; ++c) sum += int64_t{matrix[r * depth + c]} * x[c];
     const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(sum));
-    if (out[r] != expected && g_failures++ < 20) {
-      std::fprintf(stderr, "FAILED %s %zux%zu row %zu: expected %d, got %d\n", k.name, rows, depth, r, expected,
-                   out[r]);
+    if (out[r] != expected) {
+      plain_test::Fail("%s %zux%zu row %zu: expected %d, got %d", k.name, rows, depth, r, expected, out[r]);
     }
   }
-  if (out[rows] != 12345 && g_failures++ < 20) {
-    std::fprintf(stderr, "FAILED %s %zux%zu wrote past the last row\n", k.name, rows, depth);
-  }
+  if (out[rows] != 12345) plain_test::Fail("%s %zux%zu wrote past the last row", k.name, rows, depth);
 }
 
 int Run() {
-  std::vector<std::string> checked;
-  std::vector<std::pair<const Int8GemvKernels*, std::string>> sets;
-  for (const std::string& set : AvailableKernelSets()) {
-    SelectKernelSet(set);
-    sets.emplace_back(&Int8GemvKernelsFor(Kernels()), set);
-  }
-  SelectKernelSet(AvailableKernelSets().front());
+  std::vector<std::pair<const Int8GemvKernels*, std::string>> extra;
 #if defined(__aarch64__)
   // Plain NEON too where the "neon" set takes the dot-product one.
-  sets.emplace_back(int8_gemv_neon::Table(), "neon");
+  extra.emplace_back(int8_gemv_neon::Table(), "neon");
 #endif
-  for (const auto& [kernels, set] : sets) {
-    const Int8GemvKernels& k = *kernels;
-    bool seen = false;
-    for (const std::string& name : checked) seen = seen || name == k.name;
-    if (seen) continue;
-    checked.push_back(k.name);
-    std::printf("checking %s (with the %s microkernels)\n", k.name, set.c_str());
-    for (size_t rows = 1; rows <= 70; rows += (rows < 20 ? 1 : 7)) {
-      for (size_t depth : {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65, 128, 257}) Check(k, rows, depth, -128, 127);
-    }
-    Check(k, 128, 257, -128, -128);
-    Check(k, 33, 100, 127, 127);
-    Check(k, 5, 5000, -128, 127);
-  }
-  std::printf("%d failures\n", g_failures);
-  return g_failures == 0 ? 0 : 1;
+  plain_test::CheckEachTable<Int8GemvKernels>([]() -> const Int8GemvKernels& { return Int8GemvKernelsFor(Kernels()); },
+                                              [](const Int8GemvKernels& k, const std::string&) {
+                                                for (size_t rows = 1; rows <= 70; rows += (rows < 20 ? 1 : 7)) {
+                                                  for (size_t depth : {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65, 128, 257})
+                                                    Check(k, rows, depth, -128, 127);
+                                                }
+                                                Check(k, 128, 257, -128, -128);
+                                                Check(k, 33, 100, 127, 127);
+                                                Check(k, 5, 5000, -128, 127);
+                                              },
+                                              extra);
+  return plain_test::Finish();
 }
 
 }  // namespace

@@ -4,23 +4,13 @@
 #include <cstdint>
 
 #include "runtime/kernels/optimized/isa_tables.h"
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/microkernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx,avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx2,avx,fma")
-// GCC 12's _mm512_max_ps/_mm512_min_ps pass _mm512_undefined_ps() as the unused merge operand, which
-// -Wmaybe-uninitialized (or, where inlined into a template, -Wuninitialized) reports at every use
-// (GCC bug 105593).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+TS_AVX512_TARGET_BEGIN("avx512f,avx2,avx,fma")
 
 namespace touchstone {
 namespace optimized {
@@ -241,11 +231,6 @@ void PlanarSplit3x2(const float* in, size_t elements, float* const* planes) {
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+TS_AVX512_TARGET_END
 
 #endif  // __x86_64__

@@ -6,17 +6,13 @@
 #include <cstdint>
 
 #include "runtime/kernels/optimized/isa_tables.h"
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/microkernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx,fma")
-#endif
+TS_TARGET_BEGIN("avx,fma")
 
 namespace touchstone {
 namespace optimized {
@@ -66,10 +62,6 @@ constexpr const char* kIsaName = "avx_fma";
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

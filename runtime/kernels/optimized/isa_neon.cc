@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/kernels/optimized/baseline_lanes.h"
 #include "runtime/kernels/optimized/isa_tables.h"
 #include "runtime/kernels/optimized/microkernels.h"
 
@@ -14,28 +15,13 @@ namespace optimized {
 namespace isa_neon {
 namespace {
 
-struct V {
+struct V : BaselineLanes<V> {
   using T = float32x4_t;
   static constexpr int W = 4;
   static T load(const float* p) { return vld1q_f32(p); }
   static void store(float* p, T v) { vst1q_f32(p, v); }
-  // The first n (< W) lanes; the others read as 0 / are left untouched.
-  static T load_partial(const float* p, size_t n) {
-    float tmp[W] = {};
-    for (size_t i = 0; i < n; ++i) tmp[i] = p[i];
-    return load(tmp);
-  }
-  static void store_partial(float* p, T v, size_t n) {
-    float tmp[W];
-    store(tmp, v);
-    for (size_t i = 0; i < n; ++i) p[i] = tmp[i];
-  }
   static T set1(float x) { return vdupq_n_f32(x); }
   static T zero() { return vdupq_n_f32(0.f); }
-  static T add(T a, T b) { return vaddq_f32(a, b); }
-  static T sub(T a, T b) { return vsubq_f32(a, b); }
-  static T mul(T a, T b) { return vmulq_f32(a, b); }
-  static T div(T a, T b) { return vdivq_f32(a, b); }
   // x86 semantics (the second operand when either is NaN), as the other sets.
   static T min(T a, T b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
   static T max(T a, T b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/optimized/baseline_lanes.h"
 #include "runtime/kernels/optimized/isa_tables.h"
 #include "runtime/kernels/optimized/microkernels.h"
 
@@ -12,28 +13,13 @@ namespace optimized {
 namespace isa_scalar {
 namespace {
 
-struct V {
+struct V : BaselineLanes<V> {
   using T = float;
   static constexpr int W = 1;
   static T load(const float* p) { return *p; }
   static void store(float* p, T v) { *p = v; }
-  // The first n (< W) lanes; the others read as 0 / are left untouched.
-  static T load_partial(const float* p, size_t n) {
-    float tmp[W] = {};
-    for (size_t i = 0; i < n; ++i) tmp[i] = p[i];
-    return load(tmp);
-  }
-  static void store_partial(float* p, T v, size_t n) {
-    float tmp[W];
-    store(tmp, v);
-    for (size_t i = 0; i < n; ++i) p[i] = tmp[i];
-  }
   static T set1(float x) { return x; }
   static T zero() { return 0.f; }
-  static T add(T a, T b) { return a + b; }
-  static T sub(T a, T b) { return a - b; }
-  static T mul(T a, T b) { return a * b; }
-  static T div(T a, T b) { return a / b; }
   // The x86 semantics: the second operand when either is NaN.
   static T min(T a, T b) { return a < b ? a : b; }
   static T max(T a, T b) { return a > b ? a : b; }

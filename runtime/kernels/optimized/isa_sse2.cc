@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/kernels/optimized/baseline_lanes.h"
 #include "runtime/kernels/optimized/isa_tables.h"
 #include "runtime/kernels/optimized/microkernels.h"
 
@@ -13,28 +14,13 @@ namespace optimized {
 namespace isa_sse2 {
 namespace {
 
-struct V {
+struct V : BaselineLanes<V> {
   using T = __m128;
   static constexpr int W = 4;
   static T load(const float* p) { return _mm_loadu_ps(p); }
   static void store(float* p, T v) { _mm_storeu_ps(p, v); }
-  // The first n (< W) lanes; the others read as 0 / are left untouched.
-  static T load_partial(const float* p, size_t n) {
-    float tmp[W] = {};
-    for (size_t i = 0; i < n; ++i) tmp[i] = p[i];
-    return load(tmp);
-  }
-  static void store_partial(float* p, T v, size_t n) {
-    float tmp[W];
-    store(tmp, v);
-    for (size_t i = 0; i < n; ++i) p[i] = tmp[i];
-  }
   static T set1(float x) { return _mm_set1_ps(x); }
   static T zero() { return _mm_setzero_ps(); }
-  static T add(T a, T b) { return _mm_add_ps(a, b); }
-  static T sub(T a, T b) { return _mm_sub_ps(a, b); }
-  static T mul(T a, T b) { return _mm_mul_ps(a, b); }
-  static T div(T a, T b) { return _mm_div_ps(a, b); }
   static T min(T a, T b) { return _mm_min_ps(a, b); }
   static T max(T a, T b) { return _mm_max_ps(a, b); }
   static T fma(T a, T b, T c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }

@@ -254,21 +254,11 @@ struct LstmOp {
     return s->time_major ? static_cast<size_t>(t) * s->n_batch + b : static_cast<size_t>(b) * s->max_time + t;
   }
 
+  // The reference clamps every product sum to the finite range, as TFLite's GEMM does.
   static GemmProblem Problem(const GemmVariant* variant, size_t m, size_t n, size_t k, const float* const* a,
                              const float* packed, float* c) {
-    GemmProblem p;
-    p.variant = variant;
-    p.m = m;
-    p.n = n;
-    p.kc = k;
-    p.a = a;
-    p.packed = packed;
-    p.c = c;
-    p.c_stride = n;
-    // The reference clamps every product sum to the finite range, as TFLite's GEMM does.
-    p.min = std::numeric_limits<float>::lowest();
-    p.max = std::numeric_limits<float>::max();
-    return p;
+    return MatrixProblem(variant, m, n, k, a, packed, c, std::numeric_limits<float>::lowest(),
+                         std::numeric_limits<float>::max());
   }
 
   // The per-gate vectors the cell reads besides the sums (null where absent).

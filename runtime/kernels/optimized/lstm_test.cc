@@ -49,6 +49,17 @@ struct Lstm {
   Act activation = Act::TANH;
 };
 
+// A sequence LSTM of max_time steps of n_batch rows of n_input values, with n_cell cells and as many
+// outputs.
+Lstm SizedLstm(int max_time, int n_batch, int n_input, int n_cell) {
+  Lstm l;
+  l.max_time = max_time;
+  l.n_batch = n_batch;
+  l.n_input = n_input;
+  l.n_cell = l.n_output = n_cell;
+  return l;
+}
+
 std::vector<int> LstmInputShape(const Lstm& l) {
   if (!l.sequence) return {l.n_batch, l.n_input};
   return l.time_major ? std::vector<int>{l.max_time, l.n_batch, l.n_input}
@@ -100,18 +111,10 @@ void CheckFloatLstm(const Lstm& l, bool fast = true, uint32_t seed = 1) {
            /*exact=*/!fast);
 }
 
-TEST(OptimizedFloatLstmTest, LikeTrainedLstm) {
-  Lstm l;
-  l.max_time = 28;
-  l.n_input = 28;
-  l.n_cell = l.n_output = 20;
-  CheckFloatLstm(l);
-}
+TEST(OptimizedFloatLstmTest, LikeTrainedLstm) { CheckFloatLstm(SizedLstm(28, 1, 28, 20)); }
 
 TEST(OptimizedFloatLstmTest, SizeOne) {
-  Lstm l;
-  l.max_time = 1;
-  l.n_input = l.n_cell = l.n_output = 1;
+  Lstm l = SizedLstm(1, 1, 1, 1);
   CheckFloatLstm(l);
   l.sequence = false;
   CheckFloatLstm(l);
@@ -120,12 +123,8 @@ TEST(OptimizedFloatLstmTest, SizeOne) {
 TEST(OptimizedFloatLstmTest, LayoutsAndBatches) {
   for (bool time_major : {false, true}) {
     for (int batch : {1, 3, 10}) {
-      Lstm l;
+      Lstm l = SizedLstm(5, batch, 7, 9);
       l.time_major = time_major;
-      l.n_batch = batch;
-      l.max_time = 5;
-      l.n_input = 7;
-      l.n_cell = l.n_output = 9;
       CheckFloatLstm(l, true, batch);
     }
   }
@@ -133,13 +132,8 @@ TEST(OptimizedFloatLstmTest, LayoutsAndBatches) {
 
 TEST(OptimizedFloatLstmTest, CifgPeepholeProjectionClips) {
   for (int variant = 0; variant < 16; ++variant) {
-    Lstm l;
+    Lstm l = SizedLstm(4, 2, 6, 11);
     l.time_major = variant % 2 == 1;
-    l.n_batch = 2;
-    l.max_time = 4;
-    l.n_input = 6;
-    l.n_cell = 11;
-    l.n_output = 11;
     l.cifg = variant & 2;
     l.peephole = variant & 4;
     l.projection = variant & 8;
@@ -167,20 +161,11 @@ TEST(OptimizedFloatLstmTest, LstmOpOneStep) {
 }
 
 TEST(OptimizedFloatLstmTest, WideCellsAndLongSequencesCrossVectorsAndRuns) {
-  Lstm l;
+  Lstm l = SizedLstm(40, 2, 33, 67);
   l.time_major = true;
-  l.max_time = 40;
-  l.n_batch = 2;
-  l.n_input = 33;
-  l.n_cell = 67;
-  l.n_output = 67;
   CheckFloatLstm(l);
   // More steps than one run of precomputed input products holds.
-  Lstm long_sequence;
-  long_sequence.max_time = 300;
-  long_sequence.n_input = 3;
-  long_sequence.n_cell = long_sequence.n_output = 64;
-  CheckFloatLstm(long_sequence);
+  CheckFloatLstm(SizedLstm(300, 1, 3, 64));
 }
 
 TEST(OptimizedFloatLstmTest, LayerNorm) {
@@ -294,18 +279,12 @@ int CheckIntegerLstm(const Lstm& l, const LstmQuant& q, bool fast = true, uint32
 TEST(OptimizedIntegerLstmTest, LikeTheModels) {
   // trained_lstm_int8: 28 steps of 28 inputs, 20 cells; dtln_noise_suppression: one step of 257
   // inputs, 128 cells.
-  Lstm small;
-  small.max_time = 28;
-  small.n_input = 28;
-  small.n_cell = small.n_output = 20;
+  const Lstm small = SizedLstm(28, 1, 28, 20);
   LstmQuant small_q;
   small_q.input_weight_scale = 0.002f;
   small_q.recurrent_weight_scale = 0.004f;
   EXPECT_GT(CheckIntegerLstm(small, small_q), 40);
-  Lstm wide;
-  wide.max_time = 1;
-  wide.n_input = 257;
-  wide.n_cell = wide.n_output = 128;
+  const Lstm wide = SizedLstm(1, 1, 257, 128);
   LstmQuant q;
   q.hidden_zero_point = -3;
   q.input_weight_scale = 0.0006f;
@@ -314,20 +293,14 @@ TEST(OptimizedIntegerLstmTest, LikeTheModels) {
 }
 
 TEST(OptimizedIntegerLstmTest, SizeOneLayoutsAndBatches) {
-  Lstm one;
-  one.max_time = 1;
-  one.n_input = one.n_cell = one.n_output = 1;
+  Lstm one = SizedLstm(1, 1, 1, 1);
   CheckIntegerLstm(one, {});
   one.sequence = false;
   CheckIntegerLstm(one, {});
   for (bool time_major : {false, true}) {
     for (int batch : {1, 3}) {
-      Lstm l;
+      Lstm l = SizedLstm(6, batch, 9, 11);
       l.time_major = time_major;
-      l.n_batch = batch;
-      l.max_time = 6;
-      l.n_input = 9;
-      l.n_cell = l.n_output = 11;
       CheckIntegerLstm(l, {}, true, 10 + batch);
     }
   }
@@ -363,12 +336,7 @@ TEST(OptimizedIntegerLstmTest, CifgPeepholeProjectionLayerNormClips) {
 }
 
 TEST(OptimizedIntegerLstmTest, ExtremeQuantization) {
-  Lstm l;
-  l.max_time = 4;
-  l.n_batch = 2;
-  l.n_input = 13;
-  l.n_cell = 21;
-  l.n_output = 21;
+  Lstm l = SizedLstm(4, 2, 13, 21);
   l.peephole = true;
   int seed = 400;
   for (int cell_log2 : {-15, -9}) {

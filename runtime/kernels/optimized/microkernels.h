@@ -52,41 +52,39 @@ struct GemmArgs {
 };
 using GemmFn = void (*)(const GemmArgs& args);
 
-// Depthwise convolution of `pixels` output pixels with depth multiplier 1:
-// out[p][ch] = clamp(bias[ch] + sum over t of in[p * taps + t][ch] * w[t * channels + ch]).
-// Padding taps point at `zero` (channels zeros). bias may be null (zeros).
-struct DwConvArgs {
+// What the two depthwise convolution kernels (depth multiplier 1) share: `pixels` output pixels of
+// `channels` channels, `taps` taps with weights w[t * channels + ch], bias[ch] (null: zeros), the
+// output and its clamp.
+struct DepthwiseArgs {
   size_t channels = 0;
   size_t taps = 0;
   size_t pixels = 0;
-  const float* const* in = nullptr;
   const float* w = nullptr;
   const float* bias = nullptr;
   float* out = nullptr;
-  size_t out_pixel_stride = 0;
   float min = 0.f;
   float max = 0.f;
 };
+
+// Depthwise convolution through a pointer per pixel and tap:
+// out[p][ch] = clamp(bias[ch] + sum over t of in[p * taps + t][ch] * w[t * channels + ch]).
+// Padding taps point at `zero` (channels zeros).
+struct DwConvArgs : DepthwiseArgs {
+  const float* const* in = nullptr;
+  size_t out_pixel_stride = 0;
+};
 using DwConvFn = void (*)(const DwConvArgs& args);
 
-// Depthwise convolution (depth multiplier 1) of a run of `pixels` output pixels of one row whose
-// windows lie inside the input horizontally, read straight from the input rows: tap t of pixel x
-// reads the `channels` floats at tap_in[t] + x * x_step (tap_in[t] is pixel 0's input for tap t,
-// a row of zeros for a tap row outside the input), so
+// Depthwise convolution of a run of output pixels of one row whose windows lie inside the input
+// horizontally, read straight from the input rows: tap t of pixel x reads the `channels` floats at
+// tap_in[t] + x * x_step (tap_in[t] is pixel 0's input for tap t, a row of zeros for a tap row
+// outside the input), so
 // out[x * channels + ch] = clamp(bias[ch] + sum over t of tap_in[t][x * x_step + ch] * w[t * channels + ch]),
 // summed in tap order as DwConvArgs' kernel does. Unlike it, every input row is read in place and
-// no pointer is loaded per pixel and tap. bias may be null (zeros).
-struct DwRowArgs {
-  size_t channels = 0;
-  size_t taps = 0;
-  size_t pixels = 0;
+// no pointer is loaded per pixel and tap.
+struct DwRowArgs : DepthwiseArgs {
   const float* const* tap_in = nullptr;
   size_t x_step = 0;  // floats between the inputs of neighbouring output pixels (stride x channels)
-  const float* w = nullptr;
-  const float* bias = nullptr;
-  float* out = nullptr;
-  float min = 0.f;
-  float max = 0.f;
   // Channels computed, from the first (tap_in, w, bias and out point at the first); `channels`
   // stays the distance between pixels' (and taps') values. 0: all `channels`.
   size_t channel_count = 0;

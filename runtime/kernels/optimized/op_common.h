@@ -120,8 +120,13 @@ struct OptimizedKernel {
   }
 };
 
-// Bytes per element of the types the data-movement kernels (PAD, TRANSPOSE) copy as raw bytes;
-// 0 for the others.
+// The integer types of quantized tensors (uint8, int8, int16).
+inline bool IsQuantizedType(TfLiteType type) {
+  return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteInt16;
+}
+
+// Bytes per element of the types the kernels address as raw bytes (PAD, TRANSPOSE and CONCATENATION
+// copy them, the quantized element-wise kernels step through them); 0 for the others.
 inline size_t ElementBytes(TfLiteType type) {
   switch (type) {
     case kTfLiteUInt8:
@@ -144,6 +149,14 @@ inline size_t ElementBytes(TfLiteType type) {
 // Chunks per thread a kernel splits its work into: the pool hands them out in order to whichever
 // thread is free, so a thread the OS delays (a busy machine) holds up at most one small chunk.
 constexpr int kChunksPerThread = 4;
+
+// The least work a chunk holds before ParallelChunks hands some to another thread (waking one must
+// pay off), by the kernels' unit of work: elements of an element-wise op, bytes a copying op
+// moves, multiply-adds of a GEMM and of a depthwise convolution.
+constexpr int64_t kMinElementsPerChunk = 16 * 1024;
+constexpr int64_t kMinBytesPerChunk = 64 * 1024;
+constexpr int64_t kMinMacsPerChunk = 32 * 1024;
+constexpr int64_t kMinDepthwiseMacsPerChunk = 16 * 1024;
 
 // The most chunks ParallelChunks makes on this context.
 inline int MaxChunks(TfLiteContext* context) {

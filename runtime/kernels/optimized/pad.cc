@@ -19,8 +19,6 @@ namespace optimized {
 namespace {
 
 constexpr int kMaxPadRank = 6;
-// Bytes a chunk should hold at least before it goes to another thread.
-constexpr int64_t kMinBytesPerChunk = 64 * 1024;
 
 struct PadState : OpState {
   int rank = 0;

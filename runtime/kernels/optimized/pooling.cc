@@ -20,8 +20,6 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-constexpr int64_t kMinElementsPerChunk = 16 * 1024;
-
 struct PoolState : OpState {
   WindowGeometry geometry;
   int channels = 0;

@@ -7,17 +7,14 @@
 #include <cstring>
 #include <limits>
 
+#include "runtime/kernels/optimized/count_dispatch.h"
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,avx,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,avx,fma")
-#endif
+TS_TARGET_BEGIN("avx2,avx,fma")
 
 namespace touchstone {
 namespace optimized {
@@ -27,50 +24,22 @@ namespace {
 #include "runtime/kernels/optimized/q16_impl.inc"
 
 constexpr int kMr = 4;
-constexpr int kNr = 16;
 
-template <int R>
-void Tile(const int16_t* a, size_t a_stride, const int16_t* b, size_t pairs, int32_t* sums) {
-  __m256i acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-  for (size_t p = 0; p < pairs; ++p) {
-    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + p * kNr * 2));
-    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + p * kNr * 2 + 16));
-    for (int r = 0; r < R; ++r) {
-      int32_t pair;
-      std::memcpy(&pair, a + r * a_stride + 2 * p, sizeof(pair));
-      const __m256i x = _mm256_set1_epi32(pair);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, b0));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, b1));
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kNr), acc[r][0]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kNr + 8), acc[r][1]);
-  }
-}
-
-void Gemm(const int16_t* a, size_t a_stride, int rows, const int16_t* b, size_t pairs, int32_t* sums) {
-  switch (rows) {
-    case 1:
-      Tile<1>(a, a_stride, b, pairs, sums);
-      break;
-    case 2:
-      Tile<2>(a, a_stride, b, pairs, sums);
-      break;
-    case 3:
-      Tile<3>(a, a_stride, b, pairs, sums);
-      break;
-    default:
-      Tile<4>(a, a_stride, b, pairs, sums);
-      break;
-  }
-}
+// The GEMM tile's vectors (q16_impl.inc, TiledGemm): vpmaddwd, then a wrapping add.
+struct Lanes {
+  using Vec = __m256i;
+  static constexpr int kLanes = 8;
+  static Vec Zero() { return _mm256_setzero_si256(); }
+  static Vec Load(const int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static void Store(int32_t* p, Vec v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  static Vec Broadcast(int32_t x) { return _mm256_set1_epi32(x); }
+  static Vec Dot(Vec acc, Vec a, Vec b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+};
 
 }  // namespace
 
 const Q16Kernels* Table() {
-  static const Q16Kernels table = MakeTable("avx2", kMr, kNr, Gemm);
+  static const Q16Kernels table = MakeTable("avx2", kMr, 2 * Lanes::kLanes, TiledGemm<Lanes, kMr>);
   return &table;
 }
 
@@ -78,10 +47,6 @@ const Q16Kernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "runtime/kernels/optimized/count_dispatch.h"
 #include "runtime/kernels/optimized/q16_kernels.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 

@@ -6,18 +6,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,avx,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,avx,fma")
-#endif
+TS_TARGET_BEGIN("avx2,avx,fma")
 
 namespace touchstone {
 namespace optimized {
@@ -119,89 +114,48 @@ void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_sign
 }
 
 template <bool kSigned, bool kUp, int MR, int NB>
-void Tile(const QGemmArgs& g, int n0) {
-  const uint8_t* panel = g.packed_b + static_cast<size_t>(n0) * g.kp * 2;
-  __m256i acc[MR][NB];
-  for (int i = 0; i < MR; ++i) {
-    for (int j = 0; j < NB; ++j) acc[i][j] = _mm256_setzero_si256();
-  }
-  const __m256i low_bytes = _mm256_set1_epi32(0x00FF00FF);
-  for (size_t k = 0; k < g.kp; k += 4) {
-    const uint8_t* step = panel + k * NB * 16;
-    __m256i even_w[NB], odd_w[NB];
-    for (int j = 0; j < NB; ++j) {
-      even_w[j] = Load(step + 64 * j);
-      odd_w[j] = Load(step + 64 * j + 32);
+struct Tile {
+  static void Run(const QGemmArgs& g, int n0) {
+    const uint8_t* panel = g.packed_b + static_cast<size_t>(n0) * g.kp * 2;
+    __m256i acc[MR][NB];
+    for (int i = 0; i < MR; ++i) {
+      for (int j = 0; j < NB; ++j) acc[i][j] = _mm256_setzero_si256();
+    }
+    const __m256i low_bytes = _mm256_set1_epi32(0x00FF00FF);
+    for (size_t k = 0; k < g.kp; k += 4) {
+      const uint8_t* step = panel + k * NB * 16;
+      __m256i even_w[NB], odd_w[NB];
+      for (int j = 0; j < NB; ++j) {
+        even_w[j] = Load(step + 64 * j);
+        odd_w[j] = Load(step + 64 * j + 32);
+      }
+      for (int i = 0; i < MR; ++i) {
+        int32_t word;
+        std::memcpy(&word, g.a + i * g.a_stride + k, 4);
+        const __m256i x = _mm256_set1_epi32(word);
+        // Bytes 0 and 2, and 1 and 3, of each group of four as int16 pairs.
+        const __m256i even = kSigned ? _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8) : _mm256_and_si256(x, low_bytes);
+        const __m256i odd = kSigned ? _mm256_srai_epi16(x, 8) : _mm256_srli_epi16(x, 8);
+        for (int j = 0; j < NB; ++j) {
+          acc[i][j] = _mm256_add_epi32(
+              acc[i][j], _mm256_add_epi32(_mm256_madd_epi16(even, even_w[j]), _mm256_madd_epi16(odd, odd_w[j])));
+        }
+      }
     }
     for (int i = 0; i < MR; ++i) {
-      int32_t word;
-      std::memcpy(&word, g.a + i * g.a_stride + k, 4);
-      const __m256i x = _mm256_set1_epi32(word);
-      // Bytes 0 and 2, and 1 and 3, of each group of four as int16 pairs.
-      const __m256i even = kSigned ? _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8) : _mm256_and_si256(x, low_bytes);
-      const __m256i odd = kSigned ? _mm256_srai_epi16(x, 8) : _mm256_srli_epi16(x, 8);
+      const __m256i row_term = _mm256_set1_epi32(g.row_terms[i]);
+      uint8_t* c = g.c + i * g.c_stride;
       for (int j = 0; j < NB; ++j) {
-        acc[i][j] = _mm256_add_epi32(
-            acc[i][j], _mm256_add_epi32(_mm256_madd_epi16(even, even_w[j]), _mm256_madd_epi16(odd, odd_w[j])));
+        const int col = n0 + 8 * j;
+        Store8(c + col, Requantize<kUp>(_mm256_add_epi32(acc[i][j], row_term), *g.stage, col), g.n - col);
       }
     }
   }
-  for (int i = 0; i < MR; ++i) {
-    const __m256i row_term = _mm256_set1_epi32(g.row_terms[i]);
-    uint8_t* c = g.c + i * g.c_stride;
-    for (int j = 0; j < NB; ++j) {
-      const int col = n0 + 8 * j;
-      Store8(c + col, Requantize<kUp>(_mm256_add_epi32(acc[i][j], row_term), *g.stage, col), g.n - col);
-    }
-  }
-}
-
-using TileFn = void (*)(const QGemmArgs&, int);
-
-template <bool kSigned, bool kUp>
-TileFn TileFor(int rows, int blocks) {
-  if (blocks == 1) {
-    switch (rows) {
-      case 1:
-        return Tile<kSigned, kUp, 1, 1>;
-      case 2:
-        return Tile<kSigned, kUp, 2, 1>;
-      case 3:
-        return Tile<kSigned, kUp, 3, 1>;
-      default:
-        return Tile<kSigned, kUp, 4, 1>;
-    }
-  }
-  switch (rows) {
-    case 1:
-      return Tile<kSigned, kUp, 1, 2>;
-    case 2:
-      return Tile<kSigned, kUp, 2, 2>;
-    case 3:
-      return Tile<kSigned, kUp, 3, 2>;
-    default:
-      return Tile<kSigned, kUp, 4, 2>;
-  }
-}
-
-template <bool kSigned>
-void Gemm(const QGemmArgs& g) {
-  for (int n0 = g.n_begin; n0 < g.n_end; n0 += kPanel) {
-    const int blocks = std::min(kBlocks, (g.n - n0 + 7) / 8);
-    const TileFn tile =
-        g.stage->rounding_up ? TileFor<kSigned, true>(g.rows, blocks) : TileFor<kSigned, false>(g.rows, blocks);
-    tile(g, n0);
-  }
-}
+};
 
 // ---- Depthwise, 16 channels per block (see qisa_avx512's).
 
 constexpr int kDwBlock = 16;
-
-size_t DwPackedSize(int channels, int taps) { return DepthwisePairsPackedSize(channels, taps, kDwBlock); }
-void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
-  PackDepthwisePairs(w, channels, taps, kDwBlock, packed);
-}
 
 template <bool kSigned>
 inline __m256i Widen(const uint8_t* p, int valid) {
@@ -248,32 +202,18 @@ void DwImpl(const QDwArgs& a) {
   }
 }
 
-template <bool kSigned>
-void Dw(const QDwArgs& a) {
-  if (a.stage->rounding_up) {
-    DwImpl<kSigned, true>(a);
-  } else {
-    DwImpl<kSigned, false>(a);
-  }
-}
-
 }  // namespace
 
 const QuantKernels* Table() {
   static const QuantKernels table = [] {
-    QuantKernels t;
-    t.name = "avx2";
-    t.mr = kMr;
-    t.panel = kPanel;
+    QuantKernels t = TiledGemmTable<Tile, kMr, kBlocks, 8>("avx2");
     t.packed_b_size = PackedBSize;
     t.pack_b = PackB;
     t.row_sums = RowSums;
-    t.gemm_u8 = Gemm<false>;
-    t.gemm_s8 = Gemm<true>;
-    t.dw_packed_size = DwPackedSize;
-    t.dw_pack = DwPack;
-    t.dw_u8 = Dw<false>;
-    t.dw_s8 = Dw<true>;
+    t.dw_packed_size = DepthwisePairsPackedSize<kDwBlock>;
+    t.dw_pack = PackDepthwisePairs<kDwBlock>;
+    t.dw_u8 = DwForRounding<DwImpl<false, true>, DwImpl<false, false>>;
+    t.dw_s8 = DwForRounding<DwImpl<true, true>, DwImpl<true, false>>;
     t.lookup_pairs = qisa_scalar::LookupPairs;
     return t;
   }();
@@ -284,10 +224,6 @@ const QuantKernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TS_TARGET_END
 
 #endif  // __x86_64__

@@ -7,24 +7,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Clang ignores GCC's target pragma (the sanitizer build uses clang-14).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,avx,fma"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,avx,fma")
-// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as unused merge operands, which
-// -W(maybe-)uninitialized reports at every use (GCC bug 105593).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+TS_AVX512_TARGET_BEGIN("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,avx,fma")
 
 namespace touchstone {
 namespace optimized {
@@ -37,28 +26,7 @@ constexpr int kPanel = 16 * kBlocks;
 
 inline __m512i Load(const int32_t* p) { return _mm512_loadu_si512(p); }
 
-// vpdpbusd (acc + four u8 x s8 products per int32 lane) and vpdpwssd (acc + two s16 x s16
-// products). GCC 12's builtins do not tie the accumulator to the result: it copies each
-// accumulator to a scratch register and back around every instruction, which with a GEMM tile's 24
-// accumulators spills them to the stack inside the k loop (twice as slow). The asm form accumulates
-// in place. Clang (the sanitizer build) keeps the builtins.
-inline __m512i DotBytes(__m512i acc, __m512i unsigned_bytes, __m512i signed_bytes) {
-#if defined(__clang__)
-  return _mm512_dpbusd_epi32(acc, unsigned_bytes, signed_bytes);
-#else
-  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(unsigned_bytes), "v"(signed_bytes));
-  return acc;
-#endif
-}
-
-inline __m512i DotWords(__m512i acc, __m512i a, __m512i b) {
-#if defined(__clang__)
-  return _mm512_dpwssd_epi32(acc, a, b);
-#else
-  asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
-  return acc;
-#endif
-}
+#include "runtime/kernels/optimized/avx512_dot.inc"
 
 // The per-column constants of the output stage for 16 columns, loaded once where a kernel
 // requantizes many rows or pixels of the same columns.
@@ -180,104 +148,57 @@ void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_sign
 }
 
 template <bool kSigned, bool kUp, int MR, int NB>
-void Tile(const QGemmArgs& g, int n0) {
-  const int width = NB * 16;
-  const uint8_t* panel = g.packed_b + static_cast<size_t>(n0) * g.kp;
-  __m512i acc[MR][NB];
-  for (int i = 0; i < MR; ++i) {
-    for (int j = 0; j < NB; ++j) acc[i][j] = _mm512_setzero_si512();
-  }
-  const uint8_t* a = g.a;
-  const size_t stride = g.a_stride;
-  for (size_t k = 0; k < g.kp; k += 4) {
-    const uint8_t* step = panel + k * width;
-    __m512i b[NB];
-    for (int j = 0; j < NB; ++j) b[j] = _mm512_loadu_si512(step + 64 * j);
+struct Tile {
+  static void Run(const QGemmArgs& g, int n0) {
+    const int width = NB * 16;
+    const uint8_t* panel = g.packed_b + static_cast<size_t>(n0) * g.kp;
+    __m512i acc[MR][NB];
     for (int i = 0; i < MR; ++i) {
-      int32_t word;
-      std::memcpy(&word, a + i * stride + k, 4);
-      const __m512i x = _mm512_set1_epi32(word);
-      for (int j = 0; j < NB; ++j) {
-        // vpdpbusd multiplies unsigned bytes (first) by signed ones (second).
-        acc[i][j] = kSigned ? DotBytes(acc[i][j], b[j], x) : DotBytes(acc[i][j], x, b[j]);
+      for (int j = 0; j < NB; ++j) acc[i][j] = _mm512_setzero_si512();
+    }
+    const uint8_t* a = g.a;
+    const size_t stride = g.a_stride;
+    for (size_t k = 0; k < g.kp; k += 4) {
+      const uint8_t* step = panel + k * width;
+      __m512i b[NB];
+      for (int j = 0; j < NB; ++j) b[j] = _mm512_loadu_si512(step + 64 * j);
+      for (int i = 0; i < MR; ++i) {
+        int32_t word;
+        std::memcpy(&word, a + i * stride + k, 4);
+        const __m512i x = _mm512_set1_epi32(word);
+        for (int j = 0; j < NB; ++j) {
+          // vpdpbusd multiplies unsigned bytes (first) by signed ones (second).
+          acc[i][j] = kSigned ? DotBytes(acc[i][j], b[j], x) : DotBytes(acc[i][j], x, b[j]);
+        }
+      }
+    }
+    // Columns outer: each 16-column block's output-stage constants are loaded once for the tile's
+    // rows (byte stores may alias anything, so the compiler would reload them per row otherwise).
+    int32_t row_terms[MR];
+    uint8_t* rows_out[MR];
+    for (int i = 0; i < MR; ++i) {
+      row_terms[i] = g.row_terms[i];
+      rows_out[i] = g.c + i * g.c_stride;
+    }
+    const bool any_left_shift = g.stage->any_left_shift;
+    for (int j = 0; j < NB; ++j) {
+      const int col = n0 + 16 * j;
+      const StageRegs regs = LoadStage(*g.stage, col);
+      const __mmask16 store_mask = FirstLanes16(g.n - col);
+      for (int i = 0; i < MR; ++i) {
+        const __m128i bytes =
+            Requantize<kUp>(_mm512_add_epi32(acc[i][j], _mm512_set1_epi32(row_terms[i])), regs, any_left_shift);
+        _mm_mask_storeu_epi8(rows_out[i] + col, store_mask, bytes);
       }
     }
   }
-  // Columns outer: each 16-column block's output-stage constants are loaded once for the tile's
-  // rows (byte stores may alias anything, so the compiler would reload them per row otherwise).
-  int32_t row_terms[MR];
-  uint8_t* rows_out[MR];
-  for (int i = 0; i < MR; ++i) {
-    row_terms[i] = g.row_terms[i];
-    rows_out[i] = g.c + i * g.c_stride;
-  }
-  const bool any_left_shift = g.stage->any_left_shift;
-  for (int j = 0; j < NB; ++j) {
-    const int col = n0 + 16 * j;
-    const StageRegs regs = LoadStage(*g.stage, col);
-    const __mmask16 store_mask = FirstLanes16(g.n - col);
-    for (int i = 0; i < MR; ++i) {
-      const __m128i bytes =
-          Requantize<kUp>(_mm512_add_epi32(acc[i][j], _mm512_set1_epi32(row_terms[i])), regs, any_left_shift);
-      _mm_mask_storeu_epi8(rows_out[i] + col, store_mask, bytes);
-    }
-  }
-}
-
-using TileFn = void (*)(const QGemmArgs&, int);
-
-template <bool kSigned, bool kUp, int MR>
-TileFn TileFor(int blocks) {
-  switch (blocks) {
-    case 1:
-      return Tile<kSigned, kUp, MR, 1>;
-    case 2:
-      return Tile<kSigned, kUp, MR, 2>;
-    case 3:
-      return Tile<kSigned, kUp, MR, 3>;
-    default:
-      return Tile<kSigned, kUp, MR, 4>;
-  }
-}
-
-template <bool kSigned, bool kUp>
-TileFn TileFor(int rows, int blocks) {
-  switch (rows) {
-    case 1:
-      return TileFor<kSigned, kUp, 1>(blocks);
-    case 2:
-      return TileFor<kSigned, kUp, 2>(blocks);
-    case 3:
-      return TileFor<kSigned, kUp, 3>(blocks);
-    case 4:
-      return TileFor<kSigned, kUp, 4>(blocks);
-    case 5:
-      return TileFor<kSigned, kUp, 5>(blocks);
-    default:
-      return TileFor<kSigned, kUp, 6>(blocks);
-  }
-}
-
-template <bool kSigned>
-void Gemm(const QGemmArgs& g) {
-  for (int n0 = g.n_begin; n0 < g.n_end; n0 += kPanel) {
-    const int blocks = std::min(kBlocks, (g.n - n0 + 15) / 16);
-    const TileFn tile =
-        g.stage->rounding_up ? TileFor<kSigned, true>(g.rows, blocks) : TileFor<kSigned, false>(g.rows, blocks);
-    tile(g, n0);
-  }
-}
+};
 
 // ---- Depthwise, 32 channels per block: two taps' inputs interleaved as int16 pairs, multiplied
 // by (w - zw) pairs and accumulated with vpdpwssd (exact: |products| < 2^16, so a pair sum fits
 // int32, and the accumulation wraps as the reference's int32 sums do).
 
 constexpr int kDwBlock = 32;
-
-size_t DwPackedSize(int channels, int taps) { return DepthwisePairsPackedSize(channels, taps, kDwBlock); }
-void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
-  PackDepthwisePairs(w, channels, taps, kDwBlock, packed);
-}
 
 // Two taps' 32 channels (all valid, or the first `m` of them), widened to int16: the zero point
 // is in the column term (dw_zero_point_in_column_term), so the raw values are multiplied.
@@ -369,15 +290,6 @@ void DwImpl(const QDwArgs& a) {
   }
 }
 
-template <bool kSigned>
-void Dw(const QDwArgs& a) {
-  if (a.stage->rounding_up) {
-    DwImpl<kSigned, true>(a);
-  } else {
-    DwImpl<kSigned, false>(a);
-  }
-}
-
 // An 8-bit ADD, 16 pairs at a time in registers (quant_kernels.h, add_arith): no table, so
 // nothing to fetch from memory but the inputs.
 template <bool kSigned>
@@ -400,14 +312,6 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
   }
 }
 
-void AddArithAny(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st, uint8_t* out) {
-  if (st.is_signed) {
-    AddArith<true>(a, b, n, st, out);
-  } else {
-    AddArith<false>(a, b, n, st, out);
-  }
-}
-
 // 16 pairs per step: the two bytes make a 16-bit index, and vpgatherdd reads the 4-byte word at
 // each (the table's padding keeps the last ones in bounds); the low byte is the entry.
 void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out) {
@@ -426,22 +330,17 @@ void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* t
 
 const QuantKernels* Table() {
   static const QuantKernels table = [] {
-    QuantKernels t;
-    t.name = "avx512vnni";
-    t.mr = kMr;
-    t.panel = kPanel;
+    QuantKernels t = TiledGemmTable<Tile, kMr, kBlocks, 16>("avx512vnni");
     t.packed_b_size = PackedBSize;
     t.pack_b = PackB;
     t.row_sums = RowSums;
-    t.gemm_u8 = Gemm<false>;
-    t.gemm_s8 = Gemm<true>;
-    t.dw_packed_size = DwPackedSize;
-    t.dw_pack = DwPack;
-    t.dw_u8 = Dw<false>;
-    t.dw_s8 = Dw<true>;
+    t.dw_packed_size = DepthwisePairsPackedSize<kDwBlock>;
+    t.dw_pack = PackDepthwisePairs<kDwBlock>;
+    t.dw_u8 = DwForRounding<DwImpl<false, true>, DwImpl<false, false>>;
+    t.dw_s8 = DwForRounding<DwImpl<true, true>, DwImpl<true, false>>;
     t.dw_zero_point_in_column_term = true;
     t.lookup_pairs = LookupPairs;
-    t.add_arith = AddArithAny;
+    t.add_arith = AddArithForSign<AddArith<true>, AddArith<false>>;
     return t;
   }();
   return &table;
@@ -451,11 +350,6 @@ const QuantKernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+TS_AVX512_TARGET_END
 
 #endif  // __x86_64__

@@ -16,9 +16,11 @@
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANT_KERNELS_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_QUANT_KERNELS_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/kernels/optimized/count_dispatch.h"
 #include "runtime/kernels/optimized/microkernels.h"
 
 namespace touchstone {
@@ -141,12 +143,83 @@ const QuantKernels* Table();
 void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* table, uint8_t* out);
 }  // namespace qisa_scalar
 
-// The vector sets' depthwise weight layout (dw_packed_size / dw_pack), `block` channels per block
-// (32 for AVX-512, 16 for AVX2): per block and pair of taps, two vectors of block / 2 int16 pairs
+// The vector sets' depthwise weight layout (dw_packed_size / dw_pack), kBlock channels per block
+// (32 for AVX-512, 16 for AVX2): per block and pair of taps, two vectors of kBlock / 2 int16 pairs
 // (tap t, tap t + 1); element pair i of the low (high) vector holds channel 8 * (i / 4) + i % 4
-// (+ 4), the order vpunpcklwd / vpunpckhwd leave a block's channels in. Plain C++, Prepare only.
-size_t DepthwisePairsPackedSize(int channels, int taps, int block);
-void PackDepthwisePairs(const int16_t* w, int channels, int taps, int block, uint8_t* packed);
+// (+ 4), the order vpunpcklwd / vpunpckhwd leave a block's channels in. Plain C++, Prepare only;
+// instantiated for 16 and 32.
+template <int kBlock>
+size_t DepthwisePairsPackedSize(int channels, int taps);
+template <int kBlock>
+void PackDepthwisePairs(const int16_t* w, int channels, int taps, uint8_t* packed);
+
+// ---- What the sets' GEMM and depthwise kernels share: the choice of a tile or instance per call.
+// Integer code only: the instances are compiled in the sets' own files, with their instruction
+// sets, and are called, not inlined.
+
+using QTileFn = void (*)(const QGemmArgs& args, int n0);
+
+// Tile<kSigned, kUp, rows, blocks>::Run for rows in [1, kMr] and blocks in [1, kBlocks] (each
+// count past its range the largest).
+template <template <bool, bool, int, int> class Tile, int kMr, int kBlocks, bool kSigned, bool kUp>
+QTileFn TileFor(int rows, int blocks) {
+  return WithCount<1, kMr>(rows, [blocks](auto mr) {
+    return WithCount<1, kBlocks>(
+        blocks, [](auto nb) -> QTileFn { return Tile<kSigned, kUp, decltype(mr)::value, decltype(nb)::value>::Run; });
+  });
+}
+
+// A set's gemm_u8 (kSigned false) or gemm_s8: the call's columns in panels of kBlocks blocks of
+// kBlockColumns columns, each panel through the tile for the call's rows, the blocks that hold
+// columns, and the stage's rounding (ruy's rounding up, or ties away from zero).
+template <template <bool, bool, int, int> class Tile, int kMr, int kBlocks, int kBlockColumns, bool kSigned>
+void GemmPanels(const QGemmArgs& g) {
+  constexpr int kPanel = kBlocks * kBlockColumns;
+  for (int n0 = g.n_begin; n0 < g.n_end; n0 += kPanel) {
+    const int blocks = std::min(kBlocks, (g.n - n0 + kBlockColumns - 1) / kBlockColumns);
+    const QTileFn tile = g.stage->rounding_up ? TileFor<Tile, kMr, kBlocks, kSigned, true>(g.rows, blocks)
+                                              : TileFor<Tile, kMr, kBlocks, kSigned, false>(g.rows, blocks);
+    tile(g, n0);
+  }
+}
+
+// A set's table with its name and GEMM entries: mr, panel and gemm_u8 / gemm_s8 through GemmPanels
+// over Tile (kMr rows, panels of kBlocks blocks of kBlockColumns columns); the set fills in the rest.
+template <template <bool, bool, int, int> class Tile, int kMr, int kBlocks, int kBlockColumns>
+QuantKernels TiledGemmTable(const char* name) {
+  QuantKernels t;
+  t.name = name;
+  t.mr = kMr;
+  t.panel = kBlocks * kBlockColumns;
+  t.gemm_u8 = GemmPanels<Tile, kMr, kBlocks, kBlockColumns, false>;
+  t.gemm_s8 = GemmPanels<Tile, kMr, kBlocks, kBlockColumns, true>;
+  return t;
+}
+
+// A set's dw_u8 or dw_s8 from its instances for the two roundings of the stage.
+template <void (*kRoundingUp)(const QDwArgs&), void (*kTiesAway)(const QDwArgs&)>
+void DwForRounding(const QDwArgs& args) {
+  if (args.stage->rounding_up) {
+    kRoundingUp(args);
+  } else {
+    kTiesAway(args);
+  }
+}
+
+using QAddArithFn = void (*)(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& stages,
+                             uint8_t* out);
+
+// A set's add_arith from its int8 and uint8 instances.
+template <QAddArithFn kSigned, QAddArithFn kUnsigned>
+void AddArithForSign(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& stages,
+                     uint8_t* out) {
+  if (stages.is_signed) {
+    kSigned(a, b, n, stages, out);
+  } else {
+    kUnsigned(a, b, n, stages, out);
+  }
+}
+
 #if defined(__x86_64__)
 namespace qisa_avx2 {
 const QuantKernels* Table();

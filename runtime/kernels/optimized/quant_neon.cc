@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/optimized/isa_target.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
 
 #if defined(__aarch64__)
@@ -133,45 +134,6 @@ inline void StoreTile(const QGemmArgs& g, int n0, int32x4_t (&acc)[MR][4]) {
   }
 }
 
-using TileFn = void (*)(const QGemmArgs&, int);
-
-// The tile for `rows` rows (1..4) and 8 or 16 columns.
-template <template <bool, bool, int, int> class Tile, bool kSigned, bool kUp>
-TileFn TileFor(int rows, bool narrow) {
-  if (narrow) {
-    switch (rows) {
-      case 1:
-        return Tile<kSigned, kUp, 1, 2>::Run;
-      case 2:
-        return Tile<kSigned, kUp, 2, 2>::Run;
-      case 3:
-        return Tile<kSigned, kUp, 3, 2>::Run;
-      default:
-        return Tile<kSigned, kUp, 4, 2>::Run;
-    }
-  }
-  switch (rows) {
-    case 1:
-      return Tile<kSigned, kUp, 1, 4>::Run;
-    case 2:
-      return Tile<kSigned, kUp, 2, 4>::Run;
-    case 3:
-      return Tile<kSigned, kUp, 3, 4>::Run;
-    default:
-      return Tile<kSigned, kUp, 4, 4>::Run;
-  }
-}
-
-template <template <bool, bool, int, int> class Tile, bool kSigned>
-void GemmPanels(const QGemmArgs& g) {
-  for (int n0 = g.n_begin; n0 < g.n_end; n0 += kPanel) {
-    const bool narrow = g.n - n0 <= 8;
-    const TileFn tile = g.stage->rounding_up ? TileFor<Tile, kSigned, true>(g.rows, narrow)
-                                             : TileFor<Tile, kSigned, false>(g.rows, narrow);
-    tile(g, n0);
-  }
-}
-
 void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) {
   for (int r = 0; r < rows; ++r) {
     const uint8_t* row = a + r * a_stride;
@@ -266,15 +228,6 @@ void DwImpl(const QDwArgs& a) {
   }
 }
 
-template <bool kSigned>
-void Dw(const QDwArgs& a) {
-  if (a.stage->rounding_up) {
-    DwImpl<kSigned, true>(a);
-  } else {
-    DwImpl<kSigned, false>(a);
-  }
-}
-
 // ---- 8-bit ADD in registers (quant_kernels.h, add_arith), 16 pairs per step.
 
 template <bool kSigned>
@@ -320,27 +273,22 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
   }
 }
 
-void AddArithAny(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st, uint8_t* out) {
-  if (st.is_signed) {
-    AddArith<true>(a, b, n, st, out);
-  } else {
-    AddArith<false>(a, b, n, st, out);
-  }
-}
-
-// What both sets share besides the GEMM.
-QuantKernels CommonTable() {
-  QuantKernels t;
-  t.mr = kMr;
-  t.panel = kPanel;
+// A set's table: its GEMM (TileOfBlocks<kSigned, kUp, rows, blocks of 8 columns>, packed with
+// pack_b) and what both sets share.
+template <template <bool, bool, int, int> class TileOfBlocks>
+QuantKernels MakeTable(const char* name, size_t (*packed_b_size)(int, size_t),
+                       void (*pack_b)(const uint8_t*, int, size_t, bool, uint8_t*)) {
+  QuantKernels t = TiledGemmTable<TileOfBlocks, kMr, kPanel / 8, 8>(name);
+  t.packed_b_size = packed_b_size;
+  t.pack_b = pack_b;
   t.row_sums = RowSums;
   t.dw_packed_size = DwPackedSize;
   t.dw_pack = DwPack;
-  t.dw_u8 = Dw<false>;
-  t.dw_s8 = Dw<true>;
+  t.dw_u8 = DwForRounding<DwImpl<false, true>, DwImpl<false, false>>;
+  t.dw_s8 = DwForRounding<DwImpl<true, true>, DwImpl<true, false>>;
   t.dw_zero_point_in_column_term = true;
   t.lookup_pairs = qisa_scalar::LookupPairs;
-  t.add_arith = AddArithAny;
+  t.add_arith = AddArithForSign<AddArith<true>, AddArith<false>>;
   return t;
 }
 
@@ -416,22 +364,18 @@ struct PlainTile {
   }
 };
 
+// By blocks of 8 columns, as GemmPanels counts them.
+template <bool kSigned, bool kUp, int MR, int kBlocks>
+using PlainTileOfBlocks = PlainTile<kSigned, kUp, MR, 2 * kBlocks>;
+
 }  // namespace
 }  // namespace qisa_neon_common
 
 namespace qisa_neon {
 
 const QuantKernels* Table() {
-  using namespace qisa_neon_common;  // NOLINT(build/namespaces): this file's helpers
-  static const QuantKernels table = [] {
-    QuantKernels t = CommonTable();
-    t.name = "neon";
-    t.packed_b_size = PlainPackedBSize;
-    t.pack_b = PlainPackB;
-    t.gemm_u8 = GemmPanels<PlainTile, false>;
-    t.gemm_s8 = GemmPanels<PlainTile, true>;
-    return t;
-  }();
+  static const QuantKernels table = qisa_neon_common::MakeTable<qisa_neon_common::PlainTileOfBlocks>(
+      "neon", qisa_neon_common::PlainPackedBSize, qisa_neon_common::PlainPackB);
   return &table;
 }
 
@@ -439,10 +383,8 @@ const QuantKernels* Table() {
 }  // namespace optimized
 }  // namespace touchstone
 
-// ---- Dot products (ARMv8.2 SDOT / UDOT). The functions that use them say so themselves (a
-// target pragma around templates does not reach their instantiations), naming armv8.2-a as
-// arm_neon.h does for the intrinsics: the extension exists from ARMv8.2 on.
-#define TS_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
+// ---- Dot products (ARMv8.2 SDOT / UDOT): the functions that use them say so themselves
+// (TS_DOTPROD, isa_target.h).
 
 namespace touchstone {
 namespace optimized {
@@ -534,29 +476,22 @@ struct DotTile {
   }
 };
 
+template <bool kSigned, bool kUp, int MR, int kBlocks>
+using DotTileOfBlocks = DotTile<kSigned, kUp, MR, 2 * kBlocks>;
+
 }  // namespace
 }  // namespace qisa_neon_common
 
 namespace qisa_neon_dotprod {
 
 const QuantKernels* Table() {
-  using namespace qisa_neon_common;  // NOLINT(build/namespaces): this file's helpers
-  static const QuantKernels table = [] {
-    QuantKernels t = CommonTable();
-    t.name = "neon+dotprod";
-    t.packed_b_size = DotPackedBSize;
-    t.pack_b = DotPackB;
-    t.gemm_u8 = GemmPanels<DotTile, false>;
-    t.gemm_s8 = GemmPanels<DotTile, true>;
-    return t;
-  }();
+  static const QuantKernels table = qisa_neon_common::MakeTable<qisa_neon_common::DotTileOfBlocks>(
+      "neon+dotprod", qisa_neon_common::DotPackedBSize, qisa_neon_common::DotPackB);
   return &table;
 }
 
 }  // namespace qisa_neon_dotprod
 }  // namespace optimized
 }  // namespace touchstone
-
-#undef TS_DOTPROD
 
 #endif  // __aarch64__

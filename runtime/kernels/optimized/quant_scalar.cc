@@ -115,16 +115,18 @@ const QuantKernels* Table() {
 
 }  // namespace qisa_scalar
 
-size_t DepthwisePairsPackedSize(int channels, int taps, int block) {
-  return static_cast<size_t>((channels + block - 1) / block) * (taps / 2) * block * 2 * sizeof(int16_t);
+template <int kBlock>
+size_t DepthwisePairsPackedSize(int channels, int taps) {
+  return static_cast<size_t>((channels + kBlock - 1) / kBlock) * (taps / 2) * kBlock * 2 * sizeof(int16_t);
 }
 
-void PackDepthwisePairs(const int16_t* w, int channels, int taps, int block, uint8_t* packed) {
+template <int kBlock>
+void PackDepthwisePairs(const int16_t* w, int channels, int taps, uint8_t* packed) {
   int16_t* out = reinterpret_cast<int16_t*>(packed);
-  for (int c0 = 0; c0 < channels; c0 += block) {
+  for (int c0 = 0; c0 < channels; c0 += kBlock) {
     for (int t = 0; t < taps; t += 2) {
       for (int half = 0; half < 2; ++half) {
-        for (int i = 0; i < block / 2; ++i) {
+        for (int i = 0; i < kBlock / 2; ++i) {
           const int ch = c0 + 8 * (i / 4) + i % 4 + 4 * half;
           *out++ = ch < channels ? w[t * channels + ch] : 0;
           *out++ = ch < channels ? w[(t + 1) * channels + ch] : 0;
@@ -133,6 +135,11 @@ void PackDepthwisePairs(const int16_t* w, int channels, int taps, int block, uin
     }
   }
 }
+
+template size_t DepthwisePairsPackedSize<16>(int, int);
+template size_t DepthwisePairsPackedSize<32>(int, int);
+template void PackDepthwisePairs<16>(const int16_t*, int, int, uint8_t*);
+template void PackDepthwisePairs<32>(const int16_t*, int, int, uint8_t*);
 
 #if defined(__aarch64__)
 bool CpuHasDotProd() {

@@ -15,9 +15,6 @@ namespace optimized {
 namespace {
 
 constexpr int kMaxRowsPerTile = 8;
-// Work a chunk should hold at least before it goes to another thread.
-constexpr int64_t kMinQuantGemmMacsPerChunk = 32 * 1024;
-constexpr int64_t kMinQuantDepthwiseMacsPerChunk = 16 * 1024;
 
 std::atomic<int64_t> g_prepared{0};
 
@@ -285,6 +282,30 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
   return true;
 }
 
+bool FullyConnectedRequantization(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* weights,
+                                  const TfLiteTensor* output, TfLiteFusedActivation activation, int n,
+                                  nn::OutputRequantization* rq) {
+  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
+  if (quantization == nullptr) return false;
+  const double product = static_cast<double>(input->params.scale * weights->params.scale);
+  int32_t multiplier;
+  int shift;
+  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale), &multiplier, &shift);
+  rq->multiplier.assign(n, multiplier);
+  rq->shift.assign(n, shift);
+  if (quantization->scale->size > 1) {
+    if (quantization->scale->size != n) return false;
+    for (int u = 0; u < n; ++u) {
+      quantization_util::QuantizeMultiplier(static_cast<double>(input->params.scale) *
+                                                static_cast<double>(quantization->scale->data[u]) /
+                                                static_cast<double>(output->params.scale),
+                                            &rq->multiplier[u], &rq->shift[u]);
+    }
+  }
+  return nn::CalculateActivationRangeQuantized(context, activation, output, &rq->activation_min, &rq->activation_max) ==
+         kTfLiteOk;
+}
+
 bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, QuantGemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
@@ -300,29 +321,9 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const 
   }
   const int n = weights->dims->data[0];
   const size_t k = weights->dims->data[1];
-  if (n <= 0 || k == 0 || tflite::NumElements(output) == 0) return false;
-  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
-  if (quantization == nullptr) return false;
-  // The reference's multipliers: the per-tensor one from the float product of the scales, one per
-  // unit from double products where the weights have per-unit scales.
   nn::OutputRequantization rq;
-  const double product = static_cast<double>(input->params.scale * weights->params.scale);
-  int32_t multiplier;
-  int shift;
-  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale), &multiplier, &shift);
-  rq.multiplier.assign(n, multiplier);
-  rq.shift.assign(n, shift);
-  if (quantization->scale->size > 1) {
-    if (quantization->scale->size != n) return false;
-    for (int u = 0; u < n; ++u) {
-      quantization_util::QuantizeMultiplier(static_cast<double>(input->params.scale) *
-                                                static_cast<double>(quantization->scale->data[u]) /
-                                                static_cast<double>(output->params.scale),
-                                            &rq.multiplier[u], &rq.shift[u]);
-    }
-  }
-  if (nn::CalculateActivationRangeQuantized(context, params.activation, output, &rq.activation_min,
-                                            &rq.activation_max) != kTfLiteOk) {
+  if (n <= 0 || k == 0 || tflite::NumElements(output) == 0 ||
+      !FullyConnectedRequantization(context, input, weights, output, params.activation, n, &rq)) {
     return false;
   }
   s->conv = false;
@@ -377,7 +378,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   const auto gemm = s->is_signed ? kernels.gemm_s8 : kernels.gemm_u8;
   const int64_t macs_per_item =
       static_cast<int64_t>(mr) * static_cast<int64_t>(s->kp) * panels_per_group * kernels.panel;
-  const int64_t min_items = std::max<int64_t>(1, kMinQuantGemmMacsPerChunk / std::max<int64_t>(1, macs_per_item));
+  const int64_t min_items = std::max<int64_t>(1, kMinMacsPerChunk / std::max<int64_t>(1, macs_per_item));
   ParallelChunks(context, tiles * groups, min_items, [&](int, int64_t begin, int64_t end) {
     int32_t sums[kMaxRowsPerTile];
     int32_t row_terms[kMaxRowsPerTile];
@@ -558,8 +559,7 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantD
   const auto dw = s->is_signed ? s->kernels->dw_s8 : s->kernels->dw_u8;
   uint8_t* output_data = output->data.uint8;
   const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->channels;
-  const int64_t min_pixels =
-      std::max<int64_t>(1, kMinQuantDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
+  const int64_t min_pixels = std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
   ParallelChunks(context, pixels, min_pixels, [&](int, int64_t begin, int64_t end) {
     QDwArgs args;
     args.taps = taps;

@@ -129,6 +129,15 @@ bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, cons
 bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
                              QuantOutput* out);
 
+// FULLY_CONNECTED's output requantization as the reference computes it for an integer node of n
+// units: the multiplier from the float product of the input and weight scales (over the output
+// scale in double), or one per unit from double products where the weights have a scale per unit,
+// and the fused activation's range. False where the weights have no scales, or neither one nor n,
+// or the activation has no range on the output.
+bool FullyConnectedRequantization(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* weights,
+                                  const TfLiteTensor* output, TfLiteFusedActivation activation, int n,
+                                  nn::OutputRequantization* rq);
+
 TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmState* state);
 TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantDepthwiseState* state);
 

@@ -12,25 +12,19 @@
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/quantized.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
 namespace optimized {
 namespace {
 
-// Work a chunk should hold at least before it goes to another thread.
-constexpr int64_t kMinMacsPerChunk = 32 * 1024;
-constexpr int64_t kMinElementsPerChunk = 16 * 1024;
 // Elements of a broadcast operand expanded at a time (Q16BinaryState::expanded).
 constexpr int64_t kExpandElements = 1024;
 
 std::atomic<int64_t> g_prepared{0};
 
 void NotePrepared() { g_prepared.fetch_add(1, std::memory_order_relaxed); }
-
-size_t TypeBytes(TfLiteType type) { return type == kTfLiteInt32 ? 4 : type == kTfLiteInt16 ? 2 : 1; }
-
-bool IsQuantizedType(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteInt16; }
 
 bool HasScale(const TfLiteTensor* t) { return t->params.scale > 0.f && std::isfinite(t->params.scale); }
 
@@ -276,6 +270,28 @@ void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch) {
   for (int i = 0; i < 3; ++i) batch[i] = i < 5 - rank ? 1 : tensor->dims->data[i - (5 - rank)];
 }
 
+// The end of the Prepare of an int16 x int8 GEMM with constant weights (FULLY_CONNECTED, CONV_2D),
+// once kernels, shape and rows are set: the reference's stages (int64 sums with an int64 bias,
+// else ruy's, one group), the weights' zero point, and the packed weights, which Eval packs the
+// first time (Init stays short) and a second Prepare of the same weights keeps.
+bool FinishConstantWeightsPrepare(TfLiteContext* context, const nn::OutputRequantization& rq,
+                                  const TfLiteTensor* weights, const TfLiteTensor* bias, const TfLiteTensor* output,
+                                  Q16GemmState* s) {
+  s->split = false;
+  s->exact64 = bias != nullptr && bias->type == kTfLiteInt64;
+  s->out16 = true;
+  s->a_offset = 0;
+  s->b_offset = -weights->params.zero_point;
+  if (!BuildColumns(rq, bias, output->params.zero_point, s)) return false;
+  if (!(s->constant_b && s->packed_from == weights->data.raw && s->packed_kernels == s->kernels)) {
+    s->packed.clear();
+    s->packed_from = nullptr;
+  }
+  s->constant_b = true;
+  FinishGemmPrepare(context, s);
+  return true;
+}
+
 }  // namespace
 
 bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, Q16GemmState* s) {
@@ -293,28 +309,9 @@ bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const Mi
   }
   const int n = weights->dims->data[0];
   const size_t k = weights->dims->data[1];
-  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
-  if (n <= 0 || k == 0 || tflite::NumElements(output) == 0 || quantization == nullptr) return false;
-  // The reference's multipliers: per tensor from the float product of the scales, per unit from
-  // double products where the weights have a scale per unit.
   nn::OutputRequantization rq;
-  int32_t multiplier;
-  int shift;
-  const double product = static_cast<double>(input->params.scale * weights->params.scale);
-  quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale), &multiplier, &shift);
-  rq.multiplier.assign(n, multiplier);
-  rq.shift.assign(n, shift);
-  if (quantization->scale->size > 1) {
-    if (quantization->scale->size != n) return false;
-    for (int u = 0; u < n; ++u) {
-      quantization_util::QuantizeMultiplier(static_cast<double>(input->params.scale) *
-                                                static_cast<double>(quantization->scale->data[u]) /
-                                                static_cast<double>(output->params.scale),
-                                            &rq.multiplier[u], &rq.shift[u]);
-    }
-  }
-  if (nn::CalculateActivationRangeQuantized(context, params.activation, output, &rq.activation_min,
-                                            &rq.activation_max) != kTfLiteOk) {
+  if (n <= 0 || k == 0 || tflite::NumElements(output) == 0 ||
+      !FullyConnectedRequantization(context, input, weights, output, params.activation, n, &rq)) {
     return false;
   }
   s->kind = Q16GemmState::Kind::kFullyConnected;
@@ -324,20 +321,7 @@ bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const Mi
   s->k = k;
   s->rows = tflite::NumElements(output) / n;
   if (s->rows * static_cast<int64_t>(k) > tflite::NumElements(input)) return false;
-  s->split = false;
-  s->exact64 = bias != nullptr && bias->type == kTfLiteInt64;
-  s->out16 = true;
-  s->a_offset = 0;
-  s->b_offset = -weights->params.zero_point;
-  if (!BuildColumns(rq, bias, output->params.zero_point, s)) return false;
-  // Packed at the first Eval (Init stays short); kept across a second Prepare of the same weights.
-  if (!(s->constant_b && s->packed_from == weights->data.raw && s->packed_kernels == s->kernels)) {
-    s->packed.clear();
-    s->packed_from = nullptr;
-  }
-  s->constant_b = true;
-  FinishGemmPrepare(context, s);
-  return true;
+  return FinishConstantWeightsPrepare(context, rq, weights, bias, output, s);
 }
 
 bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, const WindowGeometry& geometry,
@@ -370,20 +354,7 @@ bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels
   s->k = static_cast<size_t>(geometry.taps()) * s->channels;
   s->rows = geometry.out_pixels();
   if (s->k == 0) return false;
-  s->split = false;
-  // The reference's stages: int64 sums with an int64 bias, else ruy's (one group).
-  s->exact64 = bias != nullptr && bias->type == kTfLiteInt64;
-  s->out16 = true;
-  s->a_offset = 0;
-  s->b_offset = -filter->params.zero_point;
-  if (!BuildColumns(rq, bias, output->params.zero_point, s)) return false;
-  if (!(s->constant_b && s->packed_from == filter->data.raw && s->packed_kernels == s->kernels)) {
-    s->packed.clear();
-    s->packed_from = nullptr;
-  }
-  s->constant_b = true;
-  FinishGemmPrepare(context, s);
-  return true;
+  return FinishConstantWeightsPrepare(context, rq, filter, bias, output, s);
 }
 
 bool PrepareQ16BatchMatMul(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, Q16GemmState* s) {
@@ -608,21 +579,9 @@ bool AddParams(const TfLiteNode* node, const TfLiteTensor* in1, const TfLiteTens
                Q16AddParams* p) {
   const auto* params = static_cast<const TfLiteAddParams*>(node->builtin_data);
   const TfLiteFusedActivation activation = params != nullptr ? params->activation : kTfLiteActNone;
-  int32_t qmin = 0, qmax = 0;
-  switch (out->type) {
-    case kTfLiteUInt8:
-      qmin = 0;
-      qmax = 255;
-      break;
-    case kTfLiteInt8:
-      qmin = -128;
-      qmax = 127;
-      break;
-    default:
-      qmin = -32768;
-      qmax = 32767;
-      break;
-  }
+  // The output type's range (uint8, int8, else int16), which every zero point must lie in.
+  const int32_t qmin = out->type == kTfLiteUInt8 ? 0 : (out->type == kTfLiteInt8 ? -128 : -32768);
+  const int32_t qmax = out->type == kTfLiteUInt8 ? 255 : (out->type == kTfLiteInt8 ? 127 : 32767);
   for (const TfLiteTensor* t : {in1, in2, out}) {
     if (t->params.zero_point < qmin || t->params.zero_point > qmax) return false;
   }
@@ -761,7 +720,7 @@ bool PrepareQ16Binary(TfLiteContext* context, TfLiteNode* node, bool mul, const 
   if (!ReduceShapes(a->dims, b->dims, out->dims, s)) return false;
   s->elements = tflite::NumElements(out);
   s->kernels = &Q16KernelsFor(set);
-  s->element_bytes = TypeBytes(out->type);
+  s->element_bytes = ElementBytes(out->type);
   s->expanded.Ensure(NumThreads(context), kExpandElements * s->element_bytes);
   NotePrepared();
   return true;
@@ -859,6 +818,14 @@ bool PerChannel(const TfLiteTensor* t) {
   return q != nullptr && q->scale->size > 1;
 }
 
+// The end of a Prepare that takes the node: the set's kernels, and the count of nodes taken.
+TfLiteStatus TakeNode(ConvertState* s) {
+  s->q16 = &Q16KernelsFor(*s->kernels);
+  s->fast = true;
+  NotePrepared();
+  return kTfLiteOk;
+}
+
 struct QuantizeOp {
   using State = ConvertState;
   static TfLiteRegistration* Reference() { return reference::Register_QUANTIZE(); }
@@ -905,17 +872,14 @@ struct QuantizeOp {
       p.output_zero_point = output->params.zero_point;
       s->from_float = false;
     }
-    s->q16 = &Q16KernelsFor(*s->kernels);
-    s->fast = true;
-    NotePrepared();
-    return kTfLiteOk;
+    return TakeNode(s);
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    const size_t in_bytes = s->from_float ? sizeof(float) : TypeBytes(input->type);
-    const size_t out_bytes = TypeBytes(output->type);
+    const size_t in_bytes = s->from_float ? sizeof(float) : ElementBytes(input->type);
+    const size_t out_bytes = ElementBytes(output->type);
     ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
       const uint8_t* in = input->data.uint8 + begin * in_bytes;
       uint8_t* out = output->data.uint8 + begin * out_bytes;
@@ -945,16 +909,13 @@ struct DequantizeOp {
     s->zero_point = input->params.zero_point;
     s->type = input->type;
     s->elements = tflite::NumElements(input);
-    s->q16 = &Q16KernelsFor(*s->kernels);
-    s->fast = true;
-    NotePrepared();
-    return kTfLiteOk;
+    return TakeNode(s);
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    const size_t in_bytes = TypeBytes(s->type);
+    const size_t in_bytes = ElementBytes(s->type);
     ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
       s->q16->dequantize(input->data.uint8 + begin * in_bytes, end - begin, s->scale, s->zero_point, s->type,
                          output->data.f + begin);

@@ -20,8 +20,6 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-constexpr int64_t kMinElementsPerChunk = 16 * 1024;
-
 struct ReduceState : OpState {
   int64_t outer = 0, reduced = 0, inner = 0;
 };

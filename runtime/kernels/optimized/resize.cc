@@ -24,8 +24,6 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-constexpr int64_t kMinElementsPerChunk = 16 * 1024;
-
 // The sampling positions along one axis, as TFLite's ComputeInterpolationValues (and the reference
 // kernel) compute them.
 struct Axis {
@@ -128,10 +126,17 @@ struct ResizeBilinearOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
-    if (s->uint8) return EvalUInt8(context, node, s);
-    const float* input = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
-    float* output = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
-    const BilinearRowFn row_fn = s->kernels->bilinear_row;
+    if (s->uint8) {
+      return EvalRows<uint8_t>(context, node, s, [](auto... args) { BilinearRowUInt8(args...); });
+    }
+    return EvalRows<float>(context, node, s, s->kernels->bilinear_row);
+  }
+
+  // Each output row (batch, y) from its two input rows through row_fn (BilinearRowFn's arguments).
+  template <typename T, typename RowFn>
+  static TfLiteStatus EvalRows(TfLiteContext* context, TfLiteNode* node, const State* s, RowFn row_fn) {
+    const T* input = tflite::GetTensorData<T>(tflite::GetInput(context, node, 0));
+    T* output = tflite::GetTensorData<T>(tflite::GetOutput(context, node, 0));
     const size_t channels = s->channels;
     const size_t in_row = static_cast<size_t>(s->in_width) * channels;
     const size_t out_row = static_cast<size_t>(s->out_width) * channels;
@@ -141,31 +146,10 @@ struct ResizeBilinearOp {
       for (int64_t r = begin; r < end; ++r) {
         const int64_t b = r / s->out_height;
         const int y = static_cast<int>(r % s->out_height);
-        const float* image = input + static_cast<size_t>(b) * s->in_height * in_row;
+        const T* image = input + static_cast<size_t>(b) * s->in_height * in_row;
         row_fn(channels, s->out_width, image + s->rows.lower[y] * in_row, image + s->rows.upper[y] * in_row,
                s->columns.lower.data(), s->columns.upper.data(), s->columns.fraction.data(), s->rows.fraction[y],
                output + r * out_row);
-      }
-    });
-    return kTfLiteOk;
-  }
-
-  static TfLiteStatus EvalUInt8(TfLiteContext* context, TfLiteNode* node, State* s) {
-    const uint8_t* input = tflite::GetTensorData<uint8_t>(tflite::GetInput(context, node, 0));
-    uint8_t* output = tflite::GetTensorData<uint8_t>(tflite::GetOutput(context, node, 0));
-    const size_t channels = s->channels;
-    const size_t in_row = static_cast<size_t>(s->in_width) * channels;
-    const size_t out_row = static_cast<size_t>(s->out_width) * channels;
-    const int64_t rows = int64_t{s->batches} * s->out_height;
-    const int64_t min_rows = std::max<int64_t>(1, kMinElementsPerChunk / std::max<size_t>(1, out_row));
-    ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t b = r / s->out_height;
-        const int y = static_cast<int>(r % s->out_height);
-        const uint8_t* image = input + static_cast<size_t>(b) * s->in_height * in_row;
-        BilinearRowUInt8(channels, s->out_width, image + s->rows.lower[y] * in_row, image + s->rows.upper[y] * in_row,
-                         s->columns.lower.data(), s->columns.upper.data(), s->columns.fraction.data(),
-                         s->rows.fraction[y], output + r * out_row);
       }
     });
     return kTfLiteOk;

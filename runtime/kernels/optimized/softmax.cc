@@ -15,7 +15,8 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-constexpr int64_t kMinElementsPerChunk = 8 * 1024;
+// Finer than the element-wise ops' chunks (op_common.h's kMinElementsPerChunk).
+constexpr int64_t kMinSoftmaxElementsPerChunk = 8 * 1024;
 
 struct SoftmaxState : OpState {
   int64_t rows = 0;
@@ -49,7 +50,7 @@ struct SoftmaxOp {
     float* output = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
     const SoftmaxFn softmax = s->kernels->softmax;
     const int64_t depth = s->depth;
-    const int64_t min_rows = std::max<int64_t>(1, kMinElementsPerChunk / depth);
+    const int64_t min_rows = std::max<int64_t>(1, kMinSoftmaxElementsPerChunk / depth);
     ParallelChunks(context, s->rows, min_rows, [&](int, int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         softmax(depth, input + r * depth, output + r * depth, s->beta);

@@ -21,8 +21,6 @@ namespace optimized {
 namespace {
 
 constexpr int kMaxTransposeRank = 6;
-// Bytes a chunk should hold at least before it goes to another thread.
-constexpr int64_t kMinBytesPerChunk = 64 * 1024;
 
 struct TransposeState : OpState {
   int rank = 0;
