@@ -84,6 +84,16 @@ TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTens
 // The float range a fused activation clamps to.
 void CalculateActivationRange(TfLiteFusedActivation activation, float* min, float* max);
 
+// The range a fused activation clamps a quantized (UINT8, INT8 or INT16) output to, in the output's
+// integer units, as TFLite 2.14.1's CalculateActivationRangeQuantized: each bound the activation has
+// becomes zero_point + round(bound / scale), intersected with the type's range. Refused (logged
+// when `context` is not null) for any other output type, and where round(bound / scale) lies
+// outside TFLite's check, which compares with float(INT32_MIN) and float(INT32_MAX) = 2^31. Within
+// it the result is what TFLite computes on x86: 2^31 converts to INT32_MIN and the sum with the
+// zero point wraps.
+TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context, TfLiteFusedActivation activation,
+                                               const TfLiteTensor* output, int32_t* act_min, int32_t* act_max);
+
 // Bytes of one element of a type; 0 for types without a fixed size (string, resource, variant).
 size_t TfLiteTypeGetSize(TfLiteType type);
 TfLiteStatus GetSizeOfType(TfLiteContext* context, TfLiteType type, size_t* bytes);

@@ -238,60 +238,8 @@ inline const TfLiteAffineQuantization* AffineQuantization(const TfLiteTensor* te
   return has_scales ? affine : nullptr;
 }
 
-// The clamp range of a fused activation on a quantized output, as TFLite's
-// CalculateActivationRangeQuantized: the activation's real bounds quantized with the output's scale
-// and zero point (round half away from zero), intersected with the type's range.
-inline TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context, TfLiteFusedActivation activation,
-                                                      const TfLiteTensor* output, int32_t* act_min, int32_t* act_max) {
-  int32_t qmin = 0, qmax = 0;
-  switch (output->type) {
-    case kTfLiteUInt8:
-      qmin = 0;
-      qmax = 255;
-      break;
-    case kTfLiteInt8:
-      qmin = -128;
-      qmax = 127;
-      break;
-    case kTfLiteInt16:
-      qmin = -32768;
-      qmax = 32767;
-      break;
-    default:
-      TF_LITE_KERNEL_LOG(context, "output 0 has type %s; no quantized range", TfLiteTypeGetName(output->type));
-      return kTfLiteError;
-  }
-  const float scale = output->params.scale;
-  const int32_t zero_point = output->params.zero_point;
-  bool overflow = false;
-  // TFLite's range check compares with float(INT32_MAX), which is 2^31: that value passes and
-  // converts (on x86) to INT32_MIN.
-  auto quantize = [&](float f) {
-    const float q = std::round(f / scale);
-    if (!(q >= -2147483648.0f && q <= 2147483648.0f)) {
-      overflow = true;
-      return 0;
-    }
-    return quantization_util::WrappingAdd(zero_point, quantization_util::TruncateToInt32LikeX86(q));
-  };
-  *act_min = qmin;
-  *act_max = qmax;
-  if (activation == kTfLiteActRelu) {
-    *act_min = std::max(qmin, quantize(0.f));
-  } else if (activation == kTfLiteActRelu6) {
-    *act_min = std::max(qmin, quantize(0.f));
-    *act_max = std::min(qmax, quantize(6.f));
-  } else if (activation == kTfLiteActReluN1To1) {
-    *act_min = std::max(qmin, quantize(-1.f));
-    *act_max = std::min(qmax, quantize(1.f));
-  }
-  if (overflow) {
-    TF_LITE_KERNEL_LOG(context, "output 0's scale %g puts the fused activation's bounds outside int32",
-                       static_cast<double>(scale));
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
-}
+// The optimized kernels name kernel_util.h's quantized activation range from here.
+using tflite::CalculateActivationRangeQuantized;
 
 // How a kernel turns its integer accumulators (bias included) into output values; TFLite's x86
 // kernels do not all round alike, and each quantized op says which one its TFLite path uses.
@@ -478,8 +426,8 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(TfLiteContext* context
     result->multiplier.assign(num_channels, multiplier);
     result->shift.assign(num_channels, shift);
   }
-  return CalculateActivationRangeQuantized(context, activation, output, &result->activation_min,
-                                           &result->activation_max);
+  return tflite::CalculateActivationRangeQuantized(context, activation, output, &result->activation_min,
+                                                   &result->activation_max);
 }
 
 // Weights of an int8-per-channel or 16x8 kernel must be symmetric (every zero point 0).

@@ -112,8 +112,7 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
     QuantizeMultiplier(real2, &d->input2_multiplier, &d->input2_shift);
     QuantizeMultiplier(real_out, &d->output_multiplier, &d->output_shift);
   }
-  QuantizedActivationBounds(ArithActivation(kind, node), out, &d->act_min, &d->act_max);
-  return kTfLiteOk;
+  return tflite::CalculateActivationRangeQuantized(context, ArithActivation(kind, node), out, &d->act_min, &d->act_max);
 }
 
 template <Arith kind>
@@ -175,7 +174,7 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
       const float real = kind == Arith::kMul ? in1->params.scale * in2->params.scale / out->params.scale
                                              : in1->params.scale / (in2->params.scale * out->params.scale);
       QuantizeMultiplier(real, &d->output_multiplier, &d->output_shift);
-      QuantizedActivationBounds(activation, out, &d->act_min, &d->act_max);
+      EW_OK(tflite::CalculateActivationRangeQuantized(context, activation, out, &d->act_min, &d->act_max));
     }
   }
   return ResizeBroadcast(context, in1, in2, out, op);

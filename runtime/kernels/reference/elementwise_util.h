@@ -182,33 +182,6 @@ T Clamp(T v, T lo, T hi) {
   return std::min(std::max(v, lo), hi);
 }
 
-// Clamp bounds of a fused activation on a quantized output, in the output's integer units.
-inline void QuantizedActivationBounds(TfLiteFusedActivation a, const TfLiteTensor* out, int32_t* lo, int32_t* hi) {
-  int32_t qmin, qmax;
-  TypeRange(out->type, &qmin, &qmax);
-  const float scale = out->params.scale;
-  const int32_t zp = out->params.zero_point;
-  auto quantize = [&](float f) { return zp + static_cast<int32_t>(std::round(f / scale)); };
-  switch (a) {
-    case kTfLiteActRelu:
-      *lo = std::max(qmin, quantize(0.0f));
-      *hi = qmax;
-      break;
-    case kTfLiteActRelu6:
-      *lo = std::max(qmin, quantize(0.0f));
-      *hi = std::min(qmax, quantize(6.0f));
-      break;
-    case kTfLiteActReluN1To1:
-      *lo = std::max(qmin, quantize(-1.0f));
-      *hi = std::min(qmax, quantize(1.0f));
-      break;
-    default:
-      *lo = qmin;
-      *hi = qmax;
-      break;
-  }
-}
-
 // Sets out's shape to the broadcast of a's and b's (a's shape when they match).
 inline TfLiteStatus ResizeBroadcast(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
                                     TfLiteTensor* out, const char* op) {

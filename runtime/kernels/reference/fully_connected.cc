@@ -136,8 +136,8 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context, const TfLite
     }
   }
   data->stage = MatrixProductStage(input->type, bias);
-  return nn::CalculateActivationRangeQuantized(context, params.activation, output, &data->requantization.activation_min,
-                                               &data->requantization.activation_max);
+  return tflite::CalculateActivationRangeQuantized(
+      context, params.activation, output, &data->requantization.activation_min, &data->requantization.activation_max);
 }
 
 TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {

@@ -61,9 +61,9 @@ TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
                            TfLiteTypeGetName(input->type));
         return kTfLiteError;
       }
-      TF_LITE_ENSURE_OK(context, nn::CalculateActivationRangeQuantized(context, params.activation, output,
-                                                                       &data->quantized_activation_min,
-                                                                       &data->quantized_activation_max));
+      TF_LITE_ENSURE_OK(context, tflite::CalculateActivationRangeQuantized(context, params.activation, output,
+                                                                           &data->quantized_activation_min,
+                                                                           &data->quantized_activation_max));
       break;
     default:
       TF_LITE_KERNEL_LOG(context, "input 0 has type %s; supported are %s", TfLiteTypeGetName(input->type),
