@@ -125,6 +125,16 @@ inline TfLiteRegistration MakeKernelRegistration(TfLiteStatus (*prepare)(TfLiteC
 
 }  // namespace touchstone
 
+// In a function returning TfLiteStatus: unless `condition` holds, reports the printf-style message
+// (as given: unlike TF_LITE_ENSURE_MSG, without the source file's name) and returns kTfLiteError.
+#define TS_ENSURE(context, condition, ...)        \
+  do {                                            \
+    if (!(condition)) {                           \
+      TF_LITE_KERNEL_LOG((context), __VA_ARGS__); \
+      return kTfLiteError;                        \
+    }                                             \
+  } while (0)
+
 // Defines TfLiteRegistration* Register_NAME(), returning a registration with static storage made
 // by MakeKernelRegistration from the other arguments: (prepare, invoke) or (init, free, prepare,
 // invoke).

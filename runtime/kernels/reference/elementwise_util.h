@@ -36,20 +36,6 @@ namespace fp = quantization_util::fixed_point;
 using qu::MultiplyByQuantizedMultiplier;
 using qu::QuantizeMultiplier;
 
-#define EW_ENSURE(context, cond, ...)             \
-  do {                                            \
-    if (!(cond)) {                                \
-      TF_LITE_KERNEL_LOG((context), __VA_ARGS__); \
-      return kTfLiteError;                        \
-    }                                             \
-  } while (0)
-
-#define EW_OK(expr)                                 \
-  do {                                              \
-    const TfLiteStatus ew_status_ = (expr);         \
-    if (ew_status_ != kTfLiteOk) return ew_status_; \
-  } while (0)
-
 // ------------------------------------------------------------------------------------------------
 // Per-node state, filled by Prepare and read by Eval.
 
@@ -84,16 +70,16 @@ inline const char* TypeName(TfLiteType t) { return TfLiteTypeGetName(t); }
 
 inline TfLiteStatus GetIO(TfLiteContext* context, TfLiteNode* node, int num_inputs, const char* op,
                           const TfLiteTensor** in, TfLiteTensor** out) {
-  EW_ENSURE(context, node->inputs != nullptr && tflite::NumInputs(node) == num_inputs,
+  TS_ENSURE(context, node->inputs != nullptr && tflite::NumInputs(node) == num_inputs,
             "%s: expected %d input(s), got %d", op, num_inputs, node->inputs ? tflite::NumInputs(node) : 0);
-  EW_ENSURE(context, node->outputs != nullptr && tflite::NumOutputs(node) == 1, "%s: expected 1 output, got %d", op,
+  TS_ENSURE(context, node->outputs != nullptr && tflite::NumOutputs(node) == 1, "%s: expected 1 output, got %d", op,
             node->outputs ? tflite::NumOutputs(node) : 0);
   for (int i = 0; i < num_inputs; ++i) {
     in[i] = tflite::GetInput(context, node, i);
-    EW_ENSURE(context, in[i] != nullptr, "%s: input %d is missing", op, i);
+    TS_ENSURE(context, in[i] != nullptr, "%s: input %d is missing", op, i);
   }
   *out = tflite::GetOutput(context, node, 0);
-  EW_ENSURE(context, *out != nullptr, "%s: output is missing", op);
+  TS_ENSURE(context, *out != nullptr, "%s: output is missing", op);
   return kTfLiteOk;
 }
 
@@ -122,20 +108,20 @@ inline void TypeRange(TfLiteType t, int32_t* lo, int32_t* hi) {
 }
 
 inline TfLiteStatus RequireScale(TfLiteContext* context, const TfLiteTensor* t, const char* op, const char* which) {
-  EW_ENSURE(context, HasScale(t), "%s: %s tensor of type %s needs quantization parameters (a positive scale)", op,
+  TS_ENSURE(context, HasScale(t), "%s: %s tensor of type %s needs quantization parameters (a positive scale)", op,
             which, TypeName(t->type));
   return kTfLiteOk;
 }
 
 inline TfLiteStatus RequireScales(TfLiteContext* context, const char* op, const TfLiteTensor* in,
                                   const TfLiteTensor* out) {
-  EW_OK(RequireScale(context, in, op, "input"));
+  TF_LITE_ENSURE_OK(context, RequireScale(context, in, op, "input"));
   return RequireScale(context, out, op, "output");
 }
 inline TfLiteStatus RequireScales(TfLiteContext* context, const char* op, const TfLiteTensor* in1,
                                   const TfLiteTensor* in2, const TfLiteTensor* out) {
-  EW_OK(RequireScale(context, in1, op, "input 0"));
-  EW_OK(RequireScale(context, in2, op, "input 1"));
+  TF_LITE_ENSURE_OK(context, RequireScale(context, in1, op, "input 0"));
+  TF_LITE_ENSURE_OK(context, RequireScale(context, in2, op, "input 1"));
   return RequireScale(context, out, op, "output");
 }
 
@@ -217,7 +203,7 @@ T* Out(TfLiteTensor* t) {
 // Binary broadcast over tensors; the shapes were checked in Prepare.
 template <typename A, typename B, typename O, typename F>
 TfLiteStatus Binary(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out, F&& f) {
-  EW_ENSURE(context, BroadcastBinary(a->dims, In<A>(a), b->dims, In<B>(b), out->dims, Out<O>(out), f),
+  TS_ENSURE(context, BroadcastBinary(a->dims, In<A>(a), b->dims, In<B>(b), out->dims, Out<O>(out), f),
             "element-wise op: input shapes do not broadcast to the output shape");
   return kTfLiteOk;
 }
@@ -246,9 +232,9 @@ TfLiteStatus EvalForType(TfLiteContext* context, Types types, TfLiteType type, c
 // Shared Prepare: one input, output of the same type and shape.
 inline TfLiteStatus PrepareUnaryBase(TfLiteContext* context, TfLiteNode* node, const char* op,
                                      bool (*type_ok)(TfLiteType), const TfLiteTensor** in, TfLiteTensor** out) {
-  EW_OK(GetIO(context, node, 1, op, in, out));
-  EW_ENSURE(context, type_ok((*in)->type), "%s: type %s is not supported", op, TypeName((*in)->type));
-  EW_ENSURE(context, (*in)->type == (*out)->type, "%s: output type %s differs from input type %s", op,
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, op, in, out));
+  TS_ENSURE(context, type_ok((*in)->type), "%s: type %s is not supported", op, TypeName((*in)->type));
+  TS_ENSURE(context, (*in)->type == (*out)->type, "%s: output type %s differs from input type %s", op,
             TypeName((*out)->type), TypeName((*in)->type));
   return ResizeLike(context, *in, *out);
 }
@@ -256,12 +242,12 @@ inline TfLiteStatus PrepareUnaryBase(TfLiteContext* context, TfLiteNode* node, c
 // Records input/output zero points for the quantized unary ops; int16 must be symmetric.
 inline TfLiteStatus PrepareQuantizedUnaryOffsets(TfLiteContext* context, TfLiteNode* node, const char* op,
                                                  const TfLiteTensor* in, const TfLiteTensor* out) {
-  EW_OK(RequireScales(context, op, in, out));
+  TF_LITE_ENSURE_OK(context, RequireScales(context, op, in, out));
   OpData* d = Data(node);
   d->input1_offset = in->params.zero_point;
   d->output_offset = out->params.zero_point;
   if (in->type == kTfLiteInt16) {
-    EW_ENSURE(context, in->params.zero_point == 0 && out->params.zero_point == 0,
+    TS_ENSURE(context, in->params.zero_point == 0 && out->params.zero_point == 0,
               "%s: int16 tensors must have zero point 0", op);
   }
   return kTfLiteOk;
