@@ -28,6 +28,7 @@
 #include "evaluation/shards.h"
 #include "runtime/interpreter.h"
 #include "runtime/model.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -43,12 +44,6 @@ std::string Printed(double v) {
   std::ostringstream out;
   out << static_cast<float>(v);  // six significant digits of a float, as TFLite prints it
   return out.str();
-}
-
-std::string ShapeText(const TfLiteTensor& t) {
-  std::string shape = "[";
-  for (int i = 0; t.dims != nullptr && i < t.dims->size; ++i) shape += (i ? "," : "") + std::to_string(t.dims->data[i]);
-  return shape + "]";
 }
 
 // The sha256 of a file's bytes ("" when it cannot be read).
@@ -330,7 +325,7 @@ json ModelDetails(const CocoEvalOptions& o, const Detector& detector) {
       {"class_offset", o.class_offset},
       {"input",
        {{"name", input.name != nullptr ? input.name : ""},
-        {"shape", ShapeText(input)},
+        {"shape", ShapeString(&input)},
         {"type", TfLiteTypeGetName(input.type)},
         {"layout", config.preprocessing.nchw ? "NCHW" : "NHWC"}}},
       {"output_tensors",

@@ -8,18 +8,14 @@
 #include "delegates/xnnpack/xnnpack_delegate.h"
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/internal/float16.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace xnnpack {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-std::string DimsString(const std::vector<int>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
 
 const char* StatusName(enum xnn_status status) {
   switch (status) {
@@ -132,55 +128,6 @@ int PaddingBefore(int in, int out, int filter, int stride, int dilation) {
   return static_cast<int>(total / 2);
 }
 
-bool Broadcast(const std::vector<int>& a, const std::vector<int>& b, std::vector<int>* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  out->assign(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    const int da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return false;
-    (*out)[i] = da == 1 ? db : da;
-  }
-  return true;
-}
-
-const TfLiteAffineQuantization* Affine(const TfLiteTensor& t) {
-  if (t.quantization.type != kTfLiteAffineQuantization) return nullptr;
-  return static_cast<const TfLiteAffineQuantization*>(t.quantization.params);
-}
-
-bool IsPerChannel(const TfLiteTensor& t) {
-  const TfLiteAffineQuantization* q = Affine(t);
-  return q != nullptr && q->scale != nullptr && q->scale->size > 1;
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exponent = (h >> 10) & 0x1f;
-  uint32_t mantissa = h & 0x3ff;
-  uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {
-      // Subnormal half: normalise.
-      int e = -1;
-      do {
-        ++e;
-        mantissa <<= 1;
-      } while ((mantissa & 0x400) == 0);
-      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mantissa & 0x3ff) << 13);
-    }
-  } else {
-    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
-
 // The float values of a folded DEQUANTIZE (the reference kernel's arithmetic), with
 // XNN_EXTRA_BYTES of slack after them.
 bool FoldDequantize(const TfLiteTensor& in, std::vector<float>* out) {
@@ -189,15 +136,15 @@ bool FoldDequantize(const TfLiteTensor& in, std::vector<float>* out) {
   out->assign(static_cast<size_t>(count) + XNN_EXTRA_BYTES / sizeof(float), 0.0f);
   if (in.type == kTfLiteFloat16) {
     const auto* h = reinterpret_cast<const uint16_t*>(in.data.raw);
-    for (int64_t i = 0; i < count; ++i) (*out)[i] = HalfToFloat(h[i]);
+    for (int64_t i = 0; i < count; ++i) (*out)[i] = float16::HalfToFloat(h[i]);
     return true;
   }
   auto value = [&](int64_t i) -> int32_t {
     return in.type == kTfLiteInt8 ? static_cast<int32_t>(reinterpret_cast<const int8_t*>(in.data.raw)[i])
                                   : static_cast<int32_t>(reinterpret_cast<const uint8_t*>(in.data.raw)[i]);
   };
-  const TfLiteAffineQuantization* q = Affine(in);
-  if (IsPerChannel(in)) {
+  const TfLiteAffineQuantization* q = AffineQuantization(&in);
+  if (IsPerChannelQuantized(&in)) {
     const int dim = q->quantized_dimension;
     int64_t inner = 1;
     for (int i = dim + 1; i < in.dims->size; ++i) inner *= in.dims->data[i];
@@ -227,9 +174,9 @@ bool FoldableDequantize(const TfLiteTensor& in, const TfLiteTensor& out) {
   if (in.type == kTfLiteFloat16) return in.bytes >= static_cast<size_t>(count) * 2;
   if (in.type != kTfLiteInt8 && in.type != kTfLiteUInt8) return false;
   if (in.bytes < static_cast<size_t>(count)) return false;
-  const TfLiteAffineQuantization* q = Affine(in);
+  const TfLiteAffineQuantization* q = AffineQuantization(&in);
   if (q == nullptr) return false;
-  if (IsPerChannel(in)) {
+  if (IsPerChannelQuantized(&in)) {
     const int dim = q->quantized_dimension;
     if (dim < 0 || dim >= in.dims->size || q->scale->size != in.dims->data[dim]) return false;
     return q->zero_point == nullptr || q->zero_point->size == q->scale->size;
@@ -378,9 +325,7 @@ std::string GraphTranslator::Name(int index) const {
 std::vector<int> GraphTranslator::Dims(int index) const {
   int source = index;
   if (IsFolded(index)) source = info_->quasi_static.at(index);
-  const TfLiteTensor& t = Tensor(source);
-  if (t.dims == nullptr) return {};
-  return std::vector<int>(t.dims->data, t.dims->data + t.dims->size);
+  return ShapeOf(&Tensor(source));
 }
 
 bool GraphTranslator::IsStatic(int index) const {
@@ -397,9 +342,9 @@ bool GraphTranslator::QuantizedAllowed(TfLiteType type) const {
 
 bool GraphTranslator::PerTensorQuant(int index, float* scale, int32_t* zero_point) {
   const TfLiteTensor& t = Tensor(index);
-  const TfLiteAffineQuantization* q = Affine(t);
+  const TfLiteAffineQuantization* q = AffineQuantization(&t);
   if (q == nullptr) return Fail(Name(index) + " has no quantization parameters");
-  if (IsPerChannel(t)) return Fail(Name(index) + " is quantized per channel");
+  if (IsPerChannelQuantized(&t)) return Fail(Name(index) + " is quantized per channel");
   *scale = t.params.scale;
   *zero_point = t.params.zero_point;
   if (*scale == 0.0f && q->scale != nullptr && q->scale->size == 1) {
@@ -454,7 +399,7 @@ bool GraphTranslator::CheckData(int index, bool allow_float, bool allow_quantize
                 std::to_string(XNN_MAX_TENSOR_DIMS) + ")");
   }
   for (int i = 0; i < t.dims->size; ++i) {
-    if (t.dims->data[i] <= 0) return Fail(Name(index) + " has shape " + DimsString(Dims(index)));
+    if (t.dims->data[i] <= 0) return Fail(Name(index) + " has shape " + ShapeString(Dims(index)));
   }
   if (t.type == kTfLiteFloat32) {
     if (!allow_float) return Fail(Name(index) + " (" + role + ") is float32");
@@ -484,8 +429,8 @@ bool GraphTranslator::CheckRequantization(int input, int filter, int output) {
   if (!PerTensorQuant(input, &in_scale, &zp) || !PerTensorQuant(output, &out_scale, &zp)) return false;
   const TfLiteTensor& f = Tensor(filter);
   std::vector<float> filter_scales;
-  if (IsPerChannel(f)) {
-    const TfLiteAffineQuantization* q = Affine(f);
+  if (IsPerChannelQuantized(&f)) {
+    const TfLiteAffineQuantization* q = AffineQuantization(&f);
     filter_scales.assign(q->scale->data, q->scale->data + q->scale->size);
   } else {
     float s;
@@ -507,7 +452,7 @@ bool GraphTranslator::CheckBiasScale(int input, int filter, int bias, int output
   if (bias < 0) return true;
   const TfLiteTensor& b = Tensor(bias);
   const TfLiteTensor& f = Tensor(filter);
-  if (Affine(b) == nullptr || IsPerChannel(b) || IsPerChannel(f)) return true;
+  if (AffineQuantization(&b) == nullptr || IsPerChannelQuantized(&b) || IsPerChannelQuantized(&f)) return true;
   // TFLite's GetQuantizedConvolutionMultipler check, as runtime/kernels/internal/nn_common.h has it.
   const double product = static_cast<double>(Tensor(input).params.scale) * f.params.scale;
   if (std::abs(product - static_cast<double>(b.params.scale)) / Tensor(output).params.scale <= 0.02) return true;
@@ -560,8 +505,8 @@ uint32_t GraphTranslator::Value(int index, bool packed) {
   if (IsFolded(index) || t.type == kTfLiteFloat32) {
     status =
         xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id, flags, &id);
-  } else if (t.type == kTfLiteInt8 && IsPerChannel(t)) {
-    const TfLiteAffineQuantization* q = Affine(t);
+  } else if (t.type == kTfLiteInt8 && IsPerChannelQuantized(&t)) {
+    const TfLiteAffineQuantization* q = AffineQuantization(&t);
     status = xnn_define_channelwise_quantized_tensor_value(subgraph_, xnn_datatype_qcint8, q->scale->data, dims.size(),
                                                            q->quantized_dimension, dims.data(), data, external_id,
                                                            flags, &id);
@@ -593,8 +538,8 @@ uint32_t GraphTranslator::BiasValue(int bias, int input, int filter, int out_cha
   const TfLiteTensor& f = Tensor(filter);
   uint32_t id = XNN_INVALID_VALUE_ID;
   enum xnn_status status;
-  if (IsPerChannel(f)) {
-    const TfLiteAffineQuantization* q = Affine(f);
+  if (IsPerChannelQuantized(&f)) {
+    const TfLiteAffineQuantization* q = AffineQuantization(&f);
     scales_.push_back(std::make_unique<std::vector<float>>(q->scale->size));
     std::vector<float>& s = *scales_.back();
     for (int c = 0; c < q->scale->size; ++c) s[c] = in_scale * q->scale->data[c];
@@ -625,8 +570,8 @@ uint32_t GraphTranslator::ZeroBias(int out_channels, int input, int filter, bool
     int32_t zp;
     if (!PerTensorQuant(input, &in_scale, &zp)) return XNN_INVALID_VALUE_ID;
     const TfLiteTensor& f = Tensor(filter);
-    if (IsPerChannel(f)) {
-      const TfLiteAffineQuantization* q = Affine(f);
+    if (IsPerChannelQuantized(&f)) {
+      const TfLiteAffineQuantization* q = AffineQuantization(&f);
       scales_.push_back(std::make_unique<std::vector<float>>(q->scale->size));
       std::vector<float>& s = *scales_.back();
       for (int c = 0; c < q->scale->size; ++c) s[c] = in_scale * q->scale->data[c];
@@ -814,10 +759,10 @@ bool GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* pa
   }
   if (IsStatic(a) && IsStatic(b)) return Fail("both inputs are constants");
   std::vector<int> shape;
-  if (!Broadcast(Dims(a), Dims(b), &shape)) {
-    return Fail("shapes " + DimsString(Dims(a)) + " and " + DimsString(Dims(b)) + " do not broadcast");
+  if (!BroadcastShapes(Dims(a), Dims(b), &shape)) {
+    return Fail("shapes " + ShapeString(Dims(a)) + " and " + ShapeString(Dims(b)) + " do not broadcast");
   }
-  if (shape != Dims(o)) return Fail("output shape " + DimsString(Dims(o)) + ", expected " + DimsString(shape));
+  if (shape != Dims(o)) return Fail("output shape " + ShapeString(Dims(o)) + ", expected " + ShapeString(shape));
   TfLiteFusedActivation activation = kTfLiteActNone;
   if (op == kTfLiteBuiltinAdd || op == kTfLiteBuiltinSub || op == kTfLiteBuiltinMul || op == kTfLiteBuiltinDiv) {
     if (params == nullptr) return Fail("no options");
@@ -907,7 +852,7 @@ bool GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr
   const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
   const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
   const std::vector<int> expected = {in[0], oh, ow, oc};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   const TfLiteTensor& ft = Tensor(filter);
   if (type == kTfLiteFloat32) {
     if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized filter (hybrid)");
@@ -915,9 +860,9 @@ bool GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr
   } else {
     if (ft.type != type) return Fail("filter type differs from the input's");
     if (!QuantizedAllowed(type)) return Fail("quantized flag off");
-    if (IsPerChannel(ft)) {
+    if (IsPerChannelQuantized(&ft)) {
       if (type != kTfLiteInt8) return Fail("per-channel uint8 filter");
-      const TfLiteAffineQuantization* q = Affine(ft);
+      const TfLiteAffineQuantization* q = AffineQuantization(&ft);
       if (q->quantized_dimension != 0 || q->scale->size != oc) return Fail("per-channel filter not along dimension 0");
       for (int c = 0; c < q->scale->size; ++c) {
         if (!(q->scale->data[c] > 0.0f) || !std::isnormal(q->scale->data[c])) return Fail("filter scale");
@@ -986,16 +931,16 @@ bool GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void* p
   const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
   const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
   const std::vector<int> expected = {in[0], oh, ow, oc};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   const TfLiteTensor& ft = Tensor(filter);
   if (type == kTfLiteFloat32) {
     if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized filter (hybrid)");
     if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
   } else {
     if (ft.type != type) return Fail("filter type differs from the input's");
-    if (IsPerChannel(ft)) {
+    if (IsPerChannelQuantized(&ft)) {
       if (type != kTfLiteInt8) return Fail("per-channel uint8 filter");
-      const TfLiteAffineQuantization* q = Affine(ft);
+      const TfLiteAffineQuantization* q = AffineQuantization(&ft);
       if (q->quantized_dimension != 3 || q->scale->size != oc) return Fail("per-channel filter not along dimension 3");
       for (int c = 0; c < q->scale->size; ++c) {
         if (!(q->scale->data[c] > 0.0f) || !std::isnormal(q->scale->data[c])) return Fail("filter scale");
@@ -1061,7 +1006,7 @@ bool GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* pa
   } else {
     expected = {static_cast<int>(count / ic), oc};
   }
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   float lo, hi;
   if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
   const TfLiteTensor& ft = Tensor(filter);
@@ -1070,7 +1015,8 @@ bool GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* pa
     if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
   } else {
     if (ft.type != type) return Fail("filter type differs from the input's");
-    if (IsPerChannel(ft)) return Fail("per-channel weights (this XNNPACK has no per-channel fully connected)");
+    if (IsPerChannelQuantized(&ft))
+      return Fail("per-channel weights (this XNNPACK has no per-channel fully connected)");
     float s;
     int32_t zp;
     if (!PerTensorQuant(filter, &s, &zp)) return false;
@@ -1148,7 +1094,7 @@ bool GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* par
     if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
   } else {
     if (ft.type != type) return Fail("filter type differs from the input's");
-    if (IsPerChannel(ft)) return Fail("per-channel filter (this XNNPACK has no per-channel deconvolution)");
+    if (IsPerChannelQuantized(&ft)) return Fail("per-channel filter (this XNNPACK has no per-channel deconvolution)");
     float s;
     int32_t zp;
     if (!PerTensorQuant(filter, &s, &zp)) return false;
@@ -1193,7 +1139,7 @@ bool GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* para
   const int oh = WindowOutputSize(in[1], fh, params.stride_height, 1, params.padding);
   const int ow = WindowOutputSize(in[2], fw, params.stride_width, 1, params.padding);
   const std::vector<int> expected = {in[0], oh, ow, in[3]};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   const bool quantized = Tensor(input).type != kTfLiteFloat32;
   const bool identity = fh == 1 && fw == 1;
   if (identity && (params.stride_height != 1 || params.stride_width != 1)) return Fail("1x1 window with strides");
@@ -1243,7 +1189,7 @@ bool GraphTranslator::VisitMean(const TfLiteNode* node, const void* params_ptr) 
   for (int64_t i = 0; i < axis_count; ++i) axis_set.insert(axis_data[i] < 0 ? axis_data[i] + 4 : axis_data[i]);
   if (axis_set != std::set<int>{1, 2}) return Fail("MEAN over axes other than height and width");
   const std::vector<int> expected = keep_dims ? std::vector<int>{in[0], 1, 1, in[3]} : std::vector<int>{in[0], in[3]};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   if (Tensor(input).type != kTfLiteFloat32) {
     float si, so;
     int32_t zi, zo;
@@ -1473,7 +1419,7 @@ bool GraphTranslator::VisitPad(int op, const TfLiteNode* node) {
     post[d] = static_cast<size_t>(p1);
     expected[d] = static_cast<int>(in[d] + p0 + p1);
   }
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return true;
 
@@ -1531,7 +1477,7 @@ bool GraphTranslator::VisitResizeBilinear(const TfLiteNode* node, const void* pa
   if (in.size() != 4) return Fail("input must be 4-D");
   const int32_t* s = reinterpret_cast<const int32_t*>(Tensor(size).data.raw);
   const std::vector<int> expected = {in[0], s[0], s[1], in[3]};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   if (mode_ == Mode::kCheck) return true;
 
   TS_VALUE(vi, Value(input));
@@ -1559,7 +1505,7 @@ bool GraphTranslator::VisitDepthToSpace(const TfLiteNode* node, const void* para
   const std::vector<int> in = Dims(input), out = Dims(output);
   if (in.size() != 4 || block < 2 || in[3] % (block * block) != 0) return Fail("shape or block size");
   const std::vector<int> expected = {in[0], in[1] * block, in[2] * block, in[3] / (block * block)};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return true;
 

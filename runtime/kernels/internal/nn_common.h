@@ -17,6 +17,7 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace nn {
@@ -230,16 +231,10 @@ inline TfLiteStatus ResizeWindowedOutput(TfLiteContext* context, const Window& w
 // ---- Quantized forms (uint8, int8 with per-channel weights, int16x8) and hybrid forms (float
 // activations, int8 weights) of the convolutions and matrix products.
 
-// The tensor's affine quantization, or null when it has none.
-inline const TfLiteAffineQuantization* AffineQuantization(const TfLiteTensor* tensor) {
-  if (tensor->quantization.type != kTfLiteAffineQuantization) return nullptr;
-  const auto* affine = static_cast<const TfLiteAffineQuantization*>(tensor->quantization.params);
-  const bool has_scales = affine != nullptr && affine->scale != nullptr && affine->scale->size > 0;
-  return has_scales ? affine : nullptr;
-}
-
-// The optimized kernels name kernel_util.h's quantized activation range from here.
+// The optimized kernels name tensor_util.h's AffineQuantization and kernel_util.h's quantized
+// activation range from here.
 using tflite::CalculateActivationRangeQuantized;
+using ::touchstone::AffineQuantization;
 
 // How a kernel turns its integer accumulators (bias included) into output values; TFLite's x86
 // kernels do not all round alike, and each quantized op says which one its TFLite path uses.

@@ -128,7 +128,7 @@ TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& p
   }
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(filter);
+  const TfLiteAffineQuantization* quantization = AffineQuantization(filter);
   if (quantization == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 1 (filter) is INT8 but not quantized");
     return kTfLiteError;
@@ -340,7 +340,7 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
   const float* input_data = tflite::GetTensorData<float>(input);
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
-  const float* channel_scales = nn::AffineQuantization(filter)->scale->data;
+  const float* channel_scales = AffineQuantization(filter)->scale->data;
   for (int b = 0; b < batches; ++b) {
     const float* row = input_data + b * input_size;
     int8_t* quantized_row = data.quantized_input.data() + b * input_size;
@@ -412,7 +412,7 @@ TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context, const TfLiteDept
     TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
   }
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(filter);
+  const TfLiteAffineQuantization* quantization = AffineQuantization(filter);
   if (quantization == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 1 (filter) is INT8 but not quantized");
     return kTfLiteError;
@@ -589,7 +589,7 @@ void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data
                                  data.quantized_input.data() + b * input_size, &data.scaling_factors[b],
                                  &data.input_offsets[b]);
   }
-  const TfLiteFloatArray* scales = nn::AffineQuantization(filter)->scale;
+  const TfLiteFloatArray* scales = AffineQuantization(filter)->scale;
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
   const ConvData& const_data = data;

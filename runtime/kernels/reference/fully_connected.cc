@@ -104,9 +104,8 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context, const TfLite
     TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, input, "input 0"));
     TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, output, "output 0"));
   }
-  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
-  if (nn::AffineQuantization(input) == nullptr || quantization == nullptr ||
-      nn::AffineQuantization(output) == nullptr) {
+  const TfLiteAffineQuantization* quantization = AffineQuantization(weights);
+  if (AffineQuantization(input) == nullptr || quantization == nullptr || AffineQuantization(output) == nullptr) {
     TF_LITE_KERNEL_LOG(context,
                        "a quantized FULLY_CONNECTED needs quantized input, weights and "
                        "output tensors");
@@ -185,7 +184,7 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
   switch (input->type) {
     case kTfLiteFloat32:
       if (weights->type == kTfLiteInt8) {
-        const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
+        const TfLiteAffineQuantization* quantization = AffineQuantization(weights);
         if (quantization == nullptr) {
           TF_LITE_KERNEL_LOG(context, "input 1 (weights) is INT8 but not quantized");
           return kTfLiteError;
@@ -432,8 +431,8 @@ TfLiteStatus PrepareQuantizedBatchMatMul(TfLiteContext* context, const TfLiteTen
                                          const TfLiteTensor* output, BatchMatMulData* data) {
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, rhs, lhs->type, "input 1"));
   TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, lhs->type, "output 0"));
-  if (nn::AffineQuantization(lhs) == nullptr || nn::AffineQuantization(rhs) == nullptr ||
-      nn::AffineQuantization(output) == nullptr) {
+  if (AffineQuantization(lhs) == nullptr || AffineQuantization(rhs) == nullptr ||
+      AffineQuantization(output) == nullptr) {
     TF_LITE_KERNEL_LOG(context, "a quantized BATCH_MATMUL needs quantized inputs and output");
     return kTfLiteError;
   }
@@ -470,7 +469,7 @@ TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
   switch (lhs->type) {
     case kTfLiteFloat32:
       if (data->hybrid) {
-        if (nn::AffineQuantization(rhs) == nullptr) {
+        if (AffineQuantization(rhs) == nullptr) {
           TF_LITE_KERNEL_LOG(context, "input 1 is INT8 but not quantized");
           return kTfLiteError;
         }

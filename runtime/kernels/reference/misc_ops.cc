@@ -396,14 +396,12 @@ TfLiteStatus EmbeddingLookupEval(TfLiteContext* context, TfLiteNode* node) {
     }
     return kTfLiteOk;
   }
-  const auto* q = table->quantization.type == kTfLiteAffineQuantization
-                      ? static_cast<const TfLiteAffineQuantization*>(table->quantization.params)
-                      : nullptr;
+  const TfLiteAffineQuantization* q = AffineQuantization(table);
   const int8_t* values = reinterpret_cast<const int8_t*>(table->data.raw_const);
   for (int i = 0; i < num_ids; ++i) {
     const int id = ids->data.i32[i];
     // TFLite multiplies in double: int8 value * (double)scale, rounded once to float.
-    const double scale = (q != nullptr && q->scale->size > 1) ? q->scale->data[id] : table->params.scale;
+    const double scale = IsPerChannelQuantized(table) ? q->scale->data[id] : table->params.scale;
     for (int64_t j = 0; j < row_elems; ++j) {
       output->data.f[i * row_elems + j] = static_cast<float>(values[id * row_elems + j] * scale);
     }

@@ -128,7 +128,7 @@ class RawModel {
   std::vector<T> GetOutput(int position) {
     return testing::TensorValues<T>(interpreter_->output_tensor(position));
   }
-  std::vector<int> GetOutputShape(int position) { return testing::TensorShape(interpreter_->output_tensor(position)); }
+  std::vector<int> GetOutputShape(int position) { return ShapeOf(interpreter_->output_tensor(position)); }
 
  private:
   flatbuffers::FlatBufferBuilder fbb_;
