@@ -106,7 +106,7 @@ TfLiteStatus PrepareCast(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "CAST", &in, &out));
   TS_ENSURE(context, IsCastType(in->type), "CAST: input type %s is not supported", TypeName(in->type));
   TS_ENSURE(context, IsCastType(out->type), "CAST: output type %s is not supported", TypeName(out->type));
-  return ResizeLike(context, in, out);
+  return ResizeLike(context, out, in);
 }
 
 TfLiteStatus EvalCast(TfLiteContext* context, TfLiteNode* node) {

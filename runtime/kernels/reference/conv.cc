@@ -15,6 +15,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -22,6 +23,8 @@
 namespace touchstone {
 namespace reference {
 namespace {
+
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // What Prepare computes once per shape for Eval.
 struct ConvData {
@@ -53,8 +56,8 @@ void FreeConvData(TfLiteContext*, void* data) { delete static_cast<ConvData*>(da
 TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* filter,
                                      const TfLiteTensor* bias, const TfLiteTensor* output, const char* input_role,
                                      const char* filter_role, const char* bias_role, bool int16_bias_may_be_int32) {
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, nn::QuantizedWeightsType(input->type), filter_role));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, filter, filter_role, nn::QuantizedWeightsType(input->type)));
   if (input->type != kTfLiteUInt8) {
     TF_LITE_ENSURE_OK(context, nn::CheckSymmetricWeights(context, filter, filter_role));
   }
@@ -70,7 +73,7 @@ TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor*
       return kTfLiteError;
     }
   } else {
-    TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteInt32, bias_role));
+    TF_LITE_ENSURE_OK(context, CheckType(context, bias, bias_role, kTfLiteInt32));
   }
   if (bias->params.zero_point != 0) {
     TF_LITE_KERNEL_LOG(context, "%s has zero point %d, expected 0", bias_role, bias->params.zero_point);
@@ -95,7 +98,7 @@ TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* o
                            TfLiteTypeGetName(filter->type), op);
         return kTfLiteError;
       }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32, filter_role));
+      TF_LITE_ENSURE_OK(context, CheckType(context, filter, filter_role, kTfLiteFloat32));
       return nn::PrepareFloatOutput(context, activation, bias, bias_role, output, &data->activation_min,
                                     &data->activation_max);
     case kTfLiteUInt8:
@@ -126,8 +129,8 @@ TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& p
                        TfLiteTypeGetName(filter->type));
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, bias, "input 2 (bias)", kTfLiteFloat32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteFloat32));
   const TfLiteAffineQuantization* quantization = AffineQuantization(filter);
   if (quantization == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 1 (filter) is INT8 but not quantized");
@@ -162,10 +165,10 @@ TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& p
 }
 
 TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
+  const auto& params = ParamsOf<TfLiteConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 2, 3));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 3));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   // TFLite 2.14's conv.cc requires the bias ("has_bias was not true"), for every type.
   if (node->inputs->size == 2 || tflite::GetOptionalInputTensor(context, node, 2) == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 2 (bias) is missing; CONV_2D requires a bias tensor");
@@ -179,8 +182,8 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &filter));
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 2, &bias));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, filter, 4, "input 1 (filter)"));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, filter, "input 1 (filter)", 4));
 
   const int input_depth = input->dims->data[3];
   const int output_depth = filter->dims->data[0];
@@ -213,7 +216,7 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
         TF_LITE_ENSURE_OK(context, PrepareHybridConv(context, params, input, filter, bias, output, groups, data));
         break;
       }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32, "input 1 (filter)"));
+      TF_LITE_ENSURE_OK(context, CheckType(context, filter, "input 1 (filter)", kTfLiteFloat32));
       TF_LITE_ENSURE_OK(context, nn::PrepareFloatOutput(context, params.activation, bias, "input 2 (bias)", output,
                                                         &data->activation_min, &data->activation_max));
       break;
@@ -377,7 +380,7 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
 }
 
 TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
+  const auto& params = ParamsOf<TfLiteConvParams>(node);
   auto& data = *static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -409,9 +412,9 @@ TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context, const TfLiteDept
                                         const TfLiteTensor* input, const TfLiteTensor* filter, const TfLiteTensor* bias,
                                         const TfLiteTensor* output, ConvData* data) {
   if (bias != nullptr) {
-    TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
+    TF_LITE_ENSURE_OK(context, CheckType(context, bias, "input 2 (bias)", kTfLiteFloat32));
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteFloat32));
   const TfLiteAffineQuantization* quantization = AffineQuantization(filter);
   if (quantization == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 1 (filter) is INT8 but not quantized");
@@ -435,10 +438,10 @@ TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context, const TfLiteDept
 }
 
 TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
+  const auto& params = ParamsOf<TfLiteDepthwiseConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 2, 3));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 3));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const bool has_bias = node->inputs->size == 3;
   // A third input that is omitted (-1) is refused by TFLite 2.14 ("Tensor at index 2 was
   // optional but was expected"); a bias-free depthwise convolution has two inputs.
@@ -455,8 +458,8 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &filter));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   const TfLiteTensor* bias = has_bias ? tflite::GetInput(context, node, 2) : nullptr;
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, filter, 4, "input 1 (filter)"));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, filter, "input 1 (filter)", 4));
 
   data->hybrid = input->type == kTfLiteFloat32 && filter->type == kTfLiteInt8;
   if (data->hybrid) {
@@ -605,7 +608,7 @@ void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data
 }
 
 TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
+  const auto& params = ParamsOf<TfLiteDepthwiseConvParams>(node);
   auto& data = *static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -661,10 +664,10 @@ TfLiteStatus ResizeTransposeConvOutput(TfLiteContext* context, const TfLiteTrans
 }
 
 TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteTransposeConvParams>(node);
+  const auto& params = ParamsOf<TfLiteTransposeConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 3, 4));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 3, 4));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* output_shape;
   const TfLiteTensor* weights;
   const TfLiteTensor* input;
@@ -675,13 +678,13 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   const TfLiteTensor* bias = tflite::GetOptionalInputTensor(context, node, kTransposeBiasInput);
 
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output_shape, kTfLiteInt32, "input 0 (output shape)"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output_shape, "input 0 (output shape)", kTfLiteInt32));
   if (output_shape->dims->size != 1 || output_shape->dims->data[0] != 4) {
     TF_LITE_KERNEL_LOG(context, "input 0 (output shape) must be a 1-D tensor of 4 elements");
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, weights, 4, "input 1 (weights)"));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 2"));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, weights, "input 1 (weights)", 4));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 2", 4));
 
   TF_LITE_ENSURE_OK(
       context, PrepareConvTypesWithoutHybrid(context, "TRANSPOSE_CONV", params.activation, input, "input 2", weights,
@@ -800,7 +803,7 @@ void TransposeConvQuantized(const TfLiteTransposeConvParams& params, ConvData& d
 }
 
 TfLiteStatus TransposeConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteTransposeConvParams>(node);
+  const auto& params = ParamsOf<TfLiteTransposeConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* output_shape = tflite::GetInput(context, node, kOutputShapeInput);
   const TfLiteTensor* weights = tflite::GetInput(context, node, kWeightsInput);

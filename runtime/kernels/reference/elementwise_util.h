@@ -22,6 +22,7 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -31,6 +32,7 @@ namespace elementwise_ops {
 
 using elementwise::BroadcastBinary;
 using elementwise::BroadcastTernary;
+using kernel_helpers::ResizeLike;
 namespace qu = quantization_util;
 namespace fp = quantization_util::fixed_point;
 using qu::MultiplyByQuantizedMultiplier;
@@ -187,10 +189,6 @@ inline TfLiteStatus ResizeBroadcast(TfLiteContext* context, const TfLiteTensor* 
   return context->ResizeTensor(context, out, shape);
 }
 
-inline TfLiteStatus ResizeLike(TfLiteContext* context, const TfLiteTensor* in, TfLiteTensor* out) {
-  return context->ResizeTensor(context, out, TfLiteIntArrayCopy(in->dims));
-}
-
 template <typename T>
 const T* In(const TfLiteTensor* t) {
   return reinterpret_cast<const T*>(t->data.raw_const);
@@ -236,7 +234,7 @@ inline TfLiteStatus PrepareUnaryBase(TfLiteContext* context, TfLiteNode* node, c
   TS_ENSURE(context, type_ok((*in)->type), "%s: type %s is not supported", op, TypeName((*in)->type));
   TS_ENSURE(context, (*in)->type == (*out)->type, "%s: output type %s differs from input type %s", op,
             TypeName((*out)->type), TypeName((*in)->type));
-  return ResizeLike(context, *in, *out);
+  return ResizeLike(context, *out, *in);
 }
 
 // Records input/output zero points for the quantized unary ops; int16 must be symmetric.

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "runtime/c/common.h"
-#include "runtime/kernels/internal/misc_ops_util.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -23,14 +23,7 @@ namespace touchstone {
 namespace reference {
 namespace {
 
-using misc_ops::CheckArity;
-using misc_ops::ExpectType;
-using misc_ops::GetIn;
-using misc_ops::GetOut;
-using misc_ops::ResizeOutput;
-using misc_ops::Shape;
-using misc_ops::ShapeOf;
-using misc_ops::ShapeString;
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 using Complex = std::complex<double>;
 
 constexpr double kPi = 3.14159265358979323846264338327950288;
@@ -130,12 +123,12 @@ TfLiteStatus Rfft2dPrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   const TfLiteTensor* fft_length;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &fft_length));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, input, "input 0", kTfLiteFloat32));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, fft_length, "input 1 (fft_length)", kTfLiteInt32));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", kTfLiteComplex64));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &fft_length));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, CheckType(context, input, "input 0", kTfLiteFloat32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, fft_length, "input 1 (fft_length)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteComplex64));
   if (input->dims->size < 2) {
     TF_LITE_KERNEL_LOG(context, "input 0 has shape %s, expected rank 2 or more", ShapeString(input).c_str());
     return kTfLiteError;
@@ -144,7 +137,7 @@ TfLiteStatus Rfft2dPrepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "input 1 (fft_length) has shape %s, expected [2]", ShapeString(fft_length).c_str());
     return kTfLiteError;
   }
-  if (!misc_ops::ValuesKnown(fft_length)) {
+  if (!ValuesKnown(fft_length)) {
     tflite::SetTensorToDynamic(output);
     return kTfLiteOk;
   }
@@ -204,11 +197,11 @@ TfLiteStatus ComplexAbsPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, misc_ops::ExpectOneOf(context, input, "input 0", {kTfLiteComplex64, kTfLiteComplex128}));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0",
-                                        input->type == kTfLiteComplex64 ? kTfLiteFloat32 : kTfLiteFloat64));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0", {kTfLiteComplex64, kTfLiteComplex128}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0",
+                                       input->type == kTfLiteComplex64 ? kTfLiteFloat32 : kTfLiteFloat64));
   return context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims));
 }
 

@@ -177,9 +177,8 @@ TfLiteStatus CheckShape(TfLiteContext* context, const TfLiteTensor* tensor, int 
     same = tensor->dims->data[i] == dims.begin()[i];
   }
   if (same) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "input %d (%s) has shape %s, expected %s", index, name,
-                     ShapeString(tensor->dims->data, tensor->dims->size).c_str(),
-                     ShapeString(dims.begin(), static_cast<int>(dims.size())).c_str());
+  TF_LITE_KERNEL_LOG(context, "input %d (%s) has shape %s, expected %s", index, name, ShapeString(tensor).c_str(),
+                     ShapeString(std::vector<int>(dims)).c_str());
   return kTfLiteError;
 }
 

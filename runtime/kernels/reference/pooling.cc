@@ -12,6 +12,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -19,6 +20,8 @@
 namespace touchstone {
 namespace reference {
 namespace {
+
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 enum class PoolKind { kAverage, kMax, kL2 };
 
@@ -37,18 +40,18 @@ void FreePoolData(TfLiteContext*, void* data) { delete static_cast<PoolData*>(da
 
 template <PoolKind kind>
 TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLitePoolParams>(node);
+  const auto& params = ParamsOf<TfLitePoolParams>(node);
   auto* data = static_cast<PoolData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 1, 1));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
 
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   switch (input->type) {
     case kTfLiteFloat32:
       tflite::CalculateActivationRange(params.activation, &data->activation_min, &data->activation_max);
@@ -161,7 +164,7 @@ void PoolQuantized(const TfLitePoolParams& params, const PoolData& data, const T
 
 template <PoolKind kind>
 TfLiteStatus PoolEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLitePoolParams>(node);
+  const auto& params = ParamsOf<TfLitePoolParams>(node);
   const auto& data = *static_cast<const PoolData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
