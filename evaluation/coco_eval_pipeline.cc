@@ -263,8 +263,7 @@ StatusOr<Detector> BuildDetector(const CocoEvalOptions& o, const std::vector<Pro
   StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(
       [&]() { return Interpreter::Create(model, options); }, delegates, ApplyDelegatesOptions(), &detector.outcomes);
   PrintDelegateOutcomes(detector.outcomes, interpreter.ok());
-  if (!interpreter.ok()) return interpreter.status();
-  detector.interpreter = std::move(interpreter.value());
+  TS_ASSIGN_OR_RETURN(detector.interpreter, std::move(interpreter));
   Interpreter* interp = detector.interpreter.get();
   if (interp->inputs().size() != 1) {
     return InvalidInputError(o.model_file + ": a detector needs one image input (it has " +
