@@ -123,6 +123,16 @@ inline TfLiteRegistration MakeKernelRegistration(TfLiteStatus (*prepare)(TfLiteC
   return MakeKernelRegistration(nullptr, nullptr, prepare, invoke);
 }
 
+// The init and free of a kernel whose per-node data is a T, value-initialized by init.
+template <typename T>
+void* NewNodeData(TfLiteContext*, const char*, size_t) {
+  return new T();
+}
+template <typename T>
+void DeleteNodeData(TfLiteContext*, void* data) {
+  delete static_cast<T*>(data);
+}
+
 }  // namespace touchstone
 
 // In a function returning TfLiteStatus: unless `condition` holds, reports the printf-style message

@@ -77,6 +77,19 @@ inline TfLiteStatus CheckArity(TfLiteContext* context, const TfLiteNode* node, i
   return CheckOutputCount(context, node, outputs);
 }
 
+// Exactly as many inputs and outputs as `inputs` and `outputs` name, fetched into them in order.
+inline TfLiteStatus GetNodeTensors(TfLiteContext* context, const TfLiteNode* node,
+                                   std::initializer_list<const TfLiteTensor**> inputs,
+                                   std::initializer_list<TfLiteTensor**> outputs) {
+  TF_LITE_ENSURE_OK(context,
+                    CheckArity(context, node, static_cast<int>(inputs.size()), static_cast<int>(outputs.size())));
+  int index = 0;
+  for (const TfLiteTensor** input : inputs) TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, index++, input));
+  index = 0;
+  for (TfLiteTensor** output : outputs) TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, index++, output));
+  return kTfLiteOk;
+}
+
 // ---- Types, ranks and element sizes. `role` names the tensor, e.g. "input 1 (filter)".
 
 inline TfLiteStatus CheckType(TfLiteContext* context, const TfLiteTensor* t, const char* role, TfLiteType expected) {

@@ -58,51 +58,22 @@ TfLiteStatus PrepareInt16TanhLogistic(TfLiteContext* context, TfLiteNode* node, 
   return kTfLiteOk;
 }
 
+float TanhFloat(float x) { return std::tanh(x); }
+float LogisticFloat(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
 TfLiteStatus PrepareTanh(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
   TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "TANH", TanhLogisticTypes, &in, &out));
   OpData* d = Data(node);
-  auto f = [](float v) { return std::tanh(v); };
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) {
     TF_LITE_ENSURE_OK(context, RequireScales(context, "TANH", in, out));
-    PopulateLut8(in, out, f, d->lut8);
+    PopulateLut8(in, out, TanhFloat, d->lut8);
   } else if (in->type == kTfLiteInt16) {
     TF_LITE_ENSURE_OK(context, PrepareInt16TanhLogistic(context, node, "TANH", true, in, out));
   }
   return kTfLiteOk;
 }
-
-TfLiteStatus EvalTanh(TfLiteContext* context, TfLiteNode* node) {
-  const TfLiteTensor* in;
-  TfLiteTensor* out;
-  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "TANH", &in, &out));
-  switch (in->type) {
-    case kTfLiteFloat32:
-      return Unary<float>(in, out, [](float x) { return std::tanh(x); });
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-      return EvalLut(node, in, out);
-    case kTfLiteInt16: {
-      const OpData d = *Data(node);
-      if (d.input_multiplier > 0) {
-        return Unary<int16_t>(in, out, [&](int16_t x) {
-          return elementwise::TanhInt16ByTable(x, d.input_multiplier, d.input_left_shift);
-        });
-      }
-      using F3 = fp::FixedPoint<int16_t, 3>;
-      return Unary<int16_t>(in, out, [&](int16_t x) {
-        const int16_t v = d.input_left_shift == 1 ? fp::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1) : x;
-        return fp::Tanh(F3::FromRaw(v)).raw;
-      });
-    }
-    default:
-      TF_LITE_KERNEL_LOG(context, "TANH: type %s is not supported", TypeName(in->type));
-      return kTfLiteError;
-  }
-}
-
-float LogisticFloat(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 TfLiteStatus PrepareLogistic(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
@@ -123,13 +94,17 @@ TfLiteStatus PrepareLogistic(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-TfLiteStatus EvalLogistic(TfLiteContext* context, TfLiteNode* node) {
+// TANH (kTanh) or LOGISTIC: float directly, 8-bit through the table Prepare built, int16 through
+// TFLite's table (a rescaled input) or its fixed-point function on Q3.12.
+template <bool kTanh>
+TfLiteStatus EvalTanhLogistic(TfLiteContext* context, TfLiteNode* node) {
+  const char* op = kTanh ? "TANH" : "LOGISTIC";
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "LOGISTIC", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, op, &in, &out));
   switch (in->type) {
     case kTfLiteFloat32:
-      return Unary<float>(in, out, LogisticFloat);
+      return Unary<float>(in, out, kTanh ? TanhFloat : LogisticFloat);
     case kTfLiteUInt8:
     case kTfLiteInt8:
       return EvalLut(node, in, out);
@@ -137,14 +112,22 @@ TfLiteStatus EvalLogistic(TfLiteContext* context, TfLiteNode* node) {
       const OpData d = *Data(node);
       if (d.input_multiplier > 0) {
         return Unary<int16_t>(in, out, [&](int16_t x) {
-          return elementwise::LogisticInt16ByTable(x, d.input_multiplier, d.input_left_shift);
+          return kTanh ? elementwise::TanhInt16ByTable(x, d.input_multiplier, d.input_left_shift)
+                       : elementwise::LogisticInt16ByTable(x, d.input_multiplier, d.input_left_shift);
         });
       }
       using F3 = fp::FixedPoint<int16_t, 3>;
-      return Unary<int16_t>(in, out, [](int16_t x) { return fp::Logistic(F3::FromRaw(x)).raw; });
+      return Unary<int16_t>(in, out, [&](int16_t x) {
+        if constexpr (kTanh) {
+          const int16_t v = d.input_left_shift == 1 ? fp::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1) : x;
+          return fp::Tanh(F3::FromRaw(v)).raw;
+        } else {
+          return fp::Logistic(F3::FromRaw(x)).raw;
+        }
+      });
     }
     default:
-      TF_LITE_KERNEL_LOG(context, "LOGISTIC: type %s is not supported", TypeName(in->type));
+      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op, TypeName(in->type));
       return kTfLiteError;
   }
 }
@@ -515,8 +498,8 @@ void GetQuantizedActivationParams(const void* user_data, QuantizedActivationPara
   params->input_left_shift = d->input_left_shift;
 }
 
-TS_REGISTER(TANH, Init, Free, PrepareTanh, EvalTanh)
-TS_REGISTER(LOGISTIC, Init, Free, PrepareLogistic, EvalLogistic)
+TS_REGISTER(TANH, Init, Free, PrepareTanh, EvalTanhLogistic<true>)
+TS_REGISTER(LOGISTIC, Init, Free, PrepareLogistic, EvalTanhLogistic<false>)
 TS_REGISTER(RELU, Init, Free, PrepareRelu<ReluKind::kRelu>, EvalRelu<ReluKind::kRelu>)
 TS_REGISTER(RELU6, Init, Free, PrepareRelu<ReluKind::kRelu6>, EvalRelu<ReluKind::kRelu6>)
 TS_REGISTER(RELU_N1_TO_1, Init, Free, PrepareRelu<ReluKind::kReluN1To1>, EvalRelu<ReluKind::kReluN1To1>)

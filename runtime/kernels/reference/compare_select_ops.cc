@@ -60,13 +60,7 @@ TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "SELECT_V2: condition, x and y shapes cannot be broadcast together");
     return kTfLiteError;
   }
-  if (shape->size > elementwise::kMaxBroadcastRank) {
-    TF_LITE_KERNEL_LOG(context, "%s: rank %d exceeds the supported maximum of %d", op, shape->size,
-                       elementwise::kMaxBroadcastRank);
-    TfLiteIntArrayFree(shape);
-    return kTfLiteError;
-  }
-  return context->ResizeTensor(context, out, shape);
+  return ResizeBroadcastOutput(context, shape, out, op);
 }
 
 template <bool kV2>

@@ -46,9 +46,6 @@ struct ConvData {
   std::vector<int64_t> accumulators;
 };
 
-void* InitConvData(TfLiteContext*, const char*, size_t) { return new ConvData; }
-void FreeConvData(TfLiteContext*, void* data) { delete static_cast<ConvData*>(data); }
-
 // The tensor-type checks TFLite makes on a quantized convolution: weights of the matching type
 // (symmetric for int8 and int16 inputs), an int32 bias with zero point 0 (int64 for int16 inputs,
 // or int32 where `int16_bias_may_be_int32`), an output of the input's type, and zero points of 0 on
@@ -116,6 +113,51 @@ TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* o
   }
 }
 
+// The fused activation's float range and Eval's scratch for quantizing the float input batch by
+// batch: how the hybrid convolutions end their Prepare.
+void PrepareHybridScratch(TfLiteFusedActivation activation, const TfLiteTensor* input, ConvData* data) {
+  tflite::CalculateActivationRange(activation, &data->activation_min, &data->activation_max);
+  const int batches = input->dims->data[0];
+  data->quantized_input.resize(tflite::NumElements(input));
+  data->scaling_factors.resize(batches);
+  data->input_offsets.resize(batches);
+}
+
+// Input 0 and input 1 (filter) of CONV_2D or DEPTHWISE_CONV_2D, both 4-D, and output 0; the node
+// has 2 or 3 inputs (the bias is the op's to check) and 1 output.
+TfLiteStatus GetConvTensors(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor** input,
+                            const TfLiteTensor** filter, TfLiteTensor** output) {
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 3));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, filter));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, output));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, *input, "input 0", 4));
+  return CheckRank(context, *filter, "input 1 (filter)", 4);
+}
+
+// The emit of the float convolutions' sums: the bias (none counts as zeros), then the clamp.
+auto FloatConvEmit(const ConvData& data, const TfLiteTensor* bias, TfLiteTensor* output) {
+  const float* bias_data = tflite::GetTensorData<float>(bias);
+  float* output_data = tflite::GetTensorData<float>(output);
+  return [&data, bias_data, output_data](int, int64_t index, int out_c, float total) {
+    const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
+    output_data[index] = nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
+  };
+}
+
+// The emit of the quantized convolutions' sums: the bias (none counts as zeros), then the
+// requantization to the output.
+template <typename OutputT>
+auto QuantizedConvEmit(const ConvData& data, const TfLiteTensor* bias, TfLiteTensor* output) {
+  const int32_t output_offset = output->params.zero_point;
+  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
+  return [&data, bias, output_offset, output_data](int, int64_t index, int out_c, int64_t acc) {
+    output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
+                                                       acc + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
+  };
+}
+
 // ---- CONV_2D: input [N, H, W, C], filter [OC, KH, KW, C / groups], bias [OC].
 
 // Hybrid CONV_2D (float input, int8 weights): float bias and output, quantized weights.
@@ -156,34 +198,23 @@ TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& p
     return kTfLiteError;
   }
   data->hybrid = true;
-  tflite::CalculateActivationRange(params.activation, &data->activation_min, &data->activation_max);
-  const int batches = input->dims->data[0];
-  data->quantized_input.resize(tflite::NumElements(input));
-  data->scaling_factors.resize(batches);
-  data->input_offsets.resize(batches);
+  PrepareHybridScratch(params.activation, input, data);
   return kTfLiteOk;
 }
 
 TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<TfLiteConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 3));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
+  const TfLiteTensor* input;
+  const TfLiteTensor* filter;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetConvTensors(context, node, &input, &filter, &output));
   // TFLite 2.14's conv.cc requires the bias ("has_bias was not true"), for every type.
   if (node->inputs->size == 2 || tflite::GetOptionalInputTensor(context, node, 2) == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 2 (bias) is missing; CONV_2D requires a bias tensor");
     return kTfLiteError;
   }
-  const TfLiteTensor* input;
-  const TfLiteTensor* filter;
-  const TfLiteTensor* bias;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &filter));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 2, &bias));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
-  TF_LITE_ENSURE_OK(context, CheckRank(context, filter, "input 1 (filter)", 4));
+  const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
 
   const int input_depth = input->dims->data[3];
   const int output_depth = filter->dims->data[0];
@@ -308,29 +339,18 @@ void ConvSums(const TfLiteConvParams& params, const ConvData& data, const TfLite
 
 void ConvFloat(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
                const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
-  const float* bias_data = tflite::GetTensorData<float>(bias);
-  float* output_data = tflite::GetTensorData<float>(output);
   ConvSums<float>(
       params, data, input, tflite::GetTensorData<float>(input), filter, tflite::GetTensorData<float>(filter), output, 0,
-      [](int) { return 0; },
-      [&](int, int64_t index, int out_c, float total) {
-        output_data[index] = nn::ClampToActivation(total + bias_data[out_c], data.activation_min, data.activation_max);
-      });
+      [](int) { return 0; }, FloatConvEmit(data, bias, output));
 }
 
 template <typename InputT, typename FilterT, typename OutputT>
 void ConvQuantized(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
                    const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   const int32_t input_offset = -input->params.zero_point;
-  const int32_t output_offset = output->params.zero_point;
-  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
   ConvSums<int64_t>(
       params, data, input, tflite::GetTensorData<InputT>(input), filter, tflite::GetTensorData<FilterT>(filter), output,
-      -filter->params.zero_point, [&](int) { return input_offset; },
-      [&](int, int64_t index, int out_c, int64_t acc) {
-        output_data[index] = nn::RequantizeOutput<OutputT>(
-            data.stage, data.requantization, acc + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
-      });
+      -filter->params.zero_point, [&](int) { return input_offset; }, QuantizedConvEmit<OutputT>(data, bias, output));
 }
 
 // TFLite's hybrid convolution: each batch's input quantized to int8 on the fly, the integer sums
@@ -429,19 +449,17 @@ TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context, const TfLiteDept
                        quantization->scale->size, quantization->quantized_dimension, output_depth);
     return kTfLiteError;
   }
-  tflite::CalculateActivationRange(params.activation, &data->activation_min, &data->activation_max);
-  const int batches = input->dims->data[0];
-  data->quantized_input.resize(tflite::NumElements(input));
-  data->scaling_factors.resize(batches);
-  data->input_offsets.resize(batches);
+  PrepareHybridScratch(params.activation, input, data);
   return kTfLiteOk;
 }
 
 TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<TfLiteDepthwiseConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 3));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
+  const TfLiteTensor* input;
+  const TfLiteTensor* filter;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetConvTensors(context, node, &input, &filter, &output));
   const bool has_bias = node->inputs->size == 3;
   // A third input that is omitted (-1) is refused by TFLite 2.14 ("Tensor at index 2 was
   // optional but was expected"); a bias-free depthwise convolution has two inputs.
@@ -451,15 +469,7 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
                        "have 2 inputs");
     return kTfLiteError;
   }
-  const TfLiteTensor* input;
-  const TfLiteTensor* filter;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &filter));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   const TfLiteTensor* bias = has_bias ? tflite::GetInput(context, node, 2) : nullptr;
-  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
-  TF_LITE_ENSURE_OK(context, CheckRank(context, filter, "input 1 (filter)", 4));
 
   data->hybrid = input->type == kTfLiteFloat32 && filter->type == kTfLiteInt8;
   if (data->hybrid) {
@@ -552,14 +562,9 @@ void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& 
 
 void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
                         const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
-  const float* bias_data = tflite::GetTensorData<float>(bias);
-  float* output_data = tflite::GetTensorData<float>(output);
   DepthwiseConvSums<float, float, float>(
       params, data, input, tflite::GetTensorData<float>(input), filter, output, [](int) { return 0; }, 0,
-      [&](int, int64_t index, int out_c, float total) {
-        const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
-        output_data[index] = nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
-      });
+      FloatConvEmit(data, bias, output));
 }
 
 // A missing bias counts as zeros (TFLite 2.14 itself crashes on a bias-free int8 depthwise
@@ -567,16 +572,10 @@ void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData&
 template <typename InputT, typename FilterT, typename OutputT>
 void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
                             const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
-  const int32_t output_offset = output->params.zero_point;
-  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
   const int32_t input_offset = -input->params.zero_point;
   DepthwiseConvSums<int64_t, InputT, FilterT>(
       params, data, input, tflite::GetTensorData<InputT>(input), filter, output, [&](int) { return input_offset; },
-      -filter->params.zero_point,
-      [&](int, int64_t index, int out_c, int64_t acc) {
-        output_data[index] = nn::RequantizeOutput<OutputT>(
-            data.stage, data.requantization, acc + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
-      });
+      -filter->params.zero_point, QuantizedConvEmit<OutputT>(data, bias, output));
 }
 
 // TFLite's reference_integer_ops::DepthwiseConvHybridPerChannel: integer sums of the weights and
@@ -829,9 +828,9 @@ const nn::OutputRequantization* ConvRequantization(const void* user_data) {
   return user_data != nullptr ? &static_cast<const ConvData*>(user_data)->requantization : nullptr;
 }
 
-TS_REGISTER(CONV_2D, InitConvData, FreeConvData, ConvPrepare, ConvEval)
-TS_REGISTER(DEPTHWISE_CONV_2D, InitConvData, FreeConvData, DepthwiseConvPrepare, DepthwiseConvEval)
-TS_REGISTER(TRANSPOSE_CONV, InitConvData, FreeConvData, TransposeConvPrepare, TransposeConvEval)
+TS_REGISTER(CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, ConvPrepare, ConvEval)
+TS_REGISTER(DEPTHWISE_CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, DepthwiseConvPrepare, DepthwiseConvEval)
+TS_REGISTER(TRANSPOSE_CONV, NewNodeData<ConvData>, DeleteNodeData<ConvData>, TransposeConvPrepare, TransposeConvEval)
 
 }  // namespace reference
 }  // namespace touchstone

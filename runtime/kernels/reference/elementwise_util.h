@@ -61,8 +61,9 @@ struct OpData {
   int16_t lut16[513] = {};
 };
 
-inline void* Init(TfLiteContext*, const char*, size_t) { return new OpData(); }
-inline void Free(TfLiteContext*, void* buffer) { delete static_cast<OpData*>(buffer); }
+// The element-wise kernels' init and free.
+constexpr auto Init = NewNodeData<OpData>;
+constexpr auto Free = DeleteNodeData<OpData>;
 inline OpData* Data(TfLiteNode* node) { return static_cast<OpData*>(node->user_data); }
 
 // ------------------------------------------------------------------------------------------------
@@ -170,6 +171,18 @@ T Clamp(T v, T lo, T hi) {
   return std::min(std::max(v, lo), hi);
 }
 
+// Gives out the shape `shape` (which it takes), refusing ranks the broadcast walk does not take.
+inline TfLiteStatus ResizeBroadcastOutput(TfLiteContext* context, TfLiteIntArray* shape, TfLiteTensor* out,
+                                          const char* op) {
+  if (shape->size > elementwise::kMaxBroadcastRank) {
+    TF_LITE_KERNEL_LOG(context, "%s: rank %d exceeds the supported maximum of %d", op, shape->size,
+                       elementwise::kMaxBroadcastRank);
+    TfLiteIntArrayFree(shape);
+    return kTfLiteError;
+  }
+  return context->ResizeTensor(context, out, shape);
+}
+
 // Sets out's shape to the broadcast of a's and b's (a's shape when they match).
 inline TfLiteStatus ResizeBroadcast(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
                                     TfLiteTensor* out, const char* op) {
@@ -180,13 +193,7 @@ inline TfLiteStatus ResizeBroadcast(TfLiteContext* context, const TfLiteTensor* 
     TF_LITE_KERNEL_LOG(context, "%s: input shapes cannot be broadcast together", op);
     return kTfLiteError;
   }
-  if (shape->size > elementwise::kMaxBroadcastRank) {
-    TF_LITE_KERNEL_LOG(context, "%s: rank %d exceeds the supported maximum of %d", op, shape->size,
-                       elementwise::kMaxBroadcastRank);
-    TfLiteIntArrayFree(shape);
-    return kTfLiteError;
-  }
-  return context->ResizeTensor(context, out, shape);
+  return ResizeBroadcastOutput(context, shape, out, op);
 }
 
 template <typename T>

@@ -98,9 +98,6 @@ struct Rfft2dData {
   std::vector<Complex> line;
 };
 
-void* Rfft2dInit(TfLiteContext*, const char*, size_t) { return new Rfft2dData; }
-void Rfft2dFree(TfLiteContext*, void* data) { delete static_cast<Rfft2dData*>(data); }
-
 bool IsPowerOfTwo(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 TfLiteStatus Rfft2dResize(TfLiteContext* context, TfLiteNode* node) {
@@ -119,13 +116,10 @@ TfLiteStatus Rfft2dResize(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus Rfft2dPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* fft_length;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &fft_length));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &fft_length}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckType(context, input, "input 0", kTfLiteFloat32));
   TF_LITE_ENSURE_OK(context, CheckType(context, fft_length, "input 1 (fft_length)", kTfLiteInt32));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteComplex64));
@@ -194,11 +188,9 @@ TfLiteStatus Rfft2dEval(TfLiteContext* context, TfLiteNode* node) {
 // COMPLEX_ABS: |z| of COMPLEX64 (to FLOAT32) or COMPLEX128 (to FLOAT64), by std::abs as TFLite.
 
 TfLiteStatus ComplexAbsPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0", {kTfLiteComplex64, kTfLiteComplex128}));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0",
                                        input->type == kTfLiteComplex64 ? kTfLiteFloat32 : kTfLiteFloat64));
@@ -223,7 +215,7 @@ TfLiteStatus ComplexAbsEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(RFFT2D, Rfft2dInit, Rfft2dFree, Rfft2dPrepare, Rfft2dEval)
+TS_REGISTER(RFFT2D, NewNodeData<Rfft2dData>, DeleteNodeData<Rfft2dData>, Rfft2dPrepare, Rfft2dEval)
 TS_REGISTER(COMPLEX_ABS, ComplexAbsPrepare, ComplexAbsEval)
 
 }  // namespace reference

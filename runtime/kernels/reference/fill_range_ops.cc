@@ -79,11 +79,9 @@ TfLiteStatus FillEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus LikePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
@@ -249,13 +247,10 @@ TfLiteStatus RangeEval(TfLiteContext* context, TfLiteNode* node) {
 
 // BROADCAST_ARGS: the broadcast of two shape vectors (int32 or int64), of the longer one's length.
 TfLiteStatus BroadcastArgsPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* a;
   const TfLiteTensor* b;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &a));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &b));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&a, &b}, {&output}));
   if (NumDimensions(a) != 1 || NumDimensions(b) != 1) {
     TF_LITE_KERNEL_LOG(context, "BROADCAST_ARGS: the shapes must be vectors (ranks %d and %d)", NumDimensions(a),
                        NumDimensions(b));

@@ -81,9 +81,6 @@ struct FullyConnectedData {
   std::vector<int32_t> row_sums;
 };
 
-void* InitFullyConnectedData(TfLiteContext*, const char*, size_t) { return new FullyConnectedData; }
-void FreeFullyConnectedData(TfLiteContext*, void* data) { delete static_cast<FullyConnectedData*>(data); }
-
 const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
   return node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
 }
@@ -417,9 +414,6 @@ struct BatchMatMulData {
   std::vector<int32_t> column_sums;
 };
 
-void* InitBatchMatMulData(TfLiteContext*, const char*, size_t) { return new BatchMatMulData; }
-void FreeBatchMatMulData(TfLiteContext*, void* data) { delete static_cast<BatchMatMulData*>(data); }
-
 // `tensor`'s batch dimensions, right-aligned into kBatchDims slots padded with 1s in front.
 void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch_dims) {
   const int rank = tensor->dims->size;
@@ -710,8 +704,10 @@ TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(FULLY_CONNECTED, InitFullyConnectedData, FreeFullyConnectedData, FullyConnectedPrepare, FullyConnectedEval)
-TS_REGISTER(BATCH_MATMUL, InitBatchMatMulData, FreeBatchMatMulData, BatchMatMulPrepare, BatchMatMulEval)
+TS_REGISTER(FULLY_CONNECTED, NewNodeData<FullyConnectedData>, DeleteNodeData<FullyConnectedData>, FullyConnectedPrepare,
+            FullyConnectedEval)
+TS_REGISTER(BATCH_MATMUL, NewNodeData<BatchMatMulData>, DeleteNodeData<BatchMatMulData>, BatchMatMulPrepare,
+            BatchMatMulEval)
 
 }  // namespace reference
 }  // namespace touchstone

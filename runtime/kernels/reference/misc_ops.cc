@@ -98,13 +98,10 @@ TfLiteStatus AddNEval(TfLiteContext* context, TfLiteNode* node) {
 // (../shared/opsuite_sweep), so those elements of x count as 0 here. A warning says so once.
 
 TfLiteStatus Atan2Prepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* y;
   const TfLiteTensor* x;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &y));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &x));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&y, &x}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, y, "input 0", {kTfLiteFloat32, kTfLiteFloat64}));
   TF_LITE_ENSURE_OK(context, CheckType(context, x, "input 1", y->type));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", y->type));
@@ -150,11 +147,9 @@ TfLiteStatus Atan2Eval(TfLiteContext* context, TfLiteNode* node) {
 using SignTypes = TypeList<float, double, int32_t>;
 
 TfLiteStatus SignPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0", SignTypes()));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   return ResizeLike(context, output, input);
@@ -238,15 +233,11 @@ TfLiteStatus BucketizeEval(TfLiteContext* context, TfLiteNode* node) {
 // fixed-size type; indices INT32 or INT64.
 
 TfLiteStatus DynamicUpdateSlicePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* operand;
   const TfLiteTensor* update;
   const TfLiteTensor* start;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &operand));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &update));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 2, &start));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&operand, &update, &start}, {&output}));
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, operand, "input 0 (operand)", &elem));
   TF_LITE_ENSURE_OK(context, CheckType(context, update, "input 1 (update)", operand->type));
@@ -316,13 +307,10 @@ TfLiteStatus DynamicUpdateSliceEval(TfLiteContext* context, TfLiteNode* node) {
 // table is quantized per channel along dimension 0.
 
 TfLiteStatus EmbeddingLookupPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* ids;
   const TfLiteTensor* table;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &ids));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &table));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&ids, &table}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckRank(context, ids, "input 0 (ids)", 1));
   TF_LITE_ENSURE_OK(context, CheckType(context, ids, "input 0 (ids)", kTfLiteInt32));
   if (table->dims->size < 2) {
@@ -400,11 +388,9 @@ TfLiteStatus EmbeddingLookupEval(TfLiteContext* context, TfLiteNode* node) {
 // replaced. Both copy bytes, so every fixed-size type works.
 
 TfLiteStatus MatrixDiagPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
@@ -434,13 +420,10 @@ TfLiteStatus MatrixDiagEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus MatrixSetDiagPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* diagonal;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &diagonal));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &diagonal}, {&output}));
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
   TF_LITE_ENSURE_OK(context, CheckType(context, diagonal, "input 1 (diagonal)", input->type));
@@ -601,13 +584,10 @@ TfLiteStatus OneHotEval(TfLiteContext* context, TfLiteNode* node) {
 // copied. TFLite checks only the first length against the sequence size; all are checked here.
 
 TfLiteStatus ReverseSequencePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* lengths;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &lengths));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &lengths}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckRank(context, lengths, "input 1 (seq_lengths)", 1));
   TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0",
                                             {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt16, kTfLiteInt32, kTfLiteInt64}));
@@ -681,13 +661,10 @@ TfLiteStatus ReverseSequenceEval(TfLiteContext* context, TfLiteNode* node) {
 using UniqueTypes = TypeList<int8_t, int16_t, int32_t, int64_t, float, uint8_t>;
 
 TfLiteStatus UniquePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 2));
   const TfLiteTensor* input;
   TfLiteTensor* values;
   TfLiteTensor* indices;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &values));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 1, &indices));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&values, &indices}));
   TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 1));
   TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0", UniqueTypes()));
   TF_LITE_ENSURE_OK(context, CheckType(context, values, "output 0", input->type));
@@ -785,11 +762,9 @@ TfLiteStatus WhereResize(TfLiteContext* context, const TfLiteTensor* condition, 
 }
 
 TfLiteStatus WherePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* condition;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &condition));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&condition}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, condition, "input 0", WhereConditionTypes()));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteInt64));
   if (condition->dims->size == 0) {

@@ -103,9 +103,6 @@ struct SoftmaxData {
   std::vector<int16_t> row_exps;  // Scratch: one row's exp values.
 };
 
-void* InitSoftmaxData(TfLiteContext*, const char*, size_t) { return new SoftmaxData; }
-void FreeSoftmaxData(TfLiteContext*, void* data) { delete static_cast<SoftmaxData*>(data); }
-
 // optimized_ops::PopulateSoftmaxLookupTable: exp in float of -input_scale * beta * d.
 void PopulateSoftmaxLookupTable(float input_scale, float beta, float* table) {
   const float scale = -input_scale * beta;
@@ -528,8 +525,8 @@ TfLiteStatus LocalResponseNormEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(SOFTMAX, InitSoftmaxData, FreeSoftmaxData, SoftmaxPrepare, SoftmaxEval)
-TS_REGISTER(LOG_SOFTMAX, InitSoftmaxData, FreeSoftmaxData, LogSoftmaxPrepare, LogSoftmaxEval)
+TS_REGISTER(SOFTMAX, NewNodeData<SoftmaxData>, DeleteNodeData<SoftmaxData>, SoftmaxPrepare, SoftmaxEval)
+TS_REGISTER(LOG_SOFTMAX, NewNodeData<SoftmaxData>, DeleteNodeData<SoftmaxData>, LogSoftmaxPrepare, LogSoftmaxEval)
 TS_REGISTER(L2_NORMALIZATION, L2NormPrepare, L2NormEval)
 TS_REGISTER(LOCAL_RESPONSE_NORMALIZATION, LocalResponseNormPrepare, LocalResponseNormEval)
 

@@ -35,9 +35,6 @@ struct PoolData {
   int32_t quantized_activation_max = 0;
 };
 
-void* InitPoolData(TfLiteContext*, const char*, size_t) { return new PoolData; }
-void FreePoolData(TfLiteContext*, void* data) { delete static_cast<PoolData*>(data); }
-
 template <PoolKind kind>
 TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<TfLitePoolParams>(node);
@@ -196,9 +193,12 @@ TfLiteStatus PoolEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(AVERAGE_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kAverage>, PoolEval<PoolKind::kAverage>)
-TS_REGISTER(MAX_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kMax>, PoolEval<PoolKind::kMax>)
-TS_REGISTER(L2_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kL2>, PoolEval<PoolKind::kL2>)
+TS_REGISTER(AVERAGE_POOL_2D, NewNodeData<PoolData>, DeleteNodeData<PoolData>, PoolPrepare<PoolKind::kAverage>,
+            PoolEval<PoolKind::kAverage>)
+TS_REGISTER(MAX_POOL_2D, NewNodeData<PoolData>, DeleteNodeData<PoolData>, PoolPrepare<PoolKind::kMax>,
+            PoolEval<PoolKind::kMax>)
+TS_REGISTER(L2_POOL_2D, NewNodeData<PoolData>, DeleteNodeData<PoolData>, PoolPrepare<PoolKind::kL2>,
+            PoolEval<PoolKind::kL2>)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -170,9 +170,6 @@ bool QuantizeSupports(TfLiteType in, TfLiteType out) {
   }
 }
 
-void* QuantizeInit(TfLiteContext*, const char*, size_t) { return new QuantizeData; }
-void QuantizeFree(TfLiteContext*, void* data) { delete static_cast<QuantizeData*>(data); }
-
 TfLiteStatus QuantizePrepare(TfLiteContext* context, TfLiteNode* node) {
   auto* data = static_cast<QuantizeData*>(node->user_data);
   TF_LITE_ENSURE_OK(context, CheckOneInOneOut(context, node));
@@ -389,7 +386,7 @@ TfLiteStatus DensifyEval(TfLiteContext*, TfLiteNode*) { return kTfLiteOk; }
 
 }  // namespace
 
-TS_REGISTER(QUANTIZE, QuantizeInit, QuantizeFree, QuantizePrepare, QuantizeEval)
+TS_REGISTER(QUANTIZE, NewNodeData<QuantizeData>, DeleteNodeData<QuantizeData>, QuantizePrepare, QuantizeEval)
 TS_REGISTER(DEQUANTIZE, DequantizePrepare, DequantizeEval)
 TS_REGISTER(DENSIFY, DensifyPrepare, DensifyEval)
 

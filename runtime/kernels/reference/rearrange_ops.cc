@@ -270,11 +270,9 @@ TfLiteStatus UnpackEval(TfLiteContext* context, TfLiteNode* node) {
 template <bool kDepthToSpace>
 TfLiteStatus BlockPrepare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kDepthToSpace ? "DEPTH_TO_SPACE" : "SPACE_TO_DEPTH";
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   const int bs = kDepthToSpace ? ParamsOf<TfLiteDepthToSpaceParams>(node).block_size
                                : ParamsOf<TfLiteSpaceToDepthParams>(node).block_size;

@@ -172,13 +172,10 @@ bool IsQuantized8or16(const TfLiteTensor* t) {
 template <ReduceKind kKind>
 TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = ReduceName(kKind);
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* axis;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &axis));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &axis}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   if (axis->type != kTfLiteInt32) {  // TFLite 2.14 refuses INT64 axes here
     TF_LITE_KERNEL_LOG(context, "%s: axis must be INT32, got %s", op, TfLiteTypeGetName(axis->type));

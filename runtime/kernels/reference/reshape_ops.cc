@@ -208,11 +208,9 @@ TfLiteStatus ExpandDimsEval(TfLiteContext* context, TfLiteNode* node) {
 // SHAPE and RANK.
 
 TfLiteStatus ShapePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
   const TfLiteShapeParams params = ParamsOf<TfLiteShapeParams>(node);
   const TfLiteType want = params.out_type == kTfLiteNoType ? output->type : params.out_type;
   if ((want != kTfLiteInt32 && want != kTfLiteInt64) || output->type != want) {

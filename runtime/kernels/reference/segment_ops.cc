@@ -54,13 +54,10 @@ TfLiteStatus SegmentSumResize(TfLiteContext* context, const TfLiteTensor* data, 
 }
 
 TfLiteStatus SegmentSumPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* data;
   const TfLiteTensor* ids;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &data));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &ids));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&data, &ids}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, data, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
   TF_LITE_ENSURE_OK(context, CheckType(context, ids, "input 1 (segment_ids)", kTfLiteInt32));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", data->type));
@@ -140,15 +137,11 @@ TfLiteStatus UnsortedSegmentResize(TfLiteContext* context, const TfLiteTensor* d
 }
 
 TfLiteStatus UnsortedSegmentPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* data;
   const TfLiteTensor* ids;
   const TfLiteTensor* num_segments;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &data));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &ids));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 2, &num_segments));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&data, &ids, &num_segments}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, data, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
   TF_LITE_ENSURE_OK(context, CheckType(context, ids, "input 1 (segment_ids)", kTfLiteInt32));
   TF_LITE_ENSURE_OK(context, CheckType(context, num_segments, "input 2 (num_segments)", kTfLiteInt32));
@@ -273,15 +266,11 @@ TfLiteStatus ScatterNdResize(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus ScatterNdPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* indices;
   const TfLiteTensor* updates;
   const TfLiteTensor* shape;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &indices));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &updates));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 2, &shape));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&indices, &updates, &shape}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, updates, "input 1 (updates)", ScatterNdTypes()));
   TF_LITE_ENSURE_OK(context, CheckType(context, indices, "input 0 (indices)", kTfLiteInt32));
   TF_LITE_ENSURE_OK(context, CheckType(context, shape, "input 2 (shape)", kTfLiteInt32));

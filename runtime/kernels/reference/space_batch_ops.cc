@@ -78,15 +78,11 @@ TfLiteStatus ReadBlockParams(TfLiteContext* context, const TfLiteTensor* input, 
 
 TfLiteStatus CheckCommon(TfLiteContext* context, TfLiteNode* node, const char* role,
                          std::initializer_list<TfLiteType> types) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* block_shape;
   const TfLiteTensor* amounts;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &block_shape));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 2, &amounts));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &block_shape, &amounts}, {&output}));
   if (input->dims->size < 3 || input->dims->size > 4) {
     TF_LITE_KERNEL_LOG(context, "input 0 has shape %s; only 3-D and 4-D inputs are supported",
                        ShapeString(input).c_str());

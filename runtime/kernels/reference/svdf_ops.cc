@@ -61,10 +61,6 @@ struct SvdfData {
   std::vector<int32_t> integer_output_temp;  // batch * num_units
 };
 
-void* InitSvdf(TfLiteContext*, const char*, size_t) { return new SvdfData(); }
-
-void FreeSvdf(TfLiteContext*, void* buffer) { delete static_cast<SvdfData*>(buffer); }
-
 TfLiteStatus CheckSvdfType(TfLiteContext* context, const TfLiteTensor* tensor, int index, TfLiteType type) {
   return CheckType(context, tensor, "input", index, kSvdfInputNames[index], type);
 }
@@ -296,7 +292,7 @@ bool SvdfIntegerParams(const void* user_data, svdf::Shape* shape, svdf::IntegerP
   return true;
 }
 
-TS_REGISTER(SVDF, InitSvdf, FreeSvdf, PrepareSvdf, EvalSvdf)
+TS_REGISTER(SVDF, NewNodeData<SvdfData>, DeleteNodeData<SvdfData>, PrepareSvdf, EvalSvdf)
 
 }  // namespace reference
 }  // namespace touchstone
