@@ -322,9 +322,8 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
   Target target;
   bool target_resolved = false;
   auto build_interpreter = [&]() -> StatusOr<std::unique_ptr<Interpreter>> {
-    StatusOr<std::unique_ptr<Interpreter>> made = Interpreter::Create(model, config.interpreter);
-    if (!made.ok()) return made.status();
-    Interpreter* interpreter = made.value().get();
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<Interpreter> made, Interpreter::Create(model, config.interpreter));
+    Interpreter* interpreter = made.get();
     if (!target_resolved) {
       TS_ASSIGN_OR_RETURN(target, ResolveTarget(interpreter, config.signature));
       target_resolved = true;
@@ -332,7 +331,7 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
       if (!target.signature.empty()) listener->OnSignature(target.signature);
     }
     TS_RETURN_IF_ERROR(ApplyInputShapes(config.inputs, MakeInputTarget(interpreter, target)));
-    return made;
+    return std::move(made);
   };
   // Called again when a delegate fails and the interpreter is rebuilt without it.
   auto make_interpreter = [&]() -> StatusOr<std::unique_ptr<Interpreter>> {
@@ -350,11 +349,11 @@ Status RunBenchmark(const BenchmarkConfig& config, const std::vector<ProvidedDel
     envelope.config.delegates.push_back(ReportDelegateOutcome(outcome));
     listener->OnDelegateOutcome(outcome, built.ok());
   }
-  if (!built.ok()) return built.status();
+  TS_ASSIGN_OR_RETURN(const std::unique_ptr<Interpreter> owned, std::move(built));
   const int64_t built_us = clock->NowMicros();
   report->init_parts.build_us = build_us;
   report->init_parts.prepare_us = built_us - loaded_us - build_us;
-  Interpreter* interpreter = built.value().get();
+  Interpreter* interpreter = owned.get();
   report->config.signature = target.signature;
   report->config.subgraph = target.subgraph;
   const InputTarget inputs = MakeInputTarget(interpreter, target);

@@ -29,6 +29,7 @@
 #include "evaluation/shards.h"
 #include "runtime/interpreter.h"
 #include "runtime/model.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -44,12 +45,6 @@ std::string Printed(double v) {
   std::ostringstream out;
   out << static_cast<float>(v);  // six significant digits of a float, as TFLite prints it
   return out.str();
-}
-
-std::string ShapeText(const TfLiteTensor& t) {
-  std::string shape = "[";
-  for (int i = 0; t.dims != nullptr && i < t.dims->size; ++i) shape += (i ? "," : "") + std::to_string(t.dims->data[i]);
-  return shape + "]";
 }
 
 // The sha256 of a file's bytes ("" when it cannot be read).
@@ -261,8 +256,7 @@ StatusOr<Detector> BuildDetector(const CocoEvalOptions& o, const std::vector<Pro
   StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(
       [&]() { return Interpreter::Create(model, options); }, delegates, ApplyDelegatesOptions(), &detector.outcomes);
   PrintDelegateOutcomes(detector.outcomes, interpreter.ok());
-  if (!interpreter.ok()) return interpreter.status();
-  detector.interpreter = std::move(interpreter.value());
+  TS_ASSIGN_OR_RETURN(detector.interpreter, std::move(interpreter));
   Interpreter* interp = detector.interpreter.get();
   if (interp->inputs().size() != 1) {
     return InvalidInputError(o.model_file + ": a detector needs one image input (it has " +
@@ -323,7 +317,7 @@ json ModelDetails(const CocoEvalOptions& o, const Detector& detector) {
       {"class_offset", o.class_offset},
       {"input",
        {{"name", input.name != nullptr ? input.name : ""},
-        {"shape", ShapeText(input)},
+        {"shape", ShapeString(&input)},
         {"type", TfLiteTypeGetName(input.type)},
         {"layout", config.preprocessing.nchw ? "NCHW" : "NHWC"}}},
       {"output_tensors",

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "evaluation/output_diff.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -103,12 +104,9 @@ Status SetNormalization(const TfLiteTensor& input, const std::vector<float>& mea
   }
   float scale = input.params.scale;
   int32_t zero_point = input.params.zero_point;
-  if (input.quantization.type == kTfLiteAffineQuantization && input.quantization.params != nullptr) {
-    const auto* affine = static_cast<const TfLiteAffineQuantization*>(input.quantization.params);
-    if (affine->scale != nullptr && affine->scale->size > 1) {
-      return InvalidInputError("input '" + TensorName(input) +
-                               "' is quantized per channel; cannot quantize a normalised image");
-    }
+  if (IsPerChannelQuantized(&input)) {
+    return InvalidInputError("input '" + TensorName(input) +
+                             "' is quantized per channel; cannot quantize a normalised image");
   }
   if (!(scale > 0.0f) || !std::isfinite(scale)) {
     return InvalidInputError("input '" + TensorName(input) + "' is " + TfLiteTypeGetName(input.type) +

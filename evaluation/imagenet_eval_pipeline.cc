@@ -97,8 +97,7 @@ StatusOr<Interpreters> BuildInterpreters(const std::shared_ptr<const Model>& mod
   StatusOr<std::unique_ptr<Interpreter>> interpreter = BuildInterpreterWithDelegates(
       [&]() { return Interpreter::Create(model, options); }, delegates, ApplyDelegatesOptions(), &built.outcomes);
   PrintDelegateOutcomes(built.outcomes, interpreter.ok());
-  if (!interpreter.ok()) return interpreter.status();
-  built.test = std::move(interpreter.value());
+  TS_ASSIGN_OR_RETURN(built.test, std::move(interpreter));
   if (o.reference) {
     InterpreterOptions reference_options;
     reference_options.kernel_set = KernelSet::kReference;

@@ -16,7 +16,9 @@
 #include "evaluation/machine_info.h"
 #include "evaluation/sha256.h"
 #include "runtime/interpreter.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -34,31 +36,6 @@ int64_t NowMicros() {
       .count();
 }
 
-// IEEE half from float, rounding to nearest even (what fp16_ieee_from_fp32_value computes).
-uint16_t FloatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t exponent = (x >> 23) & 0xffu;
-  uint32_t mantissa = x & 0x7fffffu;
-  if (exponent == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mantissa != 0 ? 0x200u : 0u));
-  const int e = static_cast<int>(exponent) - 127 + 15;
-  if (e >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (e <= 0) {
-    if (e < -10) return static_cast<uint16_t>(sign);
-    mantissa |= 0x800000u;
-    const int shift = 14 - e;
-    uint32_t half = mantissa >> shift;
-    const uint32_t rest = mantissa & ((1u << shift) - 1u), halfway = 1u << (shift - 1);
-    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = sign | (static_cast<uint32_t>(e) << 10) | (mantissa >> 13);
-  const uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // a carry moves into the exponent
-  return static_cast<uint16_t>(half);
-}
-
 // static_cast<T>(value) where it is defined; the nearest end of T's range where TFLite's cast would be
 // undefined (only reachable at the top of the int32/int64/uint32/uint64 ranges, where float rounds up).
 template <typename T>
@@ -67,11 +44,6 @@ T Clamped(float value) {
   if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
   if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
   return static_cast<T>(value);
-}
-
-std::vector<int> ShapeOf(const TfLiteTensor& t) {
-  if (t.dims == nullptr) return {};
-  return std::vector<int>(t.dims->data, t.dims->data + t.dims->size);
 }
 
 std::string Num(double v) {
@@ -121,8 +93,8 @@ void Compare(const TfLiteTensor& reference, const TfLiteTensor& test, Tracked* t
     return;
   }
   if (!TfLiteIntArrayEqual(reference.dims, test.dims)) {
-    tracked->mismatch = "shape " + ShapeText(ShapeOf(test)) + " in the test run, " + ShapeText(ShapeOf(reference)) +
-                        " in the reference";
+    tracked->mismatch =
+        "shape " + ShapeString(&test) + " in the test run, " + ShapeString(&reference) + " in the reference";
     return;
   }
   Status s = tracked->accumulator.AddRun(reference, test);
@@ -137,7 +109,7 @@ void Finish(const Tracked& tracked, const TfLiteTensor& reference, const Inferen
             TensorDiffEntry* entry) {
   entry->name = reference.name != nullptr ? reference.name : "";
   entry->type = TypeName(reference.type);
-  entry->shape = ShapeOf(reference);
+  entry->shape = ShapeOf(&reference);
   entry->diff = tracked.accumulator.Summary();
   entry->thresholds = config.qualify
                           ? QualifyThresholds(reference.type, entry->diff.quantized || IsQuantized(reference),
@@ -268,7 +240,7 @@ std::string DivergenceLine(const InferenceDiffResult& r) {
 
 std::string DetailLine(const std::string& label, const TensorDiffEntry& e) {
   std::ostringstream out;
-  out << label << " '" << e.name << "' " << e.type << " " << ShapeText(e.shape) << ": ";
+  out << label << " '" << e.name << "' " << e.type << " " << ShapeString(e.shape) << ": ";
   if (!e.mismatch.empty()) {
     out << "not compared: " << e.mismatch;
     return out.str();
@@ -541,7 +513,7 @@ Status GaussianInputGenerator::Fill(TfLiteType type, int64_t count, std::vector<
       for (int64_t i = 0; i < count; ++i) {
         float f;
         std::memcpy(&f, floats.data() + i * 4, 4);
-        const uint16_t h = FloatToHalf(f);
+        const uint16_t h = float16::FloatToHalf(f);
         std::memcpy(bytes->data() + i * 2, &h, 2);
       }
       break;
@@ -655,8 +627,8 @@ Status PlanInputs(const InferenceDiffConfig& config, Interpreter* ref,
       found = true;
       if (fixed.second.bytes.size() != t->bytes) {
         return InvalidInputError(fixed.second.source + ": has " + std::to_string(fixed.second.bytes.size()) +
-                                 " bytes but input '" + fixed.first + "' (" + TypeName(t->type) + " " +
-                                 ShapeText(ShapeOf(*t)) + ") needs " + std::to_string(t->bytes));
+                                 " bytes but input '" + fixed.first + "' (" + TypeName(t->type) + " " + ShapeString(t) +
+                                 ") needs " + std::to_string(t->bytes));
       }
     }
     if (!found) {
@@ -672,7 +644,7 @@ Status PlanInputs(const InferenceDiffConfig& config, Interpreter* ref,
     InputInfo info;
     info.name = t->name != nullptr ? t->name : "";
     info.type = TypeName(t->type);
-    info.shape = ShapeOf(*t);
+    info.shape = ShapeOf(t);
     info.source = "random";
     if (it != config.fixed_inputs.end()) {
       fixed[i] = &it->second;
@@ -912,7 +884,7 @@ std::string FormatInferenceDiff(const InferenceDiffResult& r) {
       const LayerDiffEntry& e = r.layers[l];
       out << "Layer[" << l << "]: op " << e.node << " " << e.op;
       if (e.delegated) out << " (" << e.delegate_name << " kernel node " << e.delegate_node << ")";
-      out << " -> " << TensorLabel(e.tensor, e.name) << " " << e.type << " " << ShapeText(e.shape) << ": ";
+      out << " -> " << TensorLabel(e.tensor, e.name) << " " << e.type << " " << ShapeString(e.shape) << ": ";
       if (!e.mismatch.empty()) {
         out << "not compared: " << e.mismatch;
       } else if (e.diff.runs == 0) {

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -44,13 +45,6 @@ std::string InputNames(const InputTarget& target) {
   }
   for (const auto& alias : target.aliases) names += (names.empty() ? "" : ", ") + alias.first;
   return " (its inputs: " + (names.empty() ? std::string("none") : names) + ")";
-}
-
-std::string ShapeText(const TfLiteTensor* t) {
-  std::string text = "[";
-  for (int i = 0; t->dims != nullptr && i < t->dims->size; ++i)
-    text += (i ? "," : "") + std::to_string(t->dims->data[i]);
-  return text + "]";
 }
 
 template <typename T, typename Dist>
@@ -147,7 +141,7 @@ Status ApplyInputShapes(const InputSpec& spec, const InputTarget& target) {
     if (t->type != kTfLiteString && rank != spec.layer_shapes[i].size()) {
       // As TFLite's benchmark ("Input tensor #i should have N dimensions!").
       return UsageError("--input_layer_shape: input '" + spec.layer_names[i] + "' has " + std::to_string(rank) +
-                        " dimensions " + ShapeText(t) + ", the shape given has " +
+                        " dimensions " + ShapeString(t) + ", the shape given has " +
                         std::to_string(spec.layer_shapes[i].size()));
     }
     TS_RETURN_IF_ERROR(target.subgraph->ResizeInputTensor(tensor, spec.layer_shapes[i]));
@@ -197,7 +191,7 @@ StatusOr<std::vector<std::vector<uint8_t>>> MakeInputData(const InputSpec& spec,
       if (content.size() != t->bytes) {
         return InvalidInputError(file->second + ": has " + std::to_string(content.size()) + " bytes but input '" +
                                  name + "' needs " + std::to_string(t->bytes) + " (" + TfLiteTypeGetName(t->type) +
-                                 ", shape " + ShapeText(t) + ")");
+                                 ", shape " + ShapeString(t) + ")");
       }
       data.push_back(std::move(content));
       continue;

@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -22,19 +23,12 @@ int64_t NowMicros() {
 
 std::string NameOf(const TfLiteTensor* t) { return t->name != nullptr ? t->name : ""; }
 
-std::string ShapeOf(const TfLiteTensor* t) {
-  std::string shape = "[";
-  for (int i = 0; t->dims != nullptr && i < t->dims->size; ++i)
-    shape += (i ? "," : "") + std::to_string(t->dims->data[i]);
-  return shape + "]";
-}
-
 std::string DescribeOutputs(Interpreter* interpreter) {
   std::string text;
   for (size_t i = 0; i < interpreter->outputs().size(); ++i) {
     const TfLiteTensor* t = interpreter->output_tensor(i);
-    text +=
-        (i ? "; " : "") + std::to_string(i) + ": '" + NameOf(t) + "' " + TfLiteTypeGetName(t->type) + " " + ShapeOf(t);
+    text += (i ? "; " : "") + std::to_string(i) + ": '" + NameOf(t) + "' " + TfLiteTypeGetName(t->type) + " " +
+            ShapeString(t);
   }
   return text;
 }
@@ -185,8 +179,9 @@ StatusOr<std::vector<TfliteBox>> ReadDetections(Interpreter* interpreter, const 
   const int64_t capacity = tflite::NumElements(scores);
   if (tflite::NumElements(count) < 1 || tflite::NumElements(classes) < capacity ||
       tflite::NumElements(boxes) < 4 * capacity) {
-    return InvalidInputError("detection outputs have inconsistent sizes (boxes " + ShapeOf(boxes) + ", classes " +
-                             ShapeOf(classes) + ", scores " + ShapeOf(scores) + ", count " + ShapeOf(count) + ")");
+    return InvalidInputError("detection outputs have inconsistent sizes (boxes " + ShapeString(boxes) + ", classes " +
+                             ShapeString(classes) + ", scores " + ShapeString(scores) + ", count " +
+                             ShapeString(count) + ")");
   }
   const float raw_count = tflite::GetTensorData<float>(count)[0];
   const int64_t n = !(raw_count > 0)                            ? 0

@@ -6,23 +6,11 @@
 #include <cstring>
 #include <limits>
 
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace touchstone {
 namespace {
-
-double HalfToDouble(uint16_t h) {
-  const int sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  double value;
-  if (exponent == 0) {
-    value = std::ldexp(mantissa, -24);
-  } else if (exponent == 31) {
-    value = mantissa ? NAN : INFINITY;
-  } else {
-    value = std::ldexp(mantissa + 1024, exponent - 25);
-  }
-  return sign ? -value : value;
-}
 
 template <typename T>
 double Read(const TfLiteTensor& t, int64_t i) {
@@ -124,7 +112,7 @@ double ElementAsDouble(const TfLiteTensor& t, int64_t i) {
     case kTfLiteFloat16: {
       uint16_t h;
       std::memcpy(&h, t.data.raw + 2 * i, 2);
-      return HalfToDouble(h);
+      return float16::HalfToFloat(h);
     }
     default:
       return 0.0;

@@ -1,4 +1,5 @@
 #include "evaluation/report_envelope.h"
+#include "runtime/tensor_util.h"
 
 #include <cmath>
 #include <ctime>
@@ -124,12 +125,6 @@ ordered_json LatencyStatsJson(const LatencyStats& stats, bool with_samples) {
     j["histogram"] = histogram;
   }
   return j;
-}
-
-std::string ShapeText(const std::vector<int>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
 }
 
 std::string UtcTimestamp() {
@@ -341,7 +336,8 @@ std::vector<std::string> ConfigDifferences(const ReportEnvelope& baseline, const
         differences.push_back("input " + std::to_string(i) + " name '" + bi.name + "' -> '" + ci.name + "'");
       if (bi.type != ci.type) differences.push_back("input '" + ci.name + "' type " + bi.type + " -> " + ci.type);
       if (bi.shape != ci.shape) {
-        differences.push_back("input '" + ci.name + "' shape " + ShapeText(bi.shape) + " -> " + ShapeText(ci.shape));
+        differences.push_back("input '" + ci.name + "' shape " + ShapeString(bi.shape) + " -> " +
+                              ShapeString(ci.shape));
       }
       if (bi.source != ci.source)
         differences.push_back("input '" + ci.name + "' source " + bi.source + " -> " + ci.source);

@@ -132,9 +132,6 @@ Status CheckComparable(const ReportEnvelope& baseline, const ReportEnvelope& cur
 // ("samples": run_index, latency_us) and, when not every sample was kept, the histogram of all of them.
 nlohmann::ordered_json LatencyStatsJson(const LatencyStats& stats, bool with_samples);
 
-// "[1,224,224,3]".
-std::string ShapeText(const std::vector<int>& shape);
-
 }  // namespace touchstone
 
 #endif  // TOUCHSTONE_EVALUATION_REPORT_ENVELOPE_H_

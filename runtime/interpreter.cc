@@ -13,6 +13,7 @@
 #include "runtime/graph_partition.h"
 #include "runtime/kernels/internal/sparsity.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -55,12 +56,6 @@ std::string RequestedBytesText(TfLiteType type, const TfLiteIntArray* dims) {
     if (count > UINT64_MAX) return "over 2^64 bytes";
   }
   return std::to_string(static_cast<uint64_t>(count)) + " bytes";
-}
-
-std::string ShapeString(const TfLiteIntArray* dims) {
-  std::string s = "[";
-  for (int i = 0; i < dims->size; ++i) s += (i ? "," : "") + std::to_string(dims->data[i]);
-  return s + "]";
 }
 
 Subgraph* SubgraphOf(const TfLiteContext* context) { return static_cast<Subgraph*>(context->impl_); }

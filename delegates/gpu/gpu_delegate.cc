@@ -16,7 +16,9 @@
 #include "delegates/gpu/vulkan_context.h"
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/profiler.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -28,12 +30,6 @@ using gpu::Value;
 using gpu::VulkanContext;
 
 constexpr uint64_t kFenceTimeoutNs = 600ull * 1000 * 1000 * 1000;  // 10 minutes
-
-int64_t CountOf(const std::vector<int>& shape) {
-  int64_t n = 1;
-  for (int d : shape) n *= d;
-  return n;
-}
 
 // Per-tensor quantization of a quantized tensor at a partition boundary.
 bool BoundaryGrid(const TfLiteTensor& t, gpu::QuantGrid* grid) { return gpu::ActivationGrid(t, grid); }
@@ -64,7 +60,7 @@ void ConvertIn(const TfLiteTensor& t, int64_t n, bool f16, void* dst) {
   }
   if (f16) {
     uint16_t* out = static_cast<uint16_t*>(dst);
-    for (int64_t i = 0; i < n; ++i) out[i] = gpu::FloatToHalf(value(i));
+    for (int64_t i = 0; i < n; ++i) out[i] = float16::FloatToHalf(value(i));
   } else {
     float* out = static_cast<float*>(dst);
     for (int64_t i = 0; i < n; ++i) out[i] = value(i);
@@ -74,7 +70,7 @@ void ConvertIn(const TfLiteTensor& t, int64_t n, bool f16, void* dst) {
 // Device numbers -> tensor data (quantized tensors rounded half away from zero, as TFLite's QUANTIZE).
 void ConvertOut(const void* src, int64_t n, bool f16, TfLiteTensor* t) {
   auto value = [&](int64_t i) -> float {
-    return f16 ? gpu::HalfToFloat(static_cast<const uint16_t*>(src)[i]) : static_cast<const float*>(src)[i];
+    return f16 ? float16::HalfToFloat(static_cast<const uint16_t*>(src)[i]) : static_cast<const float*>(src)[i];
   };
   gpu::QuantGrid g;
   if (!BoundaryGrid(*t, &g)) {
@@ -112,9 +108,9 @@ void ConvertDevice(const void* src, bool src_f16, int64_t n, bool dst_f16, void*
   }
   for (int64_t i = 0; i < n; ++i) {
     if (src_f16) {
-      static_cast<float*>(dst)[i] = gpu::HalfToFloat(static_cast<const uint16_t*>(src)[i]);
+      static_cast<float*>(dst)[i] = float16::HalfToFloat(static_cast<const uint16_t*>(src)[i]);
     } else {
-      static_cast<uint16_t*>(dst)[i] = gpu::FloatToHalf(static_cast<const float*>(src)[i]);
+      static_cast<uint16_t*>(dst)[i] = float16::FloatToHalf(static_cast<const float*>(src)[i]);
     }
   }
 }
@@ -502,7 +498,7 @@ Status GpuKernel::AssignStorage() {
     return static_cast<int>(storages_.size()) - 1;
   };
   for (int v = 0; v < num_values; ++v) {
-    if (root(v) == v && dedicated[v]) root_storage[v] = new_storage(CountOf(plan_.values[v].shape));
+    if (root(v) == v && dedicated[v]) root_storage[v] = new_storage(ElementCount(plan_.values[v].shape));
   }
   // Pool: walk the dispatches; a root takes a free pooled storage (the smallest that fits, else the
   // largest, grown) at its first use and gives it back after its last.
@@ -510,7 +506,7 @@ Status GpuKernel::AssignStorage() {
   for (size_t d = 0; d < plan_.dispatches.size(); ++d) {
     for (int r : roots_used_by(d)) {
       if (dedicated[r] || root_storage[r] >= 0) continue;
-      const int64_t need = CountOf(plan_.values[r].shape);
+      const int64_t need = ElementCount(plan_.values[r].shape);
       int best = -1;
       for (size_t k = 0; k < free_pool.size(); ++k) {
         const int64_t have = storages_[free_pool[k]].elements;
@@ -541,7 +537,7 @@ Status GpuKernel::AssignStorage() {
   }
   for (int v = 0; v < num_values; ++v) {
     const int r = root(v);
-    if (root_storage[r] < 0) root_storage[r] = new_storage(CountOf(plan_.values[r].shape));  // never used
+    if (root_storage[r] < 0) root_storage[r] = new_storage(ElementCount(plan_.values[r].shape));  // never used
     value_storage_[v] = root_storage[r];
   }
   // Transfers at the boundaries.
@@ -625,7 +621,7 @@ Status GpuKernel::CreateBuffers() {
       const void* bytes = data.data();
       if (f16_) {
         halves.resize(data.size());
-        for (size_t i = 0; i < data.size(); ++i) halves[i] = gpu::FloatToHalf(data[i]);
+        for (size_t i = 0; i < data.size(); ++i) halves[i] = float16::FloatToHalf(data[i]);
         bytes = halves.data();
       }
       Status uploaded = UploadNow(buffer, bytes, data.size() * element_bytes);

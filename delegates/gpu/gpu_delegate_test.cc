@@ -29,7 +29,9 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/builtin_ops.h"
 #include "runtime/interpreter.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 #include "runtime/testing/op_test.h"
 
 // Under LeakSanitizer, Mesa's lavapipe driver (Debian 12) leaks small blocks allocated inside
@@ -101,12 +103,6 @@ std::vector<float> Random(size_t n, uint32_t seed, float lo = -1.0f, float hi = 
   std::vector<float> v(n);
   for (float& x : v) x = dist(rng);
   return v;
-}
-
-size_t CountOf(const std::vector<int>& shape) {
-  size_t n = 1;
-  for (int d : shape) n *= static_cast<size_t>(d);
-  return n;
 }
 
 // A graph to test: `build` adds inputs, constants, ops and outputs to the OpTest.
@@ -197,7 +193,7 @@ double Compare(const Outputs& ref, const Outputs& got, size_t o) {
       ref.bytes[o].size() != got.bytes[o].size()) {
     return -1;
   }
-  const size_t n = CountOf(ref.shapes[o]);
+  const size_t n = ElementCount(ref.shapes[o]);
   double worst = 0, largest = 0;
   for (size_t i = 0; i < n; ++i) {
     double a = 0, b = 0;
@@ -271,7 +267,7 @@ fbs::ActivationFunctionType Act(TfLiteFusedActivation a) {
 }
 
 int ConstF(OpTest& t, const std::vector<int>& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  return t.AddConst(kTfLiteFloat32, shape, Random(CountOf(shape), seed, lo, hi));
+  return t.AddConst(kTfLiteFloat32, shape, Random(ElementCount(shape), seed, lo, hi));
 }
 int ConstI(OpTest& t, const std::vector<int>& shape, const std::vector<int32_t>& values) {
   return t.AddConst(kTfLiteInt32, shape, values);
@@ -820,7 +816,7 @@ TEST(GpuDelegateOps, Float16WeightsFoldedAtInit) {
   s.build = [](OpTest& t) {
     const std::vector<float> w = Random(4 * 3 * 3 * 5, 61);
     std::vector<uint16_t> halves;
-    for (float v : w) halves.push_back(gpu::FloatToHalf(v));
+    for (float v : w) halves.push_back(float16::FloatToHalf(v));
     const int w16 = t.builder().AddConstTensor(kTfLiteFloat16, {4, 3, 3, 5}, halves.data(), halves.size() * 2);
     const int wf = t.AddIntermediate(kTfLiteFloat32, {4, 3, 3, 5});
     const int x = t.AddInput(kTfLiteFloat32, {1, 6, 6, 5});

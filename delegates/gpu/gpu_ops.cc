@@ -11,9 +11,11 @@
 #include "delegates/gpu/vulkan_context.h"
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace gpu {
@@ -23,27 +25,7 @@ using Shape = std::vector<int>;
 
 // ---- Tensor helpers -------------------------------------------------------------------------------
 
-Shape DimsOf(const TfLiteTensor& t) {
-  if (t.dims == nullptr) return {};
-  return Shape(t.dims->data, t.dims->data + t.dims->size);
-}
-
-int64_t Count(const Shape& shape) { return shape_util::FlatSize(shape); }
-
-std::string ShapeString(const Shape& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 bool IsConstant(const TfLiteTensor& t) { return t.allocation_type == kTfLiteMmapRo && t.data.raw != nullptr; }
-
-const TfLiteAffineQuantization* Affine(const TfLiteTensor& t) {
-  if (t.quantization.type != kTfLiteAffineQuantization || t.quantization.params == nullptr) return nullptr;
-  const auto* q = static_cast<const TfLiteAffineQuantization*>(t.quantization.params);
-  if (q->scale == nullptr || q->scale->size == 0) return nullptr;
-  return q;
-}
 
 bool IsQuantizedType(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteInt16; }
 
@@ -61,7 +43,7 @@ bool ShapeOk(const TfLiteTensor& t, std::string* why) {
   int64_t n = 1;
   for (int i = 0; i < t.dims->size; ++i) {
     if (t.dims->data[i] <= 0) {
-      *why = "shape " + ShapeString(DimsOf(t)) + " has an empty or unknown dimension";
+      *why = "shape " + ShapeString(&t) + " has an empty or unknown dimension";
       return false;
     }
     n *= t.dims->data[i];
@@ -116,7 +98,7 @@ class Checker {
         return Fail(std::string(role) + " is " + TfLiteTypeGetName(t.type) +
                     " (quantized models are off: --gpu_experimental_enable_quant=false)");
       }
-      const TfLiteAffineQuantization* q = Affine(t);
+      const TfLiteAffineQuantization* q = AffineQuantization(&t);
       if (q == nullptr || q->scale->size != 1 || !(q->scale->data[0] > 0.0f)) {
         return Fail(std::string(role) + " is " + TfLiteTypeGetName(t.type) + " without one positive scale");
       }
@@ -141,7 +123,7 @@ class Checker {
         return Fail(std::string(role) + " is " + TfLiteTypeGetName(t.type) +
                     " (quantized models are off: --gpu_experimental_enable_quant=false)");
       }
-      const TfLiteAffineQuantization* q = Affine(t);
+      const TfLiteAffineQuantization* q = AffineQuantization(&t);
       if (q == nullptr)
         return Fail(std::string(role) + " is a " + TfLiteTypeGetName(t.type) + " constant without a scale");
       if (q->scale->size != 1) {
@@ -192,7 +174,7 @@ class Checker {
 
 std::vector<int64_t> ReadInts(const TfLiteTensor& t) {
   std::vector<int64_t> v;
-  const int64_t n = Count(DimsOf(t));
+  const int64_t n = ElementCount(ShapeOf(&t));
   v.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     v.push_back(t.type == kTfLiteInt64 ? t.data.i64[i] : t.data.i32[i]);
@@ -233,19 +215,6 @@ TfLiteFusedActivation FusedActivation(int code, const TfLiteNode* node) {
     default:
       return kTfLiteActNone;
   }
-}
-
-// Broadcast shape of two shapes (numpy rules); false when they do not broadcast.
-bool Broadcast(const Shape& a, const Shape& b, Shape* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  out->assign(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    const int da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return false;
-    (*out)[i] = da == 1 ? db : da;
-  }
-  return true;
 }
 
 // ---- Support per op -------------------------------------------------------------------------------
@@ -385,7 +354,7 @@ bool ReshapeShape(TfLiteContext* context, const TfLiteNode* node, int64_t elemen
       wanted.push_back(p.shape[i]);
     }
   } else {
-    const Shape dims = DimsOf(context->tensors[node->outputs->data[0]]);
+    const Shape dims = ShapeOf(&context->tensors[node->outputs->data[0]]);
     wanted.assign(dims.begin(), dims.end());
   }
   int unknown = -1;
@@ -406,7 +375,7 @@ bool ReshapeShape(TfLiteContext* context, const TfLiteNode* node, int64_t elemen
     if (known == 0 || elements % known != 0) return false;
     (*out)[unknown] = static_cast<int>(elements / known);
   }
-  return Count(*out) == elements && out->size() <= static_cast<size_t>(kMaxRank);
+  return ElementCount(*out) == elements && out->size() <= static_cast<size_t>(kMaxRank);
 }
 
 bool SqueezeShape(const TfLiteNode* node, const Shape& in, Shape* out) {
@@ -433,7 +402,7 @@ bool SqueezeShape(const TfLiteNode* node, const Shape& in, Shape* out) {
 bool ExpandDimsShape(TfLiteContext* context, const TfLiteNode* node, const Shape& in, Shape* out) {
   if (node->inputs->size < 2 || node->inputs->data[1] < 0) return false;
   const TfLiteTensor& axis_tensor = context->tensors[node->inputs->data[1]];
-  if (!IsConstant(axis_tensor) || Count(DimsOf(axis_tensor)) != 1) return false;
+  if (!IsConstant(axis_tensor) || ElementCount(ShapeOf(&axis_tensor)) != 1) return false;
   int64_t axis = ReadInts(axis_tensor)[0];
   const int rank = static_cast<int>(in.size()) + 1;
   if (axis < -rank || axis >= rank) return false;
@@ -524,7 +493,7 @@ const GroupOps* OpsOf(Group group);
 bool CheckBinary(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
   if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 2)) return false;
   Shape out;
-  if (!Broadcast(DimsOf(c.input(0)), DimsOf(c.input(1)), &out)) return c.Fail("inputs do not broadcast");
+  if (!BroadcastShapes(ShapeOf(&c.input(0)), ShapeOf(&c.input(1)), &out)) return c.Fail("inputs do not broadcast");
   return true;
 }
 
@@ -541,7 +510,7 @@ bool CheckConv2d(Checker& c, TfLiteContext* context, const TfLiteNode* node, con
     return c.Fail("grouped convolution (filter depth " + std::to_string(c.input(1).dims->data[3]) + ", input depth " +
                   std::to_string(c.input(0).dims->data[3]) + ")");
   }
-  if (c.has_input(2) && Count(DimsOf(c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
+  if (c.has_input(2) && ElementCount(ShapeOf(&c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
   const TfLiteConvParams& p = ParamsOf<TfLiteConvParams>(node);
   if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
     return c.Fail("stride or dilation below 1");
@@ -554,7 +523,7 @@ bool CheckDepthwise(Checker& c, TfLiteContext* context, const TfLiteNode* node, 
   if (!c.Rank(c.input(0), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
   const int in_c = c.input(0).dims->data[3], out_c = c.input(1).dims->data[3];
   if (c.input(1).dims->data[0] != 1 || in_c == 0 || out_c % in_c != 0) return c.Fail("filter shape");
-  if (c.has_input(2) && Count(DimsOf(c.input(2))) != out_c) return c.Fail("bias size");
+  if (c.has_input(2) && ElementCount(ShapeOf(&c.input(2))) != out_c) return c.Fail("bias size");
   const TfLiteDepthwiseConvParams& p = ParamsOf<TfLiteDepthwiseConvParams>(node);
   if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
     return c.Fail("stride or dilation below 1");
@@ -568,9 +537,9 @@ bool CheckFullyConnected(Checker& c, TfLiteContext* context, const TfLiteNode* n
   if (p.weights_format != kTfLiteFullyConnectedWeightsFormatDefault) return c.Fail("shuffled weights");
   if (!c.Rank(c.input(1), 2, "weights")) return false;
   const int in_c = c.input(1).dims->data[1];
-  if (in_c <= 0 || Count(DimsOf(c.input(0))) % in_c != 0)
+  if (in_c <= 0 || ElementCount(ShapeOf(&c.input(0))) % in_c != 0)
     return c.Fail("input size not a multiple of the weights' depth");
-  if (c.has_input(2) && Count(DimsOf(c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
+  if (c.has_input(2) && ElementCount(ShapeOf(&c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
   return true;
 }
 
@@ -604,13 +573,13 @@ bool CheckConcat(Checker& c, TfLiteContext* context, const TfLiteNode* node, con
 
 bool CheckReshape(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
   if (!c.Counts(1, 2, 1) || !c.Data(c.input(0), "input") || !c.Activation(c.output(0), "output")) return false;
-  const Shape in = DimsOf(c.input(0));
+  const Shape in = ShapeOf(&c.input(0));
   Shape out;
   if (entry->op == 0) {
-    if (c.has_input(1) && !IsConstant(c.input(1)) && DimsOf(c.input(1)).size() == 1) {
+    if (c.has_input(1) && !IsConstant(c.input(1)) && ShapeOf(&c.input(1)).size() == 1) {
       return c.Fail("shape input is not constant");
     }
-    if (!ReshapeShape(context, node, Count(in), &out)) return c.Fail("shape");
+    if (!ReshapeShape(context, node, ElementCount(in), &out)) return c.Fail("shape");
   } else if (entry->op == 1) {
     if (!SqueezeShape(node, in, &out)) return c.Fail("squeeze dimensions");
   } else {
@@ -622,7 +591,8 @@ bool CheckReshape(Checker& c, TfLiteContext* context, const TfLiteNode* node, co
 
 bool CheckResize(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
   if (!c.Counts(2, 2, 1) || !c.DataInputsAndOutput(0, 1) || !c.Rank(c.input(0), 4, "input")) return false;
-  if (!c.ConstInts(c.input(1), "size") || Count(DimsOf(c.input(1))) != 2) return c.Fail("size is not 2 constants");
+  if (!c.ConstInts(c.input(1), "size") || ElementCount(ShapeOf(&c.input(1))) != 2)
+    return c.Fail("size is not 2 constants");
   for (int64_t v : ReadInts(c.input(1))) {
     if (v <= 0 || v > (1 << 20)) return c.Fail("size " + std::to_string(v));
   }
@@ -642,12 +612,13 @@ bool CheckPad(Checker& c, TfLiteContext* context, const TfLiteNode* node, const 
   if (!c.Counts(2, entry->op == 1 ? 3 : 2, 1) || !c.DataInputsAndOutput(0, 1)) return false;
   if (!c.ConstInts(c.input(1), "paddings")) return false;
   const int rank = c.input(0).dims->size;
-  if (Count(DimsOf(c.input(1))) != 2 * rank) return c.Fail("paddings shape");
+  if (ElementCount(ShapeOf(&c.input(1))) != 2 * rank) return c.Fail("paddings shape");
   for (int64_t v : ReadInts(c.input(1))) {
     if (v < 0 || v > (1 << 24)) return c.Fail("padding " + std::to_string(v));
   }
   if (entry->op == 1 && c.has_input(2)) {
-    if (!IsConstant(c.input(2)) || Count(DimsOf(c.input(2))) != 1) return c.Fail("pad value is not a constant scalar");
+    if (!IsConstant(c.input(2)) || ElementCount(ShapeOf(&c.input(2))) != 1)
+      return c.Fail("pad value is not a constant scalar");
     if (!c.Data(c.input(2), "pad value")) return false;
   }
   return true;
@@ -668,14 +639,14 @@ bool CheckStridedSlice(Checker& c, TfLiteContext* context, const TfLiteNode* nod
   }
   Slicing s;
   std::string reason;
-  if (!StridedSlicing(context, node, DimsOf(c.input(0)), &s, &reason)) return c.Fail(reason);
+  if (!StridedSlicing(context, node, ShapeOf(&c.input(0)), &s, &reason)) return c.Fail(reason);
   return true;
 }
 
 bool CheckSlice(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
   if (!c.Counts(3, 3, 1) || !c.DataInputsAndOutput(0, 1)) return false;
   if (!c.ConstInts(c.input(1), "begin") || !c.ConstInts(c.input(2), "size")) return false;
-  const Shape in = DimsOf(c.input(0));
+  const Shape in = ShapeOf(&c.input(0));
   const std::vector<int64_t> begin = ReadInts(c.input(1)), size = ReadInts(c.input(2));
   if (begin.size() != in.size() || size.size() != in.size()) return c.Fail("begin/size length");
   for (size_t d = 0; d < in.size(); ++d) {
@@ -703,7 +674,7 @@ bool CheckDepthSpace(Checker& c, TfLiteContext* context, const TfLiteNode* node,
   const int block = entry->group == Group::kDepthToSpace ? ParamsOf<TfLiteDepthToSpaceParams>(node).block_size
                                                          : ParamsOf<TfLiteSpaceToDepthParams>(node).block_size;
   if (block < 1) return c.Fail("block size");
-  const Shape in = DimsOf(c.input(0));
+  const Shape in = ShapeOf(&c.input(0));
   if (entry->group == Group::kDepthToSpace ? in[3] % (block * block) != 0
                                            : (in[1] % block != 0 || in[2] % block != 0)) {
     return c.Fail("shape not divisible by the block");
@@ -713,7 +684,8 @@ bool CheckDepthSpace(Checker& c, TfLiteContext* context, const TfLiteNode* node,
 
 bool CheckTransposeConv(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
   if (!c.Counts(3, 4, 1) || !c.DataInputsAndOutput(1, 4)) return false;
-  if (!c.ConstInts(c.input(0), "output shape") || Count(DimsOf(c.input(0))) != 4) return c.Fail("output shape");
+  if (!c.ConstInts(c.input(0), "output shape") || ElementCount(ShapeOf(&c.input(0))) != 4)
+    return c.Fail("output shape");
   if (!c.Rank(c.input(2), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
   if (c.input(1).dims->data[3] != c.input(2).dims->data[3]) return c.Fail("filter depth");
   const std::vector<int64_t> shape = ReadInts(c.input(0));
@@ -721,7 +693,7 @@ bool CheckTransposeConv(Checker& c, TfLiteContext* context, const TfLiteNode* no
   for (int64_t v : shape) {
     if (v <= 0 || v > (1 << 20)) return c.Fail("output shape");
   }
-  if (c.has_input(3) && Count(DimsOf(c.input(3))) != shape[3]) return c.Fail("bias size");
+  if (c.has_input(3) && ElementCount(ShapeOf(&c.input(3))) != shape[3]) return c.Fail("bias size");
   const TfLiteTransposeConvParams& p = ParamsOf<TfLiteTransposeConvParams>(node);
   if (p.stride_width <= 0 || p.stride_height <= 0) return c.Fail("stride below 1");
   return true;
@@ -764,7 +736,7 @@ bool CheckLstmBasic(Checker& c, TfLiteContext* context, const TfLiteNode* node, 
   const int batch = c.input(0).dims->data[0], depth = c.input(1).dims->data[1];
   const int total = c.input(0).dims->data[1] + depth;
   if (c.input(1).dims->data[0] != batch || c.input(2).dims->data[0] != 4 * depth || c.input(2).dims->data[1] != total ||
-      Count(DimsOf(c.input(3))) != 4 * depth || c.input(4).dims->data[0] != batch ||
+      ElementCount(ShapeOf(&c.input(3))) != 4 * depth || c.input(4).dims->data[0] != batch ||
       c.input(4).dims->data[1] != depth) {
     return c.Fail("shapes do not fit");
   }
@@ -880,7 +852,7 @@ Status EmitCopy(Planner& planner, int input, int output, CopyRegion region, TfLi
     region.dst_stride.insert(region.dst_stride.begin(), 0);
   }
   if (static_cast<int>(region.dims.size()) > kMaxRank) return ExecutionError("copy of rank above 6");
-  const uint64_t total = static_cast<uint64_t>(Count(region.dims));
+  const uint64_t total = static_cast<uint64_t>(ElementCount(region.dims));
   Push p = Common(planner.value(output), activation, total);
   p.U(fill ? 1 : 0)
       .F(fill_value)
@@ -900,12 +872,12 @@ Status PlanBinary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
   TS_ASSIGN_OR_RETURN(int a, pl.InputValue(node->inputs->data[0]));
   TS_ASSIGN_OR_RETURN(int b, pl.InputValue(node->inputs->data[1]));
   Shape out_shape;
-  if (!Broadcast(pl.shape(a), pl.shape(b), &out_shape)) {
+  if (!BroadcastShapes(pl.shape(a), pl.shape(b), &out_shape)) {
     return Fail("inputs " + ShapeString(pl.shape(a)) + " and " + ShapeString(pl.shape(b)) + " do not broadcast");
   }
   if (out_shape.size() > static_cast<size_t>(kMaxRank)) return Fail("rank above 6");
   const int out = pl.OutputValue(node->outputs->data[0], out_shape);
-  const uint64_t total = static_cast<uint64_t>(Count(out_shape));
+  const uint64_t total = static_cast<uint64_t>(ElementCount(out_shape));
   Push p = Common(pl.value(out), FusedActivation(code, node), total);
   p.U(op);
   Shape dims = out_shape;
@@ -944,7 +916,7 @@ Status PlanUnary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
     default:
       break;
   }
-  const uint64_t total = static_cast<uint64_t>(Count(shape));
+  const uint64_t total = static_cast<uint64_t>(ElementCount(shape));
   Push p = Common(pl.value(out), lo, hi, total);
   p.U(op).F(alpha);
   return EmitDispatch(pl, ShaderId::kUnary, out, {in}, &p, total);
@@ -953,7 +925,7 @@ Status PlanUnary(Planner& pl, const TfLiteNode* node, int code, uint32_t op) {
 // The identity (or a regrid onto the output's quantization): QUANTIZE, DEQUANTIZE of activations,
 // reshapes between different grids.
 Status PlanCopyAll(Planner& pl, int in, int out) {
-  const uint64_t total = static_cast<uint64_t>(Count(pl.shape(in)));
+  const uint64_t total = static_cast<uint64_t>(ElementCount(pl.shape(in)));
   Push p = Common(pl.value(out), kTfLiteActNone, total);
   p.U(kUnaryCopy).F(0.0f);
   return EmitDispatch(pl, ShaderId::kUnary, out, {in}, &p, total);
@@ -1010,7 +982,7 @@ Status PlanFullyConnected(Planner& pl, const TfLiteNode* node) {
   const Shape ws = pl.shape(weights);
   if (ws.size() != 2) return Fail("weights are not 2-D");
   const int out_c = ws[0], in_c = ws[1];
-  const int64_t n = Count(is);
+  const int64_t n = ElementCount(is);
   if (in_c <= 0 || n % in_c != 0) return Fail("input " + ShapeString(is) + " does not fit weights " + ShapeString(ws));
   const int batches = static_cast<int>(n / in_c);
   Shape out_shape;
@@ -1041,7 +1013,7 @@ Status PlanPool(Planner& pl, const TfLiteNode* node, uint32_t op) {
   if (out_h <= 0 || out_w <= 0) return Fail("empty output");
   const Shape out_shape = {is[0], out_h, out_w, is[3]};
   const int out = pl.OutputValue(node->outputs->data[0], out_shape);
-  const uint64_t total = static_cast<uint64_t>(Count(out_shape));
+  const uint64_t total = static_cast<uint64_t>(ElementCount(out_shape));
   Push p = Common(pl.value(out), params.activation, total);
   p.U(is[1]).U(is[2]).U(is[3]).U(out_h).U(out_w).U(params.filter_height).U(params.filter_width);
   p.U(params.stride_height).U(params.stride_width).I(pad.height).I(pad.width).U(op);
@@ -1054,7 +1026,7 @@ Status PlanSoftmax(Planner& pl, const TfLiteNode* node, uint32_t op) {
   if (shape.empty()) return Fail("scalar input");
   const int out = pl.OutputValue(node->outputs->data[0], shape);
   const int depth = shape.back();
-  const uint64_t rows = depth > 0 ? static_cast<uint64_t>(Count(shape) / depth) : 0;
+  const uint64_t rows = depth > 0 ? static_cast<uint64_t>(ElementCount(shape) / depth) : 0;
   const float beta = op == 0 ? ParamsOf<TfLiteSoftmaxParams>(node).beta : 1.0f;
   Push p = Common(pl.value(out), kTfLiteActNone, rows);
   p.U(depth).F(beta).U(op);
@@ -1101,7 +1073,7 @@ Status PlanReshape(Planner& pl, const TfLiteNode* node, uint32_t kind) {
   const Shape in_shape = pl.shape(in);
   Shape out_shape;
   bool ok = false;
-  if (kind == 0) ok = ReshapeShape(pl.context(), node, Count(in_shape), &out_shape);
+  if (kind == 0) ok = ReshapeShape(pl.context(), node, ElementCount(in_shape), &out_shape);
   if (kind == 1) ok = SqueezeShape(node, in_shape, &out_shape);
   if (kind == 2) ok = ExpandDimsShape(pl.context(), node, in_shape, &out_shape);
   if (!ok) return Fail("cannot reshape " + ShapeString(in_shape));
@@ -1139,7 +1111,7 @@ Status PlanResize(Planner& pl, const TfLiteNode* node, uint32_t op) {
   };
   const Shape out_shape = {is[0], out_h, out_w, is[3]};
   const int out = pl.OutputValue(node->outputs->data[0], out_shape);
-  const uint64_t total = static_cast<uint64_t>(Count(out_shape));
+  const uint64_t total = static_cast<uint64_t>(ElementCount(out_shape));
   Push p = Common(pl.value(out), kTfLiteActNone, total);
   p.U(is[1]).U(is[2]).U(is[3]).U(out_h).U(out_w).F(scale(is[1], out_h)).F(scale(is[2], out_w));
   p.U(half ? 1 : 0).U(align ? 1 : 0).U(op);
@@ -1331,7 +1303,7 @@ Status PlanTransposeConv(Planner& pl, const TfLiteNode* node) {
       nn::ComputePaddingHeightWidth(params.stride_height, params.stride_width, 1, 1, out_shape[1], out_shape[2], fs[1],
                                     fs[2], params.padding, &unused_h, &unused_w);
   const int out = pl.OutputValue(node->outputs->data[0], out_shape);
-  const uint64_t total = static_cast<uint64_t>(Count(out_shape));
+  const uint64_t total = static_cast<uint64_t>(ElementCount(out_shape));
   Push p = Common(pl.value(out), params.activation, total);
   p.U(is[1]).U(is[2]).U(is[3]).U(out_shape[1]).U(out_shape[2]).U(out_shape[3]).U(fs[1]).U(fs[2]);
   p.U(params.stride_height).U(params.stride_width).I(pad.height).I(pad.width).U(bias >= 0 ? 1 : 0);
@@ -1363,7 +1335,7 @@ Status PlanLstmBasic(Planner& pl, const TfLiteNode* node) {
   const Shape is = pl.shape(input), ps = pl.shape(prev_activation);
   if (is.size() != 2 || ps.size() != 2 || ps[0] != is[0]) return Fail("input shapes");
   const int batch = is[0], input_depth = is[1], depth = ps[1], total = input_depth + depth;
-  if (pl.shape(weights) != Shape{4 * depth, total} || Count(pl.shape(biases)) != 4 * depth ||
+  if (pl.shape(weights) != Shape{4 * depth, total} || ElementCount(pl.shape(biases)) != 4 * depth ||
       pl.shape(prev_state) != Shape{batch, depth}) {
     return Fail("weights, biases or state do not fit");
   }
@@ -1478,7 +1450,7 @@ const std::vector<int>& SupportedBuiltinCodes() {
 
 bool ActivationGrid(const TfLiteTensor& tensor, QuantGrid* grid) {
   if (!IsQuantizedType(tensor.type)) return false;
-  const TfLiteAffineQuantization* q = Affine(tensor);
+  const TfLiteAffineQuantization* q = AffineQuantization(&tensor);
   if (q == nullptr) return false;
   grid->scale = q->scale->data[0];
   grid->zero_point = q->zero_point != nullptr && q->zero_point->size > 0 ? q->zero_point->data[0] : 0;
@@ -1497,7 +1469,7 @@ bool ActivationGrid(const TfLiteTensor& tensor, QuantGrid* grid) {
 }
 
 StatusOr<std::vector<float>> TensorAsFloat(const TfLiteTensor& t) {
-  const int64_t n = Count(DimsOf(t));
+  const int64_t n = ElementCount(ShapeOf(&t));
   std::vector<float> out(static_cast<size_t>(n));
   if (t.data.raw == nullptr && n > 0)
     return ExecutionError(std::string("tensor '") + (t.name ? t.name : "") + "' has no data");
@@ -1506,18 +1478,18 @@ StatusOr<std::vector<float>> TensorAsFloat(const TfLiteTensor& t) {
       std::memcpy(out.data(), t.data.f, static_cast<size_t>(n) * 4);
       return out;
     case kTfLiteFloat16:
-      for (int64_t i = 0; i < n; ++i) out[i] = HalfToFloat(t.data.f16[i].data);
+      for (int64_t i = 0; i < n; ++i) out[i] = float16::HalfToFloat(t.data.f16[i].data);
       return out;
     default:
       break;
   }
-  const TfLiteAffineQuantization* q = Affine(t);
+  const TfLiteAffineQuantization* q = AffineQuantization(&t);
   if (q == nullptr) {
     return ExecutionError(std::string("tensor '") + (t.name ? t.name : "") + "' (" + TfLiteTypeGetName(t.type) +
                           ") has no scale");
   }
   // Channel of element i along the quantized dimension (per-tensor: channel 0).
-  const Shape dims = DimsOf(t);
+  const Shape dims = ShapeOf(&t);
   int64_t inner = 1;
   int channels = 1;
   if (q->scale->size > 1) {
@@ -1577,10 +1549,10 @@ StatusOr<int> Planner::InputValue(int tensor) {
   auto it = plan_->tensor_values.find(tensor);
   if (it != plan_->tensor_values.end()) return it->second;
   const TfLiteTensor& t = context_->tensors[tensor];
-  TS_RETURN_IF_ERROR(CheckPlannedShape(DimsOf(t), "input tensor " + std::to_string(tensor)));
+  TS_RETURN_IF_ERROR(CheckPlannedShape(ShapeOf(&t), "input tensor " + std::to_string(tensor)));
   Value v;
   v.tensor = tensor;
-  v.shape = DimsOf(t);
+  v.shape = ShapeOf(&t);
   if (IsConstant(t)) {
     v.kind = Value::Kind::kConstant;
     auto cached = constants_->find(tensor);
@@ -1630,7 +1602,7 @@ int Planner::ConstantOutput(int tensor, std::vector<float> data) {
   Value v;
   v.kind = Value::Kind::kConstant;
   v.tensor = tensor;
-  v.shape = DimsOf(context_->tensors[tensor]);
+  v.shape = ShapeOf(&context_->tensors[tensor]);
   v.is_output = partition_outputs_.count(tensor) != 0;
   v.constant = cached->second.get();
   plan_->values.push_back(std::move(v));

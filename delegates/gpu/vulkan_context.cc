@@ -461,55 +461,5 @@ StatusOr<VkPipeline> VulkanContext::Pipeline(ShaderId shader, bool float16) {
   return pipeline;
 }
 
-uint16_t FloatToHalf(float value) {
-  uint32_t x;
-  std::memcpy(&x, &value, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) {  // inf or NaN
-    return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
-  }
-  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504
-  if (abs < 0x38800000u) {                                      // below the smallest normal half: subnormal or zero
-    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // below half the smallest subnormal
-    const uint32_t exponent = abs >> 23;
-    const uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
-    const uint32_t shift = 126 - exponent;  // 14..24 bits to drop
-    uint32_t half = mantissa >> shift;
-    const uint32_t remainder = mantissa & ((1u << shift) - 1);
-    const uint32_t halfway = 1u << (shift - 1);
-    if (remainder > halfway || (remainder == halfway && (half & 1u) != 0)) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = ((abs >> 13) - (112u << 10));
-  const uint32_t remainder = abs & 0x1fffu;
-  if (remainder > 0x1000u || (remainder == 0x1000u && (half & 1u) != 0)) ++half;
-  return static_cast<uint16_t>(sign | half);
-}
-
-float HalfToFloat(uint16_t half) {
-  const uint32_t sign = (static_cast<uint32_t>(half) & 0x8000u) << 16;
-  uint32_t exponent = (half >> 10) & 0x1fu;
-  uint32_t mantissa = half & 0x3ffu;
-  uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;
-  } else {  // subnormal: normalize
-    exponent = 113;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
-  }
-  float value;
-  std::memcpy(&value, &bits, 4);
-  return value;
-}
-
 }  // namespace gpu
 }  // namespace touchstone

@@ -33,27 +33,26 @@ constexpr uint32_t kWorkgroupSize = 64;  // local_size_x of every shader (shader
 
 // The entry points the delegate uses.
 struct VulkanFunctions {
-#define TS_VK_FUNCTIONS(X)                                                                       \
-  X(vkDestroyInstance)                                                                           \
-  X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceFeatures2) \
-      X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties)         \
-          X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice) X(vkGetDeviceProcAddr)
-#define TS_VK_DEVICE_FUNCTIONS(X)                                                                                     \
-  X(vkDestroyDevice)                                                                                                  \
-  X(vkGetDeviceQueue) X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory)       \
-      X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory) X(vkUnmapMemory) X(vkCreateShaderModule)                   \
-          X(vkDestroyShaderModule) X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout)                     \
-              X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout) X(vkCreatePipelineCache) X(vkDestroyPipelineCache) \
-                  X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCreateDescriptorPool)                          \
-                      X(vkDestroyDescriptorPool) X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets)                \
-                          X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers)                  \
-                              X(vkFreeCommandBuffers) X(vkBeginCommandBuffer) X(vkEndCommandBuffer)                   \
-                                  X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdPushConstants)               \
-                                      X(vkCmdDispatch) X(vkCmdPipelineBarrier) X(vkCmdCopyBuffer)                     \
-                                          X(vkCmdWriteTimestamp) X(vkCmdResetQueryPool) X(vkCreateQueryPool)          \
-                                              X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkQueueSubmit)         \
-                                                  X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences)               \
-                                                      X(vkResetFences) X(vkDeviceWaitIdle)
+#define TS_VK_FUNCTIONS(X)                                                                                     \
+  X(vkDestroyInstance)                                                                                         \
+  X(vkEnumeratePhysicalDevices)                                                                                \
+  X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceFeatures2) X(vkGetPhysicalDeviceQueueFamilyProperties) \
+      X(vkGetPhysicalDeviceMemoryProperties) X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice)         \
+          X(vkGetDeviceProcAddr)
+#define TS_VK_DEVICE_FUNCTIONS(X)                                                                                      \
+  X(vkDestroyDevice)                                                                                                   \
+  X(vkGetDeviceQueue)                                                                                                  \
+  X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory)            \
+      X(vkBindBufferMemory) X(vkMapMemory) X(vkUnmapMemory) X(vkCreateShaderModule) X(vkDestroyShaderModule)           \
+          X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout) X(                  \
+              vkDestroyPipelineLayout) X(vkCreatePipelineCache) X(vkDestroyPipelineCache) X(vkCreateComputePipelines)  \
+              X(vkDestroyPipeline) X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool) X(vkAllocateDescriptorSets)    \
+                  X(vkUpdateDescriptorSets) X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers) \
+                      X(vkFreeCommandBuffers) X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkCmdBindPipeline)       \
+                          X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdPipelineBarrier)    \
+                              X(vkCmdCopyBuffer) X(vkCmdWriteTimestamp) X(vkCmdResetQueryPool) X(vkCreateQueryPool)    \
+                                  X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkQueueSubmit) X(vkCreateFence)     \
+                                      X(vkDestroyFence) X(vkWaitForFences) X(vkResetFences) X(vkDeviceWaitIdle)
 #define TS_VK_DECLARE(name) PFN_##name name = nullptr;
   TS_VK_FUNCTIONS(TS_VK_DECLARE)
   TS_VK_DEVICE_FUNCTIONS(TS_VK_DECLARE)
@@ -157,10 +156,6 @@ class VulkanContext {
   std::vector<VkPipeline> pipelines_;  // [shader * 2 + float16]
   Buffer dummy_;
 };
-
-// Float16 <-> float32 conversions (round to nearest even), for uploads and downloads.
-uint16_t FloatToHalf(float value);
-float HalfToFloat(uint16_t half);
 
 }  // namespace gpu
 }  // namespace touchstone

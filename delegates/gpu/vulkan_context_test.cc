@@ -1,4 +1,4 @@
-// The Vulkan context: float16 conversions, device selection, pipelines for every shader, buffers, and
+// The Vulkan context: device selection, pipelines for every shader, buffers, and
 // the one-line errors when there is no loader or no device. Tests that need a device skip with a
 // message when none is found, unless CI=true (CI installs lavapipe, so they must run there).
 #include "delegates/gpu/vulkan_context.h"
@@ -37,39 +37,6 @@ std::shared_ptr<VulkanContext> ContextOrSkip(bool float16 = true) {
     return nullptr;
   }
   return vk.value();
-}
-
-TEST(HalfTest, ExactValuesRoundTrip) {
-  for (float v : {0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f /* smallest normal */,
-                  5.9604644775390625e-08f /* smallest subnormal */, 0.333251953125f}) {
-    EXPECT_EQ(HalfToFloat(FloatToHalf(v)), v) << v;
-  }
-  EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
-  EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
-  EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);
-}
-
-TEST(HalfTest, RoundsToNearestEven) {
-  // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (1.0).
-  EXPECT_EQ(FloatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
-  // 1 + 3 * 2^-11 is halfway between 1 + 2^-10 and 1 + 2^-9: ties to even (1 + 2^-9).
-  EXPECT_EQ(FloatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
-  EXPECT_EQ(FloatToHalf(1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20)), 0x3c01);
-  // Overflow, infinities, NaN, underflow.
-  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);
-  EXPECT_EQ(FloatToHalf(-1e9f), 0xfc00);
-  EXPECT_EQ(FloatToHalf(std::numeric_limits<float>::infinity()), 0x7c00);
-  EXPECT_TRUE(std::isnan(HalfToFloat(FloatToHalf(std::nanf("")))));
-  EXPECT_EQ(FloatToHalf(1e-9f), 0x0000);
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -25) * 1.5f), 0x0001);
-}
-
-TEST(HalfTest, EveryHalfRoundTrips) {
-  for (uint32_t h = 0; h < 0x10000; ++h) {
-    const float f = HalfToFloat(static_cast<uint16_t>(h));
-    if (std::isnan(f)) continue;
-    EXPECT_EQ(FloatToHalf(f), h) << std::hex << h;
-  }
 }
 
 TEST(VulkanContextTest, NoLoaderIsOneLine) {

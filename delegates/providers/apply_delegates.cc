@@ -53,9 +53,7 @@ StatusOr<std::unique_ptr<Interpreter>> BuildInterpreterWithDelegates(const Inter
                                                                      const ApplyDelegatesOptions& options,
                                                                      std::vector<DelegateOutcome>* outcomes) {
   outcomes->clear();
-  StatusOr<std::unique_ptr<Interpreter>> made = make_interpreter();
-  if (!made.ok()) return made.status();
-  std::unique_ptr<Interpreter> interpreter = std::move(made.value());
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<Interpreter> interpreter, make_interpreter());
   std::vector<TfLiteDelegate*> accepted;
   for (const ProvidedDelegate& provided : delegates) {
     DelegateOutcome outcome;
@@ -69,9 +67,7 @@ StatusOr<std::unique_ptr<Interpreter>> BuildInterpreterWithDelegates(const Inter
                               " delegate failed: " + outcome.error);
       }
       // Start again without it: a fresh interpreter with the delegates accepted so far.
-      made = make_interpreter();
-      if (!made.ok()) return made.status();
-      interpreter = std::move(made.value());
+      TS_ASSIGN_OR_RETURN(interpreter, make_interpreter());
       for (TfLiteDelegate* d : accepted) {
         Status again = ApplyOne(interpreter.get(), d);
         if (!again.ok()) return again;

@@ -1,4 +1,5 @@
 #include "delegates/sample/elementwise.h"
+#include "runtime/tensor_util.h"
 
 #include <algorithm>
 
@@ -19,24 +20,9 @@ void BroadcastStrides(const std::vector<int>& dims, int rank, int* strides) {
 
 }  // namespace
 
-int64_t ElementCount(const std::vector<int>& shape) {
-  int64_t n = 1;
-  for (int d : shape) n *= d;
-  return n;
-}
-
 bool BroadcastShape(const std::vector<int>& a, const std::vector<int>& b, std::vector<int>* out) {
-  const int ra = static_cast<int>(a.size()), rb = static_cast<int>(b.size());
-  const int rank = std::max(ra, rb);
-  if (rank > kSampleMaxRank) return false;
-  out->assign(rank, 1);
-  for (int i = 0; i < rank; ++i) {
-    const int da = i < rank - ra ? 1 : a[i - (rank - ra)];
-    const int db = i < rank - rb ? 1 : b[i - (rank - rb)];
-    if (da != db && da != 1 && db != 1) return false;
-    (*out)[i] = da == 1 ? db : da;
-  }
-  return true;
+  if (std::max(a.size(), b.size()) > static_cast<size_t>(kSampleMaxRank)) return false;
+  return BroadcastShapes(a, b, out);
 }
 
 void ComputeElementwise(bool add, float lo, float hi, float bias, const std::vector<int>& a_shape, const float* a,

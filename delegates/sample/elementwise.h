@@ -10,8 +10,6 @@ namespace touchstone {
 
 constexpr int kSampleMaxRank = 8;
 
-int64_t ElementCount(const std::vector<int>& shape);
-
 // The broadcast shape of a and b (numpy rules), or false when they do not broadcast or the rank is
 // above kSampleMaxRank.
 bool BroadcastShape(const std::vector<int>& a, const std::vector<int>& b, std::vector<int>* out);

@@ -20,6 +20,7 @@
 #include "runtime/c/builtin_ops.h"
 #include "runtime/c/profiler.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -48,11 +49,6 @@ TfLiteFusedActivation ActivationOf(int builtin_code, const void* builtin_data) {
   if (builtin_data == nullptr) return kTfLiteActNone;
   if (builtin_code == kTfLiteBuiltinAdd) return static_cast<const TfLiteAddParams*>(builtin_data)->activation;
   return static_cast<const TfLiteSubParams*>(builtin_data)->activation;
-}
-
-std::vector<int> DimsOf(const TfLiteTensor& t) {
-  if (t.dims == nullptr) return {};
-  return std::vector<int>(t.dims->data, t.dims->data + t.dims->size);
 }
 
 // A genuine segmentation fault (a store through a null pointer the compiler cannot see is null). The
@@ -130,7 +126,7 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
         continue;
       }
       TfLiteTensor* out = &context->tensors[op.output];
-      if (DimsOf(*out) != shape) {
+      if (touchstone::ShapeOf(out) != shape) {
         TfLiteIntArray* dims = TfLiteIntArrayCreate(static_cast<int>(shape.size()));
         std::copy(shape.begin(), shape.end(), dims->data);
         TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, out, dims));
@@ -161,7 +157,7 @@ class SampleDelegateKernel : public tflite::SimpleDelegateKernelInterface {
 
  private:
   std::vector<int> ShapeOf(TfLiteContext* context, int tensor, int slot) const {
-    return slot >= 0 ? shapes_[slot] : DimsOf(context->tensors[tensor]);
+    return slot >= 0 ? shapes_[slot] : touchstone::ShapeOf(&context->tensors[tensor]);
   }
   float* DataOf(TfLiteContext* context, int tensor, int slot) {
     return slot >= 0 ? buffers_[slot].data() : tflite::GetTensorData<float>(&context->tensors[tensor]);

@@ -15,6 +15,7 @@
 #include "runtime/c/builtin_ops.h"
 #include "runtime/c/c_api_opaque.h"
 #include "runtime/c/stable_delegate.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {

@@ -15,15 +15,10 @@
 #include "delegates/xnnpack/xnnpack_graph.h"
 #include "runtime/c/builtin_ops.h"
 #include "runtime/c/profiler.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
-
-std::string ShapeOf(const TfLiteTensor& t) {
-  std::string s = "[";
-  for (int i = 0; t.dims != nullptr && i < t.dims->size; ++i) s += (i ? "," : "") + std::to_string(t.dims->data[i]);
-  return s + "]";
-}
 
 std::string TensorLabel(TfLiteContext* context, int index) {
   const TfLiteTensor& t = context->tensors[index];
@@ -36,12 +31,6 @@ std::string TensorLabel(TfLiteContext* context, int index) {
 // multiply-adds (or elements written, for ops that compute no products): about 20 us on one core.
 constexpr int64_t kThreadedPartitionCost = 200000;
 
-int64_t ElementsOf(const TfLiteTensor& t) {
-  int64_t n = 1;
-  for (int i = 0; t.dims != nullptr && i < t.dims->size; ++i) n *= t.dims->data[i];
-  return n;
-}
-
 // A partition's work: multiply-adds of its convolutions and products (output elements times the
 // weights each reads), elements written by the rest.
 int64_t PartitionCost(TfLiteContext* context, const std::vector<std::pair<TfLiteNode*, TfLiteRegistration*>>& nodes) {
@@ -50,7 +39,7 @@ int64_t PartitionCost(TfLiteContext* context, const std::vector<std::pair<TfLite
     const TfLiteNode* node = entry.first;
     int64_t written = 0;
     for (int k = 0; k < node->outputs->size; ++k) {
-      if (node->outputs->data[k] >= 0) written += ElementsOf(context->tensors[node->outputs->data[k]]);
+      if (node->outputs->data[k] >= 0) written += ElementCount(ShapeOf(&context->tensors[node->outputs->data[k]]));
     }
     int64_t per_element = 1;
     const int op = entry.second->builtin_code;
@@ -58,7 +47,7 @@ int64_t PartitionCost(TfLiteContext* context, const std::vector<std::pair<TfLite
         node->inputs->size > 1 && node->inputs->data[1] >= 0) {
       const TfLiteTensor& weights = context->tensors[node->inputs->data[1]];
       // Weights [out, ..., in]: each output reads all but the first dimension.
-      per_element = std::max<int64_t>(1, ElementsOf(weights) / std::max(1, weights.dims->data[0]));
+      per_element = std::max<int64_t>(1, ElementCount(ShapeOf(&weights)) / std::max(1, weights.dims->data[0]));
     } else if (op == kTfLiteBuiltinDepthwiseConv2d && node->inputs->size > 1 && node->inputs->data[1] >= 0) {
       const TfLiteTensor& weights = context->tensors[node->inputs->data[1]];  // [1, h, w, channels]
       per_element = weights.dims->size == 4 ? std::max(1, weights.dims->data[1] * weights.dims->data[2]) : 1;
@@ -179,13 +168,13 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
     for (int t : outputs) {
       if (translator_->HasValue(t)) externals_.push_back(t);
     }
-    for (int t : externals_) shapes_.push_back(ShapeOf(context->tensors[t]));
+    for (int t : externals_) shapes_.push_back(ShapeString(&context->tensors[t]));
     return kTfLiteOk;
   }
 
   TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) override {
     for (size_t i = 0; i < externals_.size(); ++i) {
-      const std::string now = ShapeOf(context->tensors[externals_[i]]);
+      const std::string now = ShapeString(&context->tensors[externals_[i]]);
       if (now != shapes_[i]) {
         TF_LITE_KERNEL_LOG(context,
                            "XNNPACK delegate: %s is now %s but the delegated graph was built for %s; the delegate "

@@ -23,6 +23,7 @@
 #include "runtime/c/builtin_ops.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/tensor_util.h"
 #include "runtime/testing/op_test.h"
 
 namespace touchstone {
@@ -53,12 +54,6 @@ std::vector<T> Ints(size_t n, uint32_t seed, int lo, int hi) {
   return v;
 }
 
-size_t Count(const std::vector<int>& shape) {
-  size_t n = 1;
-  for (int d : shape) n *= static_cast<size_t>(d);
-  return n;
-}
-
 int QInput(OpTest& t, TfLiteType type, const std::vector<int>& shape, float scale, int zp) {
   const int i = t.AddInput(type, shape);
   t.builder().SetQuantization(i, {scale}, {zp});
@@ -78,7 +73,7 @@ int QTemp(OpTest& t, TfLiteType type, const std::vector<int>& shape, float scale
 }
 
 int FloatConst(OpTest& t, const std::vector<int>& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  return t.AddConst<float>(kTfLiteFloat32, shape, Floats(Count(shape), seed, lo, hi));
+  return t.AddConst<float>(kTfLiteFloat32, shape, Floats(ElementCount(shape), seed, lo, hi));
 }
 
 int Int32Const(OpTest& t, const std::vector<int>& shape, const std::vector<int32_t>& values) {
@@ -90,9 +85,9 @@ int QWeights(OpTest& t, TfLiteType type, const std::vector<int>& shape, const st
              int dim, uint32_t seed) {
   int w;
   if (type == kTfLiteInt8) {
-    w = t.AddConst<int8_t>(kTfLiteInt8, shape, Ints<int8_t>(Count(shape), seed, -127, 127));
+    w = t.AddConst<int8_t>(kTfLiteInt8, shape, Ints<int8_t>(ElementCount(shape), seed, -127, 127));
   } else {
-    w = t.AddConst<uint8_t>(kTfLiteUInt8, shape, Ints<uint8_t>(Count(shape), seed, 0, 255));
+    w = t.AddConst<uint8_t>(kTfLiteUInt8, shape, Ints<uint8_t>(ElementCount(shape), seed, 0, 255));
   }
   t.builder().SetQuantization(w, scales, std::vector<int64_t>(scales.size(), zp), dim);
   return w;

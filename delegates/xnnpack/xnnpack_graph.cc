@@ -8,18 +8,14 @@
 #include "delegates/xnnpack/xnnpack_delegate.h"
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/internal/float16.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace xnnpack {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-std::string DimsString(const std::vector<int>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
 
 const char* StatusName(enum xnn_status status) {
   switch (status) {
@@ -132,55 +128,6 @@ int PaddingBefore(int in, int out, int filter, int stride, int dilation) {
   return static_cast<int>(total / 2);
 }
 
-bool Broadcast(const std::vector<int>& a, const std::vector<int>& b, std::vector<int>* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  out->assign(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    const int da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return false;
-    (*out)[i] = da == 1 ? db : da;
-  }
-  return true;
-}
-
-const TfLiteAffineQuantization* Affine(const TfLiteTensor& t) {
-  if (t.quantization.type != kTfLiteAffineQuantization) return nullptr;
-  return static_cast<const TfLiteAffineQuantization*>(t.quantization.params);
-}
-
-bool IsPerChannel(const TfLiteTensor& t) {
-  const TfLiteAffineQuantization* q = Affine(t);
-  return q != nullptr && q->scale != nullptr && q->scale->size > 1;
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exponent = (h >> 10) & 0x1f;
-  uint32_t mantissa = h & 0x3ff;
-  uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {
-      // Subnormal half: normalise.
-      int e = -1;
-      do {
-        ++e;
-        mantissa <<= 1;
-      } while ((mantissa & 0x400) == 0);
-      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mantissa & 0x3ff) << 13);
-    }
-  } else {
-    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
-
 // The float values of a folded DEQUANTIZE (the reference kernel's arithmetic), with
 // XNN_EXTRA_BYTES of slack after them.
 bool FoldDequantize(const TfLiteTensor& in, std::vector<float>* out) {
@@ -189,15 +136,15 @@ bool FoldDequantize(const TfLiteTensor& in, std::vector<float>* out) {
   out->assign(static_cast<size_t>(count) + XNN_EXTRA_BYTES / sizeof(float), 0.0f);
   if (in.type == kTfLiteFloat16) {
     const auto* h = reinterpret_cast<const uint16_t*>(in.data.raw);
-    for (int64_t i = 0; i < count; ++i) (*out)[i] = HalfToFloat(h[i]);
+    for (int64_t i = 0; i < count; ++i) (*out)[i] = float16::HalfToFloat(h[i]);
     return true;
   }
   auto value = [&](int64_t i) -> int32_t {
     return in.type == kTfLiteInt8 ? static_cast<int32_t>(reinterpret_cast<const int8_t*>(in.data.raw)[i])
                                   : static_cast<int32_t>(reinterpret_cast<const uint8_t*>(in.data.raw)[i]);
   };
-  const TfLiteAffineQuantization* q = Affine(in);
-  if (IsPerChannel(in)) {
+  const TfLiteAffineQuantization* q = AffineQuantization(&in);
+  if (IsPerChannelQuantized(&in)) {
     const int dim = q->quantized_dimension;
     int64_t inner = 1;
     for (int i = dim + 1; i < in.dims->size; ++i) inner *= in.dims->data[i];
@@ -227,9 +174,9 @@ bool FoldableDequantize(const TfLiteTensor& in, const TfLiteTensor& out) {
   if (in.type == kTfLiteFloat16) return in.bytes >= static_cast<size_t>(count) * 2;
   if (in.type != kTfLiteInt8 && in.type != kTfLiteUInt8) return false;
   if (in.bytes < static_cast<size_t>(count)) return false;
-  const TfLiteAffineQuantization* q = Affine(in);
+  const TfLiteAffineQuantization* q = AffineQuantization(&in);
   if (q == nullptr) return false;
-  if (IsPerChannel(in)) {
+  if (IsPerChannelQuantized(&in)) {
     const int dim = q->quantized_dimension;
     if (dim < 0 || dim >= in.dims->size || q->scale->size != in.dims->data[dim]) return false;
     return q->zero_point == nullptr || q->zero_point->size == q->scale->size;
@@ -360,13 +307,15 @@ GraphTranslator::GraphTranslator(TfLiteContext* context, uint32_t flags, const G
                                  const XnnpackExtraOptions* extra)
     : context_(context), flags_(flags), info_(info), extra_(extra) {}
 
-bool GraphTranslator::Fail(const std::string& message) {
-  why_ = message;
-  return false;
+Status GraphTranslator::Fail(const std::string& message) { return Status(StatusCode::kExecution, message); }
+
+bool GraphTranslator::Taken(const Status& status) {
+  why_ = status.message();
+  return status.ok();
 }
 
-bool GraphTranslator::XnnOk(enum xnn_status status, const char* what) {
-  if (status == xnn_status_success) return true;
+Status GraphTranslator::XnnOk(enum xnn_status status, const char* what) {
+  if (status == xnn_status_success) return Status::Ok();
   return Fail(std::string(what) + " failed: " + StatusName(status));
 }
 
@@ -378,9 +327,7 @@ std::string GraphTranslator::Name(int index) const {
 std::vector<int> GraphTranslator::Dims(int index) const {
   int source = index;
   if (IsFolded(index)) source = info_->quasi_static.at(index);
-  const TfLiteTensor& t = Tensor(source);
-  if (t.dims == nullptr) return {};
-  return std::vector<int>(t.dims->data, t.dims->data + t.dims->size);
+  return ShapeOf(&Tensor(source));
 }
 
 bool GraphTranslator::IsStatic(int index) const {
@@ -395,11 +342,11 @@ bool GraphTranslator::QuantizedAllowed(TfLiteType type) const {
   return false;
 }
 
-bool GraphTranslator::PerTensorQuant(int index, float* scale, int32_t* zero_point) {
+Status GraphTranslator::PerTensorQuant(int index, float* scale, int32_t* zero_point) {
   const TfLiteTensor& t = Tensor(index);
-  const TfLiteAffineQuantization* q = Affine(t);
+  const TfLiteAffineQuantization* q = AffineQuantization(&t);
   if (q == nullptr) return Fail(Name(index) + " has no quantization parameters");
-  if (IsPerChannel(t)) return Fail(Name(index) + " is quantized per channel");
+  if (IsPerChannelQuantized(&t)) return Fail(Name(index) + " is quantized per channel");
   *scale = t.params.scale;
   *zero_point = t.params.zero_point;
   if (*scale == 0.0f && q->scale != nullptr && q->scale->size == 1) {
@@ -414,21 +361,22 @@ bool GraphTranslator::PerTensorQuant(int index, float* scale, int32_t* zero_poin
   if (*zero_point < lo || *zero_point > hi) {
     return Fail(Name(index) + " has zero point " + std::to_string(*zero_point) + " outside its type's range");
   }
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::SameQuantization(int a, int b) {
-  if (Tensor(a).type == kTfLiteFloat32) return true;
+Status GraphTranslator::SameQuantization(int a, int b) {
+  if (Tensor(a).type == kTfLiteFloat32) return Status::Ok();
   float sa, sb;
   int32_t za, zb;
-  if (!PerTensorQuant(a, &sa, &za) || !PerTensorQuant(b, &sb, &zb)) return false;
+  TS_RETURN_IF_ERROR(PerTensorQuant(a, &sa, &za));
+  TS_RETURN_IF_ERROR(PerTensorQuant(b, &sb, &zb));
   if (sa != sb || za != zb) {
     return Fail(Name(a) + " and " + Name(b) + " are quantized differently (XNNPACK needs them equal here)");
   }
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::CheckData(int index, bool allow_float, bool allow_quantized, const char* role) {
+Status GraphTranslator::CheckData(int index, bool allow_float, bool allow_quantized, const char* role) {
   if (index < 0 || index >= static_cast<int>(context_->tensors_size)) {
     return Fail(std::string("the ") + role + " is missing");
   }
@@ -438,7 +386,7 @@ bool GraphTranslator::CheckData(int index, bool allow_float, bool allow_quantize
   if (!is_output && IsStatic(index) && !IsFolded(index)) unpacked_constants_.insert(index);
   if (IsFolded(index)) {
     if (!allow_float) return Fail(Name(index) + " (" + role + ") is float32");
-    return true;
+    return Status::Ok();
   }
   const TfLiteTensor& t = Tensor(index);
   if (t.dims == nullptr) return Fail(Name(index) + " has no shape");
@@ -454,11 +402,11 @@ bool GraphTranslator::CheckData(int index, bool allow_float, bool allow_quantize
                 std::to_string(XNN_MAX_TENSOR_DIMS) + ")");
   }
   for (int i = 0; i < t.dims->size; ++i) {
-    if (t.dims->data[i] <= 0) return Fail(Name(index) + " has shape " + DimsString(Dims(index)));
+    if (t.dims->data[i] <= 0) return Fail(Name(index) + " has shape " + ShapeString(Dims(index)));
   }
   if (t.type == kTfLiteFloat32) {
     if (!allow_float) return Fail(Name(index) + " (" + role + ") is float32");
-    return true;
+    return Status::Ok();
   }
   if (t.type == kTfLiteInt8 || t.type == kTfLiteUInt8) {
     if (!allow_quantized) return Fail(Name(index) + " (" + role + ") is quantized, which XNNPACK cannot take here");
@@ -473,23 +421,23 @@ bool GraphTranslator::CheckData(int index, bool allow_float, bool allow_quantize
   return Fail(Name(index) + " has type " + TfLiteTypeGetName(t.type));
 }
 
-bool GraphTranslator::UseStatic(int index, bool packed) {
+void GraphTranslator::UseStatic(int index, bool packed) {
   if (!packed && !IsFolded(index) && IsStatic(index)) unpacked_constants_.insert(index);
-  return true;
 }
 
-bool GraphTranslator::CheckRequantization(int input, int filter, int output) {
+Status GraphTranslator::CheckRequantization(int input, int filter, int output) {
   float in_scale, out_scale;
   int32_t zp;
-  if (!PerTensorQuant(input, &in_scale, &zp) || !PerTensorQuant(output, &out_scale, &zp)) return false;
+  TS_RETURN_IF_ERROR(PerTensorQuant(input, &in_scale, &zp));
+  TS_RETURN_IF_ERROR(PerTensorQuant(output, &out_scale, &zp));
   const TfLiteTensor& f = Tensor(filter);
   std::vector<float> filter_scales;
-  if (IsPerChannel(f)) {
-    const TfLiteAffineQuantization* q = Affine(f);
+  if (IsPerChannelQuantized(&f)) {
+    const TfLiteAffineQuantization* q = AffineQuantization(&f);
     filter_scales.assign(q->scale->data, q->scale->data + q->scale->size);
   } else {
     float s;
-    if (!PerTensorQuant(filter, &s, &zp)) return false;
+    TS_RETURN_IF_ERROR(PerTensorQuant(filter, &s, &zp));
     filter_scales.push_back(s);
   }
   for (float fs : filter_scales) {
@@ -500,17 +448,18 @@ bool GraphTranslator::CheckRequantization(int input, int filter, int output) {
                   "XNNPACK's range [2^-32, 256)");
     }
   }
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::CheckBiasScale(int input, int filter, int bias, int output) {
-  if (bias < 0) return true;
+Status GraphTranslator::CheckBiasScale(int input, int filter, int bias, int output) {
+  if (bias < 0) return Status::Ok();
   const TfLiteTensor& b = Tensor(bias);
   const TfLiteTensor& f = Tensor(filter);
-  if (Affine(b) == nullptr || IsPerChannel(b) || IsPerChannel(f)) return true;
+  if (AffineQuantization(&b) == nullptr || IsPerChannelQuantized(&b) || IsPerChannelQuantized(&f)) return Status::Ok();
   // TFLite's GetQuantizedConvolutionMultipler check, as runtime/kernels/internal/nn_common.h has it.
   const double product = static_cast<double>(Tensor(input).params.scale) * f.params.scale;
-  if (std::abs(product - static_cast<double>(b.params.scale)) / Tensor(output).params.scale <= 0.02) return true;
+  if (std::abs(product - static_cast<double>(b.params.scale)) / Tensor(output).params.scale <= 0.02)
+    return Status::Ok();
   return Fail("the bias scale differs from the input scale times the weights scale");
 }
 
@@ -539,7 +488,7 @@ const std::vector<float>* GraphTranslator::FoldedData(int tensor) {
   return &folded_.at(tensor);
 }
 
-uint32_t GraphTranslator::Value(int index, bool packed) {
+StatusOr<uint32_t> GraphTranslator::Value(int index, bool packed) {
   auto it = values_.find(index);
   if (it != values_.end()) return it->second;
   const std::vector<int> dims_int = Dims(index);
@@ -560,28 +509,27 @@ uint32_t GraphTranslator::Value(int index, bool packed) {
   if (IsFolded(index) || t.type == kTfLiteFloat32) {
     status =
         xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id, flags, &id);
-  } else if (t.type == kTfLiteInt8 && IsPerChannel(t)) {
-    const TfLiteAffineQuantization* q = Affine(t);
+  } else if (t.type == kTfLiteInt8 && IsPerChannelQuantized(&t)) {
+    const TfLiteAffineQuantization* q = AffineQuantization(&t);
     status = xnn_define_channelwise_quantized_tensor_value(subgraph_, xnn_datatype_qcint8, q->scale->data, dims.size(),
                                                            q->quantized_dimension, dims.data(), data, external_id,
                                                            flags, &id);
   } else if (t.type == kTfLiteInt8 || t.type == kTfLiteUInt8) {
     float scale;
     int32_t zero_point;
-    if (!PerTensorQuant(index, &scale, &zero_point)) return XNN_INVALID_VALUE_ID;
+    TS_RETURN_IF_ERROR(PerTensorQuant(index, &scale, &zero_point));
     status =
         xnn_define_quantized_tensor_value(subgraph_, t.type == kTfLiteInt8 ? xnn_datatype_qint8 : xnn_datatype_quint8,
                                           zero_point, scale, dims.size(), dims.data(), data, external_id, flags, &id);
   } else {
-    Fail(Name(index) + " has type " + TfLiteTypeGetName(t.type));
-    return XNN_INVALID_VALUE_ID;
+    return Fail(Name(index) + " has type " + TfLiteTypeGetName(t.type));
   }
-  if (!XnnOk(status, "xnn_define_tensor_value")) return XNN_INVALID_VALUE_ID;
+  TS_RETURN_IF_ERROR(XnnOk(status, "xnn_define_tensor_value"));
   values_[index] = id;
   return id;
 }
 
-uint32_t GraphTranslator::BiasValue(int bias, int input, int filter, int out_channels, TfLiteType type) {
+StatusOr<uint32_t> GraphTranslator::BiasValue(int bias, int input, int filter, int out_channels, TfLiteType type) {
   auto it = values_.find(bias);
   if (it != values_.end()) return it->second;
   if (type == kTfLiteFloat32) return Value(bias, /*packed=*/true);
@@ -589,12 +537,12 @@ uint32_t GraphTranslator::BiasValue(int bias, int input, int filter, int out_cha
   const void* data = StaticData(bias, /*packed=*/true);
   float in_scale;
   int32_t zp;
-  if (!PerTensorQuant(input, &in_scale, &zp)) return XNN_INVALID_VALUE_ID;
+  TS_RETURN_IF_ERROR(PerTensorQuant(input, &in_scale, &zp));
   const TfLiteTensor& f = Tensor(filter);
   uint32_t id = XNN_INVALID_VALUE_ID;
   enum xnn_status status;
-  if (IsPerChannel(f)) {
-    const TfLiteAffineQuantization* q = Affine(f);
+  if (IsPerChannelQuantized(&f)) {
+    const TfLiteAffineQuantization* q = AffineQuantization(&f);
     scales_.push_back(std::make_unique<std::vector<float>>(q->scale->size));
     std::vector<float>& s = *scales_.back();
     for (int c = 0; c < q->scale->size; ++c) s[c] = in_scale * q->scale->data[c];
@@ -602,16 +550,16 @@ uint32_t GraphTranslator::BiasValue(int bias, int input, int filter, int out_cha
                                                            XNN_INVALID_VALUE_ID, 0, &id);
   } else {
     float filter_scale;
-    if (!PerTensorQuant(filter, &filter_scale, &zp)) return XNN_INVALID_VALUE_ID;
+    TS_RETURN_IF_ERROR(PerTensorQuant(filter, &filter_scale, &zp));
     status = xnn_define_quantized_tensor_value(subgraph_, xnn_datatype_qint32, 0, in_scale * filter_scale, 1, dims,
                                                data, XNN_INVALID_VALUE_ID, 0, &id);
   }
-  if (!XnnOk(status, "xnn_define_tensor_value (bias)")) return XNN_INVALID_VALUE_ID;
+  TS_RETURN_IF_ERROR(XnnOk(status, "xnn_define_tensor_value (bias)"));
   values_[bias] = id;
   return id;
 }
 
-uint32_t GraphTranslator::ZeroBias(int out_channels, int input, int filter, bool quantized) {
+StatusOr<uint32_t> GraphTranslator::ZeroBias(int out_channels, int input, int filter, bool quantized) {
   std::unique_ptr<uint8_t[]> zeros(new uint8_t[static_cast<size_t>(out_channels) * 4 + XNN_EXTRA_BYTES]());
   const void* data = zeros.get();
   buffers_.push_back(std::move(zeros));
@@ -623,10 +571,10 @@ uint32_t GraphTranslator::ZeroBias(int out_channels, int input, int filter, bool
   } else {
     float in_scale;
     int32_t zp;
-    if (!PerTensorQuant(input, &in_scale, &zp)) return XNN_INVALID_VALUE_ID;
+    TS_RETURN_IF_ERROR(PerTensorQuant(input, &in_scale, &zp));
     const TfLiteTensor& f = Tensor(filter);
-    if (IsPerChannel(f)) {
-      const TfLiteAffineQuantization* q = Affine(f);
+    if (IsPerChannelQuantized(&f)) {
+      const TfLiteAffineQuantization* q = AffineQuantization(&f);
       scales_.push_back(std::make_unique<std::vector<float>>(q->scale->size));
       std::vector<float>& s = *scales_.back();
       for (int c = 0; c < q->scale->size; ++c) s[c] = in_scale * q->scale->data[c];
@@ -634,16 +582,16 @@ uint32_t GraphTranslator::ZeroBias(int out_channels, int input, int filter, bool
                                                              data, XNN_INVALID_VALUE_ID, 0, &id);
     } else {
       float filter_scale;
-      if (!PerTensorQuant(filter, &filter_scale, &zp)) return XNN_INVALID_VALUE_ID;
+      TS_RETURN_IF_ERROR(PerTensorQuant(filter, &filter_scale, &zp));
       status = xnn_define_quantized_tensor_value(subgraph_, xnn_datatype_qint32, 0, in_scale * filter_scale, 1, dims,
                                                  data, XNN_INVALID_VALUE_ID, 0, &id);
     }
   }
-  if (!XnnOk(status, "xnn_define_tensor_value (zero bias)")) return XNN_INVALID_VALUE_ID;
+  TS_RETURN_IF_ERROR(XnnOk(status, "xnn_define_tensor_value (zero bias)"));
   return id;
 }
 
-uint32_t GraphTranslator::InternalValue(int like_tensor, const std::vector<size_t>& dims) {
+StatusOr<uint32_t> GraphTranslator::InternalValue(int like_tensor, const std::vector<size_t>& dims) {
   const TfLiteTensor& t = Tensor(like_tensor);
   uint32_t id = XNN_INVALID_VALUE_ID;
   enum xnn_status status;
@@ -653,36 +601,33 @@ uint32_t GraphTranslator::InternalValue(int like_tensor, const std::vector<size_
   } else {
     float scale;
     int32_t zero_point;
-    if (!PerTensorQuant(like_tensor, &scale, &zero_point)) return XNN_INVALID_VALUE_ID;
+    TS_RETURN_IF_ERROR(PerTensorQuant(like_tensor, &scale, &zero_point));
     status = xnn_define_quantized_tensor_value(
         subgraph_, t.type == kTfLiteInt8 ? xnn_datatype_qint8 : xnn_datatype_quint8, zero_point, scale, dims.size(),
         dims.data(), nullptr, XNN_INVALID_VALUE_ID, 0, &id);
   }
-  if (!XnnOk(status, "xnn_define_tensor_value (intermediate)")) return XNN_INVALID_VALUE_ID;
+  TS_RETURN_IF_ERROR(XnnOk(status, "xnn_define_tensor_value (intermediate)"));
   return id;
 }
 
-uint32_t GraphTranslator::ReshapedStatic(int index, const std::vector<size_t>& dims) {
+StatusOr<uint32_t> GraphTranslator::ReshapedStatic(int index, const std::vector<size_t>& dims) {
   const void* data = StaticData(index, /*packed=*/true);
   uint32_t id = XNN_INVALID_VALUE_ID;
-  if (!XnnOk(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, XNN_INVALID_VALUE_ID,
-                                     0, &id),
-             "xnn_define_tensor_value (slope)")) {
-    return XNN_INVALID_VALUE_ID;
-  }
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data,
+                                                   XNN_INVALID_VALUE_ID, 0, &id),
+                           "xnn_define_tensor_value (slope)"));
   return id;
 }
 
-bool GraphTranslator::MarkProduced(int index) {
+Status GraphTranslator::MarkProduced(int index) {
   if (IsStatic(index)) return Fail(Name(index) + " is a constant and cannot be computed");
   if (external_inputs_.count(index)) return Fail(Name(index) + " is both an input and an output of the partition");
   if (!produced_.insert(index).second) return Fail(Name(index) + " is written by two nodes");
-  return true;
+  return Status::Ok();
 }
 
 bool GraphTranslator::Check(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
   mode_ = Mode::kCheck;
-  why_.clear();
   // Declined before Visit, which notes the constants a taken node reads.
   if (extra_ != nullptr && node != nullptr && registration != nullptr &&
       extra_->declined_float_builtins.count(registration->builtin_code) != 0 && node->outputs != nullptr &&
@@ -690,10 +635,10 @@ bool GraphTranslator::Check(int node_index, const TfLiteNode* node, const TfLite
       node->outputs->data[0] < static_cast<int>(context_->tensors_size) &&
       Tensor(node->outputs->data[0]).type == kTfLiteFloat32 &&
       (!extra_->cpu_kernel_state || extra_->cpu_kernel_state(context_, node) != 0)) {
-    return Fail(std::string("float32 ") + OpName(registration->builtin_code) +
-                " stays on the optimized kernels (--xnnpack_fp32=auto)");
+    return Taken(Fail(std::string("float32 ") + OpName(registration->builtin_code) +
+                      " stays on the optimized kernels (--xnnpack_fp32=auto)"));
   }
-  return Visit(node_index, node, registration);
+  return Taken(Visit(node_index, node, registration));
 }
 
 bool GraphTranslator::BeginDefine(xnn_subgraph_t subgraph, const std::set<int>& external_inputs,
@@ -707,15 +652,10 @@ bool GraphTranslator::BeginDefine(xnn_subgraph_t subgraph, const std::set<int>& 
 
 bool GraphTranslator::Define(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
   mode_ = Mode::kDefine;
-  why_.clear();
-  return Visit(node_index, node, registration);
+  return Taken(Visit(node_index, node, registration));
 }
 
-#define TS_VALUE(var, expr)    \
-  const uint32_t var = (expr); \
-  if (var == XNN_INVALID_VALUE_ID) return false;
-
-bool GraphTranslator::Visit(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
+Status GraphTranslator::Visit(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
   (void)node_index;
   if (node == nullptr || registration == nullptr) return Fail("no node");
   if (node->delegate != nullptr) return Fail("already delegated");
@@ -799,14 +739,13 @@ bool GraphTranslator::Visit(int node_index, const TfLiteNode* node, const TfLite
   }
 }
 
-bool GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* params) {
+Status GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* params) {
   if (node->inputs->size != 2 || node->outputs->size != 1) return Fail("expected 2 inputs and 1 output");
   const int a = node->inputs->data[0], b = node->inputs->data[1], o = node->outputs->data[0];
   const bool quantizable = op == kTfLiteBuiltinAdd || op == kTfLiteBuiltinSub || op == kTfLiteBuiltinMul;
-  if (!CheckData(a, true, quantizable, "input 0") || !CheckData(b, true, quantizable, "input 1") ||
-      !CheckData(o, true, quantizable, "output")) {
-    return false;
-  }
+  TS_RETURN_IF_ERROR(CheckData(a, true, quantizable, "input 0"));
+  TS_RETURN_IF_ERROR(CheckData(b, true, quantizable, "input 1"));
+  TS_RETURN_IF_ERROR(CheckData(o, true, quantizable, "output"));
   const TfLiteType type = IsFolded(o) ? kTfLiteFloat32 : Tensor(o).type;
   for (int t : {a, b}) {
     const TfLiteType tt = IsFolded(t) ? kTfLiteFloat32 : Tensor(t).type;
@@ -814,10 +753,10 @@ bool GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* pa
   }
   if (IsStatic(a) && IsStatic(b)) return Fail("both inputs are constants");
   std::vector<int> shape;
-  if (!Broadcast(Dims(a), Dims(b), &shape)) {
-    return Fail("shapes " + DimsString(Dims(a)) + " and " + DimsString(Dims(b)) + " do not broadcast");
+  if (!BroadcastShapes(Dims(a), Dims(b), &shape)) {
+    return Fail("shapes " + ShapeString(Dims(a)) + " and " + ShapeString(Dims(b)) + " do not broadcast");
   }
-  if (shape != Dims(o)) return Fail("output shape " + DimsString(Dims(o)) + ", expected " + DimsString(shape));
+  if (shape != Dims(o)) return Fail("output shape " + ShapeString(Dims(o)) + ", expected " + ShapeString(shape));
   TfLiteFusedActivation activation = kTfLiteActNone;
   if (op == kTfLiteBuiltinAdd || op == kTfLiteBuiltinSub || op == kTfLiteBuiltinMul || op == kTfLiteBuiltinDiv) {
     if (params == nullptr) return Fail("no options");
@@ -829,7 +768,9 @@ bool GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* pa
   if (type != kTfLiteFloat32) {
     float sa, sb, so;
     int32_t za, zb, zo;
-    if (!PerTensorQuant(a, &sa, &za) || !PerTensorQuant(b, &sb, &zb) || !PerTensorQuant(o, &so, &zo)) return false;
+    TS_RETURN_IF_ERROR(PerTensorQuant(a, &sa, &za));
+    TS_RETURN_IF_ERROR(PerTensorQuant(b, &sb, &zb));
+    TS_RETURN_IF_ERROR(PerTensorQuant(o, &so, &zo));
     if (op == kTfLiteBuiltinMul) {
       const float s = sa * sb / so;
       if (!(s >= 0x1.0p-16f && s < 0x1.0p+8f)) return Fail("MUL scale ratio outside XNNPACK's [2^-16, 2^8)");
@@ -842,12 +783,12 @@ bool GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* pa
   }
   UseStatic(a, false);
   UseStatic(b, false);
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(va, Value(a));
-  TS_VALUE(vb, Value(b));
-  if (!MarkProduced(o)) return false;
-  TS_VALUE(vo, Value(o));
+  TS_ASSIGN_OR_RETURN(const uint32_t va, Value(a));
+  TS_ASSIGN_OR_RETURN(const uint32_t vb, Value(b));
+  TS_RETURN_IF_ERROR(MarkProduced(o));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(o));
   enum xnn_status s;
   switch (op) {
     case kTfLiteBuiltinAdd:
@@ -872,12 +813,12 @@ bool GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* pa
       s = xnn_define_squared_difference(subgraph_, va, vb, vo, 0);
       break;
   }
-  if (!XnnOk(s, OpName(op))) return false;
+  TS_RETURN_IF_ERROR(XnnOk(s, OpName(op)));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr) {
+Status GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr) {
   // TFLite's CONV_2D requires the bias (its kernel refuses the node without one).
   if (node->inputs->size != 3 || node->inputs->data[2] < 0) return Fail("CONV_2D without a bias");
   if (node->outputs->size != 1) return Fail("expected 1 output");
@@ -886,7 +827,8 @@ bool GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr
   const int input = node->inputs->data[0], filter = node->inputs->data[1];
   const int bias = node->inputs->size == 3 ? node->inputs->data[2] : -1;
   const int output = node->outputs->data[0];
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   const TfLiteType type = IsFolded(input) ? kTfLiteFloat32 : Tensor(input).type;
   if ((IsFolded(output) ? kTfLiteFloat32 : Tensor(output).type) != type) return Fail("input and output types differ");
   if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
@@ -907,7 +849,7 @@ bool GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr
   const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
   const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
   const std::vector<int> expected = {in[0], oh, ow, oc};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   const TfLiteTensor& ft = Tensor(filter);
   if (type == kTfLiteFloat32) {
     if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized filter (hybrid)");
@@ -915,9 +857,9 @@ bool GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr
   } else {
     if (ft.type != type) return Fail("filter type differs from the input's");
     if (!QuantizedAllowed(type)) return Fail("quantized flag off");
-    if (IsPerChannel(ft)) {
+    if (IsPerChannelQuantized(&ft)) {
       if (type != kTfLiteInt8) return Fail("per-channel uint8 filter");
-      const TfLiteAffineQuantization* q = Affine(ft);
+      const TfLiteAffineQuantization* q = AffineQuantization(&ft);
       if (q->quantized_dimension != 0 || q->scale->size != oc) return Fail("per-channel filter not along dimension 0");
       for (int c = 0; c < q->scale->size; ++c) {
         if (!(q->scale->data[c] > 0.0f) || !std::isnormal(q->scale->data[c])) return Fail("filter scale");
@@ -928,35 +870,35 @@ bool GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr
     } else {
       float s;
       int32_t zp;
-      if (!PerTensorQuant(filter, &s, &zp)) return false;
+      TS_RETURN_IF_ERROR(PerTensorQuant(filter, &s, &zp));
       if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
     }
     if (bias >= 0 && (Tensor(bias).type != kTfLiteInt32 || Dims(bias) != std::vector<int>{oc})) {
       return Fail("quantized bias must be int32 [" + std::to_string(oc) + "]");
     }
-    if (!CheckRequantization(input, filter, output) || !CheckBiasScale(input, filter, bias, output)) return false;
+    TS_RETURN_IF_ERROR(CheckRequantization(input, filter, output));
+    TS_RETURN_IF_ERROR(CheckBiasScale(input, filter, bias, output));
   }
   if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  TS_VALUE(vw, Value(filter, /*packed=*/true));
-  TS_VALUE(vb,
-           bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_ASSIGN_OR_RETURN(const uint32_t vw, Value(filter, /*packed=*/true));
+  TS_ASSIGN_OR_RETURN(const uint32_t vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type)
+                                                   : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
   const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
-  if (!XnnOk(xnn_define_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height, params.stride_width,
-                                       params.dilation_height_factor, params.dilation_width_factor, groups, ic_group,
-                                       oc / groups, lo, hi, vi, vw, vb, vo, flags),
-             "xnn_define_convolution_2d")) {
-    return false;
-  }
+  TS_RETURN_IF_ERROR(
+      XnnOk(xnn_define_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height, params.stride_width,
+                                      params.dilation_height_factor, params.dilation_width_factor, groups, ic_group,
+                                      oc / groups, lo, hi, vi, vw, vb, vo, flags),
+            "xnn_define_convolution_2d"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void* params_ptr) {
+Status GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void* params_ptr) {
   if (node->inputs->size != 2 && node->inputs->size != 3) return Fail("expected 2 or 3 inputs");
   // As TFLite's kernel: the bias may be left out, but not given as an omitted (-1) input.
   if (node->inputs->size == 3 && node->inputs->data[2] < 0) return Fail("bias given as an omitted input");
@@ -966,7 +908,8 @@ bool GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void* p
   const int input = node->inputs->data[0], filter = node->inputs->data[1];
   const int bias = node->inputs->size == 3 ? node->inputs->data[2] : -1;
   const int output = node->outputs->data[0];
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   const TfLiteType type = Tensor(input).type;
   if (Tensor(output).type != type) return Fail("input and output types differ");
   if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
@@ -986,16 +929,16 @@ bool GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void* p
   const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
   const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
   const std::vector<int> expected = {in[0], oh, ow, oc};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   const TfLiteTensor& ft = Tensor(filter);
   if (type == kTfLiteFloat32) {
     if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized filter (hybrid)");
     if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
   } else {
     if (ft.type != type) return Fail("filter type differs from the input's");
-    if (IsPerChannel(ft)) {
+    if (IsPerChannelQuantized(&ft)) {
       if (type != kTfLiteInt8) return Fail("per-channel uint8 filter");
-      const TfLiteAffineQuantization* q = Affine(ft);
+      const TfLiteAffineQuantization* q = AffineQuantization(&ft);
       if (q->quantized_dimension != 3 || q->scale->size != oc) return Fail("per-channel filter not along dimension 3");
       for (int c = 0; c < q->scale->size; ++c) {
         if (!(q->scale->data[c] > 0.0f) || !std::isnormal(q->scale->data[c])) return Fail("filter scale");
@@ -1006,34 +949,33 @@ bool GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void* p
     } else {
       float s;
       int32_t zp;
-      if (!PerTensorQuant(filter, &s, &zp)) return false;
+      TS_RETURN_IF_ERROR(PerTensorQuant(filter, &s, &zp));
       if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
     }
     if (bias >= 0 && Tensor(bias).type != kTfLiteInt32) return Fail("quantized bias must be int32");
-    if (!CheckRequantization(input, filter, output) || !CheckBiasScale(input, filter, bias, output)) return false;
+    TS_RETURN_IF_ERROR(CheckRequantization(input, filter, output));
+    TS_RETURN_IF_ERROR(CheckBiasScale(input, filter, bias, output));
   }
   if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  TS_VALUE(vw, Value(filter, /*packed=*/true));
-  TS_VALUE(vb,
-           bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_ASSIGN_OR_RETURN(const uint32_t vw, Value(filter, /*packed=*/true));
+  TS_ASSIGN_OR_RETURN(const uint32_t vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type)
+                                                   : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
   const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
-  if (!XnnOk(
-          xnn_define_depthwise_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height, params.stride_width,
-                                              params.dilation_height_factor, params.dilation_width_factor, multiplier,
-                                              ic, lo, hi, vi, vw, vb, vo, flags),
-          "xnn_define_depthwise_convolution_2d")) {
-    return false;
-  }
+  TS_RETURN_IF_ERROR(XnnOk(
+      xnn_define_depthwise_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height, params.stride_width,
+                                          params.dilation_height_factor, params.dilation_width_factor, multiplier, ic,
+                                          lo, hi, vi, vw, vb, vo, flags),
+      "xnn_define_depthwise_convolution_2d"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* params_ptr) {
+Status GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* params_ptr) {
   if (node->inputs->size != 2 && node->inputs->size != 3) return Fail("expected 2 or 3 inputs");
   if (node->outputs->size != 1) return Fail("expected 1 output");
   if (params_ptr == nullptr) return Fail("no options");
@@ -1042,7 +984,8 @@ bool GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* pa
   const int input = node->inputs->data[0], filter = node->inputs->data[1];
   const int bias = node->inputs->size == 3 ? node->inputs->data[2] : -1;
   const int output = node->outputs->data[0];
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   const TfLiteType type = IsFolded(input) ? kTfLiteFloat32 : Tensor(input).type;
   if ((IsFolded(output) ? kTfLiteFloat32 : Tensor(output).type) != type) return Fail("input and output types differ");
   if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
@@ -1061,7 +1004,7 @@ bool GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* pa
   } else {
     expected = {static_cast<int>(count / ic), oc};
   }
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   float lo, hi;
   if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
   const TfLiteTensor& ft = Tensor(filter);
@@ -1070,32 +1013,33 @@ bool GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* pa
     if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
   } else {
     if (ft.type != type) return Fail("filter type differs from the input's");
-    if (IsPerChannel(ft)) return Fail("per-channel weights (this XNNPACK has no per-channel fully connected)");
+    if (IsPerChannelQuantized(&ft))
+      return Fail("per-channel weights (this XNNPACK has no per-channel fully connected)");
     float s;
     int32_t zp;
-    if (!PerTensorQuant(filter, &s, &zp)) return false;
+    TS_RETURN_IF_ERROR(PerTensorQuant(filter, &s, &zp));
     if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
     if (bias >= 0 && Tensor(bias).type != kTfLiteInt32) return Fail("quantized bias must be int32");
-    if (!CheckRequantization(input, filter, output) || !CheckBiasScale(input, filter, bias, output)) return false;
+    TS_RETURN_IF_ERROR(CheckRequantization(input, filter, output));
+    TS_RETURN_IF_ERROR(CheckBiasScale(input, filter, bias, output));
   }
   if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  TS_VALUE(vw, Value(filter, /*packed=*/true));
-  TS_VALUE(vb,
-           bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_ASSIGN_OR_RETURN(const uint32_t vw, Value(filter, /*packed=*/true));
+  TS_ASSIGN_OR_RETURN(const uint32_t vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type)
+                                                   : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
   const uint32_t flags = params.keep_num_dims ? 0 : XNN_FLAG_TENSORFLOW_RESHAPE_2D;
-  if (!XnnOk(xnn_define_fully_connected(subgraph_, lo, hi, vi, vw, vb, vo, flags), "xnn_define_fully_connected")) {
-    return false;
-  }
+  TS_RETURN_IF_ERROR(
+      XnnOk(xnn_define_fully_connected(subgraph_, lo, hi, vi, vw, vb, vo, flags), "xnn_define_fully_connected"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* params_ptr) {
+Status GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* params_ptr) {
   if (node->inputs->size != 3 && node->inputs->size != 4) return Fail("expected 3 or 4 inputs");
   if (node->outputs->size != 1) return Fail("expected 1 output");
   if (params_ptr == nullptr) return Fail("no options");
@@ -1103,7 +1047,8 @@ bool GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* par
   const int shape = node->inputs->data[0], filter = node->inputs->data[1], input = node->inputs->data[2];
   const int bias = node->inputs->size == 4 ? node->inputs->data[3] : -1;
   const int output = node->outputs->data[0];
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   const TfLiteType type = Tensor(input).type;
   if (Tensor(output).type != type) return Fail("input and output types differ");
   if (shape < 0 || !IsStatic(shape) || IsFolded(shape) || Tensor(shape).type != kTfLiteInt32 ||
@@ -1148,41 +1093,41 @@ bool GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* par
     if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
   } else {
     if (ft.type != type) return Fail("filter type differs from the input's");
-    if (IsPerChannel(ft)) return Fail("per-channel filter (this XNNPACK has no per-channel deconvolution)");
+    if (IsPerChannelQuantized(&ft)) return Fail("per-channel filter (this XNNPACK has no per-channel deconvolution)");
     float s;
     int32_t zp;
-    if (!PerTensorQuant(filter, &s, &zp)) return false;
+    TS_RETURN_IF_ERROR(PerTensorQuant(filter, &s, &zp));
     if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
     if (bias >= 0 && Tensor(bias).type != kTfLiteInt32) return Fail("quantized bias must be int32");
-    if (!CheckRequantization(input, filter, output) || !CheckBiasScale(input, filter, bias, output)) return false;
+    TS_RETURN_IF_ERROR(CheckRequantization(input, filter, output));
+    TS_RETURN_IF_ERROR(CheckBiasScale(input, filter, bias, output));
   }
   if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  TS_VALUE(vw, Value(filter, /*packed=*/true));
-  TS_VALUE(vb,
-           bias >= 0 ? BiasValue(bias, input, filter, oc, type) : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
-  if (!XnnOk(xnn_define_deconvolution_2d(subgraph_, pads[0][0], pads[1][1], pads[0][1], pads[1][0], adjust[0],
-                                         adjust[1], kh, kw, params.stride_height, params.stride_width, 1, 1, 1, ic, oc,
-                                         lo, hi, vi, vw, vb, vo, 0),
-             "xnn_define_deconvolution_2d")) {
-    return false;
-  }
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_ASSIGN_OR_RETURN(const uint32_t vw, Value(filter, /*packed=*/true));
+  TS_ASSIGN_OR_RETURN(const uint32_t vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type)
+                                                   : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_deconvolution_2d(subgraph_, pads[0][0], pads[1][1], pads[0][1], pads[1][0],
+                                                       adjust[0], adjust[1], kh, kw, params.stride_height,
+                                                       params.stride_width, 1, 1, 1, ic, oc, lo, hi, vi, vw, vb, vo, 0),
+                           "xnn_define_deconvolution_2d"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* params_ptr) {
+Status GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* params_ptr) {
   if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
   if (params_ptr == nullptr) return Fail("no options");
   const auto& params = *static_cast<const TfLitePoolParams*>(params_ptr);
   const int input = node->inputs->data[0], output = node->outputs->data[0];
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  if (!SameQuantization(input, output)) return false;
+  TS_RETURN_IF_ERROR(SameQuantization(input, output));
   const std::vector<int> in = Dims(input), out = Dims(output);
   if (in.size() != 4) return Fail("input must be 4-D");
   const int fh = params.filter_height, fw = params.filter_width;
@@ -1193,7 +1138,7 @@ bool GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* para
   const int oh = WindowOutputSize(in[1], fh, params.stride_height, 1, params.padding);
   const int ow = WindowOutputSize(in[2], fw, params.stride_width, 1, params.padding);
   const std::vector<int> expected = {in[0], oh, ow, in[3]};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   const bool quantized = Tensor(input).type != kTfLiteFloat32;
   const bool identity = fh == 1 && fw == 1;
   if (identity && (params.stride_height != 1 || params.stride_width != 1)) return Fail("1x1 window with strides");
@@ -1201,11 +1146,11 @@ bool GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* para
   if (op == kTfLiteBuiltinAveragePool2d && quantized && !identity && !global) {
     return Fail("quantized average pooling other than over the whole feature map");
   }
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
   const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
   enum xnn_status s;
   if (identity) {
@@ -1219,17 +1164,18 @@ bool GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* para
     s = xnn_define_average_pooling_2d(subgraph_, 0, 0, 0, 0, fh, fw, params.stride_height, params.stride_width, lo, hi,
                                       vi, vo, flags);
   }
-  if (!XnnOk(s, OpName(op))) return false;
+  TS_RETURN_IF_ERROR(XnnOk(s, OpName(op)));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitMean(const TfLiteNode* node, const void* params_ptr) {
+Status GraphTranslator::VisitMean(const TfLiteNode* node, const void* params_ptr) {
   if (node->inputs->size != 2 || node->outputs->size != 1) return Fail("expected 2 inputs and 1 output");
   if (params_ptr == nullptr) return Fail("no options");
   const bool keep_dims = static_cast<const TfLiteReducerParams*>(params_ptr)->keep_dims;
   const int input = node->inputs->data[0], axes = node->inputs->data[1], output = node->outputs->data[0];
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
   const std::vector<int> in = Dims(input), out = Dims(output);
   if (in.size() != 4) return Fail("MEAN over a tensor that is not 4-D");
@@ -1243,37 +1189,39 @@ bool GraphTranslator::VisitMean(const TfLiteNode* node, const void* params_ptr) 
   for (int64_t i = 0; i < axis_count; ++i) axis_set.insert(axis_data[i] < 0 ? axis_data[i] + 4 : axis_data[i]);
   if (axis_set != std::set<int>{1, 2}) return Fail("MEAN over axes other than height and width");
   const std::vector<int> expected = keep_dims ? std::vector<int>{in[0], 1, 1, in[3]} : std::vector<int>{in[0], in[3]};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   if (Tensor(input).type != kTfLiteFloat32) {
     float si, so;
     int32_t zi, zo;
-    if (!PerTensorQuant(input, &si, &zi) || !PerTensorQuant(output, &so, &zo)) return false;
+    TS_RETURN_IF_ERROR(PerTensorQuant(input, &si, &zi));
+    TS_RETURN_IF_ERROR(PerTensorQuant(output, &so, &zo));
     const float ratio = si / so;
     if (!(ratio >= 0x1.0p-8f && ratio < 0x1.0p+8f)) return Fail("scale ratio outside XNNPACK's [2^-8, 2^8)");
   }
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
   if (keep_dims) {
-    if (!XnnOk(xnn_define_global_average_pooling_2d(subgraph_, -kInf, kInf, vi, vo, 0), "MEAN")) return false;
+    TS_RETURN_IF_ERROR(XnnOk(xnn_define_global_average_pooling_2d(subgraph_, -kInf, kInf, vi, vo, 0), "MEAN"));
     ++nodes_defined_;
-    return true;
+    return Status::Ok();
   }
   const std::vector<size_t> mid_dims = {static_cast<size_t>(in[0]), 1, 1, static_cast<size_t>(in[3])};
-  TS_VALUE(vm, InternalValue(output, mid_dims));
-  if (!XnnOk(xnn_define_global_average_pooling_2d(subgraph_, -kInf, kInf, vi, vm, 0), "MEAN")) return false;
+  TS_ASSIGN_OR_RETURN(const uint32_t vm, InternalValue(output, mid_dims));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_global_average_pooling_2d(subgraph_, -kInf, kInf, vi, vm, 0), "MEAN"));
   const size_t out_dims[2] = {static_cast<size_t>(in[0]), static_cast<size_t>(in[3])};
-  if (!XnnOk(xnn_define_static_reshape(subgraph_, 2, out_dims, vm, vo, 0), "MEAN (reshape)")) return false;
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_static_reshape(subgraph_, 2, out_dims, vm, vo, 0), "MEAN (reshape)"));
   nodes_defined_ += 2;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitUnary(int op, const TfLiteNode* node, const void* params) {
+Status GraphTranslator::VisitUnary(int op, const TfLiteNode* node, const void* params) {
   if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
   const int input = node->inputs->data[0], output = node->outputs->data[0];
-  if (!CheckData(input, true, false, "input") || !CheckData(output, true, false, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, false, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, false, "output"));
   if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
   float alpha = 0.0f;
   if (op == kTfLiteBuiltinLeakyRelu) {
@@ -1282,11 +1230,11 @@ bool GraphTranslator::VisitUnary(int op, const TfLiteNode* node, const void* par
     if (!std::isfinite(alpha)) return Fail("alpha is not finite");
   }
   UseStatic(input, false);
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
   enum xnn_status s;
   switch (op) {
     case kTfLiteBuiltinHardSwish:
@@ -1320,80 +1268,82 @@ bool GraphTranslator::VisitUnary(int op, const TfLiteNode* node, const void* par
       s = xnn_define_square_root(subgraph_, vi, vo, 0);
       break;
   }
-  if (!XnnOk(s, "unary op")) return false;
+  TS_RETURN_IF_ERROR(XnnOk(s, "unary op"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitClamp(const TfLiteNode* node, float lo, float hi) {
+Status GraphTranslator::VisitClamp(const TfLiteNode* node, float lo, float hi) {
   if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
   const int input = node->inputs->data[0], output = node->outputs->data[0];
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  if (!SameQuantization(input, output)) return false;
+  TS_RETURN_IF_ERROR(SameQuantization(input, output));
   if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
   UseStatic(input, false);
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
-  if (!XnnOk(xnn_define_clamp(subgraph_, lo, hi, vi, vo, 0), "xnn_define_clamp")) return false;
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_clamp(subgraph_, lo, hi, vi, vo, 0), "xnn_define_clamp"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitSoftmax(const TfLiteNode* node, const void* params) {
+Status GraphTranslator::VisitSoftmax(const TfLiteNode* node, const void* params) {
   if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
   if (params == nullptr) return Fail("no options");
   if (static_cast<const TfLiteSoftmaxParams*>(params)->beta != 1.0f) return Fail("beta other than 1");
   const int input = node->inputs->data[0], output = node->outputs->data[0];
-  if (!CheckData(input, true, false, "input") || !CheckData(output, true, false, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, false, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, false, "output"));
   if (Dims(input) != Dims(output) || Dims(input).empty()) return Fail("output shape differs from the input's");
   UseStatic(input, false);
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
-  if (!XnnOk(xnn_define_softmax(subgraph_, vi, vo, 0), "xnn_define_softmax")) return false;
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_softmax(subgraph_, vi, vo, 0), "xnn_define_softmax"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitLogistic(const TfLiteNode* node) {
+Status GraphTranslator::VisitLogistic(const TfLiteNode* node) {
   if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
   const int input = node->inputs->data[0], output = node->outputs->data[0];
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   const TfLiteType type = Tensor(input).type;
   if (Tensor(output).type != type) return Fail("input and output types differ");
   if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
   if (type != kTfLiteFloat32) {
     float s;
     int32_t zp;
-    if (!PerTensorQuant(output, &s, &zp)) return false;
+    TS_RETURN_IF_ERROR(PerTensorQuant(output, &s, &zp));
     if (s != 1.0f / 256.0f || zp != (type == kTfLiteInt8 ? -128 : 0)) {
       return Fail("quantized LOGISTIC output must have scale 1/256 and the type's lowest value as zero point");
     }
   }
   UseStatic(input, false);
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
-  if (!XnnOk(xnn_define_sigmoid(subgraph_, vi, vo, 0), "xnn_define_sigmoid")) return false;
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_sigmoid(subgraph_, vi, vo, 0), "xnn_define_sigmoid"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitPrelu(const TfLiteNode* node) {
+Status GraphTranslator::VisitPrelu(const TfLiteNode* node) {
   if (node->inputs->size != 2 || node->outputs->size != 1) return Fail("expected 2 inputs and 1 output");
   const int input = node->inputs->data[0], slope = node->inputs->data[1], output = node->outputs->data[0];
-  if (!CheckData(input, true, false, "input") || !CheckData(output, true, false, "output") ||
-      !CheckData(slope, true, false, "slope")) {
-    return false;
-  }
+  TS_RETURN_IF_ERROR(CheckData(input, true, false, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, false, "output"));
+  TS_RETURN_IF_ERROR(CheckData(slope, true, false, "slope"));
   if (!IsStatic(slope)) return Fail("the slope is not a constant");
   const std::vector<int> in = Dims(input), s = Dims(slope);
   if (in.size() != 4) return Fail("input must be 4-D");
@@ -1405,43 +1355,41 @@ bool GraphTranslator::VisitPrelu(const TfLiteNode* node) {
   const int channels = in[3];
   const int slope_channels = s.empty() ? 1 : s.back();
   if (slope_channels != channels && slope_channels != 1) return Fail("slope does not broadcast over the channels");
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  uint32_t vs;
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  uint32_t vs = XNN_INVALID_VALUE_ID;
   const std::vector<size_t> slope_dims = {static_cast<size_t>(channels)};
   if (slope_channels == channels) {
-    vs = ReshapedStatic(slope, slope_dims);
+    TS_ASSIGN_OR_RETURN(vs, ReshapedStatic(slope, slope_dims));
   } else {
     // One slope for every channel: XNNPACK wants one per channel.
     const float value = *static_cast<const float*>(StaticData(slope, true));
     std::unique_ptr<uint8_t[]> buffer(new uint8_t[channels * sizeof(float) + XNN_EXTRA_BYTES]());
     float* values = reinterpret_cast<float*>(buffer.get());
     for (int c = 0; c < channels; ++c) values[c] = value;
-    vs = XNN_INVALID_VALUE_ID;
-    XnnOk(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, 1, slope_dims.data(), values, XNN_INVALID_VALUE_ID, 0,
-                                  &vs),
-          "xnn_define_tensor_value (slope)");
+    const Status defined = XnnOk(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, 1, slope_dims.data(), values,
+                                                         XNN_INVALID_VALUE_ID, 0, &vs),
+                                 "xnn_define_tensor_value (slope)");
     buffers_.push_back(std::move(buffer));
+    TS_RETURN_IF_ERROR(defined);
   }
-  if (vs == XNN_INVALID_VALUE_ID) return false;
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
-  if (!XnnOk(xnn_define_prelu(subgraph_, vi, vs, vo, 0), "xnn_define_prelu")) return false;
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_prelu(subgraph_, vi, vs, vo, 0), "xnn_define_prelu"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitPad(int op, const TfLiteNode* node) {
+Status GraphTranslator::VisitPad(int op, const TfLiteNode* node) {
   const int expected_inputs = op == kTfLiteBuiltinPad ? 2 : 3;
   if (node->inputs->size != expected_inputs || node->outputs->size != 1) return Fail("wrong number of tensors");
   const int input = node->inputs->data[0], paddings = node->inputs->data[1], output = node->outputs->data[0];
   const bool allow_quantized = op == kTfLiteBuiltinPad;
-  if (!CheckData(input, true, allow_quantized, "input") || !CheckData(output, true, allow_quantized, "output")) {
-    return false;
-  }
+  TS_RETURN_IF_ERROR(CheckData(input, true, allow_quantized, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, allow_quantized, "output"));
   if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  if (!SameQuantization(input, output)) return false;
+  TS_RETURN_IF_ERROR(SameQuantization(input, output));
   const std::vector<int> in = Dims(input), out = Dims(output);
   if (paddings < 0 || !IsStatic(paddings) || IsFolded(paddings)) return Fail("the paddings are not a constant");
   const TfLiteTensor& pt = Tensor(paddings);
@@ -1473,19 +1421,19 @@ bool GraphTranslator::VisitPad(int op, const TfLiteNode* node) {
     post[d] = static_cast<size_t>(p1);
     expected[d] = static_cast<int>(in[d] + p0 + p1);
   }
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   UseStatic(input, false);
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
-  if (!XnnOk(xnn_define_static_constant_pad(subgraph_, pre, post, value, vi, vo, 0), OpName(op))) return false;
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_static_constant_pad(subgraph_, pre, post, value, vi, vo, 0), OpName(op)));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitReshape(int op, const TfLiteNode* node) {
+Status GraphTranslator::VisitReshape(int op, const TfLiteNode* node) {
   if (node->inputs->size < 1 || node->inputs->size > 2 || node->outputs->size != 1) return Fail("wrong tensors");
   const int input = node->inputs->data[0], output = node->outputs->data[0];
   if (node->inputs->size == 2) {
@@ -1494,34 +1442,36 @@ bool GraphTranslator::VisitReshape(int op, const TfLiteNode* node) {
       return Fail(std::string(OpName(op)) + " with a computed shape or axis (static shapes only)");
     }
   }
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  if (!SameQuantization(input, output)) return false;
+  TS_RETURN_IF_ERROR(SameQuantization(input, output));
   const std::vector<int> in = Dims(input), out = Dims(output);
   int64_t a = 1, b = 1;
   for (int d : in) a *= d;
   for (int d : out) b *= d;
   if (a != b) return Fail("output has " + std::to_string(b) + " elements, input " + std::to_string(a));
   UseStatic(input, false);
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
   const std::vector<size_t> shape(out.begin(), out.end());
-  if (!XnnOk(xnn_define_static_reshape(subgraph_, shape.size(), shape.data(), vi, vo, 0), OpName(op))) return false;
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_static_reshape(subgraph_, shape.size(), shape.data(), vi, vo, 0), OpName(op)));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitResizeBilinear(const TfLiteNode* node, const void* params_ptr) {
+Status GraphTranslator::VisitResizeBilinear(const TfLiteNode* node, const void* params_ptr) {
   if (node->inputs->size != 2 || node->outputs->size != 1) return Fail("expected 2 inputs and 1 output");
   if (params_ptr == nullptr) return Fail("no options");
   const auto& params = *static_cast<const TfLiteResizeBilinearParams*>(params_ptr);
   const int input = node->inputs->data[0], size = node->inputs->data[1], output = node->outputs->data[0];
-  if (!CheckData(input, true, true, "input") || !CheckData(output, true, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
   if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  if (!SameQuantization(input, output)) return false;
+  TS_RETURN_IF_ERROR(SameQuantization(input, output));
   if (size < 0 || !IsStatic(size) || IsFolded(size) || Tensor(size).type != kTfLiteInt32 ||
       Dims(size) != std::vector<int>{2}) {
     return Fail("the size is not a constant int32 [2]");
@@ -1531,69 +1481,70 @@ bool GraphTranslator::VisitResizeBilinear(const TfLiteNode* node, const void* pa
   if (in.size() != 4) return Fail("input must be 4-D");
   const int32_t* s = reinterpret_cast<const int32_t*>(Tensor(size).data.raw);
   const std::vector<int> expected = {in[0], s[0], s[1], in[3]};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
-  if (mode_ == Mode::kCheck) return true;
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
   uint32_t flags = 0;
   if (params.align_corners) {
     flags = XNN_FLAG_ALIGN_CORNERS;
   } else if (!params.half_pixel_centers) {
     flags = XNN_FLAG_TENSORFLOW_LEGACY_MODE;
   }
-  if (!XnnOk(xnn_define_static_resize_bilinear_2d(subgraph_, s[0], s[1], vi, vo, flags), "RESIZE_BILINEAR")) {
-    return false;
-  }
+  TS_RETURN_IF_ERROR(
+      XnnOk(xnn_define_static_resize_bilinear_2d(subgraph_, s[0], s[1], vi, vo, flags), "RESIZE_BILINEAR"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitDepthToSpace(const TfLiteNode* node, const void* params_ptr) {
+Status GraphTranslator::VisitDepthToSpace(const TfLiteNode* node, const void* params_ptr) {
   if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
   if (params_ptr == nullptr) return Fail("no options");
   const int block = static_cast<const TfLiteDepthToSpaceParams*>(params_ptr)->block_size;
   const int input = node->inputs->data[0], output = node->outputs->data[0];
-  if (!CheckData(input, true, false, "input") || !CheckData(output, true, false, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, false, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, false, "output"));
   const std::vector<int> in = Dims(input), out = Dims(output);
   if (in.size() != 4 || block < 2 || in[3] % (block * block) != 0) return Fail("shape or block size");
   const std::vector<int> expected = {in[0], in[1] * block, in[2] * block, in[3] / (block * block)};
-  if (out != expected) return Fail("output shape " + DimsString(out) + ", expected " + DimsString(expected));
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   UseStatic(input, false);
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
-  if (!XnnOk(xnn_define_depth_to_space(subgraph_, vi, vo, block, 0), "xnn_define_depth_to_space")) return false;
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_depth_to_space(subgraph_, vi, vo, block, 0), "xnn_define_depth_to_space"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitQuantize(const TfLiteNode* node) {
+Status GraphTranslator::VisitQuantize(const TfLiteNode* node) {
   if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
   const int input = node->inputs->data[0], output = node->outputs->data[0];
-  if (!CheckData(input, true, false, "input") || !CheckData(output, false, true, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, true, false, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, false, true, "output"));
   if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
   UseStatic(input, false);
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
-  if (!XnnOk(xnn_define_convert(subgraph_, vi, vo, 0), "QUANTIZE")) return false;
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_convert(subgraph_, vi, vo, 0), "QUANTIZE"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
 
-bool GraphTranslator::VisitDequantize(const TfLiteNode* node) {
+Status GraphTranslator::VisitDequantize(const TfLiteNode* node) {
   if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
   const int input = node->inputs->data[0], output = node->outputs->data[0];
   if (IsFolded(output)) {
     // Folded into float32 weights: worth it only when every reader of the weights is delegated too
     // (otherwise the interpreter's own DEQUANTIZE, computed once, serves them better).
-    if (mode_ == Mode::kDefine) return true;
+    if (mode_ == Mode::kDefine) return Status::Ok();
     TfLiteIntArray* plan = nullptr;
     if (context_->GetExecutionPlan(context_, &plan) != kTfLiteOk || plan == nullptr) return Fail("no plan");
     int readers = 0;
@@ -1612,22 +1563,21 @@ bool GraphTranslator::VisitDequantize(const TfLiteNode* node) {
       }
     }
     if (readers == 0) return Fail("folded weights nothing reads");
-    return true;
+    return Status::Ok();
   }
-  if (!CheckData(input, false, true, "input") || !CheckData(output, true, false, "output")) return false;
+  TS_RETURN_IF_ERROR(CheckData(input, false, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, false, "output"));
   if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
   if (IsStatic(input)) return Fail("constant input");
-  if (mode_ == Mode::kCheck) return true;
+  if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_VALUE(vi, Value(input));
-  if (!MarkProduced(output)) return false;
-  TS_VALUE(vo, Value(output));
-  if (!XnnOk(xnn_define_convert(subgraph_, vi, vo, 0), "DEQUANTIZE")) return false;
+  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_RETURN_IF_ERROR(XnnOk(xnn_define_convert(subgraph_, vi, vo, 0), "DEQUANTIZE"));
   ++nodes_defined_;
-  return true;
+  return Status::Ok();
 }
-
-#undef TS_VALUE
 
 }  // namespace xnnpack
 }  // namespace touchstone

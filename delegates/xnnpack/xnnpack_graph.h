@@ -18,6 +18,7 @@
 
 #include "delegates/xnnpack/xnnpack_delegate.h"
 #include "runtime/c/common.h"
+#include "runtime/status.h"
 
 namespace touchstone {
 namespace xnnpack {
@@ -67,9 +68,12 @@ class GraphTranslator {
  private:
   enum class Mode { kCheck, kDefine };
 
-  bool Visit(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
-  bool Fail(const std::string& message);
-  bool XnnOk(enum xnn_status status, const char* what);
+  Status Visit(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
+  // A refusal (check mode) or a failed definition, with the reason why_not() reports.
+  Status Fail(const std::string& message);
+  // Keeps the reason of a refusal for why_not(); true when the node was taken.
+  bool Taken(const Status& status);
+  Status XnnOk(enum xnn_status status, const char* what);
 
   const TfLiteTensor& Tensor(int index) const { return context_->tensors[index]; }
   std::string Name(int index) const;
@@ -77,47 +81,47 @@ class GraphTranslator {
   bool IsStatic(int index) const;
 
   // Type and quantization checks on a tensor a node reads or writes as data.
-  bool CheckData(int index, bool allow_float, bool allow_quantized, const char* role);
+  Status CheckData(int index, bool allow_float, bool allow_quantized, const char* role);
   bool QuantizedAllowed(TfLiteType type) const;
-  bool PerTensorQuant(int index, float* scale, int32_t* zero_point);
-  bool SameQuantization(int a, int b);
+  Status PerTensorQuant(int index, float* scale, int32_t* zero_point);
+  Status SameQuantization(int a, int b);
 
   // Values. `packed`: the op copies (packs) the data when the runtime is created, so a constant may be
   // used in place; otherwise XNNPACK reads it at every run, possibly XNN_EXTRA_BYTES past its end, so
   // it gets a padded copy.
-  bool UseStatic(int index, bool packed);
-  uint32_t Value(int index, bool packed = false);
-  uint32_t BiasValue(int bias, int input, int filter, int out_channels, TfLiteType float_or_quant);
-  uint32_t ZeroBias(int out_channels, int input, int filter, bool quantized);
-  uint32_t InternalValue(int like_tensor, const std::vector<size_t>& dims);
-  uint32_t ReshapedStatic(int index, const std::vector<size_t>& dims);
+  void UseStatic(int index, bool packed);
+  StatusOr<uint32_t> Value(int index, bool packed = false);
+  StatusOr<uint32_t> BiasValue(int bias, int input, int filter, int out_channels, TfLiteType float_or_quant);
+  StatusOr<uint32_t> ZeroBias(int out_channels, int input, int filter, bool quantized);
+  StatusOr<uint32_t> InternalValue(int like_tensor, const std::vector<size_t>& dims);
+  StatusOr<uint32_t> ReshapedStatic(int index, const std::vector<size_t>& dims);
   const void* StaticData(int index, bool packed);
-  bool MarkProduced(int index);
+  Status MarkProduced(int index);
 
   // Op visitors.
-  bool VisitBinary(int op, const TfLiteNode* node, const void* params);
-  bool VisitConv2D(const TfLiteNode* node, const void* params);
-  bool VisitDepthwiseConv2D(const TfLiteNode* node, const void* params);
-  bool VisitFullyConnected(const TfLiteNode* node, const void* params);
-  bool VisitTransposeConv(const TfLiteNode* node, const void* params);
-  bool VisitPool(int op, const TfLiteNode* node, const void* params);
-  bool VisitMean(const TfLiteNode* node, const void* params);
-  bool VisitUnary(int op, const TfLiteNode* node, const void* params);
-  bool VisitClamp(const TfLiteNode* node, float lo, float hi);
-  bool VisitSoftmax(const TfLiteNode* node, const void* params);
-  bool VisitLogistic(const TfLiteNode* node);
-  bool VisitPrelu(const TfLiteNode* node);
-  bool VisitPad(int op, const TfLiteNode* node);
-  bool VisitReshape(int op, const TfLiteNode* node);
-  bool VisitResizeBilinear(const TfLiteNode* node, const void* params);
-  bool VisitDepthToSpace(const TfLiteNode* node, const void* params);
-  bool VisitQuantize(const TfLiteNode* node);
-  bool VisitDequantize(const TfLiteNode* node);
+  Status VisitBinary(int op, const TfLiteNode* node, const void* params);
+  Status VisitConv2D(const TfLiteNode* node, const void* params);
+  Status VisitDepthwiseConv2D(const TfLiteNode* node, const void* params);
+  Status VisitFullyConnected(const TfLiteNode* node, const void* params);
+  Status VisitTransposeConv(const TfLiteNode* node, const void* params);
+  Status VisitPool(int op, const TfLiteNode* node, const void* params);
+  Status VisitMean(const TfLiteNode* node, const void* params);
+  Status VisitUnary(int op, const TfLiteNode* node, const void* params);
+  Status VisitClamp(const TfLiteNode* node, float lo, float hi);
+  Status VisitSoftmax(const TfLiteNode* node, const void* params);
+  Status VisitLogistic(const TfLiteNode* node);
+  Status VisitPrelu(const TfLiteNode* node);
+  Status VisitPad(int op, const TfLiteNode* node);
+  Status VisitReshape(int op, const TfLiteNode* node);
+  Status VisitResizeBilinear(const TfLiteNode* node, const void* params);
+  Status VisitDepthToSpace(const TfLiteNode* node, const void* params);
+  Status VisitQuantize(const TfLiteNode* node);
+  Status VisitDequantize(const TfLiteNode* node);
 
   // Requantization scale input_scale * filter_scale / output_scale, as XNNPACK accepts it; and a
   // per-tensor bias scale close to input_scale * filter_scale, as the reference kernels demand.
-  bool CheckRequantization(int input, int filter, int output);
-  bool CheckBiasScale(int input, int filter, int bias, int output);
+  Status CheckRequantization(int input, int filter, int output);
+  Status CheckBiasScale(int input, int filter, int bias, int output);
 
   TfLiteContext* context_;
   uint32_t flags_;

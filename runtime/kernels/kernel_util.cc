@@ -1,7 +1,10 @@
 #include "runtime/kernels/kernel_util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+
+#include "runtime/kernels/internal/quantization_util.h"
 
 namespace tflite {
 namespace {
@@ -138,6 +141,58 @@ void CalculateActivationRange(TfLiteFusedActivation activation, float* min, floa
       *max = kHighest;
       break;
   }
+}
+
+TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context, TfLiteFusedActivation activation,
+                                               const TfLiteTensor* output, int32_t* act_min, int32_t* act_max) {
+  int32_t qmin = 0, qmax = 0;
+  switch (output->type) {
+    case kTfLiteUInt8:
+      qmin = std::numeric_limits<uint8_t>::min();
+      qmax = std::numeric_limits<uint8_t>::max();
+      break;
+    case kTfLiteInt8:
+      qmin = std::numeric_limits<int8_t>::min();
+      qmax = std::numeric_limits<int8_t>::max();
+      break;
+    case kTfLiteInt16:
+      qmin = std::numeric_limits<int16_t>::min();
+      qmax = std::numeric_limits<int16_t>::max();
+      break;
+    default:
+      TF_LITE_MAYBE_KERNEL_LOG(context, "output 0 has type %s; no quantized range", TfLiteTypeGetName(output->type));
+      return kTfLiteError;
+  }
+  const float scale = output->params.scale;
+  const int32_t zero_point = output->params.zero_point;
+  bool overflow = false;
+  auto quantize = [&](float bound) {
+    const float rounded = std::round(bound / scale);
+    if (!(rounded >= static_cast<float>(std::numeric_limits<int32_t>::min()) &&
+          rounded <= static_cast<float>(std::numeric_limits<int32_t>::max()))) {
+      overflow = true;
+      return 0;
+    }
+    namespace qu = ::touchstone::quantization_util;
+    return qu::WrappingAdd(zero_point, qu::TruncateToInt32LikeX86(rounded));
+  };
+  *act_min = qmin;
+  *act_max = qmax;
+  if (activation == kTfLiteActRelu) {
+    *act_min = std::max(qmin, quantize(0.f));
+  } else if (activation == kTfLiteActRelu6) {
+    *act_min = std::max(qmin, quantize(0.f));
+    *act_max = std::min(qmax, quantize(6.f));
+  } else if (activation == kTfLiteActReluN1To1) {
+    *act_min = std::max(qmin, quantize(-1.f));
+    *act_max = std::min(qmax, quantize(1.f));
+  }
+  if (overflow) {
+    TF_LITE_MAYBE_KERNEL_LOG(context, "output 0's scale %g puts the fused activation's bounds outside int32",
+                             static_cast<double>(scale));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
 }
 
 size_t TfLiteTypeGetSize(TfLiteType type) {

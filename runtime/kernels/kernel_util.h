@@ -84,6 +84,16 @@ TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTens
 // The float range a fused activation clamps to.
 void CalculateActivationRange(TfLiteFusedActivation activation, float* min, float* max);
 
+// The range a fused activation clamps a quantized (UINT8, INT8 or INT16) output to, in the output's
+// integer units, as TFLite 2.14.1's CalculateActivationRangeQuantized: each bound the activation has
+// becomes zero_point + round(bound / scale), intersected with the type's range. Refused (logged
+// when `context` is not null) for any other output type, and where round(bound / scale) lies
+// outside TFLite's check, which compares with float(INT32_MIN) and float(INT32_MAX) = 2^31. Within
+// it the result is what TFLite computes on x86: 2^31 converts to INT32_MIN and the sum with the
+// zero point wraps.
+TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context, TfLiteFusedActivation activation,
+                                               const TfLiteTensor* output, int32_t* act_min, int32_t* act_max);
+
 // Bytes of one element of a type; 0 for types without a fixed size (string, resource, variant).
 size_t TfLiteTypeGetSize(TfLiteType type);
 TfLiteStatus GetSizeOfType(TfLiteContext* context, TfLiteType type, size_t* bytes);
@@ -113,7 +123,27 @@ inline TfLiteRegistration MakeKernelRegistration(TfLiteStatus (*prepare)(TfLiteC
   return MakeKernelRegistration(nullptr, nullptr, prepare, invoke);
 }
 
+// The init and free of a kernel whose per-node data is a T, value-initialized by init.
+template <typename T>
+void* NewNodeData(TfLiteContext*, const char*, size_t) {
+  return new T();
+}
+template <typename T>
+void DeleteNodeData(TfLiteContext*, void* data) {
+  delete static_cast<T*>(data);
+}
+
 }  // namespace touchstone
+
+// In a function returning TfLiteStatus: unless `condition` holds, reports the printf-style message
+// (as given: unlike TF_LITE_ENSURE_MSG, without the source file's name) and returns kTfLiteError.
+#define TS_ENSURE(context, condition, ...)        \
+  do {                                            \
+    if (!(condition)) {                           \
+      TF_LITE_KERNEL_LOG((context), __VA_ARGS__); \
+      return kTfLiteError;                        \
+    }                                             \
+  } while (0)
 
 // Defines TfLiteRegistration* Register_NAME(), returning a registration with static storage made
 // by MakeKernelRegistration from the other arguments: (prepare, invoke) or (init, free, prepare,

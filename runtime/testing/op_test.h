@@ -12,6 +12,7 @@
 #include "runtime/model.h"
 #include "runtime/model_builder.h"
 #include "runtime/status.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace testing {
@@ -21,9 +22,6 @@ template <typename T>
 std::vector<T> TensorValues(const TfLiteTensor* t) {
   const T* data = reinterpret_cast<const T*>(t->data.raw);
   return std::vector<T>(data, data + t->bytes / sizeof(T));
-}
-inline std::vector<int> TensorShape(const TfLiteTensor* t) {
-  return std::vector<int>(t->dims->data, t->dims->data + t->dims->size);
 }
 
 class OpTest {
@@ -87,7 +85,7 @@ class OpTest {
   std::vector<T> GetOutput(int position) {
     return TensorValues<T>(interpreter_->output_tensor(position));
   }
-  std::vector<int> GetOutputShape(int position) { return TensorShape(interpreter_->output_tensor(position)); }
+  std::vector<int> GetOutputShape(int position) { return ShapeOf(interpreter_->output_tensor(position)); }
   Interpreter* interpreter() { return interpreter_.get(); }
   // Options Build() creates the interpreter with (the kernel set is the constructor's).
   InterpreterOptions* options() { return &options_; }

@@ -7,25 +7,17 @@
 #include <cstring>
 
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace testing {
-namespace {
-
-std::string ShapeText(const std::vector<int>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-}  // namespace
 
 CompareResult CompareTensor(const TfLiteTensor* actual, const std::vector<int>& expected_shape,
                             const std::vector<uint8_t>& expected, const FloatTolerance& tolerance) {
   CompareResult result;
   const std::vector<int> shape(actual->dims->data, actual->dims->data + actual->dims->size);
   if (shape != expected_shape) {
-    result.detail = "shape " + ShapeText(shape) + ", TFLite " + ShapeText(expected_shape);
+    result.detail = "shape " + ShapeString(shape) + ", TFLite " + ShapeString(expected_shape);
     return result;
   }
   if (actual->bytes != expected.size()) {

@@ -92,16 +92,15 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
     request.use_reference_kernels = true;
     return group.CreateDelegates(table, request);
   };
-  StatusOr<std::vector<ProvidedDelegate>> probe = factory();
-  if (!probe.ok()) return probe.status();
-  if (probe.value().empty()) {
+  TS_ASSIGN_OR_RETURN(std::vector<ProvidedDelegate> probe, factory());
+  if (probe.empty()) {
     return UsageError(
         "no delegate to qualify: give one of the delegate flags (--stable_delegate_settings_file, "
         "--external_delegate_path, --use_gpu, --use_xnnpack, ...)");
   }
-  const std::string delegates = DescribeDelegates(probe.value(), group.params());
-  config.float_tolerance = group.ReducedPrecision(probe.value()) ? kQualifyFloat16Tolerance : kQualifyFloat32Tolerance;
-  probe = StatusOr<std::vector<ProvidedDelegate>>(std::vector<ProvidedDelegate>());
+  const std::string delegates = DescribeDelegates(probe, group.params());
+  config.float_tolerance = group.ReducedPrecision(probe) ? kQualifyFloat16Tolerance : kQualifyFloat32Tolerance;
+  probe.clear();
   config.only = flags.only;
   config.timeout_secs = flags.timeout_secs;
   config.diff_runs = flags.num_runs;

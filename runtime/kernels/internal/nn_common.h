@@ -1,6 +1,7 @@
 // Shared pieces of the nn kernels (convolution, pooling, dense layers, normalization, resizing):
 // TensorFlow Lite's window arithmetic (tensorflow/lite/kernels/padding.h), NHWC indexing, and the
-// Prepare-time checks whose one-line messages every op of the group reports the same way.
+// Prepare-time window checks whose one-line messages every op of the group reports the same way (the
+// checks of counts, types and ranks are kernel_helpers.h's).
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_NN_COMMON_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_NN_COMMON_H_
 
@@ -15,8 +16,10 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace nn {
@@ -79,63 +82,10 @@ inline float ClampToActivation(float value, float activation_min, float activati
   return std::min(std::max(value, activation_min), activation_max);
 }
 
-// The node's TfLite*Params; TFLite zero-fills them when the options table is absent, so a node
-// without builtin_data reads the same zeros.
-template <typename Params>
-const Params& ParamsOf(const TfLiteNode* node) {
-  static const Params kZeroFilled{};
-  return node->builtin_data != nullptr ? *static_cast<const Params*>(node->builtin_data) : kZeroFilled;
-}
+// The optimized kernels name kernel_helpers.h's ParamsOf from here.
+using kernel_helpers::ParamsOf;
 
 // ---- Prepare-time checks. Each logs one line naming what is wrong and returns kTfLiteError.
-
-inline TfLiteStatus CheckInputCount(TfLiteContext* context, const TfLiteNode* node, int min_count, int max_count) {
-  const int count = node->inputs->size;
-  if (count >= min_count && count <= max_count) return kTfLiteOk;
-  if (min_count == max_count) {
-    TF_LITE_KERNEL_LOG(context, "has %d inputs, expected %d", count, min_count);
-  } else {
-    TF_LITE_KERNEL_LOG(context, "has %d inputs, expected %d to %d", count, min_count, max_count);
-  }
-  return kTfLiteError;
-}
-
-inline TfLiteStatus CheckOutputCount(TfLiteContext* context, const TfLiteNode* node, int count) {
-  if (node->outputs->size == count) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "has %d outputs, expected %d", node->outputs->size, count);
-  return kTfLiteError;
-}
-
-// `role` names the tensor in messages, e.g. "input 1 (filter)".
-inline TfLiteStatus CheckType(TfLiteContext* context, const TfLiteTensor* tensor, TfLiteType expected,
-                              const char* role) {
-  if (tensor->type == expected) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "%s has type %s, expected %s", role, TfLiteTypeGetName(tensor->type),
-                     TfLiteTypeGetName(expected));
-  return kTfLiteError;
-}
-
-inline TfLiteStatus CheckRank(TfLiteContext* context, const TfLiteTensor* tensor, int rank, const char* role) {
-  if (tensor->dims->size == rank) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "%s is %d-D, expected %d-D", role, tensor->dims->size, rank);
-  return kTfLiteError;
-}
-
-inline TfLiteStatus CheckRankBetween(TfLiteContext* context, const TfLiteTensor* tensor, int min_rank, int max_rank,
-                                     const char* role) {
-  const int rank = tensor->dims->size;
-  if (rank >= min_rank && rank <= max_rank) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "%s is %d-D, expected %d-D to %d-D", role, rank, min_rank, max_rank);
-  return kTfLiteError;
-}
-
-// Refuses an element type this kernel has no implementation for (yet): the message says which
-// type the kernel does compute, so a quantized model fails with a clear reason.
-inline TfLiteStatus RefuseType(TfLiteContext* context, const TfLiteTensor* tensor, const char* role) {
-  TF_LITE_KERNEL_LOG(context, "%s has type %s; this kernel supports only FLOAT32 so far", role,
-                     TfLiteTypeGetName(tensor->type));
-  return kTfLiteError;
-}
 
 inline TfLiteStatus CheckFusedActivation(TfLiteContext* context, TfLiteFusedActivation activation) {
   if (activation >= kTfLiteActNone && activation <= kTfLiteActSigmoid) return kTfLiteOk;
@@ -206,9 +156,9 @@ inline TfLiteStatus PrepareFloatOutput(TfLiteContext* context, TfLiteFusedActiva
                                        const TfLiteTensor* bias, const char* bias_role, const TfLiteTensor* output,
                                        float* activation_min, float* activation_max) {
   if (bias != nullptr) {
-    TF_LITE_ENSURE_OK(context, CheckType(context, bias, kTfLiteFloat32, bias_role));
+    TF_LITE_ENSURE_OK(context, kernel_helpers::CheckType(context, bias, bias_role, kTfLiteFloat32));
   }
-  TF_LITE_ENSURE_OK(context, CheckType(context, output, kTfLiteFloat32, "output 0"));
+  TF_LITE_ENSURE_OK(context, kernel_helpers::CheckType(context, output, "output 0", kTfLiteFloat32));
   tflite::CalculateActivationRange(activation, activation_min, activation_max);
   return kTfLiteOk;
 }
@@ -230,68 +180,10 @@ inline TfLiteStatus ResizeWindowedOutput(TfLiteContext* context, const Window& w
 // ---- Quantized forms (uint8, int8 with per-channel weights, int16x8) and hybrid forms (float
 // activations, int8 weights) of the convolutions and matrix products.
 
-// The tensor's affine quantization, or null when it has none.
-inline const TfLiteAffineQuantization* AffineQuantization(const TfLiteTensor* tensor) {
-  if (tensor->quantization.type != kTfLiteAffineQuantization) return nullptr;
-  const auto* affine = static_cast<const TfLiteAffineQuantization*>(tensor->quantization.params);
-  const bool has_scales = affine != nullptr && affine->scale != nullptr && affine->scale->size > 0;
-  return has_scales ? affine : nullptr;
-}
-
-// The clamp range of a fused activation on a quantized output, as TFLite's
-// CalculateActivationRangeQuantized: the activation's real bounds quantized with the output's scale
-// and zero point (round half away from zero), intersected with the type's range.
-inline TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context, TfLiteFusedActivation activation,
-                                                      const TfLiteTensor* output, int32_t* act_min, int32_t* act_max) {
-  int32_t qmin = 0, qmax = 0;
-  switch (output->type) {
-    case kTfLiteUInt8:
-      qmin = 0;
-      qmax = 255;
-      break;
-    case kTfLiteInt8:
-      qmin = -128;
-      qmax = 127;
-      break;
-    case kTfLiteInt16:
-      qmin = -32768;
-      qmax = 32767;
-      break;
-    default:
-      TF_LITE_KERNEL_LOG(context, "output 0 has type %s; no quantized range", TfLiteTypeGetName(output->type));
-      return kTfLiteError;
-  }
-  const float scale = output->params.scale;
-  const int32_t zero_point = output->params.zero_point;
-  bool overflow = false;
-  // TFLite's range check compares with float(INT32_MAX), which is 2^31: that value passes and
-  // converts (on x86) to INT32_MIN.
-  auto quantize = [&](float f) {
-    const float q = std::round(f / scale);
-    if (!(q >= -2147483648.0f && q <= 2147483648.0f)) {
-      overflow = true;
-      return 0;
-    }
-    return quantization_util::WrappingAdd(zero_point, quantization_util::TruncateToInt32LikeX86(q));
-  };
-  *act_min = qmin;
-  *act_max = qmax;
-  if (activation == kTfLiteActRelu) {
-    *act_min = std::max(qmin, quantize(0.f));
-  } else if (activation == kTfLiteActRelu6) {
-    *act_min = std::max(qmin, quantize(0.f));
-    *act_max = std::min(qmax, quantize(6.f));
-  } else if (activation == kTfLiteActReluN1To1) {
-    *act_min = std::max(qmin, quantize(-1.f));
-    *act_max = std::min(qmax, quantize(1.f));
-  }
-  if (overflow) {
-    TF_LITE_KERNEL_LOG(context, "output 0's scale %g puts the fused activation's bounds outside int32",
-                       static_cast<double>(scale));
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
-}
+// The optimized kernels name tensor_util.h's AffineQuantization and kernel_util.h's quantized
+// activation range from here.
+using tflite::CalculateActivationRangeQuantized;
+using ::touchstone::AffineQuantization;
 
 // How a kernel turns its integer accumulators (bias included) into output values; TFLite's x86
 // kernels do not all round alike, and each quantized op says which one its TFLite path uses.
@@ -478,8 +370,8 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(TfLiteContext* context
     result->multiplier.assign(num_channels, multiplier);
     result->shift.assign(num_channels, shift);
   }
-  return CalculateActivationRangeQuantized(context, activation, output, &result->activation_min,
-                                           &result->activation_max);
+  return tflite::CalculateActivationRangeQuantized(context, activation, output, &result->activation_min,
+                                                   &result->activation_max);
 }
 
 // Weights of an int8-per-channel or 16x8 kernel must be symmetric (every zero point 0).

@@ -1,7 +1,8 @@
 // Index arithmetic shared by the data-movement and reduction kernels (reference and, later,
 // optimized): row-major strides, axis normalisation, TFLite's strided-slice start/stop rules, the
 // mirror-pad index map, and a gather that copies elements of any fixed size by bytes.
-// Nothing here touches TfLiteTensor: callers pass shapes, strides and raw buffers.
+// Nothing here touches TfLiteTensor: callers pass shapes, strides and raw buffers (element counts
+// are tensor_util.h's ElementCount).
 #ifndef TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_SHAPE_UTIL_H_
 #define TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_SHAPE_UTIL_H_
 
@@ -12,17 +13,12 @@
 #include <limits>
 #include <vector>
 
+#include "runtime/tensor_util.h"
+
 namespace touchstone {
 namespace shape_util {
 
 using Shape = std::vector<int>;
-
-// Elements in a shape (1 for a scalar, 0 when any dimension is 0).
-inline int64_t FlatSize(const Shape& shape) {
-  int64_t n = 1;
-  for (int d : shape) n *= d;
-  return n;
-}
 
 // Row-major strides in elements: strides[i] = product of shape[i+1..].
 inline std::vector<int64_t> RowMajorStrides(const Shape& shape) {
@@ -152,7 +148,7 @@ inline void GatherByDimMaps(const char* in, size_t elem, const Shape& out_shape,
                             const std::vector<std::vector<int64_t>>& maps, const std::vector<int64_t>& in_strides,
                             const char* pad_value, char* out) {
   const int rank = static_cast<int>(out_shape.size());
-  if (FlatSize(out_shape) == 0) return;
+  if (ElementCount(out_shape) == 0) return;
   if (rank == 0) {
     CopyElement(in, out, elem);
     return;

@@ -530,48 +530,10 @@ TfLiteStatus EvalQ16Gemm(TfLiteContext* context, TfLiteNode* node, Q16GemmState*
 
 namespace {
 
-// QuantizedActivationBounds of the reference's element-wise kernels: the activation's bounds
-// quantized with a plain round and int32 conversion; false where that conversion would leave the
-// int32 range (the reference's result is then the compiler's, not arithmetic).
+// The reference's activation range (kernel_util.h's, TFLite's); false where it refuses the output,
+// so that the reference's Prepare reports why.
 bool ElementwiseActivationBounds(TfLiteFusedActivation activation, const TfLiteTensor* out, int32_t* lo, int32_t* hi) {
-  int32_t qmin = 0, qmax = 0;
-  switch (out->type) {
-    case kTfLiteUInt8:
-      qmin = 0;
-      qmax = 255;
-      break;
-    case kTfLiteInt8:
-      qmin = -128;
-      qmax = 127;
-      break;
-    default:
-      qmin = -32768;
-      qmax = 32767;
-      break;
-  }
-  const float scale = out->params.scale;
-  const int32_t zp = out->params.zero_point;
-  bool ok = true;
-  auto quantize = [&](float f) {
-    const float q = std::round(f / scale);
-    if (!(q > -1e9f && q < 1e9f)) {
-      ok = false;
-      return 0;
-    }
-    return zp + static_cast<int32_t>(q);
-  };
-  *lo = qmin;
-  *hi = qmax;
-  if (activation == kTfLiteActRelu) {
-    *lo = std::max(qmin, quantize(0.f));
-  } else if (activation == kTfLiteActRelu6) {
-    *lo = std::max(qmin, quantize(0.f));
-    *hi = std::min(qmax, quantize(6.f));
-  } else if (activation == kTfLiteActReluN1To1) {
-    *lo = std::max(qmin, quantize(-1.f));
-    *hi = std::min(qmax, quantize(1.f));
-  }
-  return ok;
+  return tflite::CalculateActivationRangeQuantized(nullptr, activation, out, lo, hi) == kTfLiteOk;
 }
 
 // The reference's PrepareQuantizedAddSub for ADD.

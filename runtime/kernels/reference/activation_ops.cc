@@ -36,7 +36,7 @@ bool TanhLogisticTypes(TfLiteType t) {
 // the sigmoid table's scale. The output must be Q0.15.
 TfLiteStatus PrepareInt16TanhLogistic(TfLiteContext* context, TfLiteNode* node, const char* op, bool tanh,
                                       const TfLiteTensor* in, const TfLiteTensor* out) {
-  EW_OK(PrepareQuantizedUnaryOffsets(context, node, op, in, out));
+  TF_LITE_ENSURE_OK(context, PrepareQuantizedUnaryOffsets(context, node, op, in, out));
   OpData* d = Data(node);
   int log2 = 0;
   bool pot = qu::CheckedLog2(in->params.scale, &log2);
@@ -53,83 +53,58 @@ TfLiteStatus PrepareInt16TanhLogistic(TfLiteContext* context, TfLiteNode* node, 
     d->input_multiplier = static_cast<int32_t>(multiplier);
   }
   int out_log2 = 0;
-  EW_ENSURE(context, qu::CheckedLog2(out->params.scale, &out_log2) && out_log2 == -15,
+  TS_ENSURE(context, qu::CheckedLog2(out->params.scale, &out_log2) && out_log2 == -15,
             "%s: int16 output scale must be 1/32768 (got %g)", op, out->params.scale);
   return kTfLiteOk;
 }
 
+float TanhFloat(float x) { return std::tanh(x); }
+float LogisticFloat(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
 TfLiteStatus PrepareTanh(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, "TANH", TanhLogisticTypes, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "TANH", TanhLogisticTypes, &in, &out));
   OpData* d = Data(node);
-  auto f = [](float v) { return std::tanh(v); };
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) {
-    EW_OK(RequireScales(context, "TANH", in, out));
-    PopulateLut8(in, out, f, d->lut8);
+    TF_LITE_ENSURE_OK(context, RequireScales(context, "TANH", in, out));
+    PopulateLut8(in, out, TanhFloat, d->lut8);
   } else if (in->type == kTfLiteInt16) {
-    EW_OK(PrepareInt16TanhLogistic(context, node, "TANH", true, in, out));
+    TF_LITE_ENSURE_OK(context, PrepareInt16TanhLogistic(context, node, "TANH", true, in, out));
   }
   return kTfLiteOk;
 }
-
-TfLiteStatus EvalTanh(TfLiteContext* context, TfLiteNode* node) {
-  const TfLiteTensor* in;
-  TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "TANH", &in, &out));
-  switch (in->type) {
-    case kTfLiteFloat32:
-      return Unary<float>(in, out, [](float x) { return std::tanh(x); });
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-      return EvalLut(node, in, out);
-    case kTfLiteInt16: {
-      const OpData d = *Data(node);
-      if (d.input_multiplier > 0) {
-        return Unary<int16_t>(in, out, [&](int16_t x) {
-          return elementwise::TanhInt16ByTable(x, d.input_multiplier, d.input_left_shift);
-        });
-      }
-      using F3 = fp::FixedPoint<int16_t, 3>;
-      return Unary<int16_t>(in, out, [&](int16_t x) {
-        const int16_t v = d.input_left_shift == 1 ? fp::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1) : x;
-        return fp::Tanh(F3::FromRaw(v)).raw;
-      });
-    }
-    default:
-      TF_LITE_KERNEL_LOG(context, "TANH: type %s is not supported", TypeName(in->type));
-      return kTfLiteError;
-  }
-}
-
-float LogisticFloat(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 TfLiteStatus PrepareLogistic(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, "LOGISTIC", TanhLogisticTypes, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "LOGISTIC", TanhLogisticTypes, &in, &out));
   OpData* d = Data(node);
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) {
-    EW_OK(RequireScales(context, "LOGISTIC", in, out));
-    EW_ENSURE(context, out->params.scale == 1. / 256, "LOGISTIC: 8-bit output scale must be 1/256 (got %g)",
+    TF_LITE_ENSURE_OK(context, RequireScales(context, "LOGISTIC", in, out));
+    TS_ENSURE(context, out->params.scale == 1. / 256, "LOGISTIC: 8-bit output scale must be 1/256 (got %g)",
               out->params.scale);
     PopulateLut8(in, out, LogisticFloat, d->lut8);
   } else if (in->type == kTfLiteInt16) {
-    EW_OK(RequireScale(context, out, "LOGISTIC", "output"));
-    EW_ENSURE(context, out->params.scale == 1. / 32768 && out->params.zero_point == 0,
+    TF_LITE_ENSURE_OK(context, RequireScale(context, out, "LOGISTIC", "output"));
+    TS_ENSURE(context, out->params.scale == 1. / 32768 && out->params.zero_point == 0,
               "LOGISTIC: int16 output must have scale 1/32768 and zero point 0");
-    EW_OK(PrepareInt16TanhLogistic(context, node, "LOGISTIC", false, in, out));
+    TF_LITE_ENSURE_OK(context, PrepareInt16TanhLogistic(context, node, "LOGISTIC", false, in, out));
   }
   return kTfLiteOk;
 }
 
-TfLiteStatus EvalLogistic(TfLiteContext* context, TfLiteNode* node) {
+// TANH (kTanh) or LOGISTIC: float directly, 8-bit through the table Prepare built, int16 through
+// TFLite's table (a rescaled input) or its fixed-point function on Q3.12.
+template <bool kTanh>
+TfLiteStatus EvalTanhLogistic(TfLiteContext* context, TfLiteNode* node) {
+  const char* op = kTanh ? "TANH" : "LOGISTIC";
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "LOGISTIC", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, op, &in, &out));
   switch (in->type) {
     case kTfLiteFloat32:
-      return Unary<float>(in, out, LogisticFloat);
+      return Unary<float>(in, out, kTanh ? TanhFloat : LogisticFloat);
     case kTfLiteUInt8:
     case kTfLiteInt8:
       return EvalLut(node, in, out);
@@ -137,14 +112,22 @@ TfLiteStatus EvalLogistic(TfLiteContext* context, TfLiteNode* node) {
       const OpData d = *Data(node);
       if (d.input_multiplier > 0) {
         return Unary<int16_t>(in, out, [&](int16_t x) {
-          return elementwise::LogisticInt16ByTable(x, d.input_multiplier, d.input_left_shift);
+          return kTanh ? elementwise::TanhInt16ByTable(x, d.input_multiplier, d.input_left_shift)
+                       : elementwise::LogisticInt16ByTable(x, d.input_multiplier, d.input_left_shift);
         });
       }
       using F3 = fp::FixedPoint<int16_t, 3>;
-      return Unary<int16_t>(in, out, [](int16_t x) { return fp::Logistic(F3::FromRaw(x)).raw; });
+      return Unary<int16_t>(in, out, [&](int16_t x) {
+        if constexpr (kTanh) {
+          const int16_t v = d.input_left_shift == 1 ? fp::SaturatingRoundingMultiplyByPOT<int16_t>(x, 1) : x;
+          return fp::Tanh(F3::FromRaw(v)).raw;
+        } else {
+          return fp::Logistic(F3::FromRaw(x)).raw;
+        }
+      });
     }
     default:
-      TF_LITE_KERNEL_LOG(context, "LOGISTIC: type %s is not supported", TypeName(in->type));
+      TF_LITE_KERNEL_LOG(context, "%s: type %s is not supported", op, TypeName(in->type));
       return kTfLiteError;
   }
 }
@@ -194,9 +177,9 @@ TfLiteStatus PrepareRelu(TfLiteContext* context, TfLiteNode* node) {
   const char* op = ReluInfo<k>::kName;
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, op, ReluTypes<k>, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, op, ReluTypes<k>, &in, &out));
   if (in->type != kTfLiteFloat32) {
-    EW_OK(PrepareQuantizedUnaryOffsets(context, node, op, in, out));
+    TF_LITE_ENSURE_OK(context, PrepareQuantizedUnaryOffsets(context, node, op, in, out));
     OpData* d = Data(node);
     QuantizeMultiplier(in->params.scale / out->params.scale, &d->multiplier, &d->shift);
     int32_t qmin, qmax;
@@ -226,7 +209,7 @@ TfLiteStatus EvalRelu(TfLiteContext* context, TfLiteNode* node) {
   const char* op = ReluInfo<k>::kName;
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, op, &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, op, &in, &out));
   switch (in->type) {
     case kTfLiteFloat32: {
       const float lo = ReluInfo<k>::Lo(), hi = ReluInfo<k>::Hi();
@@ -257,9 +240,9 @@ float LeakyReluAlpha(const TfLiteNode* node) {
 TfLiteStatus PrepareLeakyRelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, "LEAKY_RELU", LeakyReluTypes, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "LEAKY_RELU", LeakyReluTypes, &in, &out));
   if (in->type != kTfLiteFloat32) {
-    EW_OK(PrepareQuantizedUnaryOffsets(context, node, "LEAKY_RELU", in, out));
+    TF_LITE_ENSURE_OK(context, PrepareQuantizedUnaryOffsets(context, node, "LEAKY_RELU", in, out));
     OpData* d = Data(node);
     const float alpha = LeakyReluAlpha(node);
     QuantizeMultiplier(in->params.scale * alpha / out->params.scale, &d->multiplier2, &d->shift2);
@@ -283,7 +266,7 @@ TfLiteStatus EvalLeakyReluQuantized(TfLiteNode* node, const TfLiteTensor* in, Tf
 TfLiteStatus EvalLeakyRelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "LEAKY_RELU", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "LEAKY_RELU", &in, &out));
   switch (in->type) {
     case kTfLiteFloat32: {
       const float alpha = LeakyReluAlpha(node);
@@ -305,18 +288,18 @@ TfLiteStatus EvalLeakyRelu(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus PreparePrelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, "PRELU", in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, "PRELU", in, &out));
   const TfLiteTensor* input = in[0];
   const TfLiteTensor* alpha = in[1];
-  EW_ENSURE(context, input->type == alpha->type, "PRELU: input type %s and alpha type %s differ", TypeName(input->type),
+  TS_ENSURE(context, input->type == alpha->type, "PRELU: input type %s and alpha type %s differ", TypeName(input->type),
             TypeName(alpha->type));
-  EW_ENSURE(context, input->type == kTfLiteFloat32 || input->type == kTfLiteUInt8 || input->type == kTfLiteInt8,
+  TS_ENSURE(context, input->type == kTfLiteFloat32 || input->type == kTfLiteUInt8 || input->type == kTfLiteInt8,
             "PRELU: type %s is not supported", TypeName(input->type));
   out->type = input->type;
   if (input->type != kTfLiteFloat32) {
-    EW_OK(RequireScale(context, input, "PRELU", "input"));
-    EW_OK(RequireScale(context, alpha, "PRELU", "alpha"));
-    EW_OK(RequireScale(context, out, "PRELU", "output"));
+    TF_LITE_ENSURE_OK(context, RequireScale(context, input, "PRELU", "input"));
+    TF_LITE_ENSURE_OK(context, RequireScale(context, alpha, "PRELU", "alpha"));
+    TF_LITE_ENSURE_OK(context, RequireScale(context, out, "PRELU", "output"));
     OpData* d = Data(node);
     d->input1_offset = -input->params.zero_point;
     d->input2_offset = -alpha->params.zero_point;
@@ -324,8 +307,8 @@ TfLiteStatus PreparePrelu(TfLiteContext* context, TfLiteNode* node) {
     QuantizeMultiplier(input->params.scale / out->params.scale, &d->multiplier, &d->shift);
     QuantizeMultiplier(input->params.scale * alpha->params.scale / out->params.scale, &d->multiplier2, &d->shift2);
   }
-  EW_OK(ResizeBroadcast(context, input, alpha, out, "PRELU"));
-  EW_ENSURE(context, tflite::HaveSameShapes(input, out), "PRELU: alpha must broadcast to the input's shape");
+  TF_LITE_ENSURE_OK(context, ResizeBroadcast(context, input, alpha, out, "PRELU"));
+  TS_ENSURE(context, tflite::HaveSameShapes(input, out), "PRELU: alpha must broadcast to the input's shape");
   return kTfLiteOk;
 }
 
@@ -349,7 +332,7 @@ TfLiteStatus EvalPreluQuantized(TfLiteContext* context, TfLiteNode* node, const 
 TfLiteStatus EvalPrelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, "PRELU", in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, "PRELU", in, &out));
   switch (in[0]->type) {
     case kTfLiteFloat32:
       return Binary<float, float, float>(context, in[0], in[1], out,
@@ -375,9 +358,9 @@ int16_t DownScaleMultiplierToInt16(int32_t m) {
 TfLiteStatus PrepareHardSwish(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, "HARD_SWISH", HardSwishTypes, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "HARD_SWISH", HardSwishTypes, &in, &out));
   if (in->type != kTfLiteFloat32) {
-    EW_OK(PrepareQuantizedUnaryOffsets(context, node, "HARD_SWISH", in, out));
+    TF_LITE_ENSURE_OK(context, PrepareQuantizedUnaryOffsets(context, node, "HARD_SWISH", in, out));
     OpData* d = Data(node);
     const float hires_input_scale = (1.0f / 128.0f) * in->params.scale;
     const float reluish_scale = 3.0f / 32768.0f;
@@ -385,7 +368,7 @@ TfLiteStatus PrepareHardSwish(TfLiteContext* context, TfLiteNode* node) {
     int32_t m32;
     QuantizeMultiplier(output_multiplier, &m32, &d->hs_output_exponent);
     d->hs_output_multiplier = DownScaleMultiplierToInt16(m32);
-    EW_ENSURE(context, d->hs_output_exponent <= 0,
+    TS_ENSURE(context, d->hs_output_exponent <= 0,
               "HARD_SWISH: output scale too small for the input scale (multiplier exponent %d)", d->hs_output_exponent);
     const float reluish_multiplier = hires_input_scale / reluish_scale;
     QuantizeMultiplier(reluish_multiplier, &m32, &d->hs_reluish_exponent);
@@ -432,7 +415,7 @@ TfLiteStatus EvalHardSwishQuantized(TfLiteNode* node, const TfLiteTensor* in, Tf
 TfLiteStatus EvalHardSwish(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "HARD_SWISH", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "HARD_SWISH", &in, &out));
   switch (in->type) {
     case kTfLiteFloat32:
       return Unary<float>(in, out, [](float x) { return x * std::min(6.0f, std::max(0.0f, x + 3.0f)) / 6.0f; });
@@ -452,9 +435,9 @@ float EluFloat(float x) { return x < 0.0f ? std::expm1(x) : x; }
 TfLiteStatus PrepareElu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, "ELU", EluTypes, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "ELU", EluTypes, &in, &out));
   if (in->type == kTfLiteInt8) {
-    EW_OK(RequireScales(context, "ELU", in, out));
+    TF_LITE_ENSURE_OK(context, RequireScales(context, "ELU", in, out));
     PopulateLut8(in, out, EluFloat, Data(node)->lut8);
   }
   return kTfLiteOk;
@@ -463,7 +446,7 @@ TfLiteStatus PrepareElu(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus EvalElu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "ELU", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "ELU", &in, &out));
   if (in->type == kTfLiteFloat32) return Unary<float>(in, out, EluFloat);
   if (in->type == kTfLiteInt8) return EvalLut(node, in, out);
   TF_LITE_KERNEL_LOG(context, "ELU: type %s is not supported", TypeName(in->type));
@@ -487,9 +470,9 @@ bool GeluTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteUInt8 |
 TfLiteStatus PrepareGelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, "GELU", GeluTypes, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "GELU", GeluTypes, &in, &out));
   if (in->type != kTfLiteFloat32) {
-    EW_OK(RequireScales(context, "GELU", in, out));
+    TF_LITE_ENSURE_OK(context, RequireScales(context, "GELU", in, out));
     float (*f)(float) = GeluApproximate(node) ? GeluTanh : GeluExact;
     PopulateLut8(in, out, f, Data(node)->lut8);
   }
@@ -499,7 +482,7 @@ TfLiteStatus PrepareGelu(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus EvalGelu(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "GELU", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "GELU", &in, &out));
   if (in->type == kTfLiteFloat32) return Unary<float>(in, out, GeluApproximate(node) ? GeluTanh : GeluExact);
   if (in->type == kTfLiteUInt8 || in->type == kTfLiteInt8) return EvalLut(node, in, out);
   TF_LITE_KERNEL_LOG(context, "GELU: type %s is not supported", TypeName(in->type));
@@ -515,8 +498,8 @@ void GetQuantizedActivationParams(const void* user_data, QuantizedActivationPara
   params->input_left_shift = d->input_left_shift;
 }
 
-TS_REGISTER(TANH, Init, Free, PrepareTanh, EvalTanh)
-TS_REGISTER(LOGISTIC, Init, Free, PrepareLogistic, EvalLogistic)
+TS_REGISTER(TANH, Init, Free, PrepareTanh, EvalTanhLogistic<true>)
+TS_REGISTER(LOGISTIC, Init, Free, PrepareLogistic, EvalTanhLogistic<false>)
 TS_REGISTER(RELU, Init, Free, PrepareRelu<ReluKind::kRelu>, EvalRelu<ReluKind::kRelu>)
 TS_REGISTER(RELU6, Init, Free, PrepareRelu<ReluKind::kRelu6>, EvalRelu<ReluKind::kRelu6>)
 TS_REGISTER(RELU_N1_TO_1, Init, Free, PrepareRelu<ReluKind::kReluN1To1>, EvalRelu<ReluKind::kReluN1To1>)

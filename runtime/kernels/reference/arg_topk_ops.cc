@@ -1,5 +1,5 @@
 // Reference ARG_MAX, ARG_MIN and TOPK_V2 kernels (TFLite 2.14 semantics; helpers in
-// shape_ops_util.h).
+// kernel_helpers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,18 +13,18 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
-#include "runtime/kernels/reference/shape_ops_util.h"
 
 namespace touchstone {
 namespace reference {
 namespace {
 
-using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // ---------------------------------------------------------------------------------------------
 // ARG_MAX / ARG_MIN: the first index of the extreme value along `axis`.
@@ -32,7 +32,7 @@ using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_op
 TfLiteStatus ArgAxis(TfLiteContext* context, TfLiteNode* node, const char* op, int* axis) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   int64_t a;
-  TF_LITE_ENSURE_OK(context, ReadOneInt(context, op, "axis", GetInput(context, node, 1), &a));
+  TF_LITE_ENSURE_OK(context, ReadOneInt(context, GetInput(context, node, 1), "axis", &a));
   if (!NormalizeAxis(a, NumDimensions(input), axis)) {
     TF_LITE_KERNEL_LOG(context, "%s: axis %lld is out of range for rank %d", op, static_cast<long long>(a),
                        NumDimensions(input));
@@ -57,13 +57,13 @@ using ArgTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, bool>;
 template <bool kIsMax>
 TfLiteStatus ArgPrepare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kIsMax ? "ARG_MAX" : "ARG_MIN";
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, op, 2, 2, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  const TfLiteType param_type = kIsMax ? ParamsOrDefault<TfLiteArgMaxParams>(node).output_type
-                                       : ParamsOrDefault<TfLiteArgMinParams>(node).output_type;
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  const TfLiteType param_type =
+      kIsMax ? ParamsOf<TfLiteArgMaxParams>(node).output_type : ParamsOf<TfLiteArgMinParams>(node).output_type;
   const TfLiteType want = param_type == kTfLiteNoType ? output->type : param_type;
   if ((want != kTfLiteInt32 && want != kTfLiteInt64) || output->type != want) {
     TF_LITE_KERNEL_LOG(context, "%s: output type must be INT32 or INT64 (output_type %s, output %s)", op,
@@ -78,7 +78,7 @@ TfLiteStatus ArgPrepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "%s: input must have at least one dimension", op);
     return kTfLiteError;
   }
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), ArgShape<kIsMax>);
+  return SizeOrDefer(context, node, InputValuesKnown(context, node, 1), ArgShape<kIsMax>);
 }
 
 template <typename T, typename Out, bool kIsMax>
@@ -137,7 +137,7 @@ TfLiteStatus ArgEval(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus TopKShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   int64_t k;
-  TF_LITE_ENSURE_OK(context, ReadOneInt(context, "TOPK_V2", "k", GetInput(context, node, 1), &k));
+  TF_LITE_ENSURE_OK(context, ReadOneInt(context, GetInput(context, node, 1), "k", &k));
   const int rank = NumDimensions(input);
   const int64_t row = input->dims->data[rank - 1];
   if (k < 0 || k > row) {
@@ -154,14 +154,14 @@ TfLiteStatus TopKShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sha
 using TopKTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, int16_t>;
 
 TfLiteStatus TopKPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "TOPK_V2", 2, 2, 2));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 2));
   const TfLiteTensor* input;
   TfLiteTensor* values;
   TfLiteTensor* indices;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &values));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 1, &indices));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "TOPK_V2", values, input, "values output", "input"));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &values));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 1, &indices));
+  TF_LITE_ENSURE_OK(context, CheckType(context, values, "values output", input->type));
   if (indices->type != kTfLiteInt32 && indices->type != kTfLiteInt16 && indices->type != kTfLiteInt64) {
     TF_LITE_KERNEL_LOG(context, "TOPK_V2: indices output must be INT32, got %s", TfLiteTypeGetName(indices->type));
     return kTfLiteError;
@@ -174,7 +174,7 @@ TfLiteStatus TopKPrepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "TOPK_V2: input must have at least one dimension");
     return kTfLiteError;
   }
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), TopKShape);
+  return SizeOrDefer(context, node, InputValuesKnown(context, node, 1), TopKShape);
 }
 
 template <typename T>

@@ -73,13 +73,13 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
   TypeRange(out->type, &qmin, &qmax);
   for (const TfLiteTensor* t : {static_cast<const TfLiteTensor*>(in1), static_cast<const TfLiteTensor*>(in2),
                                 static_cast<const TfLiteTensor*>(out)}) {
-    EW_ENSURE(context, t->params.zero_point >= qmin && t->params.zero_point <= qmax,
+    TS_ENSURE(context, t->params.zero_point >= qmin && t->params.zero_point <= qmax,
               "%s: zero point %d is outside the range of %s", op, t->params.zero_point, TypeName(t->type));
   }
   bool general = true;
   int log1 = 0, log2 = 0, logo = 0;
   if (out->type == kTfLiteInt16) {
-    EW_ENSURE(context, in1->params.zero_point == 0 && in2->params.zero_point == 0 && out->params.zero_point == 0,
+    TS_ENSURE(context, in1->params.zero_point == 0 && in2->params.zero_point == 0 && out->params.zero_point == 0,
               "%s: int16 tensors must have zero point 0 (got %d, %d, %d)", op, in1->params.zero_point,
               in2->params.zero_point, out->params.zero_point);
     if (ArithPotScaleInt16(kind, node)) {
@@ -95,9 +95,9 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
     // already be on it.
     d->input1_shift = log1 - logo;
     d->input2_shift = log2 - logo;
-    EW_ENSURE(context, d->input1_shift == 0 || d->input2_shift == 0,
+    TS_ENSURE(context, d->input1_shift == 0 || d->input2_shift == 0,
               "%s: with power-of-two int16 scales one input's scale must equal the output's", op);
-    EW_ENSURE(context, d->input1_shift <= 0 && d->input2_shift <= 0,
+    TS_ENSURE(context, d->input1_shift <= 0 && d->input2_shift <= 0,
               "%s: with power-of-two int16 scales the inputs' scales may not exceed the output's", op);
   } else {
     d->input1_offset = -in1->params.zero_point;
@@ -112,8 +112,7 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
     QuantizeMultiplier(real2, &d->input2_multiplier, &d->input2_shift);
     QuantizeMultiplier(real_out, &d->output_multiplier, &d->output_shift);
   }
-  QuantizedActivationBounds(ArithActivation(kind, node), out, &d->act_min, &d->act_max);
-  return kTfLiteOk;
+  return tflite::CalculateActivationRangeQuantized(context, ArithActivation(kind, node), out, &d->act_min, &d->act_max);
 }
 
 template <Arith kind>
@@ -121,10 +120,10 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
   const char* op = ArithName(kind);
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, op, in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, op, in, &out));
   const TfLiteTensor* in1 = in[0];
   const TfLiteTensor* in2 = in[1];
-  EW_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op, TypeName(in1->type),
+  TS_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op, TypeName(in1->type),
             TypeName(in2->type));
   const TfLiteFusedActivation activation = ArithActivation(kind, node);
   if (activation == kTfLiteActTanh || activation == kTfLiteActSignBit || activation == kTfLiteActSigmoid) {
@@ -136,7 +135,7 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteType type = in1->type;
   // ADD, SUB and DIV give the output the inputs' type, as TFLite does; MUL refuses a different
   // declared output type (TFLite's int16 -> 8-bit MUL is not implemented here).
-  EW_ENSURE(context, kind != Arith::kMul || out->type == type || out->type == kTfLiteNoType,
+  TS_ENSURE(context, kind != Arith::kMul || out->type == type || out->type == kTfLiteNoType,
             "MUL: output type %s differs from input type %s", TypeName(out->type), TypeName(type));
   out->type = type;
   OpData* d = Data(node);
@@ -153,15 +152,15 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
       type_ok = type == kTfLiteFloat32 || type == kTfLiteInt32 || type == kTfLiteUInt8 || type == kTfLiteInt8;
       break;
   }
-  EW_ENSURE(context, type_ok, "%s: type %s is not supported", op, TypeName(type));
+  TS_ENSURE(context, type_ok, "%s: type %s is not supported", op, TypeName(type));
 
   // int16 MUL without quantization parameters is plain integer multiplication.
   const bool quantized = IsQuantizableType(type) && !(kind == Arith::kMul && type == kTfLiteInt16 && !HasScale(in1) &&
                                                       !HasScale(in2) && !HasScale(out));
   if (quantized) {
-    EW_OK(RequireScales(context, op, in1, in2, out));
+    TF_LITE_ENSURE_OK(context, RequireScales(context, op, in1, in2, out));
     if (kind == Arith::kAdd || kind == Arith::kSub) {
-      EW_OK(PrepareQuantizedAddSub(context, node, kind, in1, in2, out));
+      TF_LITE_ENSURE_OK(context, PrepareQuantizedAddSub(context, node, kind, in1, in2, out));
     } else {
       d->input1_offset = -in1->params.zero_point;
       d->input2_offset = -in2->params.zero_point;
@@ -175,7 +174,8 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
       const float real = kind == Arith::kMul ? in1->params.scale * in2->params.scale / out->params.scale
                                              : in1->params.scale / (in2->params.scale * out->params.scale);
       QuantizeMultiplier(real, &d->output_multiplier, &d->output_shift);
-      QuantizedActivationBounds(activation, out, &d->act_min, &d->act_max);
+      TF_LITE_ENSURE_OK(context,
+                        tflite::CalculateActivationRangeQuantized(context, activation, out, &d->act_min, &d->act_max));
     }
   }
   return ResizeBroadcast(context, in1, in2, out, op);
@@ -209,7 +209,7 @@ TfLiteStatus EvalArithPlain(TfLiteContext* context, TfLiteNode* node, const TfLi
     if (kind == Arith::kDiv) {
       const int64_t n = tflite::NumElements(in2);
       const T* b = In<T>(in2);
-      for (int64_t i = 0; i < n; ++i) EW_ENSURE(context, b[i] != 0, "DIV: division by zero");
+      for (int64_t i = 0; i < n; ++i) TS_ENSURE(context, b[i] != 0, "DIV: division by zero");
     }
     return Binary<T, T, T>(context, in1, in2, out, [lo, hi](T a, T b) {
       T r;
@@ -279,7 +279,7 @@ TfLiteStatus EvalArithQuantized(TfLiteContext* context, TfLiteNode* node, const 
       const int64_t n = tflite::NumElements(in2);
       const T* b = In<T>(in2);
       for (int64_t i = 0; i < n; ++i) {
-        EW_ENSURE(context, b[i] != static_cast<T>(in2->params.zero_point),
+        TS_ENSURE(context, b[i] != static_cast<T>(in2->params.zero_point),
                   "DIV: division by zero (divisor equals its zero point)");
       }
       // Quotient by a fixed-point reciprocal of the divisor, normalised by the dividend's headroom.
@@ -306,7 +306,7 @@ template <Arith kind>
 TfLiteStatus EvalArith(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, ArithName(kind), in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, ArithName(kind), in, &out));
   switch (out->type) {
     case kTfLiteFloat32:
       return EvalArithPlain<kind, float>(context, node, in[0], in[1], out);
@@ -335,10 +335,10 @@ template <typename Types>
 TfLiteStatus PrepareSimpleBinary(TfLiteContext* context, TfLiteNode* node, const char* op, Types types) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, op, in, &out));
-  EW_ENSURE(context, in[0]->type == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(in[0]->type),
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, op, in, &out));
+  TS_ENSURE(context, in[0]->type == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(in[0]->type),
             TypeName(in[1]->type));
-  EW_ENSURE(context, IsOneOf(types, in[0]->type), "%s: type %s is not supported", op, TypeName(in[0]->type));
+  TS_ENSURE(context, IsOneOf(types, in[0]->type), "%s: type %s is not supported", op, TypeName(in[0]->type));
   out->type = in[0]->type;
   return ResizeBroadcast(context, in[0], in[1], out, op);
 }
@@ -346,13 +346,13 @@ TfLiteStatus PrepareSimpleBinary(TfLiteContext* context, TfLiteNode* node, const
 using SquaredDifferenceTypes = TypeList<float, int32_t, int8_t>;
 
 TfLiteStatus PrepareSquaredDifference(TfLiteContext* context, TfLiteNode* node) {
-  EW_OK(PrepareSimpleBinary(context, node, "SQUARED_DIFFERENCE", SquaredDifferenceTypes()));
+  TF_LITE_ENSURE_OK(context, PrepareSimpleBinary(context, node, "SQUARED_DIFFERENCE", SquaredDifferenceTypes()));
   const TfLiteTensor* in1 = tflite::GetInput(context, node, 0);
   const TfLiteTensor* in2 = tflite::GetInput(context, node, 1);
   TfLiteTensor* out = tflite::GetOutput(context, node, 0);
   if (in1->type == kTfLiteInt8) {
     const char* op = "SQUARED_DIFFERENCE";
-    EW_OK(RequireScales(context, op, in1, in2, out));
+    TF_LITE_ENSURE_OK(context, RequireScales(context, op, in1, in2, out));
     OpData* d = Data(node);
     d->input1_offset = -in1->params.zero_point;
     d->input2_offset = -in2->params.zero_point;
@@ -370,7 +370,7 @@ TfLiteStatus PrepareSquaredDifference(TfLiteContext* context, TfLiteNode* node) 
 TfLiteStatus EvalSquaredDifference(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, "SQUARED_DIFFERENCE", in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, "SQUARED_DIFFERENCE", in, &out));
   switch (out->type) {
     case kTfLiteFloat32:
       return Binary<float, float, float>(context, in[0], in[1], out, [](float a, float b) {
@@ -423,7 +423,7 @@ TfLiteStatus EvalMinMax(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kMax ? "MAXIMUM" : "MINIMUM";
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, op, in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, op, in, &out));
   return EvalForType(context, MinMaxTypes(), out->type, op,
                      [&](auto t) { return EvalMinMaxT<kMax, decltype(t)>(context, in[0], in[1], out); });
 }
@@ -444,14 +444,14 @@ int32_t DoubleToInt32(double v) {
 TfLiteStatus EvalPow(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, "POW", in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, "POW", in, &out));
   switch (out->type) {
     case kTfLiteFloat32:
       return Binary<float, float, float>(context, in[0], in[1], out, [](float a, float b) { return std::pow(a, b); });
     case kTfLiteInt32: {
       const int64_t n = tflite::NumElements(in[1]);
       const int32_t* e = In<int32_t>(in[1]);
-      for (int64_t i = 0; i < n; ++i) EW_ENSURE(context, e[i] >= 0, "POW: negative exponent %d for int32", e[i]);
+      for (int64_t i = 0; i < n; ++i) TS_ENSURE(context, e[i] >= 0, "POW: negative exponent %d for int32", e[i]);
       return Binary<int32_t, int32_t, int32_t>(context, in[0], in[1], out, [](int32_t a, int32_t b) {
         return DoubleToInt32(std::pow(static_cast<double>(a), static_cast<double>(b)));
       });
@@ -475,14 +475,14 @@ template <typename T>
 TfLiteStatus CheckNoZeroDivisor(TfLiteContext* context, const TfLiteTensor* t, const char* op) {
   const int64_t n = tflite::NumElements(t);
   const T* v = In<T>(t);
-  for (int64_t i = 0; i < n; ++i) EW_ENSURE(context, v[i] != 0, "%s: division by zero", op);
+  for (int64_t i = 0; i < n; ++i) TS_ENSURE(context, v[i] != 0, "%s: division by zero", op);
   return kTfLiteOk;
 }
 
 // floor(a / b), the quotient formed in double.
 template <typename T>
 TfLiteStatus EvalFloorDivT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out) {
-  if (std::is_integral<T>::value) EW_OK(CheckNoZeroDivisor<T>(context, b, "FLOOR_DIV"));
+  if (std::is_integral<T>::value) TF_LITE_ENSURE_OK(context, CheckNoZeroDivisor<T>(context, b, "FLOOR_DIV"));
   return Binary<T, T, T>(context, a, b, out, [](T x, T y) {
     const double q = std::floor(static_cast<double>(x) / static_cast<double>(y));
     if (std::is_same<T, int64_t>::value) {
@@ -501,7 +501,7 @@ TfLiteStatus EvalFloorDivT(TfLiteContext* context, const TfLiteTensor* a, const 
 TfLiteStatus EvalFloorDiv(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, "FLOOR_DIV", in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, "FLOOR_DIV", in, &out));
   return EvalForType(context, FloorDivModTypes(), out->type, "FLOOR_DIV",
                      [&](auto t) { return EvalFloorDivT<decltype(t)>(context, in[0], in[1], out); });
 }
@@ -509,7 +509,7 @@ TfLiteStatus EvalFloorDiv(TfLiteContext* context, TfLiteNode* node) {
 // Python's modulo: the remainder takes the divisor's sign. Integer types; float below.
 template <typename T>
 TfLiteStatus EvalFloorModT(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out) {
-  EW_OK(CheckNoZeroDivisor<T>(context, b, "FLOOR_MOD"));
+  TF_LITE_ENSURE_OK(context, CheckNoZeroDivisor<T>(context, b, "FLOOR_MOD"));
   return Binary<T, T, T>(context, a, b, out, [](T x, T y) {
     // x % -1 is 0 (and INT_MIN % -1 would trap).
     const T trunc_mod = y == static_cast<T>(-1) ? T(0) : static_cast<T>(x % y);
@@ -530,7 +530,7 @@ TfLiteStatus EvalFloorModT<float>(TfLiteContext* context, const TfLiteTensor* a,
 TfLiteStatus EvalFloorMod(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, "FLOOR_MOD", in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, "FLOOR_MOD", in, &out));
   return EvalForType(context, FloorDivModTypes(), out->type, "FLOOR_MOD",
                      [&](auto t) { return EvalFloorModT<decltype(t)>(context, in[0], in[1], out); });
 }
@@ -551,7 +551,7 @@ TfLiteStatus PrepareRightShift(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus EvalBitwiseXor(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, "BITWISE_XOR", in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, "BITWISE_XOR", in, &out));
   return EvalForType(context, BitTypes(), out->type, "BITWISE_XOR", [&](auto t) {
     using T = decltype(t);
     return Binary<T, T, T>(context, in[0], in[1], out, [](T a, T b) { return static_cast<T>(a ^ b); });
@@ -562,7 +562,7 @@ TfLiteStatus EvalBitwiseXor(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus EvalRightShift(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, "RIGHT_SHIFT", in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, "RIGHT_SHIFT", in, &out));
   return EvalForType(context, BitTypes(), out->type, "RIGHT_SHIFT", [&](auto t) {
     using T = decltype(t);
     return Binary<T, T, T>(context, in[0], in[1], out, [](T a, T b) {

@@ -236,6 +236,23 @@ TEST(ElementwiseTest, QuantizedInt16AddGeneralAndPowerOfTwoScales) {
   EXPECT_FALSE(asym.Build().ok());
 }
 
+TEST(ElementwiseTest, QuantizedActivationBoundBeyondInt32IsRefusedAtPrepare) {
+  // 6 / 1e-10 overflows int32: TFLite's CalculateActivationRangeQuantized refuses it in Prepare, for
+  // ADD, SUB and MUL alike (and for the convolutions, which share it).
+  OneOp add(B::ADD, {{kTfLiteInt8, {2}, 0.5f, 0}, {kTfLiteInt8, {2}, 0.5f, 0}}, {kTfLiteInt8, {}, 1e-10f, 0},
+            AddOpts(ActivationFunctionType::RELU6));
+  const Status added = add.Build();
+  EXPECT_FALSE(added.ok());
+  EXPECT_NE(added.message().find("outside int32"), std::string::npos) << added.message();
+  OneOp mul(B::MUL, {{kTfLiteUInt8, {2}, 0.5f, 0}, {kTfLiteUInt8, {2}, 0.5f, 0}}, {kTfLiteUInt8, {}, 1e-10f, 0},
+            MulOpts(ActivationFunctionType::RELU_N1_TO_1));
+  EXPECT_FALSE(mul.Build().ok());
+  // RELU quantizes only 0: the same scale is accepted.
+  OneOp relu(B::ADD, {{kTfLiteInt8, {2}, 0.5f, 0}, {kTfLiteInt8, {2}, 0.5f, 0}}, {kTfLiteInt8, {}, 1e-10f, 0},
+             AddOpts(ActivationFunctionType::RELU));
+  EXPECT_TRUE(relu.Build().ok());
+}
+
 TEST(ElementwiseTest, QuantizedInputsNeedQuantizationParameters) {
   OneOp op(B::ADD, {{kTfLiteInt8, {2}}, {kTfLiteInt8, {2}}}, {kTfLiteInt8}, AddOpts(ActivationFunctionType::NONE));
   EXPECT_FALSE(op.Build().ok());

@@ -103,16 +103,16 @@ bool IsCastType(TfLiteType type) { return type == kTfLiteFloat16 || IsOneOf(Cast
 TfLiteStatus PrepareCast(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
-  EW_ENSURE(context, IsCastType(in->type), "CAST: input type %s is not supported", TypeName(in->type));
-  EW_ENSURE(context, IsCastType(out->type), "CAST: output type %s is not supported", TypeName(out->type));
-  return ResizeLike(context, in, out);
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "CAST", &in, &out));
+  TS_ENSURE(context, IsCastType(in->type), "CAST: input type %s is not supported", TypeName(in->type));
+  TS_ENSURE(context, IsCastType(out->type), "CAST: output type %s is not supported", TypeName(out->type));
+  return ResizeLike(context, out, in);
 }
 
 TfLiteStatus EvalCast(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "CAST", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "CAST", &in, &out));
   if (in->type == kTfLiteFloat16) {
     if (out->type == kTfLiteFloat16) {
       const int64_t n = tflite::NumElements(in);

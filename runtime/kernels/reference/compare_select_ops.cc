@@ -34,14 +34,14 @@ TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kV2 ? "SELECT_V2" : "SELECT";
   const TfLiteTensor* in[3];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 3, op, in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 3, op, in, &out));
   const TfLiteTensor* cond = in[0];
   const TfLiteTensor* x = in[1];
   const TfLiteTensor* y = in[2];
-  EW_ENSURE(context, cond->type == kTfLiteBool, "%s: condition must be BOOL, got %s", op, TypeName(cond->type));
-  EW_ENSURE(context, x->type == y->type, "%s: x type %s and y type %s differ", op, TypeName(x->type),
+  TS_ENSURE(context, cond->type == kTfLiteBool, "%s: condition must be BOOL, got %s", op, TypeName(cond->type));
+  TS_ENSURE(context, x->type == y->type, "%s: x type %s and y type %s differ", op, TypeName(x->type),
             TypeName(y->type));
-  EW_ENSURE(context, tflite::TfLiteTypeGetSize(x->type) > 0, "%s: type %s is not supported", op, TypeName(x->type));
+  TS_ENSURE(context, tflite::TfLiteTypeGetSize(x->type) > 0, "%s: type %s is not supported", op, TypeName(x->type));
   out->type = x->type;
   TfLiteIntArray* shape = nullptr;
   const bool same = tflite::HaveSameShapes(cond, x) && tflite::HaveSameShapes(x, y);
@@ -51,22 +51,16 @@ TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
     const bool scalar = tflite::NumDimensions(cond) == 0;
     const bool rank_one = tflite::NumDimensions(cond) == 1 && tflite::NumDimensions(x) >= 1 &&
                           tflite::SizeOfDimension(cond, 0) == tflite::SizeOfDimension(x, 0);
-    EW_ENSURE(context, scalar || rank_one,
+    TS_ENSURE(context, scalar || rank_one,
               "SELECT: condition must have the shape of x, be a scalar, or be rank 1 matching x's "
               "first dimension");
-    EW_ENSURE(context, tflite::HaveSameShapes(x, y), "SELECT: x and y must have the same shape");
+    TS_ENSURE(context, tflite::HaveSameShapes(x, y), "SELECT: x and y must have the same shape");
     shape = TfLiteIntArrayCopy(x->dims);
   } else if (tflite::CalculateShapeForBroadcast(context, cond, x, y, &shape) != kTfLiteOk) {
     TF_LITE_KERNEL_LOG(context, "SELECT_V2: condition, x and y shapes cannot be broadcast together");
     return kTfLiteError;
   }
-  if (shape->size > elementwise::kMaxBroadcastRank) {
-    TF_LITE_KERNEL_LOG(context, "%s: rank %d exceeds the supported maximum of %d", op, shape->size,
-                       elementwise::kMaxBroadcastRank);
-    TfLiteIntArrayFree(shape);
-    return kTfLiteError;
-  }
-  return context->ResizeTensor(context, out, shape);
+  return ResizeBroadcastOutput(context, shape, out, op);
 }
 
 template <bool kV2>
@@ -74,7 +68,7 @@ TfLiteStatus EvalSelect(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kV2 ? "SELECT_V2" : "SELECT";
   const TfLiteTensor* in[3];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 3, op, in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 3, op, in, &out));
   const TfLiteTensor* cond = in[0];
   const TfLiteTensor* x = in[1];
   const TfLiteTensor* y = in[2];
@@ -97,7 +91,7 @@ TfLiteStatus EvalSelect(TfLiteContext* context, TfLiteNode* node) {
   }
   const TfLiteIntArray* shapes[] = {cond->dims, x->dims, y->dims};
   elementwise::BroadcastWalk walk;
-  EW_ENSURE(context, elementwise::MakeBroadcastWalk(shapes, 3, out->dims, &walk),
+  TS_ENSURE(context, elementwise::MakeBroadcastWalk(shapes, 3, out->dims, &walk),
             "%s: input shapes do not broadcast to the output shape", op);
   elementwise::ForEachBroadcastIndex(walk, [&](int64_t oi, int64_t ci, int64_t xi, int64_t yi) {
     std::memcpy(o + oi * size, c[ci] ? xs + xi * size : ys + yi * size, size);
@@ -156,11 +150,11 @@ TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = CmpName(c);
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, op, in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, op, in, &out));
   const TfLiteType t = in[0]->type;
-  EW_ENSURE(context, t == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(t), TypeName(in[1]->type));
+  TS_ENSURE(context, t == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(t), TypeName(in[1]->type));
   const bool equality = c == Cmp::kEqual || c == Cmp::kNotEqual;
-  EW_ENSURE(context, IsOneOf(CompareTypes(), t) && (equality || t != kTfLiteBool), "%s: type %s is not supported", op,
+  TS_ENSURE(context, IsOneOf(CompareTypes(), t) && (equality || t != kTfLiteBool), "%s: type %s is not supported", op,
             TypeName(t));
   out->type = kTfLiteBool;
   OpData* d = Data(node);
@@ -197,7 +191,7 @@ template <Cmp c>
 TfLiteStatus EvalCompare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, CmpName(c), in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, CmpName(c), in, &out));
   return EvalForType(context, CompareTypes(), in[0]->type, CmpName(c),
                      [&](auto t) { return EvalCompareT<c, decltype(t)>(context, node, in[0], in[1], out); });
 }
@@ -210,8 +204,8 @@ TfLiteStatus PrepareLogicalBinary(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kAnd ? "LOGICAL_AND" : "LOGICAL_OR";
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, op, in, &out));
-  EW_ENSURE(context, in[0]->type == kTfLiteBool && in[1]->type == kTfLiteBool, "%s: inputs must be BOOL (got %s, %s)",
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, op, in, &out));
+  TS_ENSURE(context, in[0]->type == kTfLiteBool && in[1]->type == kTfLiteBool, "%s: inputs must be BOOL (got %s, %s)",
             op, TypeName(in[0]->type), TypeName(in[1]->type));
   out->type = kTfLiteBool;
   return ResizeBroadcast(context, in[0], in[1], out, op);
@@ -221,7 +215,7 @@ template <bool kAnd>
 TfLiteStatus EvalLogicalBinary(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 2, kAnd ? "LOGICAL_AND" : "LOGICAL_OR", in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, kAnd ? "LOGICAL_AND" : "LOGICAL_OR", in, &out));
   return Binary<bool, bool, bool>(context, in[0], in[1], out,
                                   [](bool a, bool b) { return kAnd ? (a && b) : (a || b); });
 }
@@ -237,7 +231,7 @@ TfLiteStatus PrepareLogicalNot(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus EvalLogicalNot(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "LOGICAL_NOT", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "LOGICAL_NOT", &in, &out));
   return Unary<bool>(in, out, [](bool x) { return !x; });
 }
 

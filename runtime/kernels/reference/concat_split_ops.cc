@@ -1,5 +1,5 @@
 // Reference CONCATENATION, SPLIT and SPLIT_V kernels (TFLite 2.14 semantics; helpers in
-// shape_ops_util.h).
+// kernel_helpers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,29 +13,30 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
-#include "runtime/kernels/reference/shape_ops_util.h"
 
 namespace touchstone {
 namespace reference {
 namespace {
 
-using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // ---------------------------------------------------------------------------------------------
 // CONCATENATION, SPLIT, SPLIT_V.
 
 TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "CONCATENATION", 1, 1 << 20, 1));
-  const TfLiteConcatenationParams params = ParamsOrDefault<TfLiteConcatenationParams>(node);
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1 << 20));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
+  const TfLiteConcatenationParams params = ParamsOf<TfLiteConcatenationParams>(node);
   const TfLiteTensor* input0;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input0));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input0));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   const int rank = NumDimensions(input0);
   int axis;
   if (!NormalizeAxis(params.axis, rank, &axis)) {
@@ -52,8 +53,8 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
   int64_t sum = 0;
   for (int i = 0; i < NumInputs(node); ++i) {
     const TfLiteTensor* t;
-    TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "CONCATENATION", t, output, "input", "output"));
+    TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &t));
+    TF_LITE_ENSURE_OK(context, CheckType(context, t, "input", output->type));
     if (NumDimensions(t) != rank) {
       TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d has rank %d, input 0 has %d", i, NumDimensions(t), rank);
       return kTfLiteError;
@@ -73,7 +74,7 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
     }
     sum += t->dims->data[axis];
   }
-  TF_LITE_ENSURE_OK(context, CheckDimValue(context, "CONCATENATION", sum));
+  TF_LITE_ENSURE_OK(context, CheckDimValue(context, sum));
   out[axis] = static_cast<int>(sum);
   return ResizeOutput(context, output, out);
 }
@@ -95,10 +96,10 @@ void RequantizeBlock(const T* in, int64_t n, float in_scale, int32_t in_zp, floa
 }
 
 TfLiteStatus ConcatEval(TfLiteContext* context, TfLiteNode* node) {
-  const TfLiteConcatenationParams params = ParamsOrDefault<TfLiteConcatenationParams>(node);
+  const TfLiteConcatenationParams params = ParamsOf<TfLiteConcatenationParams>(node);
   TfLiteTensor* output = GetOutput(context, node, 0);
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, "CONCATENATION", output, &elem));
+  TF_LITE_ENSURE_OK(context, ElementSize(context, output, "output 0", &elem));
   const Shape out_shape = ShapeOf(output);
   int axis = 0;  // NormalizeAxis fails only on axes Prepare refused
   NormalizeAxis(params.axis, static_cast<int>(out_shape.size()), &axis);
@@ -134,7 +135,7 @@ TfLiteStatus SplitResolve(TfLiteContext* context, TfLiteNode* node, int* axis, s
   const TfLiteTensor* axis_t = GetInput(context, node, 0);
   const TfLiteTensor* input = GetInput(context, node, 1);
   int64_t a;
-  TF_LITE_ENSURE_OK(context, ReadOneInt(context, "SPLIT", "axis", axis_t, &a));
+  TF_LITE_ENSURE_OK(context, ReadOneInt(context, axis_t, "axis", &a));
   if (!NormalizeAxis(a, NumDimensions(input), axis)) {
     TF_LITE_KERNEL_LOG(context, "SPLIT: axis %lld is out of range for rank %d", static_cast<long long>(a),
                        NumDimensions(input));
@@ -153,13 +154,13 @@ TfLiteStatus SplitResolve(TfLiteContext* context, TfLiteNode* node, int* axis, s
 TfLiteStatus SplitVResolve(TfLiteContext* context, TfLiteNode* node, int* axis, std::vector<int64_t>* sizes) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   int64_t a;
-  TF_LITE_ENSURE_OK(context, ReadOneInt(context, "SPLIT_V", "axis", GetInput(context, node, 2), &a));
+  TF_LITE_ENSURE_OK(context, ReadOneInt(context, GetInput(context, node, 2), "axis", &a));
   if (!NormalizeAxis(a, NumDimensions(input), axis)) {
     TF_LITE_KERNEL_LOG(context, "SPLIT_V: axis %lld is out of range for rank %d", static_cast<long long>(a),
                        NumDimensions(input));
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "SPLIT_V", "size_splits", GetInput(context, node, 1), sizes));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, GetInput(context, node, 1), "size_splits", sizes));
   if (static_cast<int>(sizes->size()) != NumOutputs(node)) {
     TF_LITE_KERNEL_LOG(context, "SPLIT_V: %d size_splits for %d outputs", static_cast<int>(sizes->size()),
                        NumOutputs(node));
@@ -210,27 +211,27 @@ TfLiteStatus SplitShapes(TfLiteContext* context, TfLiteNode* node, std::vector<S
 
 // Checks the outputs' types, then sizes them now or at Eval (when `known` is false).
 template <int kInput, SplitResolveFn kResolve>
-TfLiteStatus SplitPrepareCommon(TfLiteContext* context, TfLiteNode* node, const char* op, bool known) {
+TfLiteStatus SplitPrepareCommon(TfLiteContext* context, TfLiteNode* node, bool known) {
   const TfLiteTensor* input;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, kInput, &input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, kInput, &input));
   for (int i = 0; i < NumOutputs(node); ++i) {
     TfLiteTensor* output;
-    TF_LITE_ENSURE_OK(context, GetOut(context, node, i, &output));
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, op, output, input, "output", "input"));
+    TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, i, &output));
+    TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   }
   return SizeOrDefer(context, node, known, SplitShapes<kInput, kResolve>);
 }
 
 // Copies consecutive blocks of the input along the axis into the outputs.
 template <int kInput, SplitResolveFn kResolve>
-TfLiteStatus SplitEvalCommon(TfLiteContext* context, TfLiteNode* node, const char* op) {
+TfLiteStatus SplitEvalCommon(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, SplitShapes<kInput, kResolve>));
   int axis;
   std::vector<int64_t> sizes;
   TF_LITE_ENSURE_OK(context, kResolve(context, node, &axis, &sizes));
   const TfLiteTensor* input = GetInput(context, node, kInput);
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, op, input, &elem));
+  TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
   const Shape shape = ShapeOf(input);
   const int64_t outer = ProductOfDims(shape, 0, axis);
   const int64_t inner_bytes =
@@ -248,28 +249,28 @@ TfLiteStatus SplitEvalCommon(TfLiteContext* context, TfLiteNode* node, const cha
 }
 
 TfLiteStatus SplitPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SPLIT", 2, 2, -1));
-  const TfLiteSplitParams params = ParamsOrDefault<TfLiteSplitParams>(node);
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 2));
+  const TfLiteSplitParams params = ParamsOf<TfLiteSplitParams>(node);
   if (params.num_splits != 0 && params.num_splits != NumOutputs(node)) {
     TF_LITE_KERNEL_LOG(context, "SPLIT: num_splits is %d but the op has %d outputs", params.num_splits,
                        NumOutputs(node));
     return kTfLiteError;
   }
-  return SplitPrepareCommon<1, SplitResolve>(context, node, "SPLIT", ValuesKnown(GetInput(context, node, 0)));
+  return SplitPrepareCommon<1, SplitResolve>(context, node, InputValuesKnown(context, node, 0));
 }
 
 TfLiteStatus SplitEval(TfLiteContext* context, TfLiteNode* node) {
-  return SplitEvalCommon<1, SplitResolve>(context, node, "SPLIT");
+  return SplitEvalCommon<1, SplitResolve>(context, node);
 }
 
 TfLiteStatus SplitVPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SPLIT_V", 3, 3, -1));
-  const bool known = ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
-  return SplitPrepareCommon<0, SplitVResolve>(context, node, "SPLIT_V", known);
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 3, 3));
+  const bool known = InputValuesKnown(context, node, 1) && InputValuesKnown(context, node, 2);
+  return SplitPrepareCommon<0, SplitVResolve>(context, node, known);
 }
 
 TfLiteStatus SplitVEval(TfLiteContext* context, TfLiteNode* node) {
-  return SplitEvalCommon<0, SplitVResolve>(context, node, "SPLIT_V");
+  return SplitEvalCommon<0, SplitVResolve>(context, node);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -22,6 +23,8 @@
 namespace touchstone {
 namespace reference {
 namespace {
+
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // What Prepare computes once per shape for Eval.
 struct ConvData {
@@ -43,9 +46,6 @@ struct ConvData {
   std::vector<int64_t> accumulators;
 };
 
-void* InitConvData(TfLiteContext*, const char*, size_t) { return new ConvData; }
-void FreeConvData(TfLiteContext*, void* data) { delete static_cast<ConvData*>(data); }
-
 // The tensor-type checks TFLite makes on a quantized convolution: weights of the matching type
 // (symmetric for int8 and int16 inputs), an int32 bias with zero point 0 (int64 for int16 inputs,
 // or int32 where `int16_bias_may_be_int32`), an output of the input's type, and zero points of 0 on
@@ -53,8 +53,8 @@ void FreeConvData(TfLiteContext*, void* data) { delete static_cast<ConvData*>(da
 TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* filter,
                                      const TfLiteTensor* bias, const TfLiteTensor* output, const char* input_role,
                                      const char* filter_role, const char* bias_role, bool int16_bias_may_be_int32) {
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, nn::QuantizedWeightsType(input->type), filter_role));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, filter, filter_role, nn::QuantizedWeightsType(input->type)));
   if (input->type != kTfLiteUInt8) {
     TF_LITE_ENSURE_OK(context, nn::CheckSymmetricWeights(context, filter, filter_role));
   }
@@ -70,7 +70,7 @@ TfLiteStatus CheckQuantizedConvTypes(TfLiteContext* context, const TfLiteTensor*
       return kTfLiteError;
     }
   } else {
-    TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteInt32, bias_role));
+    TF_LITE_ENSURE_OK(context, CheckType(context, bias, bias_role, kTfLiteInt32));
   }
   if (bias->params.zero_point != 0) {
     TF_LITE_KERNEL_LOG(context, "%s has zero point %d, expected 0", bias_role, bias->params.zero_point);
@@ -95,7 +95,7 @@ TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* o
                            TfLiteTypeGetName(filter->type), op);
         return kTfLiteError;
       }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32, filter_role));
+      TF_LITE_ENSURE_OK(context, CheckType(context, filter, filter_role, kTfLiteFloat32));
       return nn::PrepareFloatOutput(context, activation, bias, bias_role, output, &data->activation_min,
                                     &data->activation_max);
     case kTfLiteUInt8:
@@ -113,6 +113,51 @@ TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* o
   }
 }
 
+// The fused activation's float range and Eval's scratch for quantizing the float input batch by
+// batch: how the hybrid convolutions end their Prepare.
+void PrepareHybridScratch(TfLiteFusedActivation activation, const TfLiteTensor* input, ConvData* data) {
+  tflite::CalculateActivationRange(activation, &data->activation_min, &data->activation_max);
+  const int batches = input->dims->data[0];
+  data->quantized_input.resize(tflite::NumElements(input));
+  data->scaling_factors.resize(batches);
+  data->input_offsets.resize(batches);
+}
+
+// Input 0 and input 1 (filter) of CONV_2D or DEPTHWISE_CONV_2D, both 4-D, and output 0; the node
+// has 2 or 3 inputs (the bias is the op's to check) and 1 output.
+TfLiteStatus GetConvTensors(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor** input,
+                            const TfLiteTensor** filter, TfLiteTensor** output) {
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 3));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, filter));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, output));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, *input, "input 0", 4));
+  return CheckRank(context, *filter, "input 1 (filter)", 4);
+}
+
+// The emit of the float convolutions' sums: the bias (none counts as zeros), then the clamp.
+auto FloatConvEmit(const ConvData& data, const TfLiteTensor* bias, TfLiteTensor* output) {
+  const float* bias_data = tflite::GetTensorData<float>(bias);
+  float* output_data = tflite::GetTensorData<float>(output);
+  return [&data, bias_data, output_data](int, int64_t index, int out_c, float total) {
+    const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
+    output_data[index] = nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
+  };
+}
+
+// The emit of the quantized convolutions' sums: the bias (none counts as zeros), then the
+// requantization to the output.
+template <typename OutputT>
+auto QuantizedConvEmit(const ConvData& data, const TfLiteTensor* bias, TfLiteTensor* output) {
+  const int32_t output_offset = output->params.zero_point;
+  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
+  return [&data, bias, output_offset, output_data](int, int64_t index, int out_c, int64_t acc) {
+    output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
+                                                       acc + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
+  };
+}
+
 // ---- CONV_2D: input [N, H, W, C], filter [OC, KH, KW, C / groups], bias [OC].
 
 // Hybrid CONV_2D (float input, int8 weights): float bias and output, quantized weights.
@@ -126,9 +171,9 @@ TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& p
                        TfLiteTypeGetName(filter->type));
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(filter);
+  TF_LITE_ENSURE_OK(context, CheckType(context, bias, "input 2 (bias)", kTfLiteFloat32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteFloat32));
+  const TfLiteAffineQuantization* quantization = AffineQuantization(filter);
   if (quantization == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 1 (filter) is INT8 but not quantized");
     return kTfLiteError;
@@ -153,34 +198,23 @@ TfLiteStatus PrepareHybridConv(TfLiteContext* context, const TfLiteConvParams& p
     return kTfLiteError;
   }
   data->hybrid = true;
-  tflite::CalculateActivationRange(params.activation, &data->activation_min, &data->activation_max);
-  const int batches = input->dims->data[0];
-  data->quantized_input.resize(tflite::NumElements(input));
-  data->scaling_factors.resize(batches);
-  data->input_offsets.resize(batches);
+  PrepareHybridScratch(params.activation, input, data);
   return kTfLiteOk;
 }
 
 TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
+  const auto& params = ParamsOf<TfLiteConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 2, 3));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  const TfLiteTensor* input;
+  const TfLiteTensor* filter;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetConvTensors(context, node, &input, &filter, &output));
   // TFLite 2.14's conv.cc requires the bias ("has_bias was not true"), for every type.
   if (node->inputs->size == 2 || tflite::GetOptionalInputTensor(context, node, 2) == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 2 (bias) is missing; CONV_2D requires a bias tensor");
     return kTfLiteError;
   }
-  const TfLiteTensor* input;
-  const TfLiteTensor* filter;
-  const TfLiteTensor* bias;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &filter));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 2, &bias));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, filter, 4, "input 1 (filter)"));
+  const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
 
   const int input_depth = input->dims->data[3];
   const int output_depth = filter->dims->data[0];
@@ -213,7 +247,7 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
         TF_LITE_ENSURE_OK(context, PrepareHybridConv(context, params, input, filter, bias, output, groups, data));
         break;
       }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, filter, kTfLiteFloat32, "input 1 (filter)"));
+      TF_LITE_ENSURE_OK(context, CheckType(context, filter, "input 1 (filter)", kTfLiteFloat32));
       TF_LITE_ENSURE_OK(context, nn::PrepareFloatOutput(context, params.activation, bias, "input 2 (bias)", output,
                                                         &data->activation_min, &data->activation_max));
       break;
@@ -305,29 +339,18 @@ void ConvSums(const TfLiteConvParams& params, const ConvData& data, const TfLite
 
 void ConvFloat(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
                const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
-  const float* bias_data = tflite::GetTensorData<float>(bias);
-  float* output_data = tflite::GetTensorData<float>(output);
   ConvSums<float>(
       params, data, input, tflite::GetTensorData<float>(input), filter, tflite::GetTensorData<float>(filter), output, 0,
-      [](int) { return 0; },
-      [&](int, int64_t index, int out_c, float total) {
-        output_data[index] = nn::ClampToActivation(total + bias_data[out_c], data.activation_min, data.activation_max);
-      });
+      [](int) { return 0; }, FloatConvEmit(data, bias, output));
 }
 
 template <typename InputT, typename FilterT, typename OutputT>
 void ConvQuantized(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
                    const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   const int32_t input_offset = -input->params.zero_point;
-  const int32_t output_offset = output->params.zero_point;
-  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
   ConvSums<int64_t>(
       params, data, input, tflite::GetTensorData<InputT>(input), filter, tflite::GetTensorData<FilterT>(filter), output,
-      -filter->params.zero_point, [&](int) { return input_offset; },
-      [&](int, int64_t index, int out_c, int64_t acc) {
-        output_data[index] = nn::RequantizeOutput<OutputT>(
-            data.stage, data.requantization, acc + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
-      });
+      -filter->params.zero_point, [&](int) { return input_offset; }, QuantizedConvEmit<OutputT>(data, bias, output));
 }
 
 // TFLite's hybrid convolution: each batch's input quantized to int8 on the fly, the integer sums
@@ -340,7 +363,7 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
   const float* input_data = tflite::GetTensorData<float>(input);
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
-  const float* channel_scales = nn::AffineQuantization(filter)->scale->data;
+  const float* channel_scales = AffineQuantization(filter)->scale->data;
   for (int b = 0; b < batches; ++b) {
     const float* row = input_data + b * input_size;
     int8_t* quantized_row = data.quantized_input.data() + b * input_size;
@@ -377,7 +400,7 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
 }
 
 TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
+  const auto& params = ParamsOf<TfLiteConvParams>(node);
   auto& data = *static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -409,10 +432,10 @@ TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context, const TfLiteDept
                                         const TfLiteTensor* input, const TfLiteTensor* filter, const TfLiteTensor* bias,
                                         const TfLiteTensor* output, ConvData* data) {
   if (bias != nullptr) {
-    TF_LITE_ENSURE_OK(context, nn::CheckType(context, bias, kTfLiteFloat32, "input 2 (bias)"));
+    TF_LITE_ENSURE_OK(context, CheckType(context, bias, "input 2 (bias)", kTfLiteFloat32));
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
-  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(filter);
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteFloat32));
+  const TfLiteAffineQuantization* quantization = AffineQuantization(filter);
   if (quantization == nullptr) {
     TF_LITE_KERNEL_LOG(context, "input 1 (filter) is INT8 but not quantized");
     return kTfLiteError;
@@ -426,19 +449,17 @@ TfLiteStatus PrepareHybridDepthwiseConv(TfLiteContext* context, const TfLiteDept
                        quantization->scale->size, quantization->quantized_dimension, output_depth);
     return kTfLiteError;
   }
-  tflite::CalculateActivationRange(params.activation, &data->activation_min, &data->activation_max);
-  const int batches = input->dims->data[0];
-  data->quantized_input.resize(tflite::NumElements(input));
-  data->scaling_factors.resize(batches);
-  data->input_offsets.resize(batches);
+  PrepareHybridScratch(params.activation, input, data);
   return kTfLiteOk;
 }
 
 TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
+  const auto& params = ParamsOf<TfLiteDepthwiseConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 2, 3));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  const TfLiteTensor* input;
+  const TfLiteTensor* filter;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetConvTensors(context, node, &input, &filter, &output));
   const bool has_bias = node->inputs->size == 3;
   // A third input that is omitted (-1) is refused by TFLite 2.14 ("Tensor at index 2 was
   // optional but was expected"); a bias-free depthwise convolution has two inputs.
@@ -448,15 +469,7 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
                        "have 2 inputs");
     return kTfLiteError;
   }
-  const TfLiteTensor* input;
-  const TfLiteTensor* filter;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &filter));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   const TfLiteTensor* bias = has_bias ? tflite::GetInput(context, node, 2) : nullptr;
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, filter, 4, "input 1 (filter)"));
 
   data->hybrid = input->type == kTfLiteFloat32 && filter->type == kTfLiteInt8;
   if (data->hybrid) {
@@ -549,14 +562,9 @@ void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& 
 
 void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
                         const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
-  const float* bias_data = tflite::GetTensorData<float>(bias);
-  float* output_data = tflite::GetTensorData<float>(output);
   DepthwiseConvSums<float, float, float>(
       params, data, input, tflite::GetTensorData<float>(input), filter, output, [](int) { return 0; }, 0,
-      [&](int, int64_t index, int out_c, float total) {
-        const float bias_value = bias_data != nullptr ? bias_data[out_c] : 0.f;
-        output_data[index] = nn::ClampToActivation(total + bias_value, data.activation_min, data.activation_max);
-      });
+      FloatConvEmit(data, bias, output));
 }
 
 // A missing bias counts as zeros (TFLite 2.14 itself crashes on a bias-free int8 depthwise
@@ -564,16 +572,10 @@ void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData&
 template <typename InputT, typename FilterT, typename OutputT>
 void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
                             const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
-  const int32_t output_offset = output->params.zero_point;
-  OutputT* output_data = tflite::GetTensorData<OutputT>(output);
   const int32_t input_offset = -input->params.zero_point;
   DepthwiseConvSums<int64_t, InputT, FilterT>(
       params, data, input, tflite::GetTensorData<InputT>(input), filter, output, [&](int) { return input_offset; },
-      -filter->params.zero_point,
-      [&](int, int64_t index, int out_c, int64_t acc) {
-        output_data[index] = nn::RequantizeOutput<OutputT>(
-            data.stage, data.requantization, acc + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
-      });
+      -filter->params.zero_point, QuantizedConvEmit<OutputT>(data, bias, output));
 }
 
 // TFLite's reference_integer_ops::DepthwiseConvHybridPerChannel: integer sums of the weights and
@@ -589,7 +591,7 @@ void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data
                                  data.quantized_input.data() + b * input_size, &data.scaling_factors[b],
                                  &data.input_offsets[b]);
   }
-  const TfLiteFloatArray* scales = nn::AffineQuantization(filter)->scale;
+  const TfLiteFloatArray* scales = AffineQuantization(filter)->scale;
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
   const ConvData& const_data = data;
@@ -605,7 +607,7 @@ void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data
 }
 
 TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
+  const auto& params = ParamsOf<TfLiteDepthwiseConvParams>(node);
   auto& data = *static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -661,10 +663,10 @@ TfLiteStatus ResizeTransposeConvOutput(TfLiteContext* context, const TfLiteTrans
 }
 
 TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteTransposeConvParams>(node);
+  const auto& params = ParamsOf<TfLiteTransposeConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 3, 4));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 3, 4));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* output_shape;
   const TfLiteTensor* weights;
   const TfLiteTensor* input;
@@ -675,13 +677,13 @@ TfLiteStatus TransposeConvPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   const TfLiteTensor* bias = tflite::GetOptionalInputTensor(context, node, kTransposeBiasInput);
 
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output_shape, kTfLiteInt32, "input 0 (output shape)"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output_shape, "input 0 (output shape)", kTfLiteInt32));
   if (output_shape->dims->size != 1 || output_shape->dims->data[0] != 4) {
     TF_LITE_KERNEL_LOG(context, "input 0 (output shape) must be a 1-D tensor of 4 elements");
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, weights, 4, "input 1 (weights)"));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 2"));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, weights, "input 1 (weights)", 4));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 2", 4));
 
   TF_LITE_ENSURE_OK(
       context, PrepareConvTypesWithoutHybrid(context, "TRANSPOSE_CONV", params.activation, input, "input 2", weights,
@@ -800,7 +802,7 @@ void TransposeConvQuantized(const TfLiteTransposeConvParams& params, ConvData& d
 }
 
 TfLiteStatus TransposeConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteTransposeConvParams>(node);
+  const auto& params = ParamsOf<TfLiteTransposeConvParams>(node);
   auto* data = static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* output_shape = tflite::GetInput(context, node, kOutputShapeInput);
   const TfLiteTensor* weights = tflite::GetInput(context, node, kWeightsInput);
@@ -826,9 +828,9 @@ const nn::OutputRequantization* ConvRequantization(const void* user_data) {
   return user_data != nullptr ? &static_cast<const ConvData*>(user_data)->requantization : nullptr;
 }
 
-TS_REGISTER(CONV_2D, InitConvData, FreeConvData, ConvPrepare, ConvEval)
-TS_REGISTER(DEPTHWISE_CONV_2D, InitConvData, FreeConvData, DepthwiseConvPrepare, DepthwiseConvEval)
-TS_REGISTER(TRANSPOSE_CONV, InitConvData, FreeConvData, TransposeConvPrepare, TransposeConvEval)
+TS_REGISTER(CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, ConvPrepare, ConvEval)
+TS_REGISTER(DEPTHWISE_CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, DepthwiseConvPrepare, DepthwiseConvEval)
+TS_REGISTER(TRANSPOSE_CONV, NewNodeData<ConvData>, DeleteNodeData<ConvData>, TransposeConvPrepare, TransposeConvEval)
 
 }  // namespace reference
 }  // namespace touchstone

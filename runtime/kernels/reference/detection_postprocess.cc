@@ -190,8 +190,6 @@ void* Init(TfLiteContext* /*context*/, const char* buffer, size_t length) {
   return op_data;
 }
 
-void Free(TfLiteContext* /*context*/, void* buffer) { delete static_cast<OpData*>(buffer); }
-
 // Option values TFLite refuses when it runs, and values for which it would read or write out of
 // bounds or divide by zero.
 TfLiteStatus CheckOptions(TfLiteContext* context, const Options& options) {
@@ -592,7 +590,7 @@ TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(DETECTION_POSTPROCESS, Init, Free, Prepare, Eval)
+TS_REGISTER(DETECTION_POSTPROCESS, Init, DeleteNodeData<OpData>, Prepare, Eval)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -83,6 +83,15 @@ void ExpectFloatsNear(const std::vector<float>& actual, const std::vector<float>
   }
 }
 
+// The four outputs: boxes, classes, scores and the number of detections.
+void ExpectDetections(OpTest& test, const std::vector<float>& boxes, const std::vector<float>& classes,
+                      const std::vector<float>& scores, float count) {
+  ExpectFloatsNear(test.GetOutput<float>(0), boxes);
+  ExpectFloatsNear(test.GetOutput<float>(1), classes);
+  ExpectFloatsNear(test.GetOutput<float>(2), scores);
+  ExpectFloatsNear(test.GetOutput<float>(3), {count});
+}
+
 // Six anchors (y, x, h, w) in three pairs; within a pair the boxes overlap with IoU 0.9 / 1.1.
 const std::vector<float> kSixAnchors = {
     0.5f, 0.5f,   1.f, 1.f,  // box 0: [0, 0, 1, 1]
@@ -128,10 +137,7 @@ TEST(DetectionPostProcessTest, DecodesCenterSizeEncodingAgainstAnchor) {
   EXPECT_EQ(test.GetOutputShape(1), (std::vector<int>{1, 1}));
   EXPECT_EQ(test.GetOutputShape(2), (std::vector<int>{1, 1}));
   EXPECT_EQ(test.GetOutputShape(3), (std::vector<int>{1}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.32f, 0.22f, 0.72f, 0.62f});
-  ExpectFloatsNear(test.GetOutput<float>(1), {0.f});
-  ExpectFloatsNear(test.GetOutput<float>(2), {0.8f});
-  ExpectFloatsNear(test.GetOutput<float>(3), {1.f});
+  ExpectDetections(test, {0.32f, 0.22f, 0.72f, 0.62f}, {0.f}, {0.8f}, 1.f);
 }
 
 TEST(DetectionPostProcessTest, FastNmsSuppressesOverlapsOnBestClassScore) {
@@ -140,10 +146,8 @@ TEST(DetectionPostProcessTest, FastNmsSuppressesOverlapsOnBestClassScore) {
   // Best scores: 3 (0.95, class 1), 0 (0.9), 1 (0.75), 2 (0.6), 4 (0.5), 5 (0.3). Box 3 removes
   // box 2, box 0 removes box 1, box 4 removes box 5.
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 3, 4}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f, 0.f, 100.f, 1.f, 101.f});
-  ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(2), {0.95f, 0.9f, 0.5f});
-  ExpectFloatsNear(test.GetOutput<float>(3), {3.f});
+  ExpectDetections(test, {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f, 0.f, 100.f, 1.f, 101.f}, {1.f, 0.f, 0.f},
+                   {0.95f, 0.9f, 0.5f}, 3.f);
 }
 
 TEST(DetectionPostProcessTest, FastNmsReportsSeveralClassesPerBox) {
@@ -154,11 +158,10 @@ TEST(DetectionPostProcessTest, FastNmsReportsSeveralClassesPerBox) {
   RunSixBoxes(test, options);
   // Each kept box fills two rows, its classes best first.
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 4, 4}));
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f,  //
-                                              0.f, 0.f, 1.f, 1.f, 0.f, 0.f, 1.f, 1.f});
-  ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f, 1.f});
-  ExpectFloatsNear(test.GetOutput<float>(2), {0.95f, 0.93f, 0.9f, 0.8f});
-  ExpectFloatsNear(test.GetOutput<float>(3), {2.f});
+  ExpectDetections(test,
+                   {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f,  //
+                    0.f, 0.f, 1.f, 1.f, 0.f, 0.f, 1.f, 1.f},
+                   {1.f, 0.f, 0.f, 1.f}, {0.95f, 0.93f, 0.9f, 0.8f}, 2.f);
 }
 
 TEST(DetectionPostProcessTest, FewerDetectionsThanMaxLeavesZeroRows) {
@@ -168,12 +171,10 @@ TEST(DetectionPostProcessTest, FewerDetectionsThanMaxLeavesZeroRows) {
   options.nms_score_threshold = 0.55f;
   RunSixBoxes(test, options);
   // Boxes 4 and 5 fall below the threshold; boxes 2 and 1 are suppressed.
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f,  //
-                                              0.f, 0.f,   0.f, 0.f,   0.f, 0.f, 0.f, 0.f,  //
-                                              0.f, 0.f,   0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f, 0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(2), {0.95f, 0.9f, 0.f, 0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(3), {2.f});
+  ExpectDetections(test, {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f,  //
+                          0.f, 0.f,   0.f, 0.f,   0.f, 0.f, 0.f, 0.f,  //
+                          0.f, 0.f,   0.f, 0.f},
+                   {1.f, 0.f, 0.f, 0.f, 0.f}, {0.95f, 0.9f, 0.f, 0.f, 0.f}, 2.f);
 }
 
 TEST(DetectionPostProcessTest, RegularNmsKeepsBestPerClass) {
@@ -182,10 +183,8 @@ TEST(DetectionPostProcessTest, RegularNmsKeepsBestPerClass) {
   options.use_regular_nms = true;
   RunSixBoxes(test, options);
   // One detection per class: class 0 keeps box 3 (0.93), class 1 keeps box 3 (0.95).
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(2), {0.95f, 0.93f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(3), {2.f});
+  ExpectDetections(test, {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 0.f, 0.f}, {1.f, 0.f, 0.f},
+                   {0.95f, 0.93f, 0.f}, 2.f);
 }
 
 TEST(DetectionPostProcessTest, RegularNmsMergesClassesAndCutsToMax) {
@@ -195,10 +194,8 @@ TEST(DetectionPostProcessTest, RegularNmsMergesClassesAndCutsToMax) {
   options.detections_per_class = 2;
   RunSixBoxes(test, options);
   // Class 0 keeps boxes 3 (0.93) and 0 (0.9); class 1 keeps 3 (0.95) and 0 (0.8); best three.
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f});
-  ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(2), {0.95f, 0.93f, 0.9f});
-  ExpectFloatsNear(test.GetOutput<float>(3), {3.f});
+  ExpectDetections(test, {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f}, {1.f, 0.f, 0.f},
+                   {0.95f, 0.93f, 0.9f}, 3.f);
 }
 
 TEST(DetectionPostProcessTest, DetectionsPerClassDefaultsToHundred) {
@@ -235,10 +232,7 @@ TEST(DetectionPostProcessTest, FastNmsTiesKeepBoxOrderAndFirstClass) {
   // All boxes score 0.5; box 1 scores 0.5 for both classes.
   test.SetInput<float>(1, {0.f, 0.5f, 0.1f, 0.f, 0.5f, 0.5f, 0.f, 0.2f, 0.5f});
   ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 0.f, 1.f, 1.f, 0.f, 10.f, 1.f, 11.f});
-  ExpectFloatsNear(test.GetOutput<float>(1), {0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(2), {0.5f, 0.5f});
-  ExpectFloatsNear(test.GetOutput<float>(3), {2.f});
+  ExpectDetections(test, {0.f, 0.f, 1.f, 1.f, 0.f, 10.f, 1.f, 11.f}, {0.f, 0.f}, {0.5f, 0.5f}, 2.f);
 }
 
 TEST(DetectionPostProcessTest, RegularNmsTiesPutLaterClassFirst) {
@@ -253,11 +247,10 @@ TEST(DetectionPostProcessTest, RegularNmsTiesPutLaterClassFirst) {
   // Class 0: boxes 0 and 2 tie at 0.7 (box order); class 1: box 1 ties with them.
   test.SetInput<float>(1, {0.f, 0.7f, 0.f, 0.f, 0.f, 0.7f, 0.f, 0.7f, 0.f});
   ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {0.f, 10.f, 1.f, 11.f, 0.f, 0.f, 1.f, 1.f,  //
-                                              0.f, 20.f, 1.f, 21.f});
-  ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(2), {0.7f, 0.7f, 0.7f});
-  ExpectFloatsNear(test.GetOutput<float>(3), {3.f});
+  ExpectDetections(test,
+                   {0.f, 10.f, 1.f, 11.f, 0.f, 0.f, 1.f, 1.f,  //
+                    0.f, 20.f, 1.f, 21.f},
+                   {1.f, 0.f, 0.f}, {0.7f, 0.7f, 0.7f}, 3.f);
 }
 
 TEST(DetectionPostProcessTest, WithoutBackgroundClassScoresStartAtClassZero) {
@@ -295,10 +288,7 @@ TEST(DetectionPostProcessTest, QuantizedInputsAreDequantized) {
   // Scores 128 / 256 and 192 / 256 (after the background column).
   test.SetInput<uint8_t>(1, {0, 128, 0, 192});
   ASSERT_TRUE(test.Invoke().ok());
-  ExpectFloatsNear(test.GetOutput<float>(0), {1.f, 0.1f, 2.f, 1.1f, 0.f, 0.f, 1.f, 1.f});
-  ExpectFloatsNear(test.GetOutput<float>(1), {0.f, 0.f});
-  ExpectFloatsNear(test.GetOutput<float>(2), {0.75f, 0.5f});
-  ExpectFloatsNear(test.GetOutput<float>(3), {2.f});
+  ExpectDetections(test, {1.f, 0.1f, 2.f, 1.1f, 0.f, 0.f, 1.f, 1.f}, {0.f, 0.f}, {0.75f, 0.5f}, 2.f);
 }
 
 TEST(DetectionPostProcessTest, ZeroMaxDetectionsGivesEmptyOutputs) {

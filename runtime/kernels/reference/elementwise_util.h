@@ -22,6 +22,7 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/elementwise_broadcast.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -31,24 +32,11 @@ namespace elementwise_ops {
 
 using elementwise::BroadcastBinary;
 using elementwise::BroadcastTernary;
+using kernel_helpers::ResizeLike;
 namespace qu = quantization_util;
 namespace fp = quantization_util::fixed_point;
 using qu::MultiplyByQuantizedMultiplier;
 using qu::QuantizeMultiplier;
-
-#define EW_ENSURE(context, cond, ...)             \
-  do {                                            \
-    if (!(cond)) {                                \
-      TF_LITE_KERNEL_LOG((context), __VA_ARGS__); \
-      return kTfLiteError;                        \
-    }                                             \
-  } while (0)
-
-#define EW_OK(expr)                                 \
-  do {                                              \
-    const TfLiteStatus ew_status_ = (expr);         \
-    if (ew_status_ != kTfLiteOk) return ew_status_; \
-  } while (0)
 
 // ------------------------------------------------------------------------------------------------
 // Per-node state, filled by Prepare and read by Eval.
@@ -73,8 +61,9 @@ struct OpData {
   int16_t lut16[513] = {};
 };
 
-inline void* Init(TfLiteContext*, const char*, size_t) { return new OpData(); }
-inline void Free(TfLiteContext*, void* buffer) { delete static_cast<OpData*>(buffer); }
+// The element-wise kernels' init and free.
+constexpr auto Init = NewNodeData<OpData>;
+constexpr auto Free = DeleteNodeData<OpData>;
 inline OpData* Data(TfLiteNode* node) { return static_cast<OpData*>(node->user_data); }
 
 // ------------------------------------------------------------------------------------------------
@@ -84,16 +73,16 @@ inline const char* TypeName(TfLiteType t) { return TfLiteTypeGetName(t); }
 
 inline TfLiteStatus GetIO(TfLiteContext* context, TfLiteNode* node, int num_inputs, const char* op,
                           const TfLiteTensor** in, TfLiteTensor** out) {
-  EW_ENSURE(context, node->inputs != nullptr && tflite::NumInputs(node) == num_inputs,
+  TS_ENSURE(context, node->inputs != nullptr && tflite::NumInputs(node) == num_inputs,
             "%s: expected %d input(s), got %d", op, num_inputs, node->inputs ? tflite::NumInputs(node) : 0);
-  EW_ENSURE(context, node->outputs != nullptr && tflite::NumOutputs(node) == 1, "%s: expected 1 output, got %d", op,
+  TS_ENSURE(context, node->outputs != nullptr && tflite::NumOutputs(node) == 1, "%s: expected 1 output, got %d", op,
             node->outputs ? tflite::NumOutputs(node) : 0);
   for (int i = 0; i < num_inputs; ++i) {
     in[i] = tflite::GetInput(context, node, i);
-    EW_ENSURE(context, in[i] != nullptr, "%s: input %d is missing", op, i);
+    TS_ENSURE(context, in[i] != nullptr, "%s: input %d is missing", op, i);
   }
   *out = tflite::GetOutput(context, node, 0);
-  EW_ENSURE(context, *out != nullptr, "%s: output is missing", op);
+  TS_ENSURE(context, *out != nullptr, "%s: output is missing", op);
   return kTfLiteOk;
 }
 
@@ -122,20 +111,20 @@ inline void TypeRange(TfLiteType t, int32_t* lo, int32_t* hi) {
 }
 
 inline TfLiteStatus RequireScale(TfLiteContext* context, const TfLiteTensor* t, const char* op, const char* which) {
-  EW_ENSURE(context, HasScale(t), "%s: %s tensor of type %s needs quantization parameters (a positive scale)", op,
+  TS_ENSURE(context, HasScale(t), "%s: %s tensor of type %s needs quantization parameters (a positive scale)", op,
             which, TypeName(t->type));
   return kTfLiteOk;
 }
 
 inline TfLiteStatus RequireScales(TfLiteContext* context, const char* op, const TfLiteTensor* in,
                                   const TfLiteTensor* out) {
-  EW_OK(RequireScale(context, in, op, "input"));
+  TF_LITE_ENSURE_OK(context, RequireScale(context, in, op, "input"));
   return RequireScale(context, out, op, "output");
 }
 inline TfLiteStatus RequireScales(TfLiteContext* context, const char* op, const TfLiteTensor* in1,
                                   const TfLiteTensor* in2, const TfLiteTensor* out) {
-  EW_OK(RequireScale(context, in1, op, "input 0"));
-  EW_OK(RequireScale(context, in2, op, "input 1"));
+  TF_LITE_ENSURE_OK(context, RequireScale(context, in1, op, "input 0"));
+  TF_LITE_ENSURE_OK(context, RequireScale(context, in2, op, "input 1"));
   return RequireScale(context, out, op, "output");
 }
 
@@ -182,31 +171,16 @@ T Clamp(T v, T lo, T hi) {
   return std::min(std::max(v, lo), hi);
 }
 
-// Clamp bounds of a fused activation on a quantized output, in the output's integer units.
-inline void QuantizedActivationBounds(TfLiteFusedActivation a, const TfLiteTensor* out, int32_t* lo, int32_t* hi) {
-  int32_t qmin, qmax;
-  TypeRange(out->type, &qmin, &qmax);
-  const float scale = out->params.scale;
-  const int32_t zp = out->params.zero_point;
-  auto quantize = [&](float f) { return zp + static_cast<int32_t>(std::round(f / scale)); };
-  switch (a) {
-    case kTfLiteActRelu:
-      *lo = std::max(qmin, quantize(0.0f));
-      *hi = qmax;
-      break;
-    case kTfLiteActRelu6:
-      *lo = std::max(qmin, quantize(0.0f));
-      *hi = std::min(qmax, quantize(6.0f));
-      break;
-    case kTfLiteActReluN1To1:
-      *lo = std::max(qmin, quantize(-1.0f));
-      *hi = std::min(qmax, quantize(1.0f));
-      break;
-    default:
-      *lo = qmin;
-      *hi = qmax;
-      break;
+// Gives out the shape `shape` (which it takes), refusing ranks the broadcast walk does not take.
+inline TfLiteStatus ResizeBroadcastOutput(TfLiteContext* context, TfLiteIntArray* shape, TfLiteTensor* out,
+                                          const char* op) {
+  if (shape->size > elementwise::kMaxBroadcastRank) {
+    TF_LITE_KERNEL_LOG(context, "%s: rank %d exceeds the supported maximum of %d", op, shape->size,
+                       elementwise::kMaxBroadcastRank);
+    TfLiteIntArrayFree(shape);
+    return kTfLiteError;
   }
+  return context->ResizeTensor(context, out, shape);
 }
 
 // Sets out's shape to the broadcast of a's and b's (a's shape when they match).
@@ -219,17 +193,7 @@ inline TfLiteStatus ResizeBroadcast(TfLiteContext* context, const TfLiteTensor* 
     TF_LITE_KERNEL_LOG(context, "%s: input shapes cannot be broadcast together", op);
     return kTfLiteError;
   }
-  if (shape->size > elementwise::kMaxBroadcastRank) {
-    TF_LITE_KERNEL_LOG(context, "%s: rank %d exceeds the supported maximum of %d", op, shape->size,
-                       elementwise::kMaxBroadcastRank);
-    TfLiteIntArrayFree(shape);
-    return kTfLiteError;
-  }
-  return context->ResizeTensor(context, out, shape);
-}
-
-inline TfLiteStatus ResizeLike(TfLiteContext* context, const TfLiteTensor* in, TfLiteTensor* out) {
-  return context->ResizeTensor(context, out, TfLiteIntArrayCopy(in->dims));
+  return ResizeBroadcastOutput(context, shape, out, op);
 }
 
 template <typename T>
@@ -244,7 +208,7 @@ T* Out(TfLiteTensor* t) {
 // Binary broadcast over tensors; the shapes were checked in Prepare.
 template <typename A, typename B, typename O, typename F>
 TfLiteStatus Binary(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b, TfLiteTensor* out, F&& f) {
-  EW_ENSURE(context, BroadcastBinary(a->dims, In<A>(a), b->dims, In<B>(b), out->dims, Out<O>(out), f),
+  TS_ENSURE(context, BroadcastBinary(a->dims, In<A>(a), b->dims, In<B>(b), out->dims, Out<O>(out), f),
             "element-wise op: input shapes do not broadcast to the output shape");
   return kTfLiteOk;
 }
@@ -273,22 +237,22 @@ TfLiteStatus EvalForType(TfLiteContext* context, Types types, TfLiteType type, c
 // Shared Prepare: one input, output of the same type and shape.
 inline TfLiteStatus PrepareUnaryBase(TfLiteContext* context, TfLiteNode* node, const char* op,
                                      bool (*type_ok)(TfLiteType), const TfLiteTensor** in, TfLiteTensor** out) {
-  EW_OK(GetIO(context, node, 1, op, in, out));
-  EW_ENSURE(context, type_ok((*in)->type), "%s: type %s is not supported", op, TypeName((*in)->type));
-  EW_ENSURE(context, (*in)->type == (*out)->type, "%s: output type %s differs from input type %s", op,
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, op, in, out));
+  TS_ENSURE(context, type_ok((*in)->type), "%s: type %s is not supported", op, TypeName((*in)->type));
+  TS_ENSURE(context, (*in)->type == (*out)->type, "%s: output type %s differs from input type %s", op,
             TypeName((*out)->type), TypeName((*in)->type));
-  return ResizeLike(context, *in, *out);
+  return ResizeLike(context, *out, *in);
 }
 
 // Records input/output zero points for the quantized unary ops; int16 must be symmetric.
 inline TfLiteStatus PrepareQuantizedUnaryOffsets(TfLiteContext* context, TfLiteNode* node, const char* op,
                                                  const TfLiteTensor* in, const TfLiteTensor* out) {
-  EW_OK(RequireScales(context, op, in, out));
+  TF_LITE_ENSURE_OK(context, RequireScales(context, op, in, out));
   OpData* d = Data(node);
   d->input1_offset = in->params.zero_point;
   d->output_offset = out->params.zero_point;
   if (in->type == kTfLiteInt16) {
-    EW_ENSURE(context, in->params.zero_point == 0 && out->params.zero_point == 0,
+    TS_ENSURE(context, in->params.zero_point == 0 && out->params.zero_point == 0,
               "%s: int16 tensors must have zero point 0", op);
   }
   return kTfLiteOk;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "runtime/c/common.h"
-#include "runtime/kernels/internal/misc_ops_util.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -23,14 +23,7 @@ namespace touchstone {
 namespace reference {
 namespace {
 
-using misc_ops::CheckArity;
-using misc_ops::ExpectType;
-using misc_ops::GetIn;
-using misc_ops::GetOut;
-using misc_ops::ResizeOutput;
-using misc_ops::Shape;
-using misc_ops::ShapeOf;
-using misc_ops::ShapeString;
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 using Complex = std::complex<double>;
 
 constexpr double kPi = 3.14159265358979323846264338327950288;
@@ -105,9 +98,6 @@ struct Rfft2dData {
   std::vector<Complex> line;
 };
 
-void* Rfft2dInit(TfLiteContext*, const char*, size_t) { return new Rfft2dData; }
-void Rfft2dFree(TfLiteContext*, void* data) { delete static_cast<Rfft2dData*>(data); }
-
 bool IsPowerOfTwo(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 TfLiteStatus Rfft2dResize(TfLiteContext* context, TfLiteNode* node) {
@@ -126,16 +116,13 @@ TfLiteStatus Rfft2dResize(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus Rfft2dPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* fft_length;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &fft_length));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, input, "input 0", kTfLiteFloat32));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, fft_length, "input 1 (fft_length)", kTfLiteInt32));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", kTfLiteComplex64));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &fft_length}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, input, "input 0", kTfLiteFloat32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, fft_length, "input 1 (fft_length)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteComplex64));
   if (input->dims->size < 2) {
     TF_LITE_KERNEL_LOG(context, "input 0 has shape %s, expected rank 2 or more", ShapeString(input).c_str());
     return kTfLiteError;
@@ -144,7 +131,7 @@ TfLiteStatus Rfft2dPrepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "input 1 (fft_length) has shape %s, expected [2]", ShapeString(fft_length).c_str());
     return kTfLiteError;
   }
-  if (!misc_ops::ValuesKnown(fft_length)) {
+  if (!ValuesKnown(fft_length)) {
     tflite::SetTensorToDynamic(output);
     return kTfLiteOk;
   }
@@ -201,14 +188,12 @@ TfLiteStatus Rfft2dEval(TfLiteContext* context, TfLiteNode* node) {
 // COMPLEX_ABS: |z| of COMPLEX64 (to FLOAT32) or COMPLEX128 (to FLOAT64), by std::abs as TFLite.
 
 TfLiteStatus ComplexAbsPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, misc_ops::ExpectOneOf(context, input, "input 0", {kTfLiteComplex64, kTfLiteComplex128}));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0",
-                                        input->type == kTfLiteComplex64 ? kTfLiteFloat32 : kTfLiteFloat64));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0", {kTfLiteComplex64, kTfLiteComplex128}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0",
+                                       input->type == kTfLiteComplex64 ? kTfLiteFloat32 : kTfLiteFloat64));
   return context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims));
 }
 
@@ -230,7 +215,7 @@ TfLiteStatus ComplexAbsEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(RFFT2D, Rfft2dInit, Rfft2dFree, Rfft2dPrepare, Rfft2dEval)
+TS_REGISTER(RFFT2D, NewNodeData<Rfft2dData>, DeleteNodeData<Rfft2dData>, Rfft2dPrepare, Rfft2dEval)
 TS_REGISTER(COMPLEX_ABS, ComplexAbsPrepare, ComplexAbsEval)
 
 }  // namespace reference

@@ -1,5 +1,5 @@
 // Reference FILL, ZEROS_LIKE, ONES_LIKE, RANGE, BROADCAST_TO and BROADCAST_ARGS kernels (TFLite
-// 2.14 semantics; helpers in shape_ops_util.h).
+// 2.14 semantics; helpers in kernel_helpers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,18 +13,18 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
-#include "runtime/kernels/reference/shape_ops_util.h"
 
 namespace touchstone {
 namespace reference {
 namespace {
 
-using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // ---------------------------------------------------------------------------------------------
 // FILL, ZEROS_LIKE, ONES_LIKE, RANGE, BROADCAST_TO.
@@ -35,10 +35,10 @@ TfLiteStatus ReadShapeTensor(TfLiteContext* context, const char* op, const TfLit
     return kTfLiteError;
   }
   std::vector<int64_t> values;
-  TF_LITE_ENSURE_OK(context, ReadInts(context, op, "shape", t, &values));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, t, "shape", &values));
   shape->resize(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    TF_LITE_ENSURE_OK(context, CheckDimValue(context, op, values[i]));
+    TF_LITE_ENSURE_OK(context, CheckDimValue(context, values[i]));
     (*shape)[i] = static_cast<int>(values[i]);
   }
   return kTfLiteOk;
@@ -52,19 +52,19 @@ TfLiteStatus FillShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sha
 }
 
 TfLiteStatus FillPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "FILL", 2, 2, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* value;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &value));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "FILL", output, value, "output", "value"));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &value));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", value->type));
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, "FILL", value, &elem));
+  TF_LITE_ENSURE_OK(context, ElementSize(context, value, "input 1 (value)", &elem));
   if (tflite::NumElements(value) != 1) {
     TF_LITE_KERNEL_LOG(context, "FILL: value must be a scalar");
     return kTfLiteError;
   }
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 0)), FillShape);
+  return SizeOrDefer(context, node, InputValuesKnown(context, node, 0), FillShape);
 }
 
 TfLiteStatus FillEval(TfLiteContext* context, TfLiteNode* node) {
@@ -78,21 +78,17 @@ TfLiteStatus FillEval(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-TfLiteStatus LikePrepare(TfLiteContext* context, TfLiteNode* node, const char* op) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, op, 1, 1, 1));
+TfLiteStatus LikePrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, op, output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, op, input, &elem));
+  TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
   return ResizeOutput(context, output, ShapeOf(input));
 }
 
-TfLiteStatus ZerosLikePrepare(TfLiteContext* context, TfLiteNode* node) {
-  return LikePrepare(context, node, "ZEROS_LIKE");
-}
+TfLiteStatus ZerosLikePrepare(TfLiteContext* context, TfLiteNode* node) { return LikePrepare(context, node); }
 
 TfLiteStatus ZerosLikeEval(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = GetOutput(context, node, 0);
@@ -101,7 +97,7 @@ TfLiteStatus ZerosLikeEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus OnesLikePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, LikePrepare(context, node, "ONES_LIKE"));
+  TF_LITE_ENSURE_OK(context, LikePrepare(context, node));
   const TfLiteTensor* input = GetInput(context, node, 0);
   switch (input->type) {
     case kTfLiteFloat32:
@@ -204,11 +200,11 @@ TfLiteStatus RangeShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sh
 }
 
 TfLiteStatus RangePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "RANGE", 3, 3, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* start;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &start));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &start));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   if (!IsOneOf(RangeTypes(), start->type)) {
     TF_LITE_KERNEL_LOG(context, "RANGE: type %s is not supported (INT32, INT64, FLOAT32)",
                        TfLiteTypeGetName(start->type));
@@ -216,12 +212,11 @@ TfLiteStatus RangePrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   for (int i = 1; i < 3; ++i) {
     const TfLiteTensor* t;
-    TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "RANGE", t, start, i == 1 ? "limit" : "delta", "start"));
+    TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &t));
+    TF_LITE_ENSURE_OK(context, CheckType(context, t, i == 1 ? "limit" : "delta", start->type));
   }
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, "RANGE", output, start, "output", "start"));
-  const bool known =
-      ValuesKnown(start) && ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", start->type));
+  const bool known = ValuesKnown(start) && InputValuesKnown(context, node, 1) && InputValuesKnown(context, node, 2);
   return SizeOrDefer(context, node, known, RangeShape);
 }
 
@@ -252,13 +247,10 @@ TfLiteStatus RangeEval(TfLiteContext* context, TfLiteNode* node) {
 
 // BROADCAST_ARGS: the broadcast of two shape vectors (int32 or int64), of the longer one's length.
 TfLiteStatus BroadcastArgsPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "BROADCAST_ARGS", 2, 2, 1));
   const TfLiteTensor* a;
   const TfLiteTensor* b;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &a));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &b));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&a, &b}, {&output}));
   if (NumDimensions(a) != 1 || NumDimensions(b) != 1) {
     TF_LITE_KERNEL_LOG(context, "BROADCAST_ARGS: the shapes must be vectors (ranks %d and %d)", NumDimensions(a),
                        NumDimensions(b));
@@ -321,7 +313,7 @@ TfLiteStatus BroadcastToShape(TfLiteContext* context, TfLiteNode* node, std::vec
 }
 
 TfLiteStatus BroadcastToPrepare(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareShapedByInput1(context, node, "BROADCAST_TO", BroadcastToShape);
+  return PrepareShapedByInput1(context, node, BroadcastToShape);
 }
 
 TfLiteStatus BroadcastToEval(TfLiteContext* context, TfLiteNode* node) {
@@ -341,7 +333,7 @@ TfLiteStatus BroadcastToEval(TfLiteContext* context, TfLiteNode* node) {
     maps[d].resize(out_shape[d]);
     for (int i = 0; i < out_shape[d]; ++i) maps[d][i] = broadcast ? 0 : i;
   }
-  return GatherMapped(context, "BROADCAST_TO", input, maps, strides, nullptr, output);
+  return GatherMapped(context, input, maps, strides, nullptr, output);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/lstm_float.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/kernel_util.h"
@@ -25,6 +26,8 @@
 namespace touchstone {
 namespace reference {
 namespace {
+
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // The output stage TFLite's x86 build applies to a quantized matrix product of `type` inputs:
 // uint8 runs through gemmlowp, int8 through ruy, and int16 through ruy too unless the bias is
@@ -78,9 +81,6 @@ struct FullyConnectedData {
   std::vector<int32_t> row_sums;
 };
 
-void* InitFullyConnectedData(TfLiteContext*, const char*, size_t) { return new FullyConnectedData; }
-void FreeFullyConnectedData(TfLiteContext*, void* data) { delete static_cast<FullyConnectedData*>(data); }
-
 const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
   return node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
 }
@@ -92,9 +92,8 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context, const TfLite
                                             const TfLiteTensor* input, const TfLiteTensor* weights,
                                             const TfLiteTensor* bias, const TfLiteTensor* output,
                                             FullyConnectedData* data) {
-  TF_LITE_ENSURE_OK(context,
-                    nn::CheckType(context, weights, nn::QuantizedWeightsType(input->type), "input 1 (weights)"));
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, weights, "input 1 (weights)", nn::QuantizedWeightsType(input->type)));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   if (bias != nullptr && !(bias->type == kTfLiteInt32 || (input->type == kTfLiteInt16 && bias->type == kTfLiteInt64))) {
     TF_LITE_KERNEL_LOG(context, "input 2 (bias) has type %s, expected INT32%s", TfLiteTypeGetName(bias->type),
                        input->type == kTfLiteInt16 ? " or INT64" : "");
@@ -104,9 +103,8 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context, const TfLite
     TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, input, "input 0"));
     TF_LITE_ENSURE_OK(context, nn::CheckZeroPointIsZero(context, output, "output 0"));
   }
-  const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
-  if (nn::AffineQuantization(input) == nullptr || quantization == nullptr ||
-      nn::AffineQuantization(output) == nullptr) {
+  const TfLiteAffineQuantization* quantization = AffineQuantization(weights);
+  if (AffineQuantization(input) == nullptr || quantization == nullptr || AffineQuantization(output) == nullptr) {
     TF_LITE_KERNEL_LOG(context,
                        "a quantized FULLY_CONNECTED needs quantized input, weights and "
                        "output tensors");
@@ -136,14 +134,14 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context, const TfLite
     }
   }
   data->stage = MatrixProductStage(input->type, bias);
-  return nn::CalculateActivationRangeQuantized(context, params.activation, output, &data->requantization.activation_min,
-                                               &data->requantization.activation_max);
+  return tflite::CalculateActivationRangeQuantized(
+      context, params.activation, output, &data->requantization.activation_min, &data->requantization.activation_max);
 }
 
 TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
+  const auto& params = ParamsOf<TfLiteFullyConnectedParams>(node);
   auto* data = static_cast<FullyConnectedData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 2, 3));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 3));
   if (params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault) {
     TF_LITE_KERNEL_LOG(context,
                        "weights_format %d (shuffled uint8 weights) is not supported; only "
@@ -151,7 +149,7 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
                        static_cast<int>(params.weights_format));
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* weights;
   TfLiteTensor* output;
@@ -159,7 +157,7 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &weights));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
   const TfLiteTensor* bias = FullyConnectedBias(context, node);
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, weights, 2, "input 1 (weights)"));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, weights, "input 1 (weights)", 2));
   const int num_units = weights->dims->data[0];
   const int accum_depth = weights->dims->data[1];
   if (bias != nullptr && tflite::NumElements(bias) != num_units) {
@@ -185,7 +183,7 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
   switch (input->type) {
     case kTfLiteFloat32:
       if (weights->type == kTfLiteInt8) {
-        const TfLiteAffineQuantization* quantization = nn::AffineQuantization(weights);
+        const TfLiteAffineQuantization* quantization = AffineQuantization(weights);
         if (quantization == nullptr) {
           TF_LITE_KERNEL_LOG(context, "input 1 (weights) is INT8 but not quantized");
           return kTfLiteError;
@@ -211,7 +209,7 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
                            "FULLY_CONNECTED supports INT8 weights only");
         return kTfLiteError;
       } else {
-        TF_LITE_ENSURE_OK(context, nn::CheckType(context, weights, kTfLiteFloat32, "input 1 (weights)"));
+        TF_LITE_ENSURE_OK(context, CheckType(context, weights, "input 1 (weights)", kTfLiteFloat32));
       }
       TF_LITE_ENSURE_OK(context, nn::PrepareFloatOutput(context, params.activation, bias, "input 2 (bias)", output,
                                                         &data->activation_min, &data->activation_max));
@@ -376,7 +374,7 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
 }
 
 TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
+  const auto& params = ParamsOf<TfLiteFullyConnectedParams>(node);
   auto& data = *static_cast<FullyConnectedData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
@@ -416,9 +414,6 @@ struct BatchMatMulData {
   std::vector<int32_t> column_sums;
 };
 
-void* InitBatchMatMulData(TfLiteContext*, const char*, size_t) { return new BatchMatMulData; }
-void FreeBatchMatMulData(TfLiteContext*, void* data) { delete static_cast<BatchMatMulData*>(data); }
-
 // `tensor`'s batch dimensions, right-aligned into kBatchDims slots padded with 1s in front.
 void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch_dims) {
   const int rank = tensor->dims->size;
@@ -430,10 +425,10 @@ void ExtendedBatchDims(const TfLiteTensor* tensor, int* batch_dims) {
 
 TfLiteStatus PrepareQuantizedBatchMatMul(TfLiteContext* context, const TfLiteTensor* lhs, const TfLiteTensor* rhs,
                                          const TfLiteTensor* output, BatchMatMulData* data) {
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, rhs, lhs->type, "input 1"));
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, lhs->type, "output 0"));
-  if (nn::AffineQuantization(lhs) == nullptr || nn::AffineQuantization(rhs) == nullptr ||
-      nn::AffineQuantization(output) == nullptr) {
+  TF_LITE_ENSURE_OK(context, CheckType(context, rhs, "input 1", lhs->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", lhs->type));
+  if (AffineQuantization(lhs) == nullptr || AffineQuantization(rhs) == nullptr ||
+      AffineQuantization(output) == nullptr) {
     TF_LITE_KERNEL_LOG(context, "a quantized BATCH_MATMUL needs quantized inputs and output");
     return kTfLiteError;
   }
@@ -455,10 +450,10 @@ TfLiteStatus PrepareQuantizedBatchMatMul(TfLiteContext* context, const TfLiteTen
 }
 
 TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteBatchMatMulParams>(node);
+  const auto& params = ParamsOf<TfLiteBatchMatMulParams>(node);
   auto* data = static_cast<BatchMatMulData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 2, 2));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 2));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* lhs;
   const TfLiteTensor* rhs;
   TfLiteTensor* output;
@@ -470,15 +465,15 @@ TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
   switch (lhs->type) {
     case kTfLiteFloat32:
       if (data->hybrid) {
-        if (nn::AffineQuantization(rhs) == nullptr) {
+        if (AffineQuantization(rhs) == nullptr) {
           TF_LITE_KERNEL_LOG(context, "input 1 is INT8 but not quantized");
           return kTfLiteError;
         }
-        TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+        TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteFloat32));
         break;
       }
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, rhs, kTfLiteFloat32, "input 1"));
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+      TF_LITE_ENSURE_OK(context, CheckType(context, rhs, "input 1", kTfLiteFloat32));
+      TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteFloat32));
       break;
     case kTfLiteInt8:
     case kTfLiteInt16:
@@ -490,8 +485,8 @@ TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
       return kTfLiteError;
   }
 
-  TF_LITE_ENSURE_OK(context, nn::CheckRankBetween(context, lhs, 2, kMaxBatchMatMulRank, "input 0"));
-  TF_LITE_ENSURE_OK(context, nn::CheckRankBetween(context, rhs, 2, kMaxBatchMatMulRank, "input 1"));
+  TF_LITE_ENSURE_OK(context, CheckRankBetween(context, lhs, "input 0", 2, kMaxBatchMatMulRank));
+  TF_LITE_ENSURE_OK(context, CheckRankBetween(context, rhs, "input 1", 2, kMaxBatchMatMulRank));
   const int lhs_rank = lhs->dims->size;
   const int rhs_rank = rhs->dims->size;
   const int output_rank = std::max(lhs_rank, rhs_rank);
@@ -682,7 +677,7 @@ void BatchMatMulQuantized(const TfLiteBatchMatMulParams& params, const BatchMatM
 }
 
 TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteBatchMatMulParams>(node);
+  const auto& params = ParamsOf<TfLiteBatchMatMulParams>(node);
   auto& data = *static_cast<BatchMatMulData*>(node->user_data);
   const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
   const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
@@ -709,8 +704,10 @@ TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(FULLY_CONNECTED, InitFullyConnectedData, FreeFullyConnectedData, FullyConnectedPrepare, FullyConnectedEval)
-TS_REGISTER(BATCH_MATMUL, InitBatchMatMulData, FreeBatchMatMulData, BatchMatMulPrepare, BatchMatMulEval)
+TS_REGISTER(FULLY_CONNECTED, NewNodeData<FullyConnectedData>, DeleteNodeData<FullyConnectedData>, FullyConnectedPrepare,
+            FullyConnectedEval)
+TS_REGISTER(BATCH_MATMUL, NewNodeData<BatchMatMulData>, DeleteNodeData<BatchMatMulData>, BatchMatMulPrepare,
+            BatchMatMulEval)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -1,4 +1,4 @@
-// Reference GATHER and GATHER_ND kernels (TFLite 2.14 semantics; helpers in shape_ops_util.h).
+// Reference GATHER and GATHER_ND kernels (TFLite 2.14 semantics; helpers in kernel_helpers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,18 +12,18 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
-#include "runtime/kernels/reference/shape_ops_util.h"
 
 namespace touchstone {
 namespace reference {
 namespace {
 
-using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // ---------------------------------------------------------------------------------------------
 // GATHER (with batch_dims) and GATHER_ND.
@@ -43,7 +43,7 @@ struct GatherDims {
 };
 
 TfLiteStatus GatherResolve(TfLiteContext* context, TfLiteNode* node, GatherDims* g) {
-  const TfLiteGatherParams params = ParamsOrDefault<TfLiteGatherParams>(node);
+  const TfLiteGatherParams params = ParamsOf<TfLiteGatherParams>(node);
   const TfLiteTensor* input = GetInput(context, node, 0);
   const TfLiteTensor* positions = GetInput(context, node, 1);
   const int rank = NumDimensions(input);
@@ -68,12 +68,12 @@ TfLiteStatus GatherResolve(TfLiteContext* context, TfLiteNode* node, GatherDims*
 }
 
 TfLiteStatus GatherPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "GATHER", 2, 2, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* positions;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "GATHER", &input, &output));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &positions));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &positions));
   TF_LITE_ENSURE_OK(context, CheckIndexType(context, "GATHER", positions));
   GatherDims g;
   TF_LITE_ENSURE_OK(context, GatherResolve(context, node, &g));
@@ -88,11 +88,11 @@ TfLiteStatus GatherEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* positions = GetInput(context, node, 1);
   TfLiteTensor* output = GetOutput(context, node, 0);
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, "GATHER", input, &elem));
+  TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
   GatherDims g;
   TF_LITE_ENSURE_OK(context, GatherResolve(context, node, &g));
   std::vector<int64_t> coords;
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "GATHER", "indices", positions, &coords));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, positions, "indices", &coords));
   const Shape in_shape = ShapeOf(input);
   const Shape pos_shape = ShapeOf(positions);
   const int64_t batch = ProductOfDims(in_shape, 0, g.batch_dims);
@@ -118,12 +118,12 @@ TfLiteStatus GatherEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus GatherNdPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "GATHER_ND", 2, 2, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* params;
   const TfLiteTensor* indices;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "GATHER_ND", &params, &output));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &indices));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &params, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &indices));
   TF_LITE_ENSURE_OK(context, CheckIndexType(context, "GATHER_ND", indices));
   const int params_rank = NumDimensions(params);
   const int indices_rank = NumDimensions(indices);
@@ -146,9 +146,9 @@ TfLiteStatus GatherNdEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* indices = GetInput(context, node, 1);
   TfLiteTensor* output = GetOutput(context, node, 0);
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, "GATHER_ND", params, &elem));
+  TF_LITE_ENSURE_OK(context, ElementSize(context, params, "input 0 (params)", &elem));
   std::vector<int64_t> idx;
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "GATHER_ND", "indices", indices, &idx));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, indices, "indices", &idx));
   const Shape p_shape = ShapeOf(params);
   const int nd = indices->dims->data[indices->dims->size - 1];
   const std::vector<int64_t> p_strides = RowMajorStrides(p_shape);

@@ -123,10 +123,6 @@ struct OpData {
   std::vector<int8_t> integer_hidden;
 };
 
-void* Init(TfLiteContext*, const char*, size_t) { return new OpData(); }
-
-void Free(TfLiteContext*, void* buffer) { delete static_cast<OpData*>(buffer); }
-
 // Reads the options both full-kernel ops share into `data`. A node without options gets the
 // zero-filled struct TFLite's parser would give it.
 TfLiteStatus ReadOptions(TfLiteContext* context, const TfLiteNode* node, bool is_sequence, OpData* data) {
@@ -177,9 +173,8 @@ TfLiteStatus CheckShape(TfLiteContext* context, const TfLiteTensor* tensor, int 
     same = tensor->dims->data[i] == dims.begin()[i];
   }
   if (same) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "input %d (%s) has shape %s, expected %s", index, name,
-                     ShapeString(tensor->dims->data, tensor->dims->size).c_str(),
-                     ShapeString(dims.begin(), static_cast<int>(dims.size())).c_str());
+  TF_LITE_KERNEL_LOG(context, "input %d (%s) has shape %s, expected %s", index, name, ShapeString(tensor).c_str(),
+                     ShapeString(std::vector<int>(dims)).c_str());
   return kTfLiteError;
 }
 
@@ -917,8 +912,8 @@ const lstm::IntegerParams* LstmIntegerParams(const void* user_data) {
   return &data->integer;
 }
 
-TS_REGISTER(LSTM, Init, Free, PrepareLstm, EvalLstm)
-TS_REGISTER(UNIDIRECTIONAL_SEQUENCE_LSTM, Init, Free, PrepareSequenceLstm, EvalFull)
+TS_REGISTER(LSTM, NewNodeData<OpData>, DeleteNodeData<OpData>, PrepareLstm, EvalLstm)
+TS_REGISTER(UNIDIRECTIONAL_SEQUENCE_LSTM, NewNodeData<OpData>, DeleteNodeData<OpData>, PrepareSequenceLstm, EvalFull)
 
 }  // namespace reference
 }  // namespace touchstone

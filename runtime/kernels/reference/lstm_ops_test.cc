@@ -173,23 +173,30 @@ TEST(LstmTest, ActivationNoneFollowsTfLiteBuffers) {
   ExpectNear(test.GetOutput<float>(0), {0.0f, 0.1049958f, 0.0f, 0.1049958f});
 }
 
-TEST(LstmTest, ProjectionWithBiasAndClip) {
+// Two inputs and three cells with the input weights and gate biases the tests below share; the
+// recurrent weights, which depend on n_output, are the test's.
+FloatLstm ThreeCellLstm(int n_output) {
   FloatLstm p;
   p.n_input = 2;
   p.n_cell = 3;
-  p.n_output = 2;
+  p.n_output = n_output;
   p.input_to_input = {0.2f, -0.1f, 0.4f, 0.3f, -0.5f, 0.2f};
   p.input_to_forget = {0.1f, 0.6f, -0.3f, 0.2f, 0.2f, 0.2f};
   p.input_to_cell = {0.7f, -0.4f, 0.3f, 0.9f, -0.6f, 0.5f};
   p.input_to_output = {0.2f, 0.1f, 0.5f, -0.2f, 0.1f, 0.3f};
-  p.recurrent_to_input = {0.1f, 0.2f, -0.2f, 0.1f, 0.3f, -0.1f};
-  p.recurrent_to_forget = {0.2f, -0.3f, 0.1f, 0.1f, -0.1f, 0.2f};
-  p.recurrent_to_cell = {0.4f, 0.1f, -0.3f, 0.2f, 0.2f, 0.5f};
-  p.recurrent_to_output = {-0.1f, 0.2f, 0.3f, 0.1f, 0.2f, -0.2f};
   p.input_gate_bias = {0.0f, 0.1f, -0.1f};
   p.forget_gate_bias = {0.5f, 0.5f, 0.5f};
   p.cell_gate_bias = {0.1f, -0.1f, 0.2f};
   p.output_gate_bias = {0.2f, 0.0f, -0.2f};
+  return p;
+}
+
+TEST(LstmTest, ProjectionWithBiasAndClip) {
+  FloatLstm p = ThreeCellLstm(2);
+  p.recurrent_to_input = {0.1f, 0.2f, -0.2f, 0.1f, 0.3f, -0.1f};
+  p.recurrent_to_forget = {0.2f, -0.3f, 0.1f, 0.1f, -0.1f, 0.2f};
+  p.recurrent_to_cell = {0.4f, 0.1f, -0.3f, 0.2f, 0.2f, 0.5f};
+  p.recurrent_to_output = {-0.1f, 0.2f, 0.3f, 0.1f, 0.2f, -0.2f};
   p.projection_weights = {2.0f, -1.5f, 3.0f, 1.0f, 2.5f, -0.5f};
   p.projection_bias = {0.05f, -0.1f};
 
@@ -219,22 +226,11 @@ TEST(LstmTest, ProjectionWithBiasAndClip) {
 }
 
 TEST(LstmTest, LayerNormOverThreeCells) {
-  FloatLstm p;
-  p.n_input = 2;
-  p.n_cell = 3;
-  p.n_output = 3;
-  p.input_to_input = {0.2f, -0.1f, 0.4f, 0.3f, -0.5f, 0.2f};
-  p.input_to_forget = {0.1f, 0.6f, -0.3f, 0.2f, 0.2f, 0.2f};
-  p.input_to_cell = {0.7f, -0.4f, 0.3f, 0.9f, -0.6f, 0.5f};
-  p.input_to_output = {0.2f, 0.1f, 0.5f, -0.2f, 0.1f, 0.3f};
+  FloatLstm p = ThreeCellLstm(3);
   p.recurrent_to_input = {0.1f, 0.2f, 0.0f, -0.2f, 0.1f, 0.1f, 0.3f, -0.1f, 0.2f};
   p.recurrent_to_forget = {0.2f, -0.3f, 0.1f, 0.1f, 0.1f, -0.2f, -0.1f, 0.2f, 0.3f};
   p.recurrent_to_cell = {0.4f, 0.1f, -0.1f, -0.3f, 0.2f, 0.2f, 0.2f, 0.5f, 0.1f};
   p.recurrent_to_output = {-0.1f, 0.2f, 0.3f, 0.3f, 0.1f, -0.1f, 0.2f, -0.2f, 0.1f};
-  p.input_gate_bias = {0.0f, 0.1f, -0.1f};
-  p.forget_gate_bias = {0.5f, 0.5f, 0.5f};
-  p.cell_gate_bias = {0.1f, -0.1f, 0.2f};
-  p.output_gate_bias = {0.2f, 0.0f, -0.2f};
   p.input_layer_norm = {0.5f, 1.0f, 1.5f};
   p.forget_layer_norm = {1.0f, 0.8f, 0.6f};
   p.cell_layer_norm = {0.9f, 1.1f, 1.0f};

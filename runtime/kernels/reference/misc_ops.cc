@@ -19,7 +19,7 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
-#include "runtime/kernels/internal/misc_ops_util.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -28,24 +28,9 @@ namespace touchstone {
 namespace reference {
 namespace {
 
-using misc_ops::CheckArity;
-using misc_ops::ElementSize;
-using misc_ops::ExpectOneOf;
-using misc_ops::ExpectRank;
-using misc_ops::ExpectType;
-using misc_ops::GetIn;
-using misc_ops::GetOut;
-using misc_ops::ResizeOutput;
-using misc_ops::Shape;
-using misc_ops::ShapeOf;
-using misc_ops::ShapeString;
-using misc_ops::ValuesKnown;
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 using tflite::IsDynamicTensor;
 using tflite::NumElements;
-
-TfLiteStatus ResizeLike(TfLiteContext* context, TfLiteTensor* output, const TfLiteTensor* input) {
-  return context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims));
-}
 
 // ---------------------------------------------------------------------------------------------
 // ADD_N: the element-wise sum of two or more same-shaped tensors. TFLite's optimized AddN (one
@@ -59,11 +44,11 @@ TfLiteStatus AddNPrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   const TfLiteTensor* first;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &first));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, first, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &first));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, first, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
   for (int i = 1; i < tflite::NumInputs(node); ++i) {
     const TfLiteTensor* input;
-    TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &input));
+    TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &input));
     if (input->type != first->type || !tflite::HaveSameShapes(first, input)) {
       TF_LITE_KERNEL_LOG(context, "input %d is %s %s, input 0 is %s %s; all must match", i,
                          TfLiteTypeGetName(input->type), ShapeString(input).c_str(), TfLiteTypeGetName(first->type),
@@ -72,8 +57,8 @@ TfLiteStatus AddNPrepare(TfLiteContext* context, TfLiteNode* node) {
     }
   }
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", first->type));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", first->type));
   return ResizeLike(context, output, first);
 }
 
@@ -113,16 +98,13 @@ TfLiteStatus AddNEval(TfLiteContext* context, TfLiteNode* node) {
 // (../shared/opsuite_sweep), so those elements of x count as 0 here. A warning says so once.
 
 TfLiteStatus Atan2Prepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* y;
   const TfLiteTensor* x;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &y));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &x));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, y, "input 0", {kTfLiteFloat32, kTfLiteFloat64}));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, x, "input 1", y->type));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", y->type));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&y, &x}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, y, "input 0", {kTfLiteFloat32, kTfLiteFloat64}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, x, "input 1", y->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", y->type));
   if (tflite::NumDimensions(y) != tflite::NumDimensions(x)) {
     TF_LITE_KERNEL_LOG(context, "input 0 has rank %d but input 1 rank %d; they must match", tflite::NumDimensions(y),
                        tflite::NumDimensions(x));
@@ -165,13 +147,11 @@ TfLiteStatus Atan2Eval(TfLiteContext* context, TfLiteNode* node) {
 using SignTypes = TypeList<float, double, int32_t>;
 
 TfLiteStatus SignPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0", SignTypes()));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", input->type));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0", SignTypes()));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   return ResizeLike(context, output, input);
 }
 
@@ -217,10 +197,10 @@ TfLiteStatus BucketizePrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0", BucketizeTypes()));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0", BucketizeTypes()));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteInt32));
   return ResizeLike(context, output, input);
 }
 
@@ -253,20 +233,16 @@ TfLiteStatus BucketizeEval(TfLiteContext* context, TfLiteNode* node) {
 // fixed-size type; indices INT32 or INT64.
 
 TfLiteStatus DynamicUpdateSlicePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* operand;
   const TfLiteTensor* update;
   const TfLiteTensor* start;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &operand));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &update));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 2, &start));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&operand, &update, &start}, {&output}));
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, operand, "input 0 (operand)", &elem));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, update, "input 1 (update)", operand->type));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", operand->type));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, start, "input 2 (start_indices)", {kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, update, "input 1 (update)", operand->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", operand->type));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, start, "input 2 (start_indices)", {kTfLiteInt32, kTfLiteInt64}));
   const int rank = operand->dims->size;
   if (start->dims->size != 1 || start->dims->data[0] != rank) {
     TF_LITE_KERNEL_LOG(context, "input 2 (start_indices) has shape %s, expected [%d]", ShapeString(start).c_str(),
@@ -289,14 +265,14 @@ TfLiteStatus DynamicUpdateSliceEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* start_tensor = tflite::GetInput(context, node, 2);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   std::vector<int64_t> start;
-  TF_LITE_ENSURE_OK(context, misc_ops::ReadIndices(context, start_tensor, "input 2 (start_indices)", &start));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, start_tensor, "input 2 (start_indices)", &start));
   const size_t elem = tflite::TfLiteTypeGetSize(operand->type);
   if (output->data.raw != operand->data.raw && operand->bytes > 0) {
     std::memcpy(output->data.raw, operand->data.raw, operand->bytes);
   }
   const Shape operand_shape = ShapeOf(operand);
   const Shape update_shape = ShapeOf(update);
-  const int64_t update_size = misc_ops::FlatSize(update_shape);
+  const int64_t update_size = ElementCount(update_shape);
   if (update_size == 0) return kTfLiteOk;
   const int rank = static_cast<int>(operand_shape.size());
   // Output offset of the update's first element, and the strides to walk its rows.
@@ -331,23 +307,20 @@ TfLiteStatus DynamicUpdateSliceEval(TfLiteContext* context, TfLiteNode* node) {
 // table is quantized per channel along dimension 0.
 
 TfLiteStatus EmbeddingLookupPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* ids;
   const TfLiteTensor* table;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &ids));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &table));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectRank(context, ids, "input 0 (ids)", 1));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, ids, "input 0 (ids)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&ids, &table}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, ids, "input 0 (ids)", 1));
+  TF_LITE_ENSURE_OK(context, CheckType(context, ids, "input 0 (ids)", kTfLiteInt32));
   if (table->dims->size < 2) {
     TF_LITE_KERNEL_LOG(context, "input 1 (table) has shape %s, expected rank 2 or more", ShapeString(table).c_str());
     return kTfLiteError;
   }
   TF_LITE_ENSURE_OK(context,
-                    ExpectOneOf(context, table, "input 1 (table)", {kTfLiteFloat32, kTfLiteInt8, kTfLiteUInt8}));
+                    CheckTypeOneOf(context, table, "input 1 (table)", {kTfLiteFloat32, kTfLiteInt8, kTfLiteUInt8}));
   const bool hybrid = table->type != kTfLiteFloat32 && output->type == kTfLiteFloat32;
-  if (!hybrid) TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", table->type));
+  if (!hybrid) TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", table->type));
   if (table->quantization.type == kTfLiteAffineQuantization) {
     const auto* q = static_cast<const TfLiteAffineQuantization*>(table->quantization.params);
     if (q == nullptr || q->scale == nullptr || q->zero_point == nullptr || q->scale->size < 1 ||
@@ -396,14 +369,12 @@ TfLiteStatus EmbeddingLookupEval(TfLiteContext* context, TfLiteNode* node) {
     }
     return kTfLiteOk;
   }
-  const auto* q = table->quantization.type == kTfLiteAffineQuantization
-                      ? static_cast<const TfLiteAffineQuantization*>(table->quantization.params)
-                      : nullptr;
+  const TfLiteAffineQuantization* q = AffineQuantization(table);
   const int8_t* values = reinterpret_cast<const int8_t*>(table->data.raw_const);
   for (int i = 0; i < num_ids; ++i) {
     const int id = ids->data.i32[i];
     // TFLite multiplies in double: int8 value * (double)scale, rounded once to float.
-    const double scale = (q != nullptr && q->scale->size > 1) ? q->scale->data[id] : table->params.scale;
+    const double scale = IsPerChannelQuantized(table) ? q->scale->data[id] : table->params.scale;
     for (int64_t j = 0; j < row_elems; ++j) {
       output->data.f[i * row_elems + j] = static_cast<float>(values[id * row_elems + j] * scale);
     }
@@ -417,14 +388,12 @@ TfLiteStatus EmbeddingLookupEval(TfLiteContext* context, TfLiteNode* node) {
 // replaced. Both copy bytes, so every fixed-size type works.
 
 TfLiteStatus MatrixDiagPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", input->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   if (input->dims->size < 1) {
     TF_LITE_KERNEL_LOG(context, "input 0 is a scalar; expected rank 1 or more");
     return kTfLiteError;
@@ -451,17 +420,14 @@ TfLiteStatus MatrixDiagEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus MatrixSetDiagPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* diagonal;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &diagonal));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &diagonal}, {&output}));
   size_t elem;
   TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, diagonal, "input 1 (diagonal)", input->type));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", input->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, diagonal, "input 1 (diagonal)", input->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   const int rank = input->dims->size;
   if (rank < 2) {
     TF_LITE_KERNEL_LOG(context, "input 0 has shape %s, expected rank 2 or more", ShapeString(input).c_str());
@@ -512,11 +478,11 @@ struct OneHotInfo {
 };
 
 TfLiteStatus GetOneHotInfo(TfLiteContext* context, TfLiteNode* node, OneHotInfo* info) {
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &info->indices));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &info->depth));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 2, &info->on_value));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 3, &info->off_value));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &info->output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &info->indices));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &info->depth));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 2, &info->on_value));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 3, &info->off_value));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &info->output));
   const auto* params = static_cast<const TfLiteOneHotParams*>(node->builtin_data);
   // Without options TFLite's zeroed params give axis 0.
   const int axis = params != nullptr ? params->axis : 0;
@@ -542,11 +508,11 @@ TfLiteStatus OneHotPrepare(TfLiteContext* context, TfLiteNode* node) {
   OneHotInfo info;
   TF_LITE_ENSURE_OK(context, GetOneHotInfo(context, node, &info));
   // TFLite's Prepare also admits INT16 but its Eval then fails.
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, info.on_value, "input 2 (on_value)", OneHotTypes()));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, info.off_value, "input 3 (off_value)", info.on_value->type));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, info.output, "output 0", info.on_value->type));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, info.indices, "input 0 (indices)", {kTfLiteInt32, kTfLiteInt64}));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, info.depth, "input 1 (depth)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, info.on_value, "input 2 (on_value)", OneHotTypes()));
+  TF_LITE_ENSURE_OK(context, CheckType(context, info.off_value, "input 3 (off_value)", info.on_value->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, info.output, "output 0", info.on_value->type));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, info.indices, "input 0 (indices)", {kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, info.depth, "input 1 (depth)", kTfLiteInt32));
   const int output_rank = info.indices->dims->size + 1;
   if (info.axis < 0 || info.axis >= output_rank) {
     TF_LITE_KERNEL_LOG(context, "option axis %d is out of range for a %d-D output", info.axis, output_rank);
@@ -618,18 +584,15 @@ TfLiteStatus OneHotEval(TfLiteContext* context, TfLiteNode* node) {
 // copied. TFLite checks only the first length against the sequence size; all are checked here.
 
 TfLiteStatus ReverseSequencePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* lengths;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &lengths));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectRank(context, lengths, "input 1 (seq_lengths)", 1));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0",
-                                         {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt16, kTfLiteInt32, kTfLiteInt64}));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, lengths, "input 1 (seq_lengths)", {kTfLiteInt32, kTfLiteInt64}));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", input->type));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &lengths}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, lengths, "input 1 (seq_lengths)", 1));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0",
+                                            {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt16, kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, lengths, "input 1 (seq_lengths)", {kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   const auto* params = static_cast<const TfLiteReverseSequenceParams*>(node->builtin_data);
   const int seq_dim = params != nullptr ? params->seq_dim : 0;
   const int batch_dim = params != nullptr ? params->batch_dim : 0;
@@ -660,7 +623,7 @@ TfLiteStatus ReverseSequenceEval(TfLiteContext* context, TfLiteNode* node) {
   const int batch_dim = params->batch_dim;
   const Shape shape = ShapeOf(input);
   std::vector<int64_t> lengths;
-  TF_LITE_ENSURE_OK(context, misc_ops::ReadIndices(context, lengths_tensor, "input 1 (seq_lengths)", &lengths));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, lengths_tensor, "input 1 (seq_lengths)", &lengths));
   for (size_t b = 0; b < lengths.size(); ++b) {
     if (lengths[b] > shape[seq_dim]) {
       TF_LITE_KERNEL_LOG(context, "seq_lengths[%d] is %lld, more than the sequence size %d", static_cast<int>(b),
@@ -698,23 +661,20 @@ TfLiteStatus ReverseSequenceEval(TfLiteContext* context, TfLiteNode* node) {
 using UniqueTypes = TypeList<int8_t, int16_t, int32_t, int64_t, float, uint8_t>;
 
 TfLiteStatus UniquePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 2));
   const TfLiteTensor* input;
   TfLiteTensor* values;
   TfLiteTensor* indices;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &values));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 1, &indices));
-  TF_LITE_ENSURE_OK(context, ExpectRank(context, input, "input 0", 1));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0", UniqueTypes()));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, values, "output 0", input->type));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&values, &indices}));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 1));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0", UniqueTypes()));
+  TF_LITE_ENSURE_OK(context, CheckType(context, values, "output 0", input->type));
   const auto* params = static_cast<const TfLiteUniqueParams*>(node->builtin_data);
   if (params == nullptr) {
     TF_LITE_KERNEL_LOG(context, "options (idx_out_type) are missing");
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, indices, "output 1", {kTfLiteInt32, kTfLiteInt64}));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, indices, "output 1", params->index_out_type));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, indices, "output 1", {kTfLiteInt32, kTfLiteInt64}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, indices, "output 1", params->index_out_type));
   tflite::SetTensorToDynamic(values);
   return ResizeLike(context, indices, input);
 }
@@ -802,13 +762,11 @@ TfLiteStatus WhereResize(TfLiteContext* context, const TfLiteTensor* condition, 
 }
 
 TfLiteStatus WherePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* condition;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &condition));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, condition, "input 0", WhereConditionTypes()));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", kTfLiteInt64));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&condition}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, condition, "input 0", WhereConditionTypes()));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteInt64));
   if (condition->dims->size == 0) {
     TF_LITE_KERNEL_LOG(context, "input 0 is a scalar; WHERE needs rank 1 or more");
     return kTfLiteError;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "runtime/c/builtin_ops.h"
@@ -182,31 +183,25 @@ QuantConv TieConv(TfLiteType type, int64_t zero_point) {
           {0},     {{0.25f}, {0}}, {{1.f}, {zero_point}}};
 }
 
-TEST(QuantizedConv2dTest, Int8RoundsTiesUpAsRuyDoes) {
+// Runs TieConv(type, zero_point) on `input` and checks it gives `expected`.
+template <typename T>
+void ExpectTieConv(TfLiteType type, int64_t zero_point, const std::vector<T>& input, const std::vector<T>& expected) {
   OpTest test;
-  AddQuantConv(test, TieConv(kTfLiteInt8, 0));
+  AddQuantConv(test, TieConv(type, zero_point));
   ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int8_t>(0, {-6, 6});
+  test.SetInput<T>(0, input);
   ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutput<int8_t>(0), (std::vector<int8_t>{-1, 2}));
+  EXPECT_EQ(test.GetOutput<T>(0), expected);
 }
 
+TEST(QuantizedConv2dTest, Int8RoundsTiesUpAsRuyDoes) { ExpectTieConv<int8_t>(kTfLiteInt8, 0, {-6, 6}, {-1, 2}); }
+
 TEST(QuantizedConv2dTest, Uint8RoundsTiesAwayFromZeroAsGemmlowpDoes) {
-  OpTest test;
-  AddQuantConv(test, TieConv(kTfLiteUInt8, 128));
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<uint8_t>(0, {122, 134});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutput<uint8_t>(0), (std::vector<uint8_t>{126, 130}));
+  ExpectTieConv<uint8_t>(kTfLiteUInt8, 128, {122, 134}, {126, 130});
 }
 
 TEST(QuantizedConv2dTest, Int16WithInt64BiasUsesTheReducedMultiplier) {
-  OpTest test;
-  AddQuantConv(test, TieConv(kTfLiteInt16, 0));
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int16_t>(0, {-6, 6});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutput<int16_t>(0), (std::vector<int16_t>{-1, 2}));
+  ExpectTieConv<int16_t>(kTfLiteInt16, 0, {-6, 6}, {-1, 2});
 }
 
 TEST(QuantizedConv2dTest, Int16WithInt32BiasAndSamePadding) {
@@ -227,48 +222,45 @@ TEST(QuantizedConv2dTest, Int16WithInt32BiasAndSamePadding) {
   EXPECT_EQ(test.GetOutput<int16_t>(0), (std::vector<int16_t>{6, 6, 6, 6}));
 }
 
-TEST(QuantizedConv2dTest, RefusesWeightsOfAnotherType) {
-  OpTest test;
-  QuantConv c = TieConv(kTfLiteInt8, 0);
-  c.filter_type = kTfLiteUInt8;
-  AddQuantConv(test, c);
-  EXPECT_FALSE(test.Build().ok());
-}
-
-TEST(QuantizedConv2dTest, RefusesAsymmetricInt8Weights) {
-  OpTest test;
-  QuantConv c = TieConv(kTfLiteInt8, 0);
-  c.filter_quant = {{0.5f}, {3}};
-  AddQuantConv(test, c);
-  EXPECT_FALSE(test.Build().ok());
-}
-
-TEST(QuantizedConv2dTest, RefusesInt16WithNonZeroZeroPoint) {
-  OpTest test;
-  QuantConv c = TieConv(kTfLiteInt16, 0);
-  c.input_quant = {{0.5f}, {1}};
-  AddQuantConv(test, c);
-  EXPECT_FALSE(test.Build().ok());
-}
-
-TEST(QuantizedConv2dTest, RefusesPerChannelScalesAlongTheInputChannels) {
-  OpTest test;
-  // Two scales along dimension 3 (the filter's input channels) for one output channel.
-  QuantConv c = TieConv(kTfLiteInt8, 0);
-  c.input_shape = {1, 1, 1, 2};
-  c.filter_shape = {1, 1, 1, 2};
-  c.filter = {1, 1};
-  c.filter_quant = {{0.5f, 0.25f}, {0, 0}, 3};
-  AddQuantConv(test, c);
-  EXPECT_FALSE(test.Build().ok());
-}
-
-TEST(QuantizedConv2dTest, RefusesUint8BiasScaleThatIsNotTheProductOfScales) {
-  OpTest test;
-  QuantConv c = TieConv(kTfLiteUInt8, 128);
-  c.bias_quant = {{0.5f}, {0}};  // should be 0.5 * 0.5
-  AddQuantConv(test, c);
-  EXPECT_FALSE(test.Build().ok());
+// Variations of TieConv that TFLite refuses at Prepare.
+TEST(QuantizedConv2dTest, RefusesWhatTfliteRefuses) {
+  struct Case {
+    const char* what;
+    TfLiteType type;
+    int64_t zero_point;
+    std::function<void(QuantConv&)> change;
+  };
+  const Case cases[] = {
+      {"weights of another type", kTfLiteInt8, 0, [](QuantConv& c) { c.filter_type = kTfLiteUInt8; }},
+      {"asymmetric int8 weights", kTfLiteInt8, 0,
+       [](QuantConv& c) {
+         c.filter_quant = {{0.5f}, {3}};
+       }},
+      {"int16 with a nonzero zero point", kTfLiteInt16, 0,
+       [](QuantConv& c) {
+         c.input_quant = {{0.5f}, {1}};
+       }},
+      // Two scales along dimension 3 (the filter's input channels) for one output channel.
+      {"per-channel scales along the input channels", kTfLiteInt8, 0,
+       [](QuantConv& c) {
+         c.input_shape = {1, 1, 1, 2};
+         c.filter_shape = {1, 1, 1, 2};
+         c.filter = {1, 1};
+         c.filter_quant = {{0.5f, 0.25f}, {0, 0}, 3};
+       }},
+      // The bias scale should be 0.5 * 0.5.
+      {"a uint8 bias scale that is not the product of scales", kTfLiteUInt8, 128,
+       [](QuantConv& c) {
+         c.bias_quant = {{0.5f}, {0}};
+       }},
+  };
+  for (const Case& k : cases) {
+    OpTest test;
+    QuantConv c = TieConv(k.type, k.zero_point);
+    k.change(c);
+    AddQuantConv(test, c);
+    EXPECT_FALSE(test.Build().ok()) << k.what;
+  }
 }
 
 TEST(QuantizedConv2dTest, RefusesMissingBias) {

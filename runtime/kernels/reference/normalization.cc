@@ -21,6 +21,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
@@ -30,14 +31,16 @@ namespace touchstone {
 namespace reference {
 namespace {
 
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
+
 // Counts, the two tensors, and a rank within [min_rank, max_rank]: what every op here checks first.
 TfLiteStatus GetTensors(TfLiteContext* context, TfLiteNode* node, int min_rank, int max_rank,
                         const TfLiteTensor** input, TfLiteTensor** output) {
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 1, 1));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, input));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, output));
-  return nn::CheckRankBetween(context, *input, min_rank, max_rank, "input 0");
+  return CheckRankBetween(context, *input, "input 0", min_rank, max_rank);
 }
 
 TfLiteStatus ResizeToInput(TfLiteContext* context, const TfLiteTensor* input, TfLiteTensor* output) {
@@ -100,9 +103,6 @@ struct SoftmaxData {
   std::vector<int16_t> row_exps;  // Scratch: one row's exp values.
 };
 
-void* InitSoftmaxData(TfLiteContext*, const char*, size_t) { return new SoftmaxData; }
-void FreeSoftmaxData(TfLiteContext*, void* data) { delete static_cast<SoftmaxData*>(data); }
-
 // optimized_ops::PopulateSoftmaxLookupTable: exp in float of -input_scale * beta * d.
 void PopulateSoftmaxLookupTable(float input_scale, float beta, float* table) {
   const float scale = -input_scale * beta;
@@ -140,8 +140,8 @@ TfLiteStatus PrepareSoftmax8Bit(TfLiteContext* context, float beta, const TfLite
 // int16 -> int16: symmetric input, output in 1/32768 steps from 0, rank at most 4.
 TfLiteStatus PrepareSoftmaxInt16(TfLiteContext* context, float beta, const TfLiteTensor* input,
                                  const TfLiteTensor* output, SoftmaxData* data) {
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteInt16, "output 0"));
-  TF_LITE_ENSURE_OK(context, nn::CheckRankBetween(context, input, 1, 4, "input 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteInt16));
+  TF_LITE_ENSURE_OK(context, CheckRankBetween(context, input, "input 0", 1, 4));
   const float expected_scale = 1.f / 32768;
   if (input->params.zero_point != 0 || output->params.zero_point != 0 ||
       std::fabs(output->params.scale - expected_scale) > 0.001f * expected_scale) {
@@ -175,14 +175,14 @@ TfLiteStatus PrepareSoftmaxInt16(TfLiteContext* context, float beta, const TfLit
 }
 
 TfLiteStatus SoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const float beta = nn::ParamsOf<TfLiteSoftmaxParams>(node).beta;
+  const float beta = ParamsOf<TfLiteSoftmaxParams>(node).beta;
   auto* data = static_cast<SoftmaxData*>(node->user_data);
   const TfLiteTensor* input;
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetTensors(context, node, 1, std::numeric_limits<int>::max(), &input, &output));
   switch (input->type) {
     case kTfLiteFloat32:
-      TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+      TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteFloat32));
       break;
     case kTfLiteUInt8:
     case kTfLiteInt8:
@@ -279,7 +279,7 @@ void SoftmaxInt16(SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* ou
 }
 
 TfLiteStatus SoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteSoftmaxParams>(node);
+  const auto& params = ParamsOf<TfLiteSoftmaxParams>(node);
   auto& data = *static_cast<SoftmaxData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
@@ -321,7 +321,7 @@ TfLiteStatus LogSoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
     default:
       return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   if (input->type != kTfLiteFloat32) {
     TF_LITE_ENSURE_OK(context,
                       CheckOutputQuantization(context, output, 16.0 / 256, input->type == kTfLiteUInt8 ? 255 : 127));
@@ -392,7 +392,7 @@ TfLiteStatus LogSoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
 constexpr float kL2NormEpsilon = 1e-6f;
 
 TfLiteStatus L2NormPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteL2NormParams>(node);
+  const auto& params = ParamsOf<TfLiteL2NormParams>(node);
   if (params.activation != kTfLiteActNone) {
     TF_LITE_KERNEL_LOG(context, "fused activation %d is not supported; only NONE is",
                        static_cast<int>(params.activation));
@@ -409,7 +409,7 @@ TfLiteStatus L2NormPrepare(TfLiteContext* context, TfLiteNode* node) {
     default:
       return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   if (input->type != kTfLiteFloat32) {
     TF_LITE_ENSURE_OK(context,
                       CheckOutputQuantization(context, output, 1.0 / 128, input->type == kTfLiteUInt8 ? 128 : 0));
@@ -487,7 +487,7 @@ TfLiteStatus L2NormEval(TfLiteContext* context, TfLiteNode* node) {
 // float32 kernel.
 
 TfLiteStatus LocalResponseNormPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteLocalResponseNormParams>(node);
+  const auto& params = ParamsOf<TfLiteLocalResponseNormParams>(node);
   if (params.radius < 0) {
     TF_LITE_KERNEL_LOG(context, "radius %d is negative", params.radius);
     return kTfLiteError;
@@ -498,7 +498,7 @@ TfLiteStatus LocalResponseNormPrepare(TfLiteContext* context, TfLiteNode* node) 
   if (input->type != kTfLiteFloat32) {
     return RefuseInputType(context, input, "FLOAT32 only (TFLite has no quantized kernel)");
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, kTfLiteFloat32, "output 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", kTfLiteFloat32));
   return ResizeToInput(context, input, output);
 }
 
@@ -516,7 +516,7 @@ void LocalResponseNormFloat(const TfLiteLocalResponseNormParams& params, const T
 }
 
 TfLiteStatus LocalResponseNormEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLiteLocalResponseNormParams>(node);
+  const auto& params = ParamsOf<TfLiteLocalResponseNormParams>(node);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   LocalResponseNormFloat(params, input, output);
@@ -525,8 +525,8 @@ TfLiteStatus LocalResponseNormEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(SOFTMAX, InitSoftmaxData, FreeSoftmaxData, SoftmaxPrepare, SoftmaxEval)
-TS_REGISTER(LOG_SOFTMAX, InitSoftmaxData, FreeSoftmaxData, LogSoftmaxPrepare, LogSoftmaxEval)
+TS_REGISTER(SOFTMAX, NewNodeData<SoftmaxData>, DeleteNodeData<SoftmaxData>, SoftmaxPrepare, SoftmaxEval)
+TS_REGISTER(LOG_SOFTMAX, NewNodeData<SoftmaxData>, DeleteNodeData<SoftmaxData>, LogSoftmaxPrepare, LogSoftmaxEval)
 TS_REGISTER(L2_NORMALIZATION, L2NormPrepare, L2NormEval)
 TS_REGISTER(LOCAL_RESPONSE_NORMALIZATION, LocalResponseNormPrepare, LocalResponseNormEval)
 

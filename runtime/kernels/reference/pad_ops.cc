@@ -1,5 +1,5 @@
 // Reference PAD, PADV2 and MIRROR_PAD kernels (TFLite 2.14 semantics; helpers in
-// shape_ops_util.h).
+// kernel_helpers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,18 +13,18 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
-#include "runtime/kernels/reference/shape_ops_util.h"
 
 namespace touchstone {
 namespace reference {
 namespace {
 
-using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // ---------------------------------------------------------------------------------------------
 // PAD, PADV2, MIRROR_PAD. Paddings are an INT32/INT64 [rank, 2] tensor of (before, after).
@@ -37,7 +37,7 @@ TfLiteStatus ReadPaddings(TfLiteContext* context, TfLiteNode* node, const char* 
     TF_LITE_KERNEL_LOG(context, "%s: paddings must have shape [%d, 2]", op, rank);
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, ReadInts(context, op, "paddings", paddings, pads));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, paddings, "paddings", pads));
   for (int64_t p : *pads) {
     if (p < 0) {
       TF_LITE_KERNEL_LOG(context, "%s: negative padding %lld", op, static_cast<long long>(p));
@@ -54,7 +54,7 @@ TfLiteStatus PaddedShape(TfLiteContext* context, TfLiteNode* node, const char* o
   Shape out(NumDimensions(input));
   for (size_t d = 0; d < out.size(); ++d) {
     const int64_t v = input->dims->data[d] + pads[2 * d] + pads[2 * d + 1];
-    TF_LITE_ENSURE_OK(context, CheckDimValue(context, op, v));
+    TF_LITE_ENSURE_OK(context, CheckDimValue(context, v));
     out[d] = static_cast<int>(v);
   }
   shapes->assign(1, out);
@@ -66,10 +66,11 @@ TfLiteStatus PadShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shap
 }
 
 TfLiteStatus PadPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "PAD", 2, 3, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 3));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "PAD", &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
   // TFLite's PAD and PADV2 kernels stop at rank 5 (PadKernelMaxDimensionCount) and refuse more.
   constexpr int kMaxPadRank = 5;
   if (NumDimensions(input) > kMaxPadRank) {
@@ -78,13 +79,13 @@ TfLiteStatus PadPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   const TfLiteTensor* value = NumInputs(node) == 3 ? GetInput(context, node, 2) : nullptr;
   if (value != nullptr) {
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "PAD", value, input, "constant_values", "input"));
+    TF_LITE_ENSURE_OK(context, CheckType(context, value, "constant_values", input->type));
     if (tflite::NumElements(value) != 1) {
       TF_LITE_KERNEL_LOG(context, "PAD: constant_values must hold one value");
       return kTfLiteError;
     }
   }
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), PadShape);
+  return SizeOrDefer(context, node, InputValuesKnown(context, node, 1), PadShape);
 }
 
 TfLiteStatus PadEval(TfLiteContext* context, TfLiteNode* node) {
@@ -97,7 +98,7 @@ TfLiteStatus PadEval(TfLiteContext* context, TfLiteNode* node) {
   char pad_value[16] = {0};
   const TfLiteTensor* value = NumInputs(node) == 3 ? GetInput(context, node, 2) : nullptr;
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, "PAD", input, &elem));
+  TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
   if (value != nullptr) {
     std::memcpy(pad_value, value->data.raw_const, elem);
   } else if (output->type == kTfLiteUInt8) {
@@ -118,11 +119,11 @@ TfLiteStatus PadEval(TfLiteContext* context, TfLiteNode* node) {
       maps[d][i] = (j >= 0 && j < in_shape[d]) ? j : -1;
     }
   }
-  return GatherMapped(context, "PAD", input, maps, RowMajorStrides(in_shape), pad_value, output);
+  return GatherMapped(context, input, maps, RowMajorStrides(in_shape), pad_value, output);
 }
 
 TfLiteStatus MirrorPadShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
-  const TfLiteMirrorPaddingParams params = ParamsOrDefault<TfLiteMirrorPaddingParams>(node);
+  const TfLiteMirrorPaddingParams params = ParamsOf<TfLiteMirrorPaddingParams>(node);
   if (params.mode != kTfLiteMirrorPaddingReflect && params.mode != kTfLiteMirrorPaddingSymmetric) {
     TF_LITE_KERNEL_LOG(context, "MIRROR_PAD: mode must be REFLECT or SYMMETRIC (got %d)",
                        static_cast<int>(params.mode));
@@ -145,12 +146,12 @@ TfLiteStatus MirrorPadShape(TfLiteContext* context, TfLiteNode* node, std::vecto
 }
 
 TfLiteStatus MirrorPadPrepare(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareShapedByInput1(context, node, "MIRROR_PAD", MirrorPadShape);
+  return PrepareShapedByInput1(context, node, MirrorPadShape);
 }
 
 TfLiteStatus MirrorPadEval(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, MirrorPadShape));
-  const TfLiteMirrorPaddingParams params = ParamsOrDefault<TfLiteMirrorPaddingParams>(node);
+  const TfLiteMirrorPaddingParams params = ParamsOf<TfLiteMirrorPaddingParams>(node);
   const int offset = params.mode == kTfLiteMirrorPaddingReflect ? 1 : 0;
   std::vector<int64_t> pads;
   TF_LITE_ENSURE_OK(context, ReadPaddings(context, node, "MIRROR_PAD", &pads));
@@ -165,7 +166,7 @@ TfLiteStatus MirrorPadEval(TfLiteContext* context, TfLiteNode* node) {
       maps[d][i] = shape_util::MirrorPadIndex(i, pads[2 * d], in_shape[d], offset);
     }
   }
-  return GatherMapped(context, "MIRROR_PAD", input, maps, RowMajorStrides(in_shape), nullptr, output);
+  return GatherMapped(context, input, maps, RowMajorStrides(in_shape), nullptr, output);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -19,6 +20,8 @@
 namespace touchstone {
 namespace reference {
 namespace {
+
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 enum class PoolKind { kAverage, kMax, kL2 };
 
@@ -32,23 +35,20 @@ struct PoolData {
   int32_t quantized_activation_max = 0;
 };
 
-void* InitPoolData(TfLiteContext*, const char*, size_t) { return new PoolData; }
-void FreePoolData(TfLiteContext*, void* data) { delete static_cast<PoolData*>(data); }
-
 template <PoolKind kind>
 TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLitePoolParams>(node);
+  const auto& params = ParamsOf<TfLitePoolParams>(node);
   auto* data = static_cast<PoolData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 1, 1));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
 
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   switch (input->type) {
     case kTfLiteFloat32:
       tflite::CalculateActivationRange(params.activation, &data->activation_min, &data->activation_max);
@@ -61,9 +61,9 @@ TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
                            TfLiteTypeGetName(input->type));
         return kTfLiteError;
       }
-      TF_LITE_ENSURE_OK(context, nn::CalculateActivationRangeQuantized(context, params.activation, output,
-                                                                       &data->quantized_activation_min,
-                                                                       &data->quantized_activation_max));
+      TF_LITE_ENSURE_OK(context, tflite::CalculateActivationRangeQuantized(context, params.activation, output,
+                                                                           &data->quantized_activation_min,
+                                                                           &data->quantized_activation_max));
       break;
     default:
       TF_LITE_KERNEL_LOG(context, "input 0 has type %s; supported are %s", TfLiteTypeGetName(input->type),
@@ -161,7 +161,7 @@ void PoolQuantized(const TfLitePoolParams& params, const PoolData& data, const T
 
 template <PoolKind kind>
 TfLiteStatus PoolEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = nn::ParamsOf<TfLitePoolParams>(node);
+  const auto& params = ParamsOf<TfLitePoolParams>(node);
   const auto& data = *static_cast<const PoolData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
@@ -193,9 +193,12 @@ TfLiteStatus PoolEval(TfLiteContext* context, TfLiteNode* node) {
 
 }  // namespace
 
-TS_REGISTER(AVERAGE_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kAverage>, PoolEval<PoolKind::kAverage>)
-TS_REGISTER(MAX_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kMax>, PoolEval<PoolKind::kMax>)
-TS_REGISTER(L2_POOL_2D, InitPoolData, FreePoolData, PoolPrepare<PoolKind::kL2>, PoolEval<PoolKind::kL2>)
+TS_REGISTER(AVERAGE_POOL_2D, NewNodeData<PoolData>, DeleteNodeData<PoolData>, PoolPrepare<PoolKind::kAverage>,
+            PoolEval<PoolKind::kAverage>)
+TS_REGISTER(MAX_POOL_2D, NewNodeData<PoolData>, DeleteNodeData<PoolData>, PoolPrepare<PoolKind::kMax>,
+            PoolEval<PoolKind::kMax>)
+TS_REGISTER(L2_POOL_2D, NewNodeData<PoolData>, DeleteNodeData<PoolData>, PoolPrepare<PoolKind::kL2>,
+            PoolEval<PoolKind::kL2>)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -29,6 +29,7 @@
 #include "runtime/kernels/internal/sparsity.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace reference {
@@ -52,20 +53,9 @@ TfLiteStatus CheckOneInOneOut(TfLiteContext* context, const TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteAffineQuantization* AffineParams(const TfLiteTensor* t) {
-  if (t->quantization.type != kTfLiteAffineQuantization) return nullptr;
-  return static_cast<const TfLiteAffineQuantization*>(t->quantization.params);
-}
-
-// TFLite's test for per-channel quantization: more than one scale.
-bool IsPerChannel(const TfLiteTensor* t) {
-  const TfLiteAffineQuantization* q = AffineParams(t);
-  return q != nullptr && q->scale != nullptr && q->scale->size > 1;
-}
-
 // A per-channel tensor needs one scale and zero point per entry of its quantized dimension.
 TfLiteStatus CheckPerChannelParams(TfLiteContext* context, const TfLiteTensor* t, const char* which) {
-  const TfLiteAffineQuantization* q = AffineParams(t);
+  const TfLiteAffineQuantization* q = AffineQuantization(t);
   const int rank = tflite::NumDimensions(t);
   const int axis = q->quantized_dimension;
   if (axis < 0 || axis >= rank) {
@@ -180,9 +170,6 @@ bool QuantizeSupports(TfLiteType in, TfLiteType out) {
   }
 }
 
-void* QuantizeInit(TfLiteContext*, const char*, size_t) { return new QuantizeData; }
-void QuantizeFree(TfLiteContext*, void* data) { delete static_cast<QuantizeData*>(data); }
-
 TfLiteStatus QuantizePrepare(TfLiteContext* context, TfLiteNode* node) {
   auto* data = static_cast<QuantizeData*>(node->user_data);
   TF_LITE_ENSURE_OK(context, CheckOneInOneOut(context, node));
@@ -191,8 +178,7 @@ TfLiteStatus QuantizePrepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
 
-  const TfLiteAffineQuantization* out_q = AffineParams(output);
-  if (out_q == nullptr || out_q->scale == nullptr || out_q->scale->size == 0) {
+  if (AffineQuantization(output) == nullptr) {
     TF_LITE_KERNEL_LOG(context, "output has no quantization parameters");
     return kTfLiteError;
   }
@@ -202,7 +188,7 @@ TfLiteStatus QuantizePrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (input->type == kTfLiteFloat32) {
-    if (IsPerChannel(output)) TF_LITE_ENSURE_OK(context, CheckPerChannelParams(context, output, "output"));
+    if (IsPerChannelQuantized(output)) TF_LITE_ENSURE_OK(context, CheckPerChannelParams(context, output, "output"));
   } else {
     // Requantization uses the per-tensor parameters (the first channel's, as TFLite does).
     QuantizeMultiplier(static_cast<double>(input->params.scale) / static_cast<double>(output->params.scale),
@@ -223,8 +209,8 @@ TfLiteStatus QuantizeEval(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   switch (input->type) {
     case kTfLiteFloat32: {
-      if (IsPerChannel(output)) {
-        const TfLiteAffineQuantization& q = *AffineParams(output);
+      if (IsPerChannelQuantized(output)) {
+        const TfLiteAffineQuantization& q = *AffineQuantization(output);
         switch (output->type) {
           case kTfLiteInt8:
             PerChannelQuantize(input, q, tflite::GetTensorData<int8_t>(output));
@@ -280,7 +266,7 @@ void DequantizePerTensor(const T* input, int64_t count, float scale, int32_t zer
 
 template <typename T>
 void DequantizePerChannel(const TfLiteTensor* input, float* output) {
-  const TfLiteAffineQuantization& q = *AffineParams(input);
+  const TfLiteAffineQuantization& q = *AffineQuantization(input);
   const T* in = tflite::GetTensorData<T>(input);
   ForEachWithChannel(input->dims, q.quantized_dimension, [&](int64_t i, int c) {
     const int32_t centered = WrappingSub(static_cast<int32_t>(in[i]), q.zero_point->data[c]);
@@ -298,7 +284,7 @@ void Dequantize(const TfLiteTensor* input, TfLiteTensor* output) {
     for (int64_t i = 0; i < count; ++i) out[i] = float16::HalfToFloat(in[i]);
     return;
   }
-  if (IsPerChannel(input)) {
+  if (IsPerChannelQuantized(input)) {
     if (input->type == kTfLiteInt8) {
       DequantizePerChannel<int8_t>(input, out);
     } else {
@@ -342,7 +328,7 @@ TfLiteStatus DequantizePrepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "int16 input needs zero point 0, got %d", input->params.zero_point);
     return kTfLiteError;
   }
-  if (IsPerChannel(input)) {
+  if (IsPerChannelQuantized(input)) {
     if (input->type != kTfLiteInt8 && input->type != kTfLiteUInt8) {
       TF_LITE_KERNEL_LOG(context, "per-channel dequantization of %s is not supported", TfLiteTypeGetName(input->type));
       return kTfLiteError;
@@ -400,7 +386,7 @@ TfLiteStatus DensifyEval(TfLiteContext*, TfLiteNode*) { return kTfLiteOk; }
 
 }  // namespace
 
-TS_REGISTER(QUANTIZE, QuantizeInit, QuantizeFree, QuantizePrepare, QuantizeEval)
+TS_REGISTER(QUANTIZE, NewNodeData<QuantizeData>, DeleteNodeData<QuantizeData>, QuantizePrepare, QuantizeEval)
 TS_REGISTER(DEQUANTIZE, DequantizePrepare, DequantizeEval)
 TS_REGISTER(DENSIFY, DensifyPrepare, DensifyEval)
 

@@ -1,5 +1,5 @@
 // Reference data-rearranging kernels: TILE, TRANSPOSE, PACK, UNPACK, DEPTH_TO_SPACE,
-// SPACE_TO_DEPTH and REVERSE_V2 (TFLite 2.14 semantics; helpers in shape_ops_util.h).
+// SPACE_TO_DEPTH and REVERSE_V2 (TFLite 2.14 semantics; helpers in kernel_helpers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,18 +13,18 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
-#include "runtime/kernels/reference/shape_ops_util.h"
 
 namespace touchstone {
 namespace reference {
 namespace {
 
-using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // ---------------------------------------------------------------------------------------------
 // TILE: output[i] = input[i mod input_shape], repeated `multiples` times per dimension.
@@ -32,10 +32,10 @@ using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_op
 TfLiteStatus TileShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   const TfLiteTensor* input;
   const TfLiteTensor* multiples_t;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &multiples_t));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &multiples_t));
   std::vector<int64_t> multiples;
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "TILE", "multiples", multiples_t, &multiples));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, multiples_t, "multiples", &multiples));
   const int rank = NumDimensions(input);
   if (NumDimensions(multiples_t) != 1 || static_cast<int>(multiples.size()) != rank) {
     TF_LITE_KERNEL_LOG(context, "TILE: multiples must be a vector of %d values, has %d", rank,
@@ -49,7 +49,7 @@ TfLiteStatus TileShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sha
       return kTfLiteError;
     }
     const int64_t d = input->dims->data[i] * multiples[i];
-    TF_LITE_ENSURE_OK(context, CheckDimValue(context, "TILE", d));
+    TF_LITE_ENSURE_OK(context, CheckDimValue(context, d));
     out[i] = static_cast<int>(d);
   }
   shapes->assign(1, out);
@@ -57,10 +57,10 @@ TfLiteStatus TileShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sha
 }
 
 TfLiteStatus TilePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "TILE", 2, 2, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "TILE", &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
   switch (input->type) {  // as TFLite 2.14 (no INT16)
     case kTfLiteFloat32:
     case kTfLiteUInt8:
@@ -73,15 +73,15 @@ TfLiteStatus TilePrepare(TfLiteContext* context, TfLiteNode* node) {
       TF_LITE_KERNEL_LOG(context, "TILE: type %s is not supported", TfLiteTypeGetName(input->type));
       return kTfLiteError;
   }
-  return SizeOrDefer(context, node, ValuesKnown(GetInput(context, node, 1)), TileShape);
+  return SizeOrDefer(context, node, InputValuesKnown(context, node, 1), TileShape);
 }
 
 TfLiteStatus TileEval(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, TileShape));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   const Shape in_shape = ShapeOf(input);
   const Shape out_shape = ShapeOf(output);
   std::vector<std::vector<int64_t>> maps(out_shape.size());
@@ -89,7 +89,7 @@ TfLiteStatus TileEval(TfLiteContext* context, TfLiteNode* node) {
     maps[d].resize(out_shape[d]);
     for (int i = 0; i < out_shape[d]; ++i) maps[d][i] = i % in_shape[d];
   }
-  return GatherMapped(context, "TILE", input, maps, RowMajorStrides(in_shape), nullptr, output);
+  return GatherMapped(context, input, maps, RowMajorStrides(in_shape), nullptr, output);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -98,10 +98,10 @@ TfLiteStatus TileEval(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus TransposePerm(TfLiteContext* context, TfLiteNode* node, std::vector<int>* perm) {
   const TfLiteTensor* input;
   const TfLiteTensor* perm_t;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &perm_t));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &perm_t));
   std::vector<int64_t> values;
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "TRANSPOSE", "perm", perm_t, &values));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, perm_t, "perm", &values));
   const int rank = NumDimensions(input);
   if (static_cast<int>(values.size()) != rank) {
     TF_LITE_KERNEL_LOG(context, "TRANSPOSE: perm has %d entries, input rank is %d", static_cast<int>(values.size()),
@@ -133,15 +133,15 @@ TfLiteStatus TransposeShape(TfLiteContext* context, TfLiteNode* node, std::vecto
 }
 
 TfLiteStatus TransposePrepare(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareShapedByInput1(context, node, "TRANSPOSE", TransposeShape);
+  return PrepareShapedByInput1(context, node, TransposeShape);
 }
 
 TfLiteStatus TransposeEval(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, TransposeShape));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   std::vector<int> perm;
   TF_LITE_ENSURE_OK(context, TransposePerm(context, node, &perm));
   const std::vector<int64_t> in_strides = RowMajorStrides(ShapeOf(input));
@@ -153,24 +153,25 @@ TfLiteStatus TransposeEval(TfLiteContext* context, TfLiteNode* node) {
     std::iota(maps[d].begin(), maps[d].end(), 0);
     strides[d] = in_strides[perm[d]];
   }
-  return GatherMapped(context, "TRANSPOSE", input, maps, strides, nullptr, output);
+  return GatherMapped(context, input, maps, strides, nullptr, output);
 }
 
 // ---------------------------------------------------------------------------------------------
 // PACK / UNPACK.
 
 TfLiteStatus PackPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const TfLitePackParams params = ParamsOrDefault<TfLitePackParams>(node);
+  const TfLitePackParams params = ParamsOf<TfLitePackParams>(node);
   const int n = NumInputs(node);
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "PACK", 1, 1 << 20, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1 << 20));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   if (params.values_count != 0 && params.values_count != n) {
     TF_LITE_KERNEL_LOG(context, "PACK: values_count is %d but the op has %d inputs", params.values_count, n);
     return kTfLiteError;
   }
   const TfLiteTensor* input0;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input0));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input0));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   const int rank = NumDimensions(input0);
   int axis;
   if (!NormalizeAxis(params.axis, rank + 1, &axis)) {
@@ -179,8 +180,8 @@ TfLiteStatus PackPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   for (int i = 0; i < n; ++i) {
     const TfLiteTensor* t;
-    TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "PACK", t, output, "input", "output"));
+    TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &t));
+    TF_LITE_ENSURE_OK(context, CheckType(context, t, "input", output->type));
     if (!TfLiteIntArrayEqual(t->dims, input0->dims)) {
       TF_LITE_KERNEL_LOG(context, "PACK: input %d has a different shape from input 0", i);
       return kTfLiteError;
@@ -192,14 +193,14 @@ TfLiteStatus PackPrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus PackEval(TfLiteContext* context, TfLiteNode* node) {
-  const TfLitePackParams params = ParamsOrDefault<TfLitePackParams>(node);
+  const TfLitePackParams params = ParamsOf<TfLitePackParams>(node);
   const int n = NumInputs(node);
   const TfLiteTensor* input0;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input0));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input0));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, "PACK", output, &elem));
+  TF_LITE_ENSURE_OK(context, ElementSize(context, output, "output 0", &elem));
   const Shape shape = ShapeOf(input0);
   int axis = 0;  // NormalizeAxis fails only on axes Prepare refused
   NormalizeAxis(params.axis, static_cast<int>(shape.size()) + 1, &axis);
@@ -215,10 +216,10 @@ TfLiteStatus PackEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus UnpackPrepare(TfLiteContext* context, TfLiteNode* node) {
-  const TfLiteUnpackParams params = ParamsOrDefault<TfLiteUnpackParams>(node);
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "UNPACK", 1, 1, -1));
+  const TfLiteUnpackParams params = ParamsOf<TfLiteUnpackParams>(node);
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1));
   const TfLiteTensor* input;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
   const int rank = NumDimensions(input);
   int axis;
   if (!NormalizeAxis(params.axis, rank, &axis)) {
@@ -235,19 +236,19 @@ TfLiteStatus UnpackPrepare(TfLiteContext* context, TfLiteNode* node) {
   out.erase(out.begin() + axis);
   for (int i = 0; i < n; ++i) {
     TfLiteTensor* output;
-    TF_LITE_ENSURE_OK(context, GetOut(context, node, i, &output));
-    TF_LITE_ENSURE_OK(context, CheckSameType(context, "UNPACK", output, input, "output", "input"));
+    TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, i, &output));
+    TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
     TF_LITE_ENSURE_OK(context, ResizeOutput(context, output, out));
   }
   return kTfLiteOk;
 }
 
 TfLiteStatus UnpackEval(TfLiteContext* context, TfLiteNode* node) {
-  const TfLiteUnpackParams params = ParamsOrDefault<TfLiteUnpackParams>(node);
+  const TfLiteUnpackParams params = ParamsOf<TfLiteUnpackParams>(node);
   const TfLiteTensor* input;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, "UNPACK", input, &elem));
+  TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
   const Shape shape = ShapeOf(input);
   int axis = 0;  // NormalizeAxis fails only on axes Prepare refused
   NormalizeAxis(params.axis, static_cast<int>(shape.size()), &axis);
@@ -269,14 +270,12 @@ TfLiteStatus UnpackEval(TfLiteContext* context, TfLiteNode* node) {
 template <bool kDepthToSpace>
 TfLiteStatus BlockPrepare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kDepthToSpace ? "DEPTH_TO_SPACE" : "SPACE_TO_DEPTH";
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, op, 1, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, op, output, input, "output", "input"));
-  const int bs = kDepthToSpace ? ParamsOrDefault<TfLiteDepthToSpaceParams>(node).block_size
-                               : ParamsOrDefault<TfLiteSpaceToDepthParams>(node).block_size;
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
+  const int bs = kDepthToSpace ? ParamsOf<TfLiteDepthToSpaceParams>(node).block_size
+                               : ParamsOf<TfLiteSpaceToDepthParams>(node).block_size;
   switch (input->type) {  // as TFLite 2.14
     case kTfLiteFloat32:
     case kTfLiteUInt8:
@@ -313,13 +312,12 @@ TfLiteStatus BlockPrepare(TfLiteContext* context, TfLiteNode* node) {
 
 template <bool kDepthToSpace>
 TfLiteStatus BlockEval(TfLiteContext* context, TfLiteNode* node) {
-  const char* op = kDepthToSpace ? "DEPTH_TO_SPACE" : "SPACE_TO_DEPTH";
   const TfLiteTensor* input = GetInput(context, node, 0);
   TfLiteTensor* output = GetOutput(context, node, 0);
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, op, input, &elem));
-  const int bs = kDepthToSpace ? ParamsOrDefault<TfLiteDepthToSpaceParams>(node).block_size
-                               : ParamsOrDefault<TfLiteSpaceToDepthParams>(node).block_size;
+  TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
+  const int bs = kDepthToSpace ? ParamsOf<TfLiteDepthToSpaceParams>(node).block_size
+                               : ParamsOf<TfLiteSpaceToDepthParams>(node).block_size;
   // Walk the larger-depth tensor (input for DEPTH_TO_SPACE, output for SPACE_TO_DEPTH) as
   // (b, h, w, [block row, block column, depth]) and move each depth run to its spatial position.
   const TfLiteTensor* deep = kDepthToSpace ? input : output;
@@ -352,12 +350,12 @@ TfLiteStatus BlockEval(TfLiteContext* context, TfLiteNode* node) {
 // REVERSE_V2.
 
 TfLiteStatus ReversePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "REVERSE_V2", 2, 2, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* axis;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "REVERSE_V2", &input, &output));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &axis));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &axis));
   if (NumDimensions(axis) > 1) {
     TF_LITE_KERNEL_LOG(context, "REVERSE_V2: axis must be a vector");
     return kTfLiteError;
@@ -375,7 +373,7 @@ TfLiteStatus ReverseEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   TfLiteTensor* output = GetOutput(context, node, 0);
   std::vector<int64_t> axes;
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "REVERSE_V2", "axis", GetInput(context, node, 1), &axes));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, GetInput(context, node, 1), "axis", &axes));
   const Shape shape = ShapeOf(input);
   const int rank = static_cast<int>(shape.size());
   std::vector<bool> reversed(rank, false);
@@ -395,7 +393,7 @@ TfLiteStatus ReverseEval(TfLiteContext* context, TfLiteNode* node) {
     maps[d].resize(shape[d]);
     for (int i = 0; i < shape[d]; ++i) maps[d][i] = reversed[d] ? shape[d] - 1 - i : i;
   }
-  return GatherMapped(context, "REVERSE_V2", input, maps, RowMajorStrides(shape), nullptr, output);
+  return GatherMapped(context, input, maps, RowMajorStrides(shape), nullptr, output);
 }
 
 }  // namespace

@@ -106,14 +106,10 @@ class RawModel {
         fb::CreateSubGraphDirect(fbb_, &tensors_, &inputs_, &outputs_, &operators_)};
     fbb_.Finish(fb::CreateModelDirect(fbb_, 3, &codes, &subgraphs, "recurrent_test", &buffers_), "TFL3");
     const std::vector<uint8_t> bytes(fbb_.GetBufferPointer(), fbb_.GetBufferPointer() + fbb_.GetSize());
-    StatusOr<std::shared_ptr<const Model>> model = Model::FromBuffer(bytes, "recurrent_test");
-    if (!model.ok()) return model.status();
-    model_ = model.value();
+    TS_ASSIGN_OR_RETURN(model_, Model::FromBuffer(bytes, "recurrent_test"));
     InterpreterOptions options;
     options.kernel_set = KernelSet::kReference;
-    StatusOr<std::unique_ptr<Interpreter>> interpreter = Interpreter::Create(model_, options);
-    if (!interpreter.ok()) return interpreter.status();
-    interpreter_ = std::move(interpreter.value());
+    TS_ASSIGN_OR_RETURN(interpreter_, Interpreter::Create(model_, options));
     return interpreter_->AllocateTensors();
   }
 
@@ -128,7 +124,7 @@ class RawModel {
   std::vector<T> GetOutput(int position) {
     return testing::TensorValues<T>(interpreter_->output_tensor(position));
   }
-  std::vector<int> GetOutputShape(int position) { return testing::TensorShape(interpreter_->output_tensor(position)); }
+  std::vector<int> GetOutputShape(int position) { return ShapeOf(interpreter_->output_tensor(position)); }
 
  private:
   flatbuffers::FlatBufferBuilder fbb_;

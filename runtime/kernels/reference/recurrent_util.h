@@ -9,6 +9,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -39,18 +40,13 @@ inline bool IsValidActivation(TfLiteFusedActivation activation) {
   return false;
 }
 
-inline std::string ShapeString(const int* data, int size) {
-  std::string text = "[";
-  for (int i = 0; i < size; ++i) text += (i > 0 ? ", " : "") + std::to_string(data[i]);
-  return text + "]";
-}
+using kernel_helpers::CheckType;
 
+// CheckType of `what` `index` (`name`), e.g. input 3 (input_to_forget_weights).
 inline TfLiteStatus CheckType(TfLiteContext* context, const TfLiteTensor* tensor, const char* what, int index,
                               const char* name, TfLiteType type) {
-  if (tensor->type == type) return kTfLiteOk;
-  TF_LITE_KERNEL_LOG(context, "%s %d (%s) has type %s, expected %s", what, index, name, TfLiteTypeGetName(tensor->type),
-                     TfLiteTypeGetName(type));
-  return kTfLiteError;
+  const std::string role = std::string(what) + " " + std::to_string(index) + " (" + name + ")";
+  return CheckType(context, tensor, role.c_str(), type);
 }
 
 // The affine quantization of a tensor, or null (with a message naming `what`) when it has none.

@@ -1,5 +1,5 @@
 // Reference reductions (MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL)
-// and CUMSUM (TFLite 2.14 semantics; helpers in shape_ops_util.h).
+// and CUMSUM (TFLite 2.14 semantics; helpers in kernel_helpers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,18 +13,20 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
-#include "runtime/kernels/reference/shape_ops_util.h"
 
 namespace touchstone {
 namespace reference {
 namespace {
 
-using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
+using quantization_util::MultiplyByQuantizedMultiplier;
+using quantization_util::QuantizeMultiplier;
 
 // ---------------------------------------------------------------------------------------------
 // Reductions: MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL (TFLite 2.14 reduce.cc).
@@ -43,10 +45,10 @@ struct Reduction {
 
 TfLiteStatus ResolveReduction(TfLiteContext* context, TfLiteNode* node, const char* op, Reduction* r,
                               Shape* output_shape) {
-  const TfLiteReducerParams params = ParamsOrDefault<TfLiteReducerParams>(node);
+  const TfLiteReducerParams params = ParamsOf<TfLiteReducerParams>(node);
   const TfLiteTensor* input = GetInput(context, node, 0);
   const TfLiteTensor* axis_t = GetInput(context, node, 1);
-  TF_LITE_ENSURE_OK(context, ReadInts(context, op, "axis", axis_t, &r->raw_axes));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, axis_t, "axis", &r->raw_axes));
   r->raw_axis_count = static_cast<int>(r->raw_axes.size());
   r->input_shape = ShapeOf(input);
   const int rank = static_cast<int>(r->input_shape.size());
@@ -89,7 +91,7 @@ TfLiteStatus ResolveReduction(TfLiteContext* context, TfLiteNode* node, const ch
 template <typename In, typename Acc, typename Fold>
 void FoldInto(const Reduction& r, const In* in, Acc* acc, Fold fold) {
   const int rank = static_cast<int>(r.input_shape.size());
-  const int64_t total = FlatSize(r.input_shape);
+  const int64_t total = ElementCount(r.input_shape);
   if (total == 0) return;
   if (rank == 0) {
     acc[0] = fold(acc[0], in[0]);
@@ -170,14 +172,11 @@ bool IsQuantized8or16(const TfLiteTensor* t) {
 template <ReduceKind kKind>
 TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = ReduceName(kKind);
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, op, 2, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* axis;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &axis));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, CheckSameType(context, op, output, input, "output", "input"));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &axis}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   if (axis->type != kTfLiteInt32) {  // TFLite 2.14 refuses INT64 axes here
     TF_LITE_KERNEL_LOG(context, "%s: axis must be INT32, got %s", op, TfLiteTypeGetName(axis->type));
     return kTfLiteError;
@@ -418,7 +417,7 @@ TfLiteStatus ReduceEval(TfLiteContext* context, TfLiteNode* node) {
   Reduction r;
   Shape out_shape;
   TF_LITE_ENSURE_OK(context, ResolveReduction(context, node, op, &r, &out_shape));
-  const bool keep_dims = ParamsOrDefault<TfLiteReducerParams>(node).keep_dims;
+  const bool keep_dims = ParamsOf<TfLiteReducerParams>(node).keep_dims;
   const bool quantized = input->quantization.type != kTfLiteNoQuantization;
   switch (kKind) {
     case ReduceKind::kMean:
@@ -502,12 +501,12 @@ TfLiteStatus ReduceEval(TfLiteContext* context, TfLiteNode* node) {
 // CUMSUM.
 
 TfLiteStatus CumsumPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "CUMSUM", 2, 2, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* axis;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "CUMSUM", &input, &output));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &axis));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &axis));
   if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32 && input->type != kTfLiteInt64) {
     TF_LITE_KERNEL_LOG(context, "CUMSUM: type %s is not supported (FLOAT32, INT32, INT64)",
                        TfLiteTypeGetName(input->type));
@@ -545,9 +544,9 @@ void CumsumCompute(const Shape& shape, int axis, bool exclusive, bool reverse, c
 TfLiteStatus CumsumEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   TfLiteTensor* output = GetOutput(context, node, 0);
-  const TfLiteCumsumParams params = ParamsOrDefault<TfLiteCumsumParams>(node);
+  const TfLiteCumsumParams params = ParamsOf<TfLiteCumsumParams>(node);
   int64_t a;
-  TF_LITE_ENSURE_OK(context, ReadOneInt(context, "CUMSUM", "axis", GetInput(context, node, 1), &a));
+  TF_LITE_ENSURE_OK(context, ReadOneInt(context, GetInput(context, node, 1), "axis", &a));
   const Shape shape = ShapeOf(input);
   int axis;
   if (!NormalizeAxis(a, static_cast<int>(shape.size()), &axis)) {

@@ -1,5 +1,5 @@
 // Reference RESHAPE, SQUEEZE, EXPAND_DIMS, SHAPE and RANK kernels (TFLite 2.14 semantics; helpers
-// and conventions in shape_ops_util.h).
+// and conventions in kernel_helpers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,18 +13,18 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
-#include "runtime/kernels/reference/shape_ops_util.h"
 
 namespace touchstone {
 namespace reference {
 namespace {
 
-using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // ---------------------------------------------------------------------------------------------
 // RESHAPE (TFLite 2.14 reshape.cc): the new shape comes from input 1 when it is a 1-D INT32
@@ -40,7 +40,7 @@ Shape ReshapeRequestedShape(TfLiteContext* context, TfLiteNode* node) {
       return result;
     }
   }
-  const TfLiteReshapeParams params = ParamsOrDefault<TfLiteReshapeParams>(node);
+  const TfLiteReshapeParams params = ParamsOf<TfLiteReshapeParams>(node);
   int n = std::min(std::max(params.num_dimensions, 0), TFLITE_RESHAPE_PARAMS_MAX_DIMENSION_COUNT);
   if (n == 1 && params.shape[0] == 0) n = 0;
   return Shape(params.shape, params.shape + n);
@@ -48,7 +48,7 @@ Shape ReshapeRequestedShape(TfLiteContext* context, TfLiteNode* node) {
 
 TfLiteStatus ReshapeShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   const TfLiteTensor* input;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
   if (NumInputs(node) == 2) {
     const TfLiteTensor* shape = GetInput(context, node, 1);
     if (shape != nullptr && shape->dims->size == 1 && shape->type == kTfLiteInt32 && shape->dims->data[0] > 0 &&
@@ -101,41 +101,42 @@ TfLiteStatus ReshapeShape(TfLiteContext* context, TfLiteNode* node, std::vector<
 }
 
 TfLiteStatus ReshapePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "RESHAPE", 1, 2, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 2));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "RESHAPE", &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
   // String tensors are always sized in Eval, when their content is known (as in TFLite).
   if (output->type == kTfLiteString) {
     tflite::SetTensorToDynamic(output);
     return kTfLiteOk;
   }
-  const bool known = NumInputs(node) == 1 || ValuesKnown(GetInput(context, node, 1));
+  const bool known = NumInputs(node) == 1 || InputValuesKnown(context, node, 1);
   return SizeOrDefer(context, node, known, ReshapeShape);
 }
 
 TfLiteStatus ReshapeEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, ReshapeShape));
   if (output->type == kTfLiteString) {
     TF_LITE_ENSURE_OK(context, TfLiteTensorRealloc(input->bytes, output));
     output->bytes = input->bytes;
   }
-  return CopyAllBytes(context, "RESHAPE", input, output);
+  return CopyAllBytes(context, input, output);
 }
 
 // ---------------------------------------------------------------------------------------------
 // SQUEEZE: drops the listed size-1 dimensions, or all of them when none are listed.
 
 TfLiteStatus SqueezePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SQUEEZE", 1, 1, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "SQUEEZE", &input, &output));
-  const TfLiteSqueezeParams params = ParamsOrDefault<TfLiteSqueezeParams>(node);
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  const TfLiteSqueezeParams params = ParamsOf<TfLiteSqueezeParams>(node);
   const int rank = NumDimensions(input);
   std::vector<bool> squeeze(rank, false);
   const int count = std::min(std::max(params.num_squeeze_dims, 0), 8);
@@ -162,15 +163,15 @@ TfLiteStatus SqueezePrepare(TfLiteContext* context, TfLiteNode* node) {
   return ResizeOutput(context, output, out);
 }
 
-TfLiteStatus CopyEval(TfLiteContext* context, TfLiteNode* node, const char* op) {
+TfLiteStatus CopyEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  return CopyAllBytes(context, op, input, output);
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  return CopyAllBytes(context, input, output);
 }
 
-TfLiteStatus SqueezeEval(TfLiteContext* context, TfLiteNode* node) { return CopyEval(context, node, "SQUEEZE"); }
+TfLiteStatus SqueezeEval(TfLiteContext* context, TfLiteNode* node) { return CopyEval(context, node); }
 
 // ---------------------------------------------------------------------------------------------
 // EXPAND_DIMS: inserts a size-1 dimension at `axis` (input 1), in [-(rank+1), rank].
@@ -178,10 +179,10 @@ TfLiteStatus SqueezeEval(TfLiteContext* context, TfLiteNode* node) { return Copy
 TfLiteStatus ExpandDimsShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
   const TfLiteTensor* input;
   const TfLiteTensor* axis_t;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &axis_t));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &axis_t));
   int64_t axis;
-  TF_LITE_ENSURE_OK(context, ReadOneInt(context, "EXPAND_DIMS", "axis", axis_t, &axis));
+  TF_LITE_ENSURE_OK(context, ReadOneInt(context, axis_t, "axis", &axis));
   int normalized;
   if (!NormalizeAxis(axis, NumDimensions(input) + 1, &normalized)) {
     TF_LITE_KERNEL_LOG(context, "EXPAND_DIMS: axis %lld is out of range for rank %d", static_cast<long long>(axis),
@@ -195,24 +196,22 @@ TfLiteStatus ExpandDimsShape(TfLiteContext* context, TfLiteNode* node, std::vect
 }
 
 TfLiteStatus ExpandDimsPrepare(TfLiteContext* context, TfLiteNode* node) {
-  return PrepareShapedByInput1(context, node, "EXPAND_DIMS", ExpandDimsShape);
+  return PrepareShapedByInput1(context, node, ExpandDimsShape);
 }
 
 TfLiteStatus ExpandDimsEval(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, ExpandDimsShape));
-  return CopyEval(context, node, "EXPAND_DIMS");
+  return CopyEval(context, node);
 }
 
 // ---------------------------------------------------------------------------------------------
 // SHAPE and RANK.
 
 TfLiteStatus ShapePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SHAPE", 1, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  const TfLiteShapeParams params = ParamsOrDefault<TfLiteShapeParams>(node);
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
+  const TfLiteShapeParams params = ParamsOf<TfLiteShapeParams>(node);
   const TfLiteType want = params.out_type == kTfLiteNoType ? output->type : params.out_type;
   if ((want != kTfLiteInt32 && want != kTfLiteInt64) || output->type != want) {
     TF_LITE_KERNEL_LOG(context, "SHAPE: output type must be INT32 or INT64 (out_type %s, output %s)",
@@ -225,8 +224,8 @@ TfLiteStatus ShapePrepare(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus ShapeEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   for (int i = 0; i < input->dims->size; ++i) {
     if (output->type == kTfLiteInt64) {
       output->data.i64[i] = input->dims->data[i];
@@ -238,9 +237,9 @@ TfLiteStatus ShapeEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus RankPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "RANK", 1, 1, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   if (output->type != kTfLiteInt32) {
     TF_LITE_KERNEL_LOG(context, "RANK: output type must be INT32, got %s", TfLiteTypeGetName(output->type));
     return kTfLiteError;
@@ -251,8 +250,8 @@ TfLiteStatus RankPrepare(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus RankEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
+  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   output->data.i32[0] = NumDimensions(input);
   return kTfLiteOk;
 }

@@ -17,6 +17,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -24,6 +25,8 @@
 namespace touchstone {
 namespace reference {
 namespace {
+
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 enum class ResizeKind { kBilinear, kNearestNeighbor };
 
@@ -53,16 +56,16 @@ TfLiteStatus ResizeOutput(TfLiteContext* context, const TfLiteTensor* input, con
 
 template <ResizeKind kind>
 TfLiteStatus ResizePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, nn::CheckInputCount(context, node, 2, 2));
-  TF_LITE_ENSURE_OK(context, nn::CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 2));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* size;
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &size));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, nn::CheckRank(context, input, 4, "input 0"));
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, size, kTfLiteInt32, "input 1 (size)"));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
+  TF_LITE_ENSURE_OK(context, CheckType(context, size, "input 1 (size)", kTfLiteInt32));
   if (size->dims->size != 1 || size->dims->data[0] != 2) {
     TF_LITE_KERNEL_LOG(context, "input 1 (size) must be a 1-D tensor of 2 elements");
     return kTfLiteError;
@@ -78,9 +81,9 @@ TfLiteStatus ResizePrepare(TfLiteContext* context, TfLiteNode* node) {
                          TfLiteTypeGetName(input->type));
       return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, nn::CheckType(context, output, input->type, "output 0"));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
   if (kind == ResizeKind::kBilinear) {
-    const auto& params = nn::ParamsOf<TfLiteResizeBilinearParams>(node);
+    const auto& params = ParamsOf<TfLiteResizeBilinearParams>(node);
     if (params.half_pixel_centers && params.align_corners) {
       TF_LITE_KERNEL_LOG(context, "If half_pixel_centers is True, align_corners must be False.");
       return kTfLiteError;
@@ -331,7 +334,7 @@ TfLiteStatus ResizeEval(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_OK(context, ResizeOutput<kind>(context, input, size, output));
   }
   if (kind == ResizeKind::kBilinear) {
-    const auto& params = nn::ParamsOf<TfLiteResizeBilinearParams>(node);
+    const auto& params = ParamsOf<TfLiteResizeBilinearParams>(node);
     switch (input->type) {
       case kTfLiteFloat32:
         ResizeBilinearFloat(params, input, output);
@@ -351,7 +354,7 @@ TfLiteStatus ResizeEval(TfLiteContext* context, TfLiteNode* node) {
         return kTfLiteError;
     }
   } else {
-    const auto& params = nn::ParamsOf<TfLiteResizeNearestNeighborParams>(node);
+    const auto& params = ParamsOf<TfLiteResizeNearestNeighborParams>(node);
     if (input->type == kTfLiteUInt8 && !params.align_corners && !params.half_pixel_centers) {
       ResizeNearestNeighborUInt8FixedPoint(input, output);
     } else {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "runtime/c/common.h"
-#include "runtime/kernels/internal/misc_ops_util.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -19,16 +19,7 @@ namespace touchstone {
 namespace reference {
 namespace {
 
-using misc_ops::CheckArity;
-using misc_ops::ExpectOneOf;
-using misc_ops::ExpectType;
-using misc_ops::GetIn;
-using misc_ops::GetOut;
-using misc_ops::ResizeOutput;
-using misc_ops::Shape;
-using misc_ops::ShapeOf;
-using misc_ops::ShapeString;
-using misc_ops::ValuesKnown;
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 using tflite::IsDynamicTensor;
 using tflite::NumElements;
 
@@ -63,17 +54,14 @@ TfLiteStatus SegmentSumResize(TfLiteContext* context, const TfLiteTensor* data, 
 }
 
 TfLiteStatus SegmentSumPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* data;
   const TfLiteTensor* ids;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &data));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &ids));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, data, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, ids, "input 1 (segment_ids)", kTfLiteInt32));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", data->type));
-  TF_LITE_ENSURE_OK(context, misc_ops::ExpectRank(context, ids, "input 1 (segment_ids)", 1));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&data, &ids}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, data, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, ids, "input 1 (segment_ids)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", data->type));
+  TF_LITE_ENSURE_OK(context, CheckRank(context, ids, "input 1 (segment_ids)", 1));
   if (data->dims->size < 1) {
     TF_LITE_KERNEL_LOG(context, "input 0 is a scalar; expected rank 1 or more");
     return kTfLiteError;
@@ -149,19 +137,15 @@ TfLiteStatus UnsortedSegmentResize(TfLiteContext* context, const TfLiteTensor* d
 }
 
 TfLiteStatus UnsortedSegmentPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* data;
   const TfLiteTensor* ids;
   const TfLiteTensor* num_segments;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &data));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &ids));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 2, &num_segments));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, data, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, ids, "input 1 (segment_ids)", kTfLiteInt32));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, num_segments, "input 2 (num_segments)", kTfLiteInt32));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", data->type));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&data, &ids, &num_segments}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, data, "input 0", {kTfLiteFloat32, kTfLiteInt32}));
+  TF_LITE_ENSURE_OK(context, CheckType(context, ids, "input 1 (segment_ids)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, num_segments, "input 2 (num_segments)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", data->type));
   if (NumElements(num_segments) != 1 || num_segments->dims->size > 1) {
     TF_LITE_KERNEL_LOG(context, "input 2 (num_segments) has shape %s, expected a scalar or [1]",
                        ShapeString(num_segments).c_str());
@@ -282,19 +266,15 @@ TfLiteStatus ScatterNdResize(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus ScatterNdPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* indices;
   const TfLiteTensor* updates;
   const TfLiteTensor* shape;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &indices));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &updates));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 2, &shape));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, updates, "input 1 (updates)", ScatterNdTypes()));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, indices, "input 0 (indices)", kTfLiteInt32));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, shape, "input 2 (shape)", kTfLiteInt32));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", updates->type));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&indices, &updates, &shape}, {&output}));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, updates, "input 1 (updates)", ScatterNdTypes()));
+  TF_LITE_ENSURE_OK(context, CheckType(context, indices, "input 0 (indices)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, shape, "input 2 (shape)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", updates->type));
   if (!ValuesKnown(shape)) {
     tflite::SetTensorToDynamic(output);
     return kTfLiteOk;

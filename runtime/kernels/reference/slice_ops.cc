@@ -1,4 +1,4 @@
-// Reference SLICE and STRIDED_SLICE kernels (TFLite 2.14 semantics; helpers in shape_ops_util.h).
+// Reference SLICE and STRIDED_SLICE kernels (TFLite 2.14 semantics; helpers in kernel_helpers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,18 +12,18 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
-#include "runtime/kernels/reference/shape_ops_util.h"
 
 namespace touchstone {
 namespace reference {
 namespace {
 
-using namespace shape_ops;  // NOLINT(build/namespaces): the helpers of shape_ops_util.h
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // ---------------------------------------------------------------------------------------------
 // SLICE (begin, size; size -1 means "to the end").
@@ -33,8 +33,8 @@ TfLiteStatus SliceRange(TfLiteContext* context, TfLiteNode* node, std::vector<in
   const TfLiteTensor* begin_t = GetInput(context, node, 1);
   const TfLiteTensor* size_t_ = GetInput(context, node, 2);
   std::vector<int64_t> sizes;
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "SLICE", "begin", begin_t, begin));
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "SLICE", "size", size_t_, &sizes));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, begin_t, "begin", begin));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, size_t_, "size", &sizes));
   const int rank = NumDimensions(input);
   if (static_cast<int>(begin->size()) != rank || static_cast<int>(sizes.size()) != rank) {
     TF_LITE_KERNEL_LOG(context, "SLICE: begin and size must have %d values (have %d and %d)", rank,
@@ -71,11 +71,11 @@ TfLiteStatus SliceShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sh
 }
 
 TfLiteStatus SlicePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "SLICE", 3, 3, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "SLICE", &input, &output));
-  const bool known = ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  const bool known = InputValuesKnown(context, node, 1) && InputValuesKnown(context, node, 2);
   return SizeOrDefer(context, node, known, SliceShape);
 }
 
@@ -90,8 +90,7 @@ TfLiteStatus SliceEval(TfLiteContext* context, TfLiteNode* node) {
     maps[d].resize(size[d]);
     std::iota(maps[d].begin(), maps[d].end(), begin[d]);
   }
-  return GatherMapped(context, "SLICE", input, maps, RowMajorStrides(ShapeOf(input)), nullptr,
-                      GetOutput(context, node, 0));
+  return GatherMapped(context, input, maps, RowMajorStrides(ShapeOf(input)), nullptr, GetOutput(context, node, 0));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,12 +107,12 @@ struct StridedSlicing {
 };
 
 TfLiteStatus BuildStridedSlicing(TfLiteContext* context, TfLiteNode* node, StridedSlicing* s) {
-  const TfLiteStridedSliceParams params = ParamsOrDefault<TfLiteStridedSliceParams>(node);
+  const TfLiteStridedSliceParams params = ParamsOf<TfLiteStridedSliceParams>(node);
   const TfLiteTensor* input = GetInput(context, node, 0);
   std::vector<int64_t> begin, end, strides;
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "STRIDED_SLICE", "begin", GetInput(context, node, 1), &begin));
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "STRIDED_SLICE", "end", GetInput(context, node, 2), &end));
-  TF_LITE_ENSURE_OK(context, ReadInts(context, "STRIDED_SLICE", "strides", GetInput(context, node, 3), &strides));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, GetInput(context, node, 1), "begin", &begin));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, GetInput(context, node, 2), "end", &end));
+  TF_LITE_ENSURE_OK(context, ReadInts(context, GetInput(context, node, 3), "strides", &strides));
   const int begin_count = static_cast<int>(begin.size());
   if (static_cast<int>(end.size()) != begin_count || static_cast<int>(strides.size()) != begin_count) {
     TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: begin, end and strides differ in length (%d, %d, %d)", begin_count,
@@ -231,20 +230,20 @@ TfLiteStatus StridedSliceShape(TfLiteContext* context, TfLiteNode* node, std::ve
 }
 
 TfLiteStatus StridedSlicePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckIo(context, node, "STRIDED_SLICE", 4, 4, 1));
+  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 4, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, "STRIDED_SLICE", &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
   for (int i = 1; i <= 3; ++i) {
     const TfLiteTensor* t;
-    TF_LITE_ENSURE_OK(context, GetIn(context, node, i, &t));
+    TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &t));
     if (NumDimensions(t) != 1) {
       TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: input %d (begin/end/strides) must be 1-D", i);
       return kTfLiteError;
     }
   }
-  const bool known = ValuesKnown(GetInput(context, node, 1)) && ValuesKnown(GetInput(context, node, 2)) &&
-                     ValuesKnown(GetInput(context, node, 3));
+  const bool known =
+      InputValuesKnown(context, node, 1) && InputValuesKnown(context, node, 2) && InputValuesKnown(context, node, 3);
   return SizeOrDefer(context, node, known, StridedSliceShape);
 }
 
@@ -265,10 +264,10 @@ TfLiteStatus StridedSliceEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = GetInput(context, node, 0);
   TfLiteTensor* output = GetOutput(context, node, 0);
   size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, "STRIDED_SLICE", input, &elem));
-  if (static_cast<size_t>(FlatSize(view)) * elem != output->bytes) {
+  TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
+  if (static_cast<size_t>(ElementCount(view)) * elem != output->bytes) {
     TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: output buffer has %zu bytes, slice needs %lld", output->bytes,
-                       static_cast<long long>(FlatSize(view) * elem));
+                       static_cast<long long>(ElementCount(view) * elem));
     return kTfLiteError;
   }
   shape_util::GatherByDimMaps(input->data.raw_const, elem, view, maps, RowMajorStrides(slicing.effective_shape),

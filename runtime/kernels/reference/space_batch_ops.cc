@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "runtime/c/common.h"
-#include "runtime/kernels/internal/misc_ops_util.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -19,16 +19,7 @@ namespace touchstone {
 namespace reference {
 namespace {
 
-using misc_ops::CheckArity;
-using misc_ops::ExpectOneOf;
-using misc_ops::ExpectType;
-using misc_ops::GetIn;
-using misc_ops::GetOut;
-using misc_ops::ResizeOutput;
-using misc_ops::Shape;
-using misc_ops::ShapeOf;
-using misc_ops::ShapeString;
-using misc_ops::ValuesKnown;
+using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of kernel_helpers.h
 
 // The input viewed as [batch, H, W, C]; a 3-D input has W = 1 and no width block or padding.
 struct Layout {
@@ -87,25 +78,21 @@ TfLiteStatus ReadBlockParams(TfLiteContext* context, const TfLiteTensor* input, 
 
 TfLiteStatus CheckCommon(TfLiteContext* context, TfLiteNode* node, const char* role,
                          std::initializer_list<TfLiteType> types) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* block_shape;
   const TfLiteTensor* amounts;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 1, &block_shape));
-  TF_LITE_ENSURE_OK(context, GetIn(context, node, 2, &amounts));
-  TF_LITE_ENSURE_OK(context, GetOut(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &block_shape, &amounts}, {&output}));
   if (input->dims->size < 3 || input->dims->size > 4) {
     TF_LITE_KERNEL_LOG(context, "input 0 has shape %s; only 3-D and 4-D inputs are supported",
                        ShapeString(input).c_str());
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_OK(context, ExpectOneOf(context, input, "input 0", types));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, output, "output 0", input->type));
-  TF_LITE_ENSURE_OK(context, ExpectType(context, block_shape, "input 1 (block_shape)", kTfLiteInt32));
+  TF_LITE_ENSURE_OK(context, CheckTypeOneOf(context, input, "input 0", types));
+  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, block_shape, "input 1 (block_shape)", kTfLiteInt32));
   std::string amounts_role = std::string("input 2 (") + role + ")";
-  return ExpectType(context, amounts, amounts_role.c_str(), kTfLiteInt32);
+  return CheckType(context, amounts, amounts_role.c_str(), kTfLiteInt32);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,7 +130,7 @@ TfLiteStatus SpaceToBatchPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context,
                     CheckCommon(context, node, "paddings",
                                 {kTfLiteFloat32, kTfLiteUInt8, kTfLiteInt8, kTfLiteInt16, kTfLiteInt32, kTfLiteInt64}));
-  if (!ValuesKnown(tflite::GetInput(context, node, 1)) || !ValuesKnown(tflite::GetInput(context, node, 2))) {
+  if (!InputValuesKnown(context, node, 1) || !InputValuesKnown(context, node, 2)) {
     tflite::SetTensorToDynamic(tflite::GetOutput(context, node, 0));
     return kTfLiteOk;
   }
@@ -235,7 +222,7 @@ TfLiteStatus BatchToSpacePrepare(TfLiteContext* context, TfLiteNode* node) {
       return kTfLiteError;
     }
   }
-  if (!ValuesKnown(tflite::GetInput(context, node, 1)) || !ValuesKnown(tflite::GetInput(context, node, 2))) {
+  if (!InputValuesKnown(context, node, 1) || !InputValuesKnown(context, node, 2)) {
     tflite::SetTensorToDynamic(tflite::GetOutput(context, node, 0));
     return kTfLiteOk;
   }

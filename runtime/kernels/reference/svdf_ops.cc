@@ -61,10 +61,6 @@ struct SvdfData {
   std::vector<int32_t> integer_output_temp;  // batch * num_units
 };
 
-void* InitSvdf(TfLiteContext*, const char*, size_t) { return new SvdfData(); }
-
-void FreeSvdf(TfLiteContext*, void* buffer) { delete static_cast<SvdfData*>(buffer); }
-
 TfLiteStatus CheckSvdfType(TfLiteContext* context, const TfLiteTensor* tensor, int index, TfLiteType type) {
   return CheckType(context, tensor, "input", index, kSvdfInputNames[index], type);
 }
@@ -172,8 +168,8 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (bias != nullptr && (bias->dims->size != 1 || bias->dims->data[0] != shape.num_units)) {
-    TF_LITE_KERNEL_LOG(context, "input 3 (bias) has shape %s, expected [%d]",
-                       ShapeString(bias->dims->data, bias->dims->size).c_str(), shape.num_units);
+    TF_LITE_KERNEL_LOG(context, "input 3 (bias) has shape %s, expected [%d]", ShapeString(bias).c_str(),
+                       shape.num_units);
     return kTfLiteError;
   }
   const TfLiteTensor* state = tflite::GetVariableInput(context, node, kSvdfState);
@@ -184,10 +180,9 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
   const int64_t state_columns = static_cast<int64_t>(shape.memory_size) * shape.num_filters;
   if (state->dims->size != 2 || state->dims->data[0] != shape.batch_size || state->dims->data[1] != state_columns) {
     TF_LITE_KERNEL_LOG(context,
-                       "input 4 (state) has shape %s, expected [%d, %lld]: its size does not match "
+                       "input 4 (state) has shape %s, expected [%d,%lld]: its size does not match "
                        "memory_size * num_filters",
-                       ShapeString(state->dims->data, state->dims->size).c_str(), shape.batch_size,
-                       static_cast<long long>(state_columns));
+                       ShapeString(state).c_str(), shape.batch_size, static_cast<long long>(state_columns));
     return kTfLiteError;
   }
   if (static_cast<int64_t>(shape.batch_size) * state_columns > INT_MAX) {
@@ -297,7 +292,7 @@ bool SvdfIntegerParams(const void* user_data, svdf::Shape* shape, svdf::IntegerP
   return true;
 }
 
-TS_REGISTER(SVDF, InitSvdf, FreeSvdf, PrepareSvdf, EvalSvdf)
+TS_REGISTER(SVDF, NewNodeData<SvdfData>, DeleteNodeData<SvdfData>, PrepareSvdf, EvalSvdf)
 
 }  // namespace reference
 }  // namespace touchstone

@@ -60,8 +60,8 @@ template <FloatUnaryOp kOp>
 TfLiteStatus EvalFloatUnary(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, FloatUnary<kOp>::kName, &in, &out));
-  EW_ENSURE(context, in->type == kTfLiteFloat32, "%s: type %s is not supported", FloatUnary<kOp>::kName,
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, FloatUnary<kOp>::kName, &in, &out));
+  TS_ENSURE(context, in->type == kTfLiteFloat32, "%s: type %s is not supported", FloatUnary<kOp>::kName,
             TypeName(in->type));
   return Unary<float>(in, out, FloatUnary<kOp>::Apply);
 }
@@ -73,11 +73,11 @@ bool AbsTypes(TfLiteType t) {
 TfLiteStatus PrepareAbs(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, "ABS", AbsTypes, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "ABS", AbsTypes, &in, &out));
   OpData* d = Data(node);
   d->needs_rescale = false;
   if (in->type == kTfLiteInt8 || (in->type == kTfLiteInt16 && HasScale(in))) {
-    EW_OK(PrepareQuantizedUnaryOffsets(context, node, "ABS", in, out));
+    TF_LITE_ENSURE_OK(context, PrepareQuantizedUnaryOffsets(context, node, "ABS", in, out));
     d->needs_rescale = in->params.scale != out->params.scale;
     if (d->needs_rescale) QuantizeMultiplier(in->params.scale / out->params.scale, &d->multiplier, &d->shift);
   }
@@ -99,7 +99,7 @@ TfLiteStatus EvalAbsQuantized(TfLiteNode* node, const TfLiteTensor* in, TfLiteTe
 TfLiteStatus EvalAbs(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "ABS", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "ABS", &in, &out));
   switch (in->type) {
     case kTfLiteFloat32:
       return Unary<float>(in, out, [](float x) { return std::fabs(x); });
@@ -130,7 +130,7 @@ TfLiteStatus PrepareNeg(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus EvalNeg(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "NEG", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "NEG", &in, &out));
   switch (in->type) {
     case kTfLiteFloat32:
       return Unary<float>(in, out, [](float x) { return -x; });
@@ -149,9 +149,9 @@ bool RsqrtTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteInt8; 
 TfLiteStatus PrepareRsqrt(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, "RSQRT", RsqrtTypes, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "RSQRT", RsqrtTypes, &in, &out));
   if (in->type == kTfLiteInt8) {
-    EW_OK(PrepareQuantizedUnaryOffsets(context, node, "RSQRT", in, out));
+    TF_LITE_ENSURE_OK(context, PrepareQuantizedUnaryOffsets(context, node, "RSQRT", in, out));
     OpData* d = Data(node);
     const double real = 1. / (std::sqrt(in->params.scale) * out->params.scale);
     QuantizeMultiplier(real, &d->multiplier, &d->shift);
@@ -162,14 +162,14 @@ TfLiteStatus PrepareRsqrt(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus EvalRsqrt(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "RSQRT", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "RSQRT", &in, &out));
   if (in->type == kTfLiteFloat32) return Unary<float>(in, out, [](float x) { return 1.f / std::sqrt(x); });
-  EW_ENSURE(context, in->type == kTfLiteInt8, "RSQRT: type %s is not supported", TypeName(in->type));
+  TS_ENSURE(context, in->type == kTfLiteInt8, "RSQRT: type %s is not supported", TypeName(in->type));
   const OpData d = *Data(node);
   const int64_t n = tflite::NumElements(in);
   const int8_t* x = In<int8_t>(in);
   for (int64_t i = 0; i < n; ++i) {
-    EW_ENSURE(context, x[i] >= d.input1_offset, "RSQRT: input is negative (defined for non-negative values only)");
+    TS_ENSURE(context, x[i] >= d.input1_offset, "RSQRT: input is negative (defined for non-negative values only)");
   }
   return Unary<int8_t>(in, out, [&](int8_t v) -> int8_t {
     const int32_t value = v - d.input1_offset;
@@ -189,14 +189,14 @@ bool ExpTypes(TfLiteType t) { return t == kTfLiteFloat32 || t == kTfLiteInt8 || 
 TfLiteStatus PrepareExp(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(PrepareUnaryBase(context, node, "EXP", ExpTypes, &in, &out));
+  TF_LITE_ENSURE_OK(context, PrepareUnaryBase(context, node, "EXP", ExpTypes, &in, &out));
   OpData* d = Data(node);
   auto f = [](float v) { return std::exp(v); };
   if (in->type == kTfLiteInt8) {
-    EW_OK(RequireScales(context, "EXP", in, out));
+    TF_LITE_ENSURE_OK(context, RequireScales(context, "EXP", in, out));
     PopulateLut8(in, out, f, d->lut8);
   } else if (in->type == kTfLiteInt16) {
-    EW_OK(RequireScales(context, "EXP", in, out));
+    TF_LITE_ENSURE_OK(context, RequireScales(context, "EXP", in, out));
     qu::PopulateLut16(in->params.scale, in->params.zero_point, out->params.scale, out->params.zero_point, f, d->lut16);
   }
   return kTfLiteOk;
@@ -205,7 +205,7 @@ TfLiteStatus PrepareExp(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus EvalExp(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* in;
   TfLiteTensor* out;
-  EW_OK(GetIO(context, node, 1, "EXP", &in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, "EXP", &in, &out));
   switch (in->type) {
     case kTfLiteFloat32:
       return Unary<float>(in, out, [](float x) { return std::exp(x); });
