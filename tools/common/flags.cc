@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "runtime/logging.h"
+
 namespace touchstone {
 namespace {
 
@@ -189,7 +191,7 @@ int FlagTable::Position(const std::string& name) const {
 }
 
 int ReportFailure(const Status& status) {
-  std::fprintf(stderr, "ERROR: %s\n", status.message().c_str());
+  LogFailure(status.message());
   return status.exit_code();
 }
 

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "runtime/logging.h"
+
 namespace touchstone {
 namespace {
 
@@ -215,7 +217,7 @@ int RunIsolated(const IsolationFlags& flags, const FlagTable& table, const std::
   std::vector<std::string> warnings;
   Status valid = flags.Validate(table, &warnings);
   if (!valid.ok()) return ReportFailure(valid);
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  for (const std::string& w : warnings) LogWarning("{}", w);
   if (!flags.process()) return work();
   std::cout.flush();
   std::cerr.flush();
