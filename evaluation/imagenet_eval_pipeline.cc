@@ -22,6 +22,7 @@
 #include "evaluation/shards.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/logging.h"
 #include "runtime/model.h"
 
 namespace touchstone {
@@ -150,7 +151,7 @@ StatusOr<int> ResolveLabelOffset(const ImageNetEvalOptions& o, int64_t outputs, 
   }
   std::string warning;
   TS_ASSIGN_OR_RETURN(int offset, ChooseLabelOffset(outputs, num_labels, requested, o.model_output_labels, &warning));
-  if (!warning.empty()) std::cerr << "WARNING: " << warning << " (--label_offset sets it)" << std::endl;
+  if (!warning.empty()) LogWarning("{} (--label_offset sets it)", warning);
   return offset;
 }
 
@@ -201,7 +202,7 @@ Status EvaluateImages(const std::vector<LabelledImage>& images, const ShardInfo&
   TS_RETURN_IF_ERROR(RunClassification(part_images, config, interpreters.test.get(), interpreters.reference.get(),
                                        result, hooks.make_progress ? hooks.make_progress() : nullptr));
   for (EvaluatedImage& e : result->evaluated) e.image += static_cast<int>(part.first);
-  for (const std::string& skipped : result->skipped) std::cerr << "WARNING: skipped " << skipped << std::endl;
+  for (const std::string& skipped : result->skipped) LogWarning("skipped {}", skipped);
   if (result->topk.images() == 0 && !part.present()) {
     return InvalidInputError("every image was skipped; nothing evaluated");
   }

@@ -1,10 +1,10 @@
 #include "delegates/gpu/gpu_provider.h"
 
-#include <cstdio>
 #include <string>
 
 #include "delegates/gpu/gpu_delegate.h"
 #include "delegates/providers/common_provider.h"
+#include "runtime/logging.h"
 
 namespace touchstone {
 
@@ -17,8 +17,7 @@ DelegateProvider GpuDelegateProvider() {
     if (!params.GetBool("use_gpu")) return TfLiteDelegatePtr(nullptr, [](TfLiteDelegate*) {});
     const std::string backend = params.GetString("gpu_backend");
     if (backend == "cl" || backend == "gl") {
-      std::fprintf(stderr, "WARNING: --gpu_backend=%s: Touchstone's GPU delegate runs on Vulkan only; using vulkan.\n",
-                   backend.c_str());
+      LogWarning("--gpu_backend={}: Touchstone's GPU delegate runs on Vulkan only; using vulkan.", backend);
     } else if (!backend.empty() && backend != "vulkan") {
       return UsageError("--gpu_backend=" + backend + ": unknown backend (vulkan; cl and gl are TFLite's)");
     }

@@ -27,6 +27,7 @@
 #include "evaluation/model_inputs.h"
 #include "evaluation/op_profile.h"
 #include "evaluation/regression_gate.h"
+#include "runtime/logging.h"
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
@@ -216,12 +217,12 @@ class Printer : public BenchmarkListener {
   }
   void set_delegates(size_t count) { delegates_ = count; }
   void OnSignature(const std::string& key) override { Out("Using signature: " + key); }
-  void OnWarning(const std::string& message) override { std::cerr << "WARNING: " << message << std::endl; }
+  void OnWarning(const std::string& message) override { LogWarning("{}", message); }
   void OnDelegateOutcome(const DelegateOutcome& outcome, bool built) override {
     if (outcome.applied) {
       Out(DescribeOutcome(outcome));
     } else if (built) {
-      std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;
+      LogWarning("{}", DescribeOutcome(outcome));
     }
   }
   void OnInitialized(const BenchmarkReport& report) override {

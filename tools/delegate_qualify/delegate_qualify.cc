@@ -83,7 +83,7 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
   if (flags.max_regression_pct < 0) return UsageError("--max_regression_pct must not be negative");
   std::vector<std::string> warnings;
   TS_RETURN_IF_ERROR(CheckThreadCount("num_threads", flags.num_threads, false, &warnings));
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  PrintWarnings(warnings);
   QualifyConfig config;
   config.conformance = config.models = config.latency = false;
   for (const std::string& section : SplitList(flags.sections)) {
