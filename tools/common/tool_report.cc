@@ -3,8 +3,11 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
+
+#include <fmt/format.h>
 
 #include "tools/common/version.h"
 
@@ -49,8 +52,7 @@ StatusOr<std::string> ReadBaselineText(const std::string& path) {
 void Heartbeat::Beat(const std::string& what, int64_t done, double elapsed_secs, const std::string& detail) {
   if (elapsed_secs - last_secs_ < every_secs_) return;
   last_secs_ = elapsed_secs;
-  std::fprintf(out_, "%s: %lld in %.1f s%s\n", what.c_str(), static_cast<long long>(done), elapsed_secs,
-               detail.c_str());
+  fmt::print(out_, "{}: {} in {:.1f} s{}\n", what, done, elapsed_secs, detail);
   std::fflush(out_);
 }
 

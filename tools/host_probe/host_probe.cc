@@ -404,8 +404,9 @@ int Probe(int32_t duration_ms, int32_t buffer_mb, int32_t handoff_kb) {
   std::string isa;
   const LoopFn loop = ChooseLoop(&isa);
   const auto duration = std::chrono::milliseconds(duration_ms);
-  std::cout << "compute loop: " << isa << "; " << duration_ms << " ms per measurement; memory: " << buffer_mb
-            << " MiB per thread" << std::endl;
+  std::cout << fmt::format("compute loop: {}; {} ms per measurement; memory: {} MiB per thread", isa, duration_ms,
+                           buffer_mb)
+            << std::endl;
   std::vector<float> sinks(cpus.size(), 0.0f);
   const bool compute_ok = Report("compute", "GFLOP/s", cpus,
                                  [&](size_t i) { return 2.0 * static_cast<double>(loop(duration, &sinks[i])); });
