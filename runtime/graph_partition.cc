@@ -86,37 +86,44 @@ std::vector<NodeSubset> PartitionIntoIndependentSubsets(const PartitionGraph& gr
     kind = !kind;
   }
 
-  // Boundary tensors of each subset. readers[t]: the plan's nodes that read t.
-  std::set<int> graph_outputs(graph.graph_outputs.begin(), graph.graph_outputs.end());
+  // Boundary tensors of each subset. readers[t]: the plan's nodes that read t. Marks per tensor hold the
+  // index of the subset that last set them, so one array serves every subset.
+  std::vector<char> is_graph_output(tensor_count, 0);
+  for (int t : graph.graph_outputs) {
+    if (t >= 0 && static_cast<size_t>(t) < tensor_count) is_graph_output[t] = 1;
+  }
   std::vector<std::vector<int>> readers(tensor_count);
   for (int node : plan) {
     for (int t : graph.node_inputs[node]) {
       if (t >= 0 && (readers[t].empty() || readers[t].back() != node)) readers[t].push_back(node);
     }
   }
+  std::vector<int> produced_by_subset(tensor_count, -1), input_of_subset(tensor_count, -1),
+      output_of_subset(tensor_count, -1);
   for (size_t s = 0; s < subsets.size(); ++s) {
     NodeSubset& subset = subsets[s];
-    std::set<int> produced_inside, seen_inputs, seen_outputs;
+    const int mark = static_cast<int>(s);
     for (int node : subset.nodes) {
       for (int t : graph.node_outputs[node]) {
-        if (t >= 0) produced_inside.insert(t);
+        if (t >= 0) produced_by_subset[t] = mark;
       }
     }
     for (int node : subset.nodes) {
       for (int t : graph.node_inputs[node]) {
-        if (t < 0 || produced_inside.count(t) || !seen_inputs.insert(t).second) continue;
+        if (t < 0 || produced_by_subset[t] == mark || input_of_subset[t] == mark) continue;
+        input_of_subset[t] = mark;
         subset.input_tensors.push_back(t);
       }
     }
     for (int node : subset.nodes) {
       for (int t : graph.node_outputs[node]) {
-        if (t < 0 || seen_outputs.count(t)) continue;
-        bool read_outside = graph_outputs.count(t) > 0;
+        if (t < 0 || output_of_subset[t] == mark) continue;
+        bool read_outside = is_graph_output[t] != 0;
         for (int other : readers[t]) {
-          if (subset_of[other] != static_cast<int>(s)) read_outside = true;
+          if (subset_of[other] != mark) read_outside = true;
         }
         if (read_outside) {
-          seen_outputs.insert(t);
+          output_of_subset[t] = mark;
           subset.output_tensors.push_back(t);
         }
       }

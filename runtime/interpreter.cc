@@ -165,7 +165,8 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
     t.name = src->name() != nullptr ? src->name()->c_str() : "";
     t.buffer_handle = -1;
     t.is_variable = src->is_variable();
-    const std::string label = "tensor " + std::to_string(i) + " '" + t.name + "'";
+    // Made only for an error (a string per tensor is a measurable share of Init).
+    const auto label = [&]() { return "tensor " + std::to_string(i) + " '" + t.name + "'"; };
 
     const fb::QuantizationParameters* q = src->quantization();
     if (q != nullptr && q->scale() != nullptr && q->scale()->size() > 0) {
@@ -190,7 +191,7 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
 
     const bool sized = t.type != kTfLiteString && t.type != kTfLiteVariant;
     if (sized && !TensorBytes(t.type, t.dims, limit, &t.bytes)) {
-      return InvalidInputError(label + " of shape " + ShapeString(t.dims) + " would need " +
+      return InvalidInputError(label() + " of shape " + ShapeString(t.dims) + " would need " +
                                RequestedBytesText(t.type, t.dims) + ", more than the tensor memory limit of " +
                                std::to_string(limit) + " bytes");
     }
@@ -205,12 +206,12 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
         // Packed 4-bit weights (two per byte), e.g. blockwise-quantized LLM layers: refused plainly
         // rather than computed wrongly (TFLite 2.14.1 crashes on qwen_fc_blockwise_quantized).
         const bool blockwise = q != nullptr && q->details_type() == fb::QuantizationDetails::BlockwiseQuantization;
-        return InvalidInputError(label + " holds packed 4-bit (INT4) weights" +
+        return InvalidInputError(label() + " holds packed 4-bit (INT4) weights" +
                                  (blockwise ? std::string(" with blockwise quantization") : std::string()) +
                                  ", which Touchstone does not run yet");
       }
       if (sized && buffer_bytes != t.bytes) {
-        return InvalidInputError(label + " has " + std::to_string(buffer_bytes) + " bytes of data but its shape " +
+        return InvalidInputError(label() + " has " + std::to_string(buffer_bytes) + " bytes of data but its shape " +
                                  ShapeString(t.dims) + " and type " + TfLiteTypeGetName(t.type) + " need " +
                                  std::to_string(t.bytes));
       }
@@ -1237,10 +1238,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   interpreter->cpu_backend_context_.warn = Subgraph::WarnCallback;
   interpreter->cpu_backend_context_.note_kernel = Subgraph::NoteKernelCallback;
   interpreter->cpu_backend_context_.cpu_kernel_state = Subgraph::CpuKernelStateCallback;
-  if (resolver == nullptr) {
-    interpreter->owned_resolver_.reset(new BuiltinOpResolver(options.kernel_set));
-    resolver = interpreter->owned_resolver_.get();
-  }
+  if (resolver == nullptr) resolver = &BuiltinOpResolver::Shared(options.kernel_set);
   const fb::Model* fb_model = interpreter->model_->fb();
   const int num_subgraphs = static_cast<int>(fb_model->subgraphs()->size());
   for (int s = 0; s < num_subgraphs; ++s) {

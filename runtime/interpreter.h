@@ -352,7 +352,6 @@ class Interpreter {
   std::unique_ptr<ThreadPool> thread_pool_;
   CpuBackendContext cpu_backend_context_;
   TfLiteExternalContext* external_contexts_[kTfLiteMaxExternalContexts] = {};
-  std::unique_ptr<OpResolver> owned_resolver_;
   std::vector<std::unique_ptr<Subgraph>> subgraphs_;
   std::vector<SignatureInfo> signatures_;
   std::map<std::pair<std::string, std::string>, int> resource_ids_;

@@ -128,8 +128,17 @@ const char* LogLevelName(LogLevel level) {
   return "info";
 }
 
+constexpr LogLevel kLevels[] = {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarning, LogLevel::kError,
+                                LogLevel::kOff};
+
+std::vector<std::string> LogLevelNames() {
+  std::vector<std::string> names;
+  for (LogLevel level : kLevels) names.push_back(LogLevelName(level));
+  return names;
+}
+
 bool ParseLogLevel(std::string_view name, LogLevel* level) {
-  for (LogLevel candidate : {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarning, LogLevel::kError, LogLevel::kOff}) {
+  for (LogLevel candidate : kLevels) {
     if (name == LogLevelName(candidate)) {
       *level = candidate;
       return true;
@@ -137,8 +146,6 @@ bool ParseLogLevel(std::string_view name, LogLevel* level) {
   }
   return false;
 }
-
-const char* LogLevelChoices() { return "debug, info, warning, error or off"; }
 
 void SetLogLevel(LogLevel level) {
   GetLoggers().lines->set_level(SpdlogLevel(level));

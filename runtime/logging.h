@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace touchstone {
 
@@ -27,10 +28,10 @@ enum class LogLevel { kDebug, kInfo, kWarning, kError, kOff };
 
 // "debug", "info", "warning", "error", "off": what --log_level takes.
 const char* LogLevelName(LogLevel level);
+// Every level's name, least severe first.
+std::vector<std::string> LogLevelNames();
 // The level a name above stands for; false for any other text.
 bool ParseLogLevel(std::string_view name, LogLevel* level);
-// "debug, info, warning, error or off", for help and error messages.
-const char* LogLevelChoices();
 
 // The least severe level printed; the default is kInfo, or the level the environment variable
 // TOUCHSTONE_LOG_LEVEL names. SetLogLevel also sets that variable, so that a copy of this code in a

@@ -149,15 +149,17 @@ std::string TensorLabel(int subgraph, int index, const fb::Tensor* tensor) {
   return label;
 }
 
-// Checks a list of tensor indices (-1 allowed where `allow_optional`).
+// Checks a list of tensor indices (-1 allowed where `allow_optional`). `what()` names the list in an
+// error; it is called only then, so a valid model's load builds no strings.
+template <typename What>
 Status CheckIndices(const flatbuffers::Vector<int32_t>* indices, size_t num_tensors, bool allow_optional,
-                    const std::string& what) {
+                    const What& what) {
   if (indices == nullptr) return Status::Ok();
   for (flatbuffers::uoffset_t i = 0; i < indices->size(); ++i) {
     const int32_t index = indices->Get(i);
     if ((index == -1 && allow_optional)) continue;
     if (index < 0 || static_cast<size_t>(index) >= num_tensors) {
-      return Invalid(what + " " + std::to_string(i) + " refers to tensor " + std::to_string(index) +
+      return Invalid(what() + " " + std::to_string(i) + " refers to tensor " + std::to_string(index) +
                      " but the subgraph has " + std::to_string(num_tensors) + " tensors");
     }
   }
@@ -166,13 +168,15 @@ Status CheckIndices(const flatbuffers::Vector<int32_t>* indices, size_t num_tens
 
 // One tensor: its type, its buffer index, its shape (non-negative, element count and byte size free
 // of overflow) and its quantization (zero points in the type's range, per-channel counts).
-Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t num_buffers) {
+Status VerifyTensor(const fb::Tensor* tensor, int subgraph, int index, size_t num_buffers) {
+  // Made only for an error: a label per tensor would cost a model Init tens of microseconds.
+  const auto label = [&]() { return TensorLabel(subgraph, index, tensor); };
   TfLiteType type;
   if (!ConvertTensorType(tensor->type(), &type)) {
-    return Invalid(label + " has unsupported type " + std::to_string(static_cast<int>(tensor->type())));
+    return Invalid(label() + " has unsupported type " + std::to_string(static_cast<int>(tensor->type())));
   }
   if (tensor->buffer() >= num_buffers && !(tensor->buffer() == 0 && num_buffers == 0)) {
-    return Invalid(label + " refers to buffer " + std::to_string(tensor->buffer()) + " but the model has " +
+    return Invalid(label() + " refers to buffer " + std::to_string(tensor->buffer()) + " but the model has " +
                    std::to_string(num_buffers) + " buffers");
   }
   // Shapes: non-negative, element count and byte size free of overflow.
@@ -180,15 +184,15 @@ Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t n
   const auto* shape = tensor->shape();
   if (shape != nullptr) {
     if (shape->size() > 16) {
-      return Invalid(label + " has rank " + std::to_string(shape->size()) + " (at most 16)");
+      return Invalid(label() + " has rank " + std::to_string(shape->size()) + " (at most 16)");
     }
     for (flatbuffers::uoffset_t d = 0; d < shape->size(); ++d) {
       const int32_t dim = shape->Get(d);
       if (dim < 0) {
-        return Invalid(label + " has negative dimension " + std::to_string(dim) + " at axis " + std::to_string(d));
+        return Invalid(label() + " has negative dimension " + std::to_string(dim) + " at axis " + std::to_string(d));
       }
       if (dim != 0 && elements > (uint64_t{1} << 48) / static_cast<uint64_t>(dim)) {
-        return Invalid(label + " has a shape whose element count overflows");
+        return Invalid(label() + " has a shape whose element count overflows");
       }
       elements *= static_cast<uint64_t>(dim);
     }
@@ -196,7 +200,7 @@ Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t n
   const auto* quant = tensor->quantization();
   if (quant != nullptr && quant->scale() != nullptr && quant->zero_point() != nullptr &&
       quant->zero_point()->size() != quant->scale()->size()) {
-    return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) + " zero points for " +
+    return Invalid(label() + " has " + std::to_string(quant->zero_point()->size()) + " zero points for " +
                    std::to_string(quant->scale()->size()) + " scales");
   }
   if (quant != nullptr && quant->zero_point() != nullptr) {
@@ -222,8 +226,9 @@ Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t n
     for (flatbuffers::uoffset_t z = 0; z < quant->zero_point()->size(); ++z) {
       const int64_t zero_point = quant->zero_point()->Get(z);
       if (zero_point < low || zero_point > high) {
-        return Invalid(label + " has zero point " + std::to_string(zero_point) + " outside " + TfLiteTypeGetName(type) +
-                       "'s range [" + std::to_string(low) + ", " + std::to_string(high) + "]");
+        return Invalid(label() + " has zero point " + std::to_string(zero_point) + " outside " +
+                       TfLiteTypeGetName(type) + "'s range [" + std::to_string(low) + ", " + std::to_string(high) +
+                       "]");
       }
     }
   }
@@ -231,15 +236,15 @@ Status VerifyTensor(const fb::Tensor* tensor, const std::string& label, size_t n
     const int rank = shape != nullptr ? static_cast<int>(shape->size()) : 0;
     const int qdim = quant->quantized_dimension();
     if (qdim < 0 || qdim >= rank) {
-      return Invalid(label + " has quantized_dimension " + std::to_string(qdim) + " outside [0, " +
+      return Invalid(label() + " has quantized_dimension " + std::to_string(qdim) + " outside [0, " +
                      std::to_string(rank) + ")");
     }
     if (quant->scale()->size() != static_cast<flatbuffers::uoffset_t>(shape->Get(qdim))) {
-      return Invalid(label + " has " + std::to_string(quant->scale()->size()) + " scales for " +
+      return Invalid(label() + " has " + std::to_string(quant->scale()->size()) + " scales for " +
                      std::to_string(shape->Get(qdim)) + " channels");
     }
     if (quant->zero_point() != nullptr && quant->zero_point()->size() != quant->scale()->size()) {
-      return Invalid(label + " has " + std::to_string(quant->zero_point()->size()) + " zero points for " +
+      return Invalid(label() + " has " + std::to_string(quant->zero_point()->size()) + " zero points for " +
                      std::to_string(quant->scale()->size()) + " scales");
     }
   }
@@ -252,19 +257,20 @@ Status VerifyOperators(const fb::SubGraph* subgraph, const std::string& where, s
   const size_t num_operators = subgraph->operators() != nullptr ? subgraph->operators()->size() : 0;
   for (size_t o = 0; o < num_operators; ++o) {
     const fb::Operator* op = subgraph->operators()->Get(o);
-    const std::string op_where = where + " op " + std::to_string(o);
+    const auto op_where = [&]() { return where + " op " + std::to_string(o); };
     if (op->opcode_index() >= num_opcodes) {
-      return Invalid(op_where + " has opcode index " + std::to_string(op->opcode_index()) + " but the model has " +
+      return Invalid(op_where() + " has opcode index " + std::to_string(op->opcode_index()) + " but the model has " +
                      std::to_string(num_opcodes) + " operator codes");
     }
-    TS_RETURN_IF_ERROR(CheckIndices(op->inputs(), num_tensors, true, op_where + " input"));
-    TS_RETURN_IF_ERROR(CheckIndices(op->outputs(), num_tensors, true, op_where + " output"));
-    TS_RETURN_IF_ERROR(CheckIndices(op->intermediates(), num_tensors, false, op_where + " intermediate"));
+    TS_RETURN_IF_ERROR(CheckIndices(op->inputs(), num_tensors, true, [&]() { return op_where() + " input"; }));
+    TS_RETURN_IF_ERROR(CheckIndices(op->outputs(), num_tensors, true, [&]() { return op_where() + " output"; }));
+    TS_RETURN_IF_ERROR(
+        CheckIndices(op->intermediates(), num_tensors, false, [&]() { return op_where() + " intermediate"; }));
     if (op->large_custom_options_size() > 0) {
       const uint64_t offset = op->large_custom_options_offset();
       const uint64_t bytes = op->large_custom_options_size();
       if (offset > file_bytes || bytes > file_bytes - offset) {
-        return Invalid(op_where + " has custom options outside the file");
+        return Invalid(op_where() + " has custom options outside the file");
       }
     }
   }
@@ -379,11 +385,11 @@ Status Model::Verify() {
     const size_t num_tensors = subgraph->tensors() != nullptr ? subgraph->tensors()->size() : 0;
     for (size_t t = 0; t < num_tensors; ++t) {
       const fb::Tensor* tensor = subgraph->tensors()->Get(t);
-      TS_RETURN_IF_ERROR(VerifyTensor(tensor, TensorLabel(s, static_cast<int>(t), tensor), num_buffers));
+      TS_RETURN_IF_ERROR(VerifyTensor(tensor, s, static_cast<int>(t), num_buffers));
     }
     TS_RETURN_IF_ERROR(VerifyOperators(subgraph, where, num_tensors, num_opcodes, size_));
-    TS_RETURN_IF_ERROR(CheckIndices(subgraph->inputs(), num_tensors, false, where + " input"));
-    TS_RETURN_IF_ERROR(CheckIndices(subgraph->outputs(), num_tensors, false, where + " output"));
+    TS_RETURN_IF_ERROR(CheckIndices(subgraph->inputs(), num_tensors, false, [&]() { return where + " input"; }));
+    TS_RETURN_IF_ERROR(CheckIndices(subgraph->outputs(), num_tensors, false, [&]() { return where + " output"; }));
   }
   return VerifySignatures(model_);
 }

@@ -175,23 +175,36 @@ const BuiltinEntry kBuiltinOps[] = {
 }  // namespace
 
 BuiltinOpResolver::BuiltinOpResolver(KernelSet kernel_set) {
+  int max_code = 0;
+  for (const BuiltinEntry& entry : kBuiltinOps) max_code = std::max(max_code, entry.code);
+  builtins_.resize(static_cast<size_t>(max_code) + 1);
+  versions_.assign(static_cast<size_t>(max_code) + 1, {0, 0});
   for (const BuiltinEntry& entry : kBuiltinOps) {
     const bool optimized = kernel_set == KernelSet::kOptimized && entry.optimized != nullptr;
-    TfLiteRegistration registration = optimized ? *entry.optimized() : *entry.reference();
+    TfLiteRegistration& registration = builtins_[entry.code];
+    registration = optimized ? *entry.optimized() : *entry.reference();
     registration.builtin_code = entry.code;
-    builtins_[entry.code] = registration;
     versions_[entry.code] = {entry.min_version, entry.max_version};
   }
   // Custom ops TFLite's own resolver registers.
   AddCustom("TFLite_Detection_PostProcess", reference::Register_DETECTION_POSTPROCESS());
 }
 
+const BuiltinOpResolver& BuiltinOpResolver::Shared(KernelSet kernel_set) {
+  if (kernel_set == KernelSet::kOptimized) {
+    static const BuiltinOpResolver* const optimized = new BuiltinOpResolver(KernelSet::kOptimized);
+    return *optimized;
+  }
+  static const BuiltinOpResolver* const reference = new BuiltinOpResolver(KernelSet::kReference);
+  return *reference;
+}
+
 const TfLiteRegistration* BuiltinOpResolver::FindOp(int builtin_code, int version) const {
-  auto it = builtins_.find(builtin_code);
-  if (it == builtins_.end()) return nullptr;
-  const std::pair<int, int>& range = versions_.at(builtin_code);
-  if (version < range.first || version > range.second) return nullptr;
-  return &it->second;
+  if (builtin_code < 0 || static_cast<size_t>(builtin_code) >= versions_.size()) return nullptr;
+  const std::pair<int, int>& range = versions_[builtin_code];
+  // {0, 0}: a code no op of the table has.
+  if (range.first == 0 || version < range.first || version > range.second) return nullptr;
+  return &builtins_[builtin_code];
 }
 
 const TfLiteRegistration* BuiltinOpResolver::FindOp(const char* custom_name, int /*version*/) const {

@@ -15,16 +15,13 @@ DelegateProvider GpuDelegateProvider() {
   };
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     if (!params.GetBool("use_gpu")) return TfLiteDelegatePtr(nullptr, [](TfLiteDelegate*) {});
+    // The flags' declared limits (gpu_provider_flags.cc) keep the backend to "", vulkan, cl or gl and the
+    // device index at -1 (automatic) or above.
     const std::string backend = params.GetString("gpu_backend");
     if (backend == "cl" || backend == "gl") {
       LogWarning("--gpu_backend={}: Touchstone's GPU delegate runs on Vulkan only; using vulkan.", backend);
-    } else if (!backend.empty() && backend != "vulkan") {
-      return UsageError("--gpu_backend=" + backend + ": unknown backend (vulkan; cl and gl are TFLite's)");
     }
     const int device_index = params.GetInt("gpu_device_index");
-    if (device_index < -1) {
-      return UsageError("--gpu_device_index=" + std::to_string(device_index) + ": must be -1 (automatic) or >= 0");
-    }
     GpuDelegateOptions options;
     options.precision_loss_allowed = params.GetBool("gpu_precision_loss_allowed");
     options.enable_quant = params.GetBool("gpu_experimental_enable_quant");

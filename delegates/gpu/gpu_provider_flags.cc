@@ -16,10 +16,12 @@ DelegateProvider GpuProviderDeclaration() {
       ProviderFlag::Bool("gpu_inference_for_sustained_speed", false,
                          "accepted for TFLite compatibility; Vulkan has no such hint"),
       ProviderFlag::String("gpu_backend", "",
-                           "vulkan (the only backend; TFLite's cl and gl are accepted with a warning)"),
+                           "vulkan (the only backend; TFLite's cl and gl are accepted with a warning)")
+          .OneOf({"", "vulkan", "cl", "gl"}),
       ProviderFlag::Int("gpu_device_index", -1,
                         "Vulkan device to use, in enumeration order (-1: the first discrete GPU, else "
-                        "integrated, else any such as lavapipe)"),
+                        "integrated, else any such as lavapipe)")
+          .AtLeast(-1),
   };
   provider.enabling_flag = "use_gpu";
   return provider;

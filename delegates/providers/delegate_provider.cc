@@ -45,6 +45,24 @@ ProviderFlag ProviderFlag::String(std::string name, std::string default_value, s
   return f;
 }
 
+ProviderFlag ProviderFlag::AtLeast(double bound) const {
+  ProviderFlag f = *this;
+  f.min = bound;
+  return f;
+}
+
+ProviderFlag ProviderFlag::AtMost(double bound) const {
+  ProviderFlag f = *this;
+  f.max = bound;
+  return f;
+}
+
+ProviderFlag ProviderFlag::OneOf(std::vector<std::string> values) const {
+  ProviderFlag f = *this;
+  f.choices = std::move(values);
+  return f;
+}
+
 void ProviderParams::Declare(const ProviderFlag& flag) {
   if (values_.count(flag.name) != 0) return;
   Value v;

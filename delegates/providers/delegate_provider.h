@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,11 +36,20 @@ struct ProviderFlag {
   float default_float = 0.0f;
   std::string default_string;
   std::string help;
+  // The values the flag takes, which the tools' flag table enforces and --help shows (FlagTable::Limits
+  // in tools/common/flags.h): inclusive bounds for kInt and kFloat, the choices for kString. A provider
+  // may take its params as within them.
+  std::optional<double> min, max;
+  std::vector<std::string> choices;
 
   static ProviderFlag Bool(std::string name, bool default_value, std::string help);
   static ProviderFlag Int(std::string name, int32_t default_value, std::string help);
   static ProviderFlag Float(std::string name, float default_value, std::string help);
   static ProviderFlag String(std::string name, std::string default_value, std::string help);
+  // The same flag with those limits: ProviderFlag::Int("gpu_device_index", -1, "...").AtLeast(-1).
+  ProviderFlag AtLeast(double bound) const;
+  ProviderFlag AtMost(double bound) const;
+  ProviderFlag OneOf(std::vector<std::string> values) const;
 };
 
 // The values of every provider's flags (defaults until set), and where on the command line each was

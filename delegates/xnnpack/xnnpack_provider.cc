@@ -15,15 +15,9 @@ DelegateProvider XnnpackDelegateProvider() {
   provider.reduced_precision = [](const ProviderParams& params) { return params.GetBool(kXnnpackForceFp16Flag); };
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     TfLiteDelegatePtr none(nullptr, [](TfLiteDelegate*) {});
-    // Checked whether or not the delegate is applied: a bad value is a usage error either way.
+    // auto or xnnpack: the flags' declared choices (xnnpack_provider_flags.cc).
     const std::string eight_bit = params.GetString(kXnnpack8BitFlag);
-    if (eight_bit != "auto" && eight_bit != "xnnpack") {
-      return UsageError("--" + std::string(kXnnpack8BitFlag) + "=" + eight_bit + ": must be auto or xnnpack");
-    }
     const std::string fp32 = params.GetString(kXnnpackFp32Flag);
-    if (fp32 != "auto" && fp32 != "xnnpack") {
-      return UsageError("--" + std::string(kXnnpackFp32Flag) + "=" + fp32 + ": must be auto or xnnpack");
-    }
     if (!params.GetBool(kUseXnnpackFlag)) return none;
     const bool given = params.Position(kUseXnnpackFlag) > 0;
     const bool says_kernels = params.Has(kXnnpackReferenceKernelsParam);

@@ -16,11 +16,13 @@ DelegateProvider XnnpackProviderDeclaration() {
       ProviderFlag::String(kXnnpack8BitFlag, "auto",
                            "auto: int8 and uint8 operators stay on the optimized kernels where those run on AVX-512 "
                            "VNNI (faster there than this XNNPACK, which has none); xnnpack: XNNPACK takes them on "
-                           "every CPU (int8, and uint8 when --use_xnnpack is named)"),
+                           "every CPU (int8, and uint8 when --use_xnnpack is named)")
+          .OneOf({"auto", "xnnpack"}),
       ProviderFlag::String(kXnnpackFp32Flag, "auto",
                            "auto: float32 operators the optimized kernels have a kernel for stay on them where those "
                            "run on AVX-512 (faster there than this XNNPACK); xnnpack: XNNPACK takes them on every "
-                           "CPU (so does --xnnpack_force_fp16)"),
+                           "CPU (so does --xnnpack_force_fp16)")
+          .OneOf({"auto", "xnnpack"}),
       ProviderFlag::String(kXnnpackWeightCacheFlag, "",
                            "file for XNNPACK's packed weights; this XNNPACK has no weights cache, so it is "
                            "ignored with a warning"),

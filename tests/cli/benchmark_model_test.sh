@@ -2,7 +2,7 @@
 # End to end: benchmark_model's lines (checked with the regexes scripts use on TFLite's output), its
 # JSON report against docs/schemas/benchmark_model.schema.json, the op profile (text and CSV), memory
 # lines, the regression gate's verdicts and exit codes on synthetic baselines and its refusal of another
-# configuration, every bad flag (one line on stderr, a documented exit code), the heartbeat of a long
+# configuration, every bad flag (one line on stderr, a documented exit code), the flag file, the heartbeat of a long
 # run into a log, and, with ../shared, golden models: '::' escapes, signatures, dynamic input shapes,
 # control flow, a delegate in the profile, and a bounded report and gate on a sub-microsecond model.
 set -uo pipefail
@@ -285,6 +285,12 @@ check "--allow_fp16 warns, --release_dynamic_tensors (implemented) does not" tes
 
 # --- Bad flags: one line, documented exit codes --------------------------------------------------------
 expect_exit 2 "unknown flag" --graph="$TMP/m.tflite" --num_rnus=3
+check "unknown flag: the error names the nearest flag" \
+  grep -qxF 'ERROR: unknown flag --num_rnus; did you mean --num_runs? (see --help)' "$TMP/err.txt"
+expect_exit 2 "'--graph m.tflite' (TFLite's syntax is --graph=m.tflite)" --graph "$TMP/m.tflite"
+check "'--graph m.tflite': the error says how" grep -qxF 'ERROR: --graph needs a value (--graph=...)' "$TMP/err.txt"
+expect_exit 2 "a value outside the flag's range" --graph="$TMP/m.tflite" --max_secs=0
+check "a value outside the range: the error names it" grep -qxF 'ERROR: --max_secs=0: must be greater than 0' "$TMP/err.txt"
 expect_exit 2 "bad flag value" --graph="$TMP/m.tflite" --num_runs=many
 expect_exit 2 "missing --graph"
 expect_exit 3 "missing model file" --graph="$TMP/does_not_exist.tflite"
@@ -309,6 +315,24 @@ expect_exit 2 "output into a missing folder" --graph="$TMP/m.tflite" --report_js
 expect_exit 2 "a signature the model lacks" --graph="$TMP/m.tflite" --signature_to_run_for=serving_default
 expect_exit 2 "malformed fd: graph" --graph=fd:3:0
 expect_exit 2 "negative --num_runs" --graph="$TMP/m.tflite" --num_runs=-1
+
+# --- The flag file (docs/tools.md): its flags as if given where --config stands, the command line's over them
+printf '# a CI run\ngraph = %s\nnum_runs = 7\nwarmup_runs = 0\nmin_secs = 0\nwarmup_min_secs = "0"\nreport_json = %s\n' \
+  "$TMP/m.tflite" "$TMP/config.json" >"$TMP/run.ini"
+run config --config="$TMP/run.ini" --num_runs=3
+check "--config: runs with the file's flags" test "$(rc config)" -eq 0 -a -s "$TMP/config.json"
+check "--config: the command line overrides the file" grep -qxF 'Min num runs: [3]' "$TMP/config.out"
+check "--config: the file's flags are logged as given" grep -qxF 'Min warmup runs: [0]' "$TMP/config.out"
+check "--config: the report records the file's flags, not --config" python3 -c '
+import json, sys
+flags = json.load(open(sys.argv[1]))["configuration"]["flags"]
+sys.exit(0 if flags.get("num_runs") == "3" and flags.get("warmup_runs") == "0" and "config" not in flags else 1)' \
+  "$TMP/config.json"
+printf 'graph = %s\ngrpah = x\n' "$TMP/m.tflite" >"$TMP/bad.ini"
+expect_exit 2 "--config: an unknown name in the file" --config="$TMP/bad.ini"
+check "--config: the error names the file, the line and the nearest flag" \
+  grep -qxF "ERROR: $TMP/bad.ini:2: unknown flag --grpah; did you mean --graph?" "$TMP/err.txt"
+expect_exit 2 "--config: a missing file" --config="$TMP/none.ini"
 
 # --- A long run into a log: a heartbeat line every 10 s (stdout is a file here) ----------------------
 run heartbeat --graph="$TMP/m.tflite" --num_runs=1 --min_secs=11 --warmup_runs=1 --warmup_min_secs=0

@@ -99,7 +99,7 @@ expect_exit 2 "the configuration differs from this run's: images 2 -> 1" "gate: 
   "${GT[@]}" --detections_json="$TMP/perfect.json" --image_ids=2 --baseline="$TMP/perfect_report.json"
 
 # Usage errors.
-expect_exit 2 "--metric=all: expected tflite, coco or both" "bad --metric" "${GT[@]}" --detections_json="$TMP/perfect.json" --metric=all
+expect_exit 2 "--metric=all: must be one of tflite, coco, both" "bad --metric" "${GT[@]}" --detections_json="$TMP/perfect.json" --metric=all
 expect_exit 2 "--ground_truth_json is required" "missing ground truth" --detections_json="$TMP/perfect.json"
 expect_exit 2 "give one" "JSON and proto ground truth together" "${GT[@]}" --ground_truth_proto=x.pb --detections_json="$TMP/perfect.json"
 expect_exit 2 "--metric=coco needs --ground_truth_json" "COCO metrics from TFLite's proto" --ground_truth_proto=x.pb --metric=coco

@@ -120,7 +120,7 @@ expect_exit 2 "unknown flag" "unknown flag" "${SET[@]}" --num_imagez=3
 expect_exit 2 "--model_file is required" "missing --model_file" --ground_truth_images_path="$TMP/set/images"
 expect_exit 2 "--ground_truth_images_path and --ground_truth_labels are required" "missing data flags" \
   --model_file="$TMP/m.tflite" --model_output_labels="$TMP/set/model_labels.txt"
-expect_exit 2 "--num_preprocessing_threads must be in [0, 64]" "bad thread count" "${SET[@]}" --num_preprocessing_threads=-1
+expect_exit 2 "--num_preprocessing_threads=-1: must be in [0, 64]" "bad thread count" "${SET[@]}" --num_preprocessing_threads=-1
 expect_exit 2 "--label_offset=x: expected auto or an integer" "bad --label_offset" "${SET[@]}" --label_offset=x
 
 # Bad inputs.
@@ -182,7 +182,7 @@ check "gate: --require_same_predictions: REGRESSION naming the image" test $? -e
 expect_exit 2 "the configuration differs from this run's: num_threads 1 -> 2" "gate: another thread count is refused" \
   "${SET[@]}" --baseline="$TMP/report.json" --num_interpreter_threads=2
 expect_exit 2 "need --baseline" "gate: --require_same_predictions without --baseline" "${SET[@]}" --require_same_predictions
-expect_exit 2 "--num_interpreter_threads=0: must be at least 1" "--num_interpreter_threads=0" "${SET[@]}" --num_interpreter_threads=0
+expect_exit 2 "--num_interpreter_threads=0: must be in [1, 256]" "--num_interpreter_threads=0" "${SET[@]}" --num_interpreter_threads=0
 
 # With ../shared: TFLite's numbers through the binary, metadata normalisation, the NCHW model.
 if shared_has -d data/imagenet_sample; then

@@ -18,9 +18,9 @@ for tool in benchmark_model inference_diff imagenet_eval coco_eval delegate_qual
   check "$tool --help lists --log_level=\"info\"" grep -qF -- '--log_level="info"' "$TMP/help.txt"
 done
 expect_failure 2 "an unknown level" \
-  "ERROR: --log_level=verbose: expected debug, info, warning, error or off" --log_level=verbose
+  "ERROR: --log_level=verbose: must be one of debug, info, warning, error, off" --log_level=verbose
 check "the usage error names the choices exactly" grep -qxF \
-  "ERROR: --log_level=verbose: expected debug, info, warning, error or off" "$TMP/failure.err"
+  "ERROR: --log_level=verbose: must be one of debug, info, warning, error, off" "$TMP/failure.err"
 
 # --- What each level prints ---------------------------------------------------------------------------
 "$MAKE" --output="$TMP/m.tflite" --input_size=32 >/dev/null

@@ -62,7 +62,7 @@ else
 fi
 run fp32_bad "${M[@]}" --use_xnnpack --xnnpack_fp32=always
 check "--xnnpack_fp32=always: exit 2" test "$(rc fp32_bad)" -eq 2
-check "--xnnpack_fp32=always: says what is wrong" grep -qF -- "--xnnpack_fp32=always: must be auto or xnnpack" "$TMP/fp32_bad.err"
+check "--xnnpack_fp32=always: says what is wrong" grep -qF -- "--xnnpack_fp32=always: must be one of auto, xnnpack" "$TMP/fp32_bad.err"
 
 # within <reference file> <delegated file> <float relative tolerance> <steps>: same byte count; the
 # made model's single float output compared as described above.

@@ -1,5 +1,6 @@
 // Fuzz target: command-line parsing. The input is a command line, one argument per line, parsed by a
-// FlagTable (tools/common/flags.h) holding every kind of flag, as benchmark_model's does; the string
+// FlagTable (tools/common/flags.h) holding every kind of flag, some with limits, as benchmark_model's
+// does (a --config line reads whatever file it names); the string
 // values then go through benchmark_model's input flags parser (evaluation/model_inputs.h
 // ParseInputSpec: --input_layer, --input_layer_shape, --input_layer_value_range,
 // --input_layer_value_files).
@@ -32,9 +33,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool reference = false;
   touchstone::FlagTable table;
   table.AddString("graph", &graph, "model file");
-  table.AddInt("num_runs", &num_runs, "runs");
-  table.AddInt64("max_tensor_bytes", &max_bytes, "bound");
-  table.AddFloat("min_secs", &min_secs, "seconds");
+  std::string mode = "stdout";
+  table.AddInt("num_runs", &num_runs, "runs").AtLeast(0);
+  table.AddInt64("max_tensor_bytes", &max_bytes, "bound").InRange(0, 1e12).OrExactly(-1);
+  table.AddFloat("min_secs", &min_secs, "seconds").GreaterThan(0).AtMost(3600);
+  table.AddString("op_profiling_output_mode", &mode, "mode").OneOf({"stdout", "csv", ""});
   table.AddBool("use_reference_kernels", &reference, "reference kernels");
   table.AddIgnored("use_gpu", "no GPU delegate");
   table.AddGroup("Input flags");

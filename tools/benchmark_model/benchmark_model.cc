@@ -102,19 +102,19 @@ class FlagDeclarations {
  public:
   explicit FlagDeclarations(FlagTable* table) : table_(table) {}
 
-  void String(const std::string& name, std::string* v, const std::string& help, const std::string& label,
-              bool always = false) {
-    table_->AddString(name, v, help);
+  FlagTable::Limits String(const std::string& name, std::string* v, const std::string& help, const std::string& label,
+                           bool always = false) {
     params_.push_back({name, label, [v]() { return *v; }, always});
+    return table_->AddString(name, v, help);
   }
-  void Int(const std::string& name, int32_t* v, const std::string& help, const std::string& label) {
-    table_->AddInt(name, v, help);
+  FlagTable::Limits Int(const std::string& name, int32_t* v, const std::string& help, const std::string& label) {
     params_.push_back({name, label, [v]() { return std::to_string(*v); }});
+    return table_->AddInt(name, v, help);
   }
-  void Float(const std::string& name, float* v, const std::string& help, const std::string& label) {
-    table_->AddFloat(name, v, help);
+  FlagTable::Limits Float(const std::string& name, float* v, const std::string& help, const std::string& label) {
     // As TFLite logs a float: six significant digits.
     params_.push_back({name, label, [v]() { return fmt::format("{:g}", *v); }});
+    return table_->AddFloat(name, v, help);
   }
   void Bool(const std::string& name, bool* v, const std::string& help, const std::string& label) {
     table_->AddBool(name, v, help);
@@ -353,13 +353,7 @@ void LogParams(const BenchmarkFlags& flags, const FlagTable& table, const std::v
 
 Status Validate(BenchmarkFlags* f, std::vector<std::string>* warnings) {
   if (f->graph.empty()) return UsageError("--graph is required (the .tflite model to benchmark)");
-  if (f->num_runs < 0 || f->warmup_runs < 0) return UsageError("--num_runs and --warmup_runs must not be negative");
-  if (f->max_secs <= 0) return UsageError("--max_secs must be positive");
-  const std::string& mode = f->op_profiling_output_mode;
-  if (mode != "stdout" && mode != "csv" && mode != "proto") {
-    return UsageError("--op_profiling_output_mode=" + mode + ": expected stdout, csv or proto");
-  }
-  if (f->enable_op_profiling && mode == "proto") {
+  if (f->enable_op_profiling && f->op_profiling_output_mode == "proto") {
     warnings->push_back("--op_profiling_output_mode=proto: Touchstone writes no protobuf; writing csv instead");
   }
   if (!f->enable_op_profiling && (!f->op_profiling_output_file.empty() || !f->profiling_output_csv_file.empty())) {
@@ -377,17 +371,11 @@ Status Validate(BenchmarkFlags* f, std::vector<std::string>* warnings) {
   if (f->allow_fp16) {
     warnings->push_back("--allow_fp16: Touchstone's CPU kernels have no float16 path; float32 stays float32");
   }
-  if (f->max_regression_pct < 0 || f->max_memory_regression_pct < 0) {
-    return UsageError("--max_regression_pct and --max_memory_regression_pct must not be negative");
-  }
   if (f->baseline.empty() && f->gate_memory) return UsageError("--gate_memory needs --baseline=REPORT.json");
   if (f->baseline.empty() && f->allow_config_change) {
     return UsageError("--allow_config_change needs --baseline=REPORT.json");
   }
-  TS_RETURN_IF_ERROR(CheckThreadCount("num_threads", f->num_threads, /*minus_one_allowed=*/true, warnings));
-  if (f->tensor_name_display_length < 0 || f->tensor_type_display_length < 0 || f->alloc_type_display_length < 0) {
-    return UsageError("--tensor_*_display_length and --alloc_type_display_length must not be negative");
-  }
+  WarnIfMoreThreadsThanCpus("num_threads", f->num_threads, warnings);
   const std::string profile_file =
       !f->profiling_output_csv_file.empty() ? f->profiling_output_csv_file : f->op_profiling_output_file;
   TS_RETURN_IF_ERROR(CheckOutputFolderWritable(f->output_filepath, "output_filepath"));
@@ -440,20 +428,24 @@ int Main(int argc, char** argv) {
   BenchmarkFlags flags;
   FlagTable table;
   FlagDeclarations d(&table);
-  d.Int("num_runs", &flags.num_runs, "expected number of runs, see also min_secs, max_secs", "Min num runs");
+  d.Int("num_runs", &flags.num_runs, "expected number of runs, see also min_secs, max_secs", "Min num runs").AtLeast(0);
   d.Float("min_secs", &flags.min_secs, "minimum seconds of regular runs (more runs than num_runs if needed)",
           "Min runs duration (seconds)");
   d.Float("max_secs", &flags.max_secs, "no run starts after this many seconds (fewer runs than num_runs if needed)",
-          "Max runs duration (seconds)");
+          "Max runs duration (seconds)")
+      .GreaterThan(0);
   d.Float("run_delay", &flags.run_delay, "seconds to sleep after each run (-1: none)", "Inter-run delay (seconds)");
   d.Float("run_frequency", &flags.run_frequency,
           "runs per second on a fixed schedule, catching up when behind; overrides run_delay (-1: off)",
           "Number of prorated runs per second");
-  d.Int("num_threads", &flags.num_threads, "threads for CPU inference (-1: the runtime's default, 1)", "Num threads");
+  d.Int("num_threads", &flags.num_threads, "threads for CPU inference (-1: the runtime's default, 1)", "Num threads")
+      .AtLeast(1)
+      .OrExactly(-1);
   d.String("benchmark_name", &flags.benchmark_name, "benchmark name (recorded in the report)", "Benchmark name");
   d.String("output_prefix", &flags.output_prefix, "benchmark output prefix (recorded in the report)", "Output prefix");
   d.Int("warmup_runs", &flags.warmup_runs, "minimum number of warm-up runs, see also warmup_min_secs",
-        "Min warmup runs");
+        "Min warmup runs")
+      .AtLeast(0);
   d.Float("warmup_min_secs", &flags.warmup_min_secs, "minimum seconds of warm-up runs",
           "Min warmup runs duration (seconds)");
   d.Bool("verbose", &flags.verbose, "log every parameter, not only those given", "Verbose");
@@ -479,8 +471,9 @@ int Main(int argc, char** argv) {
          "fail (exit code 4) unless a delegate takes the whole graph: no CPU fallback", "Require full delegation");
   d.Bool("enable_op_profiling", &flags.enable_op_profiling, "time every node of the regular runs",
          "Enable op profiling");
-  d.String("op_profiling_output_mode", &flags.op_profiling_output_mode, "stdout, csv (or proto, written as csv)",
-           "Op profiling output mode.");
+  d.String("op_profiling_output_mode", &flags.op_profiling_output_mode,
+           "where the op profile goes (proto: written as csv)", "Op profiling output mode.")
+      .OneOf({"stdout", "csv", "proto"});
   d.String("op_profiling_output_file", &flags.op_profiling_output_file,
            "write the op profile to this file instead of stdout", "Op profiling output file.");
   d.Int("max_profiling_buffer_entries", &flags.max_profiling_buffer_entries,
@@ -500,11 +493,14 @@ int Main(int argc, char** argv) {
            "write TFLite's BenchmarkResult fields here (as JSON, protobuf's JSON mapping)",
            "File path to save the benchmark result");
   d.Int("tensor_name_display_length", &flags.tensor_name_display_length,
-        "characters of tensor names in the interpreter state", "Tensor name display length");
+        "characters of tensor names in the interpreter state", "Tensor name display length")
+      .AtLeast(0);
   d.Int("tensor_type_display_length", &flags.tensor_type_display_length,
-        "characters of tensor types in the interpreter state", "Tensor type display length");
+        "characters of tensor types in the interpreter state", "Tensor type display length")
+      .AtLeast(0);
   d.Int("alloc_type_display_length", &flags.alloc_type_display_length,
-        "characters of allocation types in the interpreter state", "Tensor allocation type display length");
+        "characters of allocation types in the interpreter state", "Tensor allocation type display length")
+      .AtLeast(0);
   table.AddGroup("Touchstone");
   d.Bool("use_reference_kernels", &flags.use_reference_kernels, "run the single-threaded reference kernels",
          "Use reference kernels");
@@ -525,11 +521,13 @@ int Main(int argc, char** argv) {
          "line says what differed)",
          "Allow config change");
   d.Float("max_regression_pct", &flags.max_regression_pct, "latency slowdown the gate tolerates, in percent",
-          "Max regression (%)");
+          "Max regression (%)")
+      .AtLeast(0);
   d.Bool("gate_memory", &flags.gate_memory, "also gate the arena bytes and the peak (or high-water) RSS",
          "Gate memory");
   d.Float("max_memory_regression_pct", &flags.max_memory_regression_pct, "memory growth the gate tolerates, in percent",
-          "Max memory regression (%)");
+          "Max memory regression (%)")
+      .AtLeast(0);
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
   std::set<std::string> registered;

@@ -58,16 +58,14 @@ int Main(int argc, char** argv) {
                   "write the JSON report with every metric here (docs/coco.md)");
   table.AddString("detections_json", &flags.detections_json, "score this COCO results JSON instead of running a model");
   table.AddString("write_detections", &flags.write_detections, "write the model's detections as a COCO results JSON");
-  table.AddString("metric", &flags.metric, "tflite, coco or both");
+  table.AddString("metric", &flags.metric, "TFLite's AP, the 12 COCO metrics, or both")
+      .OneOf({"tflite", "coco", "both"});
   table.AddString("image_ids", &flags.image_ids, "comma-separated image ids to evaluate (default: all annotated)");
   table.AddString("output_tensors", &flags.output_tensors,
                   "boxes,classes,scores,count outputs by name or index (default: detected)");
   table.AddString("delegate", &flags.delegate, DelegateFlagHelp());
-  table.AddInt("num_images", &flags.num_images, "evaluate the first N images (0: all)");
-  table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "interpreter threads");
-  table.AddInt("num_preprocessing_threads", &flags.num_preprocessing_threads,
-               "decode/preprocess ahead on N threads (0: inline)");
-  table.AddInt("class_offset", &flags.class_offset, "class id = class output + offset");
+  AddEvalRunFlags(&table, &flags.num_images, &flags.num_interpreter_threads, &flags.num_preprocessing_threads);
+  table.AddInt("class_offset", &flags.class_offset, "class id = class output + offset").InRange(-1000000, 1000000);
   table.AddBool("debug_mode", &flags.debug_mode, "print every image's detections");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels");
   table.AddString("baseline", &flags.baseline,
@@ -75,8 +73,10 @@ int Main(int argc, char** argv) {
                   "drops by more than --max_accuracy_drop_pct, 2 when the configurations differ (docs/gates.md)");
   table.AddBool("allow_config_change", &flags.allow_config_change,
                 "let --baseline compare runs whose model, threads, kernels, delegates, images or ground truth differ");
-  table.AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
-                 "drop of mAP, in percentage points of AP, that --baseline tolerates");
+  table
+      .AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
+                "drop of mAP, in percentage points of AP, that --baseline tolerates")
+      .AtLeast(0);
   table.AddInt("shard_index", &flags.shard_index,
                "with --num_shards: evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list, and write a shard "
                "report for merge_reports (docs/cluster.md)");
@@ -85,11 +85,8 @@ int Main(int argc, char** argv) {
   delegate_flags.AddTo(&table);
   ToolSpec spec;
   spec.name = "coco_eval";
-  spec.check = [&](std::vector<std::string>*) {
-    TS_RETURN_IF_ERROR(
-        CheckEvalRunFlags(flags.num_preprocessing_threads, flags.num_interpreter_threads, flags.num_images));
-    if (flags.class_offset < -1000000 || flags.class_offset > 1000000)
-      return UsageError("--class_offset is out of range");
+  spec.check = [&](std::vector<std::string>* warnings) {
+    WarnIfMoreThreadsThanCpus("num_interpreter_threads", flags.num_interpreter_threads, warnings);
     return Status::Ok();
   };
   spec.delegates = &delegate_flags;

@@ -17,6 +17,12 @@ std::string ProviderLabel(const std::string& provider, const ProviderParams& par
   return provider + " (" + (slash == std::string::npos ? path : path.substr(slash + 1)) + ")";
 }
 
+// A provider flag's declared bounds, on its table entry.
+void Bound(const ProviderFlag& flag, FlagTable::Limits limits) {
+  if (flag.min.has_value()) limits.AtLeast(*flag.min);
+  if (flag.max.has_value()) limits.AtMost(*flag.max);
+}
+
 }  // namespace
 
 DelegateFlagGroup::DelegateFlagGroup(const std::vector<DelegateProvider>& providers)
@@ -33,22 +39,26 @@ void DelegateFlagGroup::AddTo(FlagTable* table) {
           table->AddBool(flag.name, &value->b, flag.help);
           break;
         case ProviderFlag::Type::kInt:
-          table->AddInt(flag.name, &value->i, flag.help);
+          Bound(flag, table->AddInt(flag.name, &value->i, flag.help));
           break;
         case ProviderFlag::Type::kFloat:
-          table->AddFloat(flag.name, &value->f, flag.help);
+          Bound(flag, table->AddFloat(flag.name, &value->f, flag.help));
           break;
-        case ProviderFlag::Type::kString:
-          table->AddString(flag.name, &value->s, flag.help);
+        case ProviderFlag::Type::kString: {
+          FlagTable::Limits limits = table->AddString(flag.name, &value->s, flag.help);
+          if (!flag.choices.empty()) limits.OneOf(flag.choices);
           break;
+        }
       }
     }
   }
   isolation_.AddTo(table);
   table->AddGroup("Memory limit");
-  table->AddInt("max_tensor_memory_mb", &max_tensor_memory_mb_,
-                "refuse a model whose tensors (arena plus dynamic) would need more than this many MiB, with "
-                "the number it asked for (exit code 3), instead of running out of memory");
+  table
+      ->AddInt("max_tensor_memory_mb", &max_tensor_memory_mb_,
+               "refuse a model whose tensors (arena plus dynamic) would need more than this many MiB, with "
+               "the number it asked for (exit code 3), instead of running out of memory")
+      .AtLeast(1);
   table->AddGroup("Operator versions");
   table->AddBool("allow_newer_op_versions", &allow_newer_op_versions_,
                  "run an operator version newer than TensorFlow Lite 2.14.1 registers with its highest kernel, "
@@ -125,10 +135,6 @@ std::vector<std::pair<std::string, std::string>> DelegateFlagGroup::DelegateOpti
 }
 
 int DelegateFlagGroup::RunIsolated(const FlagTable& table, const std::function<int()>& work) const {
-  if (max_tensor_memory_mb_ < 1) {
-    Status bad = UsageError("--max_tensor_memory_mb=" + std::to_string(max_tensor_memory_mb_) + ": must be at least 1");
-    return ReportFailure(bad);
-  }
   return touchstone::RunIsolated(isolation_, table, RequestedDelegates(table), work);
 }
 

@@ -44,6 +44,20 @@ TEST(DelegateFlagGroupTest, HelpListsEveryProvidersFlags) {
   }
 }
 
+// The providers' declared limits and the group's own are the table's: refused at parse, shown in --help.
+TEST(DelegateFlagGroupTest, DeclaredLimitsAreTheTables) {
+  EXPECT_EQ(Parsed({"--xnnpack_8bit=always"}).status.message(), "--xnnpack_8bit=always: must be one of auto, xnnpack");
+  EXPECT_EQ(Parsed({"--gpu_backend=metal"}).status.message(),
+            "--gpu_backend=metal: must be one of \"\", vulkan, cl, gl");
+  EXPECT_EQ(Parsed({"--gpu_device_index=-2"}).status.message(), "--gpu_device_index=-2: must be at least -1");
+  EXPECT_EQ(Parsed({"--max_tensor_memory_mb=0"}).status.exit_code(), 2);
+  EXPECT_TRUE(Parsed({"--gpu_backend=cl", "--gpu_device_index=-1", "--xnnpack_fp32=xnnpack"}).status.ok());
+  const std::string usage = Parsed({}).table.Usage("tool");
+  for (const char* text : {"(one of auto, xnnpack)", "(one of \"\", vulkan, cl, gl)", "(at least -1)"}) {
+    EXPECT_NE(usage.find(text), std::string::npos) << text << "\n" << usage;
+  }
+}
+
 TEST(DelegateFlagGroupTest, DelegatesInCommandLineOrder) {
   {
     Parsed p({"--external_delegate_path=" + PluginPath(), "--num_threads=2", "--use_sample_delegate"});

@@ -12,7 +12,6 @@
 
 #include "delegates/providers/registry.h"
 #include "tools/common/tool_report.h"
-#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 
@@ -46,16 +45,14 @@ std::string DelegateFlagHelp() {
          "), as its provider's own flag; \"\": none";
 }
 
-Status CheckEvalRunFlags(int num_preprocessing_threads, int num_interpreter_threads, int num_images) {
-  if (num_preprocessing_threads < 0 || num_preprocessing_threads > 64) {
-    return UsageError("--num_preprocessing_threads must be in [0, 64]");
-  }
-  std::vector<std::string> warnings;
-  TS_RETURN_IF_ERROR(CheckThreadCount("num_interpreter_threads", num_interpreter_threads, false, &warnings));
-  if (num_interpreter_threads > 256) return UsageError("--num_interpreter_threads must be in [1, 256]");
-  PrintWarnings(warnings);
-  if (num_images < 0) return UsageError("--num_images must not be negative");
-  return Status::Ok();
+void AddEvalRunFlags(FlagTable* table, int32_t* num_images, int32_t* num_interpreter_threads,
+                     int32_t* num_preprocessing_threads) {
+  table->AddInt("num_images", num_images, "evaluate the first N images (0: all)").AtLeast(0);
+  table->AddInt("num_interpreter_threads", num_interpreter_threads, "interpreter threads").InRange(1, 256);
+  table
+      ->AddInt("num_preprocessing_threads", num_preprocessing_threads,
+               "decode/preprocess ahead on N threads (0: inline)")
+      .InRange(0, 64);
 }
 
 Status CheckOutputFileWritable(const std::string& path, const std::string& flag) {

@@ -3,6 +3,7 @@
 #ifndef TOUCHSTONE_TOOLS_COMMON_EVAL_TOOL_SUPPORT_H_
 #define TOUCHSTONE_TOOLS_COMMON_EVAL_TOOL_SUPPORT_H_
 
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -27,10 +28,11 @@ std::string DelegateFlagHelp();
 // evaluation should not run only to lose its report. Creates and removes a temporary file beside it.
 Status CheckOutputFileWritable(const std::string& path, const std::string& flag);
 
-// The evaluation tools' thread and image-count flags: --num_preprocessing_threads in [0, 64],
-// --num_interpreter_threads in [1, 256] (its warnings printed here, ahead of the tool's later checks, as
-// they always were), --num_images not negative.
-Status CheckEvalRunFlags(int num_preprocessing_threads, int num_interpreter_threads, int num_images);
+// Declares the evaluation tools' image-count and thread flags with the values they take: --num_images
+// (0: all), --num_interpreter_threads in [1, 256], --num_preprocessing_threads in [0, 64]. More
+// interpreter threads than CPUs is a warning (WarnIfMoreThreadsThanCpus, from the tool's check).
+void AddEvalRunFlags(FlagTable* table, int32_t* num_images, int32_t* num_interpreter_threads,
+                     int32_t* num_preprocessing_threads);
 
 // The hooks the evaluation pipelines take (evaluation/eval_hooks.h), for a tool with this command line:
 // delegates from the flags and `request`, the envelope completed with the command line, MakeProgress.

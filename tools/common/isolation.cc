@@ -64,26 +64,22 @@ std::string LastNote(const std::string& buffer) {
 
 void IsolationFlags::AddTo(FlagTable* table) {
   table->AddGroup("Delegate isolation (docs/isolation.md)");
-  table->AddString("delegate_isolation", &delegate_isolation,
-                   "none: run in this process; process: run in a child process, so a delegate that crashes or "
-                   "hangs is reported as FAIL (exit code 4) instead of killing the tool");
-  table->AddInt("delegate_timeout_secs", &delegate_timeout_secs,
-                "with --delegate_isolation=process: kill the run after this many seconds and report FAIL "
-                "(exit code 4)");
+  table
+      ->AddString("delegate_isolation", &delegate_isolation,
+                  "none: run in this process; process: run in a child process, so a delegate that crashes or "
+                  "hangs is reported as FAIL (exit code 4) instead of killing the tool")
+      .OneOf({"none", "process"});
+  table
+      ->AddInt("delegate_timeout_secs", &delegate_timeout_secs,
+               "with --delegate_isolation=process: kill the run after this many seconds (a week at most) and "
+               "report FAIL (exit code 4)")
+      .InRange(1, 604800);
 }
 
-Status IsolationFlags::Validate(const FlagTable& table, std::vector<std::string>* warnings) const {
-  if (delegate_isolation != "none" && delegate_isolation != "process") {
-    return UsageError("--delegate_isolation=" + delegate_isolation + ": must be none or process");
-  }
-  if (delegate_timeout_secs < 1 || delegate_timeout_secs > 604800) {
-    return UsageError("--delegate_timeout_secs=" + std::to_string(delegate_timeout_secs) +
-                      ": must be in [1, 604800] (a week)");
-  }
+void IsolationFlags::Warn(const FlagTable& table, std::vector<std::string>* warnings) const {
   if (!process() && table.Position("delegate_timeout_secs") > 0 && warnings != nullptr) {
     warnings->push_back("--delegate_timeout_secs has no effect without --delegate_isolation=process");
   }
-  return Status::Ok();
 }
 
 StatusOr<ChildOutcome> RunInChild(int timeout_secs, const std::function<int()>& work) {
@@ -215,8 +211,7 @@ std::string DescribeChildFailure(const ChildOutcome& outcome, const std::string&
 int RunIsolated(const IsolationFlags& flags, const FlagTable& table, const std::string& requested_delegates,
                 const std::function<int()>& work) {
   std::vector<std::string> warnings;
-  Status valid = flags.Validate(table, &warnings);
-  if (!valid.ok()) return ReportFailure(valid);
+  flags.Warn(table, &warnings);
   for (const std::string& w : warnings) LogWarning("{}", w);
   if (!flags.process()) return work();
   std::cout.flush();

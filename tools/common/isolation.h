@@ -24,11 +24,11 @@ struct IsolationFlags {
   std::string delegate_isolation = "none";  // none | process
   int32_t delegate_timeout_secs = 300;
 
-  // Registers both flags (with a --help heading) in `table`, which must not outlive this.
+  // Registers both flags (with a --help heading and the values they take) in `table`, which must not
+  // outlive this.
   void AddTo(FlagTable* table);
-  // After parsing: a bad value is a usage error naming the flag. A timeout given without process
-  // isolation has no effect: a warning says so.
-  Status Validate(const FlagTable& table, std::vector<std::string>* warnings) const;
+  // After parsing: a timeout given without process isolation has no effect; a warning says so.
+  void Warn(const FlagTable& table, std::vector<std::string>* warnings) const;
   bool process() const { return delegate_isolation == "process"; }
 };
 
@@ -51,10 +51,10 @@ StatusOr<ChildOutcome> RunInChild(int timeout_secs, const std::function<int()>& 
 // delegates: the child's note, else `requested` (from the command line), else "none".
 std::string DescribeChildFailure(const ChildOutcome& outcome, const std::string& requested);
 
-// What a tool's main calls around its run: validates the flags (usage error: ERROR line, exit 2), then
-// runs `work` in-process (none) or through RunInChild (process), printing DescribeChildFailure's line
-// and returning the execution exit code (4) when the child was killed. Returns the exit code for main.
-// Flushes stdout and stderr before forking, so nothing buffered is printed twice.
+// What a tool's main calls around its run: prints Warn's warning, then runs `work` in-process (none) or through
+// RunInChild (process), printing DescribeChildFailure's line and returning the execution exit code (4) when the child
+// was killed. Returns the exit code for main. Flushes stdout and stderr before forking, so nothing buffered is printed
+// twice.
 int RunIsolated(const IsolationFlags& flags, const FlagTable& table, const std::string& requested_delegates,
                 const std::function<int()>& work);
 

@@ -19,21 +19,16 @@ void CompleteEnvelope(const FlagTable& table, const DelegateFlagGroup& delegates
   for (ReportedDelegate& d : envelope->config.delegates) d.options = delegates.DelegateOptions(d.provider);
 }
 
-Status CheckThreadCount(const std::string& flag, int value, bool minus_one_allowed,
-                        std::vector<std::string>* warnings) {
-  if (value == 0 || value < -1 || (value == -1 && !minus_one_allowed)) {
-    return UsageError("--" + flag + "=" + std::to_string(value) + ": must be at least 1" +
-                      (minus_one_allowed ? " (or -1 for the default)" : ""));
-  }
+void WarnIfMoreThreadsThanCpus(const std::string& flag, int value, std::vector<std::string>* warnings) {
   cpu_set_t set;
   CPU_ZERO(&set);
   const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
   if (cpus > 0 && value > cpus && warnings != nullptr) {
-    warnings->push_back("--" + flag + "=" + std::to_string(value) + " is more threads than the " +
-                        std::to_string(cpus) +
-                        " CPUs this process may use: threads will share CPUs and latencies will suffer");
+    warnings->push_back(fmt::format(
+        "--{}={} is more threads than the {} CPUs this process may use: threads will share CPUs and latencies will "
+        "suffer",
+        flag, value, cpus));
   }
-  return Status::Ok();
 }
 
 StatusOr<std::string> ReadBaselineText(const std::string& path) {

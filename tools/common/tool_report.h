@@ -1,5 +1,5 @@
 // What every tool does around its report and its gate: completing the report's envelope with what only
-// the tool knows, checking thread counts, reading a baseline, and a heartbeat for long runs whose output
+// the tool knows, warning of more threads than CPUs, reading a baseline, and a heartbeat for long runs whose output
 // goes to a log.
 #ifndef TOUCHSTONE_TOOLS_COMMON_TOOL_REPORT_H_
 #define TOUCHSTONE_TOOLS_COMMON_TOOL_REPORT_H_
@@ -20,10 +20,9 @@ namespace touchstone {
 // options (DelegateFlagGroup::DelegateOptions).
 void CompleteEnvelope(const FlagTable& table, const DelegateFlagGroup& delegates, ReportEnvelope* envelope);
 
-// A thread-count flag's value: at least 1, or -1 where `minus_one_allowed` (the runtime's default). 0 and
-// anything below -1 are usage errors naming the flag; more threads than this process may use adds a
-// warning to *warnings.
-Status CheckThreadCount(const std::string& flag, int value, bool minus_one_allowed, std::vector<std::string>* warnings);
+// A thread-count flag's value (its table declares the counts it takes, e.g. AtLeast(1)): more threads
+// than this process may use adds a warning naming the flag to *warnings.
+void WarnIfMoreThreadsThanCpus(const std::string& flag, int value, std::vector<std::string>* warnings);
 
 // The text of a --baseline report (at most 256 MiB). Errors name the flag and the file (kInvalidInput).
 StatusOr<std::string> ReadBaselineText(const std::string& path);

@@ -10,22 +10,12 @@
 namespace touchstone {
 namespace {
 
-TEST(CheckThreadCountTest, RefusesZeroAndBelowMinusOne) {
+TEST(WarnIfMoreThreadsThanCpusTest, WarnsOnlyAboveTheCpus) {
   std::vector<std::string> warnings;
-  EXPECT_TRUE(CheckThreadCount("num_threads", 1, true, &warnings).ok());
-  EXPECT_TRUE(CheckThreadCount("num_threads", -1, true, &warnings).ok());
-  const Status zero = CheckThreadCount("num_threads", 0, true, &warnings);
-  EXPECT_EQ(zero.code(), StatusCode::kUsage);
-  EXPECT_EQ(zero.message(), "--num_threads=0: must be at least 1 (or -1 for the default)");
-  EXPECT_EQ(CheckThreadCount("num_threads", -2, true, &warnings).code(), StatusCode::kUsage);
-  EXPECT_EQ(CheckThreadCount("num_interpreter_threads", -1, false, &warnings).message(),
-            "--num_interpreter_threads=-1: must be at least 1");
+  WarnIfMoreThreadsThanCpus("num_threads", 1, &warnings);
+  WarnIfMoreThreadsThanCpus("num_threads", -1, &warnings);  // the runtime's default
   EXPECT_TRUE(warnings.empty());
-}
-
-TEST(CheckThreadCountTest, MoreThreadsThanCpusWarnsOnce) {
-  std::vector<std::string> warnings;
-  ASSERT_TRUE(CheckThreadCount("num_threads", 4096, true, &warnings).ok());
+  WarnIfMoreThreadsThanCpus("num_threads", 4096, &warnings);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].rfind("--num_threads=4096 is more threads than the ", 0), 0u) << warnings[0];
 }

@@ -17,10 +17,11 @@ int RunTool(int argc, char** argv, FlagTable* table, const ToolSpec& spec) {
   static std::string* const log_level = new std::string;
   *log_level = LogLevelName(LogLevel::kInfo);
   table->AddGroup("Logging (docs/logging.md)");
-  table->AddString("log_level", log_level,
-                   std::string("the least severe log lines printed on stderr: ") + LogLevelChoices() +
-                       " (warning hides the INFO lines, error the WARNING lines too; a failure's ERROR line is "
-                       "always printed)");
+  table
+      ->AddString("log_level", log_level,
+                  "the least severe log lines printed on stderr (warning hides the INFO lines, error the WARNING "
+                  "lines too; a failure's ERROR line is always printed)")
+      .OneOf(LogLevelNames());
   // Operands are taken out before parsing, so the parser sees flags only.
   std::vector<const char*> flag_args = {argv[0]};
   for (int i = 1; i < argc; ++i) {
@@ -45,9 +46,7 @@ int RunTool(int argc, char** argv, FlagTable* table, const ToolSpec& spec) {
   }
   if (!parsed.ok()) return ReportFailure(parsed);
   LogLevel level = LogLevel::kInfo;
-  if (!ParseLogLevel(*log_level, &level)) {
-    return ReportFailure(UsageError("--log_level=" + *log_level + ": expected " + LogLevelChoices()));
-  }
+  ParseLogLevel(*log_level, &level);  // (one of the names: the table checked it)
   SetLogLevel(level);
   if (spec.check) {
     Status checked = spec.check(&warnings);

@@ -35,7 +35,7 @@ struct ToolSpec {
 };
 
 // Runs the tool `spec` describes with the flags declared in `table` (plus --log_level, added here: call
-// it once per table); returns main's exit code.
+// it once per table, which must not declare --log_level itself); returns main's exit code.
 int RunTool(int argc, char** argv, FlagTable* table, const ToolSpec& spec);
 
 // Logs each warning as one "WARNING: <warning>" line on stderr (hidden by --log_level=error or off).

@@ -75,14 +75,8 @@ StatusOr<std::vector<std::string>> ModelPaths(const std::string& path) {
 }
 
 StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFlagGroup& group) {
-  if (flags.timeout_secs < 1) return UsageError("--timeout_secs must be at least 1");
-  if (flags.num_runs < 1) return UsageError("--num_runs must be at least 1");
-  if (flags.startup_runs < 3 || flags.inference_runs < 3) {
-    return UsageError("--startup_runs and --inference_runs must be at least 3 (the bootstrap needs samples)");
-  }
-  if (flags.max_regression_pct < 0) return UsageError("--max_regression_pct must not be negative");
   std::vector<std::string> warnings;
-  TS_RETURN_IF_ERROR(CheckThreadCount("num_threads", flags.num_threads, false, &warnings));
+  WarnIfMoreThreadsThanCpus("num_threads", flags.num_threads, &warnings);
   PrintWarnings(warnings);
   QualifyConfig config;
   config.conformance = config.models = config.latency = false;
@@ -163,13 +157,18 @@ int Main(int argc, char** argv) {
                   "a folder of .tflite models (or one model) to qualify on; default: the suite's built-in models");
   table.AddString("only", &flags.only, "run only this case or model id (as the report names it), in this process");
   table.AddString("sections", &flags.sections, "what to run: any of conformance,models,latency");
-  table.AddInt("timeout_secs", &flags.timeout_secs, "a case, model or latency run that takes longer is a HANG");
-  table.AddInt("num_runs", &flags.num_runs, "inference_diff runs per case and model (3 invocations each)");
-  table.AddInt("num_threads", &flags.num_threads, "CPU threads of the latency runs, with and without the delegate");
-  table.AddInt("startup_runs", &flags.startup_runs, "latency: interpreter starts measured per side");
-  table.AddInt("inference_runs", &flags.inference_runs, "latency: invocations measured per side");
-  table.AddFloat("max_regression_pct", &flags.max_regression_pct,
-                 "latency: largest slowdown against the CPU that passes (with a warning), in percent");
+  table.AddInt("timeout_secs", &flags.timeout_secs, "a case, model or latency run that takes longer is a HANG")
+      .AtLeast(1);
+  table.AddInt("num_runs", &flags.num_runs, "inference_diff runs per case and model (3 invocations each)").AtLeast(1);
+  table.AddInt("num_threads", &flags.num_threads, "CPU threads of the latency runs, with and without the delegate")
+      .AtLeast(1);
+  // The bootstrap of the latency verdict needs 3 samples a side at least.
+  table.AddInt("startup_runs", &flags.startup_runs, "latency: interpreter starts measured per side").AtLeast(3);
+  table.AddInt("inference_runs", &flags.inference_runs, "latency: invocations measured per side").AtLeast(3);
+  table
+      .AddFloat("max_regression_pct", &flags.max_regression_pct,
+                "latency: largest slowdown against the CPU that passes (with a warning), in percent")
+      .AtLeast(0);
   table.AddBool("localize", &flags.localize, "for a failing model, find the first node whose delegation diverges");
   table.AddBool("gate_latency", &flags.gate_latency, "a latency FAIL also makes the exit code 1");
   DelegateFlagGroup delegate_flags;

@@ -423,18 +423,14 @@ int Main(int argc, char** argv) {
   int32_t buffer_mb = 8;
   int32_t handoff_kb = 512;
   FlagTable table;
-  table.AddInt("duration_ms", &duration_ms, "length of each measurement (per CPU alone, then at once)");
-  table.AddInt("buffer_mb", &buffer_mb, "memory measurement: MiB each thread streams over");
-  table.AddInt("handoff_kb", &handoff_kb,
-               "handoff measurement: KiB the first two CPUs take turns on (activation-sized)");
+  table.AddInt("duration_ms", &duration_ms, "length of each measurement (per CPU alone, then at once)")
+      .InRange(1, 10000);
+  table.AddInt("buffer_mb", &buffer_mb, "memory measurement: MiB each thread streams over").InRange(1, 1024);
+  table
+      .AddInt("handoff_kb", &handoff_kb, "handoff measurement: KiB the first two CPUs take turns on (activation-sized)")
+      .InRange(4, 1024 * 1024);
   ToolSpec spec;
   spec.name = "host_probe";
-  spec.check = [&](std::vector<std::string>*) {
-    if (duration_ms < 1 || duration_ms > 10000) return UsageError("--duration_ms must be in [1, 10000]");
-    if (buffer_mb < 1 || buffer_mb > 1024) return UsageError("--buffer_mb must be in [1, 1024]");
-    if (handoff_kb < 4 || handoff_kb > 1024 * 1024) return UsageError("--handoff_kb must be in [4, 1048576]");
-    return Status::Ok();
-  };
   spec.run = [&]() -> StatusOr<int> { return Probe(duration_ms, buffer_mb, handoff_kb); };
   return RunTool(argc, argv, &table, spec);
 }

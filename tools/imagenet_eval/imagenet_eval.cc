@@ -50,8 +50,7 @@ int Main(int argc, char** argv) {
   table.AddString("denylist_file_path", &flags.denylist_file_path, "1-based image numbers to leave out");
   table.AddString("class_folders_path", &flags.class_folders_path,
                   "instead of images+labels: one folder per class, named by its label");
-  table.AddInt("num_images", &flags.num_images, "evaluate the first N images (0: all)");
-  table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "interpreter threads");
+  AddEvalRunFlags(&table, &flags.num_images, &flags.num_interpreter_threads, &flags.num_preprocessing_threads);
   table.AddString("delegate", &flags.delegate, DelegateFlagHelp());
   table.AddString("input_mean", &flags.input_mean, "normalisation mean, one value or three (default: TFLite's)");
   table.AddString("input_std", &flags.input_std, "normalisation std, one value or three (default: TFLite's)");
@@ -59,8 +58,6 @@ int Main(int argc, char** argv) {
                 "normalise with the mean/std of the model's TFLite metadata");
   table.AddString("label_offset", &flags.label_offset,
                   "output i is label i-offset; auto: detect 1001 vs 1000 classes from the sizes");
-  table.AddInt("num_preprocessing_threads", &flags.num_preprocessing_threads,
-               "decode/preprocess ahead on N threads (0: inline)");
   table.AddBool("skip_unreadable_images", &flags.skip_unreadable_images,
                 "skip corrupt images with a warning instead of stopping");
   table.AddBool("reference", &flags.reference, "also run the reference kernels and report both");
@@ -71,8 +68,10 @@ int Main(int argc, char** argv) {
                   "more than --max_accuracy_drop_pct, 2 when the configurations differ (docs/gates.md)");
   table.AddBool("allow_config_change", &flags.allow_config_change,
                 "let --baseline compare runs whose model, threads, kernels, delegates, images or labels differ");
-  table.AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
-                 "drop of top-1 or top-5 accuracy, in percentage points, that --baseline tolerates");
+  table
+      .AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
+                "drop of top-1 or top-5 accuracy, in percentage points, that --baseline tolerates")
+      .AtLeast(0);
   table.AddBool("require_same_predictions", &flags.require_same_predictions,
                 "--baseline also fails when any image's top-1 label changed");
   table.AddInt("shard_index", &flags.shard_index,
@@ -83,9 +82,8 @@ int Main(int argc, char** argv) {
   delegate_flags.AddTo(&table);
   ToolSpec spec;
   spec.name = "imagenet_eval";
-  spec.check = [&](std::vector<std::string>*) {
-    TS_RETURN_IF_ERROR(
-        CheckEvalRunFlags(flags.num_preprocessing_threads, flags.num_interpreter_threads, flags.num_images));
+  spec.check = [&](std::vector<std::string>* warnings) {
+    WarnIfMoreThreadsThanCpus("num_interpreter_threads", flags.num_interpreter_threads, warnings);
     return Status::Ok();
   };
   spec.delegates = &delegate_flags;

@@ -84,9 +84,8 @@ StatusOr<std::map<std::string, InferenceDiffConfig::FixedInput>> ReadInputFiles(
 // The exit code (InferenceDiffExitCode) or an error.
 StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const DelegateFlagGroup& group) {
   if (flags.model_file.empty()) return UsageError("--model_file is required (the .tflite model to compare)");
-  if (flags.num_runs < 1) return UsageError("--num_runs=" + std::to_string(flags.num_runs) + ": must be at least 1");
   std::vector<std::string> warnings;
-  TS_RETURN_IF_ERROR(CheckThreadCount("num_interpreter_threads", flags.num_interpreter_threads, false, &warnings));
+  WarnIfMoreThreadsThanCpus("num_interpreter_threads", flags.num_interpreter_threads, &warnings);
   PrintWarnings(warnings);
   const bool explicit_thresholds = flags.max_avg_error >= 0 || flags.max_abs_error >= 0 || flags.min_cosine > -1.0f;
   if (flags.qualify && explicit_thresholds) {
@@ -100,7 +99,6 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   if (flags.baseline.empty() && flags.allow_config_change) {
     return UsageError("--allow_config_change needs --baseline=REPORT.json");
   }
-  if (flags.max_error_increase_pct < 0) return UsageError("--max_error_increase_pct must not be negative");
   TS_ASSIGN_OR_RETURN(ShardSpec shard, ShardSpecFromFlags(flags.shard_index, flags.num_shards));
   if (shard.enabled() && !flags.baseline.empty()) {
     return UsageError(
@@ -112,10 +110,6 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
     TS_ASSIGN_OR_RETURN(std::string text, ReadBaselineText(flags.baseline));
     TS_ASSIGN_OR_RETURN(baseline, ParseInferenceDiffJson(text, flags.baseline));
   }
-  if (flags.seed < 0 || flags.seed > 4294967295LL) {
-    return UsageError("--seed=" + std::to_string(flags.seed) + ": must be in [0, 4294967295]");
-  }
-  if (flags.min_cosine > 1.0f) return UsageError("--min_cosine must be at most 1 (-1: no check)");
   TS_ASSIGN_OR_RETURN(auto inputs, ReadInputFiles(flags.input_layer_value_files));
   TS_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::FromFile(flags.model_file));
   // Declared before the interpreters (inside RunInferenceDiff), so they outlive them.
@@ -173,15 +167,17 @@ int Main(int argc, char** argv) {
   table.AddString("model_file", &flags.model_file, "the .tflite model to compare");
   table.AddString("output_file_path", &flags.output_file_path,
                   "write the JSON report here (docs/inference_diff.md), whole or not at all");
-  table.AddInt("num_runs", &flags.num_runs, "runs of test and reference inference each (3 invocations per run)");
-  table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "threads of the test interpreter");
+  table.AddInt("num_runs", &flags.num_runs, "runs of test and reference inference each (3 invocations per run)")
+      .AtLeast(1);
+  table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "threads of the test interpreter").AtLeast(1);
   std::string names;
   for (const std::string& name : DelegateNames(RegisteredDelegateProviders()))
     names += (names.empty() ? "" : "|") + name;
   table.AddString("delegate", &flags.delegate,
                   "delegate for the test interpreter, by name (" + (names.empty() ? std::string("none built") : names) +
                       "); same as its provider's --use_* flag");
-  table.AddInt64("seed", &flags.seed, "seed of the random inputs (1: TFLite's default sequence)");
+  table.AddInt64("seed", &flags.seed, "seed of the random inputs (1: TFLite's default sequence)")
+      .InRange(0, 4294967295.0);
   table.AddString("input_layer_value_files", &flags.input_layer_value_files,
                   "name:path,... raw input bytes instead of random inputs ('::' for ':' in a name)");
   table.AddBool("layerwise", &flags.layerwise,
@@ -191,8 +187,10 @@ int Main(int argc, char** argv) {
                  "FAIL (exit 1) when a tensor's avg_error exceeds this, raw units (negative: no check)");
   table.AddFloat("max_abs_error", &flags.max_abs_error,
                  "FAIL (exit 1) when a tensor's max_abs_error exceeds this, raw units (negative: no check)");
-  table.AddFloat("min_cosine", &flags.min_cosine,
-                 "FAIL (exit 1) when a tensor's cosine similarity is below this (-1: no check)");
+  table
+      .AddFloat("min_cosine", &flags.min_cosine,
+                "FAIL (exit 1) when a tensor's cosine similarity is below this (-1: no check)")
+      .AtMost(1);
   table.AddBool("qualify", &flags.qualify,
                 "FAIL (exit 1) unless every output is within the documented default of its type: float within "
                 "1e-5 of the reference's largest magnitude (1e-2 for a delegate computing in float16), quantized "
@@ -205,8 +203,10 @@ int Main(int argc, char** argv) {
                   "differ (docs/gates.md)");
   table.AddBool("allow_config_change", &flags.allow_config_change,
                 "let --baseline compare runs whose model, threads, kernels, delegates, inputs, runs or seed differ");
-  table.AddFloat("max_error_increase_pct", &flags.max_error_increase_pct,
-                 "growth of an output's errors over the baseline's that --baseline tolerates, in percent");
+  table
+      .AddFloat("max_error_increase_pct", &flags.max_error_increase_pct,
+                "growth of an output's errors over the baseline's that --baseline tolerates, in percent")
+      .AtLeast(0);
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels,
                 "the test interpreter runs the reference kernels too (else the optimized ones)");
   table.AddBool("require_full_delegation", &flags.require_full_delegation,

@@ -23,17 +23,14 @@ int Main(int argc, char** argv) {
   int32_t seed = static_cast<int32_t>(options.seed);
   FlagTable table;
   table.AddString("output", &output, "where to write the .tflite file");
-  table.AddInt("input_size", &input_size, "input height and width (3 channels)");
-  table.AddFloat("width_multiplier", &width, "MobileNet's depth multiplier");
-  table.AddInt("num_classes", &num_classes, "classifier outputs");
+  table.AddInt("input_size", &input_size, "input height and width (3 channels)").InRange(32, 1024);
+  table.AddFloat("width_multiplier", &width, "MobileNet's depth multiplier").GreaterThan(0).AtMost(4);
+  table.AddInt("num_classes", &num_classes, "classifier outputs").AtLeast(1);
   table.AddInt("seed", &seed, "seed of the weights");
   ToolSpec spec;
   spec.name = "make_model";
   spec.run = [&]() -> StatusOr<int> {
     if (output.empty()) return UsageError("--output is required");
-    if (input_size < 32 || input_size > 1024 || num_classes < 1 || width <= 0.0f || width > 4.0f) {
-      return UsageError("--input_size must be in [32, 1024], --num_classes >= 1, --width_multiplier in (0, 4]");
-    }
     options.input_size = input_size;
     options.num_classes = num_classes;
     options.width_multiplier = width;

@@ -39,8 +39,8 @@ int Main(int argc, char** argv) {
   table.AddString("images_root", &options.images_root,
                   "where the report's images are on this machine (imagenet_eval: <root>/<file>, coco_eval: "
                   "<root>/<file_name>); default: the paths the report names");
-  table.AddInt("thumbnail_px", &options.thumbnail_px, "longest side of imagenet_eval's thumbnails");
-  table.AddInt("example_px", &options.example_px, "longest side of coco_eval's drawn images");
+  table.AddInt("thumbnail_px", &options.thumbnail_px, "longest side of imagenet_eval's thumbnails").InRange(16, 4096);
+  table.AddInt("example_px", &options.example_px, "longest side of coco_eval's drawn images").InRange(16, 4096);
   std::vector<std::string> paths;  // the report, among the flags
   ToolSpec spec;
   spec.name = "report_view";
@@ -52,10 +52,6 @@ int Main(int argc, char** argv) {
                         "; --compare=BASELINE.json adds a baseline)");
     }
     if (output.empty()) return UsageError("--output=PAGE.html is required");
-    if (options.thumbnail_px < 16 || options.thumbnail_px > 4096 || options.example_px < 16 ||
-        options.example_px > 4096) {
-      return UsageError("--thumbnail_px and --example_px must be in [16, 4096]");
-    }
     TS_ASSIGN_OR_RETURN(nlohmann::json report, ReadReport(paths[0]));
     options.report_name = paths[0];
     std::string page;
