@@ -1,9 +1,9 @@
 #include "evaluation/benchmark_report.h"
 
 #include <cmath>
-#include <cstdio>
-#include <sstream>
+#include <iterator>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace touchstone {
@@ -12,11 +12,7 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-std::string Mb(int64_t bytes) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.2f MB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return buffer;
-}
+std::string Mb(int64_t bytes) { return fmt::format("{:.2f} MB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
 // Doubles that JSON can carry (NaN and infinities become null).
 ordered_json Num(double v) {
@@ -86,30 +82,26 @@ ordered_json GateJson(const BenchmarkReport::Gate& gate) {
 
 }  // namespace
 
+// TFLite's line streams the averages as doubles: six significant digits ({:g}).
 std::string FormatInferenceTimings(const BenchmarkReport& report) {
-  std::ostringstream out;
-  out << "Inference timings in us: Init: " << report.init_us << ", First inference: " << report.warmup.first_us()
-      << ", Warmup (avg): " << report.warmup.mean_us() << ", Inference (avg): " << report.regular.mean_us();
-  return out.str();
+  return fmt::format(
+      "Inference timings in us: Init: {}, First inference: {}, Warmup (avg): {:g}, Inference (avg): {:g}",
+      report.init_us, report.warmup.first_us(), report.warmup.mean_us(), report.regular.mean_us());
 }
 
 std::string FormatInitParts(const BenchmarkReport& report) {
   const BenchmarkReport::InitParts& p = report.init_parts;
-  std::ostringstream out;
-  out << "Init parts in us: load " << p.load_us << ", build " << p.build_us << ", prepare " << p.prepare_us
-      << ", allocate " << p.allocate_us;
-  return out.str();
+  return fmt::format("Init parts in us: load {}, build {}, prepare {}, allocate {}", p.load_us, p.build_us,
+                     p.prepare_us, p.allocate_us);
 }
 
 std::string FormatPercentiles(const BenchmarkReport& report) {
   const LatencySummary s = report.regular.Summary();
-  char line[512];
-  std::snprintf(line, sizeof(line),
-                "Inference latency in us (%lld runs): min=%.3f avg=%.3f std=%.3f p5=%.3f p50=%.3f p90=%.3f p95=%.3f "
-                "p99=%.3f max=%.3f",
-                static_cast<long long>(s.count), s.min_fine_us, s.mean_fine_us, s.stddev_fine_us, s.p5_fine_us,
-                s.p50_fine_us, s.p90_fine_us, s.p95_fine_us, s.p99_fine_us, s.max_fine_us);
-  std::string text = line;
+  std::string text = fmt::format(
+      "Inference latency in us ({} runs): min={:.3f} avg={:.3f} std={:.3f} p5={:.3f} p50={:.3f} p90={:.3f} "
+      "p95={:.3f} p99={:.3f} max={:.3f}",
+      s.count, s.min_fine_us, s.mean_fine_us, s.stddev_fine_us, s.p5_fine_us, s.p50_fine_us, s.p90_fine_us,
+      s.p95_fine_us, s.p99_fine_us, s.max_fine_us);
   if (!s.percentiles_exact) text += " (percentiles from a histogram of every run, within 0.4%)";
   return text;
 }
@@ -117,15 +109,11 @@ std::string FormatPercentiles(const BenchmarkReport& report) {
 std::string FormatSamples(const BenchmarkReport& report) {
   std::string line = "Inference latency samples in us";
   if (!report.regular.all_kept()) {
-    line += " (a uniform sample of " + std::to_string(report.regular.kept().size()) + " of " +
-            std::to_string(report.regular.count()) + " runs; --report_all_latency_samples keeps every one)";
+    line += fmt::format(" (a uniform sample of {} of {} runs; --report_all_latency_samples keeps every one)",
+                        report.regular.kept().size(), report.regular.count());
   }
   line += ":";
-  char value[32];
-  for (int64_t ns : report.regular.samples_ns()) {
-    std::snprintf(value, sizeof(value), " %.3f", static_cast<double>(ns) / 1000.0);
-    line += value;
-  }
+  for (int64_t ns : report.regular.samples_ns()) fmt::format_to(std::back_inserter(line), " {:.3f}", ns / 1000.0);
   return line;
 }
 
@@ -139,14 +127,12 @@ std::vector<std::string> FormatTfliteMemoryLines(const BenchmarkReport& report) 
   // TFLite's figures on Linux: the growth of the resident high-water mark (ru_maxrss, in KB) / 1024.
   const double init_mb = static_cast<double>((m.max_rss_after_init_bytes - m.max_rss_start_bytes) / 1024) / 1024.0;
   const double overall_mb = static_cast<double>((m.max_rss_end_bytes - m.max_rss_start_bytes) / 1024) / 1024.0;
-  std::ostringstream delta;
-  delta << "Memory footprint delta from the start of the tool (MB): init=" << init_mb << " overall=" << overall_mb;
-  lines.push_back(delta.str());
+  lines.push_back(fmt::format("Memory footprint delta from the start of the tool (MB): init={:g} overall={:g}", init_mb,
+                              overall_mb));
   if (m.peak_sampled && m.peak_rss_bytes > 0) {
-    std::ostringstream peak;
-    peak << "Overall peak memory footprint (MB) via periodic monitoring: "
-         << static_cast<float>(static_cast<double>(m.peak_rss_bytes) / (1024.0 * 1024.0));
-    lines.push_back(peak.str());
+    // TFLite's figure is a float.
+    lines.push_back(fmt::format("Overall peak memory footprint (MB) via periodic monitoring: {:g}",
+                                static_cast<float>(static_cast<double>(m.peak_rss_bytes) / (1024.0 * 1024.0))));
   }
   return lines;
 }
@@ -154,23 +140,24 @@ std::vector<std::string> FormatTfliteMemoryLines(const BenchmarkReport& report) 
 std::vector<std::string> FormatMemoryLines(const BenchmarkReport& report) {
   const BenchmarkReport::Memory& m = report.memory;
   std::vector<std::string> lines;
-  lines.push_back("Memory, model file: " + Mb(m.model_file_bytes) + " (" + std::to_string(m.model_file_bytes) +
-                  " bytes, mapped read-only); of which weights (constant buffers): " + Mb(m.weights_bytes) + " (" +
-                  std::to_string(m.weights_bytes) + " bytes)");
-  lines.push_back("Memory, tensor arena (planned at AllocateTensors, all subgraphs): " + Mb(m.arena_bytes) + " (" +
-                  std::to_string(m.arena_bytes) + " bytes)");
-  lines.push_back("Memory, tensors allocated outside the arena (dynamic tensors, variables) at the end: " +
-                  Mb(m.dynamic_tensor_bytes) + " (" + std::to_string(m.dynamic_tensor_bytes) + " bytes)");
+  lines.push_back(fmt::format(
+      "Memory, model file: {} ({} bytes, mapped read-only); of which weights (constant buffers): {} ({} bytes)",
+      Mb(m.model_file_bytes), m.model_file_bytes, Mb(m.weights_bytes), m.weights_bytes));
+  lines.push_back(fmt::format("Memory, tensor arena (planned at AllocateTensors, all subgraphs): {} ({} bytes)",
+                              Mb(m.arena_bytes), m.arena_bytes));
+  lines.push_back(
+      fmt::format("Memory, tensors allocated outside the arena (dynamic tensors, variables) at the end: {} ({} bytes)",
+                  Mb(m.dynamic_tensor_bytes), m.dynamic_tensor_bytes));
   if (m.os_figures) {
-    lines.push_back("Memory, process RSS now (resident, /proc/self/statm): start " + Mb(m.rss_start_bytes) +
-                    ", after init " + Mb(m.rss_after_init_bytes) + ", end " + Mb(m.rss_end_bytes));
-    lines.push_back("Memory, process RSS high-water mark (getrusage ru_maxrss, never decreases): start " +
-                    Mb(m.max_rss_start_bytes) + ", after init " + Mb(m.max_rss_after_init_bytes) + ", end " +
-                    Mb(m.max_rss_end_bytes));
+    lines.push_back(fmt::format("Memory, process RSS now (resident, /proc/self/statm): start {}, after init {}, end {}",
+                                Mb(m.rss_start_bytes), Mb(m.rss_after_init_bytes), Mb(m.rss_end_bytes)));
+    lines.push_back(fmt::format(
+        "Memory, process RSS high-water mark (getrusage ru_maxrss, never decreases): start {}, after init {}, end {}",
+        Mb(m.max_rss_start_bytes), Mb(m.max_rss_after_init_bytes), Mb(m.max_rss_end_bytes)));
   }
   if (m.peak_sampled) {
-    lines.push_back("Memory, peak process RSS sampled every " + std::to_string(m.sample_interval_ms) +
-                    " ms on its own thread: " + Mb(m.peak_rss_bytes) + " (" + std::to_string(m.samples) + " samples)");
+    lines.push_back(fmt::format("Memory, peak process RSS sampled every {} ms on its own thread: {} ({} samples)",
+                                m.sample_interval_ms, Mb(m.peak_rss_bytes), m.samples));
   }
   return lines;
 }

@@ -294,6 +294,52 @@ TEST(RunBenchmarkTest, JsonReportRoundTripsForTheGate) {
   EXPECT_DOUBLE_EQ(result["latency_metrics"]["avg_ms"].get<double>(), report.regular.mean_us() / 1000.0);
 }
 
+// TFLite's lines with figures that are not round: the averages and the footprint as iostream prints a
+// double (or float) by default, six significant digits; the percentiles with three decimals.
+TEST(RunBenchmarkTest, TfliteLinesKeepTheirDigits) {
+  BenchmarkReport report;
+  report.init_us = 20004;
+  report.init_parts = {1, 20, 300, 19683};
+  for (int64_t v : {1001, 1002, 1004}) report.warmup.Add(v);
+  for (int64_t v : {1234567, 1234568}) report.regular.Add(v);
+  EXPECT_EQ(FormatInferenceTimings(report),
+            "Inference timings in us: Init: 20004, First inference: 1001, Warmup (avg): 1002.33, Inference (avg): "
+            "1.23457e+06");
+  EXPECT_EQ(FormatInitParts(report), "Init parts in us: load 1, build 20, prepare 300, allocate 19683");
+  EXPECT_EQ(FormatPercentiles(report),
+            "Inference latency in us (2 runs): min=1234567.000 avg=1234567.500 std=0.500 p5=1234567.000 "
+            "p50=1234568.000 p90=1234568.000 p95=1234568.000 p99=1234568.000 max=1234568.000");
+  BenchmarkReport fine;
+  for (int64_t ns : {1000001, 2499999, 3000500}) fine.regular.Add(LatencySample{ns / 1000, ns});
+  EXPECT_EQ(FormatSamples(fine), "Inference latency samples in us: 1000.001 2499.999 3000.500");
+  BenchmarkReport::Memory& m = report.memory;
+  m.os_figures = true;
+  m.max_rss_start_bytes = 10 << 20;
+  m.max_rss_after_init_bytes = (10 << 20) + 1234567;
+  m.max_rss_end_bytes = (10 << 20) + 7654321;
+  m.peak_sampled = true;
+  m.peak_rss_bytes = 123456789;
+  m.sample_interval_ms = 50;
+  m.samples = 7;
+  m.model_file_bytes = 1000000;
+  m.weights_bytes = 999424;
+  m.arena_bytes = 12345;
+  m.rss_start_bytes = m.rss_after_init_bytes = m.rss_end_bytes = 3 << 20;
+  const std::vector<std::string> tflite = FormatTfliteMemoryLines(report);
+  ASSERT_EQ(tflite.size(), 3u);
+  EXPECT_EQ(tflite[1], "Memory footprint delta from the start of the tool (MB): init=1.17676 overall=7.29883");
+  EXPECT_EQ(tflite[2], "Overall peak memory footprint (MB) via periodic monitoring: 117.738");
+  const std::vector<std::string> ours = FormatMemoryLines(report);
+  ASSERT_EQ(ours.size(), 6u);
+  EXPECT_EQ(ours[0],
+            "Memory, model file: 0.95 MB (1000000 bytes, mapped read-only); of which weights (constant buffers): "
+            "0.95 MB (999424 bytes)");
+  EXPECT_EQ(ours[1], "Memory, tensor arena (planned at AllocateTensors, all subgraphs): 0.01 MB (12345 bytes)");
+  EXPECT_EQ(ours[3],
+            "Memory, process RSS now (resident, /proc/self/statm): start 3.00 MB, after init 3.00 MB, end 3.00 MB");
+  EXPECT_EQ(ours[5], "Memory, peak process RSS sampled every 50 ms on its own thread: 117.74 MB (7 samples)");
+}
+
 TEST(RunBenchmarkTest, TextLinesAreViewsOfTheReport) {
   BenchmarkReport report;
   report.init_us = 1234;

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -14,6 +13,7 @@
 #include <tuple>
 #include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "absl/container/flat_hash_map.h"
@@ -41,11 +41,8 @@ bool FileExists(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-std::string Printed(double v) {
-  std::ostringstream out;
-  out << static_cast<float>(v);  // six significant digits of a float, as TFLite prints it
-  return out.str();
-}
+// One line on stdout, flushed (a progress line on stderr may follow it).
+void PrintLine(const std::string& line) { std::cout << line << std::endl; }
 
 // The sha256 of a file's bytes ("" when it cannot be read).
 std::string FileSha256(const std::string& path) {
@@ -129,29 +126,33 @@ StatusOr<CocoGroundTruth> ProtoGroundTruth(const CocoEvalOptions& o) {
   return truth;
 }
 
-// Prints TFLite's lines and COCO's from the report.
+// Prints TFLite's lines and COCO's from the report. TFLite's figures as it streams them: six
+// significant digits ({:g}) of a double (latencies) or a float (thresholds and precisions).
 void PrintReport(const json& report) {
   if (report.contains("num_evaluation_runs")) {
-    std::cout << "Num evaluation runs: " << report["num_evaluation_runs"].get<int>() << std::endl;
+    PrintLine(fmt::format("Num evaluation runs: {}", report["num_evaluation_runs"].get<int>()));
     // TFLite's whole-microsecond figures.
     const json& latency = report["latency"];
-    std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["tflite"]["avg"].get<double>()
-              << "(us), std_dev=" << latency["preprocessing"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
-    std::cout << "Inference latency: avg=" << latency["inference"]["tflite"]["avg"].get<double>()
-              << "(us), std_dev=" << latency["inference"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
+    PrintLine(fmt::format("Preprocessing latency: avg={:g}(us), std_dev={}(us)",
+                          latency["preprocessing"]["tflite"]["avg"].get<double>(),
+                          latency["preprocessing"]["tflite"]["std"].get<int64_t>()));
+    PrintLine(fmt::format("Inference latency: avg={:g}(us), std_dev={}(us)",
+                          latency["inference"]["tflite"]["avg"].get<double>(),
+                          latency["inference"]["tflite"]["std"].get<int64_t>()));
   }
   if (!report["tflite"].is_null()) {
     for (const json& entry : report["tflite"]["average_precision"]) {
-      std::cout << "Average Precision [IOU Threshold=" << Printed(entry["iou_threshold"].get<double>())
-                << "]: " << Printed(entry["average_precision"].get<float>()) << std::endl;
+      PrintLine(fmt::format("Average Precision [IOU Threshold={:g}]: {:g}",
+                            static_cast<float>(entry["iou_threshold"].get<double>()),
+                            entry["average_precision"].get<float>()));
     }
-    std::cout << "Overall mAP: " << Printed(report["tflite"]["overall_map"].get<float>()) << std::endl;
+    PrintLine(fmt::format("Overall mAP: {:g}", report["tflite"]["overall_map"].get<float>()));
   }
   if (!report["coco"].is_null()) {
+    // pycocotools' summary lines.
     for (int i = 0; i < 12; ++i) {
-      std::printf(" %s = %0.3f\n", CocoMetrics::Label(i), report["coco"][kCocoMetricNames[i]].get<double>());
+      PrintLine(fmt::format(" {} = {:.3f}", CocoMetrics::Label(i), report["coco"][kCocoMetricNames[i]].get<double>()));
     }
-    std::fflush(stdout);
   }
 }
 
@@ -184,8 +185,8 @@ void NarrowToShard(const ShardSpec& shard, CocoGroundTruth* truth, CocoRun* run)
   truth->images = std::vector<CocoImage>(truth->images.begin() + part.first, truth->images.begin() + part.end);
   truth->boxes =
       std::vector<std::vector<TfliteBox>>(truth->boxes.begin() + part.first, truth->boxes.begin() + part.end);
-  std::cout << "Shard " << part.index << " of " << part.count << ": images " << part.first << " to " << part.end
-            << " of " << part.total << " (merge the shard reports with merge_reports)" << std::endl;
+  PrintLine(fmt::format("Shard {} of {}: images {} to {} of {} (merge the shard reports with merge_reports)",
+                        part.index, part.count, part.first, part.end, part.total));
 }
 
 // No model runs: the detections are those of the results file on the images evaluated.
@@ -331,14 +332,15 @@ json ModelDetails(const CocoEvalOptions& o, const Detector& detector) {
 
 // TFLite's --debug_mode lines for one image.
 void PrintDebugDetections(const std::string& file_name, const std::vector<TfliteBox>& boxes) {
-  std::cout << "Image: " << file_name << std::endl;
+  PrintLine("Image: " + file_name);
   for (size_t k = 0; k < boxes.size(); ++k) {
     const TfliteBox& b = boxes[k];
-    std::cout << "Object [" << k << "]\n  Score: " << b.score << "\n  Class-ID: " << b.class_id
-              << "\n  Bounding Box:\n    Normalized Top: " << b.ymin << "\n    Normalized Bottom: " << b.ymax
-              << "\n    Normalized Left: " << b.xmin << "\n    Normalized Right: " << b.xmax << std::endl;
+    PrintLine(fmt::format(
+        "Object [{}]\n  Score: {:g}\n  Class-ID: {}\n  Bounding Box:\n    Normalized Top: {:g}\n    Normalized Bottom: "
+        "{:g}\n    Normalized Left: {:g}\n    Normalized Right: {:g}",
+        k, b.score, b.class_id, b.ymin, b.ymax, b.xmin, b.xmax));
   }
-  std::cout << "======================================================" << std::endl;
+  PrintLine("======================================================");
 }
 
 // Keeps each image's detections (printed with --debug_mode), refusing, as TFLite's AP stage, a class id

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "runtime/logging.h"
+
 namespace touchstone {
 
 void PrintDelegateOutcomes(const std::vector<DelegateOutcome>& outcomes, bool run_goes_on) {
@@ -9,7 +11,7 @@ void PrintDelegateOutcomes(const std::vector<DelegateOutcome>& outcomes, bool ru
     if (outcome.applied) {
       std::cout << DescribeOutcome(outcome) << std::endl;
     } else if (run_goes_on) {
-      std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;
+      LogWarning("{}", DescribeOutcome(outcome));
     }
   }
 }

@@ -1,7 +1,6 @@
 #include "evaluation/imagenet_eval_pipeline.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -9,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
@@ -23,6 +23,7 @@
 #include "evaluation/shards.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/logging.h"
 #include "runtime/model.h"
 
 namespace touchstone {
@@ -30,38 +31,38 @@ namespace {
 
 using nlohmann::json;
 
-std::string Printed(float value) {
-  std::ostringstream out;
-  out << value;  // six significant digits, as TFLite prints it
-  return out.str();
-}
+// One line on stdout, flushed (a progress line on stderr may follow it).
+void PrintLine(const std::string& line) { std::cout << line << std::endl; }
 
-// The lines TFLite prints (and ours after them), all read from the report.
+// The lines TFLite prints (and ours after them), all read from the report. Figures as TFLite streams
+// them: six significant digits ({:g}) of a double, or of a float for the accuracies.
 void PrintReport(const json& report) {
-  std::cout << "Num evaluation runs: " << report["num_evaluation_runs"].get<int>() << std::endl;
+  PrintLine(fmt::format("Num evaluation runs: {}", report["num_evaluation_runs"].get<int>()));
   // TFLite's whole-microsecond figures.
   const json& latency = report["latency"];
-  std::cout << "Preprocessing latency: avg=" << latency["preprocessing"]["tflite"]["avg"].get<double>()
-            << "(us), std_dev=" << latency["preprocessing"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
-  std::cout << "Inference latency: avg=" << latency["inference"]["tflite"]["avg"].get<double>()
-            << "(us), std_dev=" << latency["inference"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
+  PrintLine(fmt::format("Preprocessing latency: avg={:g}(us), std_dev={}(us)",
+                        latency["preprocessing"]["tflite"]["avg"].get<double>(),
+                        latency["preprocessing"]["tflite"]["std"].get<int64_t>()));
+  PrintLine(fmt::format("Inference latency: avg={:g}(us), std_dev={}(us)",
+                        latency["inference"]["tflite"]["avg"].get<double>(),
+                        latency["inference"]["tflite"]["std"].get<int64_t>()));
   const json& accuracy = report["topk_accuracy"];
   for (size_t k = 0; k < accuracy.size(); ++k) {
-    std::cout << "Top-" << k + 1 << " Accuracy: " << Printed(accuracy[k].get<float>()) << std::endl;
+    PrintLine(fmt::format("Top-{} Accuracy: {:g}", k + 1, accuracy[k].get<float>()));
   }
   if (!report["reference"].is_null()) {
     const json& ref = report["reference"];
     for (size_t k = 0; k < ref["topk_accuracy"].size(); ++k) {
-      std::cout << "Reference Top-" << k + 1 << " Accuracy: " << Printed(ref["topk_accuracy"][k].get<float>())
-                << " (delta " << Printed(ref["topk_accuracy_delta"][k].get<float>()) << ")" << std::endl;
+      PrintLine(fmt::format("Reference Top-{} Accuracy: {:g} (delta {:g})", k + 1, ref["topk_accuracy"][k].get<float>(),
+                            ref["topk_accuracy_delta"][k].get<float>()));
     }
-    std::cout << "Reference inference latency: avg=" << ref["inference_latency"]["tflite"]["avg"].get<double>()
-              << "(us), std_dev=" << ref["inference_latency"]["tflite"]["std"].get<int64_t>() << "(us)" << std::endl;
-    std::cout << "Images whose top-1 changed against the reference: " << ref["top1_changed"].get<int>() << std::endl;
+    PrintLine(fmt::format("Reference inference latency: avg={:g}(us), std_dev={}(us)",
+                          ref["inference_latency"]["tflite"]["avg"].get<double>(),
+                          ref["inference_latency"]["tflite"]["std"].get<int64_t>()));
+    PrintLine(fmt::format("Images whose top-1 changed against the reference: {}", ref["top1_changed"].get<int>()));
   }
-  std::printf("Wall time: %.3f s (%.2f images/s)\n", report["wall_seconds"].get<double>(),
-              report["images_per_second"].get<double>());
-  std::fflush(stdout);
+  PrintLine(fmt::format("Wall time: {:.3f} s ({:.2f} images/s)", report["wall_seconds"].get<double>(),
+                        report["images_per_second"].get<double>()));
 }
 
 // The images and their labels: the numbered folder with its label file (less the denylist), or one
@@ -149,7 +150,7 @@ StatusOr<int> ResolveLabelOffset(const ImageNetEvalOptions& o, int64_t outputs, 
   }
   std::string warning;
   TS_ASSIGN_OR_RETURN(int offset, ChooseLabelOffset(outputs, num_labels, requested, o.model_output_labels, &warning));
-  if (!warning.empty()) std::cerr << "WARNING: " << warning << " (--label_offset sets it)" << std::endl;
+  if (!warning.empty()) LogWarning("{} (--label_offset sets it)", warning);
   return offset;
 }
 
@@ -200,13 +201,13 @@ Status EvaluateImages(const std::vector<LabelledImage>& images, const ShardInfo&
   TS_RETURN_IF_ERROR(RunClassification(part_images, config, interpreters.test.get(), interpreters.reference.get(),
                                        result, hooks.make_progress ? hooks.make_progress() : nullptr));
   for (EvaluatedImage& e : result->evaluated) e.image += static_cast<int>(part.first);
-  for (const std::string& skipped : result->skipped) std::cerr << "WARNING: skipped " << skipped << std::endl;
+  for (const std::string& skipped : result->skipped) LogWarning("skipped {}", skipped);
   if (result->topk.images() == 0 && !part.present()) {
     return InvalidInputError("every image was skipped; nothing evaluated");
   }
   if (part.present()) {
-    std::cout << "Shard " << part.index << " of " << part.count << ": images " << part.first << " to " << part.end
-              << " of " << part.total << " (merge the shard reports with merge_reports)" << std::endl;
+    PrintLine(fmt::format("Shard {} of {}: images {} to {} of {} (merge the shard reports with merge_reports)",
+                          part.index, part.count, part.first, part.end, part.total));
   }
   return Status::Ok();
 }

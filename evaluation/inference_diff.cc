@@ -6,11 +6,12 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <set>
-#include <sstream>
 #include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "evaluation/machine_info.h"
@@ -46,11 +47,8 @@ T Clamped(float value) {
   return static_cast<T>(value);
 }
 
-std::string Num(double v) {
-  std::ostringstream out;
-  out << v;  // the stream's default format, six significant digits, as TFLite prints its figures
-  return out.str();
-}
+// Six significant digits ({:g}, iostream's default), as TFLite prints its figures.
+std::string Num(double v) { return fmt::format("{:g}", v); }
 
 std::string TensorLabel(int tensor, const std::string& name) {
   return "tensor " + std::to_string(tensor) + " '" + name + "'";
@@ -231,37 +229,34 @@ std::vector<DivergenceInput> DescribeInputs(const std::vector<LayerDiffEntry>& l
 
 std::string DivergenceLine(const InferenceDiffResult& r) {
   const LayerDiffEntry& l = r.layers[r.first_divergence];
-  std::string text = "op " + std::to_string(l.node) + " (" + l.op;
-  if (l.delegated) text += ", in " + l.delegate_name + " kernel node " + std::to_string(l.delegate_node);
+  std::string text = fmt::format("op {} ({}", l.node, l.op);
+  if (l.delegated) text += fmt::format(", in {} kernel node {}", l.delegate_name, l.delegate_node);
   text += ") output " + TensorLabel(l.tensor, l.name) + ": ";
   if (r.divergence_is_breach) return text + l.breach;
   return text + "avg_error=" + Num(l.diff.avg_error) + ", max_abs_error=" + Num(l.diff.max_abs_error);
 }
 
 std::string DetailLine(const std::string& label, const TensorDiffEntry& e) {
-  std::ostringstream out;
-  out << label << " '" << e.name << "' " << e.type << " " << ShapeString(e.shape) << ": ";
-  if (!e.mismatch.empty()) {
-    out << "not compared: " << e.mismatch;
-    return out.str();
-  }
+  std::string out = fmt::format("{} '{}' {} {}: ", label, e.name, e.type, ShapeString(e.shape));
+  if (!e.mismatch.empty()) return out + "not compared: " + e.mismatch;
   const TensorDiffSummary& d = e.diff;
-  out << "max_abs_error=" << Num(d.max_abs_error);
+  auto to_out = std::back_inserter(out);
+  fmt::format_to(to_out, "max_abs_error={}", Num(d.max_abs_error));
   if (d.max_abs_error_index >= 0) {
-    out << " at element " << d.max_abs_error_index << " of run " << d.max_abs_error_run << " (reference "
-        << Num(d.reference_at_max) << ", test " << Num(d.test_at_max) << ")";
+    fmt::format_to(to_out, " at element {} of run {} (reference {}, test {})", d.max_abs_error_index,
+                   d.max_abs_error_run, Num(d.reference_at_max), Num(d.test_at_max));
   }
-  out << ", mean_relative_error=" << Num(d.mean_relative_error) << ", cosine_similarity=" << Num(d.cosine_similarity)
-      << ", elements_differing=" << d.elements_differing << " of " << d.elements * d.runs;
-  if (d.nonfinite_mismatches > 0) out << ", nonfinite_mismatches=" << d.nonfinite_mismatches;
-  if (d.compared_bytewise) out << ", compared by bytes";
+  fmt::format_to(to_out, ", mean_relative_error={}, cosine_similarity={}, elements_differing={} of {}",
+                 Num(d.mean_relative_error), Num(d.cosine_similarity), d.elements_differing, d.elements * d.runs);
+  if (d.nonfinite_mismatches > 0) fmt::format_to(to_out, ", nonfinite_mismatches={}", d.nonfinite_mismatches);
+  if (d.compared_bytewise) out += ", compared by bytes";
   if (d.quantized) {
-    out << ", dequantized: avg_error=" << Num(d.avg_error_dequantized)
-        << " max_abs_error=" << Num(d.max_abs_error_dequantized) << " (scale " << Num(d.scale) << ", zero_point "
-        << d.zero_point << "), steps: 0=" << d.step_histogram[0] << " 1=" << d.step_histogram[1]
-        << " 2=" << d.step_histogram[2] << " >2=" << d.step_histogram[3];
+    fmt::format_to(
+        to_out, ", dequantized: avg_error={} max_abs_error={} (scale {}, zero_point {}), steps: 0={} 1={} 2={} >2={}",
+        Num(d.avg_error_dequantized), Num(d.max_abs_error_dequantized), Num(d.scale), d.zero_point, d.step_histogram[0],
+        d.step_histogram[1], d.step_histogram[2], d.step_histogram[3]);
   }
-  return out.str();
+  return out;
 }
 
 // A figure JSON can hold (null for NaN and infinities).
@@ -830,107 +825,109 @@ StatusOr<InferenceDiffResult> RunInferenceDiff(const std::shared_ptr<const Model
 }
 
 std::string FormatInferenceDiff(const InferenceDiffResult& r) {
-  std::ostringstream out;
+  std::string out;
+  auto to_out = std::back_inserter(out);
   if (r.envelope.shard.present()) {
     const ShardInfo& s = r.envelope.shard;
-    out << "Shard " << s.index << " of " << s.count << ": runs " << s.first << " to " << s.end << " of " << s.total
-        << " (merge the shard reports with merge_reports)";
-    if (r.replayed_runs > 0)
-      out << "; the model keeps state between invokes: the " << r.replayed_runs
-          << " runs before were replayed unmeasured";
-    out << "\n";
+    fmt::format_to(to_out, "Shard {} of {}: runs {} to {} of {} (merge the shard reports with merge_reports)", s.index,
+                   s.count, s.first, s.end, s.total);
+    if (r.replayed_runs > 0) {
+      fmt::format_to(to_out, "; the model keeps state between invokes: the {} runs before were replayed unmeasured",
+                     r.replayed_runs);
+    }
+    out += "\n";
   } else if (r.envelope.merged.present()) {
-    out << "Merged from " << r.envelope.merged.shards << " shards\n";
+    fmt::format_to(to_out, "Merged from {} shards\n", r.envelope.merged.shards);
   }
-  out << "Reference: reference kernels, 1 thread, no delegate. Test: " << r.test_kernels << " kernels, "
-      << r.test_num_threads << (r.test_num_threads == 1 ? " thread" : " threads");
+  fmt::format_to(to_out, "Reference: reference kernels, 1 thread, no delegate. Test: {} kernels, {} {}", r.test_kernels,
+                 r.test_num_threads, r.test_num_threads == 1 ? "thread" : "threads");
   int applied = 0;
   for (const DelegateOutcome& d : r.delegates) applied += d.applied ? 1 : 0;
-  if (applied == 0) out << ", no delegate";
+  if (applied == 0) out += ", no delegate";
   for (const DelegateOutcome& d : r.delegates) {
-    if (d.applied) out << ", " << d.provider << " delegate (" << d.delegate_kernels << " kernels)";
+    if (d.applied) fmt::format_to(to_out, ", {} delegate ({} kernels)", d.provider, d.delegate_kernels);
   }
-  out << ". Inputs: ";
+  out += ". Inputs: ";
   bool any_random = false;
   for (size_t i = 0; i < r.inputs.size(); ++i) {
-    out << (i ? ", " : "") << "'" << r.inputs[i].name << "' " << r.inputs[i].source;
+    fmt::format_to(to_out, "{}'{}' {}", i ? ", " : "", r.inputs[i].name, r.inputs[i].source);
     any_random = any_random || r.inputs[i].source == "random";
   }
-  if (r.inputs.empty()) out << "none";
-  if (any_random) out << " (seed " << r.seed << ")";
-  out << ".\n";
+  if (r.inputs.empty()) out += "none";
+  if (any_random) fmt::format_to(to_out, " (seed {})", r.seed);
+  out += ".\n";
   for (const DelegateOutcome& d : r.delegates) {
-    if (d.applied) out << DescribeOutcome(d) << "\n";
+    if (d.applied) out += DescribeOutcome(d) + "\n";
   }
-  // TFLite's lines.
-  out << "Num evaluation runs: " << r.num_runs << "\n";
-  out << "Reference run latency: avg=" << r.reference_latency.mean_us()
-      << "(us), std_dev=" << static_cast<int64_t>(r.reference_latency.stddev_us()) << "(us)\n";
-  out << "Test run latency: avg=" << r.test_latency.mean_us()
-      << "(us), std_dev=" << static_cast<int64_t>(r.test_latency.stddev_us()) << "(us)\n";
+  // TFLite's lines: the latencies as it streams a double ({:g}), its standard deviations truncated.
+  fmt::format_to(to_out, "Num evaluation runs: {}\n", r.num_runs);
+  fmt::format_to(to_out, "Reference run latency: avg={:g}(us), std_dev={}(us)\n", r.reference_latency.mean_us(),
+                 static_cast<int64_t>(r.reference_latency.stddev_us()));
+  fmt::format_to(to_out, "Test run latency: avg={:g}(us), std_dev={}(us)\n", r.test_latency.mean_us(),
+                 static_cast<int64_t>(r.test_latency.stddev_us()));
   for (const OutputDiffEntry& e : r.outputs) {
     if (!e.mismatch.empty()) {
-      out << "OutputDiff[" << e.index << "]: not compared: " << e.mismatch << "\n";
+      fmt::format_to(to_out, "OutputDiff[{}]: not compared: {}\n", e.index, e.mismatch);
     } else {
-      out << "OutputDiff[" << e.index << "]: avg_error=" << Num(e.diff.avg_error) << ", std_dev=" << Num(e.diff.std_dev)
-          << "\n";
+      fmt::format_to(to_out, "OutputDiff[{}]: avg_error={}, std_dev={}\n", e.index, Num(e.diff.avg_error),
+                     Num(e.diff.std_dev));
     }
   }
   // Beyond TFLite.
-  for (const OutputDiffEntry& e : r.outputs)
-    out << DetailLine("OutputDiff[" + std::to_string(e.index) + "]", e) << "\n";
+  for (const OutputDiffEntry& e : r.outputs) out += DetailLine(fmt::format("OutputDiff[{}]", e.index), e) + "\n";
   if (r.layerwise) {
     for (size_t l = 0; l < r.layers.size(); ++l) {
       const LayerDiffEntry& e = r.layers[l];
-      out << "Layer[" << l << "]: op " << e.node << " " << e.op;
-      if (e.delegated) out << " (" << e.delegate_name << " kernel node " << e.delegate_node << ")";
-      out << " -> " << TensorLabel(e.tensor, e.name) << " " << e.type << " " << ShapeString(e.shape) << ": ";
+      fmt::format_to(to_out, "Layer[{}]: op {} {}", l, e.node, e.op);
+      if (e.delegated) fmt::format_to(to_out, " ({} kernel node {})", e.delegate_name, e.delegate_node);
+      fmt::format_to(to_out, " -> {} {} {}: ", TensorLabel(e.tensor, e.name), e.type, ShapeString(e.shape));
       if (!e.mismatch.empty()) {
-        out << "not compared: " << e.mismatch;
+        out += "not compared: " + e.mismatch;
       } else if (e.diff.runs == 0) {
-        out << "not compared: no host data after Invoke";
+        out += "not compared: no host data after Invoke";
       } else {
-        out << "avg_error=" << Num(e.diff.avg_error) << ", max_abs_error=" << Num(e.diff.max_abs_error)
-            << ", cosine_similarity=" << Num(e.diff.cosine_similarity);
+        fmt::format_to(to_out, "avg_error={}, max_abs_error={}, cosine_similarity={}", Num(e.diff.avg_error),
+                       Num(e.diff.max_abs_error), Num(e.diff.cosine_similarity));
       }
-      out << "\n";
+      out += "\n";
     }
-    out << "Layerwise: " << r.layers.size() << " tensors compared in execution order";
+    fmt::format_to(to_out, "Layerwise: {} tensors compared in execution order", r.layers.size());
     if (r.tensors_inside_partitions > 0) {
-      out << "; " << r.tensors_inside_partitions << " more stay inside delegated partitions (not materialised)";
+      fmt::format_to(to_out, "; {} more stay inside delegated partitions (not materialised)",
+                     r.tensors_inside_partitions);
     }
-    out << "\n";
+    out += "\n";
     if (r.first_divergence < 0) {
-      out << (r.checked ? "No tensor exceeds a threshold.\n" : "No tensor differs.\n");
+      out += r.checked ? "No tensor exceeds a threshold.\n" : "No tensor differs.\n";
     } else {
-      out << (r.divergence_is_breach ? "First diverging op: " : "First op that differs: ") << DivergenceLine(r) << "\n";
+      out += (r.divergence_is_breach ? "First diverging op: " : "First op that differs: ") + DivergenceLine(r) + "\n";
       for (const DivergenceInput& in : r.divergence_inputs) {
-        out << "  input " << TensorLabel(in.tensor, in.name) << ": ";
+        out += "  input " + TensorLabel(in.tensor, in.name) + ": ";
         if (in.kind == "compared") {
-          out << "avg_error=" << Num(in.diff.avg_error) << ", max_abs_error=" << Num(in.diff.max_abs_error);
+          fmt::format_to(to_out, "avg_error={}, max_abs_error={}", Num(in.diff.avg_error), Num(in.diff.max_abs_error));
         } else {
-          out << in.kind;
+          out += in.kind;
         }
-        out << "\n";
+        out += "\n";
       }
     }
   }
   if (r.qualify) {
     for (const OutputDiffEntry& e : r.outputs) {
-      out << "Qualify threshold OutputDiff[" << e.index << "] '" << e.name << "' " << e.type << ": "
-          << DescribeThresholds(e.thresholds) << "\n";
+      fmt::format_to(to_out, "Qualify threshold OutputDiff[{}] '{}' {}: {}\n", e.index, e.name, e.type,
+                     DescribeThresholds(e.thresholds));
     }
   }
   if (!r.checked) {
-    out << "verdict: none (no thresholds given)\n";
+    out += "verdict: none (no thresholds given)\n";
   } else {
-    out << (r.passed ? "PASS" : "FAIL: " + r.failure) << "\n";
+    out += (r.passed ? "PASS" : "FAIL: " + r.failure) + "\n";
   }
   if (r.gate.requested) {
-    for (const std::string& line : FormatErrorGate(r.gate.errors)) out << line << "\n";
-    out << FormatGateVerdict(r.gate.errors.verdict, r.gate.config_change) << "\n";
+    for (const std::string& line : FormatErrorGate(r.gate.errors)) out += line + "\n";
+    out += FormatGateVerdict(r.gate.errors.verdict, r.gate.config_change) + "\n";
   }
-  return out.str();
+  return out;
 }
 
 std::string InferenceDiffJson(const InferenceDiffResult& r) {

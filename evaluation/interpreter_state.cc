@@ -1,25 +1,27 @@
 #include "evaluation/interpreter_state.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdarg>
-#include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+
+#include "evaluation/fixed_width.h"
 
 namespace touchstone {
 namespace {
 
-void Append(std::string* out, const char* format, ...) __attribute__((format(printf, 2, 3)));
-void Append(std::string* out, const char* format, ...) {
-  char buffer[1024];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buffer, sizeof(buffer), format, args);
-  va_end(args);
-  *out += buffer;
+template <typename... Args>
+void Append(std::string* out, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(*out), format, std::forward<Args>(args)...);
 }
+
+// A column of TFLite's tensor table ("%-*s"): padded to `width` bytes, as printf pads.
+std::string Column(const std::string& text, int width) { return PadRight(text, static_cast<size_t>(std::abs(width))); }
 
 const char* AllocTypeName(TfLiteAllocationType type) {
   switch (type) {
@@ -85,9 +87,7 @@ std::string TotalBytes(Subgraph* s, const std::vector<int>& tensors) {
   for (int t : tensors) {
     if (t >= 0 && static_cast<size_t>(t) < s->tensors_size()) total += s->tensor(t)->bytes;
   }
-  char buffer[96];
-  std::snprintf(buffer, sizeof(buffer), " -> %zuB (%.2fMB)\n", total, static_cast<double>(total) / (1 << 20));
-  return buffer;
+  return fmt::format(" -> {}B ({:.2f}MB)\n", total, static_cast<double>(total) / (1 << 20));
 }
 
 }  // namespace
@@ -95,17 +95,17 @@ std::string TotalBytes(Subgraph* s, const std::vector<int>& tensors) {
 std::string DescribeInterpreterState(Interpreter* interpreter, const InterpreterStateFormat& format) {
   std::string out;
   const size_t num_subgraphs = interpreter->subgraphs_size();
-  Append(&out, "Interpreter has %zu subgraphs.\n\n", num_subgraphs);
+  Append(&out, "Interpreter has {} subgraphs.\n\n", num_subgraphs);
   size_t total_arena = 0, total_dynamic = 0;
   for (size_t i = 0; i < num_subgraphs; ++i) {
     Subgraph* s = interpreter->subgraph(static_cast<int>(i));
     total_arena += s->arena_bytes();
     total_dynamic += s->dynamic_bytes();
-    Append(&out, "-----------Subgraph-%zu has %zu tensors and %zu nodes------------\n", i, s->tensors_size(),
+    Append(&out, "-----------Subgraph-{} has {} tensors and {} nodes------------\n", i, s->tensors_size(),
            s->nodes_size());
-    Append(&out, "%zu Inputs: %s", s->inputs().size(), IntList(s->inputs()).c_str());
+    Append(&out, "{} Inputs: {}", s->inputs().size(), IntList(s->inputs()));
     out += TotalBytes(s, s->inputs());
-    Append(&out, "%zu Outputs: %s", s->outputs().size(), IntList(s->outputs()).c_str());
+    Append(&out, "{} Outputs: {}", s->outputs().size(), IntList(s->outputs()));
     out += TotalBytes(s, s->outputs());
     out += "\n";
     // Arena offsets: from the lowest address among the arena tensors.
@@ -116,9 +116,9 @@ std::string DescribeInterpreterState(Interpreter* interpreter, const Interpreter
         arena_start = std::min(arena_start, reinterpret_cast<uintptr_t>(tensor->data.raw));
       }
     }
-    Append(&out, "Tensor %3s %-*s %-*s %-*s %-18s %-10s %-16s\n", "ID", format.tensor_name_length, "Name",
-           format.tensor_type_length, "Type", format.alloc_type_length, "AllocType", "Size (Bytes/MB)", "Shape",
-           "MemAddr-Offset");
+    Append(&out, "Tensor {:>3} {} {} {} {:<18} {:<10} {:<16}\n", "ID", Column("Name", format.tensor_name_length),
+           Column("Type", format.tensor_type_length), Column("AllocType", format.alloc_type_length), "Size (Bytes/MB)",
+           "Shape", "MemAddr-Offset");
     std::map<TfLiteAllocationType, std::pair<int, size_t>> by_alloc;
     for (size_t t = 0; t < s->tensors_size(); ++t) {
       const TfLiteTensor* tensor = s->tensor(static_cast<int>(t));
@@ -129,20 +129,21 @@ std::string DescribeInterpreterState(Interpreter* interpreter, const Interpreter
         start = static_cast<int64_t>(reinterpret_cast<uintptr_t>(tensor->data.raw) - arena_start);
       }
       const int64_t end = start < 0 ? -1 : start + static_cast<int64_t>(tensor->bytes);
-      Append(
-          &out, "Tensor %3zu %-*s %-*s %-*s %-8zu / %.2f %s [%" PRId64 ", %" PRId64 ")\n", t, format.tensor_name_length,
-          Truncate(tensor->name != nullptr ? tensor->name : "(nil)", format.tensor_name_length, true).c_str(),
-          format.tensor_type_length, Truncate(TypeName(tensor->type), format.tensor_type_length, false).c_str(),
-          format.alloc_type_length,
-          Truncate(AllocTypeName(tensor->allocation_type), format.alloc_type_length, false).c_str(), tensor->bytes,
-          static_cast<double>(tensor->bytes) / (1 << 20), IntList(ToVector(tensor->dims), false).c_str(), start, end);
+      Append(&out, "Tensor {:>3} {} {} {} {:<8} / {:.2f} {} [{}, {})\n", t,
+             Column(Truncate(tensor->name != nullptr ? tensor->name : "(nil)", format.tensor_name_length, true),
+                    format.tensor_name_length),
+             Column(Truncate(TypeName(tensor->type), format.tensor_type_length, false), format.tensor_type_length),
+             Column(Truncate(AllocTypeName(tensor->allocation_type), format.alloc_type_length, false),
+                    format.alloc_type_length),
+             tensor->bytes, static_cast<double>(tensor->bytes) / (1 << 20), IntList(ToVector(tensor->dims), false),
+             start, end);
     }
     out += "\n";
     for (const auto& entry : by_alloc) {
-      Append(&out, "%s Info: %d tensors, %zu bytes (%.3f MB)\n", AllocTypeName(entry.first), entry.second.first,
+      Append(&out, "{} Info: {} tensors, {} bytes ({:.3f} MB)\n", AllocTypeName(entry.first), entry.second.first,
              entry.second.second, static_cast<double>(entry.second.second) / (1 << 20));
     }
-    Append(&out, "Arena planned for this subgraph: %zu bytes (%.3f MB)\n\n", s->arena_bytes(),
+    Append(&out, "Arena planned for this subgraph: {} bytes ({:.3f} MB)\n\n", s->arena_bytes(),
            static_cast<double>(s->arena_bytes()) / (1 << 20));
 
     // Which nodes a delegate kernel replaced.
@@ -166,29 +167,28 @@ std::string DescribeInterpreterState(Interpreter* interpreter, const Interpreter
                           : "(not delegated)";
       }
       if (reg.custom_name != nullptr) {
-        Append(&out, "Node %3zu Operator Custom Name %s %s\n", n, reg.custom_name, status.c_str());
+        Append(&out, "Node {:>3} Operator Custom Name {} {}\n", n, reg.custom_name, status);
       } else {
-        Append(&out, "Node %3zu Operator Builtin Code %3d %s %s\n", n, reg.builtin_code,
-               s->op_name(static_cast<int>(n)).c_str(), status.c_str());
+        Append(&out, "Node {:>3} Operator Builtin Code {:>3} {} {}\n", n, reg.builtin_code,
+               s->op_name(static_cast<int>(n)), status);
       }
       const std::vector<int> none;
-      Append(&out, "  %d Input Tensors:%s", node.inputs->size,
-             IntList(ToVector(node.inputs), node.delegate != nullptr).c_str());
+      Append(&out, "  {} Input Tensors:{}", node.inputs->size,
+             IntList(ToVector(node.inputs), node.delegate != nullptr));
       out += TotalBytes(s, replaced ? none : ToVector(node.inputs));
-      Append(&out, "  %d Output Tensors:%s", node.outputs->size, IntList(ToVector(node.outputs)).c_str());
+      Append(&out, "  {} Output Tensors:{}", node.outputs->size, IntList(ToVector(node.outputs)));
       out += TotalBytes(s, replaced ? none : ToVector(node.outputs));
       if (node.intermediates != nullptr && node.intermediates->size > 0) {
-        Append(&out, "  %d Intermediate Tensors:%s", node.intermediates->size,
-               IntList(ToVector(node.intermediates)).c_str());
+        Append(&out, "  {} Intermediate Tensors:{}", node.intermediates->size, IntList(ToVector(node.intermediates)));
         out += TotalBytes(s, replaced ? none : ToVector(node.intermediates));
       }
       if (node.temporaries != nullptr && node.temporaries->size > 0) {
-        Append(&out, "  %d Temporary Tensors:%s", node.temporaries->size, IntList(ToVector(node.temporaries)).c_str());
+        Append(&out, "  {} Temporary Tensors:{}", node.temporaries->size, IntList(ToVector(node.temporaries)));
         out += TotalBytes(s, replaced ? none : ToVector(node.temporaries));
       }
     }
-    Append(&out, "\nExecution plan as the list of %zu nodes invoked in-order: %s\n", s->execution_plan().size(),
-           IntList(s->execution_plan()).c_str());
+    Append(&out, "\nExecution plan as the list of {} nodes invoked in-order: {}\n", s->execution_plan().size(),
+           IntList(s->execution_plan()));
     if (has_delegate) {
       out += "Among these nodes in the execution plan:\n";
       for (int n : s->execution_plan()) {
@@ -196,18 +196,18 @@ std::string DescribeInterpreterState(Interpreter* interpreter, const Interpreter
         if (node.delegate == nullptr || node.builtin_data == nullptr) continue;
         const char* name = s->registration(n).custom_name;
         const auto* params = static_cast<const TfLiteDelegateParams*>(node.builtin_data);
-        Append(&out, "  Node %d is a %s node, which has delegated %d nodes: %s\n", n, name != nullptr ? name : "[n/a]",
-               params->nodes_to_replace->size, IntList(ToVector(params->nodes_to_replace)).c_str());
+        Append(&out, "  Node {} is a {} node, which has delegated {} nodes: {}\n", n, name != nullptr ? name : "[n/a]",
+               params->nodes_to_replace->size, IntList(ToVector(params->nodes_to_replace)));
       }
     }
-    Append(&out, "--------------Subgraph-%zu dump has completed--------------\n\n", i);
+    Append(&out, "--------------Subgraph-{} dump has completed--------------\n\n", i);
   }
   out += "--------------Memory Arena Status Start--------------\n";
   const size_t total = total_arena + total_dynamic;
-  Append(&out, "Total memory usage: %zu bytes (%.3f MB)\n", total, static_cast<double>(total) / (1 << 20));
-  Append(&out, "- Total arena memory usage: %zu bytes (%.3f MB)\n", total_arena,
+  Append(&out, "Total memory usage: {} bytes ({:.3f} MB)\n", total, static_cast<double>(total) / (1 << 20));
+  Append(&out, "- Total arena memory usage: {} bytes ({:.3f} MB)\n", total_arena,
          static_cast<double>(total_arena) / (1 << 20));
-  Append(&out, "- Total dynamic memory usage: %zu bytes (%.3f MB)\n", total_dynamic,
+  Append(&out, "- Total dynamic memory usage: {} bytes ({:.3f} MB)\n", total_dynamic,
          static_cast<double>(total_dynamic) / (1 << 20));
   out += "--------------Memory Arena Status End--------------\n";
   return out;

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+
+#include <fmt/format.h>
 
 namespace touchstone {
 namespace {
@@ -351,27 +352,21 @@ void LatencyStats::Append(const LatencyStats& later) {
 }
 
 std::string LatencyStats::ToStringWithoutPercentiles() const {
-  std::ostringstream out;
-  if (empty()) {
-    out << "count=0";
-  } else if (all_same()) {
+  if (empty()) return "count=0";
+  if (all_same()) {
     // TFLite prints "(all same)" only for more than one sample (and without the space; see
     // docs/benchmark_model.md).
-    out << "count=" << count() << " curr=" << last_us();
-    if (count() > 1) out << " (all same)";
-  } else {
-    out << "count=" << count() << " first=" << first_us() << " curr=" << last_us() << " min=" << min_us()
-        << " max=" << max_us() << " avg=" << mean_us() << " std=" << static_cast<int64_t>(stddev_us());
+    return fmt::format("count={} curr={}{}", count(), last_us(), count() > 1 ? " (all same)" : "");
   }
-  return out.str();
+  // The average as TFLite streams a double: six significant digits ({:g}).
+  return fmt::format("count={} first={} curr={} min={} max={} avg={:g} std={}", count(), first_us(), last_us(),
+                     min_us(), max_us(), mean_us(), static_cast<int64_t>(stddev_us()));
 }
 
 std::string LatencyStats::ToString() const {
   if (empty()) return "count=0";
-  std::ostringstream out;
-  out << ToStringWithoutPercentiles() << " p5=" << percentile_us(5) << " median=" << percentile_us(50)
-      << " p95=" << percentile_us(95);
-  return out.str();
+  return fmt::format("{} p5={} median={} p95={}", ToStringWithoutPercentiles(), percentile_us(5), percentile_us(50),
+                     percentile_us(95));
 }
 
 double MedianOf(std::vector<double> values) {

@@ -74,6 +74,18 @@ TEST(LatencyStatsTest, MeanKeepsFractionStdTruncates) {
   EXPECT_EQ(wide.ToString(), "count=3 first=100 curr=300 min=100 max=300 avg=200 std=81 p5=100 median=200 p95=300");
 }
 
+// The average is printed as TFLite streams a double: six significant digits, then an exponent.
+TEST(LatencyStatsTest, AverageHasSixSignificantDigits) {
+  LatencyStats thirds;
+  for (int64_t v : {1001, 1002, 1004}) thirds.Add(v);
+  EXPECT_EQ(thirds.ToString(),
+            "count=3 first=1001 curr=1004 min=1001 max=1004 avg=1002.33 std=1 p5=1001 median=1002 p95=1004");
+  LatencyStats long_runs;
+  for (int64_t v : {1234567, 1234568}) long_runs.Add(v);
+  EXPECT_EQ(long_runs.ToStringWithoutPercentiles(),
+            "count=2 first=1234567 curr=1234568 min=1234567 max=1234568 avg=1.23457e+06 std=0");
+}
+
 TEST(LatencyStatsTest, MedianOf) {
   EXPECT_DOUBLE_EQ(MedianOf({}), 0.0);
   EXPECT_DOUBLE_EQ(MedianOf({5}), 5.0);

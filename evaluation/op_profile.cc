@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iomanip>
-#include <sstream>
+#include <iterator>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "evaluation/fixed_width.h"
 
 namespace touchstone {
 namespace {
@@ -13,15 +17,22 @@ int64_t SteadyMicros() {
       .count();
 }
 
-// TFLite's StatsCalculator::InitField: a tab, then a right-aligned field, fixed with 3 decimals.
-std::ostream& Field(std::ostream& stream, int width) {
-  stream << "\t" << std::right << std::setw(width) << std::fixed << std::setprecision(3);
-  return stream;
+// TFLite's StatsCalculator::InitField: a tab, then the value right-aligned in a field of `width`
+// (iostream's std::setw), numbers fixed with 3 decimals.
+void Field(std::string* out, size_t width, std::string_view text) {
+  *out += '\t';
+  *out += PadLeft(text, width);
+}
+void Field(std::string* out, int width, double value) {
+  fmt::format_to(std::back_inserter(*out), "\t{:>{}.3f}", value, width);
+}
+void Field(std::string* out, int width, int64_t value) {
+  fmt::format_to(std::back_inserter(*out), "\t{:>{}}", value, width);
 }
 
 // A table's column headings, each a Field of its width.
-void Headings(std::ostream& stream, const std::vector<int>& widths, const std::vector<const char*>& titles) {
-  for (size_t i = 0; i < widths.size() && i < titles.size(); ++i) Field(stream, widths[i]) << titles[i];
+void Headings(std::string* out, const std::vector<size_t>& widths, const std::vector<const char*>& titles) {
+  for (size_t i = 0; i < widths.size() && i < titles.size(); ++i) Field(out, widths[i], titles[i]);
 }
 
 // One table's worth of nodes of one subgraph (or the delegate-internal ops) and its run totals.
@@ -33,18 +44,17 @@ struct Calculator {
   int64_t total_sum() const { return run_total->sum_us(); }
 };
 
+// The csv lines print figures as TFLite streams them: six significant digits ({:g}).
 std::string Header(const std::string& title, bool csv) {
-  std::ostringstream stream;
-  stream << "============================== " << title << " ==============================" << std::endl;
+  std::string out = "============================== " + title + " ==============================\n";
   if (csv) {
-    stream << "node type, first, avg_ms, %, cdf%, mem KB, times called, name";
+    out += "node type, first, avg_ms, %, cdf%, mem KB, times called, name";
   } else {
-    Headings(stream, {24, 9, 9, 8, 8, 10, 9},
+    Headings(&out, {24, 9, 9, 8, 8, 10, 9},
              {"[node type]", "[first]", "[avg ms]", "[%]", "[cdf%]", "[mem KB]", "[times called]"});
-    stream << "\t"
-           << "[Name]";
+    out += "	[Name]";
   }
-  return stream.str();
+  return out;
 }
 
 std::string Row(const OpProfileNode& node, int64_t cumulative_us, const Calculator& calc, bool csv) {
@@ -57,76 +67,72 @@ std::string Row(const OpProfileNode& node, int64_t cumulative_us, const Calculat
   const float cdf = total > 0 ? (static_cast<float>(cumulative_us) * 100.0f) / static_cast<float>(total) : 0.0f;
   const int64_t times_called = calc.runs() > 0 ? node.times_called / calc.runs() : 0;
   const double mem_kb = 0.0;  // no memory events
-  std::ostringstream stream;
   if (csv) {
-    stream << node.type << ", " << first_ms << ", " << avg_ms << ", " << percentage << "%, " << cdf << "%, " << mem_kb
-           << ", " << times_called << ", " << node.name;
-  } else {
-    Field(stream, 24) << node.type;
-    Field(stream, 9) << first_ms;
-    Field(stream, 9) << avg_ms;
-    Field(stream, 7) << percentage << "%";
-    Field(stream, 7) << cdf << "%";
-    Field(stream, 10) << mem_kb;
-    Field(stream, 9) << times_called;
-    stream << "\t" << node.name;
+    return fmt::format("{}, {:g}, {:g}, {:g}%, {:g}%, {:g}, {}, {}", node.type, first_ms, avg_ms, percentage, cdf,
+                       mem_kb, times_called, node.name);
   }
-  return stream.str();
+  std::string out;
+  Field(&out, 24, node.type);
+  Field(&out, 9, first_ms);
+  Field(&out, 9, avg_ms);
+  Field(&out, 7, percentage);
+  out += "%";
+  Field(&out, 7, cdf);
+  out += "%";
+  Field(&out, 10, mem_kb);
+  Field(&out, 9, times_called);
+  out += "\t" + node.name;
+  return out;
 }
 
 std::string StatsByMetric(const Calculator& calc, const std::string& title,
                           const std::vector<const OpProfileNode*>& ordered, size_t limit, bool csv) {
-  std::ostringstream stream;
-  stream << Header(title, csv) << std::endl;
+  std::string out = Header(title, csv) + "\n";
   int64_t cumulative = 0;
   for (size_t i = 0; i < ordered.size() && (limit == 0 || i < limit); ++i) {
     cumulative += ordered[i]->us.sum_us();
-    stream << Row(*ordered[i], cumulative, calc, csv) << std::endl;
+    out += Row(*ordered[i], cumulative, calc, csv) + "\n";
   }
-  stream << std::endl;
-  return stream.str();
+  return out + "\n";
 }
 
 // Touchstone's table: each node in run order with the code that ran it.
 std::string KernelTable(const Calculator& calc, int subgraph, bool several_subgraphs, bool csv) {
-  std::ostringstream stream;
   std::string title = "Kernel per node";
-  if (several_subgraphs) title += " (subgraph " + std::to_string(subgraph) + ")";
-  stream << "============================== " << title << " ==============================" << std::endl;
+  if (several_subgraphs) title += fmt::format(" (subgraph {})", subgraph);
+  std::string out = "============================== " + title + " ==============================\n";
   const int64_t total = calc.total_sum();
   if (csv) {
-    stream << "node type, avg_ms, %, kernel, name" << std::endl;
+    out += "node type, avg_ms, %, kernel, name\n";
   } else {
-    Field(stream, 24) << "[node type]";
-    Field(stream, 9) << "[avg ms]";
-    Field(stream, 8) << "[%]";
-    Field(stream, 16) << "[kernel]";
-    stream << "\t"
-           << "[Name]" << std::endl;
+    Field(&out, 24, "[node type]");
+    Field(&out, 9, "[avg ms]");
+    Field(&out, 8, "[%]");
+    Field(&out, 16, "[kernel]");
+    out += "\t[Name]\n";
   }
   for (const OpProfileNode* node : calc.nodes) {
     const double avg_ms = node->us.mean_us() / 1000.0;
     const double percentage =
         total > 0 ? static_cast<double>(node->us.sum_us()) * 100.0 / static_cast<double>(total) : 0.0;
     if (csv) {
-      stream << node->type << ", " << avg_ms << ", " << percentage << "%, " << node->kernel << ", " << node->name
-             << std::endl;
+      fmt::format_to(std::back_inserter(out), "{}, {:g}, {:g}%, {}, {}\n", node->type, avg_ms, percentage, node->kernel,
+                     node->name);
     } else {
-      Field(stream, 24) << node->type;
-      Field(stream, 9) << avg_ms;
-      Field(stream, 7) << percentage << "%";
-      Field(stream, 16) << node->kernel;
-      stream << "\t" << node->name << std::endl;
+      Field(&out, 24, node->type);
+      Field(&out, 9, avg_ms);
+      Field(&out, 7, percentage);
+      out += "%";
+      Field(&out, 16, node->kernel);
+      out += "\t" + node->name + "\n";
     }
   }
-  stream << std::endl;
-  return stream.str();
+  return out + "\n";
 }
 
 std::string StatsByNodeType(const Calculator& calc, bool csv) {
-  std::ostringstream stream;
-  stream << "Number of nodes executed: " << calc.nodes.size() << std::endl;
-  stream << "============================== Summary by node type ==============================" << std::endl;
+  std::string out = fmt::format("Number of nodes executed: {}\n", calc.nodes.size());
+  out += "============================== Summary by node type ==============================\n";
   std::map<std::string, int64_t> count, time, memory, times_called;
   int64_t accumulated_us = 0;
   const int64_t runs = calc.runs();
@@ -144,11 +150,13 @@ std::string StatsByNodeType(const Calculator& calc, bool csv) {
   std::sort(order.begin(), order.end(),
             [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second > b.second; });
   if (csv) {
-    stream << "node type, count, avg_ms, avg %, cdf %, mem KB, times called\n";
+    out += "node type, count, avg_ms, avg %, cdf %, mem KB, times called\n";
   } else {
-    Headings(stream, {24, 9, 10, 11, 11, 10, 10},
+    Headings(&out, {24, 9, 10, 11, 11, 10, 10},
              {"[Node type]", "[count]", "[avg ms]", "[avg %]", "[cdf %]", "[mem KB]", "[times called]"});
-    stream << std::endl;
+    out +=
+        "
+        ";
   }
   float cdf = 0.0f;
   for (const auto& entry : order) {
@@ -159,21 +167,22 @@ std::string StatsByNodeType(const Calculator& calc, bool csv) {
         accumulated_us > 0 ? (static_cast<float>(entry.first) / static_cast<float>(accumulated_us)) * 100.0f : 0.0f;
     cdf += percentage;
     if (csv) {
-      stream << type << ", " << count[type] << ", " << ms << ", " << percentage << "%, " << cdf << "%, " << mem_kb
-             << ", " << times_called[type] << std::endl;
+      fmt::format_to(std::back_inserter(out), "{}, {}, {:g}, {:g}%, {:g}%, {:g}, {}\n", type, count[type], ms,
+                     percentage, cdf, mem_kb, times_called[type]);
     } else {
-      Field(stream, 24) << type;
-      Field(stream, 9) << count[type];
-      Field(stream, 10) << ms;
-      Field(stream, 10) << percentage << "%";
-      Field(stream, 10) << cdf << "%";
-      Field(stream, 10) << mem_kb;
-      Field(stream, 9) << times_called[type];
-      stream << std::endl;
+      Field(&out, 24, type);
+      Field(&out, 9, count[type]);
+      Field(&out, 10, ms);
+      Field(&out, 10, percentage);
+      out += "%";
+      Field(&out, 10, cdf);
+      out += "%";
+      Field(&out, 10, mem_kb);
+      Field(&out, 9, times_called[type]);
+      out += "\n";
     }
   }
-  stream << std::endl;
-  return stream.str();
+  return out + "\n";
 }
 
 // StatsCalculator::GetOutputString with TFLite's profile options: run order (all), top 10 by time,
@@ -187,11 +196,8 @@ std::string OutputString(const Calculator& calc, bool csv) {
 }
 
 std::string ShortSummary(const Calculator& calc) {
-  std::ostringstream stream;
-  stream << "Timings (microseconds): " << calc.run_total->ToStringWithoutPercentiles() << std::endl;
-  stream << "Memory (bytes): count=0" << std::endl;
-  stream << calc.nodes.size() << " nodes observed" << std::endl;
-  return stream.str();
+  return fmt::format("Timings (microseconds): {}\nMemory (bytes): count=0\n{} nodes observed\n",
+                     calc.run_total->ToStringWithoutPercentiles(), calc.nodes.size());
 }
 
 }  // namespace
@@ -394,7 +400,7 @@ OpProfileReport OpProfiler::Report() const {
 }
 
 std::string FormatOpProfile(const OpProfileReport& report, const OpProfileFormat& format) {
-  std::ostringstream stream;
+  std::string out;
   bool has_non_primary = false;
   for (const OpProfileSubgraph& s : report.subgraphs) has_non_primary |= s.index != 0;
   std::vector<OpProfileNode> delegate_ops;
@@ -407,14 +413,14 @@ std::string FormatOpProfile(const OpProfileReport& report, const OpProfileFormat
     }
     if (has_non_primary) {
       if (s.index == 0) {
-        stream << "Primary graph (name: " << s.name << ") profile:" << std::endl;
+        out += "Primary graph (name: " + s.name + ") profile:\n";
       } else {
-        stream << "Subgraph (index: " << s.index << ", name: " << s.name << ") profile:" << std::endl;
+        out += fmt::format("Subgraph (index: {}, name: {}) profile:\n", s.index, s.name);
       }
     }
-    stream << OutputString(calc, format.csv);
-    if (s.index != 0) stream << "Subgraph (index: " << s.index << ", name: " << s.name << ") ";
-    stream << ShortSummary(calc) << std::endl;
+    out += OutputString(calc, format.csv);
+    if (s.index != 0) out += fmt::format("Subgraph (index: {}, name: {}) ", s.index, s.name);
+    out += ShortSummary(calc) + "\n";
   }
   if (!delegate_ops.empty()) {
     std::stable_sort(delegate_ops.begin(), delegate_ops.end(),
@@ -422,17 +428,17 @@ std::string FormatOpProfile(const OpProfileReport& report, const OpProfileFormat
     Calculator calc;
     calc.run_total = &report.delegate_ops_run_total_us;
     for (const OpProfileNode& n : delegate_ops) calc.nodes.push_back(&n);
-    stream << "Delegate internal: " << std::endl;
-    stream << OutputString(calc, format.csv);
-    stream << ShortSummary(calc) << std::endl;
+    out += "Delegate internal: \n";
+    out += OutputString(calc, format.csv);
+    out += ShortSummary(calc) + "\n";
   }
   for (const OpProfileSubgraph& s : report.subgraphs) {
     Calculator calc;
     calc.run_total = &s.run_total_us;
     for (const OpProfileNode& n : s.nodes) calc.nodes.push_back(&n);
-    stream << KernelTable(calc, s.index, has_non_primary, format.csv);
+    out += KernelTable(calc, s.index, has_non_primary, format.csv);
   }
-  return stream.str();
+  return out;
 }
 
 std::string FormatOpProfileSection(const OpProfileReport& report, const OpProfileFormat& format) {

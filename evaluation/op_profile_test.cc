@@ -174,6 +174,40 @@ TEST(OpProfileTest, CsvMode) {
       << text;
 }
 
+// Figures that are not round: the csv lines print them as TFLite streams them (six significant digits),
+// the table with three decimals.
+TEST(OpProfileTest, ThirdsKeepTheirDigits) {
+  auto interpreter = MakeInterpreter();
+  OpProfiler profiler(interpreter.get());
+  Feeder feed{&profiler};
+  profiler.SetClockForTesting([&]() { return feed.now; });
+  const int64_t runs[3][3] = {{1001, 2000, 7}, {1002, 2000, 7}, {1004, 2001, 8}};
+  for (const auto& run : runs) {
+    profiler.BeginRun();
+    feed.Node(0, 0, "ADD", run[0]);
+    feed.Node(0, 1, "MUL", run[1]);
+    feed.Node(0, 2, "ADD", run[2]);
+    profiler.EndRun();
+  }
+  const OpProfileReport report = profiler.Report();
+  OpProfileFormat csv;
+  csv.csv = true;
+  const std::vector<std::string> lines = Lines(FormatOpProfile(report, csv));
+  ASSERT_GE(lines.size(), 18u);
+  EXPECT_EQ(lines[2], "ADD, 1.001, 1.00233, 33.3001%, 33.3001%, 0, 1, [add_out]:0");
+  EXPECT_EQ(lines[3], "MUL, 2, 2.00033, 66.4563%, 99.7564%, 0, 1, [mul_out]:1");
+  EXPECT_EQ(lines[4], "ADD, 0.007, 0.00733333, 0.243632%, 100%, 0, 1, [out]:2");
+  EXPECT_EQ(lines[15], "MUL, 1, 2, 66.4673%, 66.4673%, 0, 1");
+  EXPECT_EQ(lines[16], "ADD, 2, 1.009, 33.5327%, 100%, 0, 2");
+  EXPECT_EQ(lines[18], "Timings (microseconds): count=3 first=3008 curr=3013 min=3008 max=3013 avg=3010 std=2");
+  const std::vector<std::string> table = Lines(FormatOpProfile(report, OpProfileFormat()));
+  ASSERT_GE(table.size(), 5u);
+  EXPECT_EQ(table[2],
+            "\t                     ADD\t    1.001\t    1.002\t 33.300%\t 33.300%\t     0.000\t        1\t[add_out]:0");
+  EXPECT_EQ(table[4],
+            "\t                     ADD\t    0.007\t    0.007\t  0.244%\t100.000%\t     0.000\t        1\t[out]:2");
+}
+
 TEST_F(FakeClockTest, DelegateKernelIsOneNodeWithItsOpsInside) {
   profiler.BeginRun();
   feed.Node(0, 0, "ADD", 10);

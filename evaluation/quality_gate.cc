@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 namespace touchstone {
 namespace {
@@ -11,18 +12,15 @@ namespace {
 // by 2e-5).
 constexpr double kAccuracyEpsilon = 1e-9;
 
+// Not-a-number is "nan" whatever its sign bit (printf and fmt would say "-nan" for some).
 std::string Fixed(double v, int decimals) {
   if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.*f", decimals, v);
-  return text;
+  return fmt::format("{:.{}f}", v, decimals);
 }
 
 std::string General(double v) {
   if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.6g", v);
-  return text;
+  return fmt::format("{:.6g}", v);
 }
 
 // "+0.400 points" / "-0.400 points" for a change of fractions.
@@ -84,12 +82,12 @@ AccuracyGateResult CompareAccuracy(const AccuracyRun& baseline, const AccuracyRu
 }
 
 std::string FormatAccuracyGate(const AccuracyGateResult& r) {
-  std::string line = std::string("Accuracy gate: ") + GateVerdictName(r.verdict) + ": top-1 " +
-                     Fixed(r.current_top1 * 100.0, 3) + "% vs baseline " + Fixed(r.baseline_top1 * 100.0, 3) + "% (" +
-                     Points(r.baseline_top1, r.current_top1) + "), top-5 " + Fixed(r.current_top5 * 100.0, 3) +
-                     "% vs baseline " + Fixed(r.baseline_top5 * 100.0, 3) + "% (" +
-                     Points(r.baseline_top5, r.current_top5) + "); limit -" + Fixed(r.max_accuracy_drop_pct, 3) +
-                     " points; " + std::to_string(r.changed_images) + " images changed their top-1 label";
+  std::string line = fmt::format(
+      "Accuracy gate: {}: top-1 {}% vs baseline {}% ({}), top-5 {}% vs baseline {}% ({}); limit -{} points; {} "
+      "images changed their top-1 label",
+      GateVerdictName(r.verdict), Fixed(r.current_top1 * 100.0, 3), Fixed(r.baseline_top1 * 100.0, 3),
+      Points(r.baseline_top1, r.current_top1), Fixed(r.current_top5 * 100.0, 3), Fixed(r.baseline_top5 * 100.0, 3),
+      Points(r.baseline_top5, r.current_top5), Fixed(r.max_accuracy_drop_pct, 3), r.changed_images);
   for (size_t i = 0; i < r.first_changed.size(); ++i) line += (i ? ", " : ": ") + r.first_changed[i];
   if (r.changed_images > static_cast<int64_t>(r.first_changed.size())) line += ", ...";
   if (!r.reason.empty()) line += " (" + r.reason + ")";
@@ -149,18 +147,18 @@ DetectionGateResult CompareDetection(const DetectionRun& baseline, const Detecti
 }
 
 std::string FormatDetectionGate(const DetectionGateResult& r) {
-  std::string line = std::string("Detection gate: ") + GateVerdictName(r.verdict) + ":";
+  std::string line = fmt::format("Detection gate: {}:", GateVerdictName(r.verdict));
   for (size_t i = 0; i < r.metrics.size(); ++i) {
     const DetectionGateResult::Metric& m = r.metrics[i];
-    line += (i ? ", " : " ") + m.name + " " + Fixed(m.current, 4) + " vs baseline " + Fixed(m.baseline, 4) + " (" +
-            Points(m.baseline, m.current) + ")";
+    line += fmt::format("{}{} {} vs baseline {} ({})", i ? ", " : " ", m.name, Fixed(m.current, 4),
+                        Fixed(m.baseline, 4), Points(m.baseline, m.current));
   }
-  line += "; limit -" + Fixed(r.max_accuracy_drop_pct, 3) + " points";
+  line += fmt::format("; limit -{} points", Fixed(r.max_accuracy_drop_pct, 3));
   if (!r.worst_classes.empty()) {
     line += "; dropped most:";
     for (size_t i = 0; i < r.worst_classes.size(); ++i) {
-      line += (i ? ", " : " ") + std::get<0>(r.worst_classes[i]) + " " + Fixed(std::get<1>(r.worst_classes[i]), 4) +
-              " -> " + Fixed(std::get<2>(r.worst_classes[i]), 4);
+      line += fmt::format("{}{} {} -> {}", i ? ", " : " ", std::get<0>(r.worst_classes[i]),
+                          Fixed(std::get<1>(r.worst_classes[i]), 4), Fixed(std::get<2>(r.worst_classes[i]), 4));
     }
   }
   if (!r.reason.empty()) line += " (" + r.reason + ")";
@@ -218,17 +216,17 @@ ErrorGateResult CompareOutputErrors(const std::vector<OutputErrors>& baseline, c
 std::vector<std::string> FormatErrorGate(const ErrorGateResult& r) {
   std::vector<std::string> lines;
   for (const ErrorGateResult::Line& l : r.outputs) {
-    std::string line = "Error gate: OutputDiff[" + std::to_string(l.current.index) + "] '" + l.current.name +
-                       "': " + GateVerdictName(l.verdict);
+    std::string line =
+        fmt::format("Error gate: OutputDiff[{}] '{}': {}", l.current.index, l.current.name, GateVerdictName(l.verdict));
     if (l.current.compared && l.baseline.compared) {
       const double ratio = l.baseline.max_abs_error > 0 ? l.current.max_abs_error / l.baseline.max_abs_error
                                                         : (l.current.max_abs_error > 0 ? INFINITY : 1.0);
-      line += ": max_abs_error " + General(l.current.max_abs_error) + " vs baseline " +
-              General(l.baseline.max_abs_error) + " (x" + Fixed(ratio, 3) + "), avg_error " +
-              General(l.current.avg_error) + " vs baseline " + General(l.baseline.avg_error);
+      line += fmt::format(": max_abs_error {} vs baseline {} (x{}), avg_error {} vs baseline {}",
+                          General(l.current.max_abs_error), General(l.baseline.max_abs_error), Fixed(ratio, 3),
+                          General(l.current.avg_error), General(l.baseline.avg_error));
     }
     if (!l.what.empty()) line += "; " + l.what;
-    line += "; limit +" + General(r.max_error_increase_pct) + "%";
+    line += fmt::format("; limit +{}%", General(r.max_error_increase_pct));
     lines.push_back(line);
   }
   return lines;

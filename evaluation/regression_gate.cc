@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <random>
+
+#include <fmt/format.h>
 
 #include "evaluation/latency_stats.h"
 
@@ -27,18 +28,8 @@ double ResampledMedian(const std::vector<double>& values, std::mt19937_64* engin
   return MedianOf(*scratch);
 }
 
-std::string Number(double v, int decimals) {
-  if (std::isinf(v)) return "inf";
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, v);
-  return buffer;
-}
-
-std::string Percent(double pct) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%g", pct);
-  return buffer;
-}
+// "inf" for either infinity: a ratio against a zero baseline.
+std::string Number(double v, int decimals) { return std::isinf(v) ? "inf" : fmt::format("{:.{}f}", v, decimals); }
 
 // At most `limit` of `values`, evenly spaced over the list (all of them when it is not longer). The
 // samples a report keeps are in run order, so this keeps the early and the late runs alike.
@@ -168,32 +159,29 @@ MemoryGateResult CompareMemory(const std::string& figure, int64_t baseline_bytes
 }
 
 std::string FormatLatencyGate(const LatencyGateResult& r) {
-  std::string line = std::string("Latency gate: ") + GateVerdictName(r.verdict) + ": median " +
-                     Number(r.current_median_us, 3) + " us vs baseline " + Number(r.baseline_median_us, 3) +
-                     " us, ratio " + Number(r.ratio, 3) + " (" + Percent(r.confidence * 100.0) + "% CI " +
-                     Number(r.ci_low, 3) + " to " + Number(r.ci_high, 3) + "), limit +" +
-                     Percent(r.max_regression_pct) + "%, " + std::to_string(r.current_count) + " vs " +
-                     std::to_string(r.baseline_count) + " runs";
+  std::string line = fmt::format(
+      "Latency gate: {}: median {} us vs baseline {} us, ratio {} ({:g}% CI {} to {}), limit +{:g}%, {} vs {} runs",
+      GateVerdictName(r.verdict), Number(r.current_median_us, 3), Number(r.baseline_median_us, 3), Number(r.ratio, 3),
+      r.confidence * 100.0, Number(r.ci_low, 3), Number(r.ci_high, 3), r.max_regression_pct, r.current_count,
+      r.baseline_count);
   if (r.current_bootstrapped < r.current_count || r.baseline_bootstrapped < r.baseline_count) {
-    line += ", bootstrap over " + std::to_string(r.current_bootstrapped) + " vs " +
-            std::to_string(r.baseline_bootstrapped) + " kept samples";
+    line += fmt::format(", bootstrap over {} vs {} kept samples", r.current_bootstrapped, r.baseline_bootstrapped);
   }
   if (!r.reason.empty()) line += "; " + r.reason;
   return line;
 }
 
 std::string FormatGateVerdict(GateVerdict verdict, const std::string& config_change) {
-  std::string line = std::string("Gate verdict: ") + GateVerdictName(verdict) + " (exit code " +
-                     std::to_string(GateExitCode(verdict)) + ")";
+  std::string line = fmt::format("Gate verdict: {} (exit code {})", GateVerdictName(verdict), GateExitCode(verdict));
   if (!config_change.empty()) line += "; " + config_change;
   return line;
 }
 
 std::string FormatMemoryGate(const MemoryGateResult& r) {
-  std::string line = "Memory gate (" + r.figure + "): " + GateVerdictName(r.verdict);
+  std::string line = fmt::format("Memory gate ({}): {}", r.figure, GateVerdictName(r.verdict));
   if (!r.reason.empty()) return line + ": " + r.reason;
-  return line + ": " + std::to_string(r.current_bytes) + " bytes vs baseline " + std::to_string(r.baseline_bytes) +
-         " bytes, ratio " + Number(r.ratio, 3) + ", limit +" + Percent(r.max_regression_pct) + "%";
+  return line + fmt::format(": {} bytes vs baseline {} bytes, ratio {}, limit +{:g}%", r.current_bytes,
+                            r.baseline_bytes, Number(r.ratio, 3), r.max_regression_pct);
 }
 
 }  // namespace touchstone

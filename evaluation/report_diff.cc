@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <iterator>
 #include <map>
 
+#include <fmt/format.h>
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+
 #include "evaluation/benchmark_report.h"
 #include "evaluation/classification_report.h"
 #include "evaluation/detection_report.h"
+#include "evaluation/fixed_width.h"
 #include "evaluation/inference_diff.h"
 #include "evaluation/quality_gate.h"
 
@@ -97,11 +100,7 @@ void Flatten(const json& value, const std::string& path, std::map<std::string, d
   }
 }
 
-std::string Fixed(double v, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.*f", decimals, v);
-  return text;
-}
+std::string Fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 
 FigureDiff Compare(const std::string& path, double baseline, double current, const ReportDiffConfig& config) {
   FigureDiff f{path, baseline, current, Better(path), "", "-"};
@@ -257,14 +256,12 @@ std::string FormatReportDiff(const ReportDiff& diff, const std::string& baseline
   }
   size_t width = 6;
   for (const FigureDiff& f : diff.figures) width = std::max(width, f.path.size());
-  char line[512];
-  std::snprintf(line, sizeof(line), "%-*s %16s %16s %16s  %s\n", static_cast<int>(width), "figure", "baseline",
-                "current", "change", "verdict");
-  out += line;
+  auto to_out = std::back_inserter(out);
+  fmt::format_to(to_out, "{} {:>16} {:>16} {:>16}  {}\n", PadRight("figure", width), "baseline", "current", "change",
+                 "verdict");
   for (const FigureDiff& f : diff.figures) {
-    std::snprintf(line, sizeof(line), "%-*s %16.6g %16.6g %16s  %s\n", static_cast<int>(width), f.path.c_str(),
-                  f.baseline, f.current, f.change.c_str(), f.verdict.c_str());
-    out += line;
+    fmt::format_to(to_out, "{} {:>16.6g} {:>16.6g} {:>16}  {}\n", PadRight(f.path, width), f.baseline, f.current,
+                   f.change, f.verdict);
   }
   if (!diff.ops.empty()) {
     out += "Per op, avg us per call (baseline, current, change), by the current run's time:\n";
@@ -273,14 +270,12 @@ std::string FormatReportDiff(const ReportDiff& diff, const std::string& baseline
           op.baseline_avg_us > 0 ? (op.current_avg_us - op.baseline_avg_us) / op.baseline_avg_us * 100.0 : 0.0;
       // Node names can be hundreds of characters (fused tensor names): the end, which holds the index.
       const std::string node = op.node.size() > 48 ? "..." + op.node.substr(op.node.size() - 45) : op.node;
-      std::snprintf(line, sizeof(line), "  %-20s %12.3f %12.3f %+9.2f%%  %s\n", op.type.c_str(), op.baseline_avg_us,
-                    op.current_avg_us, pct, node.c_str());
-      out += line;
+      fmt::format_to(to_out, "  {} {:>12.3f} {:>12.3f} {:>+9.2f}%  {}\n", PadRight(op.type, 20), op.baseline_avg_us,
+                     op.current_avg_us, pct, node);
     }
   }
   for (const std::string& l : diff.gate_lines) out += l + "\n";
-  out += std::string("Verdict: ") + GateVerdictName(diff.verdict) + " (exit code " +
-         std::to_string(GateExitCode(diff.verdict)) + ")\n";
+  fmt::format_to(to_out, "Verdict: {} (exit code {})\n", GateVerdictName(diff.verdict), GateExitCode(diff.verdict));
   return out;
 }
 

@@ -5,6 +5,32 @@
 namespace touchstone {
 namespace {
 
+// The table's columns: widths in bytes as printf counts them, so a UTF-8 name takes its bytes' width.
+TEST(ReportDiffTest, TableColumnsAreByteWide) {
+  ReportDiff diff;
+  diff.tool = "benchmark_model";
+  diff.figures = {{"latency.regular.mean_us", 1234.5678, 1.5e-7, -1, "-100.00%", "IMPROVEMENT"},
+                  {"outputs.\xc3\xa9t\xc3\xa9", 3, 3, 0, "same", "-"}};
+  diff.ops = {{
+                  "[t]:1",
+                  "CONV_2D",
+                  12.3456,
+                  10.5,
+              },
+              {"[\xc3\xa9]:2", "\xc3\xa9TE", 1, 1.25}};
+  diff.verdict = GateVerdict::kImprovement;
+  EXPECT_EQ(FormatReportDiff(diff, "a.json", "b.json"),
+            "report_diff: benchmark_model, baseline a.json, current b.json\n"
+            "Configuration: the same\n"
+            "figure                          baseline          current           change  verdict\n"
+            "latency.regular.mean_us          1234.57          1.5e-07         -100.00%  IMPROVEMENT\n"
+            "outputs.\xc3\xa9t\xc3\xa9                          3                3             same  -\n"
+            "Per op, avg us per call (baseline, current, change), by the current run's time:\n"
+            "  CONV_2D                    12.346       10.500    -14.95%  [t]:1\n"
+            "  \xc3\xa9TE                        1.000        1.250    +25.00%  [\xc3\xa9]:2\n"
+            "Verdict: IMPROVEMENT (exit code 0)\n");
+}
+
 // A minimal coco_eval report: the envelope and the two mAP figures.
 nlohmann::json CocoReport(double ap, double map, double person_ap) {
   ReportEnvelope e{"touchstone.coco_eval.report", 2, "coco_eval"};

@@ -1,8 +1,6 @@
 #include "evaluation/report_merge.h"
 
-#include <cstdio>
-#include <sstream>
-
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -20,16 +18,11 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-std::string Printed(double value) {
-  std::ostringstream out;
-  out << static_cast<float>(value);  // six significant digits, as the tools print their figures
-  return out.str();
-}
-
+// The summaries print figures as the tools do: six significant digits ({:g}) of a float.
 std::string MergedLine(const std::vector<ShardReport>& shards, const std::string& tool) {
   const ShardInfo& s = shards.front().envelope.shard;
-  return "Merged " + std::to_string(shards.size()) + " shard" + (shards.size() == 1 ? "" : "s") + " of " + tool + ": " +
-         std::to_string(s.total) + " " + s.unit + "\n";
+  return fmt::format("Merged {} shard{} of {}: {} {}\n", shards.size(), shards.size() == 1 ? "" : "s", tool, s.total,
+                     s.unit);
 }
 
 StatusOr<MergedReport> MergeImagenet(const std::vector<ShardReport>& shards) {
@@ -38,9 +31,9 @@ StatusOr<MergedReport> MergeImagenet(const std::vector<ShardReport>& shards) {
   report.tool = "imagenet_eval";
   report.text = j.dump(1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
   std::string summary = MergedLine(shards, report.tool);
-  summary += "Num evaluation runs: " + std::to_string(j["num_evaluation_runs"].get<int>()) + "\n";
+  summary += fmt::format("Num evaluation runs: {}\n", j["num_evaluation_runs"].get<int>());
   for (size_t k = 0; k < j["topk_accuracy"].size(); ++k) {
-    summary += "Top-" + std::to_string(k + 1) + " Accuracy: " + Printed(j["topk_accuracy"][k].get<double>()) + "\n";
+    summary += fmt::format("Top-{} Accuracy: {:g}\n", k + 1, static_cast<float>(j["topk_accuracy"][k].get<double>()));
   }
   report.summary = summary;
   return report;
@@ -67,20 +60,18 @@ StatusOr<MergedReport> MergeCoco(const std::vector<ShardReport>& shards, const M
   report.tool = "coco_eval";
   report.text = j.dump(1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
   std::string summary = MergedLine(shards, report.tool);
-  summary += "Num evaluation runs: " + std::to_string(j["num_images"].get<int64_t>()) + "\n";
+  summary += fmt::format("Num evaluation runs: {}\n", j["num_images"].get<int64_t>());
   if (!j["tflite"].is_null()) {
     for (const ordered_json& entry : j["tflite"]["average_precision"]) {
-      summary += "Average Precision [IOU Threshold=" + Printed(entry["iou_threshold"].get<double>()) +
-                 "]: " + Printed(entry["average_precision"].get<double>()) + "\n";
+      summary += fmt::format("Average Precision [IOU Threshold={:g}]: {:g}\n",
+                             static_cast<float>(entry["iou_threshold"].get<double>()),
+                             static_cast<float>(entry["average_precision"].get<double>()));
     }
-    summary += "Overall mAP: " + Printed(j["tflite"]["overall_map"].get<double>()) + "\n";
+    summary += fmt::format("Overall mAP: {:g}\n", static_cast<float>(j["tflite"]["overall_map"].get<double>()));
   }
   if (!j["coco"].is_null()) {
-    char line[160];
     for (int i = 0; i < 12; ++i) {
-      std::snprintf(line, sizeof(line), " %s = %0.3f\n", CocoMetrics::Label(i),
-                    j["coco"][kCocoMetricNames[i]].get<double>());
-      summary += line;
+      summary += fmt::format(" {} = {:.3f}\n", CocoMetrics::Label(i), j["coco"][kCocoMetricNames[i]].get<double>());
     }
   }
   report.summary = summary;

@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <sstream>
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include "absl/container/flat_hash_map.h"
+
 #include "evaluation/latency_stats.h"
 #include "evaluation/report_images.h"
 #include "evaluation/svg_chart.h"
@@ -64,18 +65,9 @@ const json& Member(const json& j, const char* key) {
   return j.is_object() && j.contains(key) ? j[key] : kNull;
 }
 
-std::string Bytes(double bytes) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.2f MB", bytes / (1024.0 * 1024.0));
-  return text;
-}
+std::string Bytes(double bytes) { return fmt::format("{:.2f} MB", bytes / (1024.0 * 1024.0)); }
 
-std::string Percent(double fraction) {
-  if (std::isnan(fraction)) return "-";
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2f%%", fraction * 100);
-  return text;
-}
+std::string Percent(double fraction) { return std::isnan(fraction) ? "-" : fmt::format("{:.2f}%", fraction * 100); }
 
 struct Page {
   std::ostringstream body;

@@ -1,9 +1,10 @@
 #include "evaluation/svg_chart.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <sstream>
+
+#include <fmt/format.h>
 
 namespace touchstone {
 namespace svg {
@@ -15,11 +16,7 @@ constexpr int kLeft = 64;    // y ticks and label
 constexpr int kRight = 16;
 constexpr double kLogFloorDecades = 12;  // a log axis spans at most this many decades
 
-std::string Px(double v) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f", v);
-  return text;
-}
+std::string Px(double v) { return fmt::format("{:.1f}", v); }
 
 // A mapping of data onto pixels along one axis.
 struct Scale {
@@ -213,16 +210,10 @@ std::string Number(double v) {
   if (std::isnan(v)) return "-";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (v == 0) return "0";
-  char text[32];
   const double a = std::fabs(v);
-  if (a >= 1e4 && a < 1e7) {
-    std::snprintf(text, sizeof(text), "%.4gk", v / 1e3);
-  } else if (a >= 1e7 || a < 1e-3) {
-    std::snprintf(text, sizeof(text), "%.2g", v);
-  } else {
-    std::snprintf(text, sizeof(text), "%.4g", v);
-  }
-  return text;
+  if (a >= 1e4 && a < 1e7) return fmt::format("{:.4g}k", v / 1e3);
+  if (a >= 1e7 || a < 1e-3) return fmt::format("{:.2g}", v);
+  return fmt::format("{:.4g}", v);
 }
 
 const std::vector<std::string>& Palette() {

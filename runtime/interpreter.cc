@@ -13,6 +13,7 @@
 #include "runtime/graph_partition.h"
 #include "runtime/kernels/internal/sparsity.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/logging.h"
 #include "runtime/tensor_util.h"
 
 namespace touchstone {
@@ -344,10 +345,10 @@ Status Subgraph::ResolveUnregisteredVersion(const OpResolver& resolver, int buil
   if (highest == 0) return InvalidInputError("op (version " + std::to_string(version) + ") not supported yet");
   if (version > highest && interpreter_->options().allow_newer_op_versions) {
     *registration = resolver.FindOp(builtin, highest);
-    std::fprintf(stderr,
-                 "WARNING: %s version %d is newer than TensorFlow Lite 2.14.1 registers; running it with "
-                 "the version %d kernel (allow_newer_op_versions)\n",
-                 op_name.c_str(), version, highest);
+    LogWarning(
+        "{} version {} is newer than TensorFlow Lite 2.14.1 registers; running it with the version {} kernel "
+        "(allow_newer_op_versions)",
+        op_name, version, highest);
     return Status::Ok();
   }
   return InvalidInputError("version " + std::to_string(version) + " of " + op_name +
@@ -549,7 +550,7 @@ void Subgraph::NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node
 
 void Subgraph::WarnCallback(TfLiteContext* context, const char* message) {
   Subgraph* self = SubgraphOf(context);
-  if (self->interpreter_->FirstWarning(message)) std::fprintf(stderr, "WARNING: %s\n", message);
+  if (self->interpreter_->FirstWarning(message)) LogWarning("{}", message);
 }
 
 Status Subgraph::AllocateIndividually(TfLiteTensor* tensor) {
@@ -984,8 +985,8 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
     new_plan.push_back(node_index);
   }
   self->execution_plan_ = new_plan;
-  std::fprintf(stderr, "INFO: Replacing %d out of %d node(s) with delegate (%s) node, yielding %d partitions.\n",
-               delegated_nodes, total_nodes, name.c_str(), partitions);
+  LogInfo("Replacing {} out of {} node(s) with delegate ({}) node, yielding {} partitions.", delegated_nodes,
+          total_nodes, name, partitions);
   return kTfLiteOk;
 }
 

@@ -1,6 +1,5 @@
 #include "delegates/api/simple_delegate.h"
 
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -9,6 +8,7 @@
 
 #include "delegates/api/graph_partition_helper.h"
 #include "runtime/c/builtin_ops.h"
+#include "runtime/logging.h"
 
 namespace tflite {
 namespace {
@@ -73,8 +73,8 @@ TfLiteStatus DelegatePrepare(TfLiteContext* context, TfLiteDelegate* base_delega
   }
   // TFLite reports the number of partitions found before the limits apply; Touchstone reports the
   // partitions actually delegated, so the line agrees with the nodes it counts (docs/delegates.md).
-  std::fprintf(stderr, "INFO: %s delegate: %d nodes delegated out of %d nodes with %d partitions.\n", delegate->Name(),
-               static_cast<int>(nodes.size()), helper.num_total_nodes(), static_cast<int>(partitions.size()));
+  touchstone::LogInfo("{} delegate: {} nodes delegated out of {} nodes with {} partitions.", delegate->Name(),
+                      nodes.size(), helper.num_total_nodes(), partitions.size());
 
   TfLiteIntArray* nodes_to_replace = TfLiteIntArrayCreate(static_cast<int>(nodes.size()));
   for (size_t i = 0; i < nodes.size(); ++i) nodes_to_replace->data[i] = nodes[i];

@@ -3,9 +3,10 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
-#include <cstdio>
 #include <mutex>
 #include <set>
+
+#include "runtime/logging.h"
 
 namespace touchstone {
 namespace {
@@ -28,7 +29,7 @@ void ReportError(const char* message) {
     if (!g_report_sink->empty()) *g_report_sink += "; ";
     *g_report_sink += text;
   } else {
-    std::fprintf(stderr, "WARNING: external delegate reported: %s\n", text.c_str());
+    LogWarning("external delegate reported: {}", text);
   }
 }
 
@@ -108,7 +109,7 @@ StatusOr<TfLiteDelegatePtr> LoadExternalDelegate(const std::string& path, const 
     if (!reported.empty()) message += ": " + OneLine(reported);
     return ExecutionError(message);
   }
-  if (!reported.empty()) std::fprintf(stderr, "WARNING: external delegate reported: %s\n", OneLine(reported).c_str());
+  if (!reported.empty()) LogWarning("external delegate reported: {}", OneLine(reported));
   return TfLiteDelegatePtr(delegate, [handle, destroy](TfLiteDelegate* d) {
     destroy(d);
     dlclose(handle);

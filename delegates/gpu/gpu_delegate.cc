@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -18,6 +17,7 @@
 #include "runtime/c/profiler.h"
 #include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/logging.h"
 #include "runtime/tensor_util.h"
 
 namespace touchstone {
@@ -215,12 +215,12 @@ class GpuDelegate : public tflite::SimpleDelegateInterface {
         use_f16_ = options_.precision_loss_allowed && vk_->float16_enabled();
         description_ =
             vk_->device_name() + ", " + vk_->device_kind() + ", Vulkan device " + std::to_string(vk_->device_index());
-        std::fprintf(stderr, "INFO: GPU delegate: %s; computing in %s.\n", description_.c_str(),
-                     use_f16_ ? "float16 (--gpu_precision_loss_allowed=true)" : "float32");
+        LogInfo("GPU delegate: {}; computing in {}.", description_,
+                use_f16_ ? "float16 (--gpu_precision_loss_allowed=true)" : "float32");
         if (options_.precision_loss_allowed && !vk_->supports_float16()) {
-          std::fprintf(stderr,
-                       "INFO: GPU delegate: the device lacks float16 storage or arithmetic; "
-                       "--gpu_precision_loss_allowed has no effect, computing in float32.\n");
+          LogInfo(
+              "GPU delegate: the device lacks float16 storage or arithmetic; --gpu_precision_loss_allowed has no "
+              "effect, computing in float32.");
         }
       }
     }

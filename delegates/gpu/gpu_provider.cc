@@ -1,10 +1,10 @@
 #include "delegates/gpu/gpu_provider.h"
 
-#include <cstdio>
 #include <string>
 
 #include "delegates/gpu/gpu_delegate.h"
 #include "delegates/providers/common_provider.h"
+#include "runtime/logging.h"
 
 namespace touchstone {
 
@@ -19,8 +19,7 @@ DelegateProvider GpuDelegateProvider() {
     // device index at -1 (automatic) or above.
     const std::string backend = params.GetString("gpu_backend");
     if (backend == "cl" || backend == "gl") {
-      std::fprintf(stderr, "WARNING: --gpu_backend=%s: Touchstone's GPU delegate runs on Vulkan only; using vulkan.\n",
-                   backend.c_str());
+      LogWarning("--gpu_backend={}: Touchstone's GPU delegate runs on Vulkan only; using vulkan.", backend);
     }
     const int device_index = params.GetInt("gpu_device_index");
     GpuDelegateOptions options;

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
-#include <cstdio>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "runtime/logging.h"
 
 namespace touchstone {
 
@@ -200,8 +200,7 @@ DelegateProvider UnavailableProvider(DelegateProvider declaration, const std::st
     }
     for (const std::string& flag : others) {
       if (params.Position(flag) > 0) {
-        std::fprintf(stderr, "WARNING: --%s: ignored, the %s delegate is not in this build\n", flag.c_str(),
-                     name.c_str());
+        LogWarning("--{}: ignored, the {} delegate is not in this build", flag, name);
       }
     }
     return none;

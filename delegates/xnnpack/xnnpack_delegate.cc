@@ -4,7 +4,6 @@
 #include <xnnpack.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -15,6 +14,7 @@
 #include "delegates/xnnpack/xnnpack_graph.h"
 #include "runtime/c/builtin_ops.h"
 #include "runtime/c/profiler.h"
+#include "runtime/logging.h"
 #include "runtime/tensor_util.h"
 
 namespace touchstone {
@@ -270,7 +270,7 @@ class XnnpackDelegate : public tflite::SimpleDelegateInterface {
     if (!announced_) {
       // TFLite's line, printed when the delegate first meets a graph (a tool that fails before that,
       // on a missing model say, prints only its error).
-      std::fprintf(stderr, "INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n");
+      LogInfo("Created TensorFlow Lite XNNPACK delegate for CPU.");
       announced_ = true;
     }
     info_ = xnnpack::AnalyzeGraph(context);
@@ -342,7 +342,7 @@ TfLiteDelegate* TfLiteXNNPackDelegateCreate(const TfLiteXNNPackDelegateOptions* 
   const TfLiteXNNPackDelegateOptions resolved = options != nullptr ? *options : TfLiteXNNPackDelegateOptionsDefault();
   std::string error;
   TfLiteDelegate* delegate = touchstone::CreateXnnpackDelegate(resolved, &error);
-  if (delegate == nullptr) std::fprintf(stderr, "ERROR: XNNPACK delegate: %s\n", error.c_str());
+  if (delegate == nullptr) touchstone::LogError("XNNPACK delegate: {}", error);
   return delegate;
 }
 

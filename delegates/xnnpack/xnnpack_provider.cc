@@ -1,11 +1,11 @@
 #include "delegates/xnnpack/xnnpack_provider.h"
 
-#include <iostream>
 #include <string>
 
 #include "delegates/xnnpack/xnnpack_delegate.h"
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/logging.h"
 #include "runtime/op_resolver.h"
 
 namespace touchstone {
@@ -40,8 +40,10 @@ DelegateProvider XnnpackDelegateProvider() {
       options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QS8 | TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
       // Named, the user expects XNNPACK to take what it can: say why 8-bit operators are not its.
       if (given) {
-        std::cerr << "INFO: XNNPACK: int8 and uint8 operators stay on the optimized kernels (AVX-512 VNNI); "
-                  << "--" << kXnnpack8BitFlag << "=xnnpack gives them to XNNPACK." << std::endl;
+        LogInfo(
+            "XNNPACK: int8 and uint8 operators stay on the optimized kernels (AVX-512 VNNI); --{}=xnnpack gives "
+            "them to XNNPACK.",
+            kXnnpack8BitFlag);
       }
     }
     // Likewise the float32 operators the optimized kernels have a kernel for, where those run on
@@ -58,16 +60,18 @@ DelegateProvider XnnpackDelegateProvider() {
                                                                           : -1;
       };
       if (given) {
-        std::cerr << "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized kernels "
-                  << "(AVX-512); --" << kXnnpackFp32Flag << "=xnnpack gives them to XNNPACK." << std::endl;
+        LogInfo(
+            "XNNPACK: float32 operators with an optimized kernel stay on the optimized kernels (AVX-512); "
+            "--{}=xnnpack gives them to XNNPACK.",
+            kXnnpackFp32Flag);
       }
     }
     options.num_threads = params.num_threads > 0 ? params.num_threads : 1;
     if (force_fp16) options.flags |= TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16;
     const std::string cache = params.GetString(kXnnpackWeightCacheFlag);
     if (!cache.empty()) {
-      std::cerr << "WARNING: --" << kXnnpackWeightCacheFlag << "=" << cache
-                << ": this XNNPACK (git 2022-02-16) has no weights cache; ignored" << std::endl;
+      LogWarning("--{}={}: this XNNPACK (git 2022-02-16) has no weights cache; ignored", kXnnpackWeightCacheFlag,
+                 cache);
     }
     std::string error;
     TfLiteDelegate* delegate = CreateXnnpackDelegate(options, &error, extra);

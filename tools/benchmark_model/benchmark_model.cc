@@ -15,9 +15,10 @@
 #include <iostream>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "delegates/providers/apply_delegates.h"
 #include "delegates/providers/registry.h"
@@ -27,6 +28,7 @@
 #include "evaluation/model_inputs.h"
 #include "evaluation/op_profile.h"
 #include "evaluation/regression_gate.h"
+#include "runtime/logging.h"
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
@@ -110,11 +112,8 @@ class FlagDeclarations {
     return table_->AddInt(name, v, help);
   }
   FlagTable::Limits Float(const std::string& name, float* v, const std::string& help, const std::string& label) {
-    params_.push_back({name, label, [v]() {
-                         std::ostringstream out;
-                         out << *v;
-                         return out.str();
-                       }});
+    // As TFLite logs a float: six significant digits.
+    params_.push_back({name, label, [v]() { return fmt::format("{:g}", *v); }});
     return table_->AddFloat(name, v, help);
   }
   void Bool(const std::string& name, bool* v, const std::string& help, const std::string& label) {
@@ -212,24 +211,23 @@ class Printer : public BenchmarkListener {
 
   void OnModelLoaded(const BenchmarkReport& report) override {
     Out("Loaded model " + report.envelope.model.path);
-    if (delegates_ >= 2) Out("Going to apply " + std::to_string(delegates_) + " delegates one after another.");
+    if (delegates_ >= 2) Out(fmt::format("Going to apply {} delegates one after another.", delegates_));
   }
   void set_delegates(size_t count) { delegates_ = count; }
   void OnSignature(const std::string& key) override { Out("Using signature: " + key); }
-  void OnWarning(const std::string& message) override { std::cerr << "WARNING: " << message << std::endl; }
+  void OnWarning(const std::string& message) override { LogWarning("{}", message); }
   void OnDelegateOutcome(const DelegateOutcome& outcome, bool built) override {
     if (outcome.applied) {
       Out(DescribeOutcome(outcome));
     } else if (built) {
-      std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;
+      LogWarning("{}", DescribeOutcome(outcome));
     }
   }
   void OnInitialized(const BenchmarkReport& report) override {
-    std::ostringstream size, init;
-    size << "The input model file size (MB): " << static_cast<double>(report.envelope.model.size_bytes) / 1e6;
-    init << "Initialized session in " << static_cast<double>(report.init_us) / 1e3 << "ms.";
-    Out(size.str());
-    Out(init.str());
+    // TFLite streams these doubles: six significant digits ({:g}).
+    Out(fmt::format("The input model file size (MB): {:g}",
+                    static_cast<double>(report.envelope.model.size_bytes) / 1e6));
+    Out(fmt::format("Initialized session in {:g}ms.", static_cast<double>(report.init_us) / 1e3));
     Out(FormatInitParts(report));
     Out(FormatKernelUsage(report.kernels));
   }
@@ -243,10 +241,10 @@ class Printer : public BenchmarkListener {
                            &config_change_);
   }
   void OnRunsStarting(RunKind kind, const RunLoopConfig& loop) override {
-    std::ostringstream line;
-    line << "Running benchmark for at least " << loop.min_runs << " iterations and at least " << loop.min_secs
-         << " seconds but terminate if exceeding " << loop.max_secs << " seconds.";
-    Out(line.str());
+    Out(fmt::format(
+        "Running benchmark for at least {} iterations and at least {:g} seconds but terminate if exceeding {:g} "
+        "seconds.",
+        loop.min_runs, loop.min_secs, loop.max_secs));
     phase_ = kind == RunKind::kWarmup ? "warm-up" : "regular";
     shown_ = false;
     last_shown_us_ = 0;
@@ -262,13 +260,13 @@ class Printer : public BenchmarkListener {
     if (elapsed_us < 3000000 || elapsed_us - last_shown_us_ < 250000) return;
     last_shown_us_ = elapsed_us;
     shown_ = true;
-    std::fprintf(stderr, "\r%s runs: %lld in %.1f s (stops by %g s)   ", phase_.c_str(), static_cast<long long>(runs),
-                 static_cast<double>(elapsed_us) / 1e6, static_cast<double>(flags_.max_secs));
+    fmt::print(stderr, "\r{} runs: {} in {:.1f} s (stops by {:g} s)   ", phase_, runs,
+               static_cast<double>(elapsed_us) / 1e6, flags_.max_secs);
     std::fflush(stderr);
   }
   void OnRunsFinished(RunKind, const LatencyStats& stats) override {
     if (shown_) {
-      std::fprintf(stderr, "\r\033[K");
+      std::fputs("\r\033[K", stderr);
       std::fflush(stderr);
       shown_ = false;
     }
@@ -364,9 +362,10 @@ Status Validate(BenchmarkFlags* f, std::vector<std::string>* warnings) {
         "--enable_op_profiling");
   }
   if (f->report_peak_memory_footprint && f->memory_footprint_check_interval_ms <= 0) {
-    warnings->push_back("--memory_footprint_check_interval_ms is set to " +
-                        std::to_string(f->memory_footprint_check_interval_ms) +
-                        " (ms), This value is invalid, and it will be set to the default value 50 (ms).");
+    warnings->push_back(fmt::format(
+        "--memory_footprint_check_interval_ms is set to {} (ms), This value is invalid, and it will be set to the "
+        "default value 50 (ms).",
+        f->memory_footprint_check_interval_ms));
     f->memory_footprint_check_interval_ms = 50;
   }
   if (f->allow_fp16) {
@@ -571,7 +570,7 @@ int Run(const BenchmarkFlags& flags, const FlagTable& table, const FlagDeclarati
   if (flags.list_signatures) {
     StatusOr<std::vector<std::string>> keys = ListSignatures(flags.graph, options);
     if (!keys.ok()) return ReportFailure(keys.status());
-    Printer::Out("The Model contains " + std::to_string(keys.value().size()) + " signature key(s).");
+    Printer::Out(fmt::format("The Model contains {} signature key(s).", keys.value().size()));
     if (!keys.value().empty()) Printer::Out("They are listed below: ");
     for (const std::string& key : keys.value()) Printer::Out("-> Signature Key: " + key);
     return 0;

@@ -1,7 +1,8 @@
 #include "tools/common/delegate_flags.h"
 
-#include <cstdio>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace touchstone {
 namespace {
@@ -87,11 +88,8 @@ std::string DelegateFlagGroup::ValueText(const std::string& name) const {
           return params_.GetBool(name) ? "1" : "0";
         case ProviderFlag::Type::kInt:
           return std::to_string(params_.GetInt(name));
-        case ProviderFlag::Type::kFloat: {
-          char text[32];
-          std::snprintf(text, sizeof(text), "%g", static_cast<double>(params_.GetFloat(name)));
-          return text;
-        }
+        case ProviderFlag::Type::kFloat:
+          return fmt::format("{:g}", params_.GetFloat(name));
         case ProviderFlag::Type::kString:
           return params_.GetString(name);
       }

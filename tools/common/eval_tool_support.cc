@@ -8,6 +8,8 @@
 #include <iostream>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "delegates/providers/registry.h"
 #include "tools/common/tool_report.h"
 
@@ -25,14 +27,12 @@ std::function<void(int, int)> MakeProgress() {
       const double eta = rate > 0 ? (total - done) / rate : 0.0;
       const int width = 30;
       const int filled = total > 0 ? static_cast<int>(static_cast<long long>(width) * done / total) : width;
-      std::fprintf(out, "\r[%s%s] %d/%d images, %.1f images/s, ETA %.0f s ", std::string(filled, '#').c_str(),
-                   std::string(width - filled, '.').c_str(), done, total, rate, eta);
-      if (done == total) std::fprintf(out, "\n");
+      fmt::print(out, "\r[{}{}] {}/{} images, {:.1f} images/s, ETA {:.0f} s ", std::string(filled, '#'),
+                 std::string(width - filled, '.'), done, total, rate, eta);
+      if (done == total) std::fputs("\n", out);
       std::fflush(out);
     } else {
-      char detail[96];
-      std::snprintf(detail, sizeof(detail), " (of %d, %.1f images/s)", total, rate);
-      heartbeat->Beat("evaluated images", done, seconds, detail);
+      heartbeat->Beat("evaluated images", done, seconds, fmt::format(" (of {}, {:.1f} images/s)", total, rate));
     }
   };
 }

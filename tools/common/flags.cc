@@ -14,6 +14,8 @@
 #include <map>
 #include <memory>
 
+#include "runtime/logging.h"
+
 namespace touchstone {
 namespace {
 
@@ -494,7 +496,7 @@ int FlagTable::Position(const std::string& name) const {
 }
 
 int ReportFailure(const Status& status) {
-  std::fprintf(stderr, "ERROR: %s\n", status.message().c_str());
+  LogFailure(status.message());
   return status.exit_code();
 }
 

@@ -112,7 +112,8 @@ class FlagTable {
   std::vector<std::string> given_;
 };
 
-// Prints "ERROR: <message>" on one line to stderr and returns the status's exit code.
+// Prints "ERROR: <message>" on one line to stderr (runtime/logging.h's LogFailure: whatever
+// --log_level says) and returns the status's exit code.
 int ReportFailure(const Status& status);
 
 }  // namespace touchstone

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "runtime/logging.h"
+
 namespace touchstone {
 namespace {
 
@@ -210,7 +212,7 @@ int RunIsolated(const IsolationFlags& flags, const FlagTable& table, const std::
                 const std::function<int()>& work) {
   std::vector<std::string> warnings;
   flags.Warn(table, &warnings);
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  for (const std::string& w : warnings) LogWarning("{}", w);
   if (!flags.process()) return work();
   std::cout.flush();
   std::cerr.flush();

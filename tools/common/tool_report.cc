@@ -3,8 +3,11 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
+
+#include <fmt/format.h>
 
 #include "tools/common/version.h"
 
@@ -21,9 +24,10 @@ void WarnIfMoreThreadsThanCpus(const std::string& flag, int value, std::vector<s
   CPU_ZERO(&set);
   const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
   if (cpus > 0 && value > cpus && warnings != nullptr) {
-    warnings->push_back("--" + flag + "=" + std::to_string(value) + " is more threads than the " +
-                        std::to_string(cpus) +
-                        " CPUs this process may use: threads will share CPUs and latencies will suffer");
+    warnings->push_back(fmt::format(
+        "--{}={} is more threads than the {} CPUs this process may use: threads will share CPUs and latencies will "
+        "suffer",
+        flag, value, cpus));
   }
 }
 
@@ -43,8 +47,7 @@ StatusOr<std::string> ReadBaselineText(const std::string& path) {
 void Heartbeat::Beat(const std::string& what, int64_t done, double elapsed_secs, const std::string& detail) {
   if (elapsed_secs - last_secs_ < every_secs_) return;
   last_secs_ = elapsed_secs;
-  std::fprintf(out_, "%s: %lld in %.1f s%s\n", what.c_str(), static_cast<long long>(done), elapsed_secs,
-               detail.c_str());
+  fmt::print(out_, "{}: {} in {:.1f} s{}\n", what, done, elapsed_secs, detail);
   std::fflush(out_);
 }
 

@@ -3,14 +3,25 @@
 #include <iostream>
 
 #include "runtime/kernels/optimized/isa_name.h"
+#include "runtime/logging.h"
 
 namespace touchstone {
 
 void PrintWarnings(const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  for (const std::string& w : warnings) LogWarning("{}", w);
 }
 
 int RunTool(int argc, char** argv, FlagTable* table, const ToolSpec& spec) {
+  // Every tool's --log_level. Its value lives as long as the process (the table keeps a pointer to it):
+  // the level is the process's, not the table's.
+  static std::string* const log_level = new std::string;
+  *log_level = LogLevelName(LogLevel::kInfo);
+  table->AddGroup("Logging (docs/logging.md)");
+  table
+      ->AddString("log_level", log_level,
+                  "the least severe log lines printed on stderr (warning hides the INFO lines, error the WARNING "
+                  "lines too; a failure's ERROR line is always printed)")
+      .OneOf(LogLevelNames());
   // Operands are taken out before parsing, so the parser sees flags only.
   std::vector<const char*> flag_args = {argv[0]};
   for (int i = 1; i < argc; ++i) {
@@ -34,6 +45,9 @@ int RunTool(int argc, char** argv, FlagTable* table, const ToolSpec& spec) {
     return 0;
   }
   if (!parsed.ok()) return ReportFailure(parsed);
+  LogLevel level = LogLevel::kInfo;
+  ParseLogLevel(*log_level, &level);  // (one of the names: the table checked it)
+  SetLogLevel(level);
   if (spec.check) {
     Status checked = spec.check(&warnings);
     if (!checked.ok()) return ReportFailure(checked);

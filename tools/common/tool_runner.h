@@ -1,7 +1,8 @@
 // The shape every tool's main shares, written once: parse the flag table, answer --help, check the
 // flags, run the work (under the delegate isolation flags when the tool takes delegates), and turn an
 // error into one "ERROR: <message>" line on stderr and its status's exit code (runtime/status.h).
-// A tool's main declares its flags and calls RunTool.
+// A tool's main declares its flags and calls RunTool, which adds --log_level (runtime/logging.h) to the
+// table and sets the level from it before anything else is printed.
 #ifndef TOUCHSTONE_TOOLS_COMMON_TOOL_RUNNER_H_
 #define TOUCHSTONE_TOOLS_COMMON_TOOL_RUNNER_H_
 
@@ -33,10 +34,11 @@ struct ToolSpec {
   std::function<StatusOr<int>()> run;
 };
 
-// Runs the tool `spec` describes with the flags declared in `table`; returns main's exit code.
+// Runs the tool `spec` describes with the flags declared in `table` (plus --log_level, added here: call
+// it once per table, which must not declare --log_level itself); returns main's exit code.
 int RunTool(int argc, char** argv, FlagTable* table, const ToolSpec& spec);
 
-// Prints each warning as one "WARNING: <warning>" line on stderr.
+// Logs each warning as one "WARNING: <warning>" line on stderr (hidden by --log_level=error or off).
 void PrintWarnings(const std::vector<std::string>& warnings);
 
 }  // namespace touchstone

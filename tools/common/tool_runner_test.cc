@@ -1,11 +1,14 @@
 // RunTool: --help wins over a bad flag after it, a failure is one ERROR line with its status's exit code, the
-// check's warnings follow the parser's, and operands are taken out for tools that have them.
+// check's warnings follow the parser's, operands are taken out for tools that have them, and --log_level
+// filters the log lines but never the failure line.
 #include "tools/common/tool_runner.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "runtime/logging.h"
 
 namespace touchstone {
 namespace {
@@ -64,25 +67,75 @@ TEST(RunToolTest, FailuresAreOneErrorLineAndTheirExitCode) {
 }
 
 TEST(RunToolTest, CheckStopsBeforeTheWorkAndAddsWarnings) {
+  // One table per run, as in a tool's main (RunTool adds --log_level to it).
+  for (const bool too_many : {true, false}) {
+    Tool tool;
+    bool ran = false;
+    tool.spec.run = [&]() -> StatusOr<int> {
+      ran = true;
+      return 0;
+    };
+    tool.spec.check = [&](std::vector<std::string>* warnings) -> Status {
+      if (tool.count > 5) return UsageError("--count must be at most 5");
+      if (tool.count > 3) warnings->push_back("a large count");
+      return Status::Ok();
+    };
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(tool.Run({too_many ? "--count=9" : "--count=4"}), too_many ? 2 : 0);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(),
+              too_many ? "ERROR: --count must be at most 5\n" : "WARNING: a large count\n");
+    EXPECT_EQ(ran, !too_many);
+  }
+}
+
+TEST(RunToolTest, EveryToolTakesLogLevel) {
+  Tool tool;
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(tool.Run({"--help"}), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("Logging (docs/logging.md):\n  --log_level=\"info\""), std::string::npos) << out;
+  EXPECT_NE(out.find("(one of debug, info, warning, error, off)"), std::string::npos) << out;
+}
+
+TEST(RunToolTest, AnUnknownLogLevelIsAUsageError) {
   Tool tool;
   bool ran = false;
   tool.spec.run = [&]() -> StatusOr<int> {
     ran = true;
     return 0;
   };
-  tool.spec.check = [&](std::vector<std::string>* warnings) -> Status {
-    if (tool.count > 5) return UsageError("--count must be at most 5");
-    if (tool.count > 3) warnings->push_back("a large count");
-    return Status::Ok();
-  };
   testing::internal::CaptureStderr();
-  EXPECT_EQ(tool.Run({"--count=9"}), 2);
-  EXPECT_EQ(testing::internal::GetCapturedStderr(), "ERROR: --count must be at most 5\n");
+  EXPECT_EQ(tool.Run({"--log_level=verbose"}), 2);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "ERROR: --log_level=verbose: must be one of debug, info, warning, error, off\n");
   EXPECT_FALSE(ran);
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(tool.Run({"--count=4"}), 0);
-  EXPECT_EQ(testing::internal::GetCapturedStderr(), "WARNING: a large count\n");
-  EXPECT_TRUE(ran);
+}
+
+TEST(RunToolTest, LogLevelHidesWarningsButNotTheFailure) {
+  const struct {
+    const char* level;
+    const char* stderr_text;
+  } kCases[] = {
+      {"info", "WARNING: a large count\nINFO: Created TensorFlow Lite XNNPACK delegate for CPU.\nERROR: failed\n"},
+      {"warning", "WARNING: a large count\nERROR: failed\n"},
+      {"error", "ERROR: failed\n"},
+      {"off", "ERROR: failed\n"},
+  };
+  for (const auto& c : kCases) {
+    Tool tool;
+    tool.spec.check = [&](std::vector<std::string>* warnings) -> Status {
+      warnings->push_back("a large count");
+      return Status::Ok();
+    };
+    tool.spec.run = [&]() -> StatusOr<int> {
+      LogInfo("Created TensorFlow Lite XNNPACK delegate for CPU.");
+      return ExecutionError("failed");
+    };
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(tool.Run({std::string("--log_level=") + c.level}), 4);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), c.stderr_text) << c.level;
+  }
+  SetLogLevel(LogLevel::kInfo);
 }
 
 TEST(RunToolTest, OperandsAreTakenOut) {

@@ -67,7 +67,7 @@ StatusOr<std::vector<std::string>> ModelPaths(const std::string& path) {
 StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFlagGroup& group) {
   std::vector<std::string> warnings;
   WarnIfMoreThreadsThanCpus("num_threads", flags.num_threads, &warnings);
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  PrintWarnings(warnings);
   QualifyConfig config;
   config.conformance = config.models = config.latency = false;
   for (absl::string_view section : absl::StrSplit(flags.sections, ',', absl::SkipEmpty())) {

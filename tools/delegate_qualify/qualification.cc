@@ -15,6 +15,8 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "datasets/sample_models.h"
 #include "evaluation/inference_diff.h"
 #include "evaluation/op_conformance_suite.h"
@@ -643,7 +645,7 @@ StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, cons
       report.cases.push_back(run_item(item, c.model, false));
       ++done;
       if (progress != nullptr && done % 25 == 0)
-        std::fprintf(progress, "conformance: %d of %zu cases\n", done, suite.size());
+        fmt::print(progress, "conformance: {} of {} cases\n", done, suite.size());
     }
   }
   if (config.models || !config.only.empty()) {
@@ -654,7 +656,7 @@ StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, cons
       item.variant = config.model_paths.empty() ? "(built in)" : config.model_paths[&m - models.data()];
       report.models.push_back(run_item(item, m.bytes, true));
       if (progress != nullptr) {
-        std::fprintf(progress, "model %s: %s\n", m.name.c_str(), ItemVerdictName(report.models.back().verdict));
+        fmt::print(progress, "model {}: {}\n", m.name, ItemVerdictName(report.models.back().verdict));
       }
     }
   }
@@ -711,7 +713,7 @@ StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, cons
       test.inference_us = j["test"]["inference_us"].get<std::vector<double>>();
       report.latency.push_back(JudgeLatency(m.name, reference, test, config));
       if (progress != nullptr) {
-        std::fprintf(progress, "latency %s: %s\n", m.name.c_str(), report.latency.back().verdict.c_str());
+        fmt::print(progress, "latency {}: {}\n", m.name, report.latency.back().verdict);
       }
     }
   }

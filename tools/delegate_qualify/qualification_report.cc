@@ -1,11 +1,13 @@
 // The views of a QualificationReport: text, JSON, CSV and HTML.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <iterator>
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
 #include "evaluation/svg_chart.h"
+
 #include "tools/delegate_qualify/qualification.h"
 
 namespace touchstone {
@@ -16,12 +18,7 @@ bool Failing(const QualifiedItem& item) {
          item.verdict == ItemVerdict::kHang || item.verdict == ItemVerdict::kInvalid;
 }
 
-std::string Number(double v) {
-  if (!std::isfinite(v)) return "n/a";
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.4g", v);
-  return text;
-}
+std::string Number(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : "n/a"; }
 
 // The worst output's figures, in one phrase.
 std::string Figures(const QualifiedItem& item) {
@@ -41,11 +38,7 @@ std::string LineOf(const QualifiedItem& item) {
   return line;
 }
 
-std::string Pct(double ratio) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%+.1f%%", (ratio - 1.0) * 100.0);
-  return text;
-}
+std::string Pct(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1.0) * 100.0); }
 
 std::string Csv(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -89,42 +82,42 @@ nlohmann::ordered_json ItemCoreJson(const QualifiedItem& item) {
 }
 
 std::string FormatQualification(const QualificationReport& report) {
-  std::ostringstream out;
-  out << "Delegate: " << report.delegates << "\n";
+  std::string out = "Delegate: " + report.delegates + "\n";
+  auto to_out = std::back_inserter(out);
   for (const std::vector<QualifiedItem>* list : {&report.cases, &report.models}) {
     for (const QualifiedItem& item : *list) {
       if (!Failing(item)) continue;
-      out << LineOf(item) << "\n";
-      if (!item.reproduce.empty()) out << "  reproduce: " << item.reproduce << "\n";
+      out += LineOf(item) + "\n";
+      if (!item.reproduce.empty()) out += "  reproduce: " + item.reproduce + "\n";
     }
   }
   for (const QualifiedItem& m : report.models) {
-    out << "Model " << m.id.substr(6) << ": " << ItemVerdictName(m.verdict);
+    fmt::format_to(to_out, "Model {}: {}", m.id.substr(6), ItemVerdictName(m.verdict));
     if (m.verdict == ItemVerdict::kCrash || m.verdict == ItemVerdict::kHang || m.verdict == ItemVerdict::kInvalid) {
-      out << "\n";
+      out += "\n";
       continue;
     }
-    out << ", " << m.delegated_nodes << " of " << m.nodes << " nodes delegated in " << m.partitions << " partitions";
+    fmt::format_to(to_out, ", {} of {} nodes delegated in {} partitions", m.delegated_nodes, m.nodes, m.partitions);
     if (!m.cpu_nodes.empty()) {
       std::map<std::string, int> ops;
-      for (const CpuNode& n : m.cpu_nodes) ++ops[n.op + " v" + std::to_string(n.version)];
-      out << "; on the CPU:";
-      for (const auto& op : ops) out << " " << op.first << " x" << op.second;
+      for (const CpuNode& n : m.cpu_nodes) ++ops[fmt::format("{} v{}", n.op, n.version)];
+      out += "; on the CPU:";
+      for (const auto& op : ops) fmt::format_to(to_out, " {} x{}", op.first, op.second);
     }
-    out << "\n";
+    out += "\n";
   }
   for (const LatencyResult& l : report.latency) {
-    out << "Latency " << l.model << ": " << l.verdict;
-    if (!l.detail.empty()) out << ": " << l.detail;
+    out += "Latency " + l.model + ": " + l.verdict;
+    if (!l.detail.empty()) out += ": " + l.detail;
     for (const LatencyCriterion& c : l.criteria) {
-      out << "; " << c.metric << " " << Number(c.test_median_us) << " us vs " << Number(c.reference_median_us)
-          << " us (" << Pct(c.ratio) << ", 95% CI " << Pct(c.ci_low) << " to " << Pct(c.ci_high) << ") " << c.verdict;
+      fmt::format_to(to_out, "; {} {} us vs {} us ({}, 95% CI {} to {}) {}", c.metric, Number(c.test_median_us),
+                     Number(c.reference_median_us), Pct(c.ratio), Pct(c.ci_low), Pct(c.ci_high), c.verdict);
     }
-    out << "\n";
+    out += "\n";
   }
-  out << "Summary: " << report.summary << "\n";
-  out << "Qualification: " << (report.passed ? "PASS" : "FAIL") << "\n";
-  return out.str();
+  out += "Summary: " + report.summary + "\n";
+  out += std::string("Qualification: ") + (report.passed ? "PASS" : "FAIL") + "\n";
+  return out;
 }
 
 std::string QualificationJson(const QualificationReport& report) {
@@ -179,9 +172,9 @@ std::string QualificationJson(const QualificationReport& report) {
 }
 
 std::string QualificationCsv(const QualificationReport& report) {
-  std::ostringstream out;
-  out << "id,kind,op,type,variant,version,verdict,delegated_nodes,nodes,partitions,max_abs_error,"
-         "max_relative_error,threshold,detail,reproduce\n";
+  std::string out =
+      "id,kind,op,type,variant,version,verdict,delegated_nodes,nodes,partitions,max_abs_error,max_relative_error,"
+      "threshold,detail,reproduce\n";
   for (const std::vector<QualifiedItem>* list : {&report.cases, &report.models}) {
     for (const QualifiedItem& item : *list) {
       double max_abs = 0, max_rel = 0;
@@ -192,15 +185,15 @@ std::string QualificationCsv(const QualificationReport& report) {
         threshold = o.threshold;
       }
       const bool figures = !item.outputs.empty();
-      out << Csv(item.id) << "," << (list == &report.cases ? "case" : "model") << "," << Csv(item.op) << ","
-          << Csv(item.type) << "," << Csv(item.variant) << "," << item.version << "," << ItemVerdictName(item.verdict)
-          << "," << item.delegated_nodes << "," << item.nodes << "," << item.partitions << ","
-          << (figures ? Number(max_abs) : "") << "," << (figures ? Number(max_rel) : "") << "," << Csv(threshold) << ","
-          << Csv(item.detail + (item.localization.empty() ? "" : "; " + item.localization)) << ","
-          << Csv(item.reproduce) << "\n";
+      fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", Csv(item.id),
+                     list == &report.cases ? "case" : "model", Csv(item.op), Csv(item.type), Csv(item.variant),
+                     item.version, ItemVerdictName(item.verdict), item.delegated_nodes, item.nodes, item.partitions,
+                     figures ? Number(max_abs) : "", figures ? Number(max_rel) : "", Csv(threshold),
+                     Csv(item.detail + (item.localization.empty() ? "" : "; " + item.localization)),
+                     Csv(item.reproduce));
     }
   }
-  return out.str();
+  return out;
 }
 
 std::string QualificationHtml(const QualificationReport& report) {

@@ -29,9 +29,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +38,9 @@
 #include <immintrin.h>
 #endif
 
+#include <fmt/format.h>
+
+#include "runtime/logging.h"
 #include "tools/common/flags.h"
 #include "tools/common/tool_runner.h"
 
@@ -207,12 +208,7 @@ std::vector<double> Measure(const std::vector<int>& cpus, Work work) {
   return rates;
 }
 
-std::string Join(const std::vector<double>& values) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(1);
-  for (size_t i = 0; i < values.size(); ++i) out << (i ? " " : "") << values[i];
-  return out.str();
-}
+std::string Join(const std::vector<double>& values) { return fmt::format("{:.1f}", fmt::join(values, " ")); }
 
 double Mean(const std::vector<double>& values) {
   double sum = 0.0;
@@ -228,24 +224,23 @@ bool Report(const std::string& what, const std::string& unit, const std::vector<
   for (size_t i = 0; i < cpus.size(); ++i) {
     const std::vector<double> one = Measure({cpus[i]}, [&](size_t) { return work(i); });
     if (one.empty()) {
-      std::cerr << "ERROR: host_probe: cannot pin a thread to cpu " << cpus[i] << std::endl;
+      LogFailure(fmt::format("host_probe: cannot pin a thread to cpu {}", cpus[i]));
       return false;
     }
     alone.push_back(one[0]);
   }
   const std::vector<double> together = Measure(cpus, work);
   if (together.empty()) {
-    std::cerr << "ERROR: host_probe: cannot pin a thread to every allowed cpu" << std::endl;
+    LogFailure("host_probe: cannot pin a thread to every allowed cpu");
     return false;
   }
-  std::cout << std::fixed << std::setprecision(1);
   for (size_t i = 0; i < cpus.size(); ++i) {
-    std::cout << what << " cpu " << cpus[i] << " alone: " << alone[i] << " " << unit << std::endl;
+    std::cout << fmt::format("{} cpu {} alone: {:.1f} {}", what, cpus[i], alone[i], unit) << std::endl;
   }
-  std::cout << what << " at once: " << Join(together) << " " << unit << std::endl;
+  std::cout << fmt::format("{} at once: {} {}", what, Join(together), unit) << std::endl;
   const double mean_alone = Mean(alone);
-  std::cout << std::setprecision(2) << what
-            << "_at_once_over_alone: " << (mean_alone > 0.0 ? Mean(together) / mean_alone : 0.0) << std::endl;
+  std::cout << fmt::format("{}_at_once_over_alone: {:.2f}", what, mean_alone > 0.0 ? Mean(together) / mean_alone : 0.0)
+            << std::endl;
   return true;
 }
 
@@ -360,19 +355,16 @@ bool ReportHandoff(const std::vector<int>& cpus, std::vector<uint64_t>& buffer, 
   const double between = own.size() == 2 ? HandoffRate(cpus[0], cpus[1], &buffer, duration) : -1.0;
   const double round_trip_ns = between >= 0.0 ? RoundTripNs(cpus[0], cpus[1], duration) : -1.0;
   if (between < 0.0 || round_trip_ns < 0.0) {
-    std::cerr << "ERROR: host_probe: cannot pin threads to cpus " << cpus[0] << " and " << cpus[1] << std::endl;
+    LogFailure(fmt::format("host_probe: cannot pin threads to cpus {} and {}", cpus[0], cpus[1]));
     return false;
   }
-  std::cout << std::fixed << std::setprecision(1);
   for (int i = 0; i < 2; ++i) {
-    std::cout << "handoff own cpu " << cpus[i] << ": " << own[i] << " GB/s" << std::endl;
+    std::cout << fmt::format("handoff own cpu {}: {:.1f} GB/s", cpus[i], own[i]) << std::endl;
   }
-  std::cout << "handoff between cpu " << cpus[0] << " and " << cpus[1] << ": " << between << " GB/s" << std::endl;
+  std::cout << fmt::format("handoff between cpu {} and {}: {:.1f} GB/s", cpus[0], cpus[1], between) << std::endl;
   const double mean_own = Mean(own);
-  std::cout << std::setprecision(2) << "handoff_between_over_own: " << (mean_own > 0.0 ? between / mean_own : 0.0)
-            << std::endl;
-  std::cout << std::setprecision(0) << "round trip between cpu " << cpus[0] << " and " << cpus[1] << ": "
-            << round_trip_ns << " ns" << std::endl;
+  std::cout << fmt::format("handoff_between_over_own: {:.2f}", mean_own > 0.0 ? between / mean_own : 0.0) << std::endl;
+  std::cout << fmt::format("round trip between cpu {} and {}: {:.0f} ns", cpus[0], cpus[1], round_trip_ns) << std::endl;
   return true;
 }
 
@@ -383,8 +375,7 @@ bool AllocateOnes(std::vector<uint64_t>* buffer, size_t bytes, const char* what)
     buffer->assign(bytes / sizeof(uint64_t), 1);
     return true;
   } catch (const std::exception&) {
-    std::cerr << "ERROR: host_probe: cannot allocate " << bytes / 1024 << " KiB for the " << what << " buffer"
-              << std::endl;
+    LogFailure(fmt::format("host_probe: cannot allocate {} KiB for the {} buffer", bytes / 1024, what));
     return false;
   }
 }
@@ -394,7 +385,7 @@ int Probe(int32_t duration_ms, int32_t buffer_mb, int32_t handoff_kb) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
-    std::cerr << "ERROR: host_probe: cannot read this process's CPU affinity" << std::endl;
+    LogFailure("host_probe: cannot read this process's CPU affinity");
     return 4;
   }
   std::vector<int> cpus;
@@ -413,8 +404,9 @@ int Probe(int32_t duration_ms, int32_t buffer_mb, int32_t handoff_kb) {
   std::string isa;
   const LoopFn loop = ChooseLoop(&isa);
   const auto duration = std::chrono::milliseconds(duration_ms);
-  std::cout << "compute loop: " << isa << "; " << duration_ms << " ms per measurement; memory: " << buffer_mb
-            << " MiB per thread" << std::endl;
+  std::cout << fmt::format("compute loop: {}; {} ms per measurement; memory: {} MiB per thread", isa, duration_ms,
+                           buffer_mb)
+            << std::endl;
   std::vector<float> sinks(cpus.size(), 0.0f);
   const bool compute_ok = Report("compute", "GFLOP/s", cpus,
                                  [&](size_t i) { return 2.0 * static_cast<double>(loop(duration, &sinks[i])); });

@@ -22,6 +22,7 @@
 #include "evaluation/inference_diff.h"
 #include "evaluation/model_inputs.h"
 #include "evaluation/shards.h"
+#include "runtime/logging.h"
 #include "runtime/model.h"
 #include "tools/common/delegate_flags.h"
 #include "tools/common/flags.h"
@@ -85,7 +86,7 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   if (flags.model_file.empty()) return UsageError("--model_file is required (the .tflite model to compare)");
   std::vector<std::string> warnings;
   WarnIfMoreThreadsThanCpus("num_interpreter_threads", flags.num_interpreter_threads, &warnings);
-  for (const std::string& w : warnings) std::cerr << "WARNING: " << w << std::endl;
+  PrintWarnings(warnings);
   const bool explicit_thresholds = flags.max_avg_error >= 0 || flags.max_abs_error >= 0 || flags.min_cosine > -1.0f;
   if (flags.qualify && explicit_thresholds) {
     return UsageError(
@@ -143,7 +144,7 @@ StatusOr<int> Run(const DiffFlags& flags, const FlagTable& table, const Delegate
   InferenceDiffResult& result = ran;
   CompleteEnvelope(table, group, &result.envelope);
   for (const DelegateOutcome& outcome : result.delegates) {
-    if (!outcome.applied) std::cerr << "WARNING: " << DescribeOutcome(outcome) << std::endl;
+    if (!outcome.applied) LogWarning("{}", DescribeOutcome(outcome));
   }
   if (!flags.baseline.empty()) {
     result.gate.requested = true;

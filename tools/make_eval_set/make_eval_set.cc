@@ -3,11 +3,12 @@
 // folder per class. It copies bytes; it decodes nothing and measures nothing.
 #include <sys/stat.h>
 
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "datasets/imagenet_folder.h"
 #include "tools/common/flags.h"
@@ -31,8 +32,7 @@ Status Run(const std::string& class_folders, const std::string& output, int per_
     const size_t dot = image.path.find_last_of('.');
     const size_t slash = image.path.find_last_of('/');
     const std::string extension = dot != std::string::npos && dot > slash ? image.path.substr(dot) : "";
-    char name[32];
-    std::snprintf(name, sizeof(name), "img_%06zu", i);
+    const std::string name = fmt::format("img_{:06}", i);
     std::ifstream in(image.path, std::ios::binary);
     if (!in) return InvalidInputError(image.path + ": cannot read");
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -40,7 +40,7 @@ Status Run(const std::string& class_folders, const std::string& output, int per_
     labels += image.label + "\n";
   }
   TS_RETURN_IF_ERROR(WriteFileAtomically(output + "/ground_truth_labels.txt", labels, "output"));
-  std::cout << "Wrote " << set.size() << " images and " << output << "/ground_truth_labels.txt" << std::endl;
+  std::cout << fmt::format("Wrote {} images and {}/ground_truth_labels.txt", set.size(), output) << std::endl;
   return Status::Ok();
 }
 

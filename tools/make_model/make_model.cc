@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "datasets/sample_models.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
@@ -35,7 +37,7 @@ int Main(int argc, char** argv) {
     options.seed = static_cast<uint32_t>(seed);
     const std::vector<uint8_t> bytes = MakeMobileNetLike(options);
     TS_RETURN_IF_ERROR(WriteFileAtomically(output, std::string(bytes.begin(), bytes.end()), "output"));
-    std::cout << "Wrote " << output << " (" << bytes.size() << " bytes)" << std::endl;
+    std::cout << fmt::format("Wrote {} ({} bytes)", output, bytes.size()) << std::endl;
     return 0;
   };
   return RunTool(argc, argv, &table, spec);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "evaluation/report_view.h"
@@ -62,7 +63,7 @@ int Main(int argc, char** argv) {
       TS_ASSIGN_OR_RETURN(page, ComparisonPage(baseline, report, options, ReportDiffConfig()));
     }
     TS_RETURN_IF_ERROR(WriteFileAtomically(output, page, "output"));
-    std::cout << "report_view: wrote " << output << " (" << page.size() << " bytes)" << std::endl;
+    std::cout << fmt::format("report_view: wrote {} ({} bytes)", output, page.size()) << std::endl;
     return 0;
   };
   return RunTool(argc, argv, &table, spec);
