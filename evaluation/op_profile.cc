@@ -52,7 +52,7 @@ std::string Header(const std::string& title, bool csv) {
   } else {
     Headings(&out, {24, 9, 9, 8, 8, 10, 9},
              {"[node type]", "[first]", "[avg ms]", "[%]", "[cdf%]", "[mem KB]", "[times called]"});
-    out += "	[Name]";
+    out += "\t[Name]";
   }
   return out;
 }
@@ -154,9 +154,7 @@ std::string StatsByNodeType(const Calculator& calc, bool csv) {
   } else {
     Headings(&out, {24, 9, 10, 11, 11, 10, 10},
              {"[Node type]", "[count]", "[avg ms]", "[avg %]", "[cdf %]", "[mem KB]", "[times called]"});
-    out +=
-        "
-        ";
+    out += "\n";
   }
   float cdf = 0.0f;
   for (const auto& entry : order) {
