@@ -93,21 +93,41 @@ LogLevel LevelFromEnvironment() {
   return level;
 }
 
-// Made on first use and never destroyed, so that code running at exit can still log. Not registered
-// with spdlog's registry: nothing else can reach or reconfigure them.
-const Loggers& GetLoggers() {
-  static const Loggers* loggers = [] {
-    auto sink = std::make_shared<StderrAfterStdoutSink>();
-    auto formatter = std::make_unique<spdlog::pattern_formatter>();
-    formatter->add_flag<SeverityFlag>('*').set_pattern("%*: %v");
-    sink->set_formatter(std::move(formatter));
-    auto* made = new Loggers{std::make_shared<spdlog::logger>("touchstone", sink),
-                             std::make_shared<spdlog::logger>("touchstone-failure", sink)};
-    made->lines->set_level(SpdlogLevel(LevelFromEnvironment()));
-    made->failure->set_level(spdlog::level::trace);
-    return made;
-  }();
-  return *loggers;
+// Set when the loggers are destroyed: at exit, or when a delegate plugin holding its own copy of this
+// file is unloaded (a copy never destroyed would leak there). Constant-initialized, so it stays
+// readable after the loggers are gone.
+bool loggers_destroyed = false;
+
+struct OwnedLoggers {
+  Loggers loggers;
+  ~OwnedLoggers() { loggers_destroyed = true; }
+};
+
+Loggers MakeLoggers() {
+  auto sink = std::make_shared<StderrAfterStdoutSink>();
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<SeverityFlag>('*').set_pattern("%*: %v");
+  sink->set_formatter(std::move(formatter));
+  Loggers made{std::make_shared<spdlog::logger>("touchstone", sink),
+               std::make_shared<spdlog::logger>("touchstone-failure", sink)};
+  made.lines->set_level(SpdlogLevel(LevelFromEnvironment()));
+  made.failure->set_level(spdlog::level::trace);
+  return made;
+}
+
+// Made on first use; null once destroyed (code running later at exit logs through FallbackLine). Not
+// registered with spdlog's registry: nothing else can reach or reconfigure them.
+const Loggers* GetLoggers() {
+  if (loggers_destroyed) return nullptr;
+  static OwnedLoggers owned{MakeLoggers()};
+  return &owned.loggers;
+}
+
+// A line after the loggers are gone: the same format, straight to stderr.
+void FallbackLine(LogLevel level, std::string_view message) {
+  static constexpr const char* kNames[] = {"DEBUG", "INFO", "WARNING", "ERROR", "ERROR"};
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: %.*s\n", kNames[static_cast<int>(level)], static_cast<int>(message.size()), message.data());
 }
 
 }  // namespace
@@ -148,23 +168,32 @@ bool ParseLogLevel(std::string_view name, LogLevel* level) {
 }
 
 void SetLogLevel(LogLevel level) {
-  GetLoggers().lines->set_level(SpdlogLevel(level));
+  if (const Loggers* loggers = GetLoggers()) loggers->lines->set_level(SpdlogLevel(level));
   setenv(kLevelEnvironmentVariable, LogLevelName(level), /*overwrite=*/1);
 }
 
-LogLevel GetLogLevel() { return FromSpdlogLevel(GetLoggers().lines->level()); }
+LogLevel GetLogLevel() {
+  const Loggers* loggers = GetLoggers();
+  return loggers != nullptr ? FromSpdlogLevel(loggers->lines->level()) : LevelFromEnvironment();
+}
 
 bool LogEnabled(LogLevel level) {
-  return level != LogLevel::kOff && GetLoggers().lines->should_log(SpdlogLevel(level));
+  if (level == LogLevel::kOff) return false;
+  const Loggers* loggers = GetLoggers();
+  return loggers != nullptr ? loggers->lines->should_log(SpdlogLevel(level)) : level >= LevelFromEnvironment();
 }
 
 void LogLine(LogLevel level, std::string_view message) {
-  if (level == LogLevel::kOff) return;
-  GetLoggers().lines->log(SpdlogLevel(level), spdlog::string_view_t(message.data(), message.size()));
+  if (!LogEnabled(level)) return;
+  const Loggers* loggers = GetLoggers();
+  if (loggers == nullptr) return FallbackLine(level, message);
+  loggers->lines->log(SpdlogLevel(level), spdlog::string_view_t(message.data(), message.size()));
 }
 
 void LogFailure(std::string_view message) {
-  GetLoggers().failure->log(spdlog::level::err, spdlog::string_view_t(message.data(), message.size()));
+  const Loggers* loggers = GetLoggers();
+  if (loggers == nullptr) return FallbackLine(LogLevel::kError, message);
+  loggers->failure->log(spdlog::level::err, spdlog::string_view_t(message.data(), message.size()));
 }
 
 }  // namespace touchstone
