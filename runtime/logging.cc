@@ -1,5 +1,15 @@
 #include "runtime/logging.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define TS_LEAK_SANITIZER 1
+#include <sanitizer/lsan_interface.h>
+#endif
+#endif
+#ifndef TS_LEAK_SANITIZER
+#define TS_LEAK_SANITIZER 0
+#endif
+
 #include <spdlog/logger.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/base_sink.h>
@@ -93,41 +103,26 @@ LogLevel LevelFromEnvironment() {
   return level;
 }
 
-// Set when the loggers are destroyed: at exit, or when a delegate plugin holding its own copy of this
-// file is unloaded (a copy never destroyed would leak there). Constant-initialized, so it stays
-// readable after the loggers are gone.
-bool loggers_destroyed = false;
-
-struct OwnedLoggers {
-  Loggers loggers;
-  ~OwnedLoggers() { loggers_destroyed = true; }
-};
-
-Loggers MakeLoggers() {
-  auto sink = std::make_shared<StderrAfterStdoutSink>();
-  auto formatter = std::make_unique<spdlog::pattern_formatter>();
-  formatter->add_flag<SeverityFlag>('*').set_pattern("%*: %v");
-  sink->set_formatter(std::move(formatter));
-  Loggers made{std::make_shared<spdlog::logger>("touchstone", sink),
-               std::make_shared<spdlog::logger>("touchstone-failure", sink)};
-  made.lines->set_level(SpdlogLevel(LevelFromEnvironment()));
-  made.failure->set_level(spdlog::level::trace);
-  return made;
-}
-
-// Made on first use; null once destroyed (code running later at exit logs through FallbackLine). Not
-// registered with spdlog's registry: nothing else can reach or reconfigure them.
-const Loggers* GetLoggers() {
-  if (loggers_destroyed) return nullptr;
-  static OwnedLoggers owned{MakeLoggers()};
-  return &owned.loggers;
-}
-
-// A line after the loggers are gone: the same format, straight to stderr.
-void FallbackLine(LogLevel level, std::string_view message) {
-  static constexpr const char* kNames[] = {"DEBUG", "INFO", "WARNING", "ERROR", "ERROR"};
-  std::fflush(stdout);
-  std::fprintf(stderr, "%s: %.*s\n", kNames[static_cast<int>(level)], static_cast<int>(message.size()), message.data());
+// Made on first use and never destroyed, so that code running at exit can still log. Not registered
+// with spdlog's registry: nothing else can reach or reconfigure them. A delegate plugin carries its own
+// copy of this file and is unloaded with it still allocated: LeakSanitizer is told these blocks are
+// meant to live (ScopedDisabler), or every plugin test would report them.
+const Loggers& GetLoggers() {
+  static const Loggers* loggers = [] {
+#if TS_LEAK_SANITIZER
+    __lsan::ScopedDisabler intended_to_live;
+#endif
+    auto sink = std::make_shared<StderrAfterStdoutSink>();
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<SeverityFlag>('*').set_pattern("%*: %v");
+    sink->set_formatter(std::move(formatter));
+    auto* made = new Loggers{std::make_shared<spdlog::logger>("touchstone", sink),
+                             std::make_shared<spdlog::logger>("touchstone-failure", sink)};
+    made->lines->set_level(SpdlogLevel(LevelFromEnvironment()));
+    made->failure->set_level(spdlog::level::trace);
+    return made;
+  }();
+  return *loggers;
 }
 
 }  // namespace
@@ -168,32 +163,23 @@ bool ParseLogLevel(std::string_view name, LogLevel* level) {
 }
 
 void SetLogLevel(LogLevel level) {
-  if (const Loggers* loggers = GetLoggers()) loggers->lines->set_level(SpdlogLevel(level));
+  GetLoggers().lines->set_level(SpdlogLevel(level));
   setenv(kLevelEnvironmentVariable, LogLevelName(level), /*overwrite=*/1);
 }
 
-LogLevel GetLogLevel() {
-  const Loggers* loggers = GetLoggers();
-  return loggers != nullptr ? FromSpdlogLevel(loggers->lines->level()) : LevelFromEnvironment();
-}
+LogLevel GetLogLevel() { return FromSpdlogLevel(GetLoggers().lines->level()); }
 
 bool LogEnabled(LogLevel level) {
-  if (level == LogLevel::kOff) return false;
-  const Loggers* loggers = GetLoggers();
-  return loggers != nullptr ? loggers->lines->should_log(SpdlogLevel(level)) : level >= LevelFromEnvironment();
+  return level != LogLevel::kOff && GetLoggers().lines->should_log(SpdlogLevel(level));
 }
 
 void LogLine(LogLevel level, std::string_view message) {
-  if (!LogEnabled(level)) return;
-  const Loggers* loggers = GetLoggers();
-  if (loggers == nullptr) return FallbackLine(level, message);
-  loggers->lines->log(SpdlogLevel(level), spdlog::string_view_t(message.data(), message.size()));
+  if (level == LogLevel::kOff) return;
+  GetLoggers().lines->log(SpdlogLevel(level), spdlog::string_view_t(message.data(), message.size()));
 }
 
 void LogFailure(std::string_view message) {
-  const Loggers* loggers = GetLoggers();
-  if (loggers == nullptr) return FallbackLine(LogLevel::kError, message);
-  loggers->failure->log(spdlog::level::err, spdlog::string_view_t(message.data(), message.size()));
+  GetLoggers().failure->log(spdlog::level::err, spdlog::string_view_t(message.data(), message.size()));
 }
 
 }  // namespace touchstone
