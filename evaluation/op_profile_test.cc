@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <sstream>
 
 #include "runtime/c/builtin_ops.h"
@@ -50,6 +51,23 @@ class FakeClockTest : public ::testing::Test {
   FakeClockTest() {
     profiler.SetClockForTesting([this]() { return feed.now; });
   }
+  // One run per row of the three ops, ADD MUL ADD, taking these microseconds.
+  OpProfileReport ThreeOpRuns(const std::vector<std::array<int64_t, 3>>& runs) {
+    for (const auto& run : runs) {
+      profiler.BeginRun();
+      feed.Node(0, 0, "ADD", run[0]);
+      feed.Node(0, 1, "MUL", run[1]);
+      feed.Node(0, 2, "ADD", run[2]);
+      profiler.EndRun();
+    }
+    return profiler.Report();
+  }
+  // Two runs: ADD 100/200, MUL 300/300, ADD 100/100 microseconds, after a node outside BeginRun/EndRun
+  // (warm-up), which is ignored.
+  OpProfileReport TwoRuns() {
+    feed.Node(0, 0, "ADD", 999);
+    return ThreeOpRuns({{100, 300, 100}, {200, 300, 100}});
+  }
   std::unique_ptr<Interpreter> interpreter = MakeInterpreter();
   OpProfiler profiler{interpreter.get()};
   Feeder feed{&profiler};
@@ -63,27 +81,8 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-// The three-op model over two runs: ADD 100/200, MUL 300/300, ADD 100/100 microseconds.
-OpProfileReport TwoRuns(Interpreter* interpreter) {
-  OpProfiler profiler(interpreter);
-  Feeder feed{&profiler};
-  profiler.SetClockForTesting([&]() { return feed.now; });
-  // Outside BeginRun/EndRun (warm-up): ignored.
-  feed.Node(0, 0, "ADD", 999);
-  const int64_t runs[2][3] = {{100, 300, 100}, {200, 300, 100}};
-  for (const auto& run : runs) {
-    profiler.BeginRun();
-    feed.Node(0, 0, "ADD", run[0]);
-    feed.Node(0, 1, "MUL", run[1]);
-    feed.Node(0, 2, "ADD", run[2]);
-    profiler.EndRun();
-  }
-  return profiler.Report();
-}
-
-TEST(OpProfileTest, AggregatesPerNode) {
-  auto interpreter = MakeInterpreter();
-  const OpProfileReport report = TwoRuns(interpreter.get());
+TEST_F(FakeClockTest, AggregatesPerNode) {
+  const OpProfileReport report = TwoRuns();
   EXPECT_EQ(report.runs, 2);
   ASSERT_EQ(report.subgraphs.size(), 1u);
   const OpProfileSubgraph& s = report.subgraphs[0];
@@ -115,9 +114,8 @@ TEST_F(FakeClockTest, SameMicrosecondKeepsRunOrder) {
   }
 }
 
-TEST(OpProfileTest, TfliteTablesHandComputed) {
-  auto interpreter = MakeInterpreter();
-  const std::vector<std::string> lines = Lines(FormatOpProfile(TwoRuns(interpreter.get()), OpProfileFormat()));
+TEST_F(FakeClockTest, TfliteTablesHandComputed) {
+  const std::vector<std::string> lines = Lines(FormatOpProfile(TwoRuns(), OpProfileFormat()));
   // Sums: ADD:0 300, MUL:1 600, ADD:2 200 of a 1100 us total -> 27.273%, 54.545%, 18.182%.
   const std::vector<std::string> expected = {
       "============================== Run Order ==============================",
@@ -155,11 +153,10 @@ TEST(OpProfileTest, TfliteTablesHandComputed) {
   EXPECT_EQ(lines, expected);
 }
 
-TEST(OpProfileTest, CsvMode) {
-  auto interpreter = MakeInterpreter();
+TEST_F(FakeClockTest, CsvMode) {
   OpProfileFormat csv;
   csv.csv = true;
-  const std::string text = FormatOpProfileSection(TwoRuns(interpreter.get()), csv);
+  const std::string text = FormatOpProfileSection(TwoRuns(), csv);
   const std::vector<std::string> lines = Lines(text);
   ASSERT_GE(lines.size(), 5u);
   EXPECT_EQ(lines[0], "Operator-wise Profiling Info for Regular Benchmark Runs:");
@@ -176,20 +173,8 @@ TEST(OpProfileTest, CsvMode) {
 
 // Figures that are not round: the csv lines print them as TFLite streams them (six significant digits),
 // the table with three decimals.
-TEST(OpProfileTest, ThirdsKeepTheirDigits) {
-  auto interpreter = MakeInterpreter();
-  OpProfiler profiler(interpreter.get());
-  Feeder feed{&profiler};
-  profiler.SetClockForTesting([&]() { return feed.now; });
-  const int64_t runs[3][3] = {{1001, 2000, 7}, {1002, 2000, 7}, {1004, 2001, 8}};
-  for (const auto& run : runs) {
-    profiler.BeginRun();
-    feed.Node(0, 0, "ADD", run[0]);
-    feed.Node(0, 1, "MUL", run[1]);
-    feed.Node(0, 2, "ADD", run[2]);
-    profiler.EndRun();
-  }
-  const OpProfileReport report = profiler.Report();
+TEST_F(FakeClockTest, ThirdsKeepTheirDigits) {
+  const OpProfileReport report = ThreeOpRuns({{1001, 2000, 7}, {1002, 2000, 7}, {1004, 2001, 8}});
   OpProfileFormat csv;
   csv.csv = true;
   const std::vector<std::string> lines = Lines(FormatOpProfile(report, csv));
@@ -240,7 +225,7 @@ TEST_F(FakeClockTest, DelegateKernelIsOneNodeWithItsOpsInside) {
 // The report keeps the last run node by node: start times from the run's start, the delegate kernel
 // marked, the ops it reported inside it.
 TEST_F(FakeClockTest, TimelineOfTheLastRun) {
-  EXPECT_TRUE(TwoRuns(interpreter.get()).timeline.size() == 3u);
+  EXPECT_EQ(TwoRuns().timeline.size(), 3u);
   profiler.BeginRun();
   feed.now += 5;  // the run starts 5 us before its first node
   feed.Node(0, 0, "ADD", 10);
