@@ -14,12 +14,6 @@ using nlohmann::ordered_json;
 
 std::string Mb(int64_t bytes) { return fmt::format("{:.2f} MB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
-// Doubles that JSON can carry (NaN and infinities become null).
-ordered_json Num(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  return v;
-}
-
 ordered_json NodeJson(const OpProfileNode& node, int64_t runs) {
   ordered_json j;
   j["node_index"] = node.node_index;
@@ -29,7 +23,7 @@ ordered_json NodeJson(const OpProfileNode& node, int64_t runs) {
   j["kernel"] = node.kernel;
   j["run_order"] = node.run_order;
   j["first_us"] = node.us.first_us();
-  j["avg_us"] = Num(node.us.mean_us());
+  j["avg_us"] = JsonNumber(node.us.mean_us());
   j["total_us"] = node.us.sum_us();
   j["times_called"] = node.times_called;
   j["times_called_per_run"] = runs > 0 ? node.times_called / runs : 0;
@@ -50,11 +44,11 @@ ordered_json GateJson(const BenchmarkReport::Gate& gate) {
   ordered_json lat;
   lat["verdict"] = GateVerdictName(l.verdict);
   lat["statistic"] = "ratio of medians (current / baseline), percentile bootstrap";
-  lat["baseline_median_us"] = Num(l.baseline_median_us);
-  lat["current_median_us"] = Num(l.current_median_us);
-  lat["ratio"] = Num(l.ratio);
-  lat["ci_low"] = Num(l.ci_low);
-  lat["ci_high"] = Num(l.ci_high);
+  lat["baseline_median_us"] = JsonNumber(l.baseline_median_us);
+  lat["current_median_us"] = JsonNumber(l.current_median_us);
+  lat["ratio"] = JsonNumber(l.ratio);
+  lat["ci_low"] = JsonNumber(l.ci_low);
+  lat["ci_high"] = JsonNumber(l.ci_high);
   lat["confidence"] = l.confidence;
   lat["resamples"] = l.resamples;
   lat["max_regression_pct"] = l.max_regression_pct;
@@ -71,7 +65,7 @@ ordered_json GateJson(const BenchmarkReport::Gate& gate) {
     e["verdict"] = GateVerdictName(m.verdict);
     e["baseline_bytes"] = m.baseline_bytes;
     e["current_bytes"] = m.current_bytes;
-    e["ratio"] = Num(m.ratio);
+    e["ratio"] = JsonNumber(m.ratio);
     e["max_regression_pct"] = m.max_regression_pct;
     e["reason"] = m.reason;
     memory.push_back(e);
@@ -308,8 +302,8 @@ std::string ResultFileJson(const BenchmarkReport& r) {
   // TFLite's throughput: input bytes consumed per second of inference, in MiB.
   const int64_t sum = r.regular.sum_us();
   misc["model_throughput_in_mb_per_sec"] =
-      sum > 0 ? Num(static_cast<double>(r.config.input_bytes) * static_cast<double>(r.regular.count()) * 1e6 /
-                    static_cast<double>(sum) / (1024.0 * 1024.0))
+      sum > 0 ? JsonNumber(static_cast<double>(r.config.input_bytes) * static_cast<double>(r.regular.count()) * 1e6 /
+                           static_cast<double>(sum) / (1024.0 * 1024.0))
               : ordered_json(0.0);
   j["misc_metrics"] = misc;
   return j.dump(2) + "\n";

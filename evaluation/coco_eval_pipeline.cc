@@ -41,9 +41,6 @@ bool FileExists(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// One line on stdout, flushed (a progress line on stderr may follow it).
-void PrintLine(const std::string& line) { std::cout << line << std::endl; }
-
 // The sha256 of a file's bytes ("" when it cannot be read).
 std::string FileSha256(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -129,17 +126,7 @@ StatusOr<CocoGroundTruth> ProtoGroundTruth(const CocoEvalOptions& o) {
 // Prints TFLite's lines and COCO's from the report. TFLite's figures as it streams them: six
 // significant digits ({:g}) of a double (latencies) or a float (thresholds and precisions).
 void PrintReport(const json& report) {
-  if (report.contains("num_evaluation_runs")) {
-    PrintLine(fmt::format("Num evaluation runs: {}", report["num_evaluation_runs"].get<int>()));
-    // TFLite's whole-microsecond figures.
-    const json& latency = report["latency"];
-    PrintLine(fmt::format("Preprocessing latency: avg={:g}(us), std_dev={}(us)",
-                          latency["preprocessing"]["tflite"]["avg"].get<double>(),
-                          latency["preprocessing"]["tflite"]["std"].get<int64_t>()));
-    PrintLine(fmt::format("Inference latency: avg={:g}(us), std_dev={}(us)",
-                          latency["inference"]["tflite"]["avg"].get<double>(),
-                          latency["inference"]["tflite"]["std"].get<int64_t>()));
-  }
+  if (report.contains("num_evaluation_runs")) PrintTfliteLatencyLines(report);
   if (!report["tflite"].is_null()) {
     for (const json& entry : report["tflite"]["average_precision"]) {
       PrintLine(fmt::format("Average Precision [IOU Threshold={:g}]: {:g}",
@@ -185,8 +172,7 @@ void NarrowToShard(const ShardSpec& shard, CocoGroundTruth* truth, CocoRun* run)
   truth->images = std::vector<CocoImage>(truth->images.begin() + part.first, truth->images.begin() + part.end);
   truth->boxes =
       std::vector<std::vector<TfliteBox>>(truth->boxes.begin() + part.first, truth->boxes.begin() + part.end);
-  PrintLine(fmt::format("Shard {} of {}: images {} to {} of {} (merge the shard reports with merge_reports)",
-                        part.index, part.count, part.first, part.end, part.total));
+  PrintLine(DescribeShard(part));
 }
 
 // No model runs: the detections are those of the results file on the images evaluated.

@@ -1,6 +1,9 @@
 #include "evaluation/eval_hooks.h"
 
+#include <cstdint>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "runtime/logging.h"
 
@@ -28,6 +31,19 @@ std::vector<ReportedDelegate> ReportedDelegates(const std::vector<DelegateOutcom
     reported.push_back(d);
   }
   return reported;
+}
+
+void PrintLine(const std::string& line) { std::cout << line << std::endl; }
+
+void PrintTfliteLatencyLines(const nlohmann::json& report) {
+  PrintLine(fmt::format("Num evaluation runs: {}", report["num_evaluation_runs"].get<int>()));
+  const nlohmann::json& latency = report["latency"];
+  PrintLine(fmt::format("Preprocessing latency: avg={:g}(us), std_dev={}(us)",
+                        latency["preprocessing"]["tflite"]["avg"].get<double>(),
+                        latency["preprocessing"]["tflite"]["std"].get<int64_t>()));
+  PrintLine(fmt::format("Inference latency: avg={:g}(us), std_dev={}(us)",
+                        latency["inference"]["tflite"]["avg"].get<double>(),
+                        latency["inference"]["tflite"]["std"].get<int64_t>()));
 }
 
 }  // namespace touchstone

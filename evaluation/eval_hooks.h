@@ -1,10 +1,13 @@
 // What the evaluation pipelines (imagenet_eval's, coco_eval's) share: the hooks through which a tool
-// supplies what only it knows, and what they say of the delegates they applied.
+// supplies what only it knows, what they say of the delegates they applied, and how they print lines.
 #ifndef TOUCHSTONE_EVALUATION_EVAL_HOOKS_H_
 #define TOUCHSTONE_EVALUATION_EVAL_HOOKS_H_
 
 #include <functional>
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "delegates/providers/apply_delegates.h"
 #include "delegates/providers/delegate_provider.h"
@@ -29,6 +32,14 @@ void PrintDelegateOutcomes(const std::vector<DelegateOutcome>& outcomes, bool ru
 
 // The envelope's record of each outcome (ReportEnvelope::config.delegates).
 std::vector<ReportedDelegate> ReportedDelegates(const std::vector<DelegateOutcome>& outcomes);
+
+// One line on stdout, flushed (a progress line on stderr may follow it).
+void PrintLine(const std::string& line);
+
+// TFLite run_eval's first lines, read from an evaluation report: "Num evaluation runs: N", then the
+// preprocessing and inference latencies as TFLite streams them (avg: six significant digits of a double;
+// std_dev: whole microseconds).
+void PrintTfliteLatencyLines(const nlohmann::json& report);
 
 }  // namespace touchstone
 

@@ -31,21 +31,10 @@ namespace {
 
 using nlohmann::json;
 
-// One line on stdout, flushed (a progress line on stderr may follow it).
-void PrintLine(const std::string& line) { std::cout << line << std::endl; }
-
 // The lines TFLite prints (and ours after them), all read from the report. Figures as TFLite streams
 // them: six significant digits ({:g}) of a double, or of a float for the accuracies.
 void PrintReport(const json& report) {
-  PrintLine(fmt::format("Num evaluation runs: {}", report["num_evaluation_runs"].get<int>()));
-  // TFLite's whole-microsecond figures.
-  const json& latency = report["latency"];
-  PrintLine(fmt::format("Preprocessing latency: avg={:g}(us), std_dev={}(us)",
-                        latency["preprocessing"]["tflite"]["avg"].get<double>(),
-                        latency["preprocessing"]["tflite"]["std"].get<int64_t>()));
-  PrintLine(fmt::format("Inference latency: avg={:g}(us), std_dev={}(us)",
-                        latency["inference"]["tflite"]["avg"].get<double>(),
-                        latency["inference"]["tflite"]["std"].get<int64_t>()));
+  PrintTfliteLatencyLines(report);
   const json& accuracy = report["topk_accuracy"];
   for (size_t k = 0; k < accuracy.size(); ++k) {
     PrintLine(fmt::format("Top-{} Accuracy: {:g}", k + 1, accuracy[k].get<float>()));
@@ -205,10 +194,7 @@ Status EvaluateImages(const std::vector<LabelledImage>& images, const ShardInfo&
   if (result->topk.images() == 0 && !part.present()) {
     return InvalidInputError("every image was skipped; nothing evaluated");
   }
-  if (part.present()) {
-    PrintLine(fmt::format("Shard {} of {}: images {} to {} of {} (merge the shard reports with merge_reports)",
-                          part.index, part.count, part.first, part.end, part.total));
-  }
+  if (part.present()) PrintLine(DescribeShard(part));
   return Status::Ok();
 }
 

@@ -259,11 +259,6 @@ std::string DetailLine(const std::string& label, const TensorDiffEntry& e) {
   return out;
 }
 
-// A figure JSON can hold (null for NaN and infinities).
-nlohmann::ordered_json JsonNumber(double v) {
-  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
-}
-
 nlohmann::ordered_json DiffJson(const TensorDiffEntry& e) {
   nlohmann::ordered_json j;
   j["tensor"] = e.tensor;
@@ -828,9 +823,7 @@ std::string FormatInferenceDiff(const InferenceDiffResult& r) {
   std::string out;
   auto to_out = std::back_inserter(out);
   if (r.envelope.shard.present()) {
-    const ShardInfo& s = r.envelope.shard;
-    fmt::format_to(to_out, "Shard {} of {}: runs {} to {} of {} (merge the shard reports with merge_reports)", s.index,
-                   s.count, s.first, s.end, s.total);
+    out += DescribeShard(r.envelope.shard);
     if (r.replayed_runs > 0) {
       fmt::format_to(to_out, "; the model keeps state between invokes: the {} runs before were replayed unmeasured",
                      r.replayed_runs);

@@ -57,16 +57,12 @@ std::string DelegatesText(const std::vector<ReportedDelegate>& delegates) {
 
 std::string Short(const std::string& sha256) { return sha256.substr(0, 12); }
 
-// Doubles that JSON can carry (NaN and infinities become null).
-ordered_json Num(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  return v;
-}
-
 // Microseconds at nanosecond resolution (three decimals).
 double FineUs(double us) { return std::round(us * 1000.0) / 1000.0; }
 
 }  // namespace
+
+ordered_json JsonNumber(double value) { return std::isfinite(value) ? ordered_json(value) : ordered_json(nullptr); }
 
 ordered_json LatencyStatsJson(const LatencyStats& stats, bool with_samples) {
   const LatencySummary s = stats.Summary();
@@ -76,9 +72,9 @@ ordered_json LatencyStatsJson(const LatencyStats& stats, bool with_samples) {
   j["last_us"] = FineUs(s.last_fine_us);
   j["min_us"] = FineUs(s.min_fine_us);
   j["max_us"] = FineUs(s.max_fine_us);
-  j["mean_us"] = Num(FineUs(s.mean_fine_us));
-  j["std_us"] = Num(FineUs(s.stddev_fine_us));
-  j["median_us"] = Num(FineUs(s.median_fine_us));
+  j["mean_us"] = JsonNumber(FineUs(s.mean_fine_us));
+  j["std_us"] = JsonNumber(FineUs(s.stddev_fine_us));
+  j["median_us"] = JsonNumber(FineUs(s.median_fine_us));
   j["p5_us"] = FineUs(s.p5_fine_us);
   j["p50_us"] = FineUs(s.p50_fine_us);
   j["p90_us"] = FineUs(s.p90_fine_us);
@@ -91,7 +87,7 @@ ordered_json LatencyStatsJson(const LatencyStats& stats, bool with_samples) {
   tflite["curr"] = s.last_us;
   tflite["min"] = s.min_us;
   tflite["max"] = s.max_us;
-  tflite["avg"] = Num(s.mean_us);
+  tflite["avg"] = JsonNumber(s.mean_us);
   tflite["std"] = static_cast<int64_t>(s.stddev_us);
   tflite["p5"] = s.p5_us;
   tflite["median"] = s.p50_us;

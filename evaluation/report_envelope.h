@@ -132,6 +132,9 @@ Status CheckComparable(const ReportEnvelope& baseline, const ReportEnvelope& cur
 // ("samples": run_index, latency_us) and, when not every sample was kept, the histogram of all of them.
 nlohmann::ordered_json LatencyStatsJson(const LatencyStats& stats, bool with_samples);
 
+// A figure as a report writes it: the double, or null for NaN and infinities (which JSON cannot carry).
+nlohmann::ordered_json JsonNumber(double value);
+
 }  // namespace touchstone
 
 #endif  // TOUCHSTONE_EVALUATION_REPORT_ENVELOPE_H_

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "absl/container/flat_hash_map.h"
 
 namespace touchstone {
@@ -68,6 +70,11 @@ ShardInfo ShardPart(const ShardSpec& spec, int64_t total, const std::string& uni
   part.first = static_cast<int64_t>(static_cast<__int128>(total) * spec.index / spec.count);
   part.end = static_cast<int64_t>(static_cast<__int128>(total) * (spec.index + 1) / spec.count);
   return part;
+}
+
+std::string DescribeShard(const ShardInfo& part) {
+  return fmt::format("Shard {} of {}: {} {} to {} of {} (merge the shard reports with merge_reports)", part.index,
+                     part.count, part.unit, part.first, part.end, part.total);
 }
 
 Status CheckShardReports(int schema_version, std::vector<ShardReport>* reports) {

@@ -35,6 +35,10 @@ StatusOr<ShardSpec> ShardSpecFromFlags(int64_t shard_index, int64_t num_shards);
 // present() is false).
 ShardInfo ShardPart(const ShardSpec& spec, int64_t total, const std::string& unit);
 
+// The line a shard prints of its part (no newline): "Shard 1 of 4: images 25 to 50 of 100 (merge the
+// shard reports with merge_reports)".
+std::string DescribeShard(const ShardInfo& part);
+
 // A shard report given to a merge: where it came from and its JSON; CheckShardReports fills the envelope.
 struct ShardReport {
   std::string path;

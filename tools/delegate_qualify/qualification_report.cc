@@ -61,14 +61,13 @@ nlohmann::ordered_json ItemCoreJson(const QualifiedItem& item) {
   j["nodes"] = item.nodes;
   j["delegated_nodes"] = item.delegated_nodes;
   j["partitions"] = item.partitions;
-  auto finite = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
   nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
   for (const OutputFigures& o : item.outputs) {
     outputs.push_back({{"name", o.name},
                        {"type", o.type},
-                       {"max_abs_error", finite(o.max_abs_error)},
-                       {"max_relative_error", finite(o.max_relative_error)},
-                       {"avg_error", finite(o.avg_error)},
+                       {"max_abs_error", JsonNumber(o.max_abs_error)},
+                       {"max_relative_error", JsonNumber(o.max_relative_error)},
+                       {"avg_error", JsonNumber(o.avg_error)},
                        {"threshold", o.threshold},
                        {"breach", o.breach}});
   }
