@@ -5,7 +5,6 @@
 // --baseline gates on mAP (either metric) against an earlier report (docs/gates.md). The work is
 // evaluation/coco_eval_pipeline.h; this main declares the flags and writes the report.
 #include <string>
-#include <vector>
 
 #include "evaluation/coco_eval_pipeline.h"
 #include "evaluation/report_envelope.h"
@@ -14,7 +13,6 @@
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
 #include "tools/common/tool_report.h"
-#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -25,15 +23,9 @@ StatusOr<int> Run(CocoEvalOptions options, const FlagTable& table, const Delegat
   TS_RETURN_IF_ERROR(CheckOutputFileWritable(options.output_file_path, "output_file_path"));
   TS_RETURN_IF_ERROR(CheckOutputFileWritable(options.write_detections, "write_detections"));
   TS_RETURN_IF_ERROR(CheckCocoGateOptions(options));
-  std::string baseline_text;
-  if (!options.baseline.empty()) {
-    TS_ASSIGN_OR_RETURN(baseline_text, ReadBaselineText(options.baseline));
-  }
-  options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
-  options.allow_newer_op_versions = delegate_flags.allow_newer_op_versions();
-  const DelegateRequest request{options.num_interpreter_threads, options.delegate, options.use_reference_kernels};
-  TS_ASSIGN_OR_RETURN(CocoEvalOutcome outcome, RunCocoEval(options, UtcTimestamp(), baseline_text,
-                                                           MakeEvalHooks(table, delegate_flags, request)));
+  TS_ASSIGN_OR_RETURN(const std::string baseline_text, ReadBaselineText(options.baseline));
+  const EvalHooks hooks = BindEvalOptions(&options, table, delegate_flags);
+  TS_ASSIGN_OR_RETURN(CocoEvalOutcome outcome, RunCocoEval(options, UtcTimestamp(), baseline_text, hooks));
   if (!options.write_detections.empty()) {
     TS_RETURN_IF_ERROR(WriteFileAtomically(options.write_detections, outcome.detections_json, "write_detections"));
   }
@@ -68,30 +60,17 @@ int Main(int argc, char** argv) {
   table.AddInt("class_offset", &flags.class_offset, "class id = class output + offset").InRange(-1000000, 1000000);
   table.AddBool("debug_mode", &flags.debug_mode, "print every image's detections");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels");
-  table.AddString("baseline", &flags.baseline,
-                  "gate against this --output_file_path report of an earlier run: exit 1 when mAP (either metric) "
-                  "drops by more than --max_accuracy_drop_pct, 2 when the configurations differ (docs/gates.md)");
-  table.AddBool("allow_config_change", &flags.allow_config_change,
-                "let --baseline compare runs whose model, threads, kernels, delegates, images or ground truth differ");
+  AddBaselineFlags(&table, &flags.baseline, &flags.allow_config_change,
+                   "mAP (either metric) drops by more than --max_accuracy_drop_pct", "images or ground truth");
   table
       .AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
                 "drop of mAP, in percentage points of AP, that --baseline tolerates")
       .AtLeast(0);
-  table.AddInt("shard_index", &flags.shard_index,
-               "with --num_shards: evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list, and write a shard "
-               "report for merge_reports (docs/cluster.md)");
-  table.AddInt("num_shards", &flags.num_shards, "split the images into N shards (with --shard_index)");
+  AddShardFlags(&table, &flags.shard_index, &flags.num_shards,
+                "evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list", "the images");
   DelegateFlagGroup delegate_flags;
-  delegate_flags.AddTo(&table);
-  ToolSpec spec;
-  spec.name = "coco_eval";
-  spec.check = [&](std::vector<std::string>* warnings) {
-    WarnIfMoreThreadsThanCpus("num_interpreter_threads", flags.num_interpreter_threads, warnings);
-    return Status::Ok();
-  };
-  spec.delegates = &delegate_flags;
-  spec.run = [&]() { return Run(flags, table, delegate_flags); };
-  return RunTool(argc, argv, &table, spec);
+  return RunEvalTool(argc, argv, "coco_eval", &table, &delegate_flags, &flags.num_interpreter_threads,
+                     [&]() { return Run(flags, table, delegate_flags); });
 }
 
 }  // namespace

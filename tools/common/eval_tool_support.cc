@@ -7,11 +7,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "delegates/providers/registry.h"
 #include "tools/common/tool_report.h"
+#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 
@@ -72,6 +74,20 @@ EvalHooks MakeEvalHooks(const FlagTable& table, const DelegateFlagGroup& group, 
   hooks.complete_envelope = [&table, &group](ReportEnvelope* envelope) { CompleteEnvelope(table, group, envelope); };
   hooks.make_progress = MakeProgress;
   return hooks;
+}
+
+int RunEvalTool(int argc, char** argv, const std::string& name, FlagTable* table, DelegateFlagGroup* delegate_flags,
+                const int32_t* num_interpreter_threads, std::function<StatusOr<int>()> run) {
+  delegate_flags->AddTo(table);
+  ToolSpec spec;
+  spec.name = name;
+  spec.check = [num_interpreter_threads](std::vector<std::string>* warnings) {
+    WarnIfMoreThreadsThanCpus("num_interpreter_threads", *num_interpreter_threads, warnings);
+    return Status::Ok();
+  };
+  spec.delegates = delegate_flags;
+  spec.run = std::move(run);
+  return RunTool(argc, argv, table, spec);
 }
 
 }  // namespace touchstone

@@ -1,5 +1,6 @@
 // What the evaluation tools (imagenet_eval, coco_eval) share beyond tools/common: the progress display,
-// the help of TFLite's --delegate=<name> (DelegateRequest::by_name) and the pipelines' hooks.
+// the help of TFLite's --delegate=<name> (DelegateRequest::by_name), the pipelines' hooks and the main's
+// last steps.
 #ifndef TOUCHSTONE_TOOLS_COMMON_EVAL_TOOL_SUPPORT_H_
 #define TOUCHSTONE_TOOLS_COMMON_EVAL_TOOL_SUPPORT_H_
 
@@ -37,6 +38,22 @@ void AddEvalRunFlags(FlagTable* table, int32_t* num_images, int32_t* num_interpr
 // The hooks the evaluation pipelines take (evaluation/eval_hooks.h), for a tool with this command line:
 // delegates from the flags and `request`, the envelope completed with the command line, MakeProgress.
 EvalHooks MakeEvalHooks(const FlagTable& table, const DelegateFlagGroup& group, const DelegateRequest& request);
+
+// Completes an evaluation's options (ImageNetEvalOptions, CocoEvalOptions) with the delegate flag group's
+// interpreter limits and makes the hooks of its run (MakeEvalHooks) for its --delegate, threads and kernels.
+template <typename EvalOptions>
+EvalHooks BindEvalOptions(EvalOptions* options, const FlagTable& table, const DelegateFlagGroup& group) {
+  options->max_tensor_bytes = group.max_tensor_bytes();
+  options->allow_newer_op_versions = group.allow_newer_op_versions();
+  const DelegateRequest request{options->num_interpreter_threads, options->delegate, options->use_reference_kernels};
+  return MakeEvalHooks(table, group, request);
+}
+
+// An evaluation tool's main once its own flags are declared in `table`: adds the delegate flag group's,
+// warns of more --num_interpreter_threads than CPUs, and runs `run` (RunTool, under the group's isolation
+// flags); returns main's exit code.
+int RunEvalTool(int argc, char** argv, const std::string& name, FlagTable* table, DelegateFlagGroup* delegate_flags,
+                const int32_t* num_interpreter_threads, std::function<StatusOr<int>()> run);
 
 }  // namespace touchstone
 

@@ -31,17 +31,54 @@ void WarnIfMoreThreadsThanCpus(const std::string& flag, int value, std::vector<s
   }
 }
 
-StatusOr<std::string> ReadBaselineText(const std::string& path) {
+namespace {
+
+constexpr int64_t kMaxReportBytes = int64_t{256} << 20;
+constexpr char kReportLimit[] = "any report Touchstone writes (256 MiB at most)";
+
+}  // namespace
+
+StatusOr<std::string> ReadReportText(const std::string& path, const std::string& name, int64_t max_bytes,
+                                     const std::string& limit) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidInputError("--baseline=" + path + ": cannot read the file");
+  if (!in) return InvalidInputError(name + ": cannot read the file");
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
-  if (size > (std::streamoff{256} << 20)) {
-    return InvalidInputError("--baseline=" + path + ": " + std::to_string(size) +
-                             " bytes is larger than any report Touchstone writes (256 MiB at most)");
+  // A file whose size cannot be told (a pipe) cannot be read back from its start either.
+  if (size < 0) return InvalidInputError(name + ": cannot read the file");
+  if (size > max_bytes) {
+    return InvalidInputError(name + ": " + std::to_string(size) + " bytes is larger than " + limit);
   }
   in.seekg(0, std::ios::beg);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+StatusOr<std::string> ReadBaselineText(const std::string& path) {
+  if (path.empty()) return std::string();
+  return ReadReportText(path, "--baseline=" + path, kMaxReportBytes, kReportLimit);
+}
+
+StatusOr<nlohmann::json> ReadJsonReport(const std::string& path) {
+  TS_ASSIGN_OR_RETURN(std::string text, ReadReportText(path, path, kMaxReportBytes, kReportLimit));
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return InvalidInputError(path + ": not a JSON report");
+  return j;
+}
+
+void AddBaselineFlags(FlagTable* table, std::string* baseline, bool* allow_config_change, const std::string& fails_when,
+                      const std::string& differs) {
+  table->AddString("baseline", baseline,
+                   "gate against this --output_file_path report of an earlier run: exit 1 when " + fails_when +
+                       ", 2 when the configurations differ (docs/gates.md)");
+  table->AddBool("allow_config_change", allow_config_change,
+                 "let --baseline compare runs whose model, threads, kernels, delegates, " + differs + " differ");
+}
+
+void AddShardFlags(FlagTable* table, int32_t* shard_index, int32_t* num_shards, const std::string& part,
+                   const std::string& items) {
+  table->AddInt("shard_index", shard_index,
+                "with --num_shards: " + part + ", and write a shard report for merge_reports (docs/cluster.md)");
+  table->AddInt("num_shards", num_shards, "split " + items + " into N shards (with --shard_index)");
 }
 
 void Heartbeat::Beat(const std::string& what, int64_t done, double elapsed_secs, const std::string& detail) {

@@ -1,6 +1,6 @@
 // What every tool does around its report and its gate: completing the report's envelope with what only
-// the tool knows, warning of more threads than CPUs, reading a baseline, and a heartbeat for long runs whose output
-// goes to a log.
+// the tool knows, warning of more threads than CPUs, reading a baseline or another report, and a heartbeat for long
+// runs whose output goes to a log.
 #ifndef TOUCHSTONE_TOOLS_COMMON_TOOL_REPORT_H_
 #define TOUCHSTONE_TOOLS_COMMON_TOOL_REPORT_H_
 
@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "evaluation/report_envelope.h"
 #include "runtime/status.h"
@@ -24,8 +26,19 @@ void CompleteEnvelope(const FlagTable& table, const DelegateFlagGroup& delegates
 // than this process may use adds a warning naming the flag to *warnings.
 void WarnIfMoreThreadsThanCpus(const std::string& flag, int value, std::vector<std::string>* warnings);
 
-// The text of a --baseline report (at most 256 MiB). Errors name the flag and the file (kInvalidInput).
+// The text of the report file `path`, at most `max_bytes` long. Errors (kInvalidInput) begin with `name`,
+// the file as the message calls it (its path, or "--flag=path"): "<name>: cannot read the file",
+// "<name>: N bytes is larger than <limit>".
+StatusOr<std::string> ReadReportText(const std::string& path, const std::string& name, int64_t max_bytes,
+                                     const std::string& limit);
+
+// The text of a --baseline report (at most 256 MiB); "" for no path (no --baseline). Errors name the flag
+// and the file (kInvalidInput).
 StatusOr<std::string> ReadBaselineText(const std::string& path);
+
+// A report named on the command line (at most 256 MiB), which must hold a JSON object. Errors
+// (kInvalidInput) name the file: "<path>: cannot read the file", "<path>: not a JSON report".
+StatusOr<nlohmann::json> ReadJsonReport(const std::string& path);
 
 // One progress line at most every `every_secs` for a long loop whose output is not a terminal (a CI
 // log): "regular runs: 4860 in 30.0 s". Tools on a terminal redraw a progress line instead.
@@ -42,6 +55,19 @@ class Heartbeat {
   double every_secs_;
   double last_secs_ = 0.0;
 };
+
+// Declares --baseline and --allow_config_change, a gate against an earlier report (docs/gates.md), with
+// what exits 1 (`fails_when`: "top-1 or top-5 drop by more than --max_accuracy_drop_pct") and what
+// besides the model, threads, kernels and delegates makes two runs' configurations differ (`differs`:
+// "images or labels").
+void AddBaselineFlags(FlagTable* table, std::string* baseline, bool* allow_config_change, const std::string& fails_when,
+                      const std::string& differs);
+
+// Declares --shard_index and --num_shards (docs/cluster.md; checked by ShardSpecFromFlags): `part` says
+// what shard I of N does ("evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list"), `items` what
+// the shards split ("the image list").
+void AddShardFlags(FlagTable* table, int32_t* shard_index, int32_t* num_shards, const std::string& part,
+                   const std::string& items);
 
 // Whether `stream` is a terminal.
 bool IsTerminal(FILE* stream);

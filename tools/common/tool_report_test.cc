@@ -48,5 +48,25 @@ TEST(ReadBaselineTextTest, MissingFileNamesFlagAndFile) {
   EXPECT_EQ(read.value(), "{}");
 }
 
+TEST(ReadReportTextTest, LargerThanTheLimitNamesItsSize) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") + "/c.json";
+  std::ofstream(path) << "{\"a\": 1}";
+  const StatusOr<std::string> large = ReadReportText(path, "c.json", 4, "any test report (4 bytes)");
+  EXPECT_EQ(large.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(large.status().message(), "c.json: 8 bytes is larger than any test report (4 bytes)");
+  ASSERT_TRUE(ReadReportText(path, "c.json", 8, "").ok());
+}
+
+TEST(ReadJsonReportTest, AnObjectOrAnErrorNamingTheFile) {
+  const std::string dir = std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp";
+  std::ofstream(dir + "/report.json") << "{\"tool\": \"x\"}";
+  std::ofstream(dir + "/list.json") << "[1, 2]";
+  const StatusOr<nlohmann::json> report = ReadJsonReport(dir + "/report.json");
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report.value()["tool"], "x");
+  EXPECT_EQ(ReadJsonReport(dir + "/list.json").status().message(), dir + "/list.json: not a JSON report");
+  EXPECT_EQ(ReadJsonReport(dir + "/none.json").status().message(), dir + "/none.json: cannot read the file");
+}
+
 }  // namespace
 }  // namespace touchstone

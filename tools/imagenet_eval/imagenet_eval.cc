@@ -5,7 +5,6 @@
 // told (flags) or finds (--use_model_metadata). Delegates come from the provider registry. The work is
 // evaluation/imagenet_eval_pipeline.h; this main declares the flags and writes the report.
 #include <string>
-#include <vector>
 
 #include "evaluation/imagenet_eval_pipeline.h"
 #include "evaluation/report_envelope.h"
@@ -14,7 +13,6 @@
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
 #include "tools/common/tool_report.h"
-#include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
@@ -24,15 +22,9 @@ StatusOr<int> Run(ImageNetEvalOptions options, const FlagTable& table, const Del
   TS_RETURN_IF_ERROR(CheckImageNetEvalOptions(options));
   TS_RETURN_IF_ERROR(CheckOutputFileWritable(options.output_file_path, "output_file_path"));
   const std::string start_time = UtcTimestamp();
-  std::string baseline_text;
-  if (!options.baseline.empty()) {
-    TS_ASSIGN_OR_RETURN(baseline_text, ReadBaselineText(options.baseline));
-  }
-  options.max_tensor_bytes = delegate_flags.max_tensor_bytes();
-  options.allow_newer_op_versions = delegate_flags.allow_newer_op_versions();
-  const DelegateRequest request{options.num_interpreter_threads, options.delegate, options.use_reference_kernels};
-  TS_ASSIGN_OR_RETURN(ImageNetEvalOutcome outcome, RunImageNetEval(options, start_time, baseline_text,
-                                                                   MakeEvalHooks(table, delegate_flags, request)));
+  TS_ASSIGN_OR_RETURN(const std::string baseline_text, ReadBaselineText(options.baseline));
+  const EvalHooks hooks = BindEvalOptions(&options, table, delegate_flags);
+  TS_ASSIGN_OR_RETURN(ImageNetEvalOutcome outcome, RunImageNetEval(options, start_time, baseline_text, hooks));
   if (!options.output_file_path.empty()) {
     TS_RETURN_IF_ERROR(WriteFileAtomically(options.output_file_path, outcome.report_json, "output_file_path"));
   }
@@ -63,32 +55,19 @@ int Main(int argc, char** argv) {
   table.AddBool("reference", &flags.reference, "also run the reference kernels and report both");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels only");
   table.AddBool("per_image", &flags.per_image, "put per-image predictions in the JSON report");
-  table.AddString("baseline", &flags.baseline,
-                  "gate against this --output_file_path report of an earlier run: exit 1 when top-1 or top-5 drop by "
-                  "more than --max_accuracy_drop_pct, 2 when the configurations differ (docs/gates.md)");
-  table.AddBool("allow_config_change", &flags.allow_config_change,
-                "let --baseline compare runs whose model, threads, kernels, delegates, images or labels differ");
+  AddBaselineFlags(&table, &flags.baseline, &flags.allow_config_change,
+                   "top-1 or top-5 drop by more than --max_accuracy_drop_pct", "images or labels");
   table
       .AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
                 "drop of top-1 or top-5 accuracy, in percentage points, that --baseline tolerates")
       .AtLeast(0);
   table.AddBool("require_same_predictions", &flags.require_same_predictions,
                 "--baseline also fails when any image's top-1 label changed");
-  table.AddInt("shard_index", &flags.shard_index,
-               "with --num_shards: evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list, and write a shard "
-               "report for merge_reports (docs/cluster.md)");
-  table.AddInt("num_shards", &flags.num_shards, "split the image list into N shards (with --shard_index)");
+  AddShardFlags(&table, &flags.shard_index, &flags.num_shards,
+                "evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list", "the image list");
   DelegateFlagGroup delegate_flags;
-  delegate_flags.AddTo(&table);
-  ToolSpec spec;
-  spec.name = "imagenet_eval";
-  spec.check = [&](std::vector<std::string>* warnings) {
-    WarnIfMoreThreadsThanCpus("num_interpreter_threads", flags.num_interpreter_threads, warnings);
-    return Status::Ok();
-  };
-  spec.delegates = &delegate_flags;
-  spec.run = [&]() { return Run(flags, table, delegate_flags); };
-  return RunTool(argc, argv, &table, spec);
+  return RunEvalTool(argc, argv, "imagenet_eval", &table, &delegate_flags, &flags.num_interpreter_threads,
+                     [&]() { return Run(flags, table, delegate_flags); });
 }
 
 }  // namespace

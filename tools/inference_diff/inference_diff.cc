@@ -197,12 +197,9 @@ int Main(int argc, char** argv) {
                 "within one step, other types exact (docs/inference_diff.md)");
   table.AddFloat("qualify_float_tolerance", &flags.qualify_float_tolerance,
                  "--qualify's float tolerance, relative to the reference's largest magnitude (-1: the default)");
-  table.AddString("baseline", &flags.baseline,
-                  "gate against this --output_file_path report of an earlier run: exit 1 when an output's "
-                  "max_abs_error or avg_error grew beyond --max_error_increase_pct, 2 when the configurations "
-                  "differ (docs/gates.md)");
-  table.AddBool("allow_config_change", &flags.allow_config_change,
-                "let --baseline compare runs whose model, threads, kernels, delegates, inputs, runs or seed differ");
+  AddBaselineFlags(&table, &flags.baseline, &flags.allow_config_change,
+                   "an output's max_abs_error or avg_error grew beyond --max_error_increase_pct",
+                   "inputs, runs or seed");
   table
       .AddFloat("max_error_increase_pct", &flags.max_error_increase_pct,
                 "growth of an output's errors over the baseline's that --baseline tolerates, in percent")
@@ -211,10 +208,9 @@ int Main(int argc, char** argv) {
                 "the test interpreter runs the reference kernels too (else the optimized ones)");
   table.AddBool("require_full_delegation", &flags.require_full_delegation,
                 "fail (exit code 4) unless a delegate takes the whole graph of the test interpreter");
-  table.AddInt("shard_index", &flags.shard_index,
-               "with --num_shards: run shard I of N, runs [R*I/N, R*(I+1)/N) of --num_runs with the inputs a single "
-               "run draws for them, and write a shard report for merge_reports (docs/cluster.md)");
-  table.AddInt("num_shards", &flags.num_shards, "split the runs into N shards (with --shard_index)");
+  AddShardFlags(&table, &flags.shard_index, &flags.num_shards,
+                "run shard I of N, runs [R*I/N, R*(I+1)/N) of --num_runs with the inputs a single run draws for them",
+                "the runs");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);
   ToolSpec spec;

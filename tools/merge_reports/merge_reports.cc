@@ -6,9 +6,7 @@
 // mean). It measures nothing itself, and it refuses a set of shards that is not one run's: a missing or
 // duplicate shard, another model, configuration, dataset or build (one line, exit 3). It exits 1 when a
 // merged inference_diff run fails its thresholds, as the tool would have (the shards themselves exit 0).
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,24 +15,13 @@
 #include "evaluation/report_merge.h"
 #include "tools/common/flags.h"
 #include "tools/common/output_file.h"
+#include "tools/common/tool_report.h"
 #include "tools/common/tool_runner.h"
 
 namespace touchstone {
 namespace {
 
 constexpr int64_t kMaxReportBytes = int64_t{1} << 30;
-
-StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidInputError(path + ": cannot read the file");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0 || size > kMaxReportBytes) {
-    return InvalidInputError(path + ": " + std::to_string(size) + " bytes is larger than any shard report (1 GiB)");
-  }
-  in.seekg(0, std::ios::beg);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 int Main(int argc, char** argv) {
   std::string output_file_path;
@@ -54,7 +41,7 @@ int Main(int argc, char** argv) {
     if (paths.empty()) return UsageError("no shard reports given (SHARD.json...)");
     std::vector<ShardReport> shards;
     for (const std::string& path : paths) {
-      TS_ASSIGN_OR_RETURN(std::string text, ReadText(path));
+      TS_ASSIGN_OR_RETURN(std::string text, ReadReportText(path, path, kMaxReportBytes, "any shard report (1 GiB)"));
       ShardReport shard;
       shard.path = path;
       shard.json = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);

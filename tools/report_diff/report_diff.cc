@@ -2,9 +2,7 @@
 // their configurations, every figure both hold with its change and a verdict, per-op deltas when both
 // benchmark_model reports have op profiles, and the tool's own gate on the two (the statistics --baseline
 // uses). It measures nothing itself. The work is evaluation/report_diff.h; docs/gates.md.
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,14 +15,6 @@
 
 namespace touchstone {
 namespace {
-
-StatusOr<nlohmann::json> ReadReport(const std::string& path) {
-  StatusOr<std::string> text = ReadBaselineText(path);
-  if (!text.ok()) return InvalidInputError(path + ": cannot read the file");
-  nlohmann::json j = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return InvalidInputError(path + ": not a JSON report");
-  return j;
-}
 
 int Main(int argc, char** argv) {
   ReportDiffConfig config;
@@ -50,8 +40,8 @@ int Main(int argc, char** argv) {
     config.max_regression_pct = max_regression_pct;
     config.max_accuracy_drop_pct = max_accuracy_drop_pct;
     config.max_error_increase_pct = max_error_increase_pct;
-    TS_ASSIGN_OR_RETURN(nlohmann::json baseline, ReadReport(paths[0]));
-    TS_ASSIGN_OR_RETURN(nlohmann::json current, ReadReport(paths[1]));
+    TS_ASSIGN_OR_RETURN(nlohmann::json baseline, ReadJsonReport(paths[0]));
+    TS_ASSIGN_OR_RETURN(nlohmann::json current, ReadJsonReport(paths[1]));
     TS_ASSIGN_OR_RETURN(ReportDiff diff, DiffReports(baseline, current, config));
     std::cout << FormatReportDiff(diff, paths[0], paths[1]) << std::flush;
     return GateExitCode(diff.verdict);

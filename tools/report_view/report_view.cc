@@ -3,9 +3,7 @@
 // them, for people: charts as inline SVG, images drawn with OpenCV and inlined; the page fetches nothing.
 // It measures nothing and judges nothing the reports do not (the comparison's verdicts are report_diff's
 // gate). The pages are evaluation/report_view.h; docs/report_view.md.
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -20,14 +18,6 @@
 
 namespace touchstone {
 namespace {
-
-StatusOr<nlohmann::json> ReadReport(const std::string& path) {
-  StatusOr<std::string> text = ReadBaselineText(path);
-  if (!text.ok()) return InvalidInputError(path + ": cannot read the file");
-  nlohmann::json j = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return InvalidInputError(path + ": not a JSON report");
-  return j;
-}
 
 int Main(int argc, char** argv) {
   std::string output, compare;
@@ -52,13 +42,13 @@ int Main(int argc, char** argv) {
                         "; --compare=BASELINE.json adds a baseline)");
     }
     if (output.empty()) return UsageError("--output=PAGE.html is required");
-    TS_ASSIGN_OR_RETURN(nlohmann::json report, ReadReport(paths[0]));
+    TS_ASSIGN_OR_RETURN(nlohmann::json report, ReadJsonReport(paths[0]));
     options.report_name = paths[0];
     std::string page;
     if (compare.empty()) {
       TS_ASSIGN_OR_RETURN(page, ReportPage(report, options));
     } else {
-      TS_ASSIGN_OR_RETURN(nlohmann::json baseline, ReadReport(compare));
+      TS_ASSIGN_OR_RETURN(nlohmann::json baseline, ReadJsonReport(compare));
       options.baseline_name = compare;
       TS_ASSIGN_OR_RETURN(page, ComparisonPage(baseline, report, options, ReportDiffConfig()));
     }
