@@ -4,10 +4,22 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace touchstone {
 namespace {
+
+// Parses `args`, the command line after the program's name, with `table`; the parser's warnings go to
+// `warnings` and whether --help was asked for to `help` (either may be nullptr).
+Status ParseArgs(FlagTable* table, std::vector<std::string> args, std::vector<std::string>* warnings = nullptr,
+                 bool* help = nullptr) {
+  args.insert(args.begin(), "tool");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  bool help_asked = false;
+  return table->Parse(static_cast<int>(argv.size()), argv.data(), help != nullptr ? help : &help_asked, warnings);
+}
 
 TEST(FlagTableTest, ParsesTypesAndBareBooleans) {
   std::string graph;
@@ -19,9 +31,8 @@ TEST(FlagTableTest, ParsesTypesAndBareBooleans) {
   table.AddInt("num_runs", &runs, "");
   table.AddFloat("min_secs", &secs, "");
   table.AddBool("use_reference_kernels", &reference, "");
-  const char* argv[] = {"tool", "--graph=m.tflite", "--num_runs=3", "--min_secs=0.25", "--use_reference_kernels"};
-  bool help = false;
-  ASSERT_TRUE(table.Parse(5, argv, &help, nullptr).ok());
+  ASSERT_TRUE(
+      ParseArgs(&table, {"--graph=m.tflite", "--num_runs=3", "--min_secs=0.25", "--use_reference_kernels"}).ok());
   EXPECT_EQ(graph, "m.tflite");
   EXPECT_EQ(runs, 3);
   EXPECT_FLOAT_EQ(secs, 0.25f);
@@ -32,22 +43,17 @@ TEST(FlagTableTest, UnknownFlagAndBadValueAreUsageErrors) {
   int32_t runs = 0;
   FlagTable table;
   table.AddInt("num_runs", &runs, "");
-  bool help = false;
-  const char* unknown[] = {"tool", "--num_rnus=3"};
-  Status s = table.Parse(2, unknown, &help, nullptr);
+  Status s = ParseArgs(&table, {"--num_rnus=3"});
   EXPECT_EQ(s.code(), StatusCode::kUsage);
   EXPECT_NE(s.message().find("--num_rnus"), std::string::npos);
-  const char* bad[] = {"tool", "--num_runs=three"};
-  EXPECT_EQ(table.Parse(2, bad, &help, nullptr).code(), StatusCode::kUsage);
+  EXPECT_EQ(ParseArgs(&table, {"--num_runs=three"}).code(), StatusCode::kUsage);
 }
 
 TEST(FlagTableTest, IgnoredFlagsWarn) {
   FlagTable table;
   table.AddIgnored("use_nnapi", "no NNAPI on this platform");
-  bool help = false;
   std::vector<std::string> warnings;
-  const char* argv[] = {"tool", "--use_nnapi=true"};
-  ASSERT_TRUE(table.Parse(2, argv, &help, &warnings).ok());
+  ASSERT_TRUE(ParseArgs(&table, {"--use_nnapi=true"}, &warnings).ok());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("use_nnapi"), std::string::npos);
 }
@@ -60,17 +66,14 @@ TEST(FlagTableTest, PositionsFollowTheCommandLine) {
   table.AddBool("a", &a, "");
   table.AddBool("b", &b, "");
   table.AddString("c", &c, "");
-  bool help = false;
-  const char* argv[] = {"tool", "--b", "--c=x", "--a=false", "--b=true"};
-  ASSERT_TRUE(table.Parse(5, argv, &help, nullptr).ok());
+  ASSERT_TRUE(ParseArgs(&table, {"--b", "--c=x", "--a=false", "--b=true"}).ok());
   EXPECT_EQ(table.Position("b"), 4);  // the last occurrence
   EXPECT_EQ(table.Position("c"), 2);
   EXPECT_EQ(table.Position("a"), 3);
   EXPECT_EQ(table.Position("d"), 0);
   const std::string usage = table.Usage("tool");
   EXPECT_NE(usage.find("Group one:\n  --a=false"), std::string::npos) << usage;
-  const char* title[] = {"tool", "--=x"};  // a group has no name to match
-  EXPECT_EQ(table.Parse(2, title, &help, nullptr).code(), StatusCode::kUsage);
+  EXPECT_EQ(ParseArgs(&table, {"--=x"}).code(), StatusCode::kUsage);  // a group has no name to match
 }
 
 // What TFLite's parser refuses stays refused: no '--name value', no short or single-dash flags, no
@@ -81,11 +84,7 @@ TEST(FlagTableTest, KeepsTfliteSyntax) {
     table.AddString("graph", s, "");
     table.AddInt("num_runs", n, "");
     table.AddBool("verbose", b, "");
-    args.insert(args.begin(), "tool");
-    std::vector<const char*> argv;
-    for (const std::string& a : args) argv.push_back(a.c_str());
-    bool help = false;
-    return table.Parse(static_cast<int>(argv.size()), argv.data(), &help, nullptr);
+    return ParseArgs(&table, args);
   };
   std::string s;
   int32_t n = 0;
@@ -125,14 +124,11 @@ TEST(FlagTableTest, HelpCountsOnlyBeforeTheFirstError) {
   FlagTable table;
   table.AddInt("num_runs", &n, "");
   bool help = false;
-  const char* before[] = {"tool", "--help", "--num_runs=x"};
-  EXPECT_EQ(table.Parse(3, before, &help, nullptr).code(), StatusCode::kUsage);
+  EXPECT_EQ(ParseArgs(&table, {"--help", "--num_runs=x"}, nullptr, &help).code(), StatusCode::kUsage);
   EXPECT_TRUE(help);
-  const char* after[] = {"tool", "--num_runs=x", "-h"};
-  EXPECT_EQ(table.Parse(3, after, &help, nullptr).code(), StatusCode::kUsage);
+  EXPECT_EQ(ParseArgs(&table, {"--num_runs=x", "-h"}, nullptr, &help).code(), StatusCode::kUsage);
   EXPECT_FALSE(help);
-  const char* unknown_after[] = {"tool", "--nope", "--helpfull"};
-  EXPECT_EQ(table.Parse(3, unknown_after, &help, nullptr).code(), StatusCode::kUsage);
+  EXPECT_EQ(ParseArgs(&table, {"--nope", "--helpfull"}, nullptr, &help).code(), StatusCode::kUsage);
   EXPECT_FALSE(help);
 }
 
@@ -146,11 +142,7 @@ TEST(FlagTableTest, RangesAreDeclaredCheckedAndShown) {
   table.AddInt64("seed", &seed, "seed").InRange(0, 4294967295.0);
   table.AddFloat("max_secs", &secs, "seconds").GreaterThan(0);
   table.AddFloat("width", &width, "width").GreaterThan(0).AtMost(4);
-  auto parse = [&table](const std::string& arg) {
-    const char* argv[] = {"tool", arg.c_str()};
-    bool help = false;
-    return table.Parse(2, argv, &help, nullptr);
-  };
+  auto parse = [&table](const std::string& arg) { return ParseArgs(&table, {arg}); };
   EXPECT_EQ(parse("--num_runs=0").message(), "--num_runs=0: must be at least 1");
   EXPECT_EQ(parse("--num_runs=0").exit_code(), 2);
   EXPECT_TRUE(parse("--num_runs=1").ok());
@@ -179,17 +171,13 @@ TEST(FlagTableTest, ChoicesAreDeclaredCheckedAndShown) {
   FlagTable table;
   table.AddString("mode", &mode, "output mode").OneOf({"stdout", "csv", "proto"});
   table.AddString("backend", &backend, "backend").OneOf({"", "vulkan"});
-  bool help = false;
-  const char* bad[] = {"tool", "--mode=xml"};
-  Status s = table.Parse(2, bad, &help, nullptr);
+  Status s = ParseArgs(&table, {"--mode=xml"});
   EXPECT_EQ(s.code(), StatusCode::kUsage);
   EXPECT_EQ(s.message(), "--mode=xml: must be one of stdout, csv, proto");
   EXPECT_EQ(mode, "stdout");
-  const char* good[] = {"tool", "--mode=csv", "--backend="};
-  ASSERT_TRUE(table.Parse(3, good, &help, nullptr).ok());
+  ASSERT_TRUE(ParseArgs(&table, {"--mode=csv", "--backend="}).ok());
   EXPECT_EQ(mode, "csv");
-  const char* bad_backend[] = {"tool", "--backend=cl"};
-  EXPECT_EQ(table.Parse(2, bad_backend, &help, nullptr).message(), "--backend=cl: must be one of \"\", vulkan");
+  EXPECT_EQ(ParseArgs(&table, {"--backend=cl"}).message(), "--backend=cl: must be one of \"\", vulkan");
   const std::string usage = table.Usage("tool");
   EXPECT_NE(usage.find("output mode (one of stdout, csv, proto)\n"), std::string::npos) << usage;
   EXPECT_NE(usage.find("backend (one of \"\", vulkan)\n"), std::string::npos) << usage;
@@ -220,11 +208,7 @@ TEST(FlagTableTest, UnknownFlagSuggestsTheNearestName) {
   table.AddInt("num_runs", &runs, "");
   table.AddInt("warmup_runs", &warmup, "");
   table.AddBool("use_reference_kernels", &reference, "");
-  auto error = [&table](const std::string& arg) {
-    const char* argv[] = {"tool", arg.c_str()};
-    bool help = false;
-    return table.Parse(2, argv, &help, nullptr).message();
-  };
+  auto error = [&table](const std::string& arg) { return ParseArgs(&table, {arg}).message(); };
   EXPECT_EQ(error("--grpah=m.tflite"), "unknown flag --grpah; did you mean --graph? (see --help)");
   EXPECT_EQ(error("--num_rnus=3"), "unknown flag --num_rnus; did you mean --num_runs? (see --help)");
   EXPECT_EQ(error("--use_refrence_kernels"),
@@ -257,12 +241,7 @@ struct FileTool {
     table.AddBool("use_b", &use_b, "");
     table.AddIgnored("use_nnapi", "no NNAPI here");
   }
-  Status Parse(std::vector<std::string> args) {
-    args.insert(args.begin(), "tool");
-    std::vector<const char*> argv;
-    for (const std::string& a : args) argv.push_back(a.c_str());
-    return table.Parse(static_cast<int>(argv.size()), argv.data(), &help, &warnings);
-  }
+  Status Parse(std::vector<std::string> args) { return ParseArgs(&table, std::move(args), &warnings, &help); }
 };
 
 TEST(FlagFileTest, ReadsNameValueLines) {
