@@ -21,22 +21,31 @@ Status ParseArgs(FlagTable* table, std::vector<std::string> args, std::vector<st
   return table->Parse(static_cast<int>(argv.size()), argv.data(), help != nullptr ? help : &help_asked, warnings);
 }
 
-TEST(FlagTableTest, ParsesTypesAndBareBooleans) {
+// A table of a few of benchmark_model's flags, one of each type.
+struct BenchmarkFlags {
   std::string graph;
-  int32_t runs = 50;
-  float secs = 1.0f;
-  bool reference = false;
+  int32_t num_runs = 50;
+  int32_t warmup_runs = 1;
+  float min_secs = 1.0f;
+  bool use_reference_kernels = false;
   FlagTable table;
-  table.AddString("graph", &graph, "");
-  table.AddInt("num_runs", &runs, "");
-  table.AddFloat("min_secs", &secs, "");
-  table.AddBool("use_reference_kernels", &reference, "");
+  BenchmarkFlags() {
+    table.AddString("graph", &graph, "");
+    table.AddInt("num_runs", &num_runs, "");
+    table.AddInt("warmup_runs", &warmup_runs, "");
+    table.AddFloat("min_secs", &min_secs, "");
+    table.AddBool("use_reference_kernels", &use_reference_kernels, "");
+  }
+};
+
+TEST(FlagTableTest, ParsesTypesAndBareBooleans) {
+  BenchmarkFlags f;
   ASSERT_TRUE(
-      ParseArgs(&table, {"--graph=m.tflite", "--num_runs=3", "--min_secs=0.25", "--use_reference_kernels"}).ok());
-  EXPECT_EQ(graph, "m.tflite");
-  EXPECT_EQ(runs, 3);
-  EXPECT_FLOAT_EQ(secs, 0.25f);
-  EXPECT_TRUE(reference);
+      ParseArgs(&f.table, {"--graph=m.tflite", "--num_runs=3", "--min_secs=0.25", "--use_reference_kernels"}).ok());
+  EXPECT_EQ(f.graph, "m.tflite");
+  EXPECT_EQ(f.num_runs, 3);
+  EXPECT_FLOAT_EQ(f.min_secs, 0.25f);
+  EXPECT_TRUE(f.use_reference_kernels);
 }
 
 TEST(FlagTableTest, UnknownFlagAndBadValueAreUsageErrors) {
@@ -199,16 +208,8 @@ TEST(FlagTableDeathTest, LimitsOfTheWrongKindAbort) {
 }
 
 TEST(FlagTableTest, UnknownFlagSuggestsTheNearestName) {
-  std::string graph;
-  int32_t runs = 0;
-  int32_t warmup = 0;
-  bool reference = false;
-  FlagTable table;
-  table.AddString("graph", &graph, "");
-  table.AddInt("num_runs", &runs, "");
-  table.AddInt("warmup_runs", &warmup, "");
-  table.AddBool("use_reference_kernels", &reference, "");
-  auto error = [&table](const std::string& arg) { return ParseArgs(&table, {arg}).message(); };
+  BenchmarkFlags f;
+  auto error = [&f](const std::string& arg) { return ParseArgs(&f.table, {arg}).message(); };
   EXPECT_EQ(error("--grpah=m.tflite"), "unknown flag --grpah; did you mean --graph? (see --help)");
   EXPECT_EQ(error("--num_rnus=3"), "unknown flag --num_rnus; did you mean --num_runs? (see --help)");
   EXPECT_EQ(error("--use_refrence_kernels"),
