@@ -32,17 +32,8 @@ if [ "${FUZZ_SKIP_SETUP:-}" != "1" ]; then
   bash scripts/setup.sh || { echo "setup failed"; exit 2; }
 fi
 
-SHARED_DIR="${TOUCHSTONE_SHARED_DIR:-$(cd .. && pwd)/shared}"
-if [ -d "$SHARED_DIR" ]; then
-  SHARED_DIR="$(cd "$SHARED_DIR" && pwd)"
-else
-  if [ "${CI:-}" = "true" ]; then
-    echo "ERROR: CI=true but the shared folder ($SHARED_DIR) is missing"
-    exit 2
-  fi
-  echo "NOTE: $SHARED_DIR not found: fuzzing from tests/fuzz/regressions only"
-  SHARED_DIR=""
-fi
+source scripts/lib.sh
+find_shared_dir 2 "fuzzing from tests/fuzz/regressions only"
 
 OUTPUT_BASE="${FUZZ_OUTPUT_BASE:-$HOME/.cache/touchstone-clang}"
 WORK="${FUZZ_WORK:-${TMPDIR:-/tmp}/touchstone-fuzz}"

@@ -18,17 +18,8 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 
-SHARED_DIR="${TOUCHSTONE_SHARED_DIR:-$(cd .. && pwd)/shared}"
-if [ -d "$SHARED_DIR" ]; then
-  SHARED_DIR="$(cd "$SHARED_DIR" && pwd)"
-else
-  if [ "${CI:-}" = "true" ]; then
-    echo "ERROR: CI=true but the shared folder ($SHARED_DIR) is missing"
-    exit 1
-  fi
-  echo "NOTE: $SHARED_DIR not found: tests that need real models and data will skip"
-  SHARED_DIR=""
-fi
+source scripts/lib.sh
+find_shared_dir 1 "tests that need real models and data will skip"
 
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(//...); fi

@@ -15,13 +15,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --aarch64 || { echo "setup --aarch64 failed"; exit 1; }
 
-SHARED_DIR="${TOUCHSTONE_SHARED_DIR:-$(cd .. && pwd)/shared}"
-if [ ! -d "$SHARED_DIR" ]; then
-  if [ "${CI:-}" = "true" ]; then echo "ERROR: CI=true but the shared folder ($SHARED_DIR) is missing"; exit 1; fi
-  echo "SKIP: $SHARED_DIR not found; the arm64 pass needs ../shared"
-  exit 0
-fi
-SHARED_DIR="$(cd "$SHARED_DIR" && pwd)"
+source scripts/lib.sh
+find_shared_dir 1 "the arm64 pass needs ../shared: skipped"
+[ -n "$SHARED_DIR" ] || exit 0
 LOGS="${TOUCHSTONE_AARCH64_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/touchstone-aarch64.XXXXXX")}"
 mkdir -p "$LOGS"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/touchstone-aarch64-work.XXXXXX")"
