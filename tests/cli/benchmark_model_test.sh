@@ -8,9 +8,6 @@
 set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
-MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
-SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
-VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
 # XNNPACK, applied by default over the optimized kernels, has its own test (xnnpack_test.sh); here the
 # CPU kernels' nodes are what the profiles, state dumps, gates and delegation checks look at.
 NO_XNNPACK=(--use_xnnpack=false)

@@ -9,7 +9,6 @@ set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$R/tools/delegate_qualify/delegate_qualify"
 PLUGIN="$R/delegates/sample/libsample_delegate_plugin.so"
-SCHEMAS="$R/docs/schemas"
 OUT="${TEST_UNDECLARED_OUTPUTS_DIR:-$TMP}"
 # run <name> <args...>: stdout, stderr and exit code to $TMP/<name>.{out,err,rc}.
 run() {

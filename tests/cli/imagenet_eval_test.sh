@@ -8,9 +8,6 @@
 set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/imagenet_eval/imagenet_eval"
-MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
-SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
-VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
 expect_exit() {  # expect_exit <code> <stderr substring> <description> <args...>: lib.sh's expect_error on $BIN
   local code="$1" text="$2" what="$3"; shift 3
   expect_error "$code" "$text" "$what" "$BIN" "$@"

@@ -9,10 +9,7 @@
 set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/inference_diff/inference_diff"
-MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 PLUGIN="$TEST_SRCDIR/touchstone/delegates/sample/libsample_delegate_plugin.so"
-SCHEMAS="$TEST_SRCDIR/touchstone/docs/schemas"
-VALIDATE="$TEST_SRCDIR/touchstone/tests/cli/validate_report.py"
 # A check failure: exit 1, exactly one "FAIL: " line, the last line of stdout, and no ERROR line.
 one_fail_line() {
   [ "$(rc "$1")" -eq 1 ] && [ "$(grep -c '^FAIL: ' "$TMP/$1.out")" -eq 1 ] &&

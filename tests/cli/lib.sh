@@ -1,11 +1,16 @@
 # Sourced by the CLI tests (tests/cli/BUILD.bazel's cli_lib): what they share.
 #   source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
-# Sets R (the runfiles' touchstone folder), TMP (the test's scratch folder) and failures=0. A test that
-# needs another `run` (a binary other than $BIN, extra flags) defines its own after sourcing this.
+# Sets R (the runfiles' touchstone folder), TMP (the test's scratch folder), failures=0, and the paths in
+# the runfiles of what many tests use (each lists those it uses in its data): MAKE (make_model), SCHEMAS
+# (docs/schemas) and VALIDATE (validate_report.py). A test that needs another `run` (a binary other
+# than $BIN, extra flags) defines its own after sourcing this.
 
 R="$TEST_SRCDIR/touchstone"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
+MAKE="$R/tools/make_model/make_model"
+SCHEMAS="$R/docs/schemas"
+VALIDATE="$R/tests/cli/validate_report.py"
 
 # One line per check: "ok: <what>", or "FAIL: <what>" counted in $failures.
 pass() { echo "ok: $1"; }

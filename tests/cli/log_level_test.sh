@@ -7,7 +7,6 @@
 set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$R/tools/benchmark_model/benchmark_model"
-MAKE="$R/tools/make_model/make_model"
 PLUGIN="$R/delegates/sample/libsample_delegate_plugin.so"
 FAST=(--num_runs=2 --min_secs=0 --warmup_runs=1 --warmup_min_secs=0)
 

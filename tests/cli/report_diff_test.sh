@@ -5,7 +5,6 @@ set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/report_diff/report_diff"
 BENCH="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
-MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 
 "$MAKE" --output="$TMP/m.tflite" --input_size=32 >/dev/null || { echo "FAIL: make_model"; exit 1; }
 for name in a b; do

@@ -11,8 +11,6 @@ source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 TOOL="$1"
 BIN="$R/tools/$TOOL/$TOOL"
 MERGE="$R/tools/merge_reports/merge_reports"
-SCHEMAS="$R/docs/schemas"
-VALIDATE="$R/tests/cli/validate_report.py"
 COMPARE="$R/tests/cli/compare_reports.py"
 
 require_shared -d data "skip: ../shared not available (set TOUCHSTONE_SHARED_DIR)"

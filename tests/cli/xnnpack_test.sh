@@ -13,7 +13,6 @@
 set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/benchmark_model/benchmark_model"
-MAKE="$TEST_SRCDIR/touchstone/tools/make_model/make_model"
 RUN_FLAGS=(--num_runs=1 --warmup_runs=0 --min_secs=0 --warmup_min_secs=0)
 created() { grep -qxF "INFO: Created TensorFlow Lite XNNPACK delegate for CPU." "$TMP/$1.err"; }
 not_created() { ! created "$1"; }
