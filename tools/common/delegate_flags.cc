@@ -138,6 +138,14 @@ int DelegateFlagGroup::RunIsolated(const FlagTable& table, const std::function<i
   return touchstone::RunIsolated(isolation_, table, RequestedDelegates(table), work);
 }
 
+std::string RegisteredDelegateNames() {
+  std::string names;
+  for (const std::string& name : DelegateNames(RegisteredDelegateProviders())) {
+    names += (names.empty() ? "" : "|") + name;
+  }
+  return names.empty() ? "none built" : names;
+}
+
 std::string DescribeDelegates(const std::vector<ProvidedDelegate>& delegates, const ProviderParams& params) {
   std::string names;
   for (const ProvidedDelegate& d : delegates) {

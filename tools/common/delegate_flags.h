@@ -81,6 +81,10 @@ class DelegateFlagGroup {
   bool allow_newer_op_versions_ = false;
 };
 
+// What a --delegate=<name> flag's help lists (DelegateRequest::by_name): the names this build's registry
+// accepts, "name|name", or "none built".
+std::string RegisteredDelegateNames();
+
 // "EXTERNAL (libvendor.so), XNNPACK": the created delegates' providers, a plugin by its file name.
 std::string DescribeDelegates(const std::vector<ProvidedDelegate>& delegates, const ProviderParams& params);
 // Tells the parent of an isolated run which delegates were created (NoteDelegatesToParent); returns

@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "delegates/providers/registry.h"
 #include "tools/common/tool_report.h"
 #include "tools/common/tool_runner.h"
 
@@ -40,11 +39,7 @@ std::function<void(int, int)> MakeProgress() {
 }
 
 std::string DelegateFlagHelp() {
-  std::string names;
-  for (const std::string& name : DelegateNames(RegisteredDelegateProviders()))
-    names += (names.empty() ? "" : "|") + name;
-  return "TFLite's delegate by name (" + (names.empty() ? std::string("none built") : names) +
-         "), as its provider's own flag; \"\": none";
+  return "TFLite's delegate by name (" + RegisteredDelegateNames() + "), as its provider's own flag; \"\": none";
 }
 
 void AddEvalRunFlags(FlagTable* table, int32_t* num_images, int32_t* num_interpreter_threads,

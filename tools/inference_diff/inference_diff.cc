@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "delegates/providers/delegate_provider.h"
-#include "delegates/providers/registry.h"
 #include "evaluation/inference_diff.h"
 #include "evaluation/model_inputs.h"
 #include "evaluation/shards.h"
@@ -170,11 +169,8 @@ int Main(int argc, char** argv) {
   table.AddInt("num_runs", &flags.num_runs, "runs of test and reference inference each (3 invocations per run)")
       .AtLeast(1);
   table.AddInt("num_interpreter_threads", &flags.num_interpreter_threads, "threads of the test interpreter").AtLeast(1);
-  std::string names;
-  for (const std::string& name : DelegateNames(RegisteredDelegateProviders()))
-    names += (names.empty() ? "" : "|") + name;
   table.AddString("delegate", &flags.delegate,
-                  "delegate for the test interpreter, by name (" + (names.empty() ? std::string("none built") : names) +
+                  "delegate for the test interpreter, by name (" + RegisteredDelegateNames() +
                       "); same as its provider's --use_* flag");
   table.AddInt64("seed", &flags.seed, "seed of the random inputs (1: TFLite's default sequence)")
       .InRange(0, 4294967295.0);
