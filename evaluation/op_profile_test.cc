@@ -154,9 +154,7 @@ TEST_F(FakeClockTest, TfliteTablesHandComputed) {
 }
 
 TEST_F(FakeClockTest, CsvMode) {
-  OpProfileFormat csv;
-  csv.csv = true;
-  const std::string text = FormatOpProfileSection(TwoRuns(), csv);
+  const std::string text = FormatOpProfileSection(TwoRuns(), OpProfileFormat{/*csv=*/true});
   const std::vector<std::string> lines = Lines(text);
   ASSERT_GE(lines.size(), 5u);
   EXPECT_EQ(lines[0], "Operator-wise Profiling Info for Regular Benchmark Runs:");
@@ -175,9 +173,7 @@ TEST_F(FakeClockTest, CsvMode) {
 // the table with three decimals.
 TEST_F(FakeClockTest, ThirdsKeepTheirDigits) {
   const OpProfileReport report = ThreeOpRuns({{1001, 2000, 7}, {1002, 2000, 7}, {1004, 2001, 8}});
-  OpProfileFormat csv;
-  csv.csv = true;
-  const std::vector<std::string> lines = Lines(FormatOpProfile(report, csv));
+  const std::vector<std::string> lines = Lines(FormatOpProfile(report, OpProfileFormat{/*csv=*/true}));
   ASSERT_GE(lines.size(), 18u);
   EXPECT_EQ(lines[2], "ADD, 1.001, 1.00233, 33.3001%, 33.3001%, 0, 1, [add_out]:0");
   EXPECT_EQ(lines[3], "MUL, 2, 2.00033, 66.4563%, 99.7564%, 0, 1, [mul_out]:1");
