@@ -503,6 +503,16 @@ bool CheckUnary(Checker& c, TfLiteContext* context, const TfLiteNode* node, cons
   return true;
 }
 
+// CONV_2D's and DEPTHWISE_CONV_2D's strides and dilations (their options name them alike).
+template <typename ConvParams>
+bool StridesAndDilationsPositive(Checker& c, const TfLiteNode* node) {
+  const ConvParams& p = ParamsOf<ConvParams>(node);
+  if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
+    return c.Fail("stride or dilation below 1");
+  }
+  return true;
+}
+
 bool CheckConv2d(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
   if (!c.Counts(2, 3, 1) || !c.DataInputsAndOutput(0, 3)) return false;
   if (!c.Rank(c.input(0), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
@@ -511,11 +521,7 @@ bool CheckConv2d(Checker& c, TfLiteContext* context, const TfLiteNode* node, con
                   std::to_string(c.input(0).dims->data[3]) + ")");
   }
   if (c.has_input(2) && ElementCount(ShapeOf(&c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
-  const TfLiteConvParams& p = ParamsOf<TfLiteConvParams>(node);
-  if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
-    return c.Fail("stride or dilation below 1");
-  }
-  return true;
+  return StridesAndDilationsPositive<TfLiteConvParams>(c, node);
 }
 
 bool CheckDepthwise(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
@@ -524,11 +530,7 @@ bool CheckDepthwise(Checker& c, TfLiteContext* context, const TfLiteNode* node, 
   const int in_c = c.input(0).dims->data[3], out_c = c.input(1).dims->data[3];
   if (c.input(1).dims->data[0] != 1 || in_c == 0 || out_c % in_c != 0) return c.Fail("filter shape");
   if (c.has_input(2) && ElementCount(ShapeOf(&c.input(2))) != out_c) return c.Fail("bias size");
-  const TfLiteDepthwiseConvParams& p = ParamsOf<TfLiteDepthwiseConvParams>(node);
-  if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
-    return c.Fail("stride or dilation below 1");
-  }
-  return true;
+  return StridesAndDilationsPositive<TfLiteDepthwiseConvParams>(c, node);
 }
 
 bool CheckFullyConnected(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
