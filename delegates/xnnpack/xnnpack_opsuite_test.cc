@@ -146,12 +146,10 @@ TEST(XnnpackOpSuiteTest, DelegatedCasesAgreeWithTheReference) {
   std::map<std::string, Row> rows;
   std::vector<std::string> problems;
   int total = 0, delegated_cases = 0;
-  for (const std::string& label : testing::ListCaseDirs(root)) {
-    const std::string dir = root + "/" + label;
-    json meta;
-    if (!testing::ReadCaseMeta(dir, &meta)) continue;
+  for (const testing::SuiteCase& suite_case : testing::ReadSuiteCases(root)) {
+    const std::string &label = suite_case.label, &dir = suite_case.dir, &op = suite_case.op;
+    const json& meta = suite_case.meta;
     ++total;
-    const std::string op = label.substr(0, label.find('/'));
     const Outcome ref = RunCase(dir, meta, nullptr);
     const Outcome got = RunCase(dir, meta, delegate);
     if (!ref.status.ok()) {

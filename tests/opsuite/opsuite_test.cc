@@ -126,12 +126,10 @@ TEST(OpSuiteTest, EveryCaseMatchesIsRefusedOrSaysWhyNot) {
   std::map<std::string, Counts> per_op;
   int total = 0;
   std::vector<std::string> mismatches;
-  for (const std::string& label : testing::ListCaseDirs(root)) {
-    const std::string dir = root + "/" + label;
-    json meta;
-    if (!testing::ReadCaseMeta(dir, &meta)) continue;
+  for (const testing::SuiteCase& suite_case : testing::ReadSuiteCases(root)) {
+    const std::string &label = suite_case.label, &dir = suite_case.dir, &op = suite_case.op;
+    const json& meta = suite_case.meta;
     ++total;
-    const std::string op = label.substr(0, label.find('/'));
     std::string detail;
     const Outcome outcome = RunCase(dir, meta, &detail);
     Counts& c = per_op[op];
