@@ -33,14 +33,6 @@ void ReportError(const char* message) {
   }
 }
 
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
-}
-
 }  // namespace
 
 StatusOr<ExternalDelegateOptions> ParseExternalDelegateOptions(const std::string& text) {

@@ -44,6 +44,7 @@ namespace touchstone {
 namespace {
 
 using testing::OpTest;
+using testing::RandomFloats;
 namespace fbs = touchstone::fb;
 
 constexpr float kFloat32Tolerance = 1e-4f;
@@ -95,14 +96,6 @@ TfLiteDelegate* Delegate(bool float16, bool enable_quant = true, bool profile = 
   TfLiteDelegate* d = TfLiteGpuDelegateCreate(&options);
   (*delegates)[key] = d;
   return d;
-}
-
-std::vector<float> Random(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
 }
 
 // A graph to test: `build` adds inputs, constants, ops and outputs to the OpTest.
@@ -267,7 +260,7 @@ fbs::ActivationFunctionType Act(TfLiteFusedActivation a) {
 }
 
 int ConstF(OpTest& t, const std::vector<int>& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  return t.AddConst(kTfLiteFloat32, shape, Random(ElementCount(shape), seed, lo, hi));
+  return t.AddConst(kTfLiteFloat32, shape, RandomFloats(ElementCount(shape), seed, lo, hi));
 }
 int ConstI(OpTest& t, const std::vector<int>& shape, const std::vector<int32_t>& values) {
   return t.AddConst(kTfLiteInt32, shape, values);
@@ -814,7 +807,7 @@ TEST(GpuDelegateOps, Float16WeightsFoldedAtInit) {
   Spec s;
   s.name = "dequantize float16 weights -> conv";
   s.build = [](OpTest& t) {
-    const std::vector<float> w = Random(4 * 3 * 3 * 5, 61);
+    const std::vector<float> w = RandomFloats(4 * 3 * 3 * 5, 61);
     std::vector<uint16_t> halves;
     for (float v : w) halves.push_back(float16::FloatToHalf(v));
     const int w16 = t.builder().AddConstTensor(kTfLiteFloat16, {4, 3, 3, 5}, halves.data(), halves.size() * 2);

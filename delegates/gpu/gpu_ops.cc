@@ -188,6 +188,23 @@ const P& ParamsOf(const TfLiteNode* node) {
   return node->builtin_data != nullptr ? *static_cast<const P*>(node->builtin_data) : kZero;
 }
 
+// CONV_2D's and DEPTHWISE_CONV_2D's window and activation (their options name them alike).
+struct ConvWindow {
+  int stride_w, stride_h, dilation_w, dilation_h;
+  TfLitePadding padding;
+  TfLiteFusedActivation activation;
+};
+
+template <typename ConvParams>
+ConvWindow ConvWindowOf(const TfLiteNode* node) {
+  const ConvParams& p = ParamsOf<ConvParams>(node);
+  return {p.stride_width, p.stride_height, p.dilation_width_factor, p.dilation_height_factor, p.padding, p.activation};
+}
+
+ConvWindow ConvWindowOf(const TfLiteNode* node, bool depthwise) {
+  return depthwise ? ConvWindowOf<TfLiteDepthwiseConvParams>(node) : ConvWindowOf<TfLiteConvParams>(node);
+}
+
 TfLiteFusedActivation FusedActivation(int code, const TfLiteNode* node) {
   switch (code) {
     case kTfLiteBuiltinAdd:
@@ -503,6 +520,13 @@ bool CheckUnary(Checker& c, TfLiteContext* context, const TfLiteNode* node, cons
   return true;
 }
 
+bool StridesAndDilationsPositive(Checker& c, const ConvWindow& w) {
+  if (w.stride_w <= 0 || w.stride_h <= 0 || w.dilation_w <= 0 || w.dilation_h <= 0) {
+    return c.Fail("stride or dilation below 1");
+  }
+  return true;
+}
+
 bool CheckConv2d(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
   if (!c.Counts(2, 3, 1) || !c.DataInputsAndOutput(0, 3)) return false;
   if (!c.Rank(c.input(0), 4, "input") || !c.Rank(c.input(1), 4, "filter")) return false;
@@ -511,11 +535,7 @@ bool CheckConv2d(Checker& c, TfLiteContext* context, const TfLiteNode* node, con
                   std::to_string(c.input(0).dims->data[3]) + ")");
   }
   if (c.has_input(2) && ElementCount(ShapeOf(&c.input(2))) != c.input(1).dims->data[0]) return c.Fail("bias size");
-  const TfLiteConvParams& p = ParamsOf<TfLiteConvParams>(node);
-  if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
-    return c.Fail("stride or dilation below 1");
-  }
-  return true;
+  return StridesAndDilationsPositive(c, ConvWindowOf(node, /*depthwise=*/false));
 }
 
 bool CheckDepthwise(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
@@ -524,11 +544,7 @@ bool CheckDepthwise(Checker& c, TfLiteContext* context, const TfLiteNode* node, 
   const int in_c = c.input(0).dims->data[3], out_c = c.input(1).dims->data[3];
   if (c.input(1).dims->data[0] != 1 || in_c == 0 || out_c % in_c != 0) return c.Fail("filter shape");
   if (c.has_input(2) && ElementCount(ShapeOf(&c.input(2))) != out_c) return c.Fail("bias size");
-  const TfLiteDepthwiseConvParams& p = ParamsOf<TfLiteDepthwiseConvParams>(node);
-  if (p.stride_width <= 0 || p.stride_height <= 0 || p.dilation_width_factor <= 0 || p.dilation_height_factor <= 0) {
-    return c.Fail("stride or dilation below 1");
-  }
-  return true;
+  return StridesAndDilationsPositive(c, ConvWindowOf(node, /*depthwise=*/true));
 }
 
 bool CheckFullyConnected(Checker& c, TfLiteContext* context, const TfLiteNode* node, const OpEntry* entry) {
@@ -806,19 +822,18 @@ StatusOr<int> OptionalInputValue(Planner& planner, const TfLiteNode* node, int i
   return planner.InputValue(node->inputs->data[index]);
 }
 
-// COMMON_PARAMS of shaders/common.glsl for a dispatch writing `out` with `activation`.
-Push Common(const Value& out, TfLiteFusedActivation activation, uint64_t total) {
-  float lo, hi;
-  tflite::CalculateActivationRange(activation, &lo, &hi);
+// COMMON_PARAMS of shaders/common.glsl for a dispatch writing `out` clamped to [lo, hi], or to
+// `activation`'s range.
+Push Common(const Value& out, float lo, float hi, uint64_t total) {
   Push p;
   p.F(lo).F(hi).F(out.q_scale).F(out.q_lo).F(out.q_hi).U(static_cast<uint32_t>(total));
   return p;
 }
 
-Push Common(const Value& out, float lo, float hi, uint64_t total) {
-  Push p;
-  p.F(lo).F(hi).F(out.q_scale).F(out.q_lo).F(out.q_hi).U(static_cast<uint32_t>(total));
-  return p;
+Push Common(const Value& out, TfLiteFusedActivation activation, uint64_t total) {
+  float lo, hi;
+  tflite::CalculateActivationRange(activation, &lo, &hi);
+  return Common(out, lo, hi, total);
 }
 
 // Row-major strides of `shape` aligned to the last `rank` dimensions, 0 along size-1 dimensions
@@ -938,26 +953,15 @@ Status PlanConv(Planner& pl, const TfLiteNode* node, bool depthwise) {
   const Shape is = pl.shape(in);
   const Shape fs = pl.shape(filter);
   if (is.size() != 4 || fs.size() != 4) return Fail("input or filter is not 4-D");
-  int stride_w, stride_h, dil_w, dil_h;
-  TfLitePadding padding;
-  TfLiteFusedActivation activation;
-  if (depthwise) {
-    const TfLiteDepthwiseConvParams& p = ParamsOf<TfLiteDepthwiseConvParams>(node);
-    stride_w = p.stride_width, stride_h = p.stride_height, dil_w = p.dilation_width_factor,
-    dil_h = p.dilation_height_factor, padding = p.padding, activation = p.activation;
-  } else {
-    const TfLiteConvParams& p = ParamsOf<TfLiteConvParams>(node);
-    stride_w = p.stride_width, stride_h = p.stride_height, dil_w = p.dilation_width_factor,
-    dil_h = p.dilation_height_factor, padding = p.padding, activation = p.activation;
-  }
+  const ConvWindow w = ConvWindowOf(node, depthwise);
   const int kernel_h = fs[1], kernel_w = fs[2];
   const int out_c = depthwise ? fs[3] : fs[0];
   if (is[3] <= 0) return Fail("input " + ShapeString(is) + " has no channels");
   if (depthwise ? (out_c % is[3] != 0) : (fs[3] != is[3]))
     return Fail("filter " + ShapeString(fs) + " does not fit input " + ShapeString(is));
   int out_h = 0, out_w = 0;
-  const TfLitePaddingValues pad = nn::ComputePaddingHeightWidth(stride_h, stride_w, dil_h, dil_w, is[1], is[2],
-                                                                kernel_h, kernel_w, padding, &out_h, &out_w);
+  const TfLitePaddingValues pad = nn::ComputePaddingHeightWidth(
+      w.stride_h, w.stride_w, w.dilation_h, w.dilation_w, is[1], is[2], kernel_h, kernel_w, w.padding, &out_h, &out_w);
   if (out_h <= 0 || out_w <= 0)
     return Fail("empty output (" + std::to_string(out_h) + "x" + std::to_string(out_w) + ")");
   const Shape out_shape = {is[0], out_h, out_w, out_c};
@@ -965,9 +969,9 @@ Status PlanConv(Planner& pl, const TfLiteNode* node, bool depthwise) {
   // Both shaders take 4 output pixels along x per work item; CONV_2D also 8 output channels.
   const uint64_t total =
       static_cast<uint64_t>(is[0]) * out_h * ((out_w + 3) / 4) * (depthwise ? out_c : (out_c + 7) / 8);
-  Push p = Common(pl.value(out), activation, total);
-  p.U(is[1]).U(is[2]).U(is[3]).U(out_h).U(out_w).U(out_c).U(kernel_h).U(kernel_w).U(stride_h).U(stride_w);
-  p.U(dil_h).U(dil_w).I(pad.height).I(pad.width).U(bias >= 0 ? 1 : 0);
+  Push p = Common(pl.value(out), w.activation, total);
+  p.U(is[1]).U(is[2]).U(is[3]).U(out_h).U(out_w).U(out_c).U(kernel_h).U(kernel_w).U(w.stride_h).U(w.stride_w);
+  p.U(w.dilation_h).U(w.dilation_w).I(pad.height).I(pad.width).U(bias >= 0 ? 1 : 0);
   if (depthwise) p.U(static_cast<uint32_t>(out_c / is[3]));
   return EmitDispatch(pl, depthwise ? ShaderId::kDepthwiseConv2d : ShaderId::kConv2d, out, {in, filter, bias}, &p,
                       total);

@@ -5,14 +5,6 @@
 namespace touchstone {
 namespace {
 
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
-}
-
 // Applies `delegate` and allocates tensors.
 Status ApplyOne(Interpreter* interpreter, TfLiteDelegate* delegate) {
   TS_RETURN_IF_ERROR(interpreter->ModifyGraphWithDelegate(delegate));

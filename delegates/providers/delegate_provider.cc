@@ -11,39 +11,39 @@
 
 namespace touchstone {
 
-ProviderFlag ProviderFlag::Bool(std::string name, bool default_value, std::string help) {
+namespace {
+
+ProviderFlag Flag(std::string name, ProviderFlag::Type type, std::string help) {
   ProviderFlag f;
   f.name = std::move(name);
-  f.type = Type::kBool;
-  f.default_bool = default_value;
+  f.type = type;
   f.help = std::move(help);
+  return f;
+}
+
+}  // namespace
+
+ProviderFlag ProviderFlag::Bool(std::string name, bool default_value, std::string help) {
+  ProviderFlag f = Flag(std::move(name), Type::kBool, std::move(help));
+  f.default_bool = default_value;
   return f;
 }
 
 ProviderFlag ProviderFlag::Int(std::string name, int32_t default_value, std::string help) {
-  ProviderFlag f;
-  f.name = std::move(name);
-  f.type = Type::kInt;
+  ProviderFlag f = Flag(std::move(name), Type::kInt, std::move(help));
   f.default_int = default_value;
-  f.help = std::move(help);
   return f;
 }
 
 ProviderFlag ProviderFlag::Float(std::string name, float default_value, std::string help) {
-  ProviderFlag f;
-  f.name = std::move(name);
-  f.type = Type::kFloat;
+  ProviderFlag f = Flag(std::move(name), Type::kFloat, std::move(help));
   f.default_float = default_value;
-  f.help = std::move(help);
   return f;
 }
 
 ProviderFlag ProviderFlag::String(std::string name, std::string default_value, std::string help) {
-  ProviderFlag f;
-  f.name = std::move(name);
-  f.type = Type::kString;
+  ProviderFlag f = Flag(std::move(name), Type::kString, std::move(help));
   f.default_string = std::move(default_value);
-  f.help = std::move(help);
   return f;
 }
 
@@ -179,6 +179,24 @@ Status EnableDelegateByName(const std::vector<DelegateProvider>& providers, cons
   value->b = true;
   value->position = earlier;
   return Status::Ok();
+}
+
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+DelegateProvider DeclareProvider(std::string name, std::string description, std::vector<ProviderFlag> flags,
+                                 std::string enabling_flag) {
+  DelegateProvider provider;
+  provider.name = std::move(name);
+  provider.description = std::move(description);
+  provider.flags = std::move(flags);
+  provider.enabling_flag = std::move(enabling_flag);
+  return provider;
 }
 
 DelegateProvider UnavailableProvider(DelegateProvider declaration, const std::string& reason) {

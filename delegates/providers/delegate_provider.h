@@ -107,6 +107,15 @@ struct DelegateProvider {
   std::function<bool(const ProviderParams&)> reduced_precision;
 };
 
+// `text` with its line breaks turned into spaces and trailing spaces dropped: a plugin's or parser's
+// message inside a one-line error.
+std::string OneLine(std::string text);
+
+// A provider's declaration (name, --help line, flags, enabling flag) without its create function, which
+// the delegate's own library adds; a build that leaves the delegate out passes it to UnavailableProvider.
+DelegateProvider DeclareProvider(std::string name, std::string description, std::vector<ProviderFlag> flags,
+                                 std::string enabling_flag = "");
+
 // A provider this build leaves out (a static build cannot load XNNPACK's shared library, Vulkan or
 // plugins): the same name and flags, so the tools still parse them and list them in --help, and a create
 // that refuses the enabling flag by name with `reason` (kUsage) when the command line turns it on. Its

@@ -6,11 +6,9 @@
 namespace touchstone {
 
 DelegateProvider SampleDelegateProvider() {
-  DelegateProvider provider;
-  provider.name = "SAMPLE";
-  provider.description = "Touchstone's sample delegate, float32 ADD and SUB, in-process";
-  provider.flags = {ProviderFlag::Bool("use_sample_delegate", false, "apply the sample delegate")};
-  provider.enabling_flag = "use_sample_delegate";
+  DelegateProvider provider = DeclareProvider(
+      "SAMPLE", "Touchstone's sample delegate, float32 ADD and SUB, in-process",
+      {ProviderFlag::Bool("use_sample_delegate", false, "apply the sample delegate")}, "use_sample_delegate");
   provider.create = [](const ProviderParams& params) -> StatusOr<TfLiteDelegatePtr> {
     if (!params.GetBool("use_sample_delegate")) return TfLiteDelegatePtr(nullptr, [](TfLiteDelegate*) {});
     SampleDelegateOptions options;

@@ -17,14 +17,6 @@ constexpr char kSchemaText[] =
 #include "delegates/stable/tflite_settings_schema.inc"
     ;
 
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
-}
-
 }  // namespace
 
 const void* TfliteSettings::table() const { return flatbuffers::GetRoot<tflite::TFLiteSettings>(buffer.data()); }

@@ -30,29 +30,14 @@ namespace touchstone {
 namespace {
 
 using testing::OpTest;
+using testing::RandomFloats;
+using testing::RandomInts;
 using Build = std::function<void(OpTest&)>;
 using fb::ActivationFunctionType;
 using fb::Padding;
 
 // ---------------------------------------------------------------------------------------------
 // Model helpers.
-
-std::vector<float> Floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
-template <typename T>
-std::vector<T> Ints(size_t n, uint32_t seed, int lo, int hi) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> v(n);
-  for (T& x : v) x = static_cast<T>(dist(rng));
-  return v;
-}
 
 int QInput(OpTest& t, TfLiteType type, const std::vector<int>& shape, float scale, int zp) {
   const int i = t.AddInput(type, shape);
@@ -73,7 +58,7 @@ int QTemp(OpTest& t, TfLiteType type, const std::vector<int>& shape, float scale
 }
 
 int FloatConst(OpTest& t, const std::vector<int>& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  return t.AddConst<float>(kTfLiteFloat32, shape, Floats(ElementCount(shape), seed, lo, hi));
+  return t.AddConst<float>(kTfLiteFloat32, shape, RandomFloats(ElementCount(shape), seed, lo, hi));
 }
 
 int Int32Const(OpTest& t, const std::vector<int>& shape, const std::vector<int32_t>& values) {
@@ -85,16 +70,16 @@ int QWeights(OpTest& t, TfLiteType type, const std::vector<int>& shape, const st
              int dim, uint32_t seed) {
   int w;
   if (type == kTfLiteInt8) {
-    w = t.AddConst<int8_t>(kTfLiteInt8, shape, Ints<int8_t>(ElementCount(shape), seed, -127, 127));
+    w = t.AddConst<int8_t>(kTfLiteInt8, shape, RandomInts<int8_t>(ElementCount(shape), seed, -127, 127));
   } else {
-    w = t.AddConst<uint8_t>(kTfLiteUInt8, shape, Ints<uint8_t>(ElementCount(shape), seed, 0, 255));
+    w = t.AddConst<uint8_t>(kTfLiteUInt8, shape, RandomInts<uint8_t>(ElementCount(shape), seed, 0, 255));
   }
   t.builder().SetQuantization(w, scales, std::vector<int64_t>(scales.size(), zp), dim);
   return w;
 }
 
 int QBias(OpTest& t, int channels, float scale, uint32_t seed) {
-  const int b = t.AddConst<int32_t>(kTfLiteInt32, {channels}, Ints<int32_t>(channels, seed, -600, 600));
+  const int b = t.AddConst<int32_t>(kTfLiteInt32, {channels}, RandomInts<int32_t>(channels, seed, -600, 600));
   t.builder().SetQuantization(b, {scale}, {0});
   return b;
 }
@@ -531,7 +516,7 @@ Build QConv(TfLiteType type, bool per_channel, bool depthwise, ActivationFunctio
     if (per_channel) scales.resize(oc);
     const std::vector<int> wshape = depthwise ? std::vector<int>{1, 3, 3, oc} : std::vector<int>{oc, 3, 3, 3};
     const int w = QWeights(t, type, wshape, scales, s8 ? 0 : 131, depthwise ? 3 : 0, 71);
-    const int b = t.AddConst<int32_t>(kTfLiteInt32, {oc}, Ints<int32_t>(oc, 72, -600, 600));
+    const int b = t.AddConst<int32_t>(kTfLiteInt32, {oc}, RandomInts<int32_t>(oc, 72, -600, 600));
     std::vector<float> bias_scales;
     for (float s : scales) bias_scales.push_back(s * 0.04f);
     t.builder().SetQuantization(b, bias_scales, std::vector<int64_t>(bias_scales.size(), 0));
@@ -726,7 +711,7 @@ Build SmallNet(bool fp16_weights) {
     if (fp16_weights) {
       // IEEE half values of small multiples of 1/64.
       std::vector<uint16_t> half(8 * 3 * 3 * 3);
-      const std::vector<float> f = Floats(half.size(), 101);
+      const std::vector<float> f = RandomFloats(half.size(), 101);
       for (size_t i = 0; i < half.size(); ++i) {
         const int q = static_cast<int>(std::lround(f[i] * 64.0f));  // |q| <= 64
         const float v = q / 64.0f;

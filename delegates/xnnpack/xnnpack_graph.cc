@@ -128,6 +128,10 @@ int PaddingBefore(int in, int out, int filter, int stride, int dilation) {
   return static_cast<int>(total / 2);
 }
 
+uint32_t PaddingFlags(TfLitePadding padding) {
+  return padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
+}
+
 // The float values of a folded DEQUANTIZE (the reference kernel's arithmetic), with
 // XNN_EXTRA_BYTES of slack after them.
 bool FoldDequantize(const TfLiteTensor& in, std::vector<float>* out) {
@@ -463,6 +467,84 @@ Status GraphTranslator::CheckBiasScale(int input, int filter, int bias, int outp
   return Fail("the bias scale differs from the input scale times the weights scale");
 }
 
+Status GraphTranslator::CheckSameTypeData(int input, int output, bool allow_quantized) {
+  TS_RETURN_IF_ERROR(CheckData(input, true, allow_quantized, "input"));
+  TS_RETURN_IF_ERROR(CheckData(output, true, allow_quantized, "output"));
+  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
+  return SameQuantization(input, output);
+}
+
+Status GraphTranslator::CheckWeightedTensors(const TfLiteNode* node, int input_slot, int bias_slot,
+                                             WeightedTensors* t) {
+  t->input = node->inputs->data[input_slot];
+  t->filter = node->inputs->data[1];
+  t->bias = node->inputs->size > bias_slot ? node->inputs->data[bias_slot] : -1;
+  t->output = node->outputs->data[0];
+  TS_RETURN_IF_ERROR(CheckData(t->input, true, true, "input"));
+  TS_RETURN_IF_ERROR(CheckData(t->output, true, true, "output"));
+  // A folded tensor's own type is float32 too.
+  t->type = Tensor(t->input).type;
+  if (Tensor(t->output).type != t->type) return Fail("input and output types differ");
+  return Status::Ok();
+}
+
+template <typename ConvParams>
+Status GraphTranslator::CheckConvWindow(const ConvParams& params, const std::vector<int>& in, int kh, int kw,
+                                        int out_channels, const std::vector<int>& out, float* lo, float* hi) {
+  if (params.stride_height <= 0 || params.stride_width <= 0 || params.dilation_height_factor <= 0 ||
+      params.dilation_width_factor <= 0) {
+    return Fail("bad strides or dilations");
+  }
+  if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
+  if (!ActivationRange(params.activation, lo, hi)) return Fail("fused activation");
+  const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
+  const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
+  const std::vector<int> expected = {in[0], oh, ow, out_channels};
+  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
+  return Status::Ok();
+}
+
+Status GraphTranslator::CheckWeights(const WeightedTensors& t, int out_channels, const FilterRules& rules) {
+  const TfLiteTensor& ft = Tensor(t.filter);
+  const bool has_bias = t.bias >= 0;
+  if (t.type == kTfLiteFloat32) {
+    if (!IsFolded(t.filter) && ft.type != kTfLiteFloat32) return Fail(rules.float_refusal);
+    if (has_bias && !IsFolded(t.bias) && Tensor(t.bias).type != kTfLiteFloat32) return Fail("bias type");
+  } else {
+    if (ft.type != t.type) return Fail("filter type differs from the input's");
+    if (IsPerChannelQuantized(&ft)) {
+      if (rules.per_channel_dimension < 0) return Fail(rules.per_channel_refusal);
+      if (t.type != kTfLiteInt8) return Fail("per-channel uint8 filter");
+      const TfLiteAffineQuantization* q = AffineQuantization(&ft);
+      if (q->quantized_dimension != rules.per_channel_dimension || q->scale->size != out_channels) {
+        return Fail("per-channel filter not along dimension " + std::to_string(rules.per_channel_dimension));
+      }
+      for (int c = 0; c < q->scale->size; ++c) {
+        if (!(q->scale->data[c] > 0.0f) || !std::isnormal(q->scale->data[c])) return Fail("filter scale");
+        if (q->zero_point != nullptr && q->zero_point->size > c && q->zero_point->data[c] != 0) {
+          return Fail("int8 filter with a non-zero zero point");
+        }
+      }
+    } else {
+      float s;
+      int32_t zp;
+      TS_RETURN_IF_ERROR(PerTensorQuant(t.filter, &s, &zp));
+      if (t.type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
+    }
+    if (rules.bias_shape_with_type) {
+      if (has_bias && (Tensor(t.bias).type != kTfLiteInt32 || Dims(t.bias) != std::vector<int>{out_channels})) {
+        return Fail("quantized bias must be int32 [" + std::to_string(out_channels) + "]");
+      }
+    } else if (has_bias && Tensor(t.bias).type != kTfLiteInt32) {
+      return Fail("quantized bias must be int32");
+    }
+    TS_RETURN_IF_ERROR(CheckRequantization(t.input, t.filter, t.output));
+    TS_RETURN_IF_ERROR(CheckBiasScale(t.input, t.filter, t.bias, t.output));
+  }
+  if (has_bias && Dims(t.bias) != std::vector<int>{out_channels}) return Fail("bias shape");
+  return Status::Ok();
+}
+
 const void* GraphTranslator::StaticData(int index, bool packed) {
   if (IsFolded(index)) {
     auto it = folded_.find(index);
@@ -533,8 +615,28 @@ StatusOr<uint32_t> GraphTranslator::BiasValue(int bias, int input, int filter, i
   auto it = values_.find(bias);
   if (it != values_.end()) return it->second;
   if (type == kTfLiteFloat32) return Value(bias, /*packed=*/true);
+  TS_ASSIGN_OR_RETURN(const uint32_t id, QuantizedBias(StaticData(bias, /*packed=*/true), out_channels, input, filter,
+                                                       "xnn_define_tensor_value (bias)"));
+  values_[bias] = id;
+  return id;
+}
+
+StatusOr<uint32_t> GraphTranslator::ZeroBias(int out_channels, int input, int filter, bool quantized) {
+  std::unique_ptr<uint8_t[]> zeros(new uint8_t[static_cast<size_t>(out_channels) * 4 + XNN_EXTRA_BYTES]());
+  const void* data = zeros.get();
+  buffers_.push_back(std::move(zeros));
+  if (quantized) return QuantizedBias(data, out_channels, input, filter, "xnn_define_tensor_value (zero bias)");
   const size_t dims[1] = {static_cast<size_t>(out_channels)};
-  const void* data = StaticData(bias, /*packed=*/true);
+  uint32_t id = XNN_INVALID_VALUE_ID;
+  TS_RETURN_IF_ERROR(
+      XnnOk(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, 1, dims, data, XNN_INVALID_VALUE_ID, 0, &id),
+            "xnn_define_tensor_value (zero bias)"));
+  return id;
+}
+
+StatusOr<uint32_t> GraphTranslator::QuantizedBias(const void* data, int out_channels, int input, int filter,
+                                                  const char* what) {
+  const size_t dims[1] = {static_cast<size_t>(out_channels)};
   float in_scale;
   int32_t zp;
   TS_RETURN_IF_ERROR(PerTensorQuant(input, &in_scale, &zp));
@@ -554,41 +656,33 @@ StatusOr<uint32_t> GraphTranslator::BiasValue(int bias, int input, int filter, i
     status = xnn_define_quantized_tensor_value(subgraph_, xnn_datatype_qint32, 0, in_scale * filter_scale, 1, dims,
                                                data, XNN_INVALID_VALUE_ID, 0, &id);
   }
-  TS_RETURN_IF_ERROR(XnnOk(status, "xnn_define_tensor_value (bias)"));
-  values_[bias] = id;
+  TS_RETURN_IF_ERROR(XnnOk(status, what));
   return id;
 }
 
-StatusOr<uint32_t> GraphTranslator::ZeroBias(int out_channels, int input, int filter, bool quantized) {
-  std::unique_ptr<uint8_t[]> zeros(new uint8_t[static_cast<size_t>(out_channels) * 4 + XNN_EXTRA_BYTES]());
-  const void* data = zeros.get();
-  buffers_.push_back(std::move(zeros));
-  const size_t dims[1] = {static_cast<size_t>(out_channels)};
-  uint32_t id = XNN_INVALID_VALUE_ID;
-  enum xnn_status status;
-  if (!quantized) {
-    status = xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, 1, dims, data, XNN_INVALID_VALUE_ID, 0, &id);
-  } else {
-    float in_scale;
-    int32_t zp;
-    TS_RETURN_IF_ERROR(PerTensorQuant(input, &in_scale, &zp));
-    const TfLiteTensor& f = Tensor(filter);
-    if (IsPerChannelQuantized(&f)) {
-      const TfLiteAffineQuantization* q = AffineQuantization(&f);
-      scales_.push_back(std::make_unique<std::vector<float>>(q->scale->size));
-      std::vector<float>& s = *scales_.back();
-      for (int c = 0; c < q->scale->size; ++c) s[c] = in_scale * q->scale->data[c];
-      status = xnn_define_channelwise_quantized_tensor_value(subgraph_, xnn_datatype_qcint32, s.data(), 1, 0, dims,
-                                                             data, XNN_INVALID_VALUE_ID, 0, &id);
-    } else {
-      float filter_scale;
-      TS_RETURN_IF_ERROR(PerTensorQuant(filter, &filter_scale, &zp));
-      status = xnn_define_quantized_tensor_value(subgraph_, xnn_datatype_qint32, 0, in_scale * filter_scale, 1, dims,
-                                                 data, XNN_INVALID_VALUE_ID, 0, &id);
-    }
-  }
-  TS_RETURN_IF_ERROR(XnnOk(status, "xnn_define_tensor_value (zero bias)"));
-  return id;
+StatusOr<GraphTranslator::WeightedValues> GraphTranslator::DefineWeightedValues(const WeightedTensors& t,
+                                                                                int out_channels) {
+  WeightedValues v;
+  TS_ASSIGN_OR_RETURN(v.input, Value(t.input));
+  TS_ASSIGN_OR_RETURN(v.filter, Value(t.filter, /*packed=*/true));
+  TS_ASSIGN_OR_RETURN(v.bias, t.bias >= 0 ? BiasValue(t.bias, t.input, t.filter, out_channels, t.type)
+                                          : ZeroBias(out_channels, t.input, t.filter, t.type != kTfLiteFloat32));
+  TS_RETURN_IF_ERROR(MarkProduced(t.output));
+  TS_ASSIGN_OR_RETURN(v.output, Value(t.output));
+  return v;
+}
+
+Status GraphTranslator::InputOutputValues(int input, int output, uint32_t* input_value, uint32_t* output_value) {
+  TS_ASSIGN_OR_RETURN(*input_value, Value(input));
+  TS_RETURN_IF_ERROR(MarkProduced(output));
+  TS_ASSIGN_OR_RETURN(*output_value, Value(output));
+  return Status::Ok();
+}
+
+Status GraphTranslator::Defined(enum xnn_status status, const char* what) {
+  TS_RETURN_IF_ERROR(XnnOk(status, what));
+  ++nodes_defined_;
+  return Status::Ok();
 }
 
 StatusOr<uint32_t> GraphTranslator::InternalValue(int like_tensor, const std::vector<size_t>& dims) {
@@ -813,9 +907,7 @@ Status GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* 
       s = xnn_define_squared_difference(subgraph_, va, vb, vo, 0);
       break;
   }
-  TS_RETURN_IF_ERROR(XnnOk(s, OpName(op)));
-  ++nodes_defined_;
-  return Status::Ok();
+  return Defined(s, OpName(op));
 }
 
 Status GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_ptr) {
@@ -824,78 +916,27 @@ Status GraphTranslator::VisitConv2D(const TfLiteNode* node, const void* params_p
   if (node->outputs->size != 1) return Fail("expected 1 output");
   if (params_ptr == nullptr) return Fail("no options");
   const auto& params = *static_cast<const TfLiteConvParams*>(params_ptr);
-  const int input = node->inputs->data[0], filter = node->inputs->data[1];
-  const int bias = node->inputs->size == 3 ? node->inputs->data[2] : -1;
-  const int output = node->outputs->data[0];
-  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
-  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
-  const TfLiteType type = IsFolded(input) ? kTfLiteFloat32 : Tensor(input).type;
-  if ((IsFolded(output) ? kTfLiteFloat32 : Tensor(output).type) != type) return Fail("input and output types differ");
-  if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
-  if (bias >= 0 && !IsStatic(bias)) return Fail("the bias is not a constant");
-  const std::vector<int> in = Dims(input), w = Dims(filter), out = Dims(output);
+  WeightedTensors t;
+  TS_RETURN_IF_ERROR(CheckWeightedTensors(node, /*input_slot=*/0, /*bias_slot=*/2, &t));
+  if (t.filter < 0 || !IsStatic(t.filter)) return Fail("the filter is not a constant");
+  if (t.bias >= 0 && !IsStatic(t.bias)) return Fail("the bias is not a constant");
+  const std::vector<int> in = Dims(t.input), w = Dims(t.filter);
   if (in.size() != 4 || w.size() != 4) return Fail("input and filter must be 4-D");
   const int oc = w[0], kh = w[1], kw = w[2], ic_group = w[3];
   if (oc <= 0 || kh <= 0 || kw <= 0 || ic_group <= 0 || in[3] % ic_group != 0) return Fail("filter shape does not fit");
   const int groups = in[3] / ic_group;
   if (oc % groups != 0) return Fail("output channels do not divide into groups");
-  if (params.stride_height <= 0 || params.stride_width <= 0 || params.dilation_height_factor <= 0 ||
-      params.dilation_width_factor <= 0) {
-    return Fail("bad strides or dilations");
-  }
-  if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
   float lo, hi;
-  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
-  const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
-  const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
-  const std::vector<int> expected = {in[0], oh, ow, oc};
-  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
-  const TfLiteTensor& ft = Tensor(filter);
-  if (type == kTfLiteFloat32) {
-    if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized filter (hybrid)");
-    if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
-  } else {
-    if (ft.type != type) return Fail("filter type differs from the input's");
-    if (!QuantizedAllowed(type)) return Fail("quantized flag off");
-    if (IsPerChannelQuantized(&ft)) {
-      if (type != kTfLiteInt8) return Fail("per-channel uint8 filter");
-      const TfLiteAffineQuantization* q = AffineQuantization(&ft);
-      if (q->quantized_dimension != 0 || q->scale->size != oc) return Fail("per-channel filter not along dimension 0");
-      for (int c = 0; c < q->scale->size; ++c) {
-        if (!(q->scale->data[c] > 0.0f) || !std::isnormal(q->scale->data[c])) return Fail("filter scale");
-        if (q->zero_point != nullptr && q->zero_point->size > c && q->zero_point->data[c] != 0) {
-          return Fail("int8 filter with a non-zero zero point");
-        }
-      }
-    } else {
-      float s;
-      int32_t zp;
-      TS_RETURN_IF_ERROR(PerTensorQuant(filter, &s, &zp));
-      if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
-    }
-    if (bias >= 0 && (Tensor(bias).type != kTfLiteInt32 || Dims(bias) != std::vector<int>{oc})) {
-      return Fail("quantized bias must be int32 [" + std::to_string(oc) + "]");
-    }
-    TS_RETURN_IF_ERROR(CheckRequantization(input, filter, output));
-    TS_RETURN_IF_ERROR(CheckBiasScale(input, filter, bias, output));
-  }
-  if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
+  TS_RETURN_IF_ERROR(CheckConvWindow(params, in, kh, kw, oc, Dims(t.output), &lo, &hi));
+  TS_RETURN_IF_ERROR(CheckWeights(t, oc, {"float input with quantized filter (hybrid)", 0, nullptr, true}));
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_ASSIGN_OR_RETURN(const uint32_t vw, Value(filter, /*packed=*/true));
-  TS_ASSIGN_OR_RETURN(const uint32_t vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type)
-                                                   : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
-  TS_RETURN_IF_ERROR(
-      XnnOk(xnn_define_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height, params.stride_width,
-                                      params.dilation_height_factor, params.dilation_width_factor, groups, ic_group,
-                                      oc / groups, lo, hi, vi, vw, vb, vo, flags),
-            "xnn_define_convolution_2d"));
-  ++nodes_defined_;
-  return Status::Ok();
+  TS_ASSIGN_OR_RETURN(const WeightedValues v, DefineWeightedValues(t, oc));
+  return Defined(
+      xnn_define_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height, params.stride_width,
+                                params.dilation_height_factor, params.dilation_width_factor, groups, ic_group,
+                                oc / groups, lo, hi, v.input, v.filter, v.bias, v.output, PaddingFlags(params.padding)),
+      "xnn_define_convolution_2d");
 }
 
 Status GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void* params_ptr) {
@@ -905,74 +946,26 @@ Status GraphTranslator::VisitDepthwiseConv2D(const TfLiteNode* node, const void*
   if (node->outputs->size != 1) return Fail("expected 1 output");
   if (params_ptr == nullptr) return Fail("no options");
   const auto& params = *static_cast<const TfLiteDepthwiseConvParams*>(params_ptr);
-  const int input = node->inputs->data[0], filter = node->inputs->data[1];
-  const int bias = node->inputs->size == 3 ? node->inputs->data[2] : -1;
-  const int output = node->outputs->data[0];
-  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
-  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
-  const TfLiteType type = Tensor(input).type;
-  if (Tensor(output).type != type) return Fail("input and output types differ");
-  if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
-  if (bias >= 0 && !IsStatic(bias)) return Fail("the bias is not a constant");
-  const std::vector<int> in = Dims(input), w = Dims(filter), out = Dims(output);
+  WeightedTensors t;
+  TS_RETURN_IF_ERROR(CheckWeightedTensors(node, /*input_slot=*/0, /*bias_slot=*/2, &t));
+  if (t.filter < 0 || !IsStatic(t.filter)) return Fail("the filter is not a constant");
+  if (t.bias >= 0 && !IsStatic(t.bias)) return Fail("the bias is not a constant");
+  const std::vector<int> in = Dims(t.input), w = Dims(t.filter);
   if (in.size() != 4 || w.size() != 4 || w[0] != 1) return Fail("input and filter must be 4-D, filter [1,h,w,c]");
   const int kh = w[1], kw = w[2], oc = w[3], ic = in[3];
   if (oc <= 0 || oc % ic != 0) return Fail("filter channels are not a multiple of the input's");
   const int multiplier = oc / ic;
-  if (params.stride_height <= 0 || params.stride_width <= 0 || params.dilation_height_factor <= 0 ||
-      params.dilation_width_factor <= 0) {
-    return Fail("bad strides or dilations");
-  }
-  if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
   float lo, hi;
-  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
-  const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
-  const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
-  const std::vector<int> expected = {in[0], oh, ow, oc};
-  if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
-  const TfLiteTensor& ft = Tensor(filter);
-  if (type == kTfLiteFloat32) {
-    if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized filter (hybrid)");
-    if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
-  } else {
-    if (ft.type != type) return Fail("filter type differs from the input's");
-    if (IsPerChannelQuantized(&ft)) {
-      if (type != kTfLiteInt8) return Fail("per-channel uint8 filter");
-      const TfLiteAffineQuantization* q = AffineQuantization(&ft);
-      if (q->quantized_dimension != 3 || q->scale->size != oc) return Fail("per-channel filter not along dimension 3");
-      for (int c = 0; c < q->scale->size; ++c) {
-        if (!(q->scale->data[c] > 0.0f) || !std::isnormal(q->scale->data[c])) return Fail("filter scale");
-        if (q->zero_point != nullptr && q->zero_point->size > c && q->zero_point->data[c] != 0) {
-          return Fail("int8 filter with a non-zero zero point");
-        }
-      }
-    } else {
-      float s;
-      int32_t zp;
-      TS_RETURN_IF_ERROR(PerTensorQuant(filter, &s, &zp));
-      if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
-    }
-    if (bias >= 0 && Tensor(bias).type != kTfLiteInt32) return Fail("quantized bias must be int32");
-    TS_RETURN_IF_ERROR(CheckRequantization(input, filter, output));
-    TS_RETURN_IF_ERROR(CheckBiasScale(input, filter, bias, output));
-  }
-  if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
+  TS_RETURN_IF_ERROR(CheckConvWindow(params, in, kh, kw, oc, Dims(t.output), &lo, &hi));
+  TS_RETURN_IF_ERROR(CheckWeights(t, oc, {"float input with quantized filter (hybrid)", 3, nullptr, false}));
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_ASSIGN_OR_RETURN(const uint32_t vw, Value(filter, /*packed=*/true));
-  TS_ASSIGN_OR_RETURN(const uint32_t vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type)
-                                                   : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
-  TS_RETURN_IF_ERROR(XnnOk(
+  TS_ASSIGN_OR_RETURN(const WeightedValues v, DefineWeightedValues(t, oc));
+  return Defined(
       xnn_define_depthwise_convolution_2d(subgraph_, 0, 0, 0, 0, kh, kw, params.stride_height, params.stride_width,
                                           params.dilation_height_factor, params.dilation_width_factor, multiplier, ic,
-                                          lo, hi, vi, vw, vb, vo, flags),
-      "xnn_define_depthwise_convolution_2d"));
-  ++nodes_defined_;
-  return Status::Ok();
+                                          lo, hi, v.input, v.filter, v.bias, v.output, PaddingFlags(params.padding)),
+      "xnn_define_depthwise_convolution_2d");
 }
 
 Status GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* params_ptr) {
@@ -981,16 +974,11 @@ Status GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* 
   if (params_ptr == nullptr) return Fail("no options");
   const auto& params = *static_cast<const TfLiteFullyConnectedParams*>(params_ptr);
   if (params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault) return Fail("shuffled weights");
-  const int input = node->inputs->data[0], filter = node->inputs->data[1];
-  const int bias = node->inputs->size == 3 ? node->inputs->data[2] : -1;
-  const int output = node->outputs->data[0];
-  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
-  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
-  const TfLiteType type = IsFolded(input) ? kTfLiteFloat32 : Tensor(input).type;
-  if ((IsFolded(output) ? kTfLiteFloat32 : Tensor(output).type) != type) return Fail("input and output types differ");
-  if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
-  if (bias >= 0 && !IsStatic(bias)) return Fail("the bias is not a constant");
-  const std::vector<int> in = Dims(input), w = Dims(filter), out = Dims(output);
+  WeightedTensors t;
+  TS_RETURN_IF_ERROR(CheckWeightedTensors(node, /*input_slot=*/0, /*bias_slot=*/2, &t));
+  if (t.filter < 0 || !IsStatic(t.filter)) return Fail("the filter is not a constant");
+  if (t.bias >= 0 && !IsStatic(t.bias)) return Fail("the bias is not a constant");
+  const std::vector<int> in = Dims(t.input), w = Dims(t.filter), out = Dims(t.output);
   if (w.size() != 2 || w[0] <= 0 || w[1] <= 0) return Fail("filter must be 2-D");
   const int oc = w[0], ic = w[1];
   int64_t count = 1;
@@ -1007,36 +995,15 @@ Status GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* 
   if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   float lo, hi;
   if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
-  const TfLiteTensor& ft = Tensor(filter);
-  if (type == kTfLiteFloat32) {
-    if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("float input with quantized weights (hybrid)");
-    if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
-  } else {
-    if (ft.type != type) return Fail("filter type differs from the input's");
-    if (IsPerChannelQuantized(&ft))
-      return Fail("per-channel weights (this XNNPACK has no per-channel fully connected)");
-    float s;
-    int32_t zp;
-    TS_RETURN_IF_ERROR(PerTensorQuant(filter, &s, &zp));
-    if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
-    if (bias >= 0 && Tensor(bias).type != kTfLiteInt32) return Fail("quantized bias must be int32");
-    TS_RETURN_IF_ERROR(CheckRequantization(input, filter, output));
-    TS_RETURN_IF_ERROR(CheckBiasScale(input, filter, bias, output));
-  }
-  if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
+  TS_RETURN_IF_ERROR(CheckWeights(t, oc,
+                                  {"float input with quantized weights (hybrid)", -1,
+                                   "per-channel weights (this XNNPACK has no per-channel fully connected)", false}));
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_ASSIGN_OR_RETURN(const uint32_t vw, Value(filter, /*packed=*/true));
-  TS_ASSIGN_OR_RETURN(const uint32_t vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type)
-                                                   : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  TS_ASSIGN_OR_RETURN(const WeightedValues v, DefineWeightedValues(t, oc));
   const uint32_t flags = params.keep_num_dims ? 0 : XNN_FLAG_TENSORFLOW_RESHAPE_2D;
-  TS_RETURN_IF_ERROR(
-      XnnOk(xnn_define_fully_connected(subgraph_, lo, hi, vi, vw, vb, vo, flags), "xnn_define_fully_connected"));
-  ++nodes_defined_;
-  return Status::Ok();
+  return Defined(xnn_define_fully_connected(subgraph_, lo, hi, v.input, v.filter, v.bias, v.output, flags),
+                 "xnn_define_fully_connected");
 }
 
 Status GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* params_ptr) {
@@ -1044,20 +1011,16 @@ Status GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* p
   if (node->outputs->size != 1) return Fail("expected 1 output");
   if (params_ptr == nullptr) return Fail("no options");
   const auto& params = *static_cast<const TfLiteTransposeConvParams*>(params_ptr);
-  const int shape = node->inputs->data[0], filter = node->inputs->data[1], input = node->inputs->data[2];
-  const int bias = node->inputs->size == 4 ? node->inputs->data[3] : -1;
-  const int output = node->outputs->data[0];
-  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
-  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
-  const TfLiteType type = Tensor(input).type;
-  if (Tensor(output).type != type) return Fail("input and output types differ");
+  const int shape = node->inputs->data[0];
+  WeightedTensors t;
+  TS_RETURN_IF_ERROR(CheckWeightedTensors(node, /*input_slot=*/2, /*bias_slot=*/3, &t));
   if (shape < 0 || !IsStatic(shape) || IsFolded(shape) || Tensor(shape).type != kTfLiteInt32 ||
       Dims(shape) != std::vector<int>{4}) {
     return Fail("the output shape is not a constant int32 [4]");
   }
-  if (filter < 0 || !IsStatic(filter)) return Fail("the filter is not a constant");
-  if (bias >= 0 && !IsStatic(bias)) return Fail("the bias is not a constant");
-  const std::vector<int> in = Dims(input), w = Dims(filter), out = Dims(output);
+  if (t.filter < 0 || !IsStatic(t.filter)) return Fail("the filter is not a constant");
+  if (t.bias >= 0 && !IsStatic(t.bias)) return Fail("the bias is not a constant");
+  const std::vector<int> in = Dims(t.input), w = Dims(t.filter), out = Dims(t.output);
   if (in.size() != 4 || w.size() != 4) return Fail("input and filter must be 4-D");
   const int32_t* shape_data = reinterpret_cast<const int32_t*>(Tensor(shape).data.raw);
   if (std::vector<int>(shape_data, shape_data + 4) != out) return Fail("output shape tensor disagrees with the output");
@@ -1087,36 +1050,15 @@ Status GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* p
     pads[d][0] = before;
     pads[d][1] = static_cast<int>(after);
   }
-  const TfLiteTensor& ft = Tensor(filter);
-  if (type == kTfLiteFloat32) {
-    if (!IsFolded(filter) && ft.type != kTfLiteFloat32) return Fail("filter type");
-    if (bias >= 0 && !IsFolded(bias) && Tensor(bias).type != kTfLiteFloat32) return Fail("bias type");
-  } else {
-    if (ft.type != type) return Fail("filter type differs from the input's");
-    if (IsPerChannelQuantized(&ft)) return Fail("per-channel filter (this XNNPACK has no per-channel deconvolution)");
-    float s;
-    int32_t zp;
-    TS_RETURN_IF_ERROR(PerTensorQuant(filter, &s, &zp));
-    if (type == kTfLiteInt8 && zp != 0) return Fail("int8 filter with a non-zero zero point");
-    if (bias >= 0 && Tensor(bias).type != kTfLiteInt32) return Fail("quantized bias must be int32");
-    TS_RETURN_IF_ERROR(CheckRequantization(input, filter, output));
-    TS_RETURN_IF_ERROR(CheckBiasScale(input, filter, bias, output));
-  }
-  if (bias >= 0 && Dims(bias) != std::vector<int>{oc}) return Fail("bias shape");
+  TS_RETURN_IF_ERROR(CheckWeights(
+      t, oc, {"filter type", -1, "per-channel filter (this XNNPACK has no per-channel deconvolution)", false}));
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_ASSIGN_OR_RETURN(const uint32_t vw, Value(filter, /*packed=*/true));
-  TS_ASSIGN_OR_RETURN(const uint32_t vb, bias >= 0 ? BiasValue(bias, input, filter, oc, type)
-                                                   : ZeroBias(oc, input, filter, type != kTfLiteFloat32));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_deconvolution_2d(subgraph_, pads[0][0], pads[1][1], pads[0][1], pads[1][0],
-                                                       adjust[0], adjust[1], kh, kw, params.stride_height,
-                                                       params.stride_width, 1, 1, 1, ic, oc, lo, hi, vi, vw, vb, vo, 0),
-                           "xnn_define_deconvolution_2d"));
-  ++nodes_defined_;
-  return Status::Ok();
+  TS_ASSIGN_OR_RETURN(const WeightedValues v, DefineWeightedValues(t, oc));
+  return Defined(xnn_define_deconvolution_2d(subgraph_, pads[0][0], pads[1][1], pads[0][1], pads[1][0], adjust[0],
+                                             adjust[1], kh, kw, params.stride_height, params.stride_width, 1, 1, 1, ic,
+                                             oc, lo, hi, v.input, v.filter, v.bias, v.output, 0),
+                 "xnn_define_deconvolution_2d");
 }
 
 Status GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* params_ptr) {
@@ -1124,10 +1066,7 @@ Status GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* pa
   if (params_ptr == nullptr) return Fail("no options");
   const auto& params = *static_cast<const TfLitePoolParams*>(params_ptr);
   const int input = node->inputs->data[0], output = node->outputs->data[0];
-  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
-  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
-  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  TS_RETURN_IF_ERROR(SameQuantization(input, output));
+  TS_RETURN_IF_ERROR(CheckSameTypeData(input, output, true));
   const std::vector<int> in = Dims(input), out = Dims(output);
   if (in.size() != 4) return Fail("input must be 4-D");
   const int fh = params.filter_height, fw = params.filter_width;
@@ -1148,10 +1087,9 @@ Status GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* pa
   }
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  const uint32_t flags = params.padding == kTfLitePaddingSame ? XNN_FLAG_TENSORFLOW_SAME_PADDING : 0;
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
+  const uint32_t flags = PaddingFlags(params.padding);
   enum xnn_status s;
   if (identity) {
     s = xnn_define_clamp(subgraph_, lo, hi, vi, vo, 0);
@@ -1164,9 +1102,7 @@ Status GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* pa
     s = xnn_define_average_pooling_2d(subgraph_, 0, 0, 0, 0, fh, fw, params.stride_height, params.stride_width, lo, hi,
                                       vi, vo, flags);
   }
-  TS_RETURN_IF_ERROR(XnnOk(s, OpName(op)));
-  ++nodes_defined_;
-  return Status::Ok();
+  return Defined(s, OpName(op));
 }
 
 Status GraphTranslator::VisitMean(const TfLiteNode* node, const void* params_ptr) {
@@ -1200,13 +1136,10 @@ Status GraphTranslator::VisitMean(const TfLiteNode* node, const void* params_ptr
   }
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
   if (keep_dims) {
-    TS_RETURN_IF_ERROR(XnnOk(xnn_define_global_average_pooling_2d(subgraph_, -kInf, kInf, vi, vo, 0), "MEAN"));
-    ++nodes_defined_;
-    return Status::Ok();
+    return Defined(xnn_define_global_average_pooling_2d(subgraph_, -kInf, kInf, vi, vo, 0), "MEAN");
   }
   const std::vector<size_t> mid_dims = {static_cast<size_t>(in[0]), 1, 1, static_cast<size_t>(in[3])};
   TS_ASSIGN_OR_RETURN(const uint32_t vm, InternalValue(output, mid_dims));
@@ -1232,9 +1165,8 @@ Status GraphTranslator::VisitUnary(int op, const TfLiteNode* node, const void* p
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
   enum xnn_status s;
   switch (op) {
     case kTfLiteBuiltinHardSwish:
@@ -1268,28 +1200,20 @@ Status GraphTranslator::VisitUnary(int op, const TfLiteNode* node, const void* p
       s = xnn_define_square_root(subgraph_, vi, vo, 0);
       break;
   }
-  TS_RETURN_IF_ERROR(XnnOk(s, "unary op"));
-  ++nodes_defined_;
-  return Status::Ok();
+  return Defined(s, "unary op");
 }
 
 Status GraphTranslator::VisitClamp(const TfLiteNode* node, float lo, float hi) {
   if (node->inputs->size != 1 || node->outputs->size != 1) return Fail("expected 1 input and 1 output");
   const int input = node->inputs->data[0], output = node->outputs->data[0];
-  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
-  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
-  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  TS_RETURN_IF_ERROR(SameQuantization(input, output));
+  TS_RETURN_IF_ERROR(CheckSameTypeData(input, output, true));
   if (Dims(input) != Dims(output)) return Fail("output shape differs from the input's");
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_clamp(subgraph_, lo, hi, vi, vo, 0), "xnn_define_clamp"));
-  ++nodes_defined_;
-  return Status::Ok();
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
+  return Defined(xnn_define_clamp(subgraph_, lo, hi, vi, vo, 0), "xnn_define_clamp");
 }
 
 Status GraphTranslator::VisitSoftmax(const TfLiteNode* node, const void* params) {
@@ -1303,12 +1227,9 @@ Status GraphTranslator::VisitSoftmax(const TfLiteNode* node, const void* params)
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_softmax(subgraph_, vi, vo, 0), "xnn_define_softmax"));
-  ++nodes_defined_;
-  return Status::Ok();
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
+  return Defined(xnn_define_softmax(subgraph_, vi, vo, 0), "xnn_define_softmax");
 }
 
 Status GraphTranslator::VisitLogistic(const TfLiteNode* node) {
@@ -1330,12 +1251,9 @@ Status GraphTranslator::VisitLogistic(const TfLiteNode* node) {
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_sigmoid(subgraph_, vi, vo, 0), "xnn_define_sigmoid"));
-  ++nodes_defined_;
-  return Status::Ok();
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
+  return Defined(xnn_define_sigmoid(subgraph_, vi, vo, 0), "xnn_define_sigmoid");
 }
 
 Status GraphTranslator::VisitPrelu(const TfLiteNode* node) {
@@ -1376,9 +1294,7 @@ Status GraphTranslator::VisitPrelu(const TfLiteNode* node) {
   }
   TS_RETURN_IF_ERROR(MarkProduced(output));
   TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_prelu(subgraph_, vi, vs, vo, 0), "xnn_define_prelu"));
-  ++nodes_defined_;
-  return Status::Ok();
+  return Defined(xnn_define_prelu(subgraph_, vi, vs, vo, 0), "xnn_define_prelu");
 }
 
 Status GraphTranslator::VisitPad(int op, const TfLiteNode* node) {
@@ -1386,10 +1302,7 @@ Status GraphTranslator::VisitPad(int op, const TfLiteNode* node) {
   if (node->inputs->size != expected_inputs || node->outputs->size != 1) return Fail("wrong number of tensors");
   const int input = node->inputs->data[0], paddings = node->inputs->data[1], output = node->outputs->data[0];
   const bool allow_quantized = op == kTfLiteBuiltinPad;
-  TS_RETURN_IF_ERROR(CheckData(input, true, allow_quantized, "input"));
-  TS_RETURN_IF_ERROR(CheckData(output, true, allow_quantized, "output"));
-  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  TS_RETURN_IF_ERROR(SameQuantization(input, output));
+  TS_RETURN_IF_ERROR(CheckSameTypeData(input, output, allow_quantized));
   const std::vector<int> in = Dims(input), out = Dims(output);
   if (paddings < 0 || !IsStatic(paddings) || IsFolded(paddings)) return Fail("the paddings are not a constant");
   const TfLiteTensor& pt = Tensor(paddings);
@@ -1425,12 +1338,9 @@ Status GraphTranslator::VisitPad(int op, const TfLiteNode* node) {
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_static_constant_pad(subgraph_, pre, post, value, vi, vo, 0), OpName(op)));
-  ++nodes_defined_;
-  return Status::Ok();
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
+  return Defined(xnn_define_static_constant_pad(subgraph_, pre, post, value, vi, vo, 0), OpName(op));
 }
 
 Status GraphTranslator::VisitReshape(int op, const TfLiteNode* node) {
@@ -1442,10 +1352,7 @@ Status GraphTranslator::VisitReshape(int op, const TfLiteNode* node) {
       return Fail(std::string(OpName(op)) + " with a computed shape or axis (static shapes only)");
     }
   }
-  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
-  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
-  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  TS_RETURN_IF_ERROR(SameQuantization(input, output));
+  TS_RETURN_IF_ERROR(CheckSameTypeData(input, output, true));
   const std::vector<int> in = Dims(input), out = Dims(output);
   int64_t a = 1, b = 1;
   for (int d : in) a *= d;
@@ -1454,13 +1361,10 @@ Status GraphTranslator::VisitReshape(int op, const TfLiteNode* node) {
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
   const std::vector<size_t> shape(out.begin(), out.end());
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_static_reshape(subgraph_, shape.size(), shape.data(), vi, vo, 0), OpName(op)));
-  ++nodes_defined_;
-  return Status::Ok();
+  return Defined(xnn_define_static_reshape(subgraph_, shape.size(), shape.data(), vi, vo, 0), OpName(op));
 }
 
 Status GraphTranslator::VisitResizeBilinear(const TfLiteNode* node, const void* params_ptr) {
@@ -1468,10 +1372,7 @@ Status GraphTranslator::VisitResizeBilinear(const TfLiteNode* node, const void* 
   if (params_ptr == nullptr) return Fail("no options");
   const auto& params = *static_cast<const TfLiteResizeBilinearParams*>(params_ptr);
   const int input = node->inputs->data[0], size = node->inputs->data[1], output = node->outputs->data[0];
-  TS_RETURN_IF_ERROR(CheckData(input, true, true, "input"));
-  TS_RETURN_IF_ERROR(CheckData(output, true, true, "output"));
-  if (Tensor(input).type != Tensor(output).type) return Fail("input and output types differ");
-  TS_RETURN_IF_ERROR(SameQuantization(input, output));
+  TS_RETURN_IF_ERROR(CheckSameTypeData(input, output, true));
   if (size < 0 || !IsStatic(size) || IsFolded(size) || Tensor(size).type != kTfLiteInt32 ||
       Dims(size) != std::vector<int>{2}) {
     return Fail("the size is not a constant int32 [2]");
@@ -1484,19 +1385,15 @@ Status GraphTranslator::VisitResizeBilinear(const TfLiteNode* node, const void* 
   if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
   uint32_t flags = 0;
   if (params.align_corners) {
     flags = XNN_FLAG_ALIGN_CORNERS;
   } else if (!params.half_pixel_centers) {
     flags = XNN_FLAG_TENSORFLOW_LEGACY_MODE;
   }
-  TS_RETURN_IF_ERROR(
-      XnnOk(xnn_define_static_resize_bilinear_2d(subgraph_, s[0], s[1], vi, vo, flags), "RESIZE_BILINEAR"));
-  ++nodes_defined_;
-  return Status::Ok();
+  return Defined(xnn_define_static_resize_bilinear_2d(subgraph_, s[0], s[1], vi, vo, flags), "RESIZE_BILINEAR");
 }
 
 Status GraphTranslator::VisitDepthToSpace(const TfLiteNode* node, const void* params_ptr) {
@@ -1513,12 +1410,9 @@ Status GraphTranslator::VisitDepthToSpace(const TfLiteNode* node, const void* pa
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_depth_to_space(subgraph_, vi, vo, block, 0), "xnn_define_depth_to_space"));
-  ++nodes_defined_;
-  return Status::Ok();
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
+  return Defined(xnn_define_depth_to_space(subgraph_, vi, vo, block, 0), "xnn_define_depth_to_space");
 }
 
 Status GraphTranslator::VisitQuantize(const TfLiteNode* node) {
@@ -1530,12 +1424,9 @@ Status GraphTranslator::VisitQuantize(const TfLiteNode* node) {
   UseStatic(input, false);
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_convert(subgraph_, vi, vo, 0), "QUANTIZE"));
-  ++nodes_defined_;
-  return Status::Ok();
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
+  return Defined(xnn_define_convert(subgraph_, vi, vo, 0), "QUANTIZE");
 }
 
 Status GraphTranslator::VisitDequantize(const TfLiteNode* node) {
@@ -1571,12 +1462,9 @@ Status GraphTranslator::VisitDequantize(const TfLiteNode* node) {
   if (IsStatic(input)) return Fail("constant input");
   if (mode_ == Mode::kCheck) return Status::Ok();
 
-  TS_ASSIGN_OR_RETURN(const uint32_t vi, Value(input));
-  TS_RETURN_IF_ERROR(MarkProduced(output));
-  TS_ASSIGN_OR_RETURN(const uint32_t vo, Value(output));
-  TS_RETURN_IF_ERROR(XnnOk(xnn_define_convert(subgraph_, vi, vo, 0), "DEQUANTIZE"));
-  ++nodes_defined_;
-  return Status::Ok();
+  uint32_t vi, vo;
+  TS_RETURN_IF_ERROR(InputOutputValues(input, output, &vi, &vo));
+  return Defined(xnn_define_convert(subgraph_, vi, vo, 0), "DEQUANTIZE");
 }
 
 }  // namespace xnnpack

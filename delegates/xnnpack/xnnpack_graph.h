@@ -85,6 +85,30 @@ class GraphTranslator {
   bool QuantizedAllowed(TfLiteType type) const;
   Status PerTensorQuant(int index, float* scale, int32_t* zero_point);
   Status SameQuantization(int a, int b);
+  // A data input and an output of one type and (quantized) one scale and zero point.
+  Status CheckSameTypeData(int input, int output, bool allow_quantized);
+
+  // A weighted op's (convolution, fully connected) tensors and the type it computes in.
+  struct WeightedTensors {
+    int input, filter, bias, output;  // bias: -1 when the node has none
+    TfLiteType type;
+  };
+  // What a weighted op takes as filter and bias; the refusals keep each op's wording.
+  struct FilterRules {
+    const char* float_refusal;        // a float op's filter is neither float32 nor folded
+    int per_channel_dimension;        // the filter dimension per-channel scales run along; -1: none taken
+    const char* per_channel_refusal;  // with per_channel_dimension -1: why a per-channel filter is refused
+    bool bias_shape_with_type;        // a quantized bias's shape is refused with its type ("int32 [n]")
+  };
+  // Reads the tensors (the filter is input 1) and checks the input and output as data of one type.
+  Status CheckWeightedTensors(const TfLiteNode* node, int input_slot, int bias_slot, WeightedTensors* tensors);
+  // The filter's and bias's types and quantization, the requantization and bias scales, the bias shape.
+  Status CheckWeights(const WeightedTensors& tensors, int out_channels, const FilterRules& rules);
+  // CONV_2D's and DEPTHWISE_CONV_2D's strides, dilations, padding and fused activation (their options
+  // name them alike), and the output shape they give.
+  template <typename ConvParams>
+  Status CheckConvWindow(const ConvParams& params, const std::vector<int>& in, int kh, int kw, int out_channels,
+                         const std::vector<int>& out, float* lo, float* hi);
 
   // Values. `packed`: the op copies (packs) the data when the runtime is created, so a constant may be
   // used in place; otherwise XNNPACK reads it at every run, possibly XNN_EXTRA_BYTES past its end, so
@@ -95,8 +119,20 @@ class GraphTranslator {
   StatusOr<uint32_t> ZeroBias(int out_channels, int input, int filter, bool quantized);
   StatusOr<uint32_t> InternalValue(int like_tensor, const std::vector<size_t>& dims);
   StatusOr<uint32_t> ReshapedStatic(int index, const std::vector<size_t>& dims);
+  // The bias value of a quantized weighted op: int32 at input scale times filter scale(s).
+  StatusOr<uint32_t> QuantizedBias(const void* data, int out_channels, int input, int filter, const char* what);
   const void* StaticData(int index, bool packed);
   Status MarkProduced(int index);
+  // Define mode: the values of a weighted op's tensors (a zero bias when it has none), its output
+  // marked produced.
+  struct WeightedValues {
+    uint32_t input, filter, bias, output;
+  };
+  StatusOr<WeightedValues> DefineWeightedValues(const WeightedTensors& tensors, int out_channels);
+  // Define mode: the values of a node's data input and of its output, marked produced.
+  Status InputOutputValues(int input, int output, uint32_t* input_value, uint32_t* output_value);
+  // Counts a node XNNPACK defined; the failure names `what`.
+  Status Defined(enum xnn_status status, const char* what);
 
   // Op visitors.
   Status VisitBinary(int op, const TfLiteNode* node, const void* params);

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -147,56 +146,49 @@ TEST(XnnpackOpSuiteTest, DelegatedCasesAgreeWithTheReference) {
   std::map<std::string, Row> rows;
   std::vector<std::string> problems;
   int total = 0, delegated_cases = 0;
-  for (const std::string& op : testing::ListSubdirs(root)) {
-    for (const std::string& name : testing::ListSubdirs(root + "/" + op)) {
-      const std::string dir = root + "/" + op + "/" + name;
-      std::ifstream meta_file(dir + "/meta.json");
-      if (!meta_file) continue;
-      const json meta = json::parse(meta_file);
-      ++total;
-      const std::string label = op + "/" + name;
-      const Outcome ref = RunCase(dir, meta, nullptr);
-      const Outcome got = RunCase(dir, meta, delegate);
-      if (!ref.status.ok()) {
-        // Refused by the reference (as by TFLite): the delegate must not make it run.
-        if (got.status.ok() && got.delegated_nodes > 0)
-          problems.push_back(label + ": the delegate runs a refused case");
-        continue;
+  for (const testing::SuiteCase& suite_case : testing::ReadSuiteCases(root)) {
+    const std::string &label = suite_case.label, &dir = suite_case.dir, &op = suite_case.op;
+    const json& meta = suite_case.meta;
+    ++total;
+    const Outcome ref = RunCase(dir, meta, nullptr);
+    const Outcome got = RunCase(dir, meta, delegate);
+    if (!ref.status.ok()) {
+      // Refused by the reference (as by TFLite): the delegate must not make it run.
+      if (got.status.ok() && got.delegated_nodes > 0) problems.push_back(label + ": the delegate runs a refused case");
+      continue;
+    }
+    Row& row = rows[op];
+    ++row.cases;
+    if (!got.status.ok()) {
+      problems.push_back(label + ": with the delegate: " + got.status.message());
+      continue;
+    }
+    if (got.delegated_nodes > 0) {
+      ++row.delegated;
+      ++delegated_cases;
+    }
+    if (!got.refusal.empty()) std::printf("  kept on the interpreter: %-48s %s\n", label.c_str(), got.refusal.c_str());
+    for (size_t k = 0; k < ref.outputs.size() && k < got.outputs.size(); ++k) {
+      const double diff =
+          testing::DelegateDeviation(ref.types[k], got.outputs[k].data(), got.outputs[k].size(), ref.outputs[k]);
+      const bool quantized = ref.types[k] == kTfLiteInt8 || ref.types[k] == kTfLiteUInt8;
+      if (ref.types[k] == kTfLiteFloat32) row.float_diff = std::max(row.float_diff, diff);
+      if (quantized) row.steps = std::max(row.steps, static_cast<int>(diff));
+      // A float output dequantized from an 8-bit tensor: the steps allowed there, in its units.
+      double float_tolerance = kFloatTolerance;
+      if (ref.dequantized_from[k] > 0.0f) {
+        float_tolerance =
+            std::max(float_tolerance, MaxAbs(ref.outputs[k]) > 0.0
+                                          ? kQuantizedSteps * ref.dequantized_from[k] * 1.001 / MaxAbs(ref.outputs[k])
+                                          : 0.0);
       }
-      Row& row = rows[op];
-      ++row.cases;
-      if (!got.status.ok()) {
-        problems.push_back(label + ": with the delegate: " + got.status.message());
-        continue;
-      }
-      if (got.delegated_nodes > 0) {
-        ++row.delegated;
-        ++delegated_cases;
-      }
-      if (!got.refusal.empty())
-        std::printf("  kept on the interpreter: %-48s %s\n", label.c_str(), got.refusal.c_str());
-      for (size_t k = 0; k < ref.outputs.size() && k < got.outputs.size(); ++k) {
-        const double diff =
-            testing::DelegateDeviation(ref.types[k], got.outputs[k].data(), got.outputs[k].size(), ref.outputs[k]);
-        const bool quantized = ref.types[k] == kTfLiteInt8 || ref.types[k] == kTfLiteUInt8;
-        if (ref.types[k] == kTfLiteFloat32) row.float_diff = std::max(row.float_diff, diff);
-        if (quantized) row.steps = std::max(row.steps, static_cast<int>(diff));
-        // A float output dequantized from an 8-bit tensor: the steps allowed there, in its units.
-        double float_tolerance = kFloatTolerance;
-        if (ref.dequantized_from[k] > 0.0f) {
-          float_tolerance =
-              std::max(float_tolerance, MaxAbs(ref.outputs[k]) > 0.0
-                                            ? kQuantizedSteps * ref.dequantized_from[k] * 1.001 / MaxAbs(ref.outputs[k])
-                                            : 0.0);
-        }
-        const bool within = ref.types[k] == kTfLiteFloat32 ? diff <= float_tolerance
-                            : quantized                    ? diff <= kQuantizedSteps
-                                                           : diff == 0.0;
-        if (!within) {
-          char text[64];
-          std::snprintf(text, sizeof(text), "%.3g", diff);
-          problems.push_back(label + ": output " + std::to_string(k) + " differs by " + text);
-        }
+      const bool within = ref.types[k] == kTfLiteFloat32 ? diff <= float_tolerance
+                          : quantized                    ? diff <= kQuantizedSteps
+                                                         : diff == 0.0;
+      if (!within) {
+        char text[64];
+        std::snprintf(text, sizeof(text), "%.3g", diff);
+        problems.push_back(label + ": output " + std::to_string(k) + " differs by " + text);
       }
     }
   }

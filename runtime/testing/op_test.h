@@ -3,8 +3,10 @@
 #ifndef TOUCHSTONE_RUNTIME_TESTING_OP_TEST_H_
 #define TOUCHSTONE_RUNTIME_TESTING_OP_TEST_H_
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,23 @@ template <typename T>
 std::vector<T> TensorValues(const TfLiteTensor* t) {
   const T* data = reinterpret_cast<const T*>(t->data.raw);
   return std::vector<T>(data, data + t->bytes / sizeof(T));
+}
+
+// Reproducible test data: `n` values drawn uniformly from [lo, hi] by a generator seeded with `seed`.
+inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> values(n);
+  for (float& v : values) v = dist(rng);
+  return values;
+}
+template <typename T>
+std::vector<T> RandomInts(size_t n, uint32_t seed, int lo, int hi) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<T> values(n);
+  for (T& v : values) v = static_cast<T>(dist(rng));
+  return values;
 }
 
 class OpTest {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -67,6 +68,18 @@ bool ReadCaseMeta(const std::string& dir, json* meta) {
   if (!in) return false;
   *meta = json::parse(in, nullptr, /*allow_exceptions=*/false);
   return !meta->is_discarded();
+}
+
+std::vector<SuiteCase> ReadSuiteCases(const std::string& root) {
+  std::vector<SuiteCase> cases;
+  for (const std::string& label : ListCaseDirs(root)) {
+    SuiteCase c;
+    c.label = label;
+    c.dir = root + "/" + label;
+    c.op = label.substr(0, label.find('/'));
+    if (ReadCaseMeta(c.dir, &c.meta)) cases.push_back(std::move(c));
+  }
+  return cases;
 }
 
 namespace {

@@ -43,6 +43,14 @@ std::vector<std::string> ListSubdirs(const std::string& dir);
 // Reads <dir>/meta.json; false when absent or unreadable.
 bool ReadCaseMeta(const std::string& dir, nlohmann::json* meta);
 
+// A case under a suite's root: "<OP>/<case>", its directory, its op (the folder's name) and meta.json.
+struct SuiteCase {
+  std::string label, dir, op;
+  nlohmann::json meta;
+};
+// The cases under `root` whose meta.json reads, in ListCaseDirs' order.
+std::vector<SuiteCase> ReadSuiteCases(const std::string& root);
+
 // Runs the case with `options` and, when not null, `delegate` applied before tensors are allocated.
 OpCaseRun RunOpCase(const std::string& dir, const nlohmann::json& meta, const InterpreterOptions& options,
                     TfLiteDelegate* delegate = nullptr);

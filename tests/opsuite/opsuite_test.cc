@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -127,40 +126,36 @@ TEST(OpSuiteTest, EveryCaseMatchesIsRefusedOrSaysWhyNot) {
   std::map<std::string, Counts> per_op;
   int total = 0;
   std::vector<std::string> mismatches;
-  for (const std::string& op : testing::ListSubdirs(root)) {
-    for (const std::string& name : testing::ListSubdirs(root + "/" + op)) {
-      const std::string dir = root + "/" + op + "/" + name;
-      std::ifstream meta_file(dir + "/meta.json");
-      if (!meta_file) continue;
-      const json meta = json::parse(meta_file);
-      ++total;
-      std::string detail;
-      const Outcome outcome = RunCase(dir, meta, &detail);
-      Counts& c = per_op[op];
-      switch (outcome) {
-        case Outcome::kMatch:
-          c.match++;
-          break;
-        case Outcome::kMismatch:
-          c.mismatch++;
-          mismatches.push_back(op + "/" + name + ": " + detail);
-          break;
-        case Outcome::kNotYet:
-          c.not_yet++;
-          break;
-        case Outcome::kRefusedAsTflite:
-          c.refused++;
-          break;
-        case Outcome::kComputedRefused:
-          c.computed_refused++;
-          break;
-        case Outcome::kKnownDefect:
-          c.known_defect++;
-          break;
-      }
-      if (outcome != Outcome::kMatch) {
-        std::printf("  %-60s %s\n", (op + "/" + name).c_str(), detail.substr(0, 200).c_str());
-      }
+  for (const testing::SuiteCase& suite_case : testing::ReadSuiteCases(root)) {
+    const std::string &label = suite_case.label, &dir = suite_case.dir, &op = suite_case.op;
+    const json& meta = suite_case.meta;
+    ++total;
+    std::string detail;
+    const Outcome outcome = RunCase(dir, meta, &detail);
+    Counts& c = per_op[op];
+    switch (outcome) {
+      case Outcome::kMatch:
+        c.match++;
+        break;
+      case Outcome::kMismatch:
+        c.mismatch++;
+        mismatches.push_back(label + ": " + detail);
+        break;
+      case Outcome::kNotYet:
+        c.not_yet++;
+        break;
+      case Outcome::kRefusedAsTflite:
+        c.refused++;
+        break;
+      case Outcome::kComputedRefused:
+        c.computed_refused++;
+        break;
+      case Outcome::kKnownDefect:
+        c.known_defect++;
+        break;
+    }
+    if (outcome != Outcome::kMatch) {
+      std::printf("  %-60s %s\n", label.c_str(), detail.substr(0, 200).c_str());
     }
   }
   Counts sum;
