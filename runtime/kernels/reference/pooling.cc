@@ -86,12 +86,7 @@ void Pool(const TfLitePoolParams& params, const PoolData& data, const TfLiteTens
           Acc init, Accumulate accumulate, Finish finish) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int depth = input_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
+  const auto [batches, input_height, input_width, depth, output_height, output_width] = nn::NhwcSizesOf(input, output);
   const T* input_data = tflite::GetTensorData<T>(input);
   T* output_data = tflite::GetTensorData<T>(output);
 

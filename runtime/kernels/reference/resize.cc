@@ -56,14 +56,10 @@ TfLiteStatus ResizeOutput(TfLiteContext* context, const TfLiteTensor* input, con
 
 template <ResizeKind kind>
 TfLiteStatus ResizePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 2));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* size;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &size));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &size}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
   TF_LITE_ENSURE_OK(context, CheckType(context, size, "input 1 (size)", kTfLiteInt32));
   if (size->dims->size != 1 || size->dims->data[0] != 2) {
@@ -124,12 +120,7 @@ void ResizeBilinearWithFloatWeights(const TfLiteResizeBilinearParams& params, co
                                     TfLiteTensor* output, Blend blend) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int depth = input_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
+  const auto [batches, input_height, input_width, depth, output_height, output_width] = nn::NhwcSizesOf(input, output);
   const float height_scale = ResizeScale(input_height, output_height, params.align_corners);
   const float width_scale = ResizeScale(input_width, output_width, params.align_corners);
   const T* input_data = tflite::GetTensorData<T>(input);
@@ -216,12 +207,7 @@ template <typename T>
 void ResizeBilinearInteger(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input, TfLiteTensor* output) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int depth = input_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
+  const auto [batches, input_height, input_width, depth, output_height, output_width] = nn::NhwcSizesOf(input, output);
   const int32_t height_scale_10 = ResizeScale10(input_height, output_height, params.align_corners);
   const int32_t width_scale_10 = ResizeScale10(input_width, output_width, params.align_corners);
   const T* input_data = tflite::GetTensorData<T>(input);
