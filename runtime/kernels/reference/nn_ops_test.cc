@@ -52,7 +52,8 @@ std::vector<float> Iota(int count, float start = 0.f) {
 
 // ---- CONV_2D
 
-// One float CONV_2D with a constant filter and bias; the input is graph input 0.
+// One float convolution with a constant filter and bias (none for DEPTHWISE_CONV_2D where `bias` is
+// empty); the input is graph input 0.
 struct ConvCase {
   std::vector<int> input_shape;
   std::vector<int> filter_shape;
@@ -64,14 +65,32 @@ struct ConvCase {
   Act activation = Act::NONE;
 };
 
+// The convolution's input, filter and bias tensors, in that order.
+std::vector<int> AddConvInputs(OpTest& test, const ConvCase& c) {
+  std::vector<int> inputs = {test.AddInput(kTfLiteFloat32, c.input_shape),
+                             test.AddConst<float>(kTfLiteFloat32, c.filter_shape, c.filter)};
+  if (!c.bias.empty()) {
+    inputs.push_back(test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(c.bias.size())}, c.bias));
+  }
+  return inputs;
+}
+
 void AddConv(OpTest& test, const ConvCase& c) {
-  const int input = test.AddInput(kTfLiteFloat32, c.input_shape);
-  const int filter = test.AddConst<float>(kTfLiteFloat32, c.filter_shape, c.filter);
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(c.bias.size())}, c.bias);
+  const std::vector<int> inputs = AddConvInputs(test, c);
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(
-      kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
+      kTfLiteBuiltinConv2d, inputs, {output}, fb::BuiltinOptions::Conv2DOptions,
       fb::CreateConv2DOptions(test.fbb(), c.padding, c.stride, c.stride, c.activation, c.dilation, c.dilation).Union());
+}
+
+// DEPTHWISE_CONV_2D with `depth_multiplier_option` (redundant: the kernel derives it from the shapes).
+void AddDepthwiseConv(OpTest& test, const ConvCase& c, int depth_multiplier_option) {
+  const std::vector<int> inputs = AddConvInputs(test, c);
+  const int output = test.AddOutput(kTfLiteFloat32);
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
+             fb::CreateDepthwiseConv2DOptions(test.fbb(), c.padding, c.stride, c.stride, depth_multiplier_option,
+                                              c.activation, c.dilation, c.dilation)
+                 .Union());
 }
 
 TEST(Conv2dTest, ValidPaddingAddsBias) {
@@ -182,13 +201,8 @@ TEST(DepthwiseConv2dTest, DepthMultiplierTwoWithBias) {
   OpTest test;
   // Channels 0 and 1 each feed two outputs: 0 -> {0, 1}, 1 -> {2, 3}. Filter [1, 2, 2, 4] per
   // position (y, x): output 0 and 2 sum the window, 1 takes (0, 0), 3 takes (1, 1).
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 2});
-  const int filter =
-      test.AddConst<float>(kTfLiteFloat32, {1, 2, 2, 4}, {1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1});
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {4}, {0.f, 0.5f, 0.f, -0.5f});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-             fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 2).Union());
+  AddDepthwiseConv(
+      test, {{1, 2, 2, 2}, {1, 2, 2, 4}, {1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1}, {0.f, 0.5f, 0.f, -0.5f}}, 2);
   ExpectRun(test, {1, 10, 2, 20, 3, 30, 4, 40}, {1, 1, 1, 4}, {10.f, 1.5f, 100.f, 39.5f});
 }
 
@@ -196,11 +210,8 @@ TEST(DepthwiseConv2dTest, NoBiasSamePaddingRelu6IgnoresDepthMultiplierOption) {
   OpTest test;
   // Every output of a 3x3 ones filter over a 2x2 image with SAME padding sums all 4 pixels
   // (10), which RELU6 clamps. The depth_multiplier option (0) is redundant and ignored.
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int filter = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-             fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::SAME, 1, 1, 0, Act::RELU6).Union());
+  AddDepthwiseConv(
+      test, {{1, 2, 2, 1}, {1, 3, 3, 1}, std::vector<float>(9, 1.f), {}, fb::Padding::SAME, 1, 1, Act::RELU6}, 0);
   ExpectRun(test, {1, 2, 3, 4}, {1, 2, 2, 1}, {6, 6, 6, 6});
 }
 
@@ -230,11 +241,7 @@ TEST(DepthwiseConv2dTest, RefusesOmittedThirdInput) {
 
 TEST(DepthwiseConv2dTest, RefusesFilterNotShapedOneHWC) {
   OpTest test;
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int filter = test.AddConst<float>(kTfLiteFloat32, {2, 1, 1, 1}, {1, 1});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-             fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1).Union());
+  AddDepthwiseConv(test, {{1, 2, 2, 1}, {2, 1, 1, 1}, {1, 1}, {}}, 1);
   EXPECT_FALSE(test.Build().ok());
 }
 
