@@ -175,6 +175,19 @@ auto QuantizedConvEmit(const ConvData& data, const TfLiteTensor* bias, TfLiteTen
   };
 }
 
+// How CONV_2D and DEPTHWISE_CONV_2D (`params` the op's options, the filter [*, KH, KW, *]) end their
+// Prepare: the window checked, TFLite's padding computed, the output resized to
+// [N, out_height, out_width, output_depth].
+template <typename Params>
+TfLiteStatus ResizeConvOutput(TfLiteContext* context, const Params& params, const TfLiteTensor* input,
+                              const TfLiteTensor* filter, int output_depth, TfLiteTensor* output, ConvData* data) {
+  return nn::ResizeWindowedOutput(
+      context,
+      {params.padding, params.stride_height, params.stride_width, params.dilation_height_factor,
+       params.dilation_width_factor, filter->dims->data[1], filter->dims->data[2]},
+      input, output_depth, output, &data->padding);
+}
+
 // Walks the windows of CONV_2D and DEPTHWISE_CONV_2D (`params` the op's options, the filter
 // [*, KH, KW, *]): calls position(b, out_y, out_x, for_each_tap) for each output position, where
 // for_each_tap(tap) calls tap(in_y, in_x, filter_y, filter_x) for each tap of the position's window
@@ -328,11 +341,7 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       return nn::RefuseProductInputType(context, "CONV_2D", "input 0", input->type);
   }
 
-  return nn::ResizeWindowedOutput(
-      context,
-      {params.padding, params.stride_height, params.stride_width, params.dilation_height_factor,
-       params.dilation_width_factor, filter->dims->data[1], filter->dims->data[2]},
-      input, output_depth, output, &data->padding);
+  return ResizeConvOutput(context, params, input, filter, output_depth, output, data);
 }
 
 // Calls emit(batch, output index, output channel, sum) once per output element, the sum of
@@ -521,11 +530,7 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
         context, nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output, params.activation,
                                                            output_depth, "input 1 (filter)", &data->requantization));
   }
-  return nn::ResizeWindowedOutput(
-      context,
-      {params.padding, params.stride_height, params.stride_width, params.dilation_height_factor,
-       params.dilation_width_factor, filter->dims->data[1], filter->dims->data[2]},
-      input, output_depth, output, &data->padding);
+  return ResizeConvOutput(context, params, input, filter, output_depth, output, data);
 }
 
 // Calls emit(batch, output index, output channel, sum) once per output element; output channel

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/reference/resize_test_util.h"
 #include "runtime/testing/op_test.h"
 
 namespace touchstone {
@@ -251,16 +252,22 @@ TEST(DepthwiseConv2dTest, RefusesFilterNotShapedOneHWC) {
 // input pixel (y, x) adds to output rows 2y..2y+2 and columns 2x..2x+2 (clipped to 4).
 const std::vector<float> kTransposeConvOnes = {1, 1, 3, 2, 1, 1, 3, 2, 4, 4, 10, 6, 3, 3, 7, 4};
 
+// That TRANSPOSE_CONV with output shape `output_shape` (a graph input before the image where empty)
+// and `bias` (none where empty); the 2x2 image is a graph input.
+void AddOnesTransposeConv(OpTest& test, const std::vector<int32_t>& output_shape, const std::vector<float>& bias = {}) {
+  const int shape =
+      output_shape.empty() ? test.AddInput(kTfLiteInt32, {4}) : test.AddConst<int32_t>(kTfLiteInt32, {4}, output_shape);
+  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
+  std::vector<int> inputs = {shape, weights, test.AddInput(kTfLiteFloat32, {1, 2, 2, 1})};
+  if (!bias.empty()) inputs.push_back(test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(bias.size())}, bias));
+  const int output = test.AddOutput(kTfLiteFloat32);
+  test.AddOp(kTfLiteBuiltinTransposeConv, inputs, {output}, fb::BuiltinOptions::TransposeConvOptions,
+             fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::SAME, 2, 2).Union());
+}
+
 TEST(TransposeConvTest, StrideTwoSameWithBias) {
   OpTest test;
-  const int output_shape = test.AddConst<int32_t>(kTfLiteInt32, {4}, {1, 4, 4, 1});
-  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {1}, {0.5f});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input, bias}, {output},
-             fb::BuiltinOptions::TransposeConvOptions,
-             fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::SAME, 2, 2).Union());
+  AddOnesTransposeConv(test, {1, 4, 4, 1}, {0.5f});
   std::vector<float> expected = kTransposeConvOnes;
   for (float& v : expected) v += 0.5f;
   ExpectRun(test, {1, 2, 3, 4}, {1, 4, 4, 1}, expected);
@@ -268,13 +275,7 @@ TEST(TransposeConvTest, StrideTwoSameWithBias) {
 
 TEST(TransposeConvTest, RuntimeOutputShapeMakesDynamicOutput) {
   OpTest test;
-  const int output_shape = test.AddInput(kTfLiteInt32, {4});
-  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input}, {output},
-             fb::BuiltinOptions::TransposeConvOptions,
-             fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::SAME, 2, 2).Union());
+  AddOnesTransposeConv(test, {});
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<int32_t>(0, {1, 4, 4, 1});
   test.SetInput<float>(1, {1, 2, 3, 4});
@@ -299,13 +300,7 @@ TEST(TransposeConvTest, ChannelsOmittedBiasAndRelu) {
 
 TEST(TransposeConvTest, RefusesOutputShapeWithWrongChannels) {
   OpTest test;
-  const int output_shape = test.AddConst<int32_t>(kTfLiteInt32, {4}, {1, 4, 4, 2});
-  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input}, {output},
-             fb::BuiltinOptions::TransposeConvOptions,
-             fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::SAME, 2, 2).Union());
+  AddOnesTransposeConv(test, {1, 4, 4, 2});
   EXPECT_FALSE(test.Build().ok());
 }
 
@@ -586,13 +581,7 @@ void AddResize(OpTest& test, int builtin_code, const std::vector<int32_t>& size,
   const int size_tensor =
       size.empty() ? test.AddInput(kTfLiteInt32, {2}) : test.AddConst<int32_t>(kTfLiteInt32, {2}, size);
   const int output = test.AddOutput(kTfLiteFloat32);
-  if (builtin_code == kTfLiteBuiltinResizeBilinear) {
-    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeBilinearOptions,
-               fb::CreateResizeBilinearOptions(test.fbb(), align_corners, half_pixel_centers).Union());
-  } else {
-    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeNearestNeighborOptions,
-               fb::CreateResizeNearestNeighborOptions(test.fbb(), align_corners, half_pixel_centers).Union());
-  }
+  resize_test::AddResizeOp(test, builtin_code, input, size_tensor, output, align_corners, half_pixel_centers);
 }
 
 TEST(ResizeBilinearTest, DefaultSamplingClampsAtTheLastPixel) {

@@ -36,10 +36,7 @@ using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of ker
 // Counts, the two tensors, and a rank within [min_rank, max_rank]: what every op here checks first.
 TfLiteStatus GetTensors(TfLiteContext* context, TfLiteNode* node, int min_rank, int max_rank,
                         const TfLiteTensor** input, TfLiteTensor** output) {
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, input));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {input}, {output}));
   return CheckRankBetween(context, *input, "input 0", min_rank, max_rank);
 }
 

@@ -39,12 +39,9 @@ template <PoolKind kind>
 TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<TfLitePoolParams>(node);
   auto* data = static_cast<PoolData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
 
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
