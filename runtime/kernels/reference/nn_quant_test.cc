@@ -6,6 +6,7 @@
 // (ruy rounds ties up, the depthwise/transposed/reference loops round them away from zero).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -77,6 +78,25 @@ TEST(QuantizeFloatsTest, SymmetricScalesByTheLargestMagnitude) {
   nn::SymmetricQuantizeFloats(zeros, 2, quantized, &scale);
   EXPECT_EQ(scale, 1.0f);
   EXPECT_EQ(quantized[0], 0);
+}
+
+// The two ways of finding a row's range agree except on NaN: std::minmax_element (the LSTM's) takes
+// the NaN for the maximum, so the range is |minimum| = 0.5; folding std::min and std::max (the
+// convolutions' and FULLY_CONNECTED's) passes over the NaN and finds 1.
+TEST(QuantizeFloatsTest, MinMaxScansDifferOnlyOnNaN) {
+  namespace qu = quantization_util;
+  int8_t quantized[3];
+  float running, minmax_element;
+  const float finite[] = {1.0f, 0.25f, -0.5f};
+  qu::SymmetricQuantizeFloats(finite, 3, quantized, &running, qu::MinMaxScan::kRunningMinMax);
+  qu::SymmetricQuantizeFloats(finite, 3, quantized, &minmax_element, qu::MinMaxScan::kMinMaxElement);
+  EXPECT_EQ(running, 1.0f / 127);
+  EXPECT_EQ(minmax_element, 1.0f / 127);
+  const float with_nan[] = {1.0f, std::nanf(""), -0.5f};
+  qu::SymmetricQuantizeFloats(with_nan, 3, quantized, &running, qu::MinMaxScan::kRunningMinMax);
+  qu::SymmetricQuantizeFloats(with_nan, 3, quantized, &minmax_element, qu::MinMaxScan::kMinMaxElement);
+  EXPECT_EQ(running, 1.0f / 127);
+  EXPECT_EQ(minmax_element, 0.5f / 127);
 }
 
 TEST(QuantizeFloatsTest, AsymmetricUsesTheRangeWithAZeroPoint) {
