@@ -426,27 +426,6 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
       });
 }
 
-TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = ParamsOf<TfLiteConvParams>(node);
-  auto& data = *static_cast<ConvData*>(node->user_data);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
-  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if (input->type == kTfLiteFloat32) {
-    if (data.hybrid) {
-      ConvHybrid(params, data, input, filter, bias, output);
-    } else {
-      ConvFloat(params, data, input, filter, bias, output);
-    }
-    return kTfLiteOk;
-  }
-  return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights) {
-    using InputT = decltype(in);
-    ConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias, output);
-  });
-}
-
 // ---- DEPTHWISE_CONV_2D: input [N, H, W, C], filter [1, KH, KW, C * M], optional bias [C * M].
 // Output channel c * M + m is input channel c through filter channel c * M + m; TFLite derives the
 // depth multiplier M from the shapes and ignores the redundant depth_multiplier option.
@@ -563,8 +542,8 @@ void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& 
   });
 }
 
-void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
-                        const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
+void ConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
+               const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   DepthwiseConvSums<float, float, float>(
       params, data, input, tflite::GetTensorData<float>(input), filter, output, [](int) { return 0; }, 0,
       FloatConvEmit(data, bias, output));
@@ -573,8 +552,8 @@ void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData&
 // A missing bias counts as zeros (TFLite 2.14 itself crashes on a bias-free int8 depthwise
 // convolution; this computes what the op means).
 template <typename InputT, typename FilterT, typename OutputT>
-void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
-                            const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
+void ConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
+                   const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   const int32_t input_offset = -input->params.zero_point;
   DepthwiseConvSums<int64_t, InputT, FilterT>(
       params, data, input, tflite::GetTensorData<InputT>(input), filter, output, [&](int) { return input_offset; },
@@ -584,8 +563,8 @@ void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvD
 // TFLite's reference_integer_ops::DepthwiseConvHybridPerChannel: integer sums of the weights and
 // (quantized input - the batch's zero point), times (channel scale * the batch's input scale), then
 // the bias and the activation.
-void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data, const TfLiteTensor* input,
-                         const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
+void ConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data, const TfLiteTensor* input,
+                const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   QuantizeInputBatches(input, /*asymmetric=*/true, data);
   const TfLiteFloatArray* scales = AffineQuantization(filter)->scale;
   const float* bias_data = tflite::GetTensorData<float>(bias);
@@ -602,8 +581,12 @@ void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data
       });
 }
 
-TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = ParamsOf<TfLiteDepthwiseConvParams>(node);
+// Eval of CONV_2D and DEPTHWISE_CONV_2D (`Params` their options): the kernel for the input's type,
+// hybrid where Prepare found int8 weights for a float input. A bias-free DEPTHWISE_CONV_2D has 2
+// inputs; CONV_2D's Prepare requires the third.
+template <typename Params>
+TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
+  const auto& params = ParamsOf<Params>(node);
   auto& data = *static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -611,17 +594,18 @@ TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   if (input->type == kTfLiteFloat32) {
     if (data.hybrid) {
-      DepthwiseConvHybrid(params, data, input, filter, bias, output);
+      ConvHybrid(params, data, input, filter, bias, output);
     } else {
-      DepthwiseConvFloat(params, data, input, filter, bias, output);
+      ConvFloat(params, data, input, filter, bias, output);
     }
     return kTfLiteOk;
   }
   return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights) {
     using InputT = decltype(in);
-    DepthwiseConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias, output);
+    ConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias, output);
   });
 }
+
 // ---- TRANSPOSE_CONV: input 0 the output shape (int32 [4]), input 1 weights [OC, KH, KW, IC],
 // input 2 the data [N, H, W, IC], optional input 3 bias [OC]. The output shape is given, not
 // derived; when its tensor is not constant the output is dynamic and resized in Eval.
@@ -824,8 +808,9 @@ const nn::OutputRequantization* ConvRequantization(const void* user_data) {
   return user_data != nullptr ? &static_cast<const ConvData*>(user_data)->requantization : nullptr;
 }
 
-TS_REGISTER(CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, ConvPrepare, ConvEval)
-TS_REGISTER(DEPTHWISE_CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, DepthwiseConvPrepare, DepthwiseConvEval)
+TS_REGISTER(CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, ConvPrepare, ConvEval<TfLiteConvParams>)
+TS_REGISTER(DEPTHWISE_CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, DepthwiseConvPrepare,
+            ConvEval<TfLiteDepthwiseConvParams>)
 TS_REGISTER(TRANSPOSE_CONV, NewNodeData<ConvData>, DeleteNodeData<ConvData>, TransposeConvPrepare, TransposeConvEval)
 
 }  // namespace reference
