@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <memory>
+#include <string>
+#include <vector>
 
 #include "runtime/c/builtin_ops.h"
 #include "runtime/testing/op_test.h"
@@ -218,95 +218,62 @@ namespace {
 
 // A graph output that no operator writes (and that is no input or constant) has no value to read.
 TEST(InterpreterTest, OutputWrittenByNoOperatorIsRefused) {
-  ModelBuilder b;
-  const int x = b.AddTensor(kTfLiteFloat32, {4}, "x");
-  const int y = b.AddTensor(kTfLiteFloat32, {4}, "y");
-  const int orphan = b.AddTensor(kTfLiteFloat32, {4}, "orphan");
-  b.AddOperator(kTfLiteBuiltinAdd, {x, x}, {y}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(b.fbb()).Union());
-  b.SetInputs({x});
-  b.SetOutputs({y, orphan});
-  auto model = Model::FromBuffer(b.Finish(), "orphan.tflite");
-  ASSERT_TRUE(model.ok());
-  InterpreterOptions options;
-  options.kernel_set = KernelSet::kReference;
-  auto interpreter = Interpreter::Create(model.value(), options);
-  ASSERT_TRUE(interpreter.ok());
-  Status s = interpreter.value()->AllocateTensors();
+  OpTest t;
+  const int x = t.AddInput(kTfLiteFloat32, {4});
+  const int y = t.AddOutput(kTfLiteFloat32, {4});
+  t.AddOutput(kTfLiteFloat32, {4}, "orphan");
+  t.AddOp(kTfLiteBuiltinAdd, {x, x}, {y}, fb::BuiltinOptions::AddOptions, AddOptions(t));
+  Status s = t.Build();
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
   EXPECT_NE(s.message().find("output tensor 2 'orphan' is written by no operator"), std::string::npos) << s.message();
 }
 
 TEST(InterpreterTest, PreserveAllTensorsKeepsIntermediates) {
-  ModelBuilder b;
-  int x = b.AddTensor(kTfLiteFloat32, {4}, "x");
-  const int input = x;
+  OpTest t;
+  int x = t.AddInput(kTfLiteFloat32, {4});
   std::vector<int> chain;
   for (int i = 0; i < 4; ++i) {
-    const int y = b.AddTensor(kTfLiteFloat32, {4}, "t" + std::to_string(i));
-    b.AddOperator(kTfLiteBuiltinAdd, {x, x}, {y}, fb::BuiltinOptions::AddOptions,
-                  fb::CreateAddOptions(b.fbb()).Union());
+    const int y = i == 3 ? t.AddOutput(kTfLiteFloat32, {4}) : t.AddIntermediate(kTfLiteFloat32, {4});
+    t.AddOp(kTfLiteBuiltinAdd, {x, x}, {y}, fb::BuiltinOptions::AddOptions, AddOptions(t));
     chain.push_back(y);
     x = y;
   }
-  b.SetInputs({input});
-  b.SetOutputs({x});
-  auto model = Model::FromBuffer(b.Finish(), "chain");
-  ASSERT_TRUE(model.ok());
-  InterpreterOptions options;
-  options.kernel_set = KernelSet::kReference;
-  options.preserve_all_tensors = true;
-  auto interpreter = Interpreter::Create(model.value(), options);
-  ASSERT_TRUE(interpreter.ok());
-  ASSERT_TRUE(interpreter.value()->AllocateTensors().ok());
-  float* in = reinterpret_cast<float*>(interpreter.value()->input_tensor(0)->data.raw);
-  for (int i = 0; i < 4; ++i) in[i] = 1.0f;
-  ASSERT_TRUE(interpreter.value()->Invoke().ok());
+  t.options()->preserve_all_tensors = true;
+  ASSERT_TRUE(t.Build().ok());
+  t.SetInput<float>(0, std::vector<float>(4, 1.0f));
+  ASSERT_TRUE(t.Invoke().ok());
   float expected = 1.0f;
-  for (int t : chain) {
+  for (int tensor : chain) {
     expected *= 2.0f;
-    EXPECT_EQ(reinterpret_cast<const float*>(interpreter.value()->tensor(t)->data.raw)[3], expected);
+    EXPECT_EQ(reinterpret_cast<const float*>(t.interpreter()->tensor(tensor)->data.raw)[3], expected);
   }
 }
 
 // data[6] -> RESHAPE(shape input) -> reshaped (dynamic) -> ADD -> doubled (sized during Invoke) -> ADD -> out.
 struct DynamicChain {
-  std::unique_ptr<Interpreter> interpreter;
+  OpTest test;
   int reshaped = -1, doubled = -1;
   void Build(bool release) {
-    ModelBuilder b;
-    const int data = b.AddTensor(kTfLiteFloat32, {6}, "data");
-    const int shape = b.AddTensor(kTfLiteInt32, {2}, "shape");
-    reshaped = b.AddTensor(kTfLiteFloat32, {}, "reshaped");
-    doubled = b.AddTensor(kTfLiteFloat32, {}, "doubled");
-    const int out = b.AddTensor(kTfLiteFloat32, {}, "out");
-    b.AddOperator(kTfLiteBuiltinReshape, {data, shape}, {reshaped});
-    b.AddOperator(kTfLiteBuiltinAdd, {reshaped, reshaped}, {doubled}, fb::BuiltinOptions::AddOptions,
-                  fb::CreateAddOptions(b.fbb()).Union());
-    b.AddOperator(kTfLiteBuiltinAdd, {doubled, doubled}, {out}, fb::BuiltinOptions::AddOptions,
-                  fb::CreateAddOptions(b.fbb()).Union());
-    b.SetInputs({data, shape});
-    b.SetOutputs({out});
-    auto model = Model::FromBuffer(b.Finish(), "dynamic_chain");
-    ASSERT_TRUE(model.ok());
-    InterpreterOptions options;
-    options.kernel_set = KernelSet::kReference;
-    options.ensure_dynamic_tensors_are_released = release;
-    auto created = Interpreter::Create(model.value(), options);
-    ASSERT_TRUE(created.ok());
-    interpreter = std::move(created.value());
-    ASSERT_TRUE(interpreter->AllocateTensors().ok());
+    const int data = test.AddInput(kTfLiteFloat32, {6}, "data");
+    const int shape = test.AddInput(kTfLiteInt32, {2}, "shape");
+    reshaped = test.AddIntermediate(kTfLiteFloat32);
+    doubled = test.AddIntermediate(kTfLiteFloat32);
+    const int out = test.AddOutput(kTfLiteFloat32);
+    test.AddOp(kTfLiteBuiltinReshape, {data, shape}, {reshaped});
+    test.AddOp(kTfLiteBuiltinAdd, {reshaped, reshaped}, {doubled}, fb::BuiltinOptions::AddOptions, AddOptions(test));
+    test.AddOp(kTfLiteBuiltinAdd, {doubled, doubled}, {out}, fb::BuiltinOptions::AddOptions, AddOptions(test));
+    test.options()->ensure_dynamic_tensors_are_released = release;
+    ASSERT_TRUE(test.Build().ok());
   }
-  std::vector<float> Run(std::vector<int32_t> shape) {
-    float* in = reinterpret_cast<float*>(interpreter->input_tensor(0)->data.raw);
-    for (int i = 0; i < 6; ++i) in[i] = static_cast<float>(i + 1);
-    std::memcpy(interpreter->input_tensor(1)->data.raw, shape.data(), 8);
-    Status s = interpreter->Invoke();
+  std::vector<float> Run(const std::vector<int32_t>& shape) {
+    test.SetInput<float>(0, {1, 2, 3, 4, 5, 6});
+    test.SetInput<int32_t>(1, shape);
+    Status s = test.Invoke();
     EXPECT_TRUE(s.ok()) << s.message();
-    const TfLiteTensor* out = interpreter->output_tensor(0);
-    const float* o = reinterpret_cast<const float*>(out->data.raw);
-    return std::vector<float>(o, o + out->bytes / 4);
+    return test.GetOutput<float>(0);
   }
+  Interpreter* interpreter() { return test.interpreter(); }
 };
 
 TEST(InterpreterTest, ReleasesDynamicTensorsAfterTheirLastUse) {
@@ -317,13 +284,13 @@ TEST(InterpreterTest, ReleasesDynamicTensorsAfterTheirLastUse) {
     const std::vector<float> a = kept.Run(shape);
     EXPECT_EQ(a, released.Run(shape));
     EXPECT_EQ(a, (std::vector<float>{4, 8, 12, 16, 20, 24}));
-    ASSERT_EQ(kept.interpreter->tensor(kept.reshaped)->allocation_type, kTfLiteDynamic);
-    EXPECT_NE(kept.interpreter->tensor(kept.reshaped)->data.raw, nullptr);
-    EXPECT_EQ(released.interpreter->tensor(released.reshaped)->data.raw, nullptr);
-    EXPECT_EQ(released.interpreter->tensor(released.doubled)->data.raw, nullptr);
+    ASSERT_EQ(kept.interpreter()->tensor(kept.reshaped)->allocation_type, kTfLiteDynamic);
+    EXPECT_NE(kept.interpreter()->tensor(kept.reshaped)->data.raw, nullptr);
+    EXPECT_EQ(released.interpreter()->tensor(released.reshaped)->data.raw, nullptr);
+    EXPECT_EQ(released.interpreter()->tensor(released.doubled)->data.raw, nullptr);
     // The graph output stays readable; the freed tensors no longer count.
-    EXPECT_NE(released.interpreter->output_tensor(0)->data.raw, nullptr);
-    EXPECT_LT(released.interpreter->dynamic_bytes(), kept.interpreter->dynamic_bytes());
+    EXPECT_NE(released.interpreter()->output_tensor(0)->data.raw, nullptr);
+    EXPECT_LT(released.interpreter()->dynamic_bytes(), kept.interpreter()->dynamic_bytes());
   }
 }
 

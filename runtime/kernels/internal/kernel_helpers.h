@@ -261,9 +261,12 @@ inline TfLiteStatus ResizeDynamicOutputs(TfLiteContext* context, TfLiteNode* nod
   return any_dynamic ? ResizeOutputs(context, node, fn) : kTfLiteOk;
 }
 
-// Input 0 and output 0, which must have the same type.
-inline TfLiteStatus GetSameTypedIo(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor** input,
-                                   TfLiteTensor** output) {
+// A node of `min_inputs` to `max_inputs` inputs and 1 output: input 0 and output 0, which must have
+// the same type.
+inline TfLiteStatus GetSameTypedIo(TfLiteContext* context, TfLiteNode* node, int min_inputs, int max_inputs,
+                                   const TfLiteTensor** input, TfLiteTensor** output) {
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, min_inputs, max_inputs));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, input));
   TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, output));
   return CheckType(context, *output, "output 0", (*input)->type);
@@ -272,10 +275,9 @@ inline TfLiteStatus GetSameTypedIo(TfLiteContext* context, TfLiteNode* node, con
 // Prepare of a two-input op whose output has the input's type and a shape that depends on the
 // values of input 1.
 inline TfLiteStatus PrepareShapedByInput1(TfLiteContext* context, TfLiteNode* node, ShapeFn fn) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 2, 2, &input, &output));
   return SizeOrDefer(context, node, InputValuesKnown(context, node, 1), fn);
 }
 
@@ -307,6 +309,20 @@ inline TfLiteStatus GatherMapped(TfLiteContext* context, const TfLiteTensor* inp
   }
   shape_util::GatherByDimMaps(input->data.raw_const, elem, out_shape, maps, in_strides, pad_value, output->data.raw);
   return kTfLiteOk;
+}
+
+// GatherMapped over the input's row-major layout with the maps source_index(d, i) gives: the input
+// index along dimension d of output index i along it, or -1 for `pad_value`.
+template <typename SourceIndex>
+TfLiteStatus GatherEachDim(TfLiteContext* context, const TfLiteTensor* input, SourceIndex source_index,
+                           const char* pad_value, TfLiteTensor* output) {
+  const Shape out_shape = ShapeOf(output);
+  std::vector<std::vector<int64_t>> maps(out_shape.size());
+  for (size_t d = 0; d < out_shape.size(); ++d) {
+    maps[d].resize(out_shape[d]);
+    for (int i = 0; i < out_shape[d]; ++i) maps[d][i] = source_index(static_cast<int>(d), i);
+  }
+  return GatherMapped(context, input, maps, RowMajorStrides(ShapeOf(input)), pad_value, output);
 }
 
 // v clamped to T's range.

@@ -67,86 +67,17 @@ namespace hybrid_internal {
 
 namespace qu = quantization_util;
 
-// Rounds half away from zero, as TfLiteRound does.
-inline float Round(float x) { return std::round(x); }
-
-// tensor_utils::SymmetricQuantizeFloats: values / (max |value| / 127), rounded and clamped.
-inline void SymmetricQuantize(const float* values, int size, int8_t* quantized, float* scaling_factor) {
-  if (size == 0) {
-    *scaling_factor = 1.0f;
-    return;
-  }
-  const auto minmax = std::minmax_element(values, values + size);
-  const float range = std::max(std::abs(*minmax.first), std::abs(*minmax.second));
-  if (range == 0) {
-    std::memset(quantized, 0, size);
-    *scaling_factor = 1.0f;
-    return;
-  }
-  constexpr int32_t kScale = 127;
-  *scaling_factor = range / kScale;
-  const float scaling_factor_inv = kScale / range;
-  for (int i = 0; i < size; ++i) {
-    const int32_t value = qu::TruncateToInt32LikeX86(static_cast<double>(Round(values[i] * scaling_factor_inv)));
-    quantized[i] = static_cast<int8_t>(std::min(kScale, std::max(-kScale, value)));
-  }
-}
-
-// tensor_utils::AsymmetricQuantizeFloats: the range [min(0, min), max(0, max)] onto [-128, 127]
-// with a nudged zero point.
-inline void AsymmetricQuantize(const float* values, int size, int8_t* quantized, float* scaling_factor,
-                               int32_t* offset) {
-  constexpr int32_t kMinScale = -128;
-  constexpr int32_t kMaxScale = 127;
-  constexpr double qmin_double = kMinScale;
-  constexpr double qmax_double = kMaxScale;
-  double rmin = 0.0;
-  double rmax = 0.0;
-  if (size > 0) {
-    const auto minmax = std::minmax_element(values, values + size);
-    rmin = std::fmin(0, *minmax.first);
-    rmax = std::fmax(0, *minmax.second);
-  }
-  if (rmin == rmax) {
-    std::memset(quantized, 0, size);
-    *scaling_factor = 1.0f;
-    *offset = 0;
-    return;
-  }
-  const double scale = (rmax - rmin) / (qmax_double - qmin_double);
-  const double zero_point_from_min = qmin_double - rmin / scale;
-  const double zero_point_from_max = qmax_double - rmax / scale;
-  const double zero_point_from_min_error = std::abs(qmin_double) + std::abs(rmin / scale);
-  const double zero_point_from_max_error = std::abs(qmax_double) + std::abs(rmax / scale);
-  const double zero_point_double =
-      zero_point_from_min_error < zero_point_from_max_error ? zero_point_from_min : zero_point_from_max;
-  int8_t nudged_zero_point = 0;
-  if (zero_point_double <= qmin_double) {
-    nudged_zero_point = kMinScale;
-  } else if (zero_point_double >= qmax_double) {
-    nudged_zero_point = kMaxScale;
-  } else {
-    nudged_zero_point = static_cast<int8_t>(std::round(zero_point_double));
-  }
-  *scaling_factor = static_cast<float>(scale);
-  *offset = nudged_zero_point;
-  const float scaling_factor_inv = static_cast<float>(1.0 / *scaling_factor);
-  for (int i = 0; i < size; ++i) {
-    const int32_t value = qu::TruncateToInt32LikeX86(
-        static_cast<double>(Round(static_cast<float>(*offset) + values[i] * scaling_factor_inv)));
-    quantized[i] = static_cast<int8_t>(std::min(kMaxScale, std::max(kMinScale, value)));
-  }
-}
-
 // tensor_utils::BatchQuantizeFloats: each of the n_batch rows on its own.
 inline void BatchQuantize(const float* values, int n_batch, int n_data, int8_t* quantized, float* scaling_factors,
                           int32_t* zero_points, bool asymmetric) {
   for (int b = 0; b < n_batch; ++b) {
     const int offset = b * n_data;
     if (asymmetric) {
-      AsymmetricQuantize(values + offset, n_data, quantized + offset, &scaling_factors[b], &zero_points[b]);
+      qu::AsymmetricQuantizeFloats(values + offset, n_data, quantized + offset, &scaling_factors[b], &zero_points[b],
+                                   qu::MinMaxScan::kMinMaxElement);
     } else {
-      SymmetricQuantize(values + offset, n_data, quantized + offset, &scaling_factors[b]);
+      qu::SymmetricQuantizeFloats(values + offset, n_data, quantized + offset, &scaling_factors[b],
+                                  qu::MinMaxScan::kMinMaxElement);
     }
   }
 }

@@ -77,6 +77,16 @@ inline int64_t Offset4D(const int* dims, int b, int y, int x, int c) {
   return ((static_cast<int64_t>(b) * dims[1] + y) * dims[2] + x) * dims[3] + c;
 }
 
+// The sizes of an NHWC input and of an output with its batches and depth (a pool or a resize).
+struct NhwcSizes {
+  int batches, input_height, input_width, depth, output_height, output_width;
+};
+
+inline NhwcSizes NhwcSizesOf(const TfLiteTensor* input, const TfLiteTensor* output) {
+  const int* in = input->dims->data;
+  return {in[0], in[1], in[2], in[3], output->dims->data[1], output->dims->data[2]};
+}
+
 // The fused activation as TFLite's kernels apply it: a clamp to the activation's range.
 inline float ClampToActivation(float value, float activation_min, float activation_max) {
   return std::min(std::max(value, activation_min), activation_max);
@@ -224,6 +234,14 @@ inline Acc ProductTerm(InputT input, WeightT weight, int32_t input_offset, int32
   } else {
     return (static_cast<int32_t>(input) + input_offset) * (static_cast<int32_t>(weight) + weight_offset);
   }
+}
+
+// Refuses an input type that no kernel of the convolution or matrix product `op` takes.
+inline TfLiteStatus RefuseProductInputType(TfLiteContext* context, const char* op, const char* input_role,
+                                           TfLiteType type) {
+  TF_LITE_KERNEL_LOG(context, "%s has type %s; %s supports FLOAT32, UINT8, INT8 and INT16", input_role,
+                     TfLiteTypeGetName(type), op);
+  return kTfLiteError;
 }
 
 // The weights' type a quantized input takes: uint8 with uint8, int8 and int16 with int8.
@@ -405,80 +423,9 @@ inline TfLiteStatus CheckZeroPointIsZero(TfLiteContext* context, const TfLiteTen
 // row (tensor_utils' portable functions, which its x86 build uses), multiplies in integers and
 // scales the sums back to float.
 
-// Symmetric: scale = max|x| / 127, q = round(x / scale) clamped to [-127, 127]; an all-zero (or
-// empty) row gets scale 1.
-inline void SymmetricQuantizeFloats(const float* values, int size, int8_t* quantized, float* scaling_factor) {
-  if (size <= 0) {
-    *scaling_factor = 1;
-    return;
-  }
-  float min_value = values[0], max_value = values[0];
-  for (int i = 1; i < size; ++i) {
-    min_value = std::min(min_value, values[i]);
-    max_value = std::max(max_value, values[i]);
-  }
-  const float range = std::max(std::abs(min_value), std::abs(max_value));
-  if (range == 0) {
-    std::memset(quantized, 0, size);
-    *scaling_factor = 1;
-    return;
-  }
-  *scaling_factor = range / 127;
-  const float scaling_factor_inv = 127 / range;
-  for (int i = 0; i < size; ++i) {
-    const float rounded = std::round(values[i] * scaling_factor_inv);
-    const int32_t q = quantization_util::TruncateToInt32LikeX86(rounded);
-    quantized[i] = static_cast<int8_t>(std::min(127, std::max(-127, q)));
-  }
-}
-
-// Asymmetric: the row's range (widened to include 0) over [-128, 127] with a nudged zero point,
-// computed in double as TFLite does; an all-zero (or empty) row gets scale 1 and offset 0.
-inline void AsymmetricQuantizeFloats(const float* values, int size, int8_t* quantized, float* scaling_factor,
-                                     int32_t* offset) {
-  if (size <= 0) {
-    *scaling_factor = 1;
-    *offset = 0;
-    return;
-  }
-  float min_value = values[0], max_value = values[0];
-  for (int i = 1; i < size; ++i) {
-    min_value = std::min(min_value, values[i]);
-    max_value = std::max(max_value, values[i]);
-  }
-  const double qmin = -128, qmax = 127;
-  const double rmin = std::fmin(0, min_value);
-  const double rmax = std::fmax(0, max_value);
-  if (rmin == rmax) {
-    std::memset(quantized, 0, size);
-    *scaling_factor = 1;
-    *offset = 0;
-    return;
-  }
-  const double scale = (rmax - rmin) / (qmax - qmin);
-  const double zero_point_from_min = qmin - rmin / scale;
-  const double zero_point_from_max = qmax - rmax / scale;
-  const double zero_point_from_min_error = std::abs(qmin) + std::abs(rmin / scale);
-  const double zero_point_from_max_error = std::abs(qmax) + std::abs(rmax / scale);
-  const double zero_point =
-      zero_point_from_min_error < zero_point_from_max_error ? zero_point_from_min : zero_point_from_max;
-  int32_t nudged_zero_point;
-  if (zero_point <= qmin) {
-    nudged_zero_point = -128;
-  } else if (zero_point >= qmax) {
-    nudged_zero_point = 127;
-  } else {
-    nudged_zero_point = static_cast<int32_t>(std::round(zero_point));
-  }
-  *scaling_factor = static_cast<float>(scale);
-  *offset = nudged_zero_point;
-  const float scaling_factor_inv = static_cast<float>(1.0 / *scaling_factor);
-  for (int i = 0; i < size; ++i) {
-    const float rounded = std::round(static_cast<float>(*offset) + values[i] * scaling_factor_inv);
-    const int32_t q = quantization_util::TruncateToInt32LikeX86(rounded);
-    quantized[i] = static_cast<int8_t>(std::min(127, std::max(-128, q)));
-  }
-}
+// The quantizers themselves are quantization_util.h's.
+using quantization_util::AsymmetricQuantizeFloats;
+using quantization_util::SymmetricQuantizeFloats;
 
 }  // namespace nn
 }  // namespace touchstone

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <type_traits>
@@ -450,6 +451,103 @@ inline int16_t Lut16Lookup(int16_t value, const int16_t* lut) {
   const int16_t slope = static_cast<int16_t>(lut[index + 1] - lut[index]);
   const int delta = (slope * offset + 64) >> 7;
   return static_cast<int16_t>(base + delta);
+}
+
+// ---- Float rows quantized to int8 for the hybrid kernels (float activations, int8 weights): one
+// scale per row, as tensor_utils' portable functions (which TFLite's x86 build uses) compute it.
+
+// How a row's minimum and maximum are found. Both give the same on a row without NaN; on one with a
+// NaN each gives what the TFLite kernel that uses it gives.
+enum class MinMaxScan {
+  kRunningMinMax,  // std::min and std::max folded from the first value (convolutions, FULLY_CONNECTED)
+  kMinMaxElement,  // std::minmax_element (LSTM)
+};
+
+// The minimum and maximum of values[0, size), size > 0, found as `scan` finds them.
+inline void FloatRowRange(const float* values, int size, MinMaxScan scan, float* min_value, float* max_value) {
+  if (scan == MinMaxScan::kMinMaxElement) {
+    const auto minmax = std::minmax_element(values, values + size);
+    *min_value = *minmax.first;
+    *max_value = *minmax.second;
+    return;
+  }
+  float lowest = values[0], highest = values[0];
+  for (int i = 1; i < size; ++i) {
+    lowest = std::min(lowest, values[i]);
+    highest = std::max(highest, values[i]);
+  }
+  *min_value = lowest;
+  *max_value = highest;
+}
+
+// Symmetric: scale = max|x| / 127, q = round(x / scale) clamped to [-127, 127]; an all-zero (or
+// empty) row gets scale 1.
+inline void SymmetricQuantizeFloats(const float* values, int size, int8_t* quantized, float* scaling_factor,
+                                    MinMaxScan scan = MinMaxScan::kRunningMinMax) {
+  if (size <= 0) {
+    *scaling_factor = 1;
+    return;
+  }
+  float min_value, max_value;
+  FloatRowRange(values, size, scan, &min_value, &max_value);
+  const float range = std::max(std::abs(min_value), std::abs(max_value));
+  if (range == 0) {
+    std::memset(quantized, 0, size);
+    *scaling_factor = 1;
+    return;
+  }
+  *scaling_factor = range / 127;
+  const float scaling_factor_inv = 127 / range;
+  for (int i = 0; i < size; ++i) {
+    const float rounded = std::round(values[i] * scaling_factor_inv);
+    const int32_t q = TruncateToInt32LikeX86(rounded);
+    quantized[i] = static_cast<int8_t>(std::min(127, std::max(-127, q)));
+  }
+}
+
+// Asymmetric: the row's range (widened to include 0) over [-128, 127] with a nudged zero point,
+// computed in double as TFLite does; an all-zero (or empty) row gets scale 1 and offset 0.
+inline void AsymmetricQuantizeFloats(const float* values, int size, int8_t* quantized, float* scaling_factor,
+                                     int32_t* offset, MinMaxScan scan = MinMaxScan::kRunningMinMax) {
+  if (size <= 0) {
+    *scaling_factor = 1;
+    *offset = 0;
+    return;
+  }
+  float min_value, max_value;
+  FloatRowRange(values, size, scan, &min_value, &max_value);
+  const double qmin = -128, qmax = 127;
+  const double rmin = std::fmin(0, min_value);
+  const double rmax = std::fmax(0, max_value);
+  if (rmin == rmax) {
+    std::memset(quantized, 0, size);
+    *scaling_factor = 1;
+    *offset = 0;
+    return;
+  }
+  const double scale = (rmax - rmin) / (qmax - qmin);
+  const double zero_point_from_min = qmin - rmin / scale;
+  const double zero_point_from_max = qmax - rmax / scale;
+  const double zero_point_from_min_error = std::abs(qmin) + std::abs(rmin / scale);
+  const double zero_point_from_max_error = std::abs(qmax) + std::abs(rmax / scale);
+  const double zero_point =
+      zero_point_from_min_error < zero_point_from_max_error ? zero_point_from_min : zero_point_from_max;
+  int32_t nudged_zero_point;
+  if (zero_point <= qmin) {
+    nudged_zero_point = -128;
+  } else if (zero_point >= qmax) {
+    nudged_zero_point = 127;
+  } else {
+    nudged_zero_point = static_cast<int32_t>(std::round(zero_point));
+  }
+  *scaling_factor = static_cast<float>(scale);
+  *offset = nudged_zero_point;
+  const float scaling_factor_inv = static_cast<float>(1.0 / *scaling_factor);
+  for (int i = 0; i < size; ++i) {
+    const float rounded = std::round(static_cast<float>(*offset) + values[i] * scaling_factor_inv);
+    const int32_t q = TruncateToInt32LikeX86(rounded);
+    quantized[i] = static_cast<int8_t>(std::min(127, std::max(-128, q)));
+  }
 }
 
 }  // namespace quantization_util

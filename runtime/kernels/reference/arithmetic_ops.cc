@@ -120,11 +120,9 @@ TfLiteStatus PrepareArith(TfLiteContext* context, TfLiteNode* node) {
   const char* op = ArithName(kind);
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, op, in, &out));
+  TF_LITE_ENSURE_OK(context, GetSameTypedBinaryIO(context, node, op, in, &out));
   const TfLiteTensor* in1 = in[0];
   const TfLiteTensor* in2 = in[1];
-  TS_ENSURE(context, in1->type == in2->type, "%s: input types differ (%s vs %s)", op, TypeName(in1->type),
-            TypeName(in2->type));
   const TfLiteFusedActivation activation = ArithActivation(kind, node);
   if (activation == kTfLiteActTanh || activation == kTfLiteActSignBit || activation == kTfLiteActSigmoid) {
     WarnTfliteDifference(context,
@@ -335,9 +333,7 @@ template <typename Types>
 TfLiteStatus PrepareSimpleBinary(TfLiteContext* context, TfLiteNode* node, const char* op, Types types) {
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, op, in, &out));
-  TS_ENSURE(context, in[0]->type == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(in[0]->type),
-            TypeName(in[1]->type));
+  TF_LITE_ENSURE_OK(context, GetSameTypedBinaryIO(context, node, op, in, &out));
   TS_ENSURE(context, IsOneOf(types, in[0]->type), "%s: type %s is not supported", op, TypeName(in[0]->type));
   out->type = in[0]->type;
   return ResizeBroadcast(context, in[0], in[1], out, op);

@@ -27,24 +27,37 @@ using namespace elementwise_ops;  // NOLINT(build/namespaces): the helpers of el
 // ================================================================================================
 // SELECT, SELECT_V2.
 
+// The tensors of SELECT or SELECT_V2, and whether the three inputs have one shape.
+struct SelectIO {
+  const TfLiteTensor* cond;
+  const TfLiteTensor* x;
+  const TfLiteTensor* y;
+  TfLiteTensor* out;
+  bool same_shapes;
+};
+
+TfLiteStatus GetSelectIO(TfLiteContext* context, TfLiteNode* node, const char* op, SelectIO* io) {
+  const TfLiteTensor* in[3];
+  TfLiteTensor* out;
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 3, op, in, &out));
+  *io = {in[0], in[1], in[2], out, tflite::HaveSameShapes(in[0], in[1]) && tflite::HaveSameShapes(in[1], in[2])};
+  return kTfLiteOk;
+}
+
 // SELECT (v1): condition, x and y of one shape; or a scalar condition; or a rank-1 condition that
 // picks whole slices along x's first dimension. SELECT_V2: all three broadcast together.
 template <bool kV2>
 TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kV2 ? "SELECT_V2" : "SELECT";
-  const TfLiteTensor* in[3];
-  TfLiteTensor* out;
-  TF_LITE_ENSURE_OK(context, GetIO(context, node, 3, op, in, &out));
-  const TfLiteTensor* cond = in[0];
-  const TfLiteTensor* x = in[1];
-  const TfLiteTensor* y = in[2];
+  SelectIO io;
+  TF_LITE_ENSURE_OK(context, GetSelectIO(context, node, op, &io));
+  const auto [cond, x, y, out, same] = io;
   TS_ENSURE(context, cond->type == kTfLiteBool, "%s: condition must be BOOL, got %s", op, TypeName(cond->type));
   TS_ENSURE(context, x->type == y->type, "%s: x type %s and y type %s differ", op, TypeName(x->type),
             TypeName(y->type));
   TS_ENSURE(context, tflite::TfLiteTypeGetSize(x->type) > 0, "%s: type %s is not supported", op, TypeName(x->type));
   out->type = x->type;
   TfLiteIntArray* shape = nullptr;
-  const bool same = tflite::HaveSameShapes(cond, x) && tflite::HaveSameShapes(x, y);
   if (same) {
     shape = TfLiteIntArrayCopy(x->dims);
   } else if (!kV2) {
@@ -66,18 +79,14 @@ TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
 template <bool kV2>
 TfLiteStatus EvalSelect(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kV2 ? "SELECT_V2" : "SELECT";
-  const TfLiteTensor* in[3];
-  TfLiteTensor* out;
-  TF_LITE_ENSURE_OK(context, GetIO(context, node, 3, op, in, &out));
-  const TfLiteTensor* cond = in[0];
-  const TfLiteTensor* x = in[1];
-  const TfLiteTensor* y = in[2];
+  SelectIO io;
+  TF_LITE_ENSURE_OK(context, GetSelectIO(context, node, op, &io));
+  const auto [cond, x, y, out, same] = io;
   const size_t size = tflite::TfLiteTypeGetSize(x->type);
   const bool* c = In<bool>(cond);
   const char* xs = x->data.raw_const;
   const char* ys = y->data.raw_const;
   char* o = out->data.raw;
-  const bool same = tflite::HaveSameShapes(cond, x) && tflite::HaveSameShapes(x, y);
   if (!kV2 && !same) {
     // A scalar or rank-1 condition selects whole slices.
     const int64_t outer = tflite::NumElements(cond);
@@ -150,9 +159,8 @@ TfLiteStatus PrepareCompare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = CmpName(c);
   const TfLiteTensor* in[2];
   TfLiteTensor* out;
-  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, op, in, &out));
+  TF_LITE_ENSURE_OK(context, GetSameTypedBinaryIO(context, node, op, in, &out));
   const TfLiteType t = in[0]->type;
-  TS_ENSURE(context, t == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(t), TypeName(in[1]->type));
   const bool equality = c == Cmp::kEqual || c == Cmp::kNotEqual;
   TS_ENSURE(context, IsOneOf(CompareTypes(), t) && (equality || t != kTfLiteBool), "%s: type %s is not supported", op,
             TypeName(t));

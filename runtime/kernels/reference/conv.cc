@@ -107,9 +107,7 @@ TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* o
       data->stage = input->type == kTfLiteInt16 ? nn::OutputStage::kInt64 : nn::OutputStage::kDoubleRounding;
       return kTfLiteOk;
     default:
-      TF_LITE_KERNEL_LOG(context, "%s has type %s; %s supports FLOAT32, UINT8, INT8 and INT16", input_role,
-                         TfLiteTypeGetName(input->type), op);
-      return kTfLiteError;
+      return nn::RefuseProductInputType(context, op, input_role, input->type);
   }
 }
 
@@ -121,6 +119,25 @@ void PrepareHybridScratch(TfLiteFusedActivation activation, const TfLiteTensor* 
   data->quantized_input.resize(tflite::NumElements(input));
   data->scaling_factors.resize(batches);
   data->input_offsets.resize(batches);
+}
+
+// Quantizes the float input of a hybrid convolution into data->quantized_input batch by batch, as
+// tensor_utils does: asymmetrically (data->input_offsets the zero points) or symmetrically, one
+// scale per batch in data->scaling_factors.
+void QuantizeInputBatches(const TfLiteTensor* input, bool asymmetric, ConvData& data) {
+  const int batches = input->dims->data[0];
+  const int64_t input_size = batches == 0 ? 0 : tflite::NumElements(input) / batches;
+  const float* input_data = tflite::GetTensorData<float>(input);
+  for (int b = 0; b < batches && input_size > 0; ++b) {
+    const float* row = input_data + b * input_size;
+    int8_t* quantized_row = data.quantized_input.data() + b * input_size;
+    if (asymmetric) {
+      nn::AsymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b],
+                                   &data.input_offsets[b]);
+    } else {
+      nn::SymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b]);
+    }
+  }
 }
 
 // Input 0 and input 1 (filter) of CONV_2D or DEPTHWISE_CONV_2D, both 4-D, and output 0; the node
@@ -156,6 +173,55 @@ auto QuantizedConvEmit(const ConvData& data, const TfLiteTensor* bias, TfLiteTen
     output_data[index] = nn::RequantizeOutput<OutputT>(data.stage, data.requantization,
                                                        acc + nn::IntegerBiasValue(bias, out_c), out_c, output_offset);
   };
+}
+
+// How CONV_2D and DEPTHWISE_CONV_2D (`params` the op's options, the filter [*, KH, KW, *]) end their
+// Prepare: the window checked, TFLite's padding computed, the output resized to
+// [N, out_height, out_width, output_depth].
+template <typename Params>
+TfLiteStatus ResizeConvOutput(TfLiteContext* context, const Params& params, const TfLiteTensor* input,
+                              const TfLiteTensor* filter, int output_depth, TfLiteTensor* output, ConvData* data) {
+  return nn::ResizeWindowedOutput(
+      context,
+      {params.padding, params.stride_height, params.stride_width, params.dilation_height_factor,
+       params.dilation_width_factor, filter->dims->data[1], filter->dims->data[2]},
+      input, output_depth, output, &data->padding);
+}
+
+// Walks the windows of CONV_2D and DEPTHWISE_CONV_2D (`params` the op's options, the filter
+// [*, KH, KW, *]): calls position(b, out_y, out_x, for_each_tap) for each output position, where
+// for_each_tap(tap) calls tap(in_y, in_x, filter_y, filter_x) for each tap of the position's window
+// that falls inside the input, in TFLite's reference order (rows, then columns); padding
+// contributes nothing.
+template <typename Params, typename Position>
+void ForEachConvWindow(const Params& params, const ConvData& data, const TfLiteTensor* input,
+                       const TfLiteTensor* filter, const TfLiteTensor* output, Position position) {
+  const int batches = input->dims->data[0];
+  const int input_height = input->dims->data[1];
+  const int input_width = input->dims->data[2];
+  const int filter_height = filter->dims->data[1];
+  const int filter_width = filter->dims->data[2];
+  const int output_height = output->dims->data[1];
+  const int output_width = output->dims->data[2];
+  for (int b = 0; b < batches; ++b) {
+    for (int out_y = 0; out_y < output_height; ++out_y) {
+      const int in_y_origin = out_y * params.stride_height - data.padding.height;
+      for (int out_x = 0; out_x < output_width; ++out_x) {
+        const int in_x_origin = out_x * params.stride_width - data.padding.width;
+        position(b, out_y, out_x, [&](auto tap) {
+          for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
+            const int in_y = in_y_origin + params.dilation_height_factor * filter_y;
+            if (in_y < 0 || in_y >= input_height) continue;  // zero padding
+            for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
+              const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
+              if (in_x < 0 || in_x >= input_width) continue;
+              tap(in_y, in_x, filter_y, filter_x);
+            }
+          }
+        });
+      }
+    }
+  }
 }
 
 // ---- CONV_2D: input [N, H, W, C], filter [OC, KH, KW, C / groups], bias [OC].
@@ -272,18 +338,10 @@ TfLiteStatus ConvPrepare(TfLiteContext* context, TfLiteNode* node) {
       }
       break;
     default:
-      TF_LITE_KERNEL_LOG(context,
-                         "input 0 has type %s; CONV_2D supports FLOAT32, UINT8, INT8 "
-                         "and INT16",
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
+      return nn::RefuseProductInputType(context, "CONV_2D", "input 0", input->type);
   }
 
-  return nn::ResizeWindowedOutput(
-      context,
-      {params.padding, params.stride_height, params.stride_width, params.dilation_height_factor,
-       params.dilation_width_factor, filter->dims->data[1], filter->dims->data[2]},
-      input, output_depth, output, &data->padding);
+  return ResizeConvOutput(context, params, input, filter, output_depth, output, data);
 }
 
 // Calls emit(batch, output index, output channel, sum) once per output element, the sum of
@@ -297,44 +355,24 @@ void ConvSums(const TfLiteConvParams& params, const ConvData& data, const TfLite
   const int* input_dims = input->dims->data;
   const int* filter_dims = filter->dims->data;
   const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int filter_height = filter_dims[1];
-  const int filter_width = filter_dims[2];
   const int filter_depth = filter_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
   const int output_depth = output_dims[3];
   const int filters_per_group = output_depth / (input_dims[3] / filter_depth);
-
-  for (int b = 0; b < batches; ++b) {
+  ForEachConvWindow(params, data, input, filter, output, [&](int b, int out_y, int out_x, auto for_each_tap) {
     const int32_t input_offset = input_offset_of(b);
-    for (int out_y = 0; out_y < output_height; ++out_y) {
-      const int in_y_origin = out_y * params.stride_height - data.padding.height;
-      for (int out_x = 0; out_x < output_width; ++out_x) {
-        const int in_x_origin = out_x * params.stride_width - data.padding.width;
-        for (int out_c = 0; out_c < output_depth; ++out_c) {
-          const int group = out_c / filters_per_group;
-          Acc acc = 0;
-          for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
-            const int in_y = in_y_origin + params.dilation_height_factor * filter_y;
-            if (in_y < 0 || in_y >= input_height) continue;  // zero padding
-            for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
-              const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
-              if (in_x < 0 || in_x >= input_width) continue;
-              const InputT* input_pixel = input_data + nn::Offset4D(input_dims, b, in_y, in_x, group * filter_depth);
-              const FilterT* filter_pixel = filter_data + nn::Offset4D(filter_dims, out_c, filter_y, filter_x, 0);
-              for (int c = 0; c < filter_depth; ++c) {
-                acc += nn::ProductTerm<Acc>(input_pixel[c], filter_pixel[c], input_offset, filter_offset);
-              }
-            }
-          }
-          emit(b, nn::Offset4D(output_dims, b, out_y, out_x, out_c), out_c, acc);
+    for (int out_c = 0; out_c < output_depth; ++out_c) {
+      const int group = out_c / filters_per_group;
+      Acc acc = 0;
+      for_each_tap([&](int in_y, int in_x, int filter_y, int filter_x) {
+        const InputT* input_pixel = input_data + nn::Offset4D(input_dims, b, in_y, in_x, group * filter_depth);
+        const FilterT* filter_pixel = filter_data + nn::Offset4D(filter_dims, out_c, filter_y, filter_x, 0);
+        for (int c = 0; c < filter_depth; ++c) {
+          acc += nn::ProductTerm<Acc>(input_pixel[c], filter_pixel[c], input_offset, filter_offset);
         }
-      }
+      });
+      emit(b, nn::Offset4D(output_dims, b, out_y, out_x, out_c), out_c, acc);
     }
-  }
+  });
 }
 
 void ConvFloat(const TfLiteConvParams& params, const ConvData& data, const TfLiteTensor* input,
@@ -358,24 +396,13 @@ void ConvQuantized(const TfLiteConvParams& params, const ConvData& data, const T
 // each step rounded to float as TFLite's kernels round it.
 void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTensor* input, const TfLiteTensor* filter,
                 const TfLiteTensor* bias, TfLiteTensor* output) {
-  const int batches = input->dims->data[0];
-  const int64_t input_size = batches == 0 ? 0 : tflite::NumElements(input) / batches;
-  const float* input_data = tflite::GetTensorData<float>(input);
+  QuantizeInputBatches(input, data.hybrid_per_channel, data);
+  if (!data.hybrid_per_channel && tflite::NumElements(input) > 0) {
+    for (float& scaling_factor : data.scaling_factors) scaling_factor *= filter->params.scale;
+  }
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
   const float* channel_scales = AffineQuantization(filter)->scale->data;
-  for (int b = 0; b < batches; ++b) {
-    const float* row = input_data + b * input_size;
-    int8_t* quantized_row = data.quantized_input.data() + b * input_size;
-    if (input_size == 0) continue;
-    if (data.hybrid_per_channel) {
-      nn::AsymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b],
-                                   &data.input_offsets[b]);
-    } else {
-      nn::SymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b]);
-      data.scaling_factors[b] *= filter->params.scale;
-    }
-  }
   const ConvData& const_data = data;
   ConvSums<int64_t>(
       params, const_data, input, const_data.quantized_input.data(), filter, tflite::GetTensorData<int8_t>(filter),
@@ -397,27 +424,6 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
         }
         output_data[index] = nn::ClampToActivation(value, const_data.activation_min, const_data.activation_max);
       });
-}
-
-TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = ParamsOf<TfLiteConvParams>(node);
-  auto& data = *static_cast<ConvData*>(node->user_data);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
-  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if (input->type == kTfLiteFloat32) {
-    if (data.hybrid) {
-      ConvHybrid(params, data, input, filter, bias, output);
-    } else {
-      ConvFloat(params, data, input, filter, bias, output);
-    }
-    return kTfLiteOk;
-  }
-  return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights) {
-    using InputT = decltype(in);
-    ConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias, output);
-  });
 }
 
 // ---- DEPTHWISE_CONV_2D: input [N, H, W, C], filter [1, KH, KW, C * M], optional bias [C * M].
@@ -503,11 +509,7 @@ TfLiteStatus DepthwiseConvPrepare(TfLiteContext* context, TfLiteNode* node) {
         context, nn::PopulateConvolutionQuantizationParams(context, input, filter, bias, output, params.activation,
                                                            output_depth, "input 1 (filter)", &data->requantization));
   }
-  return nn::ResizeWindowedOutput(
-      context,
-      {params.padding, params.stride_height, params.stride_width, params.dilation_height_factor,
-       params.dilation_width_factor, filter->dims->data[1], filter->dims->data[2]},
-      input, output_depth, output, &data->padding);
+  return ResizeConvOutput(context, params, input, filter, output_depth, output, data);
 }
 
 // Calls emit(batch, output index, output channel, sum) once per output element; output channel
@@ -520,48 +522,28 @@ void DepthwiseConvSums(const TfLiteDepthwiseConvParams& params, const ConvData& 
   const int* input_dims = input->dims->data;
   const int* filter_dims = filter->dims->data;
   const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
   const int input_depth = input_dims[3];
-  const int filter_height = filter_dims[1];
-  const int filter_width = filter_dims[2];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
   const int depth_multiplier = output_dims[3] / input_depth;
   const FilterT* filter_data = tflite::GetTensorData<FilterT>(filter);
-
-  for (int b = 0; b < batches; ++b) {
+  ForEachConvWindow(params, data, input, filter, output, [&](int b, int out_y, int out_x, auto for_each_tap) {
     const int32_t input_offset = input_offset_of(b);
-    for (int out_y = 0; out_y < output_height; ++out_y) {
-      const int in_y_origin = out_y * params.stride_height - data.padding.height;
-      for (int out_x = 0; out_x < output_width; ++out_x) {
-        const int in_x_origin = out_x * params.stride_width - data.padding.width;
-        for (int in_c = 0; in_c < input_depth; ++in_c) {
-          for (int m = 0; m < depth_multiplier; ++m) {
-            const int out_c = in_c * depth_multiplier + m;
-            Acc acc = 0;
-            for (int filter_y = 0; filter_y < filter_height; ++filter_y) {
-              const int in_y = in_y_origin + params.dilation_height_factor * filter_y;
-              if (in_y < 0 || in_y >= input_height) continue;  // zero padding
-              for (int filter_x = 0; filter_x < filter_width; ++filter_x) {
-                const int in_x = in_x_origin + params.dilation_width_factor * filter_x;
-                if (in_x < 0 || in_x >= input_width) continue;
-                acc += nn::ProductTerm<Acc>(input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)],
-                                            filter_data[nn::Offset4D(filter_dims, 0, filter_y, filter_x, out_c)],
-                                            input_offset, filter_offset);
-              }
-            }
-            emit(b, nn::Offset4D(output_dims, b, out_y, out_x, out_c), out_c, acc);
-          }
-        }
+    for (int in_c = 0; in_c < input_depth; ++in_c) {
+      for (int m = 0; m < depth_multiplier; ++m) {
+        const int out_c = in_c * depth_multiplier + m;
+        Acc acc = 0;
+        for_each_tap([&](int in_y, int in_x, int filter_y, int filter_x) {
+          acc += nn::ProductTerm<Acc>(input_data[nn::Offset4D(input_dims, b, in_y, in_x, in_c)],
+                                      filter_data[nn::Offset4D(filter_dims, 0, filter_y, filter_x, out_c)],
+                                      input_offset, filter_offset);
+        });
+        emit(b, nn::Offset4D(output_dims, b, out_y, out_x, out_c), out_c, acc);
       }
     }
-  }
+  });
 }
 
-void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
-                        const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
+void ConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
+               const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   DepthwiseConvSums<float, float, float>(
       params, data, input, tflite::GetTensorData<float>(input), filter, output, [](int) { return 0; }, 0,
       FloatConvEmit(data, bias, output));
@@ -570,8 +552,8 @@ void DepthwiseConvFloat(const TfLiteDepthwiseConvParams& params, const ConvData&
 // A missing bias counts as zeros (TFLite 2.14 itself crashes on a bias-free int8 depthwise
 // convolution; this computes what the op means).
 template <typename InputT, typename FilterT, typename OutputT>
-void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
-                            const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
+void ConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvData& data, const TfLiteTensor* input,
+                   const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
   const int32_t input_offset = -input->params.zero_point;
   DepthwiseConvSums<int64_t, InputT, FilterT>(
       params, data, input, tflite::GetTensorData<InputT>(input), filter, output, [&](int) { return input_offset; },
@@ -581,16 +563,9 @@ void DepthwiseConvQuantized(const TfLiteDepthwiseConvParams& params, const ConvD
 // TFLite's reference_integer_ops::DepthwiseConvHybridPerChannel: integer sums of the weights and
 // (quantized input - the batch's zero point), times (channel scale * the batch's input scale), then
 // the bias and the activation.
-void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data, const TfLiteTensor* input,
-                         const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
-  const int batches = input->dims->data[0];
-  const int64_t input_size = batches == 0 ? 0 : tflite::NumElements(input) / batches;
-  const float* input_data = tflite::GetTensorData<float>(input);
-  for (int b = 0; b < batches && input_size > 0; ++b) {
-    nn::AsymmetricQuantizeFloats(input_data + b * input_size, static_cast<int>(input_size),
-                                 data.quantized_input.data() + b * input_size, &data.scaling_factors[b],
-                                 &data.input_offsets[b]);
-  }
+void ConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data, const TfLiteTensor* input,
+                const TfLiteTensor* filter, const TfLiteTensor* bias, TfLiteTensor* output) {
+  QuantizeInputBatches(input, /*asymmetric=*/true, data);
   const TfLiteFloatArray* scales = AffineQuantization(filter)->scale;
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
@@ -606,8 +581,12 @@ void DepthwiseConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data
       });
 }
 
-TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto& params = ParamsOf<TfLiteDepthwiseConvParams>(node);
+// Eval of CONV_2D and DEPTHWISE_CONV_2D (`Params` their options): the kernel for the input's type,
+// hybrid where Prepare found int8 weights for a float input. A bias-free DEPTHWISE_CONV_2D has 2
+// inputs; CONV_2D's Prepare requires the third.
+template <typename Params>
+TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
+  const auto& params = ParamsOf<Params>(node);
   auto& data = *static_cast<ConvData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
@@ -615,17 +594,18 @@ TfLiteStatus DepthwiseConvEval(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   if (input->type == kTfLiteFloat32) {
     if (data.hybrid) {
-      DepthwiseConvHybrid(params, data, input, filter, bias, output);
+      ConvHybrid(params, data, input, filter, bias, output);
     } else {
-      DepthwiseConvFloat(params, data, input, filter, bias, output);
+      ConvFloat(params, data, input, filter, bias, output);
     }
     return kTfLiteOk;
   }
   return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights) {
     using InputT = decltype(in);
-    DepthwiseConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias, output);
+    ConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias, output);
   });
 }
+
 // ---- TRANSPOSE_CONV: input 0 the output shape (int32 [4]), input 1 weights [OC, KH, KW, IC],
 // input 2 the data [N, H, W, IC], optional input 3 bias [OC]. The output shape is given, not
 // derived; when its tensor is not constant the output is dynamic and resized in Eval.
@@ -828,8 +808,9 @@ const nn::OutputRequantization* ConvRequantization(const void* user_data) {
   return user_data != nullptr ? &static_cast<const ConvData*>(user_data)->requantization : nullptr;
 }
 
-TS_REGISTER(CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, ConvPrepare, ConvEval)
-TS_REGISTER(DEPTHWISE_CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, DepthwiseConvPrepare, DepthwiseConvEval)
+TS_REGISTER(CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, ConvPrepare, ConvEval<TfLiteConvParams>)
+TS_REGISTER(DEPTHWISE_CONV_2D, NewNodeData<ConvData>, DeleteNodeData<ConvData>, DepthwiseConvPrepare,
+            ConvEval<TfLiteDepthwiseConvParams>)
 TS_REGISTER(TRANSPOSE_CONV, NewNodeData<ConvData>, DeleteNodeData<ConvData>, TransposeConvPrepare, TransposeConvEval)
 
 }  // namespace reference

@@ -222,6 +222,15 @@ TfLiteStatus Unary(const TfLiteTensor* in, TfLiteTensor* out, F&& f) {
   return kTfLiteOk;
 }
 
+// The two inputs, of one type, and the output of a binary op.
+inline TfLiteStatus GetSameTypedBinaryIO(TfLiteContext* context, TfLiteNode* node, const char* op,
+                                         const TfLiteTensor** in, TfLiteTensor** out) {
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 2, op, in, out));
+  TS_ENSURE(context, in[0]->type == in[1]->type, "%s: input types differ (%s vs %s)", op, TypeName(in[0]->type),
+            TypeName(in[1]->type));
+  return kTfLiteOk;
+}
+
 // eval(T()) for the element type T among `types` that `type` stores; any other type is refused.
 template <typename Types, typename Eval>
 TfLiteStatus EvalForType(TfLiteContext* context, Types types, TfLiteType type, const char* op, Eval&& eval) {

@@ -220,11 +220,7 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
       TF_LITE_ENSURE_OK(context, PrepareQuantizedFullyConnected(context, params, input, weights, bias, output, data));
       break;
     default:
-      TF_LITE_KERNEL_LOG(context,
-                         "input 0 has type %s; FULLY_CONNECTED supports FLOAT32, UINT8, INT8 and "
-                         "INT16",
-                         TfLiteTypeGetName(input->type));
-      return kTfLiteError;
+      return nn::RefuseProductInputType(context, "FULLY_CONNECTED", "input 0", input->type);
   }
 
   TfLiteIntArray* output_dims;
@@ -452,14 +448,10 @@ TfLiteStatus PrepareQuantizedBatchMatMul(TfLiteContext* context, const TfLiteTen
 TfLiteStatus BatchMatMulPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<TfLiteBatchMatMulParams>(node);
   auto* data = static_cast<BatchMatMulData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 2));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* lhs;
   const TfLiteTensor* rhs;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &lhs));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &rhs));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&lhs, &rhs}, {&output}));
 
   data->hybrid = lhs->type == kTfLiteFloat32 && rhs->type == kTfLiteInt8;
   switch (lhs->type) {

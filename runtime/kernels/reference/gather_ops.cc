@@ -28,12 +28,15 @@ using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of ker
 // ---------------------------------------------------------------------------------------------
 // GATHER (with batch_dims) and GATHER_ND.
 
-// Index tensors (GATHER, GATHER_ND) may be INT32, INT64 or INT16.
-TfLiteStatus CheckIndexType(TfLiteContext* context, const char* op, const TfLiteTensor* t) {
-  if (t->type == kTfLiteInt32 || t->type == kTfLiteInt64 || t->type == kTfLiteInt16) {
-    return kTfLiteOk;
-  }
-  TF_LITE_KERNEL_LOG(context, "%s: indices must be INT32, INT64 or INT16, got %s", op, TfLiteTypeGetName(t->type));
+// The tensors of GATHER and GATHER_ND (`op`): input 0 (the params), output 0 of its type, and
+// input 1 (the indices), which may be INT32, INT64 or INT16.
+TfLiteStatus GetGatherTensors(TfLiteContext* context, TfLiteNode* node, const char* op, const TfLiteTensor** params,
+                              const TfLiteTensor** indices, TfLiteTensor** output) {
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 2, 2, params, output));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, indices));
+  const TfLiteType type = (*indices)->type;
+  if (type == kTfLiteInt32 || type == kTfLiteInt64 || type == kTfLiteInt16) return kTfLiteOk;
+  TF_LITE_KERNEL_LOG(context, "%s: indices must be INT32, INT64 or INT16, got %s", op, TfLiteTypeGetName(type));
   return kTfLiteError;
 }
 
@@ -68,13 +71,10 @@ TfLiteStatus GatherResolve(TfLiteContext* context, TfLiteNode* node, GatherDims*
 }
 
 TfLiteStatus GatherPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* positions;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &positions));
-  TF_LITE_ENSURE_OK(context, CheckIndexType(context, "GATHER", positions));
+  TF_LITE_ENSURE_OK(context, GetGatherTensors(context, node, "GATHER", &input, &positions, &output));
   GatherDims g;
   TF_LITE_ENSURE_OK(context, GatherResolve(context, node, &g));
   Shape out(input->dims->data, input->dims->data + g.axis);
@@ -118,13 +118,10 @@ TfLiteStatus GatherEval(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus GatherNdPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* params;
   const TfLiteTensor* indices;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &params, &output));
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &indices));
-  TF_LITE_ENSURE_OK(context, CheckIndexType(context, "GATHER_ND", indices));
+  TF_LITE_ENSURE_OK(context, GetGatherTensors(context, node, "GATHER_ND", &params, &indices, &output));
   const int params_rank = NumDimensions(params);
   const int indices_rank = NumDimensions(indices);
   if (params_rank < 1 || indices_rank < 1) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/reference/resize_test_util.h"
 #include "runtime/testing/op_test.h"
 
 namespace touchstone {
@@ -52,7 +53,8 @@ std::vector<float> Iota(int count, float start = 0.f) {
 
 // ---- CONV_2D
 
-// One float CONV_2D with a constant filter and bias; the input is graph input 0.
+// One float convolution with a constant filter and bias (none for DEPTHWISE_CONV_2D where `bias` is
+// empty); the input is graph input 0.
 struct ConvCase {
   std::vector<int> input_shape;
   std::vector<int> filter_shape;
@@ -64,14 +66,32 @@ struct ConvCase {
   Act activation = Act::NONE;
 };
 
+// The convolution's input, filter and bias tensors, in that order.
+std::vector<int> AddConvInputs(OpTest& test, const ConvCase& c) {
+  std::vector<int> inputs = {test.AddInput(kTfLiteFloat32, c.input_shape),
+                             test.AddConst<float>(kTfLiteFloat32, c.filter_shape, c.filter)};
+  if (!c.bias.empty()) {
+    inputs.push_back(test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(c.bias.size())}, c.bias));
+  }
+  return inputs;
+}
+
 void AddConv(OpTest& test, const ConvCase& c) {
-  const int input = test.AddInput(kTfLiteFloat32, c.input_shape);
-  const int filter = test.AddConst<float>(kTfLiteFloat32, c.filter_shape, c.filter);
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(c.bias.size())}, c.bias);
+  const std::vector<int> inputs = AddConvInputs(test, c);
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(
-      kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
+      kTfLiteBuiltinConv2d, inputs, {output}, fb::BuiltinOptions::Conv2DOptions,
       fb::CreateConv2DOptions(test.fbb(), c.padding, c.stride, c.stride, c.activation, c.dilation, c.dilation).Union());
+}
+
+// DEPTHWISE_CONV_2D with `depth_multiplier_option` (redundant: the kernel derives it from the shapes).
+void AddDepthwiseConv(OpTest& test, const ConvCase& c, int depth_multiplier_option) {
+  const std::vector<int> inputs = AddConvInputs(test, c);
+  const int output = test.AddOutput(kTfLiteFloat32);
+  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
+             fb::CreateDepthwiseConv2DOptions(test.fbb(), c.padding, c.stride, c.stride, depth_multiplier_option,
+                                              c.activation, c.dilation, c.dilation)
+                 .Union());
 }
 
 TEST(Conv2dTest, ValidPaddingAddsBias) {
@@ -182,13 +202,8 @@ TEST(DepthwiseConv2dTest, DepthMultiplierTwoWithBias) {
   OpTest test;
   // Channels 0 and 1 each feed two outputs: 0 -> {0, 1}, 1 -> {2, 3}. Filter [1, 2, 2, 4] per
   // position (y, x): output 0 and 2 sum the window, 1 takes (0, 0), 3 takes (1, 1).
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 2});
-  const int filter =
-      test.AddConst<float>(kTfLiteFloat32, {1, 2, 2, 4}, {1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1});
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {4}, {0.f, 0.5f, 0.f, -0.5f});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-             fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 2).Union());
+  AddDepthwiseConv(
+      test, {{1, 2, 2, 2}, {1, 2, 2, 4}, {1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1}, {0.f, 0.5f, 0.f, -0.5f}}, 2);
   ExpectRun(test, {1, 10, 2, 20, 3, 30, 4, 40}, {1, 1, 1, 4}, {10.f, 1.5f, 100.f, 39.5f});
 }
 
@@ -196,11 +211,8 @@ TEST(DepthwiseConv2dTest, NoBiasSamePaddingRelu6IgnoresDepthMultiplierOption) {
   OpTest test;
   // Every output of a 3x3 ones filter over a 2x2 image with SAME padding sums all 4 pixels
   // (10), which RELU6 clamps. The depth_multiplier option (0) is redundant and ignored.
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int filter = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-             fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::SAME, 1, 1, 0, Act::RELU6).Union());
+  AddDepthwiseConv(
+      test, {{1, 2, 2, 1}, {1, 3, 3, 1}, std::vector<float>(9, 1.f), {}, fb::Padding::SAME, 1, 1, Act::RELU6}, 0);
   ExpectRun(test, {1, 2, 3, 4}, {1, 2, 2, 1}, {6, 6, 6, 6});
 }
 
@@ -230,11 +242,7 @@ TEST(DepthwiseConv2dTest, RefusesOmittedThirdInput) {
 
 TEST(DepthwiseConv2dTest, RefusesFilterNotShapedOneHWC) {
   OpTest test;
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int filter = test.AddConst<float>(kTfLiteFloat32, {2, 1, 1, 1}, {1, 1});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-             fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1).Union());
+  AddDepthwiseConv(test, {{1, 2, 2, 1}, {2, 1, 1, 1}, {1, 1}, {}}, 1);
   EXPECT_FALSE(test.Build().ok());
 }
 
@@ -244,16 +252,22 @@ TEST(DepthwiseConv2dTest, RefusesFilterNotShapedOneHWC) {
 // input pixel (y, x) adds to output rows 2y..2y+2 and columns 2x..2x+2 (clipped to 4).
 const std::vector<float> kTransposeConvOnes = {1, 1, 3, 2, 1, 1, 3, 2, 4, 4, 10, 6, 3, 3, 7, 4};
 
+// That TRANSPOSE_CONV with output shape `output_shape` (a graph input before the image where empty)
+// and `bias` (none where empty); the 2x2 image is a graph input.
+void AddOnesTransposeConv(OpTest& test, const std::vector<int32_t>& output_shape, const std::vector<float>& bias = {}) {
+  const int shape =
+      output_shape.empty() ? test.AddInput(kTfLiteInt32, {4}) : test.AddConst<int32_t>(kTfLiteInt32, {4}, output_shape);
+  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
+  std::vector<int> inputs = {shape, weights, test.AddInput(kTfLiteFloat32, {1, 2, 2, 1})};
+  if (!bias.empty()) inputs.push_back(test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(bias.size())}, bias));
+  const int output = test.AddOutput(kTfLiteFloat32);
+  test.AddOp(kTfLiteBuiltinTransposeConv, inputs, {output}, fb::BuiltinOptions::TransposeConvOptions,
+             fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::SAME, 2, 2).Union());
+}
+
 TEST(TransposeConvTest, StrideTwoSameWithBias) {
   OpTest test;
-  const int output_shape = test.AddConst<int32_t>(kTfLiteInt32, {4}, {1, 4, 4, 1});
-  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {1}, {0.5f});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input, bias}, {output},
-             fb::BuiltinOptions::TransposeConvOptions,
-             fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::SAME, 2, 2).Union());
+  AddOnesTransposeConv(test, {1, 4, 4, 1}, {0.5f});
   std::vector<float> expected = kTransposeConvOnes;
   for (float& v : expected) v += 0.5f;
   ExpectRun(test, {1, 2, 3, 4}, {1, 4, 4, 1}, expected);
@@ -261,13 +275,7 @@ TEST(TransposeConvTest, StrideTwoSameWithBias) {
 
 TEST(TransposeConvTest, RuntimeOutputShapeMakesDynamicOutput) {
   OpTest test;
-  const int output_shape = test.AddInput(kTfLiteInt32, {4});
-  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input}, {output},
-             fb::BuiltinOptions::TransposeConvOptions,
-             fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::SAME, 2, 2).Union());
+  AddOnesTransposeConv(test, {});
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<int32_t>(0, {1, 4, 4, 1});
   test.SetInput<float>(1, {1, 2, 3, 4});
@@ -292,13 +300,7 @@ TEST(TransposeConvTest, ChannelsOmittedBiasAndRelu) {
 
 TEST(TransposeConvTest, RefusesOutputShapeWithWrongChannels) {
   OpTest test;
-  const int output_shape = test.AddConst<int32_t>(kTfLiteInt32, {4}, {1, 4, 4, 2});
-  const int weights = test.AddConst<float>(kTfLiteFloat32, {1, 3, 3, 1}, std::vector<float>(9, 1.f));
-  const int input = test.AddInput(kTfLiteFloat32, {1, 2, 2, 1});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input}, {output},
-             fb::BuiltinOptions::TransposeConvOptions,
-             fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::SAME, 2, 2).Union());
+  AddOnesTransposeConv(test, {1, 4, 4, 2});
   EXPECT_FALSE(test.Build().ok());
 }
 
@@ -579,13 +581,7 @@ void AddResize(OpTest& test, int builtin_code, const std::vector<int32_t>& size,
   const int size_tensor =
       size.empty() ? test.AddInput(kTfLiteInt32, {2}) : test.AddConst<int32_t>(kTfLiteInt32, {2}, size);
   const int output = test.AddOutput(kTfLiteFloat32);
-  if (builtin_code == kTfLiteBuiltinResizeBilinear) {
-    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeBilinearOptions,
-               fb::CreateResizeBilinearOptions(test.fbb(), align_corners, half_pixel_centers).Union());
-  } else {
-    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeNearestNeighborOptions,
-               fb::CreateResizeNearestNeighborOptions(test.fbb(), align_corners, half_pixel_centers).Union());
-  }
+  resize_test::AddResizeOp(test, builtin_code, input, size_tensor, output, align_corners, half_pixel_centers);
 }
 
 TEST(ResizeBilinearTest, DefaultSamplingClampsAtTheLastPixel) {

@@ -6,6 +6,7 @@
 // (ruy rounds ties up, the depthwise/transposed/reference loops round them away from zero).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -77,6 +78,25 @@ TEST(QuantizeFloatsTest, SymmetricScalesByTheLargestMagnitude) {
   nn::SymmetricQuantizeFloats(zeros, 2, quantized, &scale);
   EXPECT_EQ(scale, 1.0f);
   EXPECT_EQ(quantized[0], 0);
+}
+
+// The two ways of finding a row's range agree except on NaN: std::minmax_element (the LSTM's) takes
+// the NaN for the maximum, so the range is |minimum| = 0.5; folding std::min and std::max (the
+// convolutions' and FULLY_CONNECTED's) passes over the NaN and finds 1.
+TEST(QuantizeFloatsTest, MinMaxScansDifferOnlyOnNaN) {
+  namespace qu = quantization_util;
+  int8_t quantized[3];
+  float running, minmax_element;
+  const float finite[] = {1.0f, 0.25f, -0.5f};
+  qu::SymmetricQuantizeFloats(finite, 3, quantized, &running, qu::MinMaxScan::kRunningMinMax);
+  qu::SymmetricQuantizeFloats(finite, 3, quantized, &minmax_element, qu::MinMaxScan::kMinMaxElement);
+  EXPECT_EQ(running, 1.0f / 127);
+  EXPECT_EQ(minmax_element, 1.0f / 127);
+  const float with_nan[] = {1.0f, std::nanf(""), -0.5f};
+  qu::SymmetricQuantizeFloats(with_nan, 3, quantized, &running, qu::MinMaxScan::kRunningMinMax);
+  qu::SymmetricQuantizeFloats(with_nan, 3, quantized, &minmax_element, qu::MinMaxScan::kMinMaxElement);
+  EXPECT_EQ(running, 1.0f / 127);
+  EXPECT_EQ(minmax_element, 0.5f / 127);
 }
 
 TEST(QuantizeFloatsTest, AsymmetricUsesTheRangeWithAZeroPoint) {
@@ -183,11 +203,12 @@ QuantConv TieConv(TfLiteType type, int64_t zero_point) {
           {0},     {{0.25f}, {0}}, {{1.f}, {zero_point}}};
 }
 
-// Runs TieConv(type, zero_point) on `input` and checks it gives `expected`.
+// Runs TieConv(type, zero_point) as `op` on `input` and checks it gives `expected`.
 template <typename T>
-void ExpectTieConv(TfLiteType type, int64_t zero_point, const std::vector<T>& input, const std::vector<T>& expected) {
+void ExpectTieConv(TfLiteType type, int64_t zero_point, const std::vector<T>& input, const std::vector<T>& expected,
+                   int op = kTfLiteBuiltinConv2d) {
   OpTest test;
-  AddQuantConv(test, TieConv(type, zero_point));
+  AddQuantConv(test, TieConv(type, zero_point), op);
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<T>(0, input);
   ASSERT_TRUE(test.Invoke().ok());
@@ -276,18 +297,27 @@ TEST(QuantizedConv2dTest, RefusesMissingBias) {
   EXPECT_FALSE(test.Build().ok());
 }
 
+// A hybrid CONV_2D (VALID, stride 1): a float input of `input_shape`, constant weights of
+// `filter_type` quantized as `filter_quant`, and a float bias.
+template <typename FilterT>
+void AddHybridConv(OpTest& test, const std::vector<int>& input_shape, TfLiteType filter_type,
+                   const std::vector<int>& filter_shape, const std::vector<FilterT>& filter, const Quant& filter_quant,
+                   const std::vector<float>& bias) {
+  const int input = test.AddInput(kTfLiteFloat32, input_shape);
+  const int filter_tensor = test.AddConst<FilterT>(filter_type, filter_shape, filter);
+  SetQuant(test, filter_tensor, filter_quant);
+  const int bias_tensor = test.AddConst<float>(kTfLiteFloat32, {static_cast<int>(bias.size())}, bias);
+  const int output = test.AddOutput(kTfLiteFloat32);
+  test.AddOp(kTfLiteBuiltinConv2d, {input, filter_tensor, bias_tensor}, {output}, fb::BuiltinOptions::Conv2DOptions,
+             fb::CreateConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1).Union());
+}
+
 // Hybrid: float input {1, -0.5}, int8 weights {2, 4} * 0.5 = {1, 2}, bias 0.25. TFLite quantizes
 // the input to {127, -64} with scale 1/127: sum 127*2 - 64*4 = -2, times (1/127) * 0.5, plus the
 // bias (the float result would be 0.25).
 TEST(HybridConv2dTest, SymmetricPerTensorWeights) {
   OpTest test;
-  const int input = test.AddInput(kTfLiteFloat32, {1, 1, 1, 2});
-  const int filter = test.AddConst<int8_t>(kTfLiteInt8, {1, 1, 1, 2}, {2, 4});
-  SetQuant(test, filter, {{0.5f}, {0}});
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {1}, {0.25f});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
-             fb::CreateConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1).Union());
+  AddHybridConv<int8_t>(test, {1, 1, 1, 2}, kTfLiteInt8, {1, 1, 1, 2}, {2, 4}, {{0.5f}, {0}}, {0.25f});
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<float>(0, {1.0f, -0.5f});
   ASSERT_TRUE(test.Invoke().ok());
@@ -300,13 +330,8 @@ TEST(HybridConv2dTest, SymmetricPerTensorWeights) {
 // {127, -128} with zero point -43, exact for these weights.
 TEST(HybridConv2dTest, PerChannelWeightsQuantizeTheInputAsymmetrically) {
   OpTest test;
-  const int input = test.AddInput(kTfLiteFloat32, {1, 1, 1, 2});
-  const int filter = test.AddConst<int8_t>(kTfLiteInt8, {2, 1, 1, 2}, {2, 4, 1, 0});
-  SetQuant(test, filter, {{0.5f, 1.0f}, {0, 0}, 0});
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {2}, {0.25f, 0.f});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
-             fb::CreateConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1).Union());
+  AddHybridConv<int8_t>(test, {1, 1, 1, 2}, kTfLiteInt8, {2, 1, 1, 2}, {2, 4, 1, 0}, {{0.5f, 1.0f}, {0, 0}, 0},
+                        {0.25f, 0.f});
   ASSERT_TRUE(test.Build().ok());
   test.SetInput<float>(0, {1.0f, -0.5f});
   ASSERT_TRUE(test.Invoke().ok());
@@ -320,25 +345,14 @@ TEST(HybridConv2dTest, PerChannelWeightsQuantizeTheInputAsymmetrically) {
 
 TEST(HybridConv2dTest, RefusesUint8Weights) {
   OpTest test;
-  const int input = test.AddInput(kTfLiteFloat32, {1, 1, 1, 1});
-  const int filter = test.AddConst<uint8_t>(kTfLiteUInt8, {1, 1, 1, 1}, {1});
-  SetQuant(test, filter, {{0.5f}, {0}});
-  const int bias = test.AddConst<float>(kTfLiteFloat32, {1}, {0.f});
-  const int output = test.AddOutput(kTfLiteFloat32);
-  test.AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
-             fb::CreateConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1).Union());
+  AddHybridConv<uint8_t>(test, {1, 1, 1, 1}, kTfLiteUInt8, {1, 1, 1, 1}, {1}, {{0.5f}, {0}}, {0.f});
   EXPECT_FALSE(test.Build().ok());
 }
 
 // ---- DEPTHWISE_CONV_2D
 
 TEST(QuantizedDepthwiseConv2dTest, Int8RoundsTiesAwayFromZero) {
-  OpTest test;
-  AddQuantConv(test, TieConv(kTfLiteInt8, 0), kTfLiteBuiltinDepthwiseConv2d);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int8_t>(0, {-6, 6});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutput<int8_t>(0), (std::vector<int8_t>{-2, 2}));
+  ExpectTieConv<int8_t>(kTfLiteInt8, 0, {-6, 6}, {-2, 2}, kTfLiteBuiltinDepthwiseConv2d);
 }
 
 TEST(QuantizedDepthwiseConv2dTest, Uint8WithZeroPointsAndRelu6) {
@@ -365,12 +379,7 @@ TEST(QuantizedDepthwiseConv2dTest, Uint8WithZeroPointsAndRelu6) {
 }
 
 TEST(QuantizedDepthwiseConv2dTest, Int16WithInt64Bias) {
-  OpTest test;
-  AddQuantConv(test, TieConv(kTfLiteInt16, 0), kTfLiteBuiltinDepthwiseConv2d);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int16_t>(0, {-6, 6});
-  ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutput<int16_t>(0), (std::vector<int16_t>{-1, 2}));
+  ExpectTieConv<int16_t>(kTfLiteInt16, 0, {-6, 6}, {-1, 2}, kTfLiteBuiltinDepthwiseConv2d);
 }
 
 TEST(QuantizedDepthwiseConv2dTest, Int8WithoutBiasCountsZeros) {

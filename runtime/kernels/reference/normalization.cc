@@ -36,10 +36,7 @@ using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of ker
 // Counts, the two tensors, and a rank within [min_rank, max_rank]: what every op here checks first.
 TfLiteStatus GetTensors(TfLiteContext* context, TfLiteNode* node, int min_rank, int max_rank,
                         const TfLiteTensor** input, TfLiteTensor** output) {
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, input));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {input}, {output}));
   return CheckRankBetween(context, *input, "input 0", min_rank, max_rank);
 }
 
@@ -63,6 +60,36 @@ TfLiteStatus CheckOutputQuantization(TfLiteContext* context, const TfLiteTensor*
                      static_cast<double>(output->params.scale), output->params.zero_point,
                      TfLiteTypeGetName(output->type), scale, zero_point);
   return kTfLiteError;
+}
+
+// LOG_SOFTMAX and L2_NORMALIZATION take FLOAT32, and UINT8 and INT8 with a fixed output format.
+using FloatOr8Bit = TypeList<float, uint8_t, int8_t>;
+constexpr char kFloatOr8BitNames[] = "FLOAT32, UINT8 and INT8";
+
+// The tensors of an op taking FloatOr8Bit inputs of rank 1 to `max_rank` and giving an output of
+// the input's type; an 8-bit output must have the format the kernel produces: `scale`, and zero
+// point `uint8_zero_point` (uint8) or `int8_zero_point` (int8).
+TfLiteStatus GetFloatOr8BitTensors(TfLiteContext* context, TfLiteNode* node, int max_rank, double scale,
+                                   int32_t uint8_zero_point, int32_t int8_zero_point, const TfLiteTensor** input,
+                                   TfLiteTensor** output) {
+  TF_LITE_ENSURE_OK(context, GetTensors(context, node, 1, max_rank, input, output));
+  const TfLiteType type = (*input)->type;
+  if (!IsOneOf(FloatOr8Bit(), type)) return RefuseInputType(context, *input, kFloatOr8BitNames);
+  TF_LITE_ENSURE_OK(context, CheckType(context, *output, "output 0", type));
+  if (type == kTfLiteFloat32) return kTfLiteOk;
+  return CheckOutputQuantization(context, *output, scale, type == kTfLiteUInt8 ? uint8_zero_point : int8_zero_point);
+}
+
+// eval(T()) for the FloatOr8Bit type T of the input.
+template <typename Eval>
+TfLiteStatus EvalFloatOr8Bit(TfLiteContext* context, const TfLiteTensor* input, Eval eval) {
+  return DispatchType(
+      FloatOr8Bit(), input->type,
+      [&](auto type) {
+        eval(type);
+        return kTfLiteOk;
+      },
+      [&] { return RefuseInputType(context, input, kFloatOr8BitNames); });
 }
 
 // The input viewed as `outer` rows of `depth` (its last dimension) elements.
@@ -312,19 +339,9 @@ TfLiteStatus LogSoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
   auto* data = static_cast<SoftmaxData*>(node->user_data);
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetTensors(context, node, 1, std::numeric_limits<int>::max(), &input, &output));
-  switch (input->type) {
-    case kTfLiteFloat32:
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-      break;
-    default:
-      return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
-  }
-  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
+  TF_LITE_ENSURE_OK(context, GetFloatOr8BitTensors(context, node, std::numeric_limits<int>::max(), 16.0 / 256, 255, 127,
+                                                   &input, &output));
   if (input->type != kTfLiteFloat32) {
-    TF_LITE_ENSURE_OK(context,
-                      CheckOutputQuantization(context, output, 16.0 / 256, input->type == kTfLiteUInt8 ? 255 : 127));
     PopulateSoftmaxLookupTable(input->params.scale, 1.0f, data->exp_table);
     data->input_scale = input->params.scale;
     data->output_scale = output->params.scale;
@@ -370,19 +387,14 @@ TfLiteStatus LogSoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& data = *static_cast<const SoftmaxData*>(node->user_data);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  switch (input->type) {
-    case kTfLiteFloat32:
+  return EvalFloatOr8Bit(context, input, [&](auto type) {
+    using T = decltype(type);
+    if constexpr (std::is_same_v<T, float>) {
       LogSoftmaxFloat(input, output);
-      return kTfLiteOk;
-    case kTfLiteUInt8:
-      LogSoftmax8Bit<uint8_t>(data, input, output);
-      return kTfLiteOk;
-    case kTfLiteInt8:
-      LogSoftmax8Bit<int8_t>(data, input, output);
-      return kTfLiteOk;
-    default:
-      return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
-  }
+    } else {
+      LogSoftmax8Bit<T>(data, input, output);
+    }
+  });
 }
 
 // ---- L2_NORMALIZATION: x / max(sqrt(sum(x^2)), 1e-6) per row. TFLite takes inputs of rank up to
@@ -400,20 +412,7 @@ TfLiteStatus L2NormPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetTensors(context, node, 1, 4, &input, &output));
-  switch (input->type) {
-    case kTfLiteFloat32:
-    case kTfLiteUInt8:
-    case kTfLiteInt8:
-      break;
-    default:
-      return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
-  }
-  TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", input->type));
-  if (input->type != kTfLiteFloat32) {
-    TF_LITE_ENSURE_OK(context,
-                      CheckOutputQuantization(context, output, 1.0 / 128, input->type == kTfLiteUInt8 ? 128 : 0));
-  }
+  TF_LITE_ENSURE_OK(context, GetFloatOr8BitTensors(context, node, 4, 1.0 / 128, 128, 0, &input, &output));
   return ResizeToInput(context, input, output);
 }
 
@@ -467,19 +466,16 @@ void L2NormInt8(const TfLiteTensor* input, TfLiteTensor* output) {
 TfLiteStatus L2NormEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  switch (input->type) {
-    case kTfLiteFloat32:
+  return EvalFloatOr8Bit(context, input, [&](auto type) {
+    using T = decltype(type);
+    if constexpr (std::is_same_v<T, float>) {
       L2NormFloat(input, output);
-      return kTfLiteOk;
-    case kTfLiteUInt8:
+    } else if constexpr (std::is_same_v<T, uint8_t>) {
       L2NormUInt8(input, output);
-      return kTfLiteOk;
-    case kTfLiteInt8:
+    } else {
       L2NormInt8(input, output);
-      return kTfLiteOk;
-    default:
-      return RefuseInputType(context, input, "FLOAT32, UINT8 and INT8");
-  }
+    }
+  });
 }
 
 // ---- LOCAL_RESPONSE_NORMALIZATION on a 4-D input: each channel c is scaled by

@@ -66,11 +66,9 @@ TfLiteStatus PadShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shap
 }
 
 TfLiteStatus PadPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 3));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 2, 3, &input, &output));
   // TFLite's PAD and PADV2 kernels stop at rank 5 (PadKernelMaxDimensionCount) and refuse more.
   constexpr int kMaxPadRank = 5;
   if (NumDimensions(input) > kMaxPadRank) {
@@ -109,17 +107,13 @@ TfLiteStatus PadEval(TfLiteContext* context, TfLiteNode* node) {
     const int16_t zp = static_cast<int16_t>(output->params.zero_point);
     std::memcpy(pad_value, &zp, sizeof(zp));
   }
-  const Shape in_shape = ShapeOf(input);
-  const Shape out_shape = ShapeOf(output);
-  std::vector<std::vector<int64_t>> maps(out_shape.size());
-  for (size_t d = 0; d < out_shape.size(); ++d) {
-    maps[d].resize(out_shape[d]);
-    for (int i = 0; i < out_shape[d]; ++i) {
-      const int64_t j = i - pads[2 * d];
-      maps[d][i] = (j >= 0 && j < in_shape[d]) ? j : -1;
-    }
-  }
-  return GatherMapped(context, input, maps, RowMajorStrides(in_shape), pad_value, output);
+  return GatherEachDim(
+      context, input,
+      [&](int d, int i) {
+        const int64_t j = i - pads[2 * d];
+        return (j >= 0 && j < input->dims->data[d]) ? j : int64_t{-1};
+      },
+      pad_value, output);
 }
 
 TfLiteStatus MirrorPadShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
@@ -157,16 +151,10 @@ TfLiteStatus MirrorPadEval(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ReadPaddings(context, node, "MIRROR_PAD", &pads));
   const TfLiteTensor* input = GetInput(context, node, 0);
   TfLiteTensor* output = GetOutput(context, node, 0);
-  const Shape in_shape = ShapeOf(input);
-  const Shape out_shape = ShapeOf(output);
-  std::vector<std::vector<int64_t>> maps(out_shape.size());
-  for (size_t d = 0; d < out_shape.size(); ++d) {
-    maps[d].resize(out_shape[d]);
-    for (int i = 0; i < out_shape[d]; ++i) {
-      maps[d][i] = shape_util::MirrorPadIndex(i, pads[2 * d], in_shape[d], offset);
-    }
-  }
-  return GatherMapped(context, input, maps, RowMajorStrides(in_shape), nullptr, output);
+  return GatherEachDim(
+      context, input,
+      [&](int d, int i) { return shape_util::MirrorPadIndex(i, pads[2 * d], input->dims->data[d], offset); }, nullptr,
+      output);
 }
 
 }  // namespace

@@ -39,12 +39,9 @@ template <PoolKind kind>
 TfLiteStatus PoolPrepare(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<TfLitePoolParams>(node);
   auto* data = static_cast<PoolData*>(node->user_data);
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
 
   TF_LITE_ENSURE_OK(context, nn::CheckFusedActivation(context, params.activation));
@@ -86,12 +83,7 @@ void Pool(const TfLitePoolParams& params, const PoolData& data, const TfLiteTens
           Acc init, Accumulate accumulate, Finish finish) {
   const int* input_dims = input->dims->data;
   const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int depth = input_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
+  const auto [batches, input_height, input_width, depth, output_height, output_width] = nn::NhwcSizesOf(input, output);
   const T* input_data = tflite::GetTensorData<T>(input);
   T* output_data = tflite::GetTensorData<T>(output);
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/reference/resize_test_util.h"
 #include "runtime/testing/op_test.h"
 
 namespace touchstone {
@@ -336,13 +337,7 @@ void AddResize(OpTest& test, int builtin_code, TfLiteType type, const std::vecto
   const int input = AddQuantizedInput(test, type, input_shape, 0.5f, 0);
   const int size_tensor = test.AddConst<int32_t>(kTfLiteInt32, {2}, size);
   const int output = AddQuantizedOutput(test, type, 0.5f, 0);
-  if (builtin_code == kTfLiteBuiltinResizeBilinear) {
-    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeBilinearOptions,
-               fb::CreateResizeBilinearOptions(test.fbb(), align_corners, half_pixel_centers).Union());
-  } else {
-    test.AddOp(builtin_code, {input, size_tensor}, {output}, fb::BuiltinOptions::ResizeNearestNeighborOptions,
-               fb::CreateResizeNearestNeighborOptions(test.fbb(), align_corners, half_pixel_centers).Union());
-  }
+  resize_test::AddResizeOp(test, builtin_code, input, size_tensor, output, align_corners, half_pixel_centers);
 }
 
 TEST(QuantizedResizeBilinearTest, UInt8AddsAHalfAndTruncates) {

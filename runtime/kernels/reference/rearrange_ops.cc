@@ -57,10 +57,9 @@ TfLiteStatus TileShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sha
 }
 
 TfLiteStatus TilePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 2, 2, &input, &output));
   switch (input->type) {  // as TFLite 2.14 (no INT16)
     case kTfLiteFloat32:
     case kTfLiteUInt8:
@@ -82,14 +81,8 @@ TfLiteStatus TileEval(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
-  const Shape in_shape = ShapeOf(input);
-  const Shape out_shape = ShapeOf(output);
-  std::vector<std::vector<int64_t>> maps(out_shape.size());
-  for (size_t d = 0; d < out_shape.size(); ++d) {
-    maps[d].resize(out_shape[d]);
-    for (int i = 0; i < out_shape[d]; ++i) maps[d][i] = i % in_shape[d];
-  }
-  return GatherMapped(context, input, maps, RowMajorStrides(in_shape), nullptr, output);
+  return GatherEachDim(
+      context, input, [&](int d, int i) { return i % input->dims->data[d]; }, nullptr, output);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -350,11 +343,10 @@ TfLiteStatus BlockEval(TfLiteContext* context, TfLiteNode* node) {
 // REVERSE_V2.
 
 TfLiteStatus ReversePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* axis;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 2, 2, &input, &output));
   TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &axis));
   if (NumDimensions(axis) > 1) {
     TF_LITE_KERNEL_LOG(context, "REVERSE_V2: axis must be a vector");
@@ -388,12 +380,8 @@ TfLiteStatus ReverseEval(TfLiteContext* context, TfLiteNode* node) {
     }
     reversed[axis] = true;
   }
-  std::vector<std::vector<int64_t>> maps(rank);
-  for (int d = 0; d < rank; ++d) {
-    maps[d].resize(shape[d]);
-    for (int i = 0; i < shape[d]; ++i) maps[d][i] = reversed[d] ? shape[d] - 1 - i : i;
-  }
-  return GatherMapped(context, input, maps, RowMajorStrides(shape), nullptr, output);
+  return GatherEachDim(
+      context, input, [&](int d, int i) { return reversed[d] ? shape[d] - 1 - i : i; }, nullptr, output);
 }
 
 }  // namespace

@@ -501,11 +501,10 @@ TfLiteStatus ReduceEval(TfLiteContext* context, TfLiteNode* node) {
 // CUMSUM.
 
 TfLiteStatus CumsumPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 2, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* axis;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 2, 2, &input, &output));
   TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 1, &axis));
   if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32 && input->type != kTfLiteInt64) {
     TF_LITE_KERNEL_LOG(context, "CUMSUM: type %s is not supported (FLOAT32, INT32, INT64)",

@@ -101,11 +101,9 @@ TfLiteStatus ReshapeShape(TfLiteContext* context, TfLiteNode* node, std::vector<
 }
 
 TfLiteStatus ReshapePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 2));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 1, 2, &input, &output));
   // String tensors are always sized in Eval, when their content is known (as in TFLite).
   if (output->type == kTfLiteString) {
     tflite::SetTensorToDynamic(output);
@@ -132,10 +130,9 @@ TfLiteStatus ReshapeEval(TfLiteContext* context, TfLiteNode* node) {
 // SQUEEZE: drops the listed size-1 dimensions, or all of them when none are listed.
 
 TfLiteStatus SqueezePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 1, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 1, 1, &input, &output));
   const TfLiteSqueezeParams params = ParamsOf<TfLiteSqueezeParams>(node);
   const int rank = NumDimensions(input);
   std::vector<bool> squeeze(rank, false);

@@ -56,14 +56,10 @@ TfLiteStatus ResizeOutput(TfLiteContext* context, const TfLiteTensor* input, con
 
 template <ResizeKind kind>
 TfLiteStatus ResizePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 2, 2));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteTensor* input;
   const TfLiteTensor* size;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &size));
-  TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&input, &size}, {&output}));
   TF_LITE_ENSURE_OK(context, CheckRank(context, input, "input 0", 4));
   TF_LITE_ENSURE_OK(context, CheckType(context, size, "input 1 (size)", kTfLiteInt32));
   if (size->dims->size != 1 || size->dims->data[0] != 2) {
@@ -105,58 +101,67 @@ float ResizeScale(int input_size, int output_size, bool align_corners) {
   return static_cast<float>(input_size) / output_size;
 }
 
-// The source coordinate of output position `value` and the two input positions around it, as
-// TFLite's ComputeInterpolationValues. The lower bound is also kept below input_size, which it
-// only reaches when float rounding of enormous sizes pushes the coordinate past the last pixel.
-void InterpolationValues(int value, float scale, bool half_pixel_centers, int input_size, float* scaled_value,
-                         int* lower_bound, int* upper_bound) {
-  const float position = static_cast<float>(value);
-  *scaled_value = half_pixel_centers ? (position + 0.5f) * scale - 0.5f : position * scale;
-  *lower_bound = std::min(std::max(static_cast<int>(std::floor(*scaled_value)), 0), input_size - 1);
-  *upper_bound = std::min(static_cast<int>(std::ceil(*scaled_value)), input_size - 1);
-}
+// The two input positions around an output position's source coordinate along one axis, and the
+// coordinate's distance from the lower one (in float, or in 1/1024 steps).
+template <typename Distance>
+struct Neighbors {
+  int lower;
+  int upper;
+  Distance distance;
+};
 
-// Each output element is blend(top_left, top_right, bottom_left, bottom_right, dy, dx): the four
-// input elements around its source coordinate and the coordinate's distance in float from the
-// top-left one.
-template <typename T, typename Blend>
-void ResizeBilinearWithFloatWeights(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
-                                    TfLiteTensor* output, Blend blend) {
-  const int* input_dims = input->dims->data;
-  const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int depth = input_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
-  const float height_scale = ResizeScale(input_height, output_height, params.align_corners);
-  const float width_scale = ResizeScale(input_width, output_width, params.align_corners);
-  const T* input_data = tflite::GetTensorData<T>(input);
+// Each output element of a bilinear resize is blend(top_left, top_right, bottom_left, bottom_right,
+// dy, dx): the four input elements around its source coordinate (rows(out_y) and columns(out_x)
+// give the Neighbors, pixel(b, y, x) addresses an input pixel) and the coordinate's distances from
+// the top-left one.
+template <typename T, typename Rows, typename Columns, typename Pixel, typename Blend>
+void ResizeBilinearPixels(const TfLiteTensor* input, TfLiteTensor* output, Rows rows, Columns columns, Pixel pixel,
+                          Blend blend) {
+  const auto [batches, input_height, input_width, depth, output_height, output_width] = nn::NhwcSizesOf(input, output);
   T* output_data = tflite::GetTensorData<T>(output);
-
   for (int b = 0; b < batches; ++b) {
     for (int y = 0; y < output_height; ++y) {
-      float input_y;
-      int y0, y1;
-      InterpolationValues(y, height_scale, params.half_pixel_centers, input_height, &input_y, &y0, &y1);
-      const float dy = input_y - y0;
+      const auto row = rows(y);
       for (int x = 0; x < output_width; ++x) {
-        float input_x;
-        int x0, x1;
-        InterpolationValues(x, width_scale, params.half_pixel_centers, input_width, &input_x, &x0, &x1);
-        const float dx = input_x - x0;
-        const T* top_left = input_data + nn::Offset4D(input_dims, b, y0, x0, 0);
-        const T* top_right = input_data + nn::Offset4D(input_dims, b, y0, x1, 0);
-        const T* bottom_left = input_data + nn::Offset4D(input_dims, b, y1, x0, 0);
-        const T* bottom_right = input_data + nn::Offset4D(input_dims, b, y1, x1, 0);
-        T* out = output_data + nn::Offset4D(output_dims, b, y, x, 0);
+        const auto column = columns(x);
+        const T* top_left = pixel(b, row.lower, column.lower);
+        const T* top_right = pixel(b, row.lower, column.upper);
+        const T* bottom_left = pixel(b, row.upper, column.lower);
+        const T* bottom_right = pixel(b, row.upper, column.upper);
+        T* out = output_data + nn::Offset4D(output->dims->data, b, y, x, 0);
         for (int c = 0; c < depth; ++c) {
-          out[c] = blend(top_left[c], top_right[c], bottom_left[c], bottom_right[c], dy, dx);
+          out[c] = blend(top_left[c], top_right[c], bottom_left[c], bottom_right[c], row.distance, column.distance);
         }
       }
     }
   }
+}
+
+// The source coordinate of output position `value` and the two input positions around it, as
+// TFLite's ComputeInterpolationValues. The lower bound is also kept below input_size, which it
+// only reaches when float rounding of enormous sizes pushes the coordinate past the last pixel.
+Neighbors<float> InterpolationValues(int value, float scale, bool half_pixel_centers, int input_size) {
+  const float position = static_cast<float>(value);
+  const float scaled_value = half_pixel_centers ? (position + 0.5f) * scale - 0.5f : position * scale;
+  const int lower = std::min(std::max(static_cast<int>(std::floor(scaled_value)), 0), input_size - 1);
+  const int upper = std::min(static_cast<int>(std::ceil(scaled_value)), input_size - 1);
+  return {lower, upper, scaled_value - lower};
+}
+
+// The bilinear resize with float weights: blend as ResizeBilinearPixels takes it, dy and dx in
+// float.
+template <typename T, typename Blend>
+void ResizeBilinearWithFloatWeights(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input,
+                                    TfLiteTensor* output, Blend blend) {
+  const int* input_dims = input->dims->data;
+  const float height_scale = ResizeScale(input_dims[1], output->dims->data[1], params.align_corners);
+  const float width_scale = ResizeScale(input_dims[2], output->dims->data[2], params.align_corners);
+  const T* input_data = tflite::GetTensorData<T>(input);
+  ResizeBilinearPixels<T>(
+      input, output,
+      [&](int y) { return InterpolationValues(y, height_scale, params.half_pixel_centers, input_dims[1]); },
+      [&](int x) { return InterpolationValues(x, width_scale, params.half_pixel_centers, input_dims[2]); },
+      [&](int b, int y, int x) { return input_data + nn::Offset4D(input_dims, b, y, x, 0); }, blend);
 }
 
 void ResizeBilinearFloat(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input, TfLiteTensor* output) {
@@ -200,11 +205,12 @@ int32_t ResizeScale10(int input_size, int output_size, bool align_corners) {
 // upper bound, the lower bound is not kept below input_size: a scale rounded up can put the last
 // output's coordinate exactly on input_size (33 -> 513 does), and TFLite then reads that
 // "pixel", which is the first of the next row.
-void InterpolationValuesInteger(int value, int32_t scale_10, bool half_pixel_centers, int input_size,
-                                int64_t* scaled_value, int* lower_bound, int* upper_bound) {
-  *scaled_value = half_pixel_centers ? int64_t{value} * scale_10 + scale_10 / 2 - (1 << 9) : int64_t{value} * scale_10;
-  *lower_bound = static_cast<int>(std::max<int64_t>(*scaled_value / (1 << 10), 0));
-  *upper_bound = static_cast<int>(std::min<int64_t>((*scaled_value + (1 << 10) - 1) / (1 << 10), input_size - 1));
+Neighbors<int64_t> InterpolationValuesInteger(int value, int32_t scale_10, bool half_pixel_centers, int input_size) {
+  const int64_t scaled_value =
+      half_pixel_centers ? int64_t{value} * scale_10 + scale_10 / 2 - (1 << 9) : int64_t{value} * scale_10;
+  const int lower = static_cast<int>(std::max<int64_t>(scaled_value / (1 << 10), 0));
+  const int upper = static_cast<int>(std::min<int64_t>((scaled_value + (1 << 10) - 1) / (1 << 10), input_size - 1));
+  return {lower, upper, scaled_value - int64_t{1 << 10} * lower};
 }
 
 // int8 and int16, as reference_ops::ResizeBilinearInteger (TFLite's optimized int8 kernel calls
@@ -215,48 +221,22 @@ void InterpolationValuesInteger(int value, int32_t scale_10, bool half_pixel_cen
 template <typename T>
 void ResizeBilinearInteger(const TfLiteResizeBilinearParams& params, const TfLiteTensor* input, TfLiteTensor* output) {
   const int* input_dims = input->dims->data;
-  const int* output_dims = output->dims->data;
-  const int batches = input_dims[0];
-  const int input_height = input_dims[1];
-  const int input_width = input_dims[2];
-  const int depth = input_dims[3];
-  const int output_height = output_dims[1];
-  const int output_width = output_dims[2];
-  const int32_t height_scale_10 = ResizeScale10(input_height, output_height, params.align_corners);
-  const int32_t width_scale_10 = ResizeScale10(input_width, output_width, params.align_corners);
+  const int32_t height_scale_10 = ResizeScale10(input_dims[1], output->dims->data[1], params.align_corners);
+  const int32_t width_scale_10 = ResizeScale10(input_dims[2], output->dims->data[2], params.align_corners);
   const T* input_data = tflite::GetTensorData<T>(input);
-  T* output_data = tflite::GetTensorData<T>(output);
-  constexpr int64_t kOne = 1 << 10;
-  const int64_t last_pixel = tflite::NumElements(input) - depth;
-  auto pixel = [&](int b, int y, int x) {
-    return input_data + std::min(nn::Offset4D(input_dims, b, y, x, 0), last_pixel);
-  };
-
-  for (int b = 0; b < batches; ++b) {
-    for (int y = 0; y < output_height; ++y) {
-      int64_t input_y;
-      int y0, y1;
-      InterpolationValuesInteger(y, height_scale_10, params.half_pixel_centers, input_height, &input_y, &y0, &y1);
-      const int64_t dy = input_y - kOne * y0;
-      for (int x = 0; x < output_width; ++x) {
-        int64_t input_x;
-        int x0, x1;
-        InterpolationValuesInteger(x, width_scale_10, params.half_pixel_centers, input_width, &input_x, &x0, &x1);
-        const int64_t dx = input_x - kOne * x0;
-        const T* top_left = pixel(b, y0, x0);
-        const T* top_right = pixel(b, y0, x1);
-        const T* bottom_left = pixel(b, y1, x0);
-        const T* bottom_right = pixel(b, y1, x1);
-        T* out = output_data + nn::Offset4D(output_dims, b, y, x, 0);
-        for (int c = 0; c < depth; ++c) {
-          const int64_t sum_20 = top_left[c] * (kOne - dy) * (kOne - dx) + bottom_left[c] * dy * (kOne - dx) +
-                                 top_right[c] * (kOne - dy) * dx + bottom_right[c] * dy * dx;
-          const int64_t round = sum_20 > 0 ? (1 << 19) : -(1 << 19);
-          out[c] = static_cast<T>((sum_20 + round) / (1 << 20));
-        }
-      }
-    }
-  }
+  const int64_t last_pixel = tflite::NumElements(input) - input_dims[3];
+  ResizeBilinearPixels<T>(
+      input, output,
+      [&](int y) { return InterpolationValuesInteger(y, height_scale_10, params.half_pixel_centers, input_dims[1]); },
+      [&](int x) { return InterpolationValuesInteger(x, width_scale_10, params.half_pixel_centers, input_dims[2]); },
+      [&](int b, int y, int x) { return input_data + std::min(nn::Offset4D(input_dims, b, y, x, 0), last_pixel); },
+      [](T top_left, T top_right, T bottom_left, T bottom_right, int64_t dy, int64_t dx) {
+        constexpr int64_t kOne = 1 << 10;
+        const int64_t sum_20 = top_left * (kOne - dy) * (kOne - dx) + bottom_left * dy * (kOne - dx) +
+                               top_right * (kOne - dy) * dx + bottom_right * dy * dx;
+        const int64_t round = sum_20 > 0 ? (1 << 19) : -(1 << 19);
+        return static_cast<T>((sum_20 + round) / (1 << 20));
+      });
 }
 
 // The input position output position `value` copies, as TFLite's GetNearestNeighbor.

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -71,10 +70,9 @@ TfLiteStatus SliceShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sh
 }
 
 TfLiteStatus SlicePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 3, 3, &input, &output));
   const bool known = InputValuesKnown(context, node, 1) && InputValuesKnown(context, node, 2);
   return SizeOrDefer(context, node, known, SliceShape);
 }
@@ -84,13 +82,9 @@ TfLiteStatus SliceEval(TfLiteContext* context, TfLiteNode* node) {
   std::vector<int64_t> begin;
   Shape size;
   TF_LITE_ENSURE_OK(context, SliceRange(context, node, &begin, &size));
-  const TfLiteTensor* input = GetInput(context, node, 0);
-  std::vector<std::vector<int64_t>> maps(size.size());
-  for (size_t d = 0; d < size.size(); ++d) {
-    maps[d].resize(size[d]);
-    std::iota(maps[d].begin(), maps[d].end(), begin[d]);
-  }
-  return GatherMapped(context, input, maps, RowMajorStrides(ShapeOf(input)), nullptr, GetOutput(context, node, 0));
+  return GatherEachDim(
+      context, GetInput(context, node, 0), [&](int d, int i) { return begin[d] + i; }, nullptr,
+      GetOutput(context, node, 0));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -230,10 +224,9 @@ TfLiteStatus StridedSliceShape(TfLiteContext* context, TfLiteNode* node, std::ve
 }
 
 TfLiteStatus StridedSlicePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 4, 1));
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, &input, &output));
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 4, 4, &input, &output));
   for (int i = 1; i <= 3; ++i) {
     const TfLiteTensor* t;
     TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &t));

@@ -195,18 +195,10 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteType input_type = input->type;
   const TfLiteType weight_type = weights_feature->type;
   const size_t batch = static_cast<size_t>(shape.batch_size);
-  if (input_type == kTfLiteFloat32 && weight_type == kTfLiteFloat32) {
-    data->arithmetic = Arithmetic::kFloat;
-    TF_LITE_ENSURE_OK(context, CheckSvdfType(context, weights_time, kSvdfWeightsTime, kTfLiteFloat32));
-    if (bias != nullptr) {
-      TF_LITE_ENSURE_OK(context, CheckSvdfType(context, bias, kSvdfBias, kTfLiteFloat32));
-    }
-    TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteFloat32));
-    TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteFloat32));
-    data->scratch.assign(batch * shape.num_filters, 0.0f);
-  } else if (input_type == kTfLiteFloat32 && (weight_type == kTfLiteInt8 || weight_type == kTfLiteUInt8)) {
-    // Hybrid: int8 (or uint8, read as int8 bytes like TFLite) feature and time weights.
-    data->arithmetic = Arithmetic::kHybrid;
+  // Hybrid: int8 (or uint8, read as int8 bytes like TFLite) feature and time weights.
+  const bool hybrid = weight_type == kTfLiteInt8 || weight_type == kTfLiteUInt8;
+  if (input_type == kTfLiteFloat32 && (weight_type == kTfLiteFloat32 || hybrid)) {
+    data->arithmetic = hybrid ? Arithmetic::kHybrid : Arithmetic::kFloat;
     TF_LITE_ENSURE_OK(context, CheckSvdfType(context, weights_time, kSvdfWeightsTime, weight_type));
     if (bias != nullptr) {
       TF_LITE_ENSURE_OK(context, CheckSvdfType(context, bias, kSvdfBias, kTfLiteFloat32));
@@ -214,12 +206,14 @@ TfLiteStatus PrepareSvdf(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_OK(context, CheckSvdfType(context, state, kSvdfState, kTfLiteFloat32));
     TF_LITE_ENSURE_OK(context, CheckType(context, output, "output", 0, "output", kTfLiteFloat32));
     data->scratch.assign(batch * shape.num_filters, 0.0f);
-    data->weights_time_float.assign(static_cast<size_t>(shape.num_filters) * shape.memory_size, 0.0f);
-    data->weights_time_dequantized = false;
-    data->row_sums_computed = false;
-    data->scaling_factors.assign(batch, 0.0f);
-    data->zero_points.assign(batch, 0);
-    data->quantized_input.assign(batch * shape.input_size, 0);
+    if (hybrid) {
+      data->weights_time_float.assign(static_cast<size_t>(shape.num_filters) * shape.memory_size, 0.0f);
+      data->weights_time_dequantized = false;
+      data->row_sums_computed = false;
+      data->scaling_factors.assign(batch, 0.0f);
+      data->zero_points.assign(batch, 0);
+      data->quantized_input.assign(batch * shape.input_size, 0);
+    }
   } else if (input_type == kTfLiteInt8 && weight_type == kTfLiteInt8) {
     data->arithmetic = Arithmetic::kInteger;
     TF_LITE_ENSURE_OK(context, PrepareSvdfInteger(context, params, input, weights_feature, weights_time, bias, state,
