@@ -91,17 +91,17 @@ struct ConcatOp {
     }
     char* output = tflite::GetOutput(context, node, 0)->data.raw;
     const State& state = *s;
-    const int64_t min_rows = std::max<int64_t>(1, kMinBytesPerChunk / std::max<int64_t>(1, state.output_row_bytes));
-    ParallelChunks(context, state.outer_rows, min_rows, [&](int, int64_t begin, int64_t end) {
-      char* dst = output + static_cast<size_t>(begin) * state.output_row_bytes;
-      for (int64_t row = begin; row < end; ++row) {
-        for (size_t i = 0; i < state.inputs.size(); ++i) {
-          const size_t block = state.input_block_bytes[i];
-          shape_util::CopyRow(dst, state.inputs[i] + static_cast<size_t>(row) * block, block);
-          dst += block;
-        }
-      }
-    });
+    ParallelChunks(context, state.outer_rows, MinRowsPerChunk(state.output_row_bytes),
+                   [&](int, int64_t begin, int64_t end) {
+                     char* dst = output + static_cast<size_t>(begin) * state.output_row_bytes;
+                     for (int64_t row = begin; row < end; ++row) {
+                       for (size_t i = 0; i < state.inputs.size(); ++i) {
+                         const size_t block = state.input_block_bytes[i];
+                         shape_util::CopyRow(dst, state.inputs[i] + static_cast<size_t>(row) * block, block);
+                         dst += block;
+                       }
+                     }
+                   });
     return kTfLiteOk;
   }
 };

@@ -45,10 +45,7 @@ void CheckConv(const Conv& c, uint32_t seed = 1) {
       c.filter_is_input ? op.AddFloatInput(filter_shape, seed + 1) : op.AddFloatConst(filter_shape, seed + 1);
   const int bias = op.AddFloatConst({c.out_channels}, seed + 2);
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
-                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h, c.activation,
-                                          c.dilation_w, c.dilation_h)
-                      .Union());
+  AddConvOp(op, c, {input, filter, bias}, output);
   op.Check(optimized::Register_CONV_2D());
 }
 
@@ -172,10 +169,7 @@ void CheckDepthwise(const Depthwise& d, uint32_t seed = 1) {
   std::vector<int> inputs = {input, filter};
   if (d.bias) inputs.push_back(op.AddFloatConst({channels}, seed + 2));
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w, d.stride_h, d.multiplier,
-                                                   d.activation, d.dilation_w, d.dilation_h)
-                      .Union());
+  AddDepthwiseOp(op, d, inputs, output);
   op.Check(optimized::Register_DEPTHWISE_CONV_2D());
 }
 
@@ -302,10 +296,7 @@ void CheckExpansion(const Expansion& e, Fused fused, uint32_t seed, bool expande
   std::vector<int> dw_inputs = {expanded, dw_filter};
   if (d.bias) dw_inputs.push_back(op.AddFloatConst({e.expanded}, seed + 4));
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, dw_inputs, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w, d.stride_h, 1, d.activation,
-                                                   d.dilation_w, d.dilation_h)
-                      .Union());
+  AddDepthwiseOp(op, d, dw_inputs, output);
   op.set_preserve_all_tensors(preserve_all_tensors);
   op.set_inspect([&](Interpreter* interpreter, int threads, const std::string& label) {
     const bool expect_fused = fused == Fused::kAlways || (fused == Fused::kOneThread && threads == 1);

@@ -60,10 +60,6 @@ struct FullyConnectedState : OpState {
   std::vector<int32_t> row_sums;
 };
 
-const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
-  return node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
-}
-
 struct FullyConnectedOp {
   using State = FullyConnectedState;
   // Float paths accumulate in another order than the reference anyway: denormals flushed there

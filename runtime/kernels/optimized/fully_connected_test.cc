@@ -45,10 +45,7 @@ void CheckFullyConnected(const FullyConnected& f, uint32_t seed = 1, bool exact 
   std::vector<int> inputs = {input, weights};
   if (f.bias) inputs.push_back(op.AddFloatConst({f.units}, seed + 2));
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output}, fb::BuiltinOptions::FullyConnectedOptions,
-                  fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation,
-                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT, f.keep_num_dims)
-                      .Union());
+  AddFullyConnectedOp(op, f, inputs, output);
   op.RequireOptimizedPath();
   op.Check(optimized::Register_FULLY_CONNECTED(), exact);
 }

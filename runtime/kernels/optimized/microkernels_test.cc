@@ -56,6 +56,20 @@ void ExpectExact(const std::vector<float>& expected, const std::vector<float>& a
   }
 }
 
+// The depthwise sums in double, clamped: out[p * out_stride + c] = clamp(bias[c] (0 without) +
+// sum over taps t of input(p, t)[c] * w[t * channels + c], lo, hi).
+template <typename Input>
+void ExpectedDepthwise(size_t pixels, size_t channels, size_t taps, Input input, const float* w, const float* bias,
+                       float lo, float hi, size_t out_stride, float* out) {
+  for (size_t p = 0; p < pixels; ++p) {
+    for (size_t c = 0; c < channels; ++c) {
+      double sum = bias != nullptr ? bias[c] : 0.0;
+      for (size_t t = 0; t < taps; ++t) sum += double(input(p, t)[c]) * w[t * channels + c];
+      out[p * out_stride + c] = Clamp(static_cast<float>(sum), lo, hi);
+    }
+  }
+}
+
 void CheckGemm(const MicroKernels& k, const GemmVariant& variant, const std::string& name) {
   for (int rows = 1; rows <= variant.mr; ++rows) {
     for (size_t n :
@@ -129,24 +143,13 @@ void CheckDwConv(const MicroKernels& k) {
           std::vector<float> w = Random(taps * channels), bias = Random(channels);
           const size_t stride = channels + 1;
           std::vector<float> out(pixels * stride, 7.f), expected(pixels * stride, 7.f);
-          for (size_t p = 0; p < pixels; ++p) {
-            for (size_t c = 0; c < channels; ++c) {
-              double sum = with_bias ? bias[c] : 0.0;
-              for (size_t t = 0; t < taps; ++t) sum += double(in[p * taps + t][c]) * w[t * channels + c];
-              expected[p * stride + c] = Clamp(static_cast<float>(sum), -1.f, 1.f);
-            }
-          }
-          DwConvArgs args;
-          args.channels = channels;
-          args.taps = taps;
-          args.pixels = pixels;
-          args.in = in.data();
-          args.w = w.data();
-          args.bias = with_bias ? bias.data() : nullptr;
-          args.out = out.data();
-          args.out_pixel_stride = stride;
-          args.min = -1.f;
-          args.max = 1.f;
+          const DwConvArgs args{
+              {channels, taps, pixels, w.data(), with_bias ? bias.data() : nullptr, out.data(), -1.f, 1.f},
+              in.data(),
+              stride};
+          ExpectedDepthwise(
+              pixels, channels, taps, [&](size_t p, size_t t) { return in[p * taps + t]; }, w.data(), args.bias,
+              args.min, args.max, stride, expected.data());
           k.dwconv(args);
           ExpectClose(expected, out, 1e-5f, std::string(k.name) + " dwconv channels " + std::to_string(channels));
         }
@@ -173,25 +176,10 @@ void CheckDwRow(const MicroKernels& k) {
           }
           std::vector<float> w = Random(taps * channels), bias = Random(channels);
           std::vector<float> expected(pixels * channels);
-          for (size_t x = 0; x < pixels; ++x) {
-            for (size_t c = 0; c < channels; ++c) {
-              double sum = bias[c];
-              for (size_t t = 0; t < taps; ++t) {
-                sum += double(tap_in[t][x * channels + c]) * w[t * channels + c];
-              }
-              expected[x * channels + c] = Clamp(static_cast<float>(sum), -2.f, 2.f);
-            }
-          }
-          DwRowArgs args;
-          args.channels = channels;
-          args.taps = taps;
-          args.pixels = pixels;
-          args.tap_in = tap_in.data();
-          args.x_step = channels;
-          args.w = w.data();
-          args.bias = bias.data();
-          args.min = -2.f;
-          args.max = 2.f;
+          ExpectedDepthwise(
+              pixels, channels, taps, [&](size_t x, size_t t) { return tap_in[t] + x * channels; }, w.data(),
+              bias.data(), -2.f, 2.f, channels, expected.data());
+          DwRowArgs args{{channels, taps, pixels, w.data(), bias.data(), nullptr, -2.f, 2.f}, tap_in.data(), channels};
           std::vector<float> per_tap(pixels * channels), sliding(pixels * channels);
           args.out = per_tap.data();
           k.dwconv_row(args);

@@ -18,6 +18,7 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/float_mode.h"
+#include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/microkernels.h"
 
 namespace touchstone {
@@ -157,6 +158,51 @@ constexpr int64_t kMinElementsPerChunk = 16 * 1024;
 constexpr int64_t kMinBytesPerChunk = 64 * 1024;
 constexpr int64_t kMinMacsPerChunk = 32 * 1024;
 constexpr int64_t kMinDepthwiseMacsPerChunk = 16 * 1024;
+
+// Rows of row_bytes bytes a copying op's chunk holds at least (kMinBytesPerChunk, one at least).
+inline int64_t MinRowsPerChunk(int64_t row_bytes) {
+  return std::max<int64_t>(1, kMinBytesPerChunk / std::max<int64_t>(1, row_bytes));
+}
+
+// ---- PAD and TRANSPOSE: elements moved whole, by output rows, with a constant int32 or int64
+// spec tensor (paddings, perm) and output sizes known at Prepare.
+
+constexpr int kMaxMoveRank = 6;
+
+struct MoveState : OpState {
+  int rank = 0;
+  size_t element_bytes = 0;
+  int64_t out_shape[kMaxMoveRank] = {};
+};
+
+// Sets s's rank, element size and output shape; true where the optimized path takes the node: a
+// type ElementBytes knows, the output of the input's type and rank (1 to kMaxMoveRank), static and
+// not empty, and `spec` constant, int32 or int64, with values_per_dimension values per dimension.
+inline bool PrepareMove(const TfLiteTensor* input, const TfLiteTensor* spec, int values_per_dimension,
+                        const TfLiteTensor* output, MoveState* s) {
+  s->element_bytes = ElementBytes(input->type);
+  s->rank = input->dims->size;
+  if (s->element_bytes == 0 || output->type != input->type || s->rank < 1 || s->rank > kMaxMoveRank ||
+      tflite::IsDynamicTensor(output) || !tflite::IsConstantTensor(spec) || output->dims->size != s->rank ||
+      tflite::NumElements(output) == 0 || (spec->type != kTfLiteInt32 && spec->type != kTfLiteInt64) ||
+      tflite::NumElements(spec) != values_per_dimension * s->rank) {
+    return false;
+  }
+  for (int d = 0; d < s->rank; ++d) s->out_shape[d] = output->dims->data[d];
+  return true;
+}
+
+// Value i of an int32 or int64 tensor.
+inline int64_t IntValue(const TfLiteTensor* tensor, int i) {
+  return tensor->type == kTfLiteInt32 ? tensor->data.i32[i] : tensor->data.i64[i];
+}
+
+// Output rows of a move whose rows are its dimensions from row_dim on.
+inline int64_t RowsBefore(const MoveState& s, int row_dim) {
+  int64_t rows = 1;
+  for (int d = 0; d < row_dim; ++d) rows *= s.out_shape[d];
+  return rows;
+}
 
 // The most chunks ParallelChunks makes on this context.
 inline int MaxChunks(TfLiteContext* context) {

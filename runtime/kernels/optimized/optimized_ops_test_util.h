@@ -257,6 +257,29 @@ struct FullyConnected {
   bool weights_are_input = false;
 };
 
+// Add CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED with the parameters' options to op's model.
+inline void AddConvOp(OpCase& op, const Conv& c, const std::vector<int>& inputs, int output) {
+  op.test().AddOp(kTfLiteBuiltinConv2d, inputs, {output}, fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h, c.activation,
+                                          c.dilation_w, c.dilation_h)
+                      .Union());
+}
+inline void AddDepthwiseOp(OpCase& op, const Depthwise& d, const std::vector<int>& inputs, int output) {
+  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
+                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w, d.stride_h, d.multiplier,
+                                                   d.activation, d.dilation_w, d.dilation_h)
+                      .Union());
+}
+// `asymmetric`: the hybrid kernel's asymmetric input quantization.
+inline void AddFullyConnectedOp(OpCase& op, const FullyConnected& f, const std::vector<int>& inputs, int output,
+                                bool asymmetric = false) {
+  op.test().AddOp(
+      kTfLiteBuiltinFullyConnected, inputs, {output}, fb::BuiltinOptions::FullyConnectedOptions,
+      fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation, fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+                                      f.keep_num_dims, asymmetric)
+          .Union());
+}
+
 inline std::vector<uint8_t> RandomQuantBytes(TfLiteType type, size_t n, uint32_t seed) {
   return type == kTfLiteUInt8 ? RandomInts<uint8_t>(n, seed, 0, 255) : Bytes(RandomInts<int8_t>(n, seed, -128, 127));
 }

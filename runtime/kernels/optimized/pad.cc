@@ -18,13 +18,9 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-constexpr int kMaxPadRank = 6;
-
-struct PadState : OpState {
-  int rank = 0;
-  int64_t in_shape[kMaxPadRank] = {}, out_shape[kMaxPadRank] = {};
-  int64_t before[kMaxPadRank] = {};
-  size_t element_bytes = 0;
+struct PadState : MoveState {
+  int64_t in_shape[kMaxMoveRank] = {};
+  int64_t before[kMaxMoveRank] = {};
   // Rows: the dimensions before `row_dim`; each row is out_shape[row_dim] x inner elements
   // (the trailing dimensions without padding merged into one run).
   int row_dim = 0;
@@ -40,20 +36,12 @@ struct PadOp {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* paddings = tflite::GetInput(context, node, 1);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    s->element_bytes = ElementBytes(input->type);
-    s->rank = input->dims->size;
-    if (s->element_bytes == 0 || s->rank < 1 || s->rank > kMaxPadRank || tflite::IsDynamicTensor(output) ||
-        !tflite::IsConstantTensor(paddings) || output->dims->size != s->rank || tflite::NumElements(output) == 0 ||
-        (paddings->type != kTfLiteInt32 && paddings->type != kTfLiteInt64) ||
-        tflite::NumElements(paddings) != 2 * s->rank) {
-      return kTfLiteOk;
-    }
-    int64_t after[kMaxPadRank] = {};
+    if (!PrepareMove(input, paddings, 2, output, s)) return kTfLiteOk;
+    int64_t after[kMaxMoveRank] = {};
     for (int d = 0; d < s->rank; ++d) {
       s->in_shape[d] = input->dims->data[d];
-      s->out_shape[d] = output->dims->data[d];
-      s->before[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d] : paddings->data.i64[2 * d];
-      after[d] = paddings->type == kTfLiteInt32 ? paddings->data.i32[2 * d + 1] : paddings->data.i64[2 * d + 1];
+      s->before[d] = IntValue(paddings, 2 * d);
+      after[d] = IntValue(paddings, 2 * d + 1);
     }
     s->row_dim = s->rank - 1;
     s->inner = 1;
@@ -85,8 +73,6 @@ struct PadOp {
     const size_t out_row_bytes = s->out_shape[last] * s->inner * elem;
     const size_t in_row_bytes = s->in_shape[last] * s->inner * elem;
     const size_t left_bytes = s->before[last] * s->inner * elem;
-    int64_t rows = 1;
-    for (int d = 0; d < last; ++d) rows *= s->out_shape[d];
     const uint8_t* in = input->data.uint8;
     uint8_t* out = output->data.uint8;
     auto fill = [&](uint8_t* p, size_t bytes) {
@@ -96,8 +82,7 @@ struct PadOp {
         for (size_t i = 0; i < bytes; i += elem) std::memcpy(p + i, pattern, elem);
       }
     };
-    const int64_t min_rows = std::max<int64_t>(1, kMinBytesPerChunk / std::max<size_t>(1, out_row_bytes));
-    ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
+    ParallelChunks(context, RowsBefore(*s, last), MinRowsPerChunk(out_row_bytes), [&](int, int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         uint8_t* dst = out + row * out_row_bytes;
         // The input row this output row copies, if any.

@@ -193,27 +193,23 @@ void DwPixel(const QDwArgs& a) {
 }
 
 template <bool kSigned, bool kUp>
-void DwImpl(const QDwArgs& a) {
-  QDwArgs pixel = a;
-  for (int p = 0; p < a.pixels; ++p) {
-    pixel.in = a.in + static_cast<size_t>(p) * a.taps;
-    pixel.out = a.out + static_cast<size_t>(p) * a.channels;
-    DwPixel<kSigned, kUp>(pixel);
+struct DwImpl {
+  static void Run(const QDwArgs& a) {
+    QDwArgs pixel = a;
+    for (int p = 0; p < a.pixels; ++p) {
+      pixel.in = a.in + static_cast<size_t>(p) * a.taps;
+      pixel.out = a.out + static_cast<size_t>(p) * a.channels;
+      DwPixel<kSigned, kUp>(pixel);
+    }
   }
-}
+};
 
 }  // namespace
 
 const QuantKernels* Table() {
   static const QuantKernels table = [] {
-    QuantKernels t = TiledGemmTable<Tile, kMr, kBlocks, 8>("avx2");
-    t.packed_b_size = PackedBSize;
-    t.pack_b = PackB;
-    t.row_sums = RowSums;
-    t.dw_packed_size = DepthwisePairsPackedSize<kDwBlock>;
-    t.dw_pack = PackDepthwisePairs<kDwBlock>;
-    t.dw_u8 = DwForRounding<DwImpl<false, true>, DwImpl<false, false>>;
-    t.dw_s8 = DwForRounding<DwImpl<true, true>, DwImpl<true, false>>;
+    QuantKernels t = TiledTable<Tile, kMr, kBlocks, 8, DwImpl>(
+        "avx2", PackedBSize, PackB, RowSums, DepthwisePairsPackedSize<kDwBlock>, PackDepthwisePairs<kDwBlock>);
     t.lookup_pairs = qisa_scalar::LookupPairs;
     return t;
   }();

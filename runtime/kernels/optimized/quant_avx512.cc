@@ -270,25 +270,27 @@ void DwBlock(const QDwArgs& a, int c0, const uint8_t* w_block, __mmask32 m, int 
 // output-stage constants stay in registers and L1 over the group, whose input rows stay in cache
 // across the blocks.
 template <bool kSigned, bool kUp>
-void DwImpl(const QDwArgs& a) {
-  constexpr int kPixelGroup = 64;
-  const size_t block_bytes = static_cast<size_t>(a.taps / 2) * 128;
-  for (int p0 = 0; p0 < a.pixels; p0 += kPixelGroup) {
-    QDwArgs group = a;
-    group.pixels = std::min(kPixelGroup, a.pixels - p0);
-    group.in = a.in + static_cast<size_t>(p0) * a.taps;
-    group.out = a.out + static_cast<size_t>(p0) * a.channels;
-    for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
-      const int valid = std::min(kDwBlock, a.channels - c0);
-      const uint8_t* w_block = a.packed_w + static_cast<size_t>(c0 / kDwBlock) * block_bytes;
-      if (valid == kDwBlock) {
-        DwBlock<kSigned, kUp, true>(group, c0, w_block, ~__mmask32{0}, valid);
-      } else {
-        DwBlock<kSigned, kUp, false>(group, c0, w_block, (__mmask32{1} << valid) - 1, valid);
+struct DwImpl {
+  static void Run(const QDwArgs& a) {
+    constexpr int kPixelGroup = 64;
+    const size_t block_bytes = static_cast<size_t>(a.taps / 2) * 128;
+    for (int p0 = 0; p0 < a.pixels; p0 += kPixelGroup) {
+      QDwArgs group = a;
+      group.pixels = std::min(kPixelGroup, a.pixels - p0);
+      group.in = a.in + static_cast<size_t>(p0) * a.taps;
+      group.out = a.out + static_cast<size_t>(p0) * a.channels;
+      for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
+        const int valid = std::min(kDwBlock, a.channels - c0);
+        const uint8_t* w_block = a.packed_w + static_cast<size_t>(c0 / kDwBlock) * block_bytes;
+        if (valid == kDwBlock) {
+          DwBlock<kSigned, kUp, true>(group, c0, w_block, ~__mmask32{0}, valid);
+        } else {
+          DwBlock<kSigned, kUp, false>(group, c0, w_block, (__mmask32{1} << valid) - 1, valid);
+        }
       }
     }
   }
-}
+};
 
 // An 8-bit ADD, 16 pairs at a time in registers (quant_kernels.h, add_arith): no table, so
 // nothing to fetch from memory but the inputs.
@@ -330,14 +332,8 @@ void LookupPairs(const uint8_t* a, const uint8_t* b, int64_t n, const uint8_t* t
 
 const QuantKernels* Table() {
   static const QuantKernels table = [] {
-    QuantKernels t = TiledGemmTable<Tile, kMr, kBlocks, 16>("avx512vnni");
-    t.packed_b_size = PackedBSize;
-    t.pack_b = PackB;
-    t.row_sums = RowSums;
-    t.dw_packed_size = DepthwisePairsPackedSize<kDwBlock>;
-    t.dw_pack = PackDepthwisePairs<kDwBlock>;
-    t.dw_u8 = DwForRounding<DwImpl<false, true>, DwImpl<false, false>>;
-    t.dw_s8 = DwForRounding<DwImpl<true, true>, DwImpl<true, false>>;
+    QuantKernels t = TiledTable<Tile, kMr, kBlocks, 16, DwImpl>(
+        "avx512vnni", PackedBSize, PackB, RowSums, DepthwisePairsPackedSize<kDwBlock>, PackDepthwisePairs<kDwBlock>);
     t.dw_zero_point_in_column_term = true;
     t.lookup_pairs = LookupPairs;
     t.add_arith = AddArithForSign<AddArith<true>, AddArith<false>>;

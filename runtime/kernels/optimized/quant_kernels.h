@@ -183,27 +183,41 @@ void GemmPanels(const QGemmArgs& g) {
   }
 }
 
-// A set's table with its name and GEMM entries: mr, panel and gemm_u8 / gemm_s8 through GemmPanels
-// over Tile (kMr rows, panels of kBlocks blocks of kBlockColumns columns); the set fills in the rest.
-template <template <bool, bool, int, int> class Tile, int kMr, int kBlocks, int kBlockColumns>
-QuantKernels TiledGemmTable(const char* name) {
+// A set's dw_u8 (kSigned false) or dw_s8: Dw<kSigned, kUp>::Run for the stage's rounding (ruy's
+// rounding up, or ties away from zero).
+template <template <bool, bool> class Dw, bool kSigned>
+void DwForRounding(const QDwArgs& args) {
+  if (args.stage->rounding_up) {
+    Dw<kSigned, true>::Run(args);
+  } else {
+    Dw<kSigned, false>::Run(args);
+  }
+}
+
+// A vector set's table: its name; mr, panel and gemm_u8 / gemm_s8 through GemmPanels over Tile
+// (kMr rows, panels of kBlocks blocks of kBlockColumns columns) with the weights' packing and row
+// sums given; dw_u8 / dw_s8 through DwForRounding over Dw with its weights' packing given. The set
+// fills in the rest.
+template <template <bool, bool, int, int> class Tile, int kMr, int kBlocks, int kBlockColumns,
+          template <bool, bool> class Dw>
+QuantKernels TiledTable(const char* name, decltype(QuantKernels::packed_b_size) packed_b_size,
+                        decltype(QuantKernels::pack_b) pack_b, decltype(QuantKernels::row_sums) row_sums,
+                        decltype(QuantKernels::dw_packed_size) dw_packed_size,
+                        decltype(QuantKernels::dw_pack) dw_pack) {
   QuantKernels t;
   t.name = name;
   t.mr = kMr;
   t.panel = kBlocks * kBlockColumns;
   t.gemm_u8 = GemmPanels<Tile, kMr, kBlocks, kBlockColumns, false>;
   t.gemm_s8 = GemmPanels<Tile, kMr, kBlocks, kBlockColumns, true>;
+  t.packed_b_size = packed_b_size;
+  t.pack_b = pack_b;
+  t.row_sums = row_sums;
+  t.dw_packed_size = dw_packed_size;
+  t.dw_pack = dw_pack;
+  t.dw_u8 = DwForRounding<Dw, false>;
+  t.dw_s8 = DwForRounding<Dw, true>;
   return t;
-}
-
-// A set's dw_u8 or dw_s8 from its instances for the two roundings of the stage.
-template <void (*kRoundingUp)(const QDwArgs&), void (*kTiesAway)(const QDwArgs&)>
-void DwForRounding(const QDwArgs& args) {
-  if (args.stage->rounding_up) {
-    kRoundingUp(args);
-  } else {
-    kTiesAway(args);
-  }
 }
 
 using QAddArithFn = void (*)(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& stages,

@@ -180,53 +180,55 @@ void DwPack(const int16_t* w, int channels, int taps, uint8_t* packed) {
 }
 
 template <bool kSigned, bool kUp>
-void DwImpl(const QDwArgs& a) {
-  // Pixel groups, channel blocks within: a block's weights and constants stay in L1 over the
-  // group, whose input rows stay in cache across the blocks.
-  constexpr int kPixelGroup = 64;
-  const QuantOutputStage& s = *a.stage;
-  const Clamp clamp(s);
-  const bool any_left_shift = s.any_left_shift;
-  const int taps = a.taps;
-  const int16_t* weights = reinterpret_cast<const int16_t*>(a.packed_w);
-  for (int p0 = 0; p0 < a.pixels; p0 += kPixelGroup) {
-    const int p_end = std::min(a.pixels, p0 + kPixelGroup);
-    for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
-      const int valid = std::min(kDwBlock, a.channels - c0);
-      const int16_t* w_block = weights + static_cast<size_t>(c0 / kDwBlock) * taps * kDwBlock;
-      // The column arrays are padded to kQuantColumnPadding, so whole slices load.
-      StageRegs r[4];
-      for (int j = 0; j < 4; ++j) r[j] = LoadStage(s, c0 + 4 * j);
-      for (int p = p0; p < p_end; ++p) {
-        const uint8_t* const* in = a.in + static_cast<size_t>(p) * taps;
-        int32x4_t acc[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
-        const int16_t* w = w_block;
-        for (int t = 0; t < taps; ++t, w += kDwBlock) {
-          const uint8x16_t x = LoadBytes(in[t] + c0, valid);
-          const int16x8_t x_lo = WidenLow<kSigned>(x);
-          const int16x8_t x_hi = WidenHigh<kSigned>(x);
-          const int16x8_t w_lo = vld1q_s16(w);
-          const int16x8_t w_hi = vld1q_s16(w + 8);
-          acc[0] = vmlal_s16(acc[0], vget_low_s16(x_lo), vget_low_s16(w_lo));
-          acc[1] = vmlal_high_s16(acc[1], x_lo, w_lo);
-          acc[2] = vmlal_s16(acc[2], vget_low_s16(x_hi), vget_low_s16(w_hi));
-          acc[3] = vmlal_high_s16(acc[3], x_hi, w_hi);
-        }
-        uint8_t* out = a.out + static_cast<size_t>(p) * a.channels + c0;
-        int32x4_t q[4];
-        for (int j = 0; j < 4; ++j) q[j] = Requantize<kUp>(acc[j], r[j], clamp, any_left_shift);
-        const uint8x16_t bytes = vcombine_u8(Narrow8(q[0], q[1]), Narrow8(q[2], q[3]));
-        if (valid == kDwBlock) {
-          vst1q_u8(out, bytes);
-        } else {
-          uint8_t tmp[16];
-          vst1q_u8(tmp, bytes);
-          std::memcpy(out, tmp, valid);
+struct DwImpl {
+  static void Run(const QDwArgs& a) {
+    // Pixel groups, channel blocks within: a block's weights and constants stay in L1 over the
+    // group, whose input rows stay in cache across the blocks.
+    constexpr int kPixelGroup = 64;
+    const QuantOutputStage& s = *a.stage;
+    const Clamp clamp(s);
+    const bool any_left_shift = s.any_left_shift;
+    const int taps = a.taps;
+    const int16_t* weights = reinterpret_cast<const int16_t*>(a.packed_w);
+    for (int p0 = 0; p0 < a.pixels; p0 += kPixelGroup) {
+      const int p_end = std::min(a.pixels, p0 + kPixelGroup);
+      for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
+        const int valid = std::min(kDwBlock, a.channels - c0);
+        const int16_t* w_block = weights + static_cast<size_t>(c0 / kDwBlock) * taps * kDwBlock;
+        // The column arrays are padded to kQuantColumnPadding, so whole slices load.
+        StageRegs r[4];
+        for (int j = 0; j < 4; ++j) r[j] = LoadStage(s, c0 + 4 * j);
+        for (int p = p0; p < p_end; ++p) {
+          const uint8_t* const* in = a.in + static_cast<size_t>(p) * taps;
+          int32x4_t acc[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
+          const int16_t* w = w_block;
+          for (int t = 0; t < taps; ++t, w += kDwBlock) {
+            const uint8x16_t x = LoadBytes(in[t] + c0, valid);
+            const int16x8_t x_lo = WidenLow<kSigned>(x);
+            const int16x8_t x_hi = WidenHigh<kSigned>(x);
+            const int16x8_t w_lo = vld1q_s16(w);
+            const int16x8_t w_hi = vld1q_s16(w + 8);
+            acc[0] = vmlal_s16(acc[0], vget_low_s16(x_lo), vget_low_s16(w_lo));
+            acc[1] = vmlal_high_s16(acc[1], x_lo, w_lo);
+            acc[2] = vmlal_s16(acc[2], vget_low_s16(x_hi), vget_low_s16(w_hi));
+            acc[3] = vmlal_high_s16(acc[3], x_hi, w_hi);
+          }
+          uint8_t* out = a.out + static_cast<size_t>(p) * a.channels + c0;
+          int32x4_t q[4];
+          for (int j = 0; j < 4; ++j) q[j] = Requantize<kUp>(acc[j], r[j], clamp, any_left_shift);
+          const uint8x16_t bytes = vcombine_u8(Narrow8(q[0], q[1]), Narrow8(q[2], q[3]));
+          if (valid == kDwBlock) {
+            vst1q_u8(out, bytes);
+          } else {
+            uint8_t tmp[16];
+            vst1q_u8(tmp, bytes);
+            std::memcpy(out, tmp, valid);
+          }
         }
       }
     }
   }
-}
+};
 
 // ---- 8-bit ADD in registers (quant_kernels.h, add_arith), 16 pairs per step.
 
@@ -278,14 +280,8 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
 template <template <bool, bool, int, int> class TileOfBlocks>
 QuantKernels MakeTable(const char* name, size_t (*packed_b_size)(int, size_t),
                        void (*pack_b)(const uint8_t*, int, size_t, bool, uint8_t*)) {
-  QuantKernels t = TiledGemmTable<TileOfBlocks, kMr, kPanel / 8, 8>(name);
-  t.packed_b_size = packed_b_size;
-  t.pack_b = pack_b;
-  t.row_sums = RowSums;
-  t.dw_packed_size = DwPackedSize;
-  t.dw_pack = DwPack;
-  t.dw_u8 = DwForRounding<DwImpl<false, true>, DwImpl<false, false>>;
-  t.dw_s8 = DwForRounding<DwImpl<true, true>, DwImpl<true, false>>;
+  QuantKernels t =
+      TiledTable<TileOfBlocks, kMr, kPanel / 8, 8, DwImpl>(name, packed_b_size, pack_b, RowSums, DwPackedSize, DwPack);
   t.dw_zero_point_in_column_term = true;
   t.lookup_pairs = qisa_scalar::LookupPairs;
   t.add_arith = AddArithForSign<AddArith<true>, AddArith<false>>;

@@ -282,6 +282,11 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
   return true;
 }
 
+namespace {
+
+// FULLY_CONNECTED's output requantization (QuantFullyConnectedNode::rq) for an integer node of n
+// units. False where the weights have no scales, or neither one nor n, or the activation has no
+// range on the output.
 bool FullyConnectedRequantization(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* weights,
                                   const TfLiteTensor* output, TfLiteFusedActivation activation, int n,
                                   nn::OutputRequantization* rq) {
@@ -306,37 +311,52 @@ bool FullyConnectedRequantization(TfLiteContext* context, const TfLiteTensor* in
          kTfLiteOk;
 }
 
-bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, QuantGemmState* s) {
+}  // namespace
+
+const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
+  return node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
+}
+
+bool ReadQuantFullyConnected(TfLiteContext* context, const TfLiteNode* node,
+                             bool (*types_accepted)(const QuantFullyConnectedNode& fc), QuantFullyConnectedNode* fc) {
   const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
-  const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if (!IsQuantized8(input->type) || weights->type != input->type || output->type != input->type ||
-      (bias != nullptr && bias->type != kTfLiteInt32) ||
-      params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault || tflite::IsDynamicTensor(output) ||
-      !tflite::IsConstantTensor(weights) || (bias != nullptr && !tflite::IsConstantTensor(bias)) ||
-      weights->dims->size != 2) {
+  fc->input = tflite::GetInput(context, node, 0);
+  fc->weights = tflite::GetInput(context, node, 1);
+  fc->bias = FullyConnectedBias(context, node);
+  fc->output = tflite::GetOutput(context, node, 0);
+  if (!types_accepted(*fc) || params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault ||
+      tflite::IsDynamicTensor(fc->output) || !tflite::IsConstantTensor(fc->weights) ||
+      (fc->bias != nullptr && !tflite::IsConstantTensor(fc->bias)) || fc->weights->dims->size != 2) {
     return false;
   }
-  const int n = weights->dims->data[0];
-  const size_t k = weights->dims->data[1];
-  nn::OutputRequantization rq;
-  if (n <= 0 || k == 0 || tflite::NumElements(output) == 0 ||
-      !FullyConnectedRequantization(context, input, weights, output, params.activation, n, &rq)) {
+  fc->n = fc->weights->dims->data[0];
+  fc->k = fc->weights->dims->data[1];
+  if (fc->n <= 0 || fc->k == 0 || tflite::NumElements(fc->output) == 0 ||
+      !FullyConnectedRequantization(context, fc->input, fc->weights, fc->output, params.activation, fc->n, &fc->rq)) {
     return false;
   }
+  fc->rows = tflite::NumElements(fc->output) / fc->n;
+  return fc->rows * static_cast<int64_t>(fc->k) <= tflite::NumElements(fc->input);
+}
+
+bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, QuantGemmState* s) {
+  QuantFullyConnectedNode fc;
+  const auto types_accepted = [](const QuantFullyConnectedNode& fc) {
+    return IsQuantized8(fc.input->type) && fc.weights->type == fc.input->type && fc.output->type == fc.input->type &&
+           (fc.bias == nullptr || fc.bias->type == kTfLiteInt32);
+  };
+  if (!ReadQuantFullyConnected(context, node, types_accepted, &fc)) return false;
   s->conv = false;
   s->channels = 0;
-  s->rows = tflite::NumElements(output) / n;
-  if (s->rows * static_cast<int64_t>(k) > tflite::NumElements(input)) return false;
-  const bool rounding_up = input->type == kTfLiteInt8;
-  if (!PrepareGemm(set, input->type == kTfLiteInt8, weights->data.uint8, n, k, input->params.zero_point,
-                   weights->params.zero_point, bias != nullptr ? tflite::GetTensorData<int32_t>(bias) : nullptr, rq,
-                   rounding_up, output->params.zero_point, s)) {
+  s->rows = fc.rows;
+  const bool rounding_up = fc.input->type == kTfLiteInt8;
+  if (!PrepareGemm(set, fc.input->type == kTfLiteInt8, fc.weights->data.uint8, fc.n, fc.k, fc.input->params.zero_point,
+                   fc.weights->params.zero_point,
+                   fc.bias != nullptr ? tflite::GetTensorData<int32_t>(fc.bias) : nullptr, fc.rq, rounding_up,
+                   fc.output->params.zero_point, s)) {
     return false;
   }
-  s->direct = k % 4 == 0;
+  s->direct = fc.k % 4 == 0;
   s->scratch.Clear();
   EnsureScratch(context, s);
   g_prepared.fetch_add(1, std::memory_order_relaxed);

@@ -129,14 +129,31 @@ bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, cons
 bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
                              QuantOutput* out);
 
-// FULLY_CONNECTED's output requantization as the reference computes it for an integer node of n
-// units: the multiplier from the float product of the input and weight scales (over the output
-// scale in double), or one per unit from double products where the weights have a scale per unit,
-// and the fused activation's range. False where the weights have no scales, or neither one nor n,
-// or the activation has no range on the output.
-bool FullyConnectedRequantization(TfLiteContext* context, const TfLiteTensor* input, const TfLiteTensor* weights,
-                                  const TfLiteTensor* output, TfLiteFusedActivation activation, int n,
-                                  nn::OutputRequantization* rq);
+// A FULLY_CONNECTED node's bias tensor, or null where it has none.
+const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node);
+
+// A FULLY_CONNECTED node as the integer GEMM paths (8-bit here, 16-bit in quantized16.h) take it:
+// its tensors, n units of k weights, the rows of k input values they apply to, and the output
+// requantization as the reference computes it for an integer node: the multiplier from the float
+// product of the input and weight scales (over the output scale in double), or one per unit from
+// double products where the weights have a scale per unit, and the fused activation's range.
+struct QuantFullyConnectedNode {
+  const TfLiteTensor* input = nullptr;
+  const TfLiteTensor* weights = nullptr;
+  const TfLiteTensor* bias = nullptr;  // null where absent
+  const TfLiteTensor* output = nullptr;
+  int n = 0;
+  size_t k = 0;
+  int64_t rows = 0;
+  nn::OutputRequantization rq;
+};
+
+// Reads the node into *fc. True where types_accepted(*fc) holds and the node is one both paths
+// take: weights [n > 0, k > 0] in the default format, constant as is the bias if any, a static
+// non-empty output whose rows the input holds, weights with scales (one or n) and an activation
+// with a range on the output.
+bool ReadQuantFullyConnected(TfLiteContext* context, const TfLiteNode* node,
+                             bool (*types_accepted)(const QuantFullyConnectedNode& fc), QuantFullyConnectedNode* fc);
 
 TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmState* state);
 TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantDepthwiseState* state);

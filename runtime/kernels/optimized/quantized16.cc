@@ -295,33 +295,19 @@ bool FinishConstantWeightsPrepare(TfLiteContext* context, const nn::OutputRequan
 }  // namespace
 
 bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, Q16GemmState* s) {
-  const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
-  const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  if (input->type != kTfLiteInt16 || weights->type != kTfLiteInt8 || output->type != kTfLiteInt16 ||
-      params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault || tflite::IsDynamicTensor(output) ||
-      !tflite::IsConstantTensor(weights) || weights->dims->size != 2 ||
-      (bias != nullptr &&
-       (!tflite::IsConstantTensor(bias) || (bias->type != kTfLiteInt32 && bias->type != kTfLiteInt64)))) {
-    return false;
-  }
-  const int n = weights->dims->data[0];
-  const size_t k = weights->dims->data[1];
-  nn::OutputRequantization rq;
-  if (n <= 0 || k == 0 || tflite::NumElements(output) == 0 ||
-      !FullyConnectedRequantization(context, input, weights, output, params.activation, n, &rq)) {
-    return false;
-  }
+  QuantFullyConnectedNode fc;
+  const auto types_accepted = [](const QuantFullyConnectedNode& fc) {
+    return fc.input->type == kTfLiteInt16 && fc.weights->type == kTfLiteInt8 && fc.output->type == kTfLiteInt16 &&
+           (fc.bias == nullptr || fc.bias->type == kTfLiteInt32 || fc.bias->type == kTfLiteInt64);
+  };
+  if (!ReadQuantFullyConnected(context, node, types_accepted, &fc)) return false;
   s->kind = Q16GemmState::Kind::kFullyConnected;
   s->kernels = &Q16KernelsFor(set);
   s->type = kTfLiteInt16;
-  s->n = n;
-  s->k = k;
-  s->rows = tflite::NumElements(output) / n;
-  if (s->rows * static_cast<int64_t>(k) > tflite::NumElements(input)) return false;
-  return FinishConstantWeightsPrepare(context, rq, weights, bias, output, s);
+  s->n = fc.n;
+  s->k = fc.k;
+  s->rows = fc.rows;
+  return FinishConstantWeightsPrepare(context, fc.rq, fc.weights, fc.bias, fc.output, s);
 }
 
 bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, const WindowGeometry& geometry,

@@ -228,10 +228,7 @@ void CheckQ16FullyConnected(const FullyConnected& f, const Q16Product& q, uint32
   AddQ16Operands(op, f.input, {f.units, f.depth}, q, seed, &inputs);
   const int output = op.test().AddOutput(kTfLiteInt16);
   op.test().builder().SetQuantization(output, {q.output_scale}, {0});
-  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output}, fb::BuiltinOptions::FullyConnectedOptions,
-                  fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation,
-                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT, f.keep_num_dims)
-                      .Union());
+  AddFullyConnectedOp(op, f, inputs, output);
   CheckQ16(op, optimized::Register_FULLY_CONNECTED());
 }
 
@@ -287,10 +284,7 @@ void CheckQ16Conv(const Conv& c, const Q16Product& q, uint32_t seed = 1) {
   AddQ16Operands(op, c.input, {c.out_channels, c.kernel_h, c.kernel_w, c.input[3] / c.groups}, q, seed, &inputs);
   const int output = op.test().AddOutput(kTfLiteInt16);
   op.test().builder().SetQuantization(output, {q.output_scale}, {0});
-  op.test().AddOp(kTfLiteBuiltinConv2d, inputs, {output}, fb::BuiltinOptions::Conv2DOptions,
-                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h, c.activation,
-                                          c.dilation_w, c.dilation_h)
-                      .Union());
+  AddConvOp(op, c, inputs, output);
   CheckQ16(op, optimized::Register_CONV_2D(), c.groups == 1);
 }
 

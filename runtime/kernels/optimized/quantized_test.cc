@@ -150,10 +150,7 @@ void CheckQuantConv(TfLiteType type, const Conv& c, const Quant& q, uint32_t see
       AddQuantWeights(op, type, {c.out_channels, c.kernel_h, c.kernel_w, c.input[3] / c.groups}, 0, seed + 1, q);
   const int bias = AddQuantBias(op, c.out_channels, seed + 2, q);
   const int output = AddQuantOutput(op, type, q);
-  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
-                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h, c.activation,
-                                          c.dilation_w, c.dilation_h)
-                      .Union());
+  AddConvOp(op, c, {input, filter, bias}, output);
   CheckQuantized(op, optimized::Register_CONV_2D(), c.groups == 1);
 }
 
@@ -241,10 +238,7 @@ void CheckQuantDepthwise(TfLiteType type, const Depthwise& d, const Quant& q, ui
   std::vector<int> inputs = {input, filter};
   if (d.bias) inputs.push_back(AddQuantBias(op, channels, seed + 2, q));
   const int output = AddQuantOutput(op, type, q);
-  op.test().AddOp(kTfLiteBuiltinDepthwiseConv2d, inputs, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
-                  fb::CreateDepthwiseConv2DOptions(op.test().fbb(), d.padding, d.stride_w, d.stride_h, d.multiplier,
-                                                   d.activation, d.dilation_w, d.dilation_h)
-                      .Union());
+  AddDepthwiseOp(op, d, inputs, output);
   CheckQuantized(op, optimized::Register_DEPTHWISE_CONV_2D());
 }
 
@@ -309,10 +303,7 @@ void CheckQuantFullyConnected(TfLiteType type, const FullyConnected& f, const Qu
   std::vector<int> inputs = {input, weights};
   if (f.bias) inputs.push_back(AddQuantBias(op, f.units, seed + 2, q));
   const int output = AddQuantOutput(op, type, q);
-  op.test().AddOp(kTfLiteBuiltinFullyConnected, inputs, {output}, fb::BuiltinOptions::FullyConnectedOptions,
-                  fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation,
-                                                  fb::FullyConnectedOptionsWeightsFormat::DEFAULT, f.keep_num_dims)
-                      .Union());
+  AddFullyConnectedOp(op, f, inputs, output);
   CheckQuantized(op, optimized::Register_FULLY_CONNECTED());
 }
 
@@ -327,11 +318,7 @@ void CheckHybridFullyConnected(const FullyConnected& f, bool asymmetric, uint32_
   std::vector<int> inputs = {input, weights};
   if (f.bias) inputs.push_back(op.AddFloatConst({f.units}, seed + 2));
   const int output = op.AddFloatOutput();
-  op.test().AddOp(
-      kTfLiteBuiltinFullyConnected, inputs, {output}, fb::BuiltinOptions::FullyConnectedOptions,
-      fb::CreateFullyConnectedOptions(op.test().fbb(), f.activation, fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
-                                      f.keep_num_dims, asymmetric)
-          .Union());
+  AddFullyConnectedOp(op, f, inputs, output, asymmetric);
   op.RequireOptimizedPath();
   op.Check(optimized::Register_FULLY_CONNECTED(), /*exact=*/true);
 }
@@ -367,10 +354,7 @@ void CheckHybridConv(const Conv& c, bool per_channel, uint32_t seed = 1) {
   op.test().builder().SetQuantization(filter, scales, zero_points, 0);
   const int bias = op.AddFloatConst({c.out_channels}, seed + 2);
   const int output = op.AddFloatOutput();
-  op.test().AddOp(kTfLiteBuiltinConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::Conv2DOptions,
-                  fb::CreateConv2DOptions(op.test().fbb(), c.padding, c.stride_w, c.stride_h, c.activation,
-                                          c.dilation_w, c.dilation_h)
-                      .Union());
+  AddConvOp(op, c, {input, filter, bias}, output);
   op.RequireOptimizedPath();
   op.Check(optimized::Register_CONV_2D(), /*exact=*/true);
 }

@@ -20,14 +20,9 @@ namespace touchstone {
 namespace optimized {
 namespace {
 
-constexpr int kMaxTransposeRank = 6;
-
-struct TransposeState : OpState {
-  int rank = 0;
-  size_t element_bytes = 0;
-  int64_t out_shape[kMaxTransposeRank] = {};
+struct TransposeState : MoveState {
   // Input stride (in elements) of each output dimension.
-  int64_t in_stride[kMaxTransposeRank] = {};
+  int64_t in_stride[kMaxMoveRank] = {};
 };
 
 // Rows [begin, end) of `row_length` elements: row r's coordinates over the output dimensions
@@ -37,7 +32,7 @@ void TransposeRows(const TransposeState& s, const T* in, T* out, int64_t begin, 
   const int last = s.rank - 1;
   const int64_t row_length = s.out_shape[last];
   const int64_t step = s.in_stride[last];
-  int64_t coordinate[kMaxTransposeRank] = {};
+  int64_t coordinate[kMaxMoveRank] = {};
   int64_t rest = begin;
   int64_t offset = 0;
   for (int d = last - 1; d >= 0; --d) {
@@ -93,15 +88,8 @@ struct TransposeOp {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* perm = tflite::GetInput(context, node, 1);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    s->element_bytes = ElementBytes(input->type);
-    s->rank = input->dims->size;
-    if (s->element_bytes == 0 || output->type != input->type || s->rank < 1 || s->rank > kMaxTransposeRank ||
-        tflite::IsDynamicTensor(output) || !tflite::IsConstantTensor(perm) || output->dims->size != s->rank ||
-        tflite::NumElements(output) == 0 || tflite::NumElements(perm) != s->rank ||
-        (perm->type != kTfLiteInt32 && perm->type != kTfLiteInt64)) {
-      return kTfLiteOk;
-    }
-    int64_t in_strides[kMaxTransposeRank];
+    if (!PrepareMove(input, perm, 1, output, s)) return kTfLiteOk;
+    int64_t in_strides[kMaxMoveRank];
     int64_t stride = 1;
     for (int d = s->rank - 1; d >= 0; --d) {
       in_strides[d] = stride;
@@ -109,9 +97,7 @@ struct TransposeOp {
     }
     for (int d = 0; d < s->rank; ++d) {
       // The reference's Prepare has checked that perm is a permutation of 0..rank-1.
-      const int64_t source = perm->type == kTfLiteInt32 ? perm->data.i32[d] : perm->data.i64[d];
-      s->out_shape[d] = output->dims->data[d];
-      s->in_stride[d] = in_strides[source];
+      s->in_stride[d] = in_strides[IntValue(perm, d)];
     }
     s->fast = true;
     return kTfLiteOk;
@@ -121,12 +107,9 @@ struct TransposeOp {
     const void* in = tflite::GetInput(context, node, 0)->data.raw_const;
     void* out = tflite::GetOutput(context, node, 0)->data.raw;
     const int last = s->rank - 1;
-    int64_t rows = 1;
-    for (int d = 0; d < last; ++d) rows *= s->out_shape[d];
     const int64_t row_bytes = s->out_shape[last] * static_cast<int64_t>(s->element_bytes);
-    const int64_t min_rows = std::max<int64_t>(1, kMinBytesPerChunk / std::max<int64_t>(1, row_bytes));
     const State& state = *s;
-    ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
+    ParallelChunks(context, RowsBefore(state, last), MinRowsPerChunk(row_bytes), [&](int, int64_t begin, int64_t end) {
       switch (state.element_bytes) {
         case 1:
           TransposeRows(state, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), begin, end);
