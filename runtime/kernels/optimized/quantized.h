@@ -19,11 +19,11 @@
 namespace touchstone {
 namespace optimized {
 
-// Per-output-channel output stage arrays (padded to kQuantColumnPadding) and the stage over them.
+// Per-output-channel output stage arrays (padded to kQuantColumnPadding) and the stage over them. The
+// arrays share two allocations (a node's Prepare may build several stages; few blocks keep that cheap).
 struct QuantOutput {
-  std::vector<int32_t> col_term, multiplier, shift, left_shift, right_shift;
-  std::vector<int32_t> round_a, round_b, overflow_value;
-  std::vector<int64_t> round64, shift64, negative_fix64;
+  std::vector<int32_t> words;  // the eight int32 arrays, one after the other
+  std::vector<int64_t> wide;   // the three int64 ones
   QuantOutputStage stage;
 };
 
