@@ -24,12 +24,12 @@ int32_t Wrap(int64_t value) { return static_cast<int32_t>(static_cast<uint32_t>(
 
 bool IsQuantized8(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8; }
 
-// The stage arrays for n columns, column c's multiplier, shift and column term given by
-// column(c, &multiplier, &shift, &col_term). False as BuildOutputStage says.
+// The stage arrays for n columns padded to a multiple of `padding`, column c's multiplier, shift and
+// column term given by column(c, &multiplier, &shift, &col_term). False as BuildOutputStage says.
 template <typename Column>
-bool BuildStage(int n, bool rounding_up, int32_t output_offset, int32_t act_min, int32_t act_max, Column column,
-                QuantOutput* out) {
-  const size_t padded = RoundUp(std::max(n, 1), kQuantColumnPadding);
+bool BuildStage(int n, int padding, bool rounding_up, int32_t output_offset, int32_t act_min, int32_t act_max,
+                Column column, QuantOutput* out) {
+  const size_t padded = RoundUp(std::max(n, 1), padding);
   out->words.assign(padded * 8, 0);
   out->wide.assign(padded * 3, 0);
   int32_t* col_term = out->words.data();
@@ -105,7 +105,8 @@ bool BuildStage(int n, bool rounding_up, int32_t output_offset, int32_t act_min,
 bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, const std::vector<int64_t>& col_terms,
                       int32_t output_offset, QuantOutput* out) {
   return BuildStage(
-      static_cast<int>(col_terms.size()), rounding_up, output_offset, rq.activation_min, rq.activation_max,
+      static_cast<int>(col_terms.size()), kQuantColumnPadding, rounding_up, output_offset, rq.activation_min,
+      rq.activation_max,
       [&](int c, int32_t* multiplier, int* shift, int64_t* col_term) {
         *multiplier = rq.multiplier[c];
         *shift = rq.shift[c];
@@ -117,7 +118,7 @@ bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, cons
 bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
                              QuantOutput* out) {
   return BuildStage(
-      kQuantColumnPadding, /*rounding_up=*/false, offset, act_min, act_max,
+      kUniformStageColumns, kUniformStageColumns, /*rounding_up=*/false, offset, act_min, act_max,
       [&](int, int32_t* column_multiplier, int* column_shift, int64_t* col_term) {
         *column_multiplier = multiplier;
         *column_shift = shift;

@@ -122,10 +122,10 @@ int64_t QuantizedNodesPrepared();
 bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, const std::vector<int64_t>& col_terms,
                       int32_t output_offset, QuantOutput* out);
 
-// One output stage in every column (a multiplier and shift as QuantizeMultiplier gives them, the
-// reference's MultiplyByQuantizedMultiplier rounding, then the offset and the clamp), for
-// element-wise kernels that requantize with the GEMM's vector stage. False where that stage does
-// not reproduce the reference (as for PrepareQuantConv).
+// One output stage in each of kUniformStageColumns columns (a multiplier and shift as QuantizeMultiplier gives them,
+// the reference's MultiplyByQuantizedMultiplier rounding, then the offset and the clamp), for element-wise kernels that
+// requantize with the GEMM's vector stage. False where that stage does not reproduce the reference (as for
+// PrepareQuantConv).
 bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
                              QuantOutput* out);
 
