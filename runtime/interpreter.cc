@@ -165,16 +165,21 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
 
     const fb::QuantizationParameters* q = src->quantization();
     if (q != nullptr && q->scale() != nullptr && q->scale()->size() > 0) {
-      const int channels = static_cast<int>(q->scale()->size());
+      // The flatbuffer vectors looked up once: per channel, the lookups cost more than the copy.
+      const flatbuffers::Vector<float>* scales = q->scale();
+      const flatbuffers::Vector<int64_t>* zero_points = q->zero_point();
+      const int channels = static_cast<int>(scales->size());
+      const int zero_point_count =
+          zero_points != nullptr ? static_cast<int>(std::min<flatbuffers::uoffset_t>(zero_points->size(), channels))
+                                 : 0;
       auto* affine = static_cast<TfLiteAffineQuantization*>(malloc(sizeof(TfLiteAffineQuantization)));
       affine->scale = TfLiteFloatArrayCreate(channels);
       affine->zero_point = TfLiteIntArrayCreate(channels);
-      for (int c = 0; c < channels; ++c) {
-        affine->scale->data[c] = q->scale()->Get(c);
-        const bool has_zp =
-            q->zero_point() != nullptr && q->zero_point()->size() > static_cast<flatbuffers::uoffset_t>(c);
-        affine->zero_point->data[c] = has_zp ? static_cast<int>(q->zero_point()->Get(c)) : 0;
-      }
+      float* scale_data = affine->scale->data;
+      int* zero_point_data = affine->zero_point->data;
+      for (int c = 0; c < channels; ++c) scale_data[c] = scales->Get(c);
+      for (int c = 0; c < zero_point_count; ++c) zero_point_data[c] = static_cast<int>(zero_points->Get(c));
+      for (int c = zero_point_count; c < channels; ++c) zero_point_data[c] = 0;
       // With one scale the dimension is irrelevant; TFLite refuses an out-of-range one even then
       // (person_detect.tflite); Touchstone reads it as per-tensor (docs/runtime.md).
       affine->quantized_dimension = channels > 1 ? q->quantized_dimension() : 0;

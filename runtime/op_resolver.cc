@@ -174,16 +174,18 @@ const BuiltinEntry kBuiltinOps[] = {
 
 }  // namespace
 
-BuiltinOpResolver::BuiltinOpResolver(KernelSet kernel_set) {
+BuiltinOpResolver::BuiltinOpResolver(KernelSet kernel_set) : kernel_set_(kernel_set) {
   int max_code = 0;
   for (const BuiltinEntry& entry : kBuiltinOps) max_code = std::max(max_code, entry.code);
-  builtins_.resize(static_cast<size_t>(max_code) + 1);
-  versions_.assign(static_cast<size_t>(max_code) + 1, {0, 0});
-  for (const BuiltinEntry& entry : kBuiltinOps) {
-    const bool optimized = kernel_set == KernelSet::kOptimized && entry.optimized != nullptr;
-    TfLiteRegistration& registration = builtins_[entry.code];
-    registration = optimized ? *entry.optimized() : *entry.reference();
-    registration.builtin_code = entry.code;
+  const size_t codes = static_cast<size_t>(max_code) + 1;
+  builtins_.resize(codes);
+  fetched_.reset(new std::atomic<bool>[codes]);
+  for (size_t code = 0; code < codes; ++code) fetched_[code].store(false, std::memory_order_relaxed);
+  entries_.assign(codes, -1);
+  versions_.assign(codes, {0, 0});
+  for (size_t i = 0; i < sizeof(kBuiltinOps) / sizeof(kBuiltinOps[0]); ++i) {
+    const BuiltinEntry& entry = kBuiltinOps[i];
+    entries_[entry.code] = static_cast<int>(i);
     versions_[entry.code] = {entry.min_version, entry.max_version};
   }
   // Custom ops TFLite's own resolver registers.
@@ -204,7 +206,18 @@ const TfLiteRegistration* BuiltinOpResolver::FindOp(int builtin_code, int versio
   const std::pair<int, int>& range = versions_[builtin_code];
   // {0, 0}: a code no op of the table has.
   if (range.first == 0 || version < range.first || version > range.second) return nullptr;
-  return &builtins_[builtin_code];
+  TfLiteRegistration* registration = &builtins_[builtin_code];
+  if (!fetched_[builtin_code].load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(fetch_mutex_);
+    if (!fetched_[builtin_code].load(std::memory_order_relaxed)) {
+      const BuiltinEntry& entry = kBuiltinOps[entries_[builtin_code]];
+      const bool optimized = kernel_set_ == KernelSet::kOptimized && entry.optimized != nullptr;
+      *registration = optimized ? *entry.optimized() : *entry.reference();
+      registration->builtin_code = entry.code;
+      fetched_[builtin_code].store(true, std::memory_order_release);
+    }
+  }
+  return registration;
 }
 
 const TfLiteRegistration* BuiltinOpResolver::FindOp(const char* custom_name, int /*version*/) const {

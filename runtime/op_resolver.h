@@ -5,7 +5,10 @@
 #ifndef TOUCHSTONE_RUNTIME_OP_RESOLVER_H_
 #define TOUCHSTONE_RUNTIME_OP_RESOLVER_H_
 
+#include <atomic>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,9 +36,10 @@ class OpResolver {
 class BuiltinOpResolver : public OpResolver {
  public:
   explicit BuiltinOpResolver(KernelSet kernel_set);
-  // One resolver per kernel set, built on first use and never freed: building one costs tens of
-  // microseconds (every op's registration copied into maps), which each interpreter would otherwise pay
-  // in its Init; nodes keep pointers to its registrations.
+  // One resolver per kernel set, built on first use and never freed; nodes keep pointers to its
+  // registrations. A builtin's registration is fetched on its first FindOp (thread-safe): fetching all
+  // of them up front touches every kernel's code and static data, about 100 us of page faults in a
+  // fresh process's Init, for the handful of ops a model uses.
   static const BuiltinOpResolver& Shared(KernelSet kernel_set);
   const TfLiteRegistration* FindOp(int builtin_code, int version) const override;
   const TfLiteRegistration* FindOp(const char* custom_name, int version) const override;
@@ -55,9 +59,13 @@ class BuiltinOpResolver : public OpResolver {
   static std::vector<int> OptimizedBuiltins();
 
  private:
-  // Indexed by builtin code: flat arrays, so that building a resolver allocates twice, not per op.
-  std::vector<TfLiteRegistration> builtins_;
-  std::vector<std::pair<int, int>> versions_;  // {min, max}; {0, 0} where no op has the code
+  KernelSet kernel_set_;
+  // Indexed by builtin code: flat arrays, so that building a resolver allocates a few times, not per op.
+  mutable std::vector<TfLiteRegistration> builtins_;  // filled on first FindOp of the code
+  std::unique_ptr<std::atomic<bool>[]> fetched_;      // builtins_[code] is filled
+  mutable std::mutex fetch_mutex_;
+  std::vector<int> entries_;                           // index into the op table; -1 where no op has the code
+  std::vector<std::pair<int, int>> versions_;          // {min, max}; {0, 0} where no op has the code
   std::map<std::string, TfLiteRegistration> customs_;  // node-based: custom_name points into the key
 };
 

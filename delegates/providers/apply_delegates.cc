@@ -5,9 +5,12 @@
 namespace touchstone {
 namespace {
 
-// Applies `delegate` and allocates tensors.
+// Applies `delegate` and allocates tensors. ModifyGraphWithDelegate has usually allocated them already
+// (it prepares the graph for a delegate that does not take dynamic tensors, and again after a
+// replacement); a second AllocateTensors would prepare every node once more for nothing.
 Status ApplyOne(Interpreter* interpreter, TfLiteDelegate* delegate) {
   TS_RETURN_IF_ERROR(interpreter->ModifyGraphWithDelegate(delegate));
+  if (interpreter->primary()->tensors_allocated()) return Status::Ok();
   return interpreter->AllocateTensors();
 }
 

@@ -67,10 +67,8 @@ inline T WrappingNeg(T a) {
   return WrappingSub<T>(T(0), a);
 }
 
-// Splits `real` into a Q0.31 significand and an exponent: real ~= multiplier * 2^(shift - 31).
-// Zero gives (0, 0); magnitudes below 2^-32 flush to (0, 0). A non-finite `real` also gives (0, 0):
-// that is what TFLite's frexp/round/int64 conversion chain produces on x86-64.
-inline void QuantizeMultiplier(double real, int32_t* multiplier, int* shift) {
+// QuantizeMultiplier below as TFLite computes it: frexp, then round(significand * 2^31) in double.
+inline void QuantizeMultiplierWithLibm(double real, int32_t* multiplier, int* shift) {
   if (real == 0.0 || !std::isfinite(real)) {
     *multiplier = 0;
     *shift = 0;
@@ -83,6 +81,38 @@ inline void QuantizeMultiplier(double real, int32_t* multiplier, int* shift) {
     ++*shift;
   }
   // All bits would be shifted out; TFLite says so with a zero multiplier instead.
+  if (*shift < -31) {
+    *shift = 0;
+    fixed = 0;
+  }
+  *multiplier = static_cast<int32_t>(fixed);
+}
+
+// Splits `real` into a Q0.31 significand and an exponent: real ~= multiplier * 2^(shift - 31).
+// Zero gives (0, 0); magnitudes below 2^-32 flush to (0, 0). A non-finite `real` also gives (0, 0):
+// that is what TFLite's frexp/round/int64 conversion chain produces on x86-64.
+// The same result as QuantizeMultiplierWithLibm, from the double's bits: a normal double is
+// m * 2^(e - 1075) with a 53-bit m, so frexp gives m / 2^53 and e - 1022, and the significand times
+// 2^31 is m / 2^22, rounded half away from zero in integers. Prepare calls it per output channel,
+// where the two library calls cost more than the rest of the work together.
+inline void QuantizeMultiplier(double real, int32_t* multiplier, int* shift) {
+  uint64_t bits;
+  static_assert(sizeof(bits) == sizeof(real), "double is 64 bits");
+  std::memcpy(&bits, &real, sizeof(bits));
+  const int biased_exponent = static_cast<int>((bits >> 52) & 0x7ff);
+  // Zero, subnormals, infinities and NaN: the library path.
+  if (biased_exponent == 0 || biased_exponent == 0x7ff) {
+    QuantizeMultiplierWithLibm(real, multiplier, shift);
+    return;
+  }
+  const uint64_t m = (bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1} << 52);
+  const int64_t magnitude = static_cast<int64_t>((m + (uint64_t{1} << 21)) >> 22);  // in [2^30, 2^31]
+  int64_t fixed = (bits >> 63) != 0 ? -magnitude : magnitude;
+  *shift = biased_exponent - 1022;
+  if (fixed == (1LL << 31)) {
+    fixed /= 2;
+    ++*shift;
+  }
   if (*shift < -31) {
     *shift = 0;
     fixed = 0;

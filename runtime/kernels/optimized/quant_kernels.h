@@ -30,6 +30,10 @@ namespace optimized {
 // kernels load whole vectors of them.
 constexpr int kQuantColumnPadding = 64;
 
+// The columns of a uniform stage (the same multiplier in every column, BuildUniformOutputStage):
+// its users (add_arith) load one vector of columns from column 0, 16 int32 lanes at most.
+constexpr int kUniformStageColumns = 16;
+
 // How accumulators become outputs, per output channel (arrays of padded length).
 struct QuantOutputStage {
   const int32_t* col_term = nullptr;     // added to every accumulator of the column (bias included)

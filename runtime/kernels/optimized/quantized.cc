@@ -24,83 +24,107 @@ int32_t Wrap(int64_t value) { return static_cast<int32_t>(static_cast<uint32_t>(
 
 bool IsQuantized8(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8; }
 
-}  // namespace
-
-bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, const std::vector<int64_t>& col_terms,
-                      int32_t output_offset, QuantOutput* out) {
-  const int n = static_cast<int>(col_terms.size());
-  const size_t padded = RoundUp(std::max(n, 1), kQuantColumnPadding);
-  out->col_term.assign(padded, 0);
-  out->multiplier.assign(padded, 0);
-  out->shift.assign(padded, 0);
-  out->left_shift.assign(padded, 0);
-  out->right_shift.assign(padded, 0);
-  out->round_a.assign(padded, 0);
-  out->round_b.assign(padded, rounding_up ? INT32_MAX : 0);
-  out->overflow_value.assign(padded, 0);
-  out->round64.assign(padded, int64_t{1} << 30);
-  out->shift64.assign(padded, 31);
-  out->negative_fix64.assign(padded, 0);
+// The stage arrays for n columns padded to a multiple of `padding`, column c's multiplier, shift and
+// column term given by column(c, &multiplier, &shift, &col_term). False as BuildOutputStage says.
+template <typename Column>
+bool BuildStage(int n, int padding, bool rounding_up, int32_t output_offset, int32_t act_min, int32_t act_max,
+                Column column, QuantOutput* out) {
+  const size_t padded = RoundUp(std::max(n, 1), padding);
+  out->words.assign(padded * 8, 0);
+  out->wide.assign(padded * 3, 0);
+  int32_t* col_term = out->words.data();
+  int32_t* multiplier = col_term + padded;
+  int32_t* shift = multiplier + padded;
+  int32_t* left_shift = shift + padded;
+  int32_t* right_shift = left_shift + padded;
+  int32_t* round_a = right_shift + padded;
+  int32_t* round_b = round_a + padded;
+  int32_t* overflow_value = round_b + padded;
+  int64_t* round64 = out->wide.data();
+  int64_t* shift64 = round64 + padded;
+  int64_t* negative_fix64 = shift64 + padded;
+  if (rounding_up) std::fill(round_b, round_b + padded, INT32_MAX);
+  std::fill(round64, round64 + padded, int64_t{1} << 30);
+  std::fill(shift64, shift64 + padded, 31);
   bool any_left_shift = false;
   for (int c = 0; c < n; ++c) {
-    const int32_t multiplier = rq.multiplier[c];
-    const int shift = rq.shift[c];
-    if (multiplier == INT32_MIN || shift < -31) return false;
-    const int left = shift > 0 ? shift : 0;
-    out->col_term[c] = Wrap(col_terms[c]);
-    out->multiplier[c] = multiplier;
-    out->shift[c] = shift;
+    int32_t column_multiplier;
+    int column_shift;
+    int64_t column_term;
+    column(c, &column_multiplier, &column_shift, &column_term);
+    if (column_multiplier == INT32_MIN || column_shift < -31) return false;
+    const int left = column_shift > 0 ? column_shift : 0;
+    col_term[c] = Wrap(column_term);
+    multiplier[c] = column_multiplier;
+    shift[c] = column_shift;
     // ruy's stage makes a left shift of 32 or more 0 (as vpsllvd does); the reference's masks the
     // count as the x86 shift instruction does.
-    out->left_shift[c] = rounding_up ? std::min(left, 32) : (left & 31);
-    const int right = shift > 0 ? 0 : -shift;
-    out->right_shift[c] = right;
-    if (out->left_shift[c] != 0) any_left_shift = true;
+    left_shift[c] = rounding_up ? std::min(left, 32) : (left & 31);
+    const int right = column_shift > 0 ? 0 : -column_shift;
+    right_shift[c] = right;
+    if (left_shift[c] != 0) any_left_shift = true;
     // Column c's slot in its 16-column block: the even columns first, then the odd ones.
     const size_t slot = static_cast<size_t>(c / 16 * 16 + (c % 2) * 8 + (c % 16) / 2);
     const int64_t nudge64 = right > 0 ? int64_t{1} << (right - 1) : 0;
-    out->round64[slot] = (int64_t{1} << 30) + nudge64 * (int64_t{1} << 31);
-    out->shift64[slot] = 31 + right;
-    out->negative_fix64[slot] = !rounding_up && right > 0 ? -(int64_t{1} << 31) : 0;
+    round64[slot] = (int64_t{1} << 30) + nudge64 * (int64_t{1} << 31);
+    shift64[slot] = 31 + right;
+    negative_fix64[slot] = !rounding_up && right > 0 ? -(int64_t{1} << 31) : 0;
     if (rounding_up) {
       const int32_t nudge = right > 0 ? int32_t{1} << (right - 1) : 0;
-      out->round_a[c] = nudge;
-      out->round_b[c] = INT32_MAX - nudge;
-      out->overflow_value[c] = right > 0 ? static_cast<int32_t>(uint32_t{1} << (31 - right)) : 0;
+      round_a[c] = nudge;
+      round_b[c] = INT32_MAX - nudge;
+      overflow_value[c] = right > 0 ? static_cast<int32_t>(uint32_t{1} << (31 - right)) : 0;
     } else {
       const int32_t mask = static_cast<int32_t>((int64_t{1} << right) - 1);
-      out->round_a[c] = mask;
-      out->round_b[c] = mask >> 1;
+      round_a[c] = mask;
+      round_b[c] = mask >> 1;
     }
   }
   QuantOutputStage& s = out->stage;
-  s.col_term = out->col_term.data();
-  s.multiplier = out->multiplier.data();
-  s.shift = out->shift.data();
-  s.left_shift = out->left_shift.data();
-  s.right_shift = out->right_shift.data();
-  s.round_a = out->round_a.data();
-  s.round_b = out->round_b.data();
-  s.overflow_value = out->overflow_value.data();
-  s.round64 = out->round64.data();
-  s.shift64 = out->shift64.data();
-  s.negative_fix64 = out->negative_fix64.data();
+  s.col_term = col_term;
+  s.multiplier = multiplier;
+  s.shift = shift;
+  s.left_shift = left_shift;
+  s.right_shift = right_shift;
+  s.round_a = round_a;
+  s.round_b = round_b;
+  s.overflow_value = overflow_value;
+  s.round64 = round64;
+  s.shift64 = shift64;
+  s.negative_fix64 = negative_fix64;
   s.any_left_shift = any_left_shift;
   s.output_offset = output_offset;
-  s.act_min = rq.activation_min;
-  s.act_max = rq.activation_max;
+  s.act_min = act_min;
+  s.act_max = act_max;
   s.rounding_up = rounding_up;
   return true;
 }
 
+}  // namespace
+
+bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, const std::vector<int64_t>& col_terms,
+                      int32_t output_offset, QuantOutput* out) {
+  return BuildStage(
+      static_cast<int>(col_terms.size()), kQuantColumnPadding, rounding_up, output_offset, rq.activation_min,
+      rq.activation_max,
+      [&](int c, int32_t* multiplier, int* shift, int64_t* col_term) {
+        *multiplier = rq.multiplier[c];
+        *shift = rq.shift[c];
+        *col_term = col_terms[c];
+      },
+      out);
+}
+
 bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
                              QuantOutput* out) {
-  nn::OutputRequantization rq;
-  rq.multiplier.assign(kQuantColumnPadding, multiplier);
-  rq.shift.assign(kQuantColumnPadding, shift);
-  rq.activation_min = act_min;
-  rq.activation_max = act_max;
-  return BuildOutputStage(rq, /*rounding_up=*/false, std::vector<int64_t>(kQuantColumnPadding, 0), offset, out);
+  return BuildStage(
+      kUniformStageColumns, kUniformStageColumns, /*rounding_up=*/false, offset, act_min, act_max,
+      [&](int, int32_t* column_multiplier, int* column_shift, int64_t* col_term) {
+        *column_multiplier = multiplier;
+        *column_shift = shift;
+        *col_term = 0;
+      },
+      out);
 }
 
 namespace {

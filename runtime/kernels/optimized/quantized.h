@@ -19,11 +19,11 @@
 namespace touchstone {
 namespace optimized {
 
-// Per-output-channel output stage arrays (padded to kQuantColumnPadding) and the stage over them.
+// Per-output-channel output stage arrays (padded to kQuantColumnPadding) and the stage over them. The
+// arrays share two allocations (a node's Prepare may build several stages; few blocks keep that cheap).
 struct QuantOutput {
-  std::vector<int32_t> col_term, multiplier, shift, left_shift, right_shift;
-  std::vector<int32_t> round_a, round_b, overflow_value;
-  std::vector<int64_t> round64, shift64, negative_fix64;
+  std::vector<int32_t> words;  // the eight int32 arrays, one after the other
+  std::vector<int64_t> wide;   // the three int64 ones
   QuantOutputStage stage;
 };
 
@@ -122,10 +122,10 @@ int64_t QuantizedNodesPrepared();
 bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, const std::vector<int64_t>& col_terms,
                       int32_t output_offset, QuantOutput* out);
 
-// One output stage in every column (a multiplier and shift as QuantizeMultiplier gives them, the
-// reference's MultiplyByQuantizedMultiplier rounding, then the offset and the clamp), for
-// element-wise kernels that requantize with the GEMM's vector stage. False where that stage does
-// not reproduce the reference (as for PrepareQuantConv).
+// One output stage in each of kUniformStageColumns columns (a multiplier and shift as QuantizeMultiplier gives them,
+// the reference's MultiplyByQuantizedMultiplier rounding, then the offset and the clamp), for element-wise kernels that
+// requantize with the GEMM's vector stage. False where that stage does not reproduce the reference (as for
+// PrepareQuantConv).
 bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
                              QuantOutput* out);
 
