@@ -107,13 +107,7 @@ StatusOr<CocoGroundTruth> ProtoGroundTruth(const CocoEvalOptions& o) {
     if (it != by_name.end()) {
       image.id = it->second->image_id;
       for (const ProtoObject& object : it->second->objects) {
-        TfliteBox b;
-        b.ymin = object.top;
-        b.xmin = object.left;
-        b.ymax = object.bottom;
-        b.xmax = object.right;
-        b.class_id = object.class_id;
-        boxes.push_back(b);
+        boxes.push_back({object.top, object.left, object.bottom, object.right, object.class_id});
       }
     }
     truth.images.push_back(image);

@@ -309,11 +309,10 @@ ordered_json PerClassApJson(const CocoMetrics* coco, const TfliteApResult* tflit
   ordered_json list = ordered_json::array();
   for (const auto& c : classes) {
     auto name = names.find(c.first);
-    auto figure = [](double v) { return std::isnan(v) ? ordered_json(nullptr) : ordered_json(v); };
     list.push_back({{"class_id", c.first},
                     {"name", name != names.end() ? name->second : "class " + std::to_string(c.first)},
-                    {"coco_ap", figure(c.second.first)},
-                    {"tflite_ap", figure(c.second.second)}});
+                    {"coco_ap", JsonNumber(c.second.first)},
+                    {"tflite_ap", JsonNumber(c.second.second)}});
   }
   return list;
 }

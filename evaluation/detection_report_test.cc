@@ -53,27 +53,11 @@ struct DetectionFixture {
   DetectionFixture() {
     for (int i = 0; i < 3; ++i) {
       gt.images.push_back({i + 1, "i" + std::to_string(i) + ".jpg", 100, 50});
-      CocoBox a;
-      a.image_id = i + 1;
-      a.category_id = 1;
-      a.x = 10;
-      a.y = 5;
-      a.w = 40;
-      a.h = 20;
-      a.area = 800;
-      gt.annotations.push_back(a);
+      gt.annotations.push_back({/*image_id=*/i + 1, /*category_id=*/1, 10, 5, 40, 20, /*area=*/800});
     }
     gt.categories = {{1, "cat"}, {2, "dog"}};
-    TfliteBox hit;
-    hit.ymin = 0.1f;
-    hit.xmin = 0.1f;
-    hit.ymax = 0.5f;
-    hit.xmax = 0.5f;
-    hit.class_id = 1;
-    hit.score = 0.9f;
-    TfliteBox wrong = hit;
-    wrong.class_id = 2;
-    wrong.score = 0.7f;
+    const TfliteBox hit{0.1f, 0.1f, 0.5f, 0.5f, /*class_id=*/1, /*score=*/0.9f};
+    const TfliteBox wrong{0.1f, 0.1f, 0.5f, 0.5f, /*class_id=*/2, /*score=*/0.7f};
     predicted = {{hit}, {hit, wrong}, {}};
   }
 };

@@ -22,13 +22,7 @@ void PrintDelegateOutcomes(const std::vector<DelegateOutcome>& outcomes, bool ru
 std::vector<ReportedDelegate> ReportedDelegates(const std::vector<DelegateOutcome>& outcomes) {
   std::vector<ReportedDelegate> reported;
   for (const DelegateOutcome& o : outcomes) {
-    ReportedDelegate d;
-    d.provider = o.provider;
-    d.applied = o.applied;
-    d.delegate_kernels = o.delegate_kernels;
-    d.fully_delegated = o.fully_delegated;
-    d.error = o.error;
-    reported.push_back(d);
+    reported.push_back({o.provider, /*options=*/{}, o.applied, o.delegate_kernels, o.fully_delegated, o.error});
   }
   return reported;
 }

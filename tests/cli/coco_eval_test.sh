@@ -8,10 +8,6 @@
 set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/coco_eval/coco_eval"
-expect_exit() {  # expect_exit <code> <stderr substring> <description> <args...>: lib.sh's expect_error on $BIN
-  local code="$1" text="$2" what="$3"; shift 3
-  expect_error "$code" "$text" "$what" "$BIN" "$@"
-}
 
 # Ground truth for two 64x48 images (a BMP each), results files, and broken variants.
 mkdir -p "$TMP/images"

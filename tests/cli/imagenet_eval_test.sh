@@ -8,10 +8,6 @@
 set -uo pipefail
 source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 BIN="$TEST_SRCDIR/touchstone/tools/imagenet_eval/imagenet_eval"
-expect_exit() {  # expect_exit <code> <stderr substring> <description> <args...>: lib.sh's expect_error on $BIN
-  local code="$1" text="$2" what="$3"; shift 3
-  expect_error "$code" "$text" "$what" "$BIN" "$@"
-}
 
 # A float classifier with 10 classes on 32x32 images, 6 BMP images, their labels and the model's labels.
 "$MAKE" --output="$TMP/m.tflite" --input_size=32 --num_classes=10 >/dev/null || { echo "FAIL: make_model"; exit 1; }

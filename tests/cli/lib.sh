@@ -2,8 +2,8 @@
 #   source "$TEST_SRCDIR/touchstone/tests/cli/lib.sh"
 # Sets R (the runfiles' touchstone folder), TMP (the test's scratch folder), failures=0, and the paths in
 # the runfiles of what many tests use (each lists those it uses in its data): MAKE (make_model), SCHEMAS
-# (docs/schemas) and VALIDATE (validate_report.py). A test that needs another `run` (a binary other
-# than $BIN, extra flags) defines its own after sourcing this.
+# (docs/schemas) and VALIDATE (validate_report.py). A test that needs another `run` or `expect_exit` (a
+# binary other than $BIN, extra flags) defines its own after sourcing this.
 
 R="$TEST_SRCDIR/touchstone"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -65,6 +65,10 @@ expect_error() {
     echo "FAIL: $what: exit $got, expected $code with '$text'; stderr: $(tail -3 "$TMP/err.txt")"
     failures=$((failures + 1))
   fi
+}
+expect_exit() {  # expect_exit <code> <stderr substring> <description> <args...>: expect_error on $BIN
+  local code="$1" text="$2" what="$3"; shift 3
+  expect_error "$code" "$text" "$what" "$BIN" "$@"
 }
 
 # --- What the test needs but the machine may lack (../shared, a program) ---------------------------
