@@ -120,6 +120,19 @@ inline void QuantizeMultiplier(double real, int32_t* multiplier, int* shift) {
   *multiplier = static_cast<int32_t>(fixed);
 }
 
+// The three multipliers of TFLite's quantized ADD and SUB: each input onto twice the larger input
+// scale, and the sum, shifted left by `left_shift` bits, back onto the output scale. The float and
+// double steps are TFLite's (add.cc), so the multipliers match its bit for bit.
+inline void QuantizeAddMultipliers(float input1_scale, float input2_scale, float output_scale, int left_shift,
+                                   int32_t* input1_multiplier, int* input1_shift, int32_t* input2_multiplier,
+                                   int* input2_shift, int32_t* output_multiplier, int* output_shift) {
+  const double twice_max_input_scale = 2.0f * std::max(input1_scale, input2_scale);
+  QuantizeMultiplier(input1_scale / twice_max_input_scale, input1_multiplier, input1_shift);
+  QuantizeMultiplier(input2_scale / twice_max_input_scale, input2_multiplier, input2_shift);
+  QuantizeMultiplier(twice_max_input_scale / (static_cast<float>(1 << left_shift) * output_scale), output_multiplier,
+                     output_shift);
+}
+
 // round(a * b / 2^31), ties away from zero; the one overflowing case (INT32_MIN squared)
 // saturates to INT32_MAX.
 inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
