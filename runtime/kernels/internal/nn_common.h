@@ -425,6 +425,7 @@ inline TfLiteStatus CheckZeroPointIsZero(TfLiteContext* context, const TfLiteTen
 
 // The quantizers themselves are quantization_util.h's.
 using quantization_util::AsymmetricQuantizeFloats;
+using quantization_util::BatchQuantizeFloats;
 using quantization_util::SymmetricQuantizeFloats;
 
 }  // namespace nn

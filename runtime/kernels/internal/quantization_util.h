@@ -593,6 +593,21 @@ inline void AsymmetricQuantizeFloats(const float* values, int size, int8_t* quan
   }
 }
 
+// tensor_utils::BatchQuantizeFloats, the input of every hybrid kernel: each of the `rows` rows of
+// `depth` values on its own, asymmetrically (zero_points[r] its zero point) or symmetrically
+// (zero_points left as they are).
+inline void BatchQuantizeFloats(const float* values, int64_t rows, int depth, int8_t* quantized, float* scaling_factors,
+                                int32_t* zero_points, bool asymmetric, MinMaxScan scan = MinMaxScan::kRunningMinMax) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t offset = r * depth;
+    if (asymmetric) {
+      AsymmetricQuantizeFloats(values + offset, depth, quantized + offset, &scaling_factors[r], &zero_points[r], scan);
+    } else {
+      SymmetricQuantizeFloats(values + offset, depth, quantized + offset, &scaling_factors[r], scan);
+    }
+  }
+}
+
 }  // namespace quantization_util
 }  // namespace touchstone
 

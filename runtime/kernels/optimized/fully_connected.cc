@@ -168,16 +168,9 @@ struct FullyConnectedOp {
     const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
     float* output_data = tflite::GetTensorData<float>(output);
     const int depth = static_cast<int>(s->depth);
-    for (size_t row = 0; row < s->rows; ++row) {
-      int8_t* quantized_row = s->quantized_input.data() + row * s->depth;
-      if (s->asymmetric) {
-        nn::AsymmetricQuantizeFloats(input_data + row * s->depth, depth, quantized_row, &s->scaling_factors[row],
-                                     &s->input_offsets[row]);
-      } else {
-        nn::SymmetricQuantizeFloats(input_data + row * s->depth, depth, quantized_row, &s->scaling_factors[row]);
-      }
-      s->scaling_factors[row] *= weights->params.scale;
-    }
+    nn::BatchQuantizeFloats(input_data, static_cast<int64_t>(s->rows), depth, s->quantized_input.data(),
+                            s->scaling_factors.data(), s->input_offsets.data(), s->asymmetric);
+    for (float& scaling_factor : s->scaling_factors) scaling_factor *= weights->params.scale;
     constexpr int64_t kUnitsPerTask = 16;
     const int64_t unit_blocks = (static_cast<int64_t>(s->units) + kUnitsPerTask - 1) / kUnitsPerTask;
     const int64_t min_tasks = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, kUnitsPerTask * depth));

@@ -127,17 +127,10 @@ void PrepareHybridScratch(TfLiteFusedActivation activation, const TfLiteTensor* 
 void QuantizeInputBatches(const TfLiteTensor* input, bool asymmetric, ConvData& data) {
   const int batches = input->dims->data[0];
   const int64_t input_size = batches == 0 ? 0 : tflite::NumElements(input) / batches;
-  const float* input_data = tflite::GetTensorData<float>(input);
-  for (int b = 0; b < batches && input_size > 0; ++b) {
-    const float* row = input_data + b * input_size;
-    int8_t* quantized_row = data.quantized_input.data() + b * input_size;
-    if (asymmetric) {
-      nn::AsymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b],
-                                   &data.input_offsets[b]);
-    } else {
-      nn::SymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b]);
-    }
-  }
+  if (input_size == 0) return;
+  nn::BatchQuantizeFloats(tflite::GetTensorData<float>(input), batches, static_cast<int>(input_size),
+                          data.quantized_input.data(), data.scaling_factors.data(), data.input_offsets.data(),
+                          asymmetric);
 }
 
 // Input 0 and input 1 (filter) of CONV_2D or DEPTHWISE_CONV_2D, both 4-D, and output 0; the node

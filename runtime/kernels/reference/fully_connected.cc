@@ -344,11 +344,7 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
     int8_t* quantized_row = data.quantized_input.data() + row * accum_depth;
     float& scaling_factor = data.scaling_factors[row];
     int32_t& offset = data.input_offsets[row];
-    if (asymmetric) {
-      nn::AsymmetricQuantizeFloats(input_row, accum_depth, quantized_row, &scaling_factor, &offset);
-    } else {
-      nn::SymmetricQuantizeFloats(input_row, accum_depth, quantized_row, &scaling_factor);
-    }
+    nn::BatchQuantizeFloats(input_row, 1, accum_depth, quantized_row, &scaling_factor, &offset, asymmetric);
     scaling_factor *= weights->params.scale;
     float* output_row = output_data + row * num_units;
     for (int unit = 0; unit < num_units; ++unit) {
@@ -605,13 +601,9 @@ void BatchMatMulHybrid(const TfLiteBatchMatMulParams& params, BatchMatMulData& d
       }
       const int64_t r = m * rows + i;
       int8_t* quantized = data.quantized_lhs.data() + r * accum_depth;
-      if (asymmetric) {
-        nn::AsymmetricQuantizeFloats(row.data(), accum_depth, quantized, &data.scaling_factors[r],
-                                     &data.input_offsets[r]);
-      } else {
-        nn::SymmetricQuantizeFloats(row.data(), accum_depth, quantized, &data.scaling_factors[r]);
-        data.input_offsets[r] = 0;
-      }
+      if (!asymmetric) data.input_offsets[r] = 0;
+      nn::BatchQuantizeFloats(row.data(), 1, accum_depth, quantized, &data.scaling_factors[r], &data.input_offsets[r],
+                              asymmetric);
       data.scaling_factors[r] *= rhs->params.scale;
     }
   }
