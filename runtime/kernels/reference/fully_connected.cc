@@ -75,9 +75,7 @@ struct FullyConnectedData {
   bool hybrid = false;
   // The weights' scale per output unit, when per-channel: TFLite's hybrid kernel then adds nothing.
   const float* per_channel_scales = nullptr;
-  std::vector<int8_t> quantized_input;
-  std::vector<float> scaling_factors;
-  std::vector<int32_t> input_offsets;
+  nn::QuantizedRows quantized_input;
   std::vector<int32_t> row_sums;
 };
 
@@ -249,9 +247,7 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
   if (data->hybrid) {
     // Scratch for the rows Eval computes (one per num_units outputs).
     const int64_t rows = num_units > 0 ? tflite::NumElements(output_dims) / num_units : 0;
-    data->quantized_input.resize(rows * accum_depth);
-    data->scaling_factors.resize(rows);
-    data->input_offsets.resize(rows);
+    data->quantized_input.Resize(rows, accum_depth);
     data->row_sums.resize(num_units);
   }
   return context->ResizeTensor(context, output, output_dims);
@@ -341,9 +337,9 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
   }
   for (int64_t row = 0; row < rows; ++row) {
     const float* input_row = input_data + row * accum_depth;
-    int8_t* quantized_row = data.quantized_input.data() + row * accum_depth;
-    float& scaling_factor = data.scaling_factors[row];
-    int32_t& offset = data.input_offsets[row];
+    int8_t* quantized_row = data.quantized_input.values.data() + row * accum_depth;
+    float& scaling_factor = data.quantized_input.scaling_factors[row];
+    int32_t& offset = data.quantized_input.offsets[row];
     nn::BatchQuantizeFloats(input_row, 1, accum_depth, quantized_row, &scaling_factor, &offset, asymmetric);
     scaling_factor *= weights->params.scale;
     float* output_row = output_data + row * num_units;
