@@ -67,19 +67,11 @@ namespace hybrid_internal {
 
 namespace qu = quantization_util;
 
-// tensor_utils::BatchQuantizeFloats: each of the n_batch rows on its own.
+// tensor_utils::BatchQuantizeFloats with the min-max scan of TFLite's LSTM and SVDF kernels.
 inline void BatchQuantize(const float* values, int n_batch, int n_data, int8_t* quantized, float* scaling_factors,
                           int32_t* zero_points, bool asymmetric) {
-  for (int b = 0; b < n_batch; ++b) {
-    const int offset = b * n_data;
-    if (asymmetric) {
-      qu::AsymmetricQuantizeFloats(values + offset, n_data, quantized + offset, &scaling_factors[b], &zero_points[b],
-                                   qu::MinMaxScan::kMinMaxElement);
-    } else {
-      qu::SymmetricQuantizeFloats(values + offset, n_data, quantized + offset, &scaling_factors[b],
-                                  qu::MinMaxScan::kMinMaxElement);
-    }
-  }
+  qu::BatchQuantizeFloats(values, n_batch, n_data, quantized, scaling_factors, zero_points, asymmetric,
+                          qu::MinMaxScan::kMinMaxElement);
 }
 
 // result[b][r] += (matrix[r] . vectors[b] - row_sums[r] * zero_points[b]) * scale[b] with

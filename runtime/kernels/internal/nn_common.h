@@ -425,7 +425,28 @@ inline TfLiteStatus CheckZeroPointIsZero(TfLiteContext* context, const TfLiteTen
 
 // The quantizers themselves are quantization_util.h's.
 using quantization_util::AsymmetricQuantizeFloats;
+using quantization_util::BatchQuantizeFloats;
 using quantization_util::SymmetricQuantizeFloats;
+
+// A hybrid kernel's float input quantized row by row (BatchQuantizeFloats): the int8 rows, each
+// row's scale and zero point. Prepare sizes it, Eval fills it.
+struct QuantizedRows {
+  std::vector<int8_t> values;
+  std::vector<float> scaling_factors;
+  std::vector<int32_t> offsets;
+
+  void Resize(int64_t rows, int64_t depth) {
+    values.resize(rows * depth);
+    scaling_factors.resize(rows);
+    offsets.resize(rows);
+  }
+  // Quantizes the rows of `input`: as many, and as long, as Resize was given.
+  void Quantize(const float* input, bool asymmetric) {
+    const int64_t rows = static_cast<int64_t>(scaling_factors.size());
+    const int depth = rows == 0 ? 0 : static_cast<int>(static_cast<int64_t>(values.size()) / rows);
+    BatchQuantizeFloats(input, rows, depth, values.data(), scaling_factors.data(), offsets.data(), asymmetric);
+  }
+};
 
 }  // namespace nn
 }  // namespace touchstone

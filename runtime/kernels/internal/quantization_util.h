@@ -120,6 +120,19 @@ inline void QuantizeMultiplier(double real, int32_t* multiplier, int* shift) {
   *multiplier = static_cast<int32_t>(fixed);
 }
 
+// The three multipliers of TFLite's quantized ADD and SUB: each input onto twice the larger input
+// scale, and the sum, shifted left by `left_shift` bits, back onto the output scale. The float and
+// double steps are TFLite's (add.cc), so the multipliers match its bit for bit.
+inline void QuantizeAddMultipliers(float input1_scale, float input2_scale, float output_scale, int left_shift,
+                                   int32_t* input1_multiplier, int* input1_shift, int32_t* input2_multiplier,
+                                   int* input2_shift, int32_t* output_multiplier, int* output_shift) {
+  const double twice_max_input_scale = 2.0f * std::max(input1_scale, input2_scale);
+  QuantizeMultiplier(input1_scale / twice_max_input_scale, input1_multiplier, input1_shift);
+  QuantizeMultiplier(input2_scale / twice_max_input_scale, input2_multiplier, input2_shift);
+  QuantizeMultiplier(twice_max_input_scale / (static_cast<float>(1 << left_shift) * output_scale), output_multiplier,
+                     output_shift);
+}
+
 // round(a * b / 2^31), ties away from zero; the one overflowing case (INT32_MIN squared)
 // saturates to INT32_MAX.
 inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
@@ -577,6 +590,21 @@ inline void AsymmetricQuantizeFloats(const float* values, int size, int8_t* quan
     const float rounded = std::round(static_cast<float>(*offset) + values[i] * scaling_factor_inv);
     const int32_t q = TruncateToInt32LikeX86(rounded);
     quantized[i] = static_cast<int8_t>(std::min(127, std::max(-128, q)));
+  }
+}
+
+// tensor_utils::BatchQuantizeFloats, the input of every hybrid kernel: each of the `rows` rows of
+// `depth` values on its own, asymmetrically (zero_points[r] its zero point) or symmetrically
+// (zero_points left as they are).
+inline void BatchQuantizeFloats(const float* values, int64_t rows, int depth, int8_t* quantized, float* scaling_factors,
+                                int32_t* zero_points, bool asymmetric, MinMaxScan scan = MinMaxScan::kRunningMinMax) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t offset = r * depth;
+    if (asymmetric) {
+      AsymmetricQuantizeFloats(values + offset, depth, quantized + offset, &scaling_factors[r], &zero_points[r], scan);
+    } else {
+      SymmetricQuantizeFloats(values + offset, depth, quantized + offset, &scaling_factors[r], scan);
+    }
   }
 }
 

@@ -368,17 +368,11 @@ struct ConvOp {
     const int64_t batch_elements = int64_t{g.in_height} * g.in_width * channels;
     const float* input_data = tflite::GetTensorData<float>(input);
     if (batch_elements == 0) return kTfLiteOk;
-    for (int b = 0; b < g.batches; ++b) {
-      const float* row = input_data + b * batch_elements;
-      int8_t* quantized = s->hybrid_input.data() + b * batch_elements;
-      if (s->hybrid_asymmetric) {
-        nn::AsymmetricQuantizeFloats(row, static_cast<int>(batch_elements), quantized, &s->hybrid_scaling_factors[b],
-                                     &s->hybrid_input_offsets[b]);
-      } else {
-        nn::SymmetricQuantizeFloats(row, static_cast<int>(batch_elements), quantized, &s->hybrid_scaling_factors[b]);
-        s->hybrid_scaling_factors[b] *= filter->params.scale;
-        s->hybrid_input_offsets[b] = 0;
-      }
+    nn::BatchQuantizeFloats(input_data, g.batches, static_cast<int>(batch_elements), s->hybrid_input.data(),
+                            s->hybrid_scaling_factors.data(), s->hybrid_input_offsets.data(), s->hybrid_asymmetric);
+    for (int b = 0; b < g.batches && !s->hybrid_asymmetric; ++b) {
+      s->hybrid_scaling_factors[b] *= filter->params.scale;
+      s->hybrid_input_offsets[b] = 0;
     }
     const float* channel_scales =
         static_cast<const TfLiteAffineQuantization*>(filter->quantization.params)->scale->data;

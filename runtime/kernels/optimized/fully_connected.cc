@@ -54,9 +54,7 @@ struct FullyConnectedState : OpState {
   bool hybrid = false;
   bool asymmetric = false;
   TfLiteFusedActivation activation = kTfLiteActNone;
-  std::vector<int8_t> quantized_input;
-  std::vector<float> scaling_factors;
-  std::vector<int32_t> input_offsets;
+  nn::QuantizedRows quantized_input;
   std::vector<int32_t> row_sums;
 };
 
@@ -140,9 +138,7 @@ struct FullyConnectedOp {
     s->rows = tflite::NumElements(output) / s->units;
     s->asymmetric = params.asymmetric_quantize_inputs;
     s->activation = params.activation;
-    s->quantized_input.resize(s->rows * s->depth);
-    s->scaling_factors.resize(s->rows);
-    s->input_offsets.resize(s->rows);
+    s->quantized_input.Resize(s->rows, s->depth);
     s->row_sums.assign(s->units, 0);
     if (s->asymmetric) {
       const int8_t* w = tflite::GetTensorData<int8_t>(weights);
@@ -168,16 +164,8 @@ struct FullyConnectedOp {
     const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
     float* output_data = tflite::GetTensorData<float>(output);
     const int depth = static_cast<int>(s->depth);
-    for (size_t row = 0; row < s->rows; ++row) {
-      int8_t* quantized_row = s->quantized_input.data() + row * s->depth;
-      if (s->asymmetric) {
-        nn::AsymmetricQuantizeFloats(input_data + row * s->depth, depth, quantized_row, &s->scaling_factors[row],
-                                     &s->input_offsets[row]);
-      } else {
-        nn::SymmetricQuantizeFloats(input_data + row * s->depth, depth, quantized_row, &s->scaling_factors[row]);
-      }
-      s->scaling_factors[row] *= weights->params.scale;
-    }
+    s->quantized_input.Quantize(input_data, s->asymmetric);
+    for (float& scaling_factor : s->quantized_input.scaling_factors) scaling_factor *= weights->params.scale;
     constexpr int64_t kUnitsPerTask = 16;
     const int64_t unit_blocks = (static_cast<int64_t>(s->units) + kUnitsPerTask - 1) / kUnitsPerTask;
     const int64_t min_tasks = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, kUnitsPerTask * depth));
@@ -189,10 +177,10 @@ struct FullyConnectedOp {
             const size_t row = static_cast<size_t>(task / unit_blocks);
             const size_t first = static_cast<size_t>(task % unit_blocks) * kUnitsPerTask;
             const size_t count = std::min<size_t>(kUnitsPerTask, s->units - first);
-            dots(s->quantized_input.data() + row * s->depth, weights_data + first * s->depth, s->depth, s->depth, count,
-                 sums);
-            const float scaling_factor = s->scaling_factors[row];
-            const int32_t offset = s->input_offsets[row];
+            dots(s->quantized_input.values.data() + row * s->depth, weights_data + first * s->depth, s->depth, s->depth,
+                 count, sums);
+            const float scaling_factor = s->quantized_input.scaling_factors[row];
+            const int32_t offset = s->quantized_input.offsets[row];
             float* out = output_data + row * s->units;
             for (size_t j = 0; j < count; ++j) {
               const size_t unit = first + j;

@@ -20,7 +20,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -43,6 +42,8 @@ namespace touchstone {
 namespace optimized_test {
 
 using testing::OpTest;
+using testing::RandomFloats;
+using testing::RandomInts;
 using Act = fb::ActivationFunctionType;
 
 // Serves the optimized kernels for their ops and the reference kernels for the rest, whatever
@@ -52,23 +53,6 @@ class OptimizedTestResolver : public BuiltinOpResolver {
  public:
   OptimizedTestResolver() : BuiltinOpResolver(KernelSet::kOptimized) {}
 };
-
-inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> values(n);
-  for (float& v : values) v = dist(rng);
-  return values;
-}
-
-template <typename T>
-std::vector<T> RandomInts(size_t n, uint32_t seed, int lo, int hi) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> values(n);
-  for (T& v : values) v = static_cast<T>(dist(rng));
-  return values;
-}
 
 template <typename T>
 std::vector<uint8_t> Bytes(const std::vector<T>& values) {

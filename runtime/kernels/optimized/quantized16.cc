@@ -557,15 +557,10 @@ bool AddParams(const TfLiteNode* node, const TfLiteTensor* in1, const TfLiteTens
     p->input2_offset = -in2->params.zero_point;
     p->output_offset = out->params.zero_point;
     p->left_shift = out->type == kTfLiteInt16 ? 15 : 20;
-    const double twice_max_input_scale = 2.0f * std::max(in1->params.scale, in2->params.scale);
-    const double real1 = in1->params.scale / twice_max_input_scale;
-    const double real2 = in2->params.scale / twice_max_input_scale;
-    const double real_out = twice_max_input_scale / (static_cast<float>(1 << p->left_shift) * out->params.scale);
     int32_t m1, m2, mo;
     int s1, s2, so;
-    quantization_util::QuantizeMultiplier(real1, &m1, &s1);
-    quantization_util::QuantizeMultiplier(real2, &m2, &s2);
-    quantization_util::QuantizeMultiplier(real_out, &mo, &so);
+    quantization_util::QuantizeAddMultipliers(in1->params.scale, in2->params.scale, out->params.scale, p->left_shift,
+                                              &m1, &s1, &m2, &s2, &mo, &so);
     if (!SplitMultiplier(m1, s1, &p->input1_multiplier, &p->input1_left, &p->input1_right) ||
         !SplitMultiplier(m2, s2, &p->input2_multiplier, &p->input2_left, &p->input2_right) ||
         !SplitMultiplier(mo, so, &p->output_multiplier, &p->output_left, &p->output_right)) {

@@ -104,13 +104,9 @@ TfLiteStatus PrepareQuantizedAddSub(TfLiteContext* context, TfLiteNode* node, Ar
     d->input2_offset = -in2->params.zero_point;
     d->output_offset = out->params.zero_point;
     d->left_shift = out->type == kTfLiteInt16 ? 15 : 20;
-    const double twice_max_input_scale = 2.0f * std::max(in1->params.scale, in2->params.scale);
-    const double real1 = in1->params.scale / twice_max_input_scale;
-    const double real2 = in2->params.scale / twice_max_input_scale;
-    const double real_out = twice_max_input_scale / (static_cast<float>(1 << d->left_shift) * out->params.scale);
-    QuantizeMultiplier(real1, &d->input1_multiplier, &d->input1_shift);
-    QuantizeMultiplier(real2, &d->input2_multiplier, &d->input2_shift);
-    QuantizeMultiplier(real_out, &d->output_multiplier, &d->output_shift);
+    qu::QuantizeAddMultipliers(in1->params.scale, in2->params.scale, out->params.scale, d->left_shift,
+                               &d->input1_multiplier, &d->input1_shift, &d->input2_multiplier, &d->input2_shift,
+                               &d->output_multiplier, &d->output_shift);
   }
   return tflite::CalculateActivationRangeQuantized(context, ArithActivation(kind, node), out, &d->act_min, &d->act_max);
 }

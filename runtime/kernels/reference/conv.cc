@@ -39,9 +39,7 @@ struct ConvData {
   // path; the others its symmetric per-tensor one. The vectors are scratch for Eval.
   bool hybrid = false;
   bool hybrid_per_channel = false;
-  std::vector<int8_t> quantized_input;
-  std::vector<float> scaling_factors;
-  std::vector<int32_t> input_offsets;
+  nn::QuantizedRows quantized_input;
   // TRANSPOSE_CONV's accumulators, one per output element.
   std::vector<int64_t> accumulators;
 };
@@ -116,28 +114,13 @@ TfLiteStatus PrepareConvTypesWithoutHybrid(TfLiteContext* context, const char* o
 void PrepareHybridScratch(TfLiteFusedActivation activation, const TfLiteTensor* input, ConvData* data) {
   tflite::CalculateActivationRange(activation, &data->activation_min, &data->activation_max);
   const int batches = input->dims->data[0];
-  data->quantized_input.resize(tflite::NumElements(input));
-  data->scaling_factors.resize(batches);
-  data->input_offsets.resize(batches);
+  data->quantized_input.Resize(batches, batches == 0 ? 0 : tflite::NumElements(input) / batches);
 }
 
-// Quantizes the float input of a hybrid convolution into data->quantized_input batch by batch, as
-// tensor_utils does: asymmetrically (data->input_offsets the zero points) or symmetrically, one
-// scale per batch in data->scaling_factors.
+// Quantizes the float input of a hybrid convolution into data.quantized_input batch by batch, as
+// tensor_utils does (an empty input leaves it as it is).
 void QuantizeInputBatches(const TfLiteTensor* input, bool asymmetric, ConvData& data) {
-  const int batches = input->dims->data[0];
-  const int64_t input_size = batches == 0 ? 0 : tflite::NumElements(input) / batches;
-  const float* input_data = tflite::GetTensorData<float>(input);
-  for (int b = 0; b < batches && input_size > 0; ++b) {
-    const float* row = input_data + b * input_size;
-    int8_t* quantized_row = data.quantized_input.data() + b * input_size;
-    if (asymmetric) {
-      nn::AsymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b],
-                                   &data.input_offsets[b]);
-    } else {
-      nn::SymmetricQuantizeFloats(row, static_cast<int>(input_size), quantized_row, &data.scaling_factors[b]);
-    }
-  }
+  if (tflite::NumElements(input) > 0) data.quantized_input.Quantize(tflite::GetTensorData<float>(input), asymmetric);
 }
 
 // Input 0 and input 1 (filter) of CONV_2D or DEPTHWISE_CONV_2D, both 4-D, and output 0; the node
@@ -398,28 +381,28 @@ void ConvHybrid(const TfLiteConvParams& params, ConvData& data, const TfLiteTens
                 const TfLiteTensor* bias, TfLiteTensor* output) {
   QuantizeInputBatches(input, data.hybrid_per_channel, data);
   if (!data.hybrid_per_channel && tflite::NumElements(input) > 0) {
-    for (float& scaling_factor : data.scaling_factors) scaling_factor *= filter->params.scale;
+    for (float& scaling_factor : data.quantized_input.scaling_factors) scaling_factor *= filter->params.scale;
   }
   const float* bias_data = tflite::GetTensorData<float>(bias);
   float* output_data = tflite::GetTensorData<float>(output);
   const float* channel_scales = AffineQuantization(filter)->scale->data;
   const ConvData& const_data = data;
   ConvSums<int64_t>(
-      params, const_data, input, const_data.quantized_input.data(), filter, tflite::GetTensorData<int8_t>(filter),
-      output, 0,
+      params, const_data, input, const_data.quantized_input.values.data(), filter,
+      tflite::GetTensorData<int8_t>(filter), output, 0,
       // The asymmetric path sums (q - zero point) * w: TFLite pads its im2col with the zero
       // point and subtracts zero point * (the filter's sum).
-      [&](int b) { return const_data.hybrid_per_channel ? -const_data.input_offsets[b] : 0; },
+      [&](int b) { return const_data.hybrid_per_channel ? -const_data.quantized_input.offsets[b] : 0; },
       [&](int b, int64_t index, int out_c, int64_t acc) {
         const int32_t sum = static_cast<int32_t>(acc);
         float value;
         if (const_data.hybrid_per_channel) {
           // Eigen's expression in optimized_ops::HybridConvPerChannel.
-          const float scale = channel_scales[out_c] * const_data.scaling_factors[b];
+          const float scale = channel_scales[out_c] * const_data.quantized_input.scaling_factors[b];
           value = static_cast<float>(sum) * scale + bias_data[out_c];
         } else {
           // MatrixBatchVectorMultiplyAccumulate into zeros, then the bias.
-          value = static_cast<float>(sum) * const_data.scaling_factors[b];
+          value = static_cast<float>(sum) * const_data.quantized_input.scaling_factors[b];
           value += bias_data[out_c];
         }
         output_data[index] = nn::ClampToActivation(value, const_data.activation_min, const_data.activation_max);
@@ -571,11 +554,11 @@ void ConvHybrid(const TfLiteDepthwiseConvParams& params, ConvData& data, const T
   float* output_data = tflite::GetTensorData<float>(output);
   const ConvData& const_data = data;
   DepthwiseConvSums<int64_t, int8_t, int8_t>(
-      params, const_data, input, const_data.quantized_input.data(), filter, output,
-      [&](int b) { return -const_data.input_offsets[b]; }, 0,
+      params, const_data, input, const_data.quantized_input.values.data(), filter, output,
+      [&](int b) { return -const_data.quantized_input.offsets[b]; }, 0,
       [&](int b, int64_t index, int out_c, int64_t acc) {
         float value = static_cast<float>(static_cast<int32_t>(acc));
-        value *= scales->data[scales->size == 1 ? 0 : out_c] * const_data.scaling_factors[b];
+        value *= scales->data[scales->size == 1 ? 0 : out_c] * const_data.quantized_input.scaling_factors[b];
         if (bias_data != nullptr) value += bias_data[out_c];
         output_data[index] = nn::ClampToActivation(value, const_data.activation_min, const_data.activation_max);
       });

@@ -75,9 +75,7 @@ struct FullyConnectedData {
   bool hybrid = false;
   // The weights' scale per output unit, when per-channel: TFLite's hybrid kernel then adds nothing.
   const float* per_channel_scales = nullptr;
-  std::vector<int8_t> quantized_input;
-  std::vector<float> scaling_factors;
-  std::vector<int32_t> input_offsets;
+  nn::QuantizedRows quantized_input;
   std::vector<int32_t> row_sums;
 };
 
@@ -249,9 +247,7 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
   if (data->hybrid) {
     // Scratch for the rows Eval computes (one per num_units outputs).
     const int64_t rows = num_units > 0 ? tflite::NumElements(output_dims) / num_units : 0;
-    data->quantized_input.resize(rows * accum_depth);
-    data->scaling_factors.resize(rows);
-    data->input_offsets.resize(rows);
+    data->quantized_input.Resize(rows, accum_depth);
     data->row_sums.resize(num_units);
   }
   return context->ResizeTensor(context, output, output_dims);
@@ -341,14 +337,10 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
   }
   for (int64_t row = 0; row < rows; ++row) {
     const float* input_row = input_data + row * accum_depth;
-    int8_t* quantized_row = data.quantized_input.data() + row * accum_depth;
-    float& scaling_factor = data.scaling_factors[row];
-    int32_t& offset = data.input_offsets[row];
-    if (asymmetric) {
-      nn::AsymmetricQuantizeFloats(input_row, accum_depth, quantized_row, &scaling_factor, &offset);
-    } else {
-      nn::SymmetricQuantizeFloats(input_row, accum_depth, quantized_row, &scaling_factor);
-    }
+    int8_t* quantized_row = data.quantized_input.values.data() + row * accum_depth;
+    float& scaling_factor = data.quantized_input.scaling_factors[row];
+    int32_t& offset = data.quantized_input.offsets[row];
+    nn::BatchQuantizeFloats(input_row, 1, accum_depth, quantized_row, &scaling_factor, &offset, asymmetric);
     scaling_factor *= weights->params.scale;
     float* output_row = output_data + row * num_units;
     for (int unit = 0; unit < num_units; ++unit) {
@@ -605,13 +597,9 @@ void BatchMatMulHybrid(const TfLiteBatchMatMulParams& params, BatchMatMulData& d
       }
       const int64_t r = m * rows + i;
       int8_t* quantized = data.quantized_lhs.data() + r * accum_depth;
-      if (asymmetric) {
-        nn::AsymmetricQuantizeFloats(row.data(), accum_depth, quantized, &data.scaling_factors[r],
-                                     &data.input_offsets[r]);
-      } else {
-        nn::SymmetricQuantizeFloats(row.data(), accum_depth, quantized, &data.scaling_factors[r]);
-        data.input_offsets[r] = 0;
-      }
+      if (!asymmetric) data.input_offsets[r] = 0;
+      nn::BatchQuantizeFloats(row.data(), 1, accum_depth, quantized, &data.scaling_factors[r], &data.input_offsets[r],
+                              asymmetric);
       data.scaling_factors[r] *= rhs->params.scale;
     }
   }
