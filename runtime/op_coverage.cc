@@ -39,7 +39,7 @@ std::string SignatureCell(const std::string& signature) {
 
 std::string VerdictCell(const OpTypeRules& rules, TypeVerdict verdict) {
   std::string cell;
-  for (const TypeRule& rule : rules.rules) {
+  for (const TypeRule& rule : rules) {
     if (rule.verdict != verdict) continue;
     if (!cell.empty()) cell += "; ";
     cell += SignatureCell(rule.signature);

@@ -1,8 +1,10 @@
 #include "runtime/op_type_rules.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -23,205 +25,226 @@ constexpr TypeVerdict kInvoke = TypeVerdict::kRefuseAtInvoke;
 
 // TFLite 2.14.1's type checks, from its kernels (tensorflow/lite/kernels/*.cc) and confirmed where
 // ../shared/opsuite_sweep covers them. Variadic inputs or outputs use "...".
-const std::map<int, OpTypeRules>& RulesTable() {
-  static const std::map<int, OpTypeRules>* table = new std::map<int, OpTypeRules>{
-      // Element-wise binary arithmetic: same input types; unsupported ones fail in Eval. The output
-      // type is '*' where TFLite's Prepare sets it from the inputs (as for the comparisons' bool).
-      {kTfLiteBuiltinAdd, {{{"T,T->* : T=float32|int32|int64|uint8|int8|int16", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinSub, {{{"T,T->* : T=float32|int32|int64|uint8|int8|int16", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinMul, {{{"T,T->T : T=float32|int32|int64|uint8|int8|int16|complex64", kRun}, {"T,T->T", kInvoke}}}},
-      {kTfLiteBuiltinDiv, {{{"T,T->* : T=float32|int32|uint8", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinSquaredDifference, {{{"T,T->* : T=float32|int32|int8", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinMaximum, {{{"T,T->* : T=" TS_NUMERIC, kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinMinimum, {{{"T,T->* : T=" TS_NUMERIC, kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinPow, {{{"T,T->* : T=float32|int32", kRun}}}},
-      {kTfLiteBuiltinFloorDiv, {{{"T,T->* : T=float32|int8|int16|int32", kRun}}}},
-      {kTfLiteBuiltinFloorMod, {{{"T,T->* : T=float32|int8|int16|int32|int64", kRun}}}},
-      {kTfLiteBuiltinAtan2, {{{"T,T->* : T=float32|float64", kRun}}}},
-      {kTfLiteBuiltinAddN, {{{"T...->T : T=float32|int32", kRun}, {"T...->T", kInvoke}}}},
-      {kTfLiteBuiltinBitwiseXor, {{{"T,T->* : T=int8|uint8|int16|uint16|int32|uint32", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinRightShift, {{{"T,T->* : T=int8|uint8|int16|uint16|int32|uint32", kRun}, {"T,T->*", kInvoke}}}},
-      // Comparisons: TFLite's Eval of each takes its own list (EQUAL int16 but not NOT_EQUAL).
-      {kTfLiteBuiltinEqual,
-       {{{"T,T->* : T=bool|float32|int16|int32|int64|uint8|int8|string", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinNotEqual,
-       {{{"T,T->* : T=bool|float32|int32|int64|uint8|int8|string", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinGreater, {{{"T,T->* : T=float32|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinGreaterEqual, {{{"T,T->* : T=float32|int16|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinLess, {{{"T,T->* : T=float32|int16|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinLessEqual, {{{"T,T->* : T=float32|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
-      {kTfLiteBuiltinLogicalAnd, {{{"bool,bool->bool", kRun}}}},
-      {kTfLiteBuiltinLogicalOr, {{{"bool,bool->bool", kRun}}}},
-      {kTfLiteBuiltinLogicalNot, {{{"bool->bool", kRun}}}},
-      // Element-wise unary math (unary_math_ops.cc and friends check in Prepare).
-      {kTfLiteBuiltinAbs, {{{"T->T : T=float32|int8|int16|int32", kRun}}}},
-      {kTfLiteBuiltinSin, {{{"float32->float32", kRun}}}},
-      {kTfLiteBuiltinCos, {{{"float32->float32", kRun}}}},
-      {kTfLiteBuiltinLog, {{{"float32->float32", kRun}}}},
-      {kTfLiteBuiltinSqrt, {{{"float32->float32", kRun}}}},
-      {kTfLiteBuiltinSquare, {{{"float32->float32", kRun}}}},
-      {kTfLiteBuiltinRsqrt, {{{"T->T : T=float32|int8", kRun}}}},
-      {kTfLiteBuiltinFloor, {{{"float32->float32", kRun}}}},
-      {kTfLiteBuiltinCeil, {{{"float32->float32", kRun}}}},
-      {kTfLiteBuiltinRound, {{{"float32->float32", kRun}}}},
-      {kTfLiteBuiltinSign, {{{"T->T : T=float32|float64|int32", kRun}}}},
-      {kTfLiteBuiltinNeg, {{{"T->T : T=float32|int32|int64", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinExp, {{{"T->T : T=float32|int8|int16", kRun}, {"T->T", kInvoke}}}},
-      // Activations (activations.cc): Prepare takes any type, Eval refuses the others.
-      {kTfLiteBuiltinRelu, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinRelu6, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinReluN1To1, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinRelu0To1, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinTanh, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinLogistic, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinLeakyRelu, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinHardSwish, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinElu, {{{"T->T : T=float32|int8", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinGelu, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinPrelu, {{{"T,T->T : T=float32|uint8|int8", kRun}, {"T,T->T", kInvoke}}}},
-      {kTfLiteBuiltinSoftmax,
-       {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->int16 : T=uint8|int8", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinLogSoftmax, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinL2Normalization, {{{"T->T : T=float32|uint8|int8", kRun}}}},
-      {kTfLiteBuiltinLocalResponseNormalization, {{{"float32->float32", kRun}}}},
-      // Conversions.
-      {kTfLiteBuiltinCast, {{{"A->B : A=" TS_PLAIN8 "; B=" TS_PLAIN8, kRun}}}},
-      {kTfLiteBuiltinQuantize,
-       {{{"float32->uint8|int8|int16", kRun},
-         {"int16->int8|int16|int32", kRun},
-         {"int32->int8|int16", kRun},
-         {"uint8|int8->uint8|int8", kRun}}}},
-      {kTfLiteBuiltinDequantize, {{{"uint8|int8|int16|float16->float32", kRun}}}},
-      // Shapes and data movement.
-      {kTfLiteBuiltinReshape, {{{"T,int32?->T", kRun}}}},
-      {kTfLiteBuiltinSqueeze, {{{"T->T", kRun}}}},
-      {kTfLiteBuiltinExpandDims, {{{"T,A->T : A=int32|int64", kRun}}}},
-      {kTfLiteBuiltinShape, {{{"*->int32|int64", kRun}}}},
-      {kTfLiteBuiltinRank, {{{"*->int32", kRun}}}},
-      {kTfLiteBuiltinBroadcastTo, {{{"T,S->T : S=int32|int64", kRun}}}},
-      {kTfLiteBuiltinBroadcastArgs, {{{"T,T->T : T=int32|int64", kRun}}}},
-      {kTfLiteBuiltinTile,
-       {{{"T,M->T : T=float32|uint8|int8|int32|int64|bool|string; M=int32|int64", kRun},
-         {"T,M->T : M=int32|int64", kInvoke}}}},
-      {kTfLiteBuiltinTranspose,
-       {{{"T,P->T : T=float32|uint8|int8|int16|int32|int64|bool; P=int32|int64", kRun},
-         {"T,P->T : P=int32|int64", kInvoke}}}},
-      {kTfLiteBuiltinPack, {{{"T...->T : T=" TS_NUMERIC, kRun}}}},
-      {kTfLiteBuiltinUnpack, {{{"T->T... : T=float32|uint8|int8|int16|int32|bool", kRun}}}},
-      {kTfLiteBuiltinConcatenation, {{{"T...->T : T=" TS_NUMERIC "|bool|uint32", kRun}}}},
-      {kTfLiteBuiltinSplit, {{{"int32,T->T... : T=float32|uint8|int8|int16|int32", kRun}}}},
-      {kTfLiteBuiltinSplitV, {{{"T,S,int32->T... : T=" TS_NUMERIC "; S=int32|int64", kRun}}}},
-      {kTfLiteBuiltinGather, {{{"T,I->T : T=" TS_NUMERIC "|bool|string; I=int16|int32|int64", kRun}}}},
-      {kTfLiteBuiltinGatherNd, {{{"T,I->T : T=" TS_NUMERIC "|string; I=int16|int32|int64", kRun}}}},
-      {kTfLiteBuiltinScatterNd, {{{"I,T,I->T : I=int32|int64; T=float32|uint8|int8|int32|int64|bool", kRun}}}},
-      {kTfLiteBuiltinSlice,
-       {{{"T,I,I->T : T=" TS_NUMERIC "|bool|string; I=int32|int64", kRun}, {"T,I,I->T : I=int32|int64", kInvoke}}}},
-      {kTfLiteBuiltinStridedSlice,
-       {{{"T,I,I,I->T : T=" TS_NUMERIC "|bool|string; I=int32|int64", kRun}, {"T,I,I,I->T : I=int32|int64", kInvoke}}}},
-      // PAD and PADV2 stop at rank 5 (PadKernelMaxDimensionCount).
-      {kTfLiteBuiltinPad,
-       {{{"T,P->T : T=" TS_NUMERIC "; P=int32|int64", kRun}, {"T,P->T : P=int32|int64", kInvoke}},
-        kPrepare,
-        /*max_input_rank=*/5}},
-      {kTfLiteBuiltinPadv2,
-       {{{"T,P,T->T : T=" TS_NUMERIC "; P=int32|int64", kRun}, {"T,P,T->T : P=int32|int64", kInvoke}},
-        kPrepare,
-        /*max_input_rank=*/5}},
-      {kTfLiteBuiltinMirrorPad,
-       {{{"T,P->T : T=" TS_NUMERIC "; P=int32|int64", kRun}, {"T,P->T : P=int32|int64", kInvoke}}}},
-      {kTfLiteBuiltinDepthToSpace, {{{"T->T : T=float32|uint8|int8|int32|int64", kRun}}}},
-      {kTfLiteBuiltinSpaceToDepth, {{{"T->T : T=float32|uint8|int8|int32|int64", kRun}}}},
-      {kTfLiteBuiltinBatchToSpaceNd, {{{"T,int32,int32->T : T=" TS_NUMERIC, kRun}, {"T,int32,int32->T", kInvoke}}}},
-      {kTfLiteBuiltinSpaceToBatchNd, {{{"T,int32,int32->T : T=" TS_NUMERIC, kRun}, {"T,int32,int32->T", kInvoke}}}},
-      {kTfLiteBuiltinReverseV2, {{{"T,int32->T : T=" TS_NUMERIC "|bool", kRun}}}},
-      {kTfLiteBuiltinReverseSequence, {{{"T,I->T : T=float32|uint8|int16|int32|int64; I=int32|int64", kRun}}}},
-      {kTfLiteBuiltinFill,
-       {{{"D,T->T : D=int32|int64; T=float32|float16|int8|int16|int32|int64|bool|string", kRun},
-         {"D,T->T : D=int32|int64", kInvoke}}}},
-      {kTfLiteBuiltinZerosLike, {{{"T->T : T=float32|int32|int64", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinRange, {{{"T,T,T->T : T=int32|int64|float32", kRun}}}},
-      {kTfLiteBuiltinSelect, {{{"bool,T,T->T : T=" TS_NUMERIC "|bool", kRun}, {"bool,T,T->T", kInvoke}}}},
-      {kTfLiteBuiltinSelectV2, {{{"bool,T,T->T : T=" TS_NUMERIC "|bool", kRun}, {"bool,T,T->T", kInvoke}}}},
-      {kTfLiteBuiltinWhere, {{{"T->int64 : T=bool|float32|uint8|int8|int32|int64|uint32", kRun}}}},
-      {kTfLiteBuiltinOneHot,
-       {{{"I,int32,T,T->T : I=int32|int64; T=float32|uint8|int8|int32|int64|bool", kRun},
-         {"I,int32,int16,int16->int16 : I=int32|int64", kInvoke}}}},
-      {kTfLiteBuiltinDynamicUpdateSlice,
-       {{{"T,T,I->T : T=float32|int8|int32|int64|bool; I=int32|int64", kRun}, {"T,T,I->T : I=int32|int64", kInvoke}}}},
-      {kTfLiteBuiltinMatrixDiag, {{{"T->T : T=" TS_NUMERIC, kRun}}}},
-      {kTfLiteBuiltinMatrixSetDiag, {{{"T,T->T : T=" TS_NUMERIC, kRun}}}},
-      {kTfLiteBuiltinCumsum, {{{"T,int32->T : T=float32|int32|int64", kRun}}}},
-      {kTfLiteBuiltinBucketize, {{{"T->int32 : T=float32|float64|int32|int64", kRun}}}},
-      {kTfLiteBuiltinUnique,
-       {{{"T->T,I : T=float32|uint8|int8|int16|int32|int64; I=int32|int64", kRun},
-         {"T->T,I : I=int32|int64", kInvoke}}}},
-      {kTfLiteBuiltinEmbeddingLookup,
-       {{{"int32,float32->float32", kRun},
-         {"int32,T->float32 : T=uint8|int8", kRun},
-         {"int32,T->T : T=uint8|int8", kRun},
-         {"int32,*->*", kInvoke}}}},
-      {kTfLiteBuiltinDensify, {{{"T->T : T=float32|float16|int8", kRun}}}},
-      {kTfLiteBuiltinRfft2d, {{{"float32,int32->complex64", kRun}}}},
-      {kTfLiteBuiltinComplexAbs, {{{"complex64->float32", kRun}}}},
-      // Reductions: the axis is int32; float16 fails in Prepare, other unsupported types in Eval.
-      {kTfLiteBuiltinMean,
-       {{{"T,int32->T : T=" TS_NUMERIC, kRun}, {"float16,int32->float16", kPrepare}, {"T,int32->T", kInvoke}}}},
-      {kTfLiteBuiltinSum,
-       {{{"T,int32->T : T=" TS_NUMERIC, kRun}, {"float16,int32->float16", kPrepare}, {"T,int32->T", kInvoke}}}},
-      {kTfLiteBuiltinReduceMax,
-       {{{"T,int32->T : T=" TS_NUMERIC, kRun}, {"float16,int32->float16", kPrepare}, {"T,int32->T", kInvoke}}}},
-      {kTfLiteBuiltinReduceMin,
-       {{{"T,int32->T : T=" TS_NUMERIC, kRun}, {"float16,int32->float16", kPrepare}, {"T,int32->T", kInvoke}}}},
-      {kTfLiteBuiltinReduceProd,
-       {{{"T,int32->T : T=float32|int8|int16|int32|int64", kRun},
-         {"float16,int32->float16", kPrepare},
-         {"T,int32->T", kInvoke}}}},
-      {kTfLiteBuiltinReduceAny, {{{"bool,int32->bool", kRun}}}},
-      {kTfLiteBuiltinReduceAll, {{{"bool,int32->bool", kRun}}}},
-      {kTfLiteBuiltinArgMax, {{{"T,A->O : T=float32|uint8|int8|int32|bool; A=int32|int64; O=int32|int64", kRun}}}},
-      {kTfLiteBuiltinArgMin, {{{"T,A->O : T=float32|uint8|int8|int32|bool; A=int32|int64; O=int32|int64", kRun}}}},
-      {kTfLiteBuiltinTopkV2, {{{"T,int32->T,int32 : T=" TS_NUMERIC, kRun}, {"T,int32->T,int32", kInvoke}}}},
-      {kTfLiteBuiltinSegmentSum, {{{"T,int32->T : T=float32|int32", kRun}}}},
-      {kTfLiteBuiltinUnsortedSegmentSum, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
-      {kTfLiteBuiltinUnsortedSegmentMax, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
-      {kTfLiteBuiltinUnsortedSegmentMin, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
-      {kTfLiteBuiltinUnsortedSegmentProd, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
-      // Pooling and resizing: Eval refuses the types it has no kernel for (quantized L2 pooling in
-      // Prepare).
-      {kTfLiteBuiltinAveragePool2d, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinMaxPool2d, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinL2Pool2d, {{{"float32->float32", kRun}, {"uint8|int8->*", kPrepare}, {"T->T", kInvoke}}}},
-      {kTfLiteBuiltinResizeBilinear, {{{"T,int32->T : T=float32|uint8|int8|int16", kRun}, {"T,int32->T", kInvoke}}}},
-      {kTfLiteBuiltinResizeNearestNeighbor,
-       {{{"T,int32->T : T=float32|uint8|int8|int16", kRun}, {"T,int32->T", kInvoke}}}},
-      // Convolutions and matrix products: float, hybrid (float activations, int8 weights), and
-      // quantized uint8, int8 and 16x8 (int16 activations, int8 weights).
-      {kTfLiteBuiltinConv2d,
-       {{{"float32,float32,float32->float32", kRun},
-         {"float32,int8,float32->float32", kRun},
-         {"uint8,uint8,int32->uint8", kRun},
-         {"int8,int8,int32->int8", kRun},
-         {"int16,int8,int32|int64->int16", kRun}}}},
-      {kTfLiteBuiltinDepthwiseConv2d,
-       {{{"float32,float32,float32?->float32", kRun},
-         {"float32,int8,float32?->float32", kRun},
-         {"uint8,uint8,int32?->uint8", kRun},
-         {"int8,int8,int32?->int8", kRun},
-         {"int16,int8,int64?->int16", kRun}}}},
-      {kTfLiteBuiltinTransposeConv,
-       {{{"int32,float32,float32,float32?->float32", kRun},
-         {"int32,uint8,uint8,int32?->uint8", kRun},
-         {"int32,int8,int8,int32?->int8", kRun},
-         {"int32,int8,int16,int64?->int16", kRun}}}},
-      {kTfLiteBuiltinFullyConnected,
-       {{{"float32,float32,float32?->float32", kRun},
-         {"float32,uint8|int8,float32?->float32", kRun},
-         {"uint8,uint8,int32?->uint8", kRun},
-         {"int8,int8,int32?->int8", kRun},
-         {"int16,int8,int32|int64?->int16", kRun}}}},
-      {kTfLiteBuiltinBatchMatmul, {{{"T,T->T : T=float32|int8|int16", kRun}, {"float32,int8->float32", kRun}}}},
-  };
-  return *table;
+struct RulesEntry {
+  int builtin_code;
+  OpTypeRules rules;
+};
+
+constexpr RulesEntry kRulesTable[] = {
+    // Element-wise binary arithmetic: same input types; unsupported ones fail in Eval. The output
+    // type is '*' where TFLite's Prepare sets it from the inputs (as for the comparisons' bool).
+    {kTfLiteBuiltinAdd, {{{"T,T->* : T=float32|int32|int64|uint8|int8|int16", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinSub, {{{"T,T->* : T=float32|int32|int64|uint8|int8|int16", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinMul, {{{"T,T->T : T=float32|int32|int64|uint8|int8|int16|complex64", kRun}, {"T,T->T", kInvoke}}}},
+    {kTfLiteBuiltinDiv, {{{"T,T->* : T=float32|int32|uint8", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinSquaredDifference, {{{"T,T->* : T=float32|int32|int8", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinMaximum, {{{"T,T->* : T=" TS_NUMERIC, kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinMinimum, {{{"T,T->* : T=" TS_NUMERIC, kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinPow, {{{"T,T->* : T=float32|int32", kRun}}}},
+    {kTfLiteBuiltinFloorDiv, {{{"T,T->* : T=float32|int8|int16|int32", kRun}}}},
+    {kTfLiteBuiltinFloorMod, {{{"T,T->* : T=float32|int8|int16|int32|int64", kRun}}}},
+    {kTfLiteBuiltinAtan2, {{{"T,T->* : T=float32|float64", kRun}}}},
+    {kTfLiteBuiltinAddN, {{{"T...->T : T=float32|int32", kRun}, {"T...->T", kInvoke}}}},
+    {kTfLiteBuiltinBitwiseXor, {{{"T,T->* : T=int8|uint8|int16|uint16|int32|uint32", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinRightShift, {{{"T,T->* : T=int8|uint8|int16|uint16|int32|uint32", kRun}, {"T,T->*", kInvoke}}}},
+    // Comparisons: TFLite's Eval of each takes its own list (EQUAL int16 but not NOT_EQUAL).
+    {kTfLiteBuiltinEqual,
+     {{{"T,T->* : T=bool|float32|int16|int32|int64|uint8|int8|string", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinNotEqual, {{{"T,T->* : T=bool|float32|int32|int64|uint8|int8|string", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinGreater, {{{"T,T->* : T=float32|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinGreaterEqual, {{{"T,T->* : T=float32|int16|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinLess, {{{"T,T->* : T=float32|int16|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinLessEqual, {{{"T,T->* : T=float32|int32|int64|uint8|int8", kRun}, {"T,T->*", kInvoke}}}},
+    {kTfLiteBuiltinLogicalAnd, {{{"bool,bool->bool", kRun}}}},
+    {kTfLiteBuiltinLogicalOr, {{{"bool,bool->bool", kRun}}}},
+    {kTfLiteBuiltinLogicalNot, {{{"bool->bool", kRun}}}},
+    // Element-wise unary math (unary_math_ops.cc and friends check in Prepare).
+    {kTfLiteBuiltinAbs, {{{"T->T : T=float32|int8|int16|int32", kRun}}}},
+    {kTfLiteBuiltinSin, {{{"float32->float32", kRun}}}},
+    {kTfLiteBuiltinCos, {{{"float32->float32", kRun}}}},
+    {kTfLiteBuiltinLog, {{{"float32->float32", kRun}}}},
+    {kTfLiteBuiltinSqrt, {{{"float32->float32", kRun}}}},
+    {kTfLiteBuiltinSquare, {{{"float32->float32", kRun}}}},
+    {kTfLiteBuiltinRsqrt, {{{"T->T : T=float32|int8", kRun}}}},
+    {kTfLiteBuiltinFloor, {{{"float32->float32", kRun}}}},
+    {kTfLiteBuiltinCeil, {{{"float32->float32", kRun}}}},
+    {kTfLiteBuiltinRound, {{{"float32->float32", kRun}}}},
+    {kTfLiteBuiltinSign, {{{"T->T : T=float32|float64|int32", kRun}}}},
+    {kTfLiteBuiltinNeg, {{{"T->T : T=float32|int32|int64", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinExp, {{{"T->T : T=float32|int8|int16", kRun}, {"T->T", kInvoke}}}},
+    // Activations (activations.cc): Prepare takes any type, Eval refuses the others.
+    {kTfLiteBuiltinRelu, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinRelu6, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinReluN1To1, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinRelu0To1, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinTanh, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinLogistic, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinLeakyRelu, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinHardSwish, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinElu, {{{"T->T : T=float32|int8", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinGelu, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinPrelu, {{{"T,T->T : T=float32|uint8|int8", kRun}, {"T,T->T", kInvoke}}}},
+    {kTfLiteBuiltinSoftmax,
+     {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->int16 : T=uint8|int8", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinLogSoftmax, {{{"T->T : T=float32|uint8|int8", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinL2Normalization, {{{"T->T : T=float32|uint8|int8", kRun}}}},
+    {kTfLiteBuiltinLocalResponseNormalization, {{{"float32->float32", kRun}}}},
+    // Conversions.
+    {kTfLiteBuiltinCast, {{{"A->B : A=" TS_PLAIN8 "; B=" TS_PLAIN8, kRun}}}},
+    {kTfLiteBuiltinQuantize,
+     {{{"float32->uint8|int8|int16", kRun},
+       {"int16->int8|int16|int32", kRun},
+       {"int32->int8|int16", kRun},
+       {"uint8|int8->uint8|int8", kRun}}}},
+    {kTfLiteBuiltinDequantize, {{{"uint8|int8|int16|float16->float32", kRun}}}},
+    // Shapes and data movement.
+    {kTfLiteBuiltinReshape, {{{"T,int32?->T", kRun}}}},
+    {kTfLiteBuiltinSqueeze, {{{"T->T", kRun}}}},
+    {kTfLiteBuiltinExpandDims, {{{"T,A->T : A=int32|int64", kRun}}}},
+    {kTfLiteBuiltinShape, {{{"*->int32|int64", kRun}}}},
+    {kTfLiteBuiltinRank, {{{"*->int32", kRun}}}},
+    {kTfLiteBuiltinBroadcastTo, {{{"T,S->T : S=int32|int64", kRun}}}},
+    {kTfLiteBuiltinBroadcastArgs, {{{"T,T->T : T=int32|int64", kRun}}}},
+    {kTfLiteBuiltinTile,
+     {{{"T,M->T : T=float32|uint8|int8|int32|int64|bool|string; M=int32|int64", kRun},
+       {"T,M->T : M=int32|int64", kInvoke}}}},
+    {kTfLiteBuiltinTranspose,
+     {{{"T,P->T : T=float32|uint8|int8|int16|int32|int64|bool; P=int32|int64", kRun},
+       {"T,P->T : P=int32|int64", kInvoke}}}},
+    {kTfLiteBuiltinPack, {{{"T...->T : T=" TS_NUMERIC, kRun}}}},
+    {kTfLiteBuiltinUnpack, {{{"T->T... : T=float32|uint8|int8|int16|int32|bool", kRun}}}},
+    {kTfLiteBuiltinConcatenation, {{{"T...->T : T=" TS_NUMERIC "|bool|uint32", kRun}}}},
+    {kTfLiteBuiltinSplit, {{{"int32,T->T... : T=float32|uint8|int8|int16|int32", kRun}}}},
+    {kTfLiteBuiltinSplitV, {{{"T,S,int32->T... : T=" TS_NUMERIC "; S=int32|int64", kRun}}}},
+    {kTfLiteBuiltinGather, {{{"T,I->T : T=" TS_NUMERIC "|bool|string; I=int16|int32|int64", kRun}}}},
+    {kTfLiteBuiltinGatherNd, {{{"T,I->T : T=" TS_NUMERIC "|string; I=int16|int32|int64", kRun}}}},
+    {kTfLiteBuiltinScatterNd, {{{"I,T,I->T : I=int32|int64; T=float32|uint8|int8|int32|int64|bool", kRun}}}},
+    {kTfLiteBuiltinSlice,
+     {{{"T,I,I->T : T=" TS_NUMERIC "|bool|string; I=int32|int64", kRun}, {"T,I,I->T : I=int32|int64", kInvoke}}}},
+    {kTfLiteBuiltinStridedSlice,
+     {{{"T,I,I,I->T : T=" TS_NUMERIC "|bool|string; I=int32|int64", kRun}, {"T,I,I,I->T : I=int32|int64", kInvoke}}}},
+    // PAD and PADV2 stop at rank 5 (PadKernelMaxDimensionCount).
+    {kTfLiteBuiltinPad,
+     {{{"T,P->T : T=" TS_NUMERIC "; P=int32|int64", kRun}, {"T,P->T : P=int32|int64", kInvoke}},
+      kPrepare,
+      /*max_input_rank=*/5}},
+    {kTfLiteBuiltinPadv2,
+     {{{"T,P,T->T : T=" TS_NUMERIC "; P=int32|int64", kRun}, {"T,P,T->T : P=int32|int64", kInvoke}},
+      kPrepare,
+      /*max_input_rank=*/5}},
+    {kTfLiteBuiltinMirrorPad,
+     {{{"T,P->T : T=" TS_NUMERIC "; P=int32|int64", kRun}, {"T,P->T : P=int32|int64", kInvoke}}}},
+    {kTfLiteBuiltinDepthToSpace, {{{"T->T : T=float32|uint8|int8|int32|int64", kRun}}}},
+    {kTfLiteBuiltinSpaceToDepth, {{{"T->T : T=float32|uint8|int8|int32|int64", kRun}}}},
+    {kTfLiteBuiltinBatchToSpaceNd, {{{"T,int32,int32->T : T=" TS_NUMERIC, kRun}, {"T,int32,int32->T", kInvoke}}}},
+    {kTfLiteBuiltinSpaceToBatchNd, {{{"T,int32,int32->T : T=" TS_NUMERIC, kRun}, {"T,int32,int32->T", kInvoke}}}},
+    {kTfLiteBuiltinReverseV2, {{{"T,int32->T : T=" TS_NUMERIC "|bool", kRun}}}},
+    {kTfLiteBuiltinReverseSequence, {{{"T,I->T : T=float32|uint8|int16|int32|int64; I=int32|int64", kRun}}}},
+    {kTfLiteBuiltinFill,
+     {{{"D,T->T : D=int32|int64; T=float32|float16|int8|int16|int32|int64|bool|string", kRun},
+       {"D,T->T : D=int32|int64", kInvoke}}}},
+    {kTfLiteBuiltinZerosLike, {{{"T->T : T=float32|int32|int64", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinRange, {{{"T,T,T->T : T=int32|int64|float32", kRun}}}},
+    {kTfLiteBuiltinSelect, {{{"bool,T,T->T : T=" TS_NUMERIC "|bool", kRun}, {"bool,T,T->T", kInvoke}}}},
+    {kTfLiteBuiltinSelectV2, {{{"bool,T,T->T : T=" TS_NUMERIC "|bool", kRun}, {"bool,T,T->T", kInvoke}}}},
+    {kTfLiteBuiltinWhere, {{{"T->int64 : T=bool|float32|uint8|int8|int32|int64|uint32", kRun}}}},
+    {kTfLiteBuiltinOneHot,
+     {{{"I,int32,T,T->T : I=int32|int64; T=float32|uint8|int8|int32|int64|bool", kRun},
+       {"I,int32,int16,int16->int16 : I=int32|int64", kInvoke}}}},
+    {kTfLiteBuiltinDynamicUpdateSlice,
+     {{{"T,T,I->T : T=float32|int8|int32|int64|bool; I=int32|int64", kRun}, {"T,T,I->T : I=int32|int64", kInvoke}}}},
+    {kTfLiteBuiltinMatrixDiag, {{{"T->T : T=" TS_NUMERIC, kRun}}}},
+    {kTfLiteBuiltinMatrixSetDiag, {{{"T,T->T : T=" TS_NUMERIC, kRun}}}},
+    {kTfLiteBuiltinCumsum, {{{"T,int32->T : T=float32|int32|int64", kRun}}}},
+    {kTfLiteBuiltinBucketize, {{{"T->int32 : T=float32|float64|int32|int64", kRun}}}},
+    {kTfLiteBuiltinUnique,
+     {{{"T->T,I : T=float32|uint8|int8|int16|int32|int64; I=int32|int64", kRun}, {"T->T,I : I=int32|int64", kInvoke}}}},
+    {kTfLiteBuiltinEmbeddingLookup,
+     {{{"int32,float32->float32", kRun},
+       {"int32,T->float32 : T=uint8|int8", kRun},
+       {"int32,T->T : T=uint8|int8", kRun},
+       {"int32,*->*", kInvoke}}}},
+    {kTfLiteBuiltinDensify, {{{"T->T : T=float32|float16|int8", kRun}}}},
+    {kTfLiteBuiltinRfft2d, {{{"float32,int32->complex64", kRun}}}},
+    {kTfLiteBuiltinComplexAbs, {{{"complex64->float32", kRun}}}},
+    // Reductions: the axis is int32; float16 fails in Prepare, other unsupported types in Eval.
+    {kTfLiteBuiltinMean,
+     {{{"T,int32->T : T=" TS_NUMERIC, kRun}, {"float16,int32->float16", kPrepare}, {"T,int32->T", kInvoke}}}},
+    {kTfLiteBuiltinSum,
+     {{{"T,int32->T : T=" TS_NUMERIC, kRun}, {"float16,int32->float16", kPrepare}, {"T,int32->T", kInvoke}}}},
+    {kTfLiteBuiltinReduceMax,
+     {{{"T,int32->T : T=" TS_NUMERIC, kRun}, {"float16,int32->float16", kPrepare}, {"T,int32->T", kInvoke}}}},
+    {kTfLiteBuiltinReduceMin,
+     {{{"T,int32->T : T=" TS_NUMERIC, kRun}, {"float16,int32->float16", kPrepare}, {"T,int32->T", kInvoke}}}},
+    {kTfLiteBuiltinReduceProd,
+     {{{"T,int32->T : T=float32|int8|int16|int32|int64", kRun},
+       {"float16,int32->float16", kPrepare},
+       {"T,int32->T", kInvoke}}}},
+    {kTfLiteBuiltinReduceAny, {{{"bool,int32->bool", kRun}}}},
+    {kTfLiteBuiltinReduceAll, {{{"bool,int32->bool", kRun}}}},
+    {kTfLiteBuiltinArgMax, {{{"T,A->O : T=float32|uint8|int8|int32|bool; A=int32|int64; O=int32|int64", kRun}}}},
+    {kTfLiteBuiltinArgMin, {{{"T,A->O : T=float32|uint8|int8|int32|bool; A=int32|int64; O=int32|int64", kRun}}}},
+    {kTfLiteBuiltinTopkV2, {{{"T,int32->T,int32 : T=" TS_NUMERIC, kRun}, {"T,int32->T,int32", kInvoke}}}},
+    {kTfLiteBuiltinSegmentSum, {{{"T,int32->T : T=float32|int32", kRun}}}},
+    {kTfLiteBuiltinUnsortedSegmentSum, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
+    {kTfLiteBuiltinUnsortedSegmentMax, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
+    {kTfLiteBuiltinUnsortedSegmentMin, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
+    {kTfLiteBuiltinUnsortedSegmentProd, {{{"T,int32,int32->T : T=float32|int32", kRun}}}},
+    // Pooling and resizing: Eval refuses the types it has no kernel for (quantized L2 pooling in
+    // Prepare).
+    {kTfLiteBuiltinAveragePool2d, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinMaxPool2d, {{{"T->T : T=float32|uint8|int8|int16", kRun}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinL2Pool2d, {{{"float32->float32", kRun}, {"uint8|int8->*", kPrepare}, {"T->T", kInvoke}}}},
+    {kTfLiteBuiltinResizeBilinear, {{{"T,int32->T : T=float32|uint8|int8|int16", kRun}, {"T,int32->T", kInvoke}}}},
+    {kTfLiteBuiltinResizeNearestNeighbor,
+     {{{"T,int32->T : T=float32|uint8|int8|int16", kRun}, {"T,int32->T", kInvoke}}}},
+    // Convolutions and matrix products: float, hybrid (float activations, int8 weights), and
+    // quantized uint8, int8 and 16x8 (int16 activations, int8 weights).
+    {kTfLiteBuiltinConv2d,
+     {{{"float32,float32,float32->float32", kRun},
+       {"float32,int8,float32->float32", kRun},
+       {"uint8,uint8,int32->uint8", kRun},
+       {"int8,int8,int32->int8", kRun},
+       {"int16,int8,int32|int64->int16", kRun}}}},
+    {kTfLiteBuiltinDepthwiseConv2d,
+     {{{"float32,float32,float32?->float32", kRun},
+       {"float32,int8,float32?->float32", kRun},
+       {"uint8,uint8,int32?->uint8", kRun},
+       {"int8,int8,int32?->int8", kRun},
+       {"int16,int8,int64?->int16", kRun}}}},
+    {kTfLiteBuiltinTransposeConv,
+     {{{"int32,float32,float32,float32?->float32", kRun},
+       {"int32,uint8,uint8,int32?->uint8", kRun},
+       {"int32,int8,int8,int32?->int8", kRun},
+       {"int32,int8,int16,int64?->int16", kRun}}}},
+    {kTfLiteBuiltinFullyConnected,
+     {{{"float32,float32,float32?->float32", kRun},
+       {"float32,uint8|int8,float32?->float32", kRun},
+       {"uint8,uint8,int32?->uint8", kRun},
+       {"int8,int8,int32?->int8", kRun},
+       {"int16,int8,int32|int64?->int16", kRun}}}},
+    {kTfLiteBuiltinBatchMatmul, {{{"T,T->T : T=float32|int8|int16", kRun}, {"float32,int8->float32", kRun}}}},
+};
+
+constexpr int MaxRulesCode() {
+  int max_code = 0;
+  for (const RulesEntry& entry : kRulesTable) max_code = std::max(max_code, entry.builtin_code);
+  return max_code;
+}
+
+// kRulesTable's position of each builtin code's entry (-1: none), built once without allocating.
+using RulesIndex = std::array<int16_t, MaxRulesCode() + 1>;
+const RulesIndex& RulesByCode() {
+  static const RulesIndex index = [] {
+    RulesIndex built;
+    built.fill(-1);
+    for (size_t i = 0; i < std::size(kRulesTable); ++i) {
+      int16_t& slot = built[kRulesTable[i].builtin_code];
+      if (slot < 0) slot = static_cast<int16_t>(i);
+    }
+    return built;
+  }();
+  return index;
 }
 
 #undef TS_NUMERIC
@@ -417,19 +440,23 @@ const char* TypeVerdictName(TypeVerdict verdict) {
 }
 
 const OpTypeRules* TypeRulesFor(int builtin_code) {
-  auto it = RulesTable().find(builtin_code);
-  return it == RulesTable().end() ? nullptr : &it->second;
+  const RulesIndex& index = RulesByCode();
+  if (builtin_code < 0 || builtin_code >= static_cast<int>(index.size())) return nullptr;
+  return index[builtin_code] < 0 ? nullptr : &kRulesTable[index[builtin_code]].rules;
 }
 
 std::vector<int> BuiltinsWithTypeRules() {
   std::vector<int> codes;
-  for (const auto& entry : RulesTable()) codes.push_back(entry.first);
+  const RulesIndex& index = RulesByCode();
+  for (size_t code = 0; code < index.size(); ++code) {
+    if (index[code] >= 0) codes.push_back(static_cast<int>(code));
+  }
   return codes;
 }
 
 TypeVerdict JudgeTypes(const OpTypeRules& rules, const std::vector<TfLiteType>& inputs,
                        const std::vector<TfLiteType>& outputs) {
-  for (const TypeRule& rule : rules.rules) {
+  for (const TypeRule& rule : rules) {
     const Signature& sig = Compiled(rule.signature);
     if (!sig.error.empty()) continue;
     Bindings bound;
@@ -455,8 +482,8 @@ std::string TypeSignatureText(const std::vector<TfLiteType>& inputs, const std::
 }
 
 std::string CheckTypeRuleSyntax() {
-  for (const auto& entry : RulesTable()) {
-    for (const TypeRule& rule : entry.second.rules) {
+  for (const RulesEntry& entry : kRulesTable) {
+    for (const TypeRule& rule : entry.rules) {
       const Signature& sig = Compiled(rule.signature);
       if (!sig.error.empty()) return sig.error;
     }

@@ -32,15 +32,28 @@ enum class TypeVerdict {
 const char* TypeVerdictName(TypeVerdict verdict);
 
 struct TypeRule {
-  const char* signature;
-  TypeVerdict verdict;
+  const char* signature = nullptr;  // null: an unused entry of OpTypeRules::rules
+  TypeVerdict verdict = TypeVerdict::kRun;
 };
 
+// A plain aggregate, so that the table of every op's rules is constant data: nothing is built or
+// allocated at start-up or at the first model's Init.
 struct OpTypeRules {
-  std::vector<TypeRule> rules;
+  // The most rules an op has (CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED have 5); a table entry
+  // with more does not compile.
+  static constexpr int kMaxRules = 6;
+  TypeRule rules[kMaxRules] = {};  // in order, up to the first unused entry
   TypeVerdict otherwise = TypeVerdict::kRefuseAtPrepare;
   // When above 0: TFLite's Prepare refuses a first input of a higher rank, whatever the types.
   int max_input_rank = 0;
+
+  // The rules in use, for range-for.
+  const TypeRule* begin() const { return rules; }
+  const TypeRule* end() const {
+    int count = 0;
+    while (count < kMaxRules && rules[count].signature != nullptr) ++count;
+    return rules + count;
+  }
 };
 
 // TFLite 2.14.1's rules for a builtin op; null for the ops whose types their kernel alone checks
