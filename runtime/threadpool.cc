@@ -44,7 +44,9 @@ inline void ChunkBounds(int64_t n, int chunks, int chunk, int64_t* begin, int64_
 
 ThreadPool::ThreadPool(int num_threads)
     : num_threads_(std::min(std::max(num_threads, 1), kMaxThreads)),
-      ranges_(new Range[std::min(std::max(num_threads, 1), kMaxThreads)]) {
+      ranges_(new Range[std::min(std::max(num_threads, 1), kMaxThreads)]) {}
+
+void ThreadPool::StartWorkers() {
   workers_.reserve(num_threads_ - 1);
   for (int i = 1; i < num_threads_; ++i) {
     workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -103,6 +105,10 @@ void ThreadPool::ParallelFor(int64_t n, RangeFn fn, void* state, int max_chunks)
     fn(state, 0, n);
     return;
   }
+  // Workers start with the first job, not with the pool: the pool is made while the model is
+  // prepared, and a worker polling there would take a CPU from the preparation (on a 2-CPU
+  // machine, with the benchmark's parent process on the other, Init grew by hundreds of us).
+  if (workers_.empty()) StartWorkers();
   job_.n = n;
   job_.chunks = chunks;
   job_.fn = fn;

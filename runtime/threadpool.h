@@ -38,10 +38,12 @@ class ThreadPool : public TaskRunner {
   // CPU from it. The next job wakes them.
   void Park();
 
-  // Worker threads that exist (num_threads - 1), for tests.
+  // Worker threads that exist: none before the first ParallelFor that splits its work, then
+  // num_threads - 1. For tests.
   int worker_count() const { return static_cast<int>(workers_.size()); }
 
  private:
+  void StartWorkers();
   void WorkerLoop(int thread);
   void RunChunk(int chunk);
   // Claims a chunk of job `sequence` for thread `thread`: the next of its own range, else the next
