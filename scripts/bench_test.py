@@ -196,6 +196,7 @@ class RowTest(unittest.TestCase):
         self.assertEqual(row["theirs_avg_us"], 200)
         self.assertAlmostEqual(row["ratio"], 0.525)
         self.assertAlmostEqual(row["ratio_spread"], 0.05 / 0.525)
+        self.assertEqual((row["ours_init_us"], row["theirs_init_us"]), (400, 200))  # the smallest of the rounds
         self.assertAlmostEqual(row["init_ratio"], 2.0)
         self.assertAlmostEqual(row["mem_ratio"], 0.5)
         self.assertEqual((row["ours_reference"], row["ours_reference_list"]), (1, "SOFTMAX int8"))
@@ -214,12 +215,14 @@ class RowTest(unittest.TestCase):
         table = {"build": "45eff1b", "has_init": True,
                  "rows": {("m.tflite", 1): {"tflite_avg_us": 1000.0, "base_avg_us": 1500.0, "ratio": 1.5,
                                             "tflite_init_us": 600.0, "base_init_us": 300.0}}}
-        row = {"model": "m.tflite", "threads": 1, "ratio": 0.5, "init_ratio": 3.0}
+        row = {"model": "m.tflite", "threads": 1, "ratio": 0.5, "init_ratio": 3.0, "ours_init_us": 450.0}
         bench.convert_to_tflite(row, table, "45eff1b97642d0a5adb0fdac538be0bd6e47d536")
         self.assertAlmostEqual(row["ratio_vs_tflite"], 0.75)
         self.assertAlmostEqual(row["init_vs_tflite"], 1.5)
+        self.assertAlmostEqual(row["init_over_table_tflite"], 0.75)  # 450 us against the table's 600
         bench.convert_to_tflite(row, table, "0123abc")  # another build: nothing to convert with
         self.assertIsNone(row["ratio_vs_tflite"])
+        self.assertAlmostEqual(row["init_over_table_tflite"], 0.75)  # needs no conversion
         bench.convert_to_tflite(row, table, "tflite")  # TFLite itself: the measured ratio
         self.assertEqual((row["ratio_vs_tflite"], row["init_vs_tflite"]), (0.5, 3.0))
         row["threads"] = 2
@@ -283,8 +286,10 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(bad["error"], "ours: exit 3: ERROR: a/bad.bin: unresolved custom op 'Sinh'")
         hang = rows[("hang.tflite", 2)]
         self.assertEqual((hang["status"], hang["error"]), ("TIMEOUT ours", "ours: timed out after 1s"))
-        self.assertIn("| a/fast.tflite | 1 | 100.0 | 200.0 | 0.50 | 0% | 0.75 | 500 | 250 | 2.00 | 1.00 | 2.00 | "
+        # init / table's TFLite: 500 us against the table's 600.
+        self.assertIn("| a/fast.tflite | 1 | 100.0 | 200.0 | 0.50 | 0% | 0.75 | 500 | 250 | 2.00 | 1.00 | 0.83 | 2.00 | "
                       "4.00 | 1: SOFTMAX int8 | ok |", out)
+        self.assertIn("init ours/table's TFLite: median 0.83 at 1 thread", out)
         self.assertIn("| a/bad.bin | 1 | ours: exit 3: ERROR: a/bad.bin: unresolved custom op 'Sinh' |", out)
         self.assertIn("latency ours/TFLite: median 0.75 at 1 thread (1 rows), 1.00 at 2 threads (1 rows); "
                       "0 of 2 rows above 1.0, 1 above 0.8", out)
