@@ -140,7 +140,7 @@ bool FoldDequantize(const TfLiteTensor& in, std::vector<float>* out) {
   out->assign(static_cast<size_t>(count) + XNN_EXTRA_BYTES / sizeof(float), 0.0f);
   if (in.type == kTfLiteFloat16) {
     const auto* h = reinterpret_cast<const uint16_t*>(in.data.raw);
-    for (int64_t i = 0; i < count; ++i) (*out)[i] = float16::HalfToFloat(h[i]);
+    float16::HalfsToFloats(h, count, out->data());
     return true;
   }
   auto value = [&](int64_t i) -> int32_t {

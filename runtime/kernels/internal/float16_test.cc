@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include <gtest/gtest.h>
@@ -42,6 +43,29 @@ TEST(Float16Test, EveryHalfRoundTrips) {
     const float f = HalfToFloat(static_cast<uint16_t>(h));
     if (std::isnan(f)) continue;
     EXPECT_EQ(FloatToHalf(f), h) << std::hex << h;
+  }
+}
+
+// Every half against the field-by-field definition, bit for bit (NaN payloads included).
+TEST(Float16Test, EveryHalfMatchesItsDefinition) {
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const uint32_t sign = (h & 0x8000u) << 16;
+    const uint32_t exponent = (h >> 10) & 0x1fu;
+    const uint32_t mantissa = h & 0x3ffu;
+    uint32_t expected;
+    if (exponent == 0x1fu) {
+      expected = sign | 0x7f800000u | (mantissa << 13);
+    } else if (exponent != 0) {
+      expected = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+    } else {
+      const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+      std::memcpy(&expected, &magnitude, sizeof(expected));
+      expected |= sign;
+    }
+    const float f = HalfToFloat(static_cast<uint16_t>(h));
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    EXPECT_EQ(bits, expected) << std::hex << h;
   }
 }
 

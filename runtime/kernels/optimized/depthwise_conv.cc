@@ -40,7 +40,8 @@ struct DepthwiseState : OpState {
   // indirection buffer.
   int interior_begin = 0;
   int interior_end = 0;
-  CacheAlignedVector<float> zero_row;  // one input row of zeros, for tap rows above or below the input
+  // One input row of zeros (SharedZeroFloats), for tap rows above or below the input.
+  const float* zero_row = nullptr;
   // Short rows, where the edge pixels are a large share (a 5x5 window on a 14x14 or 7x7 map): a
   // chunk copies each input row it reads once into a ring of rows padded with zeros on both sides,
   // and every output pixel of the row takes the row kernel. Used when each chunk has enough rows
@@ -53,7 +54,8 @@ struct DepthwiseState : OpState {
   // cache lines, so loads from a slot are aligned as loads from the input are).
   size_t padded_row_floats = 0;
   ThreadScratch<float> padded_rings;
-  CacheAlignedVector<float> padded_zero_row;  // a padded row of zeros, for tap rows outside the input
+  // A padded row of zeros (SharedZeroFloats), for tap rows outside the input.
+  const float* padded_zero_row = nullptr;
   // With stride 1 the interior of a row is one run of floats in which output float j reads input
   // float j of each tap's run and weight j mod channels. When channels do not fill whole vector
   // registers, the row kernel takes groups of `group_pixels` pixels (lcm(channels, lanes) floats)
@@ -203,7 +205,7 @@ struct DepthwiseOp {
     const WindowGeometry& g = s->geometry;
     s->interior_begin = 0;
     s->interior_end = 0;
-    s->zero_row.clear();
+    s->zero_row = nullptr;
     if (s->multiplier == 1 && g.taps() <= kMaxRowKernelTaps) {
       // First pixel whose window starts inside the input, and one past the last whose window ends
       // inside it.
@@ -213,7 +215,7 @@ struct DepthwiseOp {
       const int64_t end = last_start < 0 ? 0 : last_start / g.stride_width + 1;
       s->interior_end = static_cast<int>(std::max<int64_t>(s->interior_begin, std::min<int64_t>(g.out_width, end)));
       if (s->interior_end > s->interior_begin) {
-        s->zero_row.assign(static_cast<size_t>(g.in_width) * s->input_depth, 0.f);
+        s->zero_row = SharedZeroFloats(static_cast<size_t>(g.in_width) * s->input_depth);
       }
     }
     s->group_pixels = 1;
@@ -232,7 +234,7 @@ struct DepthwiseOp {
     s->padded_rows = false;
     s->padded_channel_split = false;
     s->padded_rings.Clear();
-    s->padded_zero_row.clear();
+    s->padded_zero_row = nullptr;
     const PaddedLayout layout = PaddedLayoutOf(s);
     if (layout.fits) {
       const int edge_pixels = g.out_width - (s->interior_end - s->interior_begin);
@@ -328,7 +330,7 @@ struct DepthwiseOp {
     s->padded_row_floats = layout.row_floats;
     // Zeros everywhere: rows are written only in the input's columns, so the padding stays zero.
     s->padded_rings.Assign(threads, layout.ring_rows * layout.row_floats);
-    s->padded_zero_row.assign(layout.row_floats, 0.f);
+    s->padded_zero_row = SharedZeroFloats(layout.row_floats);
   }
 
   static void RepeatWeights(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
@@ -421,9 +423,9 @@ struct DepthwiseOp {
           const bool inside = iy >= 0 && iy < g.in_height;
           const float* in_row;
           if (ring == nullptr) {
-            in_row = inside ? image + iy * row_floats : s->zero_row.data();
+            in_row = inside ? image + iy * row_floats : s->zero_row;
           } else if (!inside) {
-            in_row = s->padded_zero_row.data() + pad_floats;
+            in_row = s->padded_zero_row + pad_floats;
           } else {
             // The rows of one window are fewer than the ring's, so they never share a slot.
             const int64_t slot = iy % s->padded_ring_rows;

@@ -281,7 +281,7 @@ void Dequantize(const TfLiteTensor* input, TfLiteTensor* output) {
   if (count == 0) return;
   if (input->type == kTfLiteFloat16) {
     const auto* in = reinterpret_cast<const uint16_t*>(input->data.raw);
-    for (int64_t i = 0; i < count; ++i) out[i] = float16::HalfToFloat(in[i]);
+    float16::HalfsToFloats(in, count, out);
     return;
   }
   if (IsPerChannelQuantized(input)) {
