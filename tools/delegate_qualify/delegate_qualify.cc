@@ -32,16 +32,9 @@ struct QualifyFlags {
   std::string csv;
   std::string html;
   std::string models;
-  std::string only;
   std::string sections = "conformance,models,latency";
-  int32_t timeout_secs = 60;
-  int32_t num_runs = 2;
-  int32_t num_threads = 1;
-  int32_t startup_runs = 5;
-  int32_t inference_runs = 50;
-  float max_regression_pct = 5.0f;
-  bool localize = true;
   bool gate_latency = false;
+  QualifyConfig config;  // the flags that set a field of it directly
 };
 
 // Every .tflite file directly in `path` (sorted), or `path` itself when it is a file.
@@ -66,9 +59,9 @@ StatusOr<std::vector<std::string>> ModelPaths(const std::string& path) {
 
 StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFlagGroup& group) {
   std::vector<std::string> warnings;
-  WarnIfMoreThreadsThanCpus("num_threads", flags.num_threads, &warnings);
+  WarnIfMoreThreadsThanCpus("num_threads", flags.config.num_threads, &warnings);
   PrintWarnings(warnings);
-  QualifyConfig config;
+  QualifyConfig config = flags.config;
   config.conformance = config.models = config.latency = false;
   for (absl::string_view section : absl::StrSplit(flags.sections, ',', absl::SkipEmpty())) {
     if (section == "conformance") {
@@ -88,7 +81,7 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
   // front; each case then makes its own in its own process.
   auto factory = [&table, &group, &flags]() {
     DelegateRequest request;
-    request.num_threads = flags.num_threads;
+    request.num_threads = flags.config.num_threads;
     request.use_reference_kernels = true;
     return group.CreateDelegates(table, request);
   };
@@ -101,15 +94,6 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
   const std::string delegates = DescribeDelegates(probe, group.params());
   config.float_tolerance = group.ReducedPrecision(probe) ? kQualifyFloat16Tolerance : kQualifyFloat32Tolerance;
   probe.clear();
-  config.only = flags.only;
-  config.timeout_secs = flags.timeout_secs;
-  config.diff_runs = flags.num_runs;
-  config.num_threads = flags.num_threads;
-  config.startup_runs = flags.startup_runs;
-  config.inference_runs = flags.inference_runs;
-  config.max_regression_pct = flags.max_regression_pct;
-  config.localize = flags.localize;
-  config.isolate = true;
   for (const auto& given : table.GivenValues()) {
     if (group.params().Has(given.first) || given.first == "num_threads") {
       config.delegate_flags += (config.delegate_flags.empty() ? "--" : " --") + given.first + "=" + given.second;
@@ -120,7 +104,7 @@ StatusOr<int> Run(const QualifyFlags& flags, const FlagTable& table, DelegateFla
   r.delegates = delegates;
   r.envelope = NewEnvelope("delegate_qualify", 1);
   r.envelope.model.path = flags.models.empty() ? "(built-in suite)" : flags.models;
-  r.envelope.config.num_threads = flags.num_threads;
+  r.envelope.config.num_threads = config.num_threads;
   r.envelope.config.kernels = "reference";
   CompleteEnvelope(table, group, &r.envelope);
   std::cout << FormatQualification(r);
@@ -144,21 +128,26 @@ int Main(int argc, char** argv) {
   table.AddString("html", &flags.html, "write a self-contained HTML page here");
   table.AddString("models", &flags.models,
                   "a folder of .tflite models (or one model) to qualify on; default: the suite's built-in models");
-  table.AddString("only", &flags.only, "run only this case or model id (as the report names it), in this process");
+  table.AddString("only", &flags.config.only,
+                  "run only this case or model id (as the report names it), in this process");
   table.AddString("sections", &flags.sections, "what to run: any of conformance,models,latency");
-  table.AddInt("timeout_secs", &flags.timeout_secs, "a case, model or latency run that takes longer is a HANG")
+  table.AddInt("timeout_secs", &flags.config.timeout_secs, "a case, model or latency run that takes longer is a HANG")
       .AtLeast(1);
-  table.AddInt("num_runs", &flags.num_runs, "inference_diff runs per case and model (3 invocations each)").AtLeast(1);
-  table.AddInt("num_threads", &flags.num_threads, "CPU threads of the latency runs, with and without the delegate")
+  table.AddInt("num_runs", &flags.config.diff_runs, "inference_diff runs per case and model (3 invocations each)")
+      .AtLeast(1);
+  table
+      .AddInt("num_threads", &flags.config.num_threads,
+              "CPU threads of the latency runs, with and without the delegate")
       .AtLeast(1);
   // The bootstrap of the latency verdict needs 3 samples a side at least.
-  table.AddInt("startup_runs", &flags.startup_runs, "latency: interpreter starts measured per side").AtLeast(3);
-  table.AddInt("inference_runs", &flags.inference_runs, "latency: invocations measured per side").AtLeast(3);
+  table.AddInt("startup_runs", &flags.config.startup_runs, "latency: interpreter starts measured per side").AtLeast(3);
+  table.AddInt("inference_runs", &flags.config.inference_runs, "latency: invocations measured per side").AtLeast(3);
   table
-      .AddFloat("max_regression_pct", &flags.max_regression_pct,
+      .AddFloat("max_regression_pct", &flags.config.max_regression_pct,
                 "latency: largest slowdown against the CPU that passes (with a warning), in percent")
       .AtLeast(0);
-  table.AddBool("localize", &flags.localize, "for a failing model, find the first node whose delegation diverges");
+  table.AddBool("localize", &flags.config.localize,
+                "for a failing model, find the first node whose delegation diverges");
   table.AddBool("gate_latency", &flags.gate_latency, "a latency FAIL also makes the exit code 1");
   DelegateFlagGroup delegate_flags;
   delegate_flags.AddTo(&table);

@@ -35,6 +35,7 @@ namespace touchstone {
 // Makes the delegates under qualification, afresh (called in each child process).
 using DelegateFactory = std::function<StatusOr<std::vector<ProvidedDelegate>>()>;
 
+// delegate_qualify's flags bind to these fields, so their defaults are the flags' defaults.
 struct QualifyConfig {
   // Models to qualify on: .tflite paths. Empty: the suite's own models (BuiltinQualificationModels).
   std::vector<std::string> model_paths;
@@ -52,7 +53,7 @@ struct QualifyConfig {
   int num_threads = 1;  // CPU threads of the latency reference and the test run
   int startup_runs = 5;
   int inference_runs = 50;
-  double max_regression_pct = 5.0;
+  float max_regression_pct = 5.0f;  // a float, as --max_regression_pct parses it
   bool localize = true;
   // Shell words that select the delegate(s), for the reproduce commands.
   std::string delegate_flags;
