@@ -30,9 +30,26 @@ void Field(std::string* out, int width, int64_t value) {
   fmt::format_to(std::back_inserter(*out), "\t{:>{}}", value, width);
 }
 
-// A table's column headings, each a Field of its width.
-void Headings(std::string* out, const std::vector<size_t>& widths, const std::vector<const char*>& titles) {
-  for (size_t i = 0; i < widths.size() && i < titles.size(); ++i) Field(out, widths[i], titles[i]);
+// A table's banner line, then its column headings: the csv line, or each title a Field of its width
+// followed by `last_title` (the name column has no width).
+std::string TableHeader(const std::string& title, bool csv, const char* csv_headings, const std::vector<size_t>& widths,
+                        const std::vector<const char*>& titles, const char* last_title) {
+  std::string out = "============================== " + title + " ==============================\n";
+  if (csv) return out + csv_headings + "\n";
+  for (size_t i = 0; i < widths.size() && i < titles.size(); ++i) Field(&out, widths[i], titles[i]);
+  return out + last_title + "\n";
+}
+
+// The last four columns of both of TFLite's tables: the percentage and the cumulative one (each
+// followed by %), the memory and the calls per run.
+void PercentMemoryCalls(std::string* out, int percent_width, double percentage, double cdf, double mem_kb,
+                        int64_t times_called) {
+  Field(out, percent_width, percentage);
+  *out += "%";
+  Field(out, percent_width, cdf);
+  *out += "%";
+  Field(out, 10, mem_kb);
+  Field(out, 9, times_called);
 }
 
 // One table's worth of nodes of one subgraph (or the delegate-internal ops) and its run totals.
@@ -45,18 +62,6 @@ struct Calculator {
 };
 
 // The csv lines print figures as TFLite streams them: six significant digits ({:g}).
-std::string Header(const std::string& title, bool csv) {
-  std::string out = "============================== " + title + " ==============================\n";
-  if (csv) {
-    out += "node type, first, avg_ms, %, cdf%, mem KB, times called, name";
-  } else {
-    Headings(&out, {24, 9, 9, 8, 8, 10, 9},
-             {"[node type]", "[first]", "[avg ms]", "[%]", "[cdf%]", "[mem KB]", "[times called]"});
-    out += "\t[Name]";
-  }
-  return out;
-}
-
 std::string Row(const OpProfileNode& node, int64_t cumulative_us, const Calculator& calc, bool csv) {
   const double first_ms = static_cast<double>(node.us.first_us()) / 1000.0;
   const double avg_ms = node.us.mean_us() / 1000.0;
@@ -75,19 +80,16 @@ std::string Row(const OpProfileNode& node, int64_t cumulative_us, const Calculat
   Field(&out, 24, node.type);
   Field(&out, 9, first_ms);
   Field(&out, 9, avg_ms);
-  Field(&out, 7, percentage);
-  out += "%";
-  Field(&out, 7, cdf);
-  out += "%";
-  Field(&out, 10, mem_kb);
-  Field(&out, 9, times_called);
+  PercentMemoryCalls(&out, 7, percentage, cdf, mem_kb, times_called);
   out += "\t" + node.name;
   return out;
 }
 
 std::string StatsByMetric(const Calculator& calc, const std::string& title,
                           const std::vector<const OpProfileNode*>& ordered, size_t limit, bool csv) {
-  std::string out = Header(title, csv) + "\n";
+  std::string out =
+      TableHeader(title, csv, "node type, first, avg_ms, %, cdf%, mem KB, times called, name", {24, 9, 9, 8, 8, 10, 9},
+                  {"[node type]", "[first]", "[avg ms]", "[%]", "[cdf%]", "[mem KB]", "[times called]"}, "\t[Name]");
   int64_t cumulative = 0;
   for (size_t i = 0; i < ordered.size() && (limit == 0 || i < limit); ++i) {
     cumulative += ordered[i]->us.sum_us();
@@ -100,17 +102,9 @@ std::string StatsByMetric(const Calculator& calc, const std::string& title,
 std::string KernelTable(const Calculator& calc, int subgraph, bool several_subgraphs, bool csv) {
   std::string title = "Kernel per node";
   if (several_subgraphs) title += fmt::format(" (subgraph {})", subgraph);
-  std::string out = "============================== " + title + " ==============================\n";
+  std::string out = TableHeader(title, csv, "node type, avg_ms, %, kernel, name", {24, 9, 8, 16},
+                                {"[node type]", "[avg ms]", "[%]", "[kernel]"}, "\t[Name]");
   const int64_t total = calc.total_sum();
-  if (csv) {
-    out += "node type, avg_ms, %, kernel, name\n";
-  } else {
-    Field(&out, 24, "[node type]");
-    Field(&out, 9, "[avg ms]");
-    Field(&out, 8, "[%]");
-    Field(&out, 16, "[kernel]");
-    out += "\t[Name]\n";
-  }
   for (const OpProfileNode* node : calc.nodes) {
     const double avg_ms = node->us.mean_us() / 1000.0;
     const double percentage =
@@ -132,7 +126,6 @@ std::string KernelTable(const Calculator& calc, int subgraph, bool several_subgr
 
 std::string StatsByNodeType(const Calculator& calc, bool csv) {
   std::string out = fmt::format("Number of nodes executed: {}\n", calc.nodes.size());
-  out += "============================== Summary by node type ==============================\n";
   std::map<std::string, int64_t> count, time, memory, times_called;
   int64_t accumulated_us = 0;
   const int64_t runs = calc.runs();
@@ -149,13 +142,9 @@ std::string StatsByNodeType(const Calculator& calc, bool csv) {
   for (const auto& entry : time) order.emplace_back(entry.second, entry.first);
   std::sort(order.begin(), order.end(),
             [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second > b.second; });
-  if (csv) {
-    out += "node type, count, avg_ms, avg %, cdf %, mem KB, times called\n";
-  } else {
-    Headings(&out, {24, 9, 10, 11, 11, 10, 10},
-             {"[Node type]", "[count]", "[avg ms]", "[avg %]", "[cdf %]", "[mem KB]", "[times called]"});
-    out += "\n";
-  }
+  out += TableHeader("Summary by node type", csv, "node type, count, avg_ms, avg %, cdf %, mem KB, times called",
+                     {24, 9, 10, 11, 11, 10, 10},
+                     {"[Node type]", "[count]", "[avg ms]", "[avg %]", "[cdf %]", "[mem KB]", "[times called]"}, "");
   float cdf = 0.0f;
   for (const auto& entry : order) {
     const std::string& type = entry.second;
@@ -171,12 +160,7 @@ std::string StatsByNodeType(const Calculator& calc, bool csv) {
       Field(&out, 24, type);
       Field(&out, 9, count[type]);
       Field(&out, 10, ms);
-      Field(&out, 10, percentage);
-      out += "%";
-      Field(&out, 10, cdf);
-      out += "%";
-      Field(&out, 10, mem_kb);
-      Field(&out, 9, times_called[type]);
+      PercentMemoryCalls(&out, 10, percentage, cdf, mem_kb, times_called[type]);
       out += "\n";
     }
   }
