@@ -6,7 +6,6 @@
 // shared/reference/tflite-2.14.1-stable-delegate-abi.md (sections 3.2-3.4). It ignores the settings.
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "runtime/c/builtin_ops.h"
 #include "runtime/c/c_api_opaque.h"
 #include "runtime/c/stable_delegate.h"
+#include "runtime/kernels/kernel_util.h"
 #include "runtime/tensor_util.h"
 
 namespace touchstone {
@@ -36,28 +36,6 @@ TfLiteFusedActivation ActivationOf(int builtin_code, const void* builtin_data) {
   return static_cast<const TfLiteSubParams*>(builtin_data)->activation;
 }
 
-bool ActivationRange(TfLiteFusedActivation activation, float* lo, float* hi) {
-  *lo = -std::numeric_limits<float>::infinity();
-  *hi = std::numeric_limits<float>::infinity();
-  switch (activation) {
-    case kTfLiteActNone:
-      return true;
-    case kTfLiteActRelu:
-      *lo = 0.0f;
-      return true;
-    case kTfLiteActReluN1To1:
-      *lo = -1.0f;
-      *hi = 1.0f;
-      return true;
-    case kTfLiteActRelu6:
-      *lo = 0.0f;
-      *hi = 6.0f;
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool IsSupported(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node, const TfLiteRegistrationExternal* reg) {
   const int code = TfLiteRegistrationExternalGetBuiltInCode(reg);
   if (code != kTfLiteBuiltinAdd && code != kTfLiteBuiltinSub) return false;
@@ -69,7 +47,7 @@ bool IsSupported(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node, const TfL
     if (t == nullptr || TfLiteOpaqueTensorType(t) != kTfLiteFloat32) return false;
   }
   float lo, hi;
-  return ActivationRange(ActivationOf(code, TfLiteOpaqueNodeGetBuiltinData(node)), &lo, &hi);
+  return tflite::FusedActivationRange(ActivationOf(code, TfLiteOpaqueNodeGetBuiltinData(node)), &lo, &hi);
 }
 
 // One ADD or SUB; tensors that stay inside the partition get no host storage, so they live in slots.
@@ -96,7 +74,7 @@ class Kernel {
       Op op;
       const int code = TfLiteRegistrationExternalGetBuiltInCode(reg);
       op.add = code == kTfLiteBuiltinAdd;
-      ActivationRange(ActivationOf(code, TfLiteOpaqueNodeGetBuiltinData(node)), &op.lo, &op.hi);
+      tflite::FusedActivationRange(ActivationOf(code, TfLiteOpaqueNodeGetBuiltinData(node)), &op.lo, &op.hi);
       const int* inputs = nullptr;
       const int* outputs = nullptr;
       int num_inputs = 0, num_outputs = 0;

@@ -9,6 +9,7 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/builtin_ops.h"
 #include "runtime/kernels/internal/float16.h"
+#include "runtime/kernels/kernel_util.h"
 #include "runtime/tensor_util.h"
 
 namespace touchstone {
@@ -83,30 +84,6 @@ const char* OpName(int op) {
       return "EXPAND_DIMS";
     default:
       return "op";
-  }
-}
-
-// The range a fused activation clamps to; false for the ones XNNPACK cannot fuse.
-bool ActivationRange(TfLiteFusedActivation activation, float* lo, float* hi) {
-  switch (activation) {
-    case kTfLiteActNone:
-      *lo = -kInf;
-      *hi = kInf;
-      return true;
-    case kTfLiteActRelu:
-      *lo = 0.0f;
-      *hi = kInf;
-      return true;
-    case kTfLiteActReluN1To1:
-      *lo = -1.0f;
-      *hi = 1.0f;
-      return true;
-    case kTfLiteActRelu6:
-      *lo = 0.0f;
-      *hi = 6.0f;
-      return true;
-    default:
-      return false;
   }
 }
 
@@ -496,7 +473,7 @@ Status GraphTranslator::CheckConvWindow(const ConvParams& params, const std::vec
     return Fail("bad strides or dilations");
   }
   if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
-  if (!ActivationRange(params.activation, lo, hi)) return Fail("fused activation");
+  if (!tflite::FusedActivationRange(params.activation, lo, hi)) return Fail("fused activation");
   const int oh = WindowOutputSize(in[1], kh, params.stride_height, params.dilation_height_factor, params.padding);
   const int ow = WindowOutputSize(in[2], kw, params.stride_width, params.dilation_width_factor, params.padding);
   const std::vector<int> expected = {in[0], oh, ow, out_channels};
@@ -858,7 +835,9 @@ Status GraphTranslator::VisitBinary(int op, const TfLiteNode* node, const void* 
     activation = *static_cast<const TfLiteFusedActivation*>(params);
   }
   float lo, hi;
-  if (!ActivationRange(activation, &lo, &hi)) return Fail("fused activation " + std::to_string(activation));
+  if (!tflite::FusedActivationRange(activation, &lo, &hi)) {
+    return Fail("fused activation " + std::to_string(activation));
+  }
   if (type != kTfLiteFloat32) {
     float sa, sb, so;
     int32_t za, zb, zo;
@@ -994,7 +973,7 @@ Status GraphTranslator::VisitFullyConnected(const TfLiteNode* node, const void* 
   }
   if (out != expected) return Fail("output shape " + ShapeString(out) + ", expected " + ShapeString(expected));
   float lo, hi;
-  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
+  if (!tflite::FusedActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
   TS_RETURN_IF_ERROR(CheckWeights(t, oc,
                                   {"float input with quantized weights (hybrid)", -1,
                                    "per-channel weights (this XNNPACK has no per-channel fully connected)", false}));
@@ -1029,7 +1008,7 @@ Status GraphTranslator::VisitTransposeConv(const TfLiteNode* node, const void* p
   if (params.stride_height <= 0 || params.stride_width <= 0) return Fail("bad strides");
   if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
   float lo, hi;
-  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
+  if (!tflite::FusedActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
   // TFLite pads as if convolving the output back to the input; XNNPACK crops the full deconvolution
   // [stride*(in-1) + kernel] by top/left and bottom/right padding, plus an adjustment past the end.
   int pads[2][2], adjust[2];
@@ -1073,7 +1052,7 @@ Status GraphTranslator::VisitPool(int op, const TfLiteNode* node, const void* pa
   if (fh <= 0 || fw <= 0 || params.stride_height <= 0 || params.stride_width <= 0) return Fail("bad window");
   if (params.padding != kTfLitePaddingSame && params.padding != kTfLitePaddingValid) return Fail("unknown padding");
   float lo, hi;
-  if (!ActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
+  if (!tflite::FusedActivationRange(params.activation, &lo, &hi)) return Fail("fused activation");
   const int oh = WindowOutputSize(in[1], fh, params.stride_height, 1, params.padding);
   const int ow = WindowOutputSize(in[2], fw, params.stride_width, 1, params.padding);
   const std::vector<int> expected = {in[0], oh, ow, in[3]};

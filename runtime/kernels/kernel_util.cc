@@ -119,28 +119,33 @@ TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTens
   return BroadcastShapes(context, shapes, 3, output_shape);
 }
 
-void CalculateActivationRange(TfLiteFusedActivation activation, float* min, float* max) {
-  // As TFLite: "no clamp" is the finite float range, so infinities become +-FLT_MAX.
-  constexpr float kLowest = std::numeric_limits<float>::lowest();
-  constexpr float kHighest = std::numeric_limits<float>::max();
+bool FusedActivationRange(TfLiteFusedActivation activation, float* min, float* max) {
+  *min = -std::numeric_limits<float>::infinity();
+  *max = std::numeric_limits<float>::infinity();
   switch (activation) {
+    case kTfLiteActNone:
+      return true;
     case kTfLiteActRelu:
       *min = 0.f;
-      *max = kHighest;
-      break;
+      return true;
     case kTfLiteActReluN1To1:
       *min = -1.f;
       *max = 1.f;
-      break;
+      return true;
     case kTfLiteActRelu6:
       *min = 0.f;
       *max = 6.f;
-      break;
+      return true;
     default:
-      *min = kLowest;
-      *max = kHighest;
-      break;
+      return false;
   }
+}
+
+void CalculateActivationRange(TfLiteFusedActivation activation, float* min, float* max) {
+  // As TFLite: "no clamp" (an activation that is not a clamp too) is the finite float range.
+  FusedActivationRange(activation, min, max);
+  *min = std::max(*min, std::numeric_limits<float>::lowest());
+  *max = std::min(*max, std::numeric_limits<float>::max());
 }
 
 TfLiteStatus CalculateActivationRangeQuantized(TfLiteContext* context, TfLiteFusedActivation activation,

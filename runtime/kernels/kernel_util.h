@@ -81,7 +81,13 @@ TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTens
 TfLiteStatus CalculateShapeForBroadcast(TfLiteContext* context, const TfLiteTensor* a, const TfLiteTensor* b,
                                         const TfLiteTensor* c, TfLiteIntArray** output_shape);
 
-// The float range a fused activation clamps to.
+// The float range a fused activation clamps to, with infinite bounds where it does not clamp: what a
+// delegate's clamp takes. False, leaving -infinity and +infinity, for an activation that is not a clamp
+// (tanh, sign bit).
+bool FusedActivationRange(TfLiteFusedActivation activation, float* min, float* max);
+
+// The float range a fused activation clamps to, as TFLite's kernels take it: FusedActivationRange's
+// infinities become -+FLT_MAX.
 void CalculateActivationRange(TfLiteFusedActivation activation, float* min, float* max);
 
 // The range a fused activation clamps a quantized (UINT8, INT8 or INT16) output to, in the output's

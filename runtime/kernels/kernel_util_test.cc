@@ -57,6 +57,38 @@ Range QuantizedRange(TfLiteFusedActivation activation, const TfLiteTensor& outpu
   return range;
 }
 
+// A delegate's clamp has infinite bounds where the activation does not clamp; TFLite's kernels FLT_MAX.
+TEST(ActivationRangeTest, DelegatesGetInfinitiesKernelsTheFiniteRange) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  constexpr float kMax = std::numeric_limits<float>::max();
+  float min = 0.f, max = 0.f;
+  EXPECT_TRUE(FusedActivationRange(kTfLiteActNone, &min, &max));
+  EXPECT_EQ(min, -kInf);
+  EXPECT_EQ(max, kInf);
+  EXPECT_TRUE(FusedActivationRange(kTfLiteActRelu, &min, &max));
+  EXPECT_EQ(min, 0.f);
+  EXPECT_EQ(max, kInf);
+  EXPECT_TRUE(FusedActivationRange(kTfLiteActReluN1To1, &min, &max));
+  EXPECT_EQ(min, -1.f);
+  EXPECT_EQ(max, 1.f);
+  EXPECT_TRUE(FusedActivationRange(kTfLiteActRelu6, &min, &max));
+  EXPECT_EQ(min, 0.f);
+  EXPECT_EQ(max, 6.f);
+  EXPECT_FALSE(FusedActivationRange(kTfLiteActTanh, &min, &max));
+  EXPECT_EQ(min, -kInf);
+  EXPECT_EQ(max, kInf);
+
+  CalculateActivationRange(kTfLiteActRelu, &min, &max);
+  EXPECT_EQ(min, 0.f);
+  EXPECT_EQ(max, kMax);
+  CalculateActivationRange(kTfLiteActRelu6, &min, &max);
+  EXPECT_EQ(min, 0.f);
+  EXPECT_EQ(max, 6.f);
+  CalculateActivationRange(kTfLiteActTanh, &min, &max);  // not a clamp: no clamp
+  EXPECT_EQ(min, -kMax);
+  EXPECT_EQ(max, kMax);
+}
+
 TEST(CalculateActivationRangeQuantizedTest, QuantizesTheBoundsAndIntersectsTheTypeRange) {
   const TfLiteTensor int8 = QuantizedOutput(kTfLiteInt8, 0.5f, -10);
   Range range = QuantizedRange(kTfLiteActRelu6, int8);
