@@ -60,12 +60,9 @@ int Main(int argc, char** argv) {
   table.AddInt("class_offset", &flags.class_offset, "class id = class output + offset").InRange(-1000000, 1000000);
   table.AddBool("debug_mode", &flags.debug_mode, "print every image's detections");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels");
-  AddBaselineFlags(&table, &flags.baseline, &flags.allow_config_change,
-                   "mAP (either metric) drops by more than --max_accuracy_drop_pct", "images or ground truth");
-  table
-      .AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
-                "drop of mAP, in percentage points of AP, that --baseline tolerates")
-      .AtLeast(0);
+  AddBaselineFlags(&table, &flags.baseline, &flags.allow_config_change, "mAP (either metric) drops by more than",
+                   "images or ground truth", "max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
+                   "drop of mAP, in percentage points of AP, that --baseline tolerates");
   AddShardFlags(&table, &flags.shard_index, &flags.num_shards,
                 "evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list", "the images");
   DelegateFlagGroup delegate_flags;

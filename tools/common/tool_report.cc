@@ -66,12 +66,14 @@ StatusOr<nlohmann::json> ReadJsonReport(const std::string& path) {
 }
 
 void AddBaselineFlags(FlagTable* table, std::string* baseline, bool* allow_config_change, const std::string& fails_when,
-                      const std::string& differs) {
+                      const std::string& differs, const std::string& limit_name, float* limit,
+                      const std::string& limit_help) {
   table->AddString("baseline", baseline,
-                   "gate against this --output_file_path report of an earlier run: exit 1 when " + fails_when +
-                       ", 2 when the configurations differ (docs/gates.md)");
+                   "gate against this --output_file_path report of an earlier run: exit 1 when " + fails_when + " --" +
+                       limit_name + ", 2 when the configurations differ (docs/gates.md)");
   table->AddBool("allow_config_change", allow_config_change,
                  "let --baseline compare runs whose model, threads, kernels, delegates, " + differs + " differ");
+  table->AddFloat(limit_name, limit, limit_help).AtLeast(0);
 }
 
 void AddShardFlags(FlagTable* table, int32_t* shard_index, int32_t* num_shards, const std::string& part,

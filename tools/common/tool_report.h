@@ -56,12 +56,13 @@ class Heartbeat {
   double last_secs_ = 0.0;
 };
 
-// Declares --baseline and --allow_config_change, a gate against an earlier report (docs/gates.md), with
-// what exits 1 (`fails_when`: "top-1 or top-5 drop by more than --max_accuracy_drop_pct") and what
-// besides the model, threads, kernels and delegates makes two runs' configurations differ (`differs`:
-// "images or labels").
+// Declares --baseline and --allow_config_change, a gate against an earlier report (docs/gates.md), and
+// the gate's limit --`limit_name` (at least 0; `limit_help` says what it bounds). `fails_when` is what
+// exits 1, the limit's flag following it ("top-1 or top-5 drop by more than"); `differs` what besides
+// the model, threads, kernels and delegates makes two runs' configurations differ ("images or labels").
 void AddBaselineFlags(FlagTable* table, std::string* baseline, bool* allow_config_change, const std::string& fails_when,
-                      const std::string& differs);
+                      const std::string& differs, const std::string& limit_name, float* limit,
+                      const std::string& limit_help);
 
 // Declares --shard_index and --num_shards (docs/cluster.md; checked by ShardSpecFromFlags): `part` says
 // what shard I of N does ("evaluate shard I of N, images [T*I/N, T*(I+1)/N) of the list"), `items` what

@@ -55,12 +55,9 @@ int Main(int argc, char** argv) {
   table.AddBool("reference", &flags.reference, "also run the reference kernels and report both");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels, "run the reference kernels only");
   table.AddBool("per_image", &flags.per_image, "put per-image predictions in the JSON report");
-  AddBaselineFlags(&table, &flags.baseline, &flags.allow_config_change,
-                   "top-1 or top-5 drop by more than --max_accuracy_drop_pct", "images or labels");
-  table
-      .AddFloat("max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
-                "drop of top-1 or top-5 accuracy, in percentage points, that --baseline tolerates")
-      .AtLeast(0);
+  AddBaselineFlags(&table, &flags.baseline, &flags.allow_config_change, "top-1 or top-5 drop by more than",
+                   "images or labels", "max_accuracy_drop_pct", &flags.max_accuracy_drop_pct,
+                   "drop of top-1 or top-5 accuracy, in percentage points, that --baseline tolerates");
   table.AddBool("require_same_predictions", &flags.require_same_predictions,
                 "--baseline also fails when any image's top-1 label changed");
   AddShardFlags(&table, &flags.shard_index, &flags.num_shards,

@@ -194,12 +194,9 @@ int Main(int argc, char** argv) {
   table.AddFloat("qualify_float_tolerance", &flags.qualify_float_tolerance,
                  "--qualify's float tolerance, relative to the reference's largest magnitude (-1: the default)");
   AddBaselineFlags(&table, &flags.baseline, &flags.allow_config_change,
-                   "an output's max_abs_error or avg_error grew beyond --max_error_increase_pct",
-                   "inputs, runs or seed");
-  table
-      .AddFloat("max_error_increase_pct", &flags.max_error_increase_pct,
-                "growth of an output's errors over the baseline's that --baseline tolerates, in percent")
-      .AtLeast(0);
+                   "an output's max_abs_error or avg_error grew beyond", "inputs, runs or seed",
+                   "max_error_increase_pct", &flags.max_error_increase_pct,
+                   "growth of an output's errors over the baseline's that --baseline tolerates, in percent");
   table.AddBool("use_reference_kernels", &flags.use_reference_kernels,
                 "the test interpreter runs the reference kernels too (else the optimized ones)");
   table.AddBool("require_full_delegation", &flags.require_full_delegation,
