@@ -32,6 +32,21 @@ int AddQuantizedOutput(OpTest& test, TfLiteType type, float scale, int64_t zero_
   return tensor;
 }
 
+// A tensor's type and per-tensor quantization.
+struct Quant {
+  TfLiteType type;
+  float scale;
+  int64_t zero_point;
+};
+
+// An op from one quantized graph input of `shape` to one quantized graph output.
+void AddQuantizedUnaryOp(OpTest& test, int builtin_code, const std::vector<int>& shape, const Quant& in,
+                         const Quant& out, fb::BuiltinOptions options_type, flatbuffers::Offset<void> options) {
+  const int input = AddQuantizedInput(test, in.type, shape, in.scale, in.zero_point);
+  const int output = AddQuantizedOutput(test, out.type, out.scale, out.zero_point);
+  test.AddOp(builtin_code, {input}, {output}, options_type, options);
+}
+
 // ---- AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D
 
 struct PoolCase {
@@ -48,11 +63,10 @@ struct PoolCase {
 };
 
 void AddPool(OpTest& test, const PoolCase& c) {
-  const int input = AddQuantizedInput(test, c.type, c.input_shape, 1.f, 0);
-  const int output = AddQuantizedOutput(test, c.output_type == kTfLiteNoType ? c.type : c.output_type, c.output_scale,
-                                        c.output_zero_point);
-  test.AddOp(
-      c.builtin_code, {input}, {output}, fb::BuiltinOptions::Pool2DOptions,
+  const TfLiteType output_type = c.output_type == kTfLiteNoType ? c.type : c.output_type;
+  AddQuantizedUnaryOp(
+      test, c.builtin_code, c.input_shape, {c.type, 1.f, 0}, {output_type, c.output_scale, c.output_zero_point},
+      fb::BuiltinOptions::Pool2DOptions,
       fb::CreatePool2DOptions(test.fbb(), c.padding, c.stride, c.stride, c.filter, c.filter, c.activation).Union());
 }
 
@@ -156,10 +170,9 @@ TEST(QuantizedPoolTest, RefusesQuantizedL2PoolAndMixedTypes) {
 void AddSoftmax(OpTest& test, TfLiteType input_type, const std::vector<int>& shape, float input_scale,
                 int64_t input_zero_point, TfLiteType output_type, float output_scale, int64_t output_zero_point,
                 float beta = 1.f) {
-  const int input = AddQuantizedInput(test, input_type, shape, input_scale, input_zero_point);
-  const int output = AddQuantizedOutput(test, output_type, output_scale, output_zero_point);
-  test.AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
-             fb::CreateSoftmaxOptions(test.fbb(), beta).Union());
+  AddQuantizedUnaryOp(test, kTfLiteBuiltinSoftmax, shape, {input_type, input_scale, input_zero_point},
+                      {output_type, output_scale, output_zero_point}, fb::BuiltinOptions::SoftmaxOptions,
+                      fb::CreateSoftmaxOptions(test.fbb(), beta).Union());
 }
 
 // input_scale * beta = ln 3 makes a difference of one step a factor of 3 in probability: a pair one
@@ -228,10 +241,9 @@ TEST(QuantizedSoftmaxTest, RefusesOutputFormats) {
 
 void AddLogSoftmax(OpTest& test, TfLiteType type, const std::vector<int>& shape, float input_scale, float output_scale,
                    int64_t output_zero_point) {
-  const int input = AddQuantizedInput(test, type, shape, input_scale, 0);
-  const int output = AddQuantizedOutput(test, type, output_scale, output_zero_point);
-  test.AddOp(kTfLiteBuiltinLogSoftmax, {input}, {output}, fb::BuiltinOptions::LogSoftmaxOptions,
-             fb::CreateLogSoftmaxOptions(test.fbb()).Union());
+  AddQuantizedUnaryOp(test, kTfLiteBuiltinLogSoftmax, shape, {type, input_scale, 0},
+                      {type, output_scale, output_zero_point}, fb::BuiltinOptions::LogSoftmaxOptions,
+                      fb::CreateLogSoftmaxOptions(test.fbb()).Union());
 }
 
 TEST(QuantizedLogSoftmaxTest, UInt8AndInt8InSixteenthSteps) {
@@ -272,10 +284,9 @@ TEST(QuantizedLogSoftmaxTest, RefusesOtherOutputFormats) {
 
 void AddL2Norm(OpTest& test, TfLiteType type, const std::vector<int>& shape, int64_t input_zero_point,
                float output_scale, int64_t output_zero_point) {
-  const int input = AddQuantizedInput(test, type, shape, 0.1f, input_zero_point);
-  const int output = AddQuantizedOutput(test, type, output_scale, output_zero_point);
-  test.AddOp(kTfLiteBuiltinL2Normalization, {input}, {output}, fb::BuiltinOptions::L2NormOptions,
-             fb::CreateL2NormOptions(test.fbb()).Union());
+  AddQuantizedUnaryOp(test, kTfLiteBuiltinL2Normalization, shape, {type, 0.1f, input_zero_point},
+                      {type, output_scale, output_zero_point}, fb::BuiltinOptions::L2NormOptions,
+                      fb::CreateL2NormOptions(test.fbb()).Union());
 }
 
 TEST(QuantizedL2NormalizationTest, UInt8AroundZeroPoint) {
@@ -322,11 +333,9 @@ TEST(QuantizedL2NormalizationTest, RefusesOtherOutputFormatsAndInt16) {
 
 TEST(QuantizedLocalResponseNormalizationTest, RefusesQuantizedInput) {
   OpTest test;
-  const int input = AddQuantizedInput(test, kTfLiteInt8, {1, 1, 1, 3}, 0.1f, 0);
-  const int output = AddQuantizedOutput(test, kTfLiteInt8, 0.1f, 0);
-  test.AddOp(kTfLiteBuiltinLocalResponseNormalization, {input}, {output},
-             fb::BuiltinOptions::LocalResponseNormalizationOptions,
-             fb::CreateLocalResponseNormalizationOptions(test.fbb(), 1, 1.f, 1.f, 0.5f).Union());
+  AddQuantizedUnaryOp(test, kTfLiteBuiltinLocalResponseNormalization, {1, 1, 1, 3}, {kTfLiteInt8, 0.1f, 0},
+                      {kTfLiteInt8, 0.1f, 0}, fb::BuiltinOptions::LocalResponseNormalizationOptions,
+                      fb::CreateLocalResponseNormalizationOptions(test.fbb(), 1, 1.f, 1.f, 0.5f).Union());
   EXPECT_FALSE(test.Build().ok());
 }
 
