@@ -236,13 +236,7 @@ TfLiteStatus RangeEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* start = GetInput(context, node, 0);
   const TfLiteTensor* delta = GetInput(context, node, 2);
   TfLiteTensor* output = GetOutput(context, node, 0);
-  return DispatchType(
-      RangeTypes(), start->type,
-      [&](auto t) {
-        RangeFill<decltype(t)>(start, delta, output);
-        return kTfLiteOk;
-      },
-      [] { return kTfLiteError; });
+  return EvalForType(RangeTypes(), start->type, [&](auto t) { RangeFill<decltype(t)>(start, delta, output); });
 }
 
 // BROADCAST_ARGS: the broadcast of two shape vectors (int32 or int64), of the longer one's length.
