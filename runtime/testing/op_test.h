@@ -99,6 +99,13 @@ class OpTest {
     if (!values.empty()) std::memcpy(t->data.raw, values.data(), values.size() * sizeof(T));
   }
   Status Invoke() { return interpreter_->Invoke(); }
+  // Build(), input 0 set to `input0`, Invoke(): a one-input test's run; the first error is returned.
+  template <typename T>
+  Status BuildAndInvoke(const std::vector<T>& input0) {
+    TS_RETURN_IF_ERROR(Build());
+    SetInput(0, input0);
+    return Invoke();
+  }
 
   template <typename T>
   std::vector<T> GetOutput(int position) {

@@ -272,6 +272,28 @@ inline TfLiteStatus GetSameTypedIo(TfLiteContext* context, TfLiteNode* node, int
   return CheckType(context, *output, "output 0", (*input)->type);
 }
 
+// A node of one or more inputs and 1 output (CONCATENATION, PACK): input 0 and output 0.
+inline TfLiteStatus GetVariadicIo(TfLiteContext* context, TfLiteNode* node, const TfLiteTensor** input0,
+                                  TfLiteTensor** output) {
+  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1 << 20));
+  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
+  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, input0));
+  return GetOutputSafe(context, node, 0, output);
+}
+
+// For each input i in order: checks that it has type `type`, then returns check(i, input) if that
+// fails.
+template <typename Check>
+TfLiteStatus CheckEachInput(TfLiteContext* context, TfLiteNode* node, TfLiteType type, Check check) {
+  for (int i = 0; i < NumInputs(node); ++i) {
+    const TfLiteTensor* t;
+    TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &t));
+    TF_LITE_ENSURE_OK(context, CheckType(context, t, "input", type));
+    TF_LITE_ENSURE_OK(context, check(i, t));
+  }
+  return kTfLiteOk;
+}
+
 // Prepare of a two-input op whose output has the input's type and a shape that depends on the
 // values of input 1.
 inline TfLiteStatus PrepareShapedByInput1(TfLiteContext* context, TfLiteNode* node, ShapeFn fn) {

@@ -95,6 +95,26 @@ inline float ClampToActivation(float value, float activation_min, float activati
 // The optimized kernels name kernel_helpers.h's ParamsOf from here.
 using kernel_helpers::ParamsOf;
 
+// The bias of a weighted node (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED): input 2, or null when
+// the node has two inputs or omits it (-1).
+inline const TfLiteTensor* OptionalBias(const TfLiteContext* context, const TfLiteNode* node) {
+  return node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
+}
+
+// A weighted node's tensors, once Prepare has checked them; read as
+// `const auto [input, filter, bias, output] = WeightedNodeTensors(context, node);`.
+struct WeightedTensors {
+  const TfLiteTensor* input;
+  const TfLiteTensor* weights;
+  const TfLiteTensor* bias;  // null when absent
+  TfLiteTensor* output;
+};
+
+inline WeightedTensors WeightedNodeTensors(TfLiteContext* context, const TfLiteNode* node) {
+  return {tflite::GetInput(context, node, 0), tflite::GetInput(context, node, 1), OptionalBias(context, node),
+          tflite::GetOutput(context, node, 0)};
+}
+
 // ---- Prepare-time checks. Each logs one line naming what is wrong and returns kTfLiteError.
 
 inline TfLiteStatus CheckFusedActivation(TfLiteContext* context, TfLiteFusedActivation activation) {

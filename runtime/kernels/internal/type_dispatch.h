@@ -61,6 +61,19 @@ auto DispatchType(TypeList<Ts...>, TfLiteType type, Fn&& fn, Otherwise&& otherwi
   return found ? result : otherwise();
 }
 
+// An Eval's dispatch over the types its Prepare accepted: fn(T()) for the T among Ts that stores
+// `type`, then kTfLiteOk; kTfLiteError when none does.
+template <typename... Ts, typename Fn>
+TfLiteStatus EvalForType(TypeList<Ts...> types, TfLiteType type, Fn&& fn) {
+  return DispatchType(
+      types, type,
+      [&](auto t) {
+        fn(t);
+        return kTfLiteOk;
+      },
+      [] { return kTfLiteError; });
+}
+
 }  // namespace touchstone
 
 #endif  // TOUCHSTONE_RUNTIME_KERNELS_INTERNAL_TYPE_DISPATCH_H_

@@ -96,10 +96,7 @@ struct ConvOp {
     // Set again by the consumer's Prepare, which runs after this one.
     s->fused_into_consumer = false;
     const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
-    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
-    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     s->quantized = false;
     s->hybrid = false;
     s->q16 = false;
@@ -245,9 +242,7 @@ struct ConvOp {
   // read into a ring of `planar_ring_rows` plane rows as it goes (a few KB, so the planes stay in
   // L1 instead of making a second copy of the input).
   static TfLiteStatus EvalPlanar(TfLiteContext* context, TfLiteNode* node, State* s) {
-    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
+    const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
       Pack(s, filter, bias);
     }
@@ -261,7 +256,7 @@ struct ConvOp {
     s->planes.Ensure(NumThreads(context), ring_floats);
     const float* input_data = tflite::GetTensorData<float>(input);
     const float* bias_data = tflite::GetTensorData<float>(bias);
-    float* output_data = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    float* output_data = tflite::GetTensorData<float>(output);
     const int64_t output_rows = int64_t{g.batches} * g.out_height;
     const PlanarConvFn planar_conv = s->kernels->planar_conv;
     const SplitRowFn split_row = ChooseSplitRow(s);
@@ -359,10 +354,7 @@ struct ConvOp {
   // times the filter's sum subtracted, in wrapping int32 as TFLite's im2col path), the same float
   // epilogue, so the outputs are bit-exact.
   static TfLiteStatus EvalHybrid(TfLiteContext* context, TfLiteNode* node, State* s) {
-    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
-    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     const WindowGeometry& g = s->geometry;
     const int channels = s->filter_depth;
     const int64_t batch_elements = int64_t{g.in_height} * g.in_width * channels;
@@ -447,10 +439,7 @@ struct ConvOp {
     if (s->q16) return EvalQ16Gemm(context, node, &s->q16_state);
     if (s->hybrid) return EvalHybrid(context, node, s);
     if (s->planar) return EvalPlanar(context, node, s);
-    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
-    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
       Pack(s, filter, bias);
     }

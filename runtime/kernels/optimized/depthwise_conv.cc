@@ -174,10 +174,7 @@ struct DepthwiseOp {
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
     const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
-    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
-    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     s->quantized = false;
     s->expansion = nullptr;
     if (input->type != kTfLiteFloat32 && tflite::NumElements(output) > 0) {
@@ -502,10 +499,7 @@ struct DepthwiseOp {
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->quantized) return EvalQuantDepthwise(context, node, &s->quant);
-    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-    const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
-    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     const size_t taps = s->geometry.taps();
     const int64_t pixels = s->geometry.out_pixels();
     const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->output_depth;

@@ -75,10 +75,7 @@ struct FullyConnectedOp {
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
     const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
-    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-    const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = FullyConnectedBias(context, node);
-    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const auto [input, weights, bias, output] = nn::WeightedNodeTensors(context, node);
     s->quantized = false;
     s->hybrid = false;
     s->tiny = false;
@@ -155,10 +152,7 @@ struct FullyConnectedOp {
   // The reference's FullyConnectedHybrid, step for step, with the dot products vectorised and the
   // units of each row split over the threads.
   static TfLiteStatus EvalHybrid(TfLiteContext* context, TfLiteNode* node, State* s) {
-    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-    const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = FullyConnectedBias(context, node);
-    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const auto [input, weights, bias, output] = nn::WeightedNodeTensors(context, node);
     const float* input_data = tflite::GetTensorData<float>(input);
     const int8_t* weights_data = tflite::GetTensorData<int8_t>(weights);
     const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
@@ -206,7 +200,7 @@ struct FullyConnectedOp {
   static TfLiteStatus EvalTiny(TfLiteContext* context, TfLiteNode* node, State* s) {
     const float* input_data = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = FullyConnectedBias(context, node);
+    const TfLiteTensor* bias = nn::OptionalBias(context, node);
     const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
     float* output_data = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
     const size_t depth = s->depth;
@@ -250,10 +244,7 @@ struct FullyConnectedOp {
     if (s->q16) return EvalQ16Gemm(context, node, &s->q16_state);
     if (s->hybrid) return EvalHybrid(context, node, s);
     if (s->tiny) return EvalTiny(context, node, s);
-    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-    const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = FullyConnectedBias(context, node);
-    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    const auto [input, weights, bias, output] = nn::WeightedNodeTensors(context, node);
     if (!s->constant_weights || s->packed_weights != weights->data.raw ||
         s->packed_bias != (bias != nullptr ? bias->data.raw : nullptr) || s->packed_variant != s->variant) {
       Pack(s, weights, bias);

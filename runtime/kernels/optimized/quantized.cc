@@ -265,10 +265,7 @@ void EnsureScratch(TfLiteContext* context, QuantGemmState* s) {
 bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, const WindowGeometry& geometry,
                       const nn::OutputRequantization* requantization, QuantGemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias = tflite::GetInput(context, node, 2);
-  const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
   if (!IsQuantized8(input->type) || filter->type != input->type || output->type != input->type ||
       bias->type != kTfLiteInt32 || input->dims->data[3] != filter->dims->data[3] ||
       !tflite::IsConstantTensor(filter) || !tflite::IsConstantTensor(bias) || tflite::NumElements(output) == 0) {
@@ -337,16 +334,12 @@ bool FullyConnectedRequantization(TfLiteContext* context, const TfLiteTensor* in
 
 }  // namespace
 
-const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
-  return node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
-}
-
 bool ReadQuantFullyConnected(TfLiteContext* context, const TfLiteNode* node,
                              bool (*types_accepted)(const QuantFullyConnectedNode& fc), QuantFullyConnectedNode* fc) {
   const auto& params = nn::ParamsOf<TfLiteFullyConnectedParams>(node);
   fc->input = tflite::GetInput(context, node, 0);
   fc->weights = tflite::GetInput(context, node, 1);
-  fc->bias = FullyConnectedBias(context, node);
+  fc->bias = nn::OptionalBias(context, node);
   fc->output = tflite::GetOutput(context, node, 0);
   if (!types_accepted(*fc) || params.weights_format != kTfLiteFullyConnectedWeightsFormatDefault ||
       tflite::IsDynamicTensor(fc->output) || !tflite::IsConstantTensor(fc->weights) ||
@@ -472,10 +465,7 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
                            const WindowGeometry& geometry, const nn::OutputRequantization* requantization,
                            QuantDepthwiseState* s) {
   const auto& params = nn::ParamsOf<TfLiteDepthwiseConvParams>(node);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
-  const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
   const int multiplier = params.depth_multiplier;
   if (!IsQuantized8(input->type) || filter->type != input->type || output->type != input->type ||
       (bias != nullptr && bias->type != kTfLiteInt32) || multiplier < 1 ||

@@ -129,9 +129,6 @@ bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, cons
 bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
                              QuantOutput* out);
 
-// A FULLY_CONNECTED node's bias tensor, or null where it has none.
-const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node);
-
 // A FULLY_CONNECTED node as the integer GEMM paths (8-bit here, 16-bit in quantized16.h) take it:
 // its tensors, n units of k weights, the rows of k input values they apply to, and the output
 // requantization as the reference computes it for an integer node: the multiplier from the float

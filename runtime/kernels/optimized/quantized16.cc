@@ -313,10 +313,7 @@ bool PrepareQ16FullyConnected(TfLiteContext* context, TfLiteNode* node, const Mi
 bool PrepareQ16Conv(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set, const WindowGeometry& geometry,
                     Q16GemmState* s) {
   const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
-  const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
   if (input->type != kTfLiteInt16 || filter->type != kTfLiteInt8 || output->type != kTfLiteInt16 ||
       input->dims->size != 4 || filter->dims->size != 4 || input->dims->data[3] != filter->dims->data[3] ||
       !tflite::IsConstantTensor(filter) || tflite::IsDynamicTensor(output) ||

@@ -121,13 +121,8 @@ TfLiteStatus ArgEval(TfLiteContext* context, TfLiteNode* node) {
   int axis;
   TF_LITE_ENSURE_OK(context, ArgAxis(context, node, kIsMax ? "ARG_MAX" : "ARG_MIN", &axis));
   const Shape shape = ShapeOf(input);
-  return DispatchType(
-      ArgTypes(), input->type,
-      [&](auto t) {
-        ArgDispatchOut<decltype(t), kIsMax>(shape, axis, input, output);
-        return kTfLiteOk;
-      },
-      [] { return kTfLiteError; });
+  return EvalForType(ArgTypes(), input->type,
+                     [&](auto t) { ArgDispatchOut<decltype(t), kIsMax>(shape, axis, input, output); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,14 +215,10 @@ TfLiteStatus TopKEval(TfLiteContext* context, TfLiteNode* node) {
   const int row_size = input->dims->data[input->dims->size - 1];
   const int k = values->dims->data[values->dims->size - 1];
   const int64_t rows = row_size == 0 ? 0 : tflite::NumElements(input) / row_size;
-  return DispatchType(
-      TopKTypes(), input->type,
-      [&](auto t) {
-        using T = decltype(t);
-        TopKRows(tflite::GetTensorData<T>(input), rows, row_size, k, tflite::GetTensorData<T>(values), indices);
-        return kTfLiteOk;
-      },
-      [] { return kTfLiteError; });
+  return EvalForType(TopKTypes(), input->type, [&](auto t) {
+    using T = decltype(t);
+    TopKRows(tflite::GetTensorData<T>(input), rows, row_size, k, tflite::GetTensorData<T>(values), indices);
+  });
 }
 
 }  // namespace

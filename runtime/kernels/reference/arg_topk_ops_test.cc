@@ -25,9 +25,7 @@ TEST(ArgMaxTest, FirstIndexWinsTies) {
   const int out = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinArgMax, {in, axis}, {out}, fb::BuiltinOptions::ArgMaxOptions,
           fb::CreateArgMaxOptions(t.fbb(), fb::TensorType::INT32).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {1, 7, 7, 3, 2, 1});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({1, 7, 7, 3, 2, 1}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2}));
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{1, 0}));
 }
@@ -39,9 +37,7 @@ TEST(ArgMinTest, Int64OutputAlongAxisZero) {
   const int out = t.AddOutput(kTfLiteInt64);
   t.AddOp(kTfLiteBuiltinArgMin, {in, axis}, {out}, fb::BuiltinOptions::ArgMinOptions,
           fb::CreateArgMinOptions(t.fbb(), fb::TensorType::INT64).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<uint8_t>(0, {5, 1, 3, 4, 1, 9});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<uint8_t>({5, 1, 3, 4, 1, 9}).ok());
   EXPECT_EQ(t.GetOutput<int64_t>(0), (std::vector<int64_t>{1, 0, 0}));
 }
 
@@ -52,9 +48,7 @@ TEST(TopKV2Test, DescendingWithTiesByLowerIndex) {
   const int values = t.AddOutput(kTfLiteFloat32);
   const int indices = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinTopkV2, {in, k}, {values, indices});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {1, 5, 3, 5, 2, 0, -1, -1, -1, -2, -1, -3});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({1, 5, 3, 5, 2, 0, -1, -1, -1, -2, -1, -3}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 3}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{5, 5, 3, -1, -1, -1}));
   EXPECT_EQ(t.GetOutput<int32_t>(1), (std::vector<int32_t>{1, 3, 2, 0, 1, 2}));

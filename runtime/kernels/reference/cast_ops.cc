@@ -121,22 +121,10 @@ TfLiteStatus EvalCast(TfLiteContext* context, TfLiteNode* node) {
       }
       return kTfLiteOk;
     }
-    return DispatchType(
-        CastTypes(), out->type,
-        [&](auto to) {
-          CastFromHalf<decltype(to)>(in, out);
-          return kTfLiteOk;
-        },
-        [] { return kTfLiteError; });
+    return EvalForType(CastTypes(), out->type, [&](auto to) { CastFromHalf<decltype(to)>(in, out); });
   }
   if (out->type == kTfLiteFloat16) {
-    return DispatchType(
-        CastTypes(), in->type,
-        [&](auto from) {
-          CastToHalf<decltype(from)>(in, out);
-          return kTfLiteOk;
-        },
-        [] { return kTfLiteError; });
+    return EvalForType(CastTypes(), in->type, [&](auto from) { CastToHalf<decltype(from)>(in, out); });
   }
   return DispatchType(
       CastTypes(), in->type, [&](auto from) { return CastFrom<decltype(from)>(context, in, out); },

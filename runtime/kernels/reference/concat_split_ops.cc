@@ -30,13 +30,10 @@ using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of ker
 // CONCATENATION, SPLIT, SPLIT_V.
 
 TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1 << 20));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
   const TfLiteConcatenationParams params = ParamsOf<TfLiteConcatenationParams>(node);
   const TfLiteTensor* input0;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input0));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetVariadicIo(context, node, &input0, &output));
   const int rank = NumDimensions(input0);
   int axis;
   if (!NormalizeAxis(params.axis, rank, &axis)) {
@@ -51,29 +48,28 @@ TfLiteStatus ConcatPrepare(TfLiteContext* context, TfLiteNode* node) {
   }
   Shape out = ShapeOf(input0);
   int64_t sum = 0;
-  for (int i = 0; i < NumInputs(node); ++i) {
-    const TfLiteTensor* t;
-    TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &t));
-    TF_LITE_ENSURE_OK(context, CheckType(context, t, "input", output->type));
-    if (NumDimensions(t) != rank) {
-      TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d has rank %d, input 0 has %d", i, NumDimensions(t), rank);
-      return kTfLiteError;
-    }
-    for (int d = 0; d < rank; ++d) {
-      if (d != axis && t->dims->data[d] != out[d]) {
-        TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d differs from input 0 in dimension %d (%d vs %d)", i, d,
-                           t->dims->data[d], out[d]);
-        return kTfLiteError;
-      }
-    }
-    if ((t->type == kTfLiteInt8 || t->type == kTfLiteInt16) &&
-        (t->params.scale != output->params.scale || t->params.zero_point != output->params.zero_point)) {
-      // TFLite rescales only UINT8 inputs; INT8 and INT16 must already share the output's.
-      TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d's quantization differs from the output's", i);
-      return kTfLiteError;
-    }
-    sum += t->dims->data[axis];
-  }
+  TF_LITE_ENSURE_OK(
+      context, CheckEachInput(context, node, output->type, [&](int i, const TfLiteTensor* t) {
+        if (NumDimensions(t) != rank) {
+          TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d has rank %d, input 0 has %d", i, NumDimensions(t), rank);
+          return kTfLiteError;
+        }
+        for (int d = 0; d < rank; ++d) {
+          if (d != axis && t->dims->data[d] != out[d]) {
+            TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d differs from input 0 in dimension %d (%d vs %d)", i, d,
+                               t->dims->data[d], out[d]);
+            return kTfLiteError;
+          }
+        }
+        if ((t->type == kTfLiteInt8 || t->type == kTfLiteInt16) &&
+            (t->params.scale != output->params.scale || t->params.zero_point != output->params.zero_point)) {
+          // TFLite rescales only UINT8 inputs; INT8 and INT16 must already share the output's.
+          TF_LITE_KERNEL_LOG(context, "CONCATENATION: input %d's quantization differs from the output's", i);
+          return kTfLiteError;
+        }
+        sum += t->dims->data[axis];
+        return kTfLiteOk;
+      }));
   TF_LITE_ENSURE_OK(context, CheckDimValue(context, sum));
   out[axis] = static_cast<int>(sum);
   return ResizeOutput(context, output, out);

@@ -92,9 +92,7 @@ TEST(SplitTest, EqualParts) {
   const int o1 = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinSplit, {axis, in}, {o0, o1}, fb::BuiltinOptions::SplitOptions,
           fb::CreateSplitOptions(t.fbb(), 2).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, Iota(8));
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>(Iota(8)).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 2}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{0, 1, 4, 5}));
   EXPECT_EQ(t.GetOutput<float>(1), (std::vector<float>{2, 3, 6, 7}));
@@ -110,9 +108,7 @@ TEST(SplitVTest, InferredSize) {
   const int o2 = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinSplitV, {in, sizes, axis}, {o0, o1, o2}, fb::BuiltinOptions::SplitVOptions,
           fb::CreateSplitVOptions(t.fbb(), 3).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}).ok());
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{0, 5}));
   EXPECT_EQ(t.GetOutputShape(1), (std::vector<int>{2, 2}));
   EXPECT_EQ(t.GetOutput<int32_t>(1), (std::vector<int32_t>{1, 2, 6, 7}));

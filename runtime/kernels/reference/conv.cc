@@ -571,10 +571,7 @@ template <typename Params>
 TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<Params>(node);
   auto& data = *static_cast<ConvData*>(node->user_data);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  const TfLiteTensor* filter = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
-  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
   if (input->type == kTfLiteFloat32) {
     if (data.hybrid) {
       ConvHybrid(params, data, input, filter, bias, output);

@@ -111,13 +111,20 @@ const std::vector<float> kSixScores = {
     0.f, 0.3f,  0.2f,   //
 };
 
-// Builds the six-box graph with `options`, feeds zero encodings and kSixScores, and invokes.
-void RunSixBoxes(OpTest& test, const PostProcessOptions& options) {
-  AddPostProcess(test, 6, 3, kSixAnchors, EncodeOptions(options));
+// Builds the graph with `options`, feeds zero encodings (each box is its anchor) and `scores`, and
+// invokes.
+void RunZeroEncodings(OpTest& test, int num_boxes, int num_scores, const std::vector<float>& anchors,
+                      const std::vector<uint8_t>& options, const std::vector<float>& scores) {
+  AddPostProcess(test, num_boxes, num_scores, anchors, options);
   ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, std::vector<float>(24, 0.f));
-  test.SetInput<float>(1, kSixScores);
+  test.SetInput<float>(0, std::vector<float>(num_boxes * 4, 0.f));
+  test.SetInput<float>(1, scores);
   ASSERT_TRUE(test.Invoke().ok());
+}
+
+// The six-box graph with `options` and kSixScores.
+void RunSixBoxes(OpTest& test, const PostProcessOptions& options) {
+  RunZeroEncodings(test, 6, 3, kSixAnchors, EncodeOptions(options), kSixScores);
 }
 
 TEST(DetectionPostProcessTest, DecodesCenterSizeEncodingAgainstAnchor) {
@@ -204,11 +211,7 @@ TEST(DetectionPostProcessTest, DetectionsPerClassDefaultsToHundred) {
   options.max_detections = 4;
   options.use_regular_nms = true;
   // Without the key every class may keep all of its boxes.
-  AddPostProcess(test, 6, 3, kSixAnchors, EncodeOptions(options, "detections_per_class"));
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, std::vector<float>(24, 0.f));
-  test.SetInput<float>(1, kSixScores);
-  ASSERT_TRUE(test.Invoke().ok());
+  RunZeroEncodings(test, 6, 3, kSixAnchors, EncodeOptions(options, "detections_per_class"), kSixScores);
   // Class 0 keeps 3 (0.93), 0 (0.9), 4 (0.5); class 1 keeps 3 (0.95), 0 (0.8), 4 (0.4).
   ExpectFloatsNear(test.GetOutput<float>(1), {1.f, 0.f, 0.f, 1.f});
   ExpectFloatsNear(test.GetOutput<float>(2), {0.95f, 0.93f, 0.9f, 0.8f});
@@ -226,12 +229,9 @@ TEST(DetectionPostProcessTest, FastNmsTiesKeepBoxOrderAndFirstClass) {
   OpTest test;
   PostProcessOptions options;
   options.max_detections = 2;
-  AddPostProcess(test, 3, 3, kApartAnchors, EncodeOptions(options));
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, std::vector<float>(12, 0.f));
   // All boxes score 0.5; box 1 scores 0.5 for both classes.
-  test.SetInput<float>(1, {0.f, 0.5f, 0.1f, 0.f, 0.5f, 0.5f, 0.f, 0.2f, 0.5f});
-  ASSERT_TRUE(test.Invoke().ok());
+  RunZeroEncodings(test, 3, 3, kApartAnchors, EncodeOptions(options),
+                   {0.f, 0.5f, 0.1f, 0.f, 0.5f, 0.5f, 0.f, 0.2f, 0.5f});
   ExpectDetections(test, {0.f, 0.f, 1.f, 1.f, 0.f, 10.f, 1.f, 11.f}, {0.f, 0.f}, {0.5f, 0.5f}, 2.f);
 }
 
@@ -241,12 +241,8 @@ TEST(DetectionPostProcessTest, RegularNmsTiesPutLaterClassFirst) {
   options.use_regular_nms = true;
   options.detections_per_class = 2;
   options.nms_score_threshold = 0.3f;
-  AddPostProcess(test, 3, 3, kApartAnchors, EncodeOptions(options));
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, std::vector<float>(12, 0.f));
   // Class 0: boxes 0 and 2 tie at 0.7 (box order); class 1: box 1 ties with them.
-  test.SetInput<float>(1, {0.f, 0.7f, 0.f, 0.f, 0.f, 0.7f, 0.f, 0.7f, 0.f});
-  ASSERT_TRUE(test.Invoke().ok());
+  RunZeroEncodings(test, 3, 3, kApartAnchors, EncodeOptions(options), {0.f, 0.7f, 0.f, 0.f, 0.f, 0.7f, 0.f, 0.7f, 0.f});
   ExpectDetections(test,
                    {0.f, 10.f, 1.f, 11.f, 0.f, 0.f, 1.f, 1.f,  //
                     0.f, 20.f, 1.f, 21.f},
@@ -257,11 +253,7 @@ TEST(DetectionPostProcessTest, WithoutBackgroundClassScoresStartAtClassZero) {
   OpTest test;
   PostProcessOptions options;
   options.max_detections = 2;
-  AddPostProcess(test, 3, 2, kApartAnchors, EncodeOptions(options));
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, std::vector<float>(12, 0.f));
-  test.SetInput<float>(1, {0.1f, 0.2f, 0.9f, 0.3f, 0.4f, 0.6f});
-  ASSERT_TRUE(test.Invoke().ok());
+  RunZeroEncodings(test, 3, 2, kApartAnchors, EncodeOptions(options), {0.1f, 0.2f, 0.9f, 0.3f, 0.4f, 0.6f});
   ExpectFloatsNear(test.GetOutput<float>(1), {0.f, 1.f});
   ExpectFloatsNear(test.GetOutput<float>(2), {0.9f, 0.6f});
 }

@@ -200,23 +200,20 @@ TfLiteStatus RangeShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sh
 }
 
 TfLiteStatus RangePrepare(TfLiteContext* context, TfLiteNode* node) {
-  TF_LITE_ENSURE_OK(context, CheckArity(context, node, 3, 1));
   const TfLiteTensor* start;
+  const TfLiteTensor* limit;
+  const TfLiteTensor* delta;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &start));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
+  TF_LITE_ENSURE_OK(context, GetNodeTensors(context, node, {&start, &limit, &delta}, {&output}));
   if (!IsOneOf(RangeTypes(), start->type)) {
     TF_LITE_KERNEL_LOG(context, "RANGE: type %s is not supported (INT32, INT64, FLOAT32)",
                        TfLiteTypeGetName(start->type));
     return kTfLiteError;
   }
-  for (int i = 1; i < 3; ++i) {
-    const TfLiteTensor* t;
-    TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &t));
-    TF_LITE_ENSURE_OK(context, CheckType(context, t, i == 1 ? "limit" : "delta", start->type));
-  }
+  TF_LITE_ENSURE_OK(context, CheckType(context, limit, "limit", start->type));
+  TF_LITE_ENSURE_OK(context, CheckType(context, delta, "delta", start->type));
   TF_LITE_ENSURE_OK(context, CheckType(context, output, "output 0", start->type));
-  const bool known = ValuesKnown(start) && InputValuesKnown(context, node, 1) && InputValuesKnown(context, node, 2);
+  const bool known = ValuesKnown(start) && ValuesKnown(limit) && ValuesKnown(delta);
   return SizeOrDefer(context, node, known, RangeShape);
 }
 
@@ -236,13 +233,7 @@ TfLiteStatus RangeEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* start = GetInput(context, node, 0);
   const TfLiteTensor* delta = GetInput(context, node, 2);
   TfLiteTensor* output = GetOutput(context, node, 0);
-  return DispatchType(
-      RangeTypes(), start->type,
-      [&](auto t) {
-        RangeFill<decltype(t)>(start, delta, output);
-        return kTfLiteOk;
-      },
-      [] { return kTfLiteError; });
+  return EvalForType(RangeTypes(), start->type, [&](auto t) { RangeFill<decltype(t)>(start, delta, output); });
 }
 
 // BROADCAST_ARGS: the broadcast of two shape vectors (int32 or int64), of the longer one's length.

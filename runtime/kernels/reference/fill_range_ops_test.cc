@@ -25,9 +25,7 @@ TEST(FillTest, ConstantAndRunTimeDims) {
     const int value = t.AddInput(kTfLiteFloat32, {});
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinFill, {dims, value}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, {7.5f});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>({7.5f}).ok());
     EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 3}));
     EXPECT_EQ(t.GetOutput<float>(0), std::vector<float>(6, 7.5f));
   }
@@ -37,9 +35,7 @@ TEST(FillTest, ConstantAndRunTimeDims) {
     const int value = t.AddConst<int32_t>(kTfLiteInt32, {}, {-4});
     const int out = t.AddOutput(kTfLiteInt32);
     t.AddOp(kTfLiteBuiltinFill, {dims, value}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<int64_t>(0, {4});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<int64_t>({4}).ok());
     EXPECT_EQ(t.GetOutput<int32_t>(0), std::vector<int32_t>(4, -4));
   }
 }
@@ -51,9 +47,7 @@ TEST(ZerosLikeTest, Float) {
     const int in = t.AddInput(kTfLiteFloat32, {2});
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinZerosLike, {in}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, {3, 4});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>({3, 4}).ok());
     EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{0, 0}));
   }
 }
@@ -77,9 +71,7 @@ TEST(RangeTest, IntFloatAndNegativeDelta) {
     const int delta = t.AddConst<float>(kTfLiteFloat32, {}, {0.25f});
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinRange, {start, limit, delta}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, {1.f});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>({1.f}).ok());
     EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{1.f, 1.25f, 1.5f, 1.75f}));
   }
   {
@@ -104,9 +96,7 @@ TEST(BroadcastToTest, AddsAndStretchesDims) {
   const int out = t.AddOutput(kTfLiteFloat32);
   // TFLite registers BROADCAST_TO from version 2 (version 1 is refused at load).
   t.AddOp(kTfLiteBuiltinBroadcastTo, {in, shape}, {out}, fb::BuiltinOptions::NONE, 0, 2);
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {1, 2, 3});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2, 3}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 3, 2}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
 }

@@ -79,10 +79,6 @@ struct FullyConnectedData {
   std::vector<int32_t> row_sums;
 };
 
-const TfLiteTensor* FullyConnectedBias(TfLiteContext* context, const TfLiteNode* node) {
-  return node->inputs->size == 3 ? tflite::GetOptionalInputTensor(context, node, 2) : nullptr;
-}
-
 // TFLite's quantized FULLY_CONNECTED parameters: the per-tensor multiplier (float product of the
 // scales), replaced per output unit by input_scale * weights_scale[n] / output_scale (in double)
 // when the weights have one scale per unit.
@@ -154,7 +150,7 @@ TfLiteStatus FullyConnectedPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 0, &input));
   TF_LITE_ENSURE_OK(context, tflite::GetInputSafe(context, node, 1, &weights));
   TF_LITE_ENSURE_OK(context, tflite::GetOutputSafe(context, node, 0, &output));
-  const TfLiteTensor* bias = FullyConnectedBias(context, node);
+  const TfLiteTensor* bias = nn::OptionalBias(context, node);
   TF_LITE_ENSURE_OK(context, CheckRank(context, weights, "input 1 (weights)", 2));
   const int num_units = weights->dims->data[0];
   const int accum_depth = weights->dims->data[1];
@@ -364,10 +360,7 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
 TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<TfLiteFullyConnectedParams>(node);
   auto& data = *static_cast<FullyConnectedData*>(node->user_data);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-  const TfLiteTensor* bias = FullyConnectedBias(context, node);
-  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  const auto [input, weights, bias, output] = nn::WeightedNodeTensors(context, node);
   if (input->type == kTfLiteFloat32) {
     if (data.hybrid) {
       FullyConnectedHybrid(params, data, input, weights, bias, output);

@@ -26,9 +26,7 @@ TEST(GatherTest, AxisZeroAndOne) {
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinGather, {params, idx}, {out}, fb::BuiltinOptions::GatherOptions,
             fb::CreateGatherOptions(t.fbb(), 0).Union());
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, {1, 2, 3, 4, 5, 6});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2, 3, 4, 5, 6}).ok());
     EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 2}));
     EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{5, 6, 1, 2}));
   }
@@ -39,9 +37,7 @@ TEST(GatherTest, AxisZeroAndOne) {
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinGather, {params, idx}, {out}, fb::BuiltinOptions::GatherOptions,
             fb::CreateGatherOptions(t.fbb(), -1).Union());
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, {1, 2, 3, 4, 5, 6});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2, 3, 4, 5, 6}).ok());
     EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 2, 2}));
     EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{3, 2, 1, 3, 6, 5, 4, 6}));
   }
@@ -55,9 +51,7 @@ TEST(GatherTest, ScalarIndex) {
   const int out = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinGather, {params, idx}, {out}, fb::BuiltinOptions::GatherOptions,
           fb::CreateGatherOptions(t.fbb(), 0).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {7, 9});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({7, 9}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{1}));
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{9}));
 }
@@ -69,9 +63,7 @@ TEST(GatherTest, BatchDims) {
   const int out = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinGather, {params, idx}, {out}, fb::BuiltinOptions::GatherOptions,
           fb::CreateGatherOptions(t.fbb(), 1, 1).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {10, 11, 12, 20, 21, 22});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({10, 11, 12, 20, 21, 22}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 2}));
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{12, 10, 21, 21}));
 }
@@ -95,9 +87,7 @@ TEST(GatherNdTest, ElementsAndSlices) {
     const int idx = t.AddConst<int32_t>(kTfLiteInt32, {2, 2}, {1, 0, 0, 1});
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinGatherNd, {params, idx}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, {1, 2, 3, 4});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2, 3, 4}).ok());
     EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2}));
     EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{3, 2}));
   }
@@ -107,9 +97,7 @@ TEST(GatherNdTest, ElementsAndSlices) {
     const int idx = t.AddConst<int32_t>(kTfLiteInt32, {1, 1}, {1});
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinGatherNd, {params, idx}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, {1, 2, 3, 4});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2, 3, 4}).ok());
     EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{1, 2}));
     EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{3, 4}));
   }

@@ -126,9 +126,7 @@ TEST(LstmTest, FloatStepKeepsStateAcrossInvokes) {
   const int input = test.AddInput(kTfLiteFloat32, {2, 3});
   const int output = test.AddOutput(kTfLiteFloat32);
   AddLstmOp(test, AddFullInputs(test, input, TwoCellLstm(), /*n_batch=*/2), output);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.0f, -1.0f, 0.5f, 0.2f, 0.3f, -0.4f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.0f, -1.0f, 0.5f, 0.2f, 0.3f, -0.4f}).ok());
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{2, 2}));
   ExpectNear(test.GetOutput<float>(0), {0.0845020f, -0.1173236f, -0.0153477f, 0.0019446f});
   // The same input again: the states the first step left change the result.
@@ -141,9 +139,7 @@ TEST(LstmTest, TwentyInputFormWithoutLayerNorm) {
   const int input = test.AddInput(kTfLiteFloat32, {2, 3});
   const int output = test.AddOutput(kTfLiteFloat32);
   AddLstmOp(test, AddFullInputs(test, input, TwoCellLstm(), 2, /*num_inputs=*/20), output);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.0f, -1.0f, 0.5f, 0.2f, 0.3f, -0.4f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.0f, -1.0f, 0.5f, 0.2f, 0.3f, -0.4f}).ok());
   ExpectNear(test.GetOutput<float>(0), {0.0845020f, -0.1173236f, -0.0153477f, 0.0019446f});
 }
 
@@ -152,9 +148,7 @@ TEST(LstmTest, ReluActivationAppliesToCellGateAndOutput) {
   const int input = test.AddInput(kTfLiteFloat32, {2, 3});
   const int output = test.AddOutput(kTfLiteFloat32);
   AddLstmOp(test, AddFullInputs(test, input, TwoCellLstm(), 2), output, fb::ActivationFunctionType::RELU);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.0f, -1.0f, 0.5f, 0.2f, 0.3f, -0.4f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.0f, -1.0f, 0.5f, 0.2f, 0.3f, -0.4f}).ok());
   ExpectNear(test.GetOutput<float>(0), {0.0928176f, 0.0f, 0.0f, 0.0019447f});
 }
 
@@ -166,9 +160,7 @@ TEST(LstmTest, ActivationNoneFollowsTfLiteBuffers) {
   const int input = test.AddInput(kTfLiteFloat32, {2, 3});
   const int output = test.AddOutput(kTfLiteFloat32);
   AddLstmOp(test, AddFullInputs(test, input, TwoCellLstm(), 2), output, fb::ActivationFunctionType::NONE);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}).ok());
   // sigmoid(-0.1) * 0 = 0, sigmoid(0.1) * 0.2 = 0.1049958.
   ExpectNear(test.GetOutput<float>(0), {0.0f, 0.1049958f, 0.0f, 0.1049958f});
 }
@@ -205,9 +197,7 @@ TEST(LstmTest, ProjectionWithBiasAndClip) {
     const int input = test.AddInput(kTfLiteFloat32, {1, 2});
     const int output = test.AddOutput(kTfLiteFloat32);
     AddLstmOp(test, AddFullInputs(test, input, p, 1), output);
-    ASSERT_TRUE(test.Build().ok());
-    test.SetInput<float>(0, {1.5f, -2.0f});
-    ASSERT_TRUE(test.Invoke().ok());
+    ASSERT_TRUE(test.BuildAndInvoke<float>({1.5f, -2.0f}).ok());
     EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 2}));
     ExpectNear(test.GetOutput<float>(0), {0.9533003f, -0.5895762f});
   }
@@ -217,9 +207,7 @@ TEST(LstmTest, ProjectionWithBiasAndClip) {
   const int output = test.AddOutput(kTfLiteFloat32);
   AddLstmOp(test, AddFullInputs(test, input, p, 1), output, fb::ActivationFunctionType::TANH,
             /*cell_clip=*/0.0f, /*proj_clip=*/0.7f);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.5f, -2.0f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.5f, -2.0f}).ok());
   ExpectNear(test.GetOutput<float>(0), {0.7f, -0.5895762f});
   ASSERT_TRUE(test.Invoke().ok());
   ExpectNear(test.GetOutput<float>(0), {0.7f, -0.7f});
@@ -239,9 +227,7 @@ TEST(LstmTest, LayerNormOverThreeCells) {
   const int input = test.AddInput(kTfLiteFloat32, {1, 2});
   const int output = test.AddOutput(kTfLiteFloat32);
   AddLstmOp(test, AddFullInputs(test, input, p, 1), output);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {0.7f, -0.3f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({0.7f, -0.3f}).ok());
   ExpectNear(test.GetOutput<float>(0), {0.2085711f, -0.1088585f, -0.0256269f});
   ASSERT_TRUE(test.Invoke().ok());
   ExpectNear(test.GetOutput<float>(0), {0.2493400f, -0.2105664f, -0.0464962f});
@@ -270,9 +256,7 @@ TEST(SequenceLstmTest, CifgPeepholeCellClipTimeMajor) {
   const int output = test.AddOutput(kTfLiteFloat32);
   AddSequenceOp(test, AddFullInputs(test, input, p, 1), output, /*time_major=*/true,
                 /*cell_clip=*/0.5f);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.0f, 0.5f, -0.5f, 1.5f, 2.0f, -1.0f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.0f, 0.5f, -0.5f, 1.5f, 2.0f, -1.0f}).ok());
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{3, 1, 3}));
   ExpectNear(test.GetOutput<float>(0), {0.1999090f, -0.0782782f, -0.0179875f, 0.2536314f, 0.0712662f, -0.0929172f,
                                         0.2522915f, -0.1250951f, 0.3795920f});

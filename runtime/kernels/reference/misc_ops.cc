@@ -164,14 +164,10 @@ TfLiteStatus SignEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   const int64_t n = NumElements(output);
-  return DispatchType(
-      SignTypes(), output->type,
-      [&](auto t) {
-        using T = decltype(t);
-        SignCompute(tflite::GetTensorData<T>(input), n, tflite::GetTensorData<T>(output));
-        return kTfLiteOk;
-      },
-      [] { return kTfLiteError; });
+  return EvalForType(SignTypes(), output->type, [&](auto t) {
+    using T = decltype(t);
+    SignCompute(tflite::GetTensorData<T>(input), n, tflite::GetTensorData<T>(output));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,13 +214,9 @@ TfLiteStatus BucketizeEval(TfLiteContext* context, TfLiteNode* node) {
   const int64_t n = NumElements(input);
   const float* b = params->boundaries;
   const int nb = params->num_boundaries;
-  return DispatchType(
-      BucketizeTypes(), input->type,
-      [&](auto t) {
-        BucketizeCompute(tflite::GetTensorData<decltype(t)>(input), n, b, nb, output->data.i32);
-        return kTfLiteOk;
-      },
-      [] { return kTfLiteError; });
+  return EvalForType(BucketizeTypes(), input->type, [&](auto t) {
+    BucketizeCompute(tflite::GetTensorData<decltype(t)>(input), n, b, nb, output->data.i32);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -569,13 +561,7 @@ TfLiteStatus OneHotEval(TfLiteContext* context, TfLiteNode* node) {
   OneHotInfo info;
   TF_LITE_ENSURE_OK(context, GetOneHotInfo(context, node, &info));
   if (IsDynamicTensor(info.output)) TF_LITE_ENSURE_OK(context, OneHotResize(context, info));
-  return DispatchType(
-      OneHotTypes(), info.output->type,
-      [&](auto t) {
-        OneHotDispatchIndices<decltype(t)>(info);
-        return kTfLiteOk;
-      },
-      [] { return kTfLiteError; });
+  return EvalForType(OneHotTypes(), info.output->type, [&](auto t) { OneHotDispatchIndices<decltype(t)>(info); });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -133,18 +133,14 @@ TEST(SignTest, FloatWithNanAndInt32) {
   const int in = t.AddInput(kTfLiteFloat32, {5});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinSign, {in}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {-2.5f, 0.f, -0.f, 3.f, std::nanf("")});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({-2.5f, 0.f, -0.f, 3.f, std::nanf("")}).ok());
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{-1.f, 0.f, 0.f, 1.f, 0.f}));
 
   OpTest i;
   const int iin = i.AddInput(kTfLiteInt32, {3});
   const int iout = i.AddOutput(kTfLiteInt32);
   i.AddOp(kTfLiteBuiltinSign, {iin}, {iout});
-  ASSERT_TRUE(i.Build().ok());
-  i.SetInput<int32_t>(0, {-7, 0, 42});
-  ASSERT_TRUE(i.Invoke().ok());
+  ASSERT_TRUE(i.BuildAndInvoke<int32_t>({-7, 0, 42}).ok());
   EXPECT_EQ(i.GetOutput<int32_t>(0), (std::vector<int32_t>{-1, 0, 1}));
 }
 
@@ -168,9 +164,7 @@ TEST(BucketizeTest, FloatAndIntInputs) {
   const int out = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinBucketize, {in}, {out}, fb::BuiltinOptions::BucketizeOptions,
           BucketizeOptions(t, {0.f, 10.f, 100.f}));
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {-5.f, 0.f, 5.f, 10.f, 99.9f, 150.f});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({-5.f, 0.f, 5.f, 10.f, 99.9f, 150.f}).ok());
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{0, 1, 1, 2, 2, 3}));
 
   OpTest i;
@@ -178,9 +172,7 @@ TEST(BucketizeTest, FloatAndIntInputs) {
   const int iout = i.AddOutput(kTfLiteInt32);
   i.AddOp(kTfLiteBuiltinBucketize, {iin}, {iout}, fb::BuiltinOptions::BucketizeOptions,
           BucketizeOptions(i, {1.5f, 2.5f}));
-  ASSERT_TRUE(i.Build().ok());
-  i.SetInput<int32_t>(0, {1, 2, 3, -1});
-  ASSERT_TRUE(i.Invoke().ok());
+  ASSERT_TRUE(i.BuildAndInvoke<int32_t>({1, 2, 3, -1}).ok());
   EXPECT_EQ(i.GetOutputShape(0), (std::vector<int>{2, 2}));
   EXPECT_EQ(i.GetOutput<int32_t>(0), (std::vector<int32_t>{0, 1, 2, 0}));
 }
@@ -242,9 +234,7 @@ TEST(EmbeddingLookupTest, FloatRowsAndOutOfRangeId) {
   const int table = t.AddConst<float>(kTfLiteFloat32, {3, 2}, {0.f, 0.5f, 1.f, 1.5f, 2.f, 2.5f});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinEmbeddingLookup, {ids, table}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {2, 0, 2});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({2, 0, 2}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 2}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{2.f, 2.5f, 0.f, 0.5f, 2.f, 2.5f}));
   t.SetInput<int32_t>(0, {0, 3, 1});
@@ -259,9 +249,7 @@ TEST(EmbeddingLookupTest, HybridDequantizesRows) {
   t.builder().SetQuantization(table, {0.5f}, {0});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinEmbeddingLookup, {ids, table}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {0, 1});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({0, 1}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 1, 2}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{1.f, -28.f, 2.f, 3.f}));
 }
@@ -273,9 +261,7 @@ TEST(MatrixDiagTest, BatchOfDiagonals) {
   const int in = t.AddInput(kTfLiteInt8, {2, 2});
   const int out = t.AddOutput(kTfLiteInt8);
   t.AddOp(kTfLiteBuiltinMatrixDiag, {in}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int8_t>(0, {1, 2, -3, 4});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int8_t>({1, 2, -3, 4}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 2, 2}));
   EXPECT_EQ(t.GetOutput<int8_t>(0), (std::vector<int8_t>{1, 0, 0, 2, -3, 0, 0, 4}));
 }
@@ -318,9 +304,7 @@ int AddOneHot(OpTest& t, TfLiteType indices_type, const std::vector<int>& indice
 TEST(OneHotTest, LastAxisWithOutOfRangeIndices) {
   OpTest t;
   AddOneHot(t, kTfLiteInt32, {4}, -1);
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {0, 2, -1, 5});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({0, 2, -1, 5}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{4, 3}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{5, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1}));
 }
@@ -328,9 +312,7 @@ TEST(OneHotTest, LastAxisWithOutOfRangeIndices) {
 TEST(OneHotTest, AxisZeroInt64Indices) {
   OpTest t;
   AddOneHot(t, kTfLiteInt64, {2}, 0);
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int64_t>(0, {1, 2});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int64_t>({1, 2}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 2}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{-1, -1, 5, -1, -1, 5}));
 }
@@ -361,9 +343,7 @@ TEST(ReverseSequenceTest, BatchMajorAndSequenceMajor) {
   const int out = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinReverseSequence, {in, lengths}, {out}, fb::BuiltinOptions::ReverseSequenceOptions,
           fb::CreateReverseSequenceOptions(t.fbb(), /*seq_dim=*/1, /*batch_dim=*/0).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {1, 2, 3, 4, 5, 6, 7, 8});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({1, 2, 3, 4, 5, 6, 7, 8}).ok());
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{3, 2, 1, 4, 5, 6, 7, 8}));
 
   // [seq 3, batch 2, 2 channels], batch_dim 1.
@@ -401,9 +381,7 @@ TEST(UniqueTest, FirstAppearanceOrderInt64Indices) {
   const int indices = t.AddOutput(kTfLiteInt64);
   t.AddOp(kTfLiteBuiltinUnique, {in}, {values, indices}, fb::BuiltinOptions::UniqueOptions,
           fb::CreateUniqueOptions(t.fbb(), fb::TensorType::INT64).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {4.f, 1.f, 4.f, -0.f, 0.f, 7.f, 1.f});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({4.f, 1.f, 4.f, -0.f, 0.f, 7.f, 1.f}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{4}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{4.f, 1.f, -0.f, 7.f}));
   EXPECT_EQ(t.GetOutput<int64_t>(1), (std::vector<int64_t>{0, 1, 0, 2, 2, 3, 1}));
@@ -435,9 +413,7 @@ TEST(WhereTest, CoordinatesOfTrueElements) {
   const int in = t.AddInput(kTfLiteBool, {2, 3});
   const int out = t.AddOutput(kTfLiteInt64);
   t.AddOp(kTfLiteBuiltinWhere, {in}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<uint8_t>(0, {1, 0, 0, 0, 1, 1});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<uint8_t>({1, 0, 0, 0, 1, 1}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 2}));
   EXPECT_EQ(t.GetOutput<int64_t>(0), (std::vector<int64_t>{0, 0, 1, 1, 1, 2}));
 }
@@ -487,9 +463,7 @@ TEST(SpaceToBatchNdTest, Int8PadsWithZeroPointIn3D) {
   const int out = t.AddOutput(kTfLiteInt8);
   t.builder().SetQuantization(out, {0.5f}, {-3});
   t.AddOp(kTfLiteBuiltinSpaceToBatchNd, {in, block, pads}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int8_t>(0, {1, 2, 3, 4, 5, 6});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int8_t>({1, 2, 3, 4, 5, 6}).ok());
   // Padded rows: [pad, (1,2), (3,4), (5,6)]; batch 0 takes rows 0 and 2, batch 1 rows 1 and 3.
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 2, 2}));
   EXPECT_EQ(t.GetOutput<int8_t>(0), (std::vector<int8_t>{-3, -3, 3, 4, 1, 2, 5, 6}));
@@ -542,9 +516,7 @@ TEST(ScatterNdTest, RowsAccumulate) {
   const int shape = t.AddConst<int32_t>(kTfLiteInt32, {2}, {3, 2});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinScatterNd, {indices, updates, shape}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {1.f, 2.f, 3.f, 4.f, 10.f, 20.f});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({1.f, 2.f, 3.f, 4.f, 10.f, 20.f}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 2}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{3.f, 4.f, 0.f, 0.f, 11.f, 22.f}));
 }
@@ -657,9 +629,7 @@ TEST(Rfft2dTest, TwoByFourSpectrum) {
   const int len = t.AddConst<int32_t>(kTfLiteInt32, {2}, {2, 4});
   const int out = t.AddOutput(kTfLiteComplex64);
   t.AddOp(kTfLiteBuiltinRfft2d, {in, len}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {1, 2, 3, 4, 5, 6, 7, 8});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2, 3, 4, 5, 6, 7, 8}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 3}));
   // Rows: DFT[1,2,3,4] = {10, -2+2i, -2}, DFT[5,6,7,8] = {26, -2+2i, -2}; columns: sum, difference.
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{36, 0, -4, 4, -4, 0, -16, 0, 0, 0, 0, 0}));
@@ -671,10 +641,8 @@ TEST(Rfft2dTest, PadsAndCropsEachSlice) {
   const int len = t.AddConst<int32_t>(kTfLiteInt32, {2}, {2, 4});
   const int out = t.AddOutput(kTfLiteComplex64);
   t.AddOp(kTfLiteBuiltinRfft2d, {in, len}, {out});
-  ASSERT_TRUE(t.Build().ok());
   // Each slice's row is cropped to 4 values; the second row is zero padding.
-  t.SetInput<float>(0, {1, 1, 1, 0, 9, 0, 1, 0, 0, 9});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({1, 1, 1, 0, 9, 0, 1, 0, 0, 9}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 2, 3}));
   EXPECT_EQ(t.GetOutput<float>(0),
             (std::vector<float>{3, 0, 0, -1, 1, 0, 3, 0, 0, -1, 1, 0, 1, 0, 0, -1, -1, 0, 1, 0, 0, -1, -1, 0}));
@@ -694,9 +662,7 @@ TEST(ComplexAbsTest, MagnitudesAndTypeRefusal) {
   const int in = t.AddInput(kTfLiteComplex64, {2});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinComplexAbs, {in}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {3.f, 4.f, 0.f, -2.f});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({3.f, 4.f, 0.f, -2.f}).ok());
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{5.f, 2.f}));
 
   OpTest r;

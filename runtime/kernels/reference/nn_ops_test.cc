@@ -653,9 +653,7 @@ TEST(ResizeNearestNeighborTest, HalfPixelCentersWithTwoChannels) {
 TEST(ResizeNearestNeighborTest, ZeroHeightGivesEmptyOutput) {
   OpTest test;
   AddResize(test, kTfLiteBuiltinResizeNearestNeighbor, {0, 3}, false, false);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {0, 1, 2, 3});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({0, 1, 2, 3}).ok());
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 0, 3, 1}));
 }
 

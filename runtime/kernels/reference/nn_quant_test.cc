@@ -175,9 +175,7 @@ QuantConv PerChannelInt8Conv() {
 TEST(QuantizedConv2dTest, Int8PerChannelWeights) {
   OpTest test;
   AddQuantConv(test, PerChannelInt8Conv());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int8_t>(0, {1, 3, 5, 7});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<int8_t>({1, 3, 5, 7}).ok());
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 1, 1, 2}));
   // Channel 0: 1+2+3+4+1 = 11 -> 44 + 10; channel 1: 1-4-1 = -4 -> -16 + 10.
   EXPECT_EQ(test.GetOutput<int8_t>(0), (std::vector<int8_t>{54, -6}));
@@ -188,9 +186,7 @@ TEST(QuantizedConv2dTest, Int8ReluClampsAtTheOutputZeroPoint) {
   QuantConv c = PerChannelInt8Conv();
   c.activation = Act::RELU;
   AddQuantConv(test, c);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int8_t>(0, {1, 3, 5, 7});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<int8_t>({1, 3, 5, 7}).ok());
   EXPECT_EQ(test.GetOutput<int8_t>(0), (std::vector<int8_t>{54, 10}));
 }
 
@@ -209,9 +205,7 @@ void ExpectTieConv(TfLiteType type, int64_t zero_point, const std::vector<T>& in
                    int op = kTfLiteBuiltinConv2d) {
   OpTest test;
   AddQuantConv(test, TieConv(type, zero_point), op);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<T>(0, input);
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<T>(input).ok());
   EXPECT_EQ(test.GetOutput<T>(0), expected);
 }
 
@@ -236,9 +230,7 @@ TEST(QuantizedConv2dTest, Int16WithInt32BiasAndSamePadding) {
   c.bias = {4};  // 4 * 0.25 = 1.0
   c.padding = fb::Padding::SAME;
   AddQuantConv(test, c);
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int16_t>(0, {2, 4, 6, 8});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<int16_t>({2, 4, 6, 8}).ok());
   // (2 + 4 + 6 + 8) * 0.25 + 1 = 6 everywhere.
   EXPECT_EQ(test.GetOutput<int16_t>(0), (std::vector<int16_t>{6, 6, 6, 6}));
 }
@@ -318,9 +310,7 @@ void AddHybridConv(OpTest& test, const std::vector<int>& input_shape, TfLiteType
 TEST(HybridConv2dTest, SymmetricPerTensorWeights) {
   OpTest test;
   AddHybridConv<int8_t>(test, {1, 1, 1, 2}, kTfLiteInt8, {1, 1, 1, 2}, {2, 4}, {{0.5f}, {0}}, {0.25f});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.0f, -0.5f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.0f, -0.5f}).ok());
   const float scale = (1.0f / 127) * 0.5f;
   const float expected = -2.0f * scale + 0.25f;
   EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{expected}));
@@ -332,9 +322,7 @@ TEST(HybridConv2dTest, PerChannelWeightsQuantizeTheInputAsymmetrically) {
   OpTest test;
   AddHybridConv<int8_t>(test, {1, 1, 1, 2}, kTfLiteInt8, {2, 1, 1, 2}, {2, 4, 1, 0}, {{0.5f, 1.0f}, {0, 0}, 0},
                         {0.25f, 0.f});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.0f, -0.5f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.0f, -0.5f}).ok());
   // Channel 0: (127 + 43) * 2 + (-128 + 43) * 4 = 0, so exactly the bias. Channel 1:
   // (127 + 43) * 1 = 170, times weight scale 1 and the input scale 1.5/255 (in double, then float).
   const std::vector<float> got = test.GetOutput<float>(0);
@@ -369,12 +357,10 @@ TEST(QuantizedDepthwiseConv2dTest, Uint8WithZeroPointsAndRelu6) {
   SetQuant(test, output, {{0.5f}, {20}});
   test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter, bias}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1, Act::RELU6).Union());
-  ASSERT_TRUE(test.Build().ok());
   // Channel 0 inputs 104, 108, 112, 116 (reals 1..4) times weights 1: 10, plus bias 1 = 11 ->
   // 22 + 20 = 42, clamped to 32. Channel 1: only input 104 (real 1) meets a non-zero weight (2):
   // 2, plus bias -1 = 1 -> 2 + 20 = 22.
-  test.SetInput<uint8_t>(0, {104, 104, 108, 100, 112, 100, 116, 116});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<uint8_t>({104, 104, 108, 100, 112, 100, 116, 116}).ok());
   EXPECT_EQ(test.GetOutput<uint8_t>(0), (std::vector<uint8_t>{32, 22}));
 }
 
@@ -392,9 +378,7 @@ TEST(QuantizedDepthwiseConv2dTest, Int8WithoutBiasCountsZeros) {
   SetQuant(test, output, {{1.f}, {0}});
   test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int8_t>(0, {5, 7});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<int8_t>({5, 7}).ok());
   EXPECT_EQ(test.GetOutput<int8_t>(0), (std::vector<int8_t>{15, -7}));
 }
 
@@ -416,9 +400,7 @@ TEST(QuantizedDepthwiseConv2dTest, HybridWeightsQuantizeTheInputPerBatch) {
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinDepthwiseConv2d, {input, filter}, {output}, fb::BuiltinOptions::DepthwiseConv2DOptions,
              fb::CreateDepthwiseConv2DOptions(test.fbb(), fb::Padding::VALID, 1, 1, 1).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {2.0f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({2.0f}).ok());
   const float scale = 2.0f / 255.0f;
   EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{255.0f * (0.5f * scale)}));
 }
@@ -439,9 +421,7 @@ TEST(QuantizedTransposeConvTest, Int8StrideTwoScattersAndRoundsAwayFromZero) {
   test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input}, {output},
              fb::BuiltinOptions::TransposeConvOptions,
              fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::VALID, 2, 1).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int8_t>(0, {6, -10});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<int8_t>({6, -10}).ok());
   // 6/4 = 1.5 -> 2, -1.5 -> -2; -10/4 = -2.5 -> -3, 2.5 -> 3.
   EXPECT_EQ(test.GetOutput<int8_t>(0), (std::vector<int8_t>{2, -2, -3, 3}));
 }
@@ -460,9 +440,7 @@ TEST(QuantizedTransposeConvTest, Int16WithBias) {
   test.AddOp(kTfLiteBuiltinTransposeConv, {output_shape, weights, input, bias}, {output},
              fb::BuiltinOptions::TransposeConvOptions,
              fb::CreateTransposeConvOptions(test.fbb(), fb::Padding::VALID, 1, 1).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int16_t>(0, {-1000});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<int16_t>({-1000}).ok());
   EXPECT_EQ(test.GetOutput<int16_t>(0), (std::vector<int16_t>{-900, -1900, -2900, -3900}));
 }
 
@@ -495,9 +473,7 @@ TEST(QuantizedFullyConnectedTest, Int8PerChannelWeights) {
   // weights {1, -1} * 1; biases 0.5 and 0; output scale 0.5, zero point -3.
   AddQuantFullyConnected(test, kTfLiteInt8, {2, 2}, {{1.f}, {0}}, {2, 2}, {2, 2, 1, -1}, {{0.5f, 1.f}, {0, 0}, 0},
                          kTfLiteInt32, {1, 0}, {{0.5f, 1.f}, {0, 0}, 0}, {{0.5f}, {-3}});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int8_t>(0, {1, 2, -1, 3});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<int8_t>({1, 2, -1, 3}).ok());
   // Row 0: 3 + 0.5 = 3.5 -> 7 - 3; 1 - 2 = -1 -> -2 - 3. Row 1: 2 + 0.5 -> 5 - 3; -4 -> -8 - 3.
   EXPECT_EQ(test.GetOutput<int8_t>(0), (std::vector<int8_t>{4, -5, 2, -11}));
 }
@@ -507,10 +483,8 @@ TEST(QuantizedFullyConnectedTest, Uint8WithZeroPointsAndNoBias) {
   AddQuantFullyConnected(test, kTfLiteUInt8, {1, 3}, {{1.f}, {10}}, {1, 3},
                          {static_cast<int8_t>(130), static_cast<int8_t>(126), 0}, {{1.f}, {128}}, kTfLiteInt32, {}, {},
                          {{2.f}, {100}});
-  ASSERT_TRUE(test.Build().ok());
   // (13 - 10) * 2 + (15 - 10) * -2 + (10 - 10) * -128 = -4 -> -2 + 100.
-  test.SetInput<uint8_t>(0, {13, 15, 10});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<uint8_t>({13, 15, 10}).ok());
   EXPECT_EQ(test.GetOutput<uint8_t>(0), (std::vector<uint8_t>{98}));
 }
 
@@ -521,9 +495,7 @@ TEST(QuantizedFullyConnectedTest, Int16TiesRoundUpWithBothBiasTypes) {
     // both round them up.
     AddQuantFullyConnected(test, kTfLiteInt16, {2, 1}, {{0.5f}, {0}}, {1, 1}, {1}, {{0.5f}, {0}}, bias_type, {0},
                            {{0.25f}, {0}}, {{1.f}, {0}});
-    ASSERT_TRUE(test.Build().ok());
-    test.SetInput<int16_t>(0, {-6, 6});
-    ASSERT_TRUE(test.Invoke().ok());
+    ASSERT_TRUE(test.BuildAndInvoke<int16_t>({-6, 6}).ok());
     EXPECT_EQ(test.GetOutput<int16_t>(0), (std::vector<int16_t>{-1, 2}));
   }
 }
@@ -540,9 +512,7 @@ TEST(QuantizedFullyConnectedTest, KeepNumDimsWithRelu) {
              fb::CreateFullyConnectedOptions(test.fbb(), Act::RELU, fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
                                              /*keep_num_dims=*/true)
                  .Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<int8_t>(0, {5, -5});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<int8_t>({5, -5}).ok());
   EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 2, 1}));
   EXPECT_EQ(test.GetOutput<int8_t>(0), (std::vector<int8_t>{15, 0}));
 }
@@ -589,9 +559,7 @@ void AddHybridFullyConnected(OpTest& test, bool asymmetric, const std::vector<in
 TEST(HybridFullyConnectedTest, SymmetricInputQuantization) {
   OpTest test;
   AddHybridFullyConnected(test, /*asymmetric=*/false, {1, 2}, {2, 4}, {{0.5f}, {0}});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.0f, -0.5f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.0f, -0.5f}).ok());
   float expected = 0.25f;
   expected += -2.0f * ((1.0f / 127) * 0.5f);
   EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{expected}));
@@ -600,9 +568,7 @@ TEST(HybridFullyConnectedTest, SymmetricInputQuantization) {
 TEST(HybridFullyConnectedTest, AsymmetricInputQuantizationSubtractsTheRowSums) {
   OpTest test;
   AddHybridFullyConnected(test, /*asymmetric=*/true, {1, 2}, {2, 4}, {{0.5f}, {0}});
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.0f, -0.5f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.0f, -0.5f}).ok());
   // {127, -128} with zero point -43: 254 - 512 - 6 * (-43) = 0.
   EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{0.25f}));
 }
@@ -710,9 +676,7 @@ TEST(QuantizedBatchMatMulTest, HybridOperandsQuantizeLhsRows) {
   const int output = test.AddOutput(kTfLiteFloat32);
   test.AddOp(kTfLiteBuiltinBatchMatmul, {lhs, rhs}, {output}, fb::BuiltinOptions::BatchMatMulOptions,
              fb::CreateBatchMatMulOptions(test.fbb()).Union());
-  ASSERT_TRUE(test.Build().ok());
-  test.SetInput<float>(0, {1.0f, -0.5f});
-  ASSERT_TRUE(test.Invoke().ok());
+  ASSERT_TRUE(test.BuildAndInvoke<float>({1.0f, -0.5f}).ok());
   const float row_scale = (1.0f / 127.0f) * 0.5f;
   EXPECT_EQ(test.GetOutput<float>(0), (std::vector<float>{row_scale * static_cast<float>(127 * 2 - 64 * 4)}));
 }

@@ -80,13 +80,15 @@ TfLiteStatus GetFloatOr8BitTensors(TfLiteContext* context, TfLiteNode* node, int
   return CheckOutputQuantization(context, *output, scale, type == kTfLiteUInt8 ? uint8_zero_point : int8_zero_point);
 }
 
-// eval(T()) for the FloatOr8Bit type T of the input.
+// eval(T(), input, output) for the node's input 0 and output 0, T the input's FloatOr8Bit type.
 template <typename Eval>
-TfLiteStatus EvalFloatOr8Bit(TfLiteContext* context, const TfLiteTensor* input, Eval eval) {
+TfLiteStatus EvalFloatOr8Bit(TfLiteContext* context, TfLiteNode* node, Eval eval) {
+  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   return DispatchType(
       FloatOr8Bit(), input->type,
       [&](auto type) {
-        eval(type);
+        eval(type, input, output);
         return kTfLiteOk;
       },
       [&] { return RefuseInputType(context, input, kFloatOr8BitNames); });
@@ -385,9 +387,7 @@ void LogSoftmax8Bit(const SoftmaxData& data, const TfLiteTensor* input, TfLiteTe
 
 TfLiteStatus LogSoftmaxEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& data = *static_cast<const SoftmaxData*>(node->user_data);
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  return EvalFloatOr8Bit(context, input, [&](auto type) {
+  return EvalFloatOr8Bit(context, node, [&](auto type, const TfLiteTensor* input, TfLiteTensor* output) {
     using T = decltype(type);
     if constexpr (std::is_same_v<T, float>) {
       LogSoftmaxFloat(input, output);
@@ -464,9 +464,7 @@ void L2NormInt8(const TfLiteTensor* input, TfLiteTensor* output) {
 }
 
 TfLiteStatus L2NormEval(TfLiteContext* context, TfLiteNode* node) {
-  const TfLiteTensor* input = tflite::GetInput(context, node, 0);
-  TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-  return EvalFloatOr8Bit(context, input, [&](auto type) {
+  return EvalFloatOr8Bit(context, node, [](auto type, const TfLiteTensor* input, TfLiteTensor* output) {
     using T = decltype(type);
     if constexpr (std::is_same_v<T, float>) {
       L2NormFloat(input, output);

@@ -27,9 +27,7 @@ TEST(PadTest, FloatZerosAndInt8ZeroPoint) {
     const int pads = t.AddConst<int32_t>(kTfLiteInt32, {2, 2}, {1, 0, 0, 2});
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinPad, {in, pads}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, {1, 2, 3, 4});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2, 3, 4}).ok());
     EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 4}));
     EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0}));
   }
@@ -41,9 +39,7 @@ TEST(PadTest, FloatZerosAndInt8ZeroPoint) {
     t.builder().SetQuantization(in, {0.1f}, {-3});
     t.builder().SetQuantization(out, {0.1f}, {-3});
     t.AddOp(kTfLiteBuiltinPad, {in, pads}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<int8_t>(0, {5, 6});
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<int8_t>({5, 6}).ok());
     EXPECT_EQ(t.GetOutput<int8_t>(0), (std::vector<int8_t>{-3, 5, 6, -3}));
   }
 }
@@ -55,9 +51,7 @@ TEST(PadV2Test, ConstantValue) {
   const int value = t.AddConst<float>(kTfLiteFloat32, {}, {9.f});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinPadv2, {in, pads, value}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {1, 2});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 3}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{9, 1, 2, 9, 9, 9}));
 }

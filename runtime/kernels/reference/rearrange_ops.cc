@@ -155,31 +155,26 @@ TfLiteStatus TransposeEval(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus PackPrepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLitePackParams params = ParamsOf<TfLitePackParams>(node);
   const int n = NumInputs(node);
-  TF_LITE_ENSURE_OK(context, CheckInputCount(context, node, 1, 1 << 20));
-  TF_LITE_ENSURE_OK(context, CheckOutputCount(context, node, 1));
+  const TfLiteTensor* input0;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_OK(context, GetVariadicIo(context, node, &input0, &output));
   if (params.values_count != 0 && params.values_count != n) {
     TF_LITE_KERNEL_LOG(context, "PACK: values_count is %d but the op has %d inputs", params.values_count, n);
     return kTfLiteError;
   }
-  const TfLiteTensor* input0;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input0));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
   const int rank = NumDimensions(input0);
   int axis;
   if (!NormalizeAxis(params.axis, rank + 1, &axis)) {
     TF_LITE_KERNEL_LOG(context, "PACK: axis %d is out of range for inputs of rank %d", params.axis, rank);
     return kTfLiteError;
   }
-  for (int i = 0; i < n; ++i) {
-    const TfLiteTensor* t;
-    TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, i, &t));
-    TF_LITE_ENSURE_OK(context, CheckType(context, t, "input", output->type));
-    if (!TfLiteIntArrayEqual(t->dims, input0->dims)) {
-      TF_LITE_KERNEL_LOG(context, "PACK: input %d has a different shape from input 0", i);
-      return kTfLiteError;
-    }
-  }
+  TF_LITE_ENSURE_OK(context, CheckEachInput(context, node, output->type, [&](int i, const TfLiteTensor* t) {
+                      if (!TfLiteIntArrayEqual(t->dims, input0->dims)) {
+                        TF_LITE_KERNEL_LOG(context, "PACK: input %d has a different shape from input 0", i);
+                        return kTfLiteError;
+                      }
+                      return kTfLiteOk;
+                    }));
   Shape out = ShapeOf(input0);
   out.insert(out.begin() + axis, n);
   return ResizeOutput(context, output, out);

@@ -26,9 +26,7 @@ TEST(TileTest, RepeatsEachDimension) {
   const int multiples = t.AddConst<int32_t>(kTfLiteInt32, {2}, {2, 3});
   const int out = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinTile, {in, multiples}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {1, 2, 3, 4});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({1, 2, 3, 4}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{4, 6}));
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4,  //
                                                            1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4}));
@@ -54,9 +52,7 @@ TEST(TransposeTest, TwoDims) {
   const int perm = t.AddConst<int32_t>(kTfLiteInt32, {2}, {1, 0});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinTranspose, {in, perm}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {1, 2, 3, 4, 5, 6});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2, 3, 4, 5, 6}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 2}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 }
@@ -109,9 +105,7 @@ TEST(ReverseV2Test, ReversesListedAxis) {
   const int axis = t.AddConst<int32_t>(kTfLiteInt32, {1}, {-1});
   const int out = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinReverseV2, {in, axis}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {1, 2, 3, 4, 5, 6});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({1, 2, 3, 4, 5, 6}).ok());
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{3, 2, 1, 6, 5, 4}));
 }
 
@@ -164,9 +158,7 @@ TEST(UnpackTest, AlongAxisOne) {
   const int o2 = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinUnpack, {in}, {o0, o1, o2}, fb::BuiltinOptions::UnpackOptions,
           fb::CreateUnpackOptions(t.fbb(), 3, 1).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {1, 2, 3, 4, 5, 6});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({1, 2, 3, 4, 5, 6}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{1, 4}));
   EXPECT_EQ(t.GetOutput<float>(1), (std::vector<float>{2, 5}));
@@ -187,9 +179,7 @@ TEST(DepthToSpaceTest, MatchesNaiveLoopAndRoundTrips) {
           fb::CreateDepthToSpaceOptions(t.fbb(), bs).Union());
   t.AddOp(kTfLiteBuiltinSpaceToDepth, {mid}, {back}, fb::BuiltinOptions::SpaceToDepthOptions,
           fb::CreateSpaceToDepthOptions(t.fbb(), bs).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, data);
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>(data).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{1, h * bs, w * bs, out_depth}));
   std::vector<float> expected;
   for (int oy = 0; oy < h * bs; ++oy) {

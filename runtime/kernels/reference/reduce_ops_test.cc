@@ -106,9 +106,7 @@ TEST(ReduceTest, MeanInt8AlongLastAxisFoldsCountIntoMultiplier) {
   t.builder().SetQuantization(out, {1.f}, {0});
   t.AddOp(kTfLiteBuiltinMean, {in, axis}, {out}, fb::BuiltinOptions::ReducerOptions,
           fb::CreateReducerOptions(t.fbb(), false).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int8_t>(0, {23, 23, 23, 23, 23, 23, 25});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int8_t>({23, 23, 23, 23, 23, 23, 25}).ok());
   EXPECT_EQ(t.GetOutput<int8_t>(0), (std::vector<int8_t>{24}));
 }
 
@@ -122,10 +120,8 @@ TEST(ReduceTest, SumInt8SubtractsZeroPointsAndSaturates) {
   t.builder().SetQuantization(out, {1.f}, {5});
   t.AddOp(kTfLiteBuiltinSum, {in, axis}, {out}, fb::BuiltinOptions::ReducerOptions,
           fb::CreateReducerOptions(t.fbb(), false).Union());
-  ASSERT_TRUE(t.Build().ok());
   // Row 0: (10 - 5) + (20 - 5) = 20 real -> 25 quantized; row 1: 190 real -> saturates at 127.
-  t.SetInput<int8_t>(0, {10, 20, 100, 100});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int8_t>({10, 20, 100, 100}).ok());
   EXPECT_EQ(t.GetOutput<int8_t>(0), (std::vector<int8_t>{25, 127}));
 }
 
@@ -200,10 +196,8 @@ TEST(CumsumTest, ExclusiveAndReverse) {
       const int out = t.AddOutput(kTfLiteFloat32);
       t.AddOp(kTfLiteBuiltinCumsum, {in, axis}, {out}, fb::BuiltinOptions::CumsumOptions,
               fb::CreateCumsumOptions(t.fbb(), exclusive, reverse).Union());
-      ASSERT_TRUE(t.Build().ok());
       // Rows [1, 2] and [3, 4], summed down each column.
-      t.SetInput<float>(0, data);
-      ASSERT_TRUE(t.Invoke().ok());
+      ASSERT_TRUE(t.BuildAndInvoke<float>(data).ok());
       const std::vector<float> got = t.GetOutput<float>(0);
       std::vector<float> want(4);
       for (int col = 0; col < 2; ++col) {

@@ -26,9 +26,7 @@ TEST(ReshapeTest, ShapeTensorWithInferredDimension) {
   const int shape = t.AddConst<int32_t>(kTfLiteInt32, {2}, {3, -1});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinReshape, {in, shape}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, Iota(6));
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>(Iota(6)).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 2}));
   EXPECT_EQ(t.GetOutput<float>(0), Iota(6));
 }
@@ -39,9 +37,7 @@ TEST(ReshapeTest, ShapeFromOptionsWhenNoShapeInput) {
   const int out = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinReshape, {in}, {out}, fb::BuiltinOptions::ReshapeOptions,
           fb::CreateReshapeOptions(t.fbb(), t.fbb().CreateVector(std::vector<int>{4})).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {1, 2, 3, 4});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({1, 2, 3, 4}).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{4}));
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{1, 2, 3, 4}));
 }
@@ -52,9 +48,7 @@ TEST(ReshapeTest, LegacyZeroOptionMeansScalar) {
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinReshape, {in}, {out}, fb::BuiltinOptions::ReshapeOptions,
           fb::CreateReshapeOptions(t.fbb(), t.fbb().CreateVector(std::vector<int>{0})).Union());
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, {4.5f});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>({4.5f}).ok());
   EXPECT_TRUE(t.GetOutputShape(0).empty());
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{4.5f}));
 }
@@ -66,9 +60,7 @@ TEST(ReshapeTest, EmptyShapeTensorGivesScalar) {
   const int shape = t.builder().AddTensor(kTfLiteInt32, {0}, "empty_shape");
   const int out = t.AddOutput(kTfLiteInt32);
   t.AddOp(kTfLiteBuiltinReshape, {in, shape}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<int32_t>(0, {42});
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<int32_t>({42}).ok());
   EXPECT_TRUE(t.GetOutputShape(0).empty());
   EXPECT_EQ(t.GetOutput<int32_t>(0), (std::vector<int32_t>{42}));
 }
@@ -128,9 +120,7 @@ TEST(SqueezeTest, AllOnesOrListedDims) {
     const int in = t.AddInput(kTfLiteFloat32, {1, 2, 1, 3});
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinSqueeze, {in}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, Iota(6));
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>(Iota(6)).ok());
     EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 3}));
     EXPECT_EQ(t.GetOutput<float>(0), Iota(6));
   }
@@ -160,9 +150,7 @@ TEST(ExpandDimsTest, NegativeAndInt64Axis) {
     const int axis = t.AddConst<int32_t>(kTfLiteInt32, {}, {-1});
     const int out = t.AddOutput(kTfLiteFloat32);
     t.AddOp(kTfLiteBuiltinExpandDims, {in, axis}, {out});
-    ASSERT_TRUE(t.Build().ok());
-    t.SetInput<float>(0, Iota(6));
-    ASSERT_TRUE(t.Invoke().ok());
+    ASSERT_TRUE(t.BuildAndInvoke<float>(Iota(6)).ok());
     EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 3, 1}));
     EXPECT_EQ(t.GetOutput<float>(0), Iota(6));
   }

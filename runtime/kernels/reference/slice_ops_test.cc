@@ -27,9 +27,7 @@ TEST(SliceTest, SizeMinusOneRunsToTheEnd) {
   const int size = t.AddConst<int32_t>(kTfLiteInt32, {2}, {2, -1});
   const int out = t.AddOutput(kTfLiteFloat32);
   t.AddOp(kTfLiteBuiltinSlice, {in, begin, size}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, Iota(12));
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>(Iota(12)).ok());
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{2, 3}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{5, 6, 7, 9, 10, 11}));
 }
@@ -147,9 +145,7 @@ TEST(StridedSliceTest, RunTimeShapesFlowThroughShapeSlicePackReshapeTile) {
   t.AddOp(kTfLiteBuiltinPack, {c_one, dim1}, {multiples}, fb::BuiltinOptions::PackOptions,
           fb::CreatePackOptions(t.fbb(), 2, 0).Union());
   t.AddOp(kTfLiteBuiltinTile, {reshaped, multiples}, {out});
-  ASSERT_TRUE(t.Build().ok());
-  t.SetInput<float>(0, Iota(6));
-  ASSERT_TRUE(t.Invoke().ok());
+  ASSERT_TRUE(t.BuildAndInvoke<float>(Iota(6)).ok());
   // reshape to [3, 2], then tile columns 3 times: [3, 6].
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 6}));
   EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 4, 5, 4, 5, 4, 5}));
