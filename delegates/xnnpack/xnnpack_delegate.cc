@@ -263,6 +263,7 @@ class XnnpackDelegate : public tflite::SimpleDelegateInterface {
   bool IsNodeSupportedByDelegate(const TfLiteRegistration* registration, const TfLiteNode* node,
                                  TfLiteContext* context) const override {
     xnnpack::GraphTranslator translator(context, options_.flags, &info_, &extra_);
+    if (translator.RefusesEightBitOutput(node)) return false;
     return translator.Check(-1, node, registration);
   }
 
