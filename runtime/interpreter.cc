@@ -868,12 +868,41 @@ std::vector<NodeSubset> Subgraph::Partition(const TfLiteIntArray* nodes_to_repla
   return PartitionIntoIndependentSubsets(graph, execution_plan_, wanted);
 }
 
+bool Subgraph::PlanReadsOnlyEarlierOutputs() const {
+  // The last step writing each tensor (-1: none), as the partitioner takes producers.
+  std::vector<int> last_writer(tensors_.size(), -1);
+  const int steps = static_cast<int>(execution_plan_.size());
+  for (int step = 0; step < steps; ++step) {
+    const TfLiteNode& node = nodes_[execution_plan_[step]].node;
+    if (node.inputs == nullptr || node.outputs == nullptr) return false;
+    for (int k = 0; k < node.outputs->size; ++k) {
+      const int t = node.outputs->data[k];
+      if (t >= 0 && static_cast<size_t>(t) < last_writer.size()) last_writer[t] = step;
+    }
+  }
+  for (int step = 0; step < steps; ++step) {
+    const TfLiteIntArray* inputs = nodes_[execution_plan_[step]].node.inputs;
+    for (int k = 0; k < inputs->size; ++k) {
+      const int t = inputs->data[k];
+      if (t >= 0 && static_cast<size_t>(t) < last_writer.size() && last_writer[t] >= step) return false;
+    }
+  }
+  return true;
+}
+
 TfLiteStatus Subgraph::PreviewDelegatePartitioningCallback(TfLiteContext* context,
                                                            const TfLiteIntArray* nodes_to_replace,
                                                            TfLiteDelegateParams** partition_params_array,
                                                            int* num_partitions) {
   Subgraph* self = SubgraphOf(context);
   self->FreePreviewParams();
+  // No node asked for: no partition would be delegated (a delegate that takes nothing asks this of
+  // every graph it meets, so it is not worth partitioning the plan for).
+  if (nodes_to_replace != nullptr && nodes_to_replace->size == 0) {
+    *partition_params_array = nullptr;
+    *num_partitions = 0;
+    return kTfLiteOk;
+  }
   for (const NodeSubset& subset : self->Partition(nodes_to_replace)) {
     if (!subset.delegated) continue;
     TfLiteDelegateParams params;
@@ -899,8 +928,6 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
       return kTfLiteError;
     }
   }
-  const std::vector<NodeSubset> subsets = self->Partition(nodes_to_replace);
-  const int total_nodes = static_cast<int>(self->execution_plan_.size());
   std::vector<int> new_plan;
   registration.builtin_code = kTfLiteBuiltinDelegate;
   // An opaque delegate's kernel comes as a TfLiteRegistrationExternal, owned from here on (TFLite 2.14.1,
@@ -924,6 +951,14 @@ TfLiteStatus Subgraph::ReplaceNodeSubsetsCallback(TfLiteContext* context, TfLite
     if (registration.custom_name == nullptr) registration.custom_name = external->custom_name;
   }
   const std::string name = registration.custom_name != nullptr ? registration.custom_name : "DELEGATE";
+  const int total_nodes = static_cast<int>(self->execution_plan_.size());
+  // Nothing to replace: the partition would be the plan itself, unless the plan reads a tensor before
+  // (or while) it is written, where the partitioner's order can differ.
+  if (nodes_to_replace->size == 0 && self->PlanReadsOnlyEarlierOutputs()) {
+    LogInfo("Replacing 0 out of {} node(s) with delegate ({}) node, yielding 0 partitions.", total_nodes, name);
+    return kTfLiteOk;
+  }
+  const std::vector<NodeSubset> subsets = self->Partition(nodes_to_replace);
   int delegated_nodes = 0, partitions = 0;
   for (const NodeSubset& subset : subsets) {
     if (!subset.delegated) {

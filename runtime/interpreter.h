@@ -214,6 +214,9 @@ class Subgraph {
   Status ResolveUnregisteredVersion(const OpResolver& resolver, int builtin, int version, const std::string& op_name,
                                     const TfLiteRegistration** registration);
   std::vector<struct NodeSubset> Partition(const TfLiteIntArray* nodes_to_replace) const;
+  // Whether every node of the plan reads only tensors that no node of the plan writes at or after
+  // its own step: then a partition that delegates nothing gives the plan back as it is.
+  bool PlanReadsOnlyEarlierOutputs() const;
   void FreeNode(NodeEntry* entry);
   void FreePreviewParams();
   TfLiteStatus EnsureReadable(TfLiteTensor* tensor);

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "runtime/c/builtin_ops.h"
 
@@ -281,16 +282,17 @@ const std::vector<std::pair<const char*, TfLiteType>>& TypeNames() {
 
 std::string Trim(absl::string_view s) { return std::string(absl::StripAsciiWhitespace(s)); }
 
-// The pieces between separators, each trimmed; "" is one empty piece.
-std::vector<std::string> Split(absl::string_view s, char sep) {
-  std::vector<std::string> parts;
-  for (absl::string_view part : absl::StrSplit(s, sep)) parts.push_back(Trim(part));
+// Split's pieces as views into `s` (parsing a signature allocates only the signature itself: each
+// one is parsed at its first use, in a fresh process's Init).
+std::vector<absl::string_view> SplitViews(absl::string_view s, char sep) {
+  std::vector<absl::string_view> parts;
+  for (absl::string_view part : absl::StrSplit(s, sep)) parts.push_back(absl::StripAsciiWhitespace(part));
   return parts;
 }
 
-bool ParseTypeSet(const std::string& text, uint64_t* types) {
+bool ParseTypeSet(absl::string_view text, uint64_t* types) {
   *types = 0;
-  for (const std::string& name : Split(text, '|')) {
+  for (absl::string_view name : SplitViews(text, '|')) {
     bool found = false;
     for (const auto& entry : TypeNames()) {
       if (name == entry.first) {
@@ -303,14 +305,14 @@ bool ParseTypeSet(const std::string& text, uint64_t* types) {
   return true;
 }
 
-bool ParseSlot(std::string text, Slot* slot, std::string* error) {
-  if (text.size() > 3 && text.compare(text.size() - 3, 3, "...") == 0) {
+bool ParseSlot(absl::string_view text, Slot* slot, std::string* error) {
+  if (text.size() > 3 && absl::EndsWith(text, "...")) {
     slot->repeat = true;
-    text = text.substr(0, text.size() - 3);
+    text.remove_suffix(3);
   }
   if (!text.empty() && text.back() == '?') {
     slot->optional = true;
-    text.pop_back();
+    text.remove_suffix(1);
   }
   if (text == "-") {
     slot->absent_only = true;
@@ -319,7 +321,7 @@ bool ParseSlot(std::string text, Slot* slot, std::string* error) {
   } else if (text.size() == 1 && std::isupper(static_cast<unsigned char>(text[0]))) {
     slot->variable = text[0];
   } else if (!ParseTypeSet(text, &slot->types)) {
-    *error = "unknown type in '" + text + "'";
+    *error = "unknown type in '" + std::string(text) + "'";
     return false;
   }
   return true;
@@ -327,22 +329,23 @@ bool ParseSlot(std::string text, Slot* slot, std::string* error) {
 
 Signature Parse(const char* text) {
   Signature sig;
-  std::string body = text, domains;
+  absl::string_view body = text, domains;
   const size_t colon = body.find(':');
-  if (colon != std::string::npos) {
+  if (colon != absl::string_view::npos) {
     domains = body.substr(colon + 1);
     body = body.substr(0, colon);
   }
   const size_t arrow = body.find("->");
-  if (arrow == std::string::npos) {
+  if (arrow == absl::string_view::npos) {
     sig.error = std::string("no '->' in '") + text + "'";
     return sig;
   }
   for (int side = 0; side < 2; ++side) {
-    const std::string part = Trim(side == 0 ? body.substr(0, arrow) : body.substr(arrow + 2));
+    const absl::string_view part =
+        absl::StripAsciiWhitespace(side == 0 ? body.substr(0, arrow) : body.substr(arrow + 2));
     if (part.empty()) continue;
     std::vector<Slot>& slots = side == 0 ? sig.inputs : sig.outputs;
-    for (const std::string& token : Split(part, ',')) {
+    for (absl::string_view token : SplitViews(part, ',')) {
       Slot slot;
       if (!ParseSlot(token, &slot, &sig.error)) return sig;
       slots.push_back(slot);
@@ -351,14 +354,15 @@ Signature Parse(const char* text) {
       if (slots[i].repeat) sig.error = std::string("'...' before the last position in '") + text + "'";
     }
   }
-  if (!Trim(domains).empty()) {
-    for (const std::string& binding : Split(domains, ';')) {
+  if (!absl::StripAsciiWhitespace(domains).empty()) {
+    for (absl::string_view binding : SplitViews(domains, ';')) {
       const size_t eq = binding.find('=');
-      const std::string name = eq == std::string::npos ? "" : Trim(binding.substr(0, eq));
+      const absl::string_view name =
+          eq == absl::string_view::npos ? absl::string_view() : absl::StripAsciiWhitespace(binding.substr(0, eq));
       uint64_t types = 0;
       if (name.size() != 1 || !std::isupper(static_cast<unsigned char>(name[0])) ||
           !ParseTypeSet(binding.substr(eq + 1), &types)) {
-        sig.error = "bad domain '" + binding + "' in '" + text + "'";
+        sig.error = "bad domain '" + std::string(binding) + "' in '" + text + "'";
         return sig;
       }
       sig.domains[name[0]] = types;

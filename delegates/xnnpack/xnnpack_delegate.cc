@@ -296,6 +296,13 @@ class XnnpackDelegate : public tflite::SimpleDelegateInterface {
   bool IsNodeSupportedByDelegate(const TfLiteRegistration* registration, const TfLiteNode* node,
                                  TfLiteContext* context) const override {
     xnnpack::GraphTranslator translator(context, options_.flags, &info_, &extra_);
+    if (translator.RefusesEightBitOutput(node)) return false;
+    // The graph is analysed for the first node that needs it: an 8-bit graph the flags leave to the
+    // CPU kernels never does.
+    if (!analyzed_) {
+      info_ = xnnpack::AnalyzeGraph(context);
+      analyzed_ = true;
+    }
     return translator.Check(-1, node, registration);
   }
 
@@ -306,7 +313,8 @@ class XnnpackDelegate : public tflite::SimpleDelegateInterface {
       LogInfo("Created TensorFlow Lite XNNPACK delegate for CPU.");
       announced_ = true;
     }
-    info_ = xnnpack::AnalyzeGraph(context);
+    info_ = xnnpack::GraphInfo();
+    analyzed_ = false;
     return kTfLiteOk;
   }
 
@@ -320,7 +328,10 @@ class XnnpackDelegate : public tflite::SimpleDelegateInterface {
   const TfLiteXNNPackDelegateOptions options_;
   LazyThreadpool threadpool_;
   const XnnpackExtraOptions extra_;
-  xnnpack::GraphInfo info_;  // of the subgraph being delegated
+  // Of the subgraph being delegated, analysed when IsNodeSupportedByDelegate first needs it (the
+  // graph does not change while the delegate looks at it).
+  mutable xnnpack::GraphInfo info_;
+  mutable bool analyzed_ = false;
   bool announced_ = false;
 };
 

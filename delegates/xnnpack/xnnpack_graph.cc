@@ -712,6 +712,14 @@ bool GraphTranslator::Check(int node_index, const TfLiteNode* node, const TfLite
   return Taken(Visit(node_index, node, registration));
 }
 
+bool GraphTranslator::RefusesEightBitOutput(const TfLiteNode* node) const {
+  if (node == nullptr || node->outputs == nullptr || node->outputs->size == 0) return false;
+  const int output = node->outputs->data[0];
+  if (output < 0 || output >= static_cast<int>(context_->tensors_size)) return false;
+  const TfLiteType type = Tensor(output).type;
+  return (type == kTfLiteInt8 || type == kTfLiteUInt8) && !QuantizedAllowed(type);
+}
+
 bool GraphTranslator::BeginDefine(xnn_subgraph_t subgraph, const std::set<int>& external_inputs,
                                   const std::set<int>& external_outputs) {
   subgraph_ = subgraph;

@@ -47,6 +47,10 @@ class GraphTranslator {
 
   // Check mode: whether the node can be defined, else why (why_not()).
   bool Check(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
+  // Whether Check would refuse the node for its int8 or uint8 output 0 alone, the flags leaving
+  // that type off (every Visit checks output 0 as data, which refuses it): a delegate asking about
+  // each node of an 8-bit graph skips composing reasons nobody reads. why_not() stays unset.
+  bool RefusesEightBitOutput(const TfLiteNode* node) const;
 
   // Define mode: Check must have accepted every node first (it also notes which constants need a
   // padded copy). external_inputs / external_outputs are tensor indices (the partition's boundary);
