@@ -7,6 +7,7 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/tensor_util.h"
 
 namespace touchstone {
 namespace {
@@ -101,23 +102,31 @@ TfLiteStatus Call(TfLiteContext* context, Subgraph* callee, const std::vector<Va
   return kTfLiteOk;
 }
 
-// Sizes a node output to `value` and copies it in (outputs of control-flow ops are dynamic).
-TfLiteStatus WriteOutput(TfLiteContext* context, TfLiteTensor* output, const Value& value) {
-  if (output->type != value.type) {
+// Sizes a node output to a value of `type`, `dims` and `bytes` and copies it in (outputs of
+// control-flow ops are dynamic).
+TfLiteStatus WriteOutput(TfLiteContext* context, TfLiteTensor* output, TfLiteType type, const std::vector<int>& dims,
+                         const std::vector<uint8_t>& bytes) {
+  if (output->type != type) {
     TF_LITE_KERNEL_LOG(context, "output has type %s but the subgraph produced %s", TfLiteTypeGetName(output->type),
-                       TfLiteTypeGetName(value.type));
+                       TfLiteTypeGetName(type));
     return kTfLiteError;
   }
-  TfLiteIntArray* dims = TfLiteIntArrayCreate(static_cast<int>(value.dims.size()));
-  for (size_t d = 0; d < value.dims.size(); ++d) dims->data[d] = value.dims[d];
-  TF_LITE_ENSURE_OK(context, context->ResizeTensor(context, output, dims));
-  if (output->bytes != value.bytes.size()) {
+  if (!DynamicTensorHasShape(output, static_cast<int>(dims.size()), dims.data())) {
+    TfLiteIntArray* new_dims = TfLiteIntArrayCreate(static_cast<int>(dims.size()));
+    for (size_t d = 0; d < dims.size(); ++d) new_dims->data[d] = dims[d];
+    TF_LITE_ENSURE_OK(context, context->ResizeTensor(context, output, new_dims));
+  }
+  if (output->bytes != bytes.size()) {
     TF_LITE_KERNEL_LOG(context, "output needs %d bytes, the subgraph produced %d", static_cast<int>(output->bytes),
-                       static_cast<int>(value.bytes.size()));
+                       static_cast<int>(bytes.size()));
     return kTfLiteError;
   }
-  if (!value.bytes.empty()) std::memcpy(output->data.raw, value.bytes.data(), value.bytes.size());
+  if (!bytes.empty()) std::memcpy(output->data.raw, bytes.data(), bytes.size());
   return kTfLiteOk;
+}
+
+TfLiteStatus WriteOutput(TfLiteContext* context, TfLiteTensor* output, const Value& value) {
+  return WriteOutput(context, output, value.type, value.dims, value.bytes);
 }
 
 TfLiteStatus SetOutputsDynamic(TfLiteContext* context, TfLiteNode* node) {
@@ -271,12 +280,25 @@ TfLiteStatus VarHandlePrepare(TfLiteContext* context, TfLiteNode* node) {
   return context->ResizeTensor(context, output, tflite::CreateIntArray({1}));
 }
 
+// The node's resource id, looked up by name at its first Eval and kept in user_data (ids never change
+// within an interpreter), so that later Evals build no strings.
+void* VarHandleInit(TfLiteContext*, const char*, size_t) { return new int32_t(-1); }
+void VarHandleFree(TfLiteContext*, void* buffer) { delete static_cast<int32_t*>(buffer); }
+
 TfLiteStatus VarHandleEval(TfLiteContext* context, TfLiteNode* node) {
-  const auto* params = static_cast<const TfLiteVarHandleParams*>(node->builtin_data);
-  const std::string container = params != nullptr && params->container ? params->container : "";
-  const std::string shared_name = params != nullptr && params->shared_name ? params->shared_name : "";
-  const int32_t id = Self(context)->interpreter()->ResourceId(container, shared_name);
-  std::memcpy(tflite::GetOutput(context, node, 0)->data.raw, &id, sizeof(id));
+  int32_t* cached_id = static_cast<int32_t*>(node->user_data);
+  if (cached_id == nullptr || *cached_id < 0) {
+    const auto* params = static_cast<const TfLiteVarHandleParams*>(node->builtin_data);
+    const std::string container = params != nullptr && params->container ? params->container : "";
+    const std::string shared_name = params != nullptr && params->shared_name ? params->shared_name : "";
+    const int32_t id = Self(context)->interpreter()->ResourceId(container, shared_name);
+    if (cached_id == nullptr) {
+      std::memcpy(tflite::GetOutput(context, node, 0)->data.raw, &id, sizeof(id));
+      return kTfLiteOk;
+    }
+    *cached_id = id;
+  }
+  std::memcpy(tflite::GetOutput(context, node, 0)->data.raw, cached_id, sizeof(*cached_id));
   return kTfLiteOk;
 }
 
@@ -300,10 +322,15 @@ TfLiteStatus AssignVariablePrepare(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus AssignVariableEval(TfLiteContext* context, TfLiteNode* node) {
   ResourceVariable* variable = VariableOf(context, tflite::GetInput(context, node, 0));
   if (variable == nullptr) return kTfLiteError;
-  const Value value = ValueOf(tflite::GetInput(context, node, 1));
-  variable->type = value.type;
-  variable->dims = value.dims;
-  variable->data = value.bytes;
+  // Assigned in place (as ValueOf would copy it), reusing the variable's buffers.
+  const TfLiteTensor* value = tflite::GetInput(context, node, 1);
+  variable->type = value->type;
+  variable->dims.assign(value->dims->data, value->dims->data + value->dims->size);
+  if (value->data.raw != nullptr && value->bytes > 0) {
+    variable->data.assign(value->data.raw, value->data.raw + value->bytes);
+  } else {
+    variable->data.assign(value->bytes, 0);
+  }
   variable->assigned = true;
   return kTfLiteOk;
 }
@@ -321,8 +348,7 @@ TfLiteStatus ReadVariableEval(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "READ_VARIABLE of a variable that was never assigned");
     return kTfLiteError;
   }
-  Value value{variable->type, variable->dims, variable->data};
-  return WriteOutput(context, tflite::GetOutput(context, node, 0), value);
+  return WriteOutput(context, tflite::GetOutput(context, node, 0), variable->type, variable->dims, variable->data);
 }
 
 TfLiteRegistration MakeRegistration(TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*),
@@ -349,7 +375,12 @@ TfLiteRegistration* Register_CALL_ONCE() {
   return &r;
 }
 TfLiteRegistration* Register_VAR_HANDLE() {
-  static TfLiteRegistration r = MakeRegistration(VarHandlePrepare, VarHandleEval);
+  static TfLiteRegistration r = [] {
+    TfLiteRegistration registration = MakeRegistration(VarHandlePrepare, VarHandleEval);
+    registration.init = VarHandleInit;
+    registration.free = VarHandleFree;
+    return registration;
+  }();
   return &r;
 }
 TfLiteRegistration* Register_ASSIGN_VARIABLE() {

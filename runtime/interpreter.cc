@@ -712,6 +712,7 @@ Status Subgraph::AllocateTensors() {
   PlanDynamicTensorRelease();
   allocated_ = true;
   plain_invoke_ = ComputePlainInvoke();
+  invoke_prepare_stops_.assign(execution_plan_.size(), 0);
   return Status::Ok();
 }
 
@@ -750,10 +751,21 @@ Status Subgraph::Invoke() {
     return status;
   }
   size_t next_to_prepare = arena_prepared_steps_;
+  // Released tensors (ensure_dynamic_tensors_are_released) get their storage back only by Prepare.
+  const bool may_keep_preparation = last_used_at_step_.empty();
   for (size_t step = 0; step < execution_plan_.size() && status.ok(); ++step) {
     if (step == next_to_prepare) {
-      status = PrepareNodes(step, &next_to_prepare);
-      if (!status.ok()) break;
+      const size_t kept_stop = invoke_prepare_stops_[step];
+      if (may_keep_preparation && !resized_since_prepare_ && kept_stop > step) {
+        // No tensor changed shape since these nodes were prepared: their preparation stands.
+        next_to_prepare = kept_stop;
+      } else {
+        invoke_prepare_stops_[step] = 0;
+        status = PrepareNodes(step, &next_to_prepare);
+        if (!status.ok()) break;
+        invoke_prepare_stops_[step] = next_to_prepare;
+      }
+      resized_since_prepare_ = false;
     }
     const int node_index = execution_plan_[step];
     NodeEntry& entry = nodes_[node_index];
@@ -777,7 +789,8 @@ Status Subgraph::Invoke() {
       // CPU kernels read host memory: bring delegate-held data back first.
       for (int k = 0; k < entry.node.inputs->size && status.ok(); ++k) {
         const int t = entry.node.inputs->data[k];
-        if (t >= 0 && EnsureReadable(&tensors_[t]) != kTfLiteOk) {
+        // data_is_stale first: EnsureReadable has nothing to do without it (the common case).
+        if (t >= 0 && tensors_[t].data_is_stale && EnsureReadable(&tensors_[t]) != kTfLiteOk) {
           status = NodeError(node_index, NodeStage::kCopyFromDelegateBuffer);
         }
       }
@@ -824,8 +837,10 @@ Status Subgraph::Invoke() {
       }
     }
   }
+  // A failed Invoke may have left nodes half prepared: the next one prepares them again.
+  if (!status.ok()) std::fill(invoke_prepare_stops_.begin(), invoke_prepare_stops_.end(), 0);
   for (int t : outputs_) {
-    if (status.ok() && t >= 0 && EnsureReadable(&tensors_[t]) != kTfLiteOk) {
+    if (status.ok() && t >= 0 && tensors_[t].data_is_stale && EnsureReadable(&tensors_[t]) != kTfLiteOk) {
       status = ExecutionError("output tensor " + std::to_string(t) + ": copy from delegate buffer failed: " + error_);
     }
   }
@@ -1136,6 +1151,7 @@ TfLiteStatus Subgraph::ResizeTensorCallback(TfLiteContext* context, TfLiteTensor
       }
       break;
   }
+  if (!TfLiteIntArrayEqual(tensor->dims, new_size)) self->resized_since_prepare_ = true;
   if (tensor->dims != new_size) TfLiteIntArrayFree(tensor->dims);
   tensor->dims = new_size;
   tensor->bytes = bytes;

@@ -257,6 +257,13 @@ class Subgraph {
   // tensor is dynamic or held by a delegate, and every input a node reads has its storage: Invoke then
   // runs the kernels back to back, without the per-node checks (a tiny graph's Invoke is mostly those).
   bool plain_invoke_ = false;
+  // TFLite's rule for nodes after a dynamic output: they are prepared again during Invoke only when
+  // a tensor changed shape since they were last prepared (TFLite's tensor_resized_since_op_invoke_).
+  // invoke_prepare_stops_[step] is where PrepareNodes(step) stopped in an earlier Invoke (0: not
+  // prepared since AllocateTensors); resized_since_prepare_ is set by ResizeTensorCallback when a
+  // tensor's dims change.
+  std::vector<size_t> invoke_prepare_stops_;
+  bool resized_since_prepare_ = true;
   std::vector<TfLiteType> prepare_input_types_, prepare_output_types_;  // PrepareNode's scratch
   bool ComputePlainInvoke() const;
   DelegateProfiler delegate_profiler_;
@@ -347,7 +354,7 @@ class Interpreter {
 
  private:
   Interpreter() = default;
-  Status WithModelName(Status status) const { return status.WithContext(model_->name()); }
+  Status WithModelName(Status status) const { return std::move(status).WithContext(model_->name()); }
 
   std::shared_ptr<const Model> model_;
   InterpreterOptions options_;

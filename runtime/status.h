@@ -31,9 +31,15 @@ class Status {
   int exit_code() const { return static_cast<int>(code_); }
 
   // Prefixes context: "model.tflite: subgraph 0: op 3 (CONV_2D): <message>".
-  Status& WithContext(const std::string& context) {
+  Status& WithContext(const std::string& context) & {
     if (!ok()) message_ = context + ": " + message_;
     return *this;
+  }
+  // On a temporary (`return f().WithContext(...)`): moved out, so that an ok status returned at every
+  // Invoke is not copied.
+  Status&& WithContext(const std::string& context) && {
+    if (!ok()) message_ = context + ": " + message_;
+    return std::move(*this);
   }
 
  private:

@@ -12,6 +12,20 @@
 
 namespace touchstone {
 
+// True when sizing `tensor` to the `rank` dimensions `dims` would change nothing: it is dynamic, of a
+// fixed-size type, holds its buffer and has that shape already. A kernel that sizes a dynamic output
+// at every Eval skips ResizeTensor then, and the allocation of the new dims with it.
+inline bool DynamicTensorHasShape(const TfLiteTensor* tensor, int rank, const int* dims) {
+  if (tensor->allocation_type != kTfLiteDynamic || tensor->data.raw == nullptr || tensor->type == kTfLiteString ||
+      tensor->type == kTfLiteVariant || tensor->dims == nullptr || tensor->dims->size != rank) {
+    return false;
+  }
+  for (int i = 0; i < rank; ++i) {
+    if (tensor->dims->data[i] != dims[i]) return false;
+  }
+  return true;
+}
+
 // The dimensions of a shape array or of a tensor; empty where there is none (a scalar, or no shape).
 std::vector<int> ShapeOf(const TfLiteIntArray* dims);
 std::vector<int> ShapeOf(const TfLiteTensor* tensor);

@@ -235,31 +235,35 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       std::memcpy(tensor.data.raw, data->data(), tensor.bytes);
     }
     if (runtime_ == nullptr) return kTfLiteOk;
-    std::vector<void*> pointers(externals_.size());
+    // Compared in place with the pointers last set up: nothing is allocated when they did not move.
+    bool moved = set_up_.size() != externals_.size();
     for (size_t i = 0; i < externals_.size(); ++i) {
-      pointers[i] = context->tensors[externals_[i]].data.raw;
-      if (pointers[i] == nullptr) {
+      const void* data = context->tensors[externals_[i]].data.raw;
+      if (data == nullptr) {
         TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: %s has no buffer", TensorLabel(context, externals_[i]).c_str());
         return kTfLiteError;
       }
+      moved = moved || set_up_[i] != data;
     }
     // Debian's XNNPACK has no per-operator profiling (no xnn_get_runtime_profiling_info), so a profiler
     // sees the partition's two calls as its ops, numbered by the partition's first node.
     auto* profiler = static_cast<tflite::Profiler*>(context->profiler);
     const int first_node = node_indices_.empty() ? -1 : node_indices_.front();
-    if (pointers != set_up_) {
+    if (moved) {
       TFLITE_SCOPED_DELEGATE_OPERATOR_PROFILE(profiler, "xnn_setup_runtime", first_node);
       std::vector<xnn_external_value> values(externals_.size());
+      set_up_.assign(externals_.size(), nullptr);
       for (size_t i = 0; i < externals_.size(); ++i) {
         values[i].id = static_cast<uint32_t>(externals_[i]);
-        values[i].data = pointers[i];
+        values[i].data = context->tensors[externals_[i]].data.raw;
       }
       const enum xnn_status status = xnn_setup_runtime(runtime_, values.size(), values.data());
       if (status != xnn_status_success) {
         TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: xnn_setup_runtime failed (status %d)", status);
+        set_up_.clear();
         return kTfLiteError;
       }
-      set_up_ = pointers;
+      for (size_t i = 0; i < externals_.size(); ++i) set_up_[i] = values[i].data;
     }
     enum xnn_status status;
     {

@@ -215,6 +215,7 @@ inline TfLiteStatus ResizeOutput(TfLiteContext* context, TfLiteTensor* output, c
       return kTfLiteError;
     }
   }
+  if (DynamicTensorHasShape(output, static_cast<int>(shape.size()), shape.data())) return kTfLiteOk;
   TfLiteIntArray* dims = TfLiteIntArrayCreate(static_cast<int>(shape.size()));
   for (size_t i = 0; i < shape.size(); ++i) dims->data[i] = shape[i];
   return context->ResizeTensor(context, output, dims);
@@ -222,14 +223,18 @@ inline TfLiteStatus ResizeOutput(TfLiteContext* context, TfLiteTensor* output, c
 
 // The output takes the input's shape.
 inline TfLiteStatus ResizeLike(TfLiteContext* context, TfLiteTensor* output, const TfLiteTensor* input) {
+  if (DynamicTensorHasShape(output, input->dims->size, input->dims->data)) return kTfLiteOk;
   return context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims));
 }
 
-// Computes an op's output shape (or shapes) from its inputs' shapes and values.
+// Computes an op's output shape (or shapes) from its inputs' shapes and values. It sets *shapes whole
+// (assign), since *shapes may hold an earlier call's shapes, whose capacity it reuses.
 using ShapeFn = TfLiteStatus (*)(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes);
 
 inline TfLiteStatus ResizeOutputs(TfLiteContext* context, TfLiteNode* node, ShapeFn fn) {
-  std::vector<Shape> shapes;
+  // Kept from call to call (the shape functions assign into it), so that sizing a dynamic output at
+  // every Eval allocates nothing once the shapes settle.
+  thread_local std::vector<Shape> shapes;
   TF_LITE_ENSURE_OK(context, fn(context, node, &shapes));
   for (size_t i = 0; i < shapes.size(); ++i) {
     TfLiteTensor* output;

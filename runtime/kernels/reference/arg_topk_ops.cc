@@ -174,10 +174,12 @@ TfLiteStatus TopKPrepare(TfLiteContext* context, TfLiteNode* node) {
 
 template <typename T>
 void TopKRows(const T* in, int64_t rows, int row_size, int k, T* values, TfLiteTensor* indices) {
+  // Up to this k, one pass keeping the best k in order beats a heap: most elements are rejected by
+  // one comparison with the k-th.
+  constexpr int kInsertionMaxK = 16;
   std::vector<int> order(row_size);
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = in + r * row_size;
-    std::iota(order.begin(), order.end(), 0);
     // Without NaNs, (value descending, index ascending) is a total order whose first k are the
     // stable sort's: a partial sort finds them without sorting the row.
     bool has_nan = false;
@@ -185,8 +187,25 @@ void TopKRows(const T* in, int64_t rows, int row_size, int k, T* values, TfLiteT
       for (int i = 0; i < row_size; ++i) has_nan |= row[i] != row[i];
     }
     if (has_nan) {
+      std::iota(order.begin(), order.end(), 0);
       std::stable_sort(order.begin(), order.end(), [row](int a, int b) { return row[a] > row[b]; });
+    } else if (k > 0 && k <= kInsertionMaxK) {
+      // order[0, kept) is the best so far in that total order. Indices arrive ascending, so a value
+      // equal to a kept one ranks after it.
+      int kept = 0;
+      for (int i = 0; i < row_size; ++i) {
+        const T value = row[i];
+        if (kept == k) {
+          if (!(value > row[order[k - 1]])) continue;
+          --kept;
+        }
+        int at = kept;
+        for (; at > 0 && value > row[order[at - 1]]; --at) order[at] = order[at - 1];
+        order[at] = i;
+        ++kept;
+      }
     } else {
+      std::iota(order.begin(), order.end(), 0);
       std::partial_sort(order.begin(), order.begin() + k, order.end(),
                         [row](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
     }

@@ -54,5 +54,36 @@ TEST(TopKV2Test, DescendingWithTiesByLowerIndex) {
   EXPECT_EQ(t.GetOutput<int32_t>(1), (std::vector<int32_t>{1, 3, 2, 0, 1, 2}));
 }
 
+// Small k takes a one-pass selection, larger k a partial sort: both must give the stable sort's
+// first k, ties included (values drawn from a few levels so that ties are common).
+TEST(TopKV2Test, EveryKMatchesStableSortWithTies) {
+  const int row_size = 40;
+  std::vector<float> row(row_size);
+  for (int i = 0; i < row_size; ++i) row[i] = static_cast<float>((i * 7919) % 9) - 4.0f;
+  std::vector<int> sorted(row_size);
+  for (int i = 0; i < row_size; ++i) sorted[i] = i;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](int a, int b) { return row[a] > row[b]; });
+  for (int kk : {1, 2, 5, 15, 16, 17, 40}) {
+    SCOPED_TRACE(kk);
+    OpTest t;
+    const int in = t.AddInput(kTfLiteFloat32, {1, row_size});
+    const int k = t.AddConst<int32_t>(kTfLiteInt32, {}, {kk});
+    const int values = t.AddOutput(kTfLiteFloat32);
+    const int indices = t.AddOutput(kTfLiteInt32);
+    t.AddOp(kTfLiteBuiltinTopkV2, {in, k}, {values, indices});
+    ASSERT_TRUE(t.Build().ok());
+    t.SetInput<float>(0, row);
+    ASSERT_TRUE(t.Invoke().ok());
+    std::vector<float> want_values;
+    std::vector<int32_t> want_indices;
+    for (int i = 0; i < kk; ++i) {
+      want_values.push_back(row[sorted[i]]);
+      want_indices.push_back(sorted[i]);
+    }
+    EXPECT_EQ(t.GetOutput<float>(0), want_values);
+    EXPECT_EQ(t.GetOutput<int32_t>(1), want_indices);
+  }
+}
+
 }  // namespace
 }  // namespace touchstone

@@ -30,20 +30,20 @@ using namespace kernel_helpers;  // NOLINT(build/namespaces): the helpers of ker
 // RESHAPE (TFLite 2.14 reshape.cc): the new shape comes from input 1 when it is a 1-D INT32
 // tensor, else from the options (where a legacy [0] means a scalar). One -1 is inferred.
 
-Shape ReshapeRequestedShape(TfLiteContext* context, TfLiteNode* node) {
+// Into *result (assigned, so that a Shape kept from an earlier Eval is reused without allocating).
+void ReshapeRequestedShape(TfLiteContext* context, TfLiteNode* node, Shape* result) {
   if (NumInputs(node) == 2) {
     const TfLiteTensor* shape = GetInput(context, node, 1);
     if (shape != nullptr && shape->dims->size == 1 && shape->type == kTfLiteInt32) {
       const int n = shape->dims->data[0];
-      Shape result(n);
-      for (int i = 0; i < n; ++i) result[i] = shape->data.i32[i];
-      return result;
+      result->assign(shape->data.i32, shape->data.i32 + n);
+      return;
     }
   }
   const TfLiteReshapeParams params = ParamsOf<TfLiteReshapeParams>(node);
   int n = std::min(std::max(params.num_dimensions, 0), TFLITE_RESHAPE_PARAMS_MAX_DIMENSION_COUNT);
   if (n == 1 && params.shape[0] == 0) n = 0;
-  return Shape(params.shape, params.shape + n);
+  result->assign(params.shape, params.shape + n);
 }
 
 TfLiteStatus ReshapeShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shape>* shapes) {
@@ -57,7 +57,9 @@ TfLiteStatus ReshapeShape(TfLiteContext* context, TfLiteNode* node, std::vector<
       return kTfLiteError;
     }
   }
-  Shape out = ReshapeRequestedShape(context, node);
+  shapes->resize(1);
+  Shape& out = shapes->front();
+  ReshapeRequestedShape(context, node, &out);
   const int64_t num_input = tflite::NumElements(input);
   int64_t non_zero_input = 1;
   for (int i = 0; i < input->dims->size; ++i) {
@@ -96,7 +98,6 @@ TfLiteStatus ReshapeShape(TfLiteContext* context, TfLiteNode* node, std::vector<
                        static_cast<long long>(num_input), dims.c_str(), static_cast<long long>(num_output));
     return kTfLiteError;
   }
-  shapes->assign(1, out);
   return kTfLiteOk;
 }
 

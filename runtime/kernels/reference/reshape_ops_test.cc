@@ -82,6 +82,33 @@ TEST(ReshapeTest, ShapeKnownOnlyAtRunTime) {
   EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{6, 1}));
 }
 
+// The ADD after the dynamic RESHAPE is prepared again only when the RESHAPE changed its output's shape
+// (TFLite's rule): its output follows every new shape, and stays right when the shape repeats.
+TEST(ReshapeTest, NodeAfterDynamicOutputFollowsShapeChanges) {
+  OpTest t;
+  const int in = t.AddInput(kTfLiteFloat32, {2, 3});
+  const int shape = t.AddInput(kTfLiteInt32, {2});
+  const int reshaped = t.AddIntermediate(kTfLiteFloat32);
+  const int ten = t.AddConst<float>(kTfLiteFloat32, {1}, {10});
+  const int out = t.AddOutput(kTfLiteFloat32);
+  t.AddOp(kTfLiteBuiltinReshape, {in, shape}, {reshaped});
+  t.AddOp(kTfLiteBuiltinAdd, {reshaped, ten}, {out}, fb::BuiltinOptions::AddOptions,
+          fb::CreateAddOptions(t.fbb()).Union());
+  ASSERT_TRUE(t.Build().ok());
+  const std::vector<std::vector<int32_t>> shapes = {{3, 2}, {3, 2}, {6, 1}, {6, 1}, {2, 3}, {3, 2}};
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    SCOPED_TRACE(i);
+    std::vector<float> data = Iota(6);
+    for (float& v : data) v += static_cast<float>(i);
+    t.SetInput<float>(0, data);
+    t.SetInput<int32_t>(1, shapes[i]);
+    ASSERT_TRUE(t.Invoke().ok());
+    EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{shapes[i][0], shapes[i][1]}));
+    for (float& v : data) v += 10;
+    EXPECT_EQ(t.GetOutput<float>(0), data);
+  }
+}
+
 TEST(ReshapeTest, ZeroSizedInputInfersFromNonZeroDims) {
   OpTest t;
   const int in = t.AddInput(kTfLiteFloat32, {2, 0});
