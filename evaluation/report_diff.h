@@ -19,11 +19,10 @@ namespace touchstone {
 struct ReportDiffConfig {
   // A figure that moved the wrong way by more than this (percent; accuracy and AP: percentage points) is
   // a REGRESSION in the table, the right way an IMPROVEMENT. The gate below uses the tools' defaults.
-  // Floats, as the tools' flags parse them.
-  float threshold_pct = 5.0f;
-  float max_regression_pct = 5.0f;       // benchmark_model's latency gate
-  float max_accuracy_drop_pct = 0.0f;    // imagenet_eval and coco_eval
-  float max_error_increase_pct = 10.0f;  // inference_diff
+  double threshold_pct = 5.0;
+  double max_regression_pct = 5.0;       // benchmark_model's latency gate
+  double max_accuracy_drop_pct = 0.0;    // imagenet_eval and coco_eval
+  double max_error_increase_pct = 10.0;  // inference_diff
 };
 
 struct FigureDiff {

@@ -18,16 +18,15 @@ namespace {
 
 int Main(int argc, char** argv) {
   ReportDiffConfig config;
+  float threshold_pct = 5.0f, max_regression_pct = 5.0f, max_accuracy_drop_pct = 0.0f, max_error_increase_pct = 10.0f;
   FlagTable table;
-  table.AddFloat("threshold_pct", &config.threshold_pct,
+  table.AddFloat("threshold_pct", &threshold_pct,
                  "a figure worse by more than this percent is marked REGRESSION in the table (accuracy and AP: "
                  "--max_accuracy_drop_pct points)");
-  table.AddFloat("max_regression_pct", &config.max_regression_pct,
-                 "benchmark_model: the latency gate's limit, percent");
-  table.AddFloat("max_accuracy_drop_pct", &config.max_accuracy_drop_pct,
+  table.AddFloat("max_regression_pct", &max_regression_pct, "benchmark_model: the latency gate's limit, percent");
+  table.AddFloat("max_accuracy_drop_pct", &max_accuracy_drop_pct,
                  "imagenet_eval, coco_eval: the accuracy gate's limit, percentage points");
-  table.AddFloat("max_error_increase_pct", &config.max_error_increase_pct,
-                 "inference_diff: the error gate's limit, percent");
+  table.AddFloat("max_error_increase_pct", &max_error_increase_pct, "inference_diff: the error gate's limit, percent");
   std::vector<std::string> paths;  // two report paths, among the flags
   ToolSpec spec;
   spec.name = "report_diff";
@@ -37,6 +36,10 @@ int Main(int argc, char** argv) {
     if (paths.size() != 2) {
       return UsageError("expected two reports, BASELINE.json CURRENT.json (got " + std::to_string(paths.size()) + ")");
     }
+    config.threshold_pct = threshold_pct;
+    config.max_regression_pct = max_regression_pct;
+    config.max_accuracy_drop_pct = max_accuracy_drop_pct;
+    config.max_error_increase_pct = max_error_increase_pct;
     TS_ASSIGN_OR_RETURN(nlohmann::json baseline, ReadJsonReport(paths[0]));
     TS_ASSIGN_OR_RETURN(nlohmann::json current, ReadJsonReport(paths[1]));
     TS_ASSIGN_OR_RETURN(ReportDiff diff, DiffReports(baseline, current, config));
