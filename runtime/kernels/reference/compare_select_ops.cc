@@ -36,10 +36,15 @@ struct SelectIO {
   bool same_shapes;
 };
 
-TfLiteStatus GetSelectIO(TfLiteContext* context, TfLiteNode* node, const char* op, SelectIO* io) {
+// The op's name in messages.
+template <bool kV2>
+constexpr const char* kSelectName = kV2 ? "SELECT_V2" : "SELECT";
+
+template <bool kV2>
+TfLiteStatus GetSelectIO(TfLiteContext* context, TfLiteNode* node, SelectIO* io) {
   const TfLiteTensor* in[3];
   TfLiteTensor* out;
-  TF_LITE_ENSURE_OK(context, GetIO(context, node, 3, op, in, &out));
+  TF_LITE_ENSURE_OK(context, GetIO(context, node, 3, kSelectName<kV2>, in, &out));
   *io = {in[0], in[1], in[2], out, tflite::HaveSameShapes(in[0], in[1]) && tflite::HaveSameShapes(in[1], in[2])};
   return kTfLiteOk;
 }
@@ -48,14 +53,15 @@ TfLiteStatus GetSelectIO(TfLiteContext* context, TfLiteNode* node, const char* o
 // picks whole slices along x's first dimension. SELECT_V2: all three broadcast together.
 template <bool kV2>
 TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
-  const char* op = kV2 ? "SELECT_V2" : "SELECT";
   SelectIO io;
-  TF_LITE_ENSURE_OK(context, GetSelectIO(context, node, op, &io));
+  TF_LITE_ENSURE_OK(context, GetSelectIO<kV2>(context, node, &io));
   const auto [cond, x, y, out, same] = io;
-  TS_ENSURE(context, cond->type == kTfLiteBool, "%s: condition must be BOOL, got %s", op, TypeName(cond->type));
-  TS_ENSURE(context, x->type == y->type, "%s: x type %s and y type %s differ", op, TypeName(x->type),
+  TS_ENSURE(context, cond->type == kTfLiteBool, "%s: condition must be BOOL, got %s", kSelectName<kV2>,
+            TypeName(cond->type));
+  TS_ENSURE(context, x->type == y->type, "%s: x type %s and y type %s differ", kSelectName<kV2>, TypeName(x->type),
             TypeName(y->type));
-  TS_ENSURE(context, tflite::TfLiteTypeGetSize(x->type) > 0, "%s: type %s is not supported", op, TypeName(x->type));
+  TS_ENSURE(context, tflite::TfLiteTypeGetSize(x->type) > 0, "%s: type %s is not supported", kSelectName<kV2>,
+            TypeName(x->type));
   out->type = x->type;
   TfLiteIntArray* shape = nullptr;
   if (same) {
@@ -73,14 +79,13 @@ TfLiteStatus PrepareSelect(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "SELECT_V2: condition, x and y shapes cannot be broadcast together");
     return kTfLiteError;
   }
-  return ResizeBroadcastOutput(context, shape, out, op);
+  return ResizeBroadcastOutput(context, shape, out, kSelectName<kV2>);
 }
 
 template <bool kV2>
 TfLiteStatus EvalSelect(TfLiteContext* context, TfLiteNode* node) {
-  const char* op = kV2 ? "SELECT_V2" : "SELECT";
   SelectIO io;
-  TF_LITE_ENSURE_OK(context, GetSelectIO(context, node, op, &io));
+  TF_LITE_ENSURE_OK(context, GetSelectIO<kV2>(context, node, &io));
   const auto [cond, x, y, out, same] = io;
   const size_t size = tflite::TfLiteTypeGetSize(x->type);
   const bool* c = In<bool>(cond);
@@ -101,7 +106,7 @@ TfLiteStatus EvalSelect(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteIntArray* shapes[] = {cond->dims, x->dims, y->dims};
   elementwise::BroadcastWalk walk;
   TS_ENSURE(context, elementwise::MakeBroadcastWalk(shapes, 3, out->dims, &walk),
-            "%s: input shapes do not broadcast to the output shape", op);
+            "%s: input shapes do not broadcast to the output shape", kSelectName<kV2>);
   elementwise::ForEachBroadcastIndex(walk, [&](int64_t oi, int64_t ci, int64_t xi, int64_t yi) {
     std::memcpy(o + oi * size, c[ci] ? xs + xi * size : ys + yi * size, size);
   });
