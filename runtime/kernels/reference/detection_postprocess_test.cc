@@ -83,9 +83,15 @@ void ExpectFloatsNear(const std::vector<float>& actual, const std::vector<float>
   }
 }
 
-// The four outputs: boxes, classes, scores and the number of detections.
+// The four outputs: boxes, classes, scores and the number of detections, of shapes [1, rows, 4],
+// [1, rows], [1, rows] and [1] (rows: one per entry of `classes`).
 void ExpectDetections(OpTest& test, const std::vector<float>& boxes, const std::vector<float>& classes,
                       const std::vector<float>& scores, float count) {
+  const int rows = static_cast<int>(classes.size());
+  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, rows, 4}));
+  EXPECT_EQ(test.GetOutputShape(1), (std::vector<int>{1, rows}));
+  EXPECT_EQ(test.GetOutputShape(2), (std::vector<int>{1, rows}));
+  EXPECT_EQ(test.GetOutputShape(3), (std::vector<int>{1}));
   ExpectFloatsNear(test.GetOutput<float>(0), boxes);
   ExpectFloatsNear(test.GetOutput<float>(1), classes);
   ExpectFloatsNear(test.GetOutput<float>(2), scores);
@@ -127,6 +133,14 @@ void RunSixBoxes(OpTest& test, const PostProcessOptions& options) {
   RunZeroEncodings(test, 6, 3, kSixAnchors, EncodeOptions(options), kSixScores);
 }
 
+// Runs the six-box graph with `options` and expects these detections (ExpectDetections).
+void ExpectSixBoxDetections(const PostProcessOptions& options, const std::vector<float>& boxes,
+                            const std::vector<float>& classes, const std::vector<float>& scores, float count) {
+  OpTest test;
+  RunSixBoxes(test, options);
+  ExpectDetections(test, boxes, classes, scores, count);
+}
+
 TEST(DetectionPostProcessTest, DecodesCenterSizeEncodingAgainstAnchor) {
   OpTest test;
   PostProcessOptions options;
@@ -140,69 +154,53 @@ TEST(DetectionPostProcessTest, DecodesCenterSizeEncodingAgainstAnchor) {
   test.SetInput<float>(0, {1.f, -2.f, 5.f * std::log(2.f), 0.f, 7.f, 7.f});
   test.SetInput<float>(1, {0.8f});
   ASSERT_TRUE(test.Invoke().ok());
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 1, 4}));
-  EXPECT_EQ(test.GetOutputShape(1), (std::vector<int>{1, 1}));
-  EXPECT_EQ(test.GetOutputShape(2), (std::vector<int>{1, 1}));
-  EXPECT_EQ(test.GetOutputShape(3), (std::vector<int>{1}));
   ExpectDetections(test, {0.32f, 0.22f, 0.72f, 0.62f}, {0.f}, {0.8f}, 1.f);
 }
 
 TEST(DetectionPostProcessTest, FastNmsSuppressesOverlapsOnBestClassScore) {
-  OpTest test;
-  RunSixBoxes(test, PostProcessOptions{});
   // Best scores: 3 (0.95, class 1), 0 (0.9), 1 (0.75), 2 (0.6), 4 (0.5), 5 (0.3). Box 3 removes
   // box 2, box 0 removes box 1, box 4 removes box 5.
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 3, 4}));
-  ExpectDetections(test, {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f, 0.f, 100.f, 1.f, 101.f}, {1.f, 0.f, 0.f},
-                   {0.95f, 0.9f, 0.5f}, 3.f);
+  ExpectSixBoxDetections(PostProcessOptions{}, {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f, 0.f, 100.f, 1.f, 101.f},
+                         {1.f, 0.f, 0.f}, {0.95f, 0.9f, 0.5f}, 3.f);
 }
 
 TEST(DetectionPostProcessTest, FastNmsReportsSeveralClassesPerBox) {
-  OpTest test;
   PostProcessOptions options;
   options.max_detections = 2;
   options.max_classes_per_detection = 2;
-  RunSixBoxes(test, options);
   // Each kept box fills two rows, its classes best first.
-  EXPECT_EQ(test.GetOutputShape(0), (std::vector<int>{1, 4, 4}));
-  ExpectDetections(test,
-                   {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f,  //
-                    0.f, 0.f, 1.f, 1.f, 0.f, 0.f, 1.f, 1.f},
-                   {1.f, 0.f, 0.f, 1.f}, {0.95f, 0.93f, 0.9f, 0.8f}, 2.f);
+  ExpectSixBoxDetections(options,
+                         {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f,  //
+                          0.f, 0.f, 1.f, 1.f, 0.f, 0.f, 1.f, 1.f},
+                         {1.f, 0.f, 0.f, 1.f}, {0.95f, 0.93f, 0.9f, 0.8f}, 2.f);
 }
 
 TEST(DetectionPostProcessTest, FewerDetectionsThanMaxLeavesZeroRows) {
-  OpTest test;
   PostProcessOptions options;
   options.max_detections = 5;
   options.nms_score_threshold = 0.55f;
-  RunSixBoxes(test, options);
   // Boxes 4 and 5 fall below the threshold; boxes 2 and 1 are suppressed.
-  ExpectDetections(test, {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f,  //
-                          0.f, 0.f,   0.f, 0.f,   0.f, 0.f, 0.f, 0.f,  //
-                          0.f, 0.f,   0.f, 0.f},
-                   {1.f, 0.f, 0.f, 0.f, 0.f}, {0.95f, 0.9f, 0.f, 0.f, 0.f}, 2.f);
+  ExpectSixBoxDetections(options, {0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f,  //
+                                   0.f, 0.f,   0.f, 0.f,   0.f, 0.f, 0.f, 0.f,  //
+                                   0.f, 0.f,   0.f, 0.f},
+                         {1.f, 0.f, 0.f, 0.f, 0.f}, {0.95f, 0.9f, 0.f, 0.f, 0.f}, 2.f);
 }
 
 TEST(DetectionPostProcessTest, RegularNmsKeepsBestPerClass) {
-  OpTest test;
   PostProcessOptions options;
   options.use_regular_nms = true;
-  RunSixBoxes(test, options);
   // One detection per class: class 0 keeps box 3 (0.93), class 1 keeps box 3 (0.95).
-  ExpectDetections(test, {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 0.f, 0.f}, {1.f, 0.f, 0.f},
-                   {0.95f, 0.93f, 0.f}, 2.f);
+  ExpectSixBoxDetections(options, {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 0.f, 0.f}, {1.f, 0.f, 0.f},
+                         {0.95f, 0.93f, 0.f}, 2.f);
 }
 
 TEST(DetectionPostProcessTest, RegularNmsMergesClassesAndCutsToMax) {
-  OpTest test;
   PostProcessOptions options;
   options.use_regular_nms = true;
   options.detections_per_class = 2;
-  RunSixBoxes(test, options);
   // Class 0 keeps boxes 3 (0.93) and 0 (0.9); class 1 keeps 3 (0.95) and 0 (0.8); best three.
-  ExpectDetections(test, {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f}, {1.f, 0.f, 0.f},
-                   {0.95f, 0.93f, 0.9f}, 3.f);
+  ExpectSixBoxDetections(options, {0.f, 10.1f, 1.f, 11.1f, 0.f, 10.1f, 1.f, 11.1f, 0.f, 0.f, 1.f, 1.f}, {1.f, 0.f, 0.f},
+                         {0.95f, 0.93f, 0.9f}, 3.f);
 }
 
 TEST(DetectionPostProcessTest, DetectionsPerClassDefaultsToHundred) {
