@@ -299,13 +299,20 @@ TfLiteStatus CheckEachInput(TfLiteContext* context, TfLiteNode* node, TfLiteType
   return kTfLiteOk;
 }
 
-// Prepare of a two-input op whose output has the input's type and a shape that depends on the
-// values of input 1.
-inline TfLiteStatus PrepareShapedByInput1(TfLiteContext* context, TfLiteNode* node, ShapeFn fn) {
+// Prepare of an op of `num_inputs` inputs whose output has input 0's type and a shape that depends on
+// the values of the other inputs (1 to num_inputs - 1).
+inline TfLiteStatus PrepareShapedByInputValues(TfLiteContext* context, TfLiteNode* node, int num_inputs, ShapeFn fn) {
   const TfLiteTensor* input;
   TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 2, 2, &input, &output));
-  return SizeOrDefer(context, node, InputValuesKnown(context, node, 1), fn);
+  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, num_inputs, num_inputs, &input, &output));
+  bool known = true;
+  for (int i = 1; known && i < num_inputs; ++i) known = InputValuesKnown(context, node, i);
+  return SizeOrDefer(context, node, known, fn);
+}
+
+// The two-input case: the shape depends on the values of input 1.
+inline TfLiteStatus PrepareShapedByInput1(TfLiteContext* context, TfLiteNode* node, ShapeFn fn) {
+  return PrepareShapedByInputValues(context, node, 2, fn);
 }
 
 // ---- Moving bytes.

@@ -70,11 +70,7 @@ TfLiteStatus SliceShape(TfLiteContext* context, TfLiteNode* node, std::vector<Sh
 }
 
 TfLiteStatus SlicePrepare(TfLiteContext* context, TfLiteNode* node) {
-  const TfLiteTensor* input;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetSameTypedIo(context, node, 3, 3, &input, &output));
-  const bool known = InputValuesKnown(context, node, 1) && InputValuesKnown(context, node, 2);
-  return SizeOrDefer(context, node, known, SliceShape);
+  return PrepareShapedByInputValues(context, node, 3, SliceShape);
 }
 
 TfLiteStatus SliceEval(TfLiteContext* context, TfLiteNode* node) {
