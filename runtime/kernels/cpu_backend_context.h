@@ -74,40 +74,48 @@ inline void NoteKernel(TfLiteContext* context, const TfLiteNode* node, bool opti
 // The context's CPU backend, or null when it has none.
 inline CpuBackendContext* GetCpuBackendContext(TfLiteContext* context);
 
-// Reports a refusal TFLite makes at invoke (see CpuBackendContext::refuse_at_invoke); returns what
-// the kernel's Prepare returns: kTfLiteOk, or kTfLiteError (with the message logged) where the host
-// has no channel for it.
-inline TfLiteStatus RefuseAtInvoke(TfLiteContext* context, const TfLiteNode* node, const char* format, ...) {
+// Formats a message a kernel reports about TFLite's behaviour and hands it to the host's channel:
+// a refusal TFLite makes at invoke (CpuBackendContext::refuse_at_invoke; without the channel it is
+// logged as the kernel's error and kTfLiteError returned) or a difference from the op's definition
+// that TFLite makes (CpuBackendContext::warn; without it a WARNING line on stderr).
+enum class BackendMessage { kRefusalAtInvoke, kTfliteDifference };
+inline TfLiteStatus SendBackendMessage(TfLiteContext* context, const TfLiteNode* node, BackendMessage kind,
+                                       const char* format, va_list args) {
   char message[512];
-  va_list args;
-  va_start(args, format);
   std::vsnprintf(message, sizeof(message), format, args);
-  va_end(args);
   CpuBackendContext* backend = GetCpuBackendContext(context);
-  if (backend == nullptr || backend->refuse_at_invoke == nullptr) {
-    TF_LITE_KERNEL_LOG(context, "%s", message);
-    return kTfLiteError;
-  }
-  backend->refuse_at_invoke(context, node, message);
-  return kTfLiteOk;
-}
-
-// Reports a difference from the op's definition that TFLite makes (see CpuBackendContext::warn).
-inline void WarnTfliteDifference(TfLiteContext* context, const char* format, ...) {
-  char message[512];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(message, sizeof(message), format, args);
-  va_end(args);
-  CpuBackendContext* backend = GetCpuBackendContext(context);
-  if (backend != nullptr && backend->warn != nullptr) {
+  if (kind == BackendMessage::kRefusalAtInvoke) {
+    if (backend == nullptr || backend->refuse_at_invoke == nullptr) {
+      TF_LITE_KERNEL_LOG(context, "%s", message);
+      return kTfLiteError;
+    }
+    backend->refuse_at_invoke(context, node, message);
+  } else if (backend != nullptr && backend->warn != nullptr) {
     backend->warn(context, message);
   } else {
     std::fprintf(stderr, "WARNING: %s\n", message);
   }
+  return kTfLiteOk;
 }
 
-// The context's CPU backend, or null when it has none.
+// Reports a refusal TFLite makes at invoke; returns what the kernel's Prepare returns: kTfLiteOk, or
+// kTfLiteError (with the message logged) where the host has no channel for it.
+inline TfLiteStatus RefuseAtInvoke(TfLiteContext* context, const TfLiteNode* node, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  const TfLiteStatus status = SendBackendMessage(context, node, BackendMessage::kRefusalAtInvoke, format, args);
+  va_end(args);
+  return status;
+}
+
+// Reports a difference from the op's definition that TFLite makes.
+inline void WarnTfliteDifference(TfLiteContext* context, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  SendBackendMessage(context, nullptr, BackendMessage::kTfliteDifference, format, args);
+  va_end(args);
+}
+
 inline void NoteKernel(TfLiteContext* context, const TfLiteNode* node, bool optimized) {
   CpuBackendContext* backend = GetCpuBackendContext(context);
   if (backend != nullptr && backend->note_kernel != nullptr) backend->note_kernel(context, node, optimized);
