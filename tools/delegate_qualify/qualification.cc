@@ -591,26 +591,132 @@ std::vector<NamedModel> BuiltinQualificationModels() {
   return models;
 }
 
+namespace {
+
+// The models to qualify on, read first, so a bad path is an input error before any work.
+StatusOr<std::vector<NamedModel>> QualificationModels(const QualifyConfig& config) {
+  if (config.model_paths.empty()) return BuiltinQualificationModels();
+  std::vector<NamedModel> models;
+  for (const std::string& path : config.model_paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return InvalidInputError(path + ": cannot read the model");
+    NamedModel m;
+    m.name = path.substr(path.rfind('/') + 1);
+    m.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    TS_RETURN_IF_ERROR(Model::FromBuffer(m.bytes, path).status());
+    models.push_back(std::move(m));
+  }
+  return models;
+}
+
+// Measures one model's latency on the reference kernels and with the delegate (in a child when
+// isolated) and judges it; a crash, hang or error becomes the item's ERROR verdict.
+void QualifyLatency(const NamedModel& m, const QualifyConfig& config, const DelegateFactory& factory,
+                    QualificationReport* report, FILE* progress) {
+  LatencyResult result;
+  result.model = m.name;
+  auto measure = [&]() -> std::string {
+    StatusOr<std::shared_ptr<const Model>> model = Model::FromBuffer(m.bytes, m.name);
+    if (!model.ok()) return nlohmann::json{{"error", model.status().message()}}.dump();
+    StatusOr<LatencySamples> reference = MeasureLatency(model.value(), nullptr, config);
+    if (!reference.ok()) return nlohmann::json{{"error", reference.status().message()}}.dump();
+    StatusOr<std::vector<ProvidedDelegate>> delegates = factory();
+    if (!delegates.ok()) return nlohmann::json{{"error", delegates.status().message()}}.dump();
+    StatusOr<LatencySamples> test = MeasureLatency(model.value(), &delegates.value(), config);
+    if (!test.ok()) return nlohmann::json{{"error", test.status().message()}}.dump();
+    return nlohmann::json{{"reference", SamplesJson(reference.value())}, {"test", SamplesJson(test.value())}}.dump();
+  };
+  std::string text;
+  QualifiedItem probe;
+  probe.id = "latency:" + m.name;
+  if (config.isolate) {
+    // The child answers with its samples in the item's detail.
+    QualifiedItem answered = RunIsolatedItem(probe, config, [&]() {
+      QualifiedItem carrier = probe;
+      carrier.verdict = ItemVerdict::kPass;
+      carrier.detail = measure();
+      return ItemJson(carrier).dump();
+    });
+    if (answered.verdict == ItemVerdict::kCrash || answered.verdict == ItemVerdict::kHang) {
+      result.verdict = "ERROR";
+      result.detail = std::string(ItemVerdictName(answered.verdict)) + ": " + answered.detail;
+      if (answered.verdict == ItemVerdict::kCrash) ++report->crashes;
+      if (answered.verdict == ItemVerdict::kHang) ++report->hangs;
+      report->latency.push_back(result);
+      return;
+    }
+    text = answered.detail;
+  } else {
+    text = measure();
+  }
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || j.contains("error")) {
+    result.verdict = "ERROR";
+    result.detail = j.is_discarded() ? "no samples" : j["error"].get<std::string>();
+    report->latency.push_back(result);
+    return;
+  }
+  LatencySamples reference, test;
+  reference.startup_us = j["reference"]["startup_us"].get<std::vector<double>>();
+  reference.inference_us = j["reference"]["inference_us"].get<std::vector<double>>();
+  test.startup_us = j["test"]["startup_us"].get<std::vector<double>>();
+  test.inference_us = j["test"]["inference_us"].get<std::vector<double>>();
+  report->latency.push_back(JudgeLatency(m.name, reference, test, config));
+  if (progress != nullptr) {
+    fmt::print(progress, "latency {}: {}\n", m.name, report->latency.back().verdict);
+  }
+}
+
+// The report's verdict and summary line from its items.
+void SummarizeQualification(QualificationReport* report) {
+  int claimed = 0, passed = 0, failed = 0, not_delegated = 0, invalid = 0;
+  for (const std::vector<QualifiedItem>* list : {&report->cases, &report->models}) {
+    for (const QualifiedItem& item : *list) {
+      switch (item.verdict) {
+        case ItemVerdict::kPass:
+          ++claimed;
+          ++passed;
+          break;
+        case ItemVerdict::kFail:
+          ++claimed;
+          ++failed;
+          break;
+        case ItemVerdict::kCrash:
+          ++claimed;
+          ++failed;
+          ++report->crashes;
+          break;
+        case ItemVerdict::kHang:
+          ++claimed;
+          ++failed;
+          ++report->hangs;
+          break;
+        case ItemVerdict::kNotDelegated:
+          ++not_delegated;
+          break;
+        case ItemVerdict::kInvalid:
+          ++invalid;
+          break;
+      }
+    }
+  }
+  report->passed = failed == 0 && invalid == 0 && claimed > 0;
+  report->summary = std::to_string(report->cases.size()) + " cases and " + std::to_string(report->models.size()) +
+                    " models: " + std::to_string(claimed) + " delegated (" + std::to_string(passed) + " passed, " +
+                    std::to_string(failed) + " failed, of which " + std::to_string(report->crashes) + " crashed and " +
+                    std::to_string(report->hangs) + " hung), " + std::to_string(not_delegated) + " not delegated" +
+                    (invalid > 0 ? ", " + std::to_string(invalid) + " invalid" : "");
+  if (claimed == 0) report->summary += "; the delegate took nothing, so nothing is qualified";
+}
+
+}  // namespace
+
 StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, const DelegateFactory& factory,
                                                FILE* progress) {
   QualificationReport report;
   report.float_tolerance = config.float_tolerance;
   report.max_regression_pct = config.max_regression_pct;
-  // Models first read, so a bad path is an input error before any work.
-  std::vector<NamedModel> models;
-  if (config.model_paths.empty()) {
-    models = BuiltinQualificationModels();
-  } else {
-    for (const std::string& path : config.model_paths) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) return InvalidInputError(path + ": cannot read the model");
-      NamedModel m;
-      m.name = path.substr(path.rfind('/') + 1);
-      m.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      TS_RETURN_IF_ERROR(Model::FromBuffer(m.bytes, path).status());
-      models.push_back(std::move(m));
-    }
-  }
+  TS_ASSIGN_OR_RETURN(const std::vector<NamedModel> models, QualificationModels(config));
   const std::vector<ConformanceCase> suite =
       config.conformance || !config.only.empty() ? BuildConformanceSuite() : std::vector<ConformanceCase>();
   if (!config.only.empty()) {
@@ -661,100 +767,9 @@ StatusOr<QualificationReport> RunQualification(const QualifyConfig& config, cons
     }
   }
   if (config.latency && config.only.empty()) {
-    for (const NamedModel& m : models) {
-      LatencyResult result;
-      result.model = m.name;
-      auto measure = [&]() -> std::string {
-        StatusOr<std::shared_ptr<const Model>> model = Model::FromBuffer(m.bytes, m.name);
-        if (!model.ok()) return nlohmann::json{{"error", model.status().message()}}.dump();
-        StatusOr<LatencySamples> reference = MeasureLatency(model.value(), nullptr, config);
-        if (!reference.ok()) return nlohmann::json{{"error", reference.status().message()}}.dump();
-        StatusOr<std::vector<ProvidedDelegate>> delegates = factory();
-        if (!delegates.ok()) return nlohmann::json{{"error", delegates.status().message()}}.dump();
-        StatusOr<LatencySamples> test = MeasureLatency(model.value(), &delegates.value(), config);
-        if (!test.ok()) return nlohmann::json{{"error", test.status().message()}}.dump();
-        return nlohmann::json{{"reference", SamplesJson(reference.value())}, {"test", SamplesJson(test.value())}}
-            .dump();
-      };
-      std::string text;
-      QualifiedItem probe;
-      probe.id = "latency:" + m.name;
-      if (config.isolate) {
-        // The child answers with its samples in the item's detail.
-        QualifiedItem answered = RunIsolatedItem(probe, config, [&]() {
-          QualifiedItem carrier = probe;
-          carrier.verdict = ItemVerdict::kPass;
-          carrier.detail = measure();
-          return ItemJson(carrier).dump();
-        });
-        if (answered.verdict == ItemVerdict::kCrash || answered.verdict == ItemVerdict::kHang) {
-          result.verdict = "ERROR";
-          result.detail = std::string(ItemVerdictName(answered.verdict)) + ": " + answered.detail;
-          if (answered.verdict == ItemVerdict::kCrash) ++report.crashes;
-          if (answered.verdict == ItemVerdict::kHang) ++report.hangs;
-          report.latency.push_back(result);
-          continue;
-        }
-        text = answered.detail;
-      } else {
-        text = measure();
-      }
-      const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-      if (j.is_discarded() || j.contains("error")) {
-        result.verdict = "ERROR";
-        result.detail = j.is_discarded() ? "no samples" : j["error"].get<std::string>();
-        report.latency.push_back(result);
-        continue;
-      }
-      LatencySamples reference, test;
-      reference.startup_us = j["reference"]["startup_us"].get<std::vector<double>>();
-      reference.inference_us = j["reference"]["inference_us"].get<std::vector<double>>();
-      test.startup_us = j["test"]["startup_us"].get<std::vector<double>>();
-      test.inference_us = j["test"]["inference_us"].get<std::vector<double>>();
-      report.latency.push_back(JudgeLatency(m.name, reference, test, config));
-      if (progress != nullptr) {
-        fmt::print(progress, "latency {}: {}\n", m.name, report.latency.back().verdict);
-      }
-    }
+    for (const NamedModel& m : models) QualifyLatency(m, config, factory, &report, progress);
   }
-  int claimed = 0, passed = 0, failed = 0, not_delegated = 0, invalid = 0;
-  for (const std::vector<QualifiedItem>* list : {&report.cases, &report.models}) {
-    for (const QualifiedItem& item : *list) {
-      switch (item.verdict) {
-        case ItemVerdict::kPass:
-          ++claimed;
-          ++passed;
-          break;
-        case ItemVerdict::kFail:
-          ++claimed;
-          ++failed;
-          break;
-        case ItemVerdict::kCrash:
-          ++claimed;
-          ++failed;
-          ++report.crashes;
-          break;
-        case ItemVerdict::kHang:
-          ++claimed;
-          ++failed;
-          ++report.hangs;
-          break;
-        case ItemVerdict::kNotDelegated:
-          ++not_delegated;
-          break;
-        case ItemVerdict::kInvalid:
-          ++invalid;
-          break;
-      }
-    }
-  }
-  report.passed = failed == 0 && invalid == 0 && claimed > 0;
-  report.summary = std::to_string(report.cases.size()) + " cases and " + std::to_string(report.models.size()) +
-                   " models: " + std::to_string(claimed) + " delegated (" + std::to_string(passed) + " passed, " +
-                   std::to_string(failed) + " failed, of which " + std::to_string(report.crashes) + " crashed and " +
-                   std::to_string(report.hangs) + " hung), " + std::to_string(not_delegated) + " not delegated" +
-                   (invalid > 0 ? ", " + std::to_string(invalid) + " invalid" : "");
-  if (claimed == 0) report.summary += "; the delegate took nothing, so nothing is qualified";
+  SummarizeQualification(&report);
   return report;
 }
 
