@@ -571,7 +571,9 @@ template <typename Params>
 TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<Params>(node);
   auto& data = *static_cast<ConvData*>(node->user_data);
-  const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
+  // Named, not only bound: the lambda below may not capture structured bindings (C++17; clang refuses).
+  const nn::WeightedTensors tensors = nn::WeightedNodeTensors(context, node);
+  const auto [input, filter, bias, output] = tensors;
   if (input->type == kTfLiteFloat32) {
     if (data.hybrid) {
       ConvHybrid(params, data, input, filter, bias, output);
@@ -582,7 +584,8 @@ TfLiteStatus ConvEval(TfLiteContext* context, TfLiteNode* node) {
   }
   return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights) {
     using InputT = decltype(in);
-    ConvQuantized<InputT, decltype(weights), InputT>(params, data, input, filter, bias, output);
+    ConvQuantized<InputT, decltype(weights), InputT>(params, data, tensors.input, tensors.weights, tensors.bias,
+                                                     tensors.output);
   });
 }
 

@@ -360,7 +360,9 @@ void FullyConnectedHybrid(const TfLiteFullyConnectedParams& params, FullyConnect
 TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
   const auto& params = ParamsOf<TfLiteFullyConnectedParams>(node);
   auto& data = *static_cast<FullyConnectedData*>(node->user_data);
-  const auto [input, weights, bias, output] = nn::WeightedNodeTensors(context, node);
+  // Named, not only bound: the lambda below may not capture structured bindings (C++17; clang refuses).
+  const nn::WeightedTensors tensors = nn::WeightedNodeTensors(context, node);
+  const auto [input, weights, bias, output] = tensors;
   if (input->type == kTfLiteFloat32) {
     if (data.hybrid) {
       FullyConnectedHybrid(params, data, input, weights, bias, output);
@@ -371,7 +373,8 @@ TfLiteStatus FullyConnectedEval(TfLiteContext* context, TfLiteNode* node) {
   }
   return nn::EvalQuantizedProduct(context, "input 0", input->type, [&](auto in, auto weights_t) {
     using InputT = decltype(in);
-    FullyConnectedQuantized<InputT, decltype(weights_t), InputT>(data, input, weights, bias, output);
+    FullyConnectedQuantized<InputT, decltype(weights_t), InputT>(data, tensors.input, tensors.weights, tensors.bias,
+                                                                 tensors.output);
   });
 }
 
