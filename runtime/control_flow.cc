@@ -19,15 +19,21 @@ struct Value {
   std::vector<uint8_t> bytes;
 };
 
+// Copies a tensor's type, shape and bytes into existing storage (reusing its capacity); a tensor
+// without a buffer gives zero bytes of its size.
+void CopyValue(const TfLiteTensor* t, TfLiteType* type, std::vector<int>* dims, std::vector<uint8_t>* bytes) {
+  *type = t->type;
+  dims->assign(t->dims->data, t->dims->data + t->dims->size);
+  if (t->data.raw != nullptr && t->bytes > 0) {
+    bytes->assign(t->data.raw, t->data.raw + t->bytes);
+  } else {
+    bytes->assign(t->bytes, 0);
+  }
+}
+
 Value ValueOf(const TfLiteTensor* t) {
   Value v;
-  v.type = t->type;
-  v.dims.assign(t->dims->data, t->dims->data + t->dims->size);
-  if (t->data.raw != nullptr && t->bytes > 0) {
-    v.bytes.assign(t->data.raw, t->data.raw + t->bytes);
-  } else {
-    v.bytes.assign(t->bytes, 0);
-  }
+  CopyValue(t, &v.type, &v.dims, &v.bytes);
   return v;
 }
 
@@ -286,17 +292,12 @@ void* VarHandleInit(TfLiteContext*, const char*, size_t) { return new int32_t(-1
 void VarHandleFree(TfLiteContext*, void* buffer) { delete static_cast<int32_t*>(buffer); }
 
 TfLiteStatus VarHandleEval(TfLiteContext* context, TfLiteNode* node) {
-  int32_t* cached_id = static_cast<int32_t*>(node->user_data);
-  if (cached_id == nullptr || *cached_id < 0) {
+  int32_t* cached_id = static_cast<int32_t*>(node->user_data);  // VarHandleInit's
+  if (*cached_id < 0) {
     const auto* params = static_cast<const TfLiteVarHandleParams*>(node->builtin_data);
     const std::string container = params != nullptr && params->container ? params->container : "";
     const std::string shared_name = params != nullptr && params->shared_name ? params->shared_name : "";
-    const int32_t id = Self(context)->interpreter()->ResourceId(container, shared_name);
-    if (cached_id == nullptr) {
-      std::memcpy(tflite::GetOutput(context, node, 0)->data.raw, &id, sizeof(id));
-      return kTfLiteOk;
-    }
-    *cached_id = id;
+    *cached_id = Self(context)->interpreter()->ResourceId(container, shared_name);
   }
   std::memcpy(tflite::GetOutput(context, node, 0)->data.raw, cached_id, sizeof(*cached_id));
   return kTfLiteOk;
@@ -322,15 +323,8 @@ TfLiteStatus AssignVariablePrepare(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus AssignVariableEval(TfLiteContext* context, TfLiteNode* node) {
   ResourceVariable* variable = VariableOf(context, tflite::GetInput(context, node, 0));
   if (variable == nullptr) return kTfLiteError;
-  // Assigned in place (as ValueOf would copy it), reusing the variable's buffers.
-  const TfLiteTensor* value = tflite::GetInput(context, node, 1);
-  variable->type = value->type;
-  variable->dims.assign(value->dims->data, value->dims->data + value->dims->size);
-  if (value->data.raw != nullptr && value->bytes > 0) {
-    variable->data.assign(value->data.raw, value->data.raw + value->bytes);
-  } else {
-    variable->data.assign(value->bytes, 0);
-  }
+  // Assigned in place, reusing the variable's buffers.
+  CopyValue(tflite::GetInput(context, node, 1), &variable->type, &variable->dims, &variable->data);
   variable->assigned = true;
   return kTfLiteOk;
 }
