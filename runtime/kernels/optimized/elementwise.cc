@@ -137,6 +137,7 @@ struct BinaryState : OpState {
   // out: that input's row is tiled into a buffer so that one call covers many rows (EvalTiled).
   bool tiled = false;
   int64_t elements = 0;
+  bool empty = false;     // a float output of no elements: Eval has nothing to do
   bool swap = false;      // the first input is the single value
   bool b_scalar = false;  // one input is a single value
   float act_min = 0.f, act_max = 0.f;
@@ -210,8 +211,14 @@ struct BinaryOp {
       return kTfLiteOk;
     }
     s->elements = tflite::NumElements(output);
-    if (s->elements == 0) return kTfLiteOk;
     s->broadcast = false;
+    s->tiled = false;
+    s->empty = s->elements == 0;
+    if (s->empty) {
+      // Nothing to compute (the reference would still walk its broadcast shapes at every Invoke).
+      s->fast = true;
+      return kTfLiteOk;
+    }
     if (SameDims(a->dims, output->dims) && SameDims(b->dims, output->dims)) {
       s->swap = false;
       s->b_scalar = false;
@@ -323,6 +330,7 @@ struct BinaryOp {
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->q16) return EvalQ16Binary(context, node, &s->q16_state);
     if (s->quantized) return EvalQuantized(context, node, s);
+    if (s->empty) return kTfLiteOk;
     const float* a = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     const float* b = tflite::GetTensorData<float>(tflite::GetInput(context, node, 1));
     float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));

@@ -135,6 +135,50 @@ TEST(OptimizedBinaryTest, LargeCrossesThreadChunks) {
   CheckBinary(kTfLiteBuiltinAdd, {100003}, {100003}, Act::RELU);
   CheckBinary(kTfLiteBuiltinMul, {7, 50001}, {7, 50001});
 }
+// A node prepared again after an input's resize chooses its path again: a tiled broadcast first,
+// then the same shape on both sides, then an operand of no elements (nothing to compute, yet the
+// optimized kernel's), then the broadcast again.
+TEST(OptimizedBinaryTest, PreparedAgainAfterAResize) {
+  OpTest test;
+  const int a = test.AddInput(kTfLiteFloat32, {3, 7, 5});
+  const int b = test.AddInput(kTfLiteFloat32, {3, 1, 5});
+  const int output = test.AddOutput(kTfLiteFloat32);
+  test.AddOp(kTfLiteBuiltinAdd, {a, b}, {output}, fb::BuiltinOptions::AddOptions,
+             fb::CreateAddOptions(test.fbb()).Union());
+  const Status built = test.Build();
+  ASSERT_TRUE(built.ok()) << built.message();
+  std::shared_ptr<const Model> model(std::shared_ptr<const Model>(), &test.interpreter()->model());
+  OptimizedTestResolver resolver;
+  InterpreterOptions options;
+  options.kernel_set = KernelSet::kOptimized;
+  StatusOr<std::unique_ptr<Interpreter>> created = Interpreter::Create(model, options, &resolver);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  Interpreter* interpreter = created.value().get();
+  const std::vector<std::vector<int>> shapes = {{3, 1, 5}, {3, 7, 5}, {0}, {3, 1, 5}};
+  for (const std::vector<int>& b_shape : shapes) {
+    const std::vector<int> a_shape = b_shape == std::vector<int>{0} ? std::vector<int>{0} : std::vector<int>{3, 7, 5};
+    SCOPED_TRACE(b_shape.size() == 1 ? "empty" : std::to_string(b_shape[1]));
+    ASSERT_TRUE(interpreter->ResizeInputTensor(interpreter->inputs()[0], a_shape).ok());
+    ASSERT_TRUE(interpreter->ResizeInputTensor(interpreter->inputs()[1], b_shape).ok());
+    ASSERT_TRUE(interpreter->AllocateTensors().ok());
+    ASSERT_EQ(interpreter->primary()->node_kernel(0), "optimized");
+    float* x = interpreter->input_tensor(0)->data.f;
+    float* y = interpreter->input_tensor(1)->data.f;
+    const int64_t a_count = Count(a_shape), b_count = Count(b_shape);
+    for (int64_t i = 0; i < a_count; ++i) x[i] = static_cast<float>(i);
+    for (int64_t i = 0; i < b_count; ++i) y[i] = 1000.f * static_cast<float>(i);
+    ASSERT_TRUE(interpreter->Invoke().ok());
+    const TfLiteTensor* out = interpreter->output_tensor(0);
+    ASSERT_EQ(tflite::NumElements(out), a_count);
+    for (int64_t i = 0; i < a_count; ++i) {
+      // [d0][d1][d2]: b broadcasts over d1 when its d1 is 1.
+      const int64_t d0 = i / 35, d2 = i % 5;
+      const int64_t j = b_count == a_count ? i : d0 * 5 + d2;
+      ASSERT_EQ(out->data.f[i], x[i] + y[j]) << "element " << i;
+    }
+  }
+}
+
 TEST(OptimizedBinaryTest, Int32FallsBackToTheReference) {
   OpCase op;
   const int a = op.AddInputBytes(kTfLiteInt32, {17}, Bytes(RandomInts<int32_t>(17, 1, -1000, 1000)));
