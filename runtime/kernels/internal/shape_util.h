@@ -113,13 +113,20 @@ inline void CopyElement(const char* from, char* to, size_t elem) {
   }
 }
 
-// Copies a row of n bytes; rows of up to 16 bytes (a rotary embedding's pairs, an image's first
-// convolution's runs of 9 or 12) as two overlapping loads and stores instead of a call to memcpy.
+// Copies a row of n bytes; rows of up to 32 bytes (a rotary embedding's pairs, an image's first
+// convolution's runs of 9 or 12, the edge rows of a 3-channel float window) as two overlapping
+// loads and stores instead of a call to memcpy.
 inline void CopyRow(void* to_bytes, const void* from_bytes, size_t n) {
   char* to = static_cast<char*>(to_bytes);
   const char* from = static_cast<const char*>(from_bytes);
-  if (n > 16) {
+  if (n > 32) {
     std::memcpy(to, from, n);
+  } else if (n >= 16) {
+    char head[16], tail[16];
+    std::memcpy(head, from, 16);
+    std::memcpy(tail, from + n - 16, 16);
+    std::memcpy(to, head, 16);
+    std::memcpy(to + n - 16, tail, 16);
   } else if (n >= 8) {
     uint64_t head, tail;
     std::memcpy(&head, from, 8);

@@ -454,7 +454,7 @@ struct ConvOp {
       if (!rows.valid || rows.input != input_data) {
         rows.Build(s->geometry, input_data, input_depth, s->zero.data());
       }
-      rows.CopyEdges(s->geometry, input_depth);
+      rows.CopyEdges();
       problem.kc = static_cast<size_t>(s->filter_depth) * s->geometry.kernel_width;
       problem.ks = s->geometry.kernel_height;
       problem.a = rows.buffer.data();

@@ -13,6 +13,7 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/gemm.h"
 #include "runtime/kernels/optimized/op_common.h"
@@ -80,67 +81,66 @@ struct Indirection {
 // kernel_width consecutive input pixels, i.e. kernel_width * channels consecutive floats: the GEMM
 // then runs over kernel_height taps of that many inputs each (the packed weights are the same, in
 // the same order), with a pointer per kernel row instead of per tap. A kernel row that crosses the
-// left or right edge of the input reads a copy of its pixels with zeros for the padding, refreshed
-// at every Eval.
+// left or right edge of the input reads a copy of its pixels with zeros for the padding: the zeros
+// are written once, at Build; each Eval copies the inside part of each such row, one contiguous run.
 struct RowIndirection {
   const float* input = nullptr;
   bool valid = false;
   std::vector<const float*> buffer;     // per output pixel, kernel_height row pointers
   CacheAlignedVector<float> edge_rows;  // the copies, kernel_width * channels floats each
-  // Per copy: the input pixel (batch, y, x) of its first tap; x may be negative.
-  struct EdgeCopy {
-    int64_t batch, y, x;
+  // The inside part of one copy: `floats` floats from input + input_offset to edge_rows + row_offset.
+  struct EdgeRun {
+    size_t input_offset, row_offset, floats;
   };
-  std::vector<EdgeCopy> edge_copies;
+  std::vector<EdgeRun> edge_runs;
 
   void Build(const WindowGeometry& g, const float* in, size_t channels, const float* zero) {
     const size_t run = static_cast<size_t>(g.kernel_width) * channels;
-    edge_copies.clear();
+    edge_runs.clear();
     buffer.resize(static_cast<size_t>(g.out_pixels()) * g.kernel_height);
     // Row pointers first, with copy indices standing in for the copies' addresses (edge_rows may
     // not be sized yet).
     std::vector<std::pair<size_t, size_t>> copy_slots;  // (buffer index, copy index)
     size_t index = 0;
     for (int b = 0; b < g.batches; ++b) {
-      const float* image = in + static_cast<size_t>(b) * g.in_height * g.in_width * channels;
+      const size_t image = static_cast<size_t>(b) * g.in_height * g.in_width * channels;
       for (int oy = 0; oy < g.out_height; ++oy) {
         for (int ox = 0; ox < g.out_width; ++ox) {
           const int64_t y0 = static_cast<int64_t>(oy) * g.stride_height - g.pad_top;
           const int64_t x0 = static_cast<int64_t>(ox) * g.stride_width - g.pad_left;
           const bool row_inside = x0 >= 0 && x0 + g.kernel_width <= g.in_width;
+          const int64_t x_begin = std::max<int64_t>(x0, 0);
+          const int64_t x_end = std::min<int64_t>(x0 + g.kernel_width, g.in_width);
           for (int ky = 0; ky < g.kernel_height; ++ky, ++index) {
             const int64_t y = y0 + static_cast<int64_t>(ky) * g.dilation_height;
             if (y < 0 || y >= g.in_height) {
               buffer[index] = zero;
             } else if (row_inside) {
-              buffer[index] = image + (static_cast<size_t>(y) * g.in_width + x0) * channels;
+              buffer[index] = in + image + (static_cast<size_t>(y) * g.in_width + x0) * channels;
             } else {
-              copy_slots.emplace_back(index, edge_copies.size());
-              edge_copies.push_back({b, y, x0});
+              const size_t copy = copy_slots.size();
+              copy_slots.emplace_back(index, copy);
+              if (x_begin < x_end) {
+                edge_runs.push_back({image + (static_cast<size_t>(y) * g.in_width + x_begin) * channels,
+                                     copy * run + static_cast<size_t>(x_begin - x0) * channels,
+                                     static_cast<size_t>(x_end - x_begin) * channels});
+              }
             }
           }
         }
       }
     }
-    edge_rows.assign(edge_copies.size() * run, 0.f);
+    edge_rows.assign(copy_slots.size() * run, 0.f);
     for (const auto& slot : copy_slots) buffer[slot.first] = edge_rows.data() + slot.second * run;
     input = in;
     valid = true;
   }
 
-  // Refreshes the copies from the current input.
-  void CopyEdges(const WindowGeometry& g, size_t channels) {
-    float* out = edge_rows.data();
-    for (const EdgeCopy& copy : edge_copies) {
-      const float* row = input + ((copy.batch * g.in_height + copy.y) * g.in_width) * static_cast<int64_t>(channels);
-      for (int kx = 0; kx < g.kernel_width; ++kx, out += channels) {
-        const int64_t x = copy.x + kx;
-        if (x >= 0 && x < g.in_width) {
-          std::copy(row + x * static_cast<int64_t>(channels), row + (x + 1) * static_cast<int64_t>(channels), out);
-        } else {
-          std::fill(out, out + channels, 0.f);
-        }
-      }
+  // Refreshes the copies' inside parts from the current input.
+  void CopyEdges() {
+    float* rows = edge_rows.data();
+    for (const EdgeRun& copy : edge_runs) {
+      shape_util::CopyRow(rows + copy.row_offset, input + copy.input_offset, copy.floats * sizeof(float));
     }
   }
 };
