@@ -145,8 +145,14 @@ inline TfLiteStatus ElementSize(TfLiteContext* context, const TfLiteTensor* t, c
 
 // ---- Values that shapes depend on.
 
-// True when the values of `t` (present) are available at Prepare time.
-inline bool ValuesKnown(const TfLiteTensor* t) { return tflite::IsConstantOrPersistentTensor(t); }
+// True when the values of `t` (present) are available at Prepare time: a constant's or a persistent
+// tensor's, and those of a tensor with no elements whose shape is fixed until the next Prepare (a
+// model's empty "constant" has no buffer and so lives in the arena; sizing the output now spares
+// every Invoke the dynamic path).
+inline bool ValuesKnown(const TfLiteTensor* t) {
+  return tflite::IsConstantOrPersistentTensor(t) ||
+         (t->allocation_type != kTfLiteDynamic && t->dims != nullptr && tflite::NumElements(t) == 0);
+}
 
 // ValuesKnown for input `index` of the node, where a missing (optional or out-of-range) input counts
 // as known: the op's shape function then runs in Prepare and refuses it there.
@@ -351,6 +357,8 @@ template <typename SourceIndex>
 TfLiteStatus GatherEachDim(TfLiteContext* context, const TfLiteTensor* input, SourceIndex source_index,
                            const char* pad_value, TfLiteTensor* output) {
   const Shape out_shape = ShapeOf(output);
+  // Nothing to gather: the maps (a division per entry for TILE) would be built for nothing.
+  if (ElementCount(out_shape) == 0 && output->bytes == 0) return kTfLiteOk;
   std::vector<std::vector<int64_t>> maps(out_shape.size());
   for (size_t d = 0; d < out_shape.size(); ++d) {
     maps[d].resize(out_shape[d]);

@@ -658,6 +658,7 @@ TfLiteStatus BatchMatMulEval(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
   const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+  if (tflite::NumElements(output) == 0) return kTfLiteOk;  // an empty batch, row or column dimension
   if (data.hybrid) {
     BatchMatMulHybrid(params, data, lhs, rhs, output);
     return kTfLiteOk;

@@ -115,11 +115,10 @@ TfLiteStatus ReshapePrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 TfLiteStatus ReshapeEval(TfLiteContext* context, TfLiteNode* node) {
-  const TfLiteTensor* input;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_OK(context, GetInputSafe(context, node, 0, &input));
-  TF_LITE_ENSURE_OK(context, GetOutputSafe(context, node, 0, &output));
-  TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, ReshapeShape));
+  // Prepare found both tensors (GetSameTypedIo).
+  const TfLiteTensor* input = GetInput(context, node, 0);
+  TfLiteTensor* output = GetOutput(context, node, 0);
+  if (IsDynamicTensor(output)) TF_LITE_ENSURE_OK(context, ResizeOutputs(context, node, ReshapeShape));
   if (output->type == kTfLiteString) {
     TF_LITE_ENSURE_OK(context, TfLiteTensorRealloc(input->bytes, output));
     output->bytes = input->bytes;

@@ -236,11 +236,55 @@ TfLiteStatus StridedSlicePrepare(TfLiteContext* context, TfLiteNode* node) {
   return SizeOrDefer(context, node, known, StridedSliceShape);
 }
 
+// Copies a slice whose innermost dimension is read with stride 1: the innermost dimensions read
+// whole, with the stride-1 dimension above them, are one contiguous run of the input per position of
+// the dimensions outside it (a whole tensor is one memcpy).
+void CopyStridedRuns(const StridedSlicing& s, const char* in, size_t elem, char* out) {
+  const int dims = static_cast<int>(s.count.size());
+  const std::vector<int64_t> strides = RowMajorStrides(s.effective_shape);
+  int run_dim = dims - 1;
+  while (run_dim > 0 && s.start[run_dim] == 0 && s.count[run_dim] == s.effective_shape[run_dim] &&
+         s.stride[run_dim - 1] == 1) {
+    --run_dim;
+  }
+  const size_t run_bytes = static_cast<size_t>(s.count[run_dim]) * strides[run_dim] * elem;
+  int64_t offset = int64_t{s.start[run_dim]} * strides[run_dim];  // in elements
+  for (int d = 0; d < run_dim; ++d) offset += int64_t{s.start[d]} * strides[d];
+  std::vector<int> index(run_dim, 0);
+  while (true) {
+    shape_util::CopyRow(out, in + offset * static_cast<int64_t>(elem), run_bytes);
+    out += run_bytes;
+    int d = run_dim - 1;
+    for (; d >= 0; --d) {
+      offset += int64_t{s.stride[d]} * strides[d];
+      if (++index[d] < s.count[d]) break;
+      offset -= int64_t{s.count[d]} * s.stride[d] * strides[d];
+      index[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
 TfLiteStatus StridedSliceEval(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ResizeDynamicOutputs(context, node, StridedSliceShape));
+  // An empty slice (its shape checked by StridedSliceShape) copies nothing.
+  if (tflite::NumElements(GetOutput(context, node, 0)) == 0) return kTfLiteOk;
   StridedSlicing slicing;
   TF_LITE_ENSURE_OK(context, BuildStridedSlicing(context, node, &slicing));
   const int dims = static_cast<int>(slicing.count.size());
+  const TfLiteTensor* input = GetInput(context, node, 0);
+  TfLiteTensor* output = GetOutput(context, node, 0);
+  size_t elem;
+  TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
+  if (static_cast<size_t>(ElementCount(slicing.count)) * elem != output->bytes) {
+    TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: output buffer has %zu bytes, slice needs %lld", output->bytes,
+                       static_cast<long long>(ElementCount(slicing.count) * elem));
+    return kTfLiteError;
+  }
+  if (dims > 0 && slicing.stride[dims - 1] == 1) {
+    CopyStridedRuns(slicing, input->data.raw_const, elem, output->data.raw);
+    return kTfLiteOk;
+  }
   std::vector<std::vector<int64_t>> maps(dims);
   Shape view(dims);
   for (int d = 0; d < dims; ++d) {
@@ -249,15 +293,6 @@ TfLiteStatus StridedSliceEval(TfLiteContext* context, TfLiteNode* node) {
     for (int i = 0; i < slicing.count[d]; ++i) {
       maps[d][i] = slicing.start[d] + int64_t{i} * slicing.stride[d];
     }
-  }
-  const TfLiteTensor* input = GetInput(context, node, 0);
-  TfLiteTensor* output = GetOutput(context, node, 0);
-  size_t elem;
-  TF_LITE_ENSURE_OK(context, ElementSize(context, input, "input 0", &elem));
-  if (static_cast<size_t>(ElementCount(view)) * elem != output->bytes) {
-    TF_LITE_KERNEL_LOG(context, "STRIDED_SLICE: output buffer has %zu bytes, slice needs %lld", output->bytes,
-                       static_cast<long long>(ElementCount(view) * elem));
-    return kTfLiteError;
   }
   shape_util::GatherByDimMaps(input->data.raw_const, elem, view, maps, RowMajorStrides(slicing.effective_shape),
                               nullptr, output->data.raw);

@@ -116,6 +116,22 @@ TEST(StridedSliceTest, EllipsisAndNewAxis) {
   RunStridedSlice({{2, 2}, {1, 0, 0}, {2, 0, 0}, {1, 1, 1}, 0, 0, 2, 4, 1, false, {2, 1}, {2, 3}});
 }
 
+// Slices whose innermost dimension has stride 1 copy contiguous runs: a whole tensor at once, whole
+// rows under a partial or reversed outer dimension, a partial run inside each row.
+TEST(StridedSliceTest, ContiguousRuns) {
+  // The whole [1, 3, 4] as [3, 4] (shrink dimension 0): one run.
+  RunStridedSlice({{1, 3, 4}, {0, 0, 0}, {1, 3, 4}, {1, 1, 1}, 0, 0, 0, 0, 1, false, {3, 4}, Iota(12)});
+  // Rows 2 and 1 of [3, 4], reversed: a whole row per run, the outer offset stepping back.
+  std::vector<float> rows = {8, 9, 10, 11, 4, 5, 6, 7};
+  RunStridedSlice({{3, 4}, {2, 0}, {0, 4}, {-1, 1}, 0, 0, 0, 0, 0, false, {2, 4}, rows});
+  // Columns 1..2 of every second row of [2, 3, 4]: a partial run under two outer dimensions.
+  std::vector<float> columns = {1, 2, 9, 10, 13, 14, 21, 22};
+  RunStridedSlice({{2, 3, 4}, {0, 0, 1}, {2, 3, 3}, {1, 2, 1}, 0, 0, 0, 0, 0, false, {2, 2, 2}, columns});
+  // Rows 1..2 of each [3, 4] matrix of [2, 3, 4]: two whole rows form one run per matrix.
+  std::vector<float> blocks = {4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23};
+  RunStridedSlice({{2, 3, 4}, {0, 1, 0}, {2, 3, 4}, {1, 1, 1}, 0, 0, 0, 0, 0, false, {2, 2, 4}, blocks});
+}
+
 TEST(StridedSliceTest, OffsetEndIsRelative) {
   RunStridedSlice({{6}, {1}, {3}, {1}, 0, 0, 0, 0, 0, true, {3}, {1, 2, 3}});
 }
