@@ -94,6 +94,7 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
 
   ~XnnpackKernel() override {
     if (runtime_ != nullptr) xnn_delete_runtime(runtime_);
+    if (subgraph_ != nullptr) xnn_delete_subgraph(subgraph_);
   }
 
   TfLiteStatus Init(TfLiteContext* context, const TfLiteDelegateParams* params) override {
@@ -133,7 +134,8 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       }
     }
     xnn_subgraph_t subgraph = nullptr;
-    enum xnn_status status = xnn_create_subgraph(static_cast<uint32_t>(context->tensors_size), 0, &subgraph);
+    enum xnn_status status =
+        xnn_create_subgraph(xnnpack::GraphTranslator::ExternalValueCount(inputs, outputs), 0, &subgraph);
     if (status != xnn_status_success) {
       TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: xnn_create_subgraph failed (status %d)", status);
       return kTfLiteError;
@@ -161,42 +163,23 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       // A partition that shares the graph with CPU kernels yields XNNPACK's workers when it ends: they
       // would spin beside the interpreter's own pool on the same CPUs (on 2 threads the conformer ran
       // 7x slower). A delegation of the whole graph keeps them spinning between Invokes, as TFLite.
-      const uint32_t runtime_flags =
-          ((flags_ & TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16) != 0 ? XNN_FLAG_FORCE_FP16_INFERENCE : 0) |
-          (shares_the_graph_ ? XNN_FLAG_YIELD_WORKERS : 0);
+      runtime_flags_ = ((flags_ & TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16) != 0 ? XNN_FLAG_FORCE_FP16_INFERENCE : 0) |
+                       (shares_the_graph_ ? XNN_FLAG_YIELD_WORKERS : 0);
       // A small partition among CPU kernels runs on the calling thread: waking XNNPACK's workers costs
       // more than its work (a RESHAPE between two convolutions), and they would then compete with the
       // interpreter's pool for the CPUs.
-      const bool on_caller = shares_the_graph_ && PartitionCost(context, nodes) < kThreadedPartitionCost;
-      pthreadpool_t pool = nullptr;
-      if (!on_caller) {
-        std::string error;
-        pool = threadpool_->Get(&error);
-        if (!error.empty()) {
-          TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: %s", error.c_str());
-          xnn_delete_subgraph(subgraph);
-          return kTfLiteError;
-        }
-      }
-      status = xnn_create_runtime_v2(subgraph, pool, runtime_flags, &runtime_);
-      if (status != xnn_status_success) {
-        runtime_ = nullptr;
-        xnn_delete_subgraph(subgraph);
-        if ((runtime_flags & XNN_FLAG_FORCE_FP16_INFERENCE) != 0) {
-          TF_LITE_KERNEL_LOG(context,
-                             "XNNPACK delegate: this XNNPACK cannot run the partition of %d nodes in float16 "
-                             "(--xnnpack_force_fp16): xnn_create_runtime_v2 failed (status %d)",
-                             static_cast<int>(nodes.size()), status);
-        } else {
-          TF_LITE_KERNEL_LOG(context,
-                             "XNNPACK delegate: xnn_create_runtime_v2 failed for a partition of %d nodes "
-                             "(status %d)",
-                             static_cast<int>(nodes.size()), status);
-        }
+      on_caller_ = shares_the_graph_ && PartitionCost(context, nodes) < kThreadedPartitionCost;
+      subgraph_ = subgraph;
+      subgraph = nullptr;
+      // The runtime (XNNPACK packs its weights there, and the first threaded one starts the pool, whose
+      // workers then spin beside the rest of Init) is created at the first Eval, as the optimized
+      // kernels pack theirs; float16 inference is created now, so that a build without it refuses the
+      // partition at Init.
+      if ((runtime_flags_ & XNN_FLAG_FORCE_FP16_INFERENCE) != 0 && CreateRuntime(context) != kTfLiteOk) {
         return kTfLiteError;
       }
     }
-    xnn_delete_subgraph(subgraph);
+    if (subgraph != nullptr) xnn_delete_subgraph(subgraph);
     // The tensors XNNPACK reads and writes in place, and their shapes now.
     for (int t : inputs) {
       if (translator_->IsFolded(t) || context->tensors[t].allocation_type == kTfLiteMmapRo) continue;
@@ -234,7 +217,10 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       }
       std::memcpy(tensor.data.raw, data->data(), tensor.bytes);
     }
-    if (runtime_ == nullptr) return kTfLiteOk;
+    if (runtime_ == nullptr) {
+      if (subgraph_ == nullptr) return kTfLiteOk;  // nothing defined: folded weights only
+      TF_LITE_ENSURE_STATUS(CreateRuntime(context));
+    }
     // Compared in place with the pointers last set up: nothing is allocated when they did not move.
     bool moved = set_up_.size() != externals_.size();
     for (size_t i = 0; i < externals_.size(); ++i) {
@@ -254,7 +240,7 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       std::vector<xnn_external_value> values(externals_.size());
       set_up_.assign(externals_.size(), nullptr);
       for (size_t i = 0; i < externals_.size(); ++i) {
-        values[i].id = static_cast<uint32_t>(externals_[i]);
+        values[i].id = translator_->ExternalId(externals_[i]);
         values[i].data = context->tensors[externals_[i]].data.raw;
       }
       const enum xnn_status status = xnn_setup_runtime(runtime_, values.size(), values.data());
@@ -278,15 +264,47 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
   }
 
  private:
+  // Creates the runtime from subgraph_ (then deleted).
+  TfLiteStatus CreateRuntime(TfLiteContext* context) {
+    pthreadpool_t pool = nullptr;
+    if (!on_caller_) {
+      std::string error;
+      pool = threadpool_->Get(&error);
+      if (!error.empty()) {
+        TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: %s", error.c_str());
+        return kTfLiteError;
+      }
+    }
+    const enum xnn_status status = xnn_create_runtime_v2(subgraph_, pool, runtime_flags_, &runtime_);
+    xnn_delete_subgraph(subgraph_);
+    subgraph_ = nullptr;
+    if (status == xnn_status_success) return kTfLiteOk;
+    runtime_ = nullptr;
+    if ((runtime_flags_ & XNN_FLAG_FORCE_FP16_INFERENCE) != 0) {
+      TF_LITE_KERNEL_LOG(context,
+                         "XNNPACK delegate: this XNNPACK cannot run the partition of %d nodes in float16 "
+                         "(--xnnpack_force_fp16): xnn_create_runtime_v2 failed (status %d)",
+                         static_cast<int>(node_indices_.size()), status);
+    } else {
+      TF_LITE_KERNEL_LOG(context,
+                         "XNNPACK delegate: xnn_create_runtime_v2 failed for a partition of %d nodes (status %d)",
+                         static_cast<int>(node_indices_.size()), status);
+    }
+    return kTfLiteError;
+  }
+
   const uint32_t flags_;
   LazyThreadpool* const threadpool_;  // the delegate's
   const xnnpack::GraphInfo info_;
   bool shares_the_graph_ = false;  // CPU kernels run other nodes of the graph
   // Owns the static data the runtime reads; declared before runtime_ so it is destroyed after it.
   std::unique_ptr<xnnpack::GraphTranslator> translator_;
+  xnn_subgraph_t subgraph_ = nullptr;  // defined at Init, until the runtime is created from it
   xnn_runtime_t runtime_ = nullptr;
+  uint32_t runtime_flags_ = 0;
+  bool on_caller_ = false;  // the runtime runs on the calling thread, without the pool
   std::vector<int> node_indices_;
-  std::vector<int> externals_;       // tensor index = XNNPACK external value id
+  std::vector<int> externals_;       // the tensors XNNPACK reads or writes in place
   std::vector<std::string> shapes_;  // of externals_, when built
   std::vector<int> folded_outputs_;
   std::vector<void*> set_up_;  // pointers last given to xnn_setup_runtime

@@ -560,7 +560,7 @@ StatusOr<uint32_t> GraphTranslator::Value(int index, bool packed) {
   } else {
     if (external_inputs_.count(index)) flags |= XNN_VALUE_FLAG_EXTERNAL_INPUT;
     if (external_outputs_.count(index)) flags |= XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
-    if (flags != 0) external_id = static_cast<uint32_t>(index);
+    if (flags != 0) external_id = ExternalId(index);
   }
   uint32_t id = XNN_INVALID_VALUE_ID;
   enum xnn_status status;
@@ -725,8 +725,19 @@ bool GraphTranslator::BeginDefine(xnn_subgraph_t subgraph, const std::set<int>& 
   subgraph_ = subgraph;
   external_inputs_ = external_inputs;
   external_outputs_ = external_outputs;
+  external_ids_.clear();
+  std::set<int> boundary(external_inputs.begin(), external_inputs.end());
+  boundary.insert(external_outputs.begin(), external_outputs.end());
+  for (int t : boundary) external_ids_.emplace(t, static_cast<uint32_t>(external_ids_.size()));
   mode_ = Mode::kDefine;
   return true;
+}
+
+uint32_t GraphTranslator::ExternalValueCount(const std::set<int>& external_inputs,
+                                             const std::set<int>& external_outputs) {
+  std::set<int> boundary(external_inputs.begin(), external_inputs.end());
+  boundary.insert(external_outputs.begin(), external_outputs.end());
+  return static_cast<uint32_t>(boundary.size());
 }
 
 bool GraphTranslator::Define(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {

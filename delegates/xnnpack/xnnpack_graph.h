@@ -57,6 +57,11 @@ class GraphTranslator {
   // constants and folded weights among them become static values instead.
   bool BeginDefine(xnn_subgraph_t subgraph, const std::set<int>& external_inputs,
                    const std::set<int>& external_outputs);
+  // XNNPACK's external value ids: the partition's boundary tensors numbered 0, 1, ... in tensor
+  // order (the subgraph is created with ExternalValueCount(inputs, outputs) of them, so its value
+  // table is sized by the partition, not by the model's tensors).
+  static uint32_t ExternalValueCount(const std::set<int>& external_inputs, const std::set<int>& external_outputs);
+  uint32_t ExternalId(int tensor) const { return external_ids_.at(tensor); }
   bool Define(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
 
   const std::string& why_not() const { return why_; }
@@ -177,6 +182,7 @@ class GraphTranslator {
   xnn_subgraph_t subgraph_ = nullptr;
   std::set<int> external_inputs_;
   std::set<int> external_outputs_;
+  std::map<int, uint32_t> external_ids_;  // boundary tensor -> XNNPACK external value id
   std::map<int, uint32_t> values_;
   std::set<int> produced_;
   int nodes_defined_ = 0;
