@@ -545,66 +545,158 @@ void PackPendingDepthwise(QuantDepthwiseState* s) {
   p.rq = nn::OutputRequantization();
 }
 
+namespace {
+
+// Writes each of `count` bytes of `in` `multiplier` times.
+void ExpandChannels(const uint8_t* in, int64_t count, int multiplier, uint8_t* out) {
+  switch (multiplier) {
+    case 2:
+      for (int64_t i = 0; i < count; ++i, out += 2) std::memset(out, in[i], 2);
+      return;
+    case 4:
+      for (int64_t i = 0; i < count; ++i, out += 4) std::memset(out, in[i], 4);
+      return;
+    case 8:
+      for (int64_t i = 0; i < count; ++i, out += 8) std::memset(out, in[i], 8);
+      return;
+    default:
+      for (int64_t i = 0; i < count; ++i, out += multiplier) std::memset(out, in[i], static_cast<size_t>(multiplier));
+  }
+}
+
+// Whole-image indirection (and expansion) above this many bytes: the kernel goes row by row instead.
+constexpr size_t kWholeImageDepthwiseBytes = 1024 * 1024;
+
+// Per output pixel and tap (taps padded to even read `zero`), the input pixel read: `row(b, iy)` gives
+// the start of input row iy of batch b. Fills the entries of output rows [first_row, end_row).
+template <typename RowStart>
+void FillDepthwiseTaps(const WindowGeometry& g, int taps, int channels, const uint8_t* zero, int64_t first_row,
+                       int64_t end_row, RowStart row_start, const uint8_t** entries) {
+  std::fill(entries, entries + (end_row - first_row) * g.out_width * taps, zero);
+  for (int64_t row = first_row; row < end_row; ++row) {
+    const int64_t b = row / g.out_height;
+    const int oy = static_cast<int>(row % g.out_height);
+    const uint8_t** row_entries = entries + (row - first_row) * g.out_width * taps;
+    for (int ky = 0; ky < g.kernel_height; ++ky) {
+      const int iy = oy * g.stride_height - g.pad_top + ky * g.dilation_height;
+      if (iy < 0 || iy >= g.in_height) continue;
+      const uint8_t* line = row_start(b, iy);
+      for (int ox = 0; ox < g.out_width; ++ox) {
+        const uint8_t** entry = row_entries + int64_t{ox} * taps + ky * g.kernel_width;
+        for (int kx = 0; kx < g.kernel_width; ++kx) {
+          const int ix = ox * g.stride_width - g.pad_left + kx * g.dilation_width;
+          if (ix >= 0 && ix < g.in_width) entry[kx] = line + int64_t{ix} * channels;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantDepthwiseState* s) {
   if (s->pending.pending) PackPendingDepthwise(s);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   const WindowGeometry& g = s->geometry;
-  const int64_t pixels = g.out_pixels();
   const int taps = s->taps;
+  const int channels = s->channels;
+  const int multiplier = s->multiplier;
+  const int input_channels = channels / multiplier;
+  const int64_t row_bytes = int64_t{g.in_width} * channels;  // an input row, expanded
   const uint8_t* in = input->data.uint8;
-  if (s->multiplier > 1) {
-    // Each input channel repeated `multiplier` times: output channel c then reads its input channel
-    // at the same position, as with a multiplier of 1.
-    const int input_channels = s->channels / s->multiplier;
-    const int64_t input_pixels = static_cast<int64_t>(tflite::NumElements(input)) / input_channels;
-    s->expanded.resize(static_cast<size_t>(input_pixels) * s->channels);
-    uint8_t* out = s->expanded.data();
-    for (int64_t p = 0; p < input_pixels; ++p) {
-      const uint8_t* pixel = in + p * input_channels;
-      for (int c = 0; c < input_channels; ++c) {
-        std::memset(out, pixel[c], static_cast<size_t>(s->multiplier));
-        out += s->multiplier;
-      }
+  const uint8_t* zero = s->zero.data();
+  const int64_t rows = int64_t{g.batches} * g.out_height;
+  const size_t whole_image_bytes = static_cast<size_t>(g.out_pixels()) * taps * sizeof(const uint8_t*) +
+                                   (multiplier > 1 ? static_cast<size_t>(g.batches) * g.in_height * row_bytes : 0);
+  const bool whole_image = whole_image_bytes <= kWholeImageDepthwiseBytes;
+  if (whole_image) {
+    // Small images: the input expanded (each channel repeated `multiplier` times, so the kernels
+    // see a multiplier of 1) and the indirection kept for every pixel, rebuilt only when the input
+    // moved.
+    if (multiplier > 1) {
+      s->expanded.resize(static_cast<size_t>(g.batches) * g.in_height * row_bytes);
+      ExpandChannels(in, int64_t{g.batches} * g.in_height * g.in_width * input_channels, multiplier,
+                     s->expanded.data());
+      in = s->expanded.data();
     }
-    in = s->expanded.data();
-  }
-  if (s->indirection_input != in) {
-    // Per output pixel and tap (padded to even), the input pixel read or the zero-point row.
-    s->indirection.assign(pixels * taps, s->zero.data());
-    for (int64_t p = 0; p < pixels; ++p) {
-      const int64_t plane = static_cast<int64_t>(g.out_height) * g.out_width;
-      const int64_t b = p / plane;
-      const int oy = static_cast<int>((p % plane) / g.out_width);
-      const int ox = static_cast<int>(p % g.out_width);
-      const uint8_t** entry = s->indirection.data() + p * taps;
-      for (int ky = 0; ky < g.kernel_height; ++ky) {
-        const int iy = oy * g.stride_height - g.pad_top + ky * g.dilation_height;
-        for (int kx = 0; kx < g.kernel_width; ++kx, ++entry) {
-          const int ix = ox * g.stride_width - g.pad_left + kx * g.dilation_width;
-          if (iy >= 0 && iy < g.in_height && ix >= 0 && ix < g.in_width) {
-            *entry = in + ((b * g.in_height + iy) * g.in_width + ix) * s->channels;
-          }
-        }
-      }
+    if (s->indirection_input != in) {
+      s->indirection.resize(static_cast<size_t>(g.out_pixels()) * taps);
+      FillDepthwiseTaps(
+          g, taps, channels, zero, 0, rows, [&](int64_t b, int iy) { return in + (b * g.in_height + iy) * row_bytes; },
+          s->indirection.data());
+      s->indirection_input = in;
     }
-    s->indirection_input = in;
+  } else {
+    // Large images, row by row: each chunk builds its output row's indirection, and with a multiplier
+    // expands the input rows its windows read into a ring of the window's height, in its own scratch
+    // (the whole image's would hold 8 bytes per tap per pixel, or the input times the multiplier).
+    const int threads = NumThreads(context);
+    s->row_taps.Ensure(threads, static_cast<size_t>(g.out_width) * taps);
+    if (multiplier > 1) {
+      s->ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
+      s->expanded_rows.Ensure(threads, static_cast<size_t>(s->ring_rows) * row_bytes);
+    }
   }
   const auto dw = s->is_signed ? s->kernels->dw_s8 : s->kernels->dw_u8;
   uint8_t* output_data = output->data.uint8;
-  const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->channels;
-  const int64_t min_pixels = std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
-  ParallelChunks(context, pixels, min_pixels, [&](int, int64_t begin, int64_t end) {
+  const auto make_args = [&]() {
     QDwArgs args;
     args.taps = taps;
-    args.channels = s->channels;
+    args.channels = channels;
     args.input_zero_point = s->input_zero_point;
     args.packed_w = s->packed_w.data();
     args.stage = &s->output.stage;
-    args.in = s->indirection.data() + begin * taps;
-    args.out = output_data + begin * s->channels;
-    args.pixels = static_cast<int>(end - begin);
-    dw(args);
+    return args;
+  };
+  if (whole_image) {
+    const int64_t macs_per_pixel = int64_t{taps} * channels;
+    const int64_t min_pixels = std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, macs_per_pixel));
+    ParallelChunks(context, g.out_pixels(), min_pixels, [&](int, int64_t begin, int64_t end) {
+      QDwArgs args = make_args();
+      args.in = s->indirection.data() + begin * taps;
+      args.out = output_data + begin * channels;
+      args.pixels = static_cast<int>(end - begin);
+      dw(args);
+    });
+    return kTfLiteOk;
+  }
+  const int64_t row_macs = int64_t{g.out_width} * taps * channels;
+  const int64_t min_rows = std::max<int64_t>(1, kMinDepthwiseMacsPerChunk / std::max<int64_t>(1, row_macs));
+  ParallelChunks(context, rows, min_rows, [&](int, int64_t begin, int64_t end) {
+    QDwArgs args = make_args();
+    const int thread = CurrentThread(context);
+    const uint8_t** entries = s->row_taps.part(thread);
+    uint8_t* ring = multiplier > 1 ? s->expanded_rows.part(thread) : nullptr;
+    const int64_t ring_rows = s->ring_rows;
+    int64_t batch = -1, next_row = 0;  // the next input row of `batch` to expand
+    args.in = entries;
+    args.pixels = g.out_width;
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t b = row / g.out_height;
+      if (multiplier > 1) {
+        if (b != batch) {
+          batch = b;
+          next_row = 0;
+        }
+        const int64_t y0 = (row % g.out_height) * g.stride_height - g.pad_top;
+        const int64_t last = std::min<int64_t>(g.in_height - 1, y0 + int64_t{g.kernel_height - 1} * g.dilation_height);
+        // Rows below the window's first are not read again; the ring keeps the latest ring_rows.
+        for (next_row = std::max(next_row, std::max<int64_t>(0, y0)); next_row <= last; ++next_row) {
+          ExpandChannels(input->data.uint8 + (b * g.in_height + next_row) * g.in_width * input_channels,
+                         int64_t{g.in_width} * input_channels, multiplier, ring + (next_row % ring_rows) * row_bytes);
+        }
+      }
+      FillDepthwiseTaps(
+          g, taps, channels, zero, row, row + 1,
+          [&](int64_t batch_index, int iy) {
+            return multiplier > 1 ? ring + (iy % ring_rows) * row_bytes
+                                  : in + (batch_index * g.in_height + iy) * row_bytes;
+          },
+          entries);
+      args.out = output_data + row * g.out_width * channels;
+      dw(args);
+    }
   });
   return kTfLiteOk;
 }

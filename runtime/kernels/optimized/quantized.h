@@ -79,16 +79,20 @@ struct QuantDepthwiseState {
   WindowGeometry geometry;
   int channels = 0;  // output channels
   // Depth multiplier: output channel c reads input channel c / multiplier. Above 1 the input is first
-  // expanded, each channel repeated `multiplier` times, so the kernels see a multiplier of 1.
+  // expanded, each channel repeated `multiplier` times, so the kernels see a multiplier of 1: the
+  // whole image for small images, else the rows a chunk's windows read (EvalQuantDepthwise).
   int multiplier = 1;
   std::vector<uint8_t> expanded;
+  ThreadScratch<uint8_t> expanded_rows;  // per thread, a ring of ring_rows expanded input rows
+  int ring_rows = 0;
   int taps = 0;  // padded to even
   int32_t input_zero_point = 0;
   CacheAlignedVector<uint8_t> packed_w;
   std::vector<uint8_t> zero;  // a row of input zero points (padding taps)
   QuantOutput output;
-  const void* indirection_input = nullptr;
-  std::vector<const uint8_t*> indirection;
+  const void* indirection_input = nullptr;  // what `indirection` points into (small images)
+  std::vector<const uint8_t*> indirection;  // small images: per output pixel, an input pointer per tap
+  ThreadScratch<const uint8_t*> row_taps;   // large images: per thread, one output row's
   // What Prepare checked and the first Eval packs (PackPendingDepthwise), as for the GEMM above.
   struct PendingPack {
     bool pending = false;

@@ -296,6 +296,15 @@ TEST(OptimizedQuantizedDepthwiseTest, DepthMultiplier) {
   CheckQuantDepthwiseAllTypes({{2, 7, 6, 4}, 4, 3, 3, fb::Padding::SAME, 2, 1, 2, 1, Act::NONE, false});
 }
 
+// Above a megabyte of whole-image indirection and expansion the kernel goes row by row, expanding the
+// rows a chunk's windows read into a ring: pc_conv's 128 outputs per input channel over two batches,
+// a dilated window taller than its stride, and a multiplier of 1 on a large image.
+TEST(OptimizedQuantizedDepthwiseTest, LargeImagesRowByRow) {
+  CheckQuantDepthwiseAllTypes({{2, 64, 64, 1}, 128, 3, 3, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU6});
+  CheckQuantDepthwiseAllTypes({{2, 60, 50, 2}, 64, 5, 3, fb::Padding::SAME, 2, 1, 2, 1, Act::NONE, false});
+  CheckQuantDepthwiseAllTypes({{1, 120, 120, 8}, 1, 3, 3, fb::Padding::SAME, 1, 1, 2, 2, Act::RELU});
+}
+
 void CheckQuantFullyConnected(TfLiteType type, const FullyConnected& f, const Quant& q, uint32_t seed = 1) {
   OpCase op;
   const int input = AddQuantInput(op, type, f.input, seed, q);
