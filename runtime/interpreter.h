@@ -202,6 +202,8 @@ class Subgraph {
   // Runs a builtin node's kernel Prepare behind TFLite's type rules (op_type_rules.h).
   Status PrepareNode(int node_index);
   Status PlanArena(size_t prepared_steps);
+  std::vector<int> ShareCopiedStorage(size_t prepared_steps, const std::vector<int>& first,
+                                      std::vector<int>* last) const;
   Status CheckOutputsAreWritten() const;
   Status AllocateIndividually(TfLiteTensor* tensor);
   // The stage of a node that failed, named in NodeError's message. A Prepare failure is the model's

@@ -33,6 +33,33 @@ TEST(InterpreterTest, ChainReusesArenaMemory) {
   EXPECT_LE(t.interpreter()->arena_bytes(), 4u * 1024u);
 }
 
+// A RESHAPE's output takes its input's storage (no copy), which then lives as long as the output is
+// read: the ADD between must not write over it. A RESHAPE writing a graph output keeps its own.
+TEST(InterpreterTest, ReshapeSharesItsInputsStorage) {
+  OpTest t;
+  const int x = t.AddInput(kTfLiteFloat32, {8});
+  const int a = t.AddIntermediate(kTfLiteFloat32, {8});
+  const int shape = t.AddConst<int32_t>(kTfLiteInt32, {2}, {2, 4});
+  const int r = t.AddIntermediate(kTfLiteFloat32, {2, 4});
+  const int c = t.AddIntermediate(kTfLiteFloat32, {2, 4});
+  const int d = t.AddOutput(kTfLiteFloat32, {2, 4});
+  const int flat_shape = t.AddConst<int32_t>(kTfLiteInt32, {1}, {8});
+  const int e = t.AddOutput(kTfLiteFloat32, {8});
+  t.AddOp(kTfLiteBuiltinAdd, {x, x}, {a}, fb::BuiltinOptions::AddOptions, AddOptions(t));
+  t.AddOp(kTfLiteBuiltinReshape, {a, shape}, {r});
+  t.AddOp(kTfLiteBuiltinAdd, {r, r}, {c}, fb::BuiltinOptions::AddOptions, AddOptions(t));
+  t.AddOp(kTfLiteBuiltinAdd, {c, r}, {d}, fb::BuiltinOptions::AddOptions, AddOptions(t));
+  t.AddOp(kTfLiteBuiltinReshape, {d, flat_shape}, {e});
+  ASSERT_TRUE(t.Build().ok());
+  t.SetInput<float>(0, {1, 2, 3, 4, 5, 6, 7, 8});
+  ASSERT_TRUE(t.Invoke().ok());
+  EXPECT_EQ(t.interpreter()->tensor(r)->data.raw, t.interpreter()->tensor(a)->data.raw);
+  EXPECT_NE(t.interpreter()->tensor(c)->data.raw, t.interpreter()->tensor(a)->data.raw);
+  EXPECT_NE(t.interpreter()->tensor(e)->data.raw, t.interpreter()->tensor(d)->data.raw);
+  EXPECT_EQ(t.GetOutput<float>(0), (std::vector<float>{6, 12, 18, 24, 30, 36, 42, 48}));
+  EXPECT_EQ(t.GetOutput<float>(1), (std::vector<float>{6, 12, 18, 24, 30, 36, 42, 48}));
+}
+
 TEST(InterpreterTest, ResizeInputThenReallocate) {
   OpTest t;
   const int a = t.AddInput(kTfLiteFloat32, {1, 2});

@@ -246,6 +246,35 @@ std::pair<int, int> BuiltinOpResolver::RegisteredVersions(int builtin_code) {
   return {0, 0};
 }
 
+namespace {
+
+// The builtin kernels whose output 0 is input 0's bytes unchanged.
+const struct {
+  int code;
+  TfLiteRegistration* (*kernel)();
+} kStorageSharingOps[] = {
+    {kTfLiteBuiltinReshape, reference::Register_RESHAPE},
+    {kTfLiteBuiltinSqueeze, reference::Register_SQUEEZE},
+    {kTfLiteBuiltinExpandDims, reference::Register_EXPAND_DIMS},
+};
+
+}  // namespace
+
+bool BuiltinOpResolver::CopiesInputUnchanged(const TfLiteRegistration& registration) {
+  if (registration.invoke == nullptr) return false;
+  for (const auto& op : kStorageSharingOps) {
+    if (registration.invoke == op.kernel()->invoke) return true;
+  }
+  return false;
+}
+
+std::vector<int> BuiltinOpResolver::StorageSharingBuiltins() {
+  std::vector<int> codes;
+  for (const auto& op : kStorageSharingOps) codes.push_back(op.code);
+  std::sort(codes.begin(), codes.end());
+  return codes;
+}
+
 std::vector<int> BuiltinOpResolver::OptimizedBuiltins() {
   std::vector<int> codes;
   for (const BuiltinEntry& entry : kBuiltinOps) {

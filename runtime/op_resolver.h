@@ -57,6 +57,12 @@ class BuiltinOpResolver : public OpResolver {
   // The builtin codes KernelSet::kOptimized has a kernel of its own for, ascending (it serves the
   // reference kernel for the others).
   static std::vector<int> OptimizedBuiltins();
+  // Whether `registration` is a builtin kernel whose output 0 holds input 0's bytes unchanged
+  // (RESHAPE, SQUEEZE, EXPAND_DIMS): the arena may give that output its input's storage, and the
+  // kernel's copy then has nothing to do.
+  static bool CopiesInputUnchanged(const TfLiteRegistration& registration);
+  // The builtin codes of those kernels, ascending.
+  static std::vector<int> StorageSharingBuiltins();
 
  private:
   KernelSet kernel_set_;

@@ -65,6 +65,10 @@ struct XnnpackExtraOptions {
   // only when that is 1 (or not known): a node the optimized kernel would run through the reference
   // kernel goes to XNNPACK when it can take it. Empty: every node of a declined op is left.
   std::function<int(TfLiteContext* context, const TfLiteNode* node)> cpu_kernel_state;
+  // Builtin ops whose float32 nodes the delegate leaves to the interpreter whatever cpu_kernel_state
+  // says: RESHAPE and its kin, which the interpreter runs without a copy (their output shares the
+  // input's storage) where XNNPACK would copy and split the graph into more partitions.
+  std::set<int> always_declined_float_builtins;
 };
 
 // As TfLiteXNNPackDelegateCreate, but on failure returns null with *error saying why (one line).

@@ -868,6 +868,24 @@ TEST(XnnpackDelegateTest, ReasonsForRefusals) {
   EXPECT_NE(why.find("not one XNNPACK takes"), std::string::npos) << why;
 }
 
+// RESHAPE and its kin are left to the interpreter when always declined (the auto policy's: there
+// they share their input's storage), whatever kernel the CPU prepared for them.
+TEST(XnnpackDelegateTest, AlwaysDeclinedReshape) {
+  OpTest t;
+  const int x = t.AddInput(kTfLiteFloat32, {2, 6});
+  const int shape = t.AddConst<int32_t>(kTfLiteInt32, {2}, {3, 4});
+  const int y = t.AddOutput(kTfLiteFloat32, {3, 4});
+  t.AddOp(kTfLiteBuiltinReshape, {x, shape}, {y});
+  ASSERT_TRUE(t.Build().ok());
+  std::string why;
+  EXPECT_TRUE(XnnpackSupportsNode(t.interpreter()->primary()->context(), 0, 3, &why)) << why;
+  XnnpackExtraOptions extra;
+  extra.always_declined_float_builtins = {kTfLiteBuiltinReshape};
+  extra.cpu_kernel_state = [](TfLiteContext*, const TfLiteNode*) { return 0; };  // the reference kernel's
+  EXPECT_FALSE(XnnpackSupportsNode(t.interpreter()->primary()->context(), 0, 3, &why, extra));
+  EXPECT_NE(why.find("float32 RESHAPE stays on the optimized kernels"), std::string::npos) << why;
+}
+
 TEST(XnnpackDelegateTest, ForceFp16) {
   // This XNNPACK runs float16 inference on x86 (emulated) for the ops it has in float16: results then
   // agree to float16 precision.

@@ -700,12 +700,14 @@ Status GraphTranslator::MarkProduced(int index) {
 bool GraphTranslator::Check(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {
   mode_ = Mode::kCheck;
   // Declined before Visit, which notes the constants a taken node reads.
+  const bool always = extra_ != nullptr && registration != nullptr &&
+                      extra_->always_declined_float_builtins.count(registration->builtin_code) != 0;
   if (extra_ != nullptr && node != nullptr && registration != nullptr &&
-      extra_->declined_float_builtins.count(registration->builtin_code) != 0 && node->outputs != nullptr &&
+      (always || extra_->declined_float_builtins.count(registration->builtin_code) != 0) && node->outputs != nullptr &&
       node->outputs->size > 0 && node->outputs->data[0] >= 0 &&
       node->outputs->data[0] < static_cast<int>(context_->tensors_size) &&
       Tensor(node->outputs->data[0]).type == kTfLiteFloat32 &&
-      (!extra_->cpu_kernel_state || extra_->cpu_kernel_state(context_, node) != 0)) {
+      (always || !extra_->cpu_kernel_state || extra_->cpu_kernel_state(context_, node) != 0)) {
     return Taken(Fail(std::string("float32 ") + OpName(registration->builtin_code) +
                       " stays on the optimized kernels (--xnnpack_fp32=auto)"));
   }

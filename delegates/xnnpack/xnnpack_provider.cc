@@ -53,6 +53,8 @@ DelegateProvider XnnpackDelegateProvider() {
     if (fp32 == "auto" && !force_fp16 && rules_apply && optimized::FloatKernelsUseAvx512()) {
       const std::vector<int> codes = BuiltinOpResolver::OptimizedBuiltins();
       extra.declined_float_builtins.insert(codes.begin(), codes.end());
+      const std::vector<int> sharing = BuiltinOpResolver::StorageSharingBuiltins();
+      extra.always_declined_float_builtins.insert(sharing.begin(), sharing.end());
       // Node by node: one the optimized kernel would run through the reference kernel is XNNPACK's.
       extra.cpu_kernel_state = [](TfLiteContext* context, const TfLiteNode* node) {
         CpuBackendContext* backend = GetCpuBackendContext(context);
