@@ -330,7 +330,7 @@ inline TfLiteStatus CopyAllBytes(TfLiteContext* context, const TfLiteTensor* inp
     return kTfLiteError;
   }
   if (input->bytes > 0 && output->data.raw != input->data.raw) {
-    std::memcpy(output->data.raw, input->data.raw, input->bytes);
+    shape_util::CopyRow(output->data.raw, input->data.raw, input->bytes);
   }
   return kTfLiteOk;
 }

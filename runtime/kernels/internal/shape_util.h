@@ -116,7 +116,7 @@ inline void CopyElement(const char* from, char* to, size_t elem) {
 // Copies a row of n bytes; rows of up to 32 bytes (a rotary embedding's pairs, an image's first
 // convolution's runs of 9 or 12, the edge rows of a 3-channel float window) as two overlapping
 // loads and stores instead of a call to memcpy.
-inline void CopyRow(void* to_bytes, const void* from_bytes, size_t n) {
+__attribute__((always_inline)) inline void CopyRow(void* to_bytes, const void* from_bytes, size_t n) {
   char* to = static_cast<char*>(to_bytes);
   const char* from = static_cast<const char*>(from_bytes);
   if (n > 32) {

@@ -469,6 +469,12 @@ struct ConvOp {
     problem.min = s->act_min;
     problem.max = s->act_max;
     float* output_data = tflite::GetTensorData<float>(output);
+    if (s->groups == 1) {
+      problem.w = s->packed.data();
+      problem.c = output_data;
+      RunGemm(context, &problem, 1);
+      return kTfLiteOk;
+    }
     s->problems.assign(s->groups, problem);
     for (int g = 0; g < s->groups; ++g) {
       GemmProblem& group = s->problems[g];
