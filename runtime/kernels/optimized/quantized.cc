@@ -506,6 +506,14 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   s->packed_w.clear();
   s->zero.assign(channels, static_cast<uint8_t>(s->input_zero_point));
   s->indirection_input = nullptr;
+  s->tap_columns.resize(static_cast<size_t>(geometry.out_width) * geometry.kernel_width);
+  for (int ox = 0; ox < geometry.out_width; ++ox) {
+    for (int kx = 0; kx < geometry.kernel_width; ++kx) {
+      const int ix = ox * geometry.stride_width - geometry.pad_left + kx * geometry.dilation_width;
+      s->tap_columns[static_cast<size_t>(ox) * geometry.kernel_width + kx] =
+          ix >= 0 && ix < geometry.in_width ? int64_t{ix} * channels : -1;
+    }
+  }
   g_prepared.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
@@ -565,29 +573,36 @@ void ExpandChannels(const uint8_t* in, int64_t count, int multiplier, uint8_t* o
 }
 
 // Whole-image indirection (and expansion) above this many bytes: the kernel goes row by row instead.
-constexpr size_t kWholeImageDepthwiseBytes = 1024 * 1024;
+constexpr size_t kWholeImageDepthwiseBytes = 128 * 1024;
 
-// Per output pixel and tap (taps padded to even read `zero`), the input pixel read: `row(b, iy)` gives
-// the start of input row iy of batch b. Fills the entries of output rows [first_row, end_row).
+// Per output pixel and tap (taps padded to even read `zero`), the input pixel read: `row_start(b, iy)`
+// gives the start of input row iy of batch b, `columns[ox * kernel_width + kx]` the offset of tap
+// column kx of output column ox in it (-1: padding). Fills the entries of output rows
+// [first_row, end_row), each once.
 template <typename RowStart>
-void FillDepthwiseTaps(const WindowGeometry& g, int taps, int channels, const uint8_t* zero, int64_t first_row,
-                       int64_t end_row, RowStart row_start, const uint8_t** entries) {
-  std::fill(entries, entries + (end_row - first_row) * g.out_width * taps, zero);
+void FillDepthwiseTaps(const WindowGeometry& g, int taps, const int64_t* columns, const uint8_t* zero,
+                       int64_t first_row, int64_t end_row, RowStart row_start, const uint8_t** entries) {
+  const int kw = g.kernel_width;
+  const int window_taps = g.kernel_height * kw;
   for (int64_t row = first_row; row < end_row; ++row) {
     const int64_t b = row / g.out_height;
     const int oy = static_cast<int>(row % g.out_height);
     const uint8_t** row_entries = entries + (row - first_row) * g.out_width * taps;
     for (int ky = 0; ky < g.kernel_height; ++ky) {
       const int iy = oy * g.stride_height - g.pad_top + ky * g.dilation_height;
-      if (iy < 0 || iy >= g.in_height) continue;
-      const uint8_t* line = row_start(b, iy);
+      const uint8_t* line = iy >= 0 && iy < g.in_height ? row_start(b, iy) : nullptr;
       for (int ox = 0; ox < g.out_width; ++ox) {
-        const uint8_t** entry = row_entries + int64_t{ox} * taps + ky * g.kernel_width;
-        for (int kx = 0; kx < g.kernel_width; ++kx) {
-          const int ix = ox * g.stride_width - g.pad_left + kx * g.dilation_width;
-          if (ix >= 0 && ix < g.in_width) entry[kx] = line + int64_t{ix} * channels;
+        const uint8_t** entry = row_entries + int64_t{ox} * taps + ky * kw;
+        const int64_t* column = columns + int64_t{ox} * kw;
+        if (line == nullptr) {
+          for (int kx = 0; kx < kw; ++kx) entry[kx] = zero;
+        } else {
+          for (int kx = 0; kx < kw; ++kx) entry[kx] = column[kx] < 0 ? zero : line + column[kx];
         }
       }
+    }
+    for (int ox = 0; ox < g.out_width && window_taps < taps; ++ox) {
+      for (int t = window_taps; t < taps; ++t) row_entries[int64_t{ox} * taps + t] = zero;
     }
   }
 }
@@ -623,8 +638,8 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantD
     if (s->indirection_input != in) {
       s->indirection.resize(static_cast<size_t>(g.out_pixels()) * taps);
       FillDepthwiseTaps(
-          g, taps, channels, zero, 0, rows, [&](int64_t b, int iy) { return in + (b * g.in_height + iy) * row_bytes; },
-          s->indirection.data());
+          g, taps, s->tap_columns.data(), zero, 0, rows,
+          [&](int64_t b, int iy) { return in + (b * g.in_height + iy) * row_bytes; }, s->indirection.data());
       s->indirection_input = in;
     }
   } else {
@@ -688,7 +703,7 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantD
         }
       }
       FillDepthwiseTaps(
-          g, taps, channels, zero, row, row + 1,
+          g, taps, s->tap_columns.data(), zero, row, row + 1,
           [&](int64_t batch_index, int iy) {
             return multiplier > 1 ? ring + (iy % ring_rows) * row_bytes
                                   : in + (batch_index * g.in_height + iy) * row_bytes;

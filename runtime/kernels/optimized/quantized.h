@@ -93,6 +93,7 @@ struct QuantDepthwiseState {
   const void* indirection_input = nullptr;  // what `indirection` points into (small images)
   std::vector<const uint8_t*> indirection;  // small images: per output pixel, an input pointer per tap
   ThreadScratch<const uint8_t*> row_taps;   // large images: per thread, one output row's
+  std::vector<int64_t> tap_columns;         // [out column][kernel column]: offset in an input row, -1 for padding
   // What Prepare checked and the first Eval packs (PackPendingDepthwise), as for the GEMM above.
   struct PendingPack {
     bool pending = false;

@@ -296,7 +296,7 @@ TEST(OptimizedQuantizedDepthwiseTest, DepthMultiplier) {
   CheckQuantDepthwiseAllTypes({{2, 7, 6, 4}, 4, 3, 3, fb::Padding::SAME, 2, 1, 2, 1, Act::NONE, false});
 }
 
-// Above a megabyte of whole-image indirection and expansion the kernel goes row by row, expanding the
+// Above 128 KB of whole-image indirection and expansion the kernel goes row by row, expanding the
 // rows a chunk's windows read into a ring: pc_conv's 128 outputs per input channel over two batches,
 // a dilated window taller than its stride, and a multiplier of 1 on a large image.
 TEST(OptimizedQuantizedDepthwiseTest, LargeImagesRowByRow) {
