@@ -246,6 +246,7 @@ class Printer : public BenchmarkListener {
         "seconds.",
         loop.min_runs, loop.min_secs, loop.max_secs));
     phase_ = kind == RunKind::kWarmup ? "warm-up" : "regular";
+    heartbeat_label_ = phase_ + " runs";  // built once: OnRunProgress runs after every run
     shown_ = false;
     last_shown_us_ = 0;
     heartbeat_.Reset();
@@ -254,7 +255,7 @@ class Printer : public BenchmarkListener {
     // Into a log: a line every 10 s. On a terminal: a line redrawn in place, once a loop has run for a
     // few seconds.
     if (!progress_) {
-      heartbeat_.Beat(phase_ + " runs", runs, static_cast<double>(elapsed_us) / 1e6);
+      heartbeat_.Beat(heartbeat_label_, runs, static_cast<double>(elapsed_us) / 1e6);
       return;
     }
     if (elapsed_us < 3000000 || elapsed_us - last_shown_us_ < 250000) return;
@@ -315,6 +316,7 @@ class Printer : public BenchmarkListener {
   bool shown_ = false;
   int64_t last_shown_us_ = 0;
   std::string phase_;
+  std::string heartbeat_label_;
   std::string output_bytes_;
   std::string post_invoke_state_;
 };
