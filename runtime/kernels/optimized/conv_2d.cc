@@ -315,8 +315,8 @@ struct ConvOp {
     const auto* quantization = static_cast<const TfLiteAffineQuantization*>(filter->quantization.params);
     if (bias == nullptr || bias->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 ||
         !tflite::IsConstantTensor(filter) || tflite::NumElements(output) == 0 || tflite::IsDynamicTensor(output) ||
-        quantization == nullptr || quantization->scale == nullptr || s->kernels->int8_dots == nullptr ||
-        input->dims->size != 4 || filter->dims->data[3] != input->dims->data[3]) {
+        quantization == nullptr || quantization->scale == nullptr || input->dims->size != 4 ||
+        filter->dims->data[3] != input->dims->data[3]) {
       return false;
     }
     s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
@@ -346,6 +346,8 @@ struct ConvOp {
     const int threads = NumThreads(context);
     s->hybrid_rows.Ensure(threads, row_bytes);
     s->hybrid_sums.Ensure(threads, s->output_depth);
+    s->hybrid_gemv = &Int8GemvKernelsFor(*s->kernels);
+    s->hybrid_packed_from = nullptr;
     s->hybrid = true;
     return true;
   }
@@ -376,7 +378,12 @@ struct ConvOp {
     // A 1x1 window on every input pixel reads the quantized input in place.
     const bool in_place = g.taps() == 1 && g.stride_height == 1 && g.stride_width == 1 && g.pad_top == 0 &&
                           g.pad_left == 0 && g.out_height == g.in_height && g.out_width == g.in_width;
-    const Int8DotsFn dots = s->kernels->int8_dots;
+    const Int8GemvKernels& gemv = *s->hybrid_gemv;
+    if (s->hybrid_packed_from != filter_data) {
+      s->hybrid_packed.assign(gemv.packed_size(outputs, row_bytes), 0);
+      gemv.pack(filter_data, outputs, row_bytes, s->hybrid_packed.data());
+      s->hybrid_packed_from = filter_data;
+    }
     const int64_t pixels_per_batch = int64_t{g.out_height} * g.out_width;
     const int64_t min_pixels = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, int64_t{outputs} * row_bytes));
     ParallelChunks(context, g.out_pixels(), min_pixels, [&](int, int64_t begin, int64_t end) {
@@ -410,7 +417,7 @@ struct ConvOp {
             }
           }
         }
-        dots(row, filter_data, row_bytes, row_bytes, outputs, sums);
+        gemv.gemv(s->hybrid_packed.data(), outputs, row_bytes, row, sums);
         float* out = output_data + pixel * outputs;
         const float scaling_factor = s->hybrid_scaling_factors[b];
         if (s->hybrid_asymmetric) {

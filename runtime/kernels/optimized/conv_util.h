@@ -16,6 +16,7 @@
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/gemm.h"
+#include "runtime/kernels/optimized/int8_gemv.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -208,6 +209,11 @@ struct ConvState : OpState {
   std::vector<int32_t> hybrid_input_offsets;
   ThreadScratch<int8_t> hybrid_rows;   // per thread, one im2col row (taps * channels)
   ThreadScratch<int32_t> hybrid_sums;  // per thread, one sum per output channel
+  // The filter packed for the int8 matrix-vector kernels (one row per output channel), at the first
+  // Eval.
+  const Int8GemvKernels* hybrid_gemv = nullptr;
+  std::vector<uint8_t> hybrid_packed;
+  const void* hybrid_packed_from = nullptr;
 };
 
 // The planar kernel's limits: input channels and taps (ky, kx, c) per node; it writes 8 output

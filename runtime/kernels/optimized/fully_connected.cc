@@ -1,7 +1,8 @@
 // FULLY_CONNECTED and BATCH_MATMUL, float32: GEMMs on the packed-panel microkernels over the thread
 // pool. FULLY_CONNECTED's uint8 and int8 forms run the integer kernels of quantized.h
 // (byte-identical to the reference), and its hybrid form (float input, int8 weights per tensor) the
-// reference's arithmetic with the integer dot products vectorised (MicroKernels::int8_dots): the
+// reference's arithmetic with the integer dot products on the int8 matrix-vector kernels
+// (int8_gemv.h: VNNI, AVX2 or NEON over weights packed at the first Eval): the
 // input rows quantized by the same function, the same int32 sums, the same float steps after them,
 // so its output is the reference's bit for bit. FULLY_CONNECTED with int16 activations (16x8) and
 // the int8 and int16 BATCH_MATMUL run the 16-bit GEMM of quantized16.h, byte-identical too. The other
@@ -17,6 +18,7 @@
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/gemm.h"
+#include "runtime/kernels/optimized/int8_gemv.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quantized.h"
@@ -56,7 +58,16 @@ struct FullyConnectedState : OpState {
   TfLiteFusedActivation activation = kTfLiteActNone;
   nn::QuantizedRows quantized_input;
   std::vector<int32_t> row_sums;
+  // The weights packed for the int8 matrix-vector kernels, one block of kHybridUnitsPerTask units
+  // after another (block_bytes each), at the first Eval.
+  const Int8GemvKernels* gemv = nullptr;
+  std::vector<uint8_t> hybrid_packed;
+  size_t hybrid_block_bytes = 0;
+  const void* hybrid_packed_from = nullptr;
 };
+
+// Units of one hybrid task: its dot products in one call.
+constexpr int64_t kHybridUnitsPerTask = 16;
 
 struct FullyConnectedOp {
   using State = FullyConnectedState;
@@ -126,7 +137,7 @@ struct FullyConnectedOp {
     if (output->type != kTfLiteFloat32 || (bias != nullptr && bias->type != kTfLiteFloat32) ||
         !tflite::IsConstantTensor(weights) || tflite::NumElements(output) == 0 || tflite::IsDynamicTensor(output) ||
         (quantization != nullptr && quantization->scale != nullptr && quantization->scale->size > 1) ||
-        weights->dims->size != 2 || s->kernels->int8_dots == nullptr) {
+        weights->dims->size != 2) {
       return false;
     }
     s->units = weights->dims->data[0];
@@ -145,6 +156,8 @@ struct FullyConnectedOp {
         s->row_sums[unit] = sum;
       }
     }
+    s->gemv = &Int8GemvKernelsFor(*s->kernels);
+    s->hybrid_packed_from = nullptr;
     s->hybrid = true;
     return true;
   }
@@ -160,19 +173,30 @@ struct FullyConnectedOp {
     const int depth = static_cast<int>(s->depth);
     s->quantized_input.Quantize(input_data, s->asymmetric);
     for (float& scaling_factor : s->quantized_input.scaling_factors) scaling_factor *= weights->params.scale;
-    constexpr int64_t kUnitsPerTask = 16;
+    constexpr int64_t kUnitsPerTask = kHybridUnitsPerTask;
     const int64_t unit_blocks = (static_cast<int64_t>(s->units) + kUnitsPerTask - 1) / kUnitsPerTask;
     const int64_t min_tasks = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, kUnitsPerTask * depth));
-    const Int8DotsFn dots = s->kernels->int8_dots;
+    const Int8GemvKernels& gemv = *s->gemv;
+    if (s->hybrid_packed_from != weights_data) {
+      s->hybrid_block_bytes = gemv.packed_size(kUnitsPerTask, s->depth);
+      s->hybrid_packed.assign(static_cast<size_t>(unit_blocks) * s->hybrid_block_bytes, 0);
+      for (int64_t block = 0; block < unit_blocks; ++block) {
+        const size_t first = static_cast<size_t>(block) * kUnitsPerTask;
+        gemv.pack(weights_data + first * s->depth, std::min<size_t>(kUnitsPerTask, s->units - first), s->depth,
+                  s->hybrid_packed.data() + block * s->hybrid_block_bytes);
+      }
+      s->hybrid_packed_from = weights_data;
+    }
     ParallelChunks(
         context, static_cast<int64_t>(s->rows) * unit_blocks, min_tasks, [&](int, int64_t begin, int64_t end) {
           int32_t sums[kUnitsPerTask];
           for (int64_t task = begin; task < end; ++task) {
             const size_t row = static_cast<size_t>(task / unit_blocks);
-            const size_t first = static_cast<size_t>(task % unit_blocks) * kUnitsPerTask;
+            const int64_t block = task % unit_blocks;
+            const size_t first = static_cast<size_t>(block) * kUnitsPerTask;
             const size_t count = std::min<size_t>(kUnitsPerTask, s->units - first);
-            dots(s->quantized_input.values.data() + row * s->depth, weights_data + first * s->depth, s->depth, s->depth,
-                 count, sums);
+            gemv.gemv(s->hybrid_packed.data() + block * s->hybrid_block_bytes, count, s->depth,
+                      s->quantized_input.values.data() + row * s->depth, sums);
             const float scaling_factor = s->quantized_input.scaling_factors[row];
             const int32_t offset = s->quantized_input.offsets[row];
             float* out = output_data + row * s->units;
