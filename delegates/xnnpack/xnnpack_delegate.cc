@@ -218,6 +218,10 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       std::memcpy(tensor.data.raw, data->data(), tensor.bytes);
     }
     if (runtime_ == nullptr) {
+      if (creation_failed_) {
+        TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: the partition's runtime could not be created");
+        return kTfLiteError;
+      }
       if (subgraph_ == nullptr) return kTfLiteOk;  // nothing defined: folded weights only
       TF_LITE_ENSURE_STATUS(CreateRuntime(context));
     }
@@ -272,7 +276,7 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       pool = threadpool_->Get(&error);
       if (!error.empty()) {
         TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: %s", error.c_str());
-        return kTfLiteError;
+        return kTfLiteError;  // subgraph_ kept: the next Eval tries again
       }
     }
     const enum xnn_status status = xnn_create_runtime_v2(subgraph_, pool, runtime_flags_, &runtime_);
@@ -280,6 +284,7 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
     subgraph_ = nullptr;
     if (status == xnn_status_success) return kTfLiteOk;
     runtime_ = nullptr;
+    creation_failed_ = true;  // every later Eval fails too, instead of skipping the partition
     if ((runtime_flags_ & XNN_FLAG_FORCE_FP16_INFERENCE) != 0) {
       TF_LITE_KERNEL_LOG(context,
                          "XNNPACK delegate: this XNNPACK cannot run the partition of %d nodes in float16 "
@@ -303,6 +308,7 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
   xnn_runtime_t runtime_ = nullptr;
   uint32_t runtime_flags_ = 0;
   bool on_caller_ = false;  // the runtime runs on the calling thread, without the pool
+  bool creation_failed_ = false;
   std::vector<int> node_indices_;
   std::vector<int> externals_;       // the tensors XNNPACK reads or writes in place
   std::vector<std::string> shapes_;  // of externals_, when built
