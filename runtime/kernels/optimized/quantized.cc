@@ -461,6 +461,9 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   return kTfLiteOk;
 }
 
+// Whole-image indirection (and expansion) above this many bytes: the kernel goes row by row instead.
+constexpr size_t kWholeImageDepthwiseBytes = 128 * 1024;
+
 bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const MicroKernels& set,
                            const WindowGeometry& geometry, const nn::OutputRequantization* requantization,
                            QuantDepthwiseState* s) {
@@ -513,6 +516,24 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
       s->tap_columns[static_cast<size_t>(ox) * geometry.kernel_width + kx] =
           ix >= 0 && ix < geometry.in_width ? int64_t{ix} * channels : -1;
     }
+  }
+  // Small images keep the whole image's indirection (and expansion) from Eval to Eval; large ones
+  // go row by row in per-thread scratch (EvalQuantDepthwise). Only the chosen path's buffers stay.
+  const size_t row_bytes = static_cast<size_t>(geometry.in_width) * channels;  // an input row, expanded
+  const size_t whole_image_bytes =
+      static_cast<size_t>(geometry.out_pixels()) * s->taps * sizeof(const uint8_t*) +
+      (multiplier > 1 ? static_cast<size_t>(geometry.batches) * geometry.in_height * row_bytes : 0);
+  s->whole_image = whole_image_bytes <= kWholeImageDepthwiseBytes;
+  s->ring_rows = (geometry.kernel_height - 1) * geometry.dilation_height + 1;
+  const int threads = NumThreads(context);
+  if (s->whole_image) {
+    s->row_taps.Clear();
+    s->expanded_rows.Clear();
+  } else {
+    std::vector<const uint8_t*>().swap(s->indirection);
+    std::vector<uint8_t>().swap(s->expanded);
+    s->row_taps.Ensure(threads, static_cast<size_t>(geometry.out_width) * s->taps);
+    if (multiplier > 1) s->expanded_rows.Ensure(threads, static_cast<size_t>(s->ring_rows) * row_bytes);
   }
   g_prepared.fetch_add(1, std::memory_order_relaxed);
   return true;
@@ -572,9 +593,6 @@ void ExpandChannels(const uint8_t* in, int64_t count, int multiplier, uint8_t* o
   }
 }
 
-// Whole-image indirection (and expansion) above this many bytes: the kernel goes row by row instead.
-constexpr size_t kWholeImageDepthwiseBytes = 128 * 1024;
-
 // Per output pixel and tap (taps padded to even read `zero`), the input pixel read: `row_start(b, iy)`
 // gives the start of input row iy of batch b, `columns[ox * kernel_width + kx]` the offset of tap
 // column kx of output column ox in it (-1: padding). Fills the entries of output rows
@@ -622,13 +640,10 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantD
   const uint8_t* in = input->data.uint8;
   const uint8_t* zero = s->zero.data();
   const int64_t rows = int64_t{g.batches} * g.out_height;
-  const size_t whole_image_bytes = static_cast<size_t>(g.out_pixels()) * taps * sizeof(const uint8_t*) +
-                                   (multiplier > 1 ? static_cast<size_t>(g.batches) * g.in_height * row_bytes : 0);
-  const bool whole_image = whole_image_bytes <= kWholeImageDepthwiseBytes;
+  const bool whole_image = s->whole_image;  // chosen in Prepare
   if (whole_image) {
-    // Small images: the input expanded (each channel repeated `multiplier` times, so the kernels
-    // see a multiplier of 1) and the indirection kept for every pixel, rebuilt only when the input
-    // moved.
+    // The input expanded (each channel repeated `multiplier` times, so the kernels see a multiplier
+    // of 1) and the indirection kept for every pixel, rebuilt only when the input moved.
     if (multiplier > 1) {
       s->expanded.resize(static_cast<size_t>(g.batches) * g.in_height * row_bytes);
       ExpandChannels(in, int64_t{g.batches} * g.in_height * g.in_width * input_channels, multiplier,
@@ -641,16 +656,6 @@ TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantD
           g, taps, s->tap_columns.data(), zero, 0, rows,
           [&](int64_t b, int iy) { return in + (b * g.in_height + iy) * row_bytes; }, s->indirection.data());
       s->indirection_input = in;
-    }
-  } else {
-    // Large images, row by row: each chunk builds its output row's indirection, and with a multiplier
-    // expands the input rows its windows read into a ring of the window's height, in its own scratch
-    // (the whole image's would hold 8 bytes per tap per pixel, or the input times the multiplier).
-    const int threads = NumThreads(context);
-    s->row_taps.Ensure(threads, static_cast<size_t>(g.out_width) * taps);
-    if (multiplier > 1) {
-      s->ring_rows = (g.kernel_height - 1) * g.dilation_height + 1;
-      s->expanded_rows.Ensure(threads, static_cast<size_t>(s->ring_rows) * row_bytes);
     }
   }
   const auto dw = s->is_signed ? s->kernels->dw_s8 : s->kernels->dw_u8;

@@ -84,8 +84,9 @@ struct QuantDepthwiseState {
   int multiplier = 1;
   std::vector<uint8_t> expanded;
   ThreadScratch<uint8_t> expanded_rows;  // per thread, a ring of ring_rows expanded input rows
-  int ring_rows = 0;
-  int taps = 0;  // padded to even
+  int ring_rows = 0;                     // the window's height in input rows
+  bool whole_image = true;               // small images: `expanded` and `indirection` (Prepare decides)
+  int taps = 0;                          // padded to even
   int32_t input_zero_point = 0;
   CacheAlignedVector<uint8_t> packed_w;
   std::vector<uint8_t> zero;  // a row of input zero points (padding taps)
