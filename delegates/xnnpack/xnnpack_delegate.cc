@@ -134,8 +134,8 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       }
     }
     xnn_subgraph_t subgraph = nullptr;
-    enum xnn_status status =
-        xnn_create_subgraph(xnnpack::GraphTranslator::ExternalValueCount(inputs, outputs), 0, &subgraph);
+    enum xnn_status status = xnn_create_subgraph(
+        static_cast<uint32_t>(xnnpack::GraphTranslator::Boundary(inputs, outputs).size()), 0, &subgraph);
     if (status != xnn_status_success) {
       TF_LITE_KERNEL_LOG(context, "XNNPACK delegate: xnn_create_subgraph failed (status %d)", status);
       return kTfLiteError;

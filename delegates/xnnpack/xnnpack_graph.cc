@@ -728,18 +728,17 @@ bool GraphTranslator::BeginDefine(xnn_subgraph_t subgraph, const std::set<int>& 
   external_inputs_ = external_inputs;
   external_outputs_ = external_outputs;
   external_ids_.clear();
-  std::set<int> boundary(external_inputs.begin(), external_inputs.end());
-  boundary.insert(external_outputs.begin(), external_outputs.end());
-  for (int t : boundary) external_ids_.emplace(t, static_cast<uint32_t>(external_ids_.size()));
+  for (int t : Boundary(external_inputs, external_outputs)) {
+    external_ids_.emplace(t, static_cast<uint32_t>(external_ids_.size()));
+  }
   mode_ = Mode::kDefine;
   return true;
 }
 
-uint32_t GraphTranslator::ExternalValueCount(const std::set<int>& external_inputs,
-                                             const std::set<int>& external_outputs) {
-  std::set<int> boundary(external_inputs.begin(), external_inputs.end());
+std::set<int> GraphTranslator::Boundary(const std::set<int>& external_inputs, const std::set<int>& external_outputs) {
+  std::set<int> boundary = external_inputs;
   boundary.insert(external_outputs.begin(), external_outputs.end());
-  return static_cast<uint32_t>(boundary.size());
+  return boundary;
 }
 
 bool GraphTranslator::Define(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration) {

@@ -57,10 +57,10 @@ class GraphTranslator {
   // constants and folded weights among them become static values instead.
   bool BeginDefine(xnn_subgraph_t subgraph, const std::set<int>& external_inputs,
                    const std::set<int>& external_outputs);
-  // XNNPACK's external value ids: the partition's boundary tensors numbered 0, 1, ... in tensor
-  // order (the subgraph is created with ExternalValueCount(inputs, outputs) of them, so its value
-  // table is sized by the partition, not by the model's tensors).
-  static uint32_t ExternalValueCount(const std::set<int>& external_inputs, const std::set<int>& external_outputs);
+  // XNNPACK's external value ids: the partition's boundary tensors (Boundary) numbered 0, 1, ... in
+  // tensor order; the subgraph is created with that many, so its value table is sized by the
+  // partition, not by the model's tensors.
+  static std::set<int> Boundary(const std::set<int>& external_inputs, const std::set<int>& external_outputs);
   uint32_t ExternalId(int tensor) const { return external_ids_.at(tensor); }
   bool Define(int node_index, const TfLiteNode* node, const TfLiteRegistration* registration);
 
