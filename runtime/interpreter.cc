@@ -282,12 +282,13 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph, co
     entry.node.outputs = IntArrayFrom(op->outputs());
     entry.node.intermediates = IntArrayFrom(op->intermediates());
     entry.node.temporaries = TfLiteIntArrayCreate(0);
-    const std::string where = "subgraph " + std::to_string(index_) + " op " + std::to_string(i);
+    // Made only for an error (a string per node would cost a large model's Init microseconds).
+    const auto where = [&]() { return "subgraph " + std::to_string(index_) + " op " + std::to_string(i); };
 
     for (int k = 0; k < entry.node.outputs->size; ++k) {
       const int t = entry.node.outputs->data[k];
       if (t >= 0 && tensors_[t].allocation_type == kTfLiteMmapRo) {
-        return InvalidInputError(where + ": output " + std::to_string(k) + " is constant tensor " + std::to_string(t));
+        return InvalidInputError(where() + ": output " + std::to_string(k) + " is constant tensor " + std::to_string(t));
       }
     }
 
@@ -299,18 +300,18 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph, co
       entry.op_name = code->custom_code()->str();
       registration = resolver.FindOp(entry.op_name.c_str(), version);
       if (registration == nullptr) {
-        return InvalidInputError(where + ": unresolved custom op '" + entry.op_name + "'");
+        return InvalidInputError(where() + ": unresolved custom op '" + entry.op_name + "'");
       }
     } else {
       entry.op_name = BuiltinOperatorName(builtin);
       registration = resolver.FindOp(builtin, version);
       if (registration == nullptr) {
         Status status = ResolveUnregisteredVersion(resolver, builtin, version, entry.op_name, &registration);
-        if (!status.ok()) return status.WithContext(where + " (" + entry.op_name + ")");
+        if (!status.ok()) return status.WithContext(where() + " (" + entry.op_name + ")");
       }
       entry.type_rules = resolver.TypeRules(builtin);
       Status parsed = ParseBuiltinOptions(op, builtin, &entry.builtin_data_owned);
-      if (!parsed.ok()) return parsed.WithContext(where + " (" + entry.op_name + ")");
+      if (!parsed.ok()) return parsed.WithContext(where() + " (" + entry.op_name + ")");
     }
     entry.registration = *registration;
     entry.registration.version = version;  // as TFLite's resolver hands it out: delegates check it

@@ -5,12 +5,8 @@
 #include <cctype>
 #include <cstdint>
 #include <iterator>
-#include <map>
-#include <mutex>
+#include <cstring>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_split.h"
 #include "runtime/c/builtin_ops.h"
 
 namespace touchstone {
@@ -252,133 +248,238 @@ const RulesIndex& RulesByCode() {
 #undef TS_PLAIN8
 
 // ---- Signatures ----
+//
+// Parsed at compile time (kCompiled below): judging a node's types parses nothing, and a signature
+// of the table that does not parse fails the build.
 
 struct Slot {
+  uint32_t types = 0;        // bit per TfLiteType, when neither a variable nor '*'
+  char variable = 0;         // 'T' etc., or 0
   bool absent_only = false;  // "-"
   bool optional = false;     // '?': may be omitted
   bool repeat = false;       // "...": this position and every later one
-  char variable = 0;         // 'T' etc., or 0
   bool any = false;          // '*'
-  uint64_t types = 0;        // bit per TfLiteType, when neither a variable nor '*'
 };
+
+struct Domain {
+  char variable = 0;
+  uint32_t types = 0;  // the types the variable may take
+};
+
+// The longest signatures of the table fit; a longer one is a parse error.
+constexpr int kMaxInputSlots = 8, kMaxOutputSlots = 4, kMaxDomains = 4;
 
 struct Signature {
-  std::vector<Slot> inputs, outputs;
-  std::map<char, uint64_t> domains;  // variable -> allowed types (absent: any)
-  std::string error;
+  Slot inputs[kMaxInputSlots] = {};
+  int num_inputs = 0;
+  Slot outputs[kMaxOutputSlots] = {};
+  int num_outputs = 0;
+  Domain domains[kMaxDomains] = {};  // variables without one take any type
+  int num_domains = 0;
+  const char* error = nullptr;  // why the text does not parse
 };
 
-uint64_t Bit(TfLiteType type) { return uint64_t{1} << static_cast<int>(type); }
-
-const std::vector<std::pair<const char*, TfLiteType>>& TypeNames() {
-  static const std::vector<std::pair<const char*, TfLiteType>> names = {
-      {"float32", kTfLiteFloat32},    {"float16", kTfLiteFloat16}, {"float64", kTfLiteFloat64},
-      {"uint8", kTfLiteUInt8},        {"int8", kTfLiteInt8},       {"int16", kTfLiteInt16},
-      {"uint16", kTfLiteUInt16},      {"int32", kTfLiteInt32},     {"uint32", kTfLiteUInt32},
-      {"int64", kTfLiteInt64},        {"bool", kTfLiteBool},       {"string", kTfLiteString},
-      {"complex64", kTfLiteComplex64}};
-  return names;
+// Every TfLiteType the table names has a value below 32.
+constexpr uint32_t Bit(TfLiteType type) {
+  return static_cast<int>(type) >= 0 && static_cast<int>(type) < 32 ? uint32_t{1} << static_cast<int>(type) : 0;
 }
 
-std::string Trim(absl::string_view s) { return std::string(absl::StripAsciiWhitespace(s)); }
+struct TypeName {
+  const char* name;
+  TfLiteType type;
+};
+constexpr TypeName kTypeNames[] = {
+    {"float32", kTfLiteFloat32}, {"float16", kTfLiteFloat16}, {"float64", kTfLiteFloat64}, {"uint8", kTfLiteUInt8},
+    {"int8", kTfLiteInt8},       {"int16", kTfLiteInt16},     {"uint16", kTfLiteUInt16},   {"int32", kTfLiteInt32},
+    {"uint32", kTfLiteUInt32},   {"int64", kTfLiteInt64},     {"bool", kTfLiteBool},       {"string", kTfLiteString},
+    {"complex64", kTfLiteComplex64}};
 
-// Split's pieces as views into `s` (parsing a signature allocates only the signature itself: each
-// one is parsed at its first use, in a fresh process's Init).
-std::vector<absl::string_view> SplitViews(absl::string_view s, char sep) {
-  std::vector<absl::string_view> parts;
-  for (absl::string_view part : absl::StrSplit(s, sep)) parts.push_back(absl::StripAsciiWhitespace(part));
-  return parts;
+// A piece of a signature's text, [begin, end).
+struct Span {
+  const char* begin;
+  const char* end;
+  constexpr bool empty() const { return begin == end; }
+  constexpr size_t size() const { return static_cast<size_t>(end - begin); }
+};
+
+constexpr bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+constexpr bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+
+constexpr Span Strip(Span s) {
+  while (!s.empty() && IsSpace(*s.begin)) ++s.begin;
+  while (!s.empty() && IsSpace(s.end[-1])) --s.end;
+  return s;
 }
 
-bool ParseTypeSet(absl::string_view text, uint64_t* types) {
+// Where `c` first is in `s`, or s.end.
+constexpr const char* Find(Span s, char c) {
+  const char* p = s.begin;
+  while (p != s.end && *p != c) ++p;
+  return p;
+}
+
+constexpr bool Equals(Span s, const char* literal) {
+  const char* p = s.begin;
+  for (; p != s.end; ++p, ++literal) {
+    if (*literal == '\0' || *literal != *p) return false;
+  }
+  return *literal == '\0';
+}
+
+constexpr bool EndsWith(Span s, const char* literal) {
+  size_t length = 0;
+  while (literal[length] != '\0') ++length;
+  return s.size() >= length && Equals(Span{s.end - length, s.end}, literal);
+}
+
+// "int8|uint8" into bits; false for a name kTypeNames lacks.
+constexpr bool ParseTypeSet(Span text, uint32_t* types) {
   *types = 0;
-  for (absl::string_view name : SplitViews(text, '|')) {
+  while (true) {
+    const char* bar = Find(text, '|');
+    const Span name = Strip(Span{text.begin, bar});
     bool found = false;
-    for (const auto& entry : TypeNames()) {
-      if (name == entry.first) {
-        *types |= Bit(entry.second);
+    for (const TypeName& entry : kTypeNames) {
+      if (Equals(name, entry.name)) {
+        *types |= Bit(entry.type);
         found = true;
       }
     }
     if (!found) return false;
+    if (bar == text.end) return true;
+    text.begin = bar + 1;
   }
-  return true;
 }
 
-bool ParseSlot(absl::string_view text, Slot* slot, std::string* error) {
-  if (text.size() > 3 && absl::EndsWith(text, "...")) {
+constexpr bool ParseSlot(Span text, Slot* slot) {
+  if (text.size() > 3 && EndsWith(text, "...")) {
     slot->repeat = true;
-    text.remove_suffix(3);
+    text.end -= 3;
   }
-  if (!text.empty() && text.back() == '?') {
+  if (!text.empty() && text.end[-1] == '?') {
     slot->optional = true;
-    text.remove_suffix(1);
+    --text.end;
   }
-  if (text == "-") {
+  if (Equals(text, "-")) {
     slot->absent_only = true;
-  } else if (text == "*") {
+  } else if (Equals(text, "*")) {
     slot->any = true;
-  } else if (text.size() == 1 && std::isupper(static_cast<unsigned char>(text[0]))) {
-    slot->variable = text[0];
+  } else if (text.size() == 1 && IsUpper(*text.begin)) {
+    slot->variable = *text.begin;
   } else if (!ParseTypeSet(text, &slot->types)) {
-    *error = "unknown type in '" + std::string(text) + "'";
     return false;
   }
   return true;
 }
 
-Signature Parse(const char* text) {
-  Signature sig;
-  absl::string_view body = text, domains;
-  const size_t colon = body.find(':');
-  if (colon != absl::string_view::npos) {
-    domains = body.substr(colon + 1);
-    body = body.substr(0, colon);
+// One side of "inputs->outputs", comma-separated slots (none when empty).
+constexpr const char* ParseSide(Span text, Slot* slots, int max_slots, int* count) {
+  text = Strip(text);
+  if (text.empty()) return nullptr;
+  while (true) {
+    const char* comma = Find(text, ',');
+    if (*count == max_slots) return "more positions than a signature may have";
+    if (!ParseSlot(Strip(Span{text.begin, comma}), &slots[*count])) return "an unknown type";
+    ++*count;
+    if (comma == text.end) break;
+    text.begin = comma + 1;
   }
-  const size_t arrow = body.find("->");
-  if (arrow == absl::string_view::npos) {
-    sig.error = std::string("no '->' in '") + text + "'";
+  for (int i = 0; i + 1 < *count; ++i) {
+    if (slots[i].repeat) return "'...' before the last position";
+  }
+  return nullptr;
+}
+
+// "T,T->* : T=int8|int16": positions, '->', then the variables' domains after ':', ';'-separated.
+constexpr Signature Parse(const char* text) {
+  Signature sig;
+  const char* end = text;
+  while (*end != '\0') ++end;
+  const char* colon = Find(Span{text, end}, ':');
+  const Span body{text, colon};
+  const char* arrow = body.begin;
+  while (arrow != body.end && !(arrow[0] == '-' && arrow + 1 != body.end && arrow[1] == '>')) ++arrow;
+  if (arrow == body.end) {
+    sig.error = "no '->'";
     return sig;
   }
-  for (int side = 0; side < 2; ++side) {
-    const absl::string_view part =
-        absl::StripAsciiWhitespace(side == 0 ? body.substr(0, arrow) : body.substr(arrow + 2));
-    if (part.empty()) continue;
-    std::vector<Slot>& slots = side == 0 ? sig.inputs : sig.outputs;
-    for (absl::string_view token : SplitViews(part, ',')) {
-      Slot slot;
-      if (!ParseSlot(token, &slot, &sig.error)) return sig;
-      slots.push_back(slot);
-    }
-    for (size_t i = 0; i + 1 < slots.size(); ++i) {
-      if (slots[i].repeat) sig.error = std::string("'...' before the last position in '") + text + "'";
-    }
+  sig.error = ParseSide(Span{body.begin, arrow}, sig.inputs, kMaxInputSlots, &sig.num_inputs);
+  if (sig.error == nullptr) {
+    sig.error = ParseSide(Span{arrow + 2, body.end}, sig.outputs, kMaxOutputSlots, &sig.num_outputs);
   }
-  if (!absl::StripAsciiWhitespace(domains).empty()) {
-    for (absl::string_view binding : SplitViews(domains, ';')) {
-      const size_t eq = binding.find('=');
-      const absl::string_view name =
-          eq == absl::string_view::npos ? absl::string_view() : absl::StripAsciiWhitespace(binding.substr(0, eq));
-      uint64_t types = 0;
-      if (name.size() != 1 || !std::isupper(static_cast<unsigned char>(name[0])) ||
-          !ParseTypeSet(binding.substr(eq + 1), &types)) {
-        sig.error = "bad domain '" + std::string(binding) + "' in '" + text + "'";
-        return sig;
-      }
-      sig.domains[name[0]] = types;
+  if (sig.error != nullptr || colon == end) return sig;
+  Span domains = Strip(Span{colon + 1, end});
+  while (!domains.empty()) {
+    const char* semicolon = Find(domains, ';');
+    const Span binding = Strip(Span{domains.begin, semicolon});
+    const char* eq = Find(binding, '=');
+    const Span name = Strip(Span{binding.begin, eq});
+    uint32_t types = 0;
+    if (eq == binding.end || name.size() != 1 || !IsUpper(*name.begin) ||
+        !ParseTypeSet(Span{eq + 1, binding.end}, &types)) {
+      sig.error = "a bad domain";
+      return sig;
     }
+    if (sig.num_domains == kMaxDomains) {
+      sig.error = "more domains than a signature may have";
+      return sig;
+    }
+    sig.domains[sig.num_domains++] = Domain{*name.begin, types};
+    if (semicolon == domains.end) break;
+    domains.begin = semicolon + 1;
   }
   return sig;
 }
 
-// Parsed signatures, by the address of their text (the table's strings live for the program).
-const Signature& Compiled(const char* text) {
-  static std::mutex mutex;
-  static std::map<const char*, Signature>* cache = new std::map<const char*, Signature>;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache->find(text);
-  if (it == cache->end()) it = cache->emplace(text, Parse(text)).first;
-  return it->second;
+// The rules in use of an entry: up to the first unused one (as OpTypeRules::end()).
+constexpr int RuleCount(const OpTypeRules& rules) {
+  int count = 0;
+  while (count < OpTypeRules::kMaxRules && rules.rules[count].signature != nullptr) ++count;
+  return count;
+}
+
+constexpr size_t CountSignatures() {
+  size_t count = 0;
+  for (const RulesEntry& entry : kRulesTable) count += static_cast<size_t>(RuleCount(entry.rules));
+  return count;
+}
+
+// Every signature of kRulesTable, parsed, entry after entry; `first[i]`: entry i's first.
+struct CompiledRules {
+  std::array<Signature, CountSignatures()> signatures{};
+  std::array<uint16_t, std::size(kRulesTable)> first{};
+};
+
+constexpr CompiledRules Compile() {
+  CompiledRules compiled;
+  size_t next = 0;
+  for (size_t i = 0; i < std::size(kRulesTable); ++i) {
+    compiled.first[i] = static_cast<uint16_t>(next);
+    for (int r = 0; r < RuleCount(kRulesTable[i].rules); ++r) {
+      compiled.signatures[next++] = Parse(kRulesTable[i].rules.rules[r].signature);
+    }
+  }
+  return compiled;
+}
+
+constexpr bool AllParse(const CompiledRules& compiled) {
+  for (const Signature& sig : compiled.signatures) {
+    if (sig.error != nullptr) return false;
+  }
+  return true;
+}
+
+constexpr CompiledRules kCompiled = Compile();
+static_assert(AllParse(kCompiled), "a signature of kRulesTable does not parse (CheckTypeRuleSyntax says which)");
+
+// The compiled signatures of `rules` (an entry of kRulesTable, as TypeRulesFor hands them out), or
+// null for rules from elsewhere.
+const Signature* CompiledSignatures(const OpTypeRules& rules) {
+  const uintptr_t offset =
+      reinterpret_cast<uintptr_t>(&rules) - reinterpret_cast<uintptr_t>(&kRulesTable[0].rules);
+  const size_t entry = offset / sizeof(RulesEntry);
+  if (entry >= std::size(kRulesTable) || &kRulesTable[entry].rules != &rules) return nullptr;
+  return &kCompiled.signatures[kCompiled.first[entry]];
 }
 
 // The types a signature's variables are bound to while one rule is matched (a signature has a few
@@ -395,8 +496,9 @@ bool MatchSlot(const Slot& slot, TfLiteType type, const Signature& sig, Bindings
   if (slot.absent_only) return false;
   if (slot.any) return true;
   if (slot.variable == 0) return (slot.types & Bit(type)) != 0;
-  auto domain = sig.domains.find(slot.variable);
-  if (domain != sig.domains.end() && (domain->second & Bit(type)) == 0) return false;
+  for (int d = 0; d < sig.num_domains; ++d) {
+    if (sig.domains[d].variable == slot.variable && (sig.domains[d].types & Bit(type)) == 0) return false;
+  }
   for (int i = 0; i < bound->count; ++i) {
     if (bound->names[i] == slot.variable) return bound->types[i] == type;
   }
@@ -407,10 +509,10 @@ bool MatchSlot(const Slot& slot, TfLiteType type, const Signature& sig, Bindings
   return true;
 }
 
-bool MatchSide(const std::vector<Slot>& slots, const std::vector<TfLiteType>& types, const Signature& sig,
+bool MatchSide(const Slot* slots, int num_slots, const std::vector<TfLiteType>& types, const Signature& sig,
                Bindings* bound) {
   size_t i = 0;
-  for (size_t s = 0; s < slots.size(); ++s) {
+  for (int s = 0; s < num_slots; ++s) {
     const Slot& slot = slots[s];
     if (slot.repeat) {
       if (i >= types.size()) return false;
@@ -427,6 +529,12 @@ bool MatchSide(const std::vector<Slot>& slots, const std::vector<TfLiteType>& ty
     ++i;
   }
   return i == types.size();
+}
+
+bool Matches(const Signature& sig, const std::vector<TfLiteType>& inputs, const std::vector<TfLiteType>& outputs) {
+  Bindings bound;
+  return sig.error == nullptr && MatchSide(sig.inputs, sig.num_inputs, inputs, sig, &bound) &&
+         MatchSide(sig.outputs, sig.num_outputs, outputs, sig, &bound);
 }
 
 }  // namespace
@@ -460,12 +568,11 @@ std::vector<int> BuiltinsWithTypeRules() {
 
 TypeVerdict JudgeTypes(const OpTypeRules& rules, const std::vector<TfLiteType>& inputs,
                        const std::vector<TfLiteType>& outputs) {
-  for (const TypeRule& rule : rules) {
-    const Signature& sig = Compiled(rule.signature);
-    if (!sig.error.empty()) continue;
-    Bindings bound;
-    if (MatchSide(sig.inputs, inputs, sig, &bound) && MatchSide(sig.outputs, outputs, sig, &bound)) {
-      return rule.verdict;
+  const Signature* compiled = CompiledSignatures(rules);
+  for (int r = 0; r < RuleCount(rules); ++r) {
+    if (compiled != nullptr ? Matches(compiled[r], inputs, outputs)
+                            : Matches(Parse(rules.rules[r].signature), inputs, outputs)) {
+      return rules.rules[r].verdict;
     }
   }
   return rules.otherwise;
@@ -488,31 +595,31 @@ std::string TypeSignatureText(const std::vector<TfLiteType>& inputs, const std::
 std::string CheckTypeRuleSyntax() {
   for (const RulesEntry& entry : kRulesTable) {
     for (const TypeRule& rule : entry.rules) {
-      const Signature& sig = Compiled(rule.signature);
-      if (!sig.error.empty()) return sig.error;
+      const Signature sig = Parse(rule.signature);
+      if (sig.error != nullptr) return std::string(sig.error) + " in '" + rule.signature + "'";
     }
   }
   return "";
 }
 
 std::vector<std::string> ExpandSignature(const char* signature) {
-  std::string text = signature;
-  const size_t colon = text.find(':');
-  const std::string body = Trim(colon == std::string::npos ? text : text.substr(0, colon));
-  const Signature& sig = Compiled(signature);
-  std::vector<std::string> results = {body};
-  for (const auto& domain : sig.domains) {
+  const Signature sig = Parse(signature);
+  const char* colon = std::strchr(signature, ':');
+  const Span body = Strip(Span{signature, colon != nullptr ? colon : signature + std::strlen(signature)});
+  std::vector<std::string> results = {std::string(body.begin, body.end)};
+  for (int d = 0; d < sig.num_domains; ++d) {
+    const Domain& domain = sig.domains[d];
     std::vector<std::string> next;
     for (const std::string& partial : results) {
-      for (const auto& entry : TypeNames()) {
-        if ((domain.second & Bit(entry.second)) == 0) continue;
+      for (const TypeName& entry : kTypeNames) {
+        if ((domain.types & Bit(entry.type)) == 0) continue;
         // Replace the variable where it stands alone as a position (not inside a type name).
         std::string out;
         for (size_t i = 0; i < partial.size(); ++i) {
-          const bool alone = partial[i] == domain.first &&
+          const bool alone = partial[i] == domain.variable &&
                              (i == 0 || !std::isalnum(static_cast<unsigned char>(partial[i - 1]))) &&
                              (i + 1 == partial.size() || !std::isalnum(static_cast<unsigned char>(partial[i + 1])));
-          out += alone ? std::string(entry.first) : std::string(1, partial[i]);
+          out += alone ? std::string(entry.name) : std::string(1, partial[i]);
         }
         next.push_back(out);
       }

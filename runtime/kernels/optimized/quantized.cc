@@ -133,7 +133,8 @@ namespace {
 // terms: bias - zx * sum d - K * zx * beta (quant_kernels.h).
 bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights, int n, size_t k,
                  int32_t input_zero_point, int32_t weights_zero_point, const int32_t* bias,
-                 const nn::OutputRequantization& rq, bool rounding_up, int32_t output_offset, QuantGemmState* s) {
+                 const nn::OutputRequantization& rq, bool rq_lasts, bool rounding_up, int32_t output_offset,
+                 QuantGemmState* s) {
   const QuantGemmState::PackedFrom from{weights,
                                         bias,
                                         n,
@@ -161,7 +162,11 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
   s->pending.pending = true;
   s->pending.weights = weights;
   s->pending.bias = bias;
-  s->pending.rq = rq;
+  if (rq_lasts) {
+    s->pending.rq.Refer(rq);
+  } else {
+    s->pending.rq.Keep(rq);
+  }
   s->pending.weights_zero_point = weights_zero_point;
   s->pending.output_offset = output_offset;
   s->pending.rounding_up = rounding_up;
@@ -189,11 +194,11 @@ void PackPendingGemm(QuantGemmState* s) {
     col_terms[col] =
         bias_value - int64_t{s->input_zero_point} * sum - static_cast<int64_t>(k) * s->input_zero_point * beta;
   }
-  BuildOutputStage(p.rq, p.rounding_up, col_terms, p.output_offset, &s->output);
+  BuildOutputStage(p.rq.get(), p.rounding_up, col_terms, p.output_offset, &s->output);
   s->packed_b.assign(s->kernels->packed_b_size(n, s->kp), 0);
   s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
   p.pending = false;
-  p.rq = nn::OutputRequantization();
+  p.rq.Reset();
 }
 
 // The im2col rows [m0, m0 + rows) into dst (kp bytes each; taps in the padding read the input
@@ -281,6 +286,7 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
     requantization = &computed;
   }
   const nn::OutputRequantization& rq = *requantization;
+  const bool rq_lasts = requantization != &computed;
   s->conv = true;
   s->geometry = geometry;
   s->channels = input->dims->data[3];
@@ -289,7 +295,7 @@ bool PrepareQuantConv(TfLiteContext* context, TfLiteNode* node, const MicroKerne
   // The reference's stages: uint8 through gemmlowp (ties away from zero), int8 through ruy.
   const bool rounding_up = input->type == kTfLiteInt8;
   if (!PrepareGemm(set, input->type == kTfLiteInt8, filter->data.uint8, n, k, input->params.zero_point,
-                   filter->params.zero_point, tflite::GetTensorData<int32_t>(bias), rq, rounding_up,
+                   filter->params.zero_point, tflite::GetTensorData<int32_t>(bias), rq, rq_lasts, rounding_up,
                    output->params.zero_point, s)) {
     return false;
   }
@@ -369,7 +375,8 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const 
   const bool rounding_up = fc.input->type == kTfLiteInt8;
   if (!PrepareGemm(set, fc.input->type == kTfLiteInt8, fc.weights->data.uint8, fc.n, fc.k, fc.input->params.zero_point,
                    fc.weights->params.zero_point,
-                   fc.bias != nullptr ? tflite::GetTensorData<int32_t>(fc.bias) : nullptr, fc.rq, rounding_up,
+                   fc.bias != nullptr ? tflite::GetTensorData<int32_t>(fc.bias) : nullptr, fc.rq, /*rq_lasts=*/false,
+                   rounding_up,
                    fc.output->params.zero_point, s)) {
     return false;
   }
@@ -487,6 +494,7 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
     requantization = &computed;
   }
   const nn::OutputRequantization& rq = *requantization;
+  const bool rq_lasts = requantization != &computed;
   s->kernels = &QuantKernelsFor(set);
   s->is_signed = input->type == kTfLiteInt8;
   s->geometry = geometry;
@@ -505,7 +513,11 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   p.bias = bias != nullptr ? tflite::GetTensorData<int32_t>(bias) : nullptr;
   p.real_taps = taps;
   p.output_zero_point = output->params.zero_point;
-  p.rq = rq;
+  if (rq_lasts) {
+    p.rq.Refer(rq);
+  } else {
+    p.rq.Keep(rq);
+  }
   s->packed_w.clear();
   s->zero.assign(channels, static_cast<uint8_t>(s->input_zero_point));
   s->indirection_input = nullptr;
@@ -569,9 +581,9 @@ void PackPendingDepthwise(QuantDepthwiseState* s) {
   }
   // Depthwise convolutions requantize in TFLite's own loops: ties away from zero. Prepare checked
   // what BuildOutputStage refuses.
-  BuildOutputStage(p.rq, /*rounding_up=*/false, col_terms, p.output_zero_point, &s->output);
+  BuildOutputStage(p.rq.get(), /*rounding_up=*/false, col_terms, p.output_zero_point, &s->output);
   p.pending = false;
-  p.rq = nn::OutputRequantization();
+  p.rq.Reset();
 }
 
 namespace {

@@ -27,6 +27,27 @@ struct QuantOutput {
   QuantOutputStage stage;
 };
 
+// The requantization a first Eval folds into the output stage: the reference kernel's own (it lives
+// as long as the node, and a reference Prepare that recomputes it is always followed by the
+// optimized Prepare), referred to without a copy, or a copy of one computed in Prepare.
+class PendingRequantization {
+ public:
+  void Refer(const nn::OutputRequantization& lasting) {
+    owned_ = nn::OutputRequantization();
+    lasting_ = &lasting;
+  }
+  void Keep(const nn::OutputRequantization& computed) {
+    owned_ = computed;
+    lasting_ = nullptr;
+  }
+  void Reset() { Keep(nn::OutputRequantization()); }
+  const nn::OutputRequantization& get() const { return lasting_ != nullptr ? *lasting_ : owned_; }
+
+ private:
+  const nn::OutputRequantization* lasting_ = nullptr;
+  nn::OutputRequantization owned_;
+};
+
 // A quantized GEMM node (CONV_2D or FULLY_CONNECTED): rows of K input bytes (an im2col of the
 // window, or the input itself) times N packed weight columns.
 struct QuantGemmState {
@@ -65,7 +86,7 @@ struct QuantGemmState {
     bool pending = false;
     const uint8_t* weights = nullptr;
     const int32_t* bias = nullptr;
-    nn::OutputRequantization rq;
+    PendingRequantization rq;
     int32_t weights_zero_point = 0, output_offset = 0;
     bool rounding_up = false;
   } pending;
@@ -103,7 +124,7 @@ struct QuantDepthwiseState {
     const int32_t* bias = nullptr;
     int real_taps = 0;
     int32_t output_zero_point = 0;
-    nn::OutputRequantization rq;
+    PendingRequantization rq;
   } pending;
 };
 
