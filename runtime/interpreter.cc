@@ -1256,13 +1256,12 @@ TfLiteStatus Subgraph::GetNodeAndRegistrationCallback(TfLiteContext* context, in
     // A delegate built by TFLite reads the registration through TfLiteRegistrationExternal only; where
     // it finds none, its opaque code would treat impl_ as TFLite's Subgraph. So every registration
     // handed out carries one (node_index says which node's classic callbacks it stands for).
-    auto made = std::make_unique<TfLiteRegistrationExternal>();
-    made->custom_name = entry.registration.custom_name;
-    made->version = entry.registration.version;
-    made->builtin_code = entry.registration.builtin_code;
-    made->node_index = node_index;
-    entry.registration.registration_external = made.get();
-    self->host_externals_[node_index] = std::move(made);
+    TfLiteRegistrationExternal& made = self->host_externals_.emplace_back();
+    made.custom_name = entry.registration.custom_name;
+    made.version = entry.registration.version;
+    made.builtin_code = entry.registration.builtin_code;
+    made.node_index = node_index;
+    entry.registration.registration_external = &made;
   }
   *node = &entry.node;
   *registration = &entry.registration;

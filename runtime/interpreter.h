@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -241,7 +242,7 @@ class Subgraph {
   // TfLiteRegistrationExternal structs: the ones this host makes for delegates to read (one per node a
   // delegate asked about, node_index set), and the ones opaque delegates handed over with their kernels
   // (node_index -1; made with C++ new in the delegate's .so, freed here with delete, as TFLite does).
-  std::map<int, std::unique_ptr<TfLiteRegistrationExternal>> host_externals_;
+  std::deque<TfLiteRegistrationExternal> host_externals_;  // a deque: the pointers handed out stay valid
   std::vector<std::unique_ptr<TfLiteRegistrationExternal>> delegate_externals_;
   std::vector<void*> persistent_buffers_;
   CacheAlignedBuffer arena_;

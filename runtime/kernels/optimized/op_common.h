@@ -271,13 +271,19 @@ class ThreadScratch {
   void Ensure(int threads, size_t count) {
     if (threads != threads_ || count != count_) Assign(threads, count);
   }
-  void Assign(int threads, size_t count) {
+  // As Ensure, without zero-filling: for parts every reader writes before it reads. Their pages are
+  // first touched at the first Eval, not at Prepare.
+  void EnsureUnfilled(int threads, size_t count) {
+    if (threads != threads_ || count != count_) Assign(threads, count, /*zero_fill=*/false);
+  }
+  void Assign(int threads, size_t count, bool zero_fill = true) {
     threads_ = std::max(threads, 1);
     count_ = count;
     const size_t part_bytes = RoundUpToLine(count * sizeof(T));
     stride_bytes_ = threads_ > 1 ? part_bytes + kThreadScratchGapBytes : part_bytes;
     memory_.reset(static_cast<unsigned char*>(::operator new(
         std::max<size_t>(stride_bytes_ * threads_, kCacheLineBytes), std::align_val_t(kCacheLineBytes))));
+    if (!zero_fill) return;
     for (int t = 0; t < threads_; ++t) std::memset(memory_.get() + t * stride_bytes_, 0, part_bytes);
   }
   void Clear() {

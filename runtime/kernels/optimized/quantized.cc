@@ -544,8 +544,9 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   } else {
     std::vector<const uint8_t*>().swap(s->indirection);
     std::vector<uint8_t>().swap(s->expanded);
-    s->row_taps.Ensure(threads, static_cast<size_t>(geometry.out_width) * s->taps);
-    if (multiplier > 1) s->expanded_rows.Ensure(threads, static_cast<size_t>(s->ring_rows) * row_bytes);
+    // Every entry and expanded row is written before it is read (EvalQuantDepthwise).
+    s->row_taps.EnsureUnfilled(threads, static_cast<size_t>(geometry.out_width) * s->taps);
+    if (multiplier > 1) s->expanded_rows.EnsureUnfilled(threads, static_cast<size_t>(s->ring_rows) * row_bytes);
   }
   g_prepared.fetch_add(1, std::memory_order_relaxed);
   return true;
