@@ -331,6 +331,14 @@ TEST(OptimizedExpansionFusionTest, SmallMapsFuseOnOneThreadOnly) {
   CheckExpansion({{3, 5, 4, 3}, 16, Act::RELU, {{}, 1, 3, 3, fb::Padding::SAME, 2, 1}}, Fused::kOneThread, 15);
   CheckExpansion({{1, 1, 1, 1}, 1, Act::NONE, {{}, 1, 1, 1}}, Fused::kOneThread, 17);
 }
+TEST(OptimizedExpansionFusionTest, SmallMapsOnSeveralThreadsSplitChannels) {
+  // Fewer than 7 output rows per thread on 4 threads, at least 64 channels per thread: chunks take
+  // GEMM panels of channels over every row; 300 channels end in a partial panel, the second case
+  // has two batches and a stride of 2 across the rows.
+  CheckExpansion({{1, 7, 7, 24}, 300, Act::RELU6, {{}, 1, 5, 5, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6}},
+                 Fused::kAlways, 25);
+  CheckExpansion({{2, 9, 6, 16}, 256, Act::NONE, {{}, 1, 3, 3, fb::Padding::VALID, 2, 1}}, Fused::kAlways, 27);
+}
 TEST(OptimizedExpansionFusionTest, WeightsPackedAtEveryInvoke) {
   Expansion e{{1, 9, 8, 6}, 24, Act::NONE, {{}, 1, 3, 3}};
   e.expansion_weights_are_input = true;

@@ -74,6 +74,8 @@ struct DepthwiseState : OpState {
   ConvState* expansion = nullptr;
   int expansion_input = -1, expansion_filter = -1, expansion_bias = -1;
   ThreadScratch<const float*> expansion_pointers;  // per thread, an input pixel pointer per column
+  // On several threads, chunks take channel ranges of all rows instead of rows (PrepareFusion).
+  bool expansion_channel_split = false;
 };
 
 // A fused depthwise chunk's source of input rows: row `row` (all batches' rows in order) of the
@@ -83,20 +85,27 @@ struct ExpansionRows {
   const float* input = nullptr;      // the convolution's input, NHWC
   size_t width = 0;                  // pixels per input row
   const float** pointers = nullptr;  // `width` slots of scratch
+  // The output channels computed, [c0, c1): all (c1 0), or a channel split's chunk (c0 a whole
+  // number of the GEMM's panels).
+  size_t c0 = 0, c1 = 0;
 
-  // Writes the first `pixels` pixels of output row `row` to `out` (output_depth floats each).
+  // Writes the first `pixels` pixels of output row `row` to `out` (output_depth floats each, of
+  // which channels [c0, c1)).
   void Compute(int64_t row, size_t pixels, float* out) const {
     const size_t depth = conv->filter_depth;
     const float* in = input + static_cast<size_t>(row) * width * depth;
     for (size_t x = 0; x < pixels; ++x) pointers[x] = in + x * depth;
     const GemmVariant& variant = *conv->variant;
+    const size_t end = c1 == 0 ? static_cast<size_t>(conv->output_depth) : c1;
     GemmArgs args;
-    args.nc = conv->output_depth;
+    args.nc = end - c0;
     args.kc = depth;
     args.ks = 1;
     args.a_row_stride = 1;
     args.zero = conv->zero.data();
-    args.w = conv->packed.data();
+    // Panels of nr columns: nr biases, then kc rows of nr weights (PackGemmWeights).
+    args.w = conv->packed.data() + c0 / variant.nr * PackedPanelSize(1, depth, variant.nr);
+    out += c0;
     args.c_stride = conv->output_depth;
     args.min = conv->act_min;
     args.max = conv->act_max;
@@ -137,6 +146,9 @@ constexpr size_t kMaxPaddedRingBytes = 256 * 1024;
 // maps gain (8-24 us a block when the vCPUs sit far apart, within 4 us either way near), 7x7
 // maps lose 3-10 us (a chunk of 3 rows computes 2-4 more of the expansion).
 constexpr int64_t kMinFusedRowsPerThread = 7;
+// Chunks of channels instead (DepthwiseState::expansion_channel_split) need this many channels a
+// thread (whole GEMM panels each: on 2 threads hand_landmark's 7x7 and 14x14 maps have 288-672).
+constexpr int kMinFusedChannelsPerThread = 64;
 
 // The rows of the padded-rows path (DepthwiseState::padded_rows) for a node's geometry, and whether
 // the path can take it at all (multiplier 1, a window the row kernel takes, a ring within bounds).
@@ -177,6 +189,7 @@ struct DepthwiseOp {
     const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     s->quantized = false;
     s->expansion = nullptr;
+    s->expansion_channel_split = false;
     if (input->type != kTfLiteFloat32 && tflite::NumElements(output) > 0) {
       s->quantized = PrepareQuantDepthwise(
           context, node, *s->kernels,
@@ -271,8 +284,16 @@ struct DepthwiseOp {
     const int threads = NumThreads(context);
     const int64_t rows_per_thread = int64_t{g.batches} * g.out_height / threads;
     const int64_t shared_rows = std::max(0, layout.ring_rows - g.stride_height);
-    if (threads > 1 && (rows_per_thread < kMinFusedRowsPerThread || rows_per_thread * g.stride_height < shared_rows)) {
-      return;
+    // A chunk of rows computes again the rows it shares with the one before: on several threads,
+    // where those are a large share of its rows, chunks take the GEMM's panels of channels instead
+    // (measured on hand_landmark's 14x14 maps with 5x5 windows, two threads: 5-20% faster a node;
+    // its 28x28 and larger maps are 10-25% slower so).
+    const bool row_chunks = threads == 1 || (rows_per_thread >= kMinFusedRowsPerThread &&
+                                             rows_per_thread * g.stride_height >= 2 * shared_rows);
+    bool channel_chunks = false;
+    if (!row_chunks) {
+      channel_chunks = s->group_pixels == 1 && s->output_depth >= threads * kMinFusedChannelsPerThread;
+      if (!channel_chunks) return;
     }
     // The node writing the input, before this one in the plan.
     TfLiteIntArray* plan = nullptr;
@@ -311,6 +332,7 @@ struct DepthwiseOp {
     if (!backend->fuse_producer(context, producer, self)) return;
     conv->fused_into_consumer = true;
     s->expansion = conv;
+    s->expansion_channel_split = channel_chunks;
     s->expansion_input = producer_node->inputs->data[0];
     s->expansion_filter = producer_node->inputs->data[1];
     s->expansion_bias = producer_node->inputs->data[2];
@@ -553,6 +575,25 @@ struct DepthwiseOp {
         const float* conv_input = tflite::GetTensorData<float>(&context->tensors[s->expansion_input]);
         const int threads = NumThreads(context);
         s->expansion_pointers.Ensure(threads, s->geometry.in_width);
+        if (s->expansion_channel_split) {
+          // Chunks of whole GEMM panels of channels, each over every row: nothing computed twice.
+          const size_t nr = conv->variant->nr;
+          const size_t channels = s->output_depth;
+          const int64_t panels = static_cast<int64_t>((channels + nr - 1) / nr);
+          ParallelChunks(context, panels, 1, [&](int, int64_t begin, int64_t end) {
+            const int thread = CurrentThread(context);
+            ExpansionRows expansion;
+            expansion.conv = conv;
+            expansion.input = conv_input;
+            expansion.width = s->geometry.in_width;
+            expansion.pointers = s->expansion_pointers.part(thread);
+            expansion.c0 = static_cast<size_t>(begin) * nr;
+            expansion.c1 = std::min(static_cast<size_t>(end) * nr, channels);
+            EvalRows(s, input_data, nullptr, s->padded_rings.part(thread), &expansion, filter_data, bias_data,
+                     output_data, 0, rows, expansion.c0, expansion.c1);
+          });
+          return kTfLiteOk;
+        }
         ParallelChunks(context, rows, std::max<int64_t>(1, rows / threads), [&](int, int64_t begin, int64_t end) {
           const int thread = CurrentThread(context);
           ExpansionRows expansion;
