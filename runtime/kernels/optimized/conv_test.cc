@@ -265,6 +265,55 @@ TEST(ThreadScratchTest, PartsAreZeroedAndFarApart) {
   EXPECT_EQ(scratch.part(0)[15], 0.f);
 }
 
+// ---- A zero PAD folded into the DEPTHWISE_CONV_2D reading its output
+
+struct PadThenDepthwise {
+  std::vector<int> input;         // NHWC of the PAD's input
+  std::vector<int32_t> paddings;  // [4][2]: before and after each dimension
+  Depthwise depthwise;            // its `input` is ignored
+};
+
+// Runs PAD -> DEPTHWISE_CONV_2D against the reference and checks whether the PAD was folded away.
+// `second_reader`: another DEPTHWISE_CONV_2D reads the padded tensor too (no folding then).
+void CheckPadFolding(const PadThenDepthwise& c, bool folded, uint32_t seed, bool second_reader = false) {
+  OpCase op;
+  const Depthwise& d = c.depthwise;
+  const int input = op.AddFloatInput(c.input, seed);
+  const int paddings = op.test().AddConst<int32_t>(kTfLiteInt32, {4, 2}, c.paddings);
+  const int padded = op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinPad, {input, paddings}, {padded});
+  const int channels = (c.input[3] + c.paddings[6] + c.paddings[7]) * d.multiplier;
+  const int filter = op.AddFloatConst({1, d.kernel_h, d.kernel_w, channels}, seed + 1);
+  std::vector<int> dw_inputs = {padded, filter};
+  if (d.bias) dw_inputs.push_back(op.AddFloatConst({channels}, seed + 2));
+  AddDepthwiseOp(op, d, dw_inputs, op.AddFloatOutput());
+  if (second_reader) AddDepthwiseOp(op, d, dw_inputs, op.AddFloatOutput());
+  op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
+    EXPECT_EQ(interpreter->primary()->tensor_fused_away(padded), folded) << label;
+  });
+  op.Check(optimized::Register_PAD());
+}
+
+TEST(OptimizedPadFoldingTest, ZeroPadsOfRowsAndColumnsFold) {
+  // One pixel around, then VALID: the face detectors' pattern.
+  CheckPadFolding({{1, 12, 10, 8}, {0, 0, 1, 1, 1, 1, 0, 0}, {{}, 1, 3, 3, fb::Padding::VALID, 1, 1, 1, 1, Act::RELU6}},
+                  true, 31);
+  // Uneven pads, a stride of 2, two batches, 20 channels (not whole registers).
+  CheckPadFolding({{2, 11, 9, 20}, {0, 0, 1, 2, 0, 1, 0, 0}, {{}, 1, 3, 3, fb::Padding::VALID, 2, 2}}, true, 33);
+  // The window's own SAME padding adds to the PAD's.
+  CheckPadFolding({{1, 9, 9, 16}, {0, 0, 2, 2, 2, 2, 0, 0}, {{}, 1, 5, 5, fb::Padding::SAME}}, true, 35);
+  // A depth multiplier of 2 (the indirect path), and no bias.
+  CheckPadFolding({{1, 8, 7, 4}, {0, 0, 1, 1, 1, 1, 0, 0}, {{}, 2, 3, 3, fb::Padding::VALID, 1, 1, 1, 1, Act::NONE, false}},
+                  true, 37);
+}
+TEST(OptimizedPadFoldingTest, OtherPadsStay) {
+  // Channels padded too: the window cannot take that.
+  CheckPadFolding({{1, 6, 6, 8}, {0, 0, 1, 1, 1, 1, 0, 2}, {{}, 1, 3, 3, fb::Padding::VALID}}, false, 39);
+  // The padded tensor has a second reader.
+  CheckPadFolding({{1, 6, 6, 8}, {0, 0, 1, 1, 1, 1, 0, 0}, {{}, 1, 3, 3, fb::Padding::VALID}}, false, 41,
+                  /*second_reader=*/true);
+}
+
 // ---- A 1x1 CONV_2D fused into the DEPTHWISE_CONV_2D reading its output
 
 // The expansion and depthwise layers of an inverted-residual block: input -> 1x1 CONV_2D ->

@@ -15,6 +15,7 @@
 #include "runtime/kernels/optimized/gemm.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/pad.h"
 #include "runtime/kernels/optimized/quantized.h"
 #include "runtime/kernels/optimized/quantized16.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -76,7 +77,39 @@ struct DepthwiseState : OpState {
   ThreadScratch<const float*> expansion_pointers;  // per thread, an input pixel pointer per column
   // On several threads, chunks take channel ranges of all rows instead of rows (PrepareFusion).
   bool expansion_channel_split = false;
+  // The input of a zero PAD folded into this node (FoldPad), read instead of input 0; -1: none.
+  int folded_pad_input = -1;
 };
+
+// The node of the plan before `node` that writes its input 0, if any: `self` and `producer` are
+// plan node indices (-1: not found).
+struct Producer {
+  int self = -1;
+  int producer = -1;
+  TfLiteNode* node = nullptr;
+  TfLiteRegistration* registration = nullptr;
+};
+Producer ProducerOfInput(TfLiteContext* context, const TfLiteNode* node) {
+  Producer found;
+  TfLiteIntArray* plan = nullptr;
+  if (context->GetExecutionPlan(context, &plan) != kTfLiteOk) return Producer();
+  const int input_tensor = node->inputs->data[0];
+  for (int i = 0; i < plan->size && found.self < 0; ++i) {
+    TfLiteNode* other = nullptr;
+    TfLiteRegistration* registration = nullptr;
+    if (context->GetNodeAndRegistration(context, plan->data[i], &other, &registration) != kTfLiteOk) {
+      return Producer();
+    }
+    if (other == node) {
+      found.self = plan->data[i];
+    } else if (other->outputs->size == 1 && other->outputs->data[0] == input_tensor) {
+      found.producer = plan->data[i];
+      found.node = other;
+      found.registration = registration;
+    }
+  }
+  return found.self >= 0 ? found : Producer();
+}
 
 // A fused depthwise chunk's source of input rows: row `row` (all batches' rows in order) of the
 // 1x1 convolution's output, computed by its GEMM from the convolution's input.
@@ -146,6 +179,9 @@ constexpr size_t kMaxPaddedRingBytes = 256 * 1024;
 // maps gain (8-24 us a block when the vCPUs sit far apart, within 4 us either way near), 7x7
 // maps lose 3-10 us (a chunk of 3 rows computes 2-4 more of the expansion).
 constexpr int64_t kMinFusedRowsPerThread = 7;
+// Paddings FoldPad takes (a window's own and the PAD's before each axis), far below int overflow.
+constexpr int64_t kMaxFoldedPad = 1 << 20;
+
 // Chunks of channels instead (DepthwiseState::expansion_channel_split) need this many channels a
 // thread (whole GEMM panels each: on 2 threads hand_landmark's 7x7 and 14x14 maps have 288-672).
 constexpr int kMinFusedChannelsPerThread = 64;
@@ -206,6 +242,8 @@ struct DepthwiseOp {
     }
     s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
                              params.dilation_height_factor, params.dilation_width_factor);
+    s->folded_pad_input = -1;
+    FoldPad(context, node, s);
     s->input_depth = input->dims->data[3];
     s->output_depth = filter->dims->data[3];
     s->multiplier = s->output_depth / s->input_depth;
@@ -267,6 +305,35 @@ struct DepthwiseOp {
     return kTfLiteOk;
   }
 
+  // A zero PAD of the rows and columns just before this node (exports that pad explicitly and
+  // then convolve VALID; face_detection_full_range_sparse has 42 of them, 14% of its time on one
+  // thread): the node reads the PAD's input with the padding as part of its own window, and the
+  // PAD's Eval does nothing. The runtime decides whether the graph allows it (fuse_producer).
+  static void FoldPad(TfLiteContext* context, TfLiteNode* node, State* s) {
+    CpuBackendContext* backend = GetCpuBackendContext(context);
+    if (backend == nullptr || backend->fuse_producer == nullptr) return;
+    const Producer p = ProducerOfInput(context, node);
+    if (p.producer < 0 || p.node->delegate != nullptr) return;
+    ZeroPadding padding;
+    if (!FoldableZeroPadding(p.node, p.registration, &padding) || padding.rank != 4 || padding.before[0] != 0 ||
+        padding.after[0] != 0 || padding.before[3] != 0 || padding.after[3] != 0) {
+      return;
+    }
+    const TfLiteTensor* source = &context->tensors[padding.input];
+    WindowGeometry& g = s->geometry;
+    if (source->type != kTfLiteFloat32 || g.pad_top > kMaxFoldedPad || g.pad_left > kMaxFoldedPad ||
+        padding.before[1] > kMaxFoldedPad || padding.before[2] > kMaxFoldedPad) {
+      return;
+    }
+    if (!backend->fuse_producer(context, p.producer, p.self)) return;
+    MarkPadFused(p.node);
+    g.in_height = source->dims->data[1];
+    g.in_width = source->dims->data[2];
+    g.pad_top += static_cast<int>(padding.before[1]);
+    g.pad_left += static_cast<int>(padding.before[2]);
+    s->folded_pad_input = padding.input;
+  }
+
   // Fuses the 1x1 CONV_2D that produces the input (an inverted-residual block's expansion) into
   // this node: each chunk computes the rows of that convolution its windows read straight into
   // its ring of padded rows (ExpansionRows), and every pixel takes the row kernel. The expanded
@@ -295,32 +362,12 @@ struct DepthwiseOp {
       channel_chunks = s->group_pixels == 1 && s->output_depth >= threads * kMinFusedChannelsPerThread;
       if (!channel_chunks) return;
     }
-    // The node writing the input, before this one in the plan.
-    TfLiteIntArray* plan = nullptr;
-    if (context->GetExecutionPlan(context, &plan) != kTfLiteOk) return;
-    const int input_tensor = node->inputs->data[0];
-    int self = -1;
-    int producer = -1;
-    TfLiteNode* producer_node = nullptr;
-    TfLiteRegistration* producer_registration = nullptr;
-    for (int i = 0; i < plan->size && self < 0; ++i) {
-      TfLiteNode* other = nullptr;
-      TfLiteRegistration* registration = nullptr;
-      if (context->GetNodeAndRegistration(context, plan->data[i], &other, &registration) != kTfLiteOk) {
-        return;
-      }
-      if (other == node) {
-        self = plan->data[i];
-      } else if (other->outputs->size == 1 && other->outputs->data[0] == input_tensor) {
-        producer = plan->data[i];
-        producer_node = other;
-        producer_registration = registration;
-      }
-    }
-    if (self < 0 || producer < 0 || producer_node->delegate != nullptr ||
-        !IsOptimizedConvInvoke(producer_registration->invoke) || producer_node->inputs->size != 3) {
+    const Producer p = ProducerOfInput(context, node);
+    if (p.producer < 0 || p.node->delegate != nullptr || !IsOptimizedConvInvoke(p.registration->invoke) ||
+        p.node->inputs->size != 3) {
       return;
     }
+    TfLiteNode* producer_node = p.node;
     ConvState* conv = static_cast<ConvState*>(producer_node->user_data);
     const WindowGeometry& cg = conv->geometry;
     if (!conv->fast || conv->quantized || conv->hybrid || conv->planar || conv->groups != 1 || cg.kernel_height != 1 ||
@@ -329,7 +376,7 @@ struct DepthwiseOp {
         cg.in_width != g.in_width || conv->output_depth != s->input_depth) {
       return;
     }
-    if (!backend->fuse_producer(context, producer, self)) return;
+    if (!backend->fuse_producer(context, p.producer, p.self)) return;
     conv->fused_into_consumer = true;
     s->expansion = conv;
     s->expansion_channel_split = channel_chunks;
@@ -522,6 +569,7 @@ struct DepthwiseOp {
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->quantized) return EvalQuantDepthwise(context, node, &s->quant);
     const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
+    const TfLiteTensor* source = s->folded_pad_input >= 0 ? &context->tensors[s->folded_pad_input] : input;
     const size_t taps = s->geometry.taps();
     const int64_t pixels = s->geometry.out_pixels();
     const int64_t macs_per_pixel = static_cast<int64_t>(taps) * s->output_depth;
@@ -533,7 +581,7 @@ struct DepthwiseOp {
     const bool row_kernel = s->multiplier == 1 && (padded || s->interior_end > s->interior_begin);
     const float* const* indirection =
         padded ? nullptr
-               : s->indirection.Get(s->geometry, tflite::GetTensorData<float>(input), s->input_depth, s->zero.data(),
+               : s->indirection.Get(s->geometry, tflite::GetTensorData<float>(source), s->input_depth, s->zero.data(),
                                     row_kernel ? s->interior_begin : 0, row_kernel ? s->interior_end : 0);
     const float* filter_data = tflite::GetTensorData<float>(filter);
     const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
@@ -544,7 +592,7 @@ struct DepthwiseOp {
                                   s->grouped_bias != (bias != nullptr ? bias->data.raw : nullptr))) {
         RepeatWeights(s, filter, bias);
       }
-      const float* input_data = tflite::GetTensorData<float>(input);
+      const float* input_data = tflite::GetTensorData<float>(source);
       const size_t ring_floats = s->padded_ring_rows * s->padded_row_floats;
       if (padded) s->padded_rings.Ensure(NumThreads(context), ring_floats);
       if (padded && s->padded_channel_split) {

@@ -12,6 +12,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/pad.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -25,6 +26,8 @@ struct PadState : MoveState {
   // (the trailing dimensions without padding merged into one run).
   int row_dim = 0;
   int64_t inner = 1;
+  bool float_zeros = false;          // PAD of float32 values: the padding is zeros
+  bool fused_into_consumer = false;  // MarkPadFused: the reader computes the padding
 };
 
 template <bool kV2>
@@ -36,6 +39,8 @@ struct PadOp {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* paddings = tflite::GetInput(context, node, 1);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->fused_into_consumer = false;
+    s->float_zeros = !kV2 && input->type == kTfLiteFloat32;
     if (!PrepareMove(input, paddings, 2, output, s)) return kTfLiteOk;
     int64_t after[kMaxMoveRank] = {};
     for (int d = 0; d < s->rank; ++d) {
@@ -54,6 +59,7 @@ struct PadOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->fused_into_consumer) return kTfLiteOk;
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     const TfLiteTensor* value = node->inputs->size == 3 ? tflite::GetInput(context, node, 2) : nullptr;
@@ -118,6 +124,21 @@ struct PadOp {
 };
 
 }  // namespace
+
+bool FoldableZeroPadding(const TfLiteNode* node, const TfLiteRegistration* registration, ZeroPadding* padding) {
+  if (registration->invoke != OptimizedKernel<PadOp<false>>::Invoke || node->inputs->size != 2) return false;
+  const PadState* s = static_cast<const PadState*>(node->user_data);
+  if (!s->fast || !s->float_zeros) return false;
+  padding->input = node->inputs->data[0];
+  padding->rank = s->rank;
+  for (int d = 0; d < s->rank; ++d) {
+    padding->before[d] = s->before[d];
+    padding->after[d] = s->out_shape[d] - s->in_shape[d] - s->before[d];
+  }
+  return true;
+}
+
+void MarkPadFused(TfLiteNode* node) { static_cast<PadState*>(node->user_data)->fused_into_consumer = true; }
 
 TfLiteRegistration* Register_PAD() { return OptimizedKernel<PadOp<false>>::Registration(); }
 TfLiteRegistration* Register_PADV2() { return OptimizedKernel<PadOp<true>>::Registration(); }
