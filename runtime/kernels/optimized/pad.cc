@@ -89,34 +89,32 @@ struct PadOp {
       }
     };
     ParallelChunks(context, RowsBefore(*s, last), MinRowsPerChunk(out_row_bytes), [&](int, int64_t begin, int64_t end) {
+      // The output coordinates of the chunk's first row (dimensions before `last`), found once and
+      // then stepped row by row: rows can be a few bytes each (a PAD of channels).
+      int64_t coordinate[kMaxMoveRank] = {};
+      int64_t rest = begin;
+      for (int d = last - 1; d >= 0; --d) {
+        coordinate[d] = rest % s->out_shape[d];
+        rest /= s->out_shape[d];
+      }
       for (int64_t row = begin; row < end; ++row) {
         uint8_t* dst = out + row * out_row_bytes;
         // The input row this output row copies, if any.
-        int64_t rest = row;
-        int64_t in_row = 0;
         bool inside = true;
-        for (int d = last - 1; d >= 0; --d) {
-          const int64_t coordinate = rest % s->out_shape[d] - s->before[d];
-          rest /= s->out_shape[d];
-          if (coordinate < 0 || coordinate >= s->in_shape[d]) {
-            inside = false;
-            break;
-          }
+        int64_t in_row = 0;
+        for (int d = 0; d < last; ++d) {
+          const int64_t in_coordinate = coordinate[d] - s->before[d];
+          inside = inside && in_coordinate >= 0 && in_coordinate < s->in_shape[d];
+          in_row = in_row * s->in_shape[d] + in_coordinate;
         }
         if (!inside) {
           fill(dst, out_row_bytes);
-          continue;
+        } else {
+          fill(dst, left_bytes);
+          std::memcpy(dst + left_bytes, in + in_row * in_row_bytes, in_row_bytes);
+          fill(dst + left_bytes + in_row_bytes, out_row_bytes - left_bytes - in_row_bytes);
         }
-        rest = row;
-        int64_t in_stride = 1;
-        for (int d = last - 1; d >= 0; --d) {
-          in_row += (rest % s->out_shape[d] - s->before[d]) * in_stride;
-          rest /= s->out_shape[d];
-          in_stride *= s->in_shape[d];
-        }
-        fill(dst, left_bytes);
-        std::memcpy(dst + left_bytes, in + in_row * in_row_bytes, in_row_bytes);
-        fill(dst + left_bytes + in_row_bytes, out_row_bytes - left_bytes - in_row_bytes);
+        for (int d = last - 1; d >= 0 && ++coordinate[d] == s->out_shape[d]; --d) coordinate[d] = 0;
       }
     });
     return kTfLiteOk;
