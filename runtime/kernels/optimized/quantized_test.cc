@@ -296,9 +296,10 @@ TEST(OptimizedQuantizedDepthwiseTest, DepthMultiplier) {
   CheckQuantDepthwiseAllTypes({{2, 7, 6, 4}, 4, 3, 3, fb::Padding::SAME, 2, 1, 2, 1, Act::NONE, false});
 }
 
-// Above 128 KB of whole-image indirection and expansion the kernel goes row by row, expanding the
-// rows a chunk's windows read into a ring: pc_conv's 128 outputs per input channel over two batches,
-// a dilated window taller than its stride, and a multiplier of 1 on a large image.
+// Above 128 KB of whole-image indirection and expansion (1 MB under 64 output channels) the kernel
+// goes row by row, expanding the rows a chunk's windows read into a ring: pc_conv's 128 outputs per
+// input channel over two batches, a dilated window taller than its stride, and a multiplier of 1 on
+// a large image (1.15 MB of tap pointers).
 TEST(OptimizedQuantizedDepthwiseTest, LargeImagesRowByRow) {
   CheckQuantDepthwiseAllTypes({{2, 64, 64, 1}, 128, 3, 3, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU6});
   CheckQuantDepthwiseAllTypes({{2, 60, 50, 2}, 64, 5, 3, fb::Padding::SAME, 2, 1, 2, 1, Act::NONE, false});
