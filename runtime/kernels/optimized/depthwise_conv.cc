@@ -612,7 +612,6 @@ struct DepthwiseOp {
         return kTfLiteOk;
       }
       if (s->expansion != nullptr) {
-        // One chunk per thread: each chunk computes again the rows it shares with the one before.
         ConvState* conv = s->expansion;
         const TfLiteTensor* conv_filter = &context->tensors[s->expansion_filter];
         const TfLiteTensor* conv_bias = &context->tensors[s->expansion_bias];
@@ -623,34 +622,36 @@ struct DepthwiseOp {
         const float* conv_input = tflite::GetTensorData<float>(&context->tensors[s->expansion_input]);
         const int threads = NumThreads(context);
         s->expansion_pointers.Ensure(threads, s->geometry.in_width);
+        // The calling thread's source of expanded rows, channels [c0, c1) (c1 0: all).
+        const auto expansion_of = [&](size_t c0, size_t c1) {
+          ExpansionRows expansion;
+          expansion.conv = conv;
+          expansion.input = conv_input;
+          expansion.width = s->geometry.in_width;
+          expansion.pointers = s->expansion_pointers.part(CurrentThread(context));
+          expansion.c0 = c0;
+          expansion.c1 = c1;
+          return expansion;
+        };
         if (s->expansion_channel_split) {
           // Chunks of whole GEMM panels of channels, each over every row: nothing computed twice.
           const size_t nr = conv->variant->nr;
           const size_t channels = s->output_depth;
           const int64_t panels = static_cast<int64_t>((channels + nr - 1) / nr);
           ParallelChunks(context, panels, 1, [&](int, int64_t begin, int64_t end) {
-            const int thread = CurrentThread(context);
-            ExpansionRows expansion;
-            expansion.conv = conv;
-            expansion.input = conv_input;
-            expansion.width = s->geometry.in_width;
-            expansion.pointers = s->expansion_pointers.part(thread);
-            expansion.c0 = static_cast<size_t>(begin) * nr;
-            expansion.c1 = std::min(static_cast<size_t>(end) * nr, channels);
-            EvalRows(s, input_data, nullptr, s->padded_rings.part(thread), &expansion, filter_data, bias_data,
-                     output_data, 0, rows, expansion.c0, expansion.c1);
+            const size_t c0 = static_cast<size_t>(begin) * nr;
+            const size_t c1 = std::min(static_cast<size_t>(end) * nr, channels);
+            const ExpansionRows expansion = expansion_of(c0, c1);
+            EvalRows(s, input_data, nullptr, s->padded_rings.part(CurrentThread(context)), &expansion, filter_data,
+                     bias_data, output_data, 0, rows, c0, c1);
           });
           return kTfLiteOk;
         }
+        // One chunk per thread: each chunk computes again the rows it shares with the one before.
         ParallelChunks(context, rows, std::max<int64_t>(1, rows / threads), [&](int, int64_t begin, int64_t end) {
-          const int thread = CurrentThread(context);
-          ExpansionRows expansion;
-          expansion.conv = conv;
-          expansion.input = conv_input;
-          expansion.width = s->geometry.in_width;
-          expansion.pointers = s->expansion_pointers.part(thread);
-          EvalRows(s, input_data, nullptr, s->padded_rings.part(thread), &expansion, filter_data, bias_data,
-                   output_data, begin, end);
+          const ExpansionRows expansion = expansion_of(0, 0);
+          EvalRows(s, input_data, nullptr, s->padded_rings.part(CurrentThread(context)), &expansion, filter_data,
+                   bias_data, output_data, begin, end);
         });
         return kTfLiteOk;
       }
