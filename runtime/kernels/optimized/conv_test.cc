@@ -263,6 +263,13 @@ TEST(ThreadScratchTest, PartsAreZeroedAndFarApart) {
   // One thread needs no gap.
   scratch.Assign(1, 16);
   EXPECT_EQ(scratch.part(0)[15], 0.f);
+  // Parts sized without zero-filling are zero-filled by a later Ensure of the same size.
+  scratch.EnsureUnfilled(2, 64);
+  scratch.part(1)[3] = 7.f;
+  scratch.EnsureUnfilled(2, 64);
+  EXPECT_EQ(scratch.part(1)[3], 7.f);
+  scratch.Ensure(2, 64);
+  EXPECT_EQ(scratch.part(1)[3], 0.f);
 }
 
 // ---- A zero PAD folded into the DEPTHWISE_CONV_2D reading its output

@@ -267,9 +267,10 @@ constexpr size_t kThreadScratchGapBytes = 512 * 1024;
 template <typename T>
 class ThreadScratch {
  public:
-  // Sizes `threads` parts of `count` elements each, zero-filled, unless they have that size.
+  // Sizes `threads` parts of `count` elements each, zero-filled, unless they have that size (and
+  // were zero-filled).
   void Ensure(int threads, size_t count) {
-    if (threads != threads_ || count != count_) Assign(threads, count);
+    if (threads != threads_ || count != count_ || !zero_filled_) Assign(threads, count);
   }
   // As Ensure, without zero-filling: for parts every reader writes before it reads. Their pages are
   // first touched at the first Eval, not at Prepare.
@@ -279,6 +280,7 @@ class ThreadScratch {
   void Assign(int threads, size_t count, bool zero_fill = true) {
     threads_ = std::max(threads, 1);
     count_ = count;
+    zero_filled_ = zero_fill;
     const size_t part_bytes = RoundUpToLine(count * sizeof(T));
     stride_bytes_ = threads_ > 1 ? part_bytes + kThreadScratchGapBytes : part_bytes;
     memory_.reset(static_cast<unsigned char*>(::operator new(
@@ -290,6 +292,7 @@ class ThreadScratch {
     memory_.reset();
     threads_ = 0;
     count_ = 0;
+    zero_filled_ = false;
   }
   T* part(int thread) const { return reinterpret_cast<T*>(memory_.get() + thread * stride_bytes_); }
   size_t count() const { return count_; }
@@ -305,6 +308,7 @@ class ThreadScratch {
   int threads_ = 0;
   size_t count_ = 0;
   size_t stride_bytes_ = 0;
+  bool zero_filled_ = false;
 };
 
 // ---- Convolution windows (conv_2d.cc, depthwise_conv.cc and pooling.cc).
