@@ -243,7 +243,9 @@ struct DepthwiseOp {
     s->geometry = ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
                              params.dilation_height_factor, params.dilation_width_factor);
     s->folded_pad_input = -1;
-    FoldPad(context, node, s);
+    // The node writing the input, looked up once for both fusions below.
+    const Producer producer = ProducerOfInput(context, node);
+    FoldPad(context, producer, s);
     s->input_depth = input->dims->data[3];
     s->output_depth = filter->dims->data[3];
     s->multiplier = s->output_depth / s->input_depth;
@@ -299,7 +301,7 @@ struct DepthwiseOp {
           (max_chunks == 1 || channel_split || rows / min_rows >= NumThreads(context))) {
         UsePaddedRows(s, layout, NumThreads(context), channel_split);
       }
-      PrepareFusion(context, node, s, layout);
+      PrepareFusion(context, producer, s, layout);
     }
     s->fast = true;
     return kTfLiteOk;
@@ -309,10 +311,9 @@ struct DepthwiseOp {
   // then convolve VALID; face_detection_full_range_sparse has 42 of them, 14% of its time on one
   // thread): the node reads the PAD's input with the padding as part of its own window, and the
   // PAD's Eval does nothing. The runtime decides whether the graph allows it (fuse_producer).
-  static void FoldPad(TfLiteContext* context, TfLiteNode* node, State* s) {
+  static void FoldPad(TfLiteContext* context, const Producer& p, State* s) {
     CpuBackendContext* backend = GetCpuBackendContext(context);
     if (backend == nullptr || backend->fuse_producer == nullptr) return;
-    const Producer p = ProducerOfInput(context, node);
     if (p.producer < 0 || p.node->delegate != nullptr) return;
     ZeroPadding padding;
     if (!FoldableZeroPadding(p.node, p.registration, &padding) || padding.rank != 4 || padding.before[0] != 0 ||
@@ -344,7 +345,7 @@ struct DepthwiseOp {
   // compute at least as many input rows as it shares. The runtime decides whether the graph
   // allows it (fuse_producer).
   // Only for layouts that fit (PaddedLayout::fits).
-  static void PrepareFusion(TfLiteContext* context, TfLiteNode* node, State* s, const PaddedLayout& layout) {
+  static void PrepareFusion(TfLiteContext* context, const Producer& p, State* s, const PaddedLayout& layout) {
     CpuBackendContext* backend = GetCpuBackendContext(context);
     if (backend == nullptr || backend->fuse_producer == nullptr) return;
     const WindowGeometry& g = s->geometry;
@@ -362,7 +363,6 @@ struct DepthwiseOp {
       channel_chunks = s->group_pixels == 1 && s->output_depth >= threads * kMinFusedChannelsPerThread;
       if (!channel_chunks) return;
     }
-    const Producer p = ProducerOfInput(context, node);
     if (p.producer < 0 || p.node->delegate != nullptr || !IsOptimizedConvInvoke(p.registration->invoke) ||
         p.node->inputs->size != 3) {
       return;
