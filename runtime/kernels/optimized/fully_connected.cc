@@ -173,28 +173,27 @@ struct FullyConnectedOp {
     const int depth = static_cast<int>(s->depth);
     s->quantized_input.Quantize(input_data, s->asymmetric);
     for (float& scaling_factor : s->quantized_input.scaling_factors) scaling_factor *= weights->params.scale;
-    constexpr int64_t kUnitsPerTask = kHybridUnitsPerTask;
-    const int64_t unit_blocks = (static_cast<int64_t>(s->units) + kUnitsPerTask - 1) / kUnitsPerTask;
-    const int64_t min_tasks = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, kUnitsPerTask * depth));
+    const int64_t unit_blocks = (static_cast<int64_t>(s->units) + kHybridUnitsPerTask - 1) / kHybridUnitsPerTask;
+    const int64_t min_tasks = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, kHybridUnitsPerTask * depth));
     const Int8GemvKernels& gemv = *s->gemv;
     if (s->hybrid_packed_from != weights_data) {
-      s->hybrid_block_bytes = gemv.packed_size(kUnitsPerTask, s->depth);
+      s->hybrid_block_bytes = gemv.packed_size(kHybridUnitsPerTask, s->depth);
       s->hybrid_packed.assign(static_cast<size_t>(unit_blocks) * s->hybrid_block_bytes, 0);
       for (int64_t block = 0; block < unit_blocks; ++block) {
-        const size_t first = static_cast<size_t>(block) * kUnitsPerTask;
-        gemv.pack(weights_data + first * s->depth, std::min<size_t>(kUnitsPerTask, s->units - first), s->depth,
+        const size_t first = static_cast<size_t>(block) * kHybridUnitsPerTask;
+        gemv.pack(weights_data + first * s->depth, std::min<size_t>(kHybridUnitsPerTask, s->units - first), s->depth,
                   s->hybrid_packed.data() + block * s->hybrid_block_bytes);
       }
       s->hybrid_packed_from = weights_data;
     }
     ParallelChunks(
         context, static_cast<int64_t>(s->rows) * unit_blocks, min_tasks, [&](int, int64_t begin, int64_t end) {
-          int32_t sums[kUnitsPerTask];
+          int32_t sums[kHybridUnitsPerTask];
           for (int64_t task = begin; task < end; ++task) {
             const size_t row = static_cast<size_t>(task / unit_blocks);
             const int64_t block = task % unit_blocks;
-            const size_t first = static_cast<size_t>(block) * kUnitsPerTask;
-            const size_t count = std::min<size_t>(kUnitsPerTask, s->units - first);
+            const size_t first = static_cast<size_t>(block) * kHybridUnitsPerTask;
+            const size_t count = std::min<size_t>(kHybridUnitsPerTask, s->units - first);
             gemv.gemv(s->hybrid_packed.data() + block * s->hybrid_block_bytes, count, s->depth,
                       s->quantized_input.values.data() + row * s->depth, sums);
             const float scaling_factor = s->quantized_input.scaling_factors[row];
