@@ -72,8 +72,11 @@ constexpr int64_t kHybridUnitsPerTask = 16;
 struct FullyConnectedOp {
   using State = FullyConnectedState;
   // Float paths accumulate in another order than the reference anyway: denormals flushed there
-  // (float_mode.h).
-  static bool FlushesDenormals(const FullyConnectedState* s) { return !s->quantized && !s->hybrid && !s->q16; }
+  // (float_mode.h). Not EvalTiny's few hundred multiply-adds: switching the mode twice would cost more
+  // than the node (hello_world's three nodes: a fifth of the Invoke).
+  static bool FlushesDenormals(const FullyConnectedState* s) {
+    return !s->quantized && !s->hybrid && !s->q16 && !s->tiny;
+  }
   static TfLiteRegistration* Reference() { return reference::Register_FULLY_CONNECTED(); }
 
   static void Pack(State* s, const TfLiteTensor* weights, const TfLiteTensor* bias) {
