@@ -165,10 +165,10 @@ class XnnpackKernel : public tflite::SimpleDelegateKernelInterface {
       // 7x slower). A delegation of the whole graph keeps them spinning between Invokes, as TFLite.
       runtime_flags_ = ((flags_ & TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16) != 0 ? XNN_FLAG_FORCE_FP16_INFERENCE : 0) |
                        (shares_the_graph_ ? XNN_FLAG_YIELD_WORKERS : 0);
-      // A small partition among CPU kernels runs on the calling thread: waking XNNPACK's workers costs
-      // more than its work (a RESHAPE between two convolutions), and they would then compete with the
-      // interpreter's pool for the CPUs.
-      on_caller_ = shares_the_graph_ && PartitionCost(context, nodes) < kThreadedPartitionCost;
+      // A small partition runs on the calling thread: waking XNNPACK's workers costs more than its work
+      // (a RESHAPE between two convolutions; hello_world_int8's whole graph: 2.6 us on 2 threads, 0.24
+      // on the caller), and among CPU kernels they would then compete with the interpreter's pool.
+      on_caller_ = PartitionCost(context, nodes) < kThreadedPartitionCost;
       subgraph_ = subgraph;
       subgraph = nullptr;
       // The runtime (XNNPACK packs its weights there, and the first threaded one starts the pool, whose
