@@ -1007,14 +1007,14 @@ TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
 }
 
 // With --xnnpack_fp32=auto (the default) float32 operators that have an optimized kernel stay on the
-// optimized kernels where those run on AVX-512, named or applied by default; float32 operators only
+// optimized kernels where those run on AVX-512 or AVX+FMA, named or applied by default; float32 operators only
 // XNNPACK vectorises (HARD_SWISH here) are still its. =xnnpack and --xnnpack_force_fp16 give XNNPACK
 // them all; the flag takes no other value (its declared choices).
 TEST(XnnpackProviderTest, FloatOperatorsStayOnAvx512Kernels) {
   const DelegateProvider provider = XnnpackDelegateProvider();
   ProviderParams params = DefaultParams({provider});
   params.Declare(ProviderFlag::Bool(kXnnpackReferenceKernelsParam, false, "the tool's kernels"));
-  const bool avx512 = optimized::FloatKernelsUseAvx512();
+  const bool fma = optimized::FloatKernelsUseFma();
   struct Case {
     const char* name;
     Build build;
@@ -1027,9 +1027,9 @@ TEST(XnnpackProviderTest, FloatOperatorsStayOnAvx512Kernels) {
   const Build add = Binary(kTfLiteBuiltinAdd, {1, 4, 4, 3}, {1, 4, 4, 3}, ActivationFunctionType::NONE);
   const Build hard_swish = Unary(kTfLiteBuiltinHardSwish, {1, 4, 4, 3});
   const Case cases[] = {
-      {"default, float conv", conv, false, "auto", false, avx512 ? 0 : 1},
-      {"named, float conv", conv, true, "auto", false, avx512 ? 0 : 1},
-      {"named, float add", add, true, "auto", false, avx512 ? 0 : 1},
+      {"default, float conv", conv, false, "auto", false, fma ? 0 : 1},
+      {"named, float conv", conv, true, "auto", false, fma ? 0 : 1},
+      {"named, float add", add, true, "auto", false, fma ? 0 : 1},
       {"default, float hard swish", hard_swish, false, "auto", false, 1},
       {"default, float conv, --xnnpack_fp32=xnnpack", conv, false, "xnnpack", false, 1},
       {"named, float add, --xnnpack_fp32=xnnpack", add, true, "xnnpack", false, 1},
@@ -1045,13 +1045,14 @@ TEST(XnnpackProviderTest, FloatOperatorsStayOnAvx512Kernels) {
     ASSERT_TRUE(made.ok()) << c.name;
     ASSERT_NE(made.value(), nullptr) << c.name;
     // Named, the rule says so; applied by default, it is silent.
-    const bool said = err.find(
-                          "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized "
-                          "kernels (AVX-512); --xnnpack_fp32=xnnpack gives them to XNNPACK.") != std::string::npos;
-    EXPECT_EQ(said, avx512 && c.named && !c.force_fp16 && std::string(c.fp32) == "auto") << c.name << "\n" << err;
+    const bool said =
+        err.find(
+            "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized "
+            "kernels (AVX-512 or AVX+FMA); --xnnpack_fp32=xnnpack gives them to XNNPACK.") != std::string::npos;
+    EXPECT_EQ(said, fma && c.named && !c.force_fp16 && std::string(c.fp32) == "auto") << c.name << "\n" << err;
     RunResult run = RunModel(c.build, made.value().get());
     ASSERT_TRUE(run.status.ok()) << c.name << ": " << run.status.message();
-    EXPECT_EQ(run.delegated, c.delegated) << c.name << " (AVX-512 kernels: " << avx512 << ")\n" << run.log;
+    EXPECT_EQ(run.delegated, c.delegated) << c.name << " (AVX-512 or AVX+FMA kernels: " << fma << ")\n" << run.log;
   }
   // Over the reference kernels (--use_reference_kernels --use_xnnpack) neither auto rule applies:
   // XNNPACK takes float and 8-bit operators alike.

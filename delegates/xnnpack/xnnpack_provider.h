@@ -5,7 +5,7 @@
 //   --xnnpack_8bit                    auto: int8/uint8 operators stay on the optimized kernels where those
 //                                     run on AVX-512 VNNI; xnnpack: XNNPACK takes them whatever the CPU
 //   --xnnpack_fp32                    auto: float32 operators with an optimized kernel stay on it where the
-//                                     optimized kernels run on AVX-512; xnnpack: XNNPACK takes them
+//                                     optimized kernels run on AVX-512 or AVX+FMA; xnnpack: XNNPACK takes them
 // The delegate's pthreadpool gets the tool's --num_threads (ProviderParams::num_threads).
 //
 // Applied by default, as TFLite applies XNNPACK: when --use_xnnpack is not given, the delegate is
@@ -19,7 +19,7 @@
 // XNNPACK (2022), which has no VNNI kernels. --xnnpack_8bit=xnnpack keeps the rule above on every CPU.
 // With --xnnpack_fp32=auto (the default) it likewise takes no float32 node of an op the optimized
 // kernel set has a kernel of its own for (BuiltinOpResolver::OptimizedBuiltins) where those run on
-// AVX-512 (optimized::FloatKernelsUseAvx512), unless --xnnpack_force_fp16 asks for XNNPACK's float16
+// AVX-512 or AVX+FMA (optimized::FloatKernelsUseFma), unless --xnnpack_force_fp16 asks for XNNPACK's float16
 // inference; it still takes the float32 ops only it vectorises (HARD_SWISH, SUB, ...).
 #ifndef TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_
 #define TOUCHSTONE_DELEGATES_XNNPACK_XNNPACK_PROVIDER_H_

@@ -48,15 +48,15 @@ check "--use_xnnpack=false applies nothing" not_created off
 check "--use_xnnpack=false runs" test "$(rc off)" -eq 0
 run threads "${M[@]}" "${XNN[@]}" --num_threads=2 --output_filepath="$TMP/m.xnn2.bin"
 check "--num_threads=2 runs" test "$(rc threads)" -eq 0
-# --xnnpack_fp32=auto (the default): where the optimized float kernels run on AVX-512, the float
+# --xnnpack_fp32=auto (the default): where the optimized float kernels run on AVX-512 or AVX+FMA, the float
 # operators they have a kernel for stay on them, and a named --use_xnnpack says so.
 run auto "${M[@]}" --use_xnnpack --output_filepath="$TMP/m.auto.bin"
 check "--xnnpack_fp32=auto runs" test "$(rc auto)" -eq 0
-if grep -qxF "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized kernels (AVX-512); --xnnpack_fp32=xnnpack gives them to XNNPACK." "$TMP/auto.err"; then
-  check "--xnnpack_fp32=auto on AVX-512: the optimized kernels run the float operators" grep -qE \
+if grep -qxF "INFO: XNNPACK: float32 operators with an optimized kernel stay on the optimized kernels (AVX-512 or AVX+FMA); --xnnpack_fp32=xnnpack gives them to XNNPACK." "$TMP/auto.err"; then
+  check "--xnnpack_fp32=auto on AVX-512 or AVX+FMA: the optimized kernels run the float operators" grep -qE \
     "^(Though XNNPACK delegate is explicitly applied, the model graph will not be executed|Explicitly applied XNNPACK delegate, and the model graph will be partially executed)" "$TMP/auto.out"
 else
-  check "--xnnpack_fp32=auto without AVX-512 kernels: the whole graph is delegated" grep -qxF \
+  check "--xnnpack_fp32=auto without AVX-512 or AVX+FMA kernels: the whole graph is delegated" grep -qxF \
     "Explicitly applied XNNPACK delegate, and the model graph will be completely executed by the delegate." "$TMP/auto.out"
 fi
 run fp32_bad "${M[@]}" --use_xnnpack --xnnpack_fp32=always

@@ -47,10 +47,10 @@ TfLiteRegistration* Register_DEQUANTIZE();
 // leaves int8 operators to them then (delegates/xnnpack/xnnpack_provider.h).
 bool QuantizedKernelsUseVnni();
 
-// True when the optimized float32 kernels run on AVX-512 on this CPU (with the microkernel set in
-// force): the XNNPACK delegate's default leaves float32 operators that have an optimized kernel to
-// them then (delegates/xnnpack/xnnpack_provider.h).
-bool FloatKernelsUseAvx512();
+// True when the optimized float32 kernels run on AVX-512 or AVX+FMA on this CPU (with the microkernel
+// set in force): the XNNPACK delegate's default leaves float32 operators that have an optimized kernel
+// to them then (delegates/xnnpack/xnnpack_provider.h).
+bool FloatKernelsUseFma();
 
 }  // namespace optimized
 }  // namespace touchstone

@@ -389,7 +389,10 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const 
 
 bool QuantizedKernelsUseVnni() { return std::strcmp(QuantKernelsFor(Kernels()).name, "avx512vnni") == 0; }
 
-bool FloatKernelsUseAvx512() { return std::strcmp(Kernels().name, "avx512") == 0; }
+bool FloatKernelsUseFma() {
+  const char* name = Kernels().name;
+  return std::strcmp(name, "avx512") == 0 || std::strcmp(name, "avx_fma") == 0;
+}
 
 int64_t QuantizedNodesPrepared() { return g_prepared.load(std::memory_order_relaxed); }
 
