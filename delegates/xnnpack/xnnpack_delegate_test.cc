@@ -965,7 +965,7 @@ TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
   ProviderParams params = DefaultParams({provider});
   params.Declare(ProviderFlag::Bool(kXnnpackReferenceKernelsParam, false, "the tool's kernels"));
   const bool vnni = optimized::QuantizedKernelsUseVnni();
-  // Float operators follow their own rule (FloatOperatorsStayOnAvx512Kernels): here XNNPACK takes them.
+  // Float operators follow their own rule (FloatOperatorsStayOnFmaKernels): here XNNPACK takes them.
   params.SetString("xnnpack_fp32", "xnnpack", 3);
   struct Case {
     const char* name;
@@ -1010,7 +1010,7 @@ TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
 // optimized kernels where those run on AVX-512 or AVX+FMA, named or applied by default; float32 operators only
 // XNNPACK vectorises (HARD_SWISH here) are still its. =xnnpack and --xnnpack_force_fp16 give XNNPACK
 // them all; the flag takes no other value (its declared choices).
-TEST(XnnpackProviderTest, FloatOperatorsStayOnAvx512Kernels) {
+TEST(XnnpackProviderTest, FloatOperatorsStayOnFmaKernels) {
   const DelegateProvider provider = XnnpackDelegateProvider();
   ProviderParams params = DefaultParams({provider});
   params.Declare(ProviderFlag::Bool(kXnnpackReferenceKernelsParam, false, "the tool's kernels"));

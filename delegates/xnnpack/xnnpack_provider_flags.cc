@@ -18,8 +18,8 @@ DelegateProvider XnnpackProviderDeclaration() {
            .OneOf({"auto", "xnnpack"}),
        ProviderFlag::String(kXnnpackFp32Flag, "auto",
                             "auto: float32 operators the optimized kernels have a kernel for stay on them where those "
-                            "run on AVX-512 (faster there than this XNNPACK); xnnpack: XNNPACK takes them on every "
-                            "CPU (so does --xnnpack_force_fp16)")
+                            "run on AVX-512 or AVX+FMA (faster there than this XNNPACK); xnnpack: XNNPACK takes them "
+                            "on every CPU (so does --xnnpack_force_fp16)")
            .OneOf({"auto", "xnnpack"}),
        ProviderFlag::String(kXnnpackWeightCacheFlag, "",
                             "file for XNNPACK's packed weights; this XNNPACK has no weights cache, so it is "
