@@ -4,7 +4,7 @@
 // same microkernel (both inputs consecutive, or one of them a single value over the run). The
 // result is exactly the reference's (the same one rounding per element, then the same clamp).
 //
-// ADD, uint8 and int8, the same shapes. Where the 8-bit kernel set has add_arith (AVX-512), Eval
+// ADD, uint8 and int8, the same shapes. Where the 8-bit kernel set has add_arith (AVX-512, AVX2), Eval
 // computes the reference's arithmetic in integer SIMD, lane for lane (the inputs' rescaling and
 // the output's with the GEMM's output stage). Elsewhere, since an 8-bit sum depends on nothing but
 // its two input bytes, Prepare tabulates the reference's result for all 65536 pairs (64 KiB) and
