@@ -25,30 +25,54 @@ constexpr int kPanel = 8 * kBlocks;
 
 inline __m256i Load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 
+// The output stage's constants for 8 columns, loaded once where a kernel requantizes many
+// elements of the same columns (see qisa_avx512::StageRegs).
+struct StageRegs {
+  __m256i col_term, multiplier, multiplier_odd, left, right, round_a, round_b, overflow_value;
+  __m256i offset, act_min, act_max;
+  bool any_left_shift;
+};
+
+// Always inlined, so that the loads of constants a kernel does not use are dropped.
+__attribute__((always_inline)) inline StageRegs LoadStage(const QuantOutputStage& s, int col) {
+  StageRegs r;
+  r.col_term = Load(s.col_term + col);
+  r.multiplier = Load(s.multiplier + col);
+  r.multiplier_odd = _mm256_srli_epi64(r.multiplier, 32);
+  r.left = Load(s.left_shift + col);
+  r.right = Load(s.right_shift + col);
+  r.round_a = Load(s.round_a + col);
+  r.round_b = Load(s.round_b + col);
+  r.overflow_value = Load(s.overflow_value + col);
+  r.offset = _mm256_set1_epi32(s.output_offset);
+  r.act_min = _mm256_set1_epi32(s.act_min);
+  r.act_max = _mm256_set1_epi32(s.act_max);
+  r.any_left_shift = s.any_left_shift;
+  return r;
+}
+
 // See qisa_avx512::Scale; the same arithmetic on 8 lanes: the column term, the left shift, the
 // high multiply and the rounding right shift.
 template <bool kUp>
-inline __m256i Scale(__m256i v, const QuantOutputStage& s, int col) {
-  const __m256i right = Load(s.right_shift + col);
-  const __m256i multiplier = Load(s.multiplier + col);
-  v = _mm256_add_epi32(v, Load(s.col_term + col));
-  if (s.any_left_shift) v = _mm256_sllv_epi32(v, Load(s.left_shift + col));
+inline __m256i Scale(__m256i v, const StageRegs& r) {
+  v = _mm256_add_epi32(v, r.col_term);
+  if (r.any_left_shift) v = _mm256_sllv_epi32(v, r.left);
   const __m256i round = _mm256_set1_epi64x(int64_t{1} << 30);
-  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(v, multiplier), round), 31);
-  const __m256i odd = _mm256_slli_epi64(
-      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), _mm256_srli_epi64(multiplier, 32)), round), 1);
+  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(v, r.multiplier), round), 31);
+  const __m256i odd =
+      _mm256_slli_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), r.multiplier_odd), round), 1);
   const __m256i high = _mm256_blend_epi32(even, odd, 0xAA);
   __m256i result;
   if (kUp) {
-    const __m256i overflow = _mm256_cmpgt_epi32(high, Load(s.round_b + col));
-    result = _mm256_srav_epi32(_mm256_add_epi32(high, Load(s.round_a + col)), right);
-    result = _mm256_blendv_epi8(result, Load(s.overflow_value + col), overflow);
+    const __m256i overflow = _mm256_cmpgt_epi32(high, r.round_b);
+    result = _mm256_srav_epi32(_mm256_add_epi32(high, r.round_a), r.right);
+    result = _mm256_blendv_epi8(result, r.overflow_value, overflow);
   } else {
-    const __m256i remainder = _mm256_and_si256(high, Load(s.round_a + col));
+    const __m256i remainder = _mm256_and_si256(high, r.round_a);
     const __m256i negative = _mm256_srai_epi32(high, 31);  // -1 where < 0
-    const __m256i threshold = _mm256_sub_epi32(Load(s.round_b + col), negative);
+    const __m256i threshold = _mm256_sub_epi32(r.round_b, negative);
     const __m256i up = _mm256_cmpgt_epi32(remainder, threshold);
-    result = _mm256_sub_epi32(_mm256_srav_epi32(high, right), up);
+    result = _mm256_sub_epi32(_mm256_srav_epi32(high, r.right), up);
   }
   return result;
 }
@@ -56,16 +80,21 @@ inline __m256i Scale(__m256i v, const QuantOutputStage& s, int col) {
 // See qisa_avx512::Requantize: Scale, then the zero point and the clamp. Returns the 8 output bytes
 // in the low 64 bits.
 template <bool kUp>
-inline __m128i Requantize(__m256i v, const QuantOutputStage& s, int col) {
-  __m256i result = Scale<kUp>(v, s, col);
-  result = _mm256_add_epi32(result, _mm256_set1_epi32(s.output_offset));
-  result = _mm256_max_epi32(result, _mm256_set1_epi32(s.act_min));
-  result = _mm256_min_epi32(result, _mm256_set1_epi32(s.act_max));
+inline __m128i Requantize(__m256i v, const StageRegs& r) {
+  __m256i result = Scale<kUp>(v, r);
+  result = _mm256_add_epi32(result, r.offset);
+  result = _mm256_max_epi32(result, r.act_min);
+  result = _mm256_min_epi32(result, r.act_max);
   // The low byte of each lane (in range, so exact), gathered into the low 8 bytes.
   const __m256i bytes =
       _mm256_shuffle_epi8(result, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
                                                    12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
   return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
+}
+
+template <bool kUp>
+inline __m128i Requantize(__m256i v, const QuantOutputStage& s, int col) {
+  return Requantize<kUp>(v, LoadStage(s, col));
 }
 
 inline void Store8(uint8_t* out, __m128i bytes, int n) {
@@ -216,26 +245,35 @@ struct DwImpl {
 // no 64 KiB table to build at Prepare (~2.7 ms a node) or to fetch from.
 template <bool kSigned>
 void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels::AddStages& st, uint8_t* out) {
+  // In registers for the whole loop: the byte stores may alias the stages, so the compiler would
+  // otherwise reload them at every step.
+  const StageRegs r1 = LoadStage(*st.input1, 0);
+  const StageRegs r2 = LoadStage(*st.input2, 0);
+  const StageRegs ro = LoadStage(*st.output, 0);
   const __m256i offset1 = _mm256_set1_epi32(st.input1_offset);
   const __m256i offset2 = _mm256_set1_epi32(st.input2_offset);
   const __m128i shift = _mm_cvtsi32_si128(st.left_shift);
-  auto widen = [](const uint8_t* p, int64_t valid) {
-    __m128i bytes;
-    if (valid >= 8) {
-      bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-    } else {
-      uint8_t tmp[16] = {};
-      std::memcpy(tmp, p, static_cast<size_t>(valid));
-      bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(tmp));
-    }
-    return kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+  auto widen = [](__m128i bytes) { return kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes); };
+  auto add8 = [&](__m128i bytes_a, __m128i bytes_b) {
+    const __m256i va = _mm256_sll_epi32(_mm256_add_epi32(widen(bytes_a), offset1), shift);
+    const __m256i vb = _mm256_sll_epi32(_mm256_add_epi32(widen(bytes_b), offset2), shift);
+    return Requantize<false>(_mm256_add_epi32(Scale<false>(va, r1), Scale<false>(vb, r2)), ro);
   };
-  for (int64_t i = 0; i < n; i += 8) {
-    const int64_t valid = std::min<int64_t>(n - i, 8);
-    const __m256i va = _mm256_sll_epi32(_mm256_add_epi32(widen(a + i, valid), offset1), shift);
-    const __m256i vb = _mm256_sll_epi32(_mm256_add_epi32(widen(b + i, valid), offset2), shift);
-    const __m256i sum = _mm256_add_epi32(Scale<false>(va, *st.input1, 0), Scale<false>(vb, *st.input2, 0));
-    Store8(out + i, Requantize<false>(sum, *st.output, 0), static_cast<int>(valid));
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i bytes_a = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + i));
+    const __m128i bytes_b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + i));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), add8(bytes_a, bytes_b));
+  }
+  if (i < n) {
+    const int valid = static_cast<int>(n - i);
+    uint8_t tail_a[16] = {}, tail_b[16] = {};
+    std::memcpy(tail_a, a + i, static_cast<size_t>(valid));
+    std::memcpy(tail_b, b + i, static_cast<size_t>(valid));
+    Store8(out + i,
+           add8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tail_a)),
+                _mm_loadl_epi64(reinterpret_cast<const __m128i*>(tail_b))),
+           valid);
   }
 }
 
