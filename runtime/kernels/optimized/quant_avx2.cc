@@ -199,6 +199,13 @@ inline __m256i Widen(const uint8_t* p, int valid) {
   __m128i bytes;
   if (valid >= 16) {
     bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  } else if (valid == 8) {
+    // 8 channels (MobileNet v1 0.25's first layers): a copy through memory per tap made the
+    // depthwise layer 30% of the model.
+    bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  } else if ((valid & 3) == 0) {
+    const __m128i words = _mm_cmpgt_epi32(_mm_set1_epi32(valid / 4), _mm_setr_epi32(0, 1, 2, 3));
+    bytes = _mm_maskload_epi32(reinterpret_cast<const int*>(p), words);
   } else {
     uint8_t tmp[16] = {};
     std::memcpy(tmp, p, valid);

@@ -348,7 +348,7 @@ TEST(QuantKernelsTest, Depthwise) {
   for (const QuantKernels* set : VectorSets()) {
     for (bool is_signed : {false, true}) {
       for (bool rounding_up : {false, true}) {
-        for (int channels : {1, 3, 8, 15, 16, 17, 33, 40, 64, 100}) {
+        for (int channels : {1, 3, 4, 8, 12, 15, 16, 17, 33, 40, 64, 100}) {
           for (int taps : {2, 4, 10, 26}) {
             for (int pixels : {1, 3, 70}) {
               const bool typical = seed % 2 == 0;
