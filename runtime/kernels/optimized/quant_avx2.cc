@@ -110,24 +110,34 @@ inline void Store8(uint8_t* out, __m128i bytes, int n) {
 size_t PackedBSize(int n, size_t kp) { return static_cast<size_t>((n + 7) / 8 * 8) * kp * 2; }
 
 // Panels of 16 columns (the last one 8 where that is enough); within a panel, for each group of 4
-// k and each 8-column block, the columns' (k, k + 2) int16 pairs, then their (k + 1, k + 3).
-void PackB(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed) {
+// k and each 8-column block, the columns' (k, k + 2) int16 pairs, then their (k + 1, k + 3). The
+// first k bytes of each column get row_factor added (0 for pack_b); the padding stays 0.
+void PackBWithRowFactor(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor,
+                        uint8_t* packed) {
   for (int n0 = 0; n0 < n; n0 += kPanel) {
     const int blocks = std::min(kBlocks, (n - n0 + 7) / 8);
     int16_t* out = reinterpret_cast<int16_t*>(packed + static_cast<size_t>(n0) * kp * 2);
-    for (size_t k = 0; k < kp; k += 4) {
+    for (size_t k0 = 0; k0 < kp; k0 += 4) {
       for (int j = 0; j < blocks; ++j) {
         for (int parity = 0; parity < 2; ++parity) {
           for (int col = n0 + 8 * j; col < n0 + 8 * j + 8; ++col) {
-            for (int i = parity; i < 4; i += 2) {
-              const uint8_t byte = col < n ? d[static_cast<size_t>(col) * kp + k + i] : 0;
-              *out++ = d_signed ? static_cast<int16_t>(static_cast<int8_t>(byte)) : byte;
+            for (size_t i = parity; i < 4; i += 2) {
+              int32_t value = 0;
+              if (col < n && k0 + i < k) {
+                const uint8_t byte = d[static_cast<size_t>(col) * kp + k0 + i];
+                value = (d_signed ? static_cast<int8_t>(byte) : byte) + row_factor;
+              }
+              *out++ = static_cast<int16_t>(value);
             }
           }
         }
       }
     }
   }
+}
+
+void PackB(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed) {
+  PackBWithRowFactor(d, n, kp, kp, d_signed, 0, packed);
 }
 
 void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) {
@@ -294,6 +304,7 @@ const QuantKernels* Table() {
     QuantKernels t = TiledTable<Tile, kMr, kBlocks, 8, DwImpl>(
         "avx2", PackedBSize, PackB, RowSums, DepthwisePairsPackedSize<kDwBlock>, PackDepthwisePairs<kDwBlock>);
     t.lookup_pairs = qisa_scalar::LookupPairs;
+    t.pack_b_with_row_factor = PackBWithRowFactor;
     t.add_arith = AddArithForSign<AddArith<true>, AddArith<false>>;
     return t;
   }();

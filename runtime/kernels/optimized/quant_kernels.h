@@ -101,6 +101,11 @@ struct QuantKernels {
   // for uint8 inputs; uint8 otherwise).
   size_t (*packed_b_size)(int n, size_t kp) = nullptr;
   void (*pack_b)(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed) = nullptr;
+  // Where not null: pack_b with row_factor added to each column's first k values (the padding
+  // stays 0), for a set that widens the weights to 16 bits (d + row_factor is the weight minus its
+  // zero point, within +-255). The GEMM's row terms are then 0: no row sums at Eval.
+  void (*pack_b_with_row_factor)(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor,
+                                 uint8_t* packed) = nullptr;
   // Sums of `rows` rows of k bytes (signed or unsigned), a_stride apart.
   void (*row_sums)(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) = nullptr;
   // GEMMs for uint8 inputs (int8 weights d) and int8 inputs (uint8 weights d).

@@ -91,6 +91,9 @@ struct GemmCase {
   bool extreme_bytes = false;  // inputs and weights at the ends of their ranges
   bool typical = false;        // small row and column terms, typical shifts (RandomRequantization)
   size_t extra_stride = 0;     // bytes between rows beyond kp
+  // Nonzero: `set` packs it into the weights (pack_b_with_row_factor) and runs with row terms 0;
+  // the portable set gets it as row terms (row_factor * the row's input sum).
+  int32_t row_factor = 0;
 };
 
 void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
@@ -133,14 +136,29 @@ void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
 
   std::vector<uint8_t> expected(static_cast<size_t>(gc.rows) * gc.n + 1, 0xA5);
   std::vector<uint8_t> got(expected.size(), 0xA5);
-  auto run = [&](const QuantKernels& k, std::vector<uint8_t>* c) {
+  std::vector<int32_t> folded_row_terms(gc.rows, 0);
+  if (gc.row_factor != 0) {
+    for (int r = 0; r < gc.rows; ++r) {
+      int64_t sum = 0;
+      for (size_t i = 0; i < gc.k; ++i) {
+        const uint8_t byte = a[r * stride + i];
+        sum += gc.is_signed ? static_cast<int8_t>(byte) : byte;
+      }
+      row_terms[r] = static_cast<int32_t>(static_cast<uint32_t>(sum * gc.row_factor));
+    }
+  }
+  auto run = [&](const QuantKernels& k, bool fold, std::vector<uint8_t>* c) {
     std::vector<uint8_t> packed(k.packed_b_size(gc.n, kp));
-    k.pack_b(d.data(), gc.n, kp, /*d_signed=*/!gc.is_signed, packed.data());
+    if (fold) {
+      k.pack_b_with_row_factor(d.data(), gc.n, gc.k, kp, /*d_signed=*/!gc.is_signed, gc.row_factor, packed.data());
+    } else {
+      k.pack_b(d.data(), gc.n, kp, /*d_signed=*/!gc.is_signed, packed.data());
+    }
     QGemmArgs g;
     g.a = a.data();
     g.a_stride = stride;
     g.rows = gc.rows;
-    g.row_terms = row_terms.data();
+    g.row_terms = fold ? folded_row_terms.data() : row_terms.data();
     g.packed_b = packed.data();
     g.kp = kp;
     g.n = gc.n;
@@ -158,13 +176,14 @@ void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
       (gc.is_signed ? k.gemm_s8 : k.gemm_u8)(g);
     }
   };
-  run(Scalar(), &expected);
-  run(set, &got);
+  run(Scalar(), false, &expected);
+  run(set, gc.row_factor != 0, &got);
   for (size_t i = 0; i < expected.size(); ++i) {
     ASSERT_EQ(expected[i], got[i]) << set.name << ": rows " << gc.rows << " n " << gc.n << " k " << gc.k
                                    << (gc.is_signed ? " int8" : " uint8")
-                                   << (gc.rounding_up ? " ruy rounding" : " ties away") << ", byte " << i << " (row "
-                                   << i / gc.n << ", column " << i % gc.n << "), seed " << seed;
+                                   << (gc.rounding_up ? " ruy rounding" : " ties away") << " row factor "
+                                   << gc.row_factor << ", byte " << i << " (row " << i / gc.n << ", column " << i % gc.n
+                                   << "), seed " << seed;
   }
 }
 
@@ -199,6 +218,41 @@ TEST(QuantKernelsTest, GemmShapes) {
       }
     }
   }
+}
+
+// The weights' zero point packed into the weights (quantized.cc, PackPendingGemm): every row
+// factor a zero point in the type's range gives (128 - zw for uint8 inputs, -128 - zw for int8),
+// against the portable set computing it as row terms.
+TEST(QuantKernelsTest, GemmRowFactorInWeights) {
+  uint32_t seed = 3000;
+  int sets_checked = 0;
+  for (const QuantKernels* set : VectorSets()) {
+    if (set->pack_b_with_row_factor == nullptr) continue;
+    ++sets_checked;
+    for (bool is_signed : {false, true}) {
+      const std::vector<int32_t> factors =
+          is_signed ? std::vector<int32_t>{-255, -129, -128, -1} : std::vector<int32_t>{-127, -1, 1, 3, 128};
+      for (int32_t row_factor : factors) {
+        for (size_t k : {1, 3, 8, 27, 100, 1001}) {
+          for (int rows : {1, 3, set->mr}) {
+            GemmCase gc;
+            gc.rows = rows;
+            gc.n = 21;
+            gc.k = k;
+            gc.is_signed = is_signed;
+            gc.extreme_bytes = seed % 3 == 0;
+            gc.typical = seed % 2 == 0;
+            gc.extra_stride = seed % 4 == 0 ? 5 : 0;
+            gc.row_factor = row_factor;
+            ASSERT_NO_FATAL_FAILURE(CheckGemm(*set, gc, seed++));
+          }
+        }
+      }
+    }
+  }
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2")) EXPECT_GT(sets_checked, 0);  // the AVX2 set folds it
+#endif
 }
 
 TEST(QuantKernelsTest, GemmExtremeBytesAndDeepRows) {

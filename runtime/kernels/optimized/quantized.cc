@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime/c/builtin_op_data.h"
@@ -196,7 +197,14 @@ void PackPendingGemm(QuantGemmState* s) {
   }
   BuildOutputStage(p.rq.get(), p.rounding_up, col_terms, p.output_offset, &s->output);
   s->packed_b.assign(s->kernels->packed_b_size(n, s->kp), 0);
-  s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
+  // Within int16 whatever the weight byte (a zero point far outside the type keeps the row sums).
+  if (s->kernels->pack_b_with_row_factor != nullptr && std::abs(s->row_factor) <= 32000) {
+    s->kernels->pack_b_with_row_factor(d.data(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor,
+                                       s->packed_b.data());
+    s->row_factor = 0;  // in the weights now (the column terms above are the same)
+  } else {
+    s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
+  }
   p.pending = false;
   p.rq.Reset();
 }
@@ -376,8 +384,7 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const 
   if (!PrepareGemm(set, fc.input->type == kTfLiteInt8, fc.weights->data.uint8, fc.n, fc.k, fc.input->params.zero_point,
                    fc.weights->params.zero_point,
                    fc.bias != nullptr ? tflite::GetTensorData<int32_t>(fc.bias) : nullptr, fc.rq, /*rq_lasts=*/false,
-                   rounding_up,
-                   fc.output->params.zero_point, s)) {
+                   rounding_up, fc.output->params.zero_point, s)) {
     return false;
   }
   s->direct = fc.k % 4 == 0;

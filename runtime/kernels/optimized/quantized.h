@@ -57,7 +57,7 @@ struct QuantGemmState {
   size_t k = 0, kp = 0;
   int64_t rows = 0;
   int32_t input_zero_point = 0;
-  int32_t row_factor = 0;  // beta: the row term is beta * the row's input sum
+  int32_t row_factor = 0;  // beta: the row term is beta * the row's input sum (0 once packed into the weights)
   bool direct = false;     // rows are read from the input (else an im2col per tile)
   bool conv = false;
   WindowGeometry geometry;
