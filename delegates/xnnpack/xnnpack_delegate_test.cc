@@ -1026,7 +1026,22 @@ TEST(XnnpackProviderTest, FloatOperatorsStayOnFmaKernels) {
   const Build conv = Conv({1, 6, 6, 3}, {4, 3, 3, 3}, Padding::SAME, 1, 1, ActivationFunctionType::NONE);
   const Build add = Binary(kTfLiteBuiltinAdd, {1, 4, 4, 3}, {1, 4, 4, 3}, ActivationFunctionType::NONE);
   const Build hard_swish = Unary(kTfLiteBuiltinHardSwish, {1, 4, 4, 3});
+  // An int8 convolution and the DEQUANTIZE of its output: the DEQUANTIZE goes with the
+  // convolution wherever XNNPACK takes int8 (one partition of 2), else both stay.
+  const Build conv_dequantize = [](OpTest& t) {
+    const int x = QInput(t, kTfLiteInt8, {1, 9, 9, 3}, 0.04f, -5);
+    const int w = QWeights(t, kTfLiteInt8, {6, 3, 3, 3}, {0.012f}, 0, 0, 71);
+    const int b = t.AddConst<int32_t>(kTfLiteInt32, {6}, RandomInts<int32_t>(6, 72, -600, 600));
+    t.builder().SetQuantization(b, {0.012f * 0.04f}, {0});
+    const int q = QTemp(t, kTfLiteInt8, {1, 9, 9, 6}, 0.06f, 3);
+    const int y = t.AddOutput(kTfLiteFloat32, {1, 9, 9, 6});
+    t.AddOp(kTfLiteBuiltinConv2d, {x, w, b}, {q}, fb::BuiltinOptions::Conv2DOptions,
+            fb::CreateConv2DOptions(t.fbb(), Padding::SAME, 1, 1, ActivationFunctionType::NONE).Union(), 3);
+    t.AddOp(kTfLiteBuiltinDequantize, {q}, {y}, fb::BuiltinOptions::NONE, 0, 2);
+  };
+  const bool int8_on_xnnpack = !optimized::QuantizedKernelsUseVnni();
   const Case cases[] = {
+      {"default, int8 conv and dequantize", conv_dequantize, false, "auto", false, int8_on_xnnpack ? 2 : 0},
       {"default, float conv", conv, false, "auto", false, fma ? 0 : 1},
       {"named, float conv", conv, true, "auto", false, fma ? 0 : 1},
       {"named, float add", add, true, "auto", false, fma ? 0 : 1},

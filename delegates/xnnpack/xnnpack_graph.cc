@@ -706,12 +706,21 @@ bool GraphTranslator::Check(int node_index, const TfLiteNode* node, const TfLite
       (always || extra_->declined_float_builtins.count(registration->builtin_code) != 0) && node->outputs != nullptr &&
       node->outputs->size > 0 && node->outputs->data[0] >= 0 &&
       node->outputs->data[0] < static_cast<int>(context_->tensors_size) &&
-      Tensor(node->outputs->data[0]).type == kTfLiteFloat32 &&
+      Tensor(node->outputs->data[0]).type == kTfLiteFloat32 && !DequantizesTakenEightBit(node, registration) &&
       (always || !extra_->cpu_kernel_state || extra_->cpu_kernel_state(context_, node) != 0)) {
     return Taken(Fail(std::string("float32 ") + OpName(registration->builtin_code) +
                       " stays on the optimized kernels (--xnnpack_fp32=auto)"));
   }
   return Taken(Visit(node_index, node, registration));
+}
+
+bool GraphTranslator::DequantizesTakenEightBit(const TfLiteNode* node, const TfLiteRegistration* registration) const {
+  if (registration->builtin_code != kTfLiteBuiltinDequantize || node->inputs == nullptr || node->inputs->size < 1)
+    return false;
+  const int input = node->inputs->data[0];
+  if (input < 0 || input >= static_cast<int>(context_->tensors_size)) return false;
+  const TfLiteType type = Tensor(input).type;
+  return (type == kTfLiteInt8 || type == kTfLiteUInt8) && QuantizedAllowed(type) && !IsStatic(input);
 }
 
 bool GraphTranslator::RefusesEightBitOutput(const TfLiteNode* node) const {

@@ -51,6 +51,9 @@ class GraphTranslator {
   // that type off (every Visit checks output 0 as data, which refuses it): a delegate asking about
   // each node of an 8-bit graph skips composing reasons nobody reads. why_not() stays unset.
   bool RefusesEightBitOutput(const TfLiteNode* node) const;
+  // A DEQUANTIZE of computed int8 or uint8 data this delegate takes: the float rule does not keep it
+  // on the optimized kernels, where it would split the 8-bit partition that produces its input.
+  bool DequantizesTakenEightBit(const TfLiteNode* node, const TfLiteRegistration* registration) const;
 
   // Define mode: Check must have accepted every node first (it also notes which constants need a
   // padded copy). external_inputs / external_outputs are tensor indices (the partition's boundary);
