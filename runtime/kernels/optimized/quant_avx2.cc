@@ -227,36 +227,46 @@ inline __m256i Widen(const uint8_t* p, int valid) {
   return kSigned ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
 }
 
+// One block of up to 16 channels over a group of pixels: the block's output-stage constants are
+// loaded once for the group (the byte stores may alias them, so per pixel they were reloaded).
 template <bool kSigned, bool kUp>
-void DwPixel(const QDwArgs& a) {
-  const __m256i zero_point = _mm256_set1_epi16(static_cast<int16_t>(a.input_zero_point));
-  const uint8_t* w = a.packed_w;
-  for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
-    const int valid = std::min(kDwBlock, a.channels - c0);
+void DwBlock(const QDwArgs& g, int c0, const uint8_t* w_block) {
+  const int valid = std::min(kDwBlock, g.channels - c0);
+  const __m256i zero_point = _mm256_set1_epi16(static_cast<int16_t>(g.input_zero_point));
+  const StageRegs low_stage = LoadStage(*g.stage, c0);
+  const StageRegs high_stage = LoadStage(*g.stage, c0 + 8);  // in the stage's column padding if past n
+  for (int p = 0; p < g.pixels; ++p) {
+    const uint8_t* const* in = g.in + static_cast<size_t>(p) * g.taps;
+    const uint8_t* w = w_block;
     __m256i lo = _mm256_setzero_si256();
     __m256i hi = _mm256_setzero_si256();
-    for (int t = 0; t < a.taps; t += 2) {
-      const __m256i x0 = _mm256_sub_epi16(Widen<kSigned>(a.in[t] + c0, valid), zero_point);
-      const __m256i x1 = _mm256_sub_epi16(Widen<kSigned>(a.in[t + 1] + c0, valid), zero_point);
+    for (int t = 0; t < g.taps; t += 2) {
+      const __m256i x0 = _mm256_sub_epi16(Widen<kSigned>(in[t] + c0, valid), zero_point);
+      const __m256i x1 = _mm256_sub_epi16(Widen<kSigned>(in[t + 1] + c0, valid), zero_point);
       lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), Load(w)));
       hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), Load(w + 32)));
       w += 64;
     }
-    Store8(a.out + c0, Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x20), *a.stage, c0), valid);
-    if (valid > 8) {
-      Store8(a.out + c0 + 8, Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x31), *a.stage, c0 + 8), valid - 8);
-    }
+    uint8_t* out = g.out + static_cast<size_t>(p) * g.channels + c0;
+    Store8(out, Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x20), low_stage), valid);
+    if (valid > 8) Store8(out + 8, Requantize<kUp>(_mm256_permute2x128_si256(lo, hi, 0x31), high_stage), valid - 8);
   }
 }
 
+// Groups of pixels; within a group, channel blocks outer and pixels inner (as qisa_avx512's).
 template <bool kSigned, bool kUp>
 struct DwImpl {
   static void Run(const QDwArgs& a) {
-    QDwArgs pixel = a;
-    for (int p = 0; p < a.pixels; ++p) {
-      pixel.in = a.in + static_cast<size_t>(p) * a.taps;
-      pixel.out = a.out + static_cast<size_t>(p) * a.channels;
-      DwPixel<kSigned, kUp>(pixel);
+    constexpr int kPixelGroup = 64;
+    const size_t block_bytes = static_cast<size_t>(a.taps / 2) * 64;
+    for (int p0 = 0; p0 < a.pixels; p0 += kPixelGroup) {
+      QDwArgs group = a;
+      group.pixels = std::min(kPixelGroup, a.pixels - p0);
+      group.in = a.in + static_cast<size_t>(p0) * a.taps;
+      group.out = a.out + static_cast<size_t>(p0) * a.channels;
+      for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
+        DwBlock<kSigned, kUp>(group, c0, a.packed_w + static_cast<size_t>(c0 / kDwBlock) * block_bytes);
+      }
     }
   }
 };
