@@ -227,8 +227,7 @@ inline __m256i Widen(const uint8_t* p, int valid) {
   return kSigned ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
 }
 
-// One block of up to 16 channels over a group of pixels: the block's output-stage constants are
-// loaded once for the group (the byte stores may alias them, so per pixel they were reloaded).
+// One block of up to 16 channels over a group of pixels (ForEachDepthwiseBlock).
 template <bool kSigned, bool kUp>
 void DwBlock(const QDwArgs& g, int c0, const uint8_t* w_block) {
   const int valid = std::min(kDwBlock, g.channels - c0);
@@ -253,23 +252,17 @@ void DwBlock(const QDwArgs& g, int c0, const uint8_t* w_block) {
   }
 }
 
-// Groups of pixels; within a group, channel blocks outer and pixels inner (as qisa_avx512's).
 template <bool kSigned, bool kUp>
 struct DwImpl {
-  static void Run(const QDwArgs& a) {
-    constexpr int kPixelGroup = 64;
-    const size_t block_bytes = static_cast<size_t>(a.taps / 2) * 64;
-    for (int p0 = 0; p0 < a.pixels; p0 += kPixelGroup) {
-      QDwArgs group = a;
-      group.pixels = std::min(kPixelGroup, a.pixels - p0);
-      group.in = a.in + static_cast<size_t>(p0) * a.taps;
-      group.out = a.out + static_cast<size_t>(p0) * a.channels;
-      for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
-        DwBlock<kSigned, kUp>(group, c0, a.packed_w + static_cast<size_t>(c0 / kDwBlock) * block_bytes);
-      }
-    }
-  }
+  static void Run(const QDwArgs& a) { ForEachDepthwiseBlock<kDwBlock>(a, DwBlock<kSigned, kUp>); }
 };
+
+// The low 8 bytes as int32 lanes (a named function: GCC warns of the ABI of a lambda returning a
+// vector).
+template <bool kSigned>
+inline __m256i WidenWords(__m128i bytes) {
+  return kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+}
 
 // An 8-bit ADD, 8 pairs at a time in registers (quant_kernels.h, add_arith; see qisa_avx512's):
 // no 64 KiB table to build at Prepare (~2.7 ms a node) or to fetch from.
@@ -283,10 +276,9 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
   const __m256i offset1 = _mm256_set1_epi32(st.input1_offset);
   const __m256i offset2 = _mm256_set1_epi32(st.input2_offset);
   const __m128i shift = _mm_cvtsi32_si128(st.left_shift);
-  auto widen = [](__m128i bytes) { return kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes); };
   auto add8 = [&](__m128i bytes_a, __m128i bytes_b) {
-    const __m256i va = _mm256_sll_epi32(_mm256_add_epi32(widen(bytes_a), offset1), shift);
-    const __m256i vb = _mm256_sll_epi32(_mm256_add_epi32(widen(bytes_b), offset2), shift);
+    const __m256i va = _mm256_sll_epi32(_mm256_add_epi32(WidenWords<kSigned>(bytes_a), offset1), shift);
+    const __m256i vb = _mm256_sll_epi32(_mm256_add_epi32(WidenWords<kSigned>(bytes_b), offset2), shift);
     return Requantize<false>(_mm256_add_epi32(Scale<false>(va, r1), Scale<false>(vb, r2)), ro);
   };
   int64_t i = 0;

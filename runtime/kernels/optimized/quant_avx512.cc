@@ -266,31 +266,25 @@ void DwBlock(const QDwArgs& a, int c0, const uint8_t* w_block, __mmask32 m, int 
   }
 }
 
-// Groups of pixels; within a group, channel blocks outer and pixels inner: a block's weights and
-// output-stage constants stay in registers and L1 over the group, whose input rows stay in cache
-// across the blocks.
 template <bool kSigned, bool kUp>
 struct DwImpl {
   static void Run(const QDwArgs& a) {
-    constexpr int kPixelGroup = 64;
-    const size_t block_bytes = static_cast<size_t>(a.taps / 2) * 128;
-    for (int p0 = 0; p0 < a.pixels; p0 += kPixelGroup) {
-      QDwArgs group = a;
-      group.pixels = std::min(kPixelGroup, a.pixels - p0);
-      group.in = a.in + static_cast<size_t>(p0) * a.taps;
-      group.out = a.out + static_cast<size_t>(p0) * a.channels;
-      for (int c0 = 0; c0 < a.channels; c0 += kDwBlock) {
-        const int valid = std::min(kDwBlock, a.channels - c0);
-        const uint8_t* w_block = a.packed_w + static_cast<size_t>(c0 / kDwBlock) * block_bytes;
-        if (valid == kDwBlock) {
-          DwBlock<kSigned, kUp, true>(group, c0, w_block, ~__mmask32{0}, valid);
-        } else {
-          DwBlock<kSigned, kUp, false>(group, c0, w_block, (__mmask32{1} << valid) - 1, valid);
-        }
+    ForEachDepthwiseBlock<kDwBlock>(a, [](const QDwArgs& group, int c0, const uint8_t* w_block) {
+      const int valid = std::min(kDwBlock, group.channels - c0);
+      if (valid == kDwBlock) {
+        DwBlock<kSigned, kUp, true>(group, c0, w_block, ~__mmask32{0}, valid);
+      } else {
+        DwBlock<kSigned, kUp, false>(group, c0, w_block, (__mmask32{1} << valid) - 1, valid);
       }
-    }
+    });
   }
 };
+
+// 16 bytes as int32 lanes (a named function: GCC warns of the ABI of a lambda returning a vector).
+template <bool kSigned>
+inline __m512i WidenWords(__m128i bytes) {
+  return kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+}
 
 // An 8-bit ADD, 16 pairs at a time in registers (quant_kernels.h, add_arith): no table, so
 // nothing to fetch from memory but the inputs.
@@ -304,11 +298,12 @@ void AddArith(const uint8_t* a, const uint8_t* b, int64_t n, const QuantKernels:
   const __m512i offset1 = _mm512_set1_epi32(st.input1_offset);
   const __m512i offset2 = _mm512_set1_epi32(st.input2_offset);
   const __m128i shift = _mm_cvtsi32_si128(st.left_shift);
-  auto widen = [](__m128i bytes) { return kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes); };
   for (int64_t i = 0; i < n; i += 16) {
     const __mmask16 m = FirstLanes16(static_cast<int>(std::min<int64_t>(n - i, 16)));
-    const __m512i va = _mm512_sll_epi32(_mm512_add_epi32(widen(_mm_maskz_loadu_epi8(m, a + i)), offset1), shift);
-    const __m512i vb = _mm512_sll_epi32(_mm512_add_epi32(widen(_mm_maskz_loadu_epi8(m, b + i)), offset2), shift);
+    const __m512i va =
+        _mm512_sll_epi32(_mm512_add_epi32(WidenWords<kSigned>(_mm_maskz_loadu_epi8(m, a + i)), offset1), shift);
+    const __m512i vb =
+        _mm512_sll_epi32(_mm512_add_epi32(WidenWords<kSigned>(_mm_maskz_loadu_epi8(m, b + i)), offset2), shift);
     const __m512i sum = _mm512_add_epi32(Scale<false>(va, r1, left1), Scale<false>(vb, r2, left2));
     _mm_mask_storeu_epi8(out + i, m, Requantize<false>(sum, ro, left_out));
   }

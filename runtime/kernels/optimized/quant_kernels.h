@@ -162,6 +162,25 @@ size_t DepthwisePairsPackedSize(int channels, int taps);
 template <int kBlock>
 void PackDepthwisePairs(const int16_t* w, int channels, int taps, uint8_t* packed);
 
+// The vector sets' depthwise order: groups of pixels; within a group, channel blocks outer and
+// pixels inner, so that a block's weights and output-stage constants stay in registers and L1 over
+// the group (byte stores may alias the constants: per pixel they would be reloaded), and the
+// group's input rows stay in cache across the blocks. Calls block(group, c0, the block's weights).
+template <int kBlock, typename Block>
+void ForEachDepthwiseBlock(const QDwArgs& a, Block block) {
+  constexpr int kPixelGroup = 64;
+  const size_t block_bytes = DepthwisePairsPackedSize<kBlock>(kBlock, a.taps);
+  for (int p0 = 0; p0 < a.pixels; p0 += kPixelGroup) {
+    QDwArgs group = a;
+    group.pixels = std::min(kPixelGroup, a.pixels - p0);
+    group.in = a.in + static_cast<size_t>(p0) * a.taps;
+    group.out = a.out + static_cast<size_t>(p0) * a.channels;
+    for (int c0 = 0; c0 < a.channels; c0 += kBlock) {
+      block(group, c0, a.packed_w + static_cast<size_t>(c0 / kBlock) * block_bytes);
+    }
+  }
+}
+
 // ---- What the sets' GEMM and depthwise kernels share: the choice of a tile or instance per call.
 // Integer code only: the instances are compiled in the sets' own files, with their instruction
 // sets, and are called, not inlined.

@@ -251,7 +251,9 @@ TEST(QuantKernelsTest, GemmRowFactorInWeights) {
     }
   }
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2")) EXPECT_GT(sets_checked, 0);  // the AVX2 set folds it
+  if (__builtin_cpu_supports("avx2")) {
+    EXPECT_GT(sets_checked, 0);  // the AVX2 set folds it
+  }
 #endif
 }
 
