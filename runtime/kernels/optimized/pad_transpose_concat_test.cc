@@ -69,6 +69,14 @@ TEST(OptimizedPadTest, Shapes) {
   CheckPad(kTfLiteInt8, {1, 224, 224, 3}, {0, 0, 0, 1, 0, 1, 0, 0});
   CheckPad(kTfLiteUInt8, {2, 3, 4, 5}, {0, 1, 2, 0, 0, 0, 0, 0});
   CheckPad(kTfLiteFloat32, {2, 3, 4, 5}, {1, 0, 0, 0, 0, 0, 0, 0}, true);
+  // Channels only (face_detection_short_range's 24 -> 28): short runs of inline moves, of every
+  // length around the 16-byte move and the 256-byte switch to memcpy, and a 4-byte pad value.
+  CheckPad(kTfLiteFloat32, {1, 16, 16, 24}, {0, 0, 0, 0, 0, 0, 0, 4});
+  CheckPad(kTfLiteFloat32, {1, 3, 5, 3}, {0, 0, 0, 0, 0, 0, 2, 1}, true);
+  for (int channels : {1, 3, 15, 16, 17, 31, 33, 63, 64, 65, 255, 256, 257}) {
+    CheckPad(kTfLiteInt8, {1, 2, 3, channels}, {0, 0, 0, 0, 0, 0, channels % 5, channels % 19});
+    CheckPad(kTfLiteUInt8, {1, 2, 3, channels}, {0, 0, 0, 1, 1, 0, 17, 3}, true);
+  }
 }
 
 // ---- TRANSPOSE
