@@ -3,8 +3,11 @@
 // int16: the reference's arithmetic for each value, the fixed-point Q3.12 path on the vector
 // FixedPointKernels (exact on every input) and the table-interpolation path (other input scales)
 // through the reference's own function. All split over the thread pool.
+// RELU, RELU6, RELU_N1_TO_1 and RELU_0_TO_1 on float32: the reference's clamp, vectorised
+// (MicroKernels::relu), bit for bit; quantized types run the reference.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
@@ -102,7 +105,68 @@ struct ActivationOp {
   }
 };
 
+// The RELU family's bounds, as the reference's (reference/activation_ops.cc).
+enum class ReluKind { kRelu, kRelu6, kReluN1To1, kRelu0To1 };
+
+struct ReluState : OpState {
+  int64_t elements = 0;
+};
+
+template <ReluKind kKind>
+struct ReluOp {
+  using State = ReluState;
+  static TfLiteRegistration* Reference() {
+    switch (kKind) {
+      case ReluKind::kRelu:
+        return reference::Register_RELU();
+      case ReluKind::kRelu6:
+        return reference::Register_RELU6();
+      case ReluKind::kReluN1To1:
+        return reference::Register_RELU_N1_TO_1();
+      case ReluKind::kRelu0To1:
+        break;
+    }
+    return reference::Register_RELU_0_TO_1();
+  }
+  static float Lo() { return kKind == ReluKind::kReluN1To1 ? -1.f : 0.f; }
+  static float Hi() {
+    switch (kKind) {
+      case ReluKind::kRelu:
+        return std::numeric_limits<float>::infinity();
+      case ReluKind::kRelu6:
+        return 6.f;
+      default:
+        return 1.f;
+    }
+  }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->elements = tflite::NumElements(input);
+    s->fast = input->type == kTfLiteFloat32 && s->elements > 0 && tflite::NumElements(output) == s->elements &&
+              !tflite::IsDynamicTensor(output);
+    return kTfLiteOk;
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const float* in = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
+    float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    const ClampFn relu = s->kernels->relu;
+    const float lo = Lo(), hi = Hi();
+    ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
+      relu(static_cast<size_t>(end - begin), in + begin, out + begin, lo, hi);
+    });
+    return kTfLiteOk;
+  }
+};
+
 }  // namespace
+
+TfLiteRegistration* Register_RELU() { return OptimizedKernel<ReluOp<ReluKind::kRelu>>::Registration(); }
+TfLiteRegistration* Register_RELU6() { return OptimizedKernel<ReluOp<ReluKind::kRelu6>>::Registration(); }
+TfLiteRegistration* Register_RELU_N1_TO_1() { return OptimizedKernel<ReluOp<ReluKind::kReluN1To1>>::Registration(); }
+TfLiteRegistration* Register_RELU_0_TO_1() { return OptimizedKernel<ReluOp<ReluKind::kRelu0To1>>::Registration(); }
 
 TfLiteRegistration* Register_LOGISTIC() { return OptimizedKernel<ActivationOp<false>>::Registration(); }
 

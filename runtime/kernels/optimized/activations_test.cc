@@ -113,5 +113,45 @@ TEST(OptimizedActivationTest, Int16) {
   }
 }
 
+// ---- RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1
+
+// Float values across every bound, with NaN (the reference gives the lower bound), both zeros,
+// infinities and denormals, byte for byte against the reference; quantized types run the
+// reference Eval (not required to take the optimized path).
+TEST(OptimizedReluTest, FloatBitExact) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float special[] = {nan, -nan, inf, -inf, 0.f, -0.f, 1e-40f, -1e-40f, 1.f, -1.f, 6.f, 6.0000005f, 5.9999995f,
+                           -1.0000001f, -0.99999994f, 1.0000001f, 0.99999994f};
+  const std::vector<std::pair<int, const TfLiteRegistration*>> ops = {
+      {kTfLiteBuiltinRelu, optimized::Register_RELU()},
+      {kTfLiteBuiltinRelu6, optimized::Register_RELU6()},
+      {kTfLiteBuiltinReluN1To1, optimized::Register_RELU_N1_TO_1()},
+      {kTfLiteBuiltinRelu0To1, optimized::Register_RELU_0_TO_1()}};
+  for (const auto& [code, registration] : ops) {
+    // Sizes around the vector widths and the 4-register loop, and one over several chunks.
+    for (const std::vector<int>& shape :
+         std::vector<std::vector<int>>{{1}, {7}, {17}, {3, 21}, {1, 64, 64, 24}, {2, 33, 65}}) {
+      const size_t n = Count(shape);
+      std::vector<float> values = RandomFloats(n, static_cast<uint32_t>(n), -8.f, 8.f);
+      for (size_t i = 0; i < n; i += 3) values[i] = special[(i / 3) % (sizeof(special) / sizeof(special[0]))];
+      OpCase op;
+      const int input = op.AddInputBytes(kTfLiteFloat32, shape, Bytes(values));
+      const int output = op.test().AddOutput(kTfLiteFloat32);
+      op.test().AddOp(code, {input}, {output});
+      op.RequireOptimizedPath();
+      op.Check(registration, true);
+    }
+  }
+  // Eight-bit RELU keeps the reference's requantization (the reference Eval).
+  OpCase op;
+  const int input = op.AddInputBytes(kTfLiteInt8, {5, 7}, Bytes(RandomInts<int8_t>(35, 3, -128, 127)));
+  const int output = op.test().AddOutput(kTfLiteInt8);
+  op.test().builder().SetQuantization(input, {0.05f}, {-3});
+  op.test().builder().SetQuantization(output, {0.04f}, {-128});
+  op.test().AddOp(kTfLiteBuiltinRelu, {input}, {output});
+  op.Check(optimized::Register_RELU(), true);
+}
+
 }  // namespace
 }  // namespace touchstone

@@ -136,6 +136,10 @@ using SoftmaxFn = void (*)(size_t n, const float* in, float* out, float beta);
 // float ulps of the exact value (tanh's relative error stays small near 0 too).
 using UnaryFn = void (*)(size_t n, const float* in, float* out);
 
+// out[i] = min(max(lo, in[i]), hi) for i < n (in == out allowed), as the reference RELU, RELU6,
+// RELU_N1_TO_1 and RELU_0_TO_1 compute it (std::min(std::max(lo, x), hi)): a NaN gives lo.
+using ClampFn = void (*)(size_t n, const float* in, float* out, float lo, float hi);
+
 // Integer dot products of int8 vectors, for the hybrid (float activations, int8 weights) kernels:
 // out[j] = sum over i < k of a[i] * w[j * w_stride + i], in 32 bits that wrap (the low 32 bits of the
 // exact sum, as TFLite's kernels keep), for j < n.
@@ -171,6 +175,7 @@ struct MicroKernels {
   SumFn sum = nullptr;
   UnaryFn sigmoid = nullptr;
   UnaryFn tanh = nullptr;
+  ClampFn relu = nullptr;
   Int8DotsFn int8_dots = nullptr;
   BilinearRowFn bilinear_row = nullptr;
   // Null where the set has none (only AVX-512 has one): conv_2d.cc then uses the GEMM.
