@@ -43,6 +43,8 @@ TfLiteRegistration* Register_RELU_N1_TO_1();
 TfLiteRegistration* Register_RELU_0_TO_1();
 TfLiteRegistration* Register_TANH();
 TfLiteRegistration* Register_SVDF();
+TfLiteRegistration* Register_RFFT2D();
+TfLiteRegistration* Register_COMPLEX_ABS();
 TfLiteRegistration* Register_QUANTIZE();
 TfLiteRegistration* Register_DEQUANTIZE();
 
