@@ -120,10 +120,12 @@ class Rfft2d {
   }
   int height() const { return cols_.size(); }
   int width() const { return rows_.size(); }
-  // Doubles of scratch one Slice call needs.
-  size_t ScratchDoubles() const {
-    return 2 * (static_cast<size_t>(height()) * width() + static_cast<size_t>(std::max(height(), width())));
+  // Doubles of scratch one Slice call needs (for a plan of height x width).
+  static uint64_t ScratchDoubles(int height, int width) {
+    return 2 * (static_cast<uint64_t>(height) * static_cast<uint64_t>(width) +
+                static_cast<uint64_t>(std::max(height, width)));
   }
+  size_t ScratchDoubles() const { return static_cast<size_t>(ScratchDoubles(height(), width())); }
 
   // One slice: `in` is in_height x in_width floats, `out` height x (width / 2 + 1) complex values.
   void Slice(const float* in, int in_height, int in_width, TfLiteComplex64* out, double* scratch) const {

@@ -24,6 +24,9 @@ namespace {
 // transform's share), absolute values.
 constexpr int64_t kMinFftOutputsPerChunk = 2 * 1024;
 constexpr int64_t kMinAbsPerChunk = 4 * 1024;
+// Scratch of every thread together (a slice's transform in double, twice the output's bytes each)
+// above which the node stays on the reference kernel's one scratch.
+constexpr size_t kMaxFftScratchBytes = size_t{64} << 20;
 
 struct Rfft2dState : OpState {
   fft::Rfft2d plan;
@@ -47,7 +50,10 @@ struct Rfft2dOp {
     s->in_width = input->dims->data[rank - 1];
     s->slices = 1;
     for (int i = 0; i < rank - 2; ++i) s->slices *= input->dims->data[i];
-    s->plan.Plan(fft_length->data.i32[0], fft_length->data.i32[1]);
+    const int height = fft_length->data.i32[0], width = fft_length->data.i32[1];
+    const uint64_t scratch_bytes = fft::Rfft2d::ScratchDoubles(height, width) * sizeof(double);
+    if (scratch_bytes * static_cast<uint64_t>(NumThreads(context)) > kMaxFftScratchBytes) return kTfLiteOk;
+    s->plan.Plan(height, width);
     s->scratch.Clear();
     s->fast = true;
     return kTfLiteOk;

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "runtime/c/builtin_ops.h"
+#include "runtime/interpreter.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/optimized_ops_test_util.h"
 #include "runtime/testing/op_test.h"
@@ -41,6 +43,20 @@ TEST(OptimizedFftTest, Rfft2dShapes) {
   CheckRfft2d({7, 9}, 16, 4);         // one slice, padded rows
   CheckRfft2d({1, 1}, 1, 1);
   CheckRfft2d({40, 2, 2}, 2, 2);      // many slices of a few values (several per chunk)
+}
+
+// A transform whose per-thread scratch (twice the output's bytes, in double) would pass 64 MB over
+// the threads stays on the reference kernel: 1024 x 2048 needs 34 MB a thread.
+TEST(OptimizedFftTest, Rfft2dLargeScratchStaysOnReference) {
+  OpCase op;
+  const int input = op.AddInputBytes(kTfLiteFloat32, {1, 3}, Bytes(std::vector<float>{1.f, -2.f, 0.5f}));
+  const int fft_length = op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {1024, 2048});
+  const int output = op.test().AddOutput(kTfLiteComplex64);
+  op.test().AddOp(kTfLiteBuiltinRfft2d, {input, fft_length}, {output});
+  op.set_inspect([](Interpreter* interpreter, int threads, const std::string& label) {
+    EXPECT_EQ(interpreter->primary()->node_kernel(0), threads == 1 ? "optimized" : "reference") << label;
+  });
+  op.Check(optimized::Register_RFFT2D(), true);
 }
 
 TEST(OptimizedFftTest, ComplexAbs) {
