@@ -7,10 +7,10 @@
 // (MicroKernels::relu), bit for bit; quantized types run the reference.
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
+#include "runtime/kernels/internal/relu_bounds.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/fixed_point_kernels.h"
 #include "runtime/kernels/optimized/op_common.h"
@@ -105,9 +105,7 @@ struct ActivationOp {
   }
 };
 
-// The RELU family's bounds, as the reference's (reference/activation_ops.cc).
-enum class ReluKind { kRelu, kRelu6, kReluN1To1, kRelu0To1 };
-
+// The RELU family on float32 (bounds: internal/relu_bounds.h, as the reference's).
 struct ReluState : OpState {
   int64_t elements = 0;
 };
@@ -128,17 +126,6 @@ struct ReluOp {
     }
     return reference::Register_RELU_0_TO_1();
   }
-  static float Lo() { return kKind == ReluKind::kReluN1To1 ? -1.f : 0.f; }
-  static float Hi() {
-    switch (kKind) {
-      case ReluKind::kRelu:
-        return std::numeric_limits<float>::infinity();
-      case ReluKind::kRelu6:
-        return 6.f;
-      default:
-        return 1.f;
-    }
-  }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
@@ -153,7 +140,7 @@ struct ReluOp {
     const float* in = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
     const ClampFn relu = s->kernels->relu;
-    const float lo = Lo(), hi = Hi();
+    constexpr float lo = ReluLow(kKind), hi = ReluHigh(kKind);
     ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
       relu(static_cast<size_t>(end - begin), in + begin, out + begin, lo, hi);
     });

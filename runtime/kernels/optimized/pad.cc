@@ -120,15 +120,16 @@ struct PadOp {
       }
     };
     const size_t right_bytes = out_row_bytes - left_bytes - in_row_bytes;
+    // An output row that holds input row `in_row`: its padding before, the row, its padding after.
+    auto write_row = [&](uint8_t* dst, int64_t in_row) {
+      fill(dst, left_bytes);
+      copy(dst + left_bytes, in + in_row * in_row_bytes, in_row_bytes);
+      fill(dst + left_bytes + in_row_bytes, right_bytes);
+    };
     if (s->only_rows_padded) {
-      // Output row r copies input row r (a PAD of channels only).
+      // Output row r holds input row r (a PAD of channels only): no coordinates to step.
       ParallelChunks(context, RowsBefore(*s, last), MinRowsPerChunk(out_row_bytes), [&](int, int64_t begin, int64_t end) {
-        for (int64_t row = begin; row < end; ++row) {
-          uint8_t* dst = out + row * out_row_bytes;
-          fill(dst, left_bytes);
-          copy(dst + left_bytes, in + row * in_row_bytes, in_row_bytes);
-          fill(dst + left_bytes + in_row_bytes, right_bytes);
-        }
+        for (int64_t row = begin; row < end; ++row) write_row(out + row * out_row_bytes, row);
       });
       return kTfLiteOk;
     }
@@ -154,9 +155,7 @@ struct PadOp {
         if (!inside) {
           fill(dst, out_row_bytes);
         } else {
-          fill(dst, left_bytes);
-          copy(dst + left_bytes, in + in_row * in_row_bytes, in_row_bytes);
-          fill(dst + left_bytes + in_row_bytes, right_bytes);
+          write_row(dst, in_row);
         }
         for (int d = last - 1; d >= 0 && ++coordinate[d] == s->out_shape[d]; --d) coordinate[d] = 0;
       }

@@ -13,6 +13,7 @@
 #include "runtime/kernels/internal/elementwise_broadcast.h"
 #include "runtime/kernels/internal/elementwise_quant.h"
 #include "runtime/kernels/internal/float16.h"
+#include "runtime/kernels/internal/relu_bounds.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/elementwise_util.h"
@@ -134,37 +135,27 @@ TfLiteStatus EvalTanhLogistic(TfLiteContext* context, TfLiteNode* node) {
 
 // RELU family: clamp to [lo, hi]; quantized tensors are rescaled from the input's to the output's
 // quantization and clamped to the quantized bounds.
-enum class ReluKind { kRelu, kRelu6, kReluN1To1, kRelu0To1 };
-
 template <ReluKind k>
 struct ReluInfo;
 template <>
 struct ReluInfo<ReluKind::kRelu> {
   static constexpr const char* kName = "RELU";
   static constexpr bool kInt16 = true;
-  static float Lo() { return 0.0f; }
-  static float Hi() { return std::numeric_limits<float>::infinity(); }
 };
 template <>
 struct ReluInfo<ReluKind::kRelu6> {
   static constexpr const char* kName = "RELU6";
   static constexpr bool kInt16 = true;
-  static float Lo() { return 0.0f; }
-  static float Hi() { return 6.0f; }
 };
 template <>
 struct ReluInfo<ReluKind::kReluN1To1> {
   static constexpr const char* kName = "RELU_N1_TO_1";
   static constexpr bool kInt16 = false;
-  static float Lo() { return -1.0f; }
-  static float Hi() { return 1.0f; }
 };
 template <>
 struct ReluInfo<ReluKind::kRelu0To1> {
   static constexpr const char* kName = "RELU_0_TO_1";
   static constexpr bool kInt16 = false;
-  static float Lo() { return 0.0f; }
-  static float Hi() { return 1.0f; }
 };
 
 template <ReluKind k>
@@ -186,10 +177,10 @@ TfLiteStatus PrepareRelu(TfLiteContext* context, TfLiteNode* node) {
     TypeRange(out->type, &qmin, &qmax);
     const float scale = out->params.scale;
     const int32_t zp = out->params.zero_point;
-    d->act_min = std::max(qmin, zp + static_cast<int32_t>(std::round(ReluInfo<k>::Lo() / scale)));
-    d->act_max = std::isinf(ReluInfo<k>::Hi())
+    d->act_min = std::max(qmin, zp + static_cast<int32_t>(std::round(ReluLow(k) / scale)));
+    d->act_max = std::isinf(ReluHigh(k))
                      ? qmax
-                     : std::min(qmax, zp + static_cast<int32_t>(std::round(ReluInfo<k>::Hi() / scale)));
+                     : std::min(qmax, zp + static_cast<int32_t>(std::round(ReluHigh(k) / scale)));
   }
   return kTfLiteOk;
 }
@@ -212,7 +203,7 @@ TfLiteStatus EvalRelu(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetIO(context, node, 1, op, &in, &out));
   switch (in->type) {
     case kTfLiteFloat32: {
-      const float lo = ReluInfo<k>::Lo(), hi = ReluInfo<k>::Hi();
+      const float lo = ReluLow(k), hi = ReluHigh(k);
       return Unary<float>(in, out, [lo, hi](float x) { return std::min(std::max(lo, x), hi); });
     }
     case kTfLiteUInt8:

@@ -6,11 +6,8 @@
 // frequencies of the last axis: out[k1, k2] = sum x[n1, n2] exp(-2 pi i (k1 n1 / H + k2 n2 / W)).
 // H and W must be powers of two, as TFLite's Ooura rdft2d needs. The arithmetic (internal/fft.h,
 // shared with the optimized kernel) is in double, rounded to float once, as TFLite's.
-#include <algorithm>
-#include <cmath>
 #include <complex>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "runtime/c/common.h"
