@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -866,6 +867,71 @@ TEST(XnnpackDelegateTest, ReasonsForRefusals) {
   EXPECT_NE(why.find("filter is not a constant"), std::string::npos) << why;
   EXPECT_FALSE(XnnpackSupportsNode(t.interpreter()->primary()->context(), 1, 3, &why));
   EXPECT_NE(why.find("not one XNNPACK takes"), std::string::npos) << why;
+}
+
+// The per-channel checks run over all channels at once (the smallest and largest scale bound the
+// requantization scales); the refusal still names the first channel that fails, whichever lane of
+// the block or the tail it sits in, and every bad kind of scale is caught.
+TEST(XnnpackDelegateTest, PerChannelScalesCheckedOnEveryChannel) {
+  constexpr int kChannels = 11;  // one block of eight and a tail of three
+  OpTest t;
+  const int x = QInput(t, kTfLiteInt8, {1, 4, 4, 3}, 0.05f, 0);
+  std::vector<float> scales;
+  for (int c = 0; c < kChannels; ++c) scales.push_back(0.02f + 0.001f * c);
+  const int w = QWeights(t, kTfLiteInt8, {kChannels, 1, 1, 3}, scales, 0, 0, 7);
+  std::vector<float> bias_scales;
+  for (float s : scales) bias_scales.push_back(s * 0.05f);
+  const int b = t.AddConst<int32_t>(kTfLiteInt32, {kChannels}, RandomInts<int32_t>(kChannels, 8, -600, 600));
+  t.builder().SetQuantization(b, bias_scales, std::vector<int64_t>(kChannels, 0));
+  const int y = QOutput(t, kTfLiteInt8, {1, 4, 4, kChannels}, 0.06f, 0);
+  t.AddOp(kTfLiteBuiltinConv2d, {x, w, b}, {y}, fb::BuiltinOptions::Conv2DOptions,
+          fb::CreateConv2DOptions(t.fbb(), Padding::SAME, 1, 1).Union(), 3);
+  ASSERT_TRUE(t.Build().ok());
+  TfLiteContext* context = t.interpreter()->primary()->context();
+  auto* q = static_cast<TfLiteAffineQuantization*>(t.interpreter()->tensor(w)->quantization.params);
+  ASSERT_EQ(q->scale->size, kChannels);
+  std::string why;
+  auto refusal = [&]() -> std::string {
+    if (XnnpackSupportsNode(context, 0, TFLITE_XNNPACK_DELEGATE_FLAG_QS8, &why)) return "taken";
+    return why;
+  };
+  ASSERT_EQ(refusal(), "taken");
+  const float bad_scales[] = {0.0f, -0.02f, std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()};
+  for (int c : {0, 5, 7, 8, 10}) {
+    for (float bad : bad_scales) {
+      q->scale->data[c] = bad;
+      EXPECT_NE(refusal().find("filter scale"), std::string::npos) << "channel " << c << " scale " << bad;
+      q->scale->data[c] = scales[c];
+    }
+    q->zero_point->data[c] = 1;
+    EXPECT_NE(refusal().find("non-zero zero point"), std::string::npos) << "channel " << c;
+    q->zero_point->data[c] = 0;
+  }
+  // The first failing channel names the refusal: a zero point at 3 before a scale at 9, and back.
+  q->zero_point->data[3] = 1;
+  q->scale->data[9] = 0.0f;
+  EXPECT_NE(refusal().find("non-zero zero point"), std::string::npos) << why;
+  q->zero_point->data[3] = 0;
+  q->zero_point->data[9] = 1;
+  q->scale->data[3] = -1.0f;
+  EXPECT_NE(refusal().find("filter scale"), std::string::npos) << why;
+  q->zero_point->data[9] = 0;
+  q->scale->data[9] = scales[9];
+  q->scale->data[3] = scales[3];
+  ASSERT_EQ(refusal(), "taken");
+  // Requantization 0.05 * s / 0.06 in [2^-32, 256): channel 9 too large (333.33), channel 4 too
+  // small; the message gives the first channel's value, and each alone is refused.
+  q->scale->data[9] = 400.0f;
+  EXPECT_NE(refusal().find("requantization scale 333.33"), std::string::npos) << why;
+  q->scale->data[4] = 1e-10f;
+  EXPECT_NE(refusal().find("requantization scale 0.000000"), std::string::npos) << why;
+  q->scale->data[9] = scales[9];
+  EXPECT_NE(refusal().find("requantization scale 0.000000"), std::string::npos) << why;
+  // Just inside both ends: taken.
+  q->scale->data[4] = 1e-9f;      // 8.3e-10 >= 2^-32
+  q->scale->data[9] = 307.0f;     // 255.83 < 256
+  EXPECT_EQ(refusal(), "taken");
 }
 
 // RESHAPE and its kin are left to the interpreter when always declined (the auto policy's: there

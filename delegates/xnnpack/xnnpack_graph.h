@@ -116,6 +116,8 @@ class GraphTranslator {
   Status CheckWeightedTensors(const TfLiteNode* node, int input_slot, int bias_slot, WeightedTensors* tensors);
   // The filter's and bias's types and quantization, the requantization and bias scales, the bias shape.
   Status CheckWeights(const WeightedTensors& tensors, int out_channels, const FilterRules& rules);
+  // Per-channel filter scales positive and normal, zero points 0; the smallest and largest scale.
+  Status CheckChannelScales(const TfLiteAffineQuantization* quantization, float* scale_min, float* scale_max);
   // CONV_2D's and DEPTHWISE_CONV_2D's strides, dilations, padding and fused activation (their options
   // name them alike), and the output shape they give.
   template <typename ConvParams>
@@ -168,7 +170,9 @@ class GraphTranslator {
 
   // Requantization scale input_scale * filter_scale / output_scale, as XNNPACK accepts it; and a
   // per-tensor bias scale close to input_scale * filter_scale, as the reference kernels demand.
-  Status CheckRequantization(int input, int filter, int output);
+  // filter_scale_min/max: the filter's smallest and largest scale (CheckChannelScales, or its one
+  // per-tensor scale).
+  Status CheckRequantization(int input, int filter, int output, float filter_scale_min, float filter_scale_max);
   Status CheckBiasScale(int input, int filter, int bias, int output);
 
   TfLiteContext* context_;
