@@ -1,4 +1,4 @@
-// The optimized MEAN, SUM, ADD and MUL kernels against the reference on every microkernel set and
+// The optimized MEAN, SUM, ARG_MAX, ARG_MIN, ADD and MUL kernels against the reference on every microkernel set and
 // 1 and 4 threads (OpCase, optimized_ops_test_util.h).
 #include <gtest/gtest.h>
 
@@ -67,6 +67,77 @@ TEST(OptimizedReduceTest, OneBlockOfAxes) {
 }
 TEST(OptimizedReduceTest, AxesApartRunTheReference) {
   CheckReduce(kTfLiteBuiltinMean, {2, 3, 4}, {0, 2}, false, /*optimized=*/false);
+}
+
+// ---- ARG_MAX and ARG_MIN
+
+// Values with many ties (a small range) so the first index must win, and for float the values the
+// comparison treats specially: NaN (never better; a NaN first value stays), infinities, -0.
+std::vector<uint8_t> ArgValues(TfLiteType type, int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> small(-3, 3);
+  switch (type) {
+    case kTfLiteFloat32: {
+      const float special[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(), -0.f, 0.f};
+      std::vector<float> v(n);
+      for (int64_t i = 0; i < n; ++i) v[i] = i % 7 == 3 ? special[(i / 7) % 5] : 0.5f * small(rng);
+      return Bytes(v);
+    }
+    case kTfLiteInt32:
+      return Bytes(RandomInts<int32_t>(n, seed, -3, 3));
+    case kTfLiteUInt8: {
+      std::vector<uint8_t> v(n);
+      for (int64_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(i % 5 == 0 ? 255 * (i % 2) : 120 + small(rng));
+      return v;
+    }
+    case kTfLiteInt8: {
+      std::vector<int8_t> v(n);
+      for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int8_t>(i % 5 == 0 ? (i % 2 ? 127 : -128) : small(rng));
+      return Bytes(v);
+    }
+    default: {  // bool
+      std::vector<uint8_t> v(n);
+      for (int64_t i = 0; i < n; ++i) v[i] = (rng() % 4) == 0;
+      return v;
+    }
+  }
+}
+
+void CheckArg(bool is_max, TfLiteType type, const std::vector<int>& shape, int32_t axis, TfLiteType out_type,
+              uint32_t seed = 1) {
+  OpCase op;
+  op.RequireOptimizedPath();
+  const int input = op.AddInputBytes(type, shape, ArgValues(type, Count(shape), seed));
+  const int axis_tensor = op.test().AddConst<int32_t>(kTfLiteInt32, {1}, {axis});
+  const int output = op.test().AddOutput(out_type);
+  const fb::TensorType fb_out = out_type == kTfLiteInt64 ? fb::TensorType::INT64 : fb::TensorType::INT32;
+  if (is_max) {
+    op.test().AddOp(kTfLiteBuiltinArgMax, {input, axis_tensor}, {output}, fb::BuiltinOptions::ArgMaxOptions,
+                    fb::CreateArgMaxOptions(op.test().fbb(), fb_out).Union());
+    op.Check(optimized::Register_ARG_MAX(), true);
+  } else {
+    op.test().AddOp(kTfLiteBuiltinArgMin, {input, axis_tensor}, {output}, fb::BuiltinOptions::ArgMinOptions,
+                    fb::CreateArgMinOptions(op.test().fbb(), fb_out).Union());
+    op.Check(optimized::Register_ARG_MIN(), true);
+  }
+}
+
+TEST(OptimizedArgTest, EveryTypeAndAxisByteForByte) {
+  for (bool is_max : {true, false}) {
+    for (TfLiteType type : {kTfLiteFloat32, kTfLiteInt32, kTfLiteUInt8, kTfLiteInt8, kTfLiteBool}) {
+      SCOPED_TRACE(std::string(is_max ? "ARG_MAX " : "ARG_MIN ") + TfLiteTypeGetName(type));
+      CheckArg(is_max, type, {1, 9, 11, 21}, 3, kTfLiteInt32);   // a segmentation map's classes, odd rows
+      CheckArg(is_max, type, {1, 9, 11, 21}, -1, kTfLiteInt64);  // negative axis, int64 indices
+      CheckArg(is_max, type, {2, 5, 7, 3}, 1, kTfLiteInt32);     // a middle axis: outputs inner apart
+      CheckArg(is_max, type, {6, 5}, 0, kTfLiteInt32);           // the first axis
+      CheckArg(is_max, type, {7, 1}, 1, kTfLiteInt32);           // one value per output
+      CheckArg(is_max, type, {3}, 0, kTfLiteInt32);              // one output
+    }
+  }
+  // Outputs over the threads' chunks, and a tail that is not a whole group of lanes.
+  CheckArg(true, kTfLiteUInt8, {1, 129, 131, 21}, 3, kTfLiteInt32, 5);
+  CheckArg(true, kTfLiteFloat32, {3, 4001, 6}, 1, kTfLiteInt32, 6);
 }
 
 // ---- ADD and MUL

@@ -4,8 +4,8 @@
 // Prepare first) and runs the reference Eval for every type and configuration it does not
 // specialise (the quantized forms, hybrid weights, general broadcasts). Float results differ from
 // the reference only by the order of accumulation (and fused multiply-add): within 1e-5 of the
-// output's largest magnitude. Pooling, ADD, MUL, RESIZE_BILINEAR, PAD, TRANSPOSE and
-// CONCATENATION are exactly the reference's, and so are the quantized (uint8, int8) CONV_2D,
+// output's largest magnitude. Pooling, ADD, MUL, RESIZE_BILINEAR, PAD, TRANSPOSE,
+// CONCATENATION, ARG_MAX and ARG_MIN are exactly the reference's, and so are the quantized (uint8, int8) CONV_2D,
 // DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD (quantized.h), pooling (pooling.cc), and the 16-bit
 // products, quantized ADD and MUL forms, QUANTIZE and DEQUANTIZE of quantized16.h.
 //
@@ -29,6 +29,8 @@ TfLiteRegistration* Register_MAX_POOL_2D();
 TfLiteRegistration* Register_SOFTMAX();
 TfLiteRegistration* Register_MEAN();
 TfLiteRegistration* Register_SUM();
+TfLiteRegistration* Register_ARG_MAX();
+TfLiteRegistration* Register_ARG_MIN();
 TfLiteRegistration* Register_RESIZE_BILINEAR();
 TfLiteRegistration* Register_PAD();
 TfLiteRegistration* Register_PADV2();

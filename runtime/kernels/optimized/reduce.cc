@@ -4,13 +4,18 @@
 // by the ADD microkernel. The sums are in another order than the reference's (float tolerance);
 // MEAN divides by the count as the reference does. Other axes, types and empty inputs run the
 // reference kernel.
+// ARG_MAX and ARG_MIN, every input type the reference takes: the reference's select chain per
+// output (the first extreme index; a NaN is never better), run on eight outputs at once so their
+// dependency chains overlap, and split over the pool; byte for byte the reference's.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
@@ -114,10 +119,163 @@ struct ReduceOp {
   }
 };
 
+struct ArgState : OpState {
+  TfLiteType type = kTfLiteNoType;
+  bool int64_output = false;
+  // The input as [outer][n][inner]; output o * inner + i reads n values inner apart.
+  int64_t outer = 0, inner = 0;
+  int n = 0;
+};
+
+// Outputs [begin, end) of the [outer][n][inner] view: kLanes outputs at a time, each with the
+// reference's chain `better = v > best (v < best); best = better ? v : best; index = better ? k :
+// index`, so the chains of independent outputs overlap instead of waiting on one another.
+template <typename T, typename Out, bool kIsMax, bool kLastAxis>
+void ArgOutputs(const T* in, int64_t inner, int n, int64_t begin, int64_t end, Out* out) {
+  // Bytes compared as int (the same order): conditional moves take no 8-bit registers.
+  using Value = typename std::conditional<(sizeof(T) < sizeof(int)), int, T>::type;
+  constexpr int kLanes = 4;
+  // Value k of output `output`: on the last axis (a segmentation map's classes) the outputs' rows
+  // follow one another, n apart.
+  auto first = [&](int64_t output) {
+    return kLastAxis ? in + output * n : in + (output / inner) * n * inner + output % inner;
+  };
+  const int64_t step = kLastAxis ? 1 : inner;
+  int64_t o = begin;
+  for (; o + kLanes <= end; o += kLanes) {
+    const T* p0 = first(o);
+    const T* p[kLanes];
+    Value best[kLanes];
+    int index[kLanes];
+    for (int j = 0; j < kLanes; ++j) {
+      p[j] = kLastAxis ? p0 + j * n : first(o + j);
+      best[j] = p[j][0];
+      index[j] = 0;
+    }
+    for (int k = 1; k < n; ++k) {
+      // Unrolled, so the lanes live in registers (a loop over them keeps them in memory).
+#pragma GCC unroll 8
+      for (int j = 0; j < kLanes; ++j) {
+        const Value v = kLastAxis ? p0[j * n + k] : p[j][k * step];
+        const bool better = kIsMax ? (v > best[j]) : (v < best[j]);
+        best[j] = better ? v : best[j];
+        index[j] = better ? k : index[j];
+      }
+    }
+    for (int j = 0; j < kLanes; ++j) out[o + j] = static_cast<Out>(index[j]);
+  }
+  for (; o < end; ++o) {
+    const T* p = first(o);
+    Value best = p[0];
+    int index = 0;
+    for (int k = 1; k < n; ++k) {
+      const Value v = p[k * step];
+      const bool better = kIsMax ? (v > best) : (v < best);
+      best = better ? v : best;
+      index = better ? k : index;
+    }
+    out[o] = static_cast<Out>(index);
+  }
+}
+
+// ArgOutputs for the node's view and output type.
+template <typename T, bool kIsMax, typename Out>
+void ArgOutputsFor(const T* in, int64_t inner, int n, int64_t begin, int64_t end, Out* out) {
+  if (inner == 1) {
+    ArgOutputs<T, Out, kIsMax, true>(in, inner, n, begin, end, out);
+  } else {
+    ArgOutputs<T, Out, kIsMax, false>(in, inner, n, begin, end, out);
+  }
+}
+
+template <bool kIsMax>
+struct ArgOp {
+  using State = ArgState;
+  static TfLiteRegistration* Reference() {
+    return kIsMax ? reference::Register_ARG_MAX() : reference::Register_ARG_MIN();
+  }
+
+  static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    const TfLiteTensor* axis = tflite::GetInput(context, node, 1);
+    const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    s->type = input->type;
+    s->int64_output = output->type == kTfLiteInt64;
+    // The reference Prepare accepted the node: its types and shapes hold. A constant axis and a
+    // static output make the view fixed here.
+    if (!tflite::IsConstantTensor(axis) || tflite::IsDynamicTensor(output) || tflite::NumElements(axis) != 1 ||
+        (axis->type != kTfLiteInt32 && axis->type != kTfLiteInt64)) {
+      return kTfLiteOk;
+    }
+    const int rank = input->dims->size;
+    int a;
+    if (!shape_util::NormalizeAxis(IntValue(axis, 0), rank, &a)) return kTfLiteOk;
+    s->outer = s->inner = 1;
+    for (int d = 0; d < a; ++d) s->outer *= input->dims->data[d];
+    for (int d = a + 1; d < rank; ++d) s->inner *= input->dims->data[d];
+    s->n = input->dims->data[a];
+    switch (s->type) {
+      case kTfLiteFloat32:
+      case kTfLiteInt32:
+      case kTfLiteInt64:
+      case kTfLiteUInt8:
+      case kTfLiteInt8:
+      case kTfLiteBool:
+        s->fast = s->n > 0 && s->outer * s->inner > 0 && tflite::NumElements(output) == s->outer * s->inner;
+        break;
+      default:
+        break;
+    }
+    return kTfLiteOk;
+  }
+
+  template <typename T>
+  static void Run(TfLiteContext* context, const TfLiteTensor* input, TfLiteTensor* output, const State* s) {
+    const T* in = reinterpret_cast<const T*>(input->data.raw_const);
+    const int64_t outputs = s->outer * s->inner;
+    ParallelChunks(context, outputs, std::max<int64_t>(1, kMinElementsPerChunk / s->n),
+                   [&](int, int64_t begin, int64_t end) {
+                     if (s->int64_output) {
+                       ArgOutputsFor<T, kIsMax>(in, s->inner, s->n, begin, end, output->data.i64);
+                     } else {
+                       ArgOutputsFor<T, kIsMax>(in, s->inner, s->n, begin, end, output->data.i32);
+                     }
+                   });
+  }
+
+  static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const TfLiteTensor* input = tflite::GetInput(context, node, 0);
+    TfLiteTensor* output = tflite::GetOutput(context, node, 0);
+    switch (s->type) {
+      case kTfLiteFloat32:
+        Run<float>(context, input, output, s);
+        break;
+      case kTfLiteInt32:
+        Run<int32_t>(context, input, output, s);
+        break;
+      case kTfLiteInt64:
+        Run<int64_t>(context, input, output, s);
+        break;
+      case kTfLiteUInt8:
+        Run<uint8_t>(context, input, output, s);
+        break;
+      case kTfLiteInt8:
+        Run<int8_t>(context, input, output, s);
+        break;
+      default:
+        Run<bool>(context, input, output, s);
+        break;
+    }
+    return kTfLiteOk;
+  }
+};
+
 }  // namespace
 
 TfLiteRegistration* Register_MEAN() { return OptimizedKernel<ReduceOp<true>>::Registration(); }
 TfLiteRegistration* Register_SUM() { return OptimizedKernel<ReduceOp<false>>::Registration(); }
+TfLiteRegistration* Register_ARG_MAX() { return OptimizedKernel<ArgOp<true>>::Registration(); }
+TfLiteRegistration* Register_ARG_MIN() { return OptimizedKernel<ArgOp<false>>::Registration(); }
 
 }  // namespace optimized
 }  // namespace touchstone

@@ -8,7 +8,6 @@ namespace optimized {
 const std::vector<ReferencePath>& ReferencePaths() {
   static const std::vector<ReferencePath> table = {
       {"ADD", "int32,int64", "integer arithmetic on shape values and loop counters: a few elements"},
-      {"ARG_MAX", "", "one pass over the input without branches, once per model (a segmentation map's classes)"},
       {"ASSIGN_VARIABLE", "", "resource variables: a copy"},
       {"CALL_ONCE", "", "control flow: runs its subgraph at the first Invoke only"},
       {"CAST", "", "shape arithmetic on a few elements"},
