@@ -1024,13 +1024,13 @@ TEST(XnnpackProviderTest, AppliedByDefaultOnlyOverTheOptimizedKernels) {
 
 // Applied by default the delegate takes float32 and int8 operators and leaves uint8 ones to the
 // interpreter; named, it takes all three. With --xnnpack_8bit=auto (the default) int8 and uint8
-// operators stay on the optimized kernels where those run on AVX-512 VNNI; =xnnpack keeps the rule on
+// operators stay on the optimized kernels where those run on AVX-512 VNNI or AVX2; =xnnpack keeps the rule on
 // every CPU; the flag takes no other value (its declared choices, which the flag table enforces).
-TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
+TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniAndAvx2Kernels) {
   const DelegateProvider provider = XnnpackDelegateProvider();
   ProviderParams params = DefaultParams({provider});
   params.Declare(ProviderFlag::Bool(kXnnpackReferenceKernelsParam, false, "the tool's kernels"));
-  const bool vnni = optimized::QuantizedKernelsUseVnni();
+  const bool ours = optimized::QuantizedKernelsOutrunXnnpack();
   // Float operators follow their own rule (FloatOperatorsStayOnFmaKernels): here XNNPACK takes them.
   params.SetString("xnnpack_fp32", "xnnpack", 3);
   struct Case {
@@ -1046,10 +1046,10 @@ TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
   const Case cases[] = {
       {"default, float conv", float_conv, false, "auto", 1},
       {"default, uint8 conv", uint8_conv, false, "auto", 0},
-      {"default, int8 conv", int8_conv, false, "auto", vnni ? 0 : 1},
+      {"default, int8 conv", int8_conv, false, "auto", ours ? 0 : 1},
       {"named, float conv", float_conv, true, "auto", 1},
-      {"named, uint8 conv", uint8_conv, true, "auto", vnni ? 0 : 1},
-      {"named, int8 conv", int8_conv, true, "auto", vnni ? 0 : 1},
+      {"named, uint8 conv", uint8_conv, true, "auto", ours ? 0 : 1},
+      {"named, int8 conv", int8_conv, true, "auto", ours ? 0 : 1},
       {"default, int8 conv, --xnnpack_8bit=xnnpack", int8_conv, false, "xnnpack", 1},
       {"default, uint8 conv, --xnnpack_8bit=xnnpack", uint8_conv, false, "xnnpack", 0},
       {"named, uint8 conv, --xnnpack_8bit=xnnpack", uint8_conv, true, "xnnpack", 1},
@@ -1063,7 +1063,7 @@ TEST(XnnpackProviderTest, EightBitOperatorsStayOnVnniKernels) {
     ASSERT_NE(made.value(), nullptr) << c.name;
     RunResult run = RunModel(c.build, made.value().get());
     ASSERT_TRUE(run.status.ok()) << c.name << ": " << run.status.message();
-    EXPECT_EQ(run.delegated, c.delegated) << c.name << " (VNNI kernels: " << vnni << ")\n" << run.log;
+    EXPECT_EQ(run.delegated, c.delegated) << c.name << " (VNNI or AVX2 kernels: " << ours << ")\n" << run.log;
   }
   for (const ProviderFlag& flag : provider.flags) {
     if (flag.name == "xnnpack_8bit") {
@@ -1105,7 +1105,7 @@ TEST(XnnpackProviderTest, FloatOperatorsStayOnFmaKernels) {
             fb::CreateConv2DOptions(t.fbb(), Padding::SAME, 1, 1, ActivationFunctionType::NONE).Union(), 3);
     t.AddOp(kTfLiteBuiltinDequantize, {q}, {y}, fb::BuiltinOptions::NONE, 0, 2);
   };
-  const bool int8_on_xnnpack = !optimized::QuantizedKernelsUseVnni();
+  const bool int8_on_xnnpack = !optimized::QuantizedKernelsOutrunXnnpack();
   const Case cases[] = {
       {"default, int8 conv and dequantize", conv_dequantize, false, "auto", false, int8_on_xnnpack ? 2 : 0},
       {"default, float conv", conv, false, "auto", false, fma ? 0 : 1},

@@ -34,14 +34,15 @@ DelegateProvider XnnpackDelegateProvider() {
     // not uint8 (TFLite's native builds leave qu8 off), so the evaluation tools' default runs of uint8
     // models compute what TFLite's run_eval computed (../shared/data/coco/README.md).
     if (!given) options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
-    // Where the optimized 8-bit kernels run on AVX-512 VNNI they beat this XNNPACK (2022, no VNNI
-    // kernels) on int8 and uint8 operators: those stay on them (docs/xnnpack.md, docs/performance.md).
-    if (eight_bit == "auto" && rules_apply && optimized::QuantizedKernelsUseVnni()) {
+    // Where the optimized 8-bit kernels run on AVX-512 VNNI or AVX2 they beat this XNNPACK (2022, no
+    // VNNI kernels) on int8 and uint8 models, and spare the delegate's Init: those operators stay on
+    // them (docs/xnnpack.md, docs/performance.md).
+    if (eight_bit == "auto" && rules_apply && optimized::QuantizedKernelsOutrunXnnpack()) {
       options.flags &= ~static_cast<uint32_t>(TFLITE_XNNPACK_DELEGATE_FLAG_QS8 | TFLITE_XNNPACK_DELEGATE_FLAG_QU8);
       // Named, the user expects XNNPACK to take what it can: say why 8-bit operators are not its.
       if (given) {
         LogInfo(
-            "XNNPACK: int8 and uint8 operators stay on the optimized kernels (AVX-512 VNNI); --{}=xnnpack gives "
+            "XNNPACK: int8 and uint8 operators stay on the optimized kernels (AVX-512 VNNI or AVX2); --{}=xnnpack gives "
             "them to XNNPACK.",
             kXnnpack8BitFlag);
       }

@@ -13,7 +13,7 @@ DelegateProvider XnnpackProviderDeclaration() {
                           "run XNNPACK's float16 inference (emulated on x86); the delegate fails where it cannot"),
        ProviderFlag::String(kXnnpack8BitFlag, "auto",
                             "auto: int8 and uint8 operators stay on the optimized kernels where those run on AVX-512 "
-                            "VNNI (faster there than this XNNPACK, which has none); xnnpack: XNNPACK takes them on "
+                            "VNNI or AVX2 (faster there than this XNNPACK); xnnpack: XNNPACK takes them on "
                             "every CPU (int8, and uint8 when --use_xnnpack is named)")
            .OneOf({"auto", "xnnpack"}),
        ProviderFlag::String(kXnnpackFp32Flag, "auto",

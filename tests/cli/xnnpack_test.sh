@@ -161,7 +161,7 @@ for model in "${MODELS[@]}"; do
     continue
   fi
   # --xnnpack_8bit=xnnpack, --xnnpack_fp32=xnnpack: XNNPACK's own kernels, which the defaults (auto)
-  # leave to the optimized kernels where those run on AVX-512 (VNNI) and the tool runs them.
+  # leave to the optimized kernels where those run on AVX-512 (VNNI) or AVX2 and the tool runs them.
   run "$tag.xnn" "${ARGS[@]}" "${RUN_FLAGS[@]}" --use_reference_kernels --use_xnnpack --xnnpack_8bit=xnnpack \
     --xnnpack_fp32=xnnpack \
     --output_filepath="$TMP/$tag.xnn.bin"

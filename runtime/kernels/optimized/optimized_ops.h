@@ -51,9 +51,9 @@ TfLiteRegistration* Register_QUANTIZE();
 TfLiteRegistration* Register_DEQUANTIZE();
 
 // True when the optimized 8-bit CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels run on
-// AVX-512 VNNI on this CPU (with the microkernel set in force): the XNNPACK delegate's default
-// leaves int8 operators to them then (delegates/xnnpack/xnnpack_provider.h).
-bool QuantizedKernelsUseVnni();
+// AVX-512 VNNI or AVX2 on this CPU (with the microkernel set in force): the XNNPACK delegate's
+// default leaves int8 and uint8 operators to them then (delegates/xnnpack/xnnpack_provider.h).
+bool QuantizedKernelsOutrunXnnpack();
 
 // True when the optimized float32 kernels run on AVX-512 or AVX+FMA on this CPU (with the microkernel
 // set in force): the XNNPACK delegate's default leaves float32 operators that have an optimized kernel

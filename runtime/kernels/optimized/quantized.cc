@@ -394,7 +394,10 @@ bool PrepareQuantFullyConnected(TfLiteContext* context, TfLiteNode* node, const 
   return true;
 }
 
-bool QuantizedKernelsUseVnni() { return std::strcmp(QuantKernelsFor(Kernels()).name, "avx512vnni") == 0; }
+bool QuantizedKernelsOutrunXnnpack() {
+  const char* name = QuantKernelsFor(Kernels()).name;
+  return std::strcmp(name, "avx512vnni") == 0 || std::strcmp(name, "avx2") == 0;
+}
 
 bool FloatKernelsUseFma() {
   const char* name = Kernels().name;
