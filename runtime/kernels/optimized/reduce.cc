@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/arg_extreme.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/op_common.h"
@@ -128,13 +128,12 @@ struct ArgState : OpState {
 };
 
 // Outputs [begin, end) of the [outer][n][inner] view: kLanes outputs at a time, each with the
-// reference's chain `better = v > best (v < best); best = better ? v : best; index = better ? k :
-// index`, so the chains of independent outputs overlap instead of waiting on one another.
+// reference's chain (internal/arg_extreme.h), so the chains of independent outputs overlap instead
+// of waiting on one another.
 template <typename T, typename Out, bool kIsMax, bool kLastAxis>
 void ArgOutputs(const T* in, int64_t inner, int n, int64_t begin, int64_t end, Out* out) {
-  // Bytes compared as int (the same order): conditional moves take no 8-bit registers.
-  using Value = typename std::conditional<(sizeof(T) < sizeof(int)), int, T>::type;
-  constexpr int kLanes = 4;
+  using Value = ArgCompareType<T>;
+  constexpr int kLanes = 4;  // eight spilled registers: slower
   // Value k of output `output`: on the last axis (a segmentation map's classes) the outputs' rows
   // follow one another, n apart.
   auto first = [&](int64_t output) {
@@ -156,26 +155,12 @@ void ArgOutputs(const T* in, int64_t inner, int n, int64_t begin, int64_t end, O
       // Unrolled, so the lanes live in registers (a loop over them keeps them in memory).
 #pragma GCC unroll 8
       for (int j = 0; j < kLanes; ++j) {
-        const Value v = kLastAxis ? p0[j * n + k] : p[j][k * step];
-        const bool better = kIsMax ? (v > best[j]) : (v < best[j]);
-        best[j] = better ? v : best[j];
-        index[j] = better ? k : index[j];
+        ArgStep<kIsMax>(static_cast<Value>(kLastAxis ? p0[j * n + k] : p[j][k * step]), k, &best[j], &index[j]);
       }
     }
     for (int j = 0; j < kLanes; ++j) out[o + j] = static_cast<Out>(index[j]);
   }
-  for (; o < end; ++o) {
-    const T* p = first(o);
-    Value best = p[0];
-    int index = 0;
-    for (int k = 1; k < n; ++k) {
-      const Value v = p[k * step];
-      const bool better = kIsMax ? (v > best) : (v < best);
-      best = better ? v : best;
-      index = better ? k : index;
-    }
-    out[o] = static_cast<Out>(index);
-  }
+  for (; o < end; ++o) out[o] = static_cast<Out>(ArgExtremeIndex<T, kIsMax>(first(o), n, step));
 }
 
 // ArgOutputs for the node's view and output type.

@@ -13,6 +13,7 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/cpu_backend_context.h"
+#include "runtime/kernels/internal/arg_extreme.h"
 #include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/shape_util.h"
@@ -88,17 +89,7 @@ void ArgCompute(const Shape& shape, int axis, const T* in, Out* out) {
   const int n = shape[axis];
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
-      const T* p = in + o * n * inner + i;
-      T best = n > 0 ? p[0] : T();
-      int best_index = 0;
-      // Selects rather than branches: a segmentation map's class scores make the branch unpredictable.
-      for (int k = 1; k < n; ++k) {
-        const T v = p[k * inner];
-        const bool better = kIsMax ? (v > best) : (v < best);
-        best = better ? v : best;
-        best_index = better ? k : best_index;
-      }
-      out[o * inner + i] = static_cast<Out>(best_index);
+      out[o * inner + i] = static_cast<Out>(ArgExtremeIndex<T, kIsMax>(in + o * n * inner + i, n, inner));
     }
   }
 }
