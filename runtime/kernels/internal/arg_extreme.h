@@ -7,7 +7,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "runtime/kernels/internal/type_dispatch.h"
+
 namespace touchstone {
+
+// ARG_MAX's and ARG_MIN's input types, as TFLite 2.14's kernels (no INT16).
+using ArgTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, bool>;
 
 // The type values are compared in: types narrower than int as int (the same order, and conditional
 // moves take no 8-bit registers).

@@ -5,7 +5,7 @@
 // MEAN divides by the count as the reference does. Other axes, types and empty inputs run the
 // reference kernel.
 // ARG_MAX and ARG_MIN, every input type the reference takes: the reference's select chain per
-// output (the first extreme index; a NaN is never better), run on eight outputs at once so their
+// output (the first extreme index; a NaN is never better), run on four outputs at once so their
 // dependency chains overlap, and split over the pool; byte for byte the reference's.
 #include <algorithm>
 #include <cstdint>
@@ -199,18 +199,8 @@ struct ArgOp {
     for (int d = 0; d < a; ++d) s->outer *= input->dims->data[d];
     for (int d = a + 1; d < rank; ++d) s->inner *= input->dims->data[d];
     s->n = input->dims->data[a];
-    switch (s->type) {
-      case kTfLiteFloat32:
-      case kTfLiteInt32:
-      case kTfLiteInt64:
-      case kTfLiteUInt8:
-      case kTfLiteInt8:
-      case kTfLiteBool:
-        s->fast = s->n > 0 && s->outer * s->inner > 0 && tflite::NumElements(output) == s->outer * s->inner;
-        break;
-      default:
-        break;
-    }
+    s->fast = IsOneOf(ArgTypes(), s->type) && s->n > 0 && s->outer * s->inner > 0 &&
+              tflite::NumElements(output) == s->outer * s->inner;
     return kTfLiteOk;
   }
 
@@ -231,27 +221,7 @@ struct ArgOp {
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    switch (s->type) {
-      case kTfLiteFloat32:
-        Run<float>(context, input, output, s);
-        break;
-      case kTfLiteInt32:
-        Run<int32_t>(context, input, output, s);
-        break;
-      case kTfLiteInt64:
-        Run<int64_t>(context, input, output, s);
-        break;
-      case kTfLiteUInt8:
-        Run<uint8_t>(context, input, output, s);
-        break;
-      case kTfLiteInt8:
-        Run<int8_t>(context, input, output, s);
-        break;
-      default:
-        Run<bool>(context, input, output, s);
-        break;
-    }
-    return kTfLiteOk;
+    return EvalForType(ArgTypes(), s->type, [&](auto t) { Run<decltype(t)>(context, input, output, s); });
   }
 };
 

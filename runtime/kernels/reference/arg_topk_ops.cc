@@ -52,9 +52,6 @@ TfLiteStatus ArgShape(TfLiteContext* context, TfLiteNode* node, std::vector<Shap
   return kTfLiteOk;
 }
 
-// ARG_MAX's and ARG_MIN's input types, as TFLite 2.14's (no INT16).
-using ArgTypes = TypeList<float, int32_t, int64_t, uint8_t, int8_t, bool>;
-
 template <bool kIsMax>
 TfLiteStatus ArgPrepare(TfLiteContext* context, TfLiteNode* node) {
   const char* op = kIsMax ? "ARG_MAX" : "ARG_MIN";
