@@ -108,15 +108,17 @@ inline void Store8(uint8_t* out, __m128i bytes, int n) {
 }
 
 size_t PackedBSize(int n, size_t kp) { return static_cast<size_t>((n + 7) / 8 * 8) * kp * 2; }
+size_t NarrowPackedBSize(int n, size_t kp) { return static_cast<size_t>((n + 7) / 8 * 8) * kp; }
 
 // Panels of 16 columns (the last one 8 where that is enough); within a panel, for each group of 4
-// k and each 8-column block, the columns' (k, k + 2) int16 pairs, then their (k + 1, k + 3). The
-// first k bytes of each column get row_factor added (0 for pack_b); the padding stays 0.
-void PackBWithRowFactor(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor,
-                        uint8_t* packed) {
+// k and each 8-column block, the columns' (k, k + 2) pairs, then their (k + 1, k + 3), as Weight
+// (int16, or int8 for the narrow layout). The first k bytes of each column get row_factor added (0
+// for pack_b); the padding stays 0.
+template <typename Weight>
+void PackPanels(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor, uint8_t* packed) {
+  Weight* out = reinterpret_cast<Weight*>(packed);
   for (int n0 = 0; n0 < n; n0 += kPanel) {
     const int blocks = std::min(kBlocks, (n - n0 + 7) / 8);
-    int16_t* out = reinterpret_cast<int16_t*>(packed + static_cast<size_t>(n0) * kp * 2);
     for (size_t k0 = 0; k0 < kp; k0 += 4) {
       for (int j = 0; j < blocks; ++j) {
         for (int parity = 0; parity < 2; ++parity) {
@@ -127,13 +129,22 @@ void PackBWithRowFactor(const uint8_t* d, int n, size_t k, size_t kp, bool d_sig
                 const uint8_t byte = d[static_cast<size_t>(col) * kp + k0 + i];
                 value = (d_signed ? static_cast<int8_t>(byte) : byte) + row_factor;
               }
-              *out++ = static_cast<int16_t>(value);
+              *out++ = static_cast<Weight>(value);
             }
           }
         }
       }
     }
   }
+}
+
+void PackBWithRowFactor(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor,
+                        uint8_t* packed) {
+  PackPanels<int16_t>(d, n, k, kp, d_signed, row_factor, packed);
+}
+
+void PackBNarrow(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor, uint8_t* packed) {
+  PackPanels<int8_t>(d, n, k, kp, d_signed, row_factor, packed);
 }
 
 void PackB(const uint8_t* d, int n, size_t kp, bool d_signed, uint8_t* packed) {
@@ -160,48 +171,70 @@ void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_sign
   }
 }
 
-template <bool kSigned, bool kUp, int MR, int NB>
-struct Tile {
-  static void Run(const QGemmArgs& g, int n0) {
-    const uint8_t* panel = g.packed_b + static_cast<size_t>(n0) * g.kp * 2;
-    __m256i acc[MR][NB];
-    for (int i = 0; i < MR; ++i) {
-      for (int j = 0; j < NB; ++j) acc[i][j] = _mm256_setzero_si256();
-    }
-    const __m256i low_bytes = _mm256_set1_epi32(0x00FF00FF);
-    for (size_t k = 0; k < g.kp; k += 4) {
-      const uint8_t* step = panel + k * NB * 16;
-      __m256i even_w[NB], odd_w[NB];
-      for (int j = 0; j < NB; ++j) {
-        even_w[j] = Load(step + 64 * j);
-        odd_w[j] = Load(step + 64 * j + 32);
-      }
+// The 16 int16 weights of one k pair of one 8-column block, from PackB's int16 layout or
+// PackBNarrow's int8 one (sign-extended as loaded).
+template <bool kNarrow>
+inline __m256i LoadWeights(const uint8_t* p) {
+  if (kNarrow) return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return Load(p);
+}
+
+template <bool kNarrow>
+struct TileOf {
+  static constexpr size_t kWeightBytes = kNarrow ? 1 : 2;
+
+  template <bool kSigned, bool kUp, int MR, int NB>
+  struct Tile {
+    static void Run(const QGemmArgs& g, int n0) {
+      constexpr int kHalfBlockBytes = 16 * kWeightBytes;  // one parity of one block: 16 weights
+      const uint8_t* panel = g.packed_b + static_cast<size_t>(n0) * g.kp * kWeightBytes;
+      __m256i acc[MR][NB];
       for (int i = 0; i < MR; ++i) {
-        int32_t word;
-        std::memcpy(&word, g.a + i * g.a_stride + k, 4);
-        const __m256i x = _mm256_set1_epi32(word);
-        // Bytes 0 and 2, and 1 and 3, of each group of four as int16 pairs.
-        const __m256i even = kSigned ? _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8) : _mm256_and_si256(x, low_bytes);
-        const __m256i odd = kSigned ? _mm256_srai_epi16(x, 8) : _mm256_srli_epi16(x, 8);
+        for (int j = 0; j < NB; ++j) acc[i][j] = _mm256_setzero_si256();
+      }
+      const __m256i low_bytes = _mm256_set1_epi32(0x00FF00FF);
+      for (size_t k = 0; k < g.kp; k += 4) {
+        const uint8_t* step = panel + k * NB * 8 * kWeightBytes;
+        __m256i even_w[NB], odd_w[NB];
         for (int j = 0; j < NB; ++j) {
-          acc[i][j] = _mm256_add_epi32(
-              acc[i][j], _mm256_add_epi32(_mm256_madd_epi16(even, even_w[j]), _mm256_madd_epi16(odd, odd_w[j])));
+          even_w[j] = LoadWeights<kNarrow>(step + 2 * kHalfBlockBytes * j);
+          odd_w[j] = LoadWeights<kNarrow>(step + 2 * kHalfBlockBytes * j + kHalfBlockBytes);
+        }
+        for (int i = 0; i < MR; ++i) {
+          int32_t word;
+          std::memcpy(&word, g.a + i * g.a_stride + k, 4);
+          const __m256i x = _mm256_set1_epi32(word);
+          // Bytes 0 and 2, and 1 and 3, of each group of four as int16 pairs.
+          const __m256i even =
+              kSigned ? _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8) : _mm256_and_si256(x, low_bytes);
+          const __m256i odd = kSigned ? _mm256_srai_epi16(x, 8) : _mm256_srli_epi16(x, 8);
+          for (int j = 0; j < NB; ++j) {
+            acc[i][j] = _mm256_add_epi32(
+                acc[i][j], _mm256_add_epi32(_mm256_madd_epi16(even, even_w[j]), _mm256_madd_epi16(odd, odd_w[j])));
+          }
+        }
+      }
+      // Column block by column block, so that each block's stage constants are loaded once for all
+      // rows (the byte stores may alias them): with a short k (MobileNet v1 0.25's pointwise layers)
+      // this epilogue is half of the tile.
+#pragma GCC unroll 4
+      for (int j = 0; j < NB; ++j) {
+        const int col = n0 + 8 * j;
+        const StageRegs stage = LoadStage(*g.stage, col);
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; ++i) {
+          const __m256i sum = _mm256_add_epi32(acc[i][j], _mm256_set1_epi32(g.row_terms[i]));
+          Store8(g.c + i * g.c_stride + col, Requantize<kUp>(sum, stage), g.n - col);
         }
       }
     }
-    // Column block by column block, so that each block's stage constants are loaded once for all
-    // rows (the byte stores may alias them): with a short k (MobileNet v1 0.25's pointwise layers)
-    // this epilogue is half of the tile.
-    for (int j = 0; j < NB; ++j) {
-      const int col = n0 + 8 * j;
-      const StageRegs stage = LoadStage(*g.stage, col);
-      for (int i = 0; i < MR; ++i) {
-        const __m256i sum = _mm256_add_epi32(acc[i][j], _mm256_set1_epi32(g.row_terms[i]));
-        Store8(g.c + i * g.c_stride + col, Requantize<kUp>(sum, stage), g.n - col);
-      }
-    }
-  }
+  };
 };
+
+template <bool kSigned, bool kUp, int MR, int NB>
+using Tile = TileOf<false>::Tile<kSigned, kUp, MR, NB>;
+template <bool kSigned, bool kUp, int MR, int NB>
+using NarrowTile = TileOf<true>::Tile<kSigned, kUp, MR, NB>;
 
 // ---- Depthwise, 16 channels per block (see qisa_avx512's).
 
@@ -307,6 +340,10 @@ const QuantKernels* Table() {
         "avx2", PackedBSize, PackB, RowSums, DepthwisePairsPackedSize<kDwBlock>, PackDepthwisePairs<kDwBlock>);
     t.lookup_pairs = qisa_scalar::LookupPairs;
     t.pack_b_with_row_factor = PackBWithRowFactor;
+    t.narrow_packed_b_size = NarrowPackedBSize;
+    t.pack_b_narrow = PackBNarrow;
+    t.gemm_narrow_u8 = GemmPanels<NarrowTile, kMr, kBlocks, 8, false>;
+    t.gemm_narrow_s8 = GemmPanels<NarrowTile, kMr, kBlocks, 8, true>;
     t.add_arith = AddArithForSign<AddArith<true>, AddArith<false>>;
     return t;
   }();

@@ -106,6 +106,15 @@ struct QuantKernels {
   // zero point, within +-255). The GEMM's row terms are then 0: no row sums at Eval.
   void (*pack_b_with_row_factor)(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor,
                                  uint8_t* packed) = nullptr;
+  // Where not null: pack_b_with_row_factor's layout with int8 in place of int16, for weights whose
+  // d + row_factor all fit int8 (weight minus zero point: always for int8 weights of zero point
+  // 0), and the GEMMs that read it (widening as they load). Half the bytes to stream: a GEMM of few
+  // rows, bound by reading its weights, takes them (quantized.cc, kNarrowMaxRows).
+  size_t (*narrow_packed_b_size)(int n, size_t kp) = nullptr;
+  void (*pack_b_narrow)(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor,
+                        uint8_t* packed) = nullptr;
+  void (*gemm_narrow_u8)(const QGemmArgs& args) = nullptr;
+  void (*gemm_narrow_s8)(const QGemmArgs& args) = nullptr;
   // Sums of `rows` rows of k bytes (signed or unsigned), a_stride apart.
   void (*row_sums)(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) = nullptr;
   // GEMMs for uint8 inputs (int8 weights d) and int8 inputs (uint8 weights d).

@@ -94,6 +94,9 @@ struct GemmCase {
   // Nonzero: `set` packs it into the weights (pack_b_with_row_factor) and runs with row terms 0;
   // the portable set gets it as row terms (row_factor * the row's input sum).
   int32_t row_factor = 0;
+  // With row_factor: `set` packs the narrow (int8) layout (pack_b_narrow, gemm_narrow_*), the
+  // weights drawn so that each d + row_factor fits int8.
+  bool narrow = false;
 };
 
 void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
@@ -108,6 +111,17 @@ void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
     const uint8_t ends[] = {0x00, 0xFF, 0x80, 0x7F};
     for (uint8_t& x : a) x = ends[rng() % 4];
     for (uint8_t& x : d) x = ends[rng() % 4];
+  }
+  if (gc.narrow) {
+    // d + row_factor within [-128, 127], d a byte of its type (int8 for uint8 inputs, else uint8).
+    const int32_t d_low = gc.is_signed ? 0 : -128;
+    const int32_t low = std::max(-128, d_low + gc.row_factor) - gc.row_factor;
+    const int32_t high = std::min(127, d_low + 255 + gc.row_factor) - gc.row_factor;
+    for (uint8_t& x : d) {
+      const int32_t value = gc.extreme_bytes && rng() % 2 == 0 ? (rng() % 2 == 0 ? low : high)
+                                                               : low + static_cast<int32_t>(rng() % (high - low + 1));
+      x = static_cast<uint8_t>(value);
+    }
   }
   if (gc.zero_inputs) std::fill(a.begin(), a.end(), 0);
   for (int r = 0; r < gc.rows; ++r) {
@@ -148,12 +162,16 @@ void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
     }
   }
   auto run = [&](const QuantKernels& k, bool fold, std::vector<uint8_t>* c) {
-    std::vector<uint8_t> packed(k.packed_b_size(gc.n, kp));
-    if (fold) {
+    const bool narrow = fold && gc.narrow;
+    std::vector<uint8_t> packed(narrow ? k.narrow_packed_b_size(gc.n, kp) : k.packed_b_size(gc.n, kp));
+    if (narrow) {
+      k.pack_b_narrow(d.data(), gc.n, gc.k, kp, /*d_signed=*/!gc.is_signed, gc.row_factor, packed.data());
+    } else if (fold) {
       k.pack_b_with_row_factor(d.data(), gc.n, gc.k, kp, /*d_signed=*/!gc.is_signed, gc.row_factor, packed.data());
     } else {
       k.pack_b(d.data(), gc.n, kp, /*d_signed=*/!gc.is_signed, packed.data());
     }
+    const auto gemm = narrow ? (gc.is_signed ? k.gemm_narrow_s8 : k.gemm_narrow_u8) : (gc.is_signed ? k.gemm_s8 : k.gemm_u8);
     QGemmArgs g;
     g.a = a.data();
     g.a_stride = stride;
@@ -169,11 +187,11 @@ void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
     const int split = std::min(gc.n, k.panel);
     g.n_begin = 0;
     g.n_end = split;
-    (gc.is_signed ? k.gemm_s8 : k.gemm_u8)(g);
+    gemm(g);
     if (split < gc.n) {
       g.n_begin = split;
       g.n_end = gc.n;
-      (gc.is_signed ? k.gemm_s8 : k.gemm_u8)(g);
+      gemm(g);
     }
   };
   run(Scalar(), false, &expected);
@@ -182,7 +200,7 @@ void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
     ASSERT_EQ(expected[i], got[i]) << set.name << ": rows " << gc.rows << " n " << gc.n << " k " << gc.k
                                    << (gc.is_signed ? " int8" : " uint8")
                                    << (gc.rounding_up ? " ruy rounding" : " ties away") << " row factor "
-                                   << gc.row_factor << ", byte " << i << " (row " << i / gc.n << ", column " << i % gc.n
+                                   << gc.row_factor << (gc.narrow ? " narrow" : "") << ", byte " << i << " (row " << i / gc.n << ", column " << i % gc.n
                                    << "), seed " << seed;
   }
 }
@@ -253,6 +271,46 @@ TEST(QuantKernelsTest, GemmRowFactorInWeights) {
 #if defined(__x86_64__)
   if (__builtin_cpu_supports("avx2")) {
     EXPECT_GT(sets_checked, 0);  // the AVX2 set folds it
+  }
+#endif
+}
+
+// The narrow (int8) weight layout: weights minus their zero point that fit int8 (every row factor
+// a zero point gives, the weights drawn to fit), against the portable set computing the row terms.
+TEST(QuantKernelsTest, GemmNarrowWeights) {
+  uint32_t seed = 5000;
+  int sets_checked = 0;
+  for (const QuantKernels* set : VectorSets()) {
+    if (set->pack_b_narrow == nullptr) continue;
+    ++sets_checked;
+    for (bool is_signed : {false, true}) {
+      const std::vector<int32_t> factors =
+          is_signed ? std::vector<int32_t>{-255, -129, -128, -1} : std::vector<int32_t>{-127, -1, 1, 128, 255};
+      for (int32_t row_factor : factors) {
+        for (size_t k : {1, 3, 8, 27, 100, 1001}) {
+          for (int rows = 1; rows <= set->mr; ++rows) {
+            for (int n : {1, 8, 9, 16, 21, 40}) {
+              GemmCase gc;
+              gc.rows = rows;
+              gc.n = n;
+              gc.k = k;
+              gc.is_signed = is_signed;
+              gc.rounding_up = seed % 5 < 2;
+              gc.extreme_bytes = seed % 3 == 0;
+              gc.typical = seed % 2 == 0;
+              gc.extra_stride = seed % 4 == 0 ? 5 : 0;
+              gc.row_factor = row_factor;
+              gc.narrow = true;
+              ASSERT_NO_FATAL_FAILURE(CheckGemm(*set, gc, seed++));
+            }
+          }
+        }
+      }
+    }
+  }
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2")) {
+    EXPECT_GT(sets_checked, 0);  // the AVX2 set has it
   }
 #endif
 }

@@ -16,8 +16,18 @@ namespace optimized {
 namespace {
 
 constexpr int kMaxRowsPerTile = 8;
+// A GEMM of at most this many rows is bound by reading its weights, which are then read once
+// (EvalPanelMajor; the row terms are on the stack) and, where they fit and are many, narrow
+// (QuantKernels::pack_b_narrow). With more rows, or weights that stay in L2 from one Invoke to the
+// next (fc_qat's), widening them as they load costs more than the bytes it saves: a third more
+// instructions in a one-row tile.
+constexpr int64_t kFewRows = 32;
+constexpr size_t kNarrowMinWideBytes = 256 * 1024;
+// The packed weight bytes of a group of panels EvalPanelMajor keeps in L2 over the rows' tiles.
+constexpr size_t kPanelMajorGroupBytes = 64 * 1024;
 
 std::atomic<int64_t> g_prepared{0};
+std::atomic<int64_t> g_narrow_packed{0};
 
 int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
@@ -175,6 +185,32 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
   return true;
 }
 
+// Whether every weight minus its zero point, the value the packed weights hold once the row factor
+// is folded in, fits int8.
+bool WeightsFitInt8(const QuantGemmState& s) {
+  const size_t count = static_cast<size_t>(s.n) * s.k;
+  int32_t low = 255, high = -128;
+  for (size_t i = 0; i < count; ++i) {
+    const uint8_t byte = s.pending.weights[i];
+    const int32_t value = s.is_signed ? static_cast<int8_t>(byte) : byte;
+    low = std::min(low, value);
+    high = std::max(high, value);
+  }
+  const int32_t zero_point = s.pending.weights_zero_point;
+  return count == 0 || (low - zero_point >= -128 && high - zero_point <= 127);
+}
+
+// The GEMM that reads the state's packed weights, and the bytes of one packed panel of them.
+decltype(QuantKernels::gemm_u8) GemmOf(const QuantGemmState& s) {
+  const QuantKernels& k = *s.kernels;
+  if (s.narrow_weights) return s.is_signed ? k.gemm_narrow_s8 : k.gemm_narrow_u8;
+  return s.is_signed ? k.gemm_s8 : k.gemm_u8;
+}
+size_t PanelBytes(const QuantGemmState& s) {
+  const QuantKernels& k = *s.kernels;
+  return (s.narrow_weights ? k.narrow_packed_b_size : k.packed_b_size)(k.panel, s.kp);
+}
+
 // The weights' columns with the sign bit flipped, their constant terms folded into the output
 // stage, packed for the microkernels.
 void PackPendingGemm(QuantGemmState* s) {
@@ -196,14 +232,23 @@ void PackPendingGemm(QuantGemmState* s) {
         bias_value - int64_t{s->input_zero_point} * sum - static_cast<int64_t>(k) * s->input_zero_point * beta;
   }
   BuildOutputStage(p.rq.get(), p.rounding_up, col_terms, p.output_offset, &s->output);
-  s->packed_b.assign(s->kernels->packed_b_size(n, s->kp), 0);
-  // Within int16 whatever the weight byte (a zero point far outside the type keeps the row sums).
-  if (s->kernels->pack_b_with_row_factor != nullptr && std::abs(s->row_factor) <= 32000) {
-    s->kernels->pack_b_with_row_factor(d.data(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor,
-                                       s->packed_b.data());
+  const QuantKernels& kernels = *s->kernels;
+  s->narrow_weights = kernels.pack_b_narrow != nullptr && s->rows <= kFewRows &&
+                      kernels.packed_b_size(n, s->kp) >= kNarrowMinWideBytes && WeightsFitInt8(*s);
+  if (s->narrow_weights) {
+    s->packed_b.assign(kernels.narrow_packed_b_size(n, s->kp), 0);
+    kernels.pack_b_narrow(d.data(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor, s->packed_b.data());
+    g_narrow_packed.fetch_add(1, std::memory_order_relaxed);
     s->row_factor = 0;  // in the weights now (the column terms above are the same)
+  } else if (kernels.pack_b_with_row_factor != nullptr && std::abs(s->row_factor) <= 32000) {
+    // Within int16 whatever the weight byte (a zero point far outside the type keeps the row sums).
+    s->packed_b.assign(kernels.packed_b_size(n, s->kp), 0);
+    kernels.pack_b_with_row_factor(d.data(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor,
+                                   s->packed_b.data());
+    s->row_factor = 0;
   } else {
-    s->kernels->pack_b(d.data(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
+    s->packed_b.assign(kernels.packed_b_size(n, s->kp), 0);
+    kernels.pack_b(d.data(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
   }
   p.pending = false;
   p.rq.Reset();
@@ -271,6 +316,67 @@ void PackRows(const QuantGemmState& s, const uint8_t* input, int64_t m0, int row
 void EnsureScratch(TfLiteContext* context, QuantGemmState* s) {
   if (s->direct) return;
   s->scratch.Ensure(NumThreads(context), static_cast<size_t>(s->kernels->mr) * s->kp);
+}
+
+// The rows split into tiles of at most mr rows, spread evenly, the first tiles taking the extra rows
+// (as RunGemm does, without a division per tile): 7x7 = 49 rows make nine tiles of 5 or 6 rows,
+// not eight of 6 and one of 1.
+struct RowTiles {
+  RowTiles(int64_t rows, int mr)
+      : count((rows + mr - 1) / mr), base_rows(count > 0 ? rows / count : 0), with_extra_row(count > 0 ? rows % count : 0) {}
+  int64_t first_row(int64_t tile) const { return tile * base_rows + std::min(tile, with_extra_row); }
+  int64_t count, base_rows, with_extra_row;
+};
+
+// Few rows read straight from the input (a pointwise convolution on a small map, a fully connected
+// layer over a few batches): the weights, far more bytes than the rows, are read once, panels
+// outer and the rows' tiles inner, so that a group of panels stays in cache over the tiles. In
+// the row-major order every tile streams all the weights again (yamnet's last pointwise layer,
+// 6 rows against 1024x1024 weights, read them twice from L3). False where too few groups of
+// panels would leave threads idle: the caller then splits the rows.
+bool EvalPanelMajor(TfLiteContext* context, const QuantGemmState& s, const uint8_t* input, uint8_t* output) {
+  const QuantKernels& kernels = *s.kernels;
+  const int64_t panels = (s.n + kernels.panel - 1) / kernels.panel;
+  const int64_t max_chunks = MaxChunks(context);
+  if (panels < max_chunks) return false;
+  const RowTiles tiles(s.rows, std::min(kernels.mr, kMaxRowsPerTile));
+  const size_t panel_bytes = PanelBytes(s);
+  const int64_t panels_per_group = std::clamp<int64_t>(static_cast<int64_t>(kPanelMajorGroupBytes / panel_bytes), 1,
+                                                       std::max<int64_t>(1, panels / max_chunks));
+  const int64_t groups = (panels + panels_per_group - 1) / panels_per_group;
+  int32_t row_terms[kFewRows];
+  if (s.row_factor != 0) {
+    int32_t sums[kFewRows];
+    kernels.row_sums(input, s.k, static_cast<int>(s.rows), s.k, s.is_signed, sums);
+    for (int64_t r = 0; r < s.rows; ++r) row_terms[r] = Wrap(int64_t{s.row_factor} * sums[r]);
+  } else {
+    std::fill(row_terms, row_terms + s.rows, 0);
+  }
+  const auto gemm = GemmOf(s);
+  const int64_t macs_per_group = s.rows * static_cast<int64_t>(s.kp) * panels_per_group * kernels.panel;
+  const int64_t min_groups = std::max<int64_t>(1, kMinMacsPerChunk / std::max<int64_t>(1, macs_per_group));
+  ParallelChunks(context, groups, min_groups, [&](int, int64_t begin, int64_t end) {
+    QGemmArgs args;
+    args.packed_b = s.packed_b.data();
+    args.kp = s.kp;
+    args.n = s.n;
+    args.stage = &s.output.stage;
+    args.a_stride = s.k;
+    args.c_stride = s.n;
+    for (int64_t group = begin; group < end; ++group) {
+      args.n_begin = static_cast<int>(group * panels_per_group * kernels.panel);
+      args.n_end = static_cast<int>(std::min<int64_t>(s.n, (group + 1) * panels_per_group * kernels.panel));
+      for (int64_t tile = 0; tile < tiles.count; ++tile) {
+        const int64_t m0 = tiles.first_row(tile);
+        args.rows = static_cast<int>(tiles.first_row(tile + 1) - m0);
+        args.a = input + m0 * s.k;
+        args.row_terms = row_terms + m0;
+        args.c = output + m0 * s.n;
+        gemm(args);
+      }
+    }
+  });
+  return true;
 }
 
 }  // namespace
@@ -405,6 +511,7 @@ bool FloatKernelsUseFma() {
 }
 
 int64_t QuantizedNodesPrepared() { return g_prepared.load(std::memory_order_relaxed); }
+int64_t NarrowGemmWeightsPacked() { return g_narrow_packed.load(std::memory_order_relaxed); }
 
 TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmState* s) {
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
@@ -415,14 +522,12 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   EnsureScratch(context, s);
   const QuantKernels& kernels = *s->kernels;
   const int mr = std::min(kernels.mr, kMaxRowsPerTile);
-  const int64_t tiles = (s->rows + mr - 1) / mr;
+  const RowTiles row_tiles(s->rows, mr);
+  const int64_t tiles = row_tiles.count;
   if (tiles == 0) return kTfLiteOk;
-  // The rows spread evenly over the tiles, the first tiles taking the extra rows (as RunGemm does,
-  // without a division per tile): 7x7 = 49 rows make nine tiles of 5 or 6 rows, not eight of 6 and
-  // one of 1.
-  const int64_t tile_base_rows = s->rows / tiles;
-  const int64_t tiles_with_extra_row = s->rows % tiles;
-  auto tile_first_row = [&](int64_t tile) { return tile * tile_base_rows + std::min(tile, tiles_with_extra_row); };
+  if (s->direct && s->rows <= kFewRows && EvalPanelMajor(context, *s, input_data, output_data)) {
+    return kTfLiteOk;
+  }
   const int64_t panels = (s->n + kernels.panel - 1) / kernels.panel;
   // Few rows (a fully connected layer, a small image): split the columns too.
   const int64_t max_chunks = MaxChunks(context);
@@ -432,7 +537,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   }
   const int64_t panels_per_group = (panels + groups - 1) / groups;
   groups = (panels + panels_per_group - 1) / panels_per_group;
-  const auto gemm = s->is_signed ? kernels.gemm_s8 : kernels.gemm_u8;
+  const auto gemm = GemmOf(*s);
   const int64_t macs_per_item =
       static_cast<int64_t>(mr) * static_cast<int64_t>(s->kp) * panels_per_group * kernels.panel;
   const int64_t min_items = std::max<int64_t>(1, kMinMacsPerChunk / std::max<int64_t>(1, macs_per_item));
@@ -450,10 +555,10 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
     for (int64_t item = begin; item < end; ++item) {
       const int64_t tile = item / groups;
       const int64_t group = item % groups;
-      const int64_t m0 = tile_first_row(tile);
+      const int64_t m0 = row_tiles.first_row(tile);
       if (tile != current_tile) {
         current_tile = tile;
-        args.rows = static_cast<int>(tile_first_row(tile + 1) - m0);
+        args.rows = static_cast<int>(row_tiles.first_row(tile + 1) - m0);
         if (s->direct) {
           args.a = input_data + m0 * s->k;
           args.a_stride = s->k;

@@ -59,6 +59,7 @@ struct QuantGemmState {
   int32_t input_zero_point = 0;
   int32_t row_factor = 0;  // beta: the row term is beta * the row's input sum (0 once packed into the weights)
   bool direct = false;     // rows are read from the input (else an im2col per tile)
+  bool narrow_weights = false;  // packed_b in the set's narrow (int8) layout, read by its narrow GEMMs
   bool conv = false;
   WindowGeometry geometry;
   int channels = 0;
@@ -141,6 +142,9 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
 // Nodes the Prepare* functions above have accepted since the process started (tests check that a
 // case takes the quantized path rather than the reference fallback).
 int64_t QuantizedNodesPrepared();
+// GEMM weights packed in a set's narrow layout since the process started (tests check that a case
+// of few rows takes it where the set has one).
+int64_t NarrowGemmWeightsPacked();
 
 // The output stage arrays for the reference's per-column multipliers and shifts (rq), the
 // column terms (bias and zero-point terms) and ruy's or the reference's rounding. False where a

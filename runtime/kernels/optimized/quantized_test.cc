@@ -176,6 +176,23 @@ TEST(OptimizedQuantizedConvTest, PointwiseDirectAndPacked) {
   CheckQuantConvAllTypes({{1, 7, 9, 37}, 24, 1, 1});  // 37 channels: packed rows
   CheckQuantConvAllTypes({{2, 8, 8, 16}, 8, 1, 1, fb::Padding::VALID, 2, 2});
 }
+// Few rows read from the input (yamnet's pointwise layers on 6x4 and 3x2 maps): the weights read
+// once, panels outer (EvalPanelMajor), and narrow where they fit int8 (int8 weights of zero point
+// 0, 256 KiB of them widened) on a set that has the layout; columns enough for every thread's chunk
+// of panels.
+TEST(OptimizedQuantizedConvTest, FewRowsWeightsReadOnce) {
+  const int64_t narrow_before = optimized::NarrowGemmWeightsPacked();
+  CheckQuantConvAllTypes({{1, 6, 4, 64}, 300, 1, 1, fb::Padding::SAME, 1, 1, 1, 1, Act::RELU6});
+  CheckQuantConvAllTypes({{1, 3, 2, 256}, 520, 1, 1}, 2);  // 256 KiB of int16 weights: narrow
+  CheckQuantConvAllTypes({{1, 1, 1, 36}, 257, 1, 1}, 3);
+#if defined(__x86_64__)
+  // The AVX2 set, which has the layout, runs under the avx_fma kernel set wherever the CPU has AVX2.
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    EXPECT_GT(optimized::NarrowGemmWeightsPacked(), narrow_before) << "no GEMM took the narrow weights";
+  }
+#endif
+  (void)narrow_before;
+}
 TEST(OptimizedQuantizedConvTest, ThreeByThreeOddChannelsAndPadding) {
   CheckQuantConvAllTypes({{1, 5, 6, 3}, 5, 3, 3});
   CheckQuantConvAllTypes({{2, 9, 8, 3}, 16, 3, 3, fb::Padding::SAME, 2, 2, 1, 1, Act::RELU6});
@@ -412,6 +429,14 @@ TEST(OptimizedQuantizedFullyConnectedTest, Shapes) {
   CheckQuantFullyConnectedAllTypes({{2, 3, 16}, 10, 16, true, true, Act::RELU6});
   CheckQuantFullyConnectedAllTypes({{7, 64}, 130, 64});
   CheckQuantFullyConnectedAllTypes({{1, 1280}, 1001, 1280});
+}
+// A few batches against many units: EvalPanelMajor, narrow weights where they fit int8 (not with
+// the int8 weights' zero point 3, nor uint8's 120 over random bytes: those stay int16).
+TEST(OptimizedQuantizedFullyConnectedTest, FewRowsManyUnits) {
+  CheckQuantFullyConnectedAllTypes({{3, 96}, 300, 96, true, false, Act::RELU});
+  Quant q = Int8Quant();
+  q.weights_zero_point = 3;
+  CheckQuantFullyConnected(kTfLiteInt8, {{2, 128}, 520, 128}, q, 5);
 }
 TEST(OptimizedQuantizedFullyConnectedTest, ExtremeQuantization) {
   const FullyConnected f{{5, 33}, 70, 33};
