@@ -45,7 +45,9 @@ struct FullyConnectedState : OpState {
   bool constant_weights = false;
   bool tiny = false;                   // few enough multiply-adds for plain loops (EvalTiny)
   std::vector<float> tiny_transposed;  // EvalTiny's weights: blocks of 8 units, [depth][8] each
+  std::vector<float> tiny_bias;        // and bias, zeros past the last unit (and without one)
   const void* tiny_from = nullptr;     // the weights they were transposed from
+  const void* tiny_bias_from = nullptr;
   std::vector<const float*> row_pointers;
   const float* rows_input = nullptr;
   bool quantized = false;
@@ -224,26 +226,34 @@ struct FullyConnectedOp {
   // plain loops over the weights transposed to [depth][units], every unit's sum in the reference's
   // order (so bit-exact) and the units side by side in vector registers.
   static TfLiteStatus EvalTiny(TfLiteContext* context, TfLiteNode* node, State* s) {
-    const float* input_data = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
-    const TfLiteTensor* weights = tflite::GetInput(context, node, 1);
-    const TfLiteTensor* bias = nn::OptionalBias(context, node);
-    const float* bias_data = bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr;
-    float* output_data = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    // The tensors straight from the node (no GetInput checks: Prepare took them; a tiny graph's
+    // Invoke is mostly such overhead).
+    const TfLiteTensor* tensors = context->tensors;
+    const float* input_data = tensors[node->inputs->data[0]].data.f;
+    const TfLiteTensor& weights = tensors[node->inputs->data[1]];
+    const int bias_index = node->inputs->size > 2 ? node->inputs->data[2] : -1;
+    const void* bias_data = bias_index >= 0 ? tensors[bias_index].data.raw : nullptr;
+    float* output_data = tensors[node->outputs->data[0]].data.f;
     const size_t depth = s->depth;
     const size_t units = s->units;
     // Blocks of 8 units (zeros past the last): loops of a constant count, which the compiler keeps
     // in vector registers.
     constexpr size_t kBlock = 8;
     const size_t blocks = (units + kBlock - 1) / kBlock;
-    if (!s->constant_weights || s->tiny_from != weights->data.raw) {
-      const float* w = tflite::GetTensorData<float>(weights);
+    if (!s->constant_weights || s->tiny_from != weights.data.raw || s->tiny_bias_from != bias_data) {
+      const float* w = weights.data.f;
       s->tiny_transposed.assign(blocks * depth * kBlock, 0.f);
       for (size_t unit = 0; unit < units; ++unit) {
         float* column = s->tiny_transposed.data() + (unit / kBlock) * depth * kBlock + unit % kBlock;
         for (size_t d = 0; d < depth; ++d) column[d * kBlock] = w[unit * depth + d];
       }
-      s->tiny_from = weights->data.raw;
+      // No bias adds 0 as the reference does (-0 becomes +0).
+      s->tiny_bias.assign(blocks * kBlock, 0.f);
+      if (bias_data != nullptr) std::copy_n(static_cast<const float*>(bias_data), units, s->tiny_bias.begin());
+      s->tiny_from = weights.data.raw;
+      s->tiny_bias_from = bias_data;
     }
+    const float act_min = s->act_min, act_max = s->act_max;
     for (size_t row = 0; row < s->rows; ++row) {
       const float* x = input_data + row * depth;
       float* out = output_data + row * units;
@@ -255,11 +265,9 @@ struct FullyConnectedOp {
           for (size_t j = 0; j < kBlock; ++j) totals[j] += xd * w[d * kBlock + j];
         }
         const size_t first = block * kBlock;
-        const size_t count = std::min(kBlock, units - first);
-        for (size_t j = 0; j < count; ++j) {
-          const float bias_value = bias_data != nullptr ? bias_data[first + j] : 0.f;
-          out[first + j] = nn::ClampToActivation(totals[j] + bias_value, s->act_min, s->act_max);
-        }
+        const float* bias = s->tiny_bias.data() + first;
+        for (size_t j = 0; j < kBlock; ++j) totals[j] = nn::ClampToActivation(totals[j] + bias[j], act_min, act_max);
+        std::copy_n(totals, std::min(kBlock, units - first), out + first);
       }
     }
     return kTfLiteOk;

@@ -56,6 +56,10 @@ TEST(OptimizedFullyConnectedTest, TinyLayersAreExact) {
   CheckFullyConnected({{1, 1}, 16, 1}, 2, /*exact=*/true);
   CheckFullyConnected({{2, 16}, 16, 16, false}, 3, /*exact=*/true);
   CheckFullyConnected({{4, 2, 8}, 5, 16, true, false, Act::RELU6}, 4, /*exact=*/true);
+  CheckFullyConnected({{3, 7}, 19, 7, true, false, Act::RELU_N1_TO_1}, 5, /*exact=*/true);  // a block's tail
+  FullyConnected from_input{{2, 6}, 9, 6};  // weights read at every Invoke
+  from_input.weights_are_input = true;
+  CheckFullyConnected(from_input, 6, /*exact=*/true);
 }
 
 TEST(OptimizedFullyConnectedTest, SizeOne) { CheckFullyConnected({{1, 1}, 1, 1}); }
