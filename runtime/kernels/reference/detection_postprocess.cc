@@ -23,6 +23,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -88,7 +89,10 @@ struct OpData {
 
   // Scratch, sized in Prepare.
   std::vector<BoxCorners> decoded_boxes;
-  std::vector<float> dequantized_scores;  // class predictions, when they are uint8
+  // Class predictions dequantized, when they are uint8: allocated at Prepare but not zeroed (Eval
+  // writes every value before reading it; zeroing coco_ssd's 1917 x 91 was a third of its Init).
+  std::unique_ptr<float[]> dequantized_scores;
+  size_t dequantized_count = 0;
   std::vector<float> candidate_scores;    // one score per box: its best class, or one class
   std::vector<int> candidates;            // boxes above the score threshold, best first
   std::vector<uint8_t> active;            // per candidate: not yet selected nor suppressed
@@ -337,8 +341,12 @@ TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, ResizeFloatOutput(context, node, kNumDetections, {1}));
 
   op_data->decoded_boxes.resize(num_boxes);
-  op_data->dequantized_scores.resize(class_predictions->type == kTfLiteUInt8 ? tflite::NumElements(class_predictions)
-                                                                             : 0);
+  const size_t dequantized_count =
+      class_predictions->type == kTfLiteUInt8 ? static_cast<size_t>(tflite::NumElements(class_predictions)) : 0;
+  if (dequantized_count != op_data->dequantized_count) {
+    op_data->dequantized_scores.reset(dequantized_count > 0 ? new float[dequantized_count] : nullptr);
+    op_data->dequantized_count = dequantized_count;
+  }
   op_data->candidate_scores.resize(num_boxes);
   op_data->candidates.reserve(num_boxes);
   op_data->active.reserve(num_boxes);
@@ -564,11 +572,11 @@ TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node) {
     const uint8_t* quantized = tflite::GetTensorData<uint8_t>(class_predictions);
     const float zero_point = static_cast<float>(class_predictions->params.zero_point);
     const float scale = class_predictions->params.scale;
-    std::vector<float>& dequantized = op_data->dequantized_scores;
-    for (size_t i = 0; i < dequantized.size(); ++i) {
+    float* dequantized = op_data->dequantized_scores.get();
+    for (size_t i = 0; i < op_data->dequantized_count; ++i) {
       dequantized[i] = (static_cast<float>(quantized[i]) - zero_point) * scale;
     }
-    scores = dequantized.data();
+    scores = dequantized;
   }
 
   // Rows without a detection are zero (TFLite leaves what the memory held).
