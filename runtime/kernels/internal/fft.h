@@ -60,15 +60,27 @@ class Fft {
       for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
       bit_reversed_[i] = r;
     }
+    stage_re_.resize(std::max(n - 1, 0));
+    stage_im_.resize(std::max(n - 1, 0));
+    for (int half = 1; half < n; half *= 2) {
+      const int step = n / (2 * half);
+      for (int k = 0; k < half; ++k) {
+        stage_re_[half - 1 + k] = twiddles_[2 * k * step];
+        stage_im_[half - 1 + k] = twiddles_[2 * k * step + 1];
+      }
+    }
   }
   int size() const { return n_; }
+  // The twiddles stage by stage, for kernels that step through a stage's butterflies in order: the
+  // stage of `half` (1, 2, 4, ...) has its twiddle k (of `half`) at index half - 1 + k.
+  const double* stage_re() const { return stage_re_.data(); }
+  const double* stage_im() const { return stage_im_.data(); }
 
   // Transforms the complex values at data[0], data[stride], ..., data[(n - 1) * stride] (in
-  // complex units), through `line` (2n doubles). The butterfly's product is (a + bi)(c + di) =
-  // (ac - bd) + (ad + bc)i, term for term as std::complex<double> multiplies.
-  void Forward(double* data, int64_t stride, double* line) const {
-    // Members in locals: the build does not assume strict aliasing, so a store through `line`
-    // would otherwise reload them (twice the time).
+  // complex units), through `line` (2n doubles): gathered in bit-reversed order, the butterflies
+  // of every stage (`stages(line)`, Stages or a vector kernel with the same arithmetic), scattered.
+  template <typename StagesFn>
+  void Forward(double* data, int64_t stride, double* line, const StagesFn& stages) const {
     const int n = n_;
     if (n == 1) return;  // the identity
     const int* bit_reversed = bit_reversed_.data();
@@ -78,6 +90,23 @@ class Fft {
       line[to] = from[0];
       line[to + 1] = from[1];
     }
+    stages(line);
+    for (int i = 0; i < n; ++i) {
+      double* to = data + 2 * i * stride;
+      to[0] = line[2 * i];
+      to[1] = line[2 * i + 1];
+    }
+  }
+  void Forward(double* data, int64_t stride, double* line) const {
+    Forward(data, stride, line, [this](double* l) { Stages(l); });
+  }
+
+  // The butterflies of every stage over `line`, in bit-reversed order. The butterfly's product is
+  // (a + bi)(c + di) = (ac - bd) + (ad + bc)i, term for term as std::complex<double> multiplies.
+  void Stages(double* line) const {
+    // Members in locals: the build does not assume strict aliasing, so a store through `line`
+    // would otherwise reload them (twice the time).
+    const int n = n_;
     const double* w = twiddles_.data();
     for (int half = 1; half < n; half *= 2) {
       // The butterflies of a stage are independent: each twiddle once, over every group.
@@ -98,17 +127,13 @@ class Fft {
         }
       }
     }
-    for (int i = 0; i < n; ++i) {
-      double* to = data + 2 * i * stride;
-      to[0] = line[2 * i];
-      to[1] = line[2 * i + 1];
-    }
   }
 
  private:
   int n_ = 0;
   std::vector<double> twiddles_;
   std::vector<int> bit_reversed_;
+  std::vector<double> stage_re_, stage_im_;
 };
 
 // The plan of an RFFT2D of fft_length {height, width} (powers of two).
@@ -129,6 +154,12 @@ class Rfft2d {
 
   // One slice: `in` is in_height x in_width floats, `out` height x (width / 2 + 1) complex values.
   void Slice(const float* in, int in_height, int in_width, TfLiteComplex64* out, double* scratch) const {
+    Slice(in, in_height, in_width, out, scratch, [](const Fft& fft, double* line) { fft.Stages(line); });
+  }
+  // The same with each transform's stages run by stages_of(fft, line) (a vector kernel).
+  template <typename StagesOf>
+  void Slice(const float* in, int in_height, int in_width, TfLiteComplex64* out, double* scratch,
+             const StagesOf& stages_of) const {
     const int height = this->height(), width = this->width();
     const int out_width = width / 2 + 1;
     const int valid_height = std::min(in_height, height);
@@ -141,8 +172,12 @@ class Rfft2d {
       for (int j = 0; j < valid_width; ++j) row[2 * j] = in[static_cast<size_t>(i) * in_width + j];
     }
     // Rows that are all padding stay zero: transform only the rows holding data.
-    for (int i = 0; i < valid_height; ++i) rows_.Forward(grid + 2 * static_cast<size_t>(i) * width, 1, line);
-    for (int j = 0; j < out_width; ++j) cols_.Forward(grid + 2 * j, width, line);
+    const auto row_stages = [&](double* l) { stages_of(rows_, l); };
+    const auto column_stages = [&](double* l) { stages_of(cols_, l); };
+    for (int i = 0; i < valid_height; ++i) {
+      rows_.Forward(grid + 2 * static_cast<size_t>(i) * width, 1, line, row_stages);
+    }
+    for (int j = 0; j < out_width; ++j) cols_.Forward(grid + 2 * j, width, line, column_stages);
     for (int i = 0; i < height; ++i) {
       const double* row = grid + 2 * static_cast<size_t>(i) * width;
       for (int j = 0; j < out_width; ++j) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/fft.h"
@@ -16,9 +17,69 @@
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include "runtime/kernels/optimized/isa_target.h"
+#endif
+
 namespace touchstone {
 namespace optimized {
 namespace {
+
+#if defined(__x86_64__)
+TS_TARGET_BEGIN("avx")
+
+// fft::Fft::Stages two butterflies at a time in 256-bit registers (AVX, no FMA): the same
+// multiplies, and the same subtraction and additions of their products (addsub takes a*c - b*d in
+// the even lanes and a*d + b*c in the odd ones), element for element, so the same bits. The first
+// stage, whose butterflies pair neighbours, stays scalar.
+void StagesAvx(const fft::Fft& fft, double* line) {
+  const int n = fft.size();
+  {
+    const double a = fft.stage_re()[0], b = fft.stage_im()[0];
+    for (int start = 0; start < n; start += 2) {
+      double* lo = line + 2 * start;
+      double* hi = lo + 2;
+      const double c = hi[0], d = hi[1];
+      const double t_re = a * c - b * d;
+      const double t_im = a * d + b * c;
+      const double u_re = lo[0], u_im = lo[1];
+      lo[0] = u_re + t_re;
+      lo[1] = u_im + t_im;
+      hi[0] = u_re - t_re;
+      hi[1] = u_im - t_im;
+    }
+  }
+  for (int half = 2; half < n; half *= 2) {
+    const double* re = fft.stage_re() + half - 1;
+    const double* im = fft.stage_im() + half - 1;
+    for (int group = 0; group < n; group += 2 * half) {
+      for (int k = 0; k < half; k += 2) {
+        double* lo = line + 2 * (group + k);
+        double* hi = lo + 2 * half;
+        // (a_k, a_k, a_k+1, a_k+1) and the same of b.
+        const __m256d a = _mm256_permute_pd(_mm256_broadcast_pd(reinterpret_cast<const __m128d*>(re + k)), 0b1100);
+        const __m256d b = _mm256_permute_pd(_mm256_broadcast_pd(reinterpret_cast<const __m128d*>(im + k)), 0b1100);
+        const __m256d cd = _mm256_loadu_pd(hi);                // (c, d) of both
+        const __m256d dc = _mm256_permute_pd(cd, 0b0101);      // (d, c)
+        const __m256d t = _mm256_addsub_pd(_mm256_mul_pd(a, cd), _mm256_mul_pd(b, dc));
+        const __m256d u = _mm256_loadu_pd(lo);
+        _mm256_storeu_pd(lo, _mm256_add_pd(u, t));
+        _mm256_storeu_pd(hi, _mm256_sub_pd(u, t));
+      }
+    }
+  }
+}
+
+TS_TARGET_END
+#endif  // __x86_64__
+
+// The stages for the node's microkernel set: AVX where the set has it (the avx512 and avx_fma
+// sets), else the reference's.
+bool SetHasAvx(const MicroKernels& set) {
+  return std::strcmp(set.name, "avx512") == 0 || std::strcmp(set.name, "avx_fma") == 0;
+}
 
 // The least work a chunk holds: complex values of RFFT2D output (each costs a row and a column
 // transform's share), absolute values.
@@ -30,6 +91,7 @@ constexpr size_t kMaxFftScratchBytes = size_t{64} << 20;
 
 struct Rfft2dState : OpState {
   fft::Rfft2d plan;
+  bool avx_stages = false;
   ThreadScratch<double> scratch;
   int64_t slices = 0;
   int in_height = 0, in_width = 0;
@@ -54,6 +116,7 @@ struct Rfft2dOp {
     const uint64_t scratch_bytes = fft::Rfft2d::ScratchDoubles(height, width) * sizeof(double);
     if (scratch_bytes * static_cast<uint64_t>(NumThreads(context)) > kMaxFftScratchBytes) return kTfLiteOk;
     s->plan.Plan(height, width);
+    s->avx_stages = SetHasAvx(*s->kernels);
     s->scratch.Clear();
     s->fast = true;
     return kTfLiteOk;
@@ -69,6 +132,13 @@ struct Rfft2dOp {
     ParallelChunks(context, s->slices, min_slices, [&](int, int64_t begin, int64_t end) {
       double* scratch = s->scratch.part(CurrentThread(context));
       for (int64_t slice = begin; slice < end; ++slice) {
+#if defined(__x86_64__)
+        if (s->avx_stages) {
+          s->plan.Slice(in + slice * in_floats, s->in_height, s->in_width, out + slice * out_values, scratch,
+                        StagesAvx);
+          continue;
+        }
+#endif
         s->plan.Slice(in + slice * in_floats, s->in_height, s->in_width, out + slice * out_values, scratch);
       }
     });
