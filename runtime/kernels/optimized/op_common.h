@@ -253,6 +253,15 @@ inline int CurrentThread(TfLiteContext* context) {
 // deeplabv3's Init.
 const float* SharedZeroFloats(size_t count);
 
+// Zero-filled memory of at least `bytes`, starting a cache line. From fresh anonymous pages at
+// kZeroPagesMinBytes and above (*mapped_bytes says how many): the kernel hands them out zeroed when
+// first touched, so neither the fill nor the page faults fall in Prepare (a depthwise node's padded
+// rows, zeroed at Prepare, were a tenth of hand_landmark_lite's Init). Below, operator new and a
+// memset (*mapped_bytes is 0). Freed by FreeZeroed with the same count.
+constexpr size_t kZeroPagesMinBytes = 64 * 1024;
+void* AllocateZeroed(size_t bytes, size_t* mapped_bytes);
+void FreeZeroed(void* memory, size_t mapped_bytes);
+
 // Bytes left between two threads' parts of a ThreadScratch.
 constexpr size_t kThreadScratchGapBytes = 512 * 1024;
 
@@ -283,10 +292,16 @@ class ThreadScratch {
     zero_filled_ = zero_fill;
     const size_t part_bytes = RoundUpToLine(count * sizeof(T));
     stride_bytes_ = threads_ > 1 ? part_bytes + kThreadScratchGapBytes : part_bytes;
-    memory_.reset(static_cast<unsigned char*>(::operator new(
-        std::max<size_t>(stride_bytes_ * threads_, kCacheLineBytes), std::align_val_t(kCacheLineBytes))));
-    if (!zero_fill) return;
-    for (int t = 0; t < threads_; ++t) std::memset(memory_.get() + t * stride_bytes_, 0, part_bytes);
+    const size_t bytes = std::max<size_t>(stride_bytes_ * threads_, kCacheLineBytes);
+    memory_.reset();
+    if (zero_fill) {
+      Free free;
+      auto* memory = static_cast<unsigned char*>(AllocateZeroed(bytes, &free.mapped_bytes));
+      memory_ = std::unique_ptr<unsigned char, Free>(memory, free);
+      return;
+    }
+    memory_ = std::unique_ptr<unsigned char, Free>(
+        static_cast<unsigned char*>(::operator new(bytes, std::align_val_t(kCacheLineBytes))), Free{});
   }
   void Clear() {
     memory_.reset();
@@ -302,7 +317,14 @@ class ThreadScratch {
     return (bytes + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
   }
   struct Free {
-    void operator()(unsigned char* p) const { ::operator delete(p, std::align_val_t(kCacheLineBytes)); }
+    size_t mapped_bytes = 0;  // AllocateZeroed's pages, else operator new's
+    void operator()(unsigned char* p) const {
+      if (mapped_bytes > 0) {
+        FreeZeroed(p, mapped_bytes);
+      } else {
+        ::operator delete(p, std::align_val_t(kCacheLineBytes));
+      }
+    }
   };
   std::unique_ptr<unsigned char, Free> memory_;
   int threads_ = 0;

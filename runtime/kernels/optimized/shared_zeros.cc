@@ -1,8 +1,9 @@
-// SharedZeroFloats (op_common.h).
+// SharedZeroFloats, AllocateZeroed and FreeZeroed (op_common.h): zeros from fresh anonymous pages.
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <mutex>
 #include <new>
 
@@ -29,6 +30,28 @@ const float* SharedZeroFloats(size_t count) {
     capacity = bytes / sizeof(float);
   }
   return zeros;
+}
+
+void* AllocateZeroed(size_t bytes, size_t* mapped_bytes) {
+  if (bytes >= kZeroPagesMinBytes) {
+    void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED) throw std::bad_alloc();
+    *mapped_bytes = bytes;
+    return region;
+  }
+  *mapped_bytes = 0;
+  void* memory = ::operator new(bytes, std::align_val_t(kCacheLineBytes));
+  std::memset(memory, 0, bytes);
+  return memory;
+}
+
+void FreeZeroed(void* memory, size_t mapped_bytes) {
+  if (memory == nullptr) return;
+  if (mapped_bytes > 0) {
+    munmap(memory, mapped_bytes);
+  } else {
+    ::operator delete(memory, std::align_val_t(kCacheLineBytes));
+  }
 }
 
 }  // namespace optimized
