@@ -61,8 +61,8 @@ void StagesAvx(const fft::Fft& fft, double* line) {
         // (a_k, a_k, a_k+1, a_k+1) and the same of b.
         const __m256d a = _mm256_permute_pd(_mm256_broadcast_pd(reinterpret_cast<const __m128d*>(re + k)), 0b1100);
         const __m256d b = _mm256_permute_pd(_mm256_broadcast_pd(reinterpret_cast<const __m128d*>(im + k)), 0b1100);
-        const __m256d cd = _mm256_loadu_pd(hi);                // (c, d) of both
-        const __m256d dc = _mm256_permute_pd(cd, 0b0101);      // (d, c)
+        const __m256d cd = _mm256_loadu_pd(hi);            // (c, d) of both
+        const __m256d dc = _mm256_permute_pd(cd, 0b0101);  // (d, c)
         const __m256d t = _mm256_addsub_pd(_mm256_mul_pd(a, cd), _mm256_mul_pd(b, dc));
         const __m256d u = _mm256_loadu_pd(lo);
         _mm256_storeu_pd(lo, _mm256_add_pd(u, t));

@@ -205,8 +205,7 @@ struct TileOf {
           std::memcpy(&word, g.a + i * g.a_stride + k, 4);
           const __m256i x = _mm256_set1_epi32(word);
           // Bytes 0 and 2, and 1 and 3, of each group of four as int16 pairs.
-          const __m256i even =
-              kSigned ? _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8) : _mm256_and_si256(x, low_bytes);
+          const __m256i even = kSigned ? _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8) : _mm256_and_si256(x, low_bytes);
           const __m256i odd = kSigned ? _mm256_srai_epi16(x, 8) : _mm256_srli_epi16(x, 8);
           for (int j = 0; j < NB; ++j) {
             acc[i][j] = _mm256_add_epi32(

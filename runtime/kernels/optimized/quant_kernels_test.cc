@@ -171,7 +171,8 @@ void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
     } else {
       k.pack_b(d.data(), gc.n, kp, /*d_signed=*/!gc.is_signed, packed.data());
     }
-    const auto gemm = narrow ? (gc.is_signed ? k.gemm_narrow_s8 : k.gemm_narrow_u8) : (gc.is_signed ? k.gemm_s8 : k.gemm_u8);
+    const auto gemm =
+        narrow ? (gc.is_signed ? k.gemm_narrow_s8 : k.gemm_narrow_u8) : (gc.is_signed ? k.gemm_s8 : k.gemm_u8);
     QGemmArgs g;
     g.a = a.data();
     g.a_stride = stride;
@@ -200,8 +201,8 @@ void CheckGemm(const QuantKernels& set, const GemmCase& gc, uint32_t seed,
     ASSERT_EQ(expected[i], got[i]) << set.name << ": rows " << gc.rows << " n " << gc.n << " k " << gc.k
                                    << (gc.is_signed ? " int8" : " uint8")
                                    << (gc.rounding_up ? " ruy rounding" : " ties away") << " row factor "
-                                   << gc.row_factor << (gc.narrow ? " narrow" : "") << ", byte " << i << " (row " << i / gc.n << ", column " << i % gc.n
-                                   << "), seed " << seed;
+                                   << gc.row_factor << (gc.narrow ? " narrow" : "") << ", byte " << i << " (row "
+                                   << i / gc.n << ", column " << i % gc.n << "), seed " << seed;
   }
 }
 

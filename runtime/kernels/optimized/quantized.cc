@@ -323,7 +323,9 @@ void EnsureScratch(TfLiteContext* context, QuantGemmState* s) {
 // not eight of 6 and one of 1.
 struct RowTiles {
   RowTiles(int64_t rows, int mr)
-      : count((rows + mr - 1) / mr), base_rows(count > 0 ? rows / count : 0), with_extra_row(count > 0 ? rows % count : 0) {}
+      : count((rows + mr - 1) / mr),
+        base_rows(count > 0 ? rows / count : 0),
+        with_extra_row(count > 0 ? rows % count : 0) {}
   int64_t first_row(int64_t tile) const { return tile * base_rows + std::min(tile, with_extra_row); }
   int64_t count, base_rows, with_extra_row;
 };

@@ -57,8 +57,8 @@ struct QuantGemmState {
   size_t k = 0, kp = 0;
   int64_t rows = 0;
   int32_t input_zero_point = 0;
-  int32_t row_factor = 0;  // beta: the row term is beta * the row's input sum (0 once packed into the weights)
-  bool direct = false;     // rows are read from the input (else an im2col per tile)
+  int32_t row_factor = 0;       // beta: the row term is beta * the row's input sum (0 once packed into the weights)
+  bool direct = false;          // rows are read from the input (else an im2col per tile)
   bool narrow_weights = false;  // packed_b in the set's narrow (int8) layout, read by its narrow GEMMs
   bool conv = false;
   WindowGeometry geometry;

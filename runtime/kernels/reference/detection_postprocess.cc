@@ -93,13 +93,13 @@ struct OpData {
   // writes every value before reading it; zeroing coco_ssd's 1917 x 91 was a third of its Init).
   std::unique_ptr<float[]> dequantized_scores;
   size_t dequantized_count = 0;
-  std::vector<float> candidate_scores;    // one score per box: its best class, or one class
-  std::vector<int> candidates;            // boxes above the score threshold, best first
-  std::vector<uint8_t> active;            // per candidate: not yet selected nor suppressed
-  std::vector<int> selected;              // boxes NMS kept, best first
-  std::vector<int> top_classes;           // fast NMS: each box's best classes, best first
-  std::vector<int> class_order;           // fast NMS: one box's classes, for partial_sort
-  std::vector<Detection> detections;      // regular NMS: the best detections so far
+  std::vector<float> candidate_scores;  // one score per box: its best class, or one class
+  std::vector<int> candidates;          // boxes above the score threshold, best first
+  std::vector<uint8_t> active;          // per candidate: not yet selected nor suppressed
+  std::vector<int> selected;            // boxes NMS kept, best first
+  std::vector<int> top_classes;         // fast NMS: each box's best classes, best first
+  std::vector<int> class_order;         // fast NMS: one box's classes, for partial_sort
+  std::vector<Detection> detections;    // regular NMS: the best detections so far
   std::vector<Detection> merge_buffer;
 };
 
