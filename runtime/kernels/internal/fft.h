@@ -101,8 +101,21 @@ class Fft {
     Forward(data, stride, line, [this](double* l) { Stages(l); });
   }
 
-  // The butterflies of every stage over `line`, in bit-reversed order. The butterfly's product is
-  // (a + bi)(c + di) = (ac - bd) + (ad + bc)i, term for term as std::complex<double> multiplies.
+  // One butterfly on the complex values at lo and hi with twiddle a + bi: t = (a + bi)(c + di) =
+  // (ac - bd) + (ad + bc)i for hi = c + di, term for term as std::complex<double> multiplies; then
+  // lo + t and lo - t.
+  static void Butterfly(double a, double b, double* lo, double* hi) {
+    const double c = hi[0], d = hi[1];
+    const double t_re = a * c - b * d;
+    const double t_im = a * d + b * c;
+    const double u_re = lo[0], u_im = lo[1];
+    lo[0] = u_re + t_re;
+    lo[1] = u_im + t_im;
+    hi[0] = u_re - t_re;
+    hi[1] = u_im - t_im;
+  }
+
+  // The butterflies of every stage over `line`, in bit-reversed order.
   void Stages(double* line) const {
     // Members in locals: the build does not assume strict aliasing, so a store through `line`
     // would otherwise reload them (twice the time).
@@ -113,18 +126,7 @@ class Fft {
       const int step = n / (2 * half);
       for (int k = 0; k < half; ++k) {
         const double a = w[2 * k * step], b = w[2 * k * step + 1];
-        for (int start = k; start < n; start += 2 * half) {
-          double* lo = line + 2 * start;
-          double* hi = line + 2 * (start + half);
-          const double c = hi[0], d = hi[1];
-          const double t_re = a * c - b * d;
-          const double t_im = a * d + b * c;
-          const double u_re = lo[0], u_im = lo[1];
-          lo[0] = u_re + t_re;
-          lo[1] = u_im + t_im;
-          hi[0] = u_re - t_re;
-          hi[1] = u_im - t_im;
-        }
+        for (int start = k; start < n; start += 2 * half) Butterfly(a, b, line + 2 * start, line + 2 * (start + half));
       }
     }
   }

@@ -36,21 +36,8 @@ TS_TARGET_BEGIN("avx")
 // stage, whose butterflies pair neighbours, stays scalar.
 void StagesAvx(const fft::Fft& fft, double* line) {
   const int n = fft.size();
-  {
-    const double a = fft.stage_re()[0], b = fft.stage_im()[0];
-    for (int start = 0; start < n; start += 2) {
-      double* lo = line + 2 * start;
-      double* hi = lo + 2;
-      const double c = hi[0], d = hi[1];
-      const double t_re = a * c - b * d;
-      const double t_im = a * d + b * c;
-      const double u_re = lo[0], u_im = lo[1];
-      lo[0] = u_re + t_re;
-      lo[1] = u_im + t_im;
-      hi[0] = u_re - t_re;
-      hi[1] = u_im - t_im;
-    }
-  }
+  const double a0 = fft.stage_re()[0], b0 = fft.stage_im()[0];
+  for (int start = 0; start < n; start += 2) fft::Fft::Butterfly(a0, b0, line + 2 * start, line + 2 * start + 2);
   for (int half = 2; half < n; half *= 2) {
     const double* re = fft.stage_re() + half - 1;
     const double* im = fft.stage_im() + half - 1;
