@@ -8,7 +8,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <cstring>
 
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/fft.h"
@@ -62,11 +61,6 @@ void StagesAvx(const fft::Fft& fft, double* line) {
 TS_TARGET_END
 #endif  // __x86_64__
 
-// The stages for the node's microkernel set: AVX where the set has it (the avx512 and avx_fma
-// sets), else the reference's.
-bool SetHasAvx(const MicroKernels& set) {
-  return std::strcmp(set.name, "avx512") == 0 || std::strcmp(set.name, "avx_fma") == 0;
-}
 
 // The least work a chunk holds: complex values of RFFT2D output (each costs a row and a column
 // transform's share), absolute values.
@@ -78,7 +72,7 @@ constexpr size_t kMaxFftScratchBytes = size_t{64} << 20;
 
 struct Rfft2dState : OpState {
   fft::Rfft2d plan;
-  bool avx_stages = false;
+  bool avx_stages = false;  // StagesAvx, on a set with AVX (SetHasAvx)
   ThreadScratch<double> scratch;
   int64_t slices = 0;
   int in_height = 0, in_width = 0;

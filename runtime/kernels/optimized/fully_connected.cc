@@ -25,6 +25,12 @@
 #include "runtime/kernels/optimized/quantized16.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include "runtime/kernels/optimized/isa_target.h"
+#endif
+
 namespace touchstone {
 namespace optimized {
 namespace {
@@ -33,6 +39,20 @@ namespace {
 
 // Nodes with at most this many multiply-adds per Invoke run FullyConnectedOp::EvalTiny.
 constexpr size_t kTinyMultiplyAdds = 512;
+
+#if defined(__x86_64__)
+TS_TARGET_BEGIN("avx")
+// EvalTiny's sums for one block of 8 units (weights [depth][8]) in one 256-bit register: AVX
+// without FMA, so each product and sum rounds apart, in the plain loop's order.
+void TinyBlockAvx(const float* x, const float* w, size_t depth, float* totals) {
+  __m256 sums = _mm256_setzero_ps();
+  for (size_t d = 0; d < depth; ++d) {
+    sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(x[d]), _mm256_loadu_ps(w + d * 8)));
+  }
+  _mm256_storeu_ps(totals, sums);
+}
+TS_TARGET_END
+#endif
 
 struct FullyConnectedState : OpState {
   size_t rows = 0, units = 0, depth = 0;
@@ -46,6 +66,7 @@ struct FullyConnectedState : OpState {
   bool tiny = false;                   // few enough multiply-adds for plain loops (EvalTiny)
   std::vector<float> tiny_transposed;  // EvalTiny's weights: blocks of 8 units, [depth][8] each
   std::vector<float> tiny_bias;        // and bias, zeros past the last unit (and without one)
+  bool tiny_avx = false;               // a block in one 256-bit register (TinyBlockAvx)
   const void* tiny_from = nullptr;     // the weights they were transposed from
   const void* tiny_bias_from = nullptr;
   std::vector<const float*> row_pointers;
@@ -117,6 +138,7 @@ struct FullyConnectedOp {
     tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
     s->variant = &ChooseGemmVariant(*s->kernels, s->units);
     s->tiny = s->depth > 0 && s->rows * s->units * s->depth <= kTinyMultiplyAdds;
+    s->tiny_avx = SetHasAvx(*s->kernels);
     if (!s->tiny) s->tiny_from = nullptr;
     s->constant_weights = tflite::IsConstantOrPersistentTensor(weights) &&
                           (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
@@ -260,9 +282,16 @@ struct FullyConnectedOp {
       for (size_t block = 0; block < blocks; ++block) {
         const float* w = s->tiny_transposed.data() + block * depth * kBlock;
         float totals[kBlock] = {};
-        for (size_t d = 0; d < depth; ++d) {
-          const float xd = x[d];
-          for (size_t j = 0; j < kBlock; ++j) totals[j] += xd * w[d * kBlock + j];
+#if defined(__x86_64__)
+        if (s->tiny_avx) {
+          TinyBlockAvx(x, w, depth, totals);
+        } else
+#endif
+        {
+          for (size_t d = 0; d < depth; ++d) {
+            const float xd = x[d];
+            for (size_t j = 0; j < kBlock; ++j) totals[j] += xd * w[d * kBlock + j];
+          }
         }
         const size_t first = block * kBlock;
         const float* bias = s->tiny_bias.data() + first;

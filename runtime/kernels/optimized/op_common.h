@@ -24,6 +24,18 @@
 namespace touchstone {
 namespace optimized {
 
+// Whether a microkernel set runs on AVX or wider (the x86 sets of 8 or 16 float lanes), so that a
+// kernel's own code for that set may use 256-bit registers (without FMA where it must round as the
+// reference does).
+inline bool SetHasAvx(const MicroKernels& set) {
+#if defined(__x86_64__)
+  return set.float_lanes >= 8;
+#else
+  (void)set;
+  return false;
+#endif
+}
+
 // State every optimized kernel keeps; an op's own state derives from it.
 struct OpState {
   const TfLiteRegistration* reference = nullptr;
