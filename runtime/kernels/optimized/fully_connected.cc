@@ -42,14 +42,29 @@ constexpr size_t kTinyMultiplyAdds = 512;
 
 #if defined(__x86_64__)
 TS_TARGET_BEGIN("avx")
-// EvalTiny's sums for one block of 8 units (weights [depth][8]) in one 256-bit register: AVX
-// without FMA, so each product and sum rounds apart, in the plain loop's order.
-void TinyBlockAvx(const float* x, const float* w, size_t depth, float* totals) {
-  __m256 sums = _mm256_setzero_ps();
-  for (size_t d = 0; d < depth; ++d) {
-    sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(x[d]), _mm256_loadu_ps(w + d * 8)));
+// EvalTiny's row on the AVX sets: each block of 8 units (weights [depth][8], bias padded to whole
+// blocks) summed in one 256-bit register, AVX without FMA so that each product and sum rounds apart
+// in the plain loop's order; then the bias and the clamp (max(lo, v) then min(hi, .): a NaN stays,
+// as in ClampToActivation), stored whole or, in the last block, lane by lane.
+void TinyRowAvx(const float* x, size_t depth, const float* w, const float* bias, size_t units, float act_min,
+                float act_max, float* out) {
+  const __m256 lo = _mm256_set1_ps(act_min);
+  const __m256 hi = _mm256_set1_ps(act_max);
+  for (size_t first = 0; first < units; first += 8, w += depth * 8) {
+    __m256 sums = _mm256_setzero_ps();
+    for (size_t d = 0; d < depth; ++d) {
+      sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(x[d]), _mm256_loadu_ps(w + d * 8)));
+    }
+    const __m256 v = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(sums, _mm256_loadu_ps(bias + first))));
+    if (units - first >= 8) {
+      _mm256_storeu_ps(out + first, v);
+    } else {
+      // Lanes below the count (compared as floats: AVX has no 256-bit integer compare).
+      const __m256 lanes = _mm256_setr_ps(0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f);
+      const __m256 below = _mm256_cmp_ps(lanes, _mm256_set1_ps(static_cast<float>(units - first)), _CMP_LT_OQ);
+      _mm256_maskstore_ps(out + first, _mm256_castps_si256(below), v);
+    }
   }
-  _mm256_storeu_ps(totals, sums);
 }
 TS_TARGET_END
 #endif
@@ -66,7 +81,7 @@ struct FullyConnectedState : OpState {
   bool tiny = false;                   // few enough multiply-adds for plain loops (EvalTiny)
   std::vector<float> tiny_transposed;  // EvalTiny's weights: blocks of 8 units, [depth][8] each
   std::vector<float> tiny_bias;        // and bias, zeros past the last unit (and without one)
-  bool tiny_avx = false;               // a block in one 256-bit register (TinyBlockAvx)
+  bool tiny_avx = false;               // rows through TinyRowAvx
   const void* tiny_from = nullptr;     // the weights they were transposed from
   const void* tiny_bias_from = nullptr;
   std::vector<const float*> row_pointers;
@@ -276,22 +291,24 @@ struct FullyConnectedOp {
       s->tiny_bias_from = bias_data;
     }
     const float act_min = s->act_min, act_max = s->act_max;
+#if defined(__x86_64__)
+    if (s->tiny_avx) {
+      for (size_t row = 0; row < s->rows; ++row) {
+        TinyRowAvx(input_data + row * depth, depth, s->tiny_transposed.data(), s->tiny_bias.data(), units, act_min,
+                   act_max, output_data + row * units);
+      }
+      return kTfLiteOk;
+    }
+#endif
     for (size_t row = 0; row < s->rows; ++row) {
       const float* x = input_data + row * depth;
       float* out = output_data + row * units;
       for (size_t block = 0; block < blocks; ++block) {
         const float* w = s->tiny_transposed.data() + block * depth * kBlock;
         float totals[kBlock] = {};
-#if defined(__x86_64__)
-        if (s->tiny_avx) {
-          TinyBlockAvx(x, w, depth, totals);
-        } else
-#endif
-        {
-          for (size_t d = 0; d < depth; ++d) {
-            const float xd = x[d];
-            for (size_t j = 0; j < kBlock; ++j) totals[j] += xd * w[d * kBlock + j];
-          }
+        for (size_t d = 0; d < depth; ++d) {
+          const float xd = x[d];
+          for (size_t j = 0; j < kBlock; ++j) totals[j] += xd * w[d * kBlock + j];
         }
         const size_t first = block * kBlock;
         const float* bias = s->tiny_bias.data() + first;
