@@ -61,7 +61,6 @@ void StagesAvx(const fft::Fft& fft, double* line) {
 TS_TARGET_END
 #endif  // __x86_64__
 
-
 // The least work a chunk holds: complex values of RFFT2D output (each costs a row and a column
 // transform's share), absolute values.
 constexpr int64_t kMinFftOutputsPerChunk = 2 * 1024;
@@ -72,7 +71,6 @@ constexpr size_t kMaxFftScratchBytes = size_t{64} << 20;
 
 struct Rfft2dState : OpState {
   fft::Rfft2d plan;
-  bool avx_stages = false;  // StagesAvx, on a set with AVX (SetHasAvx)
   ThreadScratch<double> scratch;
   int64_t slices = 0;
   int in_height = 0, in_width = 0;
@@ -97,7 +95,6 @@ struct Rfft2dOp {
     const uint64_t scratch_bytes = fft::Rfft2d::ScratchDoubles(height, width) * sizeof(double);
     if (scratch_bytes * static_cast<uint64_t>(NumThreads(context)) > kMaxFftScratchBytes) return kTfLiteOk;
     s->plan.Plan(height, width);
-    s->avx_stages = SetHasAvx(*s->kernels);
     s->scratch.Clear();
     s->fast = true;
     return kTfLiteOk;
@@ -109,12 +106,13 @@ struct Rfft2dOp {
     const int64_t in_floats = int64_t{s->in_height} * s->in_width;
     const int64_t out_values = int64_t{s->plan.height()} * (s->plan.width() / 2 + 1);
     s->scratch.Ensure(NumThreads(context), s->plan.ScratchDoubles());
+    const bool avx_stages = SetHasAvx(*s->kernels);
     const int64_t min_slices = std::max<int64_t>(1, kMinFftOutputsPerChunk / std::max<int64_t>(1, out_values));
     ParallelChunks(context, s->slices, min_slices, [&](int, int64_t begin, int64_t end) {
       double* scratch = s->scratch.part(CurrentThread(context));
       for (int64_t slice = begin; slice < end; ++slice) {
 #if defined(__x86_64__)
-        if (s->avx_stages) {
+        if (avx_stages) {
           s->plan.Slice(in + slice * in_floats, s->in_height, s->in_width, out + slice * out_values, scratch,
                         StagesAvx);
           continue;

@@ -81,7 +81,6 @@ struct FullyConnectedState : OpState {
   bool tiny = false;                   // few enough multiply-adds for plain loops (EvalTiny)
   std::vector<float> tiny_transposed;  // EvalTiny's weights: blocks of 8 units, [depth][8] each
   std::vector<float> tiny_bias;        // and bias, zeros past the last unit (and without one)
-  bool tiny_avx = false;               // rows through TinyRowAvx
   const void* tiny_from = nullptr;     // the weights they were transposed from
   const void* tiny_bias_from = nullptr;
   std::vector<const float*> row_pointers;
@@ -153,7 +152,6 @@ struct FullyConnectedOp {
     tflite::CalculateActivationRange(params.activation, &s->act_min, &s->act_max);
     s->variant = &ChooseGemmVariant(*s->kernels, s->units);
     s->tiny = s->depth > 0 && s->rows * s->units * s->depth <= kTinyMultiplyAdds;
-    s->tiny_avx = SetHasAvx(*s->kernels);
     if (!s->tiny) s->tiny_from = nullptr;
     s->constant_weights = tflite::IsConstantOrPersistentTensor(weights) &&
                           (bias == nullptr || tflite::IsConstantOrPersistentTensor(bias));
@@ -292,7 +290,7 @@ struct FullyConnectedOp {
     }
     const float act_min = s->act_min, act_max = s->act_max;
 #if defined(__x86_64__)
-    if (s->tiny_avx) {
+    if (SetHasAvx(*s->kernels)) {
       for (size_t row = 0; row < s->rows; ++row) {
         TinyRowAvx(input_data + row * depth, depth, s->tiny_transposed.data(), s->tiny_bias.data(), units, act_min,
                    act_max, output_data + row * units);

@@ -269,7 +269,8 @@ const float* SharedZeroFloats(size_t count);
 // kZeroPagesMinBytes and above (*mapped_bytes says how many): the kernel hands them out zeroed when
 // first touched, so neither the fill nor the page faults fall in Prepare (a depthwise node's padded
 // rows, zeroed at Prepare, were a tenth of hand_landmark_lite's Init). Below, operator new and a
-// memset (*mapped_bytes is 0). Freed by FreeZeroed with the same count.
+// memset (*mapped_bytes is 0). Freed by FreeZeroed with the same count (0 frees operator new's
+// cache-aligned memory, whoever allocated it).
 constexpr size_t kZeroPagesMinBytes = 64 * 1024;
 void* AllocateZeroed(size_t bytes, size_t* mapped_bytes);
 void FreeZeroed(void* memory, size_t mapped_bytes);
@@ -330,13 +331,7 @@ class ThreadScratch {
   }
   struct Free {
     size_t mapped_bytes = 0;  // AllocateZeroed's pages, else operator new's
-    void operator()(unsigned char* p) const {
-      if (mapped_bytes > 0) {
-        FreeZeroed(p, mapped_bytes);
-      } else {
-        ::operator delete(p, std::align_val_t(kCacheLineBytes));
-      }
-    }
+    void operator()(unsigned char* p) const { FreeZeroed(p, mapped_bytes); }
   };
   std::unique_ptr<unsigned char, Free> memory_;
   int threads_ = 0;

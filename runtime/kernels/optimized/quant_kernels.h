@@ -109,7 +109,7 @@ struct QuantKernels {
   // Where not null: pack_b_with_row_factor's layout with int8 in place of int16, for weights whose
   // d + row_factor all fit int8 (weight minus zero point: always for int8 weights of zero point
   // 0), and the GEMMs that read it (widening as they load). Half the bytes to stream: a GEMM of few
-  // rows, bound by reading its weights, takes them (quantized.cc, kNarrowMaxRows).
+  // rows, bound by reading its weights, takes them (quantized.cc, kFewRows and kNarrowMinWideBytes).
   size_t (*narrow_packed_b_size)(int n, size_t kp) = nullptr;
   void (*pack_b_narrow)(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor,
                         uint8_t* packed) = nullptr;
