@@ -81,36 +81,6 @@ struct DepthwiseState : OpState {
   int folded_pad_input = -1;
 };
 
-// The node of the plan before `node` that writes its input 0, if any: `self` and `producer` are
-// plan node indices (-1: not found).
-struct Producer {
-  int self = -1;
-  int producer = -1;
-  TfLiteNode* node = nullptr;
-  TfLiteRegistration* registration = nullptr;
-};
-Producer ProducerOfInput(TfLiteContext* context, const TfLiteNode* node) {
-  Producer found;
-  TfLiteIntArray* plan = nullptr;
-  if (context->GetExecutionPlan(context, &plan) != kTfLiteOk) return Producer();
-  const int input_tensor = node->inputs->data[0];
-  for (int i = 0; i < plan->size && found.self < 0; ++i) {
-    TfLiteNode* other = nullptr;
-    TfLiteRegistration* registration = nullptr;
-    if (context->GetNodeAndRegistration(context, plan->data[i], &other, &registration) != kTfLiteOk) {
-      return Producer();
-    }
-    if (other == node) {
-      found.self = plan->data[i];
-    } else if (other->outputs->size == 1 && other->outputs->data[0] == input_tensor) {
-      found.producer = plan->data[i];
-      found.node = other;
-      found.registration = registration;
-    }
-  }
-  return found.self >= 0 ? found : Producer();
-}
-
 // A fused depthwise chunk's source of input rows: row `row` (all batches' rows in order) of the
 // 1x1 convolution's output, computed by its GEMM from the convolution's input.
 struct ExpansionRows {

@@ -20,6 +20,7 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/elementwise.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quant_kernels.h"
@@ -137,9 +138,10 @@ struct BinaryState : OpState {
   // out: that input's row is tiled into a buffer so that one call covers many rows (EvalTiled).
   bool tiled = false;
   int64_t elements = 0;
-  bool empty = false;     // a float output of no elements: Eval has nothing to do
-  bool swap = false;      // the first input is the single value
-  bool b_scalar = false;  // one input is a single value
+  bool empty = false;                // a float output of no elements: Eval has nothing to do
+  bool fused_into_consumer = false;  // MarkAddFused: the reader computes the rows (FusedAddRow)
+  bool swap = false;                 // the first input is the single value
+  bool b_scalar = false;             // one input is a single value
   float act_min = 0.f, act_max = 0.f;
   bool quantized = false;  // 8-bit ADD through add_arith or `table`
   bool arith = false;
@@ -171,6 +173,7 @@ struct BinaryOp {
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->quantized = false;
     s->q16 = false;
+    s->fused_into_consumer = false;
     if (!kMul && (a->type == kTfLiteUInt8 || a->type == kTfLiteInt8) && b->type == a->type && output->type == a->type &&
         !tflite::IsDynamicTensor(output) && tflite::NumElements(output) > 0 && SameDims(a->dims, output->dims) &&
         SameDims(b->dims, output->dims)) {
@@ -330,7 +333,7 @@ struct BinaryOp {
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->q16) return EvalQ16Binary(context, node, &s->q16_state);
     if (s->quantized) return EvalQuantized(context, node, s);
-    if (s->empty) return kTfLiteOk;
+    if (s->empty || s->fused_into_consumer) return kTfLiteOk;
     const float* a = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     const float* b = tflite::GetTensorData<float>(tflite::GetInput(context, node, 1));
     float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
@@ -353,6 +356,38 @@ struct BinaryOp {
 };
 
 }  // namespace
+
+bool FoldableFloatAdd(const TfLiteNode* node, const TfLiteRegistration* registration, int64_t row_length) {
+  if (registration->invoke != OptimizedKernel<BinaryOp<false>>::Invoke || node->inputs->size != 2 || row_length <= 0) {
+    return false;
+  }
+  const BinaryState* s = static_cast<const BinaryState*>(node->user_data);
+  if (!s->fast || s->quantized || s->q16 || s->empty || s->tiled) return false;
+  return !s->broadcast || s->rows.inner % row_length == 0;
+}
+
+void MarkAddFused(TfLiteNode* node) { static_cast<BinaryState*>(node->user_data)->fused_into_consumer = true; }
+
+void FusedAddRow(const TfLiteContext* context, const TfLiteNode* node, int64_t row, int64_t row_length, float* out) {
+  const BinaryState* s = static_cast<const BinaryState*>(node->user_data);
+  const float* a = context->tensors[node->inputs->data[0]].data.f;
+  const float* b = context->tensors[node->inputs->data[1]].data.f;
+  const int64_t first = row * row_length;
+  if (!s->broadcast) {
+    if (s->swap) std::swap(a, b);
+    s->kernels->add(row_length, a + first, s->b_scalar ? b : b + first, s->b_scalar, out, s->act_min, s->act_max);
+    return;
+  }
+  // The run holding the row, and the row's place in it (FoldableFloatAdd: runs are whole rows).
+  const BroadcastRows& r = s->rows;
+  const OuterOffsets at(r, static_cast<int>(r.outer_sizes.size()), first / r.inner);
+  const int64_t within = first % r.inner;
+  const float* x = a + at.a + within * r.inner_a;
+  const float* y = b + at.b + within * r.inner_b;
+  // As EvalBroadcast: the single value over a run goes second.
+  if (r.inner_a == 0 && r.inner_b != 0) std::swap(x, y);
+  s->kernels->add(row_length, x, y, r.inner_a == 0 || r.inner_b == 0, out, s->act_min, s->act_max);
+}
 
 TfLiteRegistration* Register_ADD() { return OptimizedKernel<BinaryOp<false>>::Registration(); }
 TfLiteRegistration* Register_MUL() { return OptimizedKernel<BinaryOp<true>>::Registration(); }

@@ -129,7 +129,8 @@ using BinaryFn = void (*)(size_t n, const float* a, const float* b, bool b_scala
 // The sum of x[0..n), in vector lanes (not the reference's order: float MEAN/SUM).
 using SumFn = float (*)(size_t n, const float* x);
 
-// One row of softmax: out[i] = exp((in[i] - max) * beta) / sum.
+// One row of softmax: out[i] = exp((in[i] - max) * beta) / sum. `out` may be `in` (each element is
+// read before it is written).
 using SoftmaxFn = void (*)(size_t n, const float* in, float* out, float beta);
 
 // out[i] = f(in[i]) for i < n (in == out allowed): sigmoid 1 / (1 + e^-x) and tanh, within a few

@@ -258,6 +258,37 @@ inline int CurrentThread(TfLiteContext* context) {
   return runner != nullptr ? runner->current_thread() : 0;
 }
 
+// The node of the plan before `node` that writes its input 0, if any, for a reader that computes
+// that node's output itself (fusion; the runtime decides whether the graph allows it:
+// CpuBackendContext::fuse_producer). `self` and `producer` are node indices (-1: not found).
+struct Producer {
+  int self = -1;
+  int producer = -1;
+  TfLiteNode* node = nullptr;
+  TfLiteRegistration* registration = nullptr;
+};
+inline Producer ProducerOfInput(TfLiteContext* context, const TfLiteNode* node) {
+  Producer found;
+  TfLiteIntArray* plan = nullptr;
+  if (context->GetExecutionPlan(context, &plan) != kTfLiteOk) return Producer();
+  const int input_tensor = node->inputs->data[0];
+  for (int i = 0; i < plan->size && found.self < 0; ++i) {
+    TfLiteNode* other = nullptr;
+    TfLiteRegistration* registration = nullptr;
+    if (context->GetNodeAndRegistration(context, plan->data[i], &other, &registration) != kTfLiteOk) {
+      return Producer();
+    }
+    if (other == node) {
+      found.self = plan->data[i];
+    } else if (other->outputs->size == 1 && other->outputs->data[0] == input_tensor) {
+      found.producer = plan->data[i];
+      found.node = other;
+      found.registration = registration;
+    }
+  }
+  return found.self >= 0 ? found : Producer();
+}
+
 // At least `count` floats of zeros, starting a cache line, that nobody writes: shared by every
 // caller, for as long as the process runs. Pages of zeros read from fresh anonymous memory all map
 // the kernel's zero page, so these cost neither memory nor a fill: a depthwise node's row of zeros

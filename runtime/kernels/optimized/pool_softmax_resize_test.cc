@@ -163,6 +163,68 @@ TEST(OptimizedSoftmaxTest, Uint8FallsBackToTheReference) {
   op.Check(optimized::Register_SOFTMAX(), true);
 }
 
+// ---- A float ADD folded into the SOFTMAX reading its output (an attention mask)
+
+struct MaskedSoftmax {
+  std::vector<int> a, b;  // the ADD's input shapes (either may be the mask)
+  Act activation = Act::NONE;
+  bool second_reader = false;  // another SOFTMAX reads the sum too (no folding then)
+};
+
+// Runs ADD -> SOFTMAX against the reference, checks whether the ADD was folded away, and that the
+// folded node's output is bit for bit the two nodes' apart (run with every tensor kept: no fusion).
+void CheckMaskedSoftmax(const MaskedSoftmax& c, bool folded, uint32_t seed) {
+  std::map<std::string, std::vector<std::vector<uint8_t>>> fused_runs;  // by label, then run
+  std::map<std::string, size_t> compared;
+  for (const bool preserve : {false, true}) {
+    OpCase op;
+    const int a = op.AddFloatInput(c.a, seed, -4.f, 4.f);
+    const int b = op.AddFloatConst(c.b, seed + 1, -8.f, 0.f);
+    const int sum = op.test().AddIntermediate(kTfLiteFloat32);
+    op.test().AddOp(kTfLiteBuiltinAdd, {a, b}, {sum}, fb::BuiltinOptions::AddOptions,
+                    fb::CreateAddOptions(op.test().fbb(), c.activation).Union());
+    for (int reader = 0; reader < (c.second_reader ? 2 : 1); ++reader) {
+      op.test().AddOp(kTfLiteBuiltinSoftmax, {sum}, {op.AddFloatOutput()}, fb::BuiltinOptions::SoftmaxOptions,
+                      fb::CreateSoftmaxOptions(op.test().fbb(), reader == 0 ? 1.f : 0.5f).Union());
+    }
+    op.set_preserve_all_tensors(preserve);
+    op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
+      EXPECT_EQ(interpreter->primary()->tensor_fused_away(sum), folded && !preserve) << label;
+      const std::vector<uint8_t> output = Collect(interpreter).outputs[0];
+      if (!preserve) {
+        fused_runs[label].push_back(output);
+        return;
+      }
+      const size_t run = compared[label]++;
+      ASSERT_LT(run, fused_runs[label].size()) << label;
+      EXPECT_TRUE(fused_runs[label][run] == output)
+          << label << ", run " << run << ": the folded ADD changed the softmax";
+    });
+    op.Check(optimized::Register_ADD());
+  }
+}
+
+TEST(OptimizedSoftmaxTest, MaskAddsFold) {
+  // torchaudio_conformer's shape: scores [batch, heads, rows, rows] plus a mask [batch, 1, 1, rows].
+  CheckMaskedSoftmax({{2, 3, 7, 37}, {2, 1, 1, 37}}, true, 51);
+  // The same shapes; a single value; the mask first; a clamp after the sum.
+  CheckMaskedSoftmax({{3, 20}, {3, 20}}, true, 53);
+  CheckMaskedSoftmax({{4, 9}, {1}}, true, 55);
+  CheckMaskedSoftmax({{1, 37}, {5, 37}}, true, 57);
+  CheckMaskedSoftmax({{1}, {4, 9}, Act::RELU}, true, 59);
+  // Runs of several rows (the mask differs by head only), and one value a row.
+  CheckMaskedSoftmax({{2, 3, 5, 8}, {1, 3, 5, 8}}, true, 61);
+  CheckMaskedSoftmax({{4, 6, 40}, {4, 6, 1}}, true, 63);
+  // Rows across thread chunks.
+  CheckMaskedSoftmax({{4, 8, 64, 300}, {4, 1, 1, 300}}, true, 65);
+}
+TEST(OptimizedSoftmaxTest, OtherAddsStay) {
+  // Short rows repeated over the next dimension (the ADD's tiled path).
+  CheckMaskedSoftmax({{2, 8, 6}, {2, 1, 6}}, false, 67);
+  // The sum has a second reader.
+  CheckMaskedSoftmax({{3, 5, 16}, {3, 1, 16}, Act::NONE, true}, false, 69);
+}
+
 // ---- RESIZE_BILINEAR
 
 void CheckResize(const std::vector<int>& input_shape, int height, int width, bool align_corners,

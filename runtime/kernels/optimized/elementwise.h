@@ -1,0 +1,30 @@
+// elementwise.cc's float ADD, for a SOFTMAX that adds its input's rows itself (SoftmaxOp's FoldAdd:
+// an attention mask added just before the softmax): the ADD's Eval then does nothing, and the
+// sum, often a model's largest tensor (torchaudio_conformer's 40x335x335 scores, 17 MB), is
+// neither written nor read back.
+#ifndef TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_ELEMENTWISE_H_
+#define TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_ELEMENTWISE_H_
+
+#include <cstdint>
+
+#include "runtime/c/common.h"
+
+namespace touchstone {
+namespace optimized {
+
+// True when `node` is an ADD of this kernel that its last Prepare sent down the float path, with
+// every run of `row_length` output elements computed by one microkernel call (the same shapes, a
+// single value, or a broadcast whose innermost runs are whole rows).
+bool FoldableFloatAdd(const TfLiteNode* node, const TfLiteRegistration* registration, int64_t row_length);
+
+// The ADD node's Eval does nothing until its next Prepare (its reader computes the rows).
+void MarkAddFused(TfLiteNode* node);
+
+// Output row `row` (`row_length` elements, as given to FoldableFloatAdd) of the fused ADD `node`,
+// written to `out`: the same microkernel call on the same elements as its Eval, so the same values.
+void FusedAddRow(const TfLiteContext* context, const TfLiteNode* node, int64_t row, int64_t row_length, float* out);
+
+}  // namespace optimized
+}  // namespace touchstone
+
+#endif  // TOUCHSTONE_RUNTIME_KERNELS_OPTIMIZED_ELEMENTWISE_H_
