@@ -119,6 +119,13 @@ TEST(OptimizedTransposeTest, Permutations) {
   CheckTranspose(kTfLiteUInt8, {3, 1, 13, 17}, {0, 2, 3, 1});
   CheckTranspose(kTfLiteFloat32, {2, 4, 37, 301}, {0, 2, 3, 1});
   CheckTranspose(kTfLiteInt16, {5, 2, 9}, {2, 0, 1});
+  // Dimensions that merge (the input steps across them alike) and size-1 dimensions between them:
+  // torchaudio_conformer's channels-last moves and head splits.
+  CheckTranspose(kTfLiteFloat32, {10, 80, 33, 1}, {0, 2, 3, 1});
+  CheckTranspose(kTfLiteFloat32, {1, 35, 10, 3, 8}, {3, 1, 2, 0, 4});
+  CheckTranspose(kTfLiteFloat32, {10, 4, 35, 20}, {2, 0, 1, 3});
+  CheckTranspose(kTfLiteInt8, {4, 6, 5, 3}, {2, 3, 0, 1});
+  CheckTranspose(kTfLiteInt16, {2, 1, 3, 1, 4}, {0, 3, 2, 1, 4});
 }
 
 // ---- CONCATENATION

@@ -1,11 +1,11 @@
-// TRANSPOSE with a constant perm and output sizes known at Prepare: output rows (the last output
-// dimension) are gathered from the input with that dimension's input stride, element by element
-// (a straight copy where the last dimension stays last; where the input's last dimension becomes
-// the output's second-to-last, as from NCHW to NHWC, a run of rows is copied one input stream at
-// a time), rows split over the thread pool. The reference's Prepare validates perm and sizes the
-// output; anything else (a perm computed at run time, a type that is not a plain 1- to 8-byte
-// value) takes the reference kernel. A permutation moves values without arithmetic, so the output
-// is the reference's byte for byte.
+// TRANSPOSE with a constant perm and output sizes known at Prepare, over the fewest dimensions that
+// express it (Simplify): output rows (the last output dimension) are gathered from the input with
+// that dimension's input stride, element by element (a straight copy where the last dimension stays
+// last; where the input's last dimension becomes the output's second-to-last, as from NCHW to NHWC,
+// a run of rows is copied one input stream at a time), rows split over the thread pool. The
+// reference's Prepare validates perm and sizes the output; anything else (a perm computed at run
+// time, a type that is not a plain 1- to 8-byte value) takes the reference kernel. A permutation
+// moves values without arithmetic, so the output is the reference's byte for byte.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -79,6 +79,32 @@ void TransposeRows(const TransposeState& s, const T* in, T* out, int64_t begin, 
   }
 }
 
+// The same permutation over fewer output dimensions: dimensions of size 1 dropped, and each
+// dimension merged into the one after it where the input steps across both alike (stride = the
+// inner one's stride times its size). torchaudio_conformer's [10,80,335,1] -> [10,335,1,80] then
+// is [10,80,335] -> [10,335,80], one run of rows per input stream instead of a gather per element,
+// and a permutation that keeps the order is one copy.
+void Simplify(TransposeState* s) {
+  int rank = 0;
+  for (int d = 0; d < s->rank; ++d) {
+    if (s->out_shape[d] == 1) continue;
+    if (rank > 0 && s->in_stride[rank - 1] == s->in_stride[d] * s->out_shape[d]) {
+      s->out_shape[rank - 1] *= s->out_shape[d];
+      s->in_stride[rank - 1] = s->in_stride[d];
+      continue;
+    }
+    s->out_shape[rank] = s->out_shape[d];
+    s->in_stride[rank] = s->in_stride[d];
+    ++rank;
+  }
+  if (rank == 0) {  // a single element
+    s->out_shape[0] = 1;
+    s->in_stride[0] = 1;
+    rank = 1;
+  }
+  s->rank = rank;
+}
+
 struct TransposeOp {
   using State = TransposeState;
   static TfLiteRegistration* Reference() { return reference::Register_TRANSPOSE(); }
@@ -99,6 +125,7 @@ struct TransposeOp {
       // The reference's Prepare has checked that perm is a permutation of 0..rank-1.
       s->in_stride[d] = in_strides[IntValue(perm, d)];
     }
+    Simplify(s);
     s->fast = true;
     return kTfLiteOk;
   }
