@@ -165,49 +165,68 @@ void TopKRows(const T* in, int64_t rows, int row_size, int k, T* values, TfLiteT
   // Up to this k, one pass keeping the best k in order beats a heap: most elements are rejected by
   // one comparison with the k-th.
   constexpr int kInsertionMaxK = 16;
-  std::vector<int> order(row_size);
+  std::vector<int> order;  // the sorting paths' indices, sized when first needed
+  T best[kInsertionMaxK];
+  int best_index[kInsertionMaxK];
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = in + r * row_size;
-    // Without NaNs, (value descending, index ascending) is a total order whose first k are the
-    // stable sort's: a partial sort finds them without sorting the row.
-    bool has_nan = false;
-    if (std::is_floating_point<T>::value) {
-      for (int i = 0; i < row_size; ++i) has_nan |= row[i] != row[i];
-    }
-    if (has_nan) {
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [row](int a, int b) { return row[a] > row[b]; });
-    } else if (k > 0 && k <= kInsertionMaxK) {
-      // order[0, kept) is the best so far in that total order. Indices arrive ascending, so a value
-      // equal to a kept one ranks after it.
+    const int* found = nullptr;
+    if (k > 0 && k <= kInsertionMaxK) {
+      // Without NaNs, (value descending, index ascending) is a total order whose first k are the
+      // stable sort's: best[0, kept) holds the best so far in that order, with their values (no
+      // lookups through the indices). Indices arrive ascending, so a value equal to a kept one
+      // ranks after it. A NaN anywhere in the row (every element is compared with itself on the
+      // way) sends the row to the stable sort below instead.
       int kept = 0;
+      bool has_nan = false;
       for (int i = 0; i < row_size; ++i) {
         const T value = row[i];
         if (kept == k) {
-          if (!(value > row[order[k - 1]])) continue;
+          if (!(value > best[k - 1])) {
+            has_nan |= value != value;
+            continue;
+          }
           --kept;
+        } else {
+          has_nan |= value != value;
         }
         int at = kept;
-        for (; at > 0 && value > row[order[at - 1]]; --at) order[at] = order[at - 1];
-        order[at] = i;
+        for (; at > 0 && value > best[at - 1]; --at) {
+          best[at] = best[at - 1];
+          best_index[at] = best_index[at - 1];
+        }
+        best[at] = value;
+        best_index[at] = i;
         ++kept;
       }
-    } else {
+      if (!has_nan) found = best_index;
+    }
+    if (found == nullptr) {
+      order.resize(static_cast<size_t>(row_size));
       std::iota(order.begin(), order.end(), 0);
-      std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                        [row](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+      bool has_nan = false;
+      if (std::is_floating_point<T>::value) {
+        for (int i = 0; i < row_size; ++i) has_nan |= row[i] != row[i];
+      }
+      if (has_nan) {
+        std::stable_sort(order.begin(), order.end(), [row](int a, int b) { return row[a] > row[b]; });
+      } else {
+        std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                          [row](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+      }
+      found = order.data();
     }
     for (int i = 0; i < k; ++i) {
-      values[r * k + i] = row[order[i]];
+      values[r * k + i] = row[found[i]];
       switch (indices->type) {
         case kTfLiteInt64:
-          indices->data.i64[r * k + i] = order[i];
+          indices->data.i64[r * k + i] = found[i];
           break;
         case kTfLiteInt16:
-          indices->data.i16[r * k + i] = static_cast<int16_t>(order[i]);
+          indices->data.i16[r * k + i] = static_cast<int16_t>(found[i]);
           break;
         default:
-          indices->data.i32[r * k + i] = order[i];
+          indices->data.i32[r * k + i] = found[i];
           break;
       }
     }

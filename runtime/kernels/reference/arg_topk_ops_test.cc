@@ -85,5 +85,38 @@ TEST(TopKV2Test, EveryKMatchesStableSortWithTies) {
   }
 }
 
+// A row with a NaN (among the first k, or later) takes the stable sort (TFLite's order for it), the
+// rows around it the one-pass selection: each row's result is its own.
+TEST(TopKV2Test, RowsWithNaNTakeTheStableSort) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> input = {3, 1, 5, 1, 5, 2, /**/ 3, nan, 5, 1, 5, 2, /**/ 5, 1, 2, nan, 3, 0, /**/ 2, 7, 0, 4, 4, 9};
+  const int row_size = 6, kk = 3;
+  std::vector<float> want_values;
+  std::vector<int32_t> want_indices;
+  for (int r = 0; r < 4; ++r) {
+    const float* row = input.data() + r * row_size;
+    std::vector<int> sorted(row_size);
+    for (int i = 0; i < row_size; ++i) sorted[i] = i;
+    std::stable_sort(sorted.begin(), sorted.end(), [&](int a, int b) { return row[a] > row[b]; });
+    for (int i = 0; i < kk; ++i) {
+      want_values.push_back(row[sorted[i]]);
+      want_indices.push_back(sorted[i]);
+    }
+  }
+  OpTest t;
+  const int in = t.AddInput(kTfLiteFloat32, {4, row_size});
+  const int k = t.AddConst<int32_t>(kTfLiteInt32, {}, {kk});
+  const int values = t.AddOutput(kTfLiteFloat32);
+  const int indices = t.AddOutput(kTfLiteInt32);
+  t.AddOp(kTfLiteBuiltinTopkV2, {in, k}, {values, indices});
+  ASSERT_TRUE(t.BuildAndInvoke<float>(input).ok());
+  const std::vector<float> got = t.GetOutput<float>(0);
+  ASSERT_EQ(got.size(), want_values.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(got[i] == want_values[i] || (std::isnan(got[i]) && std::isnan(want_values[i]))) << i;
+  }
+  EXPECT_EQ(t.GetOutput<int32_t>(1), want_indices);
+}
+
 }  // namespace
 }  // namespace touchstone
