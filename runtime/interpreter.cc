@@ -288,7 +288,8 @@ Status Subgraph::BuildNodes(const Model& model, const fb::SubGraph* subgraph, co
     for (int k = 0; k < entry.node.outputs->size; ++k) {
       const int t = entry.node.outputs->data[k];
       if (t >= 0 && tensors_[t].allocation_type == kTfLiteMmapRo) {
-        return InvalidInputError(where() + ": output " + std::to_string(k) + " is constant tensor " + std::to_string(t));
+        return InvalidInputError(where() + ": output " + std::to_string(k) + " is constant tensor " +
+                                 std::to_string(t));
       }
     }
 
@@ -1327,6 +1328,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   interpreter->external_contexts_[kTfLiteCpuBackendContext] = &interpreter->cpu_backend_context_;
   if (!options.preserve_all_tensors) {
     interpreter->cpu_backend_context_.fuse_producer = Subgraph::FuseProducerCallback;
+    interpreter->cpu_backend_context_.fuse_chain = Subgraph::FuseChainCallback;
   }
   interpreter->cpu_backend_context_.refuse_at_invoke = Subgraph::RefuseAtInvokeCallback;
   interpreter->cpu_backend_context_.warn = Subgraph::WarnCallback;
@@ -1440,38 +1442,59 @@ void Subgraph::ExtendForFusedReads(std::vector<int>* last_step) const {
   }
 }
 
-bool Subgraph::FuseProducerCallback(TfLiteContext* context, int producer_node, int consumer_node) {
-  Subgraph* self = SubgraphOf(context);
+bool Subgraph::CanFuse(int producer_node, int consumer_node) const {
   // Every tensor must stay readable, or the arena is planned already (a node prepared during
   // Invoke, after a dynamic output): no fusion.
-  if (self->invoking_ || self->interpreter_->options().preserve_all_tensors) return false;
-  const std::vector<int>& plan = self->execution_plan_;
+  if (invoking_ || interpreter_->options().preserve_all_tensors) return false;
+  const std::vector<int>& plan = execution_plan_;
   const auto producer_step = std::find(plan.begin(), plan.end(), producer_node);
   const auto consumer_step = std::find(plan.begin(), plan.end(), consumer_node);
   if (producer_step == plan.end() || consumer_step == plan.end() || producer_step >= consumer_step) {
     return false;
   }
-  const TfLiteNode& producer = self->nodes_[producer_node].node;
-  const TfLiteNode& consumer = self->nodes_[consumer_node].node;
+  const TfLiteNode& producer = nodes_[producer_node].node;
+  const TfLiteNode& consumer = nodes_[consumer_node].node;
   if (producer.outputs->size != 1 || consumer.inputs->size < 1) return false;
   const int tensor = producer.outputs->data[0];
-  if (tensor < 0 || consumer.inputs->data[0] != tensor || self->tensors_[tensor].allocation_type != kTfLiteArenaRw) {
+  if (tensor < 0 || consumer.inputs->data[0] != tensor || tensors_[tensor].allocation_type != kTfLiteArenaRw) {
     return false;
   }
-  for (const std::vector<int>* ends : {&self->inputs_, &self->outputs_}) {
+  for (const std::vector<int>* ends : {&inputs_, &outputs_}) {
     if (std::find(ends->begin(), ends->end(), tensor) != ends->end()) return false;
   }
   // The consumer's first input is the only read of the tensor in the whole plan.
   int reads = 0;
   for (int node_index : plan) {
-    const TfLiteIntArray* inputs = self->nodes_[node_index].node.inputs;
+    const TfLiteIntArray* inputs = nodes_[node_index].node.inputs;
     for (int k = 0; k < inputs->size; ++k) reads += inputs->data[k] == tensor ? 1 : 0;
   }
-  if (reads != 1) return false;
+  return reads == 1;
+}
+
+bool Subgraph::FuseProducerCallback(TfLiteContext* context, int producer_node, int consumer_node) {
+  Subgraph* self = SubgraphOf(context);
+  if (!self->CanFuse(producer_node, consumer_node)) return false;
+  const TfLiteNode& producer = self->nodes_[producer_node].node;
   for (int k = 0; k < producer.inputs->size; ++k) {
     if (producer.inputs->data[k] >= 0) self->fused_reads_.emplace_back(producer.inputs->data[k], consumer_node);
   }
-  self->fused_away_.push_back(tensor);
+  self->fused_away_.push_back(producer.outputs->data[0]);
+  return true;
+}
+
+bool Subgraph::FuseChainCallback(TfLiteContext* context, const int* nodes, int count) {
+  Subgraph* self = SubgraphOf(context);
+  if (count < 2) return false;
+  for (int i = 0; i + 1 < count; ++i) {
+    if (!self->CanFuse(nodes[i], nodes[i + 1])) return false;
+  }
+  const int last = nodes[count - 1];
+  for (int i = 0; i + 1 < count; ++i) {
+    const TfLiteNode& node = self->nodes_[nodes[i]].node;
+    for (int k = 0; k < node.inputs->size; ++k) {
+      if (node.inputs->data[k] >= 0) self->fused_reads_.emplace_back(node.inputs->data[k], last);
+    }
+  }
   return true;
 }
 

@@ -132,6 +132,9 @@ class Subgraph {
   // CpuBackendContext::fuse_producer: whether node `consumer_node` may compute the output of
   // `producer_node` itself; when it may, the producer's inputs are kept until the consumer ran.
   static bool FuseProducerCallback(TfLiteContext* context, int producer_node, int consumer_node);
+  // CpuBackendContext::fuse_chain: whether the last of `nodes` may compute the whole chain; when it
+  // may, every chain node's inputs are kept until the last ran.
+  static bool FuseChainCallback(TfLiteContext* context, const int* nodes, int count);
   // CpuBackendContext::refuse_at_invoke: the node fails when Invoke reaches it, with `message`.
   static void RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message);
   // CpuBackendContext::warn: "WARNING: <message>" on stderr, once per interpreter.
@@ -269,11 +272,13 @@ class Subgraph {
   bool resized_since_prepare_ = true;
   std::vector<TfLiteType> prepare_input_types_, prepare_output_types_;  // PrepareNode's scratch
   bool ComputePlainInvoke() const;
+  // The conditions of fuse_producer for one link (the producer's output read by the consumer alone).
+  bool CanFuse(int producer_node, int consumer_node) const;
   DelegateProfiler delegate_profiler_;
   // ensure_dynamic_tensors_are_released: per plan step, the tensors no later step uses.
   std::vector<std::vector<int>> last_used_at_step_;
-  // Fused nodes (FuseProducerCallback) since the last AllocateTensors: (tensor, node) where node
-  // reads tensor, a producer's input, later than the plan shows.
+  // Fused nodes (FuseProducerCallback, FuseChainCallback) since the last AllocateTensors: (tensor,
+  // node) where node reads tensor, a producer's input, later than the plan shows.
   std::vector<std::pair<int, int>> fused_reads_;
   // Tensors no kernel writes or reads since their producer was fused into their reader: they take
   // no bytes of their own (their data points at the arena's start, so that Invoke's checks pass).

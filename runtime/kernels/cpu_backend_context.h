@@ -50,6 +50,13 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // The runtime then keeps the producer's inputs allocated until the consumer has run. Null where
   // the host fuses nothing.
   bool (*fuse_producer)(TfLiteContext* context, int producer_node, int consumer_node) = nullptr;
+  // Fusion of a chain of `count` nodes in plan order, each one's output read by the next alone (the
+  // conditions of fuse_producer for every link), computed by the last (an attention block:
+  // BATCH_MATMUL, RESHAPE, SOFTMAX, RESHAPE, BATCH_MATMUL). On true the runtime keeps every input of
+  // the chain's nodes allocated until the last has run; the tensors between them keep their bytes
+  // (unwritten when the earlier kernels do nothing; a RESHAPE shares its input's storage). Nothing
+  // is recorded on false. Null where the host fuses nothing.
+  bool (*fuse_chain)(TfLiteContext* context, const int* nodes, int count) = nullptr;
   // A refusal TensorFlow Lite makes only when the node runs (a check in its Eval that its Prepare
   // does not make): the kernel's Prepare reports it here, with a message naming what is refused, and
   // returns kTfLiteOk; the runtime then fails the node's Invoke with it, without calling the kernel's

@@ -140,6 +140,7 @@ struct BinaryState : OpState {
   int64_t elements = 0;
   bool empty = false;                // a float output of no elements: Eval has nothing to do
   bool fused_into_consumer = false;  // MarkAddFused: the reader computes the rows (FusedAddRow)
+  bool a_whole = false;              // the first input has the output's shape
   bool swap = false;                 // the first input is the single value
   bool b_scalar = false;             // one input is a single value
   float act_min = 0.f, act_max = 0.f;
@@ -216,6 +217,7 @@ struct BinaryOp {
     s->elements = tflite::NumElements(output);
     s->broadcast = false;
     s->tiled = false;
+    s->a_whole = SameDims(a->dims, output->dims);
     s->empty = s->elements == 0;
     if (s->empty) {
       // Nothing to compute (the reference would still walk its broadcast shapes at every Invoke).
@@ -362,27 +364,34 @@ bool FoldableFloatAdd(const TfLiteNode* node, const TfLiteRegistration* registra
     return false;
   }
   const BinaryState* s = static_cast<const BinaryState*>(node->user_data);
-  if (!s->fast || s->quantized || s->q16 || s->empty || s->tiled) return false;
+  // The tiled path (short rows) is only another Eval of the same rows.
+  if (!s->fast || s->quantized || s->q16 || s->empty) return false;
   return !s->broadcast || s->rows.inner % row_length == 0;
 }
 
 void MarkAddFused(TfLiteNode* node) { static_cast<BinaryState*>(node->user_data)->fused_into_consumer = true; }
 
-void FusedAddRow(const TfLiteContext* context, const TfLiteNode* node, int64_t row, int64_t row_length, float* out) {
+bool FusedAddFirstInputIsWhole(const TfLiteNode* node) {
+  return static_cast<const BinaryState*>(node->user_data)->a_whole;
+}
+
+void FusedAddRow(const TfLiteContext* context, const TfLiteNode* node, int64_t row, int64_t row_length,
+                 const float* first_input_row, float* out) {
   const BinaryState* s = static_cast<const BinaryState*>(node->user_data);
   const float* a = context->tensors[node->inputs->data[0]].data.f;
   const float* b = context->tensors[node->inputs->data[1]].data.f;
   const int64_t first = row * row_length;
   if (!s->broadcast) {
     if (s->swap) std::swap(a, b);
-    s->kernels->add(row_length, a + first, s->b_scalar ? b : b + first, s->b_scalar, out, s->act_min, s->act_max);
+    const float* x = first_input_row != nullptr ? first_input_row : a + first;
+    s->kernels->add(row_length, x, s->b_scalar ? b : b + first, s->b_scalar, out, s->act_min, s->act_max);
     return;
   }
   // The run holding the row, and the row's place in it (FoldableFloatAdd: runs are whole rows).
   const BroadcastRows& r = s->rows;
   const OuterOffsets at(r, static_cast<int>(r.outer_sizes.size()), first / r.inner);
   const int64_t within = first % r.inner;
-  const float* x = a + at.a + within * r.inner_a;
+  const float* x = first_input_row != nullptr ? first_input_row : a + at.a + within * r.inner_a;
   const float* y = b + at.b + within * r.inner_b;
   // As EvalBroadcast: the single value over a run goes second.
   if (r.inner_a == 0 && r.inner_b != 0) std::swap(x, y);

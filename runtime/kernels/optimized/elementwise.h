@@ -20,9 +20,15 @@ bool FoldableFloatAdd(const TfLiteNode* node, const TfLiteRegistration* registra
 // The ADD node's Eval does nothing until its next Prepare (its reader computes the rows).
 void MarkAddFused(TfLiteNode* node);
 
+// Whether the fused ADD's first input has the output's shape (FusedAddRow may then take its rows).
+bool FusedAddFirstInputIsWhole(const TfLiteNode* node);
+
 // Output row `row` (`row_length` elements, as given to FoldableFloatAdd) of the fused ADD `node`,
 // written to `out`: the same microkernel call on the same elements as its Eval, so the same values.
-void FusedAddRow(const TfLiteContext* context, const TfLiteNode* node, int64_t row, int64_t row_length, float* out);
+// `first_input_row`: that row of the first input where the caller computed it (an attention block's
+// scores; only where FusedAddFirstInputIsWhole); null: read from the input tensor.
+void FusedAddRow(const TfLiteContext* context, const TfLiteNode* node, int64_t row, int64_t row_length,
+                 const float* first_input_row, float* out);
 
 }  // namespace optimized
 }  // namespace touchstone

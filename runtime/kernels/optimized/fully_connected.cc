@@ -8,21 +8,26 @@
 // the int8 and int16 BATCH_MATMUL run the 16-bit GEMM of quantized16.h, byte-identical too. The other
 // forms run the reference kernel.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
+#include "runtime/c/builtin_ops.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/lstm_float.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/elementwise.h"
 #include "runtime/kernels/optimized/gemm.h"
 #include "runtime/kernels/optimized/int8_gemv.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quantized.h"
 #include "runtime/kernels/optimized/quantized16.h"
+#include "runtime/kernels/optimized/softmax.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 #if defined(__x86_64__)
@@ -360,6 +365,24 @@ int64_t BroadcastIndex(const int* dims, int b0, int b1, int b2) {
   return (static_cast<int64_t>(i0) * dims[1] + i1) * dims[2] + i2;
 }
 
+struct BatchMatMulState;
+
+// An attention block computed by its second BATCH_MATMUL (BatchMatMulOp::PrepareAttention):
+// scores = Q K (the first BATCH_MATMUL), a mask added (an ADD folded into the SOFTMAX), softmax
+// over each row, output = P V, with RESHAPEs between. Per batch matrix and tile of rows, the
+// tile's scores, mask and softmax stay in a per-thread buffer, so the [matrices, rows, rows] scores
+// and probabilities (torchaudio_conformer: 17 MB each) are neither written nor read back.
+struct AttentionFusion {
+  const TfLiteNode* scores_node = nullptr;  // the first BATCH_MATMUL
+  BatchMatMulState* scores = nullptr;       // its state: variant and packed right side
+  const TfLiteNode* mask_add = nullptr;     // the ADD folded into the SOFTMAX; null: none
+  float beta = 1.f;
+  size_t tile_rows = 1;         // rows a task computes: at most both GEMM variants' mr
+  ThreadScratch<float> buffer;  // per thread: tile_rows rows of scores
+};
+
+std::atomic<int64_t> g_attention_runs{0};
+
 struct BatchMatMulState : OpState {
   int lhs_batch[kBatchDims] = {}, rhs_batch[kBatchDims] = {}, out_batch[kBatchDims] = {};
   size_t rows = 0, cols = 0, depth = 0;
@@ -375,6 +398,8 @@ struct BatchMatMulState : OpState {
   std::vector<GemmProblem> problems;
   bool q16 = false;  // int8 and int16 (quantized16.h)
   Q16GemmState q16_state;
+  bool fused_into_consumer = false;  // a later BATCH_MATMUL computes this node's output (attention)
+  std::unique_ptr<AttentionFusion> attention;
 };
 
 struct BatchMatMulOp {
@@ -409,6 +434,8 @@ struct BatchMatMulOp {
     const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->q16 = false;
+    s->fused_into_consumer = false;
+    s->attention.reset();
     if (lhs->type == kTfLiteInt16 || lhs->type == kTfLiteInt8) {
       s->q16 = PrepareQ16BatchMatMul(context, node, *s->kernels, &s->q16_state);
       s->fast = s->q16;
@@ -435,11 +462,140 @@ struct BatchMatMulOp {
     s->packed_rhs = nullptr;
     if (s->constant_rhs) Pack(context, s, rhs);
     s->fast = true;
+    PrepareAttention(context, node, s);
+    return kTfLiteOk;
+  }
+
+  // Float, every matrix its own (no broadcast batch), the left side not transposed.
+  static bool PlainBatches(const State* s) {
+    const size_t out_matrices = static_cast<size_t>(s->out_batch[0]) * s->out_batch[1] * s->out_batch[2];
+    return s->fast && !s->q16 && !s->adj_x && s->lhs_matrices == out_matrices && s->rhs_matrices == out_matrices;
+  }
+
+  // This node's left side is softmax(Q K [+ mask]) through RESHAPEs that keep the rows: the chain
+  // BATCH_MATMUL, [RESHAPE], [ADD folded into the SOFTMAX], SOFTMAX, [RESHAPE], this node. The
+  // runtime decides whether the graph allows it (fuse_chain: each link's output read by the next
+  // alone); the first BATCH_MATMUL and the SOFTMAX then do nothing (EvalAttention).
+  static void PrepareAttention(TfLiteContext* context, TfLiteNode* node, State* s) {
+    CpuBackendContext* backend = GetCpuBackendContext(context);
+    if (backend == nullptr || backend->fuse_chain == nullptr || !PlainBatches(s)) return;
+    int chain[6];
+    int length = 0;
+    auto cpu_node = [](const Producer& p) { return p.producer >= 0 && p.node->delegate == nullptr; };
+    auto is_reshape = [&](const Producer& p) {
+      return cpu_node(p) && p.registration->builtin_code == kTfLiteBuiltinReshape;
+    };
+    Producer p = ProducerOfInput(context, node);
+    chain[length++] = p.self;
+    if (is_reshape(p)) {
+      chain[length++] = p.producer;
+      p = ProducerOfInput(context, p.node);
+    }
+    SoftmaxRows softmax;
+    if (!cpu_node(p) || !FoldableSoftmax(p.node, p.registration, &softmax)) return;
+    TfLiteNode* softmax_node = p.node;
+    chain[length++] = p.producer;
+    p = ProducerOfInput(context, softmax_node);
+    if (softmax.fused_add != nullptr) {
+      if (!cpu_node(p) || p.node != softmax.fused_add || !FusedAddFirstInputIsWhole(p.node)) return;
+      chain[length++] = p.producer;
+      p = ProducerOfInput(context, p.node);
+    }
+    if (is_reshape(p)) {
+      chain[length++] = p.producer;
+      p = ProducerOfInput(context, p.node);
+    }
+    if (!cpu_node(p) || p.registration->invoke != OptimizedKernel<BatchMatMulOp>::Invoke) return;
+    State* scores = static_cast<State*>(p.node->user_data);
+    if (!PlainBatches(scores) || scores->attention != nullptr || scores->lhs_matrices != s->lhs_matrices ||
+        scores->rows != s->rows || scores->cols != s->depth ||
+        softmax.rows != static_cast<int64_t>(s->lhs_matrices * s->rows) ||
+        softmax.depth != static_cast<int64_t>(s->depth)) {
+      return;
+    }
+    chain[length++] = p.producer;
+    std::reverse(chain, chain + length);
+    if (!backend->fuse_chain(context, chain, length)) return;
+    scores->fused_into_consumer = true;
+    MarkSoftmaxFused(softmax_node);
+    s->attention.reset(new AttentionFusion);
+    AttentionFusion& a = *s->attention;
+    a.scores_node = p.node;
+    a.scores = scores;
+    a.mask_add = softmax.fused_add;
+    a.beta = softmax.beta;
+    a.tile_rows = static_cast<size_t>(std::min(scores->variant->mr, s->variant->mr));
+    // Written (GEMM, then mask and softmax in place) before each read: not zero-filled.
+    a.buffer.EnsureUnfilled(NumThreads(context), a.tile_rows * s->depth);
+  }
+
+  // Each task: one tile of rows of one batch matrix, through scores, mask, softmax and the product
+  // with this node's right side, with the same microkernel calls on the same values as the nodes
+  // apart (each output element's sums run in the same order whatever the tile).
+  static TfLiteStatus EvalAttention(TfLiteContext* context, TfLiteNode* node, State* s) {
+    AttentionFusion& a = *s->attention;
+    State* q = a.scores;
+    const TfLiteTensor* q_lhs = &context->tensors[a.scores_node->inputs->data[0]];
+    const TfLiteTensor* q_rhs = &context->tensors[a.scores_node->inputs->data[1]];
+    const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
+    if (!q->constant_rhs || q->packed_rhs != q_rhs->data.raw) Pack(context, q, q_rhs);
+    if (!s->constant_rhs || s->packed_rhs != rhs->data.raw) Pack(context, s, rhs);
+    const float* q_data = q_lhs->data.f;
+    float* output_data = tflite::GetOutput(context, node, 0)->data.f;
+    const size_t rows = s->rows, depth = q->depth, keys = s->depth, cols = s->cols;
+    const size_t tiles = (rows + a.tile_rows - 1) / a.tile_rows;
+    // Rows spread evenly over the tiles, as RunGemm spreads them.
+    const size_t base_rows = rows / tiles, extra_rows = rows % tiles;
+    const SoftmaxFn softmax = s->kernels->softmax;
+    const float lowest = -std::numeric_limits<float>::infinity(), highest = std::numeric_limits<float>::infinity();
+    ParallelChunks(context, static_cast<int64_t>(s->lhs_matrices * tiles), 1, [&](int, int64_t begin, int64_t end) {
+      float* buffer = a.buffer.part(CurrentThread(context));
+      const float* q_rows[kMaxGemmMr];
+      const float* p_rows[kMaxGemmMr];
+      for (int64_t task = begin; task < end; ++task) {
+        const size_t matrix = static_cast<size_t>(task) / tiles, tile = static_cast<size_t>(task) % tiles;
+        const size_t first = tile * base_rows + std::min(tile, extra_rows);
+        const size_t count = base_rows + (tile < extra_rows ? 1 : 0);
+        const size_t first_row = matrix * rows + first;  // over all matrices
+        for (size_t i = 0; i < count; ++i) {
+          q_rows[i] = q_data + (first_row + i) * depth;
+          p_rows[i] = buffer + i * keys;
+        }
+        GemmArgs scores;
+        scores.nc = keys;
+        scores.kc = depth;
+        scores.a = q_rows;
+        scores.w = q->packed.data() + matrix * q->packed_matrix_size;
+        scores.c = buffer;
+        scores.c_stride = keys;
+        scores.min = lowest;
+        scores.max = highest;
+        q->variant->fn[count](scores);
+        for (size_t i = 0; i < count; ++i) {
+          float* row = buffer + i * keys;
+          if (a.mask_add != nullptr) FusedAddRow(context, a.mask_add, first_row + i, keys, row, row);
+          softmax(keys, row, row, a.beta);
+        }
+        GemmArgs product;
+        product.nc = cols;
+        product.kc = keys;
+        product.a = p_rows;
+        product.w = s->packed.data() + matrix * s->packed_matrix_size;
+        product.c = output_data + first_row * cols;
+        product.c_stride = cols;
+        product.min = lowest;
+        product.max = highest;
+        s->variant->fn[count](product);
+      }
+    });
+    g_attention_runs.fetch_add(1, std::memory_order_relaxed);
     return kTfLiteOk;
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->q16) return EvalQ16Gemm(context, node, &s->q16_state);
+    if (s->fused_into_consumer) return kTfLiteOk;
+    if (s->attention != nullptr) return EvalAttention(context, node, s);
     const TfLiteTensor* lhs = tflite::GetInput(context, node, 0);
     const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
     TfLiteTensor* output = tflite::GetOutput(context, node, 0);
@@ -485,6 +641,8 @@ struct BatchMatMulOp {
 };
 
 }  // namespace
+
+int64_t FusedAttentionRuns() { return g_attention_runs.load(std::memory_order_relaxed); }
 
 TfLiteRegistration* Register_FULLY_CONNECTED() { return OptimizedKernel<FullyConnectedOp>::Registration(); }
 

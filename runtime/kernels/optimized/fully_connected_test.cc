@@ -118,5 +118,98 @@ TEST(OptimizedBatchMatMulTest, ConstantRhs) {
 }
 TEST(OptimizedBatchMatMulTest, LargeCrossesThreadChunks) { CheckBatchMatMul({4, 64, 96}, {4, 96, 80}, false, false); }
 
+// ---- An attention block computed by its second BATCH_MATMUL
+
+// softmax(Q K [+ mask]) V: BATCH_MATMUL, [RESHAPE to heads], [ADD mask], SOFTMAX, [RESHAPE back],
+// BATCH_MATMUL.
+struct Attention {
+  int heads_outer, heads_inner;  // the batch matrices, as the RESHAPEs split them
+  int rows, depth, keys, cols;   // Q [rows, depth], K [depth, keys], V [keys, cols]
+  bool reshape = true;
+  bool mask = true;
+  bool keys_adjoint_constant = false;  // K given as constant [keys, depth] (adj_y)
+  bool scores_are_output = false;      // a second reader of the scores: no fusion then
+};
+
+// Runs the block against the reference, checks whether it was fused, and that the fused output is
+// bit for bit the nodes' apart (run with every tensor kept: no fusion).
+void CheckAttention(const Attention& c, bool fused, uint32_t seed) {
+  const int matrices = c.heads_outer * c.heads_inner;
+  std::map<std::string, std::vector<std::vector<uint8_t>>> fused_runs;  // by label, then run
+  std::map<std::string, size_t> compared;
+  for (const bool preserve : {false, true}) {
+    OpCase op;
+    const int q = op.AddFloatInput({matrices, c.rows, c.depth}, seed, -2.f, 2.f);
+    const int k = c.keys_adjoint_constant ? op.AddFloatConst({matrices, c.keys, c.depth}, seed + 1, -2.f, 2.f)
+                                          : op.AddFloatInput({matrices, c.depth, c.keys}, seed + 1, -2.f, 2.f);
+    const int v = op.AddFloatInput({matrices, c.keys, c.cols}, seed + 2);
+    const int scores = c.scores_are_output ? op.AddFloatOutput() : op.test().AddIntermediate(kTfLiteFloat32);
+    op.test().AddOp(kTfLiteBuiltinBatchMatmul, {q, k}, {scores}, fb::BuiltinOptions::BatchMatMulOptions,
+                    fb::CreateBatchMatMulOptions(op.test().fbb(), false, c.keys_adjoint_constant).Union());
+    int logits = scores;
+    if (c.reshape) {
+      const int shape = op.test().AddConst<int32_t>(kTfLiteInt32, {4}, {c.heads_outer, c.heads_inner, c.rows, c.keys});
+      logits = op.test().AddIntermediate(kTfLiteFloat32);
+      op.test().AddOp(kTfLiteBuiltinReshape, {scores, shape}, {logits});
+    }
+    if (c.mask) {
+      const std::vector<int> mask_shape =
+          c.reshape ? std::vector<int>{c.heads_outer, 1, 1, c.keys} : std::vector<int>{matrices, 1, c.keys};
+      const int mask = op.AddFloatConst(mask_shape, seed + 3, -6.f, 0.f);
+      const int masked = op.test().AddIntermediate(kTfLiteFloat32);
+      op.test().AddOp(kTfLiteBuiltinAdd, {logits, mask}, {masked}, fb::BuiltinOptions::AddOptions,
+                      fb::CreateAddOptions(op.test().fbb()).Union());
+      logits = masked;
+    }
+    int probabilities = op.test().AddIntermediate(kTfLiteFloat32);
+    op.test().AddOp(kTfLiteBuiltinSoftmax, {logits}, {probabilities}, fb::BuiltinOptions::SoftmaxOptions,
+                    fb::CreateSoftmaxOptions(op.test().fbb(), 0.5f).Union());
+    if (c.reshape) {
+      const int shape = op.test().AddConst<int32_t>(kTfLiteInt32, {3}, {matrices, c.rows, c.keys});
+      const int flat = op.test().AddIntermediate(kTfLiteFloat32);
+      op.test().AddOp(kTfLiteBuiltinReshape, {probabilities, shape}, {flat});
+      probabilities = flat;
+    }
+    const int output = op.AddFloatOutput();
+    op.test().AddOp(kTfLiteBuiltinBatchMatmul, {probabilities, v}, {output}, fb::BuiltinOptions::BatchMatMulOptions,
+                    fb::CreateBatchMatMulOptions(op.test().fbb(), false, false).Union());
+    op.set_preserve_all_tensors(preserve);
+    int64_t runs_before = 0;
+    op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
+      const int64_t runs = optimized::FusedAttentionRuns();
+      EXPECT_EQ(runs > runs_before, fused && !preserve) << label << ", seed " << seed;
+      runs_before = runs;
+      const RunResult result = Collect(interpreter);
+      const std::vector<uint8_t>& out = result.outputs.back();
+      if (!preserve) {
+        fused_runs[label].push_back(out);
+        return;
+      }
+      const size_t run = compared[label]++;
+      ASSERT_LT(run, fused_runs[label].size()) << label;
+      EXPECT_TRUE(fused_runs[label][run] == out) << label << ", run " << run << ": fusion changed the output";
+    });
+    runs_before = optimized::FusedAttentionRuns();
+    op.Check(optimized::Register_BATCH_MATMUL());
+  }
+}
+
+TEST(OptimizedAttentionTest, BlocksFuse) {
+  // torchaudio_conformer's block, scaled down: heads split by RESHAPEs, a mask per batch item.
+  CheckAttention({2, 3, 13, 5, 37, 10}, true, 71);
+  // No RESHAPEs; no mask; neither; one row; columns that fill no whole vector.
+  CheckAttention({1, 4, 9, 8, 16, 20, false}, true, 73);
+  CheckAttention({2, 2, 7, 3, 11, 5, true, false}, true, 75);
+  CheckAttention({1, 3, 6, 4, 9, 3, false, false}, true, 77);
+  CheckAttention({1, 2, 1, 3, 5, 2}, true, 79);
+  // K constant and given transposed (packed at Prepare).
+  CheckAttention({2, 2, 10, 6, 12, 7, true, true, true}, true, 81);
+  // Rows across thread chunks.
+  CheckAttention({2, 2, 70, 16, 64, 24}, true, 83);
+}
+TEST(OptimizedAttentionTest, ScoresReadElsewhereStayApart) {
+  CheckAttention({2, 3, 13, 5, 37, 10, true, true, false, true}, false, 85);
+}
+
 }  // namespace
 }  // namespace touchstone

@@ -60,6 +60,10 @@ bool QuantizedKernelsOutrunXnnpack();
 // to them then (delegates/xnnpack/xnnpack_provider.h).
 bool FloatKernelsUseFma();
 
+// Invokes of a BATCH_MATMUL that computed a whole attention block since the process started
+// (fully_connected.cc, BatchMatMulOp::PrepareAttention; tests check that a block was fused).
+int64_t FusedAttentionRuns();
+
 }  // namespace optimized
 }  // namespace touchstone
 

@@ -169,6 +169,7 @@ struct MaskedSoftmax {
   std::vector<int> a, b;  // the ADD's input shapes (either may be the mask)
   Act activation = Act::NONE;
   bool second_reader = false;  // another SOFTMAX reads the sum too (no folding then)
+  bool sum_is_output = false;  // the sum is a graph output too (no folding then)
 };
 
 // Runs ADD -> SOFTMAX against the reference, checks whether the ADD was folded away, and that the
@@ -180,7 +181,7 @@ void CheckMaskedSoftmax(const MaskedSoftmax& c, bool folded, uint32_t seed) {
     OpCase op;
     const int a = op.AddFloatInput(c.a, seed, -4.f, 4.f);
     const int b = op.AddFloatConst(c.b, seed + 1, -8.f, 0.f);
-    const int sum = op.test().AddIntermediate(kTfLiteFloat32);
+    const int sum = c.sum_is_output ? op.AddFloatOutput() : op.test().AddIntermediate(kTfLiteFloat32);
     op.test().AddOp(kTfLiteBuiltinAdd, {a, b}, {sum}, fb::BuiltinOptions::AddOptions,
                     fb::CreateAddOptions(op.test().fbb(), c.activation).Union());
     for (int reader = 0; reader < (c.second_reader ? 2 : 1); ++reader) {
@@ -190,7 +191,7 @@ void CheckMaskedSoftmax(const MaskedSoftmax& c, bool folded, uint32_t seed) {
     op.set_preserve_all_tensors(preserve);
     op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
       EXPECT_EQ(interpreter->primary()->tensor_fused_away(sum), folded && !preserve) << label;
-      const std::vector<uint8_t> output = Collect(interpreter).outputs[0];
+      const std::vector<uint8_t> output = Collect(interpreter).outputs.back();
       if (!preserve) {
         fused_runs[label].push_back(output);
         return;
@@ -215,14 +216,14 @@ TEST(OptimizedSoftmaxTest, MaskAddsFold) {
   // Runs of several rows (the mask differs by head only), and one value a row.
   CheckMaskedSoftmax({{2, 3, 5, 8}, {1, 3, 5, 8}}, true, 61);
   CheckMaskedSoftmax({{4, 6, 40}, {4, 6, 1}}, true, 63);
-  // Rows across thread chunks.
+  // Rows across thread chunks; short rows repeated over the next dimension (the ADD's tiled path).
   CheckMaskedSoftmax({{4, 8, 64, 300}, {4, 1, 1, 300}}, true, 65);
+  CheckMaskedSoftmax({{2, 8, 6}, {2, 1, 6}}, true, 67);
 }
 TEST(OptimizedSoftmaxTest, OtherAddsStay) {
-  // Short rows repeated over the next dimension (the ADD's tiled path).
-  CheckMaskedSoftmax({{2, 8, 6}, {2, 1, 6}}, false, 67);
-  // The sum has a second reader.
+  // The sum has a second reader, or is a graph output.
   CheckMaskedSoftmax({{3, 5, 16}, {3, 1, 16}, Act::NONE, true}, false, 69);
+  CheckMaskedSoftmax({{3, 5, 16}, {3, 1, 16}, Act::NONE, false, true}, false, 70);
 }
 
 // ---- RESIZE_BILINEAR

@@ -12,6 +12,7 @@
 #include "runtime/kernels/optimized/elementwise.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/softmax.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -26,6 +27,7 @@ struct SoftmaxState : OpState {
   int depth = 0;
   float beta = 1.f;
   const TfLiteNode* fused_add = nullptr;  // FoldAdd: the ADD whose rows this node computes
+  bool fused_into_consumer = false;       // MarkSoftmaxFused: the reader computes the rows
 };
 
 struct SoftmaxOp {
@@ -39,6 +41,7 @@ struct SoftmaxOp {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     s->fused_add = nullptr;
+    s->fused_into_consumer = false;
     if (input->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 || input->dims->size < 1 ||
         tflite::NumElements(input) == 0 || tflite::NumElements(output) != tflite::NumElements(input)) {
       return kTfLiteOk;
@@ -66,6 +69,7 @@ struct SoftmaxOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->fused_into_consumer) return kTfLiteOk;
     const float* input = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     float* output = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
     const SoftmaxFn softmax = s->kernels->softmax;
@@ -76,7 +80,7 @@ struct SoftmaxOp {
       for (int64_t r = begin; r < end; ++r) {
         float* row = output + r * depth;
         if (add != nullptr) {
-          FusedAddRow(context, add, r, depth, row);
+          FusedAddRow(context, add, r, depth, nullptr, row);
           softmax(depth, row, row, s->beta);
         } else {
           softmax(depth, input + r * depth, row, s->beta);
@@ -88,6 +92,19 @@ struct SoftmaxOp {
 };
 
 }  // namespace
+
+bool FoldableSoftmax(const TfLiteNode* node, const TfLiteRegistration* registration, SoftmaxRows* rows) {
+  if (registration->invoke != OptimizedKernel<SoftmaxOp>::Invoke || node->inputs->size != 1) return false;
+  const SoftmaxState* s = static_cast<const SoftmaxState*>(node->user_data);
+  if (!s->fast) return false;
+  rows->rows = s->rows;
+  rows->depth = s->depth;
+  rows->beta = s->beta;
+  rows->fused_add = s->fused_add;
+  return true;
+}
+
+void MarkSoftmaxFused(TfLiteNode* node) { static_cast<SoftmaxState*>(node->user_data)->fused_into_consumer = true; }
 
 TfLiteRegistration* Register_SOFTMAX() { return OptimizedKernel<SoftmaxOp>::Registration(); }
 
