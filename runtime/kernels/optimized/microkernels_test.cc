@@ -250,7 +250,7 @@ void CheckSoftmax(const MicroKernels& k) {
       // In place (the folded ADD and the attention block rewrite their rows so): the same values.
       std::vector<float> in_place = in;
       k.softmax(n, in_place.data(), in_place.data(), 0.7f);
-      EXPECT_TRUE(in_place == out) << k.name << " softmax in place " << n;
+      EXPECT(in_place == out, "%s softmax in place %zu", k.name, n);
     }
   }
 }
