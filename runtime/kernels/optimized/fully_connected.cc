@@ -365,16 +365,13 @@ int64_t BroadcastIndex(const int* dims, int b0, int b1, int b2) {
   return (static_cast<int64_t>(i0) * dims[1] + i1) * dims[2] + i2;
 }
 
-struct BatchMatMulState;
-
 // An attention block computed by its second BATCH_MATMUL (BatchMatMulOp::PrepareAttention):
 // scores = Q K (the first BATCH_MATMUL), a mask added (an ADD folded into the SOFTMAX), softmax
 // over each row, output = P V, with RESHAPEs between. Per batch matrix and tile of rows, the
 // tile's scores, mask and softmax stay in a per-thread buffer, so the [matrices, rows, rows] scores
 // and probabilities (torchaudio_conformer: 17 MB each) are neither written nor read back.
 struct AttentionFusion {
-  const TfLiteNode* scores_node = nullptr;  // the first BATCH_MATMUL
-  BatchMatMulState* scores = nullptr;       // its state: variant and packed right side
+  const TfLiteNode* scores_node = nullptr;  // the first BATCH_MATMUL (its state: variant, packing)
   const TfLiteNode* mask_add = nullptr;     // the ADD folded into the SOFTMAX; null: none
   float beta = 1.f;
   size_t tile_rows = 1;         // rows a task computes: at most both GEMM variants' mr
@@ -521,7 +518,6 @@ struct BatchMatMulOp {
     s->attention.reset(new AttentionFusion);
     AttentionFusion& a = *s->attention;
     a.scores_node = p.node;
-    a.scores = scores;
     a.mask_add = softmax.fused_add;
     a.beta = softmax.beta;
     a.tile_rows = static_cast<size_t>(std::min(scores->variant->mr, s->variant->mr));
@@ -534,7 +530,7 @@ struct BatchMatMulOp {
   // apart (each output element's sums run in the same order whatever the tile).
   static TfLiteStatus EvalAttention(TfLiteContext* context, TfLiteNode* node, State* s) {
     AttentionFusion& a = *s->attention;
-    State* q = a.scores;
+    State* q = static_cast<State*>(a.scores_node->user_data);
     const TfLiteTensor* q_lhs = &context->tensors[a.scores_node->inputs->data[0]];
     const TfLiteTensor* q_rhs = &context->tensors[a.scores_node->inputs->data[1]];
     const TfLiteTensor* rhs = tflite::GetInput(context, node, 1);
