@@ -782,19 +782,26 @@ Status Subgraph::Invoke() {
     return ExecutionError("Invoke called before AllocateTensors (or after an input was resized)");
   }
   invoking_ = true;
-  Status status;
   if (plain_invoke_ && interpreter_->node_observer() == nullptr) {
     for (int node_index : execution_plan_) {
       NodeEntry& entry = nodes_[node_index];
       if (!error_.empty()) error_.clear();
       if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
-        status = NodeError(node_index, NodeStage::kInvoke);
-        break;
+        invoking_ = false;
+        return NodeError(node_index, NodeStage::kInvoke);
       }
     }
     invoking_ = false;
-    return status;
+    // A new value, not a named one: every return here is elided (a tiny graph's Invoke is mostly
+    // such overhead; moving a Status moves its string).
+    return Status();
   }
+  return InvokeStepByStep();
+}
+
+Status Subgraph::InvokeStepByStep() {
+  // Returns `status` alone, so that it is constructed in place.
+  Status status;
   size_t next_to_prepare = arena_prepared_steps_;
   // Released tensors (ensure_dynamic_tensors_are_released) get their storage back only by Prepare.
   const bool may_keep_preparation = last_used_at_step_.empty();

@@ -272,6 +272,8 @@ class Subgraph {
   bool resized_since_prepare_ = true;
   std::vector<TfLiteType> prepare_input_types_, prepare_output_types_;  // PrepareNode's scratch
   bool ComputePlainInvoke() const;
+  // Invoke with preparation during Invoke, released tensors, delegates' buffers or a node observer.
+  Status InvokeStepByStep();
   // The conditions of fuse_producer for one link (the producer's output read by the consumer alone).
   bool CanFuse(int producer_node, int consumer_node) const;
   DelegateProfiler delegate_profiler_;
@@ -362,7 +364,11 @@ class Interpreter {
 
  private:
   Interpreter() = default;
-  Status WithModelName(Status status) const { return std::move(status).WithContext(model_->name()); }
+  // An ok status is returned as a new value (elided, not moved: Invoke returns through here).
+  Status WithModelName(Status status) const {
+    if (status.ok()) return Status();
+    return std::move(status).WithContext(model_->name());
+  }
 
   std::shared_ptr<const Model> model_;
   InterpreterOptions options_;

@@ -55,7 +55,23 @@ void TinyRowAvx(const float* x, size_t depth, const float* w, const float* bias,
                 float act_max, float* out) {
   const __m256 lo = _mm256_set1_ps(act_min);
   const __m256 hi = _mm256_set1_ps(act_max);
-  for (size_t first = 0; first < units; first += 8, w += depth * 8) {
+  size_t first = 0;
+  // Two whole blocks at a time: each unit's sum is a chain of dependent adds, two chains overlap.
+  for (; first + 16 <= units; first += 16, w += depth * 16) {
+    const float* w2 = w + depth * 8;
+    __m256 sums = _mm256_setzero_ps();
+    __m256 sums2 = _mm256_setzero_ps();
+    for (size_t d = 0; d < depth; ++d) {
+      const __m256 xd = _mm256_set1_ps(x[d]);
+      sums = _mm256_add_ps(sums, _mm256_mul_ps(xd, _mm256_loadu_ps(w + d * 8)));
+      sums2 = _mm256_add_ps(sums2, _mm256_mul_ps(xd, _mm256_loadu_ps(w2 + d * 8)));
+    }
+    _mm256_storeu_ps(out + first,
+                     _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(sums, _mm256_loadu_ps(bias + first)))));
+    _mm256_storeu_ps(out + first + 8,
+                     _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(sums2, _mm256_loadu_ps(bias + first + 8)))));
+  }
+  for (; first < units; first += 8, w += depth * 8) {
     __m256 sums = _mm256_setzero_ps();
     for (size_t d = 0; d < depth; ++d) {
       sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(x[d]), _mm256_loadu_ps(w + d * 8)));
@@ -267,59 +283,73 @@ struct FullyConnectedOp {
   // order (so bit-exact) and the units side by side in vector registers.
   static TfLiteStatus EvalTiny(TfLiteContext* context, TfLiteNode* node, State* s) {
     // The tensors straight from the node (no GetInput checks: Prepare took them; a tiny graph's
-    // Invoke is mostly such overhead).
+    // Invoke is mostly such overhead, so the rare work is out of line).
     const TfLiteTensor* tensors = context->tensors;
-    const float* input_data = tensors[node->inputs->data[0]].data.f;
-    const TfLiteTensor& weights = tensors[node->inputs->data[1]];
-    const int bias_index = node->inputs->size > 2 ? node->inputs->data[2] : -1;
-    const void* bias_data = bias_index >= 0 ? tensors[bias_index].data.raw : nullptr;
+    const int* inputs = node->inputs->data;
+    const float* input_data = tensors[inputs[0]].data.f;
+    const void* weights_data = tensors[inputs[1]].data.raw;
+    const void* bias_data = node->inputs->size > 2 && inputs[2] >= 0 ? tensors[inputs[2]].data.raw : nullptr;
     float* output_data = tensors[node->outputs->data[0]].data.f;
-    const size_t depth = s->depth;
-    const size_t units = s->units;
-    // Blocks of 8 units (zeros past the last): loops of a constant count, which the compiler keeps
-    // in vector registers.
-    constexpr size_t kBlock = 8;
-    const size_t blocks = (units + kBlock - 1) / kBlock;
-    if (!s->constant_weights || s->tiny_from != weights.data.raw || s->tiny_bias_from != bias_data) {
-      const float* w = weights.data.f;
-      s->tiny_transposed.assign(blocks * depth * kBlock, 0.f);
-      for (size_t unit = 0; unit < units; ++unit) {
-        float* column = s->tiny_transposed.data() + (unit / kBlock) * depth * kBlock + unit % kBlock;
-        for (size_t d = 0; d < depth; ++d) column[d * kBlock] = w[unit * depth + d];
-      }
-      // No bias adds 0 as the reference does (-0 becomes +0).
-      s->tiny_bias.assign(blocks * kBlock, 0.f);
-      if (bias_data != nullptr) std::copy_n(static_cast<const float*>(bias_data), units, s->tiny_bias.begin());
-      s->tiny_from = weights.data.raw;
-      s->tiny_bias_from = bias_data;
+    if (!s->constant_weights || s->tiny_from != weights_data || s->tiny_bias_from != bias_data) {
+      TransposeTiny(s, static_cast<const float*>(weights_data), static_cast<const float*>(bias_data));
     }
-    const float act_min = s->act_min, act_max = s->act_max;
 #if defined(__x86_64__)
     if (SetHasAvx(*s->kernels)) {
       for (size_t row = 0; row < s->rows; ++row) {
-        TinyRowAvx(input_data + row * depth, depth, s->tiny_transposed.data(), s->tiny_bias.data(), units, act_min,
-                   act_max, output_data + row * units);
+        TinyRowAvx(input_data + row * s->depth, s->depth, s->tiny_transposed.data(), s->tiny_bias.data(), s->units,
+                   s->act_min, s->act_max, output_data + row * s->units);
       }
       return kTfLiteOk;
     }
 #endif
-    for (size_t row = 0; row < s->rows; ++row) {
+    TinyRows(*s, input_data, output_data);
+    return kTfLiteOk;
+  }
+
+  // Blocks of kTinyBlock units (zeros past the last): loops of a constant count, which the compiler
+  // keeps in vector registers.
+  static constexpr size_t kTinyBlock = 8;
+
+  // EvalTiny's weights transposed to blocks of [depth][kTinyBlock], and its bias padded alike.
+  [[gnu::noinline]] static void TransposeTiny(State* s, const float* weights, const float* bias) {
+    const size_t depth = s->depth;
+    const size_t units = s->units;
+    const size_t blocks = (units + kTinyBlock - 1) / kTinyBlock;
+    s->tiny_transposed.assign(blocks * depth * kTinyBlock, 0.f);
+    for (size_t unit = 0; unit < units; ++unit) {
+      float* column = s->tiny_transposed.data() + (unit / kTinyBlock) * depth * kTinyBlock + unit % kTinyBlock;
+      for (size_t d = 0; d < depth; ++d) column[d * kTinyBlock] = weights[unit * depth + d];
+    }
+    // No bias adds 0 as the reference does (-0 becomes +0).
+    s->tiny_bias.assign(blocks * kTinyBlock, 0.f);
+    if (bias != nullptr) std::copy_n(bias, units, s->tiny_bias.begin());
+    s->tiny_from = weights;
+    s->tiny_bias_from = bias;
+  }
+
+  // EvalTiny's rows in plain loops (the sets without AVX).
+  [[gnu::noinline]] static void TinyRows(const State& s, const float* input_data, float* output_data) {
+    const size_t depth = s.depth;
+    const size_t units = s.units;
+    const size_t blocks = (units + kTinyBlock - 1) / kTinyBlock;
+    for (size_t row = 0; row < s.rows; ++row) {
       const float* x = input_data + row * depth;
       float* out = output_data + row * units;
       for (size_t block = 0; block < blocks; ++block) {
-        const float* w = s->tiny_transposed.data() + block * depth * kBlock;
-        float totals[kBlock] = {};
+        const float* w = s.tiny_transposed.data() + block * depth * kTinyBlock;
+        float totals[kTinyBlock] = {};
         for (size_t d = 0; d < depth; ++d) {
           const float xd = x[d];
-          for (size_t j = 0; j < kBlock; ++j) totals[j] += xd * w[d * kBlock + j];
+          for (size_t j = 0; j < kTinyBlock; ++j) totals[j] += xd * w[d * kTinyBlock + j];
         }
-        const size_t first = block * kBlock;
-        const float* bias = s->tiny_bias.data() + first;
-        for (size_t j = 0; j < kBlock; ++j) totals[j] = nn::ClampToActivation(totals[j] + bias[j], act_min, act_max);
-        std::copy_n(totals, std::min(kBlock, units - first), out + first);
+        const size_t first = block * kTinyBlock;
+        const float* bias = s.tiny_bias.data() + first;
+        for (size_t j = 0; j < kTinyBlock; ++j) {
+          totals[j] = nn::ClampToActivation(totals[j] + bias[j], s.act_min, s.act_max);
+        }
+        std::copy_n(totals, std::min(kTinyBlock, units - first), out + first);
       }
     }
-    return kTfLiteOk;
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
