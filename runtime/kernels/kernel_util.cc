@@ -7,22 +7,6 @@
 #include "runtime/kernels/internal/quantization_util.h"
 
 namespace tflite {
-namespace {
-
-// Resolves a node-relative tensor index; -1 (kTfLiteOptionalTensor) and out-of-range give null.
-TfLiteTensor* TensorAt(const TfLiteContext* context, const TfLiteIntArray* indices, int index) {
-  if (indices == nullptr || index < 0 || index >= indices->size) return nullptr;
-  const int tensor_index = indices->data[index];
-  if (tensor_index < 0 || static_cast<size_t>(tensor_index) >= context->tensors_size) return nullptr;
-  if (context->tensors != nullptr) return &context->tensors[tensor_index];
-  return context->GetTensor(context, tensor_index);
-}
-
-}  // namespace
-
-const TfLiteTensor* GetInput(const TfLiteContext* context, const TfLiteNode* node, int index) {
-  return TensorAt(context, node->inputs, index);
-}
 
 TfLiteStatus GetInputSafe(const TfLiteContext* context, const TfLiteNode* node, int index,
                           const TfLiteTensor** tensor) {
@@ -40,10 +24,6 @@ TfLiteTensor* GetVariableInput(TfLiteContext* context, const TfLiteNode* node, i
   return tensor->is_variable ? tensor : nullptr;
 }
 
-TfLiteTensor* GetOutput(TfLiteContext* context, const TfLiteNode* node, int index) {
-  return TensorAt(context, node->outputs, index);
-}
-
 TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor) {
   *tensor = TensorAt(context, node->outputs, index);
   if (*tensor == nullptr) {
@@ -51,10 +31,6 @@ TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node,
     return kTfLiteError;
   }
   return kTfLiteOk;
-}
-
-const TfLiteTensor* GetOptionalInputTensor(const TfLiteContext* context, const TfLiteNode* node, int index) {
-  return TensorAt(context, node->inputs, index);
 }
 
 TfLiteTensor* GetTemporary(TfLiteContext* context, const TfLiteNode* node, int index) {

@@ -41,12 +41,29 @@ inline const T* GetTensorData(const TfLiteTensor* tensor) {
 
 // Tensor access by the node's input/output position. The *Safe forms report an error instead of
 // returning null when the index is out of range or the tensor is optional and absent.
-const TfLiteTensor* GetInput(const TfLiteContext* context, const TfLiteNode* node, int index);
+// Resolves a node-relative tensor index; -1 (kTfLiteOptionalTensor) and out-of-range give null.
+// Inline with the accessors below: every kernel's Eval calls them, and a tiny graph's Invoke is
+// mostly such overhead.
+inline TfLiteTensor* TensorAt(const TfLiteContext* context, const TfLiteIntArray* indices, int index) {
+  if (indices == nullptr || index < 0 || index >= indices->size) return nullptr;
+  const int tensor_index = indices->data[index];
+  if (tensor_index < 0 || static_cast<size_t>(tensor_index) >= context->tensors_size) return nullptr;
+  if (context->tensors != nullptr) return &context->tensors[tensor_index];
+  return context->GetTensor(context, tensor_index);
+}
+
+inline const TfLiteTensor* GetInput(const TfLiteContext* context, const TfLiteNode* node, int index) {
+  return TensorAt(context, node->inputs, index);
+}
 TfLiteStatus GetInputSafe(const TfLiteContext* context, const TfLiteNode* node, int index, const TfLiteTensor** tensor);
 TfLiteTensor* GetVariableInput(TfLiteContext* context, const TfLiteNode* node, int index);
-TfLiteTensor* GetOutput(TfLiteContext* context, const TfLiteNode* node, int index);
+inline TfLiteTensor* GetOutput(TfLiteContext* context, const TfLiteNode* node, int index) {
+  return TensorAt(context, node->outputs, index);
+}
 TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor);
-const TfLiteTensor* GetOptionalInputTensor(const TfLiteContext* context, const TfLiteNode* node, int index);
+inline const TfLiteTensor* GetOptionalInputTensor(const TfLiteContext* context, const TfLiteNode* node, int index) {
+  return TensorAt(context, node->inputs, index);
+}
 TfLiteTensor* GetTemporary(TfLiteContext* context, const TfLiteNode* node, int index);
 TfLiteStatus GetTemporarySafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor);
 const TfLiteTensor* GetIntermediates(TfLiteContext* context, const TfLiteNode* node, int index);

@@ -229,6 +229,12 @@ inline int MaxChunks(TfLiteContext* context) {
 template <typename F>
 void ParallelChunks(TfLiteContext* context, int64_t items, int64_t min_items_per_chunk, F&& fn) {
   if (items <= 0) return;
+  // Too little for two chunks: run it here without asking the context for its threads (a small
+  // node's Invoke would spend as long on that).
+  if (min_items_per_chunk > 1 && items < 2 * min_items_per_chunk) {
+    fn(0, int64_t{0}, items);
+    return;
+  }
   int64_t chunks = std::min<int64_t>(MaxChunks(context), items);
   if (min_items_per_chunk > 1) {
     chunks = std::min<int64_t>(chunks, std::max<int64_t>(1, items / min_items_per_chunk));
