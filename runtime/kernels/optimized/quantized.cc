@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/kernels/internal/nn_common.h"
@@ -218,37 +219,51 @@ void PackPendingGemm(QuantGemmState* s) {
   const int n = s->n;
   const size_t k = s->k;
   const int64_t beta = s->row_factor;
-  std::vector<uint8_t> d(static_cast<size_t>(n) * s->kp, 0);
+  const size_t kp = s->kp;
+  const bool is_signed = s->is_signed;
+  const QuantKernels& kernels = *s->kernels;
+  // Each column's sum of its flipped bytes as the microkernels read them (unsigned for int8
+  // weights, signed for uint8): the weights' own sum (row_sums reads int8 as signed) plus or minus
+  // 128 per byte.
+  std::vector<int32_t> sums(n);
+  kernels.row_sums(p.weights, k, n, k, is_signed, sums.data());
+  const int64_t flip_offset = (is_signed ? 128 : -128) * static_cast<int64_t>(k);
+  // Every byte is written below (the columns' padding zeroed), so none is filled first.
+  const std::unique_ptr<uint8_t[]> d(new uint8_t[static_cast<size_t>(n) * kp]);
   std::vector<int64_t> col_terms(n);
   for (int col = 0; col < n; ++col) {
-    int64_t sum = 0;
-    for (size_t i = 0; i < k; ++i) {
-      const uint8_t byte = p.weights[static_cast<size_t>(col) * k + i] ^ 0x80;
-      d[static_cast<size_t>(col) * s->kp + i] = byte;
-      sum += s->is_signed ? static_cast<int64_t>(byte) : static_cast<int64_t>(static_cast<int8_t>(byte));
+    const uint8_t* weights = p.weights + static_cast<size_t>(col) * k;
+    uint8_t* flipped = d.get() + static_cast<size_t>(col) * kp;
+    size_t i = 0;
+    for (; i + 8 <= k; i += 8) {  // eight bytes a step (the loop is not vectorized at -O2)
+      uint64_t bytes;
+      std::memcpy(&bytes, weights + i, 8);
+      bytes ^= 0x8080808080808080ull;
+      std::memcpy(flipped + i, &bytes, 8);
     }
+    for (; i < k; ++i) flipped[i] = weights[i] ^ 0x80;
+    std::memset(flipped + k, 0, kp - k);
+    const int64_t sum = sums[col] + flip_offset;
     const int64_t bias_value = p.bias != nullptr ? p.bias[col] : 0;
     col_terms[col] =
         bias_value - int64_t{s->input_zero_point} * sum - static_cast<int64_t>(k) * s->input_zero_point * beta;
   }
   BuildOutputStage(p.rq.get(), p.rounding_up, col_terms, p.output_offset, &s->output);
-  const QuantKernels& kernels = *s->kernels;
   s->narrow_weights = kernels.pack_b_narrow != nullptr && s->rows <= kFewRows &&
                       kernels.packed_b_size(n, s->kp) >= kNarrowMinWideBytes && WeightsFitInt8(*s);
   if (s->narrow_weights) {
     s->packed_b.assign(kernels.narrow_packed_b_size(n, s->kp), 0);
-    kernels.pack_b_narrow(d.data(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor, s->packed_b.data());
+    kernels.pack_b_narrow(d.get(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor, s->packed_b.data());
     g_narrow_packed.fetch_add(1, std::memory_order_relaxed);
     s->row_factor = 0;  // in the weights now (the column terms above are the same)
   } else if (kernels.pack_b_with_row_factor != nullptr && std::abs(s->row_factor) <= 32000) {
     // Within int16 whatever the weight byte (a zero point far outside the type keeps the row sums).
     s->packed_b.assign(kernels.packed_b_size(n, s->kp), 0);
-    kernels.pack_b_with_row_factor(d.data(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor,
-                                   s->packed_b.data());
+    kernels.pack_b_with_row_factor(d.get(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor, s->packed_b.data());
     s->row_factor = 0;
   } else {
     s->packed_b.assign(kernels.packed_b_size(n, s->kp), 0);
-    kernels.pack_b(d.data(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
+    kernels.pack_b(d.get(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
   }
   p.pending = false;
   p.rq.Reset();
