@@ -117,10 +117,31 @@ size_t NarrowPackedBSize(int n, size_t kp) { return static_cast<size_t>((n + 7) 
 template <typename Weight>
 void PackPanels(const uint8_t* d, int n, size_t k, size_t kp, bool d_signed, int32_t row_factor, uint8_t* packed) {
   Weight* out = reinterpret_cast<Weight*>(packed);
+  // Within each 128-bit half (4 columns of 4 bytes): their (k, k + 2) bytes, then (k + 1, k + 3).
+  const __m256i pairs = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12,
+                                         14, 1, 3, 5, 7, 9, 11, 13, 15);
+  const __m256i factor = _mm256_set1_epi16(static_cast<int16_t>(row_factor));
   for (int n0 = 0; n0 < n; n0 += kPanel) {
     const int blocks = std::min(kBlocks, (n - n0 + 7) / 8);
     for (size_t k0 = 0; k0 < kp; k0 += 4) {
       for (int j = 0; j < blocks; ++j) {
+        const int first_col = n0 + 8 * j;
+        if (sizeof(Weight) == 2 && first_col + 8 <= n && k0 + 4 <= k) {
+          // A whole block of 4 k: the 8 columns' 4 bytes each, regrouped by parity in two shuffles,
+          // widened to int16 and offset by the row factor (wrapping as the plain loop's cast does).
+          int32_t words[8];
+          for (int c = 0; c < 8; ++c) std::memcpy(&words[c], d + static_cast<size_t>(first_col + c) * kp + k0, 4);
+          __m256i v = _mm256_shuffle_epi8(Load(words), pairs);
+          v = _mm256_permute4x64_epi64(v, 0xD8);  // halves' even pairs first, then their odd pairs
+          const __m128i even = _mm256_castsi256_si128(v);
+          const __m128i odd = _mm256_extracti128_si256(v, 1);
+          const __m256i even16 = d_signed ? _mm256_cvtepi8_epi16(even) : _mm256_cvtepu8_epi16(even);
+          const __m256i odd16 = d_signed ? _mm256_cvtepi8_epi16(odd) : _mm256_cvtepu8_epi16(odd);
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_add_epi16(even16, factor));
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16), _mm256_add_epi16(odd16, factor));
+          out += 32;
+          continue;
+        }
         for (int parity = 0; parity < 2; ++parity) {
           for (int col = n0 + 8 * j; col < n0 + 8 * j + 8; ++col) {
             for (size_t i = parity; i < 4; i += 2) {
