@@ -351,10 +351,10 @@ struct RowTiles {
 // the row-major order every tile streams all the weights again (yamnet's last pointwise layer,
 // 6 rows against 1024x1024 weights, read them twice from L3). False where too few groups of
 // panels would leave threads idle: the caller then splits the rows.
-bool EvalPanelMajor(TfLiteContext* context, const QuantGemmState& s, const uint8_t* input, uint8_t* output) {
+bool EvalPanelMajor(TfLiteContext* context, const QuantGemmState& s, int64_t max_chunks, const uint8_t* input,
+                    uint8_t* output) {
   const QuantKernels& kernels = *s.kernels;
   const int64_t panels = (s.n + kernels.panel - 1) / kernels.panel;
-  const int64_t max_chunks = MaxChunks(context);
   if (panels < max_chunks) return false;
   const RowTiles tiles(s.rows, std::min(kernels.mr, kMaxRowsPerTile));
   const size_t panel_bytes = PanelBytes(s);
@@ -542,12 +542,15 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   const RowTiles row_tiles(s->rows, mr);
   const int64_t tiles = row_tiles.count;
   if (tiles == 0) return kTfLiteOk;
-  if (s->direct && s->rows <= kFewRows && EvalPanelMajor(context, *s, input_data, output_data)) {
+  // A product too small for two chunks asks the context nothing about threads (a tiny graph's
+  // Invoke would spend as long on that as on its products).
+  const bool may_split = s->rows * static_cast<int64_t>(s->kp) * s->n >= 2 * kMinMacsPerChunk;
+  const int64_t max_chunks = may_split ? MaxChunks(context) : 1;
+  if (s->direct && s->rows <= kFewRows && EvalPanelMajor(context, *s, max_chunks, input_data, output_data)) {
     return kTfLiteOk;
   }
   const int64_t panels = (s->n + kernels.panel - 1) / kernels.panel;
   // Few rows (a fully connected layer, a small image): split the columns too.
-  const int64_t max_chunks = MaxChunks(context);
   int64_t groups = 1;
   if (tiles < max_chunks && panels > 1) {
     groups = std::min<int64_t>(panels, (max_chunks + tiles - 1) / tiles);
