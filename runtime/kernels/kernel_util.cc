@@ -10,7 +10,7 @@ namespace tflite {
 
 TfLiteStatus GetInputSafe(const TfLiteContext* context, const TfLiteNode* node, int index,
                           const TfLiteTensor** tensor) {
-  *tensor = TensorAt(context, node->inputs, index);
+  *tensor = kernel_util_internal::TensorAt(context, node->inputs, index);
   if (*tensor == nullptr) {
     TF_LITE_KERNEL_LOG(const_cast<TfLiteContext*>(context), "input %d of the node is missing", index);
     return kTfLiteError;
@@ -19,13 +19,13 @@ TfLiteStatus GetInputSafe(const TfLiteContext* context, const TfLiteNode* node, 
 }
 
 TfLiteTensor* GetVariableInput(TfLiteContext* context, const TfLiteNode* node, int index) {
-  TfLiteTensor* tensor = TensorAt(context, node->inputs, index);
+  TfLiteTensor* tensor = kernel_util_internal::TensorAt(context, node->inputs, index);
   if (tensor == nullptr) return nullptr;
   return tensor->is_variable ? tensor : nullptr;
 }
 
 TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor) {
-  *tensor = TensorAt(context, node->outputs, index);
+  *tensor = kernel_util_internal::TensorAt(context, node->outputs, index);
   if (*tensor == nullptr) {
     TF_LITE_KERNEL_LOG(const_cast<TfLiteContext*>(context), "output %d of the node is missing", index);
     return kTfLiteError;
@@ -34,11 +34,11 @@ TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node,
 }
 
 TfLiteTensor* GetTemporary(TfLiteContext* context, const TfLiteNode* node, int index) {
-  return TensorAt(context, node->temporaries, index);
+  return kernel_util_internal::TensorAt(context, node->temporaries, index);
 }
 
 TfLiteStatus GetTemporarySafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor) {
-  *tensor = TensorAt(context, node->temporaries, index);
+  *tensor = kernel_util_internal::TensorAt(context, node->temporaries, index);
   if (*tensor == nullptr) {
     TF_LITE_KERNEL_LOG(const_cast<TfLiteContext*>(context), "temporary %d of the node is missing", index);
     return kTfLiteError;
@@ -47,7 +47,7 @@ TfLiteStatus GetTemporarySafe(const TfLiteContext* context, const TfLiteNode* no
 }
 
 const TfLiteTensor* GetIntermediates(TfLiteContext* context, const TfLiteNode* node, int index) {
-  return TensorAt(context, node->intermediates, index);
+  return kernel_util_internal::TensorAt(context, node->intermediates, index);
 }
 
 bool HaveSameShapes(const TfLiteTensor* a, const TfLiteTensor* b) { return TfLiteIntArrayEqual(a->dims, b->dims); }

@@ -39,8 +39,8 @@ inline const T* GetTensorData(const TfLiteTensor* tensor) {
   return tensor != nullptr ? reinterpret_cast<const T*>(tensor->data.raw) : nullptr;
 }
 
-// Tensor access by the node's input/output position. The *Safe forms report an error instead of
-// returning null when the index is out of range or the tensor is optional and absent.
+namespace kernel_util_internal {
+
 // Resolves a node-relative tensor index; -1 (kTfLiteOptionalTensor) and out-of-range give null.
 // Inline with the accessors below: every kernel's Eval calls them, and a tiny graph's Invoke is
 // mostly such overhead.
@@ -52,17 +52,21 @@ inline TfLiteTensor* TensorAt(const TfLiteContext* context, const TfLiteIntArray
   return context->GetTensor(context, tensor_index);
 }
 
+}  // namespace kernel_util_internal
+
+// Tensor access by the node's input/output position. The *Safe forms report an error instead of
+// returning null when the index is out of range or the tensor is optional and absent.
 inline const TfLiteTensor* GetInput(const TfLiteContext* context, const TfLiteNode* node, int index) {
-  return TensorAt(context, node->inputs, index);
+  return kernel_util_internal::TensorAt(context, node->inputs, index);
 }
 TfLiteStatus GetInputSafe(const TfLiteContext* context, const TfLiteNode* node, int index, const TfLiteTensor** tensor);
 TfLiteTensor* GetVariableInput(TfLiteContext* context, const TfLiteNode* node, int index);
 inline TfLiteTensor* GetOutput(TfLiteContext* context, const TfLiteNode* node, int index) {
-  return TensorAt(context, node->outputs, index);
+  return kernel_util_internal::TensorAt(context, node->outputs, index);
 }
 TfLiteStatus GetOutputSafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor);
 inline const TfLiteTensor* GetOptionalInputTensor(const TfLiteContext* context, const TfLiteNode* node, int index) {
-  return TensorAt(context, node->inputs, index);
+  return kernel_util_internal::TensorAt(context, node->inputs, index);
 }
 TfLiteTensor* GetTemporary(TfLiteContext* context, const TfLiteNode* node, int index);
 TfLiteStatus GetTemporarySafe(const TfLiteContext* context, const TfLiteNode* node, int index, TfLiteTensor** tensor);

@@ -39,11 +39,12 @@ void PackB(const uint8_t* d, int n, size_t kp, bool, uint8_t* packed) {
 void RowSums(const uint8_t* a, size_t a_stride, int rows, size_t k, bool is_signed, int32_t* sums) {
   for (int r = 0; r < rows; ++r) {
     const uint8_t* row = a + r * a_stride;
-    int32_t sum = 0;
+    // Wrapping (unsigned) beyond 2^31: only the sum modulo 2^32 reaches the output stage.
+    uint32_t sum = 0;
     for (size_t i = 0; i < k; ++i) {
-      sum += is_signed ? static_cast<int32_t>(static_cast<int8_t>(row[i])) : row[i];
+      sum += static_cast<uint32_t>(is_signed ? static_cast<int32_t>(static_cast<int8_t>(row[i])) : row[i]);
     }
-    sums[r] = sum;
+    sums[r] = static_cast<int32_t>(sum);
   }
 }
 
