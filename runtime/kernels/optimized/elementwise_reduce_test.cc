@@ -69,6 +69,53 @@ TEST(OptimizedReduceTest, AxesApartRunTheReference) {
   CheckReduce(kTfLiteBuiltinMean, {2, 3, 4}, {0, 2}, false, /*optimized=*/false);
 }
 
+// A quantized MEAN on random values (int16: symmetric, zero points 0), byte for byte the reference's.
+// Zero points are given as int8 ones (uint8 adds 128).
+void CheckQuantMean(TfLiteType type, const std::vector<int>& shape, const std::vector<int32_t>& axes, bool keep_dims,
+                    float in_scale, int in_zp, float out_scale, int out_zp, uint32_t seed = 1) {
+  if (type == kTfLiteUInt8) {
+    in_zp += 128;
+    out_zp += 128;
+  }
+  OpCase op;
+  op.RequireOptimizedPath();
+  std::vector<uint8_t> bytes = type == kTfLiteInt16 ? Bytes(RandomInts<int16_t>(Count(shape), seed, -32768, 32767))
+                                                    : RandomQuantBytes(type, Count(shape), seed);
+  const int input = op.AddInputBytes(type, shape, std::move(bytes));
+  op.test().builder().SetQuantization(input, {in_scale}, {in_zp});
+  const int axis = op.test().AddConst<int32_t>(kTfLiteInt32, {static_cast<int>(axes.size())}, axes);
+  const int output = op.test().AddOutput(type);
+  op.test().builder().SetQuantization(output, {out_scale}, {out_zp});
+  op.test().AddOp(kTfLiteBuiltinMean, {input, axis}, {output}, fb::BuiltinOptions::ReducerOptions,
+                  fb::CreateReducerOptions(op.test().fbb(), keep_dims).Union());
+  op.Check(optimized::Register_MEAN(), true);
+}
+
+TEST(OptimizedReduceTest, QuantizedMeanByteForByte) {
+  for (TfLiteType type : {kTfLiteUInt8, kTfLiteInt8}) {
+    SCOPED_TRACE(type);
+    // TFLite's spatial rule (keep_dims, axes [1, 2] or [2, 1]) and the general one for the same sums.
+    CheckQuantMean(type, {1, 7, 7, 1280}, {1, 2}, true, 0.02f, 3, 0.015f, -2);  // a classifier's pooling
+    CheckQuantMean(type, {2, 7, 7, 37}, {2, 1}, true, 0.1f, -5, 0.03f, 4);      // odd channels
+    CheckQuantMean(type, {2, 7, 7, 37}, {1, 2}, false, 0.1f, -5, 0.03f, 4);
+    CheckQuantMean(type, {2, 7, 7, 37}, {-3, -2}, true, 0.1f, -5, 0.03f, 4);
+    CheckQuantMean(type, {2, 7, 7, 37}, {2, 1, 2}, true, 0.1f, -5, 0.03f, 4);  // repeated
+    // Contiguous values (the row sums): a layer norm's mean, rows over the threads.
+    CheckQuantMean(type, {64, 3001}, {1}, false, 0.05f, 7, 0.05f, 7);
+    CheckQuantMean(type, {3, 5, 77}, {-1}, true, 0.05f, 7, 0.01f, 0);
+    // Leading axes, everything, size 1, extreme scales (saturation, a left-shifted multiplier).
+    CheckQuantMean(type, {9, 4, 5}, {0}, false, 0.3f, 1, 0.2f, 2);
+    CheckQuantMean(type, {3, 4, 5}, {0, 1, 2}, false, 0.3f, 1, 0.2f, 2);
+    CheckQuantMean(type, {1}, {0}, true, 0.3f, 1, 0.2f, 2);
+    CheckQuantMean(type, {1, 3, 3, 19}, {1, 2}, true, 5.f, 100, 1e-3f, -100);
+    CheckQuantMean(type, {1, 3, 3, 19}, {1, 2}, false, 1e-4f, -128, 2.f, 127);
+    // Large enough to cross thread chunks.
+    CheckQuantMean(type, {1, 56, 56, 144}, {1, 2}, true, 0.02f, 3, 0.015f, -2);
+  }
+  CheckQuantMean(kTfLiteInt16, {2, 7, 7, 37}, {1, 2}, true, 0.002f, 0, 0.0015f, 0);
+  CheckQuantMean(kTfLiteInt16, {4, 999}, {1}, false, 0.002f, 0, 0.003f, 0);
+}
+
 // ---- ARG_MAX and ARG_MIN
 
 // Values with many ties (a small range) so the first index must win, and for float the values the

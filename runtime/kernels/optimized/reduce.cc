@@ -2,31 +2,44 @@
 // height and width): the input seen as [outer][reduced][inner]; with inner 1 each output is a
 // vectorised row sum (MicroKernels::sum), otherwise the reduced rows are added into the output row
 // by the ADD microkernel. The sums are in another order than the reference's (float tolerance);
-// MEAN divides by the count as the reference does. Other axes, types and empty inputs run the
-// reference kernel.
+// MEAN divides by the count as the reference does.
+// MEAN, uint8 / int8 / int16, over the same blocks: each output's integer sum (blocks of 16
+// outputs side by side in registers; the set's row sums where the reduced values are contiguous),
+// then the reference's output stage (internal/quantized_mean.h): byte for byte the reference's.
+// Other axes, types and empty inputs run the reference kernel.
 // ARG_MAX and ARG_MIN, every input type the reference takes: the reference's select chain per
 // output (the first extreme index; a NaN is never better), run on four outputs at once so their
 // dependency chains overlap, and split over the pool; byte for byte the reference's.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/arg_extreme.h"
+#include "runtime/kernels/internal/nn_common.h"
+#include "runtime/kernels/internal/quantized_mean.h"
 #include "runtime/kernels/internal/shape_util.h"
+#include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/quant_kernels.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
 namespace optimized {
 namespace {
 
+using QuantizedMeanTypes = TypeList<uint8_t, int8_t, int16_t>;
+
 struct ReduceState : OpState {
   int64_t outer = 0, reduced = 0, inner = 0;
+  // A quantized MEAN: its type (else kTfLiteNoType: float) and output stage.
+  TfLiteType quantized_type = kTfLiteNoType;
+  quantized_mean::MeanStage mean_stage;
 };
 
 // The input's [outer][reduced][inner] view when the axes (constant, any order, negative counted
@@ -74,20 +87,36 @@ struct ReduceOp {
   static TfLiteRegistration* Reference() { return kMean ? reference::Register_MEAN() : reference::Register_SUM(); }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    s->quantized_type = kTfLiteNoType;
     if (node->inputs->size != 2 || node->outputs->size != 1) return kTfLiteOk;
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* axis = tflite::GetInput(context, node, 1);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
-    if (input->type != kTfLiteFloat32 || output->type != kTfLiteFloat32 || tflite::IsDynamicTensor(output) ||
-        tflite::NumElements(input) == 0 || !ReducedBlock(input, axis, s) ||
+    const bool quantized = kMean && IsOneOf(QuantizedMeanTypes(), input->type);
+    if ((input->type != kTfLiteFloat32 && !quantized) || output->type != input->type ||
+        tflite::IsDynamicTensor(output) || tflite::NumElements(input) == 0 || !ReducedBlock(input, axis, s) ||
         tflite::NumElements(output) != s->outer * s->inner) {
       return kTfLiteOk;
+    }
+    if (quantized) {
+      // The reference Prepare accepted the node (int16 zero points 0). The stage TFLite picks by
+      // the axes as the axis tensor gives them.
+      const std::vector<int64_t> raw_axes(axis->data.i32, axis->data.i32 + tflite::NumElements(axis));
+      const bool spatial_rule = quantized_mean::UsesSpatialRule(
+          input->type == kTfLiteInt16, nn::ParamsOf<TfLiteReducerParams>(node).keep_dims, input->dims->size, raw_axes);
+      s->mean_stage = quantized_mean::MeanStageFor(input->params.scale, input->params.zero_point, output->params.scale,
+                                                   output->params.zero_point, s->reduced, spatial_rule);
+      s->quantized_type = input->type;
     }
     s->fast = true;
     return kTfLiteOk;
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->quantized_type != kTfLiteNoType) {
+      return EvalForType(QuantizedMeanTypes(), s->quantized_type,
+                         [&](auto t) { EvalQuantizedMean<decltype(t)>(context, node, s); });
+    }
     const float* in = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
     const int64_t reduced = s->reduced, inner = s->inner;
@@ -116,6 +145,75 @@ struct ReduceOp {
                      }
                    });
     return kTfLiteOk;
+  }
+
+  // Outputs [begin, end) of the [outer][inner] output, each the sum of its `reduced` values
+  // `inner` apart through the output stage.
+  template <typename T>
+  static void QuantizedMeanOutputs(const T* in, const State& s, int64_t begin, int64_t end, T* out) {
+    const int64_t reduced = s.reduced, inner = s.inner;
+    if (inner == 1 && sizeof(T) == 1) {
+      // Contiguous values: the set's row sums, a bounded batch of outputs at a time.
+      constexpr int64_t kBatch = 64;
+      int32_t sums[kBatch];
+      const QuantKernels& q = QuantKernelsFor(*s.kernels);
+      for (int64_t o = begin; o < end; o += kBatch) {
+        const int rows = static_cast<int>(std::min(kBatch, end - o));
+        q.row_sums(reinterpret_cast<const uint8_t*>(in + o * reduced), reduced, rows, reduced, std::is_signed<T>::value,
+                   sums);
+        for (int r = 0; r < rows; ++r) out[o + r] = quantized_mean::ApplyMeanStage<T>(s.mean_stage, sums[r]);
+      }
+      return;
+    }
+    for (int64_t i = begin; i < end;) {
+      const int64_t o = i / inner;
+      const int64_t row_end = std::min(end, (o + 1) * inner);
+      const T* block = in + o * reduced * inner;
+      int64_t c = i - o * inner;
+      const int64_t c_end = row_end - o * inner;
+      for (; c + kMeanLanes <= c_end; c += kMeanLanes)
+        MeanLanes<T, kMeanLanes>(block, reduced, inner, c, s, out + o * inner);
+      for (; c < c_end; ++c) MeanLanes<T, 1>(block, reduced, inner, c, s, out + o * inner);
+      i = row_end;
+    }
+  }
+
+  // kLanes outputs from c: their sums in a local array of fixed size, which the compiler keeps in
+  // vector registers (the input, of a character type, may alias anything in memory). 8-bit values
+  // are first summed in 16 bits, 128 rows at a time (|sum| <= 128 * 255 fits int16): half the
+  // widening work. The sums wrap as the reference's int32 ones do.
+  static constexpr int64_t kMeanLanes = 16;
+  static constexpr int64_t kRowsIn16Bits = 128;
+  template <typename T, int64_t kLanes>
+  static void MeanLanes(const T* block, int64_t reduced, int64_t inner, int64_t c, const State& s, T* out_row) {
+    uint32_t acc[kLanes] = {};
+    if (sizeof(T) == 1) {
+      for (int64_t r0 = 0; r0 < reduced; r0 += kRowsIn16Bits) {
+        const int64_t r_end = std::min(reduced, r0 + kRowsIn16Bits);
+        int16_t part[kLanes] = {};
+        for (int64_t r = r0; r < r_end; ++r) {
+          const T* values = block + r * inner + c;
+          for (int64_t j = 0; j < kLanes; ++j) part[j] = static_cast<int16_t>(part[j] + values[j]);
+        }
+        for (int64_t j = 0; j < kLanes; ++j) acc[j] += static_cast<uint32_t>(static_cast<int32_t>(part[j]));
+      }
+    } else {
+      for (int64_t r = 0; r < reduced; ++r) {
+        const T* values = block + r * inner + c;
+        for (int64_t j = 0; j < kLanes; ++j) acc[j] += static_cast<uint32_t>(static_cast<int32_t>(values[j]));
+      }
+    }
+    for (int64_t j = 0; j < kLanes; ++j) {
+      out_row[c + j] = quantized_mean::ApplyMeanStage<T>(s.mean_stage, static_cast<int32_t>(acc[j]));
+    }
+  }
+
+  template <typename T>
+  static void EvalQuantizedMean(TfLiteContext* context, TfLiteNode* node, const State* s) {
+    const T* in = tflite::GetTensorData<T>(tflite::GetInput(context, node, 0));
+    T* out = tflite::GetTensorData<T>(tflite::GetOutput(context, node, 0));
+    ParallelChunks(context, s->outer * s->inner, std::max<int64_t>(1, kMinElementsPerChunk / s->reduced),
+                   [&](int, int64_t begin, int64_t end) { QuantizedMeanOutputs<T>(in, *s, begin, end, out); });
   }
 };
 

@@ -24,8 +24,6 @@ const std::vector<ReferencePath>& ReferencePaths() {
       {"LEAKY_RELU", "", "a few hundred elements behind a dynamic shape (XNNPACK takes static ones)"},
       {"LESS", "", "a loop's condition"},
       {"LOG", "", "a spectrogram's log, once per model (yamnet)"},
-      {"MEAN", "uint8,int8,int16",
-       "a global average: one pass over the last feature map, under 1% of the models that have it"},
       {"MIRROR_PAD", "", "rows copied with memcpy"},
       {"MUL", "int32,int64", "integer arithmetic on shape values: a few elements"},
       {"PACK", "", "shape arithmetic on a few elements"},

@@ -15,6 +15,7 @@
 #include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
+#include "runtime/kernels/internal/quantized_mean.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/internal/type_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
@@ -226,18 +227,12 @@ TfLiteStatus ReducePrepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 // MEAN of 8/16-bit quantized values, bit-exact with TFLite 2.14.1's x86 builtin kernels (checked
-// against the op suite's TFLite outputs):
-// - int8/uint8 NHWC mean over height and width with keep_dims (axes given as [1, 2] or [2, 1]):
-//   integer sum, one fixed-point rescale by in_scale / (n * out_scale), plus the rounded
-//   zero-point bias out_zp - round(in_zp * in_scale / out_scale), saturated;
-// - every other case: (sum - n * in_zp) rescaled by in_scale / out_scale with 1/n folded into the
-//   multiplier (reference QuantizedMeanOrSum), plus out_zp, saturated.
+// against the op suite's TFLite outputs): the integer sum of each output's values through
+// quantized_mean.h's output stage.
 template <typename T>
 void QuantizedMean(const Reduction& r, bool keep_dims, const TfLiteTensor* input, TfLiteTensor* output) {
   const T* in = reinterpret_cast<const T*>(input->data.raw_const);
   T* out = reinterpret_cast<T*>(output->data.raw);
-  const float in_scale = input->params.scale, out_scale = output->params.scale;
-  const int32_t in_zp = input->params.zero_point, out_zp = output->params.zero_point;
   const int64_t n = r.reduced_count;
   if (n == 0) {
     // Empty input: TFLite's "NaN" initialisation, which is 0 for integer types.
@@ -251,35 +246,11 @@ void QuantizedMean(const Reduction& r, bool keep_dims, const TfLiteTensor* input
   }
   std::vector<int32_t> sum(r.output_size, 0);
   FoldInto(r, in, sum.data(), [](int32_t a, T v) { return a + static_cast<int32_t>(v); });
-  const bool spatial_4d = keep_dims && r.input_shape.size() == 4 && r.raw_axis_count == 2 &&
-                          ((r.raw_axes[0] == 1 && r.raw_axes[1] == 2) || (r.raw_axes[0] == 2 && r.raw_axes[1] == 1));
-  if (spatial_4d && !std::is_same<T, int16_t>::value) {
-    float bias_f = in_zp * in_scale / out_scale;
-    bias_f = bias_f > 0 ? bias_f + 0.5f : bias_f - 0.5f;
-    const int32_t bias = out_zp - static_cast<int32_t>(bias_f);
-    const float real_scale = in_scale / (static_cast<float>(n) * out_scale);
-    int32_t multiplier;
-    int shift;
-    QuantizeMultiplier(static_cast<double>(real_scale), &multiplier, &shift);
-    for (int64_t i = 0; i < r.output_size; ++i) {
-      out[i] = SaturateTo<T>(static_cast<int64_t>(MultiplyByQuantizedMultiplier(sum[i], multiplier, shift)) + bias);
-    }
-    return;
-  }
-  int32_t multiplier;
-  int shift;
-  QuantizeMultiplier(static_cast<double>(in_scale) / static_cast<double>(out_scale), &multiplier, &shift);
-  // Fold 1/n into the multiplier: shift left by floor(log2(n)) first to keep precision.
-  int n_shift = 0;
-  while ((int64_t{2} << n_shift) <= n) ++n_shift;
-  n_shift = std::min(n_shift, 32);
-  n_shift = std::min(n_shift, 31 + shift);
-  multiplier = static_cast<int32_t>((static_cast<int64_t>(multiplier) << n_shift) / n);
-  shift -= n_shift;
-  for (int64_t i = 0; i < r.output_size; ++i) {
-    const int32_t shifted = static_cast<int32_t>(sum[i] - static_cast<int64_t>(in_zp) * n);
-    out[i] = SaturateTo<T>(static_cast<int64_t>(MultiplyByQuantizedMultiplier(shifted, multiplier, shift)) + out_zp);
-  }
+  const bool spatial_rule = quantized_mean::UsesSpatialRule(std::is_same<T, int16_t>::value, keep_dims,
+                                                            static_cast<int>(r.input_shape.size()), r.raw_axes);
+  const quantized_mean::MeanStage stage = quantized_mean::MeanStageFor(
+      input->params.scale, input->params.zero_point, output->params.scale, output->params.zero_point, n, spatial_rule);
+  for (int64_t i = 0; i < r.output_size; ++i) out[i] = quantized_mean::ApplyMeanStage<T>(stage, sum[i]);
 }
 
 // SUM of 8-bit quantized values (TFLite's QuantizedMeanOrSum with compute_sum, used whatever the
