@@ -152,15 +152,57 @@ TEST(OptimizedSoftmaxTest, Shapes) {
 }
 TEST(OptimizedSoftmaxTest, WideRangeOfLogits) { CheckSoftmax({4, 300}, 1.f, 60.f); }
 TEST(OptimizedSoftmaxTest, LargeCrossesThreadChunks) { CheckSoftmax({257, 257, 21}, 1.f, 10.f); }
-TEST(OptimizedSoftmaxTest, Uint8FallsBackToTheReference) {
+// An 8-bit SOFTMAX on random inputs, byte for byte the reference's.
+void CheckQuantSoftmaxBytes(TfLiteType in_type, TfLiteType out_type, const std::vector<int>& shape,
+                            std::vector<uint8_t> bytes, float in_scale, float beta, float out_scale, int out_zp) {
   OpCase op;
-  const int input = op.AddInputBytes(kTfLiteUInt8, {2, 10}, RandomInts<uint8_t>(20, 1, 0, 255));
-  op.test().builder().SetQuantization(input, {0.1f}, {128});
-  const int output = op.test().AddOutput(kTfLiteUInt8);
-  op.test().builder().SetQuantization(output, {1.f / 256}, {0});
+  op.RequireOptimizedPath();
+  const int input = op.AddInputBytes(in_type, shape, std::move(bytes));
+  op.test().builder().SetQuantization(input, {in_scale}, {in_type == kTfLiteUInt8 ? 128 : 0});
+  const int output = op.test().AddOutput(out_type);
+  op.test().builder().SetQuantization(output, {out_scale}, {out_zp});
   op.test().AddOp(kTfLiteBuiltinSoftmax, {input}, {output}, fb::BuiltinOptions::SoftmaxOptions,
-                  fb::CreateSoftmaxOptions(op.test().fbb(), 1.f).Union());
+                  fb::CreateSoftmaxOptions(op.test().fbb(), beta).Union());
   op.Check(optimized::Register_SOFTMAX(), true);
+}
+void CheckQuantSoftmax(TfLiteType in_type, TfLiteType out_type, const std::vector<int>& shape, float in_scale,
+                       float beta, float out_scale, int out_zp, uint32_t seed = 1) {
+  CheckQuantSoftmaxBytes(in_type, out_type, shape, RandomQuantBytes(in_type, Count(shape), seed), in_scale, beta,
+                         out_scale, out_zp);
+}
+
+TEST(OptimizedSoftmaxTest, Quantized) {
+  for (TfLiteType in : {kTfLiteUInt8, kTfLiteInt8}) {
+    SCOPED_TRACE(in);
+    const TfLiteType same = in;
+    const int same_zp = in == kTfLiteUInt8 ? 0 : -128;
+    // A classifier's scores; odd, short and one-element rows.
+    CheckQuantSoftmax(in, same, {1, 1001}, 0.1f, 1.f, 1.f / 256, same_zp);
+    CheckQuantSoftmax(in, same, {3, 7}, 0.05f, 1.f, 1.f / 256, same_zp);
+    CheckQuantSoftmax(in, same, {5, 37}, 0.02f, 2.f, 1.f / 256, same_zp);
+    CheckQuantSoftmax(in, same, {1, 1}, 0.1f, 1.f, 1.f / 256, same_zp);
+    // int16 outputs: tens of thousands of steps, so many fractions near one half.
+    CheckQuantSoftmax(in, kTfLiteInt16, {64, 1001}, 0.03f, 1.f, 1.f / 32768, 0);
+    CheckQuantSoftmax(in, kTfLiteInt16, {9, 333}, 0.2f, 0.7f, 1.f / 65536, -32768);
+    // Table entries that are denormal or 0 (exp(-5 d)), a negative beta (entries above 1) and an
+    // output scale that puts the probabilities past 2^30 steps: the reference's own row.
+    CheckQuantSoftmax(in, kTfLiteInt16, {4, 300}, 5.f, 1.f, 1.f / 32768, 0);
+    CheckQuantSoftmax(in, kTfLiteInt16, {4, 50}, 0.1f, -0.5f, 1.f / 32768, 0);
+    CheckQuantSoftmax(in, kTfLiteInt16, {4, 50}, 0.1f, 1.f, 1e-12f, 0);
+    // One maximum and values one step below it, whose entry exp(-87.41) is denormal, just under
+    // FLT_MIN; over an output scale just above FLT_MIN they give outputs of 1 (0 if flushed).
+    std::vector<uint8_t> row(37, 0);
+    for (int c = 1; c < 37; c += 2) row[c] = 126;
+    row[0] = 127;
+    if (in == kTfLiteUInt8) {
+      for (uint8_t& v : row) v = static_cast<uint8_t>(v + 128);
+    }
+    CheckQuantSoftmaxBytes(in, kTfLiteInt16, {1, 37}, row, 87.41f, 1.f, 1.18e-38f, 0);
+    // Rows over the threads.
+    CheckQuantSoftmax(in, same, {257, 1001}, 0.1f, 1.f, 1.f / 256, same_zp);
+  }
+  // uint8 outputs of another scale (the x86 rounding ignores the zero point).
+  CheckQuantSoftmax(kTfLiteUInt8, kTfLiteUInt8, {6, 100}, 0.1f, 1.f, 0.003f, 10);
 }
 
 // ---- A float ADD folded into the SOFTMAX reading its output (an attention mask)

@@ -12,10 +12,12 @@ namespace optimized {
 namespace {
 
 TEST(ReferencePathsTest, TypesMatchWholeNames) {
-  ASSERT_NE(FindReferencePath("SOFTMAX", "int8"), nullptr);
-  EXPECT_NE(FindReferencePath("SOFTMAX", "uint8"), nullptr);
-  EXPECT_EQ(FindReferencePath("SOFTMAX", "float32"), nullptr);
-  EXPECT_EQ(FindReferencePath("SOFTMAX", "int"), nullptr);  // a prefix of "int8" is not a name
+  ASSERT_NE(FindReferencePath("CONCATENATION", "int8"), nullptr);
+  EXPECT_NE(FindReferencePath("CONCATENATION", "uint8"), nullptr);
+  EXPECT_EQ(FindReferencePath("CONCATENATION", "float32"), nullptr);
+  EXPECT_EQ(FindReferencePath("CONCATENATION", "int"), nullptr);  // a prefix of "int8" is not a name
+  EXPECT_EQ(FindReferencePath("SOFTMAX", "int8"), nullptr);
+  EXPECT_NE(FindReferencePath("SOFTMAX", "int16"), nullptr);
   EXPECT_EQ(FindReferencePath("DEQUANTIZE", "int8"), nullptr);
   EXPECT_NE(FindReferencePath("DEQUANTIZE", "float16"), nullptr);
   EXPECT_NE(FindReferencePath("RESHAPE", "anything"), nullptr);  // "" covers every type

@@ -24,6 +24,7 @@
 #include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/internal/quantization_util.h"
+#include "runtime/kernels/internal/softmax_8bit.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
@@ -132,12 +133,6 @@ struct SoftmaxData {
   std::vector<int16_t> row_exps;  // Scratch: one row's exp values.
 };
 
-// optimized_ops::PopulateSoftmaxLookupTable: exp in float of -input_scale * beta * d.
-void PopulateSoftmaxLookupTable(float input_scale, float beta, float* table) {
-  const float scale = -input_scale * beta;
-  for (int32_t d = 0; d <= 255; ++d) table[255 - d] = std::exp(scale * static_cast<float>(d));
-}
-
 // ---- SOFTMAX: exp(beta * (x - max)) / sum, per row.
 
 // The 8-bit input's table and the output's format. TFLite requires int8 -> int8 to produce
@@ -160,7 +155,7 @@ TfLiteStatus PrepareSoftmax8Bit(TfLiteContext* context, float beta, const TfLite
       return kTfLiteError;
     }
   }
-  PopulateSoftmaxLookupTable(input->params.scale, beta, data->exp_table);
+  softmax_8bit::PopulateSoftmaxLookupTable(input->params.scale, beta, data->exp_table);
   data->output_scale = output->params.scale;
   data->output_zero_point = output->params.zero_point;
   return kTfLiteOk;
@@ -240,37 +235,11 @@ void SoftmaxFloat(float beta, const TfLiteTensor* input, TfLiteTensor* output) {
   });
 }
 
-// How optimized_ops::Softmax turns a probability in output steps into the stored value: round half
-// away from zero plus the zero point, except that x86 builds specialize uint8 to a truncation of
-// value + 0.5 that ignores the zero point.
-// Conversions and sums are x86's (TruncateToInt32LikeX86, wrapping), so that scales that make the
-// probabilities infinite or NaN give TFLite's values rather than undefined behaviour.
-template <typename Out>
-int32_t QuantizeSoftmaxOutput(float probability_in_steps, int32_t zero_point) {
-  if (std::is_same<Out, uint8_t>::value) {
-    return quantization_util::TruncateToInt32LikeX86(probability_in_steps + 0.5f);
-  }
-  return quantization_util::WrappingAdd(quantization_util::TruncateToInt32LikeX86(std::round(probability_in_steps)),
-                                        zero_point);
-}
-
-// 8-bit inputs: exp of each element's distance to the row maximum from the table, summed in float.
+// 8-bit inputs: internal/softmax_8bit.h's rows.
 template <typename In, typename Out>
 void Softmax8Bit(const SoftmaxData& data, const TfLiteTensor* input, TfLiteTensor* output) {
   ForEachRow<In, Out>(input, output, [&](const In* in, Out* out, int depth) {
-    int32_t max = std::numeric_limits<In>::min();
-    for (int c = 0; c < depth; ++c) max = std::max<int32_t>(max, in[c]);
-    // The table entry for x's distance to the maximum.
-    auto exp_of = [&](In x) { return data.exp_table[255 - (max - x)]; };
-    float sum_exp = 0.f;
-    for (int c = 0; c < depth; ++c) sum_exp += exp_of(in[c]);
-    const float inverse_sum_in_steps = 1.0f / (sum_exp * data.output_scale);
-    for (int c = 0; c < depth; ++c) {
-      const int32_t quantized =
-          QuantizeSoftmaxOutput<Out>(exp_of(in[c]) * inverse_sum_in_steps, data.output_zero_point);
-      out[c] = static_cast<Out>(std::min<int32_t>(std::max<int32_t>(quantized, std::numeric_limits<Out>::min()),
-                                                  std::numeric_limits<Out>::max()));
-    }
+    softmax_8bit::Softmax8BitRow<In, Out>(data.exp_table, data.output_scale, data.output_zero_point, in, out, depth);
   });
 }
 
@@ -344,7 +313,7 @@ TfLiteStatus LogSoftmaxPrepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_OK(context, GetFloatOr8BitTensors(context, node, std::numeric_limits<int>::max(), 16.0 / 256, 255, 127,
                                                    &input, &output));
   if (input->type != kTfLiteFloat32) {
-    PopulateSoftmaxLookupTable(input->params.scale, 1.0f, data->exp_table);
+    softmax_8bit::PopulateSoftmaxLookupTable(input->params.scale, 1.0f, data->exp_table);
     data->input_scale = input->params.scale;
     data->output_scale = output->params.scale;
     data->output_zero_point = output->params.zero_point;
