@@ -222,20 +222,21 @@ inline int MaxChunks(TfLiteContext* context) {
   return threads <= 1 ? 1 : threads * kChunksPerThread;
 }
 
-// Splits `items` into contiguous chunks, at most MaxChunks(context) and at most
+// The most chunks `work` units can take when a chunk holds min_work_per_chunk at least: 1, without
+// asking the context for its threads, when there is too little for two (a small node's Invoke would
+// spend as long on that as on its work); else MaxChunks(context).
+inline int64_t MaxChunksFor(TfLiteContext* context, int64_t work, int64_t min_work_per_chunk) {
+  return work < 2 * min_work_per_chunk ? 1 : MaxChunks(context);
+}
+
+// Splits `items` into contiguous chunks, at most MaxChunksFor(context, items, min_items_per_chunk) and at most
 // items / min_items_per_chunk of them (at least one), and calls fn(chunk, begin, end) for each on
 // the context's pool (or the calling thread). Chunk indices are dense from 0; scratch a chunk
 // writes and reads again belongs in a ThreadScratch (below), not in a part per chunk.
 template <typename F>
 void ParallelChunks(TfLiteContext* context, int64_t items, int64_t min_items_per_chunk, F&& fn) {
   if (items <= 0) return;
-  // Too little for two chunks: run it here without asking the context for its threads (a small
-  // node's Invoke would spend as long on that).
-  if (min_items_per_chunk > 1 && items < 2 * min_items_per_chunk) {
-    fn(0, int64_t{0}, items);
-    return;
-  }
-  int64_t chunks = std::min<int64_t>(MaxChunks(context), items);
+  int64_t chunks = std::min<int64_t>(MaxChunksFor(context, items, min_items_per_chunk), items);
   if (min_items_per_chunk > 1) {
     chunks = std::min<int64_t>(chunks, std::max<int64_t>(1, items / min_items_per_chunk));
   }

@@ -542,10 +542,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   const RowTiles row_tiles(s->rows, mr);
   const int64_t tiles = row_tiles.count;
   if (tiles == 0) return kTfLiteOk;
-  // A product too small for two chunks asks the context nothing about threads (a tiny graph's
-  // Invoke would spend as long on that as on its products).
-  const bool may_split = s->rows * static_cast<int64_t>(s->kp) * s->n >= 2 * kMinMacsPerChunk;
-  const int64_t max_chunks = may_split ? MaxChunks(context) : 1;
+  const int64_t max_chunks = MaxChunksFor(context, s->rows * static_cast<int64_t>(s->kp) * s->n, kMinMacsPerChunk);
   if (s->direct && s->rows <= kFewRows && EvalPanelMajor(context, *s, max_chunks, input_data, output_data)) {
     return kTfLiteOk;
   }
