@@ -189,6 +189,8 @@ TEST(OptimizedSoftmaxTest, Quantized) {
     CheckQuantSoftmax(in, kTfLiteInt16, {4, 300}, 5.f, 1.f, 1.f / 32768, 0);
     CheckQuantSoftmax(in, kTfLiteInt16, {4, 50}, 0.1f, -0.5f, 1.f / 32768, 0);
     CheckQuantSoftmax(in, kTfLiteInt16, {4, 50}, 0.1f, 1.f, 1e-12f, 0);
+    // A negative output scale, which nothing refuses: negative probabilities, rounded away from zero.
+    CheckQuantSoftmax(in, kTfLiteInt16, {4, 50}, 0.1f, 1.f, -1.f / 32768, 0);
     // One maximum and values one step below it, whose entry exp(-87.41) is denormal, just under
     // FLT_MIN; over an output scale just above FLT_MIN they give outputs of 1 (0 if flushed).
     std::vector<uint8_t> row(37, 0);

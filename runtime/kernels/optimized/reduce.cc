@@ -171,8 +171,9 @@ struct ReduceOp {
       const T* block = in + o * reduced * inner;
       int64_t c = i - o * inner;
       const int64_t c_end = row_end - o * inner;
-      for (; c + kMeanLanes <= c_end; c += kMeanLanes)
+      for (; c + kMeanLanes <= c_end; c += kMeanLanes) {
         MeanLanes<T, kMeanLanes>(block, reduced, inner, c, s, out + o * inner);
+      }
       for (; c < c_end; ++c) MeanLanes<T, 1>(block, reduced, inner, c, s, out + o * inner);
       i = row_end;
     }

@@ -174,8 +174,9 @@ struct SoftmaxOp {
     float sum_exp = 0.f;
     for (int c = 0; c < depth; ++c) sum_exp += table[in[c]];
     const float inverse = 1.0f / (sum_exp * s.output_scale);
-    // The maximum's entry is 1, so sum_exp >= 1 and every p <= inverse.
-    if (!(inverse < 1073741824.f)) {
+    // The maximum's entry is 1, so sum_exp >= 1 and every p <= inverse. A negative output scale
+    // (nothing refuses one) would need the rounding of negative values: the reference's row.
+    if (!(inverse >= 0.f && inverse < 1073741824.f)) {
       softmax_8bit::Softmax8BitRow<In, Out>(s.exp_table, s.output_scale, s.output_zero_point, in, out, depth);
       return;
     }
