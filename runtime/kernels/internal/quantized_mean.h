@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 
 namespace touchstone {
@@ -65,11 +65,9 @@ inline MeanStage MeanStageFor(float in_scale, int32_t in_zp, float out_scale, in
 template <typename T>
 inline T ApplyMeanStage(const MeanStage& stage, int32_t sum) {
   const int32_t shifted = static_cast<int32_t>(sum - stage.sum_offset);
-  const int64_t value =
+  return kernel_helpers::SaturateTo<T>(
       static_cast<int64_t>(quantization_util::MultiplyByQuantizedMultiplier(shifted, stage.multiplier, stage.shift)) +
-      stage.output_offset;
-  return static_cast<T>(
-      std::min<int64_t>(std::max<int64_t>(value, std::numeric_limits<T>::min()), std::numeric_limits<T>::max()));
+      stage.output_offset);
 }
 
 }  // namespace quantized_mean

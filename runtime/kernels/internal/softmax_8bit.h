@@ -12,6 +12,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/quantization_util.h"
 
 namespace touchstone {
@@ -36,12 +37,6 @@ inline int32_t QuantizeSoftmaxOutput(float probability_in_steps, int32_t zero_po
                                         zero_point);
 }
 
-template <typename Out>
-inline Out ClampTo(int32_t value) {
-  return static_cast<Out>(
-      std::min<int32_t>(std::max<int32_t>(value, std::numeric_limits<Out>::min()), std::numeric_limits<Out>::max()));
-}
-
 // One row of `depth` values (In: uint8 or int8; Out: In or int16).
 template <typename In, typename Out>
 void Softmax8BitRow(const float* exp_table, float output_scale, int32_t output_zero_point, const In* in, Out* out,
@@ -54,7 +49,8 @@ void Softmax8BitRow(const float* exp_table, float output_scale, int32_t output_z
   for (int c = 0; c < depth; ++c) sum_exp += table[in[c]];
   const float inverse_sum_in_steps = 1.0f / (sum_exp * output_scale);
   for (int c = 0; c < depth; ++c) {
-    out[c] = ClampTo<Out>(QuantizeSoftmaxOutput<Out>(table[in[c]] * inverse_sum_in_steps, output_zero_point));
+    out[c] = kernel_helpers::SaturateTo<Out>(
+        QuantizeSoftmaxOutput<Out>(table[in[c]] * inverse_sum_in_steps, output_zero_point));
   }
 }
 

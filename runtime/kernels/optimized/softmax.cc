@@ -14,6 +14,7 @@
 
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
+#include "runtime/kernels/internal/kernel_helpers.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/internal/softmax_8bit.h"
 #include "runtime/kernels/internal/type_dispatch.h"
@@ -159,7 +160,7 @@ struct SoftmaxOp {
         q[j] = t + (p[j] - static_cast<float>(t) >= 0.5f ? 1 : 0) + zero_point;
       }
     }
-    for (int j = 0; j < kLanes; ++j) out[j] = softmax_8bit::ClampTo<Out>(q[j]);
+    for (int j = 0; j < kLanes; ++j) out[j] = kernel_helpers::SaturateTo<Out>(q[j]);
   }
 
   template <typename In, typename Out>
