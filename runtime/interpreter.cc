@@ -1489,7 +1489,7 @@ bool Subgraph::FuseProducerCallback(TfLiteContext* context, int producer_node, i
   return true;
 }
 
-bool Subgraph::FuseChainCallback(TfLiteContext* context, const int* nodes, int count) {
+bool Subgraph::FuseChainCallback(TfLiteContext* context, const int* nodes, int count, bool unwritten) {
   Subgraph* self = SubgraphOf(context);
   if (count < 2) return false;
   for (int i = 0; i + 1 < count; ++i) {
@@ -1501,6 +1501,7 @@ bool Subgraph::FuseChainCallback(TfLiteContext* context, const int* nodes, int c
     for (int k = 0; k < node.inputs->size; ++k) {
       if (node.inputs->data[k] >= 0) self->fused_reads_.emplace_back(node.inputs->data[k], last);
     }
+    if (unwritten) self->fused_away_.push_back(node.outputs->data[0]);
   }
   return true;
 }

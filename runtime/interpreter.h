@@ -133,8 +133,9 @@ class Subgraph {
   // `producer_node` itself; when it may, the producer's inputs are kept until the consumer ran.
   static bool FuseProducerCallback(TfLiteContext* context, int producer_node, int consumer_node);
   // CpuBackendContext::fuse_chain: whether the last of `nodes` may compute the whole chain; when it
-  // may, every chain node's inputs are kept until the last ran.
-  static bool FuseChainCallback(TfLiteContext* context, const int* nodes, int count);
+  // may, every chain node's inputs are kept until the last ran (and with `unwritten`, the tensors
+  // between the nodes take no bytes).
+  static bool FuseChainCallback(TfLiteContext* context, const int* nodes, int count, bool unwritten);
   // CpuBackendContext::refuse_at_invoke: the node fails when Invoke reaches it, with `message`.
   static void RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message);
   // CpuBackendContext::warn: "WARNING: <message>" on stderr, once per interpreter.

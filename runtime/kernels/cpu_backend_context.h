@@ -53,10 +53,11 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // Fusion of a chain of `count` nodes in plan order, each one's output read by the next alone (the
   // conditions of fuse_producer for every link), computed by the last (an attention block:
   // BATCH_MATMUL, RESHAPE, SOFTMAX, RESHAPE, BATCH_MATMUL). On true the runtime keeps every input of
-  // the chain's nodes allocated until the last has run; the tensors between them keep their bytes
-  // (unwritten when the earlier kernels do nothing; a RESHAPE shares its input's storage). Nothing
-  // is recorded on false. Null where the host fuses nothing.
-  bool (*fuse_chain)(TfLiteContext* context, const int* nodes, int count) = nullptr;
+  // the chain's nodes allocated until the last has run. The tensors between them keep their bytes
+  // (a RESHAPE in the chain still runs, sharing its input's storage) unless `unwritten`: every
+  // earlier node's Eval then does nothing, and those tensors take no bytes. Nothing is recorded on
+  // false. Null where the host fuses nothing.
+  bool (*fuse_chain)(TfLiteContext* context, const int* nodes, int count, bool unwritten) = nullptr;
   // A refusal TensorFlow Lite makes only when the node runs (a check in its Eval that its Prepare
   // does not make): the kernel's Prepare reports it here, with a message naming what is refused, and
   // returns kTfLiteOk; the runtime then fails the node's Invoke with it, without calling the kernel's

@@ -18,6 +18,7 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/shape_util.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/concat.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/reference/reference_ops.h"
@@ -34,6 +35,8 @@ struct ConcatState : OpState {
   std::vector<int> input_index;
   std::vector<size_t> input_block_bytes;
   std::vector<const char*> inputs;
+  bool float_channels = false;       // float32, along the last axis (FoldableChannelConcat)
+  bool fused_into_consumer = false;  // MarkConcatFused: the reader reads the inputs
 };
 
 struct ConcatOp {
@@ -41,6 +44,9 @@ struct ConcatOp {
   static TfLiteRegistration* Reference() { return reference::Register_CONCATENATION(); }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
+    // Set again by the reader's Prepare, which runs after this one.
+    s->fused_into_consumer = false;
+    s->float_channels = false;
     if (node->inputs->size < 1 || node->outputs->size != 1) return kTfLiteOk;
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     const size_t element_bytes = ElementBytes(output->type);
@@ -81,11 +87,13 @@ struct ConcatOp {
     s->outer_rows = outer_rows;
     s->output_row_bytes = row_bytes;
     s->inputs.assign(s->input_block_bytes.size(), nullptr);
+    s->float_channels = output->type == kTfLiteFloat32 && axis == rank - 1;
     s->fast = true;
     return kTfLiteOk;
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->fused_into_consumer) return kTfLiteOk;
     for (size_t i = 0; i < s->inputs.size(); ++i) {
       s->inputs[i] = tflite::GetInput(context, node, s->input_index[i])->data.raw_const;
     }
@@ -107,6 +115,14 @@ struct ConcatOp {
 };
 
 }  // namespace
+
+bool FoldableChannelConcat(const TfLiteNode* node, const TfLiteRegistration* registration) {
+  if (registration->invoke != OptimizedKernel<ConcatOp>::Invoke || node->inputs->size != 2) return false;
+  const ConcatState* s = static_cast<const ConcatState*>(node->user_data);
+  return s->fast && s->float_channels && s->input_index.size() == 2;
+}
+
+void MarkConcatFused(TfLiteNode* node) { static_cast<ConcatState*>(node->user_data)->fused_into_consumer = true; }
 
 TfLiteRegistration* Register_CONCATENATION() { return OptimizedKernel<ConcatOp>::Registration(); }
 

@@ -8,10 +8,15 @@
 // the kernel window times the input channels: the indirection buffer gives, per output pixel and
 // tap, the input pixel read (or a zero row for padding), so stride, dilation and padding cost
 // nothing and no im2col copy is made (with one group and no horizontal dilation, one pointer per
-// kernel row: see RowIndirection). Weights are packed once in Prepare when they are constant.
+// kernel row: see RowIndirection). Constant weights are packed once, at the first Eval.
+//
+// A 1x1 convolution over a channel CONCATENATION whose first input is a RESIZE_BILINEAR of one
+// pixel (DeepLab's image-pooling branch: the pooled features broadcast to the whole map) computes
+// those channels' share once per Eval (FoldBroadcast).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -20,12 +25,14 @@
 #include "runtime/c/common.h"
 #include "runtime/kernels/internal/nn_common.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/concat.h"
 #include "runtime/kernels/optimized/conv_util.h"
 #include "runtime/kernels/optimized/gemm.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
 #include "runtime/kernels/optimized/quantized.h"
 #include "runtime/kernels/optimized/quantized16.h"
+#include "runtime/kernels/optimized/resize.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -78,6 +85,17 @@ struct ConvOp {
     const size_t taps = s->geometry.taps();
     const size_t kc = s->filter_depth;
     const size_t nr = s->variant->nr;
+    if (s->broadcast_channels > 0) {
+      // One group, one tap: the rest's channels (the bias written by each Eval), then the broadcast
+      // channels' with the bias, each output channel's weights kc apart in the filter.
+      const size_t broadcast = s->broadcast_channels;
+      PackGemmWeights(s->output_depth, 1, kc - broadcast, filter_data + broadcast, kc, kc, 1, nullptr, nr, &s->packed);
+      PackGemmWeights(s->output_depth, 1, broadcast, filter_data, kc, kc, 1, bias_data, nr, &s->broadcast_w);
+      s->group_packed_size = s->packed.size();
+      s->packed_filter = filter->data.raw;
+      s->packed_bias = bias->data.raw;
+      return;
+    }
     const size_t panels = (s->group_outputs + nr - 1) / nr;
     s->group_packed_size = panels * PackedPanelSize(taps, kc, nr);
     s->packed.resize(s->group_packed_size * s->groups);
@@ -95,6 +113,7 @@ struct ConvOp {
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
     // Set again by the consumer's Prepare, which runs after this one.
     s->fused_into_consumer = false;
+    s->broadcast_channels = 0;
     const auto& params = nn::ParamsOf<TfLiteConvParams>(node);
     const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     s->quantized = false;
@@ -134,10 +153,11 @@ struct ConvOp {
     // Persistent read-only tensors (a DEQUANTIZE of float16 weights, computed in its Prepare) are
     // as constant as the model's own buffers.
     s->constant_weights = tflite::IsConstantOrPersistentTensor(filter) && tflite::IsConstantOrPersistentTensor(bias);
+    FoldBroadcast(context, node, s);
     // A second Prepare with the same constants (the runtime prepares once before a delegate looks at
     // the graph and once after) keeps what the first packed.
-    const PackedFrom from{filter->data.raw, bias->data.raw,   s->planar, s->geometry.taps(),
-                          s->filter_depth,  s->group_outputs, s->groups, s->variant};
+    const PackedFrom from{filter->data.raw, bias->data.raw, s->planar,  s->geometry.taps(),   s->filter_depth,
+                          s->group_outputs, s->groups,      s->variant, s->broadcast_channels};
     // Constant weights are packed at the first Invoke (Init stays short, as TFLite's, whose kernels
     // also pack on first use): Eval packs when packed_filter is not the filter's data.
     if (!(s->constant_weights && from == s->packed_from)) {
@@ -148,6 +168,79 @@ struct ConvOp {
       s->packed_from = s->constant_weights ? from : PackedFrom();
     }
     s->fast = true;
+    return kTfLiteOk;
+  }
+
+  // A 1x1 node of one batch whose input is CONCATENATION(RESIZE_BILINEAR(pixel), rest) on
+  // channels, where the resize writes the pixel's values unchanged to every pixel (from one pixel,
+  // every sampling fraction zero; DeepLab's image pooling, align_corners): each output pixel's sum
+  // is bias + (broadcast weights . pixel) + (rest weights . rest pixel), and the first two terms
+  // are the same for every pixel. Eval computes them once, with the GEMM's microkernel on one row,
+  // as the new bias of a GEMM over the rest's channels: every output element's sum runs over the
+  // same products in the same order as the GEMM over the concatenation, so the values are the
+  // same. DeepLab v3's largest layer (0.28 of the model's 1.37 GFLOP) does half its multiply-adds.
+  // The resize and the concatenation then do nothing. The runtime decides whether the graph allows
+  // it (fuse_chain: each one's output read by the next alone).
+  static void FoldBroadcast(TfLiteContext* context, TfLiteNode* node, State* s) {
+    CpuBackendContext* backend = GetCpuBackendContext(context);
+    const WindowGeometry& g = s->geometry;
+    if (backend == nullptr || backend->fuse_chain == nullptr || s->planar || s->groups != 1 || g.batches != 1 ||
+        g.kernel_height != 1 || g.kernel_width != 1 || g.stride_height != 1 || g.stride_width != 1) {
+      return;
+    }
+    auto cpu_node = [](const Producer& p) { return p.producer >= 0 && p.node->delegate == nullptr; };
+    const Producer concat = ProducerOfInput(context, node);
+    if (!cpu_node(concat) || !FoldableChannelConcat(concat.node, concat.registration)) return;
+    const Producer resize = ProducerOfInput(context, concat.node);
+    if (!cpu_node(resize) || !FoldableBroadcastResize(resize.node, resize.registration)) return;
+    const TfLiteTensor* pixel = &context->tensors[resize.node->inputs->data[0]];
+    const TfLiteTensor* rest = &context->tensors[concat.node->inputs->data[1]];
+    const int broadcast = pixel->dims->data[3];
+    if (pixel->type != kTfLiteFloat32 || rest->type != kTfLiteFloat32 || broadcast < 1 ||
+        broadcast >= s->filter_depth) {
+      return;
+    }
+    const int chain[3] = {resize.producer, concat.producer, concat.self};
+    if (!backend->fuse_chain(context, chain, 3, /*unwritten=*/true)) return;
+    MarkResizeFused(resize.node);
+    MarkConcatFused(concat.node);
+    s->broadcast_channels = broadcast;
+    s->broadcast_pixel = resize.node->inputs->data[0];
+    s->broadcast_rest = concat.node->inputs->data[1];
+    s->broadcast_bias.assign(s->output_depth, 0.f);
+  }
+
+  // FoldBroadcast's Eval: the per-pixel constant as one GEMM row (no clamp), written over the bias
+  // slots of the rest's packed panels, then the GEMM over the rest's channels.
+  static TfLiteStatus EvalBroadcast(TfLiteContext* context, TfLiteNode* node, State* s) {
+    const size_t rest_channels = s->filter_depth - s->broadcast_channels;
+    const size_t outputs = s->output_depth;
+    const float* pixel = tflite::GetTensorData<float>(&context->tensors[s->broadcast_pixel]);
+    const float infinity = std::numeric_limits<float>::infinity();
+    RunGemm(context, MatrixProblem(s->variant, 1, outputs, s->broadcast_channels, &pixel, s->broadcast_w.data(),
+                                   s->broadcast_bias.data(), -infinity, infinity));
+    const size_t nr = s->variant->nr;
+    const size_t panel_size = PackedPanelSize(1, rest_channels, nr);
+    for (size_t first = 0; first < outputs; first += nr) {
+      std::copy_n(s->broadcast_bias.data() + first, std::min(nr, outputs - first),
+                  s->packed.data() + first / nr * panel_size);
+    }
+    const float* rest = tflite::GetTensorData<float>(&context->tensors[s->broadcast_rest]);
+    GemmProblem problem;
+    problem.variant = s->variant;
+    problem.m = s->geometry.out_pixels();
+    problem.nc = outputs;
+    problem.kc = rest_channels;
+    problem.ks = 1;
+    problem.a = s->indirection.Get(s->geometry, rest, rest_channels, s->zero.data());
+    problem.a_row_stride = 1;
+    problem.zero = s->zero.data();
+    problem.w = s->packed.data();
+    problem.c = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    problem.c_stride = outputs;
+    problem.min = s->act_min;
+    problem.max = s->act_max;
+    RunGemm(context, problem);
     return kTfLiteOk;
   }
 
@@ -450,6 +543,7 @@ struct ConvOp {
     if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
       Pack(s, filter, bias);
     }
+    if (s->broadcast_channels > 0) return EvalBroadcast(context, node, s);
     const size_t input_depth = input->dims->data[3];
     const float* input_data = tflite::GetTensorData<float>(input);
     GemmProblem problem;

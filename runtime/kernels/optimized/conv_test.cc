@@ -310,8 +310,9 @@ TEST(OptimizedPadFoldingTest, ZeroPadsOfRowsAndColumnsFold) {
   // The window's own SAME padding adds to the PAD's.
   CheckPadFolding({{1, 9, 9, 16}, {0, 0, 2, 2, 2, 2, 0, 0}, {{}, 1, 5, 5, fb::Padding::SAME}}, true, 35);
   // A depth multiplier of 2 (the indirect path), and no bias.
-  CheckPadFolding({{1, 8, 7, 4}, {0, 0, 1, 1, 1, 1, 0, 0}, {{}, 2, 3, 3, fb::Padding::VALID, 1, 1, 1, 1, Act::NONE, false}},
-                  true, 37);
+  CheckPadFolding(
+      {{1, 8, 7, 4}, {0, 0, 1, 1, 1, 1, 0, 0}, {{}, 2, 3, 3, fb::Padding::VALID, 1, 1, 1, 1, Act::NONE, false}}, true,
+      37);
 }
 TEST(OptimizedPadFoldingTest, OtherPadsStay) {
   // Channels padded too: the window cannot take that.
@@ -452,6 +453,85 @@ TEST(OptimizedExpansionFusionTest, NotFusedWithASecondReader) {
   op.test().AddOp(kTfLiteBuiltinAdd, {depthwise, expanded}, {sum}, fb::BuiltinOptions::AddOptions,
                   fb::CreateAddOptions(op.test().fbb()).Union());
   op.Check(optimized::Register_CONV_2D());
+}
+
+// ---- A 1x1 CONV_2D over CONCATENATION(RESIZE_BILINEAR(one pixel), rest) (ConvOp::FoldBroadcast)
+
+struct BroadcastConcat {
+  std::vector<int> rest;  // NHWC of the concatenation's second input
+  int pixel_channels;
+  int outputs;
+  Act activation = Act::NONE;
+  bool align_corners = true;
+  int pixel_size = 1;  // the resize input's height and width
+  bool weights_are_input = false;
+};
+
+// Runs RESIZE_BILINEAR -> CONCATENATION -> CONV_2D against the reference, checks whether the
+// convolution folded the other two away, and that its output is bit for bit the three nodes' apart
+// (run with every tensor kept: no fusion).
+void CheckBroadcastConcat(const BroadcastConcat& b, bool folded, uint32_t seed, bool concat_is_output = false) {
+  std::map<std::string, std::vector<std::vector<uint8_t>>> folded_runs;  // by label, then run
+  std::map<std::string, size_t> compared;
+  for (const bool preserve : {false, true}) {
+    OpCase op;
+    const int pixel = op.AddFloatInput({b.rest[0], b.pixel_size, b.pixel_size, b.pixel_channels}, seed);
+    const int size = op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {b.rest[1], b.rest[2]});
+    const int resized = op.test().AddIntermediate(kTfLiteFloat32);
+    op.test().AddOp(kTfLiteBuiltinResizeBilinear, {pixel, size}, {resized}, fb::BuiltinOptions::ResizeBilinearOptions,
+                    fb::CreateResizeBilinearOptions(op.test().fbb(), b.align_corners, false).Union());
+    const int rest = op.AddFloatInput(b.rest, seed + 1);
+    const int concat = concat_is_output ? op.AddFloatOutput() : op.test().AddIntermediate(kTfLiteFloat32);
+    op.test().AddOp(kTfLiteBuiltinConcatenation, {resized, rest}, {concat}, fb::BuiltinOptions::ConcatenationOptions,
+                    fb::CreateConcatenationOptions(op.test().fbb(), 3).Union());
+    const std::vector<int> filter_shape = {b.outputs, 1, 1, b.pixel_channels + b.rest[3]};
+    const int filter =
+        b.weights_are_input ? op.AddFloatInput(filter_shape, seed + 2) : op.AddFloatConst(filter_shape, seed + 2);
+    const int bias = op.AddFloatConst({b.outputs}, seed + 3);
+    op.test().AddOp(kTfLiteBuiltinConv2d, {concat, filter, bias}, {op.AddFloatOutput()},
+                    fb::BuiltinOptions::Conv2DOptions,
+                    fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1, b.activation).Union());
+    op.set_preserve_all_tensors(preserve);
+    op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
+      EXPECT_EQ(interpreter->primary()->tensor_fused_away(resized), folded && !preserve) << label;
+      EXPECT_EQ(interpreter->primary()->tensor_fused_away(concat), folded && !preserve) << label;
+      const std::vector<uint8_t> output = Collect(interpreter).outputs.back();
+      if (!preserve) {
+        folded_runs[label].push_back(output);
+        return;
+      }
+      const size_t run = compared[label]++;
+      ASSERT_LT(run, folded_runs[label].size()) << label;
+      EXPECT_TRUE(folded_runs[label][run] == output) << label << ", run " << run << ": the fold changed the output";
+    });
+    op.Check(optimized::Register_RESIZE_BILINEAR());
+  }
+}
+
+TEST(OptimizedBroadcastFoldTest, FoldsLikeDeepLabsImagePooling) {
+  // Two GEMM registers of outputs and a partial one; channels that fill no register evenly.
+  CheckBroadcastConcat({{1, 9, 7, 20}, 12, 37, Act::RELU}, true, 51);
+  // One register of outputs, more rows than a tile, a clamp.
+  CheckBroadcastConcat({{1, 5, 6, 40}, 24, 16, Act::RELU6}, true, 53);
+  // One channel each, one output, one pixel.
+  CheckBroadcastConcat({{1, 1, 1, 1}, 1, 1}, true, 55);
+  // Weights packed at every Invoke.
+  BroadcastConcat input_weights{{1, 4, 4, 8}, 8, 24};
+  input_weights.weights_are_input = true;
+  CheckBroadcastConcat(input_weights, true, 57);
+}
+TEST(OptimizedBroadcastFoldTest, OtherGraphsStay) {
+  // Without align_corners the resize weighs the pixel by fractions: its values are not the pixel's.
+  BroadcastConcat fractions{{1, 6, 6, 8}, 8, 16};
+  fractions.align_corners = false;
+  CheckBroadcastConcat(fractions, false, 61);
+  // A resize of 2x2 pixels varies over the map.
+  BroadcastConcat pixels{{1, 6, 6, 8}, 8, 16};
+  pixels.pixel_size = 2;
+  CheckBroadcastConcat(pixels, false, 63);
+  // Two batches; the concatenation a graph output.
+  CheckBroadcastConcat({{2, 5, 5, 8}, 8, 16}, false, 65);
+  CheckBroadcastConcat({{1, 5, 5, 8}, 8, 16}, false, 67, /*concat_is_output=*/true);
 }
 
 }  // namespace

@@ -153,10 +153,11 @@ struct PackedFrom {
   bool planar = false;
   int taps = 0, filter_depth = 0, group_outputs = 0, groups = 0;
   const GemmVariant* variant = nullptr;
+  int broadcast_channels = 0;
   bool operator==(const PackedFrom& o) const {
     return filter == o.filter && bias == o.bias && planar == o.planar && taps == o.taps &&
            filter_depth == o.filter_depth && group_outputs == o.group_outputs && groups == o.groups &&
-           variant == o.variant;
+           variant == o.variant && broadcast_channels == o.broadcast_channels;
   }
 };
 
@@ -199,6 +200,16 @@ struct ConvState : OpState {
   // The DEPTHWISE_CONV_2D reading this node's output computes it (DepthwiseOp::PrepareFusion):
   // Eval does nothing.
   bool fused_into_consumer = false;
+  // A 1x1 node over CONCATENATION(RESIZE_BILINEAR(pixel), rest) on channels, the resize writing the
+  // pixel's values to every pixel (ConvOp::FoldBroadcast): the first broadcast_channels input
+  // channels add the same to every output pixel, computed once per Eval into the bias; the GEMM
+  // runs over `rest` alone (`packed` holds the weights of its channels, their biases written by
+  // each Eval). 0: no fold.
+  int broadcast_channels = 0;
+  int broadcast_pixel = -1;               // the resize's input tensor: broadcast_channels values
+  int broadcast_rest = -1;                // the concatenation's other input tensor
+  CacheAlignedVector<float> broadcast_w;  // the broadcast channels' weights and the bias, packed
+  std::vector<float> broadcast_bias;      // per output channel: bias + broadcast weights . pixel
   // Hybrid (float input, int8 weights, one group): each batch quantized as the reference does, then
   // per output pixel an im2col row of int8 against every filter row (ConvOp::EvalHybrid).
   bool hybrid = false;

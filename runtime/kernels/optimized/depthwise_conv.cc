@@ -340,10 +340,10 @@ struct DepthwiseOp {
     TfLiteNode* producer_node = p.node;
     ConvState* conv = static_cast<ConvState*>(producer_node->user_data);
     const WindowGeometry& cg = conv->geometry;
-    if (!conv->fast || conv->quantized || conv->hybrid || conv->planar || conv->groups != 1 || cg.kernel_height != 1 ||
-        cg.kernel_width != 1 || cg.stride_height != 1 || cg.stride_width != 1 || cg.batches != g.batches ||
-        cg.out_height != g.in_height || cg.out_width != g.in_width || cg.in_height != g.in_height ||
-        cg.in_width != g.in_width || conv->output_depth != s->input_depth) {
+    if (!conv->fast || conv->quantized || conv->hybrid || conv->planar || conv->broadcast_channels > 0 ||
+        conv->groups != 1 || cg.kernel_height != 1 || cg.kernel_width != 1 || cg.stride_height != 1 ||
+        cg.stride_width != 1 || cg.batches != g.batches || cg.out_height != g.in_height || cg.out_width != g.in_width ||
+        cg.in_height != g.in_height || cg.in_width != g.in_width || conv->output_depth != s->input_depth) {
       return;
     }
     if (!backend->fuse_producer(context, p.producer, p.self)) return;

@@ -542,7 +542,7 @@ struct BatchMatMulOp {
     }
     chain[length++] = p.producer;
     std::reverse(chain, chain + length);
-    if (!backend->fuse_chain(context, chain, length)) return;
+    if (!backend->fuse_chain(context, chain, length, /*unwritten=*/false)) return;
     scores->fused_into_consumer = true;
     MarkSoftmaxFused(softmax_node);
     s->attention.reset(new AttentionFusion);

@@ -18,6 +18,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
+#include "runtime/kernels/optimized/resize.h"
 #include "runtime/kernels/reference/reference_ops.h"
 
 namespace touchstone {
@@ -96,6 +97,7 @@ struct ResizeState : OpState {
   bool uint8 = false;
   int batches = 0, in_height = 0, in_width = 0, channels = 0, out_height = 0, out_width = 0;
   Axis rows, columns;
+  bool fused_into_consumer = false;  // MarkResizeFused: the reader uses the input pixel
 };
 
 struct ResizeBilinearOp {
@@ -107,6 +109,8 @@ struct ResizeBilinearOp {
     const TfLiteTensor* input = tflite::GetInput(context, node, 0);
     const TfLiteTensor* output = tflite::GetOutput(context, node, 0);
     const bool uint8 = input->type == kTfLiteUInt8 && output->type == kTfLiteUInt8;
+    // Set again by the reader's Prepare, which runs after this one.
+    s->fused_into_consumer = false;
     if (!((input->type == kTfLiteFloat32 && output->type == kTfLiteFloat32) || uint8) ||
         tflite::IsDynamicTensor(output) || output->dims->size != 4 || tflite::NumElements(output) == 0 ||
         tflite::NumElements(input) == 0) {
@@ -126,6 +130,7 @@ struct ResizeBilinearOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
+    if (s->fused_into_consumer) return kTfLiteOk;
     if (s->uint8) {
       return EvalRows<uint8_t>(context, node, s, [](auto... args) { BilinearRowUInt8(args...); });
     }
@@ -157,6 +162,17 @@ struct ResizeBilinearOp {
 };
 
 }  // namespace
+
+bool FoldableBroadcastResize(const TfLiteNode* node, const TfLiteRegistration* registration) {
+  if (registration->invoke != OptimizedKernel<ResizeBilinearOp>::Invoke) return false;
+  const ResizeState* s = static_cast<const ResizeState*>(node->user_data);
+  const auto zero = [](float f) { return f == 0.f; };
+  return s->fast && !s->uint8 && s->batches == 1 && s->in_height == 1 && s->in_width == 1 &&
+         std::all_of(s->rows.fraction.begin(), s->rows.fraction.end(), zero) &&
+         std::all_of(s->columns.fraction.begin(), s->columns.fraction.end(), zero);
+}
+
+void MarkResizeFused(TfLiteNode* node) { static_cast<ResizeState*>(node->user_data)->fused_into_consumer = true; }
 
 TfLiteRegistration* Register_RESIZE_BILINEAR() { return OptimizedKernel<ResizeBilinearOp>::Registration(); }
 
