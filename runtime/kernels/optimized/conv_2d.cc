@@ -208,6 +208,7 @@ struct ConvOp {
     s->broadcast_pixel = resize.node->inputs->data[0];
     s->broadcast_rest = concat.node->inputs->data[1];
     s->broadcast_bias.assign(s->output_depth, 0.f);
+    s->broadcast_resized.assign(broadcast, 0.f);
   }
 
   // FoldBroadcast's Eval: the per-pixel constant as one GEMM row (no clamp), written over the bias
@@ -215,7 +216,14 @@ struct ConvOp {
   static TfLiteStatus EvalBroadcast(TfLiteContext* context, TfLiteNode* node, State* s) {
     const size_t rest_channels = s->filter_depth - s->broadcast_channels;
     const size_t outputs = s->output_depth;
-    const float* pixel = tflite::GetTensorData<float>(&context->tensors[s->broadcast_pixel]);
+    // What the resize writes at every pixel: its blend with weights 1, 0, 0 and 0, the value
+    // itself where it is finite and NaN where it is not (inf * 0).
+    const float* values = tflite::GetTensorData<float>(&context->tensors[s->broadcast_pixel]);
+    float* resized = s->broadcast_resized.data();
+    for (int c = 0; c < s->broadcast_channels; ++c) {
+      resized[c] = values[c] * 1.f + values[c] * 0.f + values[c] * 0.f + values[c] * 0.f;
+    }
+    const float* pixel = resized;
     const float infinity = std::numeric_limits<float>::infinity();
     RunGemm(context, MatrixProblem(s->variant, 1, outputs, s->broadcast_channels, &pixel, s->broadcast_w.data(),
                                    s->broadcast_bias.data(), -infinity, infinity));

@@ -465,6 +465,7 @@ struct BroadcastConcat {
   bool align_corners = true;
   int pixel_size = 1;  // the resize input's height and width
   bool weights_are_input = false;
+  bool infinite_pixel = false;  // the pixel's first channel +inf (the resize writes NaN there)
 };
 
 // Runs RESIZE_BILINEAR -> CONCATENATION -> CONV_2D against the reference, checks whether the
@@ -475,7 +476,10 @@ void CheckBroadcastConcat(const BroadcastConcat& b, bool folded, uint32_t seed, 
   std::map<std::string, size_t> compared;
   for (const bool preserve : {false, true}) {
     OpCase op;
-    const int pixel = op.AddFloatInput({b.rest[0], b.pixel_size, b.pixel_size, b.pixel_channels}, seed);
+    const std::vector<int> pixel_shape = {b.rest[0], b.pixel_size, b.pixel_size, b.pixel_channels};
+    std::vector<float> pixel_values = RandomFloats(Count(pixel_shape), seed, -1.f, 1.f);
+    if (b.infinite_pixel) pixel_values[0] = std::numeric_limits<float>::infinity();
+    const int pixel = op.AddInputBytes(kTfLiteFloat32, pixel_shape, Bytes(pixel_values));
     const int size = op.test().AddConst<int32_t>(kTfLiteInt32, {2}, {b.rest[1], b.rest[2]});
     const int resized = op.test().AddIntermediate(kTfLiteFloat32);
     op.test().AddOp(kTfLiteBuiltinResizeBilinear, {pixel, size}, {resized}, fb::BuiltinOptions::ResizeBilinearOptions,
@@ -519,6 +523,10 @@ TEST(OptimizedBroadcastFoldTest, FoldsLikeDeepLabsImagePooling) {
   BroadcastConcat input_weights{{1, 4, 4, 8}, 8, 24};
   input_weights.weights_are_input = true;
   CheckBroadcastConcat(input_weights, true, 57);
+  // An infinite value: the resize's blend makes it NaN (inf * 0), and so does the fold.
+  BroadcastConcat infinite{{1, 3, 4, 8}, 8, 16};
+  infinite.infinite_pixel = true;
+  CheckBroadcastConcat(infinite, true, 59);
 }
 TEST(OptimizedBroadcastFoldTest, OtherGraphsStay) {
   // Without align_corners the resize weighs the pixel by fractions: its values are not the pixel's.

@@ -210,6 +210,7 @@ struct ConvState : OpState {
   int broadcast_rest = -1;                // the concatenation's other input tensor
   CacheAlignedVector<float> broadcast_w;  // the broadcast channels' weights and the bias, packed
   std::vector<float> broadcast_bias;      // per output channel: bias + broadcast weights . pixel
+  std::vector<float> broadcast_resized;   // the pixel as the resize writes it
   // Hybrid (float input, int8 weights, one group): each batch quantized as the reference does, then
   // per output pixel an im2col row of int8 against every filter row (ConvOp::EvalHybrid).
   bool hybrid = false;

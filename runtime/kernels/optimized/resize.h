@@ -12,7 +12,8 @@ namespace optimized {
 
 // True when `node` is a RESIZE_BILINEAR of this kernel that its last Prepare sent down the float
 // path, from one pixel of one batch, with every sampling fraction zero: each output value is then
-// the input value times 1 plus three products by 0, the input value itself (finite inputs).
+// the input value times 1 plus three products by 0 (the value itself where it is finite, NaN where
+// it is not).
 bool FoldableBroadcastResize(const TfLiteNode* node, const TfLiteRegistration* registration);
 
 // The RESIZE_BILINEAR node's Eval does nothing until its next Prepare (its reader uses the pixel).
