@@ -424,6 +424,16 @@ Status Subgraph::ResizeInputTensor(int tensor_index, const std::vector<int>& dim
 }
 
 Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
+  if (first_step == 0) {
+    step_of_node_.assign(nodes_.size(), -1);
+    single_output_writer_.assign(tensors_.size(), -1);
+    for (size_t step = 0; step < execution_plan_.size(); ++step) {
+      const int node_index = execution_plan_[step];
+      step_of_node_[node_index] = static_cast<int>(step);
+      const TfLiteIntArray* outputs = nodes_[node_index].node.outputs;
+      if (outputs->size == 1 && outputs->data[0] >= 0) single_output_writer_[outputs->data[0]] = node_index;
+    }
+  }
   for (size_t step = first_step; step < execution_plan_.size(); ++step) {
     const int node_index = execution_plan_[step];
     NodeEntry& entry = nodes_[node_index];
@@ -547,6 +557,21 @@ int Subgraph::CpuKernelStateCallback(TfLiteContext* context, const TfLiteNode* n
   const NodeEntry* entry = self->EntryOf(node);
   if (entry == nullptr || !entry->kernel_known || entry->delegate_params != nullptr) return -1;
   return entry->kernel == &kOptimizedKernelName ? 1 : 0;
+}
+
+bool Subgraph::InputProducerCallback(TfLiteContext* context, const TfLiteNode* node, int* self, int* producer) {
+  Subgraph* s = SubgraphOf(context);
+  const NodeEntry* entry = s->EntryOf(node);
+  if (entry == nullptr || node->inputs->size < 1) return false;
+  const int index = static_cast<int>(entry - s->nodes_.data());
+  if (static_cast<size_t>(index) >= s->step_of_node_.size() || s->step_of_node_[index] < 0) return false;
+  *self = index;
+  *producer = -1;
+  const int tensor = node->inputs->data[0];
+  if (tensor < 0 || static_cast<size_t>(tensor) >= s->single_output_writer_.size()) return true;
+  const int writer = s->single_output_writer_[tensor];
+  if (writer >= 0 && s->step_of_node_[writer] < s->step_of_node_[index]) *producer = writer;
+  return true;
 }
 
 void Subgraph::NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized) {
@@ -1341,6 +1366,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   interpreter->cpu_backend_context_.warn = Subgraph::WarnCallback;
   interpreter->cpu_backend_context_.note_kernel = Subgraph::NoteKernelCallback;
   interpreter->cpu_backend_context_.cpu_kernel_state = Subgraph::CpuKernelStateCallback;
+  interpreter->cpu_backend_context_.input_producer = Subgraph::InputProducerCallback;
   if (resolver == nullptr) resolver = &BuiltinOpResolver::Shared(options.kernel_set);
   const fb::Model* fb_model = interpreter->model_->fb();
   const int num_subgraphs = static_cast<int>(fb_model->subgraphs()->size());

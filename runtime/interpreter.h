@@ -143,6 +143,8 @@ class Subgraph {
   // CpuBackendContext::note_kernel: records the node's kernel as optimized or reference.
   static void NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized);
   static int CpuKernelStateCallback(TfLiteContext* context, const TfLiteNode* node);
+  // CpuBackendContext::input_producer, from the maps below.
+  static bool InputProducerCallback(TfLiteContext* context, const TfLiteNode* node, int* self, int* producer);
 
  private:
   struct NodeEntry {
@@ -242,6 +244,10 @@ class Subgraph {
   std::vector<int> inputs_;
   std::vector<int> outputs_;
   TfLiteIntArray* plan_array_ = nullptr;
+  // InputProducerCallback's maps of the plan, made when AllocateTensors starts preparing it: per node
+  // its step (-1: not in the plan); per tensor the last node of the plan with it as its one output.
+  std::vector<int> step_of_node_;
+  std::vector<int> single_output_writer_;
   std::vector<TfLiteDelegateParams> preview_params_;
   // TfLiteRegistrationExternal structs: the ones this host makes for delegates to read (one per node a
   // delegate asked about, node_index set), and the ones opaque delegates handed over with their kernels

@@ -74,6 +74,10 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // reference kernel's Eval, -1 not known (not prepared yet, or not a CPU kernel). A delegate's
   // partitioning asks, to leave a node to the optimized kernel only where that kernel takes it.
   int (*cpu_kernel_state)(TfLiteContext* context, const TfLiteNode* node) = nullptr;
+  // For a kernel's fusion (ProducerOfInput): `node`'s index, and the node of the plan before it whose
+  // one output is `node`'s input 0 (-1: none). False where `node` is no node of the plan being
+  // prepared. Answered from maps of that plan, without a walk over it. Null where the host keeps none.
+  bool (*input_producer)(TfLiteContext* context, const TfLiteNode* node, int* self, int* producer) = nullptr;
 };
 
 // NoteKernel through the context's CpuBackendContext, where the host has one.

@@ -275,25 +275,17 @@ struct Producer {
   TfLiteRegistration* registration = nullptr;
 };
 inline Producer ProducerOfInput(TfLiteContext* context, const TfLiteNode* node) {
+  CpuBackendContext* backend = GetCpuBackendContext(context);
   Producer found;
-  TfLiteIntArray* plan = nullptr;
-  if (context->GetExecutionPlan(context, &plan) != kTfLiteOk) return Producer();
-  const int input_tensor = node->inputs->data[0];
-  for (int i = 0; i < plan->size && found.self < 0; ++i) {
-    TfLiteNode* other = nullptr;
-    TfLiteRegistration* registration = nullptr;
-    if (context->GetNodeAndRegistration(context, plan->data[i], &other, &registration) != kTfLiteOk) {
-      return Producer();
-    }
-    if (other == node) {
-      found.self = plan->data[i];
-    } else if (other->outputs->size == 1 && other->outputs->data[0] == input_tensor) {
-      found.producer = plan->data[i];
-      found.node = other;
-      found.registration = registration;
-    }
+  if (backend == nullptr || backend->input_producer == nullptr ||
+      !backend->input_producer(context, node, &found.self, &found.producer)) {
+    return Producer();
   }
-  return found.self >= 0 ? found : Producer();
+  if (found.producer >= 0 &&
+      context->GetNodeAndRegistration(context, found.producer, &found.node, &found.registration) != kTfLiteOk) {
+    return Producer();
+  }
+  return found;
 }
 
 // At least `count` floats of zeros, starting a cache line, that nobody writes: shared by every
