@@ -185,6 +185,7 @@ std::string ReportToJson(const BenchmarkReport& r) {
   kernels["reference"] = r.kernels.reference;
   kernels["reference_unlisted"] = r.kernels.reference_unlisted;
   kernels["delegated"] = r.kernels.delegated;
+  kernels["prepare"] = r.kernels.prepare;
   kernels["at_invoke"] = r.kernels.at_invoke;
   ordered_json nodes = ordered_json::array();
   for (const NodeKernel& n : r.kernels.nodes) {

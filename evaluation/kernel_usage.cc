@@ -75,6 +75,8 @@ KernelUsage KernelUsageOf(Interpreter* interpreter) {
         ++usage.at_invoke;
       } else if (n.kernel == "optimized") {
         ++usage.optimized;
+      } else if (n.kernel == "prepare") {
+        ++usage.prepare;
       } else if (n.kernel == "reference") {
         ++usage.reference;
         if (optimized_set) {
@@ -101,24 +103,35 @@ KernelUsage KernelUsageOf(Interpreter* interpreter) {
   return usage;
 }
 
-std::string FormatKernelUsage(const KernelUsage& usage) {
-  std::string text =
-      "Kernels: " + std::to_string(usage.optimized) + " optimized, " + std::to_string(usage.reference) + " reference";
+namespace {
+
+// " (SIN float32, ADD int16 x3)": the configurations of the nodes on `kernel`, each once, in plan
+// order, with a count where several share one; empty when none.
+std::string ConfigurationList(const KernelUsage& usage, const std::string& kernel) {
   std::vector<std::string> order;
   std::map<std::string, int> counts;
   for (const NodeKernel& n : usage.nodes) {
-    if (n.kernel != "reference") continue;
+    if (n.kernel != kernel) continue;
     if (counts[n.configuration]++ == 0) order.push_back(n.configuration);
   }
-  if (!order.empty()) {
-    text += " (";
-    for (size_t i = 0; i < order.size(); ++i) {
-      text += (i ? ", " : "") + order[i];
-      if (counts[order[i]] > 1) text += " x" + std::to_string(counts[order[i]]);
-    }
-    text += ")";
+  if (order.empty()) return "";
+  std::string text = " (";
+  for (size_t i = 0; i < order.size(); ++i) {
+    text += (i ? ", " : "") + order[i];
+    if (counts[order[i]] > 1) text += " x" + std::to_string(counts[order[i]]);
   }
-  text += ", " + std::to_string(usage.delegated) + " delegated";
+  return text + ")";
+}
+
+}  // namespace
+
+std::string FormatKernelUsage(const KernelUsage& usage) {
+  std::string text = "Kernels: " + std::to_string(usage.optimized) + " optimized, " + std::to_string(usage.reference) +
+                     " reference" + ConfigurationList(usage, "reference") + ", " + std::to_string(usage.delegated) +
+                     " delegated";
+  if (usage.prepare > 0) {
+    text += ", " + std::to_string(usage.prepare) + " computed at Prepare" + ConfigurationList(usage, "prepare");
+  }
   if (usage.at_invoke > 0) text += ", " + std::to_string(usage.at_invoke) + " chosen at the first Invoke";
   return text;
 }

@@ -16,8 +16,9 @@ struct NodeKernel {
   int subgraph = 0;
   int node = 0;
   std::string op;  // "DEPTHWISE_CONV_2D"
-  // "optimized", "reference", the delegate's name, or "at_invoke" for a node prepared only during
-  // Invoke (after a dynamic output) that has not run yet.
+  // "optimized", "reference", "prepare" (its outputs computed once in Prepare: nothing runs at
+  // Invoke), the delegate's name, or "at_invoke" for a node prepared only during Invoke (after a
+  // dynamic output) that has not run yet.
   std::string kernel;
   std::string configuration;  // "DEPTHWISE_CONV_2D int8 multiplier 4": op, types, what selects a kernel
   // A node of the optimized kernel set on the reference kernel: why that is by design
@@ -30,6 +31,7 @@ struct KernelUsage {
   int reference = 0;
   int reference_unlisted = 0;     // of which not in optimized::ReferencePaths (optimized kernel set only)
   int delegated = 0;              // delegate kernel nodes
+  int prepare = 0;                // nodes whose outputs were computed in Prepare (a constant's DEQUANTIZE)
   int at_invoke = 0;              // nodes whose kernel is chosen when they are first prepared, during Invoke
   std::vector<NodeKernel> nodes;  // every node of every subgraph's execution plan, in plan order
 };
@@ -44,7 +46,8 @@ std::string DescribeNodeConfiguration(Subgraph* subgraph, int node_index);
 
 // "Kernels: 61 optimized, 2 reference (DEPTHWISE_CONV_2D int8 multiplier 4, SOFTMAX int16), 0 delegated"
 // (each reference configuration once, with a count when several nodes share it: "ADD int16 x3"),
-// followed by ", 3 chosen at the first Invoke" where nodes are prepared only then.
+// followed by ", 102 computed at Prepare (DEQUANTIZE float16 x102)" where nodes did their work in
+// Prepare and ", 3 chosen at the first Invoke" where nodes are prepared only then.
 std::string FormatKernelUsage(const KernelUsage& usage);
 
 }  // namespace touchstone

@@ -57,5 +57,56 @@ TEST(KernelUsageTest, OptimizedReferenceAndDelegated) {
   EXPECT_EQ(usage.nodes[0].kernel, kSampleDelegateName);
 }
 
+// x -> ADD(x, DEQUANTIZE(w)) -> out with w a float16 constant (converted once, in Prepare), and
+// y -> DEQUANTIZE -> z with y a float16 input (converted at every Invoke).
+std::shared_ptr<const Model> Float16Model() {
+  ModelBuilder b;
+  const std::vector<uint16_t> halves(64, 0x3c00);  // 1.0
+  const int w = b.AddConstTensor(kTfLiteFloat16, {1, 64}, halves.data(), halves.size() * sizeof(uint16_t), "w");
+  const int w_float = b.AddTensor(kTfLiteFloat32, {1, 64}, "w_float");
+  const int x = b.AddTensor(kTfLiteFloat32, {1, 64}, "x");
+  const int out = b.AddTensor(kTfLiteFloat32, {1, 64}, "out");
+  const int y = b.AddTensor(kTfLiteFloat16, {1, 64}, "y");
+  const int z = b.AddTensor(kTfLiteFloat32, {1, 64}, "z");
+  b.AddOperator(kTfLiteBuiltinDequantize, {w}, {w_float});
+  b.AddOperator(kTfLiteBuiltinAdd, {x, w_float}, {out}, fb::BuiltinOptions::AddOptions,
+                fb::CreateAddOptions(b.fbb()).Union());
+  b.AddOperator(kTfLiteBuiltinDequantize, {y}, {z});
+  b.SetInputs({x, y});
+  b.SetOutputs({out, z});
+  return Model::FromBuffer(b.Finish(), "float16.tflite").value();
+}
+
+TEST(KernelUsageTest, ConstantsComputedInPrepare) {
+  for (const KernelSet set : {KernelSet::kOptimized, KernelSet::kReference}) {
+    InterpreterOptions options;
+    options.kernel_set = set;
+    auto interpreter = Interpreter::Create(Float16Model(), options);
+    ASSERT_TRUE(interpreter.ok()) << interpreter.status().message();
+    ASSERT_TRUE(interpreter.value()->AllocateTensors().ok());
+    const KernelUsage usage = KernelUsageOf(interpreter.value().get());
+    ASSERT_EQ(usage.nodes.size(), 3u);
+    EXPECT_EQ(usage.nodes[0].kernel, "prepare");
+    EXPECT_EQ(usage.nodes[0].configuration, "DEQUANTIZE float16");
+    EXPECT_EQ(usage.nodes[2].kernel, "reference");
+    EXPECT_EQ(usage.prepare, 1);
+    if (set == KernelSet::kOptimized) {
+      EXPECT_EQ(FormatKernelUsage(usage),
+                "Kernels: 1 optimized, 1 reference (DEQUANTIZE float16), 0 delegated, 1 computed at Prepare "
+                "(DEQUANTIZE float16)");
+    } else {
+      EXPECT_EQ(FormatKernelUsage(usage),
+                "Kernels: 0 optimized, 2 reference (ADD float32, DEQUANTIZE float16), 0 delegated, 1 computed at "
+                "Prepare (DEQUANTIZE float16)");
+    }
+    // The constant is there once Prepare ran, and an Invoke leaves it as it is.
+    const float* w_float = interpreter.value()->tensor(1)->data.f;
+    ASSERT_NE(w_float, nullptr);
+    EXPECT_EQ(w_float[63], 1.0f);
+    ASSERT_TRUE(interpreter.value()->Invoke().ok());
+    EXPECT_EQ(w_float[0], 1.0f);
+  }
+}
+
 }  // namespace
 }  // namespace touchstone

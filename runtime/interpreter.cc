@@ -463,6 +463,7 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
 
 const std::string Subgraph::kReferenceKernelName = "reference";
 const std::string Subgraph::kOptimizedKernelName = "optimized";
+const std::string Subgraph::kPrepareKernelName = "prepare";
 const std::string Subgraph::kDelegateKernelName = "delegate";
 
 Subgraph::NodeEntry* Subgraph::EntryOf(const TfLiteNode* node) {
@@ -541,8 +542,22 @@ Status Subgraph::PrepareNode(int node_index) {
   } else if (verdict == TypeVerdict::kRefuseAtInvoke) {
     entry.invoke_refusal = refusal;
   }
+  if (entry.kernel == &kReferenceKernelName && entry.delegate_params == nullptr && OutputsReadOnly(entry.node)) {
+    entry.kernel = &kPrepareKernelName;
+  }
   entry.kernel_known = true;
   return Status::Ok();
+}
+
+// True when every output of `node` is kTfLitePersistentRo: its kernel wrote them in Prepare and no
+// Eval may write them again (TFLite's contract for that allocation type).
+bool Subgraph::OutputsReadOnly(const TfLiteNode& node) const {
+  if (node.outputs == nullptr || node.outputs->size == 0) return false;
+  for (int k = 0; k < node.outputs->size; ++k) {
+    const int t = node.outputs->data[k];
+    if (t < 0 || tensors_[t].allocation_type != kTfLitePersistentRo) return false;
+  }
+  return true;
 }
 
 void Subgraph::RefuseAtInvokeCallback(TfLiteContext* context, const TfLiteNode* node, const char* message) {

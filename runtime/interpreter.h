@@ -113,7 +113,9 @@ class Subgraph {
   const std::string& op_name(int node_index) const { return nodes_[node_index].op_name; }
   // The code that runs a node, after AllocateTensors: "optimized" (an optimized kernel's own path),
   // "reference" (a reference kernel, or an optimized kernel running the reference Eval for this node's
-  // configuration), or a delegate kernel's name ("XNNPACK", "SampleDelegate").
+  // configuration), "prepare" (a CPU kernel computed every output once, in Prepare, and marked it
+  // read-only: a constant's DEQUANTIZE or DENSIFY, whose Eval does nothing), or a delegate kernel's
+  // name ("XNNPACK", "SampleDelegate").
   const std::string& node_kernel(int node_index) const {
     const NodeEntry& entry = nodes_[node_index];
     if (entry.delegate_params == nullptr) return *entry.kernel;
@@ -169,7 +171,7 @@ class Subgraph {
     std::vector<TfLiteType> judged_input_types, judged_output_types;
     TypeVerdict judged_verdict = TypeVerdict::kRun;
   };
-  static const std::string kReferenceKernelName, kOptimizedKernelName, kDelegateKernelName;
+  static const std::string kReferenceKernelName, kOptimizedKernelName, kPrepareKernelName, kDelegateKernelName;
 
   // The entry whose node is `node` (a pointer into nodes_), or null.
   NodeEntry* EntryOf(const TfLiteNode* node);
@@ -208,6 +210,7 @@ class Subgraph {
   Status PrepareNodes(size_t first_step, size_t* next_unprepared_step);
   // Runs a builtin node's kernel Prepare behind TFLite's type rules (op_type_rules.h).
   Status PrepareNode(int node_index);
+  bool OutputsReadOnly(const TfLiteNode& node) const;
   Status PlanArena(size_t prepared_steps);
   std::vector<int> ShareCopiedStorage(size_t prepared_steps, const std::vector<int>& first,
                                       std::vector<int>* last) const;

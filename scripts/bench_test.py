@@ -130,12 +130,20 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(result["init_us"], 441)
         self.assertEqual(result["mem_overall_mb"], 1.95312)
         self.assertNotIn("peak_mb", result)
-        self.assertEqual(result["kernels"], {"optimized": 9, "reference": 4, "delegated": 0,
+        self.assertEqual(result["kernels"], {"optimized": 9, "reference": 4, "delegated": 0, "prepare": 0,
                                              "reference_list": "DEPTHWISE_CONV_2D int8 multiplier 4, ADD int16 x3"})
         plain = bench.parse_output(OURS_TEXT.replace(
             "4 reference (DEPTHWISE_CONV_2D int8 multiplier 4, ADD int16 x3), 0 delegated",
             "0 reference, 2 delegated"))
-        self.assertEqual(plain["kernels"], {"optimized": 9, "reference": 0, "delegated": 2, "reference_list": ""})
+        self.assertEqual(plain["kernels"], {"optimized": 9, "reference": 0, "delegated": 2, "prepare": 0,
+                                            "reference_list": ""})
+        # The optional parts after "delegated": constants computed at Prepare, nodes chosen at Invoke.
+        suffixed = bench.parse_output(OURS_TEXT.replace(
+            "4 reference (DEPTHWISE_CONV_2D int8 multiplier 4, ADD int16 x3), 0 delegated",
+            "1 reference (SIN float32), 0 delegated, 102 computed at Prepare (DEQUANTIZE float16 x102), "
+            "3 chosen at the first Invoke"))
+        self.assertEqual(suffixed["kernels"], {"optimized": 9, "reference": 1, "delegated": 0, "prepare": 102,
+                                               "reference_list": "SIN float32"})
 
     def test_no_timings(self):
         self.assertIsNone(bench.parse_output("Loaded model x.tflite\nERROR: x.tflite: no subgraph\n"))

@@ -31,8 +31,9 @@ for n in gaps:
     print("FAIL: %s: subgraph %d node %d (%s) runs on the reference kernel" % (sys.argv[2], n["subgraph"], n["node"], n["configuration"]))
 listed = sorted({n["op"] for n in report["kernels"]["nodes"] if n["kernel"] == "reference" and n["reference_reason"]})
 k = report["kernels"]
-print("ok: %s: %d optimized, %d reference%s, %d delegated, %d chosen at the first Invoke" % (sys.argv[2], k["optimized"],
-      k["reference"], (" (by design: " + ", ".join(listed) + ")") if listed else "", k["delegated"], k["at_invoke"]))
+print("ok: %s: %d optimized, %d reference%s, %d delegated, %d computed at Prepare, %d chosen at the first Invoke" % (
+      sys.argv[2], k["optimized"], k["reference"], (" (by design: " + ", ".join(listed) + ")") if listed else "",
+      k["delegated"], k["prepare"], k["at_invoke"]))
 sys.exit(1 if gaps else 0)
 PY
   then

@@ -15,8 +15,9 @@ const std::vector<ReferencePath>& ReferencePaths() {
       {"CONCATENATION", "uint8,int8",
        "inputs of different scales, requantized element by element: a detector's few thousand box scores"},
       {"COS", "", "a rotary embedding's angles, computed on a few thousand elements"},
-      {"DENSIFY", "", "constant weights made dense once, at Prepare"},
-      {"DEQUANTIZE", "float16", "float16 constants converted once, at Prepare"},
+      {"DEQUANTIZE", "float16",
+       "float16 activations, converted element by element (float16 constants are converted in Prepare: kernel "
+       "`prepare`)"},
       {"EQUAL", "", "a loop's condition"},
       {"EXPAND_DIMS", "", "shares its input's storage: no copy (one where the graph's input or output is involved)"},
       {"GATHER", "", "rows copied with memcpy"},
