@@ -542,7 +542,8 @@ Status Subgraph::PrepareNode(int node_index) {
   } else if (verdict == TypeVerdict::kRefuseAtInvoke) {
     entry.invoke_refusal = refusal;
   }
-  if (entry.kernel == &kReferenceKernelName && entry.delegate_params == nullptr && OutputsReadOnly(entry.node)) {
+  if (entry.kernel == &kReferenceKernelName && entry.delegate_params == nullptr &&
+      entry.registration.builtin_code != kTfLiteBuiltinCustom && OutputsReadOnly(entry.node)) {
     entry.kernel = &kPrepareKernelName;
   }
   entry.kernel_known = true;
@@ -797,6 +798,10 @@ Status Subgraph::AllocateTensors() {
   PlanDynamicTensorRelease();
   allocated_ = true;
   plain_invoke_ = ComputePlainInvoke();
+  plain_steps_.clear();
+  for (int node_index : execution_plan_) {
+    if (nodes_[node_index].kernel != &kPrepareKernelName) plain_steps_.push_back(node_index);
+  }
   invoke_prepare_stops_.assign(execution_plan_.size(), 0);
   return Status::Ok();
 }
@@ -823,7 +828,7 @@ Status Subgraph::Invoke() {
   }
   invoking_ = true;
   if (plain_invoke_ && interpreter_->node_observer() == nullptr) {
-    for (int node_index : execution_plan_) {
+    for (int node_index : plain_steps_) {
       NodeEntry& entry = nodes_[node_index];
       if (!error_.empty()) error_.clear();
       if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {

@@ -273,6 +273,10 @@ class Subgraph {
   // tensor is dynamic or held by a delegate, and every input a node reads has its storage: Invoke then
   // runs the kernels back to back, without the per-node checks (a tiny graph's Invoke is mostly those).
   bool plain_invoke_ = false;
+  // The plan's nodes that plain Invoke runs: all but those whose kernel is "prepare" (their outputs
+  // were computed in Prepare; their Eval does nothing). Invoke step by step (a profiler or node
+  // observer attached) still calls them, so the op profile lists every node, as TFLite's.
+  std::vector<int> plain_steps_;
   // TFLite's rule for nodes after a dynamic output: they are prepared again during Invoke only when
   // a tensor changed shape since they were last prepared (TFLite's tensor_resized_since_op_invoke_).
   // invoke_prepare_stops_[step] is where PrepareNodes(step) stopped in an earlier Invoke (0: not

@@ -356,5 +356,32 @@ TEST(InterpreterTest, NodeObserverSeesEveryNodeInOrder) {
   EXPECT_EQ(observer.calls.size(), 2u);
 }
 
+// A float16 constant's DEQUANTIZE computes its output in Prepare (kernel "prepare"). Plain Invoke
+// leaves it out (its Eval would do nothing, so only the time shows it); an observed Invoke still
+// runs it, so the op profile lists every node; both read the value Prepare wrote.
+TEST(InterpreterTest, NodesComputedInPrepare) {
+  testing::OpTest t;
+  const int x = t.AddInput(kTfLiteFloat32, {2});
+  const int w = t.AddConst<uint16_t>(kTfLiteFloat16, {2}, {0x3c00, 0x4000});  // 1.0, 2.0
+  const int w_float = t.AddIntermediate(kTfLiteFloat32, {2});
+  const int out = t.AddOutput(kTfLiteFloat32, {2});
+  t.AddOp(kTfLiteBuiltinDequantize, {w}, {w_float});
+  t.AddOp(kTfLiteBuiltinAdd, {x, w_float}, {out}, fb::BuiltinOptions::AddOptions,
+          fb::CreateAddOptions(t.fbb()).Union());
+  ASSERT_TRUE(t.Build().ok());
+  EXPECT_EQ(t.interpreter()->primary()->node_kernel(0), "prepare");
+  for (const bool observed : {false, true}) {
+    CountingObserver observer;
+    if (observed) t.interpreter()->SetNodeObserver(&observer);
+    t.SetInput<float>(0, {10, 20});
+    ASSERT_TRUE(t.Invoke().ok());
+    const float* result = t.interpreter()->tensor(out)->data.f;
+    EXPECT_EQ(result[0], 11.0f);
+    EXPECT_EQ(result[1], 22.0f);
+    EXPECT_EQ(observer.calls.size(), observed ? 2u : 0u);
+    t.interpreter()->SetNodeObserver(nullptr);
+  }
+}
+
 }  // namespace
 }  // namespace touchstone
