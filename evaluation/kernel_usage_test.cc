@@ -57,7 +57,8 @@ TEST(KernelUsageTest, OptimizedReferenceAndDelegated) {
   EXPECT_EQ(usage.nodes[0].kernel, kSampleDelegateName);
 }
 
-// x -> ADD(x, DEQUANTIZE(w)) -> out with w a float16 constant (converted once, in Prepare), and
+// x -> ADD(x, DEQUANTIZE(w)) -> out with w a float16 constant (converted once, in Prepare: what Invoke
+// then does with the node is runtime/interpreter_test's), and
 // y -> DEQUANTIZE -> z with y a float16 input (converted at every Invoke).
 std::shared_ptr<const Model> Float16Model() {
   ModelBuilder b;
@@ -99,19 +100,6 @@ TEST(KernelUsageTest, ConstantsComputedInPrepare) {
                 "Kernels: 0 optimized, 2 reference (ADD float32, DEQUANTIZE float16), 0 delegated, 1 computed at "
                 "Prepare (DEQUANTIZE float16)");
     }
-    // The constant is there once Prepare ran; Invoke, which skips the node, reads it.
-    const float* w_float = interpreter.value()->tensor(1)->data.f;
-    ASSERT_NE(w_float, nullptr);
-    EXPECT_EQ(w_float[63], 1.0f);
-    for (int run = 0; run < 2; ++run) {
-      float* x = interpreter.value()->tensor(2)->data.f;
-      for (int i = 0; i < 64; ++i) x[i] = static_cast<float>(i + run);
-      ASSERT_TRUE(interpreter.value()->Invoke().ok());
-      const float* out = interpreter.value()->tensor(3)->data.f;
-      EXPECT_EQ(out[0], 1.0f + run);
-      EXPECT_EQ(out[63], 64.0f + run);
-    }
-    EXPECT_EQ(w_float[0], 1.0f);
   }
 }
 

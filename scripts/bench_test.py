@@ -144,6 +144,11 @@ class ParseTest(unittest.TestCase):
             "3 chosen at the first Invoke"))
         self.assertEqual(suffixed["kernels"], {"optimized": 9, "reference": 1, "delegated": 0, "prepare": 102,
                                                "reference_list": "SIN float32"})
+        custom = bench.parse_output(OURS_TEXT.replace(
+            "4 reference (DEPTHWISE_CONV_2D int8 multiplier 4, ADD int16 x3), 0 delegated",
+            "1 reference (Op(v2) float32), 0 delegated, 2 computed at Prepare (DENSIFY float16 x2)"))
+        self.assertEqual(custom["kernels"], {"optimized": 9, "reference": 1, "delegated": 0, "prepare": 2,
+                                             "reference_list": "Op(v2) float32"})
 
     def test_no_timings(self):
         self.assertIsNone(bench.parse_output("Loaded model x.tflite\nERROR: x.tflite: no subgraph\n"))
