@@ -178,8 +178,10 @@ Status Subgraph::BuildTensors(const Model& model, const fb::SubGraph* subgraph) 
       affine->zero_point = TfLiteIntArrayCreate(channels);
       float* scale_data = affine->scale->data;
       int* zero_point_data = affine->zero_point->data;
-      for (int c = 0; c < channels; ++c) scale_data[c] = scales->Get(c);
-      for (int c = 0; c < zero_point_count; ++c) zero_point_data[c] = static_cast<int>(zero_points->Get(c));
+      // Copied as stored, little-endian, as constant tensors point straight at their file bytes.
+      std::memcpy(scale_data, scales->data(), sizeof(float) * static_cast<size_t>(channels));
+      const int64_t* zero_point_values = zero_points != nullptr ? zero_points->data() : nullptr;
+      for (int c = 0; c < zero_point_count; ++c) zero_point_data[c] = static_cast<int>(zero_point_values[c]);
       for (int c = zero_point_count; c < channels; ++c) zero_point_data[c] = 0;
       // With one scale the dimension is irrelevant; TFLite refuses an out-of-range one even then
       // (person_detect.tflite); Touchstone reads it as per-tensor (docs/runtime.md).

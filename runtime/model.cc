@@ -223,8 +223,17 @@ Status VerifyTensor(const fb::Tensor* tensor, int subgraph, int index, size_t nu
       default:
         break;
     }
-    for (flatbuffers::uoffset_t z = 0; z < quant->zero_point()->size(); ++z) {
-      const int64_t zero_point = quant->zero_point()->Get(z);
+    // One pass without an exit per element (a per-channel model has tens of thousands); the
+    // offender is looked for only when there is one.
+    const int64_t* zero_points = quant->zero_point()->data();
+    const flatbuffers::uoffset_t count = quant->zero_point()->size();
+    int64_t lowest = low, highest = high;
+    for (flatbuffers::uoffset_t z = 0; z < count; ++z) {
+      lowest = std::min(lowest, zero_points[z]);
+      highest = std::max(highest, zero_points[z]);
+    }
+    for (flatbuffers::uoffset_t z = 0; (lowest < low || highest > high) && z < count; ++z) {
+      const int64_t zero_point = zero_points[z];
       if (zero_point < low || zero_point > high) {
         return Invalid(label() + " has zero point " + std::to_string(zero_point) + " outside " +
                        TfLiteTypeGetName(type) + "'s range [" + std::to_string(low) + ", " + std::to_string(high) +

@@ -377,13 +377,18 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(TfLiteContext* context
   result->multiplier.clear();
   result->shift.clear();
   if (per_channel) {
-    result->multiplier.assign(num_channels, 0);
-    result->shift.assign(num_channels, 0);
+    // Runs once per output channel of every layer at Prepare (17,000 times in a MobileNet v2):
+    // plain pointers, so that the loop keeps nothing in memory but its results.
+    result->multiplier.resize(num_channels);
+    result->shift.resize(num_channels);
+    int32_t* multipliers = result->multiplier.data();
+    int* shifts = result->shift.data();
+    const float* filter_scales = filter_quantization->scale->data;
+    const double input_scale_double = input_scale;
+    const double output_scale_double = output_scale;
     for (int c = 0; c < num_channels; ++c) {
-      const double filter_scale = filter_quantization->scale->data[c];
-      const double effective_scale =
-          static_cast<double>(input_scale) * filter_scale / static_cast<double>(output_scale);
-      quantization_util::QuantizeMultiplier(effective_scale, &result->multiplier[c], &result->shift[c]);
+      const double effective_scale = input_scale_double * static_cast<double>(filter_scales[c]) / output_scale_double;
+      quantization_util::QuantizeMultiplier(effective_scale, &multipliers[c], &shifts[c]);
     }
   } else if (input->type != kTfLiteUInt8 && num_channels > 0) {
     // One scale: every channel's multiplier is the same (computed once; uint8's legacy one follows).
