@@ -577,15 +577,16 @@ int Subgraph::CpuKernelStateCallback(TfLiteContext* context, const TfLiteNode* n
   return entry->kernel == &kOptimizedKernelName ? 1 : 0;
 }
 
-bool Subgraph::InputProducerCallback(TfLiteContext* context, const TfLiteNode* node, int* self, int* producer) {
+bool Subgraph::InputProducerCallback(TfLiteContext* context, const TfLiteNode* node, int input, int* self,
+                                     int* producer) {
   Subgraph* s = SubgraphOf(context);
   const NodeEntry* entry = s->EntryOf(node);
-  if (entry == nullptr || node->inputs->size < 1) return false;
+  if (entry == nullptr || input < 0 || node->inputs->size <= input) return false;
   const int index = static_cast<int>(entry - s->nodes_.data());
   if (static_cast<size_t>(index) >= s->step_of_node_.size() || s->step_of_node_[index] < 0) return false;
   *self = index;
   *producer = -1;
-  const int tensor = node->inputs->data[0];
+  const int tensor = node->inputs->data[input];
   if (tensor < 0 || static_cast<size_t>(tensor) >= s->single_output_writer_.size()) return true;
   const int writer = s->single_output_writer_[tensor];
   if (writer >= 0 && s->step_of_node_[writer] < s->step_of_node_[index]) *producer = writer;
@@ -1509,15 +1510,17 @@ bool Subgraph::CanFuse(int producer_node, int consumer_node) const {
   }
   const TfLiteNode& producer = nodes_[producer_node].node;
   const TfLiteNode& consumer = nodes_[consumer_node].node;
-  if (producer.outputs->size != 1 || consumer.inputs->size < 1) return false;
+  if (producer.outputs->size != 1) return false;
   const int tensor = producer.outputs->data[0];
-  if (tensor < 0 || consumer.inputs->data[0] != tensor || tensors_[tensor].allocation_type != kTfLiteArenaRw) {
+  if (tensor < 0 || tensors_[tensor].allocation_type != kTfLiteArenaRw ||
+      std::find(consumer.inputs->data, consumer.inputs->data + consumer.inputs->size, tensor) ==
+          consumer.inputs->data + consumer.inputs->size) {
     return false;
   }
   for (const std::vector<int>* ends : {&inputs_, &outputs_}) {
     if (std::find(ends->begin(), ends->end(), tensor) != ends->end()) return false;
   }
-  // The consumer's first input is the only read of the tensor in the whole plan.
+  // The consumer's input is the only read of the tensor in the whole plan.
   int reads = 0;
   for (int node_index : plan) {
     const TfLiteIntArray* inputs = nodes_[node_index].node.inputs;

@@ -146,7 +146,8 @@ class Subgraph {
   static void NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized);
   static int CpuKernelStateCallback(TfLiteContext* context, const TfLiteNode* node);
   // CpuBackendContext::input_producer, from the maps below.
-  static bool InputProducerCallback(TfLiteContext* context, const TfLiteNode* node, int* self, int* producer);
+  static bool InputProducerCallback(TfLiteContext* context, const TfLiteNode* node, int input, int* self,
+                                    int* producer);
 
  private:
   struct NodeEntry {

@@ -44,7 +44,7 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // Operator fusion: a kernel that computes the output of the node producing its input itself, so
   // that the tensor between them is never written (the producer's Eval then does nothing). It asks
   // from its Prepare, naming both nodes; the runtime answers true when the graph allows it: the
-  // producer has one output, read by the consumer alone (once, as its first input), neither a
+  // producer has one output, read by the consumer alone (once, as any of its inputs), neither a
   // subgraph input nor output, asked before the arena is planned (not by a node prepared during
   // Invoke), with no tensor required to stay readable (InterpreterOptions::preserve_all_tensors).
   // The runtime then keeps the producer's inputs allocated until the consumer has run. Null where
@@ -75,9 +75,9 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // partitioning asks, to leave a node to the optimized kernel only where that kernel takes it.
   int (*cpu_kernel_state)(TfLiteContext* context, const TfLiteNode* node) = nullptr;
   // For a kernel's fusion (ProducerOfInput): `node`'s index, and the node of the plan before it whose
-  // one output is `node`'s input 0 (-1: none). False where `node` is no node of the plan being
+  // one output is `node`'s input `input` (-1: none). False where `node` is no node of the plan being
   // prepared. Answered from maps of that plan, without a walk over it. Null where the host keeps none.
-  bool (*input_producer)(TfLiteContext* context, const TfLiteNode* node, int* self, int* producer) = nullptr;
+  bool (*input_producer)(TfLiteContext* context, const TfLiteNode* node, int input, int* self, int* producer) = nullptr;
 };
 
 // NoteKernel through the context's CpuBackendContext, where the host has one.

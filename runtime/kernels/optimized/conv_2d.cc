@@ -552,6 +552,12 @@ struct ConvOp {
       Pack(s, filter, bias);
     }
     if (s->broadcast_channels > 0) return EvalBroadcast(context, node, s);
+    return EvalGemm(context, s, input, tflite::GetTensorData<float>(output), GemmProblem());
+  }
+
+  // The plain path's GEMM into `output_data`, with `epilogue`'s residual fields (none by default).
+  static TfLiteStatus EvalGemm(TfLiteContext* context, State* s, const TfLiteTensor* input, float* output_data,
+                               const GemmProblem& epilogue) {
     const size_t input_depth = input->dims->data[3];
     const float* input_data = tflite::GetTensorData<float>(input);
     GemmProblem problem;
@@ -577,7 +583,10 @@ struct ConvOp {
     problem.c_stride = s->output_depth;
     problem.min = s->act_min;
     problem.max = s->act_max;
-    float* output_data = tflite::GetTensorData<float>(output);
+    problem.residual = epilogue.residual;
+    problem.residual_add = epilogue.residual_add;
+    problem.residual_min = epilogue.residual_min;
+    problem.residual_max = epilogue.residual_max;
     if (s->groups == 1) {
       problem.w = s->packed.data();
       problem.c = output_data;
@@ -590,6 +599,7 @@ struct ConvOp {
       group.a_offset = static_cast<size_t>(g) * s->filter_depth;
       group.w = s->packed.data() + g * s->group_packed_size;
       group.c = output_data + static_cast<size_t>(g) * s->group_outputs;
+      if (group.residual != nullptr) group.residual += static_cast<size_t>(g) * s->group_outputs;
     }
     RunGemm(context, s->problems.data(), s->problems.size());
     return kTfLiteOk;
@@ -605,6 +615,32 @@ bool IsOptimizedConvInvoke(TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) 
 }
 
 void PackConv(ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias) { ConvOp::Pack(s, filter, bias); }
+
+bool ResidualFoldableConv(const TfLiteNode* node, const TfLiteRegistration* registration) {
+  if (node->delegate != nullptr || !IsOptimizedConvInvoke(registration->invoke) || node->inputs->size != 3) {
+    return false;
+  }
+  const ConvState* s = static_cast<const ConvState*>(node->user_data);
+  return s->fast && !s->quantized && !s->q16 && !s->hybrid && !s->planar && s->broadcast_channels == 0 &&
+         s->groups == 1 && !s->fused_into_consumer;
+}
+
+void MarkConvFused(TfLiteNode* node) { static_cast<ConvState*>(node->user_data)->fused_into_consumer = true; }
+
+TfLiteStatus EvalConvWithResidual(TfLiteContext* context, TfLiteNode* node, float* output, const float* residual,
+                                  BinaryFn add, float min, float max) {
+  ConvState* s = static_cast<ConvState*>(node->user_data);
+  const auto [input, filter, bias, conv_output] = nn::WeightedNodeTensors(context, node);
+  if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
+    ConvOp::Pack(s, filter, bias);
+  }
+  GemmProblem epilogue;
+  epilogue.residual = residual;
+  epilogue.residual_add = add;
+  epilogue.residual_min = min;
+  epilogue.residual_max = max;
+  return ConvOp::EvalGemm(context, s, input, output, epilogue);
+}
 
 }  // namespace conv_internal
 

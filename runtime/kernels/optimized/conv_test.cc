@@ -435,6 +435,7 @@ TEST(OptimizedExpansionFusionTest, KeepsTheConvolutionInputUntilTheDepthwiseRuns
   });
   op.Check(optimized::Register_ADD());
 }
+
 TEST(OptimizedExpansionFusionTest, NotFusedWithASecondReader) {
   // The expanded tensor also feeds an ADD: both must see it.
   OpCase op;
@@ -453,6 +454,107 @@ TEST(OptimizedExpansionFusionTest, NotFusedWithASecondReader) {
   op.test().AddOp(kTfLiteBuiltinAdd, {depthwise, expanded}, {sum}, fb::BuiltinOptions::AddOptions,
                   fb::CreateAddOptions(op.test().fbb()).Union());
   op.Check(optimized::Register_CONV_2D());
+}
+
+// ---- A CONV_2D computed by the ADD reading its output (a residual connection)
+
+struct Residual {
+  Conv conv;               // SAME padding: its output is the input's height and width over the stride, rounded up
+  bool conv_first = true;  // the convolution's output is the ADD's input 0 (else input 1)
+  Act add_activation = Act::NONE;
+};
+
+enum class ResidualGraph {
+  kPlain,
+  kSecondReader,  // another ADD reads the convolution's output too
+  kConvIsOutput,  // the convolution's output is a graph output
+  kBroadcast,     // the other operand is one value per channel
+  kMul,           // MUL instead of ADD
+};
+
+// Runs CONV_2D -> ADD(conv, other) against the reference, checks whether the ADD computed the
+// convolution (its output tensor then fused away), and that every output is bit for bit the nodes'
+// apart (run with every tensor kept: no fusion).
+void CheckResidual(const Residual& r, ResidualGraph graph, bool fused, uint32_t seed) {
+  std::map<std::string, std::vector<std::vector<std::vector<uint8_t>>>> fused_runs;  // by label, then run
+  std::map<std::string, size_t> compared;
+  for (const bool preserve : {false, true}) {
+    OpCase op;
+    const Conv& c = r.conv;
+    const int input = op.AddFloatInput(c.input, seed);
+    const std::vector<int> filter_shape = {c.out_channels, c.kernel_h, c.kernel_w, c.input[3] / c.groups};
+    const int filter =
+        c.filter_is_input ? op.AddFloatInput(filter_shape, seed + 1) : op.AddFloatConst(filter_shape, seed + 1);
+    const int bias = op.AddFloatConst({c.out_channels}, seed + 2);
+    const int conv_out =
+        graph == ResidualGraph::kConvIsOutput ? op.AddFloatOutput() : op.test().AddIntermediate(kTfLiteFloat32);
+    AddConvOp(op, c, {input, filter, bias}, conv_out);
+    const std::vector<int> out_shape = {c.input[0], (c.input[1] + c.stride_h - 1) / c.stride_h,
+                                        (c.input[2] + c.stride_w - 1) / c.stride_w, c.out_channels};
+    const int other = graph == ResidualGraph::kBroadcast ? op.AddFloatInput({1, 1, 1, c.out_channels}, seed + 3)
+                                                         : op.AddFloatInput(out_shape, seed + 3);
+    const std::vector<int> operands =
+        r.conv_first ? std::vector<int>{conv_out, other} : std::vector<int>{other, conv_out};
+    const int output = op.AddFloatOutput();
+    if (graph == ResidualGraph::kMul) {
+      op.test().AddOp(kTfLiteBuiltinMul, operands, {output}, fb::BuiltinOptions::MulOptions,
+                      fb::CreateMulOptions(op.test().fbb(), r.add_activation).Union());
+    } else {
+      op.test().AddOp(kTfLiteBuiltinAdd, operands, {output}, fb::BuiltinOptions::AddOptions,
+                      fb::CreateAddOptions(op.test().fbb(), r.add_activation).Union());
+    }
+    if (graph == ResidualGraph::kSecondReader) {
+      op.test().AddOp(kTfLiteBuiltinAdd, {conv_out, other}, {op.AddFloatOutput()}, fb::BuiltinOptions::AddOptions,
+                      fb::CreateAddOptions(op.test().fbb()).Union());
+    }
+    op.set_preserve_all_tensors(preserve);
+    op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
+      EXPECT_EQ(interpreter->primary()->tensor_fused_away(conv_out), fused && !preserve) << label;
+      const std::vector<std::vector<uint8_t>> outputs = Collect(interpreter).outputs;
+      if (!preserve) {
+        fused_runs[label].push_back(outputs);
+        return;
+      }
+      const size_t run = compared[label]++;
+      ASSERT_LT(run, fused_runs[label].size()) << label;
+      EXPECT_TRUE(fused_runs[label][run] == outputs) << label << ", run " << run << ": the fusion changed an output";
+    });
+    op.Check(optimized::Register_CONV_2D());
+  }
+}
+
+TEST(OptimizedResidualFusionTest, ProjectionLikeHandLandmark) {
+  // A 1x1 projection, its output the ADD's first operand; 24 channels (not whole registers).
+  CheckResidual({{{1, 16, 12, 32}, 24, 1, 1}}, ResidualGraph::kPlain, true, 51);
+  // The second operand, activations on both nodes, two batches, a 3x3 window (merged rows), 20
+  // channels.
+  Residual r{{{2, 9, 7, 12}, 20, 3, 3}, /*conv_first=*/false, Act::RELU};
+  r.conv.activation = Act::RELU6;
+  CheckResidual(r, ResidualGraph::kPlain, true, 53);
+  // A stride of 2 and one pixel.
+  CheckResidual({{{1, 11, 9, 8}, 16, 3, 3, fb::Padding::SAME, 2, 2}, true, Act::RELU_N1_TO_1}, ResidualGraph::kPlain,
+                true, 55);
+  CheckResidual({{{1, 1, 1, 3}, 5, 1, 1}, false}, ResidualGraph::kPlain, true, 57);
+}
+TEST(OptimizedResidualFusionTest, WideOutputsInSeveralWeightBlocks) {
+  // 640 outputs of 64 inputs: more packed weights than one block, so tiles cover part of a row.
+  CheckResidual({{{1, 6, 5, 64}, 640, 1, 1}, false}, ResidualGraph::kPlain, true, 59);
+}
+TEST(OptimizedResidualFusionTest, WeightsPackedAtEveryInvoke) {
+  Residual r{{{1, 8, 8, 16}, 32, 1, 1}};
+  r.conv.filter_is_input = true;
+  CheckResidual(r, ResidualGraph::kPlain, true, 61);
+}
+TEST(OptimizedResidualFusionTest, NotFusedWhereTheGraphNeedsTheTensorOrTheOpDiffers) {
+  const Residual r{{{1, 10, 8, 16}, 24, 1, 1}};
+  CheckResidual(r, ResidualGraph::kSecondReader, false, 63);
+  CheckResidual(r, ResidualGraph::kConvIsOutput, false, 65);
+  CheckResidual(r, ResidualGraph::kBroadcast, false, 67);
+  CheckResidual(r, ResidualGraph::kMul, false, 69);
+  // Grouped convolutions keep their own Eval.
+  Residual grouped{{{1, 6, 6, 16}, 16, 3, 3}};
+  grouped.conv.groups = 2;
+  CheckResidual(grouped, ResidualGraph::kPlain, false, 73);
 }
 
 // ---- A 1x1 CONV_2D over CONCATENATION(RESIZE_BILINEAR(one pixel), rest) (ConvOp::FoldBroadcast)

@@ -236,6 +236,18 @@ struct ConvState : OpState {
 bool IsOptimizedConvInvoke(TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*));
 void PackConv(ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias);
 
+// For a float ADD that computes its CONV_2D operand itself (elementwise.cc, FoldResidualConv): the
+// convolution's output tensor is then never written, its tiles go straight into the ADD's output
+// and get the other operand added while in the cache. Whether `node` is a CONV_2D of this kernel
+// whose last Prepare chose the plain float GEMM (one group, no fold of its own, not yet fused).
+bool ResidualFoldableConv(const TfLiteNode* node, const TfLiteRegistration* registration);
+// Its Eval does nothing until its next Prepare.
+void MarkConvFused(TfLiteNode* node);
+// Its GEMM into `output`, each tile then add(tile, residual) clamped to [min, max]: the values of
+// the CONV_2D's Eval followed by the ADD's (the same microkernels on the same floats; a + b = b + a).
+TfLiteStatus EvalConvWithResidual(TfLiteContext* context, TfLiteNode* node, float* output, const float* residual,
+                                  BinaryFn add, float min, float max);
+
 }  // namespace conv_internal
 }  // namespace optimized
 }  // namespace touchstone

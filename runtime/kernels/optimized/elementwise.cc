@@ -20,6 +20,7 @@
 #include "runtime/c/builtin_op_data.h"
 #include "runtime/c/common.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/conv_util.h"
 #include "runtime/kernels/optimized/elementwise.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
@@ -140,9 +141,12 @@ struct BinaryState : OpState {
   int64_t elements = 0;
   bool empty = false;                // a float output of no elements: Eval has nothing to do
   bool fused_into_consumer = false;  // MarkAddFused: the reader computes the rows (FusedAddRow)
-  bool a_whole = false;              // the first input has the output's shape
-  bool swap = false;                 // the first input is the single value
-  bool b_scalar = false;             // one input is a single value
+  // FoldResidualConv: the CONV_2D writing one input, computed by this node's Eval; the other input.
+  TfLiteNode* residual_conv = nullptr;
+  int residual_input = -1;
+  bool a_whole = false;   // the first input has the output's shape
+  bool swap = false;      // the first input is the single value
+  bool b_scalar = false;  // one input is a single value
   float act_min = 0.f, act_max = 0.f;
   bool quantized = false;  // 8-bit ADD through add_arith or `table`
   bool arith = false;
@@ -175,6 +179,7 @@ struct BinaryOp {
     s->quantized = false;
     s->q16 = false;
     s->fused_into_consumer = false;
+    s->residual_conv = nullptr;
     if (!kMul && (a->type == kTfLiteUInt8 || a->type == kTfLiteInt8) && b->type == a->type && output->type == a->type &&
         !tflite::IsDynamicTensor(output) && tflite::NumElements(output) > 0 && SameDims(a->dims, output->dims) &&
         SameDims(b->dims, output->dims)) {
@@ -250,7 +255,27 @@ struct BinaryOp {
     }
     tflite::CalculateActivationRange(activation, &s->act_min, &s->act_max);
     s->fast = true;
+    if (!kMul && !s->broadcast && !s->b_scalar) FoldResidualConv(context, node, s);
     return kTfLiteOk;
+  }
+
+  // A residual connection: a float CONV_2D writes one input of this ADD, of the same shape as the
+  // other, and nothing else reads it (the runtime decides: fuse_producer). This node's Eval then runs
+  // the convolution into its own output and adds the other input to each tile as it is written
+  // (conv_util.h, EvalConvWithResidual): the same values as the two nodes apart, without writing the
+  // convolution's output and reading it back (hand_landmark, deeplabv3, the BlazeFace detectors).
+  static void FoldResidualConv(TfLiteContext* context, TfLiteNode* node, State* s) {
+    CpuBackendContext* backend = GetCpuBackendContext(context);
+    if (backend == nullptr || backend->fuse_producer == nullptr) return;
+    for (int input = 0; input < 2; ++input) {
+      const Producer p = ProducerOfInput(context, node, input);
+      if (p.producer < 0 || !conv_internal::ResidualFoldableConv(p.node, p.registration)) continue;
+      if (!backend->fuse_producer(context, p.producer, p.self)) continue;
+      conv_internal::MarkConvFused(p.node);
+      s->residual_conv = p.node;
+      s->residual_input = 1 - input;
+      return;
+    }
   }
 
   static TfLiteStatus EvalQuantized(TfLiteContext* context, TfLiteNode* node, State* s) {
@@ -336,9 +361,14 @@ struct BinaryOp {
     if (s->q16) return EvalQ16Binary(context, node, &s->q16_state);
     if (s->quantized) return EvalQuantized(context, node, s);
     if (s->empty || s->fused_into_consumer) return kTfLiteOk;
+    float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    if (s->residual_conv != nullptr) {
+      const float* residual = tflite::GetTensorData<float>(tflite::GetInput(context, node, s->residual_input));
+      return conv_internal::EvalConvWithResidual(context, s->residual_conv, out, residual, s->kernels->add, s->act_min,
+                                                 s->act_max);
+    }
     const float* a = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     const float* b = tflite::GetTensorData<float>(tflite::GetInput(context, node, 1));
-    float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
     if (s->tiled) {
       EvalTiled(context, a, b, out, s);
       return kTfLiteOk;
@@ -365,7 +395,8 @@ bool FoldableFloatAdd(const TfLiteNode* node, const TfLiteRegistration* registra
   }
   const BinaryState* s = static_cast<const BinaryState*>(node->user_data);
   // The tiled path (short rows) is only another Eval of the same rows.
-  if (!s->fast || s->quantized || s->q16 || s->empty) return false;
+  // An ADD computing its convolution operand itself leaves that tensor unwritten.
+  if (!s->fast || s->quantized || s->q16 || s->empty || s->residual_conv != nullptr) return false;
   return !s->broadcast || s->rows.inner % row_length == 0;
 }
 

@@ -12,6 +12,20 @@ namespace {
 // Packed weights one task sweeps over all its rows: sized to stay in a core's L2 cache.
 constexpr size_t kBlockBytes = 128 * 1024;
 
+// The residual ADD of rows [row, row + rows) and columns [col, col + cols) of `q`'s C, just written.
+void AddResidual(const GemmProblem& q, size_t row, size_t rows, size_t col, size_t cols) {
+  float* c = q.c + row * q.c_stride + col;
+  const float* residual = q.residual + row * q.c_stride + col;
+  if (col == 0 && cols == q.c_stride) {
+    q.residual_add(rows * cols, c, residual, false, c, q.residual_min, q.residual_max);
+    return;
+  }
+  for (size_t i = 0; i < rows; ++i) {
+    q.residual_add(cols, c + i * q.c_stride, residual + i * q.c_stride, false, c + i * q.c_stride, q.residual_min,
+                   q.residual_max);
+  }
+}
+
 }  // namespace
 
 const GemmVariant& ChooseGemmVariant(const MicroKernels& kernels, size_t n) {
@@ -73,6 +87,7 @@ void RunGemm(TfLiteContext* context, const GemmProblem* problems, size_t count) 
       args.w = q.w + block * block_panels * panel_size;
       args.c = q.c + row * q.c_stride + col;
       variant.fn[rows](args);
+      if (q.residual != nullptr) AddResidual(q, row, rows, col, args.nc);
       if (++tile_in_part < part_tiles) continue;
       tile_in_part = 0;
       if (++block < blocks) continue;

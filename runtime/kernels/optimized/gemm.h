@@ -17,6 +17,13 @@ namespace optimized {
 struct GemmProblem : GemmArgs {
   const GemmVariant* variant = nullptr;
   size_t m = 0;
+  // Optional, a residual ADD computed with the product (elementwise.cc, FoldResidualConv): each tile
+  // of C, once written and still in the cache, becomes residual_add(C, residual) clamped to
+  // [residual_min, residual_max], `residual` laid out as C (c_stride floats a row).
+  const float* residual = nullptr;
+  BinaryFn residual_add = nullptr;
+  float residual_min = 0.f;
+  float residual_max = 0.f;
 };
 
 // The problem of a plain row-major product: m rows of k (one tap each, the pointers in a) times

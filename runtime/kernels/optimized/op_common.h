@@ -265,20 +265,21 @@ inline int CurrentThread(TfLiteContext* context) {
   return runner != nullptr ? runner->current_thread() : 0;
 }
 
-// The node of the plan before `node` that writes its input 0, if any, for a reader that computes
-// that node's output itself (fusion; the runtime decides whether the graph allows it:
-// CpuBackendContext::fuse_producer). `self` and `producer` are node indices (-1: not found).
+// The node of the plan before `node` that writes its input `input` (0 unless given), if any, for a
+// reader that computes that node's output itself (fusion; the runtime decides whether the graph
+// allows it: CpuBackendContext::fuse_producer). `self` and `producer` are node indices (-1: not
+// found).
 struct Producer {
   int self = -1;
   int producer = -1;
   TfLiteNode* node = nullptr;
   TfLiteRegistration* registration = nullptr;
 };
-inline Producer ProducerOfInput(TfLiteContext* context, const TfLiteNode* node) {
+inline Producer ProducerOfInput(TfLiteContext* context, const TfLiteNode* node, int input = 0) {
   CpuBackendContext* backend = GetCpuBackendContext(context);
   Producer found;
   if (backend == nullptr || backend->input_producer == nullptr ||
-      !backend->input_producer(context, node, &found.self, &found.producer)) {
+      !backend->input_producer(context, node, input, &found.self, &found.producer)) {
     return Producer();
   }
   if (found.producer >= 0 &&
