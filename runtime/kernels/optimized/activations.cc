@@ -12,6 +12,7 @@
 #include "runtime/kernels/internal/elementwise_quant.h"
 #include "runtime/kernels/internal/relu_bounds.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/optimized/elementwise.h"
 #include "runtime/kernels/optimized/fixed_point_kernels.h"
 #include "runtime/kernels/optimized/op_common.h"
 #include "runtime/kernels/optimized/optimized_ops.h"
@@ -108,6 +109,7 @@ struct ActivationOp {
 // The RELU family on float32 (bounds: internal/relu_bounds.h, as the reference's).
 struct ReluState : OpState {
   int64_t elements = 0;
+  TfLiteNode* add = nullptr;  // FoldAdd: the ADD this node computes, then clamps
 };
 
 template <ReluKind kKind>
@@ -133,7 +135,31 @@ struct ReluOp {
     s->elements = tflite::NumElements(input);
     s->fast = input->type == kTfLiteFloat32 && s->elements > 0 && tflite::NumElements(output) == s->elements &&
               !tflite::IsDynamicTensor(output);
+    s->add = nullptr;
+    if (s->fast) FoldAdd(context, node, s);
     return kTfLiteOk;
+  }
+
+  // A float ADD over the same shapes that writes this node's input and nothing else reads (the
+  // runtime decides): its Eval writes into this node's output and each piece is clamped there while
+  // in the cache (face_detection_short_range's 16 residual ADDs, each before a RELU). The values
+  // of the two nodes apart: the ADD's microkernel, then this node's. Where the ADD computes a
+  // convolution itself (elementwise.cc, FoldResidualConv), the three are one chain (fuse_chain), so
+  // that the convolution's input stays allocated until this node has run.
+  static void FoldAdd(TfLiteContext* context, TfLiteNode* node, State* s) {
+    CpuBackendContext* backend = GetCpuBackendContext(context);
+    if (backend == nullptr || backend->fuse_producer == nullptr || backend->fuse_chain == nullptr) return;
+    const Producer p = ProducerOfInput(context, node);
+    if (p.producer < 0 || p.node->delegate != nullptr || !FoldableAddForActivation(p.node, p.registration)) return;
+    const int conv = FusedAddConvolution(p.node);
+    if (conv >= 0) {
+      const int chain[3] = {conv, p.producer, p.self};
+      if (!backend->fuse_chain(context, chain, 3, /*unwritten=*/true)) return;
+    } else if (!backend->fuse_producer(context, p.producer, p.self)) {
+      return;
+    }
+    MarkAddFused(p.node);
+    s->add = p.node;
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
@@ -141,6 +167,7 @@ struct ReluOp {
     float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
     const ClampFn relu = s->kernels->relu;
     constexpr float lo = ReluLow(kKind), hi = ReluHigh(kKind);
+    if (s->add != nullptr) return EvalFusedAdd(context, s->add, out, relu, lo, hi);
     ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
       relu(static_cast<size_t>(end - begin), in + begin, out + begin, lo, hi);
     });

@@ -587,6 +587,9 @@ struct ConvOp {
     problem.residual_add = epilogue.residual_add;
     problem.residual_min = epilogue.residual_min;
     problem.residual_max = epilogue.residual_max;
+    problem.post = epilogue.post;
+    problem.post_lo = epilogue.post_lo;
+    problem.post_hi = epilogue.post_hi;
     if (s->groups == 1) {
       problem.w = s->packed.data();
       problem.c = output_data;
@@ -628,7 +631,7 @@ bool ResidualFoldableConv(const TfLiteNode* node, const TfLiteRegistration* regi
 void MarkConvFused(TfLiteNode* node) { static_cast<ConvState*>(node->user_data)->fused_into_consumer = true; }
 
 TfLiteStatus EvalConvWithResidual(TfLiteContext* context, TfLiteNode* node, float* output, const float* residual,
-                                  BinaryFn add, float min, float max) {
+                                  BinaryFn add, float min, float max, ClampFn post, float post_lo, float post_hi) {
   ConvState* s = static_cast<ConvState*>(node->user_data);
   const auto [input, filter, bias, conv_output] = nn::WeightedNodeTensors(context, node);
   if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
@@ -639,6 +642,9 @@ TfLiteStatus EvalConvWithResidual(TfLiteContext* context, TfLiteNode* node, floa
   epilogue.residual_add = add;
   epilogue.residual_min = min;
   epilogue.residual_max = max;
+  epilogue.post = post;
+  epilogue.post_lo = post_lo;
+  epilogue.post_hi = post_hi;
   return ConvOp::EvalGemm(context, s, input, output, epilogue);
 }
 

@@ -462,6 +462,9 @@ struct Residual {
   Conv conv;               // SAME padding: its output is the input's height and width over the stride, rounded up
   bool conv_first = true;  // the convolution's output is the ADD's input 0 (else input 1)
   Act add_activation = Act::NONE;
+  // A RELU-family node reading the ADD's output (kTfLiteBuiltinRelu, ...; 0: none), which then computes
+  // the ADD (ReluOp::FoldAdd) unless the ADD has another reader.
+  int activation_after = 0;
 };
 
 enum class ResidualGraph {
@@ -475,7 +478,7 @@ enum class ResidualGraph {
 // Runs CONV_2D -> ADD(conv, other) against the reference, checks whether the ADD computed the
 // convolution (its output tensor then fused away), and that every output is bit for bit the nodes'
 // apart (run with every tensor kept: no fusion).
-void CheckResidual(const Residual& r, ResidualGraph graph, bool fused, uint32_t seed) {
+void CheckResidual(const Residual& r, ResidualGraph graph, bool fused, uint32_t seed, bool add_fused = false) {
   std::map<std::string, std::vector<std::vector<std::vector<uint8_t>>>> fused_runs;  // by label, then run
   std::map<std::string, size_t> compared;
   for (const bool preserve : {false, true}) {
@@ -495,7 +498,7 @@ void CheckResidual(const Residual& r, ResidualGraph graph, bool fused, uint32_t 
                                                          : op.AddFloatInput(out_shape, seed + 3);
     const std::vector<int> operands =
         r.conv_first ? std::vector<int>{conv_out, other} : std::vector<int>{other, conv_out};
-    const int output = op.AddFloatOutput();
+    const int output = r.activation_after != 0 ? op.test().AddIntermediate(kTfLiteFloat32) : op.AddFloatOutput();
     if (graph == ResidualGraph::kMul) {
       op.test().AddOp(kTfLiteBuiltinMul, operands, {output}, fb::BuiltinOptions::MulOptions,
                       fb::CreateMulOptions(op.test().fbb(), r.add_activation).Union());
@@ -507,9 +510,13 @@ void CheckResidual(const Residual& r, ResidualGraph graph, bool fused, uint32_t 
       op.test().AddOp(kTfLiteBuiltinAdd, {conv_out, other}, {op.AddFloatOutput()}, fb::BuiltinOptions::AddOptions,
                       fb::CreateAddOptions(op.test().fbb()).Union());
     }
+    if (r.activation_after != 0) {
+      op.test().AddOp(r.activation_after, {output}, {op.AddFloatOutput()});
+    }
     op.set_preserve_all_tensors(preserve);
     op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
       EXPECT_EQ(interpreter->primary()->tensor_fused_away(conv_out), fused && !preserve) << label;
+      EXPECT_EQ(interpreter->primary()->tensor_fused_away(output), add_fused && !preserve) << label;
       const std::vector<std::vector<uint8_t>> outputs = Collect(interpreter).outputs;
       if (!preserve) {
         fused_runs[label].push_back(outputs);
@@ -544,6 +551,46 @@ TEST(OptimizedResidualFusionTest, WeightsPackedAtEveryInvoke) {
   Residual r{{{1, 8, 8, 16}, 32, 1, 1}};
   r.conv.filter_is_input = true;
   CheckResidual(r, ResidualGraph::kPlain, true, 61);
+}
+TEST(OptimizedResidualFusionTest, ARectifierAfterComputesTheAddAndTheConvolution) {
+  // BlazeFace's blocks: CONV_2D, ADD, RELU; the RELU computes both.
+  Residual r{{{1, 16, 16, 24}, 24, 1, 1}, /*conv_first=*/false};
+  r.activation_after = kTfLiteBuiltinRelu;
+  CheckResidual(r, ResidualGraph::kPlain, true, 75, /*add_fused=*/true);
+  // RELU6 after an ADD with its own activation, several weight blocks.
+  Residual wide{{{1, 5, 6, 64}, 640, 1, 1}, true, Act::RELU_N1_TO_1};
+  wide.activation_after = kTfLiteBuiltinRelu6;
+  CheckResidual(wide, ResidualGraph::kPlain, true, 77, /*add_fused=*/true);
+  // The ADD over a broadcast operand computes no convolution, and no RELU takes it.
+  CheckResidual(r, ResidualGraph::kBroadcast, false, 79, /*add_fused=*/false);
+  // Grouped: the RELU computes the ADD alone.
+  Residual grouped{{{1, 6, 6, 16}, 16, 3, 3}};
+  grouped.conv.groups = 2;
+  grouped.activation_after = kTfLiteBuiltinRelu;
+  CheckResidual(grouped, ResidualGraph::kPlain, false, 81, /*add_fused=*/true);
+}
+TEST(OptimizedResidualFusionTest, KeepsTheConvolutionInputUntilTheRectifierRuns) {
+  // The convolution's input comes from an ADD whose last reader in the plan is the convolution:
+  // without the chain's reads the planner could give its bytes to the RELU's output.
+  OpCase op;
+  const int input = op.AddFloatInput({1, 20, 12, 16}, 83);
+  const int sum = op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinAdd, {input, input}, {sum}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(op.test().fbb()).Union());
+  const int filter = op.AddFloatConst({16, 1, 1, 16}, 84);
+  const int bias = op.AddFloatConst({16}, 85);
+  const int conv_out = op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinConv2d, {sum, filter, bias}, {conv_out}, fb::BuiltinOptions::Conv2DOptions,
+                  fb::CreateConv2DOptions(op.test().fbb(), fb::Padding::SAME, 1, 1).Union());
+  const int residual_sum = op.test().AddIntermediate(kTfLiteFloat32);
+  op.test().AddOp(kTfLiteBuiltinAdd, {input, conv_out}, {residual_sum}, fb::BuiltinOptions::AddOptions,
+                  fb::CreateAddOptions(op.test().fbb()).Union());
+  op.test().AddOp(kTfLiteBuiltinRelu, {residual_sum}, {op.AddFloatOutput()});
+  op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
+    EXPECT_TRUE(interpreter->primary()->tensor_fused_away(conv_out)) << label;
+    EXPECT_TRUE(interpreter->primary()->tensor_fused_away(residual_sum)) << label;
+  });
+  op.Check(optimized::Register_ADD());
 }
 TEST(OptimizedResidualFusionTest, NotFusedWhereTheGraphNeedsTheTensorOrTheOpDiffers) {
   const Residual r{{{1, 10, 8, 16}, 24, 1, 1}};

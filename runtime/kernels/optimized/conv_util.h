@@ -243,10 +243,12 @@ void PackConv(ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias
 bool ResidualFoldableConv(const TfLiteNode* node, const TfLiteRegistration* registration);
 // Its Eval does nothing until its next Prepare.
 void MarkConvFused(TfLiteNode* node);
-// Its GEMM into `output`, each tile then add(tile, residual) clamped to [min, max]: the values of
-// the CONV_2D's Eval followed by the ADD's (the same microkernels on the same floats; a + b = b + a).
+// Its GEMM into `output`, each tile then add(tile, residual) clamped to [min, max], and then, with
+// `post`, post(tile) clamped to [post_lo, post_hi]: the values of the CONV_2D's Eval followed by the
+// ADD's (and the RELU's) (the same microkernels on the same floats; a + b = b + a).
 TfLiteStatus EvalConvWithResidual(TfLiteContext* context, TfLiteNode* node, float* output, const float* residual,
-                                  BinaryFn add, float min, float max);
+                                  BinaryFn add, float min, float max, ClampFn post = nullptr, float post_lo = 0.f,
+                                  float post_hi = 0.f);
 
 }  // namespace conv_internal
 }  // namespace optimized

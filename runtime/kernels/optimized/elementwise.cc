@@ -143,6 +143,7 @@ struct BinaryState : OpState {
   bool fused_into_consumer = false;  // MarkAddFused: the reader computes the rows (FusedAddRow)
   // FoldResidualConv: the CONV_2D writing one input, computed by this node's Eval; the other input.
   TfLiteNode* residual_conv = nullptr;
+  int residual_conv_index = -1;
   int residual_input = -1;
   bool a_whole = false;   // the first input has the output's shape
   bool swap = false;      // the first input is the single value
@@ -273,6 +274,7 @@ struct BinaryOp {
       if (!backend->fuse_producer(context, p.producer, p.self)) continue;
       conv_internal::MarkConvFused(p.node);
       s->residual_conv = p.node;
+      s->residual_conv_index = p.producer;
       s->residual_input = 1 - input;
       return;
     }
@@ -361,11 +363,18 @@ struct BinaryOp {
     if (s->q16) return EvalQ16Binary(context, node, &s->q16_state);
     if (s->quantized) return EvalQuantized(context, node, s);
     if (s->empty || s->fused_into_consumer) return kTfLiteOk;
-    float* out = tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0));
+    return EvalFloat(context, node, s, tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0)), nullptr, 0.f,
+                     0.f);
+  }
+
+  // The float Eval into `out`; with `post` (a RELU computing this node, FoldableAddForActivation:
+  // the same shapes or a single value), each piece then post(piece) clamped to [post_lo, post_hi].
+  static TfLiteStatus EvalFloat(TfLiteContext* context, TfLiteNode* node, State* s, float* out, ClampFn post,
+                                float post_lo, float post_hi) {
     if (s->residual_conv != nullptr) {
       const float* residual = tflite::GetTensorData<float>(tflite::GetInput(context, node, s->residual_input));
       return conv_internal::EvalConvWithResidual(context, s->residual_conv, out, residual, s->kernels->add, s->act_min,
-                                                 s->act_max);
+                                                 s->act_max, post, post_lo, post_hi);
     }
     const float* a = tflite::GetTensorData<float>(tflite::GetInput(context, node, 0));
     const float* b = tflite::GetTensorData<float>(tflite::GetInput(context, node, 1));
@@ -382,6 +391,7 @@ struct BinaryOp {
     const bool b_scalar = s->b_scalar;
     ParallelChunks(context, s->elements, kMinElementsPerChunk, [&](int, int64_t begin, int64_t end) {
       fn(end - begin, a + begin, b_scalar ? b : b + begin, b_scalar, out + begin, s->act_min, s->act_max);
+      if (post != nullptr) post(end - begin, out + begin, out + begin, post_lo, post_hi);
     });
     return kTfLiteOk;
   }
@@ -398,6 +408,23 @@ bool FoldableFloatAdd(const TfLiteNode* node, const TfLiteRegistration* registra
   // An ADD computing its convolution operand itself leaves that tensor unwritten.
   if (!s->fast || s->quantized || s->q16 || s->empty || s->residual_conv != nullptr) return false;
   return !s->broadcast || s->rows.inner % row_length == 0;
+}
+
+bool FoldableAddForActivation(const TfLiteNode* node, const TfLiteRegistration* registration) {
+  if (registration->invoke != OptimizedKernel<BinaryOp<false>>::Invoke || node->inputs->size != 2) return false;
+  const BinaryState* s = static_cast<const BinaryState*>(node->user_data);
+  return s->fast && !s->quantized && !s->q16 && !s->empty && !s->broadcast && !s->tiled && !s->fused_into_consumer;
+}
+
+int FusedAddConvolution(const TfLiteNode* node) {
+  const BinaryState* s = static_cast<const BinaryState*>(node->user_data);
+  return s->residual_conv != nullptr ? s->residual_conv_index : -1;
+}
+
+TfLiteStatus EvalFusedAdd(TfLiteContext* context, TfLiteNode* node, float* out, ClampFn post, float post_lo,
+                          float post_hi) {
+  return BinaryOp<false>::EvalFloat(context, node, static_cast<BinaryState*>(node->user_data), out, post, post_lo,
+                                    post_hi);
 }
 
 void MarkAddFused(TfLiteNode* node) { static_cast<BinaryState*>(node->user_data)->fused_into_consumer = true; }

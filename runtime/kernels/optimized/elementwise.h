@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "runtime/c/common.h"
+#include "runtime/kernels/optimized/microkernels.h"
 
 namespace touchstone {
 namespace optimized {
@@ -19,6 +20,17 @@ bool FoldableFloatAdd(const TfLiteNode* node, const TfLiteRegistration* registra
 
 // The ADD node's Eval does nothing until its next Prepare (its reader computes the rows).
 void MarkAddFused(TfLiteNode* node);
+
+// For a float RELU that computes the ADD writing its input (activations.cc, ReluOp::FoldAdd): whether
+// `node` is an ADD of this kernel on the float path over the same shapes or a single value (whose
+// Eval writes each output element in one microkernel pass, a residual convolution's included).
+bool FoldableAddForActivation(const TfLiteNode* node, const TfLiteRegistration* registration);
+// The node index of the CONV_2D such an ADD computes itself (FoldResidualConv), or -1.
+int FusedAddConvolution(const TfLiteNode* node);
+// Its Eval into `out`, each piece then post(piece) clamped to [post_lo, post_hi] while in the cache:
+// the values of the ADD's Eval and then the RELU's.
+TfLiteStatus EvalFusedAdd(TfLiteContext* context, TfLiteNode* node, float* out, ClampFn post, float post_lo,
+                          float post_hi);
 
 // Whether the fused ADD's first input has the output's shape (FusedAddRow may then take its rows).
 bool FusedAddFirstInputIsWhole(const TfLiteNode* node);

@@ -18,11 +18,13 @@ void AddResidual(const GemmProblem& q, size_t row, size_t rows, size_t col, size
   const float* residual = q.residual + row * q.c_stride + col;
   if (col == 0 && cols == q.c_stride) {
     q.residual_add(rows * cols, c, residual, false, c, q.residual_min, q.residual_max);
+    if (q.post != nullptr) q.post(rows * cols, c, c, q.post_lo, q.post_hi);
     return;
   }
   for (size_t i = 0; i < rows; ++i) {
-    q.residual_add(cols, c + i * q.c_stride, residual + i * q.c_stride, false, c + i * q.c_stride, q.residual_min,
-                   q.residual_max);
+    float* c_row = c + i * q.c_stride;
+    q.residual_add(cols, c_row, residual + i * q.c_stride, false, c_row, q.residual_min, q.residual_max);
+    if (q.post != nullptr) q.post(cols, c_row, c_row, q.post_lo, q.post_hi);
   }
 }
 

@@ -24,6 +24,11 @@ struct GemmProblem : GemmArgs {
   BinaryFn residual_add = nullptr;
   float residual_min = 0.f;
   float residual_max = 0.f;
+  // Optional after the residual ADD: the tile through post(tile) clamped to [post_lo, post_hi] (the
+  // RELU reading the ADD, activations.cc).
+  ClampFn post = nullptr;
+  float post_lo = 0.f;
+  float post_hi = 0.f;
 };
 
 // The problem of a plain row-major product: m rows of k (one tap each, the pointers in a) times
