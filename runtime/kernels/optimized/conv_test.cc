@@ -479,8 +479,7 @@ enum class ResidualGraph {
 // convolution (its output tensor then fused away), and that every output is bit for bit the nodes'
 // apart (run with every tensor kept: no fusion).
 void CheckResidual(const Residual& r, ResidualGraph graph, bool fused, uint32_t seed, bool add_fused = false) {
-  std::map<std::string, std::vector<std::vector<std::vector<uint8_t>>>> fused_runs;  // by label, then run
-  std::map<std::string, size_t> compared;
+  FusedAgainstApart outputs;
   for (const bool preserve : {false, true}) {
     OpCase op;
     const Conv& c = r.conv;
@@ -517,14 +516,7 @@ void CheckResidual(const Residual& r, ResidualGraph graph, bool fused, uint32_t 
     op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
       EXPECT_EQ(interpreter->primary()->tensor_fused_away(conv_out), fused && !preserve) << label;
       EXPECT_EQ(interpreter->primary()->tensor_fused_away(output), add_fused && !preserve) << label;
-      const std::vector<std::vector<uint8_t>> outputs = Collect(interpreter).outputs;
-      if (!preserve) {
-        fused_runs[label].push_back(outputs);
-        return;
-      }
-      const size_t run = compared[label]++;
-      ASSERT_LT(run, fused_runs[label].size()) << label;
-      EXPECT_TRUE(fused_runs[label][run] == outputs) << label << ", run " << run << ": the fusion changed an output";
+      outputs.Note(preserve, label, Collect(interpreter).outputs);
     });
     op.Check(optimized::Register_CONV_2D());
   }
@@ -621,8 +613,7 @@ struct BroadcastConcat {
 // convolution folded the other two away, and that its output is bit for bit the three nodes' apart
 // (run with every tensor kept: no fusion).
 void CheckBroadcastConcat(const BroadcastConcat& b, bool folded, uint32_t seed, bool concat_is_output = false) {
-  std::map<std::string, std::vector<std::vector<uint8_t>>> folded_runs;  // by label, then run
-  std::map<std::string, size_t> compared;
+  FusedAgainstApart outputs;
   for (const bool preserve : {false, true}) {
     OpCase op;
     const std::vector<int> pixel_shape = {b.rest[0], b.pixel_size, b.pixel_size, b.pixel_channels};
@@ -648,14 +639,7 @@ void CheckBroadcastConcat(const BroadcastConcat& b, bool folded, uint32_t seed, 
     op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
       EXPECT_EQ(interpreter->primary()->tensor_fused_away(resized), folded && !preserve) << label;
       EXPECT_EQ(interpreter->primary()->tensor_fused_away(concat), folded && !preserve) << label;
-      const std::vector<uint8_t> output = Collect(interpreter).outputs.back();
-      if (!preserve) {
-        folded_runs[label].push_back(output);
-        return;
-      }
-      const size_t run = compared[label]++;
-      ASSERT_LT(run, folded_runs[label].size()) << label;
-      EXPECT_TRUE(folded_runs[label][run] == output) << label << ", run " << run << ": the fold changed the output";
+      outputs.Note(preserve, label, Collect(interpreter).outputs);
     });
     op.Check(optimized::Register_RESIZE_BILINEAR());
   }

@@ -135,8 +135,7 @@ struct Attention {
 // bit for bit the nodes' apart (run with every tensor kept: no fusion).
 void CheckAttention(const Attention& c, bool fused, uint32_t seed) {
   const int matrices = c.heads_outer * c.heads_inner;
-  std::map<std::string, std::vector<std::vector<uint8_t>>> fused_runs;  // by label, then run
-  std::map<std::string, size_t> compared;
+  FusedAgainstApart outputs;
   for (const bool preserve : {false, true}) {
     OpCase op;
     const int q = op.AddFloatInput({matrices, c.rows, c.depth}, seed, -2.f, 2.f);
@@ -179,15 +178,7 @@ void CheckAttention(const Attention& c, bool fused, uint32_t seed) {
       const int64_t runs = optimized::FusedAttentionRuns();
       EXPECT_EQ(runs > runs_before, fused && !preserve) << label << ", seed " << seed;
       runs_before = runs;
-      const RunResult result = Collect(interpreter);
-      const std::vector<uint8_t>& out = result.outputs.back();
-      if (!preserve) {
-        fused_runs[label].push_back(out);
-        return;
-      }
-      const size_t run = compared[label]++;
-      ASSERT_LT(run, fused_runs[label].size()) << label;
-      EXPECT_TRUE(fused_runs[label][run] == out) << label << ", run " << run << ": fusion changed the output";
+      outputs.Note(preserve, label, Collect(interpreter).outputs);
     });
     runs_before = optimized::FusedAttentionRuns();
     op.Check(optimized::Register_BATCH_MATMUL());

@@ -205,6 +205,26 @@ class OpCase {
   bool preserve_all_tensors_ = false;
 };
 
+// A fusion test runs its graph twice through OpCase::Check: fused, then with every tensor kept (no
+// fusion). Note() takes each run's outputs; on the second pass it expects them bit for bit equal to
+// the fused pass's of the same label and run.
+class FusedAgainstApart {
+ public:
+  void Note(bool apart, const std::string& label, const std::vector<std::vector<uint8_t>>& outputs) {
+    if (!apart) {
+      fused_[label].push_back(outputs);
+      return;
+    }
+    const size_t run = compared_[label]++;
+    ASSERT_LT(run, fused_[label].size()) << label;
+    EXPECT_TRUE(fused_[label][run] == outputs) << label << ", run " << run << ": the fusion changed an output";
+  }
+
+ private:
+  std::map<std::string, std::vector<std::vector<std::vector<uint8_t>>>> fused_;  // by label, then run
+  std::map<std::string, size_t> compared_;
+};
+
 // CONV_2D's parameters.
 struct Conv {
   std::vector<int> input;  // NHWC
