@@ -561,6 +561,25 @@ TEST(OptimizedResidualFusionTest, ARectifierAfterComputesTheAddAndTheConvolution
   grouped.activation_after = kTfLiteBuiltinRelu;
   CheckResidual(grouped, ResidualGraph::kPlain, false, 81, /*add_fused=*/true);
 }
+TEST(OptimizedResidualFusionTest, ARectifierAfterAPlainAddComputesIt) {
+  // No convolution: ADD(x, one value, RELU6) then RELU_N1_TO_1; the value first, as the ADD swaps it.
+  FusedAgainstApart outputs;
+  for (const bool preserve : {false, true}) {
+    OpCase op;
+    const int value = op.AddFloatInput({1}, 87, -2.f, 2.f);
+    const int x = op.AddFloatInput({2, 7, 5, 9}, 88, -3.f, 3.f);
+    const int sum = op.test().AddIntermediate(kTfLiteFloat32);
+    op.test().AddOp(kTfLiteBuiltinAdd, {value, x}, {sum}, fb::BuiltinOptions::AddOptions,
+                    fb::CreateAddOptions(op.test().fbb(), Act::RELU6).Union());
+    op.test().AddOp(kTfLiteBuiltinReluN1To1, {sum}, {op.AddFloatOutput()});
+    op.set_preserve_all_tensors(preserve);
+    op.set_inspect([&](Interpreter* interpreter, int, const std::string& label) {
+      EXPECT_EQ(interpreter->primary()->tensor_fused_away(sum), !preserve) << label;
+      outputs.Note(preserve, label, Collect(interpreter).outputs);
+    });
+    op.Check(optimized::Register_ADD());
+  }
+}
 TEST(OptimizedResidualFusionTest, KeepsTheConvolutionInputUntilTheRectifierRuns) {
   // The convolution's input comes from an ADD whose last reader in the plan is the convolution:
   // without the chain's reads the planner could give its bytes to the RELU's output.
