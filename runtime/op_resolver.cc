@@ -1,6 +1,7 @@
 #include "runtime/op_resolver.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "runtime/c/builtin_ops.h"
 #include "runtime/control_flow.h"
@@ -188,8 +189,6 @@ BuiltinOpResolver::BuiltinOpResolver(KernelSet kernel_set) : kernel_set_(kernel_
     entries_[entry.code] = static_cast<int>(i);
     versions_[entry.code] = {entry.min_version, entry.max_version};
   }
-  // Custom ops TFLite's own resolver registers.
-  AddCustom("TFLite_Detection_PostProcess", reference::Register_DETECTION_POSTPROCESS());
 }
 
 const BuiltinOpResolver& BuiltinOpResolver::Shared(KernelSet kernel_set) {
@@ -220,9 +219,27 @@ const TfLiteRegistration* BuiltinOpResolver::FindOp(int builtin_code, int versio
   return registration;
 }
 
+namespace {
+
+// The custom op TFLite's own resolver registers, fetched at its first lookup as the builtins are
+// (fetching it in the constructor touched its code and data in every model's Init).
+constexpr char kDetectionPostProcessName[] = "TFLite_Detection_PostProcess";
+const TfLiteRegistration* DetectionPostProcess() {
+  static const TfLiteRegistration registration = [] {
+    TfLiteRegistration r = *reference::Register_DETECTION_POSTPROCESS();
+    r.builtin_code = kTfLiteBuiltinCustom;
+    r.custom_name = kDetectionPostProcessName;
+    return r;
+  }();
+  return &registration;
+}
+
+}  // namespace
+
 const TfLiteRegistration* BuiltinOpResolver::FindOp(const char* custom_name, int /*version*/) const {
   auto it = customs_.find(custom_name);
-  return it == customs_.end() ? nullptr : &it->second;
+  if (it != customs_.end()) return &it->second;
+  return std::strcmp(custom_name, kDetectionPostProcessName) == 0 ? DetectionPostProcess() : nullptr;
 }
 
 void BuiltinOpResolver::AddCustom(const std::string& name, const TfLiteRegistration* registration) {
