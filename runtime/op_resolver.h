@@ -37,9 +37,10 @@ class BuiltinOpResolver : public OpResolver {
  public:
   explicit BuiltinOpResolver(KernelSet kernel_set);
   // One resolver per kernel set, built on first use and never freed; nodes keep pointers to its
-  // registrations. A builtin's registration is fetched on its first FindOp (thread-safe): fetching all
-  // of them up front touches every kernel's code and static data, about 100 us of page faults in a
-  // fresh process's Init, for the handful of ops a model uses.
+  // registrations. A builtin's registration, and that of the custom op TFLite's own resolver
+  // registers (TFLite_Detection_PostProcess), is fetched on its first FindOp (thread-safe): fetching
+  // them up front touches every kernel's code and static data, about 100 us of page faults in a fresh
+  // process's Init, for the handful of ops a model uses.
   static const BuiltinOpResolver& Shared(KernelSet kernel_set);
   const TfLiteRegistration* FindOp(int builtin_code, int version) const override;
   const TfLiteRegistration* FindOp(const char* custom_name, int version) const override;

@@ -555,12 +555,13 @@ struct ConvOp {
     return EvalGemm(context, s, input, tflite::GetTensorData<float>(output), GemmProblem());
   }
 
-  // The plain path's GEMM into `output_data`, with `epilogue`'s residual fields (none by default).
+  // The plain path's GEMM into `output_data`. `epilogue` brings the residual and post fields (none by
+  // default); every other field is set here.
   static TfLiteStatus EvalGemm(TfLiteContext* context, State* s, const TfLiteTensor* input, float* output_data,
                                const GemmProblem& epilogue) {
     const size_t input_depth = input->dims->data[3];
     const float* input_data = tflite::GetTensorData<float>(input);
-    GemmProblem problem;
+    GemmProblem problem = epilogue;
     problem.variant = s->variant;
     problem.m = s->geometry.out_pixels();
     problem.nc = s->group_outputs;
@@ -583,13 +584,6 @@ struct ConvOp {
     problem.c_stride = s->output_depth;
     problem.min = s->act_min;
     problem.max = s->act_max;
-    problem.residual = epilogue.residual;
-    problem.residual_add = epilogue.residual_add;
-    problem.residual_min = epilogue.residual_min;
-    problem.residual_max = epilogue.residual_max;
-    problem.post = epilogue.post;
-    problem.post_lo = epilogue.post_lo;
-    problem.post_hi = epilogue.post_hi;
     if (s->groups == 1) {
       problem.w = s->packed.data();
       problem.c = output_data;
