@@ -290,13 +290,28 @@ TfLiteStatus EvalQuantizedProduct(TfLiteContext* context, const char* input_role
   }
 }
 
-// What Prepare derives from the tensors' quantization for a quantized convolution or product:
-// one multiplier and shift per output channel (all equal for per-tensor weights) and the clamp.
+// What Prepare derives from the tensors' quantization for a quantized convolution or product: a
+// multiplier and shift for each output channel, and the clamp. Weights with one scale keep one
+// entry for every channel (channel_stride 0) instead of thousands of copies written at each Prepare.
 struct OutputRequantization {
   std::vector<int32_t> multiplier;
   std::vector<int> shift;  // TFLite's exponent: positive shifts left
+  int channel_stride = 1;  // 1: an entry per channel; 0: entry 0 for all
   int32_t activation_min = 0;
   int32_t activation_max = 0;
+
+  int32_t MultiplierOf(int channel) const { return multiplier[static_cast<size_t>(channel) * channel_stride]; }
+  int ShiftOf(int channel) const { return shift[static_cast<size_t>(channel) * channel_stride]; }
+  void SetUniform(int32_t channel_multiplier, int channel_shift) {
+    multiplier.assign(1, channel_multiplier);
+    shift.assign(1, channel_shift);
+    channel_stride = 0;
+  }
+  void SetPerChannel(int channels) {
+    multiplier.resize(channels);
+    shift.resize(channels);
+    channel_stride = 1;
+  }
 };
 
 // Output channel `channel`'s accumulator (bias included) scaled to the output: the channel's
@@ -305,7 +320,7 @@ struct OutputRequantization {
 template <typename OutputT>
 OutputT RequantizeOutput(OutputStage stage, const OutputRequantization& rq, int64_t acc, int channel,
                          int32_t output_offset) {
-  int32_t value = ApplyOutputStage(stage, acc, rq.multiplier[channel], rq.shift[channel]);
+  int32_t value = ApplyOutputStage(stage, acc, rq.MultiplierOf(channel), rq.ShiftOf(channel));
   value = quantization_util::WrappingAdd(value, output_offset);
   return static_cast<OutputT>(std::min(std::max(value, rq.activation_min), rq.activation_max));
 }
@@ -374,13 +389,10 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(TfLiteContext* context
   }
   const float input_scale = input->params.scale;
   const float output_scale = output->params.scale;
-  result->multiplier.clear();
-  result->shift.clear();
   if (per_channel) {
     // Runs once per output channel of every layer at Prepare (17,000 times in a MobileNet v2):
     // plain pointers, so that the loop keeps nothing in memory but its results.
-    result->multiplier.resize(num_channels);
-    result->shift.resize(num_channels);
+    result->SetPerChannel(num_channels);
     int32_t* multipliers = result->multiplier.data();
     int* shifts = result->shift.data();
     const float* filter_scales = filter_quantization->scale->data;
@@ -390,15 +402,14 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(TfLiteContext* context
       const double effective_scale = input_scale_double * static_cast<double>(filter_scales[c]) / output_scale_double;
       quantization_util::QuantizeMultiplier(effective_scale, &multipliers[c], &shifts[c]);
     }
-  } else if (input->type != kTfLiteUInt8 && num_channels > 0) {
-    // One scale: every channel's multiplier is the same (computed once; uint8's legacy one follows).
+  } else if (input->type != kTfLiteUInt8) {
+    // One scale: every channel's multiplier is the same (uint8's legacy one follows).
     const double effective_scale =
         static_cast<double>(input_scale) * filter_quantization->scale->data[0] / static_cast<double>(output_scale);
     int32_t multiplier;
     int shift;
     quantization_util::QuantizeMultiplier(effective_scale, &multiplier, &shift);
-    result->multiplier.assign(num_channels, multiplier);
-    result->shift.assign(num_channels, shift);
+    result->SetUniform(multiplier, shift);
   }
   if (input->type == kTfLiteUInt8) {
     TF_LITE_ENSURE_OK(context, CheckBiasScale(context, input, filter, bias, output));
@@ -410,8 +421,7 @@ inline TfLiteStatus PopulateConvolutionQuantizationParams(TfLiteContext* context
     int32_t multiplier;
     int shift;
     quantization_util::QuantizeMultiplier(legacy_product / static_cast<double>(output_scale), &multiplier, &shift);
-    result->multiplier.assign(num_channels, multiplier);
-    result->shift.assign(num_channels, shift);
+    result->SetUniform(multiplier, shift);
   }
   return tflite::CalculateActivationRangeQuantized(context, activation, output, &result->activation_min,
                                                    &result->activation_max);

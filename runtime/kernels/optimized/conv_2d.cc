@@ -127,9 +127,11 @@ struct ConvOp {
       const WindowGeometry geometry =
           ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
                      params.dilation_height_factor, params.dilation_width_factor);
-      s->q16 = input->type == kTfLiteInt16 && PrepareQ16Conv(context, node, *s->kernels, geometry, &s->q16_state);
+      s->q16 = input->type == kTfLiteInt16 &&
+               PrepareQ16Conv(context, node, *s->kernels, geometry, MadeOnDemand(s->q16_state));
       s->quantized = !s->q16 && PrepareQuantConv(context, node, *s->kernels, geometry,
-                                                 reference::ConvRequantization(s->reference_data), &s->quant);
+                                                 reference::ConvRequantization(s->reference_data),
+                                                 MadeOnDemand(s->quant));
       s->fast = s->quantized || s->q16;
       return kTfLiteOk;
     }
@@ -543,8 +545,8 @@ struct ConvOp {
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
     if (s->fused_into_consumer) return kTfLiteOk;
-    if (s->quantized) return EvalQuantGemm(context, node, &s->quant);
-    if (s->q16) return EvalQ16Gemm(context, node, &s->q16_state);
+    if (s->quantized) return EvalQuantGemm(context, node, s->quant.get());
+    if (s->q16) return EvalQ16Gemm(context, node, s->q16_state.get());
     if (s->hybrid) return EvalHybrid(context, node, s);
     if (s->planar) return EvalPlanar(context, node, s);
     const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);

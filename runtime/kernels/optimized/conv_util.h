@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -181,10 +182,12 @@ struct ConvState : OpState {
   bool merged_rows = false;  // see RowIndirection
   RowIndirection row_indirection;
   std::vector<GemmProblem> problems;  // one per group
+  // The 8-bit and the 16-bit forms' states, made by the first Prepare that takes the form: most
+  // convolutions have neither, and a state written at every node's Init costs start-up time.
   bool quantized = false;
-  QuantGemmState quant;
+  std::unique_ptr<QuantGemmState> quant;
   bool q16 = false;  // int16 activations (quantized16.h)
-  Q16GemmState q16_state;
+  std::unique_ptr<Q16GemmState> q16_state;
   // Few input channels and 8 outputs (a first layer): MicroKernels::planar_conv over the input
   // split into planes per channel and column phase (x mod stride_width), see PreparePlanar. Else
   // the GEMM.

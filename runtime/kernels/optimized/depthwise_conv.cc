@@ -69,7 +69,7 @@ struct DepthwiseState : OpState {
   const void* grouped_bias = nullptr;
   bool constant_weights = false;
   bool quantized = false;
-  QuantDepthwiseState quant;
+  std::unique_ptr<QuantDepthwiseState> quant;  // 8-bit layers only (MadeOnDemand)
   // Fused with the 1x1 CONV_2D producing the input (PrepareFusion): that node's state, and its
   // input, filter and bias tensors. Null: not fused.
   ConvState* expansion = nullptr;
@@ -201,7 +201,7 @@ struct DepthwiseOp {
           context, node, *s->kernels,
           ConvWindow(input, filter, output, params.padding, params.stride_height, params.stride_width,
                      params.dilation_height_factor, params.dilation_width_factor),
-          reference::ConvRequantization(s->reference_data), &s->quant);
+          reference::ConvRequantization(s->reference_data), MadeOnDemand(s->quant));
       s->fast = s->quantized;
       return kTfLiteOk;
     }
@@ -537,7 +537,7 @@ struct DepthwiseOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
-    if (s->quantized) return EvalQuantDepthwise(context, node, &s->quant);
+    if (s->quantized) return EvalQuantDepthwise(context, node, s->quant.get());
     const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     const TfLiteTensor* source = s->folded_pad_input >= 0 ? &context->tensors[s->folded_pad_input] : input;
     const size_t taps = s->geometry.taps();

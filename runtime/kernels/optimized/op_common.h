@@ -36,6 +36,14 @@ inline bool SetHasAvx(const MicroKernels& set) {
 #endif
 }
 
+// A part of a node's state only some nodes use (one data type's form), made by the first Prepare
+// that needs it and kept across re-Prepares.
+template <typename T>
+T* MadeOnDemand(std::unique_ptr<T>& part) {
+  if (part == nullptr) part = std::make_unique<T>();
+  return part.get();
+}
+
 // State every optimized kernel keeps; an op's own state derives from it.
 struct OpState {
   const TfLiteRegistration* reference = nullptr;

@@ -384,6 +384,35 @@ TEST(QuantKernelsTest, GemmOutputStageEdges) {
   }
 }
 
+// A single-scale layer keeps one multiplier for all its channels (SetUniform); its stage arrays are
+// the ones of the same multiplier written out per channel, and the first Eval is refused the same.
+TEST(QuantKernelsTest, UniformRequantizationBuildsThePerChannelStage) {
+  const std::vector<int64_t> col_terms = {5, -7, 0, 123456, -1, 2, 3, 4, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+  const int n = static_cast<int>(col_terms.size());
+  for (bool rounding_up : {false, true}) {
+    for (int shift : {-31, -12, 0, 3, 33}) {
+      nn::OutputRequantization uniform, per_channel;
+      uniform.SetUniform(1518500250, shift);
+      per_channel.SetPerChannel(n);
+      for (int c = 0; c < n; ++c) {
+        per_channel.multiplier[c] = 1518500250;
+        per_channel.shift[c] = shift;
+      }
+      uniform.activation_min = per_channel.activation_min = -100;
+      uniform.activation_max = per_channel.activation_max = 90;
+      for (int c = 0; c < n; ++c) {
+        ASSERT_EQ(uniform.MultiplierOf(c), per_channel.MultiplierOf(c));
+        ASSERT_EQ(uniform.ShiftOf(c), per_channel.ShiftOf(c));
+      }
+      QuantOutput a, b;
+      ASSERT_TRUE(BuildOutputStage(uniform, rounding_up, col_terms, 3, &a));
+      ASSERT_TRUE(BuildOutputStage(per_channel, rounding_up, col_terms, 3, &b));
+      EXPECT_EQ(a.words, b.words) << "shift " << shift;
+      EXPECT_EQ(a.wide, b.wide) << "shift " << shift;
+    }
+  }
+}
+
 TEST(QuantKernelsTest, RowSums) {
   std::mt19937 rng(3);
   for (const QuantKernels* set : VectorSets()) {

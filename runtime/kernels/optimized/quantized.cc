@@ -36,6 +36,15 @@ int32_t Wrap(int64_t value) { return static_cast<int32_t>(static_cast<uint32_t>(
 
 bool IsQuantized8(TfLiteType type) { return type == kTfLiteUInt8 || type == kTfLiteInt8; }
 
+// BuildStage's only refusals, checked at Prepare so that the first Eval cannot fail: every stored
+// multiplier and shift (one per channel, or the one a single-scale layer keeps).
+bool StageTakes(const nn::OutputRequantization& rq) {
+  for (size_t i = 0; i < rq.multiplier.size(); ++i) {
+    if (rq.multiplier[i] == INT32_MIN || rq.shift[i] < -31) return false;
+  }
+  return true;
+}
+
 // The stage arrays for n columns padded to a multiple of `padding`, column c's multiplier, shift and
 // column term given by column(c, &multiplier, &shift, &col_term). False as BuildOutputStage says.
 template <typename Column>
@@ -120,8 +129,8 @@ bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, cons
       static_cast<int>(col_terms.size()), kQuantColumnPadding, rounding_up, output_offset, rq.activation_min,
       rq.activation_max,
       [&](int c, int32_t* multiplier, int* shift, int64_t* col_term) {
-        *multiplier = rq.multiplier[c];
-        *shift = rq.shift[c];
+        *multiplier = rq.MultiplierOf(c);
+        *shift = rq.ShiftOf(c);
         *col_term = col_terms[c];
       },
       out);
@@ -158,10 +167,7 @@ bool PrepareGemm(const MicroKernels& set, bool is_signed, const uint8_t* weights
                                         is_signed,
                                         &QuantKernelsFor(set)};
   if (from == s->packed_from && (!s->packed_b.empty() || s->pending.pending)) return true;
-  // BuildOutputStage's only refusals, checked now so that the first Eval cannot fail.
-  for (int c = 0; c < n; ++c) {
-    if (rq.multiplier[c] == INT32_MIN || rq.shift[c] < -31) return false;
-  }
+  if (!StageTakes(rq)) return false;
   s->kernels = &QuantKernelsFor(set);
   s->is_signed = is_signed;
   s->n = n;
@@ -454,10 +460,10 @@ bool FullyConnectedRequantization(TfLiteContext* context, const TfLiteTensor* in
   int32_t multiplier;
   int shift;
   quantization_util::QuantizeMultiplier(product / static_cast<double>(output->params.scale), &multiplier, &shift);
-  rq->multiplier.assign(n, multiplier);
-  rq->shift.assign(n, shift);
+  rq->SetUniform(multiplier, shift);
   if (quantization->scale->size > 1) {
     if (quantization->scale->size != n) return false;
+    rq->SetPerChannel(n);
     for (int u = 0; u < n; ++u) {
       quantization_util::QuantizeMultiplier(static_cast<double>(input->params.scale) *
                                                 static_cast<double>(quantization->scale->data[u]) /
@@ -642,10 +648,7 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   const int taps = geometry.taps();
   s->taps = static_cast<int>(RoundUp(taps, 2));
   s->input_zero_point = input->params.zero_point;
-  // BuildOutputStage's only refusals, checked now so that the first Eval cannot fail.
-  for (int c = 0; c < channels; ++c) {
-    if (rq.multiplier[c] == INT32_MIN || rq.shift[c] < -31) return false;
-  }
+  if (!StageTakes(rq)) return false;
   QuantDepthwiseState::PendingPack& p = s->pending;
   p.pending = true;
   p.filter = filter->data.uint8;
@@ -661,14 +664,6 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   s->packed_w.clear();
   s->zero.assign(channels, static_cast<uint8_t>(s->input_zero_point));
   s->indirection_input = nullptr;
-  s->tap_columns.resize(static_cast<size_t>(geometry.out_width) * geometry.kernel_width);
-  for (int ox = 0; ox < geometry.out_width; ++ox) {
-    for (int kx = 0; kx < geometry.kernel_width; ++kx) {
-      const int ix = ox * geometry.stride_width - geometry.pad_left + kx * geometry.dilation_width;
-      s->tap_columns[static_cast<size_t>(ox) * geometry.kernel_width + kx] =
-          ix >= 0 && ix < geometry.in_width ? int64_t{ix} * channels : -1;
-    }
-  }
   // Small images keep the whole image's indirection (and expansion) from Eval to Eval; large ones
   // go row by row in per-thread scratch (EvalQuantDepthwise). Only the chosen path's buffers stay.
   const size_t row_bytes = static_cast<size_t>(geometry.in_width) * channels;  // an input row, expanded
@@ -693,11 +688,21 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
   return true;
 }
 
-// The filter with its zero point taken off, packed for the microkernels, and the output stage with
-// the bias (and, where the kernels want it, the input zero point's term) folded in.
+// The filter with its zero point taken off, packed for the microkernels, the output stage with the
+// bias (and, where the kernels want it, the input zero point's term) folded in, and each output
+// column's input columns (kilobytes per layer, so made at the first Eval rather than at Prepare).
 void PackPendingDepthwise(QuantDepthwiseState* s) {
   QuantDepthwiseState::PendingPack& p = s->pending;
   const int channels = s->channels;
+  const WindowGeometry& geometry = s->geometry;
+  s->tap_columns.resize(static_cast<size_t>(geometry.out_width) * geometry.kernel_width);
+  for (int ox = 0; ox < geometry.out_width; ++ox) {
+    for (int kx = 0; kx < geometry.kernel_width; ++kx) {
+      const int ix = ox * geometry.stride_width - geometry.pad_left + kx * geometry.dilation_width;
+      s->tap_columns[static_cast<size_t>(ox) * geometry.kernel_width + kx] =
+          ix >= 0 && ix < geometry.in_width ? int64_t{ix} * channels : -1;
+    }
+  }
   const int taps = p.real_taps;
   std::vector<int16_t> w(static_cast<size_t>(s->taps) * channels, 0);
   for (int t = 0; t < taps; ++t) {

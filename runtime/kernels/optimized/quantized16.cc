@@ -57,8 +57,8 @@ bool BuildColumns(const nn::OutputRequantization& rq, const TfLiteTensor* bias, 
   s->round.assign(padded, 0);
   s->shift.assign(padded, 0);
   for (int c = 0; c < n; ++c) {
-    const int32_t multiplier = rq.multiplier[c];
-    const int shift = rq.shift[c];
+    const int32_t multiplier = rq.MultiplierOf(c);
+    const int shift = rq.ShiftOf(c);
     const int64_t bias_value = nn::IntegerBiasValue(bias, c);
     if (s->exact64) {
       // MultiplyByQuantizedMultiplier(int64_t, ...): the multiplier rounded to 16 bits, one
@@ -367,8 +367,7 @@ bool PrepareQ16BatchMatMul(TfLiteContext* context, TfLiteNode* node, const Micro
   s->n = output->dims->data[output->dims->size - 1];
   s->k = s->adj_x ? lhs_matrix[0] : lhs_matrix[1];
   if (s->k == 0 || s->n <= 0 || s->rows <= 0) return false;
-  rq.multiplier.assign(s->n, multiplier);
-  rq.shift.assign(s->n, shift);
+  rq.SetUniform(multiplier, shift);
   ExtendedBatchDims(lhs, s->lhs_batch);
   ExtendedBatchDims(rhs, s->rhs_batch);
   ExtendedBatchDims(output, s->out_batch);

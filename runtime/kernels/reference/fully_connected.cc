@@ -108,8 +108,7 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context, const TfLite
   int32_t multiplier;
   int shift;
   TF_LITE_ENSURE_OK(context, PerTensorMultiplier(context, input, weights, bias, output, &multiplier, &shift));
-  data->requantization.multiplier.assign(num_units, multiplier);
-  data->requantization.shift.assign(num_units, shift);
+  data->requantization.SetUniform(multiplier, shift);
   const int scale_count = quantization->scale->size;
   if (scale_count > 1) {
     if (input->type == kTfLiteUInt8 || quantization->quantized_dimension != 0 || scale_count != num_units) {
@@ -119,6 +118,7 @@ TfLiteStatus PrepareQuantizedFullyConnected(TfLiteContext* context, const TfLite
                          scale_count, quantization->quantized_dimension, num_units);
       return kTfLiteError;
     }
+    data->requantization.SetPerChannel(num_units);
     for (int n = 0; n < num_units; ++n) {
       const double effective_scale = static_cast<double>(input->params.scale) *
                                      static_cast<double>(quantization->scale->data[n]) /
@@ -424,8 +424,7 @@ TfLiteStatus PrepareQuantizedBatchMatMul(TfLiteContext* context, const TfLiteTen
   int32_t multiplier;
   int shift;
   TF_LITE_ENSURE_OK(context, PerTensorMultiplier(context, lhs, rhs, nullptr, output, &multiplier, &shift));
-  data->requantization.multiplier.assign(1, multiplier);
-  data->requantization.shift.assign(1, shift);
+  data->requantization.SetUniform(multiplier, shift);
   data->requantization.activation_min = lhs->type == kTfLiteInt8 ? -128 : -32768;
   data->requantization.activation_max = lhs->type == kTfLiteInt8 ? 127 : 32767;
   // int8 runs through ruy; int16 only through the reference kernel, with int64 sums.
