@@ -223,16 +223,18 @@ Status VerifyTensor(const fb::Tensor* tensor, int subgraph, int index, size_t nu
       default:
         break;
     }
-    // One pass without an exit per element (a per-channel model has tens of thousands); the
-    // offender is looked for only when there is one.
+    // One pass without an exit per element (a per-channel model has tens of thousands): every
+    // range above spans 2^k values, so v is inside iff v - low (mod 2^64) has no bit above k, and
+    // the OR of all of them tells. The offender is looked for only when there is one.
     const int64_t* zero_points = quant->zero_point()->data();
     const flatbuffers::uoffset_t count = quant->zero_point()->size();
-    int64_t lowest = low, highest = high;
+    const uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);  // 2^k - 1
+    uint64_t offsets = 0;
     for (flatbuffers::uoffset_t z = 0; z < count; ++z) {
-      lowest = std::min(lowest, zero_points[z]);
-      highest = std::max(highest, zero_points[z]);
+      offsets |= static_cast<uint64_t>(zero_points[z]) - static_cast<uint64_t>(low);
     }
-    for (flatbuffers::uoffset_t z = 0; (lowest < low || highest > high) && z < count; ++z) {
+    const bool outside = (offsets & ~span) != 0;
+    for (flatbuffers::uoffset_t z = 0; outside && z < count; ++z) {
       const int64_t zero_point = zero_points[z];
       if (zero_point < low || zero_point > high) {
         return Invalid(label() + " has zero point " + std::to_string(zero_point) + " outside " +

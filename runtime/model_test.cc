@@ -88,6 +88,26 @@ TEST(ModelTest, RefusesZeroPointsOutsideTheTypesRange) {
             std::string::npos);
   EXPECT_NE(LoadError(with_zero_point(kTfLiteInt32, int64_t{1} << 40)).find("outside INT32's range"),
             std::string::npos);
+  // Each end of each range, and one past it (the check works on v - low modulo 2^64).
+  const struct {
+    TfLiteType type;
+    int64_t low, high;
+  } ranges[] = {{kTfLiteUInt8, 0, 255},
+                {kTfLiteInt8, -128, 127},
+                {kTfLiteInt16, -32768, 32767},
+                {kTfLiteInt32, INT32_MIN, INT32_MAX},
+                {kTfLiteFloat32, INT32_MIN, INT32_MAX}};
+  for (const auto& r : ranges) {
+    SCOPED_TRACE(TfLiteTypeGetName(r.type));
+    EXPECT_EQ(LoadError(with_zero_point(r.type, r.low)), "");
+    EXPECT_EQ(LoadError(with_zero_point(r.type, r.high)), "");
+    EXPECT_NE(LoadError(with_zero_point(r.type, r.low - 1)).find("zero point " + std::to_string(r.low - 1)),
+              std::string::npos);
+    EXPECT_NE(LoadError(with_zero_point(r.type, r.high + 1)).find("zero point " + std::to_string(r.high + 1)),
+              std::string::npos);
+  }
+  EXPECT_NE(LoadError(with_zero_point(kTfLiteInt8, INT64_MIN)).find("outside INT8's range"), std::string::npos);
+  EXPECT_NE(LoadError(with_zero_point(kTfLiteInt8, INT64_MAX)).find("outside INT8's range"), std::string::npos);
 }
 
 TEST(ModelTest, RefusesMissingFile) {
