@@ -435,7 +435,11 @@ inline TfLiteStatus CheckSymmetricWeights(TfLiteContext* context, const TfLiteTe
     return kTfLiteError;
   }
   if (quantization->zero_point != nullptr) {
-    for (int i = 0; i < quantization->zero_point->size; ++i) {
+    // One pass without an exit per channel (tens of thousands in a per-channel model); the
+    // offender is looked for only when there is one.
+    int any_nonzero = 0;
+    for (int i = 0; i < quantization->zero_point->size; ++i) any_nonzero |= quantization->zero_point->data[i];
+    for (int i = 0; any_nonzero != 0 && i < quantization->zero_point->size; ++i) {
       if (quantization->zero_point->data[i] != 0) {
         TF_LITE_KERNEL_LOG(context, "%s has zero point %d; symmetric weights (0) are required", role,
                            quantization->zero_point->data[i]);

@@ -276,6 +276,28 @@ TEST(QuantizedConv2dTest, RefusesWhatTfliteRefuses) {
   }
 }
 
+// Per-channel int8 weights must be symmetric in every channel, not only the first.
+TEST(QuantizedConv2dTest, RefusesPerChannelWeightsWithAZeroPointInALaterChannel) {
+  for (int64_t second_zero_point : {0, 5}) {
+    OpTest test;
+    QuantConv c = TieConv(kTfLiteInt8, 0);
+    c.filter_shape = {3, 1, 1, 1};
+    c.filter = {1, 1, 1};
+    c.filter_quant = {{0.5f, 0.5f, 0.5f}, {0, second_zero_point, 0}, 0};
+    c.bias = {0, 0, 0};
+    c.bias_quant = {{0.25f, 0.25f, 0.25f}, {0, 0, 0}, 0};
+    AddQuantConv(test, c);
+    const Status built = test.Build();
+    if (second_zero_point == 0) {
+      EXPECT_TRUE(built.ok()) << built.message();
+    } else {
+      ASSERT_FALSE(built.ok());
+      EXPECT_NE(built.message().find("zero point 5; symmetric weights (0) are required"), std::string::npos)
+          << built.message();
+    }
+  }
+}
+
 TEST(QuantizedConv2dTest, RefusesMissingBias) {
   OpTest test;
   const int input = test.AddInput(kTfLiteInt8, {1, 1, 1, 1});
