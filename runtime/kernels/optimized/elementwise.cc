@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "runtime/c/builtin_op_data.h"
@@ -156,7 +157,7 @@ struct BinaryState : OpState {
   std::vector<uint8_t> table;  // [a * 256 + b], then kLookupTablePadding bytes
   const QuantKernels* quant_kernels = nullptr;
   bool q16 = false;  // the other quantized forms, broadcasts included (quantized16.h)
-  Q16BinaryState q16_state;
+  std::unique_ptr<Q16BinaryState> q16_state;  // made by the first Prepare that takes the form
 };
 
 bool SameDims(const TfLiteIntArray* a, const TfLiteIntArray* b) {
@@ -213,7 +214,7 @@ struct BinaryOp {
       return kTfLiteOk;
     }
     if (a->type != kTfLiteFloat32) {
-      s->q16 = PrepareQ16Binary(context, node, kMul, *s->kernels, &s->q16_state);
+      s->q16 = PrepareQ16Binary(context, node, kMul, *s->kernels, MadeOnDemand(s->q16_state));
       s->fast = s->q16;
       return kTfLiteOk;
     }
@@ -360,7 +361,7 @@ struct BinaryOp {
   }
 
   static TfLiteStatus Eval(TfLiteContext* context, TfLiteNode* node, State* s) {
-    if (s->q16) return EvalQ16Binary(context, node, &s->q16_state);
+    if (s->q16) return EvalQ16Binary(context, node, s->q16_state.get());
     if (s->quantized) return EvalQuantized(context, node, s);
     if (s->empty || s->fused_into_consumer) return kTfLiteOk;
     return EvalFloat(context, node, s, tflite::GetTensorData<float>(tflite::GetOutput(context, node, 0)), nullptr, 0.f,
