@@ -269,6 +269,21 @@ class SweepTest(unittest.TestCase):
                    refuse="yes", hang="yes")
         write_fake(self.theirs, 200, 250, 4)
 
+    def test_read_through_reads_every_file_and_skips_missing_ones(self):
+        opened = []
+        real_open = open
+
+        def recording_open(path, *args, **kwargs):
+            opened.append(path)
+            return real_open(path, *args, **kwargs)
+
+        bench.open = recording_open
+        try:
+            bench.read_through([self.ours, os.path.join(self.tmp, "missing.tflite"), self.table])
+        finally:
+            del bench.open
+        self.assertEqual(opened, [self.ours, os.path.join(self.tmp, "missing.tflite"), self.table])
+
     def run_bench(self, *argv):
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
