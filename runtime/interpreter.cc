@@ -20,6 +20,9 @@
 namespace touchstone {
 namespace {
 
+// Between a node's input and output types in its judged-types key: no TfLiteType has this value.
+constexpr char kTypesKeySeparator = '\x7f';
+
 TfLiteIntArray* IntArrayFrom(const flatbuffers::Vector<int32_t>* values) {
   const int size = values != nullptr ? static_cast<int>(values->size()) : 0;
   TfLiteIntArray* array = TfLiteIntArrayCreate(size);
@@ -512,10 +515,14 @@ Status Subgraph::PrepareNode(int node_index) {
                " at most in TensorFlow Lite 2.14.1, got rank " + std::to_string(rank);
       return NodeError(node_index, NodeStage::kPrepare);
     }
-    if (!entry.judged || entry.judged_input_types != input_types || entry.judged_output_types != output_types) {
+    std::string& types_key = prepare_types_key_;
+    types_key.clear();
+    for (const TfLiteType type : input_types) types_key.push_back(static_cast<char>(type));
+    types_key.push_back(kTypesKeySeparator);
+    for (const TfLiteType type : output_types) types_key.push_back(static_cast<char>(type));
+    if (!entry.judged || entry.judged_types != types_key) {
       entry.judged_verdict = JudgeTypes(*entry.type_rules, input_types, output_types);
-      entry.judged_input_types = input_types;
-      entry.judged_output_types = output_types;
+      entry.judged_types = types_key;
       entry.judged = true;
     }
     verdict = entry.judged_verdict;

@@ -169,7 +169,9 @@ class Subgraph {
     // The verdict of the type rules for the types the node last had (a node prepared at every
     // Invoke usually keeps its types).
     bool judged = false;
-    std::vector<TfLiteType> judged_input_types, judged_output_types;
+    // Those types, one char per tensor, the inputs' then a separator then the outputs': within
+    // std::string's inline capacity for most nodes, so that judging allocates nothing.
+    std::string judged_types;
     TypeVerdict judged_verdict = TypeVerdict::kRun;
   };
   static const std::string kReferenceKernelName, kOptimizedKernelName, kPrepareKernelName, kDelegateKernelName;
@@ -286,6 +288,7 @@ class Subgraph {
   std::vector<size_t> invoke_prepare_stops_;
   bool resized_since_prepare_ = true;
   std::vector<TfLiteType> prepare_input_types_, prepare_output_types_;  // PrepareNode's scratch
+  std::string prepare_types_key_;                                        // the same, as judged_types
   bool ComputePlainInvoke() const;
   // Invoke with preparation during Invoke, released tensors, delegates' buffers or a node observer.
   Status InvokeStepByStep();
