@@ -520,10 +520,9 @@ Status Subgraph::PrepareNode(int node_index) {
     for (const TfLiteType type : input_types) types_key.push_back(static_cast<char>(type));
     types_key.push_back(kTypesKeySeparator);
     for (const TfLiteType type : output_types) types_key.push_back(static_cast<char>(type));
-    if (!entry.judged || entry.judged_types != types_key) {
+    if (entry.judged_types != types_key) {  // the key always holds the separator, so never empty
       entry.judged_verdict = JudgeTypes(*entry.type_rules, input_types, output_types);
       entry.judged_types = types_key;
-      entry.judged = true;
     }
     verdict = entry.judged_verdict;
     // Built only for a refusal: nodes prepared at every Invoke (after a dynamic output) pay nothing.

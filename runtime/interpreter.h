@@ -168,9 +168,8 @@ class Subgraph {
     bool kernel_known = false;  // `kernel` is what the node's last Prepare chose
     // The verdict of the type rules for the types the node last had (a node prepared at every
     // Invoke usually keeps its types).
-    bool judged = false;
-    // Those types, one char per tensor, the inputs' then a separator then the outputs': within
-    // std::string's inline capacity for most nodes, so that judging allocates nothing.
+    // Those types, one char per tensor, the inputs' then a separator then the outputs' (empty: not
+    // judged yet): within std::string's inline capacity for most nodes, so judging allocates nothing.
     std::string judged_types;
     TypeVerdict judged_verdict = TypeVerdict::kRun;
   };

@@ -291,26 +291,24 @@ TfLiteStatus EvalQuantizedProduct(TfLiteContext* context, const char* input_role
 }
 
 // What Prepare derives from the tensors' quantization for a quantized convolution or product: a
-// multiplier and shift for each output channel, and the clamp. Weights with one scale keep one
-// entry for every channel (channel_stride 0) instead of thousands of copies written at each Prepare.
+// multiplier and shift for each output channel, and the clamp. Weights with one scale keep a single
+// entry that stands for every channel, instead of thousands of copies written at each Prepare.
 struct OutputRequantization {
-  std::vector<int32_t> multiplier;
-  std::vector<int> shift;  // TFLite's exponent: positive shifts left
-  int channel_stride = 1;  // 1: an entry per channel; 0: entry 0 for all
+  std::vector<int32_t> multiplier;  // one per channel, or one for all
+  std::vector<int> shift;           // the same count; TFLite's exponent: positive shifts left
   int32_t activation_min = 0;
   int32_t activation_max = 0;
 
-  int32_t MultiplierOf(int channel) const { return multiplier[static_cast<size_t>(channel) * channel_stride]; }
-  int ShiftOf(int channel) const { return shift[static_cast<size_t>(channel) * channel_stride]; }
+  size_t EntryOf(int channel) const { return multiplier.size() == 1 ? 0 : static_cast<size_t>(channel); }
+  int32_t MultiplierOf(int channel) const { return multiplier[EntryOf(channel)]; }
+  int ShiftOf(int channel) const { return shift[EntryOf(channel)]; }
   void SetUniform(int32_t channel_multiplier, int channel_shift) {
     multiplier.assign(1, channel_multiplier);
     shift.assign(1, channel_shift);
-    channel_stride = 0;
   }
   void SetPerChannel(int channels) {
     multiplier.resize(channels);
     shift.resize(channels);
-    channel_stride = 1;
   }
 };
 
