@@ -1,7 +1,7 @@
 // Integer microkernels for the quantized (uint8 / int8) CONV_2D, DEPTHWISE_CONV_2D and
 // FULLY_CONNECTED kernels, one set per instruction set: AVX-512 VNNI (vpdpbusd), AVX2 (vpmaddwd),
 // arm64 NEON with dot products (SDOT / UDOT) or without (vmlal), and portable C++. Each computes exactly what the
-// reference kernels compute (see docs/performance.md, "Optimized built-in kernels, quantized"):
+// reference kernels compute (see docs/kernels.md, "How the 8-bit results stay byte-identical"):
 //
 // - Products are summed in int32 that wraps, which is the low 32 bits of the reference's sum, the
 //   part its output stage keeps.
