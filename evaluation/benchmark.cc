@@ -287,6 +287,7 @@ void RecordMemory(const MemorySnapshot& start_memory, const MemorySnapshot& init
   report->memory.max_rss_end_bytes = end_memory.max_rss_bytes;
   report->memory.arena_bytes = static_cast<int64_t>(interpreter.arena_bytes());
   report->memory.dynamic_tensor_bytes = static_cast<int64_t>(interpreter.dynamic_bytes());
+  report->memory.weights_released_bytes = static_cast<int64_t>(interpreter.weights_released_bytes());
 }
 
 }  // namespace

@@ -137,6 +137,9 @@ std::vector<std::string> FormatMemoryLines(const BenchmarkReport& report) {
   lines.push_back(fmt::format(
       "Memory, model file: {} ({} bytes, mapped read-only); of which weights (constant buffers): {} ({} bytes)",
       Mb(m.model_file_bytes), m.model_file_bytes, Mb(m.weights_bytes), m.weights_bytes));
+  lines.push_back(
+      fmt::format("Memory, weights read only in packed form (their file pages unmapped after packing): {} ({} bytes)",
+                  Mb(m.weights_released_bytes), m.weights_released_bytes));
   lines.push_back(fmt::format("Memory, tensor arena (planned at AllocateTensors, all subgraphs): {} ({} bytes)",
                               Mb(m.arena_bytes), m.arena_bytes));
   lines.push_back(
@@ -214,6 +217,7 @@ std::string ReportToJson(const BenchmarkReport& r) {
   ordered_json memory;
   memory["model_file_bytes"] = m.model_file_bytes;
   memory["weights_bytes"] = m.weights_bytes;
+  memory["weights_released_bytes"] = m.weights_released_bytes;
   memory["arena_bytes"] = m.arena_bytes;
   memory["dynamic_tensor_bytes"] = m.dynamic_tensor_bytes;
   if (m.os_figures) {

@@ -323,6 +323,7 @@ TEST(RunBenchmarkTest, TfliteLinesKeepTheirDigits) {
   m.samples = 7;
   m.model_file_bytes = 1000000;
   m.weights_bytes = 999424;
+  m.weights_released_bytes = 995328;
   m.arena_bytes = 12345;
   m.rss_start_bytes = m.rss_after_init_bytes = m.rss_end_bytes = 3 << 20;
   const std::vector<std::string> tflite = FormatTfliteMemoryLines(report);
@@ -330,14 +331,17 @@ TEST(RunBenchmarkTest, TfliteLinesKeepTheirDigits) {
   EXPECT_EQ(tflite[1], "Memory footprint delta from the start of the tool (MB): init=1.17676 overall=7.29883");
   EXPECT_EQ(tflite[2], "Overall peak memory footprint (MB) via periodic monitoring: 117.738");
   const std::vector<std::string> ours = FormatMemoryLines(report);
-  ASSERT_EQ(ours.size(), 6u);
+  ASSERT_EQ(ours.size(), 7u);
   EXPECT_EQ(ours[0],
             "Memory, model file: 0.95 MB (1000000 bytes, mapped read-only); of which weights (constant buffers): "
             "0.95 MB (999424 bytes)");
-  EXPECT_EQ(ours[1], "Memory, tensor arena (planned at AllocateTensors, all subgraphs): 0.01 MB (12345 bytes)");
-  EXPECT_EQ(ours[3],
+  EXPECT_EQ(ours[1],
+            "Memory, weights read only in packed form (their file pages unmapped after packing): 0.95 MB (995328 "
+            "bytes)");
+  EXPECT_EQ(ours[2], "Memory, tensor arena (planned at AllocateTensors, all subgraphs): 0.01 MB (12345 bytes)");
+  EXPECT_EQ(ours[4],
             "Memory, process RSS now (resident, /proc/self/statm): start 3.00 MB, after init 3.00 MB, end 3.00 MB");
-  EXPECT_EQ(ours[5], "Memory, peak process RSS sampled every 50 ms on its own thread: 117.74 MB (7 samples)");
+  EXPECT_EQ(ours[6], "Memory, peak process RSS sampled every 50 ms on its own thread: 117.74 MB (7 samples)");
 }
 
 TEST(RunBenchmarkTest, TextLinesAreViewsOfTheReport) {

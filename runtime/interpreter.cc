@@ -599,6 +599,16 @@ bool Subgraph::InputProducerCallback(TfLiteContext* context, const TfLiteNode* n
   return true;
 }
 
+void Subgraph::ConstantCopiedCallback(TfLiteContext* context, const void* data, size_t bytes) {
+  SubgraphOf(context)->interpreter_->ConstantCopied(data, bytes);
+}
+
+void Interpreter::ConstantCopied(const void* data, size_t bytes) {
+  std::lock_guard<std::mutex> lock(released_mutex_);
+  if (!released_ranges_.insert(data).second) return;
+  weights_released_bytes_ += model_->ReleasePages(data, bytes);
+}
+
 void Subgraph::NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized) {
   NodeEntry* entry = SubgraphOf(context)->EntryOf(node);
   if (entry != nullptr && entry->delegate_params == nullptr) {
@@ -1396,6 +1406,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(std::shared_ptr<const
   interpreter->cpu_backend_context_.note_kernel = Subgraph::NoteKernelCallback;
   interpreter->cpu_backend_context_.cpu_kernel_state = Subgraph::CpuKernelStateCallback;
   interpreter->cpu_backend_context_.input_producer = Subgraph::InputProducerCallback;
+  interpreter->cpu_backend_context_.constant_copied = Subgraph::ConstantCopiedCallback;
   if (resolver == nullptr) resolver = &BuiltinOpResolver::Shared(options.kernel_set);
   const fb::Model* fb_model = interpreter->model_->fb();
   const int num_subgraphs = static_cast<int>(fb_model->subgraphs()->size());

@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -144,6 +145,7 @@ class Subgraph {
   static void WarnCallback(TfLiteContext* context, const char* message);
   // CpuBackendContext::note_kernel: records the node's kernel as optimized or reference.
   static void NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized);
+  static void ConstantCopiedCallback(TfLiteContext* context, const void* data, size_t bytes);
   static int CpuKernelStateCallback(TfLiteContext* context, const TfLiteNode* node);
   // CpuBackendContext::input_producer, from the maps below.
   static bool InputProducerCallback(TfLiteContext* context, const TfLiteNode* node, int input, int* self,
@@ -378,6 +380,13 @@ class Interpreter {
   // Arena bytes of all subgraphs, and bytes held by dynamic tensors.
   size_t arena_bytes() const;
   size_t dynamic_bytes() const;
+  // A kernel's copy of constant bytes (CpuBackendContext::constant_copied): the model unmaps their
+  // file pages, once per range. Bytes unmapped so far (counted once however many kernels copy them).
+  void ConstantCopied(const void* data, size_t bytes);
+  size_t weights_released_bytes() const {
+    std::lock_guard<std::mutex> lock(released_mutex_);
+    return weights_released_bytes_;
+  }
 
  private:
   Interpreter() = default;
@@ -398,6 +407,10 @@ class Interpreter {
   std::map<std::pair<std::string, std::string>, int> resource_ids_;
   std::map<int, ResourceVariable> resources_;
   std::set<int> initialized_subgraphs_;
+  // ConstantCopied's ranges (by start) and their total; a kernel may pack on a pool thread.
+  mutable std::mutex released_mutex_;
+  std::set<const void*> released_ranges_;
+  size_t weights_released_bytes_ = 0;
   std::set<std::string> warnings_;
   NodeObserver* observer_ = nullptr;
 };

@@ -46,6 +46,10 @@ class Model {
   const uint8_t* BufferData(uint32_t buffer_index, size_t* bytes) const;
   // Bytes of all constant buffers (the weights).
   size_t weights_bytes() const { return weights_bytes_; }
+  // Unmaps the whole pages of [data, data + bytes) when they lie in the mapped file (madvise
+  // MADV_DONTNEED on a private read-only mapping: the page cache keeps them, a later read maps the
+  // same bytes again); returns the bytes unmapped, 0 for a model kept in memory.
+  size_t ReleasePages(const void* data, size_t bytes) const;
 
  private:
   Model() = default;

@@ -2,6 +2,12 @@
 #include "runtime/model.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "runtime/c/builtin_ops.h"
 #include "runtime/model_builder.h"
@@ -108,6 +114,34 @@ TEST(ModelTest, RefusesZeroPointsOutsideTheTypesRange) {
   }
   EXPECT_NE(LoadError(with_zero_point(kTfLiteInt8, INT64_MIN)).find("outside INT8's range"), std::string::npos);
   EXPECT_NE(LoadError(with_zero_point(kTfLiteInt8, INT64_MAX)).find("outside INT8's range"), std::string::npos);
+}
+
+// ReleasePages unmaps only whole pages inside the mapped file, and nothing of a model kept in memory
+// or of a range outside the file.
+TEST(ModelTest, ReleasesOnlyWholePagesOfTheMappedFile) {
+  std::vector<uint8_t> bytes = OneTensorModel({1, 2}, 0, 1);
+  bytes.resize(bytes.size() + 5 * 4096, 0x5a);  // bytes after the flatbuffer: the verifier ignores them
+  const std::string path = ::testing::TempDir() + "/release_pages.tflite";
+  FILE* file = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(file, nullptr);
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), file), bytes.size());
+  ASSERT_EQ(std::fclose(file), 0);
+  auto mapped = Model::FromFile(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+  const Model& model = *mapped.value();
+  const uint8_t* data = model.file_data();
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // The range from byte 1 to the end: every page but the first (and a partial last one).
+  const size_t released = model.ReleasePages(data + 1, bytes.size() - 1);
+  EXPECT_EQ(released, (bytes.size() / page - 1) * page);
+  EXPECT_EQ(std::memcmp(data, bytes.data(), bytes.size()), 0);    // the same bytes, mapped again
+  EXPECT_EQ(model.ReleasePages(data + 1, page - 2), 0u);          // within one page
+  EXPECT_EQ(model.ReleasePages(data + bytes.size(), page), 0u);   // past the file
+  EXPECT_EQ(model.ReleasePages(bytes.data(), bytes.size()), 0u);  // not the file's memory
+  auto in_memory = Model::FromBuffer(bytes, "in_memory.tflite");
+  ASSERT_TRUE(in_memory.ok());
+  EXPECT_EQ(in_memory.value()->ReleasePages(in_memory.value()->file_data(), bytes.size()), 0u);
+  std::remove(path.c_str());
 }
 
 TEST(ModelTest, RefusesMissingFile) {

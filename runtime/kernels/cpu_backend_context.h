@@ -8,6 +8,7 @@
 #define TOUCHSTONE_RUNTIME_KERNELS_CPU_BACKEND_CONTEXT_H_
 
 #include <cstdarg>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <type_traits>
@@ -78,10 +79,17 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // one output is `node`'s input `input` (-1: none). False where `node` is no node of the plan being
   // prepared. Answered from maps of that plan, without a walk over it. Null where the host keeps none.
   bool (*input_producer)(TfLiteContext* context, const TfLiteNode* node, int input, int* self, int* producer) = nullptr;
+  // A kernel that has copied constant bytes into a form of its own (packed weights) and will not read
+  // them again says so here. Where they lie in a model file mapped read-only, the runtime unmaps
+  // their whole pages (the page cache keeps them; a later read maps them again, the same bytes), so
+  // the weights are not resident twice. Null where the host keeps every page.
+  void (*constant_copied)(TfLiteContext* context, const void* data, size_t bytes) = nullptr;
 };
 
 // NoteKernel through the context's CpuBackendContext, where the host has one.
 inline void NoteKernel(TfLiteContext* context, const TfLiteNode* node, bool optimized);
+// CpuBackendContext::constant_copied, where the host has it.
+inline void ConstantCopied(TfLiteContext* context, const void* data, size_t bytes);
 
 // The context's CPU backend, or null when it has none.
 inline CpuBackendContext* GetCpuBackendContext(TfLiteContext* context);
@@ -131,6 +139,11 @@ inline void WarnTfliteDifference(TfLiteContext* context, const char* format, ...
 inline void NoteKernel(TfLiteContext* context, const TfLiteNode* node, bool optimized) {
   CpuBackendContext* backend = GetCpuBackendContext(context);
   if (backend != nullptr && backend->note_kernel != nullptr) backend->note_kernel(context, node, optimized);
+}
+
+inline void ConstantCopied(TfLiteContext* context, const void* data, size_t bytes) {
+  CpuBackendContext* backend = GetCpuBackendContext(context);
+  if (backend != nullptr && backend->constant_copied != nullptr) backend->constant_copied(context, data, bytes);
 }
 
 inline CpuBackendContext* GetCpuBackendContext(TfLiteContext* context) {

@@ -67,7 +67,9 @@ struct ConvOp {
   static bool FlushesDenormals(const ConvState* s) { return !s->quantized && !s->hybrid && !s->q16; }
   static TfLiteRegistration* Reference() { return reference::Register_CONV_2D(); }
 
-  static void Pack(State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
+  // Packs the filter and bias for this node's path; constant weights' file pages are then given back
+  // (ConstantCopied): only the packed copy is read.
+  static void Pack(TfLiteContext* context, State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
     const float* filter_data = tflite::GetTensorData<float>(filter);
     const float* bias_data = tflite::GetTensorData<float>(bias);
     if (s->planar) {
@@ -78,8 +80,7 @@ struct ConvOp {
       for (size_t o = 0; o < outputs; ++o) {
         for (size_t t = 0; t < taps; ++t) s->planar_w[t * outputs + o] = filter_data[o * taps + t];
       }
-      s->packed_filter = filter->data.raw;
-      s->packed_bias = bias->data.raw;
+      Packed(context, s, filter, bias);
       return;
     }
     const size_t taps = s->geometry.taps();
@@ -92,8 +93,7 @@ struct ConvOp {
       PackGemmWeights(s->output_depth, 1, kc - broadcast, filter_data + broadcast, kc, kc, 1, nullptr, nr, &s->packed);
       PackGemmWeights(s->output_depth, 1, broadcast, filter_data, kc, kc, 1, bias_data, nr, &s->broadcast_w);
       s->group_packed_size = s->packed.size();
-      s->packed_filter = filter->data.raw;
-      s->packed_bias = bias->data.raw;
+      Packed(context, s, filter, bias);
       return;
     }
     const size_t panels = (s->group_outputs + nr - 1) / nr;
@@ -106,8 +106,14 @@ struct ConvOp {
                       nr, &group_packed);
       std::copy(group_packed.begin(), group_packed.end(), s->packed.begin() + g * s->group_packed_size);
     }
+    Packed(context, s, filter, bias);
+  }
+
+  // What Pack packed, and for constant weights their file pages given back.
+  static void Packed(TfLiteContext* context, State* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
     s->packed_filter = filter->data.raw;
     s->packed_bias = bias->data.raw;
+    if (s->constant_weights) ConstantCopied(context, filter->data.raw, filter->bytes);
   }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
@@ -347,7 +353,7 @@ struct ConvOp {
   static TfLiteStatus EvalPlanar(TfLiteContext* context, TfLiteNode* node, State* s) {
     const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
-      Pack(s, filter, bias);
+      Pack(context, s, filter, bias);
     }
     const WindowGeometry& g = s->geometry;
     const int channels = s->filter_depth;
@@ -486,6 +492,7 @@ struct ConvOp {
       s->hybrid_packed.assign(gemv.packed_size(outputs, row_bytes), 0);
       gemv.pack(filter_data, outputs, row_bytes, s->hybrid_packed.data());
       s->hybrid_packed_from = filter_data;
+      ConstantCopied(context, filter_data, filter->bytes);
     }
     const int64_t pixels_per_batch = int64_t{g.out_height} * g.out_width;
     const int64_t min_pixels = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, int64_t{outputs} * row_bytes));
@@ -551,7 +558,7 @@ struct ConvOp {
     if (s->planar) return EvalPlanar(context, node, s);
     const auto [input, filter, bias, output] = nn::WeightedNodeTensors(context, node);
     if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
-      Pack(s, filter, bias);
+      Pack(context, s, filter, bias);
     }
     if (s->broadcast_channels > 0) return EvalBroadcast(context, node, s);
     return EvalGemm(context, s, input, tflite::GetTensorData<float>(output), GemmProblem());
@@ -613,7 +620,9 @@ bool IsOptimizedConvInvoke(TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*)) 
   return invoke == OptimizedKernel<ConvOp>::Invoke;
 }
 
-void PackConv(ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias) { ConvOp::Pack(s, filter, bias); }
+void PackConv(TfLiteContext* context, ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias) {
+  ConvOp::Pack(context, s, filter, bias);
+}
 
 bool ResidualFoldableConv(const TfLiteNode* node, const TfLiteRegistration* registration) {
   if (node->delegate != nullptr || !IsOptimizedConvInvoke(registration->invoke) || node->inputs->size != 3) {
@@ -631,7 +640,7 @@ TfLiteStatus EvalConvWithResidual(TfLiteContext* context, TfLiteNode* node, floa
   ConvState* s = static_cast<ConvState*>(node->user_data);
   const auto [input, filter, bias, conv_output] = nn::WeightedNodeTensors(context, node);
   if (!s->constant_weights || s->packed_filter != filter->data.raw || s->packed_bias != bias->data.raw) {
-    ConvOp::Pack(s, filter, bias);
+    ConvOp::Pack(context, s, filter, bias);
   }
   GemmProblem epilogue;
   epilogue.residual = residual;

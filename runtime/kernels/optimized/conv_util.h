@@ -237,7 +237,7 @@ struct ConvState : OpState {
 // conv_2d.cc's kernel, for a DEPTHWISE_CONV_2D that computes its 1x1 CONV_2D producer's output
 // (DepthwiseOp::PrepareFusion): whether `invoke` is that kernel's, and its weight packing.
 bool IsOptimizedConvInvoke(TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*));
-void PackConv(ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias);
+void PackConv(TfLiteContext* context, ConvState* s, const TfLiteTensor* filter, const TfLiteTensor* bias);
 
 // For a float ADD that computes its CONV_2D operand itself (elementwise.cc, FoldResidualConv): the
 // convolution's output tensor is then never written, its tiles go straight into the ADD's output

@@ -587,7 +587,7 @@ struct DepthwiseOp {
         const TfLiteTensor* conv_bias = &context->tensors[s->expansion_bias];
         if (!conv->constant_weights || conv->packed_filter != conv_filter->data.raw ||
             conv->packed_bias != conv_bias->data.raw) {
-          PackConv(conv, conv_filter, conv_bias);
+          PackConv(context, conv, conv_filter, conv_bias);
         }
         const float* conv_input = tflite::GetTensorData<float>(&context->tensors[s->expansion_input]);
         const int threads = NumThreads(context);

@@ -137,12 +137,14 @@ struct FullyConnectedOp {
   }
   static TfLiteRegistration* Reference() { return reference::Register_FULLY_CONNECTED(); }
 
-  static void Pack(State* s, const TfLiteTensor* weights, const TfLiteTensor* bias) {
+  // Packs the weights and bias; constant weights' file pages are then given back (ConstantCopied).
+  static void Pack(TfLiteContext* context, State* s, const TfLiteTensor* weights, const TfLiteTensor* bias) {
     PackGemmWeights(s->units, 1, s->depth, tflite::GetTensorData<float>(weights), s->depth, 0, 1,
                     bias != nullptr ? tflite::GetTensorData<float>(bias) : nullptr, s->variant->nr, &s->packed);
     s->packed_weights = weights->data.raw;
     s->packed_bias = bias != nullptr ? bias->data.raw : nullptr;
     s->packed_variant = s->variant;
+    if (s->constant_weights) ConstantCopied(context, weights->data.raw, weights->bytes);
   }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {
@@ -246,6 +248,7 @@ struct FullyConnectedOp {
                   s->hybrid_packed.data() + block * s->hybrid_block_bytes);
       }
       s->hybrid_packed_from = weights_data;
+      ConstantCopied(context, weights_data, weights->bytes);
     }
     ParallelChunks(
         context, static_cast<int64_t>(s->rows) * unit_blocks, min_tasks, [&](int, int64_t begin, int64_t end) {
@@ -360,7 +363,7 @@ struct FullyConnectedOp {
     const auto [input, weights, bias, output] = nn::WeightedNodeTensors(context, node);
     if (!s->constant_weights || s->packed_weights != weights->data.raw ||
         s->packed_bias != (bias != nullptr ? bias->data.raw : nullptr) || s->packed_variant != s->variant) {
-      Pack(s, weights, bias);
+      Pack(context, s, weights, bias);
     }
     const float* input_data = tflite::GetTensorData<float>(input);
     if (s->rows_input != input_data || s->row_pointers.size() != s->rows) {
@@ -453,6 +456,7 @@ struct BatchMatMulOp {
       }
     });
     s->packed_rhs = rhs->data.raw;
+    if (s->constant_rhs) ConstantCopied(context, rhs->data.raw, rhs->bytes);
   }
 
   static TfLiteStatus Prepare(TfLiteContext* context, TfLiteNode* node, State* s) {

@@ -220,7 +220,7 @@ size_t PanelBytes(const QuantGemmState& s) {
 
 // The weights' columns with the sign bit flipped, their constant terms folded into the output
 // stage, packed for the microkernels.
-void PackPendingGemm(QuantGemmState* s) {
+void PackPendingGemm(TfLiteContext* context, QuantGemmState* s) {
   QuantGemmState::PendingPack& p = s->pending;
   const int n = s->n;
   const size_t k = s->k;
@@ -271,6 +271,8 @@ void PackPendingGemm(QuantGemmState* s) {
     s->packed_b.assign(kernels.packed_b_size(n, s->kp), 0);
     kernels.pack_b(d.get(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
   }
+  // Only the packed copy is read from here on.
+  ConstantCopied(context, p.weights, static_cast<size_t>(n) * k);
   p.pending = false;
   p.rq.Reset();
 }
@@ -541,7 +543,7 @@ TfLiteStatus EvalQuantGemm(TfLiteContext* context, TfLiteNode* node, QuantGemmSt
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   const uint8_t* input_data = input->data.uint8;
   uint8_t* output_data = output->data.uint8;
-  if (s->pending.pending) PackPendingGemm(s);
+  if (s->pending.pending) PackPendingGemm(context, s);
   EnsureScratch(context, s);
   const QuantKernels& kernels = *s->kernels;
   const int mr = std::min(kernels.mr, kMaxRowsPerTile);
@@ -691,7 +693,7 @@ bool PrepareQuantDepthwise(TfLiteContext* context, TfLiteNode* node, const Micro
 // The filter with its zero point taken off, packed for the microkernels, the output stage with the
 // bias (and, where the kernels want it, the input zero point's term) folded in, and each output
 // column's input columns (kilobytes per layer, so made at the first Eval rather than at Prepare).
-void PackPendingDepthwise(QuantDepthwiseState* s) {
+void PackPendingDepthwise(TfLiteContext* context, QuantDepthwiseState* s) {
   QuantDepthwiseState::PendingPack& p = s->pending;
   const int channels = s->channels;
   const WindowGeometry& geometry = s->geometry;
@@ -729,6 +731,7 @@ void PackPendingDepthwise(QuantDepthwiseState* s) {
   // Depthwise convolutions requantize in TFLite's own loops: ties away from zero. Prepare checked
   // what BuildOutputStage refuses.
   BuildOutputStage(p.rq.get(), /*rounding_up=*/false, col_terms, p.output_zero_point, &s->output);
+  ConstantCopied(context, p.filter, static_cast<size_t>(taps) * channels);
   p.pending = false;
   p.rq.Reset();
 }
@@ -787,7 +790,7 @@ void FillDepthwiseTaps(const WindowGeometry& g, int taps, const int64_t* columns
 }  // namespace
 
 TfLiteStatus EvalQuantDepthwise(TfLiteContext* context, TfLiteNode* node, QuantDepthwiseState* s) {
-  if (s->pending.pending) PackPendingDepthwise(s);
+  if (s->pending.pending) PackPendingDepthwise(context, s);
   const TfLiteTensor* input = tflite::GetInput(context, node, 0);
   TfLiteTensor* output = tflite::GetOutput(context, node, 0);
   const WindowGeometry& g = s->geometry;

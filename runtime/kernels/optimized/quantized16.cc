@@ -186,6 +186,8 @@ void PackWeightsOrRhs(TfLiteContext* context, const TfLiteTensor* b, Q16GemmStat
   }
   s->packed_from = b->data.raw;
   s->packed_kernels = s->kernels;
+  // Only the packed copy of constant weights is read from here on.
+  if (s->constant_b) ConstantCopied(context, b->data.raw, b->bytes);
 }
 
 // Rows [m0, m0 + rows) of a matrix whose element (row, kk) is src[row * row_stride + kk *
