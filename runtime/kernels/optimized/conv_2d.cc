@@ -98,6 +98,11 @@ struct ConvOp {
     }
     const size_t panels = (s->group_outputs + nr - 1) / nr;
     s->group_packed_size = panels * PackedPanelSize(taps, kc, nr);
+    if (s->groups == 1) {  // straight into place: no second copy of the layer's weights
+      PackGemmWeights(s->group_outputs, taps, kc, filter_data, taps * kc, kc, 1, bias_data, nr, &s->packed);
+      Packed(context, s, filter, bias);
+      return;
+    }
     s->packed.resize(s->group_packed_size * s->groups);
     CacheAlignedVector<float> group_packed;
     for (int g = 0; g < s->groups; ++g) {

@@ -276,6 +276,49 @@ TEST(QuantKernelsTest, GemmRowFactorInWeights) {
 #endif
 }
 
+// Weights packed a few panels at a time (PackFlippedWeights, as the GEMM's first Invoke packs them)
+// give the bytes of flipping every column first and packing them at once, in every layout a set has,
+// for column counts within one panel, across several and past the last whole one.
+TEST(QuantKernelsTest, WeightsPackedInChunksAsAtOnce) {
+  std::mt19937 rng(7100);
+  std::vector<const QuantKernels*> sets = VectorSets();
+  sets.push_back(&Scalar());
+  for (const QuantKernels* set : sets) {
+    std::vector<WeightLayout> layouts = {WeightLayout::kPlain};
+    if (set->pack_b_with_row_factor != nullptr) layouts.push_back(WeightLayout::kWithRowFactor);
+    if (set->pack_b_narrow != nullptr) layouts.push_back(WeightLayout::kNarrow);
+    for (WeightLayout layout : layouts) {
+      for (int n : {1, set->panel - 1, 3 * set->panel + 5}) {
+        if (n < 1) continue;
+        for (size_t k : {3, 28, 101}) {
+          const size_t kp = (k + 3) / 4 * 4;
+          const bool d_signed = n % 2 == 0;
+          const int32_t row_factor = layout == WeightLayout::kPlain ? 0 : -3;
+          std::vector<uint8_t> weights = RandomBytes(rng, static_cast<size_t>(n) * k);
+          std::vector<uint8_t> d(static_cast<size_t>(n) * kp, 0);
+          for (int c = 0; c < n; ++c) {
+            for (size_t i = 0; i < k; ++i) d[c * kp + i] = weights[c * k + i] ^ 0x80;
+          }
+          std::vector<uint8_t> at_once(PackedWeightsSize(*set, layout, n, kp), 0);
+          if (layout == WeightLayout::kPlain) set->pack_b(d.data(), n, kp, d_signed, at_once.data());
+          if (layout == WeightLayout::kWithRowFactor) {
+            set->pack_b_with_row_factor(d.data(), n, k, kp, d_signed, row_factor, at_once.data());
+          }
+          if (layout == WeightLayout::kNarrow) {
+            set->pack_b_narrow(d.data(), n, k, kp, d_signed, row_factor, at_once.data());
+          }
+          for (int chunk : {set->panel, 2 * set->panel}) {
+            std::vector<uint8_t> chunked(at_once.size(), 0xee);
+            PackFlippedWeights(*set, layout, weights.data(), n, k, kp, d_signed, row_factor, chunk, chunked.data());
+            ASSERT_EQ(chunked, at_once) << set->name << " layout " << static_cast<int>(layout) << " n " << n << " k "
+                                        << k << " chunk " << chunk;
+          }
+        }
+      }
+    }
+  }
+}
+
 // The narrow (int8) weight layout: weights minus their zero point that fit int8 (every row factor
 // a zero point gives, the weights drawn to fit), against the portable set computing the row terms.
 TEST(QuantKernelsTest, GemmNarrowWeights) {

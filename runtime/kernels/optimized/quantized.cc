@@ -26,6 +26,9 @@ constexpr int64_t kFewRows = 32;
 constexpr size_t kNarrowMinWideBytes = 256 * 1024;
 // The packed weight bytes of a group of panels EvalPanelMajor keeps in L2 over the rows' tiles.
 constexpr size_t kPanelMajorGroupBytes = 64 * 1024;
+// The flipped weight bytes packed at a time (PackFlippedWeights): a layer's packing holds this
+// much besides the packed copy, instead of a second whole copy.
+constexpr size_t kFlipChunkBytes = 64 * 1024;
 
 std::atomic<int64_t> g_prepared{0};
 std::atomic<int64_t> g_narrow_packed{0};
@@ -220,35 +223,63 @@ size_t PanelBytes(const QuantGemmState& s) {
 
 // The weights' columns with the sign bit flipped, their constant terms folded into the output
 // stage, packed for the microkernels.
+}  // namespace
+
+size_t PackedWeightsSize(const QuantKernels& set, WeightLayout layout, int n, size_t kp) {
+  return (layout == WeightLayout::kNarrow ? set.narrow_packed_b_size : set.packed_b_size)(n, kp);
+}
+
+void PackFlippedWeights(const QuantKernels& set, WeightLayout layout, const uint8_t* weights, int n, size_t k,
+                        size_t kp, bool d_signed, int32_t row_factor, int chunk_columns, uint8_t* packed) {
+  // Every layout puts the panel of column c (a multiple of the panel width) at the packed size of c
+  // columns, so a chunk of whole panels packs on its own at that offset.
+  const std::unique_ptr<uint8_t[]> flipped(new uint8_t[static_cast<size_t>(std::min(chunk_columns, n)) * kp]);
+  for (int c0 = 0; c0 < n; c0 += chunk_columns) {
+    const int columns = std::min(chunk_columns, n - c0);
+    for (int col = 0; col < columns; ++col) {
+      const uint8_t* source = weights + static_cast<size_t>(c0 + col) * k;
+      uint8_t* row = flipped.get() + static_cast<size_t>(col) * kp;
+      size_t i = 0;
+      for (; i + 8 <= k; i += 8) {  // eight bytes a step (the loop is not vectorized at -O2)
+        uint64_t bytes;
+        std::memcpy(&bytes, source + i, 8);
+        bytes ^= 0x8080808080808080ull;
+        std::memcpy(row + i, &bytes, 8);
+      }
+      for (; i < k; ++i) row[i] = source[i] ^ 0x80;
+      std::memset(row + k, 0, kp - k);
+    }
+    uint8_t* out = packed + PackedWeightsSize(set, layout, c0, kp);
+    switch (layout) {
+      case WeightLayout::kPlain:
+        set.pack_b(flipped.get(), columns, kp, d_signed, out);
+        break;
+      case WeightLayout::kWithRowFactor:
+        set.pack_b_with_row_factor(flipped.get(), columns, k, kp, d_signed, row_factor, out);
+        break;
+      case WeightLayout::kNarrow:
+        set.pack_b_narrow(flipped.get(), columns, k, kp, d_signed, row_factor, out);
+        break;
+    }
+  }
+}
+
+namespace {
+
 void PackPendingGemm(TfLiteContext* context, QuantGemmState* s) {
   QuantGemmState::PendingPack& p = s->pending;
   const int n = s->n;
   const size_t k = s->k;
   const int64_t beta = s->row_factor;
-  const size_t kp = s->kp;
-  const bool is_signed = s->is_signed;
   const QuantKernels& kernels = *s->kernels;
   // Each column's sum of its flipped bytes as the microkernels read them (unsigned for int8
   // weights, signed for uint8): the weights' own sum (row_sums reads int8 as signed) plus or minus
   // 128 per byte.
   std::vector<int32_t> sums(n);
-  kernels.row_sums(p.weights, k, n, k, is_signed, sums.data());
-  const int64_t flip_offset = (is_signed ? 128 : -128) * static_cast<int64_t>(k);
-  // Every byte is written below (the columns' padding zeroed), so none is filled first.
-  const std::unique_ptr<uint8_t[]> d(new uint8_t[static_cast<size_t>(n) * kp]);
+  kernels.row_sums(p.weights, k, n, k, s->is_signed, sums.data());
+  const int64_t flip_offset = (s->is_signed ? 128 : -128) * static_cast<int64_t>(k);
   std::vector<int64_t> col_terms(n);
   for (int col = 0; col < n; ++col) {
-    const uint8_t* weights = p.weights + static_cast<size_t>(col) * k;
-    uint8_t* flipped = d.get() + static_cast<size_t>(col) * kp;
-    size_t i = 0;
-    for (; i + 8 <= k; i += 8) {  // eight bytes a step (the loop is not vectorized at -O2)
-      uint64_t bytes;
-      std::memcpy(&bytes, weights + i, 8);
-      bytes ^= 0x8080808080808080ull;
-      std::memcpy(flipped + i, &bytes, 8);
-    }
-    for (; i < k; ++i) flipped[i] = weights[i] ^ 0x80;
-    std::memset(flipped + k, 0, kp - k);
     const int64_t sum = sums[col] + flip_offset;
     const int64_t bias_value = p.bias != nullptr ? p.bias[col] : 0;
     col_terms[col] =
@@ -257,20 +288,22 @@ void PackPendingGemm(TfLiteContext* context, QuantGemmState* s) {
   BuildOutputStage(p.rq.get(), p.rounding_up, col_terms, p.output_offset, &s->output);
   s->narrow_weights = kernels.pack_b_narrow != nullptr && s->rows <= kFewRows &&
                       kernels.packed_b_size(n, s->kp) >= kNarrowMinWideBytes && WeightsFitInt8(*s);
+  WeightLayout layout = WeightLayout::kPlain;
   if (s->narrow_weights) {
-    s->packed_b.assign(kernels.narrow_packed_b_size(n, s->kp), 0);
-    kernels.pack_b_narrow(d.get(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor, s->packed_b.data());
+    layout = WeightLayout::kNarrow;
     g_narrow_packed.fetch_add(1, std::memory_order_relaxed);
-    s->row_factor = 0;  // in the weights now (the column terms above are the same)
   } else if (kernels.pack_b_with_row_factor != nullptr && std::abs(s->row_factor) <= 32000) {
     // Within int16 whatever the weight byte (a zero point far outside the type keeps the row sums).
-    s->packed_b.assign(kernels.packed_b_size(n, s->kp), 0);
-    kernels.pack_b_with_row_factor(d.get(), n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor, s->packed_b.data());
-    s->row_factor = 0;
-  } else {
-    s->packed_b.assign(kernels.packed_b_size(n, s->kp), 0);
-    kernels.pack_b(d.get(), n, s->kp, /*d_signed=*/!s->is_signed, s->packed_b.data());
+    layout = WeightLayout::kWithRowFactor;
   }
+  s->packed_b.assign(PackedWeightsSize(kernels, layout, n, s->kp), 0);
+  // About 64 KiB of flipped columns at a time, in whole panels.
+  const int chunk_columns =
+      std::max(1, static_cast<int>(kFlipChunkBytes / (static_cast<size_t>(kernels.panel) * s->kp))) * kernels.panel;
+  PackFlippedWeights(kernels, layout, p.weights, n, k, s->kp, /*d_signed=*/!s->is_signed, s->row_factor, chunk_columns,
+                     s->packed_b.data());
+  // The row factor is in the weights now (the column terms above are the same).
+  if (layout != WeightLayout::kPlain) s->row_factor = 0;
   // Only the packed copy is read from here on.
   ConstantCopied(context, p.weights, static_cast<size_t>(n) * k);
   p.pending = false;

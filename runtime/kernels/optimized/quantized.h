@@ -146,6 +146,16 @@ int64_t QuantizedNodesPrepared();
 // of few rows takes it where the set has one).
 int64_t NarrowGemmWeightsPacked();
 
+// The three layouts of a GEMM's packed weights (QuantKernels: pack_b, pack_b_with_row_factor,
+// pack_b_narrow), their size for n columns of kp bytes, and the packing of weights [n][k] as stored:
+// each byte flipped (XOR 0x80: the operand the microkernels multiply), k padded to kp with zeros,
+// `chunk_columns` columns at a time (a multiple of set.panel), so the flipped copy stays that small
+// whatever the layer. The packed bytes are those of packing all n columns at once.
+enum class WeightLayout { kPlain, kWithRowFactor, kNarrow };
+size_t PackedWeightsSize(const QuantKernels& set, WeightLayout layout, int n, size_t kp);
+void PackFlippedWeights(const QuantKernels& set, WeightLayout layout, const uint8_t* weights, int n, size_t k,
+                        size_t kp, bool d_signed, int32_t row_factor, int chunk_columns, uint8_t* packed);
+
 // The output stage arrays for the reference's per-column multipliers and shifts (rq), the
 // column terms (bias and zero-point terms) and ruy's or the reference's rounding. False where a
 // multiplier is one the vector stage's high multiply does not reproduce (INT32_MIN, which
