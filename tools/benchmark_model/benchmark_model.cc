@@ -276,7 +276,9 @@ class Printer : public BenchmarkListener {
   }
   // The interpreter ends with RunBenchmark: keep what is printed or written after the results now.
   void OnBenchmarkEnd(const BenchmarkReport&, Interpreter* interpreter, const InputTarget& target) override {
-    output_bytes_ = OutputBytes(target);
+    // Copied only to be written: a model's outputs can be megabytes, which the process's peak would
+    // count for nothing.
+    if (!flags_.output_filepath.empty()) output_bytes_ = OutputBytes(target);
     if (flags_.print_postinvoke_state) post_invoke_state_ = StateText(interpreter, "post-invoke");
   }
 
