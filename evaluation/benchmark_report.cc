@@ -138,7 +138,7 @@ std::vector<std::string> FormatMemoryLines(const BenchmarkReport& report) {
       "Memory, model file: {} ({} bytes, mapped read-only); of which weights (constant buffers): {} ({} bytes)",
       Mb(m.model_file_bytes), m.model_file_bytes, Mb(m.weights_bytes), m.weights_bytes));
   lines.push_back(
-      fmt::format("Memory, weights read only in packed form (their file pages unmapped after packing): {} ({} bytes)",
+      fmt::format("Memory, weights read only from a kernel's copy (their pages of the model file unmapped): {} ({} bytes)",
                   Mb(m.weights_released_bytes), m.weights_released_bytes));
   lines.push_back(fmt::format("Memory, tensor arena (planned at AllocateTensors, all subgraphs): {} ({} bytes)",
                               Mb(m.arena_bytes), m.arena_bytes));

@@ -336,8 +336,8 @@ TEST(RunBenchmarkTest, TfliteLinesKeepTheirDigits) {
             "Memory, model file: 0.95 MB (1000000 bytes, mapped read-only); of which weights (constant buffers): "
             "0.95 MB (999424 bytes)");
   EXPECT_EQ(ours[1],
-            "Memory, weights read only in packed form (their file pages unmapped after packing): 0.95 MB (995328 "
-            "bytes)");
+            "Memory, weights read only from a kernel's copy (their pages of the model file unmapped): 0.95 MB "
+            "(995328 bytes)");
   EXPECT_EQ(ours[2], "Memory, tensor arena (planned at AllocateTensors, all subgraphs): 0.01 MB (12345 bytes)");
   EXPECT_EQ(ours[4],
             "Memory, process RSS now (resident, /proc/self/statm): start 3.00 MB, after init 3.00 MB, end 3.00 MB");

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "runtime/c/common.h"
+#include "runtime/kernels/cpu_backend_context.h"
 #include "runtime/kernels/internal/float16.h"
 #include "runtime/kernels/internal/quantization_util.h"
 #include "runtime/kernels/internal/sparsity.h"
@@ -340,7 +341,11 @@ TfLiteStatus DequantizePrepare(TfLiteContext* context, TfLiteNode* node) {
   const bool precompute = IsPrecomputable(input);
   if (precompute) tflite::SetTensorToPersistentRo(output);
   TF_LITE_ENSURE_OK(context, context->ResizeTensor(context, output, TfLiteIntArrayCopy(input->dims)));
-  if (precompute) Dequantize(input, output);
+  if (precompute) {
+    Dequantize(input, output);
+    // The output holds the values from here on (a later Prepare reads the input again).
+    ConstantCopied(context, input->data.raw, input->bytes);
+  }
   return kTfLiteOk;
 }
 
@@ -378,6 +383,8 @@ TfLiteStatus DensifyPrepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_KERNEL_LOG(context, "input %s", error.c_str());
     return kTfLiteError;
   }
+  // The dense output holds the values from here on (a later Prepare reads the input again).
+  ConstantCopied(context, input->data.raw, input->bytes);
   return kTfLiteOk;
 }
 
