@@ -37,13 +37,14 @@ struct StageRegs {
 __attribute__((always_inline)) inline StageRegs LoadStage(const QuantOutputStage& s, int col) {
   StageRegs r;
   r.col_term = Load(s.col_term + col);
-  r.multiplier = Load(s.multiplier + col);
+  const int c = col & s.column_mask;  // the constants' column (0 for a layer of one scale)
+  r.multiplier = Load(s.multiplier + c);
   r.multiplier_odd = _mm256_srli_epi64(r.multiplier, 32);
-  r.left = Load(s.left_shift + col);
-  r.right = Load(s.right_shift + col);
-  r.round_a = Load(s.round_a + col);
-  r.round_b = Load(s.round_b + col);
-  r.overflow_value = Load(s.overflow_value + col);
+  r.left = Load(s.left_shift + c);
+  r.right = Load(s.right_shift + c);
+  r.round_a = Load(s.round_a + c);
+  r.round_b = Load(s.round_b + c);
+  r.overflow_value = Load(s.overflow_value + c);
   r.offset = _mm256_set1_epi32(s.output_offset);
   r.act_min = _mm256_set1_epi32(s.act_min);
   r.act_max = _mm256_set1_epi32(s.act_max);

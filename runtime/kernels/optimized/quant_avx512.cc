@@ -43,15 +43,16 @@ inline __m512i Load64(const int64_t* p) { return _mm512_loadu_si512(p); }
 __attribute__((always_inline)) inline StageRegs LoadStage(const QuantOutputStage& s, int col) {
   StageRegs r;
   r.col_term = Load(s.col_term + col);
-  r.multiplier = Load(s.multiplier + col);
+  const int c = col & s.column_mask;  // the constants' column (0 for a layer of one scale)
+  r.multiplier = Load(s.multiplier + c);
   r.multiplier_odd = _mm512_srli_epi64(r.multiplier, 32);
-  r.left = Load(s.left_shift + col);
-  r.round_even = Load64(s.round64 + col);
-  r.round_odd = Load64(s.round64 + col + 8);
-  r.shift_even = Load64(s.shift64 + col);
-  r.shift_odd = Load64(s.shift64 + col + 8);
-  r.fix_even = Load64(s.negative_fix64 + col);
-  r.fix_odd = Load64(s.negative_fix64 + col + 8);
+  r.left = Load(s.left_shift + c);
+  r.round_even = Load64(s.round64 + c);
+  r.round_odd = Load64(s.round64 + c + 8);
+  r.shift_even = Load64(s.shift64 + c);
+  r.shift_odd = Load64(s.shift64 + c + 8);
+  r.fix_even = Load64(s.negative_fix64 + c);
+  r.fix_odd = Load64(s.negative_fix64 + c + 8);
   r.offset = _mm512_set1_epi32(s.output_offset);
   r.act_min = _mm512_set1_epi32(s.act_min);
   r.act_max = _mm512_set1_epi32(s.act_max);

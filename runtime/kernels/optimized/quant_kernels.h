@@ -57,6 +57,10 @@ struct QuantOutputStage {
   const int64_t* round64 = nullptr;
   const int64_t* shift64 = nullptr;
   const int64_t* negative_fix64 = nullptr;
+  // Every array but col_term is read at (column & column_mask): -1 for a constant per column, 0
+  // where every column has the same (a layer of one scale: the arrays then hold
+  // kUniformStageColumns identical entries).
+  int column_mask = -1;
   bool any_left_shift = false;  // else the kernels skip the left shift
   int32_t output_offset = 0;
   int32_t act_min = 0, act_max = 0;

@@ -427,8 +427,9 @@ TEST(QuantKernelsTest, GemmOutputStageEdges) {
   }
 }
 
-// A single-scale layer keeps one multiplier for all its channels (SetUniform); its stage arrays are
-// the ones of the same multiplier written out per channel, and the first Eval is refused the same.
+// A single-scale layer keeps one multiplier for all its channels (SetUniform); its stage keeps the
+// per-column constants for one block of columns (column_mask 0), and every column reads there what
+// it reads from the same multiplier written out per channel.
 TEST(QuantKernelsTest, UniformRequantizationBuildsThePerChannelStage) {
   const std::vector<int64_t> col_terms = {5, -7, 0, 123456, -1, 2, 3, 4, 9, 10, 11, 12, 13, 14, 15, 16, 17};
   const int n = static_cast<int>(col_terms.size());
@@ -450,8 +451,32 @@ TEST(QuantKernelsTest, UniformRequantizationBuildsThePerChannelStage) {
       QuantOutput a, b;
       ASSERT_TRUE(BuildOutputStage(uniform, rounding_up, col_terms, 3, &a));
       ASSERT_TRUE(BuildOutputStage(per_channel, rounding_up, col_terms, 3, &b));
-      EXPECT_EQ(a.words, b.words) << "shift " << shift;
-      EXPECT_EQ(a.wide, b.wide) << "shift " << shift;
+      EXPECT_EQ(a.stage.column_mask, 0);
+      EXPECT_EQ(b.stage.column_mask, -1);
+      EXPECT_LT(a.words.size() + 2 * a.wide.size(), b.words.size() + 2 * b.wide.size());
+      // What a kernel reads for column c: a 16-column block's lanes from (block & column_mask), the
+      // 64-bit constants in their even / odd slots.
+      for (int c = 0; c < n; ++c) {
+        const int lane = c % 16;
+        auto at = [&](const QuantOutputStage& st, const int32_t* array) { return array[((c - lane) & st.column_mask) + lane]; };
+        auto at64 = [&](const QuantOutputStage& st, const int64_t* array) {
+          return array[((c - lane) & st.column_mask) + (lane % 2) * 8 + lane / 2];
+        };
+        const QuantOutputStage& x = a.stage;
+        const QuantOutputStage& y = b.stage;
+        EXPECT_EQ(x.col_term[c], y.col_term[c]);
+        EXPECT_EQ(at(x, x.multiplier), at(y, y.multiplier)) << c;
+        EXPECT_EQ(at(x, x.shift), at(y, y.shift)) << c;
+        EXPECT_EQ(at(x, x.left_shift), at(y, y.left_shift)) << c;
+        EXPECT_EQ(at(x, x.right_shift), at(y, y.right_shift)) << c;
+        EXPECT_EQ(at(x, x.round_a), at(y, y.round_a)) << c;
+        EXPECT_EQ(at(x, x.round_b), at(y, y.round_b)) << c;
+        EXPECT_EQ(at(x, x.overflow_value), at(y, y.overflow_value)) << c;
+        EXPECT_EQ(at64(x, x.round64), at64(y, y.round64)) << c;
+        EXPECT_EQ(at64(x, x.shift64), at64(y, y.shift64)) << c;
+        EXPECT_EQ(at64(x, x.negative_fix64), at64(y, y.negative_fix64)) << c;
+      }
+      EXPECT_EQ(a.stage.any_left_shift, b.stage.any_left_shift);
     }
   }
 }

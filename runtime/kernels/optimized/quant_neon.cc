@@ -42,9 +42,10 @@ struct StageRegs {
 inline StageRegs LoadStage(const QuantOutputStage& s, int col) {
   StageRegs r;
   r.col_term = vld1q_s32(s.col_term + col);
-  r.multiplier = vld1q_s32(s.multiplier + col);
-  r.left = vld1q_s32(s.left_shift + col);
-  r.neg_right = vnegq_s32(vld1q_s32(s.right_shift + col));
+  const int c = col & s.column_mask;  // the constants' column (0 for a layer of one scale)
+  r.multiplier = vld1q_s32(s.multiplier + c);
+  r.left = vld1q_s32(s.left_shift + c);
+  r.neg_right = vnegq_s32(vld1q_s32(s.right_shift + c));
   return r;
 }
 

@@ -23,10 +23,10 @@ inline int32_t Wrap(int64_t v) { return static_cast<int32_t>(static_cast<uint32_
 
 inline uint8_t Output(const QuantOutputStage& s, int column, int32_t acc) {
   const int32_t v = Wrap(int64_t{acc} + s.col_term[column]);
-  int32_t scaled =
-      s.rounding_up
-          ? quantization_util::MultiplyByQuantizedMultiplierRoundingUp(v, s.multiplier[column], s.shift[column])
-          : quantization_util::MultiplyByQuantizedMultiplier(v, s.multiplier[column], s.shift[column]);
+  const int c = column & s.column_mask;  // the constants' column (0 for a layer of one scale)
+  int32_t scaled = s.rounding_up
+                       ? quantization_util::MultiplyByQuantizedMultiplierRoundingUp(v, s.multiplier[c], s.shift[c])
+                       : quantization_util::MultiplyByQuantizedMultiplier(v, s.multiplier[c], s.shift[c]);
   scaled = quantization_util::WrappingAdd(scaled, s.output_offset);
   return static_cast<uint8_t>(std::min(std::max(scaled, s.act_min), s.act_max));
 }

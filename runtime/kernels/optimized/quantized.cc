@@ -49,36 +49,35 @@ bool StageTakes(const nn::OutputRequantization& rq) {
 }
 
 // The stage arrays for n columns padded to a multiple of `padding`, column c's multiplier, shift and
-// column term given by column(c, &multiplier, &shift, &col_term). False as BuildOutputStage says.
+// column term given by column(c, &multiplier, &shift, &col_term). With `uniform` (every column has
+// column 0's multiplier and shift) the per-column constants but the column terms are stored for
+// kUniformStageColumns columns only and read there whatever the column (QuantOutputStage::
+// column_mask 0): 52 bytes a column fewer. False as BuildOutputStage says.
 template <typename Column>
-bool BuildStage(int n, int padding, bool rounding_up, int32_t output_offset, int32_t act_min, int32_t act_max,
-                Column column, QuantOutput* out) {
+bool BuildStage(int n, int padding, bool uniform, bool rounding_up, int32_t output_offset, int32_t act_min,
+                int32_t act_max, Column column, QuantOutput* out) {
   const size_t padded = RoundUp(std::max(n, 1), padding);
-  out->words.assign(padded * 8, 0);
-  out->wide.assign(padded * 3, 0);
+  const size_t constants = uniform ? static_cast<size_t>(kUniformStageColumns) : padded;
+  out->words.assign(padded + constants * 7, 0);
+  out->wide.assign(constants * 3, 0);
   int32_t* col_term = out->words.data();
   int32_t* multiplier = col_term + padded;
-  int32_t* shift = multiplier + padded;
-  int32_t* left_shift = shift + padded;
-  int32_t* right_shift = left_shift + padded;
-  int32_t* round_a = right_shift + padded;
-  int32_t* round_b = round_a + padded;
-  int32_t* overflow_value = round_b + padded;
+  int32_t* shift = multiplier + constants;
+  int32_t* left_shift = shift + constants;
+  int32_t* right_shift = left_shift + constants;
+  int32_t* round_a = right_shift + constants;
+  int32_t* round_b = round_a + constants;
+  int32_t* overflow_value = round_b + constants;
   int64_t* round64 = out->wide.data();
-  int64_t* shift64 = round64 + padded;
-  int64_t* negative_fix64 = shift64 + padded;
-  if (rounding_up) std::fill(round_b, round_b + padded, INT32_MAX);
-  std::fill(round64, round64 + padded, int64_t{1} << 30);
-  std::fill(shift64, shift64 + padded, 31);
+  int64_t* shift64 = round64 + constants;
+  int64_t* negative_fix64 = shift64 + constants;
+  if (rounding_up) std::fill(round_b, round_b + constants, INT32_MAX);
+  std::fill(round64, round64 + constants, int64_t{1} << 30);
+  std::fill(shift64, shift64 + constants, 31);
   bool any_left_shift = false;
-  for (int c = 0; c < n; ++c) {
-    int32_t column_multiplier;
-    int column_shift;
-    int64_t column_term;
-    column(c, &column_multiplier, &column_shift, &column_term);
-    if (column_multiplier == INT32_MIN || column_shift < -31) return false;
+  // Column c's constants.
+  auto set_constants = [&](int c, int32_t column_multiplier, int column_shift) {
     const int left = column_shift > 0 ? column_shift : 0;
-    col_term[c] = Wrap(column_term);
     multiplier[c] = column_multiplier;
     shift[c] = column_shift;
     // ruy's stage makes a left shift of 32 or more 0 (as vpsllvd does); the reference's masks the
@@ -103,6 +102,19 @@ bool BuildStage(int n, int padding, bool rounding_up, int32_t output_offset, int
       round_a[c] = mask;
       round_b[c] = mask >> 1;
     }
+  };
+  for (int c = 0; c < n; ++c) {
+    int32_t column_multiplier;
+    int column_shift;
+    int64_t column_term;
+    column(c, &column_multiplier, &column_shift, &column_term);
+    if (column_multiplier == INT32_MIN || column_shift < -31) return false;
+    col_term[c] = Wrap(column_term);
+    if (!uniform) {
+      set_constants(c, column_multiplier, column_shift);
+    } else if (c == 0) {
+      for (int u = 0; u < kUniformStageColumns; ++u) set_constants(u, column_multiplier, column_shift);
+    }
   }
   QuantOutputStage& s = out->stage;
   s.col_term = col_term;
@@ -116,6 +128,7 @@ bool BuildStage(int n, int padding, bool rounding_up, int32_t output_offset, int
   s.round64 = round64;
   s.shift64 = shift64;
   s.negative_fix64 = negative_fix64;
+  s.column_mask = uniform ? 0 : -1;
   s.any_left_shift = any_left_shift;
   s.output_offset = output_offset;
   s.act_min = act_min;
@@ -129,8 +142,8 @@ bool BuildStage(int n, int padding, bool rounding_up, int32_t output_offset, int
 bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, const std::vector<int64_t>& col_terms,
                       int32_t output_offset, QuantOutput* out) {
   return BuildStage(
-      static_cast<int>(col_terms.size()), kQuantColumnPadding, rounding_up, output_offset, rq.activation_min,
-      rq.activation_max,
+      static_cast<int>(col_terms.size()), kQuantColumnPadding, /*uniform=*/rq.multiplier.size() == 1, rounding_up,
+      output_offset, rq.activation_min, rq.activation_max,
       [&](int c, int32_t* multiplier, int* shift, int64_t* col_term) {
         *multiplier = rq.MultiplierOf(c);
         *shift = rq.ShiftOf(c);
@@ -142,7 +155,7 @@ bool BuildOutputStage(const nn::OutputRequantization& rq, bool rounding_up, cons
 bool BuildUniformOutputStage(int32_t multiplier, int shift, int32_t offset, int32_t act_min, int32_t act_max,
                              QuantOutput* out) {
   return BuildStage(
-      kUniformStageColumns, kUniformStageColumns, /*rounding_up=*/false, offset, act_min, act_max,
+      kUniformStageColumns, kUniformStageColumns, /*uniform=*/true, /*rounding_up=*/false, offset, act_min, act_max,
       [&](int, int32_t* column_multiplier, int* column_shift, int64_t* col_term) {
         *column_multiplier = multiplier;
         *column_shift = shift;
