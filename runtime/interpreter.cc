@@ -604,9 +604,10 @@ void Subgraph::ConstantCopiedCallback(TfLiteContext* context, const void* data, 
 }
 
 void Interpreter::ConstantCopied(const void* data, size_t bytes) {
+  // Unmapped every time (a second Prepare may have read them again), counted the first time.
+  const size_t released = model_->ReleasePages(data, bytes);
   std::lock_guard<std::mutex> lock(released_mutex_);
-  if (!released_ranges_.insert(data).second) return;
-  weights_released_bytes_ += model_->ReleasePages(data, bytes);
+  if (released_ranges_.insert(data).second) weights_released_bytes_ += released;
 }
 
 void Subgraph::NoteKernelCallback(TfLiteContext* context, const TfLiteNode* node, bool optimized) {

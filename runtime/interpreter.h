@@ -381,7 +381,7 @@ class Interpreter {
   size_t arena_bytes() const;
   size_t dynamic_bytes() const;
   // A kernel's copy of constant bytes (CpuBackendContext::constant_copied): the model unmaps their
-  // file pages, once per range. Bytes unmapped so far (counted once however many kernels copy them).
+  // file pages. Bytes unmapped so far, each range counted once however often it is copied.
   void ConstantCopied(const void* data, size_t bytes);
   size_t weights_released_bytes() const {
     std::lock_guard<std::mutex> lock(released_mutex_);

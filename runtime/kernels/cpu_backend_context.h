@@ -80,9 +80,10 @@ struct CpuBackendContext : public TfLiteExternalContext {
   // prepared. Answered from maps of that plan, without a walk over it. Null where the host keeps none.
   bool (*input_producer)(TfLiteContext* context, const TfLiteNode* node, int input, int* self, int* producer) = nullptr;
   // A kernel that has copied constant bytes into a form of its own (packed weights, float16 weights
-  // expanded to float32) and will not read them again says so here. Where they lie in a model file mapped read-only, the runtime unmaps
-  // their whole pages (the page cache keeps them; a later read maps them again, the same bytes), so
-  // the weights are not resident twice. Null where the host keeps every page.
+  // expanded to float32) and will not read them again says so here. Where they lie in a model file
+  // mapped read-only, the runtime unmaps their whole pages (the page cache keeps them; a later read
+  // maps them again, the same bytes), so the weights are not resident twice. Null where the host
+  // keeps every page.
   void (*constant_copied)(TfLiteContext* context, const void* data, size_t bytes) = nullptr;
 };
 
