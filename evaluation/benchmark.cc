@@ -288,6 +288,7 @@ void RecordMemory(const MemorySnapshot& start_memory, const MemorySnapshot& init
   report->memory.arena_bytes = static_cast<int64_t>(interpreter.arena_bytes());
   report->memory.dynamic_tensor_bytes = static_cast<int64_t>(interpreter.dynamic_bytes());
   report->memory.weights_released_bytes = static_cast<int64_t>(interpreter.weights_released_bytes());
+  report->memory.prepared_weights_released_bytes = static_cast<int64_t>(interpreter.prepared_weights_released_bytes());
 }
 
 }  // namespace

@@ -140,6 +140,11 @@ std::vector<std::string> FormatMemoryLines(const BenchmarkReport& report) {
   lines.push_back(
       fmt::format("Memory, weights read only from a kernel's copy (their pages of the model file unmapped): {} ({} bytes)",
                   Mb(m.weights_released_bytes), m.weights_released_bytes));
+  if (m.prepared_weights_released_bytes > 0) {
+    lines.push_back(fmt::format(
+        "Memory, weights expanded at Prepare (float16, sparse) given back once kernels copied them: {} ({} bytes)",
+        Mb(m.prepared_weights_released_bytes), m.prepared_weights_released_bytes));
+  }
   lines.push_back(fmt::format("Memory, tensor arena (planned at AllocateTensors, all subgraphs): {} ({} bytes)",
                               Mb(m.arena_bytes), m.arena_bytes));
   lines.push_back(
@@ -218,6 +223,7 @@ std::string ReportToJson(const BenchmarkReport& r) {
   memory["model_file_bytes"] = m.model_file_bytes;
   memory["weights_bytes"] = m.weights_bytes;
   memory["weights_released_bytes"] = m.weights_released_bytes;
+  memory["prepared_weights_released_bytes"] = m.prepared_weights_released_bytes;
   memory["arena_bytes"] = m.arena_bytes;
   memory["dynamic_tensor_bytes"] = m.dynamic_tensor_bytes;
   if (m.os_figures) {

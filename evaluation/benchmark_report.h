@@ -67,6 +67,9 @@ struct BenchmarkReport {
     int64_t model_file_bytes = 0;
     int64_t weights_bytes = 0;         // constant buffers, inside the mapped file
     int64_t weights_released_bytes = 0;  // of them, pages unmapped once kernels copied them, at the end
+    // Weights computed at Prepare (float16 DEQUANTIZE, DENSIFY) whose pages were given back once
+    // every kernel reading them had copied them, at the end.
+    int64_t prepared_weights_released_bytes = 0;
     int64_t arena_bytes = 0;           // tensor arena planned at AllocateTensors (all subgraphs)
     int64_t dynamic_tensor_bytes = 0;  // tensors allocated on their own (dynamic, variables), at the end
     bool os_figures = false;           // the RSS figures below could be read

@@ -342,6 +342,13 @@ TEST(RunBenchmarkTest, TfliteLinesKeepTheirDigits) {
   EXPECT_EQ(ours[4],
             "Memory, process RSS now (resident, /proc/self/statm): start 3.00 MB, after init 3.00 MB, end 3.00 MB");
   EXPECT_EQ(ours[6], "Memory, peak process RSS sampled every 50 ms on its own thread: 117.74 MB (7 samples)");
+  // Printed when weights computed at Prepare were given back.
+  m.prepared_weights_released_bytes = 3424256;
+  const std::vector<std::string> expanded = FormatMemoryLines(report);
+  ASSERT_EQ(expanded.size(), 8u);
+  EXPECT_EQ(expanded[2],
+            "Memory, weights expanded at Prepare (float16, sparse) given back once kernels copied them: 3.27 MB "
+            "(3424256 bytes)");
 }
 
 TEST(RunBenchmarkTest, TextLinesAreViewsOfTheReport) {

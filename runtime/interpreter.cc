@@ -442,7 +442,10 @@ Status Subgraph::PrepareNodes(size_t first_step, size_t* next_unprepared_step) {
   for (size_t step = first_step; step < execution_plan_.size(); ++step) {
     const int node_index = execution_plan_[step];
     NodeEntry& entry = nodes_[node_index];
-    TS_RETURN_IF_ERROR(PrepareNode(node_index));
+    running_node_ = node_index;
+    Status prepared = PrepareNode(node_index);
+    running_node_ = -1;
+    TS_RETURN_IF_ERROR(prepared);
     bool has_dynamic_output = false;
     for (int k = 0; k < entry.node.outputs->size; ++k) {
       const int t = entry.node.outputs->data[k];
@@ -600,7 +603,93 @@ bool Subgraph::InputProducerCallback(TfLiteContext* context, const TfLiteNode* n
 }
 
 void Subgraph::ConstantCopiedCallback(TfLiteContext* context, const void* data, size_t bytes) {
-  SubgraphOf(context)->interpreter_->ConstantCopied(data, bytes);
+  Subgraph* self = SubgraphOf(context);
+  if (!self->PreparedConstantCopied(data, bytes)) self->interpreter_->ConstantCopied(data, bytes);
+}
+
+bool Subgraph::PreparedConstantCopied(const void* data, size_t bytes) {
+  const int node = running_node_;
+  if (node < 0 || data == nullptr) return false;
+  auto is_copied = [&](int t) {
+    return t >= 0 && tensors_[t].allocation_type == kTfLitePersistentRo && tensors_[t].data.raw == data;
+  };
+  int tensor = -1;
+  const TfLiteIntArray* inputs = nodes_[node].node.inputs;
+  for (int k = 0; k < inputs->size && tensor < 0; ++k) {
+    if (is_copied(inputs->data[k])) tensor = inputs->data[k];
+  }
+  for (size_t i = 0; i < fused_reads_.size() && tensor < 0; ++i) {
+    if (fused_reads_[i].second == node && is_copied(fused_reads_[i].first)) tensor = fused_reads_[i].first;
+  }
+  if (tensor < 0) return false;
+  // Part of it copied: the rest may still be read.
+  if (bytes < tensors_[tensor].bytes) return true;
+  std::lock_guard<std::mutex> lock(prepared_constants_mutex_);
+  PreparedConstant& constant = prepared_constants_[tensor];
+  if (std::find(constant.copied_by.begin(), constant.copied_by.end(), node) == constant.copied_by.end()) {
+    constant.copied_by.push_back(node);
+  }
+  ReleaseIfAllCopied(tensor, &constant);
+  return true;
+}
+
+void Subgraph::ReleaseIfAllCopied(int tensor, PreparedConstant* constant) {
+  if (constant->released || constant->kept || constant->readers.empty()) return;
+  for (int reader : constant->readers) {
+    if (std::find(constant->copied_by.begin(), constant->copied_by.end(), reader) == constant->copied_by.end()) return;
+  }
+  constant->released = true;
+  prepared_constant_released_ = true;
+  interpreter_->PreparedWeightsReleased(ReleaseWholePages(tensors_[tensor].data.raw, tensors_[tensor].bytes));
+}
+
+void Subgraph::PlanPreparedConstantRelease() {
+  // Copies reported while the nodes were prepared (a DEQUANTIZE of a DENSIFY's output).
+  std::map<int, PreparedConstant> reported;
+  reported.swap(prepared_constants_);
+  if (interpreter_->options().preserve_all_tensors) return;
+  for (size_t step = 0; step < arena_prepared_steps_; ++step) {
+    const NodeEntry& entry = nodes_[execution_plan_[step]];
+    if (entry.kernel != &kPrepareKernelName) continue;
+    for (int k = 0; k < entry.node.outputs->size; ++k) {
+      const int t = entry.node.outputs->data[k];
+      if (t >= 0 && tensors_[t].delegate == nullptr && tensors_[t].data.raw != nullptr) prepared_constants_[t];
+    }
+  }
+  if (prepared_constants_.empty()) return;
+  for (int t : outputs_) {
+    auto it = prepared_constants_.find(t);
+    if (it != prepared_constants_.end()) it->second.kept = true;
+  }
+  auto add_reader = [&](int t, int node) {
+    auto it = t >= 0 ? prepared_constants_.find(t) : prepared_constants_.end();
+    if (it == prepared_constants_.end()) return;
+    PreparedConstant& constant = it->second;
+    const int step = step_of_node_[node];
+    if (step < 0 || static_cast<size_t>(step) >= arena_prepared_steps_ || nodes_[node].node.delegate != nullptr) {
+      constant.kept = true;
+    }
+    if (std::find(constant.readers.begin(), constant.readers.end(), node) == constant.readers.end()) {
+      constant.readers.push_back(node);
+    }
+  };
+  // A producer fused into its consumer does no work of its own (its one output is fused away).
+  std::vector<bool> fused_producer(nodes_.size(), false);
+  for (int t : fused_away_) {
+    const int writer = t >= 0 && static_cast<size_t>(t) < single_output_writer_.size() ? single_output_writer_[t] : -1;
+    if (writer >= 0) fused_producer[writer] = true;
+  }
+  for (int node : execution_plan_) {
+    if (fused_producer[node]) continue;
+    const TfLiteIntArray* inputs = nodes_[node].node.inputs;
+    for (int k = 0; k < inputs->size; ++k) add_reader(inputs->data[k], node);
+  }
+  for (const auto& [t, node] : fused_reads_) add_reader(t, node);
+  for (auto& [t, constant] : prepared_constants_) {
+    auto it = reported.find(t);
+    if (it != reported.end()) constant.copied_by = std::move(it->second.copied_by);
+    ReleaseIfAllCopied(t, &constant);
+  }
 }
 
 void Interpreter::ConstantCopied(const void* data, size_t bytes) {
@@ -794,6 +883,9 @@ Status Subgraph::CheckOutputsAreWritten() const {
 
 Status Subgraph::AllocateTensors() {
   invoking_ = false;
+  // Prepare computes the prepared constants again (in the same storage, or new).
+  prepared_constants_.clear();
+  prepared_constant_released_ = false;
   ReleaseIndividualAllocations();
   // Variables: persistent storage, reset to their initial value as TFLite does on allocation.
   const Model& model = interpreter_->model();
@@ -816,6 +908,7 @@ Status Subgraph::AllocateTensors() {
   TS_RETURN_IF_ERROR(PrepareNodes(0, &arena_prepared_steps_));
   TS_RETURN_IF_ERROR(PlanArena(arena_prepared_steps_));
   PlanDynamicTensorRelease();
+  PlanPreparedConstantRelease();
   allocated_ = true;
   plain_invoke_ = ComputePlainInvoke();
   plain_steps_.clear();
@@ -850,6 +943,7 @@ Status Subgraph::Invoke() {
   if (plain_invoke_ && interpreter_->node_observer() == nullptr) {
     for (int node_index : plain_steps_) {
       NodeEntry& entry = nodes_[node_index];
+      running_node_ = node_index;
       if (!error_.empty()) error_.clear();
       if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
         invoking_ = false;
@@ -930,6 +1024,7 @@ Status Subgraph::InvokeStepByStep() {
     if (entry.node.delegate != nullptr) interpreter_->ParkThreadPool();
     NodeObserver* observer = interpreter_->node_observer();
     delegate_profiler_.set_current_node(node_index);
+    running_node_ = node_index;
     const auto started =
         observer != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (entry.registration.invoke(&context_, &entry.node) != kTfLiteOk) {
@@ -1173,7 +1268,8 @@ Status Subgraph::ModifyGraphWithDelegate(TfLiteDelegate* delegate) {
   // As TFLite: a delegate that does not take dynamic tensors is asked about a prepared graph, so the
   // shapes it sees are the propagated ones (input shapes applied), not the file's, and tensors whose
   // size depends on data are already marked dynamic.
-  if ((flags & kTfLiteDelegateFlagsAllowDynamicTensors) == 0 && !allocated_) {
+  // A delegate reads the prepared constants too: ones given back are computed again first.
+  if (((flags & kTfLiteDelegateFlagsAllowDynamicTensors) == 0 && !allocated_) || prepared_constant_released_) {
     TS_RETURN_IF_ERROR(AllocateTensors());
   }
   const std::vector<int> saved_plan = execution_plan_;

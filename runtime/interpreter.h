@@ -298,6 +298,26 @@ class Subgraph {
   DelegateProfiler delegate_profiler_;
   // ensure_dynamic_tensors_are_released: per plan step, the tensors no later step uses.
   std::vector<std::vector<int>> last_used_at_step_;
+  // Tensors a "prepare" node computed in Prepare (kTfLitePersistentRo: a float16 DEQUANTIZE's
+  // float32 weights, a DENSIFY's dense ones). When every node that runs and reads one (a producer
+  // fused into its consumer does not run; the consumer reads its inputs) has copied it into a form
+  // of its own (CpuBackendContext::constant_copied, reported while that node runs), its whole pages
+  // are given back: nothing reads it until AllocateTensors computes it again. Kept when a reader may
+  // read it later (a delegate kernel, a node prepared during Invoke) or it is a subgraph output.
+  struct PreparedConstant {
+    std::vector<int> readers;  // counted by AllocateTensors
+    std::vector<int> copied_by;
+    bool kept = false;
+    bool released = false;
+  };
+  void PlanPreparedConstantRelease();
+  // Records that the running node copied `data`; false when `data` is no prepared constant it reads.
+  bool PreparedConstantCopied(const void* data, size_t bytes);
+  void ReleaseIfAllCopied(int tensor, PreparedConstant* constant);
+  std::map<int, PreparedConstant> prepared_constants_;
+  bool prepared_constant_released_ = false;
+  std::mutex prepared_constants_mutex_;  // kernels may copy on pool threads
+  int running_node_ = -1;                // the node whose Prepare or Eval runs now
   // Fused nodes (FuseProducerCallback, FuseChainCallback) since the last AllocateTensors: (tensor,
   // node) where node reads tensor, a producer's input, later than the plan shows.
   std::vector<std::pair<int, int>> fused_reads_;
@@ -387,6 +407,16 @@ class Interpreter {
     std::lock_guard<std::mutex> lock(released_mutex_);
     return weights_released_bytes_;
   }
+  // Bytes of weights computed at Prepare (float16 expanded, sparse made dense) given back once
+  // every kernel reading them had its own copy (Subgraph::PreparedConstant), summed over releases.
+  void PreparedWeightsReleased(size_t bytes) {
+    std::lock_guard<std::mutex> lock(released_mutex_);
+    prepared_weights_released_bytes_ += bytes;
+  }
+  size_t prepared_weights_released_bytes() const {
+    std::lock_guard<std::mutex> lock(released_mutex_);
+    return prepared_weights_released_bytes_;
+  }
 
  private:
   Interpreter() = default;
@@ -411,6 +441,7 @@ class Interpreter {
   mutable std::mutex released_mutex_;
   std::set<const void*> released_ranges_;
   size_t weights_released_bytes_ = 0;
+  size_t prepared_weights_released_bytes_ = 0;
   std::set<std::string> warnings_;
   NodeObserver* observer_ = nullptr;
 };

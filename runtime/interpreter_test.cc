@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "runtime/c/builtin_ops.h"
+#include "runtime/kernels/internal/float16.h"
 #include "runtime/model_builder.h"
 #include "runtime/testing/op_test.h"
 
@@ -446,6 +448,78 @@ TEST(InterpreterTest, PackedWeightsLeaveTheMappedFile) {
   ASSERT_EQ(tensor->bytes, weights.size() * sizeof(float));
   EXPECT_EQ(std::memcmp(tensor->data.raw, weights.data(), tensor->bytes), 0);
   std::remove(path.c_str());
+}
+
+// A float16 constant's DEQUANTIZE writes float32 weights in Prepare. Once every node reading them has
+// packed a copy of its own (the optimized FULLY_CONNECTED, at the first Invoke), their whole pages
+// are given back; later Invokes, and a resize with a second AllocateTensors (which computes them
+// again), give the reference kernels' outputs. They stay when a reader keeps reading them (an ADD),
+// when they are a subgraph output, and with preserve_all_tensors.
+TEST(InterpreterTest, PreparedWeightsGivenBackOnceCopied) {
+  constexpr int kUnits = 64, kDepth = 256;  // 64 KiB of float32 weights: at least 15 whole 4 KiB pages
+  std::vector<uint16_t> half(kUnits * kDepth);
+  for (size_t i = 0; i < half.size(); ++i) half[i] = float16::FloatToHalf(static_cast<float>(i % 13) * 0.25f - 1.5f);
+  enum class Case { kFullyConnectedOnly, kAlsoAdd, kSubgraphOutput, kPreserveAll };
+  struct Run {
+    std::vector<float> values;
+    size_t released_bytes = 0;
+  };
+  auto run = [&](KernelSet kernel_set, Case c) {
+    Run result;
+    testing::OpTest t(kernel_set);
+    t.options()->preserve_all_tensors = c == Case::kPreserveAll;
+    const int in = t.AddInput(kTfLiteFloat32, {1, kDepth});
+    const int w = t.AddConst<uint16_t>(kTfLiteFloat16, {kUnits, kDepth}, half);
+    const int w_float = c == Case::kSubgraphOutput ? t.AddOutput(kTfLiteFloat32, {kUnits, kDepth})
+                                                   : t.AddIntermediate(kTfLiteFloat32, {kUnits, kDepth});
+    const int out = t.AddOutput(kTfLiteFloat32, {1, kUnits});
+    t.AddOp(kTfLiteBuiltinDequantize, {w}, {w_float});
+    t.AddOp(kTfLiteBuiltinFullyConnected, {in, w_float, -1}, {out}, fb::BuiltinOptions::FullyConnectedOptions,
+            fb::CreateFullyConnectedOptions(t.fbb()).Union());
+    int sum = -1;
+    if (c == Case::kAlsoAdd) {
+      sum = t.AddOutput(kTfLiteFloat32, {kUnits, kDepth});
+      t.AddOp(kTfLiteBuiltinAdd, {w_float, w_float}, {sum}, fb::BuiltinOptions::AddOptions,
+              fb::CreateAddOptions(t.fbb()).Union());
+    }
+    EXPECT_TRUE(t.Build().ok());
+    for (const int batch : {1, 3}) {
+      if (batch > 1) {
+        EXPECT_TRUE(t.ResizeInput(0, {batch, kDepth}).ok());
+        EXPECT_TRUE(t.AllocateTensors().ok());
+      }
+      std::vector<float> input(static_cast<size_t>(batch) * kDepth);
+      for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 7) - 3.0f;
+      t.SetInput<float>(0, input);
+      for (int i = 0; i < 2; ++i) {
+        EXPECT_TRUE(t.Invoke().ok());
+        for (const int tensor : {out, sum, c == Case::kSubgraphOutput ? w_float : -1}) {
+          if (tensor < 0) continue;
+          const std::vector<float> values = testing::TensorValues<float>(t.interpreter()->tensor(tensor));
+          result.values.insert(result.values.end(), values.begin(), values.end());
+        }
+      }
+    }
+    result.released_bytes = t.interpreter()->prepared_weights_released_bytes();
+    return result;
+  };
+  for (const Case c : {Case::kFullyConnectedOnly, Case::kAlsoAdd, Case::kSubgraphOutput, Case::kPreserveAll}) {
+    SCOPED_TRACE(static_cast<int>(c));
+    const Run optimized = run(KernelSet::kOptimized, c);
+    const Run reference = run(KernelSet::kReference, c);
+    EXPECT_EQ(reference.released_bytes, 0u);
+    if (c == Case::kFullyConnectedOnly) {
+      EXPECT_GE(optimized.released_bytes, 15u * 4096u);
+      EXPECT_LE(optimized.released_bytes, half.size() * sizeof(float));
+    } else {
+      EXPECT_EQ(optimized.released_bytes, 0u);
+    }
+    // The optimized FULLY_CONNECTED sums in another order: within float rounding of the reference.
+    ASSERT_EQ(optimized.values.size(), reference.values.size());
+    for (size_t i = 0; i < optimized.values.size(); ++i) {
+      ASSERT_NEAR(optimized.values[i], reference.values[i], 1e-3f * (1.0f + std::fabs(reference.values[i]))) << i;
+    }
+  }
 }
 
 }  // namespace

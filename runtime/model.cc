@@ -107,17 +107,22 @@ StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) 
   return std::shared_ptr<const Model>(std::move(model));
 }
 
+size_t ReleaseWholePages(const void* data, size_t bytes) {
+  static const uintptr_t page_bytes = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t first_page = (begin + page_bytes - 1) / page_bytes * page_bytes;
+  const uintptr_t end_page = (begin + bytes) / page_bytes * page_bytes;
+  if (data == nullptr || end_page <= first_page) return 0;
+  if (madvise(reinterpret_cast<void*>(first_page), end_page - first_page, MADV_DONTNEED) != 0) return 0;
+  return end_page - first_page;
+}
+
 size_t Model::ReleasePages(const void* data, size_t bytes) const {
   if (mapping_ == nullptr || bytes == 0) return 0;
   const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
   const uintptr_t file_begin = reinterpret_cast<uintptr_t>(data_);
   if (begin < file_begin || begin - file_begin > size_ || bytes > size_ - (begin - file_begin)) return 0;
-  static const uintptr_t page_bytes = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t first_page = (begin + page_bytes - 1) / page_bytes * page_bytes;
-  const uintptr_t end_page = (begin + bytes) / page_bytes * page_bytes;
-  if (end_page <= first_page) return 0;
-  if (madvise(reinterpret_cast<void*>(first_page), end_page - first_page, MADV_DONTNEED) != 0) return 0;
-  return end_page - first_page;
+  return ReleaseWholePages(data, bytes);
 }
 
 StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(std::vector<uint8_t> bytes, const std::string& name) {

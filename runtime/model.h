@@ -17,6 +17,11 @@
 
 namespace touchstone {
 
+// Gives the whole pages of [data, data + bytes) back to the OS (madvise MADV_DONTNEED): a file
+// mapping's pages are read from the page cache again when touched, anonymous pages come back as
+// zeros. Only for bytes nothing reads any more. Returns the bytes given back.
+size_t ReleaseWholePages(const void* data, size_t bytes);
+
 // The only schema version TFLite (and so Touchstone) reads.
 constexpr uint32_t kTfLiteSchemaVersion = 3;
 
