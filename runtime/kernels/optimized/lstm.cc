@@ -234,6 +234,20 @@ struct LstmOp {
     PackGemmWeights(columns, 1, depth, gathered.data(), depth, 0, 1, bias.data(), variant.nr, packed);
   }
 
+  // The gates' input and recurrent weights and the projection weights are read only from their
+  // packed copies from here on: their file pages go back (ConstantCopied).
+  static void WeightsPacked(TfLiteContext* context, const TfLiteNode* node, const State* s) {
+    for (int g = 0; g < kGates; ++g) {
+      if (s->gate_offset[g] < 0) continue;
+      for (const int index : {kInputWeights[g], kRecurrentWeights[g]}) {
+        const TfLiteTensor* weights = Input(context, node, index);
+        ConstantCopied(context, weights->data.raw, weights->bytes);
+      }
+    }
+    const TfLiteTensor* projection = Input(context, node, full::kProjectionWeightsTensor);
+    if (projection != nullptr) ConstantCopied(context, projection->data.raw, projection->bytes);
+  }
+
   static void PackFloat(TfLiteContext* context, const TfLiteNode* node, State* s) {
     // With layer normalization the bias is added after it (FloatGateInputs), not to the products.
     PackGates(context, node, s, kInputWeights, s->layer_norm ? nullptr : kGateBias, s->n_input, *s->input_variant,
@@ -247,6 +261,7 @@ struct LstmOp {
                       &s->projection_packed);
     }
     s->packed_from = PackedSources(context, node);
+    WeightsPacked(context, node, s);
   }
 
   // Index of the row of time step t, batch b in the input and output.
@@ -455,6 +470,7 @@ struct LstmOp {
     }
     s->packed_gemv = s->gemv;
     s->packed_from = PackedSources(context, node);
+    WeightsPacked(context, node, s);
   }
 
   // The input terms of `rows` input rows: the reference's first MatMulAccumulate of each gate, which
