@@ -640,7 +640,7 @@ void Subgraph::ReleaseIfAllCopied(int tensor, PreparedConstant* constant) {
   }
   constant->released = true;
   prepared_constant_released_ = true;
-  interpreter_->PreparedWeightsReleased(ReleaseWholePages(tensors_[tensor].data.raw, tensors_[tensor].bytes));
+  prepared_released_bytes_ += ReleaseWholePages(tensors_[tensor].data.raw, tensors_[tensor].bytes);
 }
 
 void Subgraph::PlanPreparedConstantRelease() {
@@ -884,8 +884,12 @@ Status Subgraph::CheckOutputsAreWritten() const {
 Status Subgraph::AllocateTensors() {
   invoking_ = false;
   // Prepare computes the prepared constants again (in the same storage, or new).
-  prepared_constants_.clear();
-  prepared_constant_released_ = false;
+  {
+    std::lock_guard<std::mutex> lock(prepared_constants_mutex_);
+    prepared_constants_.clear();
+    prepared_constant_released_ = false;
+    prepared_released_bytes_ = 0;
+  }
   ReleaseIndividualAllocations();
   // Variables: persistent storage, reset to their initial value as TFLite does on allocation.
   const Model& model = interpreter_->model();
@@ -1679,6 +1683,12 @@ void Subgraph::SetNodeObserver(NodeObserver* observer) {
 void Interpreter::SetNodeObserver(NodeObserver* observer) {
   observer_ = observer;
   for (auto& subgraph : subgraphs_) subgraph->SetNodeObserver(observer);
+}
+
+size_t Interpreter::prepared_weights_released_bytes() const {
+  size_t bytes = 0;
+  for (const auto& s : subgraphs_) bytes += s->prepared_released_bytes();
+  return bytes;
 }
 
 size_t Interpreter::arena_bytes() const {

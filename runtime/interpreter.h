@@ -126,6 +126,12 @@ class Subgraph {
   // its kernel (node_kernel) chosen then.
   bool node_kernel_known(int node_index) const { return nodes_[node_index].kernel_known; }
   size_t arena_bytes() const { return arena_.size(); }
+  // Bytes of prepared constants (Subgraph::PreparedConstant) given back since the last
+  // AllocateTensors, which computes them again.
+  size_t prepared_released_bytes() const {
+    std::lock_guard<std::mutex> lock(prepared_constants_mutex_);
+    return prepared_released_bytes_;
+  }
   size_t dynamic_bytes() const;
   bool tensors_allocated() const { return allocated_; }
   // True while this subgraph's Invoke runs (control-flow ops refuse to re-enter it).
@@ -316,7 +322,8 @@ class Subgraph {
   void ReleaseIfAllCopied(int tensor, PreparedConstant* constant);
   std::map<int, PreparedConstant> prepared_constants_;
   bool prepared_constant_released_ = false;
-  std::mutex prepared_constants_mutex_;  // kernels may copy on pool threads
+  size_t prepared_released_bytes_ = 0;
+  mutable std::mutex prepared_constants_mutex_;  // kernels may copy on pool threads
   int running_node_ = -1;                // the node whose Prepare or Eval runs now
   // Fused nodes (FuseProducerCallback, FuseChainCallback) since the last AllocateTensors: (tensor,
   // node) where node reads tensor, a producer's input, later than the plan shows.
@@ -407,16 +414,9 @@ class Interpreter {
     std::lock_guard<std::mutex> lock(released_mutex_);
     return weights_released_bytes_;
   }
-  // Bytes of weights computed at Prepare (float16 expanded, sparse made dense) given back once
-  // every kernel reading them had its own copy (Subgraph::PreparedConstant), summed over releases.
-  void PreparedWeightsReleased(size_t bytes) {
-    std::lock_guard<std::mutex> lock(released_mutex_);
-    prepared_weights_released_bytes_ += bytes;
-  }
-  size_t prepared_weights_released_bytes() const {
-    std::lock_guard<std::mutex> lock(released_mutex_);
-    return prepared_weights_released_bytes_;
-  }
+  // Bytes of weights computed at Prepare (float16 expanded, sparse made dense) given back now, once
+  // every kernel reading them had its own copy (Subgraph::PreparedConstant), all subgraphs.
+  size_t prepared_weights_released_bytes() const;
 
  private:
   Interpreter() = default;
@@ -441,7 +441,6 @@ class Interpreter {
   mutable std::mutex released_mutex_;
   std::set<const void*> released_ranges_;
   size_t weights_released_bytes_ = 0;
-  size_t prepared_weights_released_bytes_ = 0;
   std::set<std::string> warnings_;
   NodeObserver* observer_ = nullptr;
 };
