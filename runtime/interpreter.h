@@ -115,7 +115,7 @@ class Subgraph {
   // The code that runs a node, after AllocateTensors: "optimized" (an optimized kernel's own path),
   // "reference" (a reference kernel, or an optimized kernel running the reference Eval for this node's
   // configuration), "prepare" (a CPU kernel computed every output once, in Prepare, and marked it
-  // read-only: a constant's DEQUANTIZE or DENSIFY, whose Eval does nothing), or a delegate kernel's
+  // read-only: a constant's DEQUANTIZE, DENSIFY or RESHAPE, whose Eval does nothing), or a delegate kernel's
   // name ("XNNPACK", "SampleDelegate").
   const std::string& node_kernel(int node_index) const {
     const NodeEntry& entry = nodes_[node_index];

@@ -771,6 +771,37 @@ TEST(XnnpackDelegateTest, Float16WeightsAreFolded) {
   ExpectMatches("small net fp16 weights", SmallNet(true), Delegated(6, 1));
 }
 
+// A constant's RESHAPE is computed at Prepare into a read-only tensor (kTfLitePersistentRo) before the
+// delegate is asked about the graph: the delegate sees it as a computed value, and the result is the
+// reference's whether the ADD reading it is delegated, the reshaped constant is also a graph output, or
+// the RESHAPE reads a float16 DEQUANTIZE the delegate folds.
+TEST(XnnpackDelegateTest, ReshapedConstants) {
+  for (const bool also_output : {false, true}) {
+    for (const bool fp16 : {false, true}) {
+      SCOPED_TRACE(std::string(also_output ? "also an output" : "read by the ADD only") + (fp16 ? ", float16" : ""));
+      const Build build = [=](OpTest& t) {
+        const int x = t.AddInput(kTfLiteFloat32, {3, 2});
+        int c;
+        if (fp16) {
+          // 1, -2, 0.5, 3, -0.25, 4 as IEEE halves.
+          const int c16 =
+              t.AddConst<uint16_t>(kTfLiteFloat16, {2, 3}, {0x3c00, 0xc000, 0x3800, 0x4200, 0xb400, 0x4400});
+          c = t.AddIntermediate(kTfLiteFloat32, {2, 3});
+          t.AddOp(kTfLiteBuiltinDequantize, {c16}, {c}, fb::BuiltinOptions::NONE, 0, 3);
+        } else {
+          c = FloatConst(t, {2, 3}, 5);
+        }
+        const int r = also_output ? t.AddOutput(kTfLiteFloat32, {3, 2}) : t.AddIntermediate(kTfLiteFloat32, {3, 2});
+        t.AddOp(kTfLiteBuiltinReshape, {c, Int32Const(t, {2}, {3, 2})}, {r});
+        const int y = t.AddOutput(kTfLiteFloat32, {3, 2});
+        t.AddOp(kTfLiteBuiltinAdd, {x, r}, {y}, fb::BuiltinOptions::AddOptions, fb::CreateAddOptions(t.fbb()).Union());
+      };
+      // The delegate takes every node: [DEQUANTIZE,] RESHAPE and ADD.
+      ExpectMatches("reshaped constant", build, Delegated(fp16 ? 3 : 2, 1));
+    }
+  }
+}
+
 TEST(XnnpackDelegateTest, UnsupportedNodesSplitThePartitions) {
   // ADD -> CONCATENATION (not in this XNNPACK) -> MUL: two partitions around the concatenation.
   ExpectMatches(

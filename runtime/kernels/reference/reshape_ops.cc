@@ -111,6 +111,20 @@ TfLiteStatus ReshapePrepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteOk;
   }
   const bool known = NumInputs(node) == 1 || InputValuesKnown(context, node, 1);
+  if (known && tflite::IsConstantOrPersistentTensor(input)) {
+    // A constant reshaped is a constant: written once here, as TFLite 2.14 does, so that no Invoke
+    // copies it again (the interpreter then skips the node, kernel "prepare").
+    tflite::SetTensorToPersistentRo(output);
+    TF_LITE_ENSURE_OK(context, ResizeOutputs(context, node, ReshapeShape));
+    TF_LITE_ENSURE_OK(context, CopyAllBytes(context, input, output));
+    if (input->bytes > 0) ConstantCopied(context, input->data.raw, input->bytes);
+    return kTfLiteOk;
+  }
+  // Folded at an earlier Prepare, whose input a delegate has since taken over: computed again by Eval.
+  if (output->allocation_type == kTfLitePersistentRo) {
+    TfLiteTensorDataFree(output);
+    output->allocation_type = kTfLiteArenaRw;
+  }
   return SizeOrDefer(context, node, known, ReshapeShape);
 }
 
@@ -118,6 +132,7 @@ TfLiteStatus ReshapeEval(TfLiteContext* context, TfLiteNode* node) {
   // Prepare found both tensors (GetSameTypedIo).
   const TfLiteTensor* input = GetInput(context, node, 0);
   TfLiteTensor* output = GetOutput(context, node, 0);
+  if (output->allocation_type == kTfLitePersistentRo) return kTfLiteOk;  // written at Prepare
   if (IsDynamicTensor(output)) TF_LITE_ENSURE_OK(context, ResizeOutputs(context, node, ReshapeShape));
   if (output->type == kTfLiteString) {
     TF_LITE_ENSURE_OK(context, TfLiteTensorRealloc(input->bytes, output));

@@ -112,6 +112,32 @@ TEST(ReshapeTest, NodeAfterDynamicOutputFollowsShapeChanges) {
   }
 }
 
+// A constant reshaped is computed once, at Prepare, into a read-only tensor (as TFLite 2.14 does);
+// no Invoke runs the node, and the ADD reading it sees its values on every run.
+TEST(ReshapeTest, ConstantInputReshapedOnceAtPrepare) {
+  OpTest t;
+  const int in = t.AddInput(kTfLiteFloat32, {3, 2});
+  const int constant = t.AddConst<float>(kTfLiteFloat32, {2, 3}, Iota(6));
+  const int shape = t.AddConst<int32_t>(kTfLiteInt32, {2}, {3, 2});
+  const int reshaped = t.AddIntermediate(kTfLiteFloat32);
+  const int out = t.AddOutput(kTfLiteFloat32);
+  t.AddOp(kTfLiteBuiltinReshape, {constant, shape}, {reshaped});
+  t.AddOp(kTfLiteBuiltinAdd, {in, reshaped}, {out}, fb::BuiltinOptions::AddOptions,
+          fb::CreateAddOptions(t.fbb()).Union());
+  ASSERT_TRUE(t.Build().ok());
+  EXPECT_EQ(t.interpreter()->tensor(reshaped)->allocation_type, kTfLitePersistentRo);
+  EXPECT_EQ(t.interpreter()->subgraph(0)->node_kernel(0), "prepare");
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE(run);
+    std::vector<float> data(6, static_cast<float>(100 * run));
+    t.SetInput<float>(0, data);
+    ASSERT_TRUE(t.Invoke().ok());
+    EXPECT_EQ(t.GetOutputShape(0), (std::vector<int>{3, 2}));
+    for (size_t i = 0; i < data.size(); ++i) data[i] += static_cast<float>(i);
+    EXPECT_EQ(t.GetOutput<float>(0), data);
+  }
+}
+
 TEST(ReshapeTest, ZeroSizedInputInfersFromNonZeroDims) {
   OpTest t;
   const int in = t.AddInput(kTfLiteFloat32, {2, 0});
